@@ -1,0 +1,5 @@
+"""``python -m torchparity`` is the ``torchparity`` command."""
+
+from .cli import run
+
+run()

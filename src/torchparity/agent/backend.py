@@ -1,0 +1,135 @@
+"""Import torch and the backend module once; answer device questions later.
+
+Importing must not initialise the device: the warm worker imports here and
+then forks, and a device initialised before ``fork`` is unusable in the child.
+Everything that may touch the device (availability, count, init) is called
+from the child only.
+"""
+
+import importlib
+import sys
+import traceback
+
+# A backend module importable under this name gives the device on "auto".
+KNOWN_BACKEND_MODULES = (("torch_npu", "npu"),)
+
+
+class ImportFailure(Exception):
+    def __init__(self, module, detail):
+        Exception.__init__(self, "import %s failed: %s" % (module, detail))
+        self.module = module
+        self.detail = detail
+
+
+def import_stack(backend_module):
+    """Import torch and ``backend_module`` (may be empty). Returns (torch, backend or None)."""
+    try:
+        import torch  # noqa: F401
+    except BaseException as exc:  # ImportError, or a broken native library
+        raise ImportFailure("torch", "%s: %s" % (type(exc).__name__, exc))
+    backend = None
+    if backend_module:
+        try:
+            backend = importlib.import_module(backend_module)
+        except BaseException as exc:
+            raise ImportFailure(backend_module, "%s: %s" % (type(exc).__name__, exc))
+    return sys.modules["torch"], backend
+
+
+def _device_module(torch, device_type):
+    if device_type in ("cpu", ""):
+        return None
+    return getattr(torch, device_type, None)
+
+
+def device_initialized(torch, device_type):
+    """Whether the device runtime is initialised (None when the backend cannot tell)."""
+    mod = _device_module(torch, device_type)
+    fn = getattr(mod, "is_initialized", None)
+    if fn is None:
+        return None
+    try:
+        return bool(fn())
+    except Exception:
+        return None
+
+
+def resolve_device(torch, requested, backend_module):
+    """The device type to use for ``requested`` ("auto" or a device type)."""
+    if requested and requested != "auto":
+        return requested
+    for module_name, device_type in ((backend_module, None),) + KNOWN_BACKEND_MODULES:
+        if not module_name or module_name not in sys.modules:
+            continue
+        if device_type is None:
+            device_type = _backend_device_type(torch, module_name)
+        if device_type:
+            return device_type
+    try:
+        if torch.cuda.is_available():
+            return "cuda"
+    except Exception:
+        pass
+    for name in ("xpu", "mps"):
+        mod = getattr(torch, name, None)
+        try:
+            if mod is not None and mod.is_available():
+                return name
+        except Exception:
+            pass
+    return "cpu"
+
+
+def _backend_device_type(torch, module_name):
+    for name, device_type in KNOWN_BACKEND_MODULES:
+        if name == module_name:
+            return device_type
+    try:
+        name = torch._C._get_privateuse1_backend_name()
+        if name and name != "privateuseone":
+            return name
+    except Exception:
+        pass
+    return None
+
+
+def device_facts(torch, device_type):
+    """Availability and count of ``device_type`` (may initialise its runtime)."""
+    if device_type == "cpu":
+        return {"device_available": True, "device_count": 1}
+    mod = _device_module(torch, device_type)
+    if mod is None:
+        return {"device_available": False, "device_count": 0,
+                "device_error": "torch has no module torch.%s" % device_type}
+    facts = {}
+    try:
+        facts["device_available"] = bool(mod.is_available())
+    except Exception as exc:
+        facts["device_available"] = False
+        facts["device_error"] = "%s: %s" % (type(exc).__name__, exc)
+    try:
+        facts["device_count"] = int(mod.device_count())
+    except Exception:
+        facts["device_count"] = 0
+    if facts.get("device_available") and facts.get("device_count"):
+        try:
+            facts["device_name"] = str(mod.get_device_name(0))
+        except Exception:
+            pass
+    return facts
+
+
+def init_device(torch, device_type):
+    """Initialise the device runtime in a job's child (no-op on cpu or when unavailable)."""
+    mod = _device_module(torch, device_type)
+    if mod is None:
+        return None
+    try:
+        if not mod.is_available():
+            return "device %s not available" % device_type
+        init = getattr(mod, "init", None)
+        if init is not None:
+            init()
+    except Exception:
+        return traceback.format_exc(limit=2)
+    return None

@@ -1,0 +1,75 @@
+"""Agent entry point.
+
+``serve BACKEND DEVICE``     warm worker: JSON-line requests on stdin, answers on stdout
+``once BACKEND DEVICE JOB``  fresh mode: one job (JSON) in this interpreter, then exit
+
+Both first import torch and the backend module; a failed import answers
+``{"event": "import_error", ...}`` (serve) or exits 3 (once).
+"""
+
+import json
+import os
+import sys
+
+from . import AGENT_PROTOCOL, backend
+from .ops import Context
+from .protocol import Channel
+
+EXIT_IMPORT_FAILED = 3
+
+
+def _context(backend_module, device):
+    torch, backend_mod = backend.import_stack(backend_module)
+    dev = device if device not in ("", "auto") else None
+    initialized = backend.device_initialized(torch, dev) if dev else None
+    return Context(torch, backend_mod, backend_module, device, initialized)
+
+
+def serve(backend_module, device):
+    from . import worker
+
+    chan = Channel.from_stdio()
+    try:
+        ctx = _context(backend_module, device)
+    except backend.ImportFailure as exc:
+        chan.send({"event": "import_error", "module": exc.module, "detail": exc.detail,
+                   "python": sys.executable})
+        return EXIT_IMPORT_FAILED
+    chan.send({"event": "ready", "pid": os.getpid(), "protocol": AGENT_PROTOCOL,
+               "python": sys.executable, "torch_version": str(ctx.torch.__version__)})
+    channel_fds = (chan._in.fileno(), chan._out.fileno())
+    while True:
+        job = chan.recv()
+        if job is None or job.get("op") == "shutdown":
+            return 0
+        try:
+            answer = worker.run_forked(ctx, job, close_fds=channel_fds)
+        except Exception as exc:  # the worker itself must keep answering
+            answer = {"id": job.get("id"), "op": job.get("op"), "status": "ERROR",
+                      "error": "%s: %s" % (type(exc).__name__, exc)}
+        chan.send(answer)
+
+
+def once(backend_module, device, job_json):
+    from . import worker
+
+    job = json.loads(job_json)
+    try:
+        ctx = _context(backend_module, device)
+    except backend.ImportFailure as exc:
+        sys.stderr.write("torchparity-agent: %s\n" % exc)
+        result_path = job["output"] + ".result.json"
+        with open(result_path, "w") as fh:
+            json.dump({"import_error": {"module": exc.module, "detail": exc.detail}}, fh)
+        return EXIT_IMPORT_FAILED
+    return worker.execute(ctx, job)
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) >= 3 and argv[0] == "serve":
+        return serve(argv[1], argv[2])
+    if len(argv) >= 4 and argv[0] == "once":
+        return once(argv[1], argv[2], argv[3])
+    sys.stderr.write("usage: agent serve BACKEND DEVICE | once BACKEND DEVICE JOB_JSON\n")
+    return 2

@@ -1,0 +1,77 @@
+"""The jobs the agent can do. Each takes (context, args) and returns a JSON-able dict.
+
+A job runs in a forked child of the warm worker or in a fresh interpreter;
+either way its output (fd 1 and 2) is the job's captured log, and its dict is
+the structured answer.
+"""
+
+import os
+
+from . import backend, probe, state, testrun
+
+
+class Context(object):
+    """What the worker imported once, shared by every job."""
+
+    def __init__(self, torch, backend_mod, backend_module, requested_device, initialized_at_import):
+        self.torch = torch
+        self.backend_mod = backend_mod
+        self.backend_module = backend_module
+        self.requested_device = requested_device
+        self.initialized_at_import = initialized_at_import
+        self._device_type = None
+
+    @property
+    def device_type(self):
+        if self._device_type is None:
+            self._device_type = backend.resolve_device(self.torch, self.requested_device,
+                                                       self.backend_module)
+        return self._device_type
+
+    def prepare_child(self):
+        """In the job's process: initialise the device (tests then find it ready)."""
+        return backend.init_device(self.torch, self.device_type)
+
+
+def op_probe(ctx, args):
+    facts = probe.probe(ctx.torch, ctx.backend_mod, ctx.backend_module, ctx.device_type,
+                        ctx.initialized_at_import)
+    for key, value in facts:
+        print("%s=%s" % (key, value))
+    return {"facts": [[k, v] for k, v in facts], "device_type": ctx.device_type}
+
+
+def op_run_file(ctx, args):
+    specs, skipped = state.usable(state.registry(ctx.device_type))
+    if args.get("cwd"):
+        os.chdir(args["cwd"])
+    out = testrun.run_as_main(args["path"], args.get("argv", ["-v"]), specs)
+    out["states_skipped"] = skipped
+    return out
+
+
+def op_isolation(ctx, args):
+    if args.get("cwd"):
+        os.chdir(args["cwd"])
+    rec = testrun.isolation(args["path"], args["state"], args.get("patterns", []), ctx.device_type)
+    rec["exit_code"] = 0 if rec["passed"] else 1
+    return rec
+
+
+def op_states(ctx, args):
+    """The registry as this torch sees it: name, title, values, available or why not."""
+    out = []
+    for name, spec in state.registry(ctx.device_type).items():
+        why = spec.available()
+        out.append({"name": name, "title": spec.title, "doc": spec.doc,
+                    "values": [state._jsonable(v) for v in spec.values(ctx.device_type)],
+                    "available": not why, "why": why})
+    return {"states": out, "api_states": {k: list(v) for k, v in state.API_STATES.items()}}
+
+
+OPS = {
+    "probe": op_probe,
+    "run_file": op_run_file,
+    "isolation": op_isolation,
+    "states": op_states,
+}

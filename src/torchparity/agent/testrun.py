@@ -1,0 +1,241 @@
+"""Run a test file the way ``python FILE ARGS`` runs it, and the isolation probe.
+
+* ``run_as_main``: the file runs as ``__main__`` with its own argv and its
+  folder first on ``sys.path``; its ``if __name__ == "__main__"`` entry decides
+  how (unittest.main, torch's run_tests, pytest.main). While it runs, every
+  test method is wrapped by a state snapshot before and after (leak detection):
+  ``unittest.TestCase.run`` for unittest-style tests, a pytest plugin for
+  pytest-style ones. Nothing is restored between tests, so the results are
+  exactly those of a plain run.
+* ``isolation``: the selected tests run once from every start value of one
+  state, as the community's isolation probe does.
+"""
+
+import fnmatch
+import importlib.abc
+import importlib.util
+import os
+import runpy
+import sys
+import traceback
+import unittest
+
+from . import state as state_mod
+
+
+class LeakRecorder(object):
+    def __init__(self, specs):
+        self.specs = specs
+        self.leaks = []  # [{"test": id, "state": name, "before": v, "after": v}]
+        self.tests_seen = 0
+
+    def around(self, test_id, fn):
+        before = state_mod.snapshot(self.specs)
+        try:
+            return fn()
+        finally:
+            self.tests_seen += 1
+            after = state_mod.snapshot(self.specs)
+            for name in sorted(before):
+                if before[name] != after.get(name):
+                    self.leaks.append({"test": test_id, "state": name,
+                                       "before": before[name], "after": after.get(name)})
+
+
+def _install_unittest_hook(recorder):
+    original = unittest.TestCase.run
+
+    def run(self, result=None):
+        return recorder.around(self.id(), lambda: original(self, result))
+
+    unittest.TestCase.run = run
+    return lambda: setattr(unittest.TestCase, "run", original)
+
+
+def _pytest_plugin(pytest, recorder):
+    class LeakPlugin(object):
+        @pytest.hookimpl(hookwrapper=True)
+        def pytest_runtest_protocol(self, item, nextitem):
+            before = state_mod.snapshot(recorder.specs)
+            yield
+            recorder.tests_seen += 1
+            after = state_mod.snapshot(recorder.specs)
+            for name in sorted(before):
+                if before[name] != after.get(name):
+                    recorder.leaks.append({"test": item.nodeid, "state": name,
+                                           "before": before[name], "after": after.get(name)})
+
+    return LeakPlugin()
+
+
+def _patch_pytest_main(pytest, recorder):
+    original = pytest.main
+
+    def main(args=None, plugins=None, **kwargs):
+        plugins = list(plugins or []) + [_pytest_plugin(pytest, recorder)]
+        return original(args, plugins, **kwargs)
+
+    pytest.main = main
+    return original
+
+
+class _PytestWatcher(importlib.abc.MetaPathFinder):
+    """Patches ``pytest.main`` when (and only when) the test file imports pytest."""
+
+    def __init__(self, recorder):
+        self.recorder = recorder
+        self.original_main = None
+
+    def find_spec(self, name, path, target=None):
+        if name != "pytest":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec("pytest")
+        if spec is None or spec.loader is None:
+            return spec
+        loader = spec.loader
+        watcher = self
+        exec_module = loader.exec_module
+
+        def patched_exec(module):
+            exec_module(module)
+            watcher.original_main = _patch_pytest_main(module, watcher.recorder)
+
+        loader.exec_module = patched_exec
+        return spec
+
+
+def _install_pytest_hook(recorder):
+    """Add a leak plugin to every ``pytest.main`` call the file makes."""
+    pytest = sys.modules.get("pytest")
+    if pytest is not None:
+        original = _patch_pytest_main(pytest, recorder)
+        return lambda: setattr(pytest, "main", original)
+    watcher = _PytestWatcher(recorder)
+    sys.meta_path.insert(0, watcher)
+
+    def undo():
+        if watcher in sys.meta_path:
+            sys.meta_path.remove(watcher)
+        mod = sys.modules.get("pytest")
+        if mod is not None and watcher.original_main is not None:
+            mod.main = watcher.original_main
+
+    return undo
+
+
+def _exit_code(code):
+    if code is None:
+        return 0
+    if isinstance(code, int):  # bool included: unittest.main exits with a bool
+        return int(code)
+    sys.stderr.write("%s\n" % (code,))
+    return 1
+
+
+def run_as_main(path, argv, specs):
+    """Run ``path`` as ``__main__``; returns {"exit_code", "leaks", "tests_seen"}."""
+    recorder = LeakRecorder(specs)
+    undo = [_install_unittest_hook(recorder), _install_pytest_hook(recorder)]
+    sys.argv = [path] + list(argv)
+    sys.path[0] = os.path.dirname(os.path.abspath(path))
+    try:
+        try:
+            runpy.run_path(path, run_name="__main__")
+            code = 0
+        except SystemExit as exc:
+            code = _exit_code(exc.code)
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+    finally:
+        for fn in undo:
+            fn()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    return {"exit_code": code, "leaks": recorder.leaks, "tests_seen": recorder.tests_seen}
+
+
+# -- isolation probe -------------------------------------------------------------------
+
+def _matches(test_id, pattern):
+    if "*" in pattern:
+        return fnmatch.fnmatchcase(test_id, pattern)
+    return pattern in test_id
+
+
+def _iter_tests(suite):
+    for item in suite:
+        if isinstance(item, unittest.TestSuite):
+            for sub in _iter_tests(item):
+                yield sub
+        else:
+            yield item
+
+
+def _load_module(path):
+    name = os.path.splitext(os.path.basename(path))[0]
+    sys.path[0] = os.path.dirname(os.path.abspath(path))
+    sys.argv = [path]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def select_tests(module, patterns):
+    """(pattern used, test ids): the first pattern selecting anything wins; else all tests."""
+    all_ids = [t.id() for t in _iter_tests(unittest.defaultTestLoader.loadTestsFromModule(module))]
+    for pattern in patterns:
+        chosen = [i for i in all_ids if _matches(i, pattern)]
+        if chosen:
+            return pattern, chosen
+    return None, all_ids
+
+
+def _suite(module, ids):
+    wanted = set(ids)
+    tests = [t for t in _iter_tests(unittest.defaultTestLoader.loadTestsFromModule(module))
+             if t.id() in wanted]
+    return unittest.TestSuite(tests)
+
+
+def isolation(path, state_name, patterns, device_type):
+    """Run the selected tests from each start value of ``state_name``; returns the record."""
+    specs = state_mod.registry(device_type)
+    spec = specs[state_name]
+    record = {"state": state_name, "title": spec.title, "runs": [], "skipped": ""}
+    why = spec.available()
+    if why:
+        record["skipped"] = why
+        record["passed"] = True
+        return record
+    module = _load_module(path)
+    pattern, ids = select_tests(module, patterns)
+    record["selection"] = {"pattern": pattern, "tests": ids}
+    record["original"] = spec.get()
+    runner = unittest.TextTestRunner(stream=sys.stderr, verbosity=2)
+    ok = True
+    for value in spec.values(device_type):
+        undo = spec.push(value)
+        try:
+            before = spec.get()
+            result = runner.run(_suite(module, ids))
+            after = spec.get()
+        finally:
+            undo()
+        run = {
+            "initial": state_mod._jsonable(value),
+            "before": before,
+            "after": after,
+            "tests_run": result.testsRun,
+            "successful": bool(result.wasSuccessful()) and result.testsRun > 0,
+        }
+        ok = ok and run["successful"] and before == after
+        record["runs"].append(run)
+    record["final"] = spec.get()
+    record["passed"] = bool(ok and record["final"] == record["original"] and record["runs"])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return record

@@ -1,0 +1,58 @@
+"""Command-line entry point: ``torchparity VERB ...``.
+
+One module per verb group registers its commands on the shared Typer app;
+``main`` turns torchparity's errors into one ``ERROR:`` line and an exit code.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+
+import typer
+
+try:  # typer >= 0.2x carries its own copy of click
+    from typer._click.exceptions import ClickException
+except ImportError:  # pragma: no cover - older typer on top of click
+    from click import ClickException
+
+from ..errors import ExitCode, TorchparityError
+from . import _app
+from ._app import app, err
+
+
+def _load_verbs() -> None:
+    for info in pkgutil.iter_modules(__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{info.name}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    _load_verbs()
+    _app.INVOCATION[:] = argv
+    try:
+        rv = app(args=argv, prog_name="torchparity", standalone_mode=False)
+    except TorchparityError as exc:
+        if debug:
+            raise
+        err.print(f"ERROR: {exc}", markup=False)
+        return int(exc.exit_code)
+    except typer.Exit as exc:
+        return int(exc.exit_code)
+    except typer.Abort:
+        err.print("interrupted", markup=False)
+        return int(ExitCode.INTERRUPTED)
+    except ClickException as exc:
+        exc.show()
+        return int(getattr(exc, 'exit_code', ExitCode.USAGE_ERROR) or ExitCode.USAGE_ERROR)
+    except KeyboardInterrupt:
+        err.print("interrupted", markup=False)
+        return int(ExitCode.INTERRUPTED)
+    return int(rv or 0)
+
+
+def run() -> None:
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""The Typer application and the options every verb shares.
+
+Verb modules in this package import ``app`` and register their commands with
+``@app.command()``; ``torchparity.cli`` imports them all. The CLI holds no
+logic: each command parses its flags, calls the library, prints the result.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(
+    name="torchparity",
+    help="Prove, API by API, that PyTorch behaves on a device backend as upstream says.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+docs_app = typer.Typer(help="Native API support pages: check, lint, add, matrix.", no_args_is_help=True)
+app.add_typer(docs_app, name="docs")
+
+#: stdout for results, stderr for progress and warnings
+out = Console(highlight=False, soft_wrap=True)
+if not out.is_terminal:  # piped output keeps whole lines rather than 80 columns
+    out.width = 160
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+StoreOpt = Annotated[
+    Path, typer.Option("--store", help="Evidence store folder.", envvar="TORCHPARITY_STORE")
+]
+ConfigOpt = Annotated[
+    Path | None, typer.Option("--config", help="torchparity.toml to use (default: repo root, then cwd).")
+]
+DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+DEFAULT_STORE = Path(".torchparity")
+
+#: the argv of this invocation (set by ``main``), kept with each run in the store
+INVOCATION: list[str] = []

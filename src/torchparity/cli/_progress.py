@@ -1,0 +1,61 @@
+"""Progress display and the summary table for collector runs (terminal only)."""
+
+from __future__ import annotations
+
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ..collect import Reporter, Step, Target, TargetRecord
+from ._app import err
+
+_STYLE = {"PASS": "green", "FAIL": "red", "ERROR": "red", "INCOMPLETE": "yellow"}
+
+
+class ProgressReporter(Reporter):
+    def __init__(self) -> None:
+        self.progress = Progress(
+            SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+            TextColumn("{task.completed}/{task.total} steps"), TimeElapsedColumn(),
+            console=err, transient=True, disable=not err.is_terminal,
+        )
+        self._tasks: dict[str, int] = {}
+
+    def __enter__(self) -> ProgressReporter:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.__exit__(*exc)  # type: ignore[arg-type]
+
+    def target_started(self, target: Target, steps: int) -> None:
+        self._tasks[target.label] = self.progress.add_task(target.label, total=steps)
+
+    def step_done(self, target: Target, step: Step) -> None:
+        task = self._tasks.get(target.label)
+        if task is not None:
+            self.progress.update(task, advance=1, description=f"{target.label}: {step.name} {step.status}")
+
+    def target_done(self, target: Target, record: TargetRecord) -> None:
+        task = self._tasks.get(target.label)
+        if task is not None:
+            self.progress.update(task, description=f"{target.label}: {record.result}")
+        if not err.is_terminal:
+            err.print(f"{target.label}: {record.result}", markup=False)
+
+
+def summary_table(run_id: int, records: list[TargetRecord], log_shas: dict[str, str]) -> Table:
+    table = Table(title=f"run {run_id}", title_justify="left")
+    for col in ("target", "commit", "result", "tests", "leaks", "isolation", "seconds", "log sha256"):
+        table.add_column(col)
+    for r in records:
+        tests = sum(len(s.tests) for s in r.full)
+        bad = sum(1 for s in r.full for t in s.tests if t["outcome"] in ("failed", "error"))
+        iso = "-" if not r.isolation else (
+            "PASS" if all(s.ok and s.result.get("passed") for s in r.isolation) else "FAIL"
+        )
+        table.add_row(
+            r.label, r.commit[:12], f"[{_STYLE.get(r.result, '')}]{r.result}[/]",
+            f"{tests - bad}/{tests}" if tests else "-", str(len(r.leaks)), iso,
+            f"{r.finished - r.started:.1f}", log_shas.get(r.label, "")[:16],
+        )
+    return table

@@ -1,0 +1,87 @@
+"""``torchparity run``: test files x refs x environments, with evidence in the store."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..collect import CollectOptions, Collector, api_patterns, select_envs
+from ..agent.state import states_for_api
+from ..config import load_config
+from ..errors import ExitCode
+from ..store import Store
+from ._app import DEFAULT_STORE, INVOCATION, ConfigOpt, DebugOpt, StoreOpt, app, err, out
+from ._progress import ProgressReporter, summary_table
+
+
+def _sigterm_as_interrupt() -> None:
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+@app.command()
+def run(
+    test_files: Annotated[list[str], typer.Argument(help="Test files (relative to the repo root with --repo).")],
+    repo: Annotated[Path | None, typer.Option("--repo", help="Backend git repository.")] = None,
+    ref: Annotated[list[str] | None, typer.Option("--ref", help="Branch, tag or commit (repeatable; default HEAD).")] = None,
+    python: Annotated[list[str] | None, typer.Option("--python", help="Interpreter with torch (repeatable).")] = None,
+    env: Annotated[list[str] | None, typer.Option("--env", help="Named environment from torchparity.toml (repeatable).")] = None,
+    device: Annotated[str | None, typer.Option("--device", help="auto|cpu|cuda|npu|xpu|mps|<name>.")] = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per step before its process group is killed.")] = 900.0,
+    fresh: Annotated[bool, typer.Option("--fresh", help="A new interpreter per step (the literal commands) instead of the warm worker.")] = False,
+    isolation: Annotated[bool, typer.Option("--isolation", help="Run the isolation probe for the API's states (--api) or --state.")] = False,
+    api: Annotated[str | None, typer.Option("--api", help="API under test: picks the states and the tests for --isolation.")] = None,
+    state: Annotated[list[str] | None, typer.Option("--state", help="State to probe with --isolation (repeatable).")] = None,
+    keyword: Annotated[str | None, typer.Option("-k", help="Select the isolation probe's tests (unittest -k semantics).")] = None,
+    fail_on_leak: Annotated[bool, typer.Option("--fail-on-leak", help="A test that leaves a state changed fails the target.")] = False,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Targets run at once (0: up to the CPU count).")] = 0,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the run's records as JSON.")] = False,
+    config: ConfigOpt = None,
+    store: StoreOpt = DEFAULT_STORE,
+    debug: DebugOpt = False,
+) -> int:
+    """Run TEST_FILE... for every --ref x environment and keep verifiable evidence."""
+    cfg = load_config(config, repo)
+    states: list[str] = list(state or [])
+    if isolation and not states and api:
+        states = list(states_for_api(api))
+        if not states:
+            err.print(f"note: no state is linked to {api}; pass --state NAME to probe one", markup=False)
+    if not isolation and (states or keyword):
+        err.print("note: --state and -k take effect with --isolation", markup=False)
+        states = []
+    patterns = [keyword] if keyword else (api_patterns(api) if api else [])
+    options = CollectOptions(
+        files=list(test_files), repo=repo, refs=list(ref or []),
+        envs=select_envs(cfg, env, python), device=device or cfg.device,
+        backend_module=cfg.backend_module, timeout=timeout, mode="fresh" if fresh else "warm",
+        isolation_states=states if isolation else [], patterns=patterns,
+        fail_on_leak=fail_on_leak, jobs=jobs,
+    )
+    the_store = Store(store)
+    for r in options.refs:
+        if cfg.is_maintenance(r):
+            err.print(f"warning: {r} is a maintenance branch: {cfg.maintenance_reason or 'it takes no new tests'}", markup=False)
+    _sigterm_as_interrupt()
+    with ProgressReporter() as reporter:
+        collector = Collector(the_store, options, reporter)
+        targets = collector.plan()
+        try:
+            outcome = collector.run(list(INVOCATION), targets)
+        except KeyboardInterrupt:
+            err.print("interrupted: worktrees and processes cleaned up; the run is marked incomplete", markup=False)
+            return int(ExitCode.INTERRUPTED)
+    shas = {t.label: t.log_sha or "" for t in the_store.targets(outcome.run_id)}
+    if json_out:
+        import json
+
+        out.print_json(json.dumps([r.to_json() for r in outcome.records], ensure_ascii=False))
+    else:
+        out.print(summary_table(outcome.run_id, outcome.records, shas))
+        out.print(f"evidence: torchparity show {outcome.run_id} [--target LABEL]", markup=False)
+    return int(outcome.exit_code)

@@ -1,0 +1,78 @@
+"""``torchparity runs`` and ``torchparity show``: what the store holds."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from ..errors import ExitCode, UsageError
+from ..store import Store
+from ._app import DEFAULT_STORE, DebugOpt, JsonOpt, StoreOpt, app, out
+
+
+def _when(ts: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) if ts else "-"
+
+
+@app.command()
+def runs(
+    limit: Annotated[int, typer.Option("--limit", help="How many recent runs.")] = 50,
+    json_out: JsonOpt = False,
+    store: StoreOpt = DEFAULT_STORE,
+    debug: DebugOpt = False,
+) -> int:
+    """List runs: id, time, targets, result."""
+    st = Store(store)
+    rows = st.runs(limit)
+    if json_out:
+        doc = [
+            {"id": r.id, "kind": r.kind, "created": r.created, "finished": r.finished,
+             "status": r.status, "result": r.result,
+             "targets": [{"label": t.label, "result": t.result, "log_sha256": t.log_sha}
+                         for t in st.targets(r.id)]}
+            for r in rows
+        ]
+        out.print_json(json.dumps(doc, ensure_ascii=False))
+        return 0
+    table = Table()
+    for col in ("id", "time", "kind", "targets", "result", "status"):
+        table.add_column(col)
+    for r in rows:
+        targets = ", ".join(f"{t.label}={t.result}" for t in st.targets(r.id)) or "-"
+        table.add_row(str(r.id), _when(r.created), r.kind, targets, r.result or "-", r.status)
+    out.print(table)
+    return 0
+
+
+@app.command()
+def show(
+    run: Annotated[str, typer.Argument(help="Run id (see 'torchparity runs').")],
+    target: Annotated[str | None, typer.Option("--target", help="Only this target (ref@env).")] = None,
+    record: Annotated[bool, typer.Option("--record", help="Print the JSON record instead of the log.")] = False,
+    store: StoreOpt = DEFAULT_STORE,
+    debug: DebugOpt = False,
+) -> int:
+    """Print a run's evidence logs (verified against their SHA-256)."""
+    st = Store(store)
+    row = st.run(run)
+    targets = st.targets(row.id)
+    if target is not None:
+        targets = [t for t in targets if t.label == target]
+        if not targets:
+            known = ", ".join(t.label for t in st.targets(row.id)) or "none"
+            raise UsageError(f"run {row.id} has no target {target!r}; its targets: {known}")
+    if not targets:
+        out.print(f"run {row.id} has no stored target (status: {row.status})", markup=False)
+        return int(ExitCode.FAILED)
+    for t in targets:
+        sha = t.record_sha if record else t.log_sha
+        if sha is None:
+            continue
+        data = st.blobs.read(sha)  # raises StoreCorrupt (exit 3) when the bytes changed
+        out.print(data.decode("utf-8", "replace"), markup=False, end="")
+        out.print(f"# {'record' if record else 'log'} sha256 {sha} verified", markup=False, style="dim")
+    return 0

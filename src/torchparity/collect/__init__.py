@@ -1,0 +1,20 @@
+"""Collect evidence: targets = refs x environments; worktrees; agent jobs; records and logs."""
+
+from .collector import (
+    CollectOptions,
+    CollectOutcome,
+    Collector,
+    EnvSpec,
+    Reporter,
+    Target,
+    api_patterns,
+    check_states,
+)
+from .envs import select_envs
+from .evidence import render_log
+from .record import Step, TargetRecord, TestFile, record_from_json
+
+__all__ = [
+    "CollectOptions", "CollectOutcome", "Collector", "EnvSpec", "Reporter", "Step", "Target",
+    "TargetRecord", "TestFile", "api_patterns", "check_states", "record_from_json", "render_log", "select_envs",
+]

@@ -1,0 +1,367 @@
+"""Run a backend's test files for every (ref, environment) target and keep the evidence.
+
+For each target: a worktree at the ref (or the files as they are on disk),
+the SHA-256 of every test file, then agent jobs on one runner (warm worker by
+default, fresh interpreters with ``fresh``): the environment probe, each file
+run whole as ``python FILE -v`` would, the state-leak check, and the isolation
+probe for the chosen states. The record and its log go to the store.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import __version__
+from ..agent import state as agent_state
+from ..errors import EnvironmentBroken, ExitCode, UsageError
+from ..exec import Job, JobResult, Runner, make_runner
+from ..gitrepo import blob_bytes, repo_root, resolve_commit
+from ..store import Store, sha256_bytes, sha256_file
+from .evidence import render_log
+from .outcomes import parse_outcomes
+from .record import Step, TargetRecord, TestFile
+from .worktree import worktree
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    name: str
+    python: str
+    device: str = ""
+
+
+@dataclass(frozen=True)
+class Target:
+    ref: str  # as asked ("v2.7.1"), or "local" without a repo
+    commit: str  # resolved commit id, "" without a repo
+    env: EnvSpec
+
+    @property
+    def label(self) -> str:
+        return f"{self.ref}@{self.env.name}"
+
+
+@dataclass
+class CollectOptions:
+    files: list[str]
+    repo: Path | None = None
+    refs: list[str] = field(default_factory=list)
+    envs: list[EnvSpec] = field(default_factory=list)
+    device: str = "auto"
+    backend_module: str = ""
+    timeout: float | None = 900.0
+    mode: str = "warm"  # warm | fresh
+    argv: list[str] = field(default_factory=lambda: ["-v"])
+    isolation_states: list[str] = field(default_factory=list)
+    patterns: list[str] = field(default_factory=list)
+    fail_on_leak: bool = False
+    jobs: int = 0  # 0: one per target, at most the CPU count
+    source_branch: str = ""
+
+
+class Reporter:
+    """Hooks the collector calls as it works (the CLI draws progress from them)."""
+
+    def target_started(self, target: Target, steps: int) -> None: ...
+
+    def step_done(self, target: Target, step: Step) -> None: ...
+
+    def target_done(self, target: Target, record: TargetRecord) -> None: ...
+
+
+@dataclass
+class CollectOutcome:
+    run_id: int
+    records: list[TargetRecord]
+    complete: bool
+
+    @property
+    def exit_code(self) -> ExitCode:
+        if not self.complete:
+            return ExitCode.INTERRUPTED
+        results = {r.result for r in self.records}
+        if "ERROR" in results:
+            return ExitCode.ENVIRONMENT_ERROR
+        if results - {"PASS"}:
+            return ExitCode.FAILED
+        return ExitCode.OK
+
+
+def api_patterns(api: str) -> list[str]:
+    """Default test selection for an API: its last two name segments, then its last."""
+    parts = [p for p in api.split(".") if p]
+    out = []
+    if len(parts) >= 2:
+        out.append("_".join(parts[-2:]))
+    if parts:
+        out.append(parts[-1])
+    return out
+
+
+def check_states(names: list[str]) -> None:
+    unknown = [n for n in names if n not in agent_state.STATE_NAMES]
+    if unknown:
+        raise UsageError(
+            f"unknown state {unknown[0]!r}; known states: {', '.join(agent_state.STATE_NAMES)}"
+        )
+
+
+class Collector:
+    def __init__(self, store: Store, options: CollectOptions, reporter: Reporter | None = None) -> None:
+        self.store = store
+        self.opt = options
+        self.reporter = reporter or Reporter()
+        self._cancel = threading.Event()
+        self._runners: set[Runner] = set()
+        self._lock = threading.Lock()
+        check_states(options.isolation_states)
+        if options.mode not in ("warm", "fresh"):
+            raise UsageError(f"unknown run mode {options.mode!r}; use warm or fresh")
+
+    # -- planning: every input checked before any work starts ----------------------------
+    def plan(self) -> list[Target]:
+        opt = self.opt
+        if not opt.files:
+            raise UsageError("no test file given; pass at least one TEST_FILE")
+        if not opt.envs:
+            raise UsageError("no environment given; pass --python PY or --env NAME")
+        targets: list[Target] = []
+        if opt.repo is None:
+            if opt.refs:
+                raise UsageError("--ref needs --repo: refs are looked up in a git repository")
+            for f in opt.files:
+                if not Path(f).is_file():
+                    raise UsageError(f"test file not found: {f}; pass an existing file")
+            refs = [("local", "")]
+        else:
+            root = repo_root(opt.repo)
+            self.opt.repo = root
+            ref_names = opt.refs or ["HEAD"]
+            refs = [(r, resolve_commit(root, r)) for r in ref_names]
+            for ref, commit in refs:
+                for f in opt.files:
+                    if blob_bytes(root, commit, self._relpath(f)) is None:
+                        raise UsageError(
+                            f"test file {f} does not exist at {ref} ({commit[:12]}) in {root}; "
+                            "give a path relative to the repo root that exists at every --ref"
+                        )
+        for ref, commit in refs:
+            for env in opt.envs:
+                targets.append(Target(ref, commit, env))
+        labels = [t.label for t in targets]
+        if len(set(labels)) != len(labels):
+            raise UsageError("the same ref and environment are given twice; drop the duplicate")
+        return targets
+
+    def _relpath(self, f: str) -> str:
+        p = Path(f)
+        if p.is_absolute() and self.opt.repo is not None:
+            try:
+                return p.relative_to(self.opt.repo).as_posix()
+            except ValueError:
+                raise UsageError(f"test file {f} is not inside the repo {self.opt.repo}") from None
+        return p.as_posix()
+
+    # -- running ----------------------------------------------------------------------------
+    def run(self, argv: list[str], targets: list[Target] | None = None, run_id: int | None = None) -> CollectOutcome:
+        targets = self.plan() if targets is None else targets
+        if run_id is None:
+            run_id = self.store.new_run("run", argv)
+        records: list[TargetRecord] = []
+        jobs = self.opt.jobs or min(len(targets), os.cpu_count() or 1)
+        complete = True
+        pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="target")
+        futures: dict[Future[TargetRecord], Target] = {}
+        try:
+            for t in targets:
+                futures[pool.submit(self._collect_and_store, run_id, t)] = t
+            pending = set(futures)
+            while pending:
+                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    records.append(fut.result())
+        except BaseException:
+            complete = False
+            self.cancel()
+            for fut in futures:
+                fut.cancel()
+            pool.shutdown(wait=True)
+            for fut, t in futures.items():
+                if fut.done() and not fut.cancelled() and fut.exception() is None:
+                    rec = fut.result()
+                    if rec not in records:
+                        records.append(rec)
+            self._finish(run_id, records, complete=False)
+            raise
+        finally:
+            pool.shutdown(wait=True)
+        order = {t.label: i for i, t in enumerate(targets)}
+        records.sort(key=lambda r: order.get(r.label, 0))
+        self._finish(run_id, records, complete)
+        return CollectOutcome(run_id, records, complete)
+
+    def _finish(self, run_id: int, records: list[TargetRecord], complete: bool) -> None:
+        results = [r.result for r in records]
+        if not complete or "INCOMPLETE" in results:
+            overall, status = "INCOMPLETE", "incomplete"
+        elif "ERROR" in results:
+            overall, status = "ERROR", "complete"
+        elif any(r != "PASS" for r in results):
+            overall, status = "FAIL", "complete"
+        else:
+            overall, status = "PASS", "complete"
+        summary = {"targets": [{"label": r.label, "result": r.result} for r in records]}
+        self.store.finish_run(run_id, overall, status=status, summary=summary)
+
+    def cancel(self) -> None:
+        """Stop all work now: kill every runner (and its children); threads unwind."""
+        self._cancel.set()
+        with self._lock:
+            for r in list(self._runners):
+                r.kill()  # type: ignore[attr-defined]
+
+    def _collect_and_store(self, run_id: int, target: Target) -> TargetRecord:
+        rec = self.collect(target)
+        rec.run_id = run_id
+        log = render_log(rec).encode("utf-8")
+        self.store.add_target(
+            run_id, label=target.label, ref=target.ref, env=target.env.name,
+            result=rec.result, log=log, record=rec.to_json(),
+        )
+        self.reporter.target_done(target, rec)
+        return rec
+
+    def collect(self, target: Target) -> TargetRecord:
+        opt = self.opt
+        device = target.env.device or opt.device
+        rec = TargetRecord(
+            label=target.label, ref=target.ref, commit=target.commit or "n/a (files as on disk)",
+            env=target.env.name, python=target.env.python, mode=opt.mode, device=device,
+            source_branch=opt.source_branch, started=time.time(), torchparity_version=__version__,
+        )
+        steps = 1 + len(opt.files) * (1 + (opt.mode == "fresh") + len(opt.isolation_states))
+        self.reporter.target_started(target, steps)
+        logs = Path(tempfile.mkdtemp(prefix="torchparity-jobs-"))
+        try:
+            wt = None
+            with ExitStack() as stack:
+                if opt.repo is not None:
+                    wt = stack.enter_context(worktree(opt.repo, target.commit, target.ref))
+                    root = wt.path
+                else:
+                    root = Path.cwd()
+                try:
+                    self._run_target(rec, target, root, device, logs)
+                finally:
+                    stack.close()  # the worktree goes first, then its exit code is recorded
+                    if wt is not None:
+                        rec.worktree_remove_exit_code = wt.remove_exit_code
+            if opt.repo is not None and rec.worktree_remove_exit_code not in (0, None):
+                rec.notes.append("git worktree remove failed; the folder was deleted by hand")
+        except EnvironmentBroken as exc:
+            rec.result = "INCOMPLETE" if self._cancel.is_set() else "ERROR"
+            rec.notes.append(str(exc))
+        except UsageError:
+            raise
+        except Exception as exc:
+            if not self._cancel.is_set():
+                raise
+            rec.result = "INCOMPLETE"
+            rec.notes.append(f"interrupted: {type(exc).__name__}")
+        finally:
+            shutil.rmtree(logs, ignore_errors=True)
+        if self._cancel.is_set() and rec.result not in ("ERROR",):
+            rec.result = "INCOMPLETE"
+            if "interrupted" not in " ".join(rec.notes):
+                rec.notes.append("interrupted before the target finished; the record is partial")
+        rec.collector_exit_code = {
+            "PASS": 0, "FAIL": 1, "ERROR": 3, "INCOMPLETE": 130
+        }[rec.result]
+        rec.finished = time.time()
+        return rec
+
+    def _step(self, runner: Runner, target: Target, job: Job, name: str, test_file: str = "") -> Step:
+        if self._cancel.is_set():
+            raise EnvironmentBroken("interrupted")
+        res: JobResult = runner.run(job)
+        step = Step(
+            name=name, status=res.status, exit_code=res.exit_code, signal=res.signal_name,
+            command=res.command, how=res.how, duration=round(res.duration, 4),
+            output=res.output, test_file=test_file, result=res.result,
+        )
+        self.reporter.step_done(target, step)
+        return step
+
+    def _run_target(self, rec: TargetRecord, target: Target, root: Path, device: str, logs: Path) -> None:
+        opt = self.opt
+        for f in opt.files:
+            rel = self._relpath(f) if opt.repo is not None else f
+            path = (root / rel) if opt.repo is not None else Path(f).absolute()
+            blob = None
+            if opt.repo is not None:
+                data = blob_bytes(opt.repo, target.commit, rel)
+                blob = sha256_bytes(data) if data is not None else None
+            rec.test_files.append(TestFile(rel, str(path), sha256_file(path), blob))
+        runner = make_runner(opt.mode, target.env.python, opt.backend_module, device, logs)
+        with self._lock:
+            self._runners.add(runner)
+        try:
+            rec.probe = self._step(runner, target, Job("probe", {}, logs / "probe.log", timeout=opt.timeout), "probe")
+            if not rec.probe.ok:
+                rec.result = "ERROR"
+                rec.notes.append(f"the environment probe did not finish ({rec.probe.status})")
+                return
+            rec.device = rec.probe.result.get("device_type", device)
+            ok = True
+            for i, tf in enumerate(rec.test_files):
+                args = {"path": tf.abs_path, "argv": opt.argv}
+                literal = [target.env.python, tf.abs_path, *opt.argv]
+                full = self._step(
+                    runner, target,
+                    Job("run_file", args, logs / f"full-{i}.log", opt.timeout, str(root), literal=literal),
+                    "full", tf.path,
+                )
+                if opt.mode == "fresh":
+                    # the literal run cannot be instrumented; the leak check reruns it in the agent
+                    leak = self._step(
+                        runner, target,
+                        Job("run_file", args, logs / f"leak-{i}.log", opt.timeout, str(root)),
+                        "leak_check", tf.path,
+                    )
+                    leak.output = ""
+                    rec.leak_check.append(leak)
+                    leak_source = leak.result
+                else:
+                    leak_source = full.result
+                full.tests = [
+                    {"id": o.id, "outcome": o.outcome, "detail": o.detail}
+                    for o in parse_outcomes(full.output)
+                ]
+                rec.full.append(full)
+                rec.leaks.extend(leak_source.get("leaks", []))
+                ok = ok and full.ok
+                for state in opt.isolation_states:
+                    iso = self._step(
+                        runner, target,
+                        Job("isolation", {"path": tf.abs_path, "state": state, "patterns": opt.patterns},
+                            logs / f"iso-{i}-{state}.log", opt.timeout, str(root)),
+                        f"isolation:{state}", tf.path,
+                    )
+                    rec.isolation.append(iso)
+                    ok = ok and iso.ok and bool(iso.result.get("passed"))
+            if opt.fail_on_leak and rec.leaks:
+                ok = False
+            rec.result = "PASS" if ok else "FAIL"
+        finally:
+            with self._lock:
+                self._runners.discard(runner)
+            runner.close()

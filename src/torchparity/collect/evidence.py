@@ -1,0 +1,125 @@
+"""The evidence log, rendered from a ``TargetRecord`` in the shape the community pastes.
+
+``KEY=VALUE`` header between rules of ``=``, then one ``===== SECTION =====``
+per step with the step's command, the runner's own output and its exit code,
+then ``RESULT=`` and the collector's own exit codes. The log says how every
+step ran (fresh interpreter, or forked child of a warm worker).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .record import Step, TargetRecord
+
+RULE = "=" * 50
+
+
+def _flag(value: object) -> str:
+    return str(value)
+
+
+def state_key(title: str) -> str:
+    """'GRAD MODE' -> 'GRAD_MODE' (the seed's PROCESS_ORIGINAL_GRAD_MODE spelling)."""
+    return re.sub(r"[^A-Z0-9]+", "_", title.upper()).strip("_")
+
+
+def _step_tail(lines: list[str], step: Step, key: str) -> None:
+    if step.status not in ("OK", "FAIL"):
+        extra = f" signal={step.signal}" if step.signal else ""
+        lines.append(f"{key}_STATUS={step.status}{extra}")
+    lines.append(f"{key}_EXIT_CODE={'' if step.exit_code is None else step.exit_code}")
+
+
+def _how(lines: list[str], step: Step, mode: str) -> None:
+    if mode == "warm" and step.how:
+        lines.append(f"EXECUTED_AS={step.how}")
+
+
+def _output(lines: list[str], text: str) -> None:
+    if text:
+        lines.extend(text.rstrip("\n").split("\n"))
+
+
+def render_log(rec: TargetRecord) -> str:
+    lines: list[str] = [RULE, f"TARGET_BRANCH={rec.ref}"]
+    if rec.source_branch:
+        lines.append(f"SOURCE_BRANCH={rec.source_branch}")
+    lines.append(f"COMMIT={rec.commit}")
+    lines.append(f"PYTHON={rec.python}")
+    for tf in rec.test_files:
+        lines.append(f"TEST_FILE={tf.abs_path}")
+        lines.append(f"TEST_FILE_SHA256={tf.sha256}")
+    lines.append(f"RUN_MODE={'warm-worker' if rec.mode == 'warm' else 'fresh'}")
+    lines.append(f"DEVICE={rec.device}")
+    lines.append(RULE)
+
+    if rec.probe is not None:
+        p = rec.probe
+        lines += ["", "===== ENVIRONMENT PROBE ====="]
+        if rec.mode == "fresh" and p.command:
+            lines.append(f"COMMAND={p.command}")
+        _how(lines, p, rec.mode)
+        _output(lines, p.output)
+        _step_tail(lines, p, "ENVIRONMENT_PROBE")
+
+    many = len(rec.full) > 1
+    for step in rec.full:
+        lines += ["", "===== FULL TEST FILE ====="]
+        if many:
+            lines.append(f"TEST_FILE={step.test_file}")
+        lines.append(f"COMMAND={step.command}")
+        _how(lines, step, rec.mode)
+        _output(lines, step.output)
+        _step_tail(lines, step, "FULL_TEST")
+
+    if rec.full:
+        lines += ["", "===== STATE LEAK CHECK ====="]
+        for step in rec.leak_check:
+            lines.append(f"COMMAND={step.command}")
+            if step.status not in ("OK", "FAIL"):
+                lines.append(f"LEAK_CHECK_STATUS={step.status}")
+        if rec.mode == "warm":
+            lines.append("CHECKED_DURING=FULL TEST FILE (state snapshot before and after each test)")
+        for leak in rec.leaks:
+            lines.append(
+                f"STATE_LEAK=test:{leak['test']},state:{leak['state']},"
+                f"before:{leak['before']},after:{leak['after']}"
+            )
+        lines.append(f"STATE_LEAK_CHECK={'LEAKS' if rec.leaks else 'PASS'}")
+
+    for step in rec.isolation:
+        r = step.result
+        title = r.get("title", step.name)
+        key = state_key(title)
+        lines += ["", f"===== {title} ISOLATION PROBE ====="]
+        if many or len(rec.test_files) > 1:
+            lines.append(f"TEST_FILE={step.test_file}")
+        if rec.mode == "fresh" and step.command:
+            lines.append(f"COMMAND={step.command}")
+        _how(lines, step, rec.mode)
+        if r.get("skipped"):
+            lines.append(f"{key}_ISOLATION_SKIPPED={r['skipped']}")
+        _output(lines, step.output)
+        if "original" in r:
+            lines.append(f"PROCESS_ORIGINAL_{key}={_flag(r['original'])}")
+        for run in r.get("runs", []):
+            lines.append(
+                "ISOLATION_RESULT="
+                f"initial:{run['initial']},before:{run['before']},after:{run['after']},"
+                f"tests_run:{run['tests_run']},successful:{run['successful']}"
+            )
+        if "final" in r:
+            lines.append(f"PROCESS_FINAL_{key}={_flag(r['final'])}")
+        passed = step.status == "OK" and bool(r.get("passed"))
+        lines.append(f"{key}_ISOLATION_PROBE={'PASS' if passed else 'FAIL'}")
+        _step_tail(lines, step, f"{key}_ISOLATION")
+
+    for note in rec.notes:
+        lines += ["", f"NOTE={note}"]
+    lines += ["", f"RESULT={rec.result}"]
+    if rec.collector_exit_code is not None:
+        lines.append(f"{rec.ref}_TEST_COLLECTOR_EXIT_CODE={rec.collector_exit_code}")
+    if rec.worktree_remove_exit_code is not None:
+        lines.append(f"{rec.ref}_WORKTREE_REMOVE_EXIT_CODE={rec.worktree_remove_exit_code}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,80 @@
+"""Per-test outcomes read from a test runner's own output (unittest -v or pytest -v).
+
+The output is the evidence both run modes share (the literal command prints
+it, the warm worker's child prints the same lines), so reading outcomes from
+it gives the same answer whichever way the file ran.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_UNITTEST_START = re.compile(r"^(?P<name>\w+) \((?P<id>[\w.]+)\)(?: \.\.\. |\n)", re.MULTILINE)
+_UNITTEST_END = re.compile(
+    r"(?:^| \.\.\. )(?P<outcome>ok|FAIL|ERROR|skipped(?: .*)?|expected failure|unexpected success)$"
+)
+_PYTEST_LINE = re.compile(
+    r"^(?P<id>\S+::\S+) (?P<outcome>PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b", re.MULTILINE
+)
+_FAILURE_BLOCK = re.compile(
+    r"^={50,}\n(?P<kind>FAIL|ERROR): (?P<name>\w+) \((?P<id>[\w.]+)\)\n-{50,}\n(?P<text>.*?)(?=^={50,}\n|^-{50,}\nRan |\Z)",
+    re.MULTILINE | re.DOTALL,
+)
+_RAN = re.compile(r"^Ran (\d+) tests? in ([\d.]+)s$", re.MULTILINE)
+
+_NORMAL = {
+    "ok": "passed", "FAIL": "failed", "ERROR": "error", "expected failure": "xfail",
+    "unexpected success": "xpass", "PASSED": "passed", "FAILED": "failed",
+    "SKIPPED": "skipped", "XFAIL": "xfail", "XPASS": "xpass",
+}
+
+
+@dataclass(frozen=True)
+class TestOutcome:
+    id: str  # __main__.Class.test_x or path::test_x
+    outcome: str  # passed | failed | error | skipped | xfail | xpass
+    detail: str = ""
+
+    @property
+    def classname(self) -> str:
+        if "::" in self.id:
+            return self.id.rsplit("::", 1)[0].replace("/", ".").replace("::", ".")
+        return self.id.rsplit(".", 1)[0]
+
+    @property
+    def name(self) -> str:
+        return re.split(r"::|\.", self.id)[-1]
+
+
+def _normal(raw: str) -> str:
+    if raw.startswith("skipped"):
+        return "skipped"
+    return _NORMAL.get(raw, raw)
+
+
+def parse_outcomes(output: str) -> list[TestOutcome]:
+    """Every test the output reports, in order, with failure text where printed."""
+    failures = {m["id"]: m["text"].rstrip() for m in _FAILURE_BLOCK.finditer(output)}
+    seen: dict[str, TestOutcome] = {}
+    lines = output.splitlines()
+    pending: str | None = None
+    for line in lines:
+        start = _UNITTEST_START.match(line + "\n")
+        if start and (" ... " in line or line.endswith(")")):
+            pending = start["id"]
+        if pending is not None:
+            end = _UNITTEST_END.search(line)
+            if end:
+                raw = end["outcome"]
+                seen[pending] = TestOutcome(pending, _normal(raw), failures.get(pending, ""))
+                pending = None
+    for m in _PYTEST_LINE.finditer(output):
+        seen.setdefault(m["id"], TestOutcome(m["id"], _normal(m["outcome"])))
+    return list(seen.values())
+
+
+def ran_count(output: str) -> int | None:
+    """The 'Ran N tests' figure of the last unittest summary, if any."""
+    found = _RAN.findall(output)
+    return int(found[-1][0]) if found else None

@@ -1,0 +1,45 @@
+"""A git worktree of the backend repo at one commit, removed on every exit path."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..gitrepo import git
+
+
+@dataclass
+class Worktree:
+    path: Path
+    #: exit code of ``git worktree remove`` (None until removed)
+    remove_exit_code: int | None = None
+
+
+def _safe(ref: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", ref)[:60] or "ref"
+
+
+@contextmanager
+def worktree(repo: Path, commit: str, ref: str) -> Iterator[Worktree]:
+    """Check out ``commit`` (detached) in a temporary folder; remove it afterwards."""
+    parent = Path(tempfile.mkdtemp(prefix="torchparity-wt-"))
+    path = parent / _safe(ref)
+    wt = Worktree(path)
+    added = False
+    try:
+        git(repo, "worktree", "add", "--detach", "--quiet", str(path), commit)
+        added = True
+        yield wt
+    finally:
+        if added:
+            res = git(repo, "worktree", "remove", "--force", str(path), check=False)
+            wt.remove_exit_code = res.returncode
+            if res.returncode != 0:
+                shutil.rmtree(path, ignore_errors=True)
+                git(repo, "worktree", "prune", check=False)
+        shutil.rmtree(parent, ignore_errors=True)

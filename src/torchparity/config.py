@@ -1,0 +1,169 @@
+"""``torchparity.toml`` and the built-in presets, read into one typed ``Config``.
+
+Lookup order: ``--config FILE`` if given, else ``torchparity.toml`` at the
+backend repo root (``--repo``), else in the current folder, else the embedded
+default. A file may start from a preset (``preset = "torch_npu"``); its own
+keys then override the preset's, table by table.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+CONFIG_FILENAME = "torchparity.toml"
+PRESETS = ("default", "torch_npu", "cuda", "xpu", "mps", "cpu")
+
+
+@dataclass(frozen=True)
+class EnvConfig:
+    """A named environment under test: an interpreter with torch (and the backend)."""
+
+    name: str
+    python: str
+    #: device type for this environment; empty means the config's device
+    device: str = ""
+    #: hardware name for reports, e.g. "Atlas A2"
+    hardware: str = ""
+    #: Ray resources this environment needs when jobs run on a cluster, e.g. {"NPU": 1}
+    resources: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Product:
+    code: str
+    name: str
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Config:
+    preset: str = "default"
+    source: str = "<embedded default>"
+    backend_module: str = ""
+    device: str = "auto"
+    test_roots: tuple[str, ...] = ("test",)
+    active_branches: tuple[str, ...] = ()
+    maintenance_branches: tuple[str, ...] = ()
+    maintenance_reason: str = ""
+    envs: dict[str, EnvConfig] = field(default_factory=dict)
+    #: free-form tables for the parts that own them (scaffold, docs, report)
+    scaffold: dict[str, Any] = field(default_factory=dict)
+    docs: dict[str, Any] = field(default_factory=dict)
+    report: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def products(self) -> tuple[Product, ...]:
+        out = []
+        for p in self.docs.get("products", []):
+            out.append(Product(str(p["code"]), str(p["name"]), tuple(p.get("aliases", ()))))
+        return tuple(out)
+
+    def is_maintenance(self, ref: str) -> bool:
+        short = ref.removeprefix("origin/").removeprefix("refs/heads/")
+        return short in self.maintenance_branches
+
+    def env(self, name: str) -> EnvConfig:
+        try:
+            return self.envs[name]
+        except KeyError:
+            known = ", ".join(sorted(self.envs)) or "none"
+            raise UsageError(
+                f"unknown environment {name!r} in {self.source} (known: {known}); "
+                f"add [envs.{name}] python = \"...\" to {CONFIG_FILENAME}"
+            ) from None
+
+
+def _read_toml(text: str, where: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"{where}: not valid TOML ({exc}); fix the file or pass --config") from exc
+
+
+def _preset_data(name: str) -> dict[str, Any]:
+    if name not in PRESETS:
+        raise UsageError(f"unknown preset {name!r}; known presets: {', '.join(PRESETS)}")
+    text = resources.files("torchparity.presets").joinpath(f"{name}.toml").read_text("utf-8")
+    return _read_toml(text, f"preset {name}")
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+_TOP_KEYS = {
+    "preset", "backend_module", "device", "test_roots", "active_branches",
+    "maintenance_branches", "maintenance_reason", "envs", "scaffold", "docs", "report",
+}
+
+
+def _build(data: dict[str, Any], preset: str, source: str) -> Config:
+    unknown = sorted(set(data) - _TOP_KEYS)
+    if unknown:
+        raise UsageError(
+            f"{source}: unknown key(s) {', '.join(unknown)}; known keys: {', '.join(sorted(_TOP_KEYS))}"
+        )
+    envs: dict[str, EnvConfig] = {}
+    for name, env in (data.get("envs") or {}).items():
+        if not isinstance(env, dict) or "python" not in env:
+            raise UsageError(f"{source}: [envs.{name}] needs python = \"/path/to/python\"")
+        envs[name] = EnvConfig(
+            name=name,
+            python=str(env["python"]),
+            device=str(env.get("device", "")),
+            hardware=str(env.get("hardware", "")),
+            resources={str(k): float(v) for k, v in (env.get("resources") or {}).items()},
+        )
+    return Config(
+        preset=preset,
+        source=source,
+        backend_module=str(data.get("backend_module", "")),
+        device=str(data.get("device", "auto")),
+        test_roots=tuple(data.get("test_roots", ("test",))),
+        active_branches=tuple(data.get("active_branches", ())),
+        maintenance_branches=tuple(data.get("maintenance_branches", ())),
+        maintenance_reason=str(data.get("maintenance_reason", "")),
+        envs=envs,
+        scaffold=dict(data.get("scaffold") or {}),
+        docs=dict(data.get("docs") or {}),
+        report=dict(data.get("report") or {}),
+    )
+
+
+def load_preset(name: str) -> Config:
+    return _build(_preset_data(name), name, f"<preset {name}>")
+
+
+def load_config(path: str | Path | None = None, repo: str | Path | None = None) -> Config:
+    """The config for this invocation (see the module docstring for the lookup order)."""
+    if path is not None:
+        file = Path(path)
+        if not file.is_file():
+            raise UsageError(f"config file not found: {file}; pass an existing file to --config")
+    else:
+        candidates = [Path(repo) / CONFIG_FILENAME] if repo is not None else []
+        candidates.append(Path.cwd() / CONFIG_FILENAME)
+        file = next((c for c in candidates if c.is_file()), None)  # type: ignore[assignment]
+        if file is None:
+            return load_preset("default")
+    data = _read_toml(file.read_text("utf-8"), str(file))
+    preset = str(data.pop("preset", "default"))
+    merged = _merge(_preset_data(preset), data)
+    return _build(merged, preset, str(file))

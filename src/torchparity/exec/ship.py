@@ -1,0 +1,91 @@
+"""Ship the agent into another interpreter: its source, a launcher, an isolated env.
+
+The agent's files are copied (once per content hash) into a cache folder as a
+top-level package ``_torchparity_agent`` beside a small launcher script; the
+target interpreter runs ``python <cache>/torchparity_agent.py serve|once ...``.
+Jobs put the test file's folder first on ``sys.path``, as ``python FILE`` does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import shutil
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+AGENT_PACKAGE = "_torchparity_agent"
+LAUNCHER = "torchparity_agent.py"
+_LAUNCHER_SOURCE = f"""\
+# torchparity agent launcher: python torchparity_agent.py serve|once ...
+import sys
+import {AGENT_PACKAGE}.main as main
+import {AGENT_PACKAGE}.ops
+import {AGENT_PACKAGE}.worker
+
+sys.exit(main.main())
+"""
+
+#: what the community's evidence logs write before the interpreter
+ISOLATION_PREFIX = "env -u PYTHONPATH PYTHONNOUSERSITE=1"
+
+
+def _agent_sources() -> dict[str, bytes]:
+    pkg = resources.files("torchparity.agent")
+    return {
+        entry.name: entry.read_bytes()
+        for entry in pkg.iterdir()
+        if entry.name.endswith(".py") and entry.is_file()
+    }
+
+
+_CACHED: Path | None = None
+
+
+def agent_home() -> Path:
+    """A folder holding ``_torchparity_agent/`` for this torchparity's agent source."""
+    global _CACHED
+    if _CACHED is not None and _CACHED.exists():
+        return _CACHED
+    sources = _agent_sources()
+    digest = hashlib.sha256(_LAUNCHER_SOURCE.encode())
+    for name in sorted(sources):
+        digest.update(name.encode() + b"\0" + sources[name] + b"\0")
+    root = Path(tempfile.gettempdir()) / f"torchparity-agent-{os.getuid()}" / digest.hexdigest()[:16]
+    if not (root / LAUNCHER).exists():
+        root.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=root.parent, prefix=".staging-"))
+        try:
+            pkg = staging / AGENT_PACKAGE
+            pkg.mkdir()
+            for name, data in sources.items():
+                (pkg / name).write_bytes(data)
+            (staging / LAUNCHER).write_text(_LAUNCHER_SOURCE)
+            try:
+                os.rename(staging, root)
+            except OSError:  # another process won the race: its copy is identical
+                pass
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    _CACHED = root
+    return root
+
+
+def launcher() -> list[str]:
+    """The arguments after the interpreter that start the agent."""
+    return [str(agent_home() / LAUNCHER)]
+
+
+def isolated_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment a test runs in: PYTHONPATH unset, no user site."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONNOUSERSITE"] = "1"
+    env.update(extra or {})
+    return env
+
+
+def command_line(argv: list[str]) -> str:
+    """The literal command as the evidence log writes it."""
+    return f"{ISOLATION_PREFIX} {shlex.join(argv)}"

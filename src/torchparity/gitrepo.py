@@ -1,0 +1,71 @@
+"""Real git, run as a subprocess, with its failures turned into one-line errors."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import EnvironmentBroken, UsageError
+
+
+@dataclass(frozen=True)
+class GitResult:
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+    @property
+    def text(self) -> str:
+        return self.stdout.decode("utf-8", "replace")
+
+
+def git(repo: str | Path, *args: str, check: bool = True, input: bytes | None = None) -> GitResult:
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(repo), *args], input=input, capture_output=True, check=False
+        )
+    except FileNotFoundError as exc:
+        raise EnvironmentBroken("git is not installed or not on PATH; install git") from exc
+    result = GitResult(proc.returncode, proc.stdout, proc.stderr)
+    if check and proc.returncode != 0:
+        msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise UsageError(f"git {' '.join(args[:3])} failed in {repo}: {msg[-1] if msg else proc.returncode}")
+    return result
+
+
+def repo_root(path: str | Path) -> Path:
+    """The top folder of the git repository at ``path``; a clear error when it is none."""
+    p = Path(path)
+    if not p.exists():
+        raise UsageError(f"repository folder not found: {p}; pass an existing folder to --repo")
+    res = git(p, "rev-parse", "--show-toplevel", check=False)
+    if res.returncode != 0:
+        raise UsageError(f"{p} is not a git repository; pass a git checkout to --repo (or omit --repo)")
+    return Path(res.text.strip())
+
+
+def resolve_commit(repo: str | Path, ref: str) -> str:
+    """The commit id ``ref`` names (branch, tag, remote branch or commit)."""
+    res = git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False)
+    if res.returncode != 0:
+        raise UsageError(
+            f"unknown ref {ref!r} in {repo}; give a branch, tag or commit that exists "
+            "(see 'git branch -a' and 'git tag')"
+        )
+    return res.text.strip()
+
+
+def current_branch(repo: str | Path) -> str:
+    res = git(repo, "symbolic-ref", "--short", "-q", "HEAD", check=False)
+    return res.text.strip() or "HEAD"
+
+
+def blob_bytes(repo: str | Path, commit: str, path: str) -> bytes | None:
+    """The bytes of ``path`` at ``commit``; None when the path does not exist there."""
+    res = git(repo, "cat-file", "blob", f"{commit}:{path}", check=False)
+    return res.stdout if res.returncode == 0 else None
+
+
+def commit_title(repo: str | Path, commit: str) -> str:
+    return git(repo, "log", "-1", "--format=%s", commit).text.strip()

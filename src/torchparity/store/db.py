@@ -1,0 +1,254 @@
+"""The store: SQLite (WAL) for runs, targets and records; blobs for evidence bytes.
+
+Layout under the store folder (``.torchparity/`` by default)::
+
+    store.sqlite        runs, targets, records, cache (schema version in user_version)
+    blobs/ab/abcd...    evidence logs and JSON records, named by their SHA-256
+
+Other parts add their own tables through ``Store.ensure_schema`` (e.g. the
+coverage index's blob cache); nothing outside this package speaks SQL to
+tables it does not own.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import StoreCorrupt, UsageError
+from .blobs import BlobStore
+
+SCHEMA_VERSION = 1
+DEFAULT_STORE = ".torchparity"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind      TEXT NOT NULL,               -- run | verify | ...
+    created   REAL NOT NULL,
+    finished  REAL,
+    status    TEXT NOT NULL,               -- running | complete | incomplete
+    result    TEXT,                        -- PASS | FAIL | ERROR (NULL while running)
+    argv      TEXT NOT NULL,               -- JSON list: how the run was asked for
+    summary   TEXT NOT NULL DEFAULT '{}'   -- JSON: what the run's verb wants to keep
+);
+CREATE TABLE IF NOT EXISTS targets (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id      INTEGER NOT NULL REFERENCES runs(id),
+    label       TEXT NOT NULL,             -- ref@env, unique within a run
+    ref         TEXT NOT NULL,
+    env         TEXT NOT NULL,
+    result      TEXT NOT NULL,             -- PASS | FAIL | ERROR | INCOMPLETE
+    log_sha     TEXT,                      -- the evidence log (blob)
+    record_sha  TEXT,                      -- the JSON record (blob)
+    finished    REAL NOT NULL,
+    UNIQUE (run_id, label)
+);
+CREATE TABLE IF NOT EXISTS records (
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id    INTEGER REFERENCES runs(id),
+    kind      TEXT NOT NULL,               -- resolve | coverage | docs-check | checklist | ...
+    key       TEXT NOT NULL,               -- e.g. the API name
+    created   REAL NOT NULL,
+    sha       TEXT NOT NULL                -- the JSON document (blob)
+);
+CREATE INDEX IF NOT EXISTS records_by_kind ON records(kind, key);
+"""
+
+
+@dataclass(frozen=True)
+class RunRow:
+    id: int
+    kind: str
+    created: float
+    finished: float | None
+    status: str
+    result: str | None
+    argv: list[str]
+    summary: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TargetRow:
+    id: int
+    run_id: int
+    label: str
+    ref: str
+    env: str
+    result: str
+    log_sha: str | None
+    record_sha: str | None
+    finished: float
+
+
+class Store:
+    """One evidence store folder. Safe to use from several threads (a connection each)."""
+
+    def __init__(self, root: str | Path = DEFAULT_STORE) -> None:
+        self.root = Path(root).absolute()
+        self.blobs = BlobStore(self.root / "blobs")
+        self._local = threading.local()
+        self._schemas_done: set[str] = set()
+        self._lock = threading.Lock()
+
+    # -- connection -------------------------------------------------------------------
+    @property
+    def db_path(self) -> Path:
+        return self.root / "store.sqlite"
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            if self.root.exists() and not self.root.is_dir():
+                raise UsageError(f"store path {self.root} is not a folder; pass --store DIR")
+            self.root.mkdir(parents=True, exist_ok=True)
+            try:
+                conn = sqlite3.connect(self.db_path, timeout=30, isolation_level=None)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA foreign_keys=ON")
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                if version > SCHEMA_VERSION:
+                    raise StoreCorrupt(
+                        f"store {self.db_path} has schema version {version}, newer than this "
+                        f"torchparity understands ({SCHEMA_VERSION}); upgrade torchparity"
+                    )
+                conn.executescript(_SCHEMA)
+                conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            except sqlite3.DatabaseError as exc:
+                raise StoreCorrupt(
+                    f"cannot open the store database {self.db_path}: {exc}; "
+                    "move it aside or pass another --store"
+                ) from exc
+            self._local.conn = conn
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        conn = self._conn()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
+        conn = self._conn()
+        conn.row_factory = sqlite3.Row
+        try:
+            return conn.execute(sql, params).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise StoreCorrupt(f"store query failed on {self.db_path}: {exc}") from exc
+
+    def ensure_schema(self, name: str, ddl: str) -> None:
+        """Let a part of torchparity create the tables it owns (idempotent)."""
+        with self._lock:
+            if name in self._schemas_done:
+                return
+            self._conn().executescript(ddl)
+            self._schemas_done.add(name)
+
+    # -- runs -----------------------------------------------------------------------
+    def new_run(self, kind: str, argv: list[str]) -> int:
+        with self.transaction() as conn:
+            cur = conn.execute(
+                "INSERT INTO runs(kind, created, status, argv) VALUES (?, ?, 'running', ?)",
+                (kind, time.time(), json.dumps(argv)),
+            )
+            return int(cur.lastrowid or 0)
+
+    def finish_run(
+        self, run_id: int, result: str, *, status: str = "complete", summary: dict[str, Any] | None = None
+    ) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE runs SET finished=?, status=?, result=?, summary=? WHERE id=?",
+                (time.time(), status, result, json.dumps(summary or {}, ensure_ascii=False), run_id),
+            )
+
+    def add_target(
+        self, run_id: int, *, label: str, ref: str, env: str, result: str, log: bytes, record: dict[str, Any]
+    ) -> TargetRow:
+        """Store one target's evidence log and JSON record (blobs first, then the row)."""
+        log_sha = self.blobs.put(log)
+        record = dict(record, log_sha256=log_sha)
+        record_sha = self.blobs.put(json.dumps(record, indent=2, ensure_ascii=False).encode("utf-8"))
+        now = time.time()
+        with self.transaction() as conn:
+            cur = conn.execute(
+                "INSERT OR REPLACE INTO targets(run_id, label, ref, env, result, log_sha, record_sha, finished)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, label, ref, env, result, log_sha, record_sha, now),
+            )
+            tid = int(cur.lastrowid or 0)
+        return TargetRow(tid, run_id, label, ref, env, result, log_sha, record_sha, now)
+
+    def runs(self, limit: int = 50) -> list[RunRow]:
+        rows = self.query("SELECT * FROM runs ORDER BY id DESC LIMIT ?", (limit,))
+        return [self._run_row(r) for r in rows]
+
+    def run(self, run_id: int | str) -> RunRow:
+        try:
+            rid = int(str(run_id).lstrip("#"))
+        except ValueError:
+            raise UsageError(f"run id must be a number, got {run_id!r}; see 'torchparity runs'") from None
+        rows = self.query("SELECT * FROM runs WHERE id=?", (rid,))
+        if not rows:
+            raise UsageError(f"no run {rid} in store {self.root}; see 'torchparity runs'")
+        return self._run_row(rows[0])
+
+    def targets(self, run_id: int) -> list[TargetRow]:
+        rows = self.query("SELECT * FROM targets WHERE run_id=? ORDER BY id", (run_id,))
+        return [TargetRow(**dict(r)) for r in rows]
+
+    def mark_unfinished_incomplete(self) -> None:
+        """Runs left 'running' by a killed process are incomplete, not running."""
+        with self.transaction() as conn:
+            conn.execute("UPDATE runs SET status='incomplete' WHERE status='running' AND finished IS NULL")
+
+    @staticmethod
+    def _run_row(r: sqlite3.Row) -> RunRow:
+        return RunRow(
+            id=r["id"], kind=r["kind"], created=r["created"], finished=r["finished"],
+            status=r["status"], result=r["result"], argv=json.loads(r["argv"]),
+            summary=json.loads(r["summary"] or "{}"),
+        )
+
+    # -- records (resolve, coverage, docs check, ... as JSON documents) ---------------------
+    def put_record(self, kind: str, key: str, doc: dict[str, Any], run_id: int | None = None) -> str:
+        sha = self.blobs.put(json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=True).encode("utf-8"))
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO records(run_id, kind, key, created, sha) VALUES (?, ?, ?, ?, ?)",
+                (run_id, kind, key, time.time(), sha),
+            )
+        return sha
+
+    def latest_record(self, kind: str, key: str, run_id: int | None = None) -> dict[str, Any] | None:
+        if run_id is None:
+            rows = self.query(
+                "SELECT sha FROM records WHERE kind=? AND key=? ORDER BY id DESC LIMIT 1", (kind, key)
+            )
+        else:
+            rows = self.query(
+                "SELECT sha FROM records WHERE kind=? AND key=? AND run_id=? ORDER BY id DESC LIMIT 1",
+                (kind, key, run_id),
+            )
+        if not rows:
+            return None
+        return json.loads(self.blobs.read(rows[0]["sha"]))
+
+    def records(self, run_id: int) -> list[tuple[str, str, dict[str, Any]]]:
+        rows = self.query("SELECT kind, key, sha FROM records WHERE run_id=? ORDER BY id", (run_id,))
+        return [(r["kind"], r["key"], json.loads(self.blobs.read(r["sha"]))) for r in rows]
+
+    def read_json(self, sha: str) -> dict[str, Any]:
+        return json.loads(self.blobs.read(sha))
