@@ -26,13 +26,13 @@ def import_stack(backend_module):
     try:
         import torch  # noqa: F401
     except BaseException as exc:  # ImportError, or a broken native library
-        raise ImportFailure("torch", "%s: %s" % (type(exc).__name__, exc))
+        raise ImportFailure("torch", "%s: %s" % (type(exc).__name__, exc)) from None
     backend = None
     if backend_module:
         try:
             backend = importlib.import_module(backend_module)
         except BaseException as exc:
-            raise ImportFailure(backend_module, "%s: %s" % (type(exc).__name__, exc))
+            raise ImportFailure(backend_module, "%s: %s" % (type(exc).__name__, exc)) from None
     return sys.modules["torch"], backend
 
 
@@ -58,13 +58,9 @@ def resolve_device(torch, requested, backend_module):
     """The device type to use for ``requested`` ("auto" or a device type)."""
     if requested and requested != "auto":
         return requested
-    for module_name, device_type in ((backend_module, None),) + KNOWN_BACKEND_MODULES:
-        if not module_name or module_name not in sys.modules:
-            continue
-        if device_type is None:
-            device_type = _backend_device_type(torch, module_name)
-        if device_type:
-            return device_type
+    device_type = backend_device(torch, backend_module)
+    if device_type:
+        return device_type
     try:
         if torch.cuda.is_available():
             return "cuda"
@@ -78,6 +74,18 @@ def resolve_device(torch, requested, backend_module):
         except Exception:
             pass
     return "cpu"
+
+
+def backend_device(torch, backend_module):
+    """The device of the configured (or a known, imported) backend module; None if none."""
+    for module_name, device_type in ((backend_module, None),) + KNOWN_BACKEND_MODULES:
+        if not module_name or module_name not in sys.modules:
+            continue
+        if device_type is None:
+            device_type = _backend_device_type(torch, module_name)
+        if device_type:
+            return device_type
+    return None
 
 
 def _backend_device_type(torch, module_name):

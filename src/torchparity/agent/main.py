@@ -21,6 +21,9 @@ EXIT_IMPORT_FAILED = 3
 def _context(backend_module, device):
     torch, backend_mod = backend.import_stack(backend_module)
     dev = device if device not in ("", "auto") else None
+    if dev is None and backend_mod is not None:
+        # only the backend's own device is looked at here: asking cuda would initialise it
+        dev = backend.backend_device(torch, backend_module)
     initialized = backend.device_initialized(torch, dev) if dev else None
     return Context(torch, backend_mod, backend_module, device, initialized)
 

@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from ..collect import CollectOptions, Collector, api_patterns, select_envs
 from ..agent.state import states_for_api
+from ..collect import CollectOptions, Collector, api_patterns, select_envs
 from ..config import load_config
 from ..errors import ExitCode
 from ..store import Store
@@ -17,11 +17,13 @@ from ._app import DEFAULT_STORE, INVOCATION, ConfigOpt, DebugOpt, StoreOpt, app,
 from ._progress import ProgressReporter, summary_table
 
 
-def _sigterm_as_interrupt() -> None:
+def _sigterm_as_interrupt() -> object:
+    """SIGTERM unwinds like Ctrl-C (worktrees removed, run marked incomplete); returns the old handler."""
+
     def handler(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, handler)
+    return signal.signal(signal.SIGTERM, handler)
 
 
 @app.command()
@@ -67,15 +69,18 @@ def run(
     for r in options.refs:
         if cfg.is_maintenance(r):
             err.print(f"warning: {r} is a maintenance branch: {cfg.maintenance_reason or 'it takes no new tests'}", markup=False)
-    _sigterm_as_interrupt()
-    with ProgressReporter() as reporter:
-        collector = Collector(the_store, options, reporter)
-        targets = collector.plan()
-        try:
+    collector = Collector(the_store, options, None)
+    targets = collector.plan()
+    previous = _sigterm_as_interrupt()
+    try:
+        with ProgressReporter() as reporter:
+            collector.reporter = reporter
             outcome = collector.run(list(INVOCATION), targets)
-        except KeyboardInterrupt:
-            err.print("interrupted: worktrees and processes cleaned up; the run is marked incomplete", markup=False)
-            return int(ExitCode.INTERRUPTED)
+    except KeyboardInterrupt:
+        err.print("interrupted: worktrees and processes cleaned up; the run is marked incomplete", markup=False)
+        return int(ExitCode.INTERRUPTED)
+    finally:
+        signal.signal(signal.SIGTERM, previous)  # type: ignore[arg-type]
     shas = {t.label: t.log_sha or "" for t in the_store.targets(outcome.run_id)}
     if json_out:
         import json

@@ -2,8 +2,8 @@
 
 from .collector import (
     CollectOptions,
-    CollectOutcome,
     Collector,
+    CollectOutcome,
     EnvSpec,
     Reporter,
     Target,

@@ -14,7 +14,6 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -195,7 +194,7 @@ class Collector:
             for fut in futures:
                 fut.cancel()
             pool.shutdown(wait=True)
-            for fut, t in futures.items():
+            for fut in futures:
                 if fut.done() and not fut.cancelled() and fut.exception() is None:
                     rec = fut.result()
                     if rec not in records:
