@@ -22,14 +22,18 @@ class TestLDGComputation(unittest.TestCase):
         self.assertEqual(torch.is_grad_enabled(), initial)
 
     def test_set_grad_enabled_clone_decorator(self):
+        initial = torch.is_grad_enabled()
         x = torch.tensor([1.0], requires_grad=True)
+        # constructing set_grad_enabled(False) switches grad mode off at once: scope it
+        with torch.set_grad_enabled(initial):
 
-        @torch.set_grad_enabled(False).clone()
-        def doubled(t):
-            return t * 2
+            @torch.set_grad_enabled(False).clone()
+            def doubled(t):
+                return t * 2
 
-        with torch.enable_grad():
-            self.assertFalse(doubled(x).requires_grad)
+            with torch.enable_grad():
+                self.assertFalse(doubled(x).requires_grad)
+        self.assertEqual(torch.is_grad_enabled(), initial)
 
 
 if __name__ == "__main__":
@@ -133,4 +137,23 @@ def test_sizes(n):
 
 if __name__ == "__main__":
     raise SystemExit(pytest.main([__file__, "-v", "-p", "no:cacheprovider"]))
+'''
+
+KILLS_WORKER = '''
+import os
+import signal
+import unittest
+
+
+class TestKillsWorker(unittest.TestCase):
+    def test_kill_parent_worker(self):
+        with open("/proc/%d/cmdline" % os.getppid(), "rb") as fh:
+            parent = fh.read()
+        # only ever kill a torchparity warm worker, never whoever else runs this file
+        if b"torchparity_agent.py" in parent and b"serve" in parent:
+            os.kill(os.getppid(), signal.SIGKILL)
+
+
+if __name__ == "__main__":
+    unittest.main()
 '''
