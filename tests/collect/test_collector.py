@@ -253,3 +253,21 @@ def test_maintenance_branch_warns(tmp_path, make_repo, python_with_torch, capsys
               "--config", str(tmp_path / "cfg.toml"))
     assert rc == 0
     assert "warning: v2.9.0 is a maintenance branch" in capsys.readouterr().err
+
+
+def test_overlay_file_runs_in_the_worktree_and_is_noted(tmp_path, make_repo, python_with_torch):
+    from torchparity.collect import CollectOptions, Collector, EnvSpec, Target
+
+    repo = make_repo({"master": {"test/other.py": "x = 1\n"}})
+    opts = CollectOptions(files=[], repo=repo, envs=[EnvSpec("py", python_with_torch)])
+    collector = Collector(Store(tmp_path / "store"), opts)
+    commit = git(repo, "rev-parse", "master")
+    target = Target("master", commit, opts.envs[0], files=("test/test_new.py",),
+                    overlay=(("test/test_new.py", files.SEED_LIKE.encode()),))
+    outcome = collector.run(["test"], [target])
+    rec = outcome.records[0]
+    assert rec.result == "PASS"
+    assert rec.test_files[0].added and rec.test_files[0].blob_sha256 is None
+    assert rec.test_files[0].sha256 == hashlib.sha256(files.SEED_LIKE.encode()).hexdigest()
+    assert any("not committed at master" in n for n in rec.notes)
+    assert git(repo, "status", "--porcelain") == ""  # the repo itself is untouched

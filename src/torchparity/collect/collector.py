@@ -43,6 +43,13 @@ class Target:
     ref: str  # as asked ("v2.7.1"), or "local" without a repo
     commit: str  # resolved commit id, "" without a repo
     env: EnvSpec
+    #: test files for this target (empty: the options' files)
+    files: tuple[str, ...] = ()
+    #: files written into the worktree before running (path relative to the repo, bytes):
+    #: a scaffolded test that is not committed at this ref yet
+    overlay: tuple[tuple[str, bytes], ...] = ()
+    #: isolation-probe test selection for this target (empty: the options' patterns)
+    patterns: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -123,6 +130,8 @@ class Collector:
         self._runners: set[Runner] = set()
         self._lock = threading.Lock()
         check_states(options.isolation_states)
+        #: paths that a target may overlay (so planning does not ask git for them)
+        self.overlay_paths: set[str] = set()
         if options.mode not in ("warm", "fresh"):
             raise UsageError(f"unknown run mode {options.mode!r}; use warm or fresh")
 
@@ -148,6 +157,8 @@ class Collector:
             refs = [(r, resolve_commit(root, r)) for r in ref_names]
             for ref, commit in refs:
                 for f in opt.files:
+                    if self._relpath(f) in self.overlay_paths:
+                        continue
                     if blob_bytes(root, commit, self._relpath(f)) is None:
                         raise UsageError(
                             f"test file {f} does not exist at {ref} ({commit[:12]}) in {root}; "
@@ -247,7 +258,8 @@ class Collector:
             env=target.env.name, python=target.env.python, mode=opt.mode, device=device,
             source_branch=opt.source_branch, started=time.time(), torchparity_version=__version__,
         )
-        steps = 1 + len(opt.files) * (1 + (opt.mode == "fresh") + len(opt.isolation_states))
+        n_files = len(target.files or opt.files)
+        steps = 1 + n_files * (1 + (opt.mode == "fresh") + len(opt.isolation_states))
         self.reporter.target_started(target, steps)
         logs = Path(tempfile.mkdtemp(prefix="torchparity-jobs-"))
         try:
@@ -302,14 +314,23 @@ class Collector:
 
     def _run_target(self, rec: TargetRecord, target: Target, root: Path, device: str, logs: Path) -> None:
         opt = self.opt
-        for f in opt.files:
+        added = set()
+        for rel, data in target.overlay:
+            dest = root / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(data)
+            added.add(rel)
+        for f in target.files or opt.files:
             rel = self._relpath(f) if opt.repo is not None else f
             path = (root / rel) if opt.repo is not None else Path(f).absolute()
             blob = None
             if opt.repo is not None:
                 data = blob_bytes(opt.repo, target.commit, rel)
                 blob = sha256_bytes(data) if data is not None else None
-            rec.test_files.append(TestFile(rel, str(path), sha256_file(path), blob))
+            rec.test_files.append(TestFile(rel, str(path), sha256_file(path), blob, added=rel in added))
+            if rel in added:
+                rec.notes.append(f"{rel} is not committed at {target.ref}: it was written into the worktree for this run")
+        patterns = list(target.patterns or opt.patterns)
         runner = make_runner(opt.mode, target.env.python, opt.backend_module, device, logs)
         with self._lock:
             self._runners.add(runner)
@@ -351,7 +372,7 @@ class Collector:
                 for state in opt.isolation_states:
                     iso = self._step(
                         runner, target,
-                        Job("isolation", {"path": tf.abs_path, "state": state, "patterns": opt.patterns},
+                        Job("isolation", {"path": tf.abs_path, "state": state, "patterns": patterns},
                             logs / f"iso-{i}-{state}.log", opt.timeout, str(root)),
                         f"isolation:{state}", tf.path,
                     )

@@ -18,6 +18,7 @@ class TestFile:
     abs_path: str  # where it ran
     sha256: str  # of the bytes that ran
     blob_sha256: str | None = None  # of the git blob at the ref (None without a repo)
+    added: bool = False  # written into the worktree for this run (not committed at the ref)
 
 
 @dataclass
