@@ -271,3 +271,43 @@ def test_overlay_file_runs_in_the_worktree_and_is_noted(tmp_path, make_repo, pyt
     assert rec.test_files[0].sha256 == hashlib.sha256(files.SEED_LIKE.encode()).hexdigest()
     assert any("not committed at master" in n for n in rec.notes)
     assert git(repo, "status", "--porcelain") == ""  # the repo itself is untouched
+
+
+def test_interrupted_run_resumes_without_redoing_finished_targets(tmp_path, make_repo, python_with_torch):
+    marker = tmp_path / "hang-while-this-exists"
+    marker.write_text("")
+    hangs_on_marker = files.HANGING.replace(
+        "    def test_hang(self):\n        time.sleep(600)",
+        f"    def test_hang(self):\n        import os\n        if os.path.exists({str(marker)!r}):\n            time.sleep(600)",
+    )
+    repo = make_repo({"master": {"test/t.py": files.SEED_LIKE}, "v2": {"test/t.py": hangs_on_marker}})
+    cmd = [sys.executable, "-m", "torchparity", "run", "test/t.py", "--repo", str(repo), "--ref", "master",
+           "--ref", "v2", "--python", python_with_torch, "--jobs", "1", "--store", str(tmp_path / "store")]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    st = Store(tmp_path / "store")
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:  # master is stored, v2 is hanging
+        try:
+            if [t.label for t in st.targets(1)] and "v2" in git(repo, "worktree", "list"):
+                break
+        except Exception:
+            pass
+        time.sleep(0.2)
+    time.sleep(1)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    before = {t.label: t for t in st.targets(1)}
+    assert before[f"master@{python_with_torch}"].result == "PASS"
+    assert before[f"v2@{python_with_torch}"].result == "INCOMPLETE"
+    marker.unlink()
+    done = subprocess.run([sys.executable, "-m", "torchparity", "run", "--resume", "1",
+                           "--store", str(tmp_path / "store")], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    after = {t.label: t for t in st.targets(1)}
+    assert {k: v.result for k, v in after.items()} == {
+        f"master@{python_with_torch}": "PASS", f"v2@{python_with_torch}": "PASS"}
+    # the finished target was kept as it was, not run again
+    assert after[f"master@{python_with_torch}"].finished == before[f"master@{python_with_torch}"].finished
+    assert st.run(1).status == "complete" and st.run(1).result == "PASS"
+    assert len(st.runs()) == 1

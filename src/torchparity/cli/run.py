@@ -11,10 +11,30 @@ import typer
 from ..agent.state import states_for_api
 from ..collect import CollectOptions, Collector, api_patterns, select_envs
 from ..config import load_config
-from ..errors import ExitCode
+from ..errors import ExitCode, UsageError
 from ..store import Store
 from ._app import DEFAULT_STORE, INVOCATION, ConfigOpt, DebugOpt, StoreOpt, app, err, out
 from ._progress import ProgressReporter, summary_table
+
+
+#: set by --resume: the run the re-parsed invocation continues
+_CONTINUE: list[int] = []
+
+
+def _resume(run_id: int, store: Path) -> int:
+    """Re-run an interrupted run's own command line into the same run id."""
+    row = Store(store).run(run_id)
+    if row.kind != "run" or not row.argv or row.argv[0] != "run":
+        raise UsageError(f"run {run_id} was not made by 'torchparity run'; it cannot be resumed here")
+    if row.status == "complete":
+        raise UsageError(f"run {run_id} is complete; nothing to resume (see 'torchparity show {run_id}')")
+    from . import main
+
+    argv = [a for a in row.argv if a != "--resume"]
+    if "--store" not in argv:
+        argv += ["--store", str(store)]
+    _CONTINUE.append(run_id)
+    return main(argv)
 
 
 def _sigterm_as_interrupt() -> object:
@@ -28,7 +48,7 @@ def _sigterm_as_interrupt() -> object:
 
 @app.command()
 def run(
-    test_files: Annotated[list[str], typer.Argument(help="Test files (relative to the repo root with --repo).")],
+    test_files: Annotated[list[str] | None, typer.Argument(help="Test files (relative to the repo root with --repo).")] = None,
     repo: Annotated[Path | None, typer.Option("--repo", help="Backend git repository.")] = None,
     ref: Annotated[list[str] | None, typer.Option("--ref", help="Branch, tag or commit (repeatable; default HEAD).")] = None,
     python: Annotated[list[str] | None, typer.Option("--python", help="Interpreter with torch (repeatable).")] = None,
@@ -43,11 +63,14 @@ def run(
     fail_on_leak: Annotated[bool, typer.Option("--fail-on-leak", help="A test that leaves a state changed fails the target.")] = False,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Targets run at once (0: up to the CPU count).")] = 0,
     json_out: Annotated[bool, typer.Option("--json", help="Print the run's records as JSON.")] = False,
+    resume: Annotated[int | None, typer.Option("--resume", help="Finish interrupted run RUN with its own arguments; finished targets are kept.")] = None,
     config: ConfigOpt = None,
     store: StoreOpt = DEFAULT_STORE,
     debug: DebugOpt = False,
 ) -> int:
     """Run TEST_FILE... for every --ref x environment and keep verifiable evidence."""
+    if resume is not None:
+        return _resume(resume, store)
     cfg = load_config(config, repo)
     states: list[str] = list(state or [])
     if isolation and not states and api:
@@ -59,7 +82,7 @@ def run(
         states = []
     patterns = [keyword] if keyword else (api_patterns(api) if api else [])
     options = CollectOptions(
-        files=list(test_files), repo=repo, refs=list(ref or []),
+        files=list(test_files or []), repo=repo, refs=list(ref or []),
         envs=select_envs(cfg, env, python), device=device or cfg.device,
         backend_module=cfg.backend_module, timeout=timeout, mode="fresh" if fresh else "warm",
         isolation_states=states if isolation else [], patterns=patterns,
@@ -75,7 +98,7 @@ def run(
     try:
         with ProgressReporter() as reporter:
             collector.reporter = reporter
-            outcome = collector.run(list(INVOCATION), targets)
+            outcome = collector.run(list(INVOCATION), targets, run_id=_CONTINUE.pop() if _CONTINUE else None)
     except KeyboardInterrupt:
         err.print("interrupted: worktrees and processes cleaned up; the run is marked incomplete", markup=False)
         return int(ExitCode.INTERRUPTED)

@@ -27,7 +27,7 @@ from ..gitrepo import blob_bytes, repo_root, resolve_commit
 from ..store import Store, sha256_bytes, sha256_file
 from .evidence import render_log
 from .outcomes import parse_outcomes
-from .record import Step, TargetRecord, TestFile
+from .record import Step, TargetRecord, TestFile, record_from_json
 from .worktree import worktree
 
 
@@ -182,11 +182,28 @@ class Collector:
         return p.as_posix()
 
     # -- running ----------------------------------------------------------------------------
-    def run(self, argv: list[str], targets: list[Target] | None = None, run_id: int | None = None) -> CollectOutcome:
+    def run(
+        self, argv: list[str], targets: list[Target] | None = None, run_id: int | None = None,
+        kind: str = "run",
+    ) -> CollectOutcome:
+        """Collect every target into run ``run_id`` (a new run when None).
+
+        Given an existing run, targets it already finished (PASS, FAIL, ERROR) are kept
+        as they are and only the others run again: an interrupted run resumes.
+        """
         targets = self.plan() if targets is None else targets
-        if run_id is None:
-            run_id = self.store.new_run("run", argv)
         records: list[TargetRecord] = []
+        if run_id is None:
+            run_id = self.store.new_run(kind, argv)
+        else:
+            self.store.reopen_run(run_id)
+            done = {
+                t.label: t for t in self.store.targets(run_id) if t.result in ("PASS", "FAIL", "ERROR")
+            }
+            for t in targets:
+                if t.label in done and done[t.label].record_sha:
+                    records.append(record_from_json(self.store.read_json(done[t.label].record_sha)))
+            targets = [t for t in targets if t.label not in done]
         jobs = self.opt.jobs or min(len(targets), os.cpu_count() or 1)
         complete = True
         pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="target")
@@ -215,7 +232,7 @@ class Collector:
         finally:
             pool.shutdown(wait=True)
         order = {t.label: i for i, t in enumerate(targets)}
-        records.sort(key=lambda r: order.get(r.label, 0))
+        records.sort(key=lambda r: order.get(r.label, -1))
         self._finish(run_id, records, complete)
         return CollectOutcome(run_id, records, complete)
 

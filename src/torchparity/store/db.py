@@ -165,6 +165,11 @@ class Store:
             )
             return int(cur.lastrowid or 0)
 
+    def reopen_run(self, run_id: int) -> None:
+        """An interrupted run is resumed: it is running again until it finishes."""
+        with self.transaction() as conn:
+            conn.execute("UPDATE runs SET status='running', finished=NULL, result=NULL WHERE id=?", (run_id,))
+
     def finish_run(
         self, run_id: int, result: str, *, status: str = "complete", summary: dict[str, Any] | None = None
     ) -> None:
