@@ -16,7 +16,6 @@ from ..store import Store
 from ._app import DEFAULT_STORE, INVOCATION, ConfigOpt, DebugOpt, StoreOpt, app, err, out
 from ._progress import ProgressReporter, summary_table
 
-
 #: set by --resume: the run the re-parsed invocation continues
 _CONTINUE: list[int] = []
 
