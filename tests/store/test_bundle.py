@@ -1,0 +1,55 @@
+"""Bundles round-trip and catch tampering (real store, real zip)."""
+
+from __future__ import annotations
+
+import zipfile
+
+from torchparity.cli import main
+from torchparity.store import Store
+
+
+def _fill(store: Store) -> int:
+    rid = store.new_run("run", ["run", "t.py"])
+    store.add_target(rid, label="master@py", ref="master", env="py", result="PASS",
+                     log=b"RESULT=PASS\n", record={"label": "master@py", "result": "PASS"})
+    store.put_record("resolve", "torch.add", {"canonical": "torch.add"}, run_id=rid)
+    store.finish_run(rid, "PASS")
+    return rid
+
+
+def test_export_verify_import_round_trip(tmp_path, capsys):
+    src = Store(tmp_path / "a")
+    rid = _fill(src)
+    zpath = tmp_path / "ev.zip"
+    assert main(["bundle", "export", str(rid), "-o", str(zpath), "--store", str(tmp_path / "a")]) == 0
+    assert main(["bundle", "verify", str(zpath)]) == 0
+    assert "OK: 3 files, 1 runs checked" in capsys.readouterr().out
+    assert main(["bundle", "import", str(zpath), "--store", str(tmp_path / "b")]) == 0
+    dst = Store(tmp_path / "b")
+    (t,) = dst.targets(1)
+    orig = src.targets(rid)[0]
+    assert (t.log_sha, t.record_sha, t.result) == (orig.log_sha, orig.record_sha, "PASS")
+    assert dst.latest_record("resolve", "torch.add") == {"canonical": "torch.add"}
+    assert dst.run(1).result == "PASS"
+    # exporting to an existing file is refused, nothing overwritten
+    assert main(["bundle", "export", str(rid), "-o", str(zpath), "--store", str(tmp_path / "a")]) == 2
+
+
+def test_tampered_bundle_fails_and_is_not_imported(tmp_path, capsys):
+    src = Store(tmp_path / "a")
+    rid = _fill(src)
+    zpath = tmp_path / "ev.zip"
+    assert main(["bundle", "export", str(rid), "-o", str(zpath), "--store", str(tmp_path / "a")]) == 0
+    log_sha = src.targets(rid)[0].log_sha
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(zpath) as zin, zipfile.ZipFile(bad, "w") as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            if item.filename == f"blobs/{log_sha}":
+                data = b"RESULT=FAIL\n"
+            zout.writestr(item, data)
+    assert main(["bundle", "verify", str(bad)]) == 1
+    assert f"blobs/{log_sha}: bytes hash to" in capsys.readouterr().out
+    assert main(["bundle", "import", str(bad), "--store", str(tmp_path / "c")]) == 2
+    assert Store(tmp_path / "c").runs() == []
+    assert main(["bundle", "verify", str(tmp_path / "nope.zip")]) == 2
