@@ -214,7 +214,12 @@ class WarmWorker:
         )
 
     def _worker_died(self, job: Job, started: float) -> JobResult:
-        code = self.proc.poll() if self.proc else None
+        code = None
+        if self.proc is not None:
+            try:  # EOF comes before the exit status: give the kernel a moment to report it
+                code = self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                code = None
         self.close()
         self.restarts += 1
         return JobResult(
