@@ -154,3 +154,11 @@ def test_a_fixture_commit_is_deterministic(tmp_path: Path) -> None:
     a = make_repo(tmp_path / "a", {TEST_PATH: GOOD_TEST})
     b = make_repo(tmp_path / "b", {TEST_PATH: GOOD_TEST})
     assert git(a, "rev-parse", "HEAD") == git(b, "rev-parse", "HEAD")  # goldens rely on it
+
+
+def test_run_files_missing_at_the_pr_head_leave_the_checklist_out(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"test/other_test.py": "x = 1\n"})
+    fx = build_fixture(tmp_path / "fx", with_records=False)
+    m = build_report(fx.store, fx.runs, extra={"repo": repo, "range": "master..HEAD"})
+    assert m.checklist is None and "checklist" in m.missing
+    assert [f["path"] for f in m.change["files"]] == ["test/other_test.py"]

@@ -10,23 +10,12 @@ from typing import Annotated, Any
 
 import typer
 
-from ..config import Config, load_config
+from ..config import load_config
 from ..errors import UsageError
 from ..report import KINDS, LANGS, build_report, render
+from ..report.render import config_templates_dir
 from ..store import Store
 from ._app import DEFAULT_STORE, ConfigOpt, DebugOpt, StoreOpt, app, err
-
-
-def templates_dir(config: Config) -> Path | None:
-    """``[report] templates``, relative to the config file that names it."""
-    value = config.report.get("templates")
-    if not value:
-        return None
-    folder = Path(str(value)).expanduser()
-    if not folder.is_absolute():
-        source = Path(config.source)
-        folder = (source.parent if source.is_file() else Path.cwd()) / folder
-    return folder
 
 
 def write_output(text: str, out_file: Path | None) -> None:
@@ -90,7 +79,7 @@ def report(
         err.print("note: --repo without --range: commit titles only; pass --range BASE..HEAD for files and the checklist",
                   markup=False)
     model = build_report(Store(store), runs, api=api, config=cfg, extra=extra)
-    text = render(model, kind, lang, template=template, templates_dir=templates_dir(cfg))
+    text = render(model, kind, lang, template=template, templates_dir=config_templates_dir(cfg))
     write_output(text, out_file)
     if out_file is not None:
         err.print(f"wrote {kind} report of run(s) {', '.join(str(r['id']) for r in model.runs)} to {out_file}",

@@ -46,11 +46,11 @@ HINTS = {
     "resolve": "torchparity resolve API",
     "coverage": "torchparity coverage API --repo R",
     "docs": "torchparity docs check API",
-    "checklist": "torchparity report ... --repo R --range BASE..HEAD (or torchparity checklist)",
+    "checklist": "--repo R --range BASE..HEAD | torchparity checklist --repo R --range BASE..HEAD --file F",
     "repo": "--repo R --range BASE..HEAD",
-    "task_issue": "--task-issue URL or [report] task_issue",
-    "result_issue": "--result-issue URL or [report] result_issue",
-    "source_type": "--source-type " + "|".join(t[0] for t in SOURCE_TYPES) + " or [report] source_type",
+    "task_issue": "--task-issue URL | [report] task_issue",
+    "result_issue": "--result-issue URL | [report] result_issue",
+    "source_type": "--source-type " + "/".join(t[0] for t in SOURCE_TYPES) + " | [report] source_type",
     "targets": "torchparity run ...",
 }
 
@@ -322,7 +322,11 @@ def build_report(
     elif isinstance(given, dict):
         checklist = given
     elif change["from"] == "git":
-        files = list(dict.fromkeys(tf["path"] for t in targets for tf in t.test_files))
+        at_head = {f["path"] for f in change["files"] if f["sha256"]} | {
+            p for p in dict.fromkeys(tf["path"] for t in targets for tf in t.test_files)
+            if blob_bytes(change["repo"], change["head"], p) is not None
+        }
+        files = [p for p in dict.fromkeys(tf["path"] for t in targets for tf in t.test_files) if p in at_head]
         if files:
             records_json = [store.read_json(row.record_sha) for rid in ids for row in store.targets(rid)
                             if row.record_sha]

@@ -18,6 +18,7 @@ from typing import Any
 
 import jinja2
 
+from ..config import Config
 from ..errors import UsageError
 from .junit import render_junit
 from .model import ReportModel
@@ -81,6 +82,18 @@ def tidy(text: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def config_templates_dir(config: Config) -> Path | None:
+    """``[report] templates`` of the config, relative to the config file that names it."""
+    value = config.report.get("templates")
+    if not value:
+        return None
+    folder = Path(str(value)).expanduser()
+    if not folder.is_absolute():
+        source = Path(config.source)
+        folder = (source.parent if source.is_file() else Path.cwd()) / folder
+    return folder
+
+
 def _environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=loader, undefined=jinja2.StrictUndefined, autoescape=False,
@@ -111,7 +124,11 @@ def render(
     template: str | Path | None = None,
     templates_dir: str | Path | None = None,
 ) -> str:
-    """The text of one report kind. ``template`` is a Jinja2 file that replaces the built-in one."""
+    """The text of one report kind.
+
+    ``template`` is a Jinja2 file that replaces the built-in one; ``templates_dir``
+    a team's folder searched first by name (``config_templates_dir(config)``).
+    """
     if kind not in KINDS:
         raise UsageError(f"unknown report kind {kind!r}; use one of {', '.join(KINDS)}")
     if lang not in LANGS:
@@ -136,8 +153,7 @@ def render(
         env = _environment(_loader(templates_dir))
         names = [f"{base}_{lang}.md.j2", f"{base}.md.j2"]
     try:
-        tpl = env.select_template(names)
-        text = tpl.render(m=doc, lang=lang, kind=kind)
+        text = env.select_template(names).render(m=doc, lang=lang, kind=kind)
     except jinja2.TemplateNotFound as exc:
         raise UsageError(f"no template for {kind} ({', '.join(names)}): {exc}") from exc
     except jinja2.TemplateSyntaxError as exc:
@@ -146,7 +162,7 @@ def render(
         ) from exc
     except jinja2.UndefinedError as exc:
         raise UsageError(
-            f"template {tpl.filename or names[0]}: {exc.message}; the report model has no such key "
+            f"template {names[0]}: {exc.message}; the report model has no such key "
             "(see 'torchparity report RUN --kind json' for the keys)"
         ) from exc
     return tidy(text)
