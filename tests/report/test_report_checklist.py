@@ -233,3 +233,10 @@ def test_checklist_verb_exit_codes_and_stored_record(tmp_path: Path, capsys: pyt
     assert stored is not None and stored["passed"] is False
     assert main(["checklist", "--repo", str(good), "--range", RANGE, "--file", "nope.py", "--store", str(store)]) == 2
     assert "ERROR: file nope.py does not exist" in capsys.readouterr().err
+
+
+def test_a_file_that_does_not_parse_fails_the_source_items(tmp_path: Path) -> None:
+    result = run_checklist(tmp_path, GOOD_TEST.replace("def test_set_grad_enabled_clone(self):", "def broken(:"))
+    for item in ("docstring_api", "calls_api", "no_noqa_import", "testcase"):
+        assert status(result, item) == "fail" and "does not parse" in result.item(item).reason
+    assert status(result, "copyright") == "pass"  # a text check still answers

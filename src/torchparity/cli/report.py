@@ -60,7 +60,7 @@ def report(
     store: StoreOpt = DEFAULT_STORE,
     debug: DebugOpt = False,
 ) -> int:
-    """Render a report of RUN... from the evidence store (data first: --kind json is the model)."""
+    """Render a report of runs from the evidence store; --kind json is the model itself."""
     cfg = load_config(config, repo)
     lang = lang or str(cfg.report.get("lang") or "zh")
     if kind not in KINDS:

@@ -17,8 +17,6 @@ STATIC_ALIASES: dict[str, str] = {
     **API_ALIASES,
     "torch.is_grad_enabled": "torch._C.is_grad_enabled",
     "torch.is_inference_mode_enabled": "torch._C.is_inference_mode_enabled",
-    "torch.autograd.grad_mode.inference_mode": "torch.autograd.grad_mode.inference_mode",
-    "torch.autograd.grad_mode.no_grad": "torch.autograd.grad_mode.no_grad",
     "torch.cuda.amp.autocast": "torch.cuda.amp.autocast_mode.autocast",
     "torch.Tensor": "torch._tensor.Tensor",
 }
