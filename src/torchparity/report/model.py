@@ -1,0 +1,313 @@
+"""The report model: one JSON document per task; every text report is a template over it.
+
+Frozen dataclasses for what torchparity itself measured (targets, tests,
+isolation); the records other parts write (resolve, coverage, docs check) are
+carried as JSON, normalised so every key a template reads is present, with
+``None`` (and a hint in ``missing``) where a record was not collected.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..collect.outcomes import ran_count
+from ..collect.record import Step, TargetRecord
+
+REPORT_SCHEMA = "torchparity.report/1"
+
+
+@dataclass(frozen=True)
+class TestResult:
+    __test__ = False  # not a pytest class
+
+    id: str  # as the runner printed it: __main__.TestX.test_y
+    file: str  # the test file (repo-relative)
+    classname: str  # test.npu.test_x.TestX (the file's module path, not __main__)
+    name: str  # test_y
+    outcome: str  # passed | failed | error | skipped | xfail | xpass
+    detail: str = ""  # failure text, when printed
+    message: str = ""  # the exception line of the failure text (one line)
+
+
+@dataclass(frozen=True)
+class IsolationResult:
+    state: str
+    title: str  # GRAD MODE
+    test_file: str
+    status: str  # the agent step's status (OK, FAIL, TIMEOUT, ...)
+    passed: bool
+    skipped: str  # why the probe could not run, "" when it ran
+    tests: tuple[str, ...]  # the tests the probe selected
+    runs: tuple[dict[str, Any], ...]  # {initial, before, after, tests_run, successful}
+    original: Any = None
+    final: Any = None
+    command: str = ""
+
+
+@dataclass(frozen=True)
+class TargetReport:
+    """One target (ref x environment) of one run, with its facts, tests and raw log."""
+
+    run_id: int
+    label: str
+    ref: str
+    commit: str
+    env: str
+    hardware: str  # "Atlas A2" from the config's [envs.X] hardware; "" when not configured
+    mode: str
+    result: str
+    python: str
+    python_version: str | None
+    platform: str | None
+    torch_version: str | None
+    backend_module: str | None
+    backend_version: str | None
+    device_type: str
+    device_available: Any
+    device_count: Any
+    device_name: str | None
+    source_branch: str
+    test_files: tuple[dict[str, Any], ...]
+    commands: tuple[str, ...]
+    exit_codes: tuple[Any, ...]
+    ran: int | None  # the runner's own "Ran N tests" figure
+    tests: tuple[TestResult, ...]
+    counts: dict[str, int]
+    isolation: tuple[IsolationResult, ...]
+    isolation_passed: bool | None  # None: no isolation probe ran
+    leaks: tuple[dict[str, Any], ...]
+    notes: tuple[str, ...]
+    log_sha256: str
+    record_sha256: str
+    log: str
+    facts: dict[str, Any] = field(default_factory=dict)
+    collector_exit_code: int | None = None
+    worktree_remove_exit_code: int | None = None
+    duration: float = 0.0
+
+
+@dataclass(frozen=True)
+class ReportModel:
+    """Everything a report says, as data; ``to_json()`` is the ``--kind json`` output."""
+
+    api: str | None
+    canonical: str | None
+    result: str  # PASS | FAIL | ERROR | INCOMPLETE over all targets
+    runs: tuple[dict[str, Any], ...]
+    targets: tuple[TargetReport, ...]
+    source: dict[str, Any]
+    branches: dict[str, Any]
+    change: dict[str, Any]
+    resolve: dict[str, Any] | None
+    classification: dict[str, Any] | None
+    coverage: dict[str, Any] | None
+    docs: dict[str, Any]
+    upstream: dict[str, Any] | None
+    interface: dict[str, Any]
+    upstream_patch: dict[str, Any]
+    checklist: dict[str, Any] | None
+    conclusion: dict[str, Any]
+    missing: dict[str, str]
+    tool: str = ""
+    schema: str = REPORT_SCHEMA
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# -- targets ------------------------------------------------------------------------------------
+_COUNT_KEYS = ("passed", "failed", "error", "skipped", "xfail", "xpass")
+
+
+_EXC_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Failure|Interrupt|Exit)\b.*")
+
+
+def failure_message(detail: str) -> str:
+    """The exception line of a traceback (the last one), else its last non-empty line; 200 chars at most."""
+    lines = [ln.strip() for ln in detail.strip().splitlines() if ln.strip()]
+    for ln in reversed(lines):
+        if _EXC_LINE.match(ln):
+            return ln[:200]
+    return lines[-1][:200] if lines else ""
+
+
+def _module_path(test_file: str) -> str:
+    """test/npu/test_x.py -> test.npu.test_x (the classname CI tools group by)."""
+    p = test_file[:-3] if test_file.endswith(".py") else test_file
+    return re.sub(r"[/\\]+", ".", p).strip(".") or "tests"
+
+
+def _test_result(raw: dict[str, Any], test_file: str) -> TestResult:
+    tid = str(raw.get("id", ""))
+    if "::" in tid:
+        parts = tid.split("::")
+        name, klass = parts[-1], ".".join(parts[1:-1])
+        module = _module_path(parts[0])
+    else:
+        parts = tid.split(".")
+        name = parts[-1]
+        klass = parts[-2] if len(parts) >= 2 else ""
+        module = _module_path(test_file) if test_file else ".".join(parts[:-2]) or "__main__"
+    classname = f"{module}.{klass}" if klass else module
+    detail = str(raw.get("detail", "") or "")
+    return TestResult(tid, test_file, classname, name, str(raw.get("outcome", "")), detail, failure_message(detail))
+
+
+def _isolation(step: Step) -> IsolationResult:
+    r = step.result or {}
+    sel = r.get("selection") or {}
+    return IsolationResult(
+        state=str(r.get("state") or step.name.split(":", 1)[-1]),
+        title=str(r.get("title") or step.name),
+        test_file=step.test_file,
+        status=step.status,
+        passed=step.ok and bool(r.get("passed")),
+        skipped=str(r.get("skipped") or ""),
+        tests=tuple(str(t) for t in sel.get("tests", []) or []),
+        runs=tuple(dict(x) for x in r.get("runs", []) or []),
+        original=r.get("original"),
+        final=r.get("final"),
+        command=step.command,
+    )
+
+
+def _backend(facts: dict[str, Any]) -> str | None:
+    """The backend module the probe saw: a ``<name>_file`` fact other than torch's."""
+    for key in facts:
+        if key.endswith("_file") and key != "torch_file":
+            return key[: -len("_file")]
+    return None
+
+
+def target_report(
+    rec: TargetRecord, *, run_id: int, log: str, log_sha256: str, record_sha256: str, hardware: str
+) -> TargetReport:
+    facts = rec.probe_facts
+    backend = _backend(facts)
+    dev = str(facts.get("device_type") or rec.device)
+    tests: list[TestResult] = []
+    ran_total: int | None = None
+    for step in rec.full:
+        tests.extend(_test_result(t, step.test_file) for t in step.tests)
+        n = ran_count(step.output)
+        if n is not None:
+            ran_total = (ran_total or 0) + n
+    counts = {k: sum(1 for t in tests if t.outcome == k) for k in _COUNT_KEYS}
+    counts["total"] = len(tests)
+    isolation = tuple(_isolation(s) for s in rec.isolation)
+    device_name = facts.get(f"{dev}_device_name")
+    return TargetReport(
+        run_id=run_id, label=rec.label, ref=rec.ref, commit=rec.commit, env=rec.env, hardware=hardware,
+        mode=rec.mode, result=rec.result, python=rec.python,
+        python_version=_str_or_none(facts.get("python_version")),
+        platform=_str_or_none(facts.get("platform")),
+        torch_version=_str_or_none(facts.get("torch_version")),
+        backend_module=backend,
+        backend_version=_str_or_none(facts.get(f"{backend}_version")) if backend else None,
+        device_type=dev,
+        device_available=facts.get(f"{dev}_available"),
+        device_count=facts.get(f"{dev}_device_count"),
+        device_name=_str_or_none(device_name),
+        source_branch=rec.source_branch,
+        test_files=tuple(asdict(t) for t in rec.test_files),
+        commands=tuple(s.command for s in rec.full),
+        exit_codes=tuple(s.exit_code for s in rec.full),
+        ran=ran_total, tests=tuple(tests), counts=counts, isolation=isolation,
+        isolation_passed=all(i.passed for i in isolation) if isolation else None,
+        leaks=tuple(dict(x) for x in rec.leaks), notes=tuple(rec.notes),
+        log_sha256=log_sha256, record_sha256=record_sha256, log=log, facts=facts,
+        collector_exit_code=rec.collector_exit_code,
+        worktree_remove_exit_code=rec.worktree_remove_exit_code,
+        duration=round(max(0.0, rec.finished - rec.started), 3) if rec.finished else 0.0,
+    )
+
+
+def _str_or_none(v: Any) -> str | None:
+    return None if v is None else str(v)
+
+
+def overall_result(results: list[str]) -> str:
+    """The collector's rule: INCOMPLETE, then ERROR, then FAIL, else PASS (no target: INCOMPLETE)."""
+    if not results or "INCOMPLETE" in results:
+        return "INCOMPLETE"
+    if "ERROR" in results:
+        return "ERROR"
+    if any(r != "PASS" for r in results):
+        return "FAIL"
+    return "PASS"
+
+
+# -- records from other parts, normalised ----------------------------------------------------
+def with_defaults(doc: Any, defaults: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` with every key of ``defaults`` present (unknown keys kept)."""
+    out = dict(defaults)
+    if isinstance(doc, dict):
+        out.update({k: v for k, v in doc.items() if v is not None or k not in defaults})
+    return out
+
+
+_TEST_REF = {"test": "", "path": "", "line": None, "end_line": None, "how": ""}
+
+
+def _tests(items: Any) -> list[dict[str, Any]]:
+    out = []
+    for t in items or []:
+        out.append(with_defaults(t, _TEST_REF) if isinstance(t, dict) else dict(_TEST_REF, test=str(t)))
+    return out
+
+
+def normalise_coverage(doc: dict[str, Any]) -> dict[str, Any]:
+    cov = with_defaults(doc, {"api": None, "canonical": None, "refs": [], "justification_zh": None,
+                              "justification_en": None})
+    refs = []
+    for ref in cov["refs"] or []:
+        r = with_defaults(ref, {"ref": "", "commit": "", "direct": [], "related": [], "weak": [],
+                                "grep": None, "skipped_files": []})
+        r["direct"], r["related"], r["weak"] = _tests(r["direct"]), _tests(r["related"]), _tests(r["weak"])
+        r["grep"] = with_defaults(r["grep"], {"command": None, "pattern": None, "count": None, "matches": []}) \
+            if r["grep"] is not None else None
+        refs.append(r)
+    cov["refs"] = refs
+    return cov
+
+
+def normalise_resolve(doc: dict[str, Any]) -> dict[str, Any]:
+    res = with_defaults(doc, {
+        "query": None, "canonical": None, "aliases": [], "kind": None, "signature": None, "module": None,
+        "source": None, "public": None, "public_reason": None, "docs_url": None, "owner_class": None,
+        "classification": None, "trace": None, "torch_version": None,
+    })
+    if res["classification"] is not None:
+        res["classification"] = with_defaults(res["classification"], {
+            "category": None, "conclusion_zh": None, "conclusion_en": None})
+    if res["trace"] is not None:
+        tr = with_defaults(res["trace"], {"target": None, "ops": [], "total_ops": None,
+                                          "device_tensors_created": None, "devices": []})
+        tr["ops"] = [with_defaults(o, {"op": "", "devices": [], "count": None}) for o in tr["ops"] or []]
+        res["trace"] = tr
+    return res
+
+
+def normalise_docs_check(doc: dict[str, Any]) -> dict[str, Any]:
+    dc = with_defaults(doc, {"api": None, "docs_dir": None, "versions": [], "missing_versions": []})
+    versions = []
+    for v in dc["versions"] or []:
+        n = with_defaults(v, {"version": "", "folder": None, "present": None, "page": None, "line": None,
+                              "kind": None, "products": {}, "restrictions": None, "link": None,
+                              "link_ok": None, "link_problem": None})
+        n["products"] = {
+            code: with_defaults(p, {"name": code, "status": None, "supported": None})
+            for code, p in (n["products"] or {}).items()
+        }
+        versions.append(n)
+    dc["versions"] = versions
+    if not dc["missing_versions"]:
+        dc["missing_versions"] = [v["version"] for v in versions if v["present"] is False]
+    return dc
+
+
+def normalise_docs_add(doc: dict[str, Any]) -> dict[str, Any]:
+    return with_defaults(doc, {"api": None, "files": [], "branch": None, "base": None, "commit": None,
+                               "title": None, "pr": None, "versions": [], "products": {}})
