@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from docs_pages import PRODUCTS, REFERENCE, VERSIONS, folder_of, torch_page
 
-from torchparity.docs import parse_page, read_page
+from torchparity.docs import Product, parse_page, read_page
 from torchparity.docs.model import CLASS, FUNCTION, SUB_METHOD
 
 APIS = [
@@ -159,3 +159,13 @@ def test_parse_speed_is_sane() -> None:
     page = parse_page(text, "t.md", PRODUCTS)
     assert len(page.entries) == 500
     assert time.perf_counter() - t0 < 2.0
+
+
+def test_product_names_match_without_aliases() -> None:
+    from torchparity.docs import Products
+
+    prods = Products([Product("910b", "Atlas A2训练系列产品"), Product("A3", "Atlas A3训练系列产品"),
+                      Product("950", "Ascend 950DT系列产品")])
+    assert prods.by_name("<term>Atlas A2 训练系列产品</term>").code == "910b"  # blanks do not count
+    assert prods.by_name("Ascend 950DT").code == "950"  # the one name it begins
+    assert prods.by_name("Atlas A") is None  # begins two names: no guess

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 #: the three ways pages have written the same kind of entry
@@ -29,6 +30,9 @@ _YES = {"✔", "✓", "√", "☑", "是", "支持", "yes", "y", "true", "suppor
 _NO = {"✘", "✗", "×", "x", "否", "不支持", "暂不支持", "no", "n", "false", "unsupported"}
 
 _TAG = re.compile(r"<[^>]+>")
+_URL = re.compile(r"https?://[^\s)\"'<>\]]+")
+#: ``/docs/2.11/`` (or ``/docs/stable/``...) inside a docs URL
+DOCS_SEGMENT = re.compile(r"/docs/([^/#?\s)]+)/")
 _SPACE = re.compile(r"\s+")
 
 
@@ -96,7 +100,16 @@ class Products:
         return self._by_code.get(code)
 
     def by_name(self, name: str) -> Product | None:
-        return self._by_name.get(self._key(name))
+        """Exact spelling (blanks and tags ignored), else the one product whose name starts with it
+        or that it starts with (``Ascend 950DT`` -> ``Ascend 950DT系列产品``)."""
+        key = self._key(name)
+        found = self._by_name.get(key)
+        if found is None and key:
+            near = {p.code: p for k, p in self._by_name.items() if k.startswith(key) or key.startswith(k)}
+            found = next(iter(near.values())) if len(near) == 1 else None
+            if found is not None:
+                self._by_name[key] = found
+        return found
 
     def order(self, code: str) -> int:
         codes = self.codes
@@ -239,7 +252,6 @@ class Page:
     #: every entry in document order, sub-methods included
     entries: tuple[Entry, ...]
     comments: tuple[Comment, ...] = ()
-    links: tuple[Link, ...] = ()
     div_problems: tuple[DivProblem, ...] = ()
     line_count: int = 0
     _index: dict[str, Entry] = field(default_factory=dict, repr=False, compare=False)
@@ -253,6 +265,26 @@ class Page:
 
     def entries_named(self, api: str) -> list[Entry]:
         return [e for e in self.entries if e.api == api]
+
+    @cached_property
+    def links(self) -> tuple[Link, ...]:
+        """Every upstream-docs URL (one with ``/docs/<segment>/``) outside code fences."""
+        out: list[Link] = []
+        fence = ""
+        for ln, line in enumerate(self.text.split("\n"), 1):
+            s = line.strip()
+            if fence:
+                fence = "" if s.startswith(fence) else fence
+                continue
+            if s.startswith(("```", "~~~")):
+                fence = s[:3]
+                continue
+            if "://" in s:
+                for m in _URL.finditer(s):
+                    seg = DOCS_SEGMENT.search(m.group(0))
+                    if seg:
+                        out.append(Link(m.group(0), ln, seg.group(1)))
+        return tuple(out)
 
     @property
     def ids(self) -> set[str]:

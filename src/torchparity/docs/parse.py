@@ -8,6 +8,7 @@ exact, so an edit can touch only the lines it means to.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -29,7 +30,6 @@ from .model import (
     DivProblem,
     Entry,
     Field,
-    Link,
     Page,
     Products,
     ProductStatus,
@@ -37,13 +37,12 @@ from .model import (
     plain,
     status_of,
 )
-from .versions import DOCS_SEGMENT, version_of_path
+from .versions import version_of_path
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 _MARKER = re.compile(r"^>\s*<font[^>]*>\s*(.*?)\s*</font>\s*$")
 _FIELD = re.compile(r"^\*\*([^*]+?)\*\*\s*[：:]\s*(.*)$")
 _MD_LINK = re.compile(r"\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-_URL = re.compile(r"https?://[^\s)\"'<>\]]+")
 _COMMENT = re.compile(r"<!--(.*?)-->")
 _CODE_SPAN = re.compile(r"`[^`]*`")
 _START = re.compile(r'^\s*npu\s*=\s*"([^"]*)"\s+id([\w-]+)\s*$')
@@ -51,6 +50,8 @@ _END = re.compile(r"^\s*end\s+id([\w-]+)\s*$")
 _TABLE_RULE = re.compile(r"^:?-+:?$")
 _API_NAME = re.compile(r"^[A-Za-z_][\w.]*$")
 _ZW = ("&#8203;", "\u200b")
+_TAGS = re.compile(r"<[^>]+>")
+_COLON = re.compile(r"[：:]")
 
 
 class _Builder:
@@ -90,11 +91,14 @@ class _Builder:
 
 def _heading_api(title: str) -> tuple[str, bool]:
     """API name and whether the heading marks a class (``<code><i>class</i></code> torch.X``)."""
+    if not any(c in title for c in "<&\\`\u200b"):  # the common case: a plain name
+        tokens = title.split()
+        return (tokens[-1].split("(")[0] if tokens else ""), bool(tokens) and tokens[0] == "class"
     text = title
     for zw in _ZW:
         text = text.replace(zw, "")
     is_class = "<i>class</i>" in text
-    text = re.sub(r"<[^>]+>", " ", text).replace("\\_", "_").replace("\\", "").replace("`", " ")
+    text = _TAGS.sub(" ", text).replace("\\_", "_").replace("\\", "").replace("`", " ")
     tokens = text.split()
     if tokens and tokens[0] == "class":
         is_class = True
@@ -131,7 +135,6 @@ def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
     headings: list[tuple[int, str, int]] = []  # non-entry headings: (level, title, line)
     pending_headings: list[_Builder] = []  # level>=3 headings not yet known to be entries
     comments: list[Comment] = []
-    links: list[Link] = []
     problems: list[DivProblem] = []
 
     stack: list[tuple[_Builder | None, int]] = []  # one per open <div>: (its entry or None, line)
@@ -141,7 +144,7 @@ def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
     cache: dict[tuple[str, str, str], tuple[str, str, str, bool | None, bool]] = {}
     in_fence = ""
 
-    def close_owners(at: int, why: str) -> None:
+    def close_owners(why: str) -> None:
         # entries whose <div> is still open when a heading arrives: close them here
         while stack:
             if not owners:
@@ -154,16 +157,15 @@ def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
                 problems.append(DivProblem(item.div_line or item.start,
                                            f"<div> of {item.api} is not closed before {why}"))
 
-    def end_pending(at: int) -> None:
+    def end_pending() -> None:
         nonlocal pending
         if pending is not None and pending.div_line is None:
             pending.end = max(pending.start, pending.last_line)
         pending = None
 
-    for i in range(n):
-        raw = lines[i]
-        line = raw[:-1] if raw.endswith("\r") else raw
-        ln = i + 1
+    if "\r" in text:  # CRLF pages: the model holds lines without their line ends
+        lines = [x[:-1] if x.endswith("\r") else x for x in lines]
+    for ln, line in enumerate(itertools.islice(lines, n), 1):
         s = line.strip()
         cur = owners[-1] if owners else pending
         if in_fence:
@@ -190,8 +192,8 @@ def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
             if m and not (owners and len(m.group(1)) >= 4):  # a #### inside an entry is its text
                 level, title = len(m.group(1)), m.group(2)
                 if owners:
-                    close_owners(ln, f"the heading at line {ln}")
-                end_pending(ln)
+                    close_owners(f"the heading at line {ln}")
+                end_pending()
                 if level >= 3:
                     api, is_class = _heading_api(title)
                     b = _Builder(api, CLASS if is_class else FUNCTION, ln, s)
@@ -218,7 +220,7 @@ def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
                         problems.append(DivProblem(parent.div_line or parent.start,
                                                    f"<div> of {parent.api} is not closed before line {ln}"))
                     parent = parent.parent
-                end_pending(ln)
+                end_pending()
                 parent.field = ""
                 name = m.group(1).split("(")[0].strip()
                 b = _Builder(f"{parent.api}.{name}", SUB_METHOD, ln, s, parent)
@@ -254,11 +256,12 @@ def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
 
         npu, cid = "", ""
         if "<!--" in s:
-            bare = _CODE_SPAN.sub("", s) if "`" in s else s  # `<!-- -->` in code is text
-            found = list(_COMMENT.finditer(bare))
-            own = len(found) == 1 and found[0].group(0) == s
-            for cm in found:
-                body = cm.group(1)
+            if s.startswith("<!--") and s.endswith("-->") and s.count("<!--") == 1:
+                bodies, own = [s[4:-3]], True  # the usual case: the comment is the whole line
+            else:
+                bare = _CODE_SPAN.sub("", s) if "`" in s else s  # `<!-- -->` in code is text
+                bodies, own = [m.group(1) for m in _COMMENT.finditer(bare)], False
+            for body in bodies:
                 ms = _START.match(body)
                 if ms:
                     c = Comment("start", ms.group(2), ln, ms.group(1), own)
@@ -267,9 +270,10 @@ def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
                     continue
                 me = _END.match(body)
                 if me:
-                    comments.append(Comment("end", me.group(1), ln, "", own))
+                    cid = me.group(1)
+                    comments.append(Comment("end", cid, ln, "", own))
                     for k in range(len(open_comments) - 1, -1, -1):
-                        if open_comments[k].id == me.group(1):
+                        if open_comments[k].id == cid:
                             del open_comments[k:]
                             break
                     else:
@@ -281,12 +285,6 @@ def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
                 continue
         if open_comments:
             npu, cid = open_comments[-1].npu, open_comments[-1].id
-
-        if "://" in s:
-            for mu in _URL.finditer(s):
-                md = DOCS_SEGMENT.search(mu.group(0))
-                if md:
-                    links.append(Link(mu.group(0), ln, md.group(1)))
 
         if cur is None:
             continue
@@ -335,7 +333,7 @@ def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
                     name = item[item.index("<term>") + 6: item.index("</term>")]
                     after = item[item.index("</term>") + 7:].lstrip()
                 else:
-                    sep = re.search(r"[：:]", item)
+                    sep = _COLON.search(item)
                     if not sep:
                         continue
                     name, after = item[: sep.start()], item[sep.start():]
@@ -345,10 +343,10 @@ def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
                 cur.products.append(_status_line(prods, name, after[1:], ln, npu, cid, cache))
 
     if owners:
-        close_owners(n + 1, "the end of the page")
+        close_owners("the end of the page")
     for _, opened in stack:
         problems.append(DivProblem(opened, "<div> is never closed"))
-    end_pending(n + 1)
+    end_pending()
 
     # level>=3 headings without a field or a block are sub-headings, not entries
     real = [b for b in builders if b.fields or b.div_line is not None or b.kind == SUB_METHOD]
@@ -423,7 +421,7 @@ def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
     return Page(
         path=path, text=text, version=version if version is not None else version_of_path(path),
         format=page_format, sections=tuple(sections), entries=entries, comments=tuple(comments),
-        links=tuple(links), div_problems=tuple(problems), line_count=n,
+        div_problems=tuple(problems), line_count=n,
     )
 
 

@@ -69,7 +69,7 @@ class DocsTree:
             )
         return self._pages[v]
 
-    def forget(self, version: str, path: str | Path | None = None) -> None:
+    def forget(self, version: str) -> None:
         """Drop cached pages (after a page was written)."""
         self._pages.pop(normalize_version(version), None)
 

@@ -6,13 +6,12 @@ import re
 from pathlib import Path
 
 from ..errors import UsageError
+from .model import DOCS_SEGMENT
 
 FOLDER_PREFIX = "pytorch_"
 _FOLDER = re.compile(r"^pytorch_(\d+)-(\d+)-(\d+)$")
 _FILE_PREFIX = re.compile(r"^pytorch_(\d+)-(\d+)-(\d+)_")
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)$")
-#: ``/docs/2.11/`` (or ``/docs/stable/``...) inside a docs URL
-DOCS_SEGMENT = re.compile(r"/docs/([^/#?\s)]+)/")
 #: the default prefix of an upstream docs URL when a page has no link to learn it from
 DEFAULT_DOCS_BASE = "https://pytorch.org/docs/"
 
