@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 from pathlib import Path
 
 import pytest
-from docs_pages import PRODUCTS, git, torch_page
+from docs_pages import PRODUCTS, REFERENCE, git, torch_page
 
 from torchparity.cli import main
 from torchparity.docs import add_entry, check_api, lint_paths, read_page
@@ -86,12 +85,15 @@ def offset_of_line(text: str, line: int) -> int:
 
 
 def only_insertion(old: str, new: str) -> tuple[int, str]:
-    """(offset, inserted text) when ``new`` is ``old`` plus one inserted run of lines; else fail."""
+    """(offset, inserted text) when ``new`` is ``old`` with one run of whole lines inserted; else fail."""
     a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
-    ops = [op for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if op[0] != "equal"]
-    assert len(ops) == 1 and ops[0][0] == "insert", ops
-    _, i1, _, j1, j2 = ops[0]
-    return sum(len(x) for x in a[:i1]), "".join(b[j1:j2])
+    k = len(b) - len(a)
+    assert k > 0, "nothing was inserted"
+    p = 0
+    while p < len(a) and a[p] == b[p]:
+        p += 1
+    assert b[p + k:] == a[p:], "the change is not a single insertion of whole lines"
+    return sum(len(x) for x in a[:p]), "".join(b[p:p + k])
 
 
 @pytest.mark.parametrize("version", ["2.7.1", "2.9.0", "2.11.0"])
@@ -285,3 +287,51 @@ def test_the_seed_task_four_versions(docs_repo: Path, capsys: pytest.CaptureFixt
     for v in ("2.7.1", "2.9.0", "2.11.0"):
         clone = read_page(page_of(docs_repo, v), PRODUCTS).find(CLONE)
         assert clone.restrictions == "" and clone.restrictions_line is None
+
+
+def test_methods_listed_as_headings_stay_headings(tmp_path: Path) -> None:
+    """A page that lists torch.Tensor.X as entries of their own gets a new heading, not a sub-method."""
+    folder = tmp_path / "pytorch_2-11-0"
+    folder.mkdir()
+    page = folder / "tensors.md"
+    blocks = []
+    for n, api in enumerate(["torch.Tensor", "torch.Tensor.abs", "torch.Tensor.add"]):
+        ids = [3 * n + 1, 3 * n + 2, 3 * n + 3]
+        lines = "".join(
+            f'<!-- npu="{c}" id{i} -->\n- <term>{name}</term>：支持\n<!-- end id{i} -->\n'
+            for c, i, name in zip(("910b", "A3", "950"), ids,
+                                  ("Atlas A2训练系列产品", "Atlas A3训练系列产品", "Ascend 950DT系列产品"), strict=True))
+        blocks.append(f"### {api}\n\n<div style=\"margin-left: 2em\">\n\n**原生文档**：[{api}]"
+                      f"(https://pytorch.org/docs/2.11/generated/{api}.html)\n\n**产品支持情况**：\n\n{lines}\n</div>\n")
+    old = "# torch.Tensor\n\n## Tensor class reference\n\n" + "\n".join(blocks)
+    page.write_text(old, "utf-8")
+    (change,) = add_entry("torch.Tensor.addmm", tmp_path, like="torch.Tensor.add", products=PRODUCTS).changes
+    assert change.kind == "function" and change.ids == ("10", "11", "12")
+    at, block = only_insertion(old, page.read_text("utf-8"))
+    assert at == len(old) and block.startswith("\n### torch.Tensor.addmm\n")
+
+
+needs_reference = pytest.mark.skipif(not REFERENCE.is_dir(), reason="shared reference pages not present")
+
+
+@needs_reference
+def test_add_on_the_real_pages(tmp_path: Path) -> None:
+    table = tmp_path / "pytorch_2-7-1" / "torch.md"
+    listed = tmp_path / "pytorch_2-11-0" / "torch-autograd.md"
+    for src, dst in ((REFERENCE / "pytorch_2-7-1_torch.md", table),
+                     (REFERENCE / "pytorch_2-11-0_torch-autograd.sample.md", listed)):
+        dst.parent.mkdir()
+        dst.write_bytes(src.read_bytes())
+    old_table, old_list = table.read_text("utf-8"), listed.read_text("utf-8")
+    add_entry("torch.Generator.graphsafe_get_state", tmp_path, ["2.7.1"], like="torch.Generator.get_state",
+              products=PRODUCTS)
+    _, block = only_insertion(old_table, table.read_text("utf-8"))
+    assert "| <term>Ascend 950DT</term> | ✘ |" in block and "#torch.Generator.graphsafe_get_state)" in block
+    result = add_entry("torch.autograd.Function.backward", tmp_path, ["2.11.0"],
+                       like="torch.autograd.Function.forward", products=PRODUCTS)
+    (change,) = result.changes
+    used = {c.id for c in read_page(REFERENCE / "pytorch_2-11-0_torch-autograd.sample.md", PRODUCTS).comments}
+    assert change.kind == "sub-method" and not set(change.ids) & used
+    _, block = only_insertion(old_list, listed.read_text("utf-8"))
+    assert block.startswith('> <font size="3">backward()</font>')
+    assert lint_paths([tmp_path], PRODUCTS)[0] == []
