@@ -106,13 +106,15 @@ def check(
     else:
         for r in results:
             _print_check(r)
-        missing = [r for r in results if not r.ok]
-        for r in missing:
+        for r in results:
+            by_parent: dict[str, list[str]] = {}
             for vc in r.versions:
                 if not vc.present and vc.hint:
-                    parent = vc.hint.split(" is at ")[0]
-                    err.print(f"add with: torchparity docs add {r.api} --docs {tree.root} "
-                              f"--version {vc.version} --like {parent}", markup=False)
+                    by_parent.setdefault(vc.hint.split(" is at ")[0], []).append(vc.version)
+            for parent, versions in by_parent.items():
+                flags = " ".join(f"--version {v}" for v in versions)
+                err.print(f"add with: torchparity docs add {r.api} --docs {tree.root} {flags} --like {parent}",
+                          markup=False)
     return int(ExitCode.FAILED) if any(not r.ok for r in results) else 0
 
 

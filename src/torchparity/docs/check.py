@@ -104,7 +104,7 @@ def check_in_tree(tree: DocsTree, api: str, versions: Iterable[str] | None = Non
         why = "" if tree.has_folder(version) else f"no folder {folder_name(version)} in {tree.root}"
         out.append(VersionCheck(version=version, folder=folder_name(version), present=False,
                                 link_problem=why, hint=_hint(tree, api, version) if not why else ""))
-    return CheckResult(api=api, docs_dir=str(tree.root), versions=tuple(out), products=tree.products)
+    return CheckResult(api=api, docs_dir=str(tree.root.resolve()), versions=tuple(out), products=tree.products)
 
 
 def check_api(
