@@ -335,3 +335,14 @@ def test_add_on_the_real_pages(tmp_path: Path) -> None:
     _, block = only_insertion(old_list, listed.read_text("utf-8"))
     assert block.startswith('> <font size="3">backward()</font>')
     assert lint_paths([tmp_path], PRODUCTS)[0] == []
+
+
+def test_a_page_with_unbalanced_divs_is_refused(docs_dir: Path) -> None:
+    page = page_of(docs_dir, "2.11.0")
+    text = page.read_text("utf-8")
+    i = text.index("</div>\n\n### torch.numel")
+    page.write_text(text[:i] + text[i + len("</div>\n\n"):], "utf-8")
+    snapshot = page.read_bytes()
+    with pytest.raises(UsageError, match=r"torch.md:\d+: <div> of torch.is_tensor is not closed.*docs lint"):
+        add_entry(CLONE, docs_dir, ["2.11.0"], like=PARENT, products=PRODUCTS)
+    assert page.read_bytes() == snapshot

@@ -153,3 +153,24 @@ def test_real_pages_are_clean() -> None:
     pages = [REFERENCE / "pytorch_2-7-1_torch.md", REFERENCE / "pytorch_2-11-0_torch-autograd.sample.md"]
     findings, n = lint_paths(pages, PRODUCTS)
     assert n == 2 and findings == []
+
+
+def test_damaged_pages_never_crash_parse_or_lint() -> None:
+    import random
+
+    rng = random.Random(7)
+    sources = [LIST_PAGE, TABLE_PAGE, torch_page("yesno", "2.9.0")]
+    for _ in range(200):
+        lines = rng.choice(sources).split("\n")
+        for _ in range(rng.randint(1, 5)):
+            i = rng.randrange(len(lines))
+            op = rng.random()
+            if op < 0.4:
+                del lines[i]
+            elif op < 0.7:
+                lines.insert(i, lines[rng.randrange(len(lines))])
+            else:
+                lines[i] = lines[i][: rng.randrange(len(lines[i]) + 1)]
+        page = parse_page("\n".join(lines), "x/pytorch_2-11-0/torch.md", PRODUCTS)
+        lint_page(page, PRODUCTS)
+        assert all(1 <= e.start <= e.end <= page.line_count + 1 for e in page.entries)

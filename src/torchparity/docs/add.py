@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import TorchparityError, UsageError
+from ..errors import UsageError
 from .model import FUNCTION, LIST, SUB_METHOD, Entry, Page, Products, Section, status_of
 from .parse import parse_page
 from .render import Status, fresh_ids, learn_style, render_entry
@@ -218,6 +218,10 @@ class _Planner:
         else:
             page, parent = self._function_page(version, like_hit), None
         where = f"{tree.rel(page)}"
+        if page.div_problems:
+            first = page.div_problems[0]
+            raise UsageError(f"{page.path}:{first.line}: {first.message}; fix the page first "
+                             f"(torchparity docs lint {page.path}) and run again")
         statuses = _statuses_of(like_hit[1], where) if like_hit else list((self.statuses or {}).values())
         statuses = _ordered(statuses, tree.products)
         fmt = (parent.format if parent is not None and parent.format else "") or page.format
@@ -334,9 +338,10 @@ class _Planner:
         want = {(s.code, s.supported) for s in statuses}
         have = {(p.code, p.supported) for p in got.products} if got else set()
         if got is None or got.kind != kind or (want != have and got.format != "yesno"):
-            raise TorchparityError(
-                f"internal check failed: the entry written for {self.api} in {page.path} does not read "
-                "back as written; nothing was changed (please report with --debug)"
+            raise UsageError(
+                f"the entry for {self.api} would not read back as written in {page.path} near line {start}; "
+                f"nothing was changed: check the page with torchparity docs lint {page.path} "
+                "(if it is clean, please report this with --debug)"
             )
 
 
