@@ -1,0 +1,240 @@
+"""``torchparity docs check|lint|add|matrix``: the native API support pages of a backend."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from ..config import load_config, load_preset
+from ..docs import (
+    RULES,
+    DocsTree,
+    Product,
+    add_entry,
+    build_matrix,
+    check_in_tree,
+    lint_paths,
+    load_baseline,
+    split_baselined,
+    write_baseline,
+)
+from ..docs.check import CheckResult
+from ..errors import ExitCode, UsageError
+from ._app import ConfigOpt, DebugOpt, JsonOpt, docs_app, err, out
+
+DocsOpt = Annotated[
+    Path | None,
+    typer.Option("--docs", help="The native_api folder (holding pytorch_X-Y-Z/); default: [docs] root under --repo or here."),
+]
+RepoOpt = Annotated[Path | None, typer.Option("--repo", help="Backend repository (its torchparity.toml and docs root).")]
+VersionsOpt = Annotated[
+    list[str] | None, typer.Option("--version", help="PyTorch version, e.g. 2.7.1 (repeatable; default: every folder found).")
+]
+
+
+def _echo(text: str) -> None:
+    typer.echo(text)
+
+
+def _setup(config: Path | None, repo: Path | None) -> tuple[tuple[Product, ...], str]:
+    """Products and the docs root from the config (the torch_npu preset's products when it has none)."""
+    cfg = load_config(config, repo)
+    prods = cfg.products or load_preset("torch_npu").products
+    root = str(cfg.docs.get("root", "docs/zh/api/native_api"))
+    return tuple(Product(p.code, p.name, tuple(p.aliases)) for p in prods), root
+
+
+def _tree(docs: Path | None, repo: Path | None, config: Path | None) -> DocsTree:
+    products, root = _setup(config, repo)
+    if docs is not None:
+        return DocsTree(docs, products, root)
+    for base in ([repo] if repo is not None else []) + [Path.cwd()]:
+        if (base / root).is_dir():
+            return DocsTree(base / root, products, root)
+    where = f"{repo}/{root}" if repo is not None else root
+    raise UsageError(f"no docs folder at {where}; pass --docs DIR (the folder holding pytorch_X-Y-Z/)")
+
+
+def _statuses_text(products: dict[str, Any]) -> str:
+    return " ".join(f"{code}={p['status']}" for code, p in products.items()) or "(no product status)"
+
+
+def _print_check(result: CheckResult) -> None:
+    doc = result.to_json()
+    _echo(doc["api"])
+    width = max((len(v["version"]) for v in doc["versions"]), default=6)
+    for v, vc in zip(doc["versions"], result.versions, strict=True):
+        head = f"  {v['version']:<{width}}  "
+        if v["present"]:
+            link = "link ok" if v["link_ok"] else f"link: {v['link_problem']}"
+            _echo(f"{head}present  {v['page']}:{v['line']}  {v['kind']}  {_statuses_text(v['products'])}  {link}")
+            if v["restrictions"]:
+                first = v["restrictions"].splitlines()[0]
+                more = " …" if "\n" in v["restrictions"] else ""
+                _echo(f"  {'':<{width}}  限制与说明: {first}{more}")
+        else:
+            why = v["link_problem"] or (f"nearest: {vc.hint}" if vc.hint else "no entry")
+            _echo(f"{head}MISSING  {why}")
+
+
+@docs_app.command("check")
+def check(
+    apis: Annotated[list[str], typer.Argument(help="Fully qualified API names.")],
+    docs: DocsOpt = None,
+    version: VersionsOpt = None,
+    json_out: JsonOpt = False,
+    store: Annotated[Path | None, typer.Option("--store", help="Also keep each result as a docs-check record in this store.")] = None,
+    repo: RepoOpt = None,
+    config: ConfigOpt = None,
+    debug: DebugOpt = False,
+) -> int:
+    """Does each API have an entry in every version's pages? (exit 1 when one is missing)"""
+    tree = _tree(docs, repo, config)
+    results = [check_in_tree(tree, api, version) for api in apis]
+    if store is not None:
+        from ..store import Store
+
+        st = Store(store)
+        for r in results:
+            st.put_record("docs-check", r.api, r.to_json())
+    if json_out:
+        _echo(json.dumps([r.to_json() for r in results], ensure_ascii=False, indent=2))
+    else:
+        for r in results:
+            _print_check(r)
+        for r in results:
+            by_parent: dict[str, list[str]] = {}
+            for vc in r.versions:
+                if not vc.present and vc.hint:
+                    by_parent.setdefault(vc.hint.split(" is at ")[0], []).append(vc.version)
+            for parent, versions in by_parent.items():
+                flags = " ".join(f"--version {v}" for v in versions)
+                err.print(f"add with: torchparity docs add {r.api} --docs {tree.root} {flags} --like {parent}",
+                          markup=False)
+    return int(ExitCode.FAILED) if any(not r.ok for r in results) else 0
+
+
+@docs_app.command("lint")
+def lint(
+    paths: Annotated[list[Path] | None, typer.Argument(help="Pages or folders (default: the docs folder).")] = None,
+    json_out: JsonOpt = False,
+    baseline: Annotated[Path | None, typer.Option("--baseline", help="Known findings (from --write-baseline) that do not fail.")] = None,
+    write: Annotated[Path | None, typer.Option("--write-baseline", help="Write every current finding to this file and exit 0.")] = None,
+    docs: DocsOpt = None,
+    repo: RepoOpt = None,
+    config: ConfigOpt = None,
+    debug: DebugOpt = False,
+) -> int:
+    """Check pages against the writing guide's rules: path:line: rule-id message (exit 1 on findings)."""
+    products, _ = _setup(config, repo)
+    targets = list(paths or []) or [_tree(docs, repo, config).root]
+    findings, pages = lint_paths(targets, products)
+    if write is not None:
+        n = write_baseline(write, findings)
+        err.print(f"wrote {n} finding(s) from {pages} page(s) to {write}", markup=False)
+        return 0
+    known: list[Any] = []
+    if baseline is not None:
+        findings, known = split_baselined(findings, load_baseline(baseline), baseline)
+    if json_out:
+        _echo(json.dumps({"pages": pages, "baselined": len(known), "rules": RULES,
+                          "findings": [f.to_json() for f in findings]}, ensure_ascii=False, indent=2))
+    else:
+        for f in findings:
+            _echo(str(f))
+        extra = f", {len(known)} baselined" if baseline is not None else ""
+        err.print(f"{len(findings)} finding(s) in {pages} page(s){extra}", markup=False)
+    return int(ExitCode.FAILED) if findings else 0
+
+
+@docs_app.command("add")
+def add(
+    api: Annotated[str, typer.Argument(help="Fully qualified API name to add.")],
+    version: VersionsOpt = None,
+    like: Annotated[str | None, typer.Option("--like", help="Copy the product statuses of this entry (per version).")] = None,
+    status: Annotated[str | None, typer.Option("--status", help="Statuses, e.g. 910b=支持,A3=支持,950=不支持.")] = None,
+    restriction: Annotated[list[str] | None, typer.Option("--restriction", help="限制与说明 text (repeatable; none: no field).")] = None,
+    kind: Annotated[str, typer.Option("--kind", help="auto | function | sub-method.")] = "auto",
+    section: Annotated[str | None, typer.Option("--section", help="Section heading for a function (default: its relatives').")] = None,
+    link: Annotated[str | None, typer.Option("--link", help="原生文档 URL (default: derived for the version).")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the diff; write nothing.")] = False,
+    docs: DocsOpt = None,
+    json_out: JsonOpt = False,
+    repo: RepoOpt = None,
+    config: ConfigOpt = None,
+    debug: DebugOpt = False,
+) -> int:
+    """Add API's entry, in each page's own format, to every version that lacks it."""
+    tree = _tree(docs, repo, config)
+    result = add_entry(api, tree.root, version, like=like, statuses=status, restrictions=restriction or (),
+                       kind=kind, section=section, link=link, dry_run=dry_run, tree=tree)
+    if json_out:
+        _echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+        return 0
+    for c in result.changes:
+        if c.action == "present":
+            _echo(f"{c.page}:{c.start}: {c.api} already present ({c.kind}); nothing to change")
+            continue
+        where = f"sub-method of {c.parent}" if c.parent else f"section {c.section!r}" if c.section else "page end"
+        ids = f", ids {' '.join(c.ids)}" if c.ids else ""
+        verb = "would add" if dry_run else "added"
+        _echo(f"{c.page}:{c.start}-{c.end}: {verb} {c.api} ({where}, {c.format} format{ids})")
+        if dry_run:
+            _echo(c.diff.rstrip("\n"))
+    if not result.changed:
+        err.print(f"nothing to change: {api} is present in every version checked", markup=False)
+    elif dry_run:
+        err.print("dry run: nothing written", markup=False)
+    return 0
+
+
+@docs_app.command("matrix")
+def matrix(
+    docs: DocsOpt = None,
+    version: VersionsOpt = None,
+    json_out: JsonOpt = False,
+    csv_out: Annotated[bool, typer.Option("--csv", help="CSV rows: api, kind, version, product, status, ...")] = False,
+    repo: RepoOpt = None,
+    config: ConfigOpt = None,
+    debug: DebugOpt = False,
+) -> int:
+    """Every API x version x product status."""
+    if json_out and csv_out:
+        raise UsageError("pass one of --json and --csv")
+    m = build_matrix(versions=version, tree=_tree(docs, repo, config))
+    if json_out:
+        _echo(json.dumps(m.to_json(), ensure_ascii=False, indent=2))
+        return 0
+    if csv_out:
+        typer.echo(m.to_csv(), nl=False)
+        return 0
+    order = " ".join(m.products)
+    out.print(f"{len(m.apis)} APIs x {len(m.versions)} versions; each cell: {order} "
+              "(✔ supported, ✘ not, ? unclear, · no status, — no entry)", markup=False)
+    table = Table(show_edge=False)
+    table.add_column("api", no_wrap=True)
+    for v in m.versions:
+        table.add_column(v, no_wrap=True)
+    for api in m.apis:
+        row = [api]
+        for v in m.versions:
+            c = m.cell(api, v)
+            if c is None:
+                row.append("—")
+                continue
+            marks = ""
+            for code in m.products:
+                ok = c.statuses.get(code, ("", "none"))[1]
+                marks += "·" if ok == "none" else "?" if ok is None else "✔" if ok else "✘"
+            row.append(marks)
+        table.add_row(*row)
+    out.print(table)
+    for v in m.versions:
+        missing = len(m.missing(v))
+        if missing:
+            out.print(f"{v}: {missing} of {len(m.apis)} APIs have no entry", markup=False)
+    return 0

@@ -1,0 +1,122 @@
+"""Check that an API has an entry in each version's pages: where, which statuses, whether its link fits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .model import Entry, Page, Products, ProductStatus
+from .tree import DocsTree
+from .versions import folder_name, link_problem
+
+
+@dataclass(frozen=True)
+class VersionCheck:
+    """One version's answer for one API."""
+
+    version: str
+    folder: str
+    present: bool
+    page: str | None = None
+    line: int | None = None
+    kind: str | None = None
+    format: str | None = None
+    products: tuple[ProductStatus, ...] = ()
+    restrictions: str = ""
+    link: str | None = None
+    link_ok: bool = False
+    link_problem: str = ""
+    #: for a missing entry: where its parent or closest relative is, to add it next to
+    hint: str = ""
+
+    def to_json(self, products: Products | None = None) -> dict[str, Any]:
+        prods: dict[str, Any] = {}
+        for p in self.products:
+            known = products.by_code(p.code) if products else None
+            prods[p.code] = {
+                "name": known.name if known is not None else p.name,
+                "status": p.status,
+                "supported": p.supported,
+            }
+        return {
+            "version": self.version, "folder": self.folder, "present": self.present,
+            "page": self.page, "line": self.line, "kind": self.kind, "products": prods,
+            "restrictions": self.restrictions, "link": self.link, "link_ok": self.link_ok,
+            "link_problem": self.link_problem,
+        }
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Every requested version's answer for one API (``to_json`` is the stored record)."""
+
+    api: str
+    docs_dir: str
+    versions: tuple[VersionCheck, ...]
+    products: Products | None = None
+
+    @property
+    def missing_versions(self) -> list[str]:
+        return [v.version for v in self.versions if not v.present]
+
+    @property
+    def ok(self) -> bool:
+        return not self.missing_versions
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "api": self.api, "docs_dir": self.docs_dir,
+            "versions": [v.to_json(self.products) for v in self.versions],
+            "missing_versions": self.missing_versions,
+        }
+
+
+def _hint(tree: DocsTree, api: str, version: str) -> str:
+    """Where the closest enclosing API has an entry in this version (for ``docs add``)."""
+    parts = api.split(".")
+    for k in range(len(parts) - 1, 0, -1):
+        found = tree.find(".".join(parts[:k]), version)
+        if found is not None:
+            page, entry = found
+            return f"{entry.api} is at {tree.rel(page)}:{entry.start}"
+    return ""
+
+
+def _present(tree: DocsTree, version: str, page: Page, entry: Entry) -> VersionCheck:
+    problem = link_problem(entry.link, entry.api, version, entry.kind)
+    return VersionCheck(
+        version=version, folder=folder_name(version), present=True, page=tree.rel(page),
+        line=entry.start, kind=entry.kind, format=entry.format, products=entry.products,
+        restrictions=entry.restrictions, link=entry.link, link_ok=not problem, link_problem=problem,
+    )
+
+
+def check_in_tree(tree: DocsTree, api: str, versions: Iterable[str] | None = None) -> CheckResult:
+    """``check_api`` over an already opened tree (pages are parsed once for many APIs)."""
+    out = []
+    for version in tree.pick_versions(versions):
+        found = tree.find(api, version)
+        if found is not None:
+            out.append(_present(tree, version, *found))
+            continue
+        why = "" if tree.has_folder(version) else f"no folder {folder_name(version)} in {tree.root}"
+        out.append(VersionCheck(version=version, folder=folder_name(version), present=False,
+                                link_problem=why, hint=_hint(tree, api, version) if not why else ""))
+    return CheckResult(api=api, docs_dir=str(tree.root.resolve()), versions=tuple(out), products=tree.products)
+
+
+def check_api(
+    api: str,
+    docs_dir: str | Path,
+    versions: Iterable[str] | None = None,
+    products: Iterable[Any] = (),
+    root_hint: str = "",
+) -> CheckResult:
+    """Whether ``api`` has an entry in each version under ``docs_dir`` (all versions found if None).
+
+    ``products`` are the configured products (objects with code, name, aliases);
+    ``root_hint`` lets ``docs_dir`` be a backend repository (e.g. ``docs/zh/api/native_api``).
+    """
+    return check_in_tree(DocsTree(docs_dir, products, root_hint), api, versions)

@@ -1,0 +1,99 @@
+"""A native_api folder: its version folders and their parsed pages, read once and looked up by API."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from .model import Entry, Page, Products
+from .parse import page_files, read_page
+from .versions import discover, folder_name, normalize_version, resolve_docs_dir, version_key
+
+
+def module_of_page(path: str | Path) -> str:
+    """The module a page is named after: ``torch-autograd.md`` -> ``torch.autograd``."""
+    stem = Path(path).stem
+    if stem.endswith(".sample"):
+        stem = stem[: -len(".sample")]
+    if stem.startswith("pytorch_") and "_" in stem[8:]:
+        stem = stem[8:].split("_", 1)[1]  # pytorch_2-7-1_torch -> torch (flattened copies)
+    return stem.replace("-", ".").replace("_", ".")
+
+
+def module_score(api: str, module: str) -> int:
+    """How many leading components of ``api`` the module name covers (0: none)."""
+    a, m = api.split("."), module.split(".")
+    if len(m) > len(a) or a[: len(m)] != m:
+        return 0
+    return len(m)
+
+
+class DocsTree:
+    """The pages of every version under one native_api folder, parsed on first use."""
+
+    def __init__(self, docs_dir: str | Path, products: Iterable[Any] = (), root_hint: str = "") -> None:
+        self.root = resolve_docs_dir(docs_dir, root_hint)
+        self.products = products if isinstance(products, Products) else Products(products)
+        self._pages: dict[str, list[Page]] = {}
+
+    def versions(self) -> list[str]:
+        return discover(self.root)
+
+    def pick_versions(self, versions: Iterable[str] | None) -> list[str]:
+        """``versions`` normalised (``v2.7.1`` -> ``2.7.1``), or every version found."""
+        if versions:
+            picked = list(dict.fromkeys(normalize_version(v) for v in versions))
+            return sorted(picked, key=version_key)
+        found = self.versions()
+        if not found:
+            raise UsageError(
+                f"no pytorch_<X-Y-Z> folder in {self.root}; pass --docs with the native_api folder "
+                "(docs/zh/api/native_api of the backend repository)"
+            )
+        return found
+
+    def folder(self, version: str) -> Path:
+        return self.root / folder_name(version)
+
+    def has_folder(self, version: str) -> bool:
+        return self.folder(version).is_dir()
+
+    def pages(self, version: str) -> list[Page]:
+        v = normalize_version(version)
+        if v not in self._pages:
+            folder = self.folder(v)
+            self._pages[v] = (
+                [read_page(p, self.products, v) for p in page_files(folder)] if folder.is_dir() else []
+            )
+        return self._pages[v]
+
+    def forget(self, version: str) -> None:
+        """Drop cached pages (after a page was written)."""
+        self._pages.pop(normalize_version(version), None)
+
+    def rel(self, page: Page | str | Path) -> str:
+        p = Path(page.path if isinstance(page, Page) else page)
+        try:
+            return p.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return str(p)
+
+    def find(self, api: str, version: str) -> tuple[Page, Entry] | None:
+        """The entry for ``api`` in ``version``; the page named after its module wins a tie."""
+        hits = [(page, e) for page in self.pages(version) for e in page.entries_named(api)]
+        if not hits:
+            return None
+        hits.sort(key=lambda h: (-module_score(api, module_of_page(h[0].path)), h[0].path, h[1].start))
+        return hits[0]
+
+    def module_page(self, api: str, version: str) -> Page | None:
+        """The page named after the longest module prefix of ``api`` (``torch.md`` for ``torch.x``)."""
+        best: tuple[int, str] = (0, "")
+        chosen = None
+        for page in self.pages(version):
+            score = module_score(api, module_of_page(page.path))
+            if score > best[0] or (score == best[0] and score and page.path < best[1]):
+                best, chosen = (score, page.path), page
+        return chosen

@@ -1,0 +1,140 @@
+"""Versions and their folders (``2.7.1`` <-> ``pytorch_2-7-1``) and the links a version's pages use."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..errors import UsageError
+from .model import DOCS_SEGMENT
+
+FOLDER_PREFIX = "pytorch_"
+_FOLDER = re.compile(r"^pytorch_(\d+)-(\d+)-(\d+)$")
+_FILE_PREFIX = re.compile(r"^pytorch_(\d+)-(\d+)-(\d+)_")
+_VERSION = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)$")
+#: the default prefix of an upstream docs URL when a page has no link to learn it from
+DEFAULT_DOCS_BASE = "https://pytorch.org/docs/"
+
+
+def normalize_version(text: str) -> str:
+    """``2.7.1``, ``v2.7.1`` or ``pytorch_2-7-1`` -> ``2.7.1``; anything else is a usage error."""
+    raw = text.strip().rstrip("/")
+    m = _VERSION.match(raw) or _FOLDER.match(Path(raw).name)
+    if not m:
+        raise UsageError(
+            f"version {text!r} is not X.Y.Z; write it like 2.7.1 (folder pytorch_2-7-1)"
+        )
+    return ".".join(str(int(g)) for g in m.groups())
+
+
+def folder_name(version: str) -> str:
+    """``2.11.0`` -> ``pytorch_2-11-0``."""
+    return FOLDER_PREFIX + normalize_version(version).replace(".", "-")
+
+
+def version_of_folder(name: str) -> str:
+    """``pytorch_2-11-0`` -> ``2.11.0``; "" when the name is not a version folder."""
+    m = _FOLDER.match(name)
+    return ".".join(str(int(g)) for g in m.groups()) if m else ""
+
+
+def version_of_path(path: str | Path) -> str:
+    """The version of a page from its folder, or from a ``pytorch_X-Y-Z_`` file-name prefix."""
+    p = Path(path)
+    found = version_of_folder(p.parent.name)
+    if found:
+        return found
+    m = _FILE_PREFIX.match(p.name)
+    return ".".join(str(int(g)) for g in m.groups()) if m else ""
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in version.split("."))
+
+
+def docs_short(version: str) -> str:
+    """The docs URL segment of a version: ``2.11.0`` -> ``2.11``."""
+    major, minor, _ = normalize_version(version).split(".")
+    return f"{major}.{minor}"
+
+
+def docs_segment(url: str) -> str:
+    """The ``X.Y`` of ``/docs/X.Y/`` in a URL, "" when there is none."""
+    m = DOCS_SEGMENT.search(url)
+    return m.group(1) if m else ""
+
+
+def discover(docs_dir: Path) -> list[str]:
+    """Versions with a ``pytorch_X-Y-Z`` folder under ``docs_dir``, oldest first."""
+    found = [version_of_folder(p.name) for p in docs_dir.iterdir() if p.is_dir()]
+    return sorted((v for v in found if v), key=version_key)
+
+
+def resolve_docs_dir(path: str | Path, root_hint: str = "") -> Path:
+    """The folder holding the ``pytorch_X-Y-Z`` folders.
+
+    ``path`` may be that folder, or a backend repository whose ``root_hint``
+    (the config's ``[docs] root``, e.g. ``docs/zh/api/native_api``) holds it.
+    """
+    p = Path(path)
+    if not p.is_dir():
+        raise UsageError(f"docs folder not found: {p}; pass --docs with the native_api folder")
+    if root_hint and not any(version_of_folder(c.name) for c in p.iterdir() if c.is_dir()):
+        nested = p / root_hint
+        if nested.is_dir():
+            return nested
+    return p
+
+
+def link_version_problem(url: str, version: str) -> str:
+    """Why ``url`` is not a link into ``version``'s docs ("" when it is, or the version is unknown)."""
+    if not version:
+        return ""
+    want = docs_short(version)
+    found = docs_segment(url)
+    if not found:
+        return f"link has no /docs/<version>/ segment (want /docs/{want}/)"
+    if found != want:
+        return f"link is for /docs/{found}/, want /docs/{want}/"
+    return ""
+
+
+def link_api_problem(url: str, api: str, kind: str) -> str:
+    """Why ``url`` does not point at ``api`` ("" when its anchor or its page names it)."""
+    page, _, anchor = url.partition("#")
+    stem = page.rstrip("/").rsplit("/", 1)[-1]
+    stem = stem[:-5] if stem.endswith(".html") else stem
+    if anchor:
+        # upstream sometimes repeats the module in anchors (#torch.torch.default_generator)
+        ok = anchor == api or anchor.endswith("." + api)
+        return "" if ok else f"link anchor #{anchor} does not name {api}"
+    if stem == api:
+        return ""
+    if kind == "sub-method":
+        return f"sub-method link wants the anchor form ...#{api}"
+    return f"link page {stem}.html does not name {api}"
+
+
+def link_problem(url: str | None, api: str, version: str, kind: str) -> str:
+    """Why ``url`` is not the right docs link for ``api`` in ``version`` ("" when it is)."""
+    if not url:
+        return "no 原生文档 link"
+    problems = [link_version_problem(url, version), link_api_problem(url, api, kind)]
+    return "; ".join(p for p in problems if p)
+
+
+def docs_base(urls: list[str]) -> str:
+    """The URL prefix up to ``/docs/`` most links use (``https://pytorch.org/docs/``)."""
+    counts: dict[str, int] = {}
+    for url in urls:
+        m = DOCS_SEGMENT.search(url)
+        if m:
+            base = url[: m.start()] + "/docs/"
+            counts[base] = counts.get(base, 0) + 1
+    return max(counts, key=lambda b: counts[b]) if counts else DEFAULT_DOCS_BASE
+
+
+def with_version(url: str, version: str) -> str:
+    """``url`` with its ``/docs/X.Y/`` segment set to ``version``'s."""
+    want = f"/docs/{docs_short(version)}/"
+    return DOCS_SEGMENT.sub(want, url, count=1) if DOCS_SEGMENT.search(url) else url

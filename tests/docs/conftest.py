@@ -1,0 +1,22 @@
+"""Fixtures for the docs tests: a native_api folder of fixture pages (see docs_pages.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from docs_pages import git, write_docs
+
+
+@pytest.fixture
+def docs_dir(tmp_path: Path) -> Path:
+    return write_docs(tmp_path / "native_api")
+
+
+@pytest.fixture
+def docs_repo(docs_dir: Path) -> Path:
+    """The fixture folder as a git repository with one commit (for git diff --check)."""
+    assert git(docs_dir, "init", "-q").returncode == 0
+    git(docs_dir, "add", "-A")
+    assert git(docs_dir, "commit", "-qm", "pages").returncode == 0
+    return docs_dir
