@@ -7,8 +7,7 @@ the structured answer.
 
 import os
 
-from . import backend, probe, state, testrun
-from . import resolve, trace
+from . import backend, probe, resolve, state, testrun, trace
 
 
 class Context(object):

@@ -169,7 +169,8 @@ def _pick(found):
 
 def locate(name, backend_module=""):
     """Find ``name`` (qualified, short or moved); returns Found or raises NotFound."""
-    parts = [p for p in name.strip().split(".") if p]
+    name = re.sub(r"\(\)$", "", name.strip().strip("`"))  # ``torch.Tensor.add_()`` as written in prose
+    parts = [p for p in name.split(".") if p]
     if not parts:
         raise NotFound(name, "", name, [])
     name = ".".join(parts)
@@ -315,7 +316,7 @@ def kind_of(hit):
         if storage and issubclass(obj, storage):
             return "storage-class", "storage class", raw, definer
         if _is_context_manager(obj):
-            deco = callable(getattr(obj, "__call__", None)) and "__call__" in _class_attrs(obj)
+            deco = "__call__" in _class_attrs(obj)
             return ("context-manager", "context manager and decorator" if deco else "context manager",
                     raw, definer)
         python = _class_source(obj) is not None

@@ -93,6 +93,18 @@ def _tensors(obj, tensor_type, out):
     return out
 
 
+def _skip_dynamo_import(fn):
+    """Spare the first dispatch a ~2 s ``import torch._dynamo`` (every forked job would pay it).
+
+    torch wraps a mode's handler in ``torch._disable_dynamo``, which imports
+    dynamo on the first call and caches the result on the function as
+    ``__dynamo_disable``. Without dynamo loaded nothing can be compiling, so the
+    handler itself is the right cache entry; once dynamo is loaded, leave it be.
+    """
+    if "torch._dynamo" not in sys.modules:
+        setattr(fn, "__dynamo_disable", fn)
+
+
 def _op_name(func):
     name = getattr(func, "name", None)
     if callable(name):
@@ -144,14 +156,14 @@ class Recorder(object):
             return None
         recorder = self
 
-        class _TraceMode(base):
-            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                kwargs = kwargs or {}
-                out = func(*args, **kwargs)
-                recorder.record(func, args, kwargs, out)
-                return out
+        def dispatch(mode, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            out = func(*args, **kwargs)
+            recorder.record(func, args, kwargs, out)
+            return out
 
-        return _TraceMode()
+        _skip_dynamo_import(dispatch)
+        return type(base)("_TraceMode", (base,), {"__torch_dispatch__": dispatch})()
 
     def result(self, target, status="ok", error=""):
         ops = [{"op": op, "devices": list(devs), "count": n}
@@ -305,22 +317,23 @@ def op_trace(ctx, args):
     torch, device_type = ctx.torch, ctx.device_type
     if args.get("file"):
         out = trace_file(torch, device_type, args["file"], args.get("patterns", []))
-    elif args.get("call"):
-        ns = {}
-        target = args.get("target") or "code"
-        if args.get("api"):
-            res = resolve_mod.resolve(args["api"], ctx.backend_module or "")
-            api, owner, name = _objects(res)
-            ns = {"api": api, "owner": owner, "name": name}
-            target = "%s: %s" % (res["canonical"], args["call"].strip().splitlines()[0])
-        out = trace_code(torch, device_type, target, args["call"], args.get("setup", ""),
-                         args.get("teardown", ""), ns)
-    else:
+        return {"trace": out, "torch_version": str(torch.__version__), "exit_code": 0}
+    res = None
+    if args.get("api"):
         try:
             res = resolve_mod.resolve(args["api"], ctx.backend_module or "")
         except resolve_mod.NotFound as exc:
             return {"trace": None, "unresolved": resolve_mod.resolve_many([exc.name])[0],
                     "exit_code": 0}
+    if args.get("call"):
+        ns, target = {}, "code: %s" % args["call"].strip().splitlines()[0]
+        if res is not None:
+            api, owner, name = _objects(res)
+            ns = {"api": api, "owner": owner, "name": name}
+            target = "%s, %s" % (res["canonical"], target)
+        out = trace_code(torch, device_type, target, args["call"], args.get("setup", ""),
+                         args.get("teardown", ""), ns)
+    else:
         out = trace_sample(ctx, res)
         if out is None:
             out = Recorder(torch, device_type).result(

@@ -65,9 +65,10 @@ def name_patterns(name: str) -> list[str]:
 class AgentSession:
     """One runner (warm worker or fresh interpreters) for a batch of resolve/trace jobs."""
 
-    def __init__(self, runner: Runner, log_dir: Path) -> None:
+    def __init__(self, runner: Runner, log_dir: Path, keep_logs: bool = True) -> None:
         self.runner = runner
         self.log_dir = log_dir
+        self.keep_logs = keep_logs
         self._n = 0
 
     def call(self, op: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
@@ -77,10 +78,10 @@ class AgentSession:
         if not res.result:
             tail = [ln for ln in res.output.strip().splitlines() if ln.strip()][-1:]
             detail = f": {tail[0]}" if tail else ""
+            where = f"; its log: {output}" if self.keep_logs else "; rerun with --debug for the traceback"
             raise EnvironmentBroken(
                 f"agent job {op!r} in {self.runner.python} ended {res.status}"
-                f"{f' (exit {res.exit_code})' if res.exit_code is not None else ''}{detail}; "
-                f"its log: {output}"
+                f"{f' (exit {res.exit_code})' if res.exit_code is not None else ''}{detail}{where}"
             )
         return res.result
 
@@ -96,7 +97,7 @@ def agent_session(python: str, backend_module: str = "", device: str = "auto", *
     log_dir.mkdir(parents=True, exist_ok=True)
     runner = make_runner(mode, python, backend_module, device, log_dir)
     try:
-        yield AgentSession(runner, log_dir)
+        yield AgentSession(runner, log_dir, keep_logs=tmp is None)
     finally:
         runner.close()
         if tmp is not None:
@@ -216,7 +217,10 @@ def trace_call(
         answer = s.call("trace", args, RESOLVE_TIMEOUT)
     if answer.get("unresolved"):
         raise unresolved_error([answer["unresolved"]])
-    return Trace.from_json(answer["trace"])
+    result = Trace.from_json(answer["trace"])
+    if result.status == "no-sample":
+        raise UsageError(f"{result.error} with --call CODE (it sees torch, device, api, owner)")
+    return result
 
 
 def _check_code(code: str, flag: str) -> None:
