@@ -73,6 +73,7 @@ def test_json_shape(infos):
     assert set(doc["classification"]) >= {"category", "conclusion_zh", "conclusion_en"}
     assert set(doc["trace"]) >= {"target", "ops", "total_ops", "device_tensors_created", "devices"}
     assert doc["trace"]["ops"][0] == {"op": "aten::zero_", "devices": ["cpu"], "count": 1}
+    assert "traces" not in doc  # only the call sample ran: it is ``trace``
     json.dumps(doc, ensure_ascii=False)
 
 
@@ -84,6 +85,7 @@ def test_the_apis_tests_are_the_classifying_trace(session, test_files):
         "test_grad_mode_clone_fixture.TestGradModeClone.test_set_grad_enabled_clone"]
     assert "测试" in info.classification.conclusion_zh
     assert len(info.traces) == 2  # the call sample and the file
+    assert [t["target"] for t in info.to_json()["traces"]][1].startswith("test_grad_mode_clone_fixture.py")
 
 
 def test_trace_file_shows_mul_on_cpu(session, test_files):

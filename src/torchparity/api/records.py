@@ -247,7 +247,8 @@ class ApiInfo:
             "resolved_via": r.resolved_via,
             "classification": self.classification.to_json(),
             "trace": self.trace.to_json() if self.trace is not None else None,
-            "traces": [t.to_json() for t in self.traces],
             "device_type": self.device_type,
             "torch_version": r.torch_version,
+            **({"traces": [t.to_json() for t in self.traces]}
+               if self.traces and list(self.traces) != [self.trace] else {}),
         }

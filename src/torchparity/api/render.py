@@ -17,36 +17,42 @@ MAX_OPS_ROWS = 15
 
 
 def _ops_cell(trace: Trace | None) -> str:
+    """Operator calls in the classifying trace: a count, or why there is none."""
     if trace is None:
-        return "not traced"
+        return "-"
     if not trace.ok:
-        return f"{trace.status}: {trace.error}" if trace.error else trace.status
-    if not trace.total_ops:
-        return "0 ops, 0 tensors" if not trace.tensors_total else f"0 ops, {trace.tensors_total} tensors"
-    top = trace.ops[0]
-    more = f" +{len(trace.ops) - 1} more" if len(trace.ops) > 1 else ""
-    calls = f"{trace.total_ops} op" + ("" if trace.total_ops == 1 else "s")
-    return f"{calls}: {top.op}×{top.count} on {'/'.join(top.devices) or '-'}{more}"
+        return trace.status
+    return str(trace.total_ops)
+
+
+def _calls(n: int) -> str:
+    return f"{n} operator call" + ("" if n == 1 else "s")
 
 
 def summary_table(infos: list[ApiInfo]) -> Table:
     table = Table(title="API resolution", title_justify="left")
-    for col in ("query", "canonical", "kind", "source", "public", "category", "trace"):
-        table.add_column(col, overflow="fold")
+    table.add_column("API (→ canonical)", no_wrap=True)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("source", no_wrap=True)
+    table.add_column("public")
+    table.add_column("category", no_wrap=True)
+    table.add_column("ops", no_wrap=True, justify="right")
     for info in infos:
         r = info.resolution
+        name = r.query if r.query == r.canonical else f"{r.query}\n→ {r.canonical}"
         style = _CATEGORY_STYLE.get(info.category, "")
         table.add_row(
-            escape(r.query), escape(r.canonical), r.kind, escape(r.source),
-            "yes" if r.public else "no", f"[{style}]{info.category}[/]", escape(_ops_cell(info.trace)),
+            escape(name), r.kind, escape(r.source), "yes" if r.public else "no",
+            f"[{style}]{info.category}[/]", escape(_ops_cell(info.trace)),
         )
     return table
 
 
 def trace_table(trace: Trace) -> Table:
     """Operators dispatched, grouped by (operator, devices), with counts."""
-    title = (f"{trace.target}: {trace.total_ops} operator calls, "
-             f"{trace.device_tensors_created} tensors created on {trace.device_type}")
+    n = trace.device_tensors_created
+    title = (f"{trace.target}: {_calls(trace.total_ops)}, "
+             f"{n} tensor{'' if n == 1 else 's'} created on {trace.device_type}")
     table = Table(title=escape(title), title_justify="left", show_edge=False)
     table.add_column("operator")
     table.add_column("devices")
@@ -67,13 +73,18 @@ def _trace_lines(trace: Trace | None) -> str:
     head = f"{trace.target} [{trace.status}]"
     if trace.error:
         head += f": {trace.error}"
-    facts = (f"{trace.total_ops} operator calls; tensors created: "
+    facts = (f"{_calls(trace.total_ops)}; tensors created: "
              f"{dict(trace.tensors_created) or 0}; devices: {', '.join(trace.devices) or '-'}")
     if trace.tests_run is not None:
         facts += f"; tests run: {trace.tests_run} ({'passed' if trace.successful else 'not all passed'})"
     if trace.ignored_ops:
         facts += "; bookkeeping ops not counted: " + ", ".join(f"{o.op}×{o.count}" for o in trace.ignored_ops)
     return f"{head}\n{facts}"
+
+
+def per_test_lines(trace: Trace) -> list[str]:
+    """``N ops  test id`` for each selected test of a file trace."""
+    return [f"{t.ops:6d} ops  {t.id}" for t in trace.tests]
 
 
 def detail(info: ApiInfo) -> Text:

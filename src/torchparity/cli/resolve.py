@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from ..api import resolve_api, trace_call, trace_file
-from ..api.render import render, trace_table
+from ..api.render import per_test_lines, render, trace_table
 from ..config import load_config
 from ..errors import ExitCode, UsageError
 from ..store import Store
@@ -96,6 +96,8 @@ def trace_cmd(
         out.print(trace_table(result))
         if result.error:
             out.print(f"{result.status}: {result.error}", markup=False)
+        for line in per_test_lines(result):
+            out.print(line, markup=False)
         if result.tests_run is not None:
             out.print(f"tests run: {result.tests_run}; "
                       f"{'all passed' if result.successful else 'not all passed'}", markup=False)
