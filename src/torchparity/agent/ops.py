@@ -7,7 +7,7 @@ the structured answer.
 
 import os
 
-from . import backend, probe, state, testrun
+from . import backend, probe, resolve, state, testrun, trace
 
 
 class Context(object):
@@ -74,4 +74,6 @@ OPS = {
     "run_file": op_run_file,
     "isolation": op_isolation,
     "states": op_states,
+    "resolve": resolve.op_resolve,
+    "trace": trace.op_trace,
 }

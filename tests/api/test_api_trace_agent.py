@@ -1,0 +1,90 @@
+"""The dispatch recorder in-process: code traces against the real torch (CPU build)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def _trace(agent_trace, torch_mod, call, setup="", teardown="", ns=None):
+    return agent_trace.trace_code(torch_mod, "cpu", "test", call, setup, teardown, ns)
+
+
+def test_torch_add_dispatches_aten_add_on_cpu(agent_trace, torch_mod):
+    t = _trace(agent_trace, torch_mod, "torch.add(a, b)", "a = torch.ones(2)\nb = torch.ones(2)")
+    assert t["status"] == "ok"
+    assert t["ops"] == [{"op": "aten::add.Tensor", "devices": ["cpu"], "count": 1}]
+    assert t["total_ops"] == 1
+    assert t["device_tensors_created"] == 1
+    assert t["devices"] == ["cpu"]
+
+
+def test_setup_is_not_traced_and_counts_group(agent_trace, torch_mod):
+    t = _trace(agent_trace, torch_mod, "for _ in range(3):\n    a * b",
+               "a = torch.ones(2)\nb = torch.ones(2)")
+    assert t["ops"] == [{"op": "aten::mul.Tensor", "devices": ["cpu"], "count": 3}]
+
+
+def test_in_place_ops_create_no_tensor(agent_trace, torch_mod):
+    t = _trace(agent_trace, torch_mod, "a.add_(b)", "a = torch.ones(2)\nb = torch.ones(2)")
+    assert t["ops"][0]["op"] == "aten::add_.Tensor"
+    assert t["device_tensors_created"] == 0
+
+
+def test_pure_python_state_dispatches_nothing(agent_trace, torch_mod):
+    before = torch_mod.is_grad_enabled()
+    t = _trace(agent_trace, torch_mod,
+               "with torch.autograd.grad_mode.set_grad_enabled(False).clone():\n    pass",
+               teardown=f"torch.set_grad_enabled({before!r})")
+    assert t["status"] == "ok"
+    assert (t["total_ops"], t["device_tensors_created"], t["ops"]) == (0, 0, [])
+    assert torch_mod.is_grad_enabled() is before
+
+
+def test_profiler_bookkeeping_is_counted_apart(agent_trace, torch_mod):
+    t = _trace(agent_trace, torch_mod, "opt.zero_grad(set_to_none=False)",
+               "p = torch.nn.Parameter(torch.ones(2))\np.grad = torch.ones(2)\n"
+               "opt = torch.optim.SGD([p], lr=0.1)")
+    assert [o["op"] for o in t["ops"]] == ["aten::zero_"]
+    assert all(o["op"].startswith("profiler::") for o in t["ignored_ops"])
+
+
+def test_a_raising_call_keeps_what_ran(agent_trace, torch_mod):
+    t = _trace(agent_trace, torch_mod, "torch.ones(2) + 1\nraise ValueError('boom')")
+    assert t["status"] == "error"
+    assert t["error"] == "ValueError: boom"
+    assert t["total_ops"] >= 1
+
+
+def test_setup_failure_is_reported(agent_trace, torch_mod):
+    t = _trace(agent_trace, torch_mod, "pass", setup="undefined_name")
+    assert t["status"] == "error" and t["error"].startswith("setup failed: NameError")
+
+
+def test_without_dispatch_mode_the_trace_says_unavailable(agent_trace, torch_mod, monkeypatch):
+    monkeypatch.setattr(agent_trace, "MODE_HOMES", (("torch.no_such_module_here", "TorchDispatchMode"),))
+    t = _trace(agent_trace, torch_mod, "torch.add(torch.ones(1), 1)")
+    assert t["status"] == "unavailable"
+    assert "TorchDispatchMode" in t["error"]
+
+
+@pytest.mark.parametrize("name,sample_op", [
+    ("torch.add", "aten::add.Tensor"),
+    ("torch.Tensor.add_", "aten::add_.Tensor"),
+    ("torch.nn.functional.relu", "aten::relu"),
+])
+def test_call_samples_use_the_resolved_object(agent_resolve, agent_trace, torch_mod, name, sample_op):
+    class Ctx:
+        torch = torch_mod
+        device_type = "cpu"
+        backend_module = ""
+
+    t = agent_trace.trace_sample(Ctx, agent_resolve.resolve(name))
+    assert t["status"] == "ok"
+    assert [o["op"] for o in t["ops"]] == [sample_op]
+
+
+def test_sample_lookup_follows_aliases(agent_resolve, agent_trace):
+    res = agent_resolve.resolve("torch.autograd.set_grad_enabled")  # alias spelling
+    assert agent_trace.sample_for(res) is agent_trace.SAMPLES["torch.autograd.grad_mode.set_grad_enabled"]
+    assert agent_trace.sample_for(agent_resolve.resolve("torch.Tensor.shape")) is agent_trace._TENSOR_READ
+    assert agent_trace.sample_for(agent_resolve.resolve("torch.nn.Linear")) is None
