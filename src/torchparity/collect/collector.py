@@ -70,6 +70,8 @@ class CollectOptions:
     isolation_states: list[str] = field(default_factory=list)
     patterns: list[str] = field(default_factory=list)
     fail_on_leak: bool = False
+    #: run the selected tests once more under the dispatch recorder (which ATen ops, on which devices)
+    trace: bool = False
     jobs: int = 0  # 0: one per target, at most the CPU count
     source_branch: str = ""
 
@@ -276,7 +278,7 @@ class Collector:
             source_branch=opt.source_branch, started=time.time(), torchparity_version=__version__,
         )
         n_files = len(target.files or opt.files)
-        steps = 1 + n_files * (1 + (opt.mode == "fresh") + len(opt.isolation_states))
+        steps = 1 + n_files * (1 + (opt.mode == "fresh") + len(opt.isolation_states) + opt.trace)
         self.reporter.target_started(target, steps)
         logs = Path(tempfile.mkdtemp(prefix="torchparity-jobs-"))
         try:
@@ -395,6 +397,16 @@ class Collector:
                     )
                     rec.isolation.append(iso)
                     ok = ok and iso.ok and bool(iso.result.get("passed"))
+                if opt.trace:
+                    tr = self._step(
+                        runner, target,
+                        Job("trace", {"file": tf.abs_path, "patterns": patterns},
+                            logs / f"trace-{i}.log", opt.timeout, str(root)),
+                        "trace", tf.path,
+                    )
+                    rec.trace.append(tr)
+                    # the trace is evidence of what the tests touch, not a verdict on them
+                    ok = ok and tr.status in ("OK", "FAIL")
             if opt.fail_on_leak and rec.leaks:
                 ok = False
             rec.result = "PASS" if ok else "FAIL"

@@ -115,6 +115,25 @@ def render_log(rec: TargetRecord) -> str:
         lines.append(f"{key}_ISOLATION_PROBE={'PASS' if passed else 'FAIL'}")
         _step_tail(lines, step, f"{key}_ISOLATION")
 
+    for step in rec.trace:
+        t = step.result.get("trace") or {}
+        lines += ["", "===== DISPATCH TRACE ====="]
+        if many or len(rec.test_files) > 1:
+            lines.append(f"TEST_FILE={step.test_file}")
+        if rec.mode == "fresh" and step.command:
+            lines.append(f"COMMAND={step.command}")
+        _how(lines, step, rec.mode)
+        sel = t.get("selection") or {}
+        lines.append(f"TRACE_TESTS={','.join(sel.get('tests') or []) or '(none)'}")
+        lines.append(f"TRACE_STATUS={t.get('status', step.status)}")
+        if t.get("error"):
+            lines.append(f"TRACE_ERROR={t['error'].splitlines()[0] if t['error'] else ''}")
+        lines.append(f"TRACE_TOTAL_OPS={t.get('total_ops', 0)}")
+        lines.append(f"TRACE_DEVICE_TENSORS_CREATED={t.get('device_tensors_created', 0)}")
+        for op in t.get("ops", []):
+            lines.append(f"TRACE_OP={op['op']},devices:{'|'.join(op.get('devices') or []) or '-'},count:{op['count']}")
+        _step_tail(lines, step, "DISPATCH_TRACE")
+
     for note in rec.notes:
         lines += ["", f"NOTE={note}"]
     lines += ["", f"RESULT={rec.result}"]

@@ -60,6 +60,7 @@ class TargetRecord:
     leak_check: list[Step] = field(default_factory=list)
     leaks: list[dict[str, Any]] = field(default_factory=list)
     isolation: list[Step] = field(default_factory=list)
+    trace: list[Step] = field(default_factory=list)
     result: str = "INCOMPLETE"  # PASS | FAIL | ERROR | INCOMPLETE
     collector_exit_code: int | None = None
     worktree_remove_exit_code: int | None = None
@@ -87,6 +88,6 @@ def record_from_json(d: dict[str, Any]) -> TargetRecord:
     d.pop("log_sha256", None)
     d["test_files"] = [TestFile(**t) for t in d.get("test_files", [])]
     d["probe"] = step_from_json(d["probe"]) if d.get("probe") else None
-    for key in ("full", "leak_check", "isolation"):
+    for key in ("full", "leak_check", "isolation", "trace"):
         d[key] = [step_from_json(s) for s in d.get(key, [])]
     return TargetRecord(**d)
