@@ -1,0 +1,120 @@
+"""``torchparity verify``: the main job, from an API name to a reviewed-ready result."""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from ..collect import Reporter, select_envs
+from ..config import load_config
+from ..errors import ExitCode
+from ..store import Store
+from ..verify import Pipeline, Stages, Verdict, VerifyOptions
+from ._app import DEFAULT_STORE, INVOCATION, ConfigOpt, DebugOpt, JsonOpt, StoreOpt, app, err, out
+from ._progress import ProgressReporter, summary_table
+
+
+class _TerminalStages(Stages):
+    def __init__(self, reporter: ProgressReporter) -> None:
+        self.reporter = reporter
+        self.n = 0
+
+    def stage(self, name: str, detail: str = "") -> None:
+        self.n += 1
+        err.print(f"[{self.n}] {name}{': ' + detail if detail else ''} ...", markup=False)
+
+    def done(self, name: str, outcome: str) -> None:
+        err.print(f"    {name}: {outcome}", markup=False)
+
+    def collector_reporter(self) -> Reporter:
+        return self.reporter
+
+
+def _summary(v: Verdict) -> Table:
+    table = Table(title=f"verify {v.api}", title_justify="left", show_header=False)
+    table.add_column("what")
+    table.add_column("result")
+    table.add_row("API", f"{v.canonical} ({v.kind}, {v.category})")
+    if v.scaffolded:
+        table.add_row("scaffolded test", f"{v.scaffolded.get('path')} ({v.scaffolded.get('family')})")
+    if v.docs:
+        present = [x["version"] for x in v.docs["versions"] if x["present"]]
+        missing = [x["version"] for x in v.docs["versions"] if not x["present"]]
+        table.add_row("docs", f"present: {', '.join(present) or '-'}; missing: {', '.join(missing) or '-'}")
+    if v.checklist:
+        counts: dict[str, int] = {}
+        for item in v.checklist["items"]:
+            counts[item["status"]] = counts.get(item["status"], 0) + 1
+        table.add_row("checklist", ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+    for key, path in v.outputs.items():
+        table.add_row(key, path)
+    for note in v.notes:
+        table.add_row("note", note)
+    for blocker in v.blockers:
+        table.add_row("[red]blocks[/]", blocker)
+    table.add_row("RESULT", "[green]PASS[/]" if v.passed else "[red]FAIL[/]")
+    return table
+
+
+@app.command()
+def verify(
+    api: Annotated[str, typer.Argument(help="The API, as written in the task list.")],
+    repo: Annotated[Path | None, typer.Option("--repo", help="Backend git repository.")] = None,
+    ref: Annotated[list[str] | None, typer.Option("--ref", help="Branch, tag or commit (repeatable; default: the config's active branches).")] = None,
+    env: Annotated[list[str] | None, typer.Option("--env", help="Named environment from torchparity.toml (repeatable).")] = None,
+    python: Annotated[list[str] | None, typer.Option("--python", help="Interpreter with torch (repeatable).")] = None,
+    device: Annotated[str | None, typer.Option("--device", help="auto|cpu|cuda|npu|xpu|mps|<name>.")] = None,
+    docs: Annotated[Path | None, typer.Option("--docs", help="Native API docs folder (default: the repo's, when it has one).")] = None,
+    docs_version: Annotated[list[str] | None, typer.Option("--docs-version", help="Docs versions to check (default: all found).")] = None,
+    docs_add: Annotated[bool, typer.Option("--docs-add", help="Add missing docs entries (statuses like the parent).")] = False,
+    docs_status: Annotated[str | None, typer.Option("--docs-status", help="Statuses for --docs-add instead of the parent's, e.g. 910b=支持,A3=支持,950=不支持.")] = None,
+    scaffold: Annotated[bool, typer.Option("--scaffold", help="Write a new test even when a direct test exists.")] = False,
+    into: Annotated[str | None, typer.Option("--into", help="Add the scaffolded tests into this existing test file.")] = None,
+    rev_range: Annotated[str | None, typer.Option("--range", help="BASE..HEAD of a committed PR, for the checklist and the report.")] = None,
+    title: Annotated[str | None, typer.Option("--title", help="PR title (checked for its type tag).")] = None,
+    task_issue: Annotated[str | None, typer.Option("--task-issue", help="Source task issue link.")] = None,
+    result_issue: Annotated[str | None, typer.Option("--result-issue", help="Result issue link.")] = None,
+    lang: Annotated[str, typer.Option("--lang", help="Language of the PR description and comment: zh or en.")] = "zh",
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Folder for the reports (default torchparity-out/<api>).")] = None,
+    fresh: Annotated[bool, typer.Option("--fresh", help="A new interpreter per step instead of the warm worker.")] = False,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per step.")] = 900.0,
+    json_out: JsonOpt = False,
+    config: ConfigOpt = None,
+    store: StoreOpt = DEFAULT_STORE,
+    debug: DebugOpt = False,
+) -> int:
+    """Resolve, search coverage, scaffold, collect evidence, check docs, write the PR description."""
+    cfg = load_config(config, repo)
+    extra = {k: v for k, v in {"title": title, "task_issue": task_issue, "result_issue": result_issue}.items() if v}
+    options = VerifyOptions(
+        api=api, repo=repo, refs=list(ref or []), envs=select_envs(cfg, env, python), device=device or "",
+        docs=docs, docs_versions=list(docs_version) if docs_version else None, docs_add=docs_add,
+        docs_status=docs_status, scaffold=scaffold, into=into, lang=lang, out=out_dir, fresh=fresh,
+        timeout=timeout, rev_range=rev_range, extra=extra,
+    )
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        with ProgressReporter() as reporter:
+            verdict = Pipeline(Store(store), cfg, options, _TerminalStages(reporter), list(INVOCATION)).run()
+    except KeyboardInterrupt:
+        err.print("interrupted: worktrees and processes cleaned up; the run is marked incomplete", markup=False)
+        return int(ExitCode.INTERRUPTED)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if json_out:
+        out.print_json(json.dumps(verdict.to_json(), ensure_ascii=False))
+        return int(verdict.exit_code)
+    if verdict.records and verdict.run_id is not None:
+        shas = {t.label: t.log_sha or "" for t in Store(store).targets(verdict.run_id)}
+        out.print(summary_table(verdict.run_id, verdict.records, shas))
+    out.print(_summary(verdict))
+    return int(verdict.exit_code)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

@@ -1,0 +1,468 @@
+"""``verify``: from an API name to a reviewed-ready result, one stage after another.
+
+Stages (each leaves a record in the store, attached to the verify run):
+
+1. resolve and classify the API in the first environment;
+2. coverage at every ref (active branches from the config by default;
+   maintenance branches refused with the reason);
+3. scaffold a test where no direct test exists (or on ``scaffold=True``): into
+   each ref's worktree as an overlay (and a patch the user can apply), or, with
+   no repo, into a work folder in the store;
+4. collect for every (ref, environment): probe, the test files, the isolation
+   probe for the API's states, leak detection and the dispatch trace;
+5. docs check for every version page (and adding missing entries like the parent);
+6. the checklist, then the PR description, acceptance comment, JSON and JUnit
+   written to the output folder.
+
+The verdict lists what blocks; the CLI turns it into a table and an exit code.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..agent.state import states_for_api
+from ..api import ApiInfo, resolve_api
+from ..collect import (
+    CollectOptions,
+    Collector,
+    EnvSpec,
+    Reporter,
+    Target,
+    TargetRecord,
+    api_patterns,
+)
+from ..config import Config, load_preset
+from ..errors import ExitCode, UsageError
+from ..gitrepo import blob_bytes, repo_root, resolve_commit
+from ..store import Store
+
+#: kinds whose docs entry is a sub-method of the owner class's entry
+_MEMBER_KINDS = ("method", "classmethod", "staticmethod", "property", "attribute", "enum member")
+
+
+@dataclass
+class VerifyOptions:
+    api: str
+    repo: Path | None = None
+    refs: list[str] = field(default_factory=list)
+    envs: list[EnvSpec] = field(default_factory=list)
+    device: str = ""
+    docs: Path | None = None
+    docs_versions: list[str] | None = None
+    docs_add: bool = False
+    docs_status: str | None = None
+    scaffold: bool = False
+    into: str | None = None
+    lang: str = "zh"
+    out: Path | None = None
+    fresh: bool = False
+    timeout: float = 900.0
+    rev_range: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Verdict:
+    api: str
+    canonical: str = ""
+    kind: str = ""
+    category: str = ""
+    run_id: int | None = None
+    records: list[TargetRecord] = field(default_factory=list)
+    coverage: dict[str, Any] | None = None
+    scaffolded: dict[str, Any] | None = None
+    docs: dict[str, Any] | None = None
+    docs_added: dict[str, Any] | None = None
+    checklist: dict[str, Any] | None = None
+    outputs: dict[str, str] = field(default_factory=dict)
+    blockers: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.blockers
+
+    @property
+    def exit_code(self) -> ExitCode:
+        if self.passed:
+            return ExitCode.OK
+        if any(r.result == "ERROR" for r in self.records):
+            return ExitCode.ENVIRONMENT_ERROR
+        return ExitCode.FAILED
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "api": self.api, "canonical": self.canonical, "kind": self.kind, "category": self.category,
+            "run_id": self.run_id, "result": "PASS" if self.passed else "FAIL",
+            "targets": [{"label": r.label, "result": r.result} for r in self.records],
+            "scaffolded": self.scaffolded, "docs_added": self.docs_added,
+            "outputs": self.outputs, "blockers": self.blockers, "notes": self.notes,
+        }
+
+
+class Stages:
+    """Hooks the pipeline calls (the CLI prints progress from them)."""
+
+    def stage(self, name: str, detail: str = "") -> None: ...
+
+    def done(self, name: str, outcome: str) -> None: ...
+
+    def collector_reporter(self) -> Reporter:
+        return Reporter()
+
+
+def slug(api: str) -> str:
+    parts = [p for p in api.split(".") if p]
+    return re.sub(r"[^A-Za-z0-9_]+", "_", "_".join(parts[-2:]) if len(parts) >= 2 else api).strip("_").lower()
+
+
+def _refs(opt: VerifyOptions, cfg: Config, root: Path | None) -> list[tuple[str, str]]:
+    if root is None:
+        if opt.refs:
+            raise UsageError("--ref needs --repo: refs are looked up in the backend's git repository")
+        return [("local", "")]
+    refs = list(opt.refs) or list(cfg.active_branches) or ["HEAD"]
+    for ref in refs:
+        if cfg.is_maintenance(ref):
+            raise UsageError(
+                f"{ref} is a maintenance branch ({cfg.maintenance_reason or 'it takes no new tests'}); "
+                "drop it from --ref"
+            )
+    return [(r, resolve_commit(root, r)) for r in refs]
+
+
+class Pipeline:
+    def __init__(self, store: Store, cfg: Config, opt: VerifyOptions, hooks: Stages | None = None,
+                 argv: list[str] | None = None) -> None:
+        self.store = store
+        self.cfg = cfg
+        self.opt = opt
+        self.hooks = hooks or Stages()
+        self.argv = argv or ["verify", opt.api]
+        if opt.lang not in ("zh", "en"):
+            raise UsageError(f"--lang {opt.lang!r}: use zh or en")
+        if not opt.envs:
+            raise UsageError("no environment given; pass --python PY or --env NAME")
+        if opt.into and opt.scaffold is False:
+            opt.scaffold = True
+
+    # -- the whole run -----------------------------------------------------------------------
+    def run(self) -> Verdict:
+        opt, cfg = self.opt, self.cfg
+        root = repo_root(opt.repo) if opt.repo is not None else None
+        refs = _refs(opt, cfg, root)
+        device = opt.device or cfg.device
+        verdict = Verdict(api=opt.api)
+        info = self._resolve(device, verdict)
+        verdict.run_id = self.store.new_run("verify", self.argv)
+        self.store.put_record("resolve", info.canonical, info.to_json(), run_id=verdict.run_id)
+        canonical = info.canonical
+
+        coverage = self._coverage(root, refs, info, verdict)
+        targets, test_files = self._tests(root, refs, info, coverage, device, verdict)
+        self._collect(root, targets, info, device, verdict)
+        self._docs(root, info, verdict)
+        self._checklist(root, info, test_files, verdict)
+        self._finish(verdict)
+        self._reports(root, canonical, verdict)
+        self._finish(verdict)  # again, now naming the files written
+        return verdict
+
+    # -- 1. resolve ----------------------------------------------------------------------------
+    def _resolve(self, device: str, verdict: Verdict) -> ApiInfo:
+        env = self.opt.envs[0]
+        self.hooks.stage("resolve", f"{self.opt.api} in {env.name}")
+        (info,) = resolve_api(
+            [self.opt.api], env.python, self.cfg.backend_module, env.device or device, trace=True,
+            mode="fresh" if self.opt.fresh else "warm",
+        )
+        verdict.canonical = info.canonical
+        verdict.kind = info.resolution.kind
+        verdict.category = info.category
+        self.hooks.done("resolve", f"{info.canonical} ({info.resolution.kind}, {info.category})")
+        return info
+
+    # -- 2. coverage ---------------------------------------------------------------------------
+    def _coverage(self, root: Path | None, refs: list[tuple[str, str]], info: ApiInfo,
+                  verdict: Verdict) -> dict[str, Any] | None:
+        if root is None:
+            verdict.notes.append("coverage not collected: no --repo (the embedded default runs on this machine)")
+            return None
+        from ..coverage import coverage_for
+
+        self.hooks.stage("coverage", f"{len(refs)} ref(s)")
+        aliases = {a: info.canonical for a in (info.resolution.query, *info.resolution.aliases) if a}
+        report = coverage_for([info.canonical], root, [r for r, _ in refs], self.store,
+                              tests=list(self.cfg.test_roots), aliases=aliases)
+        doc = report.to_json()[0]
+        self.store.put_record("coverage", info.canonical, doc, run_id=verdict.run_id)
+        verdict.coverage = doc
+        counts = ", ".join(f"{r['ref']}: {len(r['direct'])} direct" for r in doc["refs"])
+        self.hooks.done("coverage", counts)
+        return doc
+
+    # -- 3. which tests, scaffolded where needed -------------------------------------------------
+    def _tests(self, root: Path | None, refs: list[tuple[str, str]], info: ApiInfo,
+               coverage: dict[str, Any] | None, device: str, verdict: Verdict) -> tuple[list[Target], list[str]]:
+        opt = self.opt
+        direct: dict[str, list[dict[str, Any]]] = {}
+        if coverage is not None:
+            direct = {r["ref"]: r["direct"] for r in coverage["refs"]}
+        need = opt.scaffold or any(not direct.get(ref) for ref, _ in refs)
+        scaffold = self._scaffold(root, refs, info, device, verdict) if need else {}
+        targets: list[Target] = []
+        checked: list[str] = []
+        for ref, commit in refs:
+            overlay: tuple[tuple[str, bytes], ...] = ()
+            if ref in scaffold:
+                rel, data, methods = scaffold[ref]
+                files = (rel,)
+                patterns = tuple(methods)
+                overlay = ((rel, data),) if root is not None else ()
+                checked.append(rel)
+            else:
+                tests = direct.get(ref) or []
+                files = tuple(dict.fromkeys(t["path"] for t in tests))
+                patterns = tuple(dict.fromkeys(t["test"].rsplit("::", 1)[-1] for t in tests))
+            for env in opt.envs:
+                targets.append(Target(ref, commit, env, files=files, overlay=overlay, patterns=patterns))
+        return targets, list(dict.fromkeys(checked))
+
+    def _scaffold(self, root: Path | None, refs: list[tuple[str, str]], info: ApiInfo, device: str,
+                  verdict: Verdict) -> dict[str, tuple[str, bytes, list[str]]]:
+        """ref -> (path, bytes, test methods) of the scaffolded test."""
+        from ..scaffold import scaffold_test
+
+        opt = self.opt
+        env = opt.envs[0]
+        self.hooks.stage("scaffold", info.canonical)
+        out: dict[str, tuple[str, bytes, list[str]]] = {}
+        if root is None:
+            work = self.store.root / "work" / slug(info.canonical)
+            work.mkdir(parents=True, exist_ok=True)
+            res = scaffold_test(info, self.cfg, python=env.python, device=env.device or device,
+                                into=opt.into, out_dir=None if opt.into else work,
+                                backend_module=self.cfg.backend_module)
+            path = Path(res.path).absolute()
+            out["local"] = (str(path), path.read_bytes(), list(res.methods))
+            verdict.scaffolded = dict(res.to_json(), refs=["local"])
+            self.hooks.done("scaffold", f"{res.family}: {path}")
+            return out
+        folder = str(self.cfg.scaffold.get("dir") or (self.cfg.test_roots[0] if self.cfg.test_roots else "test"))
+        with tempfile.TemporaryDirectory(prefix="torchparity-scaffold-") as tmp:
+            for ref, commit in refs:
+                into_file = None
+                if opt.into:
+                    data = blob_bytes(root, commit, opt.into)
+                    if data is None:
+                        raise UsageError(f"--into {opt.into} does not exist at {ref}; give a test file of the repo")
+                    into_file = Path(tmp) / ref.replace("/", "_") / opt.into
+                    into_file.parent.mkdir(parents=True, exist_ok=True)
+                    into_file.write_bytes(data)
+                res = scaffold_test(info, self.cfg, python=env.python, device=env.device or device,
+                                    into=str(into_file) if into_file else None,
+                                    out_dir=None if into_file else Path(tmp) / "new",
+                                    backend_module=self.cfg.backend_module)
+                rel = opt.into or f"{folder.rstrip('/')}/{Path(res.path).name}"
+                out[ref] = (rel, Path(res.path).read_bytes(), list(res.methods))
+                if verdict.scaffolded is None:
+                    verdict.scaffolded = dict(res.to_json(), path=rel, refs=[])
+                verdict.scaffolded["refs"].append(ref)
+        self.hooks.done("scaffold", f"{verdict.scaffolded['family']}: {rel} at {', '.join(out)}")
+        return out
+
+    # -- 4. collect --------------------------------------------------------------------------------
+    def _collect(self, root: Path | None, targets: list[Target], info: ApiInfo, device: str,
+                 verdict: Verdict) -> None:
+        opt = self.opt
+        empty = [t.label for t in targets if not t.files]
+        if empty:
+            verdict.blockers.append(f"no test to run at {', '.join(sorted({t.split('@')[0] for t in empty}))}")
+            targets = [t for t in targets if t.files]
+        if not targets:
+            return
+        states = [s for s in states_for_api(info.canonical)]
+        options = CollectOptions(
+            files=[], repo=root, envs=list(opt.envs), device=device, backend_module=self.cfg.backend_module,
+            timeout=opt.timeout, mode="fresh" if opt.fresh else "warm", isolation_states=states,
+            patterns=api_patterns(info.canonical), trace=True,
+        )
+        self.hooks.stage("collect", f"{len(targets)} target(s), states: {', '.join(states) or 'none linked'}")
+        collector = Collector(self.store, options, self.hooks.collector_reporter())
+        outcome = collector.run(self.argv, targets, run_id=verdict.run_id, kind="verify")
+        verdict.records = outcome.records
+        for rec in outcome.records:
+            if rec.result != "PASS":
+                verdict.blockers.append(f"target {rec.label}: {rec.result} ({_why(rec)})")
+        self.hooks.done("collect", ", ".join(f"{r.label}={r.result}" for r in outcome.records))
+
+    # -- 5. docs -----------------------------------------------------------------------------------
+    def _docs(self, root: Path | None, info: ApiInfo, verdict: Verdict) -> None:
+        from ..docs.add import add_entry
+        from ..docs.check import check_api
+
+        opt, cfg = self.opt, self.cfg
+        docs_dir = opt.docs
+        hint = str(cfg.docs.get("root") or "docs/zh/api/native_api")
+        if docs_dir is None and root is not None and (root / hint).is_dir():
+            docs_dir = root / hint
+        if docs_dir is None:
+            verdict.notes.append("docs not checked: no --docs folder (and none in the repo)")
+            return
+        if not info.resolution.public:
+            verdict.notes.append(f"docs not required: {info.canonical} is private ({info.resolution.public_reason})")
+            return
+        products = cfg.products or load_preset("torch_npu").products
+        self.hooks.stage("docs", str(docs_dir))
+        result = check_api(info.canonical, docs_dir, opt.docs_versions, products, root_hint=hint)
+        missing = [v.version for v in result.versions if not v.present]
+        if missing and opt.docs_add:
+            like = None
+            owner = info.resolution.owner_class
+            if opt.docs_status is None:
+                like = owner or info.canonical.rsplit(".", 1)[0]
+            added = add_entry(info.canonical, docs_dir, missing, like=like, statuses=opt.docs_status,
+                              products=products, root_hint=hint)
+            verdict.docs_added = added.to_json()
+            self.store.put_record("docs-add", info.canonical, verdict.docs_added, run_id=verdict.run_id)
+            result = check_api(info.canonical, docs_dir, opt.docs_versions, products, root_hint=hint)
+            missing = [v.version for v in result.versions if not v.present]
+        verdict.docs = result.to_json()
+        self.store.put_record("docs-check", info.canonical, verdict.docs, run_id=verdict.run_id)
+        if missing:
+            verdict.blockers.append(
+                f"docs: no entry for {info.canonical} in {', '.join(missing)} (add with --docs-add)"
+            )
+        bad_links = [v.version for v in result.versions if v.present and not v.link_ok]
+        if bad_links:
+            verdict.blockers.append(f"docs: the docs link does not match the version in {', '.join(bad_links)}")
+        self.hooks.done("docs", "missing in " + ", ".join(missing) if missing else "present in every version")
+
+    # -- 6. checklist and reports -------------------------------------------------------------------
+    def _checklist(self, root: Path | None, info: ApiInfo, files: list[str], verdict: Verdict) -> None:
+        from ..report import evaluate_checklist
+
+        opt = self.opt
+        aliases = [a for a in (info.resolution.query, *info.resolution.aliases) if a]
+        if opt.rev_range and root is not None:
+            rels = files or [tf.path for r in verdict.records for tf in r.test_files]
+            check = evaluate_checklist(root, opt.rev_range, list(dict.fromkeys(rels)), info.canonical,
+                                       self.cfg, verdict.records, title=opt.extra.get("title"),
+                                       aliases=aliases)
+        elif verdict.scaffolded is not None:
+            path = self._scaffold_copy(verdict)
+            check = evaluate_checklist(None, None, [str(path)], info.canonical, self.cfg, verdict.records,
+                                       aliases=aliases)
+        else:
+            verdict.notes.append("checklist not evaluated: no new test file (existing direct tests were run)")
+            return
+        self.hooks.stage("checklist")
+        verdict.checklist = check.to_json()
+        self.store.put_record("checklist", info.canonical, verdict.checklist, run_id=verdict.run_id)
+        failed = [i for i in verdict.checklist["items"] if i["status"] == "fail"]
+        for item in failed:
+            verdict.blockers.append(f"checklist: {item['title_en']}: {item.get('reason_en') or item.get('reason', '')}")
+        self.hooks.done("checklist", f"{len(failed)} item(s) fail")
+
+    def _out_dir(self, verdict: Verdict) -> Path:
+        out = self.opt.out or Path("torchparity-out") / slug(verdict.canonical or verdict.api)
+        out.mkdir(parents=True, exist_ok=True)
+        return out
+
+    def _scaffold_copy(self, verdict: Verdict) -> Path:
+        """The scaffolded test, written into the output folder (and a patch for the repo)."""
+        sc = verdict.scaffolded or {}
+        out = self._out_dir(verdict)
+        rel = str(sc.get("path", ""))
+        name = Path(rel).name
+        copy = out / name
+        copy.write_text(str(sc.get("content", "")), encoding="utf-8")
+        verdict.outputs["test"] = str(copy)
+        if self.opt.repo is not None and rel and not self.opt.into:
+            patch = out / f"{Path(name).stem}.patch"
+            patch.write_text(_new_file_patch(rel, str(sc.get("content", ""))), encoding="utf-8")
+            verdict.outputs["patch"] = str(patch)
+        return copy
+
+    def _reports(self, root: Path | None, canonical: str, verdict: Verdict) -> None:
+        from ..report import build_report, config_templates_dir, render
+
+        if verdict.run_id is None:
+            return
+        self.hooks.stage("report")
+        extra = dict(self.opt.extra)
+        if root is not None and self.opt.rev_range:
+            extra.update(repo=str(root), range=self.opt.rev_range)
+        if verdict.checklist is not None:
+            extra["checklist"] = verdict.checklist
+        hardware = {e.name: e.hardware for e in self._env_configs() if e.hardware}
+        if hardware:
+            extra.setdefault("hardware", hardware)
+        model = build_report(self.store, [verdict.run_id], api=canonical, config=self.cfg, extra=extra)
+        out = self._out_dir(verdict)
+        tdir = config_templates_dir(self.cfg)
+        lang = self.opt.lang
+        files = {
+            "pr": (f"pr.{lang}.md", render(model, "pr", lang, templates_dir=tdir)),
+            "comment": (f"comment.{lang}.md", render(model, "comment", lang, templates_dir=tdir)),
+            "json": ("report.json", render(model, "json", lang, templates_dir=tdir)),
+            "junit": ("junit.xml", render(model, "junit", lang, templates_dir=tdir)),
+        }
+        for key, (name, text) in files.items():
+            (out / name).write_text(text, encoding="utf-8")
+            verdict.outputs[key] = str(out / name)
+        ev = out / "evidence"
+        ev.mkdir(exist_ok=True)
+        for t in self.store.targets(verdict.run_id):
+            if t.log_sha:
+                name = re.sub(r"[^A-Za-z0-9._@-]+", "_", t.label) + ".log"
+                (ev / name).write_bytes(self.store.blobs.read(t.log_sha))
+        verdict.outputs["evidence"] = str(ev)
+        self.hooks.done("report", str(out))
+
+    def _env_configs(self) -> list[Any]:
+        return [self.cfg.envs[e.name] for e in self.opt.envs if e.name in self.cfg.envs]
+
+    def _finish(self, verdict: Verdict) -> None:
+        if verdict.run_id is not None:
+            self.store.finish_run(
+                verdict.run_id, "PASS" if verdict.passed else "FAIL", status="complete",
+                summary=verdict.to_json(),
+            )
+
+
+def _why(rec: TargetRecord) -> str:
+    bits = []
+    for s in rec.full:
+        if s.status != "OK":
+            bad = [t["id"] for t in s.tests if t["outcome"] in ("failed", "error")]
+            bits.append(f"{s.test_file}: {s.status}" + (f" ({', '.join(bad)})" if bad else ""))
+    for s in rec.isolation:
+        if not (s.ok and s.result.get("passed")):
+            bits.append(f"{s.result.get('title', s.name).lower()} isolation probe failed")
+    if rec.leaks:
+        bits.append(f"{len(rec.leaks)} state leak(s)")
+    bits.extend(rec.notes[:1] if rec.result == "ERROR" else [])
+    return "; ".join(bits) or rec.result
+
+
+def _new_file_patch(rel: str, content: str) -> str:
+    """A ``git apply``-able patch that adds ``rel`` with ``content``."""
+    with tempfile.TemporaryDirectory(prefix="torchparity-patch-") as tmp:
+        path = Path(tmp) / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8")
+        proc = subprocess.run(
+            ["git", "diff", "--no-index", "--no-color", "--src-prefix=a/", "--dst-prefix=b/", "/dev/null", rel],
+            cwd=tmp, capture_output=True, text=True,
+        )
+    return proc.stdout
+
+
+__all__ = ["Pipeline", "Stages", "Verdict", "VerifyOptions", "slug"]
