@@ -69,11 +69,22 @@ def op_states(ctx, args):
     return {"states": out, "api_states": {k: list(v) for k, v in state.API_STATES.items()}}
 
 
+def op_resolve(ctx, args):
+    """Resolve ``args["names"]``; with ``trace``, run each API's call sample under the recorder."""
+    results = resolve.resolve_many(args.get("names", []), ctx.backend_module or "")
+    if args.get("trace"):
+        for item in results:
+            if item["status"] == "ok":
+                item["trace"] = trace.trace_sample(ctx, item["resolution"])
+    return {"results": results, "device_type": ctx.device_type,
+            "torch_version": str(ctx.torch.__version__), "exit_code": 0}
+
+
 OPS = {
     "probe": op_probe,
     "run_file": op_run_file,
     "isolation": op_isolation,
     "states": op_states,
-    "resolve": resolve.op_resolve,
+    "resolve": op_resolve,
     "trace": trace.op_trace,
 }

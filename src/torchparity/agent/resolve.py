@@ -782,16 +782,3 @@ def resolve_many(names, backend_module=""):
                         "missing": exc.missing, "suggestions": exc.suggestions,
                         "candidates": exc.candidates})
     return out
-
-
-def op_resolve(ctx, args):
-    """Agent job: resolve ``args["names"]``; with ``trace``, run each API's call sample."""
-    from . import trace as trace_mod
-
-    results = resolve_many(args.get("names", []), ctx.backend_module or "")
-    if args.get("trace"):
-        for item in results:
-            if item["status"] == "ok":
-                item["trace"] = trace_mod.trace_sample(ctx, item["resolution"])
-    return {"results": results, "device_type": ctx.device_type,
-            "torch_version": str(ctx.torch.__version__), "exit_code": 0}
