@@ -1,0 +1,451 @@
+"""Queries: for an API, per ref, the direct, related and weak tests, the grep baseline, the why.
+
+``coverage_for`` is the library entry other parts call; ``CoverageReport.to_json()``
+is the record the report templates read (one document per API).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import load_config
+from ..errors import UsageError
+from ..store import Store
+from .aliases import ATTR, CALL, DECORATOR, WITH, AliasSource, AliasTable, table_for
+from .grep import GrepResult, TreeText, community_pattern, git_grep
+from .index import FileIndex, Indexer, RefIndex, Use, is_direct
+from .justify import justify
+
+_API = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+#: related tests kept per ref in a record (the total is always given)
+MAX_RELATED = 100
+MAX_WEAK = 50
+#: a class with more members in use than this (torch.Tensor) relates only same-stem siblings
+_SIBLINGS_ALL = 40
+#: up to this many (API, ref) pairs the baseline runs git grep itself; beyond, in process
+GIT_GREP_MAX = 8
+
+
+@dataclass(frozen=True)
+class ApiName:
+    """An API as asked for and as the alias table spells it."""
+
+    spelled: str
+    canonical: str
+    parent: str
+    leaf: str
+    parent_is_class: bool
+    known: bool
+    aliased: bool
+
+    @classmethod
+    def parse(cls, spelled: str, table: AliasTable) -> ApiName:
+        name = spelled.strip()
+        if not _API.fullmatch(name):
+            raise UsageError(
+                f"not an API name: {spelled!r}; give a dotted Python name such as "
+                "torch.autograd.grad_mode.set_grad_enabled.clone"
+            )
+        canonical, aliased = table.canonical(name)
+        parent, _, leaf = canonical.rpartition(".")
+        return cls(name, canonical, parent, leaf, bool(parent) and table.is_class(parent),
+                   table.known(canonical), aliased)
+
+
+@dataclass(frozen=True)
+class TestHit:
+    """One test and how it touches the API."""
+
+    test: str  # path::Class::test_name
+    path: str
+    line: int
+    end_line: int
+    how: str
+    at: int  # the line of the use (the test's first line when the use sits in a helper)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"test": self.test, "path": self.path, "line": self.line,
+                "end_line": self.end_line, "how": self.how, "at": self.at}
+
+
+@dataclass(frozen=True)
+class RefCoverage:
+    ref: str
+    commit: str
+    repo: str
+    upstream: bool
+    files: int
+    tests: int
+    direct: tuple[TestHit, ...]
+    related: tuple[TestHit, ...]
+    related_total: int
+    weak: tuple[TestHit, ...]
+    weak_total: int
+    grep: GrepResult | None
+    skipped_files: tuple[tuple[str, str], ...]
+    #: grep lines that fall inside a direct test (the rest are comments, strings, other names)
+    grep_in_direct: int = 0
+
+    @property
+    def label(self) -> str:
+        return f"upstream {self.ref}" if self.upstream else self.ref
+
+    def to_json(self) -> dict[str, Any]:
+        grep = self.grep.to_json() if self.grep else {"command": "", "pattern": "", "count": 0,
+                                                      "matches": [], "engine": "off"}
+        grep["in_direct_tests"] = self.grep_in_direct
+        return {
+            "ref": self.ref, "commit": self.commit, "repo": self.repo, "upstream": self.upstream,
+            "files": self.files, "tests": self.tests,
+            "direct": [h.to_json() for h in self.direct],
+            "related": [h.to_json() for h in self.related], "related_total": self.related_total,
+            "weak": [h.to_json() for h in self.weak], "weak_total": self.weak_total,
+            "grep": grep,
+            "skipped_files": [{"path": p, "why": w} for p, w in self.skipped_files],
+        }
+
+
+@dataclass(frozen=True)
+class ApiCoverage:
+    api: str
+    canonical: str
+    known: bool
+    alias_source: str
+    suggestions: tuple[str, ...]
+    refs: tuple[RefCoverage, ...]
+    justification_zh: str = ""
+    justification_en: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "api": self.api, "canonical": self.canonical, "known": self.known,
+            "alias_source": self.alias_source, "suggestions": list(self.suggestions),
+            "refs": [r.to_json() for r in self.refs],
+            "justification_zh": self.justification_zh, "justification_en": self.justification_en,
+        }
+
+
+@dataclass(frozen=True)
+class CoverageReport:
+    apis: tuple[ApiCoverage, ...]
+    indexes: tuple[RefIndex, ...] = field(default=(), compare=False, repr=False)
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [a.to_json() for a in self.apis]
+
+    def __getitem__(self, api: str) -> ApiCoverage:
+        for a in self.apis:
+            if api in (a.api, a.canonical):
+                return a
+        raise KeyError(api)
+
+
+# -- rendering one use -------------------------------------------------------------------------
+
+_ROLE_WORD = {CALL: "call", WITH: "with", DECORATOR: "decorator", ATTR: "attribute"}
+
+
+def _short(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+def how(use: Use) -> str:
+    """``("c", "i:t,l:ctx", True, "", 12)`` -> "call, import alias t, via local ctx"."""
+    role, via, chained, inherited_via, _ = use
+    tags = [t for t in via.split(",") if t]
+    flows = [t for t in tags if t[0] in "lsh"]
+    word = _ROLE_WORD[role]
+    if chained and not flows:
+        word = f"chained {word}"
+    parts = [word]
+    for tag in tags:
+        kind, name = tag[0], tag[2:]
+        parts.append({
+            "l": f"via local {name}", "s": f"via self.{name}", "h": f"via helper {name}()",
+            "i": f"import alias {name}", "m": f"module name {name}",
+        }.get(kind, tag))
+    if inherited_via:
+        parts.append(f"inherited via {_short(inherited_via)}")
+    return ", ".join(parts)
+
+
+# -- the per-ref lookups --------------------------------------------------------------------
+
+class RefQuery:
+    """Fast lookups over one ``RefIndex`` (merged lazily across its files)."""
+
+    def __init__(self, index: RefIndex, table: AliasTable) -> None:
+        self.index = index
+        self.table = table
+        self._names: dict[str, list[int]] | None = None
+        self._children: dict[str, list[int]] | None = None
+        self._weak: dict[str, list[int]] | None = None
+        self._test_words: dict[str, list[tuple[int, int]]] | None = None
+        self._member_counts: dict[str, int] = {}
+
+    def _merge(self, attr: str) -> dict[str, list[int]]:
+        merged: dict[str, list[int]] = {}
+        for fi_no, fi in enumerate(self.index.indexes):
+            for key in getattr(fi, attr):
+                merged.setdefault(key, []).append(fi_no)
+        return merged
+
+    def files_using(self, name: str) -> list[int]:
+        if self._names is None:
+            self._names = self._merge("uses")
+        return self._names.get(name, [])
+
+    def files_with_children(self, parent: str) -> list[int]:
+        if self._children is None:
+            self._children = self._merge("children")
+        return self._children.get(parent, [])
+
+    def files_mentioning(self, key: str) -> list[int]:
+        if self._weak is None:
+            self._weak = self._merge("weak")
+        return self._weak.get(key, [])
+
+    def tests_named(self, word: str) -> list[tuple[int, int]]:
+        if self._test_words is None:
+            words: dict[str, list[tuple[int, int]]] = {}
+            for fi_no, fi in enumerate(self.index.indexes):
+                for ti, (qual, _, _) in enumerate(fi.tests):
+                    for w in set(_short(qual).split("_")):
+                        words.setdefault(w, []).append((fi_no, ti))
+            self._test_words = words
+        return self._test_words.get(word, [])
+
+    def member_count(self, parent: str) -> int:
+        if parent not in self._member_counts:
+            names: set[str] = set()
+            for fi_no in self.files_with_children(parent):
+                names |= self.index.indexes[fi_no].children[parent]
+            self._member_counts[parent] = len(names)
+        return self._member_counts[parent]
+
+    def hit(self, fi_no: int, ti: int, text: str, at: int | None = None) -> TestHit:
+        path = self.index.files[fi_no][0]
+        qual, line, end = self.index.indexes[fi_no].tests[ti]
+        return TestHit(f"{path}::{qual.replace('.', '::')}", path, line, end, text, line if at is None else at)
+
+
+def _variants(api: ApiName) -> list[str]:
+    """Other spellings of the same operation: in-place/out-of-place, function/method."""
+    leaf = api.leaf
+    base = leaf[:-1] if leaf.endswith("_") and not leaf.endswith("__") else leaf
+    out = {f"{api.parent}.{base}", f"{api.parent}.{base}_"}
+    if api.parent == "torch.Tensor":
+        out.add(f"torch.{base}")
+    elif api.parent == "torch":
+        out |= {f"torch.Tensor.{base}", f"torch.Tensor.{base}_"}
+    out.discard(api.canonical)
+    return sorted(out)
+
+
+def _stem(name: str) -> str:
+    return name.strip("_")
+
+
+def query_ref(q: RefQuery, api: ApiName) -> tuple[list[TestHit], list[TestHit], list[TestHit]]:
+    """(direct, related, weak) for one API on one ref."""
+    table = q.table
+    index = q.index
+    direct: dict[tuple[int, int], TestHit] = {}
+    related: dict[tuple[int, int], TestHit] = {}
+    weak: dict[tuple[int, int], TestHit] = {}
+
+    def uses(fi: FileIndex, name: str) -> Mapping[int, Use]:
+        return fi.uses.get(name, {})
+
+    for fi_no in q.files_using(api.canonical):
+        for ti, use in uses(index.indexes[fi_no], api.canonical).items():
+            if is_direct(use, table, api.canonical):
+                direct[(fi_no, ti)] = q.hit(fi_no, ti, how(use), use[4])
+    for fi_no in q.files_using(api.canonical):
+        for ti, use in uses(index.indexes[fi_no], api.canonical).items():
+            if (fi_no, ti) not in direct:
+                related[(fi_no, ti)] = q.hit(fi_no, ti, f"names the class ({how(use)})", use[4])
+    # the parent (class or callable), its variants, its other members
+    related_names: list[tuple[str, str]] = []
+    if api.parent and (api.parent_is_class or api.parent in table.returns):
+        related_names.append((api.parent, f"parent {_short(api.parent)}"))
+    related_names += [(v, f"variant {_short(v)}") for v in _variants(api)]
+    if api.parent_is_class:
+        many = q.member_count(api.parent) > _SIBLINGS_ALL
+        siblings: set[str] = set()
+        for fi_no in q.files_with_children(api.parent):
+            siblings |= index.indexes[fi_no].children[api.parent]
+        for s in sorted(siblings):
+            if s == api.canonical or (many and _stem(_short(s)) != _stem(api.leaf)):
+                continue
+            related_names.append((s, f"sibling {_short(api.parent)}.{_short(s)}"))
+    for name, label in related_names:
+        for fi_no in q.files_using(name):
+            for ti, use in uses(index.indexes[fi_no], name).items():
+                key = (fi_no, ti)
+                if key not in direct and key not in related:
+                    related[key] = q.hit(fi_no, ti, f"{label}: {how(use)}", use[4])
+    # weak: mentions in strings and docstrings, and test names
+    keys = {".".join(api.canonical.split(".")[-2:]), ".".join(api.spelled.split(".")[-2:])}
+    for key in sorted(k for k in keys if "." in k):
+        for fi_no in q.files_mentioning(key):
+            for ti in index.indexes[fi_no].weak.get(key, ()):
+                k = (fi_no, ti)
+                if k not in direct and k not in related and k not in weak:
+                    weak[k] = q.hit(fi_no, ti, f"mentions {key} in a string or docstring")
+            line = index.indexes[fi_no].module_weak.get(key)
+            if line is not None and (fi_no, -line) not in weak:
+                path = index.files[fi_no][0]
+                weak[(fi_no, -line)] = TestHit(path, path, line, line, f"module or class docstring mentions {key}", line)
+    parent_word = _short(api.parent) if api.parent else ""
+    first_word = next((w for w in api.leaf.split("_") if w), api.leaf)
+    for fi_no, ti in q.tests_named(first_word):
+        name = _short(index.indexes[fi_no].tests[ti][0])
+        if api.parent_is_class:
+            named = f"{parent_word}_{api.leaf}" in name
+        else:
+            named = name == f"test_{api.leaf}" or name.startswith(f"test_{api.leaf}_")
+        k = (fi_no, ti)
+        if named and k not in direct and k not in related and k not in weak:
+            weak[k] = q.hit(fi_no, ti, "test name only")
+    order = sorted
+    return (order(direct.values(), key=_hit_order), order(related.values(), key=_related_order),
+            order(weak.values(), key=_hit_order))
+
+
+def _hit_order(h: TestHit) -> tuple[str, int]:
+    return (h.path, h.line)
+
+
+def _related_order(h: TestHit) -> tuple[int, str, int]:
+    if h.how.startswith(("parent ", "names the class")):
+        # a test named after the parent (test_set_grad_enabled) first: it is the parent's own test
+        word = h.how.split(" ", 2)[1].rstrip(":") if h.how.startswith("parent ") else ""
+        rank = 0 if word and word in h.test.rsplit("::", 1)[-1] else 1
+    else:
+        rank = 2 if h.how.startswith("variant ") else 3
+    return (rank, h.path, h.line)
+
+
+# -- the entry point ------------------------------------------------------------------------
+
+def suggestions(api: ApiName, queries: Sequence[RefQuery], table: AliasTable) -> tuple[str, ...]:
+    """Names close to ``api`` that the table or the test trees know."""
+    pool: set[str] = set()
+    for q in queries:
+        if q._names is None:
+            q.files_using("")
+        pool |= {n for n in (q._names or {}) if n.endswith(f".{api.leaf}")}
+    found = difflib.get_close_matches(api.canonical, sorted(pool), n=5, cutoff=0.5)
+    found += [n for n in difflib.get_close_matches(api.canonical, table.names(), n=5, cutoff=0.75)
+              if n not in found]
+    return tuple(found[:5])
+
+
+@dataclass(frozen=True)
+class Target:
+    """One repository at one ref, with its test roots (the backend's, or upstream's)."""
+
+    repo: Path
+    ref: str
+    roots: tuple[str, ...]
+    upstream: bool = False
+
+
+def parse_upstream(spec: str) -> tuple[Path, str]:
+    """``PATH[@REF]`` -> (path, ref); the ref defaults to HEAD."""
+    path, sep, ref = spec.rpartition("@")
+    if not sep or not path:
+        return Path(spec), "HEAD"
+    return Path(path), ref or "HEAD"
+
+
+def coverage_for(
+    apis: Iterable[str],
+    repo: str | Path,
+    refs: Sequence[str] | None,
+    store: Store,
+    tests: Sequence[str] | None = None,
+    aliases: AliasTable | AliasSource | Mapping[str, str] | None = None,
+    *,
+    upstream: Sequence[tuple[str | Path, str]] = (),
+    upstream_tests: Sequence[str] = ("test",),
+    grep: str = "auto",
+    jobs: int = 0,
+    progress: Callable[[RefIndex, float], None] | None = None,
+) -> CoverageReport:
+    """Which tests cover each API at each ref of ``repo`` (and of upstream).
+
+    :param refs: branches, tags or commits (default: HEAD)
+    :param tests: test roots (default: the config's ``test_roots``)
+    :param aliases: what resolve knows, on top of the static table
+    :param grep: "auto" (git grep for a few APIs, in process for many), "git", "fast" or "off"
+    """
+    table = table_for(aliases)
+    names = [ApiName.parse(a, table) for a in dict.fromkeys(a.strip() for a in apis if a.strip())]
+    if not names:
+        raise UsageError("no API name given; pass one or more names, or --from FILE with one a line")
+    roots = tuple(tests) if tests else load_config(None, repo).test_roots
+    targets = [Target(Path(repo), r, roots) for r in (refs or ["HEAD"])]
+    targets += [Target(Path(p), r, tuple(upstream_tests), True) for p, r in upstream]
+    indexer = Indexer(store, table, jobs=jobs)
+    indexes: list[RefIndex] = []
+    for t in targets:
+        started = time.perf_counter()
+        indexes.append(indexer.index(t.repo, t.ref, t.roots))
+        if progress is not None:
+            progress(indexes[-1], time.perf_counter() - started)
+    queries = [RefQuery(ix, table) for ix in indexes]
+    if grep == "auto":
+        grep = "git" if len(names) * len(targets) <= GIT_GREP_MAX else "fast"
+    texts: dict[int, TreeText] = {}
+    results: list[ApiCoverage] = []
+    for api in names:
+        pattern, parent_word, leaf_word = community_pattern(api.canonical)
+        per_ref: list[RefCoverage] = []
+        for i, (target, ix, q) in enumerate(zip(targets, indexes, queries, strict=True)):
+            direct, related, weak = query_ref(q, api)
+            g: GrepResult | None = None
+            if grep == "git":
+                g = git_grep(ix.repo, target.ref, pattern, ix.roots)
+            elif grep == "fast":
+                if i not in texts:
+                    texts[i] = TreeText(ix.repo, target.ref, ix.entries, ix.roots)
+                g = texts[i].grep(pattern, max(parent_word, leaf_word, key=len))
+            per_ref.append(RefCoverage(
+                ref=target.ref, commit=ix.commit, repo=str(ix.repo), upstream=target.upstream,
+                files=len(ix.files), tests=ix.tests, direct=tuple(direct),
+                related=tuple(related[:MAX_RELATED]), related_total=len(related),
+                weak=tuple(weak[:MAX_WEAK]), weak_total=len(weak), grep=g,
+                skipped_files=tuple(ix.skipped), grep_in_direct=_grep_in(g, direct),
+            ))
+        found_any = any(r.direct or r.related for r in per_ref)
+        hints = () if api.known and found_any else suggestions(api, queries, table)
+        cov = ApiCoverage(api.spelled, api.canonical, api.known, table.source, hints, tuple(per_ref))
+        zh, en = justify(cov)
+        results.append(ApiCoverage(cov.api, cov.canonical, cov.known, cov.alias_source,
+                                   cov.suggestions, cov.refs, zh, en))
+    return CoverageReport(tuple(results), tuple(indexes))
+
+
+def _grep_in(g: GrepResult | None, direct: Sequence[TestHit]) -> int:
+    """How many grep lines lie inside a direct test's lines."""
+    if g is None or not direct:
+        return 0
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for h in direct:
+        spans.setdefault(h.path, []).append((h.line, h.end_line))
+    n = 0
+    for m in g.matches:
+        parts = m.split(":", 3)
+        if len(parts) == 4 and parts[2].isdigit():
+            line = int(parts[2])
+            if any(a <= line <= b for a, b in spans.get(parts[1], ())):
+                n += 1
+    return n
