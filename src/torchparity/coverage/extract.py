@@ -14,6 +14,7 @@ Facts (compact JSON, lists rather than objects)::
     refs   [[chain, kind, line, via], ...]   chain: "torch.set_grad_enabled().clone()"
     kind   "c" call | "w" with | "d" decorator | "a" attribute (named, not called)
     via    "" | "l:ctx" local | "s:opt" self attribute | "i:sge" import alias | "m:X" module name
+           | "h:f" returned by helper f | "f:ctx" pytest fixture ctx (comma-joined when several)
     calls  qualnames of helpers in the same file this function calls
     weak   dotted names mentioned in strings and docstrings
     ret    the chain the function returns (helpers), or null
@@ -28,7 +29,7 @@ import tokenize
 from typing import Any
 
 #: bump when the facts change shape or meaning: cached facts of another version are re-made
-VERSION = 4
+VERSION = 5
 
 #: names files use without importing (star imports from test helpers), by convention
 CONVENTIONAL = {"torch": "torch", "F": "torch.nn.functional", "nn": "torch.nn", "optim": "torch.optim"}
@@ -378,7 +379,7 @@ class _Walker:
             for name in list(scope):
                 ret = self.returns.get(self.helpers.get(name, ""))
                 if ret:
-                    scope[name] = (ret, f"h:{name}")
+                    scope[name] = (ret, f"f:{name}")
                     func.calls.append(self.helpers[name])
         self.scopes.append(scope)
         self.stmts(node.body)

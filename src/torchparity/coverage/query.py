@@ -159,7 +159,7 @@ def how(use: Use) -> str:
     """``("c", "i:t,l:ctx", True, "", 12)`` -> "call, import alias t, via local ctx"."""
     role, via, chained, inherited_via, _ = use
     tags = [t for t in via.split(",") if t]
-    flows = [t for t in tags if t[0] in "lsh"]
+    flows = [t for t in tags if t[0] in "lshf"]
     word = _ROLE_WORD[role]
     if chained and not flows:
         word = f"chained {word}"
@@ -168,7 +168,7 @@ def how(use: Use) -> str:
         kind, name = tag[0], tag[2:]
         parts.append({
             "l": f"via local {name}", "s": f"via self.{name}", "h": f"via helper {name}()",
-            "i": f"import alias {name}", "m": f"module name {name}",
+            "i": f"import alias {name}", "m": f"module name {name}", "f": f"via fixture {name}",
         }.get(kind, tag))
     if inherited_via:
         parts.append(f"inherited via {_short(inherited_via)}")
