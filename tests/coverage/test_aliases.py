@@ -68,6 +68,8 @@ def test_canonical_names_and_what_the_table_knows() -> None:
     assert t.known("torch.autograd.grad_mode.set_multithreading_enabled.clone")
     assert not t.known("torch.autograd.grad_mode.set_grad_enabled.no_such_member")
     assert not t.known("torch_npu.npu.custom_op")
+    assert t.known("torch.nn.functional.relu") and t.known("torch.Tensor.add_")
+    assert not t.known("torch.Tensor.no_such_method")
     assert t.is_class("torch.optim.sgd.SGD") and not t.is_class("torch.randn")
 
 
@@ -127,6 +129,10 @@ for cls, info in table["classes"].items():
     for m in info["defines"] or ():
         if m not in vars(c):
             bad.append(f"{cls} does not define {m}")
+for name in table["functions"]:
+    o = obj(name)
+    if isinstance(o, type):
+        bad.append(f"{name} is a class, listed as a function")
 print(json.dumps(bad))
 """
 
@@ -138,6 +144,7 @@ def test_the_static_table_says_what_the_installed_torch_says() -> None:
         "aliases": dict(t.aliases),
         "classes": {c: {"bases": list(i.bases), "defines": sorted(i.defines) if i.defines is not None else None}
                     for c, i in t.classes.items()},
+        "functions": sorted(t.functions),
     }
     proc = subprocess.run([sys.executable, "-c", _CHECK], input=json.dumps(doc), capture_output=True,
                           text=True, timeout=120)
@@ -146,3 +153,4 @@ def test_the_static_table_says_what_the_installed_torch_says() -> None:
     assert t.aliases["torch.set_grad_enabled"] == "torch.autograd.grad_mode.set_grad_enabled"
     assert t.aliases["torch.optim.Optimizer"] == "torch.optim.optimizer.Optimizer"
     assert t.classes["torch.optim.sgd.SGD"].bases == ("torch.optim.optimizer.Optimizer",)
+    assert {"torch.add", "torch.Tensor.add_", "torch.Tensor.grad", "torch.nn.functional.relu"} <= t.functions

@@ -41,7 +41,7 @@ class AliasTable:
 
     aliases: Mapping[str, str] = field(default_factory=dict)
     classes: Mapping[str, ClassInfo] = field(default_factory=dict)
-    #: callables known NOT to be classes (functions), from resolve's is_class answers
+    #: names known NOT to be classes (functions, attributes): the table's lists and resolve's answers
     functions: frozenset[str] = frozenset()
     returns: Mapping[str, str] = field(default_factory=dict)
     source: str = "static"
@@ -134,8 +134,19 @@ class AliasTable:
             return True
         parent, _, member = name.rpartition(".")
         info = self.classes.get(parent)
-        return info is not None and (info.defines is None or member in info.defines
-                                     or self.owner(parent, member) is not None)
+        if info is None:
+            return False
+        if info.defines is None:  # members not listed (torch.Tensor): the functions list says, if it has them
+            return name in self.functions or f"{parent}." not in self._function_homes
+        return member in info.defines or self.owner(parent, member) is not None
+
+    @property
+    def _function_homes(self) -> frozenset[str]:
+        homes = self.__dict__.get("_homes")
+        if homes is None:
+            homes = frozenset(f.rpartition(".")[0] + "." for f in self.functions)
+            object.__setattr__(self, "_homes", homes)
+        return homes
 
     @property
     def _canonical_names(self) -> frozenset[str]:
@@ -162,6 +173,7 @@ class AliasTable:
     def names(self) -> list[str]:
         """Every name the table can speak of, for suggestions."""
         out = set(self.aliases) | set(self.aliases.values()) | set(self.classes) | set(self.returns)
+        out |= self.functions
         for cls, info in self.classes.items():
             out.update(f"{cls}.{m}" for m in info.defines or ())
         return sorted(out)
@@ -201,7 +213,8 @@ def static_table() -> AliasTable:
                         None if "defines" not in info else frozenset(info["defines"]))
         for name, info in data.get("classes", {}).items()
     }
-    return AliasTable(dict(data.get("aliases", {})), classes, frozenset(),
+    functions = frozenset(f"{home}.{n}" for home, names in data.get("functions", {}).items() for n in names)
+    return AliasTable(dict(data.get("aliases", {})), classes, functions,
                       dict(data.get("returns", {})), "static")
 
 
@@ -248,6 +261,16 @@ class Normalizer:
     def __init__(self, table: AliasTable) -> None:
         self.table = table
         self._memo: dict[tuple[str, str], tuple[Emission, ...]] = {}
+        self._flat: dict[tuple[str, str], tuple[tuple[str, str, bool, str], ...]] = {}
+
+    def flat(self, chain: str, kind: str) -> tuple[tuple[str, str, bool, str], ...]:
+        """``emissions`` as plain tuples (name, role, chained, inherited_via): the index's hot loop."""
+        key = (chain, kind)
+        hit = self._flat.get(key)
+        if hit is None:
+            hit = self._flat[key] = tuple(
+                (e.name, e.role, e.chained, e.inherited_via) for e in self.emissions(chain, kind))
+        return hit
 
     def emissions(self, chain: str, kind: str) -> tuple[Emission, ...]:
         key = (chain, kind)

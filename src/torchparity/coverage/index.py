@@ -21,7 +21,7 @@ from typing import Any
 from ..gitrepo import resolve_commit
 from ..store import Store
 from . import extract
-from .aliases import ATTR, AliasTable, Normalizer
+from .aliases import AliasTable, Normalizer
 from .gitobjects import TreeEntry, clean_roots, list_tree, open_repo, read_blobs
 
 _SCHEMA = """
@@ -145,22 +145,23 @@ class FileIndex:
             return refs
 
         uses = fi.uses
-        for f in facts.get("f", []):
-            if not f[3]:
-                continue
+        flat = normalizer.flat
+        # tests in line order: test numbers then sort like places in the file
+        for f in sorted((f for f in facts.get("f", []) if f[3]), key=lambda f: f[1]):
             ti = len(fi.tests)
             fi.tests.append((f[0], f[1], f[2]))
+            start, end = f[1], f[2]
             for chain, kind, line, via in refs_of(f[0], (f[0],)):
-                if not f[1] <= line <= f[2]:
-                    line = f[1]  # a use inside a helper: point at the test itself
-                for e in normalizer.emissions(chain, kind):
-                    use: Use = (e.role, via, e.chained, e.inherited_via, line)
-                    per = uses.get(e.name)
+                if not start <= line <= end:
+                    line = start  # a use inside a helper: point at the test itself
+                for name, role, chained, inherited in flat(chain, kind):
+                    use: Use = (role, via, chained, inherited, line)
+                    per = uses.get(name)
                     if per is None:
-                        uses[e.name] = {ti: use}
+                        uses[name] = {ti: use}
                     else:
                         old = per.get(ti)
-                        if old is None or _better(use, old):
+                        if old is None or (old != use and _better(use, old)):
                             per[ti] = use
             for token in f[6]:
                 parts = token.split(".")
@@ -176,11 +177,6 @@ class FileIndex:
             if parent:
                 fi.children.setdefault(parent, set()).add(name)
         return fi
-
-
-def is_direct(use: Use, table: AliasTable, name: str) -> bool:
-    """Called, entered, decorated with; or read as an attribute that is not a class."""
-    return use[0] != ATTR or not table.is_class(name)
 
 
 # -- one ref ----------------------------------------------------------------------------------

@@ -18,8 +18,8 @@ from ..config import load_config
 from ..errors import UsageError
 from ..store import Store
 from .aliases import ATTR, CALL, DECORATOR, WITH, AliasSource, AliasTable, table_for
-from .grep import GrepResult, TreeText, community_pattern, git_grep
-from .index import FileIndex, Indexer, RefIndex, Use, is_direct
+from .grep import GrepResult, TreeText, community_pattern, git_grep, needle
+from .index import Indexer, RefIndex, Use
 from .justify import justify
 
 _API = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -58,7 +58,7 @@ class ApiName:
                    table.known(canonical), aliased)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TestHit:
     """One test and how it touches the API."""
 
@@ -157,7 +157,17 @@ def _short(name: str) -> str:
 
 def how(use: Use) -> str:
     """``("c", "i:t,l:ctx", True, "", 12)`` -> "call, import alias t, via local ctx"."""
-    role, via, chained, inherited_via, _ = use
+    key = use[:4]
+    text = _HOW.get(key)
+    if text is None:
+        text = _HOW[key] = _how(*key)
+    return text
+
+
+_HOW: dict[tuple[str, str, bool, str], str] = {}
+
+
+def _how(role: str, via: str, chained: bool, inherited_via: str) -> str:
     tags = [t for t in via.split(",") if t]
     flows = [t for t in tags if t[0] in "lshf"]
     word = _ROLE_WORD[role]
@@ -187,7 +197,8 @@ class RefQuery:
         self._children: dict[str, list[int]] | None = None
         self._weak: dict[str, list[int]] | None = None
         self._test_words: dict[str, list[tuple[int, int]]] | None = None
-        self._member_counts: dict[str, int] = {}
+        self._members: dict[str, list[str]] = {}
+        self._by_leaf: dict[str, list[str]] | None = None
 
     def _merge(self, attr: str) -> dict[str, list[int]]:
         merged: dict[str, list[int]] = {}
@@ -221,13 +232,25 @@ class RefQuery:
             self._test_words = words
         return self._test_words.get(word, [])
 
-    def member_count(self, parent: str) -> int:
-        if parent not in self._member_counts:
+    def members(self, parent: str) -> list[str]:
+        """The members of ``parent`` some test of this ref uses, sorted."""
+        if parent not in self._members:
             names: set[str] = set()
             for fi_no in self.files_with_children(parent):
                 names |= self.index.indexes[fi_no].children[parent]
-            self._member_counts[parent] = len(names)
-        return self._member_counts[parent]
+            self._members[parent] = sorted(names)
+        return self._members[parent]
+
+    def names_ending(self, leaf: str) -> list[str]:
+        """Names any test of this ref uses whose last part is ``leaf`` (for suggestions)."""
+        if self._by_leaf is None:
+            if self._names is None:
+                self._names = self._merge("uses")
+            by_leaf: dict[str, list[str]] = {}
+            for name in self._names:
+                by_leaf.setdefault(_short(name), []).append(name)
+            self._by_leaf = by_leaf
+        return self._by_leaf.get(leaf, [])
 
     def hit(self, fi_no: int, ti: int, text: str, at: int | None = None) -> TestHit:
         path = self.index.files[fi_no][0]
@@ -252,100 +275,142 @@ def _stem(name: str) -> str:
     return name.strip("_")
 
 
-def query_ref(q: RefQuery, api: ApiName) -> tuple[list[TestHit], list[TestHit], list[TestHit]]:
-    """(direct, related, weak) for one API on one ref."""
+@dataclass(frozen=True)
+class RefAnswer:
+    """One API on one ref: every direct test, the best related ones (and how many), weak mentions."""
+
+    direct: list[TestHit]
+    related: list[TestHit]
+    related_total: int
+    weak: list[TestHit]
+
+
+def query_ref(q: RefQuery, api: ApiName, related_limit: int = MAX_RELATED) -> RefAnswer:
+    """Direct, related and weak tests for one API on one ref.
+
+    Related tests are gathered as sets of test numbers per file (set operations,
+    not a Python loop per test); only what the answer keeps becomes a ``TestHit``,
+    so an API that thousands of tests use stays cheap to ask about. Test numbers
+    follow line order and files follow path order, so (file, test) sorts by place.
+    """
     table = q.table
     index = q.index
-    direct: dict[tuple[int, int], TestHit] = {}
-    related: dict[tuple[int, int], TestHit] = {}
-    weak: dict[tuple[int, int], TestHit] = {}
-
-    def uses(fi: FileIndex, name: str) -> Mapping[int, Use]:
-        return fi.uses.get(name, {})
-
-    for fi_no in q.files_using(api.canonical):
-        for ti, use in uses(index.indexes[fi_no], api.canonical).items():
-            if is_direct(use, table, api.canonical):
-                direct[(fi_no, ti)] = q.hit(fi_no, ti, how(use), use[4])
-    for fi_no in q.files_using(api.canonical):
-        for ti, use in uses(index.indexes[fi_no], api.canonical).items():
-            if (fi_no, ti) not in direct:
-                related[(fi_no, ti)] = q.hit(fi_no, ti, f"names the class ({how(use)})", use[4])
-    # the parent (class or callable), its variants, its other members
-    related_names: list[tuple[str, str]] = []
+    indexes = index.indexes
+    name = api.canonical
+    names_a_class = table.is_class(name)
+    #: tests already placed (direct or related), per file
+    seen: dict[int, set[int]] = {}
+    direct_keys: list[tuple[int, int, Use]] = []
+    #: (rank, file, label, uses of the name, test numbers): rank orders the related list
+    chunks: list[tuple[int, int, str, Mapping[int, Use], set[int]]] = []
+    for fi_no in q.files_using(name):
+        per = indexes[fi_no].uses[name]
+        named_only = {ti for ti, use in per.items() if use[0] == ATTR} if names_a_class else set()
+        direct_keys += [(fi_no, ti, use) for ti, use in per.items() if ti not in named_only]
+        seen[fi_no] = set(per)
+        if named_only:
+            chunks.append((1, fi_no, "names the class", per, named_only))
+    # the parent (class or callable), the variants, the other members of the class
+    groups: list[tuple[str, str, int]] = []
     if api.parent and (api.parent_is_class or api.parent in table.returns):
-        related_names.append((api.parent, f"parent {_short(api.parent)}"))
-    related_names += [(v, f"variant {_short(v)}") for v in _variants(api)]
+        groups.append((api.parent, f"parent {_short(api.parent)}", 1))
+    groups += [(v, f"variant {_short(v)}", 2) for v in _variants(api)]
     if api.parent_is_class:
-        many = q.member_count(api.parent) > _SIBLINGS_ALL
-        siblings: set[str] = set()
-        for fi_no in q.files_with_children(api.parent):
-            siblings |= index.indexes[fi_no].children[api.parent]
-        for s in sorted(siblings):
-            if s == api.canonical or (many and _stem(_short(s)) != _stem(api.leaf)):
+        siblings = q.members(api.parent)
+        many = len(siblings) > _SIBLINGS_ALL
+        for sib in siblings:
+            if sib != name and not (many and _stem(_short(sib)) != _stem(api.leaf)):
+                groups.append((sib, f"sibling {_short(api.parent)}.{_short(sib)}", 3))
+    parent_word = _short(api.parent) if api.parent else ""
+    total = sum(len(c[4]) for c in chunks)
+    for other, label, rank in groups:
+        for fi_no in q.files_using(other):
+            per = indexes[fi_no].uses[other]
+            placed = seen.get(fi_no)
+            new = per.keys() - placed if placed else set(per)
+            if not new:
                 continue
-            related_names.append((s, f"sibling {_short(api.parent)}.{_short(s)}"))
-    for name, label in related_names:
-        for fi_no in q.files_using(name):
-            for ti, use in uses(index.indexes[fi_no], name).items():
-                key = (fi_no, ti)
-                if key not in direct and key not in related:
-                    related[key] = q.hit(fi_no, ti, f"{label}: {how(use)}", use[4])
+            if placed is None:
+                seen[fi_no] = set(new)
+            else:
+                placed |= new
+            total += len(new)
+            if rank == 1:  # a test named after the parent (test_set_grad_enabled) is its own test: first
+                tests = indexes[fi_no].tests
+                own = {ti for ti in new if parent_word in _short(tests[ti][0])}
+                if own:
+                    chunks.append((0, fi_no, label, per, own))
+                    new -= own
+                    if not new:
+                        continue
+            chunks.append((rank, fi_no, label, per, new))
     # weak: mentions in strings and docstrings, and test names
-    keys = {".".join(api.canonical.split(".")[-2:]), ".".join(api.spelled.split(".")[-2:])}
+    weak: dict[tuple[int, int], TestHit] = {}
+    keys = {".".join(name.split(".")[-2:]), ".".join(api.spelled.split(".")[-2:])}
     for key in sorted(k for k in keys if "." in k):
         for fi_no in q.files_mentioning(key):
-            for ti in index.indexes[fi_no].weak.get(key, ()):
-                k = (fi_no, ti)
-                if k not in direct and k not in related and k not in weak:
-                    weak[k] = q.hit(fi_no, ti, f"mentions {key} in a string or docstring")
-            line = index.indexes[fi_no].module_weak.get(key)
+            placed = seen.get(fi_no, set())
+            for ti in indexes[fi_no].weak.get(key, ()):
+                if ti not in placed and (fi_no, ti) not in weak:
+                    weak[(fi_no, ti)] = q.hit(fi_no, ti, f"mentions {key} in a string or docstring")
+            line = indexes[fi_no].module_weak.get(key)
             if line is not None and (fi_no, -line) not in weak:
                 path = index.files[fi_no][0]
                 weak[(fi_no, -line)] = TestHit(path, path, line, line, f"module or class docstring mentions {key}", line)
-    parent_word = _short(api.parent) if api.parent else ""
     first_word = next((w for w in api.leaf.split("_") if w), api.leaf)
     for fi_no, ti in q.tests_named(first_word):
-        name = _short(index.indexes[fi_no].tests[ti][0])
+        test_name = _short(indexes[fi_no].tests[ti][0])
         if api.parent_is_class:
-            named = f"{parent_word}_{api.leaf}" in name
+            named = f"{parent_word}_{api.leaf}" in test_name
         else:
-            named = name == f"test_{api.leaf}" or name.startswith(f"test_{api.leaf}_")
-        k = (fi_no, ti)
-        if named and k not in direct and k not in related and k not in weak:
-            weak[k] = q.hit(fi_no, ti, "test name only")
-    order = sorted
-    return (order(direct.values(), key=_hit_order), order(related.values(), key=_related_order),
-            order(weak.values(), key=_hit_order))
+            named = test_name == f"test_{api.leaf}" or test_name.startswith(f"test_{api.leaf}_")
+        if named and ti not in seen.get(fi_no, ()) and (fi_no, ti) not in weak:
+            weak[(fi_no, ti)] = q.hit(fi_no, ti, "test name only")
+
+    direct_keys.sort(key=lambda k: (k[0], k[1]))
+    direct_hits = [q.hit(fi_no, ti, how(use), use[4]) for fi_no, ti, use in direct_keys]
+    chunks.sort(key=lambda c: (c[0], c[1]))
+    related_hits: list[TestHit] = []
+    for _, fi_no, label, per, tis in chunks:
+        if len(related_hits) >= related_limit:
+            break
+        for ti in sorted(tis)[: related_limit - len(related_hits)]:
+            use = per[ti]
+            text = f"{label} ({how(use)})" if label == "names the class" else f"{label}: {how(use)}"
+            related_hits.append(q.hit(fi_no, ti, text, use[4]))
+    return RefAnswer(direct_hits, related_hits, total, sorted(weak.values(), key=_hit_order))
 
 
 def _hit_order(h: TestHit) -> tuple[str, int]:
     return (h.path, h.line)
 
 
-def _related_order(h: TestHit) -> tuple[int, str, int]:
-    if h.how.startswith(("parent ", "names the class")):
-        # a test named after the parent (test_set_grad_enabled) first: it is the parent's own test
-        word = h.how.split(" ", 2)[1].rstrip(":") if h.how.startswith("parent ") else ""
-        rank = 0 if word and word in h.test.rsplit("::", 1)[-1] else 1
-    else:
-        rank = 2 if h.how.startswith("variant ") else 3
-    return (rank, h.path, h.line)
-
-
 # -- the entry point ------------------------------------------------------------------------
 
 def suggestions(api: ApiName, queries: Sequence[RefQuery], table: AliasTable) -> tuple[str, ...]:
     """Names close to ``api`` that the table or the test trees know."""
-    pool: set[str] = set()
+    pool: set[str] = set(_table_by_leaf(table).get(api.leaf, ()))
     for q in queries:
-        if q._names is None:
-            q.files_using("")
-        pool |= {n for n in (q._names or {}) if n.endswith(f".{api.leaf}")}
-    found = difflib.get_close_matches(api.canonical, sorted(pool), n=5, cutoff=0.5)
-    found += [n for n in difflib.get_close_matches(api.canonical, table.names(), n=5, cutoff=0.75)
-              if n not in found]
-    return tuple(found[:5])
+        pool.update(q.names_ending(api.leaf))
+        if api.parent:  # a misspelt member: the parent's members that tests use
+            pool.update(q.members(api.parent))
+    if api.parent in table.classes:
+        pool.update(f"{api.parent}.{m}" for m in table.classes[api.parent].defines or ())
+    pool.discard(api.canonical)
+    return tuple(difflib.get_close_matches(api.canonical, sorted(pool), n=5, cutoff=0.6))
+
+
+#: the last table's names by their last part (one table at a time in practice)
+_BY_LEAF: list[tuple[AliasTable, dict[str, list[str]]]] = []
+
+
+def _table_by_leaf(table: AliasTable) -> dict[str, list[str]]:
+    if not _BY_LEAF or _BY_LEAF[0][0] is not table:
+        by_leaf: dict[str, list[str]] = {}
+        for name in table.names():
+            by_leaf.setdefault(_short(name), []).append(name)
+        _BY_LEAF[:] = [(table, by_leaf)]
+    return _BY_LEAF[0][1]
 
 
 @dataclass(frozen=True)
@@ -410,19 +475,20 @@ def coverage_for(
         pattern, parent_word, leaf_word = community_pattern(api.canonical)
         per_ref: list[RefCoverage] = []
         for i, (target, ix, q) in enumerate(zip(targets, indexes, queries, strict=True)):
-            direct, related, weak = query_ref(q, api)
+            answer = query_ref(q, api)
+            direct = answer.direct
             g: GrepResult | None = None
             if grep == "git":
                 g = git_grep(ix.repo, target.ref, pattern, ix.roots)
             elif grep == "fast":
                 if i not in texts:
                     texts[i] = TreeText(ix.repo, target.ref, ix.entries, ix.roots)
-                g = texts[i].grep(pattern, max(parent_word, leaf_word, key=len))
+                g = texts[i].grep(pattern, needle(parent_word, leaf_word))
             per_ref.append(RefCoverage(
                 ref=target.ref, commit=ix.commit, repo=str(ix.repo), upstream=target.upstream,
                 files=len(ix.files), tests=ix.tests, direct=tuple(direct),
-                related=tuple(related[:MAX_RELATED]), related_total=len(related),
-                weak=tuple(weak[:MAX_WEAK]), weak_total=len(weak), grep=g,
+                related=tuple(answer.related), related_total=answer.related_total,
+                weak=tuple(answer.weak[:MAX_WEAK]), weak_total=len(answer.weak), grep=g,
                 skipped_files=tuple(ix.skipped), grep_in_direct=_grep_in(g, direct),
             ))
         found_any = any(r.direct or r.related for r in per_ref)

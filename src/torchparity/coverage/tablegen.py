@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import sys
+import types
 from typing import Any
 
 #: modules whose public names are re-exported elsewhere: (where it is spelled, which classes)
@@ -57,6 +58,10 @@ _SELF_RETURNING = {
     "torch.autograd.grad_mode.set_multithreading_enabled": ("clone",),
     "torch.utils._contextlib._DecoratorContextManager": ("clone",),
 }
+#: modules (and torch.Tensor) whose public names (functions, attributes; not classes) the table lists
+_FUNCTION_HOMES = ("torch", "torch.Tensor", "torch.nn.functional", "torch.linalg", "torch.fft",
+                   "torch.special", "torch.autograd", "torch.autograd.grad_mode", "torch.cuda",
+                   "torch.random", "torch.nn.init", "torch.nn.utils", "torch.utils.data", "torch.amp")
 _SKIP_MEMBERS = {"__doc__", "__module__", "__dict__", "__weakref__", "__annotations__",
                  "__qualname__", "__slots__", "__parameters__", "__orig_bases__", "__abstractmethods__",
                  "_abc_impl", "__firstlineno__", "__static_attributes__"}
@@ -146,6 +151,24 @@ def build() -> dict[str, Any]:
         bases = [canon_of[id(b)] for b in cls.__bases__ if id(b) in canon_of]
         # Tensor's members live in C (TensorBase): its list is left out (unknown: it may define any)
         table["classes"][name] = {"bases": bases, "defines": None if name == "torch.Tensor" else _members(cls)}
+    functions: dict[str, list[str]] = {}
+    for home in _FUNCTION_HOMES:
+        try:
+            owner = torch.Tensor if home == "torch.Tensor" else importlib.import_module(home)
+        except ImportError:
+            continue
+        names = []
+        for n in dir(owner):
+            if n.startswith("_"):
+                continue
+            try:
+                value = getattr(owner, n)
+            except Exception:  # noqa: BLE001 - some attributes raise on access
+                continue
+            if not isinstance(value, (type, types.ModuleType)) and f"{home}.{n}" not in table["aliases"]:
+                names.append(n)
+        functions[home] = sorted(names)
+    table["functions"] = functions
     table["torch_version"] = torch.__version__
     return table
 
@@ -161,6 +184,18 @@ def render(table: dict[str, Any]) -> str:
     lines += [f"{_q(k)} = {_q(v)}" for k, v in table["aliases"].items()]
     lines += ["", "[returns]  # callable -> the class of what it returns (\"self\": its own class)"]
     lines += [f"{_q(k)} = {_q(v)}" for k, v in sorted(table["returns"].items())]
+    lines += ["", "[functions]  # module (or class) -> its public names that are not classes (functions, attributes)"]
+    for home, names in table["functions"].items():
+        lines.append(f"{_q(home)} = [")
+        row: list[str] = []
+        for n in names:
+            row.append(_q(n))
+            if sum(len(x) + 2 for x in row) > 90:
+                lines.append("    " + ", ".join(row) + ",")
+                row = []
+        if row:
+            lines.append("    " + ", ".join(row) + ",")
+        lines.append("]")
     lines += ["", "[classes]  # canonical class -> bases (canonical) and the members it defines itself"]
     for name, info in table["classes"].items():
         bases = ", ".join(_q(b) for b in info["bases"])
