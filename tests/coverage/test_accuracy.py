@@ -146,3 +146,19 @@ def test_resolve_results_plug_in(cov_repo: RepoFactory, tmp_path: Path) -> None:
         aliases={"torch_npu.npu.Stream": "torch_npu.npu.streams.Stream"},
     )
     assert set(_hits(resolved, api, "direct")) == {"test/test_backend.py::test_stream_query"}
+
+
+def test_related_tests_are_ranked_and_counted_beyond_the_list(forms_repo: Path, tmp_path: Path) -> None:
+    """The parent's own tests first; the total counts every related test, the list keeps the best."""
+    from torchparity.coverage.aliases import static_table
+    from torchparity.coverage.index import Indexer
+    from torchparity.coverage.query import ApiName, RefQuery, query_ref
+
+    table = static_table()
+    ix = Indexer(Store(tmp_path / "s"), table).index(forms_repo, "HEAD", ["test"])
+    api = ApiName.parse("torch.autograd.grad_mode.set_grad_enabled.__exit__", table)
+    full = query_ref(RefQuery(ix, table), api)
+    short = query_ref(RefQuery(ix, table), api, related_limit=2)
+    assert full.related_total == short.related_total == len(full.related) > 2
+    assert short.related == full.related[:2]
+    assert [h.how.split(":")[0] for h in full.related[:1]] == ["parent set_grad_enabled"]

@@ -152,3 +152,36 @@ def test_not_a_git_repo_exits_2_in_a_subprocess(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert proc.stderr.strip() == f"ERROR: {plain} is not a git repository; pass a git checkout (or a bare repository) to --repo"
     assert proc.stdout == ""
+
+
+def test_resolve_results_from_a_json_file(
+    cov_repo: RepoFactory, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = cov_repo({"master": {"test/test_stream.py": '''
+        import torch_npu
+
+        def test_query():
+            torch_npu.npu.Stream().query()
+    '''}})
+    api = "torch_npu.npu.streams.Stream.query"
+    learnt = tmp_path / "resolve.json"
+    learnt.write_text(json.dumps({"aliases": {"torch_npu.npu.Stream": "torch_npu.npu.streams.Stream"},
+                                  "is_class": {"torch_npu.npu.streams.Stream": True}}))
+    assert _cov(tmp_path, api, "--repo", str(repo), "--json") == 0
+    assert json.loads(capsys.readouterr().out)[0]["refs"][0]["direct"] == []
+    assert _cov(tmp_path, api, "--repo", str(repo), "--json", "--aliases", str(learnt)) == 0
+    doc = json.loads(capsys.readouterr().out)[0]
+    assert [h["test"] for h in doc["refs"][0]["direct"]] == ["test/test_stream.py::test_query"]
+    assert doc["alias_source"] == "static+file resolve.json"
+    learnt.write_text("{not json")
+    assert _cov(tmp_path, api, "--repo", str(repo), "--aliases", str(learnt)) == 2
+    assert "not valid JSON" in capsys.readouterr().err
+
+
+def test_a_bad_upstream_names_the_upstream_flag(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc = _cov(tmp_path, "torch.no_grad", "--repo", str(repo), "--upstream", str(tmp_path / "nowhere@v2.7.1"))
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert f"repository folder not found: {tmp_path / 'nowhere'}; pass an existing folder to --upstream" in err

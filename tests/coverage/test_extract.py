@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
-from torchparity.coverage.extract import VERSION, extract
+from torchparity.coverage.extract import VERSION, decode_refs, extract
 
 
 def _facts(src: str | bytes) -> dict[str, Any]:
@@ -18,7 +18,8 @@ def _facts(src: str | bytes) -> dict[str, Any]:
 def _funcs(src: str) -> dict[str, list[Any]]:
     facts = _facts(src)
     assert facts["err"] is None
-    return {f[0]: f for f in facts["f"]}
+    # refs decoded from their ints: [[chain, kind, line, via], ...]
+    return {f[0]: [*f[:4], decode_refs(facts, f), *f[5:]] for f in facts["f"]}
 
 
 def _refs(func: list[Any]) -> set[tuple[str, str, str]]:
@@ -161,7 +162,7 @@ def test_a_coding_cookie_is_honoured() -> None:
     src = "# -*- coding: latin-1 -*-\nimport torch\ndef test_x():\n    s = '\xe9'\n    torch.zeros(1)\n"
     facts = _facts(src.encode("latin-1"))
     assert facts["err"] is None
-    assert facts["f"][0][4][0][0] == "torch.zeros()"
+    assert decode_refs(facts, facts["f"][0])[0][0] == "torch.zeros()"
 
 
 def test_test_ids_and_line_ranges() -> None:

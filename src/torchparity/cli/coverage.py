@@ -10,7 +10,15 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ..coverage import ApiCoverage, CoverageReport, RefIndex, coverage_for, parse_upstream
+from ..coverage import (
+    ApiCoverage,
+    CoverageReport,
+    JsonSource,
+    RefIndex,
+    coverage_for,
+    parse_upstream,
+)
+from ..coverage.justify import plural
 from ..errors import UsageError
 from ..store import Store
 from ._app import DEFAULT_STORE, ConfigOpt, DebugOpt, app, err, out
@@ -52,7 +60,7 @@ def _print_detail(cov: ApiCoverage, justification: bool) -> None:
         out.print(f"  did you mean: {', '.join(cov.suggestions)}", markup=False, emoji=False)
     for r in cov.refs:
         label = f"upstream {r.ref}" if r.upstream else r.ref
-        out.print(f"  {label} @ {r.commit[:12]}  {r.files} test files, {r.tests} tests, "
+        out.print(f"  {label} @ {r.commit[:12]}  {plural(r.files, 'test file')}, {plural(r.tests, 'test')}, "
                   f"{len(r.skipped_files)} skipped", markup=False, emoji=False)
         _section("direct", r.direct, len(r.direct))
         _section("related", r.related, r.related_total)
@@ -89,6 +97,7 @@ def coverage(
     ref: Annotated[list[str] | None, typer.Option("--ref", help="Branch, tag or commit (repeatable; default HEAD).")] = None,
     tests: Annotated[list[str] | None, typer.Option("--tests", help="Test root inside the repo (repeatable; default: the config's test_roots).")] = None,
     upstream: Annotated[list[str] | None, typer.Option("--upstream", help="Upstream PyTorch repo PATH[@REF], searched under test/ (repeatable).")] = None,
+    aliases: Annotated[Path | None, typer.Option("--aliases", help="JSON of what resolve learnt (aliases, bases, is_class, defines, returns), on top of the static table.")] = None,
     from_file: Annotated[Path | None, typer.Option("--from", help="File with one API name a line (# comments allowed).")] = None,
     grep: Annotated[str, typer.Option("--grep", help="Regex baseline: auto | git (run git grep) | fast (same match in process) | off.")] = "auto",
     detail: Annotated[bool, typer.Option("--detail", help="Full listing for every API of a batch (default for one API).")] = False,
@@ -112,12 +121,13 @@ def coverage(
 
     def progress(ix: RefIndex, seconds: float) -> None:
         where = f"{ix.repo.name}@{ix.ref}"
-        err.print(f"indexed {where}: {len(ix.files)} test files ({ix.parsed} parsed, "
-                  f"{len(ix.files) - ix.parsed} from cache), {ix.tests} tests, "
+        err.print(f"indexed {where}: {plural(len(ix.files), 'test file')} ({ix.parsed} parsed, "
+                  f"{len(ix.files) - ix.parsed} from cache), {plural(ix.tests, 'test')}, "
                   f"{len(ix.skipped)} skipped in {seconds:.2f} s", markup=False, style="dim")
 
     report = coverage_for(
         names, repo, list(ref or []), the_store, tests=tests_roots,
+        aliases=JsonSource(aliases) if aliases is not None else None,
         upstream=[parse_upstream(u) for u in upstream or []], grep=grep, jobs=jobs, progress=progress,
     )
     err.print(f"{len(report.apis)} API(s) answered in {time.perf_counter() - started:.2f} s",

@@ -1,6 +1,14 @@
 """Coverage search: which tests already exercise an API, at any git ref, from an index of git blobs."""
 
-from .aliases import AliasSource, AliasTable, MappingSource, StaticSource, static_table, table_for
+from .aliases import (
+    AliasSource,
+    AliasTable,
+    JsonSource,
+    MappingSource,
+    StaticSource,
+    static_table,
+    table_for,
+)
 from .index import BlobCache, FileIndex, Indexer, RefIndex
 from .query import (
     ApiCoverage,
@@ -21,6 +29,7 @@ __all__ = [
     "CoverageReport",
     "FileIndex",
     "Indexer",
+    "JsonSource",
     "MappingSource",
     "RefCoverage",
     "RefIndex",

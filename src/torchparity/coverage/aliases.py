@@ -12,12 +12,16 @@ into the canonical names it touches, following aliases, constructor calls
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import Protocol
+
+from ..errors import UsageError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -195,6 +199,34 @@ class MappingSource:
 
     def alias_table(self) -> AliasTable:
         return AliasTable.from_mappings(self.aliases, self.bases, self.is_class)
+
+
+@dataclass(frozen=True)
+class JsonSource:
+    """An ``AliasSource`` read from a JSON file: what ``resolve`` learnt, saved for later runs.
+
+    ``{"aliases": {spelled: canonical}, "bases": {class: [bases]}, "is_class": {name: bool},
+    "defines": {class: [members]}, "returns": {callable: class}}``; every key is optional.
+    """
+
+    path: Path
+
+    def alias_table(self) -> AliasTable:
+        try:
+            data = json.loads(self.path.read_text("utf-8"))
+        except FileNotFoundError:
+            raise UsageError(f"alias file not found: {self.path}; pass an existing JSON file to --aliases") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{self.path}: not valid JSON ({exc}); fix the file or drop --aliases") from None
+        known = {"aliases", "bases", "is_class", "defines", "returns"}
+        if not isinstance(data, dict) or not set(data) <= known or not all(isinstance(v, dict) for v in data.values()):
+            raise UsageError(
+                f"{self.path}: expected an object with some of {', '.join(sorted(known))}, each an object"
+            )
+        return AliasTable.from_mappings(
+            data.get("aliases", {}), data.get("bases", {}), data.get("is_class", {}),
+            defines=data.get("defines", {}), returns=data.get("returns", {}), source=f"file {self.path.name}",
+        )
 
 
 class StaticSource:

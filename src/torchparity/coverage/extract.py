@@ -8,11 +8,14 @@ through the file's own imports and simple data flow; what those names *mean*
 Facts (compact JSON, lists rather than objects)::
 
     {"v": VERSION, "err": null | "why the file was skipped",
+     "s": ["", strings...],              the file's chains and vias, each once ("" first)
      "f": [[qualname, line, end_line, is_test, refs, calls, weak, ret], ...],
      "m": [[dotted name, line], ...]}   mentions in the module's and classes' docstrings
 
-    refs   [[chain, kind, line, via], ...]   chain: "torch.set_grad_enabled().clone()"
-    kind   "c" call | "w" with | "d" decorator | "a" attribute (named, not called)
+    refs   [chain, kind, line, via, chain, kind, line, via, ...]: four ints a use,
+           chain and via index "s"; ``decode_refs`` gives [[chain, kind, line, via], ...]
+    chain  "torch.set_grad_enabled().clone()"
+    kind   KINDS[k]: "c" call | "w" with | "d" decorator | "a" attribute (named, not called)
     via    "" | "l:ctx" local | "s:opt" self attribute | "i:sge" import alias | "m:X" module name
            | "h:f" returned by helper f | "f:ctx" pytest fixture ctx (comma-joined when several)
     calls  qualnames of helpers in the same file this function calls
@@ -29,7 +32,9 @@ import tokenize
 from typing import Any
 
 #: bump when the facts change shape or meaning: cached facts of another version are re-made
-VERSION = 5
+VERSION = 6
+#: kind codes in the facts' refs
+KINDS = "cwda"
 
 #: names files use without importing (star imports from test helpers), by convention
 CONVENTIONAL = {"torch": "torch", "F": "torch.nn.functional", "nn": "torch.nn", "optim": "torch.optim"}
@@ -74,8 +79,12 @@ class _Func:
             self.seen.add(key)
             self.refs.append([chain, kind, line, via])
 
-    def facts(self) -> list[Any]:
-        return [self.qual, self.line, self.end, 1 if self.is_test else 0, self.refs,
+    def facts(self, strings: dict[str, int]) -> list[Any]:
+        flat: list[int] = []
+        for chain, kind, line, via in self.refs:
+            flat += (strings.setdefault(chain, len(strings)), KINDS.index(kind), line,
+                     strings.setdefault(via, len(strings)))
+        return [self.qual, self.line, self.end, 1 if self.is_test else 0, flat,
                 self.calls, self.weak, self.ret]
 
 
@@ -486,7 +495,15 @@ def extract(data: bytes) -> dict[str, Any]:
         walker.run(tree)
     except RecursionError:
         return {"v": VERSION, "err": "nested too deeply to walk", "f": []}
-    return {"v": VERSION, "err": None, "f": [f.facts() for f in walker.out], "m": _docstring_mentions(tree)}
+    strings: dict[str, int] = {"": 0}
+    funcs = [f.facts(strings) for f in walker.out]
+    return {"v": VERSION, "err": None, "s": list(strings), "f": funcs, "m": _docstring_mentions(tree)}
+
+
+def decode_refs(facts: dict[str, Any], func: list[Any]) -> list[list[Any]]:
+    """A function's refs as [[chain, kind, line, via], ...] (the facts keep them as ints)."""
+    strings, r = facts["s"], func[4]
+    return [[strings[r[i]], KINDS[r[i + 1]], r[i + 2], strings[r[i + 3]]] for i in range(0, len(r), 4)]
 
 
 def _docstring_mentions(tree: ast.Module) -> list[list[Any]]:

@@ -24,18 +24,18 @@ class TreeEntry:
         return self.path.endswith(".py")
 
 
-def open_repo(path: str | Path) -> Path:
+def open_repo(path: str | Path, flag: str = "--repo") -> Path:
     """The repository at ``path``: a checkout's top folder, or a bare repository (objects suffice)."""
     p = Path(path)
     if not p.exists():
-        raise UsageError(f"repository folder not found: {p}; pass an existing folder to --repo")
+        raise UsageError(f"repository folder not found: {p}; pass an existing folder to {flag}")
     res = git(p, "rev-parse", "--show-toplevel", check=False)
     if res.returncode == 0 and res.text.strip():
         return Path(res.text.strip())
     bare = git(p, "rev-parse", "--is-bare-repository", check=False)
     if bare.returncode == 0 and bare.text.strip() == "true":
         return p.absolute()
-    raise UsageError(f"{p} is not a git repository; pass a git checkout (or a bare repository) to --repo")
+    raise UsageError(f"{p} is not a git repository; pass a git checkout (or a bare repository) to {flag}")
 
 
 def clean_roots(roots: Sequence[str]) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from ..gitrepo import resolve_commit
 from ..store import Store
 from . import extract
 from .aliases import AliasTable, Normalizer
+from .extract import KINDS, decode_refs
 from .gitobjects import TreeEntry, clean_roots, list_tree, open_repo, read_blobs
 
 _SCHEMA = """
@@ -113,70 +114,101 @@ def _better(new: Use, old: Use) -> bool:
     return (bool(new[3]), len(new[1])) < (bool(old[3]), len(old[1]))
 
 
-@dataclass
 class FileIndex:
-    """The tests of one file and, per canonical name, which of them use it and how."""
+    """The tests of one file and, per canonical name, which of them use it and how.
 
-    error: str | None
-    tests: list[tuple[str, int, int]] = field(default_factory=list)  # (qualname, line, end_line)
-    uses: dict[str, dict[int, Use]] = field(default_factory=dict)
-    children: dict[str, set[str]] = field(default_factory=dict)  # parent name -> member names used
-    weak: dict[str, set[int]] = field(default_factory=dict)  # dotted suffix in a string -> tests
-    #: dotted suffix mentioned in the module's or a class's docstring -> its line
-    module_weak: dict[str, int] = field(default_factory=dict)
+    What a query needs to find the file (its names, the members of each parent, the
+    mentions) is made at once; the per-test uses only when a query asks this file,
+    so loading a branch of cached facts stays cheap.
+    """
 
-    @classmethod
-    def build(cls, facts: dict[str, Any], normalizer: Normalizer) -> FileIndex:
-        fi = cls(facts.get("err"))
-        funcs = {f[0]: f for f in facts.get("f", [])}
-        expanded: dict[str, list[list[Any]]] = {}
+    __slots__ = ("error", "tests", "names", "children", "weak", "module_weak", "_facts", "_normalizer",
+                 "_uses")
 
-        def refs_of(qual: str, stack: tuple[str, ...]) -> list[list[Any]]:
-            if qual in expanded:
-                return expanded[qual]
-            f = funcs[qual]
-            refs = list(f[4])
-            for callee in f[5]:
-                if callee in funcs and callee not in stack:
-                    tag = f"h:{callee.rsplit('.', 1)[-1]}"
-                    for chain, kind, line, via in refs_of(callee, (*stack, callee)):
-                        refs.append([chain, kind, line, f"{tag},{via}" if via else tag])
-            expanded[qual] = refs
-            return refs
-
-        uses = fi.uses
-        flat = normalizer.flat
+    def __init__(self, facts: dict[str, Any], normalizer: Normalizer) -> None:
+        self.error: str | None = facts.get("err")
+        funcs = facts.get("f", [])
         # tests in line order: test numbers then sort like places in the file
-        for f in sorted((f for f in facts.get("f", []) if f[3]), key=lambda f: f[1]):
-            ti = len(fi.tests)
-            fi.tests.append((f[0], f[1], f[2]))
-            start, end = f[1], f[2]
-            for chain, kind, line, via in refs_of(f[0], (f[0],)):
-                if not start <= line <= end:
-                    line = start  # a use inside a helper: point at the test itself
-                for name, role, chained, inherited in flat(chain, kind):
-                    use: Use = (role, via, chained, inherited, line)
-                    per = uses.get(name)
-                    if per is None:
-                        uses[name] = {ti: use}
-                    else:
-                        old = per.get(ti)
-                        if old is None or (old != use and _better(use, old)):
-                            per[ti] = use
+        ordered = sorted((f for f in funcs if f[3]), key=lambda f: f[1])
+        self.tests: list[tuple[str, int, int]] = [(f[0], f[1], f[2]) for f in ordered]
+        flat = normalizer.flat
+        strings = facts.get("s", [])
+        pairs: set[tuple[int, int]] = set()
+        for f in funcs:  # helpers too: a name only a helper uses reaches its tests
+            r = f[4]
+            pairs.update(zip(r[0::4], r[1::4], strict=True))
+        names: set[str] = set()
+        for c, k in pairs:
+            names.update(e[0] for e in flat(strings[c], KINDS[k]))
+        #: every canonical name some function of the file uses (a superset of the tests' names)
+        self.names = names
+        self.children: dict[str, set[str]] = {}  # parent name -> member names used
+        for name in names:
+            parent = name.rpartition(".")[0]
+            if parent:
+                self.children.setdefault(parent, set()).add(name)
+        self.weak: dict[str, set[int]] = {}  # dotted suffix in a string -> tests
+        for ti, f in enumerate(ordered):
             for token in f[6]:
                 parts = token.split(".")
                 for k in range(len(parts) - 2, -1, -1):
-                    fi.weak.setdefault(".".join(parts[k:]), set()).add(ti)
+                    self.weak.setdefault(".".join(parts[k:]), set()).add(ti)
+        #: dotted suffix mentioned in the module's or a class's docstring -> its line
+        self.module_weak: dict[str, int] = {}
         for token, line in facts.get("m", []):
             parts = token.split(".")
             for k in range(len(parts) - 2, -1, -1):
-                fi.module_weak.setdefault(".".join(parts[k:]), line)
-                fi.weak.setdefault(".".join(parts[k:]), set())
-        for name in uses:
-            parent, _, _ = name.rpartition(".")
-            if parent:
-                fi.children.setdefault(parent, set()).add(name)
-        return fi
+                self.module_weak.setdefault(".".join(parts[k:]), line)
+                self.weak.setdefault(".".join(parts[k:]), set())
+        self._facts: dict[str, Any] | None = facts
+        self._normalizer = normalizer
+        self._uses: dict[str, dict[int, Use]] | None = None
+
+    @property
+    def uses(self) -> dict[str, dict[int, Use]]:
+        """Canonical name -> {test number: how the test uses it} (built on first use)."""
+        if self._uses is None:
+            assert self._facts is not None
+            self._uses = _uses(self._facts, self._normalizer)
+            self._facts = None
+        return self._uses
+
+
+def _uses(facts: dict[str, Any], normalizer: Normalizer) -> dict[str, dict[int, Use]]:
+    funcs = {f[0]: f for f in facts.get("f", [])}
+    expanded: dict[str, list[list[Any]]] = {}
+
+    def refs_of(qual: str, stack: tuple[str, ...]) -> list[list[Any]]:
+        if qual in expanded:
+            return expanded[qual]
+        f = funcs[qual]
+        refs = decode_refs(facts, f)
+        for callee in f[5]:
+            if callee in funcs and callee not in stack:
+                tag = f"h:{callee.rsplit('.', 1)[-1]}"
+                for chain, kind, line, via in refs_of(callee, (*stack, callee)):
+                    refs.append([chain, kind, line, f"{tag},{via}" if via else tag])
+        expanded[qual] = refs
+        return refs
+
+    uses: dict[str, dict[int, Use]] = {}
+    flat = normalizer.flat
+    ordered = sorted((f for f in facts.get("f", []) if f[3]), key=lambda f: f[1])
+    for ti, f in enumerate(ordered):
+        start, end = f[1], f[2]
+        for chain, kind, line, via in refs_of(f[0], (f[0],)):
+            if not start <= line <= end:
+                line = start  # a use inside a helper: point at the test itself
+            for name, role, chained, inherited in flat(chain, kind):
+                use: Use = (role, via, chained, inherited, line)
+                per = uses.get(name)
+                if per is None:
+                    uses[name] = {ti: use}
+                else:
+                    old = per.get(ti)
+                    if old is None or (old != use and _better(use, old)):
+                        per[ti] = use
+    return uses
 
 
 # -- one ref ----------------------------------------------------------------------------------
@@ -211,8 +243,9 @@ class Indexer:
         self.jobs = jobs
         self._file_indexes: dict[str, FileIndex] = {}
 
-    def index(self, repo: str | Path, ref: str, roots: Iterable[str]) -> RefIndex:
-        root = open_repo(repo)
+    def index(self, repo: str | Path, ref: str, roots: Iterable[str], *, flag: str = "--repo") -> RefIndex:
+        """The index of ``repo`` at ``ref`` (``flag`` names the option the repo came from, for errors)."""
+        root = open_repo(repo, flag)
         commit = resolve_commit(root, ref)
         clean = clean_roots(list(roots))
         entries = list_tree(root, commit, clean)
@@ -228,7 +261,7 @@ class Indexer:
         for blob in missing:
             text = facts.get(blob)
             doc = json.loads(text) if text else {"err": "blob missing from the repository", "f": []}
-            self._file_indexes[blob] = FileIndex.build(doc, self.normalizer)
+            self._file_indexes[blob] = FileIndex(doc, self.normalizer)
         indexes = [self._file_indexes[b] for _, b in files]
         skipped = [(p, fi.error) for (p, _), fi in zip(files, indexes, strict=True) if fi.error]
         return RefIndex(root, ref, commit, clean, entries, files, indexes, skipped, len(new), cached)

@@ -26,6 +26,11 @@ def _missed_by_grep(ref: RefCoverage) -> int:
     )
 
 
+def plural(n: int, word: str) -> str:
+    """``plural(1, "test file")`` -> "1 test file"; ``plural(2, ...)`` -> "2 test files"."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def _bullets(hits: tuple[TestHit, ...] | list[TestHit], limit: int = SHOWN) -> list[str]:
     out = [f"• {h.test} (L{h.line}-{h.end_line}; {h.how})" for h in hits[:limit]]
     if len(hits) > limit:
@@ -63,7 +68,7 @@ def _en_ref(cov: ApiCoverage, ref: RefCoverage) -> list[str]:
         out += ["", ref.grep.command, "",
                 f"regex matches: {ref.grep.count} ({ref.grep_in_direct} of them inside a test that calls the API)"]
     out.append(
-        f"AST index ({ref.files} test files, {ref.tests} tests; import aliases, chained calls, locals and "
+        f"AST index ({plural(ref.files, 'test file')}, {plural(ref.tests, 'test')}; import aliases, chained calls, locals and "
         f"setUp attributes, decorators, with, helpers resolved): tests that call {cov.canonical}: {len(ref.direct)}"
     )
     if ref.direct:
@@ -75,7 +80,8 @@ def _en_ref(cov: ApiCoverage, ref: RefCoverage) -> list[str]:
         out += ["Related tests:", *_bullets(ref.related)]
     if ref.skipped_files:
         names = ", ".join(p for p, _ in ref.skipped_files[:5])
-        out.append(f"{len(ref.skipped_files)} test files could not be parsed and were skipped: {names}")
+        out.append(f"{plural(len(ref.skipped_files), 'test file')} could not be parsed and "
+                   f"{'was' if len(ref.skipped_files) == 1 else 'were'} skipped: {names}")
     return out
 
 

@@ -209,7 +209,7 @@ class RefQuery:
 
     def files_using(self, name: str) -> list[int]:
         if self._names is None:
-            self._names = self._merge("uses")
+            self._names = self._merge("names")
         return self._names.get(name, [])
 
     def files_with_children(self, parent: str) -> list[int]:
@@ -245,7 +245,7 @@ class RefQuery:
         """Names any test of this ref uses whose last part is ``leaf`` (for suggestions)."""
         if self._by_leaf is None:
             if self._names is None:
-                self._names = self._merge("uses")
+                self._names = self._merge("names")
             by_leaf: dict[str, list[str]] = {}
             for name in self._names:
                 by_leaf.setdefault(_short(name), []).append(name)
@@ -304,7 +304,9 @@ def query_ref(q: RefQuery, api: ApiName, related_limit: int = MAX_RELATED) -> Re
     #: (rank, file, label, uses of the name, test numbers): rank orders the related list
     chunks: list[tuple[int, int, str, Mapping[int, Use], set[int]]] = []
     for fi_no in q.files_using(name):
-        per = indexes[fi_no].uses[name]
+        per = indexes[fi_no].uses.get(name)
+        if not per:  # only a helper no test calls uses it
+            continue
         named_only = {ti for ti, use in per.items() if use[0] == ATTR} if names_a_class else set()
         direct_keys += [(fi_no, ti, use) for ti, use in per.items() if ti not in named_only]
         seen[fi_no] = set(per)
@@ -325,7 +327,9 @@ def query_ref(q: RefQuery, api: ApiName, related_limit: int = MAX_RELATED) -> Re
     total = sum(len(c[4]) for c in chunks)
     for other, label, rank in groups:
         for fi_no in q.files_using(other):
-            per = indexes[fi_no].uses[other]
+            per = indexes[fi_no].uses.get(other)
+            if not per:
+                continue
             placed = seen.get(fi_no)
             new = per.keys() - placed if placed else set(per)
             if not new:
@@ -463,7 +467,7 @@ def coverage_for(
     indexes: list[RefIndex] = []
     for t in targets:
         started = time.perf_counter()
-        indexes.append(indexer.index(t.repo, t.ref, t.roots))
+        indexes.append(indexer.index(t.repo, t.ref, t.roots, flag="--upstream" if t.upstream else "--repo"))
         if progress is not None:
             progress(indexes[-1], time.perf_counter() - started)
     queries = [RefQuery(ix, table) for ix in indexes]
