@@ -34,3 +34,15 @@ def test_direct_tests_and_what_the_regex_missed(cov_repo: RepoFactory, tmp_path:
     assert "4 of the direct tests have no line the regex matches" in cov.justification_en
     assert "HEAD 已有直接调用 torch.autograd.grad_mode.set_grad_enabled.clone 的用例" in cov.justification_zh
     assert "HEAD already has tests that call" in cov.justification_en
+
+
+def test_refs_without_a_direct_test_are_named(cov_repo: RepoFactory, tmp_path: Path) -> None:
+    repo = cov_repo({
+        "master": {"test/npu/test_grad_mode.py": files.TWO_REFS_BASE},
+        "v2.7.1": {"test/npu/test_grad_mode.py": files.TWO_REFS_ADDED},
+    })
+    cov = coverage_for([files.API], repo, ["v2.7.1", "master"], Store(tmp_path / "s"), grep="off")[files.API]
+    assert f"master 中没有直接调用 {files.API} 的用例。" in cov.justification_zh
+    assert f"v2.7.1 已有直接调用 {files.API} 的用例" in cov.justification_zh
+    assert f"master: no test calls {files.API}." in cov.justification_en
+    assert "git grep" not in cov.justification_zh  # --grep off: no baseline to quote

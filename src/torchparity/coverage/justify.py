@@ -39,8 +39,7 @@ def _bullets(hits: tuple[TestHit, ...] | list[TestHit], limit: int = SHOWN) -> l
 
 
 def _zh_ref(cov: ApiCoverage, ref: RefCoverage) -> list[str]:
-    where = f"上游 PyTorch {ref.ref}" if ref.upstream else ref.ref
-    out = [f"在 {where}（{ref.commit}）中执行："]
+    out = [f"在 {_zh_label(ref)}（{ref.commit}）中执行："]
     if ref.grep is not None:
         out += ["", ref.grep.command, "",
                 f"正则匹配数：{ref.grep.count}（其中 {ref.grep_in_direct} 行位于直接调用的用例内）"]
@@ -85,6 +84,10 @@ def _en_ref(cov: ApiCoverage, ref: RefCoverage) -> list[str]:
     return out
 
 
+def _zh_label(ref: RefCoverage) -> str:
+    return f"上游 PyTorch {ref.ref}" if ref.upstream else ref.ref
+
+
 def justify(cov: ApiCoverage) -> tuple[str, str]:
     """(zh, en): what was searched, what was found, and why a new test is (or may not be) needed."""
     zh: list[str] = ["【社区用例检索与新增必要性】", ""]
@@ -98,6 +101,10 @@ def justify(cov: ApiCoverage) -> tuple[str, str]:
     leaf = cov.canonical.rsplit(".", 1)[-1]
     parent = cov.canonical.rpartition(".")[0]
     with_direct = [r.label for r in cov.refs if r.direct]
+    without = [r for r in cov.refs if not r.direct]
+    if with_direct and without:
+        zh.append(f"{'、'.join(_zh_label(r) for r in without)} 中没有直接调用 {cov.canonical} 的用例。")
+        en.append(f"{', '.join(r.label for r in without)}: no test calls {cov.canonical}.")
     if with_direct:
         zh.append(
             f"{'、'.join(with_direct)} 已有直接调用 {cov.canonical} 的用例。新增用例需说明上述用例未覆盖的行为"
