@@ -14,6 +14,7 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -90,11 +91,14 @@ def extract_all(blobs: dict[str, bytes], jobs: int = 0) -> dict[str, str]:
     for i, item in enumerate(items):
         chunks[i % len(chunks)].append(item)
     out: dict[str, str] = {}
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        results = pool.map(_extract_chunk, [[d for _, d in c] for c in chunks])
-        for chunk, facts in zip(chunks, results, strict=True):
-            for (sha, _), f in zip(chunk, facts, strict=True):
-                out[sha] = f
+    try:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            results = pool.map(_extract_chunk, [[d for _, d in c] for c in chunks])
+            for chunk, facts in zip(chunks, results, strict=True):
+                for (sha, _), f in zip(chunk, facts, strict=True):
+                    out[sha] = f
+    except (BrokenProcessPool, OSError):  # no processes to be had here: parse in this one
+        out.update((sha, _extract_json(data)) for sha, data in items if sha not in out)
     return out
 
 
