@@ -72,9 +72,9 @@ def _print_detail(cov: ApiCoverage, justification: bool) -> None:
             out.print(f"    skipped {path}: {why}", markup=False, emoji=False)
     if justification:
         out.print("", markup=False, emoji=False)
-        out.print(cov.justification_zh, markup=False, emoji=False)
+        out.print(cov.section_zh, markup=False, emoji=False)
         out.print("", markup=False, emoji=False)
-        out.print(cov.justification_en, markup=False, emoji=False)
+        out.print(cov.section_en, markup=False, emoji=False)
 
 
 def _print_table(report: CoverageReport) -> None:

@@ -88,16 +88,50 @@ def _zh_label(ref: RefCoverage) -> str:
     return f"上游 PyTorch {ref.ref}" if ref.upstream else ref.ref
 
 
+def _names(hits: tuple[TestHit, ...], limit: int = 3) -> list[str]:
+    """The short names of the first tests, each once: test_set_grad_enabled, ..."""
+    out: list[str] = []
+    for h in hits:
+        name = h.test.rsplit("::", 1)[-1]
+        if name not in out:
+            out.append(name)
+        if len(out) == limit:
+            break
+    return out
+
+
 def justify(cov: ApiCoverage) -> tuple[str, str]:
-    """(zh, en): what was searched, what was found, and why a new test is (or may not be) needed."""
-    zh: list[str] = ["【社区用例检索与新增必要性】", ""]
-    en: list[str] = ["Existing coverage and why a new test is needed", ""]
+    """(zh, en): the 新增必要性 paragraph: what the search found and why a new test is (or may not be) needed.
+
+    The facts it rests on (the git grep command and count, the tests) are in the record and in
+    ``section``; the paragraph quotes only what it needs, so a report template can print both.
+    """
+    zh: list[str] = []
+    en: list[str] = []
     if not cov.known:
-        zh += [f"{cov.api} 不在静态别名表中，按字面名称检索。", ""]
-        en += [f"{cov.api} is not in the static alias table; it was searched literally.", ""]
-    for ref in cov.refs:
-        zh += [*_zh_ref(cov, ref), ""]
-        en += [*_en_ref(cov, ref), ""]
+        zh.append(f"{cov.api} 不在静态别名表中，按字面名称检索。")
+        en.append(f"{cov.api} is not in the static alias table; it was searched literally.")
+    counts_zh, counts_en = [], []
+    for r in cov.refs:
+        grep_zh = f"，正则匹配 {r.grep.count} 行（{r.grep_in_direct} 行位于直接用例内）" if r.grep else ""
+        grep_en = f", {plural(r.grep.count, 'regex line')} ({r.grep_in_direct} inside direct tests)" if r.grep else ""
+        counts_zh.append(f"{_zh_label(r)} 直接用例 {len(r.direct)} 个、相关用例 {r.related_total} 个{grep_zh}")
+        counts_en.append(f"{r.label}: {plural(len(r.direct), 'direct test')}, {plural(r.related_total, 'related test')}{grep_en}")
+    zh.append(f"按 AST 索引（解析别名、链式调用、数据流、装饰器与 with）检索 {cov.canonical}：{'；'.join(counts_zh)}。")
+    en.append(f"Searching {cov.canonical} with the AST index (aliases, chained calls, data flow, decorators, with): "
+              f"{'; '.join(counts_en)}.")
+    missed = [(r, _missed_by_grep(r)) for r in cov.refs]
+    missed = [(r, n) for r, n in missed if n]
+    if missed:
+        zh.append(f"正则匹配不到的直接用例（别名、链式或数据流写法）：{'、'.join(f'{_zh_label(r)} {n} 个' for r, n in missed)}。")
+        en.append(f"Direct tests the regex cannot match (aliases, chains, data flow): "
+                  f"{', '.join(f'{r.label} {n}' for r, n in missed)}.")
+    outside = [(r, r.grep.count - r.grep_in_direct) for r in cov.refs if r.grep and r.grep.count > r.grep_in_direct]
+    if outside:
+        zh.append(f"正则匹配中不在直接调用用例内的行（注释、字符串或其他名称，不计为已有用例）："
+                  f"{'、'.join(f'{_zh_label(r)} {n} 行' for r, n in outside)}。")
+        en.append(f"Regex lines outside any test that calls the API (comments, strings, other names; not coverage): "
+                  f"{', '.join(f'{r.label} {n}' for r, n in outside)}.")
     leaf = cov.canonical.rsplit(".", 1)[-1]
     parent = cov.canonical.rpartition(".")[0]
     with_direct = [r.label for r in cov.refs if r.direct]
@@ -117,15 +151,29 @@ def justify(cov: ApiCoverage) -> tuple[str, str]:
             "otherwise the existing tests stand."
         )
     elif any(r.related for r in cov.refs):
+        related = next(r.related for r in cov.refs if r.related)
+        named = "、".join(_names(related))
         zh.append(
-            f"这些用例使用 {parent} 或其其他成员，但没有直接调用 {leaf}，不能以其替代 {cov.canonical} 的直接测试，"
-            "因此需要新增用例。"
+            f"相关基础测试（{named} 等）使用 {parent} 或其其他成员，但没有直接调用 {leaf}，"
+            f"不能以其替代 {cov.canonical} 的直接测试，因此需要新增用例。"
         )
         en.append(
-            f"These tests use {parent} or its other members but never call {leaf}; they cannot stand in for a "
-            f"direct test of {cov.canonical}, so a new test is needed."
+            f"The related tests ({', '.join(_names(related))}, ...) use {parent} or its other members but never "
+            f"call {leaf}; they cannot stand in for a direct test of {cov.canonical}, so a new test is needed."
         )
     else:
         zh.append(f"未发现直接或相关用例，因此需要新增 {cov.canonical} 的用例。")
         en.append(f"No direct or related test was found, so a new test of {cov.canonical} is needed.")
-    return "\n".join(zh).rstrip(), "\n".join(en).rstrip()
+    return "".join(zh), " ".join(en)
+
+
+def section(cov: ApiCoverage) -> tuple[str, str]:
+    """(zh, en): the whole PR section: heading, per ref the command, counts and tests, then the paragraph."""
+    zh: list[str] = ["【社区用例检索与新增必要性】", ""]
+    en: list[str] = ["Existing coverage and why a new test is needed", ""]
+    for ref in cov.refs:
+        zh += [*_zh_ref(cov, ref), ""]
+        en += [*_en_ref(cov, ref), ""]
+    zh.append(cov.justification_zh)
+    en.append(cov.justification_en)
+    return "\n".join(zh), "\n".join(en)

@@ -20,7 +20,7 @@ from ..store import Store
 from .aliases import ATTR, CALL, DECORATOR, WITH, AliasSource, AliasTable, table_for
 from .grep import GrepResult, TreeText, community_pattern, git_grep, needle
 from .index import Indexer, RefIndex, Use
-from .justify import justify
+from .justify import justify, section
 
 _API = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 #: related tests kept per ref in a record (the total is always given)
@@ -122,12 +122,22 @@ class ApiCoverage:
     justification_zh: str = ""
     justification_en: str = ""
 
+    @property
+    def section_zh(self) -> str:
+        """The whole 【社区用例检索与新增必要性】 section (commands, counts, tests, paragraph)."""
+        return section(self)[0]
+
+    @property
+    def section_en(self) -> str:
+        return section(self)[1]
+
     def to_json(self) -> dict[str, Any]:
         return {
             "api": self.api, "canonical": self.canonical, "known": self.known,
             "alias_source": self.alias_source, "suggestions": list(self.suggestions),
             "refs": [r.to_json() for r in self.refs],
             "justification_zh": self.justification_zh, "justification_en": self.justification_en,
+            "section_zh": self.section_zh, "section_en": self.section_en,
         }
 
 
