@@ -1,0 +1,152 @@
+"""``torchparity coverage``: which tests already exercise an API, per ref, and why a new one is needed."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from ..coverage import (
+    ApiCoverage,
+    CoverageReport,
+    JsonSource,
+    RefIndex,
+    coverage_for,
+    parse_upstream,
+)
+from ..coverage.justify import plural
+from ..errors import UsageError
+from ..store import Store
+from ._app import DEFAULT_STORE, ConfigOpt, DebugOpt, app, err, out
+
+_GREP_MODES = ("auto", "git", "fast", "off")
+#: hits listed per section in the text output (the JSON keeps them all)
+_SHOWN = 8
+
+
+def _read_apis(apis: list[str], from_file: Path | None) -> list[str]:
+    names = list(apis)
+    if from_file is not None:
+        if not from_file.is_file():
+            raise UsageError(f"API list not found: {from_file}; pass a file with one API name a line to --from")
+        for line in from_file.read_text("utf-8").splitlines():
+            line = line.split("#", 1)[0].strip()
+            if line:
+                names.append(line)
+    if not names:
+        raise UsageError("no API name given; pass API names or --from FILE (one name a line)")
+    return names
+
+
+def _section(title: str, hits: tuple, total: int) -> None:  # type: ignore[type-arg]
+    more = f" (first {len(hits)})" if total > len(hits) else ""
+    out.print(f"    {title:<8}{total}{more}", markup=False, emoji=False)
+    for h in hits[:_SHOWN]:
+        out.print(f"      {h.test}  L{h.line}-{h.end_line}  {h.how}", markup=False, emoji=False)
+    if len(hits) > _SHOWN:
+        out.print(f"      … {total - _SHOWN} more (--json lists them)", markup=False, emoji=False)
+
+
+def _print_detail(cov: ApiCoverage, justification: bool) -> None:
+    head = cov.api if cov.api == cov.canonical else f"{cov.api} -> {cov.canonical}"
+    out.print(head, markup=False, emoji=False, style="bold")
+    if not cov.known:
+        out.print("  not in the static alias table: searched literally", markup=False, emoji=False)
+    if cov.suggestions:
+        out.print(f"  did you mean: {', '.join(cov.suggestions)}", markup=False, emoji=False)
+    for r in cov.refs:
+        label = f"upstream {r.ref}" if r.upstream else r.ref
+        out.print(f"  {label} @ {r.commit[:12]}  {plural(r.files, 'test file')}, {plural(r.tests, 'test')}, "
+                  f"{len(r.skipped_files)} skipped", markup=False, emoji=False)
+        _section("direct", r.direct, len(r.direct))
+        _section("related", r.related, r.related_total)
+        _section("weak", r.weak, r.weak_total)
+        if r.grep is not None:
+            out.print(f"    regex   {r.grep.count} lines, {r.grep_in_direct} inside direct tests "
+                      f"({r.grep.engine}): {r.grep.command}", markup=False, emoji=False)
+        for path, why in r.skipped_files:
+            out.print(f"    skipped {path}: {why}", markup=False, emoji=False)
+    if justification:
+        out.print("", markup=False, emoji=False)
+        out.print(cov.section_zh, markup=False, emoji=False)
+        out.print("", markup=False, emoji=False)
+        out.print(cov.section_en, markup=False, emoji=False)
+
+
+def _print_table(report: CoverageReport) -> None:
+    table = Table()
+    for col in ("api", "ref", "direct", "related", "weak", "regex", "note"):
+        table.add_column(col)
+    for cov in report.apis:
+        for r in cov.refs:
+            note = "" if cov.known else "not in table; literal"
+            table.add_row(cov.api, f"upstream {r.ref}" if r.upstream else r.ref, str(len(r.direct)),
+                          str(r.related_total), str(r.weak_total),
+                          "-" if r.grep is None else str(r.grep.count), note)
+    out.print(table)
+
+
+@app.command()
+def coverage(
+    apis: Annotated[list[str] | None, typer.Argument(help="API names, e.g. torch.autograd.grad_mode.set_grad_enabled.clone.")] = None,
+    repo: Annotated[Path, typer.Option("--repo", help="Backend git repository (a checkout or a bare repo).")] = Path("."),
+    ref: Annotated[list[str] | None, typer.Option("--ref", help="Branch, tag or commit (repeatable; default HEAD).")] = None,
+    tests: Annotated[list[str] | None, typer.Option("--tests", help="Test root inside the repo (repeatable; default: the config's test_roots).")] = None,
+    upstream: Annotated[list[str] | None, typer.Option("--upstream", help="Upstream PyTorch repo PATH[@REF], searched under test/ (repeatable).")] = None,
+    aliases: Annotated[Path | None, typer.Option("--aliases", help="JSON of what resolve learnt (aliases, bases, is_class, defines, returns), on top of the static table.")] = None,
+    from_file: Annotated[Path | None, typer.Option("--from", help="File with one API name a line (# comments allowed).")] = None,
+    grep: Annotated[str, typer.Option("--grep", help="Regex baseline: auto | git (run git grep) | fast (same match in process) | off.")] = "auto",
+    detail: Annotated[bool, typer.Option("--detail", help="Full listing for every API of a batch (default for one API).")] = False,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="Processes that parse test files (0: the CPU count).")] = 0,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the coverage records as JSON (a list, one per API).")] = False,
+    store: Annotated[Path | None, typer.Option("--store", help="Evidence store: keeps each record (kind 'coverage'); the parse cache lives there too.", envvar="TORCHPARITY_STORE")] = None,
+    config: ConfigOpt = None,
+    debug: DebugOpt = False,
+) -> int:
+    """Which tests already exercise each API at each ref: direct, related, weak, and the git grep baseline."""
+    if grep not in _GREP_MODES:
+        raise UsageError(f"--grep {grep!r} is not one of {', '.join(_GREP_MODES)}")
+    names = _read_apis(list(apis or []), from_file)
+    tests_roots = list(tests or [])
+    if not tests_roots:
+        from ..config import load_config
+
+        tests_roots = list(load_config(config, repo if repo.is_dir() else None).test_roots)
+    the_store = Store(store if store is not None else DEFAULT_STORE)
+    started = time.perf_counter()
+
+    def progress(ix: RefIndex, seconds: float) -> None:
+        where = f"{ix.repo.name}@{ix.ref}"
+        err.print(f"indexed {where}: {plural(len(ix.files), 'test file')} ({ix.parsed} parsed, "
+                  f"{len(ix.files) - ix.parsed} from cache), {plural(ix.tests, 'test')}, "
+                  f"{len(ix.skipped)} skipped in {seconds:.2f} s", markup=False, style="dim")
+
+    report = coverage_for(
+        names, repo, list(ref or []), the_store, tests=tests_roots,
+        aliases=JsonSource(aliases) if aliases is not None else None,
+        upstream=[parse_upstream(u) for u in upstream or []], grep=grep, jobs=jobs, progress=progress,
+    )
+    err.print(f"{len(report.apis)} API(s) answered in {time.perf_counter() - started:.2f} s",
+              markup=False, style="dim")
+    if store is not None:
+        for cov in report.apis:
+            the_store.put_record("coverage", cov.api, cov.to_json())
+    for cov in report.apis:
+        if not cov.known and not any(r.direct or r.related for r in cov.refs):
+            hint = f"; did you mean {', '.join(cov.suggestions)}" if cov.suggestions else ""
+            err.print(f"note: {cov.api} is not in the static alias table and no test uses it by that name{hint}",
+                      markup=False)
+    if json_out:
+        out.print(json.dumps(report.to_json(), ensure_ascii=False, indent=2), markup=False, highlight=False, emoji=False)
+        return 0
+    if len(report.apis) == 1 or detail:
+        for cov in report.apis:
+            _print_detail(cov, justification=len(report.apis) == 1 or detail)
+            out.print("", markup=False, emoji=False)
+    else:
+        _print_table(report)
+    return 0

@@ -1,0 +1,387 @@
+"""What names mean: aliases, classes and their bases, return types; a static table and a seam for ``resolve``.
+
+The static table (``static_aliases.toml``, generated from a real torch by
+``tablegen``) serves when no environment is at hand. ``resolve`` (or anything
+else that knows better) plugs in through ``AliasTable.from_mappings`` or an
+``AliasSource``; its entries win over the static ones.
+
+``Normalizer`` turns a chain the extractor recorded ("torch.set_grad_enabled().clone()")
+into the canonical names it touches, following aliases, constructor calls
+(an instance of a class), known return types and inherited members.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Protocol
+
+from ..errors import UsageError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+#: a return type meaning "an instance of the class the method was called on"
+SELF = "self"
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    bases: tuple[str, ...] = ()
+    #: members the class defines itself; None when unknown (it may define any)
+    defines: frozenset[str] | None = None
+
+
+@dataclass(frozen=True)
+class AliasTable:
+    """Spelled -> canonical names, classes with bases and members, return types."""
+
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    classes: Mapping[str, ClassInfo] = field(default_factory=dict)
+    #: names known NOT to be classes (functions, attributes): the table's lists and resolve's answers
+    functions: frozenset[str] = frozenset()
+    returns: Mapping[str, str] = field(default_factory=dict)
+    source: str = "static"
+
+    @classmethod
+    def from_mappings(
+        cls,
+        aliases: Mapping[str, str],
+        bases: Mapping[str, Sequence[str]] | None = None,
+        is_class: Mapping[str, bool] | None = None,
+        *,
+        defines: Mapping[str, Sequence[str]] | None = None,
+        returns: Mapping[str, str] | None = None,
+        source: str = "resolve",
+    ) -> AliasTable:
+        """Build a table from plain mappings, e.g. what ``resolve`` learnt in an environment.
+
+        :param aliases: ``{"torch.set_grad_enabled": "torch.autograd.grad_mode.set_grad_enabled"}``
+        :param bases: ``{class: [base classes]}`` (canonical names); each key is a class
+        :param is_class: ``{name: is_class}`` for callables whose kind is known
+        :param defines: ``{class: [members it defines itself]}``
+        :param returns: ``{callable: class of its result}`` ("self" for its own class)
+        """
+        classes: dict[str, ClassInfo] = {}
+        for name, bs in (bases or {}).items():
+            members = (defines or {}).get(name)
+            classes[name] = ClassInfo(tuple(bs), None if members is None else frozenset(members))
+        for name, flag in (is_class or {}).items():
+            if flag and name not in classes:
+                members = (defines or {}).get(name)
+                classes[name] = ClassInfo((), None if members is None else frozenset(members))
+        functions = frozenset(n for n, flag in (is_class or {}).items() if not flag)
+        return cls(dict(aliases), classes, functions, dict(returns or {}), source)
+
+    def merged(self, over: AliasTable) -> AliasTable:
+        """This table with ``over``'s entries winning (e.g. static, then resolve)."""
+        if not (over.aliases or over.classes or over.functions or over.returns):
+            return self
+        classes = dict(self.classes)
+        classes.update(over.classes)
+        return AliasTable(
+            {**self.aliases, **over.aliases}, classes,
+            (self.functions - frozenset(over.classes)) | over.functions,
+            {**self.returns, **over.returns}, f"{self.source}+{over.source}",
+        )
+
+    # -- questions ---------------------------------------------------------------------
+    def is_class(self, name: str) -> bool:
+        if name in self.classes:
+            return True
+        if name in self.functions or name in self.aliases:
+            return False
+        # not in the table: a CapWords last segment under a package is taken to be a class
+        last = name.rsplit(".", 1)[-1]
+        return "." in name and last[:1].isupper() and any(c.islower() for c in last)
+
+    def mro(self, cls: str) -> list[str]:
+        """``cls`` and its bases, depth first, each once (enough for torch's single chains)."""
+        out: list[str] = []
+        stack = [cls]
+        while stack:
+            c = stack.pop(0)
+            if c in out:
+                continue
+            out.append(c)
+            info = self.classes.get(c)
+            if info is not None:
+                stack[0:0] = list(info.bases)
+        return out
+
+    def owner(self, cls: str, member: str) -> str | None:
+        """The class in ``cls``'s MRO that defines ``member``; None when none is known to."""
+        for c in self.mro(cls):
+            info = self.classes.get(c)
+            if info is None or info.defines is None or member in info.defines:
+                return c if info is not None or c == cls else None
+        return None
+
+    def returned(self, callable_name: str, owner: str | None = None) -> str | None:
+        ret = self.returns.get(callable_name)
+        if ret is None and owner is not None:
+            ret = self.returns.get(f"{owner}.{callable_name.rsplit('.', 1)[-1]}")
+        return ret
+
+    def known(self, name: str) -> bool:
+        """Whether the table knows ``name`` (or the class it is a member of)."""
+        if name in self.classes or name in self.aliases or name in self.returns or name in self.functions:
+            return True
+        if name in self._canonical_names:
+            return True
+        parent, _, member = name.rpartition(".")
+        info = self.classes.get(parent)
+        if info is None:
+            return False
+        if info.defines is None:  # members not listed (torch.Tensor): the functions list says, if it has them
+            return name in self.functions or f"{parent}." not in self._function_homes
+        return member in info.defines or self.owner(parent, member) is not None
+
+    @property
+    def _function_homes(self) -> frozenset[str]:
+        homes = self.__dict__.get("_homes")
+        if homes is None:
+            homes = frozenset(f.rpartition(".")[0] + "." for f in self.functions)
+            object.__setattr__(self, "_homes", homes)
+        return homes
+
+    @property
+    def _canonical_names(self) -> frozenset[str]:
+        values = self.__dict__.get("_values")
+        if values is None:
+            values = frozenset(self.aliases.values())
+            object.__setattr__(self, "_values", values)
+        return values
+
+    def canonical(self, name: str) -> tuple[str, bool]:
+        """The canonical spelling of an API name, and whether an alias was followed."""
+        segs = name.split(".")
+        path = segs[0]
+        aliased = False
+        if path in self.aliases:
+            path, aliased = self.aliases[path], True
+        for seg in segs[1:]:
+            nxt = f"{path}.{seg}"
+            if nxt in self.aliases:
+                nxt, aliased = self.aliases[nxt], True
+            path = nxt
+        return path, aliased
+
+    def names(self) -> list[str]:
+        """Every name the table can speak of, for suggestions."""
+        out = set(self.aliases) | set(self.aliases.values()) | set(self.classes) | set(self.returns)
+        out |= self.functions
+        for cls, info in self.classes.items():
+            out.update(f"{cls}.{m}" for m in info.defines or ())
+        return sorted(out)
+
+
+class AliasSource(Protocol):
+    """Anything that can say what names mean (the static table, resolve in an environment)."""
+
+    def alias_table(self) -> AliasTable: ...
+
+
+@dataclass(frozen=True)
+class MappingSource:
+    """An ``AliasSource`` over plain mappings: the shape ``resolve`` answers in."""
+
+    aliases: Mapping[str, str]
+    bases: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    is_class: Mapping[str, bool] = field(default_factory=dict)
+
+    def alias_table(self) -> AliasTable:
+        return AliasTable.from_mappings(self.aliases, self.bases, self.is_class)
+
+
+@dataclass(frozen=True)
+class JsonSource:
+    """An ``AliasSource`` read from a JSON file: what ``resolve`` learnt, saved for later runs.
+
+    ``{"aliases": {spelled: canonical}, "bases": {class: [bases]}, "is_class": {name: bool},
+    "defines": {class: [members]}, "returns": {callable: class}}``; every key is optional.
+    """
+
+    path: Path
+
+    def alias_table(self) -> AliasTable:
+        try:
+            data = json.loads(self.path.read_text("utf-8"))
+        except FileNotFoundError:
+            raise UsageError(f"alias file not found: {self.path}; pass an existing JSON file to --aliases") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{self.path}: not valid JSON ({exc}); fix the file or drop --aliases") from None
+        known = {"aliases", "bases", "is_class", "defines", "returns"}
+        if not isinstance(data, dict) or not set(data) <= known or not all(isinstance(v, dict) for v in data.values()):
+            raise UsageError(
+                f"{self.path}: expected an object with some of {', '.join(sorted(known))}, each an object"
+            )
+        return AliasTable.from_mappings(
+            data.get("aliases", {}), data.get("bases", {}), data.get("is_class", {}),
+            defines=data.get("defines", {}), returns=data.get("returns", {}), source=f"file {self.path.name}",
+        )
+
+
+class StaticSource:
+    """The table shipped with torchparity (``static_aliases.toml``)."""
+
+    def alias_table(self) -> AliasTable:
+        return static_table()
+
+
+@cache
+def static_table() -> AliasTable:
+    text = resources.files("torchparity.coverage").joinpath("static_aliases.toml").read_text("utf-8")
+    data = tomllib.loads(text)
+    classes = {
+        name: ClassInfo(tuple(info.get("bases", ())),
+                        None if "defines" not in info else frozenset(info["defines"]))
+        for name, info in data.get("classes", {}).items()
+    }
+    functions = frozenset(f"{home}.{n}" for home, names in data.get("functions", {}).items() for n in names)
+    return AliasTable(dict(data.get("aliases", {})), classes, functions,
+                      dict(data.get("returns", {})), "static")
+
+
+def table_for(aliases: AliasTable | AliasSource | Mapping[str, str] | None) -> AliasTable:
+    """The table to use: the static one, with what the caller knows better on top."""
+    base = static_table()
+    if aliases is None:
+        return base
+    if isinstance(aliases, AliasTable):
+        over = aliases
+    elif hasattr(aliases, "alias_table"):
+        over = aliases.alias_table()  # type: ignore[union-attr]
+    else:
+        over = AliasTable.from_mappings(aliases)  # type: ignore[arg-type]
+    return over if over.source == "static" else base.merged(over)
+
+
+# -- chains ---------------------------------------------------------------------------------
+
+#: roles of a name in a test: called, entered as a context manager, used as a decorator,
+#: or only named (an attribute read, a class passed to isinstance)
+CALL, WITH, DECORATOR, ATTR = "c", "w", "d", "a"
+
+
+@dataclass(frozen=True, slots=True)
+class Emission:
+    """One canonical name a chain touches, and how."""
+
+    name: str
+    role: str
+    #: reached through the result of a call (torch.set_grad_enabled(False).clone())
+    chained: bool = False
+    #: an alias was followed (torch.set_grad_enabled -> torch.autograd.grad_mode.set_grad_enabled)
+    aliased: bool = False
+    #: the member is inherited: the class the test used (SGD for Optimizer.zero_grad)
+    inherited_via: str = ""
+    #: is this the chain's last name (what the expression finally is)
+    final: bool = False
+
+
+class Normalizer:
+    """Chains -> canonical names, memoised (one per table)."""
+
+    def __init__(self, table: AliasTable) -> None:
+        self.table = table
+        self._memo: dict[tuple[str, str], tuple[Emission, ...]] = {}
+        self._flat: dict[tuple[str, str], tuple[tuple[str, str, bool, str], ...]] = {}
+
+    def flat(self, chain: str, kind: str) -> tuple[tuple[str, str, bool, str], ...]:
+        """``emissions`` as plain tuples (name, role, chained, inherited_via): the index's hot loop."""
+        key = (chain, kind)
+        hit = self._flat.get(key)
+        if hit is None:
+            hit = self._flat[key] = tuple(
+                (e.name, e.role, e.chained, e.inherited_via) for e in self.emissions(chain, kind))
+        return hit
+
+    def emissions(self, chain: str, kind: str) -> tuple[Emission, ...]:
+        key = (chain, kind)
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._memo[key] = tuple(self._walk(chain, kind))
+        return hit
+
+    def _walk(self, chain: str, kind: str) -> list[Emission]:
+        table = self.table
+        segs = chain.split(".")
+        out: list[Emission] = []
+        head, calls = _calls(segs[0])
+        path: str = head
+        aliased = False
+        if path in table.aliases:
+            path, aliased = table.aliases[path], True
+        inst: str | None = None  # the class of the current value, when it is an instance
+        chained = False
+        last = len(segs) - 1
+        if calls:  # a chain that starts with a call: f() where f came from an import
+            inst, dead = self._call(path, None, calls)
+            out.append(Emission(path, _role(kind, calls, last == 0), False, aliased, "", last == 0))
+            if dead:
+                return out
+            chained = True
+        for i, raw in enumerate(segs[1:], start=1):
+            name, calls = _calls(raw)
+            final = i == last
+            role = _role(kind, calls, final)
+            cls = inst if inst is not None else (path if table.is_class(path) else None)
+            if cls is not None:
+                member = f"{cls}.{name}"
+                owner = table.owner(cls, name)
+                out.append(Emission(member, role, chained, aliased, "", final))
+                if owner is not None and owner != cls:
+                    out.append(Emission(f"{owner}.{name}", role, chained, aliased, cls, final))
+                path, inst = member, None
+            else:
+                owner = None
+                nxt = f"{path}.{name}"
+                if nxt in table.aliases:
+                    nxt, aliased = table.aliases[nxt], True
+                path = nxt
+                # plain module paths on the way (torch.nn on the way to torch.nn.functional.relu) say nothing
+                if final or calls or table.is_class(path):
+                    out.append(Emission(path, role, chained, aliased, "", final))
+            if calls:
+                inst, dead = self._call(path, owner, calls)
+                if dead:
+                    break
+                chained = True
+        return out
+
+    def _call(self, path: str, owner: str | None, calls: int) -> tuple[str | None, bool]:
+        """What calling ``path`` gives: (instance class, or None; whether the chain ends)."""
+        table = self.table
+        inst: str | None = None
+        for _ in range(calls):
+            if inst is not None:
+                return None, True  # calling an instance: unknown result
+            if table.is_class(path):
+                inst = path
+                continue
+            ret = table.returned(path, owner)
+            if ret is None:
+                return None, True
+            inst = path.rsplit(".", 1)[0] if ret == SELF else ret
+        return inst, False
+
+
+def _role(kind: str, calls: int, final: bool) -> str:
+    if final and kind in (WITH, DECORATOR):
+        return kind
+    return CALL if calls else ATTR
+
+
+def _calls(seg: str) -> tuple[str, int]:
+    if seg.endswith(")"):
+        name = seg.rstrip("()")
+        return name, (len(seg) - len(name)) // 2
+    return seg, 0

@@ -1,0 +1,531 @@
+"""Queries: for an API, per ref, the direct, related and weak tests, the grep baseline, the why.
+
+``coverage_for`` is the library entry other parts call; ``CoverageReport.to_json()``
+is the record the report templates read (one document per API).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import load_config
+from ..errors import UsageError
+from ..store import Store
+from .aliases import ATTR, CALL, DECORATOR, WITH, AliasSource, AliasTable, table_for
+from .grep import GrepResult, TreeText, community_pattern, git_grep, needle
+from .index import Indexer, RefIndex, Use
+from .justify import justify, section
+
+_API = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+#: related tests kept per ref in a record (the total is always given)
+MAX_RELATED = 100
+MAX_WEAK = 50
+#: a class with more members in use than this (torch.Tensor) relates only same-stem siblings
+_SIBLINGS_ALL = 40
+#: up to this many (API, ref) pairs the baseline runs git grep itself; beyond, in process
+GIT_GREP_MAX = 8
+
+
+@dataclass(frozen=True)
+class ApiName:
+    """An API as asked for and as the alias table spells it."""
+
+    spelled: str
+    canonical: str
+    parent: str
+    leaf: str
+    parent_is_class: bool
+    known: bool
+    aliased: bool
+
+    @classmethod
+    def parse(cls, spelled: str, table: AliasTable) -> ApiName:
+        name = spelled.strip()
+        if not _API.fullmatch(name):
+            raise UsageError(
+                f"not an API name: {spelled!r}; give a dotted Python name such as "
+                "torch.autograd.grad_mode.set_grad_enabled.clone"
+            )
+        canonical, aliased = table.canonical(name)
+        parent, _, leaf = canonical.rpartition(".")
+        return cls(name, canonical, parent, leaf, bool(parent) and table.is_class(parent),
+                   table.known(canonical), aliased)
+
+
+@dataclass(frozen=True, slots=True)
+class TestHit:
+    """One test and how it touches the API."""
+
+    test: str  # path::Class::test_name
+    path: str
+    line: int
+    end_line: int
+    how: str
+    at: int  # the line of the use (the test's first line when the use sits in a helper)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"test": self.test, "path": self.path, "line": self.line,
+                "end_line": self.end_line, "how": self.how, "at": self.at}
+
+
+@dataclass(frozen=True)
+class RefCoverage:
+    ref: str
+    commit: str
+    repo: str
+    upstream: bool
+    files: int
+    tests: int
+    direct: tuple[TestHit, ...]
+    related: tuple[TestHit, ...]
+    related_total: int
+    weak: tuple[TestHit, ...]
+    weak_total: int
+    grep: GrepResult | None
+    skipped_files: tuple[tuple[str, str], ...]
+    #: grep lines that fall inside a direct test (the rest are comments, strings, other names)
+    grep_in_direct: int = 0
+
+    @property
+    def label(self) -> str:
+        return f"upstream {self.ref}" if self.upstream else self.ref
+
+    def to_json(self) -> dict[str, Any]:
+        grep = self.grep.to_json() if self.grep else {"command": "", "pattern": "", "count": 0,
+                                                      "matches": [], "engine": "off"}
+        grep["in_direct_tests"] = self.grep_in_direct
+        return {
+            "ref": self.ref, "commit": self.commit, "repo": self.repo, "upstream": self.upstream,
+            "files": self.files, "tests": self.tests,
+            "direct": [h.to_json() for h in self.direct],
+            "related": [h.to_json() for h in self.related], "related_total": self.related_total,
+            "weak": [h.to_json() for h in self.weak], "weak_total": self.weak_total,
+            "grep": grep,
+            "skipped_files": [{"path": p, "why": w} for p, w in self.skipped_files],
+        }
+
+
+@dataclass(frozen=True)
+class ApiCoverage:
+    api: str
+    canonical: str
+    known: bool
+    alias_source: str
+    suggestions: tuple[str, ...]
+    refs: tuple[RefCoverage, ...]
+    justification_zh: str = ""
+    justification_en: str = ""
+
+    @property
+    def section_zh(self) -> str:
+        """The whole 【社区用例检索与新增必要性】 section (commands, counts, tests, paragraph)."""
+        return section(self)[0]
+
+    @property
+    def section_en(self) -> str:
+        return section(self)[1]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "api": self.api, "canonical": self.canonical, "known": self.known,
+            "alias_source": self.alias_source, "suggestions": list(self.suggestions),
+            "refs": [r.to_json() for r in self.refs],
+            "justification_zh": self.justification_zh, "justification_en": self.justification_en,
+            "section_zh": self.section_zh, "section_en": self.section_en,
+        }
+
+
+@dataclass(frozen=True)
+class CoverageReport:
+    apis: tuple[ApiCoverage, ...]
+    indexes: tuple[RefIndex, ...] = field(default=(), compare=False, repr=False)
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [a.to_json() for a in self.apis]
+
+    def __getitem__(self, api: str) -> ApiCoverage:
+        for a in self.apis:
+            if api in (a.api, a.canonical):
+                return a
+        raise KeyError(api)
+
+
+# -- rendering one use -------------------------------------------------------------------------
+
+_ROLE_WORD = {CALL: "call", WITH: "with", DECORATOR: "decorator", ATTR: "attribute"}
+
+
+def _short(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+def how(use: Use) -> str:
+    """``("c", "i:t,l:ctx", True, "", 12)`` -> "call, import alias t, via local ctx"."""
+    key = use[:4]
+    text = _HOW.get(key)
+    if text is None:
+        text = _HOW[key] = _how(*key)
+    return text
+
+
+_HOW: dict[tuple[str, str, bool, str], str] = {}
+
+
+def _how(role: str, via: str, chained: bool, inherited_via: str) -> str:
+    tags = [t for t in via.split(",") if t]
+    flows = [t for t in tags if t[0] in "lshf"]
+    word = _ROLE_WORD[role]
+    if chained and not flows:
+        word = f"chained {word}"
+    parts = [word]
+    for tag in tags:
+        kind, name = tag[0], tag[2:]
+        parts.append({
+            "l": f"via local {name}", "s": f"via self.{name}", "h": f"via helper {name}()",
+            "i": f"import alias {name}", "m": f"module name {name}", "f": f"via fixture {name}",
+        }.get(kind, tag))
+    if inherited_via:
+        parts.append(f"inherited via {_short(inherited_via)}")
+    return ", ".join(parts)
+
+
+# -- the per-ref lookups --------------------------------------------------------------------
+
+class RefQuery:
+    """Fast lookups over one ``RefIndex`` (merged lazily across its files)."""
+
+    def __init__(self, index: RefIndex, table: AliasTable) -> None:
+        self.index = index
+        self.table = table
+        self._names: dict[str, list[int]] | None = None
+        self._children: dict[str, list[int]] | None = None
+        self._weak: dict[str, list[int]] | None = None
+        self._test_words: dict[str, list[tuple[int, int]]] | None = None
+        self._members: dict[str, list[str]] = {}
+        self._by_leaf: dict[str, list[str]] | None = None
+
+    def _merge(self, attr: str) -> dict[str, list[int]]:
+        merged: dict[str, list[int]] = {}
+        for fi_no, fi in enumerate(self.index.indexes):
+            for key in getattr(fi, attr):
+                merged.setdefault(key, []).append(fi_no)
+        return merged
+
+    def files_using(self, name: str) -> list[int]:
+        if self._names is None:
+            self._names = self._merge("names")
+        return self._names.get(name, [])
+
+    def files_with_children(self, parent: str) -> list[int]:
+        if self._children is None:
+            self._children = self._merge("children")
+        return self._children.get(parent, [])
+
+    def files_mentioning(self, key: str) -> list[int]:
+        if self._weak is None:
+            self._weak = self._merge("weak")
+        return self._weak.get(key, [])
+
+    def tests_named(self, word: str) -> list[tuple[int, int]]:
+        if self._test_words is None:
+            words: dict[str, list[tuple[int, int]]] = {}
+            for fi_no, fi in enumerate(self.index.indexes):
+                for ti, (qual, _, _) in enumerate(fi.tests):
+                    for w in set(_short(qual).split("_")):
+                        words.setdefault(w, []).append((fi_no, ti))
+            self._test_words = words
+        return self._test_words.get(word, [])
+
+    def members(self, parent: str) -> list[str]:
+        """The members of ``parent`` some test of this ref uses, sorted."""
+        if parent not in self._members:
+            names: set[str] = set()
+            for fi_no in self.files_with_children(parent):
+                names |= self.index.indexes[fi_no].children[parent]
+            self._members[parent] = sorted(names)
+        return self._members[parent]
+
+    def names_ending(self, leaf: str) -> list[str]:
+        """Names any test of this ref uses whose last part is ``leaf`` (for suggestions)."""
+        if self._by_leaf is None:
+            if self._names is None:
+                self._names = self._merge("names")
+            by_leaf: dict[str, list[str]] = {}
+            for name in self._names:
+                by_leaf.setdefault(_short(name), []).append(name)
+            self._by_leaf = by_leaf
+        return self._by_leaf.get(leaf, [])
+
+    def hit(self, fi_no: int, ti: int, text: str, at: int | None = None) -> TestHit:
+        path = self.index.files[fi_no][0]
+        qual, line, end = self.index.indexes[fi_no].tests[ti]
+        return TestHit(f"{path}::{qual.replace('.', '::')}", path, line, end, text, line if at is None else at)
+
+
+def _variants(api: ApiName) -> list[str]:
+    """Other spellings of the same operation: in-place/out-of-place, function/method."""
+    leaf = api.leaf
+    base = leaf[:-1] if leaf.endswith("_") and not leaf.endswith("__") else leaf
+    out = {f"{api.parent}.{base}", f"{api.parent}.{base}_"}
+    if api.parent == "torch.Tensor":
+        out.add(f"torch.{base}")
+    elif api.parent == "torch":
+        out |= {f"torch.Tensor.{base}", f"torch.Tensor.{base}_"}
+    out.discard(api.canonical)
+    return sorted(out)
+
+
+def _stem(name: str) -> str:
+    return name.strip("_")
+
+
+@dataclass(frozen=True)
+class RefAnswer:
+    """One API on one ref: every direct test, the best related ones (and how many), weak mentions."""
+
+    direct: list[TestHit]
+    related: list[TestHit]
+    related_total: int
+    weak: list[TestHit]
+
+
+def query_ref(q: RefQuery, api: ApiName, related_limit: int = MAX_RELATED) -> RefAnswer:
+    """Direct, related and weak tests for one API on one ref.
+
+    Related tests are gathered as sets of test numbers per file (set operations,
+    not a Python loop per test); only what the answer keeps becomes a ``TestHit``,
+    so an API that thousands of tests use stays cheap to ask about. Test numbers
+    follow line order and files follow path order, so (file, test) sorts by place.
+    """
+    table = q.table
+    index = q.index
+    indexes = index.indexes
+    name = api.canonical
+    names_a_class = table.is_class(name)
+    #: tests already placed (direct or related), per file
+    seen: dict[int, set[int]] = {}
+    direct_keys: list[tuple[int, int, Use]] = []
+    #: (rank, file, label, uses of the name, test numbers): rank orders the related list
+    chunks: list[tuple[int, int, str, Mapping[int, Use], set[int]]] = []
+    for fi_no in q.files_using(name):
+        per = indexes[fi_no].uses.get(name)
+        if not per:  # only a helper no test calls uses it
+            continue
+        named_only = {ti for ti, use in per.items() if use[0] == ATTR} if names_a_class else set()
+        direct_keys += [(fi_no, ti, use) for ti, use in per.items() if ti not in named_only]
+        seen[fi_no] = set(per)
+        if named_only:
+            chunks.append((1, fi_no, "names the class", per, named_only))
+    # the parent (class or callable), the variants, the other members of the class
+    groups: list[tuple[str, str, int]] = []
+    if api.parent and (api.parent_is_class or api.parent in table.returns):
+        groups.append((api.parent, f"parent {_short(api.parent)}", 1))
+    groups += [(v, f"variant {_short(v)}", 2) for v in _variants(api)]
+    if api.parent_is_class:
+        siblings = q.members(api.parent)
+        many = len(siblings) > _SIBLINGS_ALL
+        for sib in siblings:
+            if sib != name and not (many and _stem(_short(sib)) != _stem(api.leaf)):
+                groups.append((sib, f"sibling {_short(api.parent)}.{_short(sib)}", 3))
+    parent_word = _short(api.parent) if api.parent else ""
+    total = sum(len(c[4]) for c in chunks)
+    for other, label, rank in groups:
+        for fi_no in q.files_using(other):
+            per = indexes[fi_no].uses.get(other)
+            if not per:
+                continue
+            placed = seen.get(fi_no)
+            new = per.keys() - placed if placed else set(per)
+            if not new:
+                continue
+            if placed is None:
+                seen[fi_no] = set(new)
+            else:
+                placed |= new
+            total += len(new)
+            if rank == 1:  # a test named after the parent (test_set_grad_enabled) is its own test: first
+                tests = indexes[fi_no].tests
+                own = {ti for ti in new if parent_word in _short(tests[ti][0])}
+                if own:
+                    chunks.append((0, fi_no, label, per, own))
+                    new -= own
+                    if not new:
+                        continue
+            chunks.append((rank, fi_no, label, per, new))
+    # weak: mentions in strings and docstrings, and test names
+    weak: dict[tuple[int, int], TestHit] = {}
+    keys = {".".join(name.split(".")[-2:]), ".".join(api.spelled.split(".")[-2:])}
+    for key in sorted(k for k in keys if "." in k):
+        for fi_no in q.files_mentioning(key):
+            placed = seen.get(fi_no, set())
+            for ti in indexes[fi_no].weak.get(key, ()):
+                if ti not in placed and (fi_no, ti) not in weak:
+                    weak[(fi_no, ti)] = q.hit(fi_no, ti, f"mentions {key} in a string or docstring")
+            line = indexes[fi_no].module_weak.get(key)
+            if line is not None and (fi_no, -line) not in weak:
+                path = index.files[fi_no][0]
+                weak[(fi_no, -line)] = TestHit(path, path, line, line, f"module or class docstring mentions {key}", line)
+    first_word = next((w for w in api.leaf.split("_") if w), api.leaf)
+    for fi_no, ti in q.tests_named(first_word):
+        test_name = _short(indexes[fi_no].tests[ti][0])
+        if api.parent_is_class:
+            named = f"{parent_word}_{api.leaf}" in test_name
+        else:
+            named = test_name == f"test_{api.leaf}" or test_name.startswith(f"test_{api.leaf}_")
+        if named and ti not in seen.get(fi_no, ()) and (fi_no, ti) not in weak:
+            weak[(fi_no, ti)] = q.hit(fi_no, ti, "test name only")
+
+    direct_keys.sort(key=lambda k: (k[0], k[1]))
+    direct_hits = [q.hit(fi_no, ti, how(use), use[4]) for fi_no, ti, use in direct_keys]
+    chunks.sort(key=lambda c: (c[0], c[1]))
+    related_hits: list[TestHit] = []
+    for _, fi_no, label, per, tis in chunks:
+        if len(related_hits) >= related_limit:
+            break
+        for ti in sorted(tis)[: related_limit - len(related_hits)]:
+            use = per[ti]
+            text = f"{label} ({how(use)})" if label == "names the class" else f"{label}: {how(use)}"
+            related_hits.append(q.hit(fi_no, ti, text, use[4]))
+    return RefAnswer(direct_hits, related_hits, total, sorted(weak.values(), key=_hit_order))
+
+
+def _hit_order(h: TestHit) -> tuple[str, int]:
+    return (h.path, h.line)
+
+
+# -- the entry point ------------------------------------------------------------------------
+
+def suggestions(api: ApiName, queries: Sequence[RefQuery], table: AliasTable) -> tuple[str, ...]:
+    """Names close to ``api`` that the table or the test trees know."""
+    pool: set[str] = set(_table_by_leaf(table).get(api.leaf, ()))
+    for q in queries:
+        pool.update(q.names_ending(api.leaf))
+        if api.parent:  # a misspelt member: the parent's members that tests use
+            pool.update(q.members(api.parent))
+    if api.parent in table.classes:
+        pool.update(f"{api.parent}.{m}" for m in table.classes[api.parent].defines or ())
+    pool.discard(api.canonical)
+    return tuple(difflib.get_close_matches(api.canonical, sorted(pool), n=5, cutoff=0.6))
+
+
+#: the last table's names by their last part (one table at a time in practice)
+_BY_LEAF: list[tuple[AliasTable, dict[str, list[str]]]] = []
+
+
+def _table_by_leaf(table: AliasTable) -> dict[str, list[str]]:
+    if not _BY_LEAF or _BY_LEAF[0][0] is not table:
+        by_leaf: dict[str, list[str]] = {}
+        for name in table.names():
+            by_leaf.setdefault(_short(name), []).append(name)
+        _BY_LEAF[:] = [(table, by_leaf)]
+    return _BY_LEAF[0][1]
+
+
+@dataclass(frozen=True)
+class Target:
+    """One repository at one ref, with its test roots (the backend's, or upstream's)."""
+
+    repo: Path
+    ref: str
+    roots: tuple[str, ...]
+    upstream: bool = False
+
+
+def parse_upstream(spec: str) -> tuple[Path, str]:
+    """``PATH[@REF]`` -> (path, ref); the ref defaults to HEAD."""
+    path, sep, ref = spec.rpartition("@")
+    if not sep or not path:
+        return Path(spec), "HEAD"
+    return Path(path), ref or "HEAD"
+
+
+def coverage_for(
+    apis: Iterable[str],
+    repo: str | Path,
+    refs: Sequence[str] | None,
+    store: Store,
+    tests: Sequence[str] | None = None,
+    aliases: AliasTable | AliasSource | Mapping[str, str] | None = None,
+    *,
+    upstream: Sequence[tuple[str | Path, str]] = (),
+    upstream_tests: Sequence[str] = ("test",),
+    grep: str = "auto",
+    jobs: int = 0,
+    progress: Callable[[RefIndex, float], None] | None = None,
+) -> CoverageReport:
+    """Which tests cover each API at each ref of ``repo`` (and of upstream).
+
+    :param refs: branches, tags or commits (default: HEAD)
+    :param tests: test roots (default: the config's ``test_roots``)
+    :param aliases: what resolve knows, on top of the static table
+    :param grep: "auto" (git grep for a few APIs, in process for many), "git", "fast" or "off"
+    """
+    table = table_for(aliases)
+    names = [ApiName.parse(a, table) for a in dict.fromkeys(a.strip() for a in apis if a.strip())]
+    if not names:
+        raise UsageError("no API name given; pass one or more names, or --from FILE with one a line")
+    roots = tuple(tests) if tests else load_config(None, repo).test_roots
+    targets = [Target(Path(repo), r, roots) for r in (refs or ["HEAD"])]
+    targets += [Target(Path(p), r, tuple(upstream_tests), True) for p, r in upstream]
+    indexer = Indexer(store, table, jobs=jobs)
+    indexes: list[RefIndex] = []
+    for t in targets:
+        started = time.perf_counter()
+        indexes.append(indexer.index(t.repo, t.ref, t.roots, flag="--upstream" if t.upstream else "--repo"))
+        if progress is not None:
+            progress(indexes[-1], time.perf_counter() - started)
+    queries = [RefQuery(ix, table) for ix in indexes]
+    if grep == "auto":
+        grep = "git" if len(names) * len(targets) <= GIT_GREP_MAX else "fast"
+    texts: dict[int, TreeText] = {}
+    results: list[ApiCoverage] = []
+    for api in names:
+        pattern, parent_word, leaf_word = community_pattern(api.canonical)
+        per_ref: list[RefCoverage] = []
+        for i, (target, ix, q) in enumerate(zip(targets, indexes, queries, strict=True)):
+            answer = query_ref(q, api)
+            direct = answer.direct
+            g: GrepResult | None = None
+            if grep == "git":
+                g = git_grep(ix.repo, target.ref, pattern, ix.roots)
+            elif grep == "fast":
+                if i not in texts:
+                    texts[i] = TreeText(ix.repo, target.ref, ix.entries, ix.roots)
+                g = texts[i].grep(pattern, needle(parent_word, leaf_word))
+            per_ref.append(RefCoverage(
+                ref=target.ref, commit=ix.commit, repo=str(ix.repo), upstream=target.upstream,
+                files=len(ix.files), tests=ix.tests, direct=tuple(direct),
+                related=tuple(answer.related), related_total=answer.related_total,
+                weak=tuple(answer.weak[:MAX_WEAK]), weak_total=len(answer.weak), grep=g,
+                skipped_files=tuple(ix.skipped), grep_in_direct=_grep_in(g, direct),
+            ))
+        found_any = any(r.direct or r.related for r in per_ref)
+        hints = () if api.known and found_any else suggestions(api, queries, table)
+        cov = ApiCoverage(api.spelled, api.canonical, api.known, table.source, hints, tuple(per_ref))
+        zh, en = justify(cov)
+        results.append(ApiCoverage(cov.api, cov.canonical, cov.known, cov.alias_source,
+                                   cov.suggestions, cov.refs, zh, en))
+    return CoverageReport(tuple(results), tuple(indexes))
+
+
+def _grep_in(g: GrepResult | None, direct: Sequence[TestHit]) -> int:
+    """How many grep lines lie inside a direct test's lines."""
+    if g is None or not direct:
+        return 0
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for h in direct:
+        spans.setdefault(h.path, []).append((h.line, h.end_line))
+    n = 0
+    for m in g.matches:
+        parts = m.split(":", 3)
+        if len(parts) == 4 and parts[2].isdigit():
+            line = int(parts[2])
+            if any(a <= line <= b for a, b in spans.get(parts[1], ())):
+                n += 1
+    return n

@@ -1,0 +1,156 @@
+"""The alias table: canonical names, classes and owners of members; resolve's answers plug in."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from torchparity.coverage.aliases import (
+    AliasTable,
+    MappingSource,
+    Normalizer,
+    StaticSource,
+    static_table,
+    table_for,
+)
+
+
+def _names(chain: str, kind: str = "c", table: AliasTable | None = None) -> list[tuple[str, str, str]]:
+    n = Normalizer(table or static_table())
+    return [(e.name, e.role, e.inherited_via) for e in n.emissions(chain, kind)]
+
+
+def test_a_call_of_a_class_gives_an_instance_whose_members_are_the_class_members() -> None:
+    assert _names("torch.set_grad_enabled().clone()") == [
+        ("torch.autograd.grad_mode.set_grad_enabled", "c", ""),
+        ("torch.autograd.grad_mode.set_grad_enabled.clone", "c", ""),
+    ]
+
+
+def test_a_call_of_a_function_with_no_known_result_ends_the_chain() -> None:
+    assert _names("torch.is_grad_enabled().clone()") == [("torch.is_grad_enabled", "c", "")]
+
+
+def test_known_return_types_and_self_returning_methods_continue_the_chain() -> None:
+    assert _names("torch.randn().add_()")[-1] == ("torch.Tensor.add_", "c", "")
+    assert _names("torch.nn.Linear().to().forward()")[-1] == (
+        "torch.nn.modules.linear.Linear.forward", "c", "")
+
+
+def test_inherited_members_count_for_the_class_that_defines_them() -> None:
+    assert _names("torch.optim.SGD().zero_grad()")[1:] == [
+        ("torch.optim.sgd.SGD.zero_grad", "c", ""),
+        ("torch.optim.optimizer.Optimizer.zero_grad", "c", "torch.optim.sgd.SGD"),
+    ]
+    # SGD defines step itself: nothing is inherited
+    assert _names("torch.optim.SGD().step()")[1:] == [("torch.optim.sgd.SGD.step", "c", "")]
+    # no_grad inherits clone from the decorator base class
+    assert _names("torch.no_grad().clone()")[-1] == (
+        "torch.utils._contextlib._DecoratorContextManager.clone", "c", "torch.autograd.grad_mode.no_grad")
+
+
+def test_roles_of_the_last_name_follow_the_context() -> None:
+    assert _names("torch.no_grad", "d") == [("torch.autograd.grad_mode.no_grad", "d", "")]
+    assert _names("torch.set_grad_enabled()", "w") == [("torch.autograd.grad_mode.set_grad_enabled", "w", "")]
+    assert _names("torch.autograd.grad_mode.set_grad_enabled", "a") == [
+        ("torch.autograd.grad_mode.set_grad_enabled", "a", "")]
+    # module paths on the way are not names a test uses
+    assert _names("torch.nn.functional.relu()") == [("torch.nn.functional.relu", "c", "")]
+
+
+def test_canonical_names_and_what_the_table_knows() -> None:
+    t = static_table()
+    assert t.canonical("torch.set_grad_enabled.clone") == ("torch.autograd.grad_mode.set_grad_enabled.clone", True)
+    assert t.canonical("torch.optim.Optimizer.zero_grad") == ("torch.optim.optimizer.Optimizer.zero_grad", True)
+    assert t.canonical("torch.add") == ("torch.add", False)
+    assert t.known("torch.autograd.grad_mode.set_grad_enabled.clone")
+    assert t.known("torch.autograd.grad_mode.set_multithreading_enabled.clone")
+    assert not t.known("torch.autograd.grad_mode.set_grad_enabled.no_such_member")
+    assert not t.known("torch_npu.npu.custom_op")
+    assert t.known("torch.nn.functional.relu") and t.known("torch.Tensor.add_")
+    assert not t.known("torch.Tensor.no_such_method")
+    assert t.is_class("torch.optim.sgd.SGD") and not t.is_class("torch.randn")
+
+
+def test_resolve_answers_win_over_the_static_table() -> None:
+    over = AliasTable.from_mappings(
+        {"torch.set_grad_enabled": "somewhere.else.set_grad_enabled"},
+        {"somewhere.else.set_grad_enabled": ["torch.utils._contextlib._DecoratorContextManager"]},
+        {"torch.is_grad_enabled": False, "mylib.Thing": True},
+        defines={"somewhere.else.set_grad_enabled": ["__init__"]},
+    )
+    t = table_for(over)
+    assert t.source == "static+resolve"
+    assert t.canonical("torch.set_grad_enabled.clone")[0] == "somewhere.else.set_grad_enabled.clone"
+    assert t.is_class("mylib.Thing") and not t.is_class("torch.is_grad_enabled")
+    # the class does not define clone: it is inherited from the base the static table knows
+    assert _names("torch.set_grad_enabled().clone()", table=t)[-1] == (
+        "torch.utils._contextlib._DecoratorContextManager.clone", "c", "somewhere.else.set_grad_enabled")
+    # members unknown: the class the test used is taken to define it
+    bare = table_for(AliasTable.from_mappings({}, {"mylib.Thing": ["mylib.Base"]}))
+    assert _names("mylib.Thing().run()", table=bare) == [("mylib.Thing", "c", ""), ("mylib.Thing.run", "c", "")]
+    # a plain mapping and a MappingSource are the same thing
+    assert table_for({"a.B": "a.b.B"}).aliases["a.B"] == "a.b.B"
+    assert table_for(MappingSource({"a.B": "a.b.B"})).aliases["a.B"] == "a.b.B"
+    assert table_for(StaticSource()) is static_table()
+    assert table_for(None) is static_table()
+
+
+_CHECK = r"""
+import importlib, json, sys
+import torch
+
+def obj(name):
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            o = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for p in parts[i:]:
+            o = getattr(o, p)
+        return o
+    raise ImportError(name)
+
+table = json.load(sys.stdin)
+bad = []
+for spelled, canonical in table["aliases"].items():
+    if obj(spelled) is not obj(canonical):
+        bad.append(f"alias {spelled} -> {canonical}")
+for cls, info in table["classes"].items():
+    c = obj(cls)
+    if not isinstance(c, type):
+        bad.append(f"{cls} is not a class")
+        continue
+    for b in info["bases"]:
+        if not issubclass(c, obj(b)):
+            bad.append(f"{cls} is not a subclass of {b}")
+    for m in info["defines"] or ():
+        if m not in vars(c):
+            bad.append(f"{cls} does not define {m}")
+for name in table["functions"]:
+    o = obj(name)
+    if isinstance(o, type):
+        bad.append(f"{name} is a class, listed as a function")
+print(json.dumps(bad))
+"""
+
+
+def test_the_static_table_says_what_the_installed_torch_says() -> None:
+    """Every alias is the same object, every base a base, every member defined (real torch, subprocess)."""
+    t = static_table()
+    doc = {
+        "aliases": dict(t.aliases),
+        "classes": {c: {"bases": list(i.bases), "defines": sorted(i.defines) if i.defines is not None else None}
+                    for c, i in t.classes.items()},
+        "functions": sorted(t.functions),
+    }
+    proc = subprocess.run([sys.executable, "-c", _CHECK], input=json.dumps(doc), capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert json.loads(proc.stdout) == []
+    assert t.aliases["torch.set_grad_enabled"] == "torch.autograd.grad_mode.set_grad_enabled"
+    assert t.aliases["torch.optim.Optimizer"] == "torch.optim.optimizer.Optimizer"
+    assert t.classes["torch.optim.sgd.SGD"].bases == ("torch.optim.optimizer.Optimizer",)
+    assert {"torch.add", "torch.Tensor.add_", "torch.Tensor.grad", "torch.nn.functional.relu"} <= t.functions

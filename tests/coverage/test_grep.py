@@ -1,0 +1,62 @@
+"""The community's git grep baseline: the printed command, and the in-process match that equals it."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.coverage.conftest import RepoFactory
+from torchparity.coverage.gitobjects import list_tree
+from torchparity.coverage.grep import TreeText, command, community_pattern, git_grep, needle
+
+SEED_PATTERN = "set_grad_enabled.*clone|clone.*set_grad_enabled|test_.*set_grad_enabled.*clone"
+
+
+def test_the_pattern_is_the_one_contributors_write() -> None:
+    pattern, parent, leaf = community_pattern("torch.autograd.grad_mode.set_grad_enabled.clone")
+    assert (pattern, parent, leaf) == (SEED_PATTERN, "set_grad_enabled", "clone")
+    assert command(pattern, "origin/v2.7.1", ["test"]) == (
+        f"git grep -n -E '{SEED_PATTERN}' origin/v2.7.1 -- test")
+    assert community_pattern("torch")[0] == "torch"
+
+
+@pytest.fixture
+def tricky(cov_repo: RepoFactory) -> Path:
+    return cov_repo({"master": {
+        "test/test_a.py": "x = 1\n# set_grad_enabled(False).clone()\nclone = set_grad_enabled\n",
+        "test/b/test_crlf.py": b"a = 'clone'  # set_grad_enabled\r\nb = 2\r\n",
+        "test/notes.md": "Use set_grad_enabled then clone.\nnothing here",  # no final newline
+        "test/data.bin": b"\x00\x01set_grad_enabled clone\x00",
+        "test/z_utf8.py": "# 中文 set_grad_enabled 克隆 clone\n",
+        "test/test_only_clone.py": "clone()\nclone()\n",
+        "tools/outside.py": "set_grad_enabled.clone\n",
+        "other/test_x.py": "clone set_grad_enabled\n",
+    }})
+
+
+@pytest.mark.parametrize("roots", [["test"], ["test", "other"], ["test/b"]])
+def test_in_process_lines_equal_git_grep_lines(tricky: Path, roots: list[str]) -> None:
+    entries = list_tree(tricky, "master", roots)
+    texts = TreeText(tricky, "master", entries, roots)
+    for api in ("torch.autograd.grad_mode.set_grad_enabled.clone", "torch.Tensor.clone",
+                "torch.nothing.matches_this"):
+        pattern, parent, leaf = community_pattern(api)
+        real = git_grep(tricky, "master", pattern, roots)
+        for word in {needle(parent, leaf), parent or leaf, leaf}:  # any needle gives the same lines
+            fast = texts.grep(pattern, word)
+            assert fast.matches == real.matches, (api, word)
+        assert fast.matches == real.matches, api
+        assert fast.count == real.count
+        assert fast.command == real.command
+
+
+def test_the_printed_command_gives_the_count(tricky: Path) -> None:
+    pattern = community_pattern("torch.autograd.grad_mode.set_grad_enabled.clone")[0]
+    res = git_grep(tricky, "master", pattern, ["test"])
+    shell = subprocess.run(res.command, shell=True, cwd=tricky, capture_output=True, text=True)
+    assert len(shell.stdout.splitlines()) == res.count == 6
+    assert "Binary file master:test/data.bin matches" in res.matches
+    assert shlex.split(res.command)[:4] == ["git", "grep", "-n", "-E"]
