@@ -460,7 +460,7 @@ def _shape_tensor(torch, shape):
     n = 1
     for d in shape:
         n *= d
-    return torch.arange(n, dtype=torch.float32).reshape(shape)
+    return torch.arange(1, n + 1, dtype=torch.float32).reshape(shape)
 
 
 def tensor_facts(torch, name, kind, formula=""):
@@ -501,7 +501,7 @@ POOLS = {
     "float": ("0.0", "1.5", "-2.0"),
     "str": ('"cpu"', '""'),
     "none": ("None",),
-    "dtype": ("torch.float32", "torch.int64", "torch.bool", "torch.float16"),
+    "dtype": ("torch.int64", "torch.float32", "torch.bool", "torch.float16"),
     "device": ('torch.device("cpu")', '"cpu"', "0", "1"),
     "tensor": _TENSORS,
     "sequence": ("[1, 2]", "(2, 3)", "[]"),

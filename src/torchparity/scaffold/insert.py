@@ -177,7 +177,7 @@ def insert_methods(
         )
     tests = [m for m in methods if not m.helper]
     helpers = [m for m in methods if m.helper and m.name not in existing]
-    new_module = module.visit(_AddToClass(cls, _methods_nodes(tests + helpers)))
+    new_module = module.visit(_AddToClass(cls, _methods_nodes(tests + helpers))) if tests + helpers else module
     bound = module_bindings(module)
     missing = [line for line in dict.fromkeys(imports) if _bound_by(line) not in bound]
     device_stmt = device_line if device_line and device_line.split("=")[0].strip() not in bound else ""
@@ -205,8 +205,9 @@ def _after_docstring(body: list[cst.BaseStatement]) -> int:
 def check_only_insertions(old: str, new: str, path: str) -> None:
     """Raise unless ``new`` is ``old`` with whole lines inserted (every old byte kept, in order)."""
     a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
-    if a and not a[-1].endswith("\n"):  # a last line without its newline gains one: still an insertion
-        a[-1] += "\n"
+    for lines in (a, b):  # a last line without its newline compares as if it had one
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
     ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
     bad = [op for op in ops if op[0] not in ("equal", "insert")]
     if bad:

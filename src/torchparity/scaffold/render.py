@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from functools import lru_cache
 from typing import Any
 
@@ -82,7 +83,7 @@ def render_file(plan: TestPlan, conv: Conventions, *, device_line: str, device_t
         header=conv.header(year).rstrip("\n"),
         title=f"Validation cases for {plan.api} on {where}.",
         paragraphs=[_wrap(p) for p in paragraphs],
-        coverage=plan.coverage if conv.coverage_table else (),
+        coverage=coverage_lines(plan.coverage) if conv.coverage_table else (),
         coverage_heading=f"API 覆盖说明（{plan.api}）：",
         family=plan.family,
         torch_version=torch_version,
@@ -93,6 +94,41 @@ def render_file(plan: TestPlan, conv: Conventions, *, device_line: str, device_t
         body=class_body(plan),
     )
     return text
+
+
+def display_width(text: str) -> int:
+    """Columns a line takes (CJK characters take two), as ruff measures line length."""
+    return sum(2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text)
+
+
+_BREAK_AFTER = "；，、。：） "
+
+
+def wrap_cjk(text: str, width: int, indent: str = "  ") -> list[str]:
+    """Lines of at most ``width`` columns, broken after punctuation or a space where possible."""
+    lines: list[str] = []
+    current = ""
+    for char in text:
+        if display_width(current + char) > width:
+            cut = max(current.rfind(p) for p in _BREAK_AFTER)
+            if cut > len(indent) + 4:
+                lines.append(current[: cut + 1].rstrip())
+                current = indent + current[cut + 1:].lstrip()
+            else:
+                lines.append(current.rstrip())
+                current = indent
+        current += char
+    if current.strip():
+        lines.append(current.rstrip())
+    return lines
+
+
+def coverage_lines(rows: tuple[tuple[str, str], ...], width: int = 96) -> list[str]:
+    """The coverage dimensions as a list, one ``- 维度：覆盖`` item per dimension, wrapped."""
+    out: list[str] = []
+    for dim, text in rows:
+        out += wrap_cjk(f"- {dim}：{text}", width)
+    return out
 
 
 def _wrap(text: str, width: int = 96) -> str:
