@@ -56,7 +56,7 @@ def main():
     results = []
     folder = tempfile.mkdtemp(prefix="run-patched-")
     for n, job in enumerate(jobs):
-        log = os.path.join(folder, "%03d.log" % n)
+        log = os.path.join(folder, f"{n:03d}.log")
         pid = os.fork()
         if pid == 0:
             run_child(job, log)

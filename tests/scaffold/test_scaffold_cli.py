@@ -11,7 +11,6 @@ from scaffold_fixtures import EXISTING, TWO_SPACE
 from test_scaffold_insert import removed
 
 from torchparity.cli import main
-from torchparity.store import Store
 
 
 # -- bad input: one line, exit 2, before any interpreter starts ------------------------------------
@@ -92,8 +91,8 @@ def test_into_an_existing_file_keeps_it_and_the_collector_runs_all(tmp_path, cap
     (record,) = json.loads(capsys.readouterr().out)
     assert record["result"] == "PASS"
     outcomes = {t["id"].rsplit(".", 1)[-1]: t["outcome"] for t in record["full"][0]["tests"]}
-    assert outcomes == {"test_no_grad": "ok", "test_enable_grad": "ok",  # the tests the file had
-                        "test_set_grad_enabled_clone": "ok", "test_set_grad_enabled_clone_decorator": "ok"}
+    assert outcomes == {"test_no_grad": "passed", "test_enable_grad": "passed",  # the tests the file had
+                        "test_set_grad_enabled_clone": "passed", "test_set_grad_enabled_clone_decorator": "passed"}
 
 
 @pytest.mark.slow
