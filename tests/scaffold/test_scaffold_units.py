@@ -265,3 +265,12 @@ def test_fill_in_plan_fails_and_says_what_to_write(tmp_path):
     case = ns["TestLinear"]("test_Linear")
     with pytest.raises(AssertionError, match="could not decide what to assert for torch.nn.Linear"):
         case.test_Linear()
+
+
+def test_a_failed_measurement_reads_as_the_reason_in_the_failing_test():
+    facts = {"opinfo": {"problem": "measuring the OpInfo facts failed: RuntimeError: x", "found": False},
+             "calls": {"problem": "measuring the call facts failed: TypeError: y", "found": False}}
+    plan = build_plan(api_info(resolution("torch.add", "builtin")), facts, "DEVICE")
+    assert plan.family == "fill-in"
+    assert "opinfo: measuring the OpInfo facts failed: RuntimeError: x" in plan.fill_in[0]
+    assert "signature: measuring the call facts failed: TypeError: y" in plan.fill_in[0]

@@ -17,8 +17,12 @@ same expressions.
 import inspect
 import itertools
 import math
+import os
 import re
+import shutil
 import sys
+import tempfile
+import traceback
 import warnings
 
 from . import resolve as resolve_mod
@@ -523,6 +527,8 @@ def _doc_types(doc):
     out = {}
     if not isinstance(doc, str):
         return out
+    sections = re.split(r"^\s*(?:Args|Arguments|Parameters|Keyword args|Keyword arguments)\s*:\s*$", doc, flags=re.M)
+    doc = "\n".join(sections[1:])
     for m in re.finditer(r"^\s*\*{0,2}([A-Za-z_][A-Za-z0-9_\\]*)\s*\(([^)]*)\)\s*:?", doc, re.M):
         name = m.group(1).replace("\\", "")
         out.setdefault(name, m.group(2))
@@ -842,6 +848,27 @@ def runtime_facts(torch, obj, resolution, device_type):
 
 # -- the job ---------------------------------------------------------------------------------
 
+def _guard(what, fn, *args):
+    """``fn(*args)``, or a record of why it failed (the traceback goes to the job's log)."""
+    try:
+        return fn(*args)
+    except Exception as exc:
+        traceback.print_exc()
+        return {"problem": "measuring the %s facts failed: %s" % (what, _error(exc)), "found": False}
+
+
+def _in_scratch_folder(fn, *args):
+    """Run ``fn`` in an empty temporary folder: a call given a string path writes nothing elsewhere."""
+    here = os.getcwd()
+    folder = tempfile.mkdtemp(prefix="torchparity-facts-")
+    os.chdir(folder)
+    try:
+        return fn(*args)
+    finally:
+        os.chdir(here)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def facts_for(ctx, res, wants, dtypes=None, formula=""):
     """The facts ``wants`` names for one resolved API (a resolution record)."""
     torch = ctx.torch
@@ -852,19 +879,21 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
     out = {"device_type": device_type, "torch_version": str(torch.__version__),
            "python_version": "%d.%d" % sys.version_info[:2]}
     if "states" in wants:
-        out["states"] = state_facts(res, device_type)
+        out["states"] = _guard("state", state_facts, res, device_type)
     if "context" in wants:
-        out["context"] = context_facts(torch, res, obj, owner, device_type)
+        out["context"] = _guard("context-manager", context_facts, torch, res, obj, owner, device_type)
     if "opinfo" in wants:
-        out["opinfo"] = opinfo_facts(torch, obj, device_type, dtypes)
+        out["opinfo"] = _guard("OpInfo", opinfo_facts, torch, obj, device_type, dtypes)
     if "tensor" in wants:
-        out["tensor"] = tensor_facts(torch, res["path"].rsplit(".", 1)[-1], res["kind"], formula)
+        out["tensor"] = _guard("Tensor", tensor_facts, torch, res["path"].rsplit(".", 1)[-1], res["kind"], formula)
     if "calls" in wants and not (out.get("opinfo") or {}).get("found"):
-        out["calls"] = call_facts(torch, obj, res, device_type)
+        out["calls"] = _guard("call", _in_scratch_folder, call_facts, torch, obj, res, device_type)
     if "storage" in wants:
-        out["storage"] = storage_facts(torch, obj)
+        out["storage"] = _guard("storage", storage_facts, torch, obj)
     if "runtime" in wants:
-        out["runtime"] = runtime_facts(torch, obj, res, device_type)
+        out["runtime"] = _guard("runtime", runtime_facts, torch, obj, res, device_type)
+    if isinstance(out.get("states"), dict):  # a failed state lookup reads as no states
+        out["states"] = []
     return out
 
 

@@ -56,7 +56,7 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     r = info.resolution
     op = facts.get("opinfo") or {}
     if not op.get("found"):
-        raise CannotDecide(op.get("error") or "no OpInfo entry in this torch's op_db")
+        raise CannotDecide(op.get("error") or op.get("problem") or "no OpInfo entry in this torch's op_db")
     if not op.get("dtypes"):
         why = "; ".join(f"{e['dtype']}: {e['reason']}" for e in op.get("excluded", []))
         raise CannotDecide(f"OpInfo {op['name']} has no dtype to check ({why})")
@@ -151,7 +151,7 @@ def tensor_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     t = facts.get("tensor") or {}
     rows = t.get("shapes") or []
     if not rows:
-        raise CannotDecide("no Tensor facts")
+        raise CannotDecide(t.get("problem") or "no Tensor facts")
     leaf = r.path.rsplit(".", 1)[-1]
     prop = r.kind in ("property", "attribute")
     access = f"x.{leaf}" if prop else f"x.{leaf}()"
@@ -212,7 +212,7 @@ def device_is_cpu(facts: dict[str, Any]) -> bool:
 def signature_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     r = info.resolution
     calls = facts.get("calls") or {}
-    if calls.get("problem") or not calls.get("valid"):
+    if calls.get("problem") or not (calls.get("valid") or calls.get("invalid")):
         raise CannotDecide(calls.get("problem") or "no call with a result a test can hold")
     spelling = spelling_of(r)
     stem = stem_of(r)
