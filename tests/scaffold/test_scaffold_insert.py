@@ -43,6 +43,8 @@ def test_methods_imports_and_device_are_added_and_every_other_byte_kept():
     assert ins.text.index("def _on_cpu") < ins.text.index('if __name__ == "__main__":')
     assert ins.text.index(OPDB) < ins.text.index('DEVICE = torch.device("cpu")') < ins.text.index("def helper")
     compile(ins.text, "t.py", "exec")
+    added = [line for line in ins.text.splitlines() if line not in EXISTING.splitlines()]
+    assert not [line for line in added if line != line.rstrip()]  # no trailing whitespace added
 
 
 def test_two_space_indentation_and_no_final_newline():

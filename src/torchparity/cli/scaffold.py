@@ -58,7 +58,10 @@ def scaffold(
         verb = "wrote" if result.created else f"added to {result.class_name} in"
         out.print(f"{verb} {result.path} ({result.family} family, {result.device_type}): "
                   f"{', '.join(result.methods)}", markup=False)
-        out.print(f"it checks {result.summary}", markup=False)
+        if result.fill_in:
+            out.print("it checks nothing yet: it fails on purpose until the calls are written", markup=False)
+        else:
+            out.print(f"it checks {result.summary}", markup=False)
         for note in result.notes:
             out.print(f"note: {note}", markup=False)
         if result.imports_added:

@@ -140,7 +140,7 @@ def _methods_nodes(methods: Sequence[Method]) -> list[cst.BaseStatement]:
     out = []
     for node in holder.body.body:
         if isinstance(node, cst.FunctionDef):
-            node = node.with_changes(leading_lines=[cst.EmptyLine()])
+            node = node.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
         out.append(node)
     return out
 
@@ -183,7 +183,7 @@ def insert_methods(
     device_stmt = device_line if device_line and device_line.split("=")[0].strip() not in bound else ""
     added: list[cst.BaseStatement] = [cst.parse_statement(line) for line in missing]
     if device_stmt:
-        added.append(cst.parse_statement(device_stmt).with_changes(leading_lines=[cst.EmptyLine()]))
+        added.append(cst.parse_statement(device_stmt).with_changes(leading_lines=[cst.EmptyLine(indent=False)]))
     if added:
         body = list(new_module.body)
         last = max((i for i, s in enumerate(body) if _is_import(s)), default=None)
