@@ -95,6 +95,7 @@ FILL_IN = "torch.nn.Linear"
 class Generated:
     info: object  # ApiInfo
     result: object  # ScaffoldResult
+    facts: dict
 
 
 @pytest.fixture(scope="session")
@@ -114,7 +115,7 @@ def generated(tmp_path_factory) -> dict[str, Generated]:
     results = {}
     for name, info, f in zip(names, infos, facts, strict=True):
         result = scaffold_test(info, config, python=sys.executable, device="cpu", out_dir=out, facts=f)
-        results[name] = Generated(info, result)
+        results[name] = Generated(info, result, f)
     return results
 
 

@@ -90,3 +90,35 @@ def test_every_generated_test_passes_and_fails_once_broken(generated, tmp_path):
         assert res["exit_code"] != 0, (case.api, "passed with a wrong implementation", res["output"])
         assert res["summary"].startswith("FAILED (failures="), (case.api, res["summary"], res["output"])
     assert fill_in["exit_code"] != 0 and fill_in["summary"] == "FAILED (failures=1)"
+
+
+def test_the_other_device_paths_run(generated, tmp_path):
+    """The code a test takes on another device (CPU results as the reference, CPU comparison of
+    Tensor members), rendered from the same facts and run with the CPU standing in for it."""
+    import copy
+
+    from torchparity.scaffold import build_plan, conventions_from
+    from torchparity.scaffold.render import render_file
+
+    conv = conventions_from(load_preset("default"))
+    jobs, plans = [], []
+    for api in ("torch.nn.functional.relu", "torch.Tensor.add_", "torch.cat", "torch.Tensor.ndim",
+                "torch.Tensor.item"):
+        g = generated.get(api)
+        if g is None:
+            continue
+        facts = copy.deepcopy(g.facts)
+        facts["device_type"] = "npu"
+        if facts.get("opinfo"):
+            facts["opinfo"]["reference"] = "cpu"
+        plan = build_plan(g.info, facts, "DEVICE")
+        text = render_file(plan, conv, device_line='DEVICE = torch.device("cpu")', device_type="npu",
+                           torch_version="2.13.0")
+        path = tmp_path / plan.file_name
+        path.write_text(text)
+        plans.append(plan)
+        jobs.append({"file": str(path), "patch": ""})
+    assert any("cpu = self._sample_to(sample, \"cpu\")" in m.source for p in plans for m in p.methods)
+    assert any("x.cpu().ndim" in m.source for p in plans for m in p.methods)
+    for job, res in zip(jobs, run_files(jobs, tmp_path), strict=True):
+        assert res["exit_code"] == 0 and res["summary"] == "OK", (job["file"], res["output"])

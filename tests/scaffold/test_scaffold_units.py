@@ -254,6 +254,7 @@ def test_tensor_plan_formula_then_measured_values():
 
 
 def test_fill_in_plan_fails_and_says_what_to_write(tmp_path):
+    pytest.importorskip("torch")  # the file imports torch's TestCase
     plan = build_plan(api_info(resolution("torch.nn.Linear", "class")), {}, "DEVICE")
     text = render_file(plan, conventions_from(load_preset("default")), device_line="", device_type="cpu",
                        torch_version="2.13.0")
