@@ -7,7 +7,7 @@ the structured answer.
 
 import os
 
-from . import backend, probe, resolve, state, testrun, trace
+from . import backend, probe, resolve, scaffold_facts, state, testrun, trace
 
 
 class Context(object):
@@ -87,4 +87,5 @@ OPS = {
     "states": op_states,
     "resolve": op_resolve,
     "trace": trace.op_trace,
+    "scaffold_facts": scaffold_facts.op_scaffold_facts,
 }

@@ -1,0 +1,212 @@
+"""``scaffold_test``: facts from the agent, a family's plan, a file written (or methods added)."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..api.records import ApiInfo
+from ..api.resolve import AgentSession, agent_session
+from ..config import Config
+from ..errors import UsageError
+from .conventions import Conventions, conventions_from, device_expression
+from .families import build_plan, candidates, tensor_formula, wants
+from .insert import find_class, insert_methods, is_device_call, module_bindings, parse
+from .plan import TestPlan
+from .render import render_file
+
+#: seconds for the facts job (importing op_db and checking every dtype on the CPU)
+FACTS_TIMEOUT = 600.0
+
+
+@dataclass(frozen=True)
+class ScaffoldResult:
+    api: str
+    family: str
+    path: str
+    content: str
+    #: the test methods written (helpers not included)
+    methods: tuple[str, ...]
+    #: True for a new file, False for methods added to an existing one
+    created: bool
+    class_name: str
+    device_type: str
+    torch_version: str
+    spelling: str
+    summary: str
+    #: why some tests fail on purpose (what to fill in); empty when every test is complete
+    fill_in: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    helpers: tuple[str, ...] = ()
+    imports_added: tuple[str, ...] = ()
+    written: bool = True
+
+    @property
+    def complete(self) -> bool:
+        return not self.fill_in
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "api": self.api, "family": self.family, "path": self.path, "created": self.created,
+            "written": self.written, "class": self.class_name, "methods": list(self.methods),
+            "helpers": list(self.helpers), "imports_added": list(self.imports_added),
+            "device_type": self.device_type, "torch_version": self.torch_version, "spelling": self.spelling,
+            "summary": self.summary, "complete": self.complete, "fill_in": list(self.fill_in),
+            "notes": list(self.notes), "content": self.content,
+        }
+
+
+def _resolution_doc(info: ApiInfo) -> dict[str, Any]:
+    return dataclasses.asdict(info.resolution)
+
+
+def _facts_request(info: ApiInfo, dtypes: Sequence[str] | None, backend_module: str) -> dict[str, Any]:
+    fams = candidates(info, backend_module)
+    args: dict[str, Any] = {"resolution": _resolution_doc(info), "wants": wants(fams)}
+    if dtypes:
+        args["dtypes"] = list(dtypes)
+    if "tensor" in fams:
+        args["formula"] = tensor_formula(info)
+    return args
+
+
+def scaffold_facts(info: ApiInfo, session: AgentSession, dtypes: Sequence[str] | None = None,
+                   backend_module: str = "") -> dict[str, Any]:
+    """The agent's facts for the families this API may take."""
+    return session.call("scaffold_facts", _facts_request(info, dtypes, backend_module), FACTS_TIMEOUT)
+
+
+def scaffold_facts_many(infos: Sequence[ApiInfo], session: AgentSession, dtypes: Sequence[str] | None = None,
+                        backend_module: str = "") -> list[dict[str, Any]]:
+    """Facts for several APIs in one agent job (torch's op_db is imported once)."""
+    items = [_facts_request(i, dtypes, backend_module) for i in infos]
+    answer = session.call("scaffold_facts", {"items": items}, FACTS_TIMEOUT + 60.0 * len(items))
+    return list(answer["items"])
+
+
+def check_destination(into: str | Path | None, out_dir: str | Path | None) -> None:
+    """Refuse a bad --into/--out before any interpreter is started."""
+    if into is not None and out_dir is not None:
+        raise UsageError("pass either --into FILE (add to it) or --out DIR (a new file), not both")
+    if into is not None:
+        if not Path(into).is_file():
+            raise UsageError(f"test file not found: {into}; pass an existing file to --into, or use --out DIR")
+        parse(Path(into).read_text("utf-8"), str(into))
+    elif out_dir is not None and Path(out_dir).exists() and not Path(out_dir).is_dir():
+        raise UsageError(f"--out {out_dir} is not a folder; pass a folder for the new test file")
+
+
+def _targets(conv: Conventions, plan_file: str, into: Path | None, out_dir: Path | None) -> Path:
+    check_destination(into, out_dir)
+    if into is not None:
+        return into
+    folder = out_dir if out_dir is not None else Path(conv.test_dir)
+    path = folder / plan_file
+    if path.exists():
+        raise UsageError(f"{path} already exists; add to it with --into {path}, or pass another --out DIR")
+    return path
+
+
+def _write(path: Path, content: str) -> None:
+    """Write ``content`` whole or not at all (a temporary file renamed over the target)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(content)
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _check_source(content: str, path: Path) -> None:
+    try:
+        ast.parse(content, filename=str(path))
+    except SyntaxError as exc:  # a template bug, never the user's input
+        raise RuntimeError(f"internal error: the scaffolded {path} does not parse ({exc.msg}, line {exc.lineno})") from exc
+
+
+def scaffold_test(
+    api_info: ApiInfo,
+    config: Config,
+    *,
+    python: str,
+    device: str = "auto",
+    into: str | Path | None = None,
+    out_dir: str | Path | None = None,
+    backend_module: str = "",
+    dtypes: Sequence[str] | None = None,
+    class_name: str | None = None,
+    session: AgentSession | None = None,
+    facts: dict[str, Any] | None = None,
+    write: bool = True,
+    year: int | None = None,
+) -> ScaffoldResult:
+    """Write the API's test in the backend's conventions (or add its methods ``into`` a file).
+
+    The facts come from the agent in ``python`` (``session`` reuses a runner);
+    ``dtypes`` narrows an OpInfo test (e.g. from the docs restrictions). With
+    ``write=False`` nothing is written and the result carries the content.
+    """
+    conv = conventions_from(config)
+    backend = backend_module or config.backend_module
+    into_path = Path(into) if into is not None else None
+    out_path = Path(out_dir) if out_dir is not None else None
+    original = ""
+    check_destination(into_path, out_path)  # refused before the agent starts
+    if into_path is not None:
+        original = into_path.read_text("utf-8")
+    if facts is None:
+        if session is None:
+            with agent_session(python, backend, device) as s:
+                facts = scaffold_facts(api_info, s, dtypes, backend)
+        else:
+            facts = scaffold_facts(api_info, session, dtypes, backend)
+    device_type = str(facts.get("device_type") or api_info.device_type or "cpu")
+    var = conv.device_variable
+    device_ref = var
+    device_line = f"{var} = {device_expression(device_type)}"
+    if into_path is not None:
+        module = parse(original, str(into_path))
+        bound = module_bindings(module)
+        if var in bound and not is_device_call(bound[var]):
+            device_ref = f"torch.device({var})"
+        plan = build_plan(api_info, facts, device_ref, backend)
+        ins = insert_methods(original, str(into_path), plan.methods, plan.imports,
+                             device_line if plan.uses_device else "",
+                             class_name or find_class(module, str(into_path)).name.value)
+        _check_source(ins.text, into_path)
+        if write:
+            _write(into_path, ins.text)
+        return _result(plan, into_path, ins.text, False, ins.class_name, device_type, facts,
+                       helpers=ins.helpers, imports=ins.imports, written=write)
+    plan = build_plan(api_info, facts, device_ref, backend)
+    path = _targets(conv, plan.file_name, None, out_path)
+    content = render_file(plan, conv, device_line=device_line, device_type=device_type,
+                          torch_version=str(facts.get("torch_version", "")), year=year)
+    _check_source(content, path)
+    if write:
+        _write(path, content)
+    return _result(plan, path, content, True, plan.class_name, device_type, facts,
+                   helpers=tuple(m.name for m in plan.methods if m.helper), imports=(), written=write)
+
+
+def _result(plan: TestPlan, path: Path, content: str, created: bool, class_name: str, device_type: str,
+            facts: dict[str, Any], *, helpers: tuple[str, ...], imports: tuple[str, ...],
+            written: bool) -> ScaffoldResult:
+    return ScaffoldResult(
+        api=plan.api, family=plan.family, path=str(path), content=content, methods=tuple(plan.tests),
+        created=created, class_name=class_name, device_type=device_type,
+        torch_version=str(facts.get("torch_version", "")), spelling=plan.spelling, summary=plan.summary,
+        fill_in=plan.fill_in, notes=plan.notes, helpers=helpers, imports_added=imports, written=written,
+    )

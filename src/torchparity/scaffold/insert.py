@@ -1,0 +1,215 @@
+"""Add test methods (and the imports they need) to an existing test file, keeping every other byte.
+
+libcst parses and re-renders the file losslessly; new methods go at the end of
+the chosen TestCase class, missing imports after the last top-level import, a
+missing device variable after those. The result is checked to be the old file
+with lines inserted and nothing else changed.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ..errors import UsageError
+from .plan import Method
+
+
+@dataclass(frozen=True)
+class Insertion:
+    text: str
+    class_name: str
+    methods: tuple[str, ...]
+    helpers: tuple[str, ...]
+    imports: tuple[str, ...]
+    device_line: str
+
+
+def parse(text: str, path: str) -> cst.Module:
+    try:
+        return cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        raise UsageError(
+            f"{path} does not parse (line {exc.raw_line}: {exc.message}); fix it or write a new file with --out"
+        ) from None
+
+
+def _base_names(node: cst.ClassDef) -> list[str]:
+    out = []
+    for arg in node.bases:
+        expr = arg.value
+        parts = []
+        while isinstance(expr, cst.Attribute):
+            parts.append(expr.attr.value)
+            expr = expr.value
+        if isinstance(expr, cst.Name):
+            parts.append(expr.value)
+        out.append(".".join(reversed(parts)))
+    return out
+
+
+def find_class(module: cst.Module, path: str, name: str | None = None) -> cst.ClassDef:
+    """The class to add to: ``name``, else the first deriving from a TestCase, else the first ``Test*``."""
+    classes = [s for s in module.body if isinstance(s, cst.ClassDef)]
+    if name:
+        for c in classes:
+            if c.name.value == name:
+                return c
+        known = ", ".join(c.name.value for c in classes) or "none"
+        raise UsageError(f"{path} has no top-level class {name!r} (classes: {known}); pass one of them")
+    for c in classes:
+        if any(b.split(".")[-1].endswith("TestCase") for b in _base_names(c)):
+            return c
+    for c in classes:
+        if c.name.value.startswith("Test"):
+            return c
+    raise UsageError(f"{path} has no test class (none derives from TestCase); pass --class NAME or use --out")
+
+
+def method_names(cls: cst.ClassDef) -> set[str]:
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    return {s.name.value for s in body if isinstance(s, cst.FunctionDef)}
+
+
+def module_bindings(module: cst.Module) -> dict[str, cst.BaseExpression | None]:
+    """Top-level names bound by imports (value None) and simple assignments (their value)."""
+    out: dict[str, cst.BaseExpression | None] = {}
+    for stmt in module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                        out[alias.asname.name.value] = None
+                    else:
+                        out[_dotted(alias.name).split(".")[0]] = None
+            elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                for alias in small.names:
+                    bound = alias.asname.name if alias.asname is not None else alias.name
+                    if isinstance(bound, cst.Name):
+                        out[bound.value] = None
+            elif isinstance(small, cst.Assign):
+                for target in small.targets:
+                    if isinstance(target.target, cst.Name):
+                        out[target.target.value] = small.value
+    return out
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def is_device_call(value: cst.BaseExpression | None) -> bool:
+    """Whether a module-level value is ``torch.device(...)`` (usable as a torch.device as is)."""
+    return isinstance(value, cst.Call) and _dotted(value.func) == "torch.device"
+
+
+def _bound_by(line: str) -> str:
+    """The name an import line binds (``from a import b`` -> b, ``import a.b`` -> a)."""
+    stmt = cst.parse_statement(line)
+    assert isinstance(stmt, cst.SimpleStatementLine)
+    small = stmt.body[0]
+    if isinstance(small, cst.Import):
+        alias = small.names[0]
+        if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+            return alias.asname.name.value
+        return _dotted(alias.name).split(".")[0]
+    assert isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar)
+    alias = small.names[-1]
+    bound = alias.asname.name if alias.asname is not None else alias.name
+    return bound.value if isinstance(bound, cst.Name) else ""
+
+
+def _is_import(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and any(
+        isinstance(s, cst.Import | cst.ImportFrom) for s in stmt.body)
+
+
+def _methods_nodes(methods: Sequence[Method]) -> list[cst.BaseStatement]:
+    source = "class _Scaffolded:\n" + "\n".join(m.source.rstrip("\n") + "\n" for m in methods)
+    holder = cst.parse_module(source).body[0]
+    assert isinstance(holder, cst.ClassDef) and isinstance(holder.body, cst.IndentedBlock)
+    out = []
+    for node in holder.body.body:
+        if isinstance(node, cst.FunctionDef):
+            node = node.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+        out.append(node)
+    return out
+
+
+class _AddToClass(cst.CSTTransformer):
+    def __init__(self, target: cst.ClassDef, nodes: list[cst.BaseStatement]) -> None:
+        self.target = target
+        self.nodes = nodes
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        if original is not self.target or not isinstance(updated.body, cst.IndentedBlock):
+            return updated
+        body = updated.body.with_changes(body=[*updated.body.body, *self.nodes])
+        return updated.with_changes(body=body)
+
+
+def insert_methods(
+    text: str,
+    path: str,
+    methods: Sequence[Method],
+    imports: Sequence[str] = (),
+    device_line: str = "",
+    class_name: str | None = None,
+) -> Insertion:
+    """The file with ``methods`` added to its test class; refuses names the class already has."""
+    module = parse(text, path)
+    cls = find_class(module, path, class_name)
+    existing = method_names(cls)
+    clash = [m.name for m in methods if not m.helper and m.name in existing]
+    if clash:
+        raise UsageError(
+            f"{path}: class {cls.name.value} already has {', '.join(clash)}; "
+            "rename or remove it first, or write a new file with --out"
+        )
+    tests = [m for m in methods if not m.helper]
+    helpers = [m for m in methods if m.helper and m.name not in existing]
+    new_module = module.visit(_AddToClass(cls, _methods_nodes(tests + helpers))) if tests + helpers else module
+    bound = module_bindings(module)
+    missing = [line for line in dict.fromkeys(imports) if _bound_by(line) not in bound]
+    device_stmt = device_line if device_line and device_line.split("=")[0].strip() not in bound else ""
+    added: list[cst.BaseStatement] = [cst.parse_statement(line) for line in missing]
+    if device_stmt:
+        added.append(cst.parse_statement(device_stmt).with_changes(leading_lines=[cst.EmptyLine(indent=False)]))
+    if added:
+        body = list(new_module.body)
+        last = max((i for i, s in enumerate(body) if _is_import(s)), default=None)
+        at = last + 1 if last is not None else _after_docstring(body)
+        new_module = new_module.with_changes(body=body[:at] + added + body[at:])
+    new_text = new_module.code
+    check_only_insertions(text, new_text, path)
+    return Insertion(new_text, cls.name.value, tuple(m.name for m in tests), tuple(m.name for m in helpers),
+                     tuple(missing), device_stmt)
+
+
+def _after_docstring(body: list[cst.BaseStatement]) -> int:
+    if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], cst.Expr) \
+            and isinstance(body[0].body[0].value, cst.SimpleString | cst.ConcatenatedString):
+        return 1
+    return 0
+
+
+def check_only_insertions(old: str, new: str, path: str) -> None:
+    """Raise unless ``new`` is ``old`` with whole lines inserted (every old byte kept, in order)."""
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    for lines in (a, b):  # a last line without its newline compares as if it had one
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    bad = [op for op in ops if op[0] not in ("equal", "insert")]
+    if bad:
+        tag, i1, _, _, _ = bad[0]
+        raise RuntimeError(f"internal error: adding methods to {path} would {tag} line {i1 + 1}; nothing was written")

@@ -1,0 +1,268 @@
+"""Families for callables: OpInfo operators, Tensor members, functions known by their signature."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..api.records import ApiInfo
+from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
+from .render import render, render_helpers
+from .states import STATE_CODE
+
+OPDB_IMPORT = "from torch.testing._internal.common_methods_invocations import op_db"
+#: dtype words in docs restrictions (限制与说明) and on the command line -> torch dtype names
+DTYPE_WORDS = {
+    "fp16": "float16", "float16": "float16", "half": "float16",
+    "fp32": "float32", "float32": "float32", "float": "float32",
+    "bf16": "bfloat16", "bfloat16": "bfloat16",
+    "fp64": "float64", "float64": "float64", "double": "float64",
+    "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "long": "int64",
+    "uint8": "uint8", "bool": "bool", "complex64": "complex64", "complex128": "complex128",
+}
+
+
+def dtypes_from_text(text: str) -> list[str]:
+    """dtype names a docs restriction or a flag mentions (``支持fp16、fp32``), in order, deduplicated."""
+    out: list[str] = []
+    for word in re.findall(r"[A-Za-z]+[0-9]*", text or ""):
+        name = DTYPE_WORDS.get(word.lower())
+        if name and name not in out:
+            out.append(name)
+    return out
+
+#: Tensor members whose value follows from the shape alone
+TENSOR_FORMULAS = {
+    "ndim": "len(shape)", "ndimension": "len(shape)", "dim": "len(shape)",
+    "numel": "math.prod(shape)", "nelement": "math.prod(shape)",
+    "shape": "torch.Size(shape)", "size": "torch.Size(shape)",
+    "is_contiguous": "True", "is_floating_point": "True", "is_complex": "False",
+    "dtype": "torch.float32",
+}
+
+
+# -- OpInfo ------------------------------------------------------------------------------------
+def _call_builder(spelling: str, kind: str, leaf: str):
+    def call(var: str) -> str:
+        args = f"{var}.input, *{var}.args, **{var}.kwargs"
+        if kind == "function":
+            return f"{spelling}({args})"
+        return f"torch.Tensor.{leaf}({args})"
+
+    return call
+
+
+def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+    r = info.resolution
+    op = facts.get("opinfo") or {}
+    if not op.get("found"):
+        raise CannotDecide(op.get("error") or op.get("problem") or "no OpInfo entry in this torch's op_db")
+    if not op.get("dtypes"):
+        why = "; ".join(f"{e['dtype']}: {e['reason']}" for e in op.get("excluded", []))
+        raise CannotDecide(f"OpInfo {op['name']} has no dtype to check ({why})")
+    spelling = spelling_of(r)
+    leaf = r.path.rsplit(".", 1)[-1]
+    kind = op["call"]
+    if kind != "function" and r.owner_class != "torch.Tensor":
+        kind = "function"
+    call = _call_builder(spelling, kind, leaf)
+    stem = stem_of(r)
+    test = f"test_{stem}"
+    dtypes = [f"torch.{d}" for d in op["dtypes"]]
+    notes = [f"{e['dtype']} left out: {e['reason']}" for e in op.get("excluded", [])]
+    reference = op["reference"]
+    errors = (op.get("error_inputs") or {}).get("count", 0) > 0 and kind == "function"
+    source = render(
+        "opinfo.py.j2", test=test, opinfo_name=op["name"], lookup=_lookup(op["name"], op.get("variant_test_name", "")),
+        dtypes=dtypes, dtype_notes=[line for n in notes for line in _comment_lines(n)], call_kind=kind,
+        reference=reference, call=call, device=device, error_inputs=errors,
+    )
+    tol = ", ".join(f"torch.{k}: ({v[0]}, {v[1]})" for k, v in sorted((op.get("tolerances") or {}).items()))
+    helpers = [Method(name, src, helper=True)
+               for name, src in render_helpers("opinfo_helpers.py.j2", device=device, tolerances="{" + tol + "}")]
+    methods = split_methods(source)
+    ref_text = {
+        "numpy": "the OpInfo's NumPy reference",
+        "float64": "the same computation in float64 on the CPU",
+        "cpu": "the CPU result",
+    }[reference]
+    ref_zh = {"numpy": "OpInfo 的 NumPy 参考实现", "float64": "CPU 上的 float64 计算结果", "cpu": "CPU 计算结果"}[reference]
+    variant = {"function": "", "method": " (method variant)", "inplace": " (in-place variant)"}[kind]
+    summary = (f"every sample input of OpInfo {op['name']}{variant} for {', '.join(op['dtypes'])}, "
+               f"computed on the device and compared with {ref_text}"
+               + (", and its error inputs raising the documented error types." if errors else "."))
+    return TestPlan(
+        api=r.canonical, spelling=spelling, family="opinfo", stem=stem,
+        methods=(*methods, *helpers), imports=(OPDB_IMPORT,), summary=summary,
+        coverage=coverage_rows(
+            empty="OpInfo 样例输入中的空张量与 0 维张量（以 OpInfo 为准）",
+            enum="dtype：" + "、".join(op["dtypes"]),
+            types="OpInfo 样例覆盖的参数类型（张量、标量等）",
+            omitted="OpInfo 样例覆盖的可选参数传与不传",
+            boundary="OpInfo 样例覆盖的形状与取值",
+            normal=f"设备计算结果与 {ref_zh}一致，结果位于被测设备",
+            invalid="OpInfo error_inputs 抛出约定的异常类型" if errors else "",
+        ),
+        notes=tuple(notes), facts=facts,
+    )
+
+
+def split_methods(source: str) -> list[Method]:
+    """The ``def`` blocks of rendered class-body source, one Method each."""
+    out = []
+    for chunk in re.split(r"\n(?=    def )", source.strip("\n")):
+        chunk = chunk.strip("\n")
+        if chunk.startswith("    def "):
+            out.append(Method(chunk[8:].split("(", 1)[0], chunk + "\n"))
+    return out
+
+
+def _lookup(name: str, variant: str) -> str:
+    """``op = next(...)``: the OpInfo entry by name and variant, on one line when it fits."""
+    cond = f"o.name == {_quoted(name)} and o.variant_test_name == {_quoted(variant)}"
+    one = f"op = next(o for o in op_db if {cond})"
+    if len(one) + 8 <= 100:
+        return one
+    return f"op = next(\n            o for o in op_db if {cond}\n        )"
+
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _comment_lines(text: str, width: int = 88) -> list[str]:
+    """A note wrapped into comment lines of at most ``width`` characters."""
+    lines: list[str] = []
+    current = ""
+    for word in text.split():
+        if current and len(current) + 1 + len(word) > width:
+            lines.append(current)
+            current = "  " + word
+        else:
+            current = f"{current} {word}" if current else word
+    if current:
+        lines.append(current)
+    return lines
+
+
+# -- Tensor members -------------------------------------------------------------------------------
+def tensor_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+    r = info.resolution
+    t = facts.get("tensor") or {}
+    rows = t.get("shapes") or []
+    if not rows:
+        raise CannotDecide(t.get("problem") or "no Tensor facts")
+    leaf = r.path.rsplit(".", 1)[-1]
+    prop = r.kind in ("property", "attribute")
+    access = f"x.{leaf}" if prop else f"x.{leaf}()"
+    access_cpu = f"x.cpu().{leaf}" if prop else f"x.cpu().{leaf}()"
+    formula = TENSOR_FORMULAS.get(leaf, "")
+    if formula and not all(row.get("formula_ok") for row in rows):
+        formula = ""  # the shape rule does not hold here: fall back to the measured values
+    values = [(_shape(row["shape"]), row["literal"]) for row in rows if row.get("literal") is not None]
+    raising: dict[str, list[str]] = {}
+    for row in rows:
+        if row.get("raises"):
+            raising.setdefault(row["raises"], []).append(_shape(row["shape"]))
+    unusable = [row for row in rows if row.get("literal") is None and not row.get("raises")]
+    if not formula and (unusable or not (values or raising)):
+        raise CannotDecide(f"{access} gives values a test cannot hold literally for some shapes")
+    tensor_values = any(v.startswith("torch.tensor(") for _, v in values)
+    stem = stem_of(r)
+    compare_cpu = not device_is_cpu(facts)
+    source = render(
+        "tensor.py.j2", test=f"test_{stem}", formula=formula,
+        shapes=[_shape(row["shape"]) for row in rows], access=access,
+        access_cpu=access_cpu, compare_cpu=compare_cpu, device=device, values=values,
+        tensor_values=tensor_values, raising=sorted(raising.items()),
+    )
+    if prop:
+        source = source.replace(f"\n                {access}\n", f"\n                _ = {access}\n")
+    expected = f"`{formula}`" if formula else "the values measured on the CPU"
+    return TestPlan(
+        api=r.canonical, spelling=spelling_of(r), family="tensor", stem=stem,
+        methods=tuple(split_methods(source)), imports=("import math",),
+        summary=(f"{access} on device tensors of shapes {', '.join(_shape(row['shape']) for row in rows)} "
+                 f"(0-d and empty included) against {expected}"
+                 + (" and the CPU result." if compare_cpu else ".")),
+        coverage=coverage_rows(
+            empty="空张量 (0,)、(2, 0, 4) 与非空张量",
+            types="float32 张量",
+            boundary="0 维、1 维、2 维、3 维张量",
+            normal="设备上的结果与预期值" + ("及 CPU 结果" if compare_cpu else "") + "一致",
+            invalid="、".join(f"{exc}（形状 {', '.join(s)}）" for exc, s in sorted(raising.items())),
+        ),
+        facts=facts,
+    )
+
+
+def _shape(shape: list[int]) -> str:
+    if not shape:
+        return "()"
+    if len(shape) == 1:
+        return f"({shape[0]},)"
+    return "(" + ", ".join(str(d) for d in shape) + ")"
+
+
+def device_is_cpu(facts: dict[str, Any]) -> bool:
+    return str(facts.get("device_type") or "cpu") == "cpu"
+
+
+# -- functions by signature -----------------------------------------------------------------------
+def signature_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+    r = info.resolution
+    calls = facts.get("calls") or {}
+    if calls.get("problem") or not (calls.get("valid") or calls.get("invalid")):
+        raise CannotDecide(calls.get("problem") or "no call with a result a test can hold")
+    spelling = spelling_of(r)
+    stem = stem_of(r)
+    test = f"test_{stem}"
+    valid = []
+    for case in calls["valid"]:
+        lit = case["literal"]
+        args = case["args"].replace("DEVICE", device)
+        checks = [(STATE_CODE[n].getter, v) for n, v in case.get("states", []) if n in STATE_CODE]
+        if lit == "None" and not checks:
+            continue
+        valid.append({
+            "args": args, "literal": lit, "tensor": lit.startswith("torch.tensor("),
+            "float": case.get("type") == "float", "identity": lit in ("True", "False", "None"),
+            "statement": lit == "None", "states": checks,
+        })
+    if not valid and not calls.get("invalid"):
+        raise CannotDecide("every call returned None and changed no state the registry knows")
+    invalid = [{"args": c["args"].replace("DEVICE", device), "raises": c["raises"]} for c in calls.get("invalid", [])]
+    states = [s["name"] for s in facts.get("states", []) if s.get("available")]
+    restore = [STATE_CODE[s] for s in states if s in STATE_CODE and STATE_CODE[s].restore]
+    lacking = [s for s in states if s not in STATE_CODE or not STATE_CODE[s].restore]
+    if lacking:
+        raise CannotDecide(f"it changes {', '.join(lacking)}, which the test could not restore")
+    valid_block = render("signature_valid.py.j2", valid=valid, spelling=spelling).rstrip("\n")
+    if not valid:
+        valid_block = ""
+    source = render(
+        "signature.py.j2", test=test, spelling=spelling, valid_block=valid_block, invalid=invalid,
+        restore=bool(restore), restore_save=[(f"saved_{s.var}", s.getter) for s in restore],
+        restore_lines=[s.restore.replace("{v}", f"saved_{s.var}") for s in restore],
+    )
+    methods = split_methods(source)
+    params = calls.get("params", [])
+    varied = sorted({c.get("varies") for c in calls["valid"] if c.get("varies")})
+    uses_device = any("DEVICE" in c["args"] for c in calls["valid"] + calls.get("invalid", []))
+    return TestPlan(
+        api=r.canonical, spelling=spelling, family="signature", stem=stem, methods=tuple(methods),
+        summary=(f"{len(valid)} valid calls (results measured on the CPU with torch "
+                 f"{facts.get('torch_version', '')})"
+                 + (f" and {len(invalid)} invalid ones (the exception type measured on the CPU)" if invalid else "")
+                 + (f", restoring the {', '.join(s.title for s in restore)} it changes." if restore else ".")),
+        coverage=coverage_rows(
+            empty="传入 None" if any("None" in c["args"] for c in valid + invalid) else "",
+            enum="bool 参数取 False/True" if any(c["args"].endswith(("True", "False")) for c in valid) else "",
+            types="参数取值：" + "、".join(params) if params else "",
+            omitted="可选参数省略与显式传入" if any(c.get("varies") for c in calls["valid"]) else "",
+            boundary="参数 " + "、".join(varied) + " 的多个取值" if varied else "",
+            normal=f"{len(valid)} 个合法调用，返回值与 CPU 实测一致",
+            invalid=f"{len(invalid)} 个非法调用，异常类型与 CPU 实测一致" if invalid else "",
+        ),
+        uses_device=uses_device, facts=facts,
+    )

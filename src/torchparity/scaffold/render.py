@@ -1,0 +1,146 @@
+"""Jinja2 templates (``scaffold/templates``) to test source: methods, and whole files."""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+from typing import Any
+
+import jinja2
+
+from .conventions import Conventions
+from .plan import TestPlan
+
+#: stdlib modules a family may import (they go in their own isort section)
+STDLIB = ("math", "warnings")
+
+
+def _pyrepr(value: Any) -> str:
+    """A Python literal with double quotes (the house style of generated files)."""
+    if isinstance(value, str):
+        text = repr(value)
+        if text.startswith("'") and '"' not in value:
+            text = '"' + text[1:-1].replace("\\'", "'") + '"'
+        return text
+    return repr(value)
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("torchparity.scaffold", "templates"),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters["pyrepr"] = _pyrepr
+    return env
+
+
+def render(template: str, **context: Any) -> str:
+    return environment().get_template(template).render(**context)
+
+
+def render_helpers(template: str, **context: Any) -> list[tuple[str, str]]:
+    """(name, source) of each helper method in a template (helpers separated by ``---`` lines)."""
+    text = render(template, **context)
+    out = []
+    for chunk in text.split("\n---\n"):
+        chunk = chunk.strip("\n") + "\n"
+        name = chunk.split("def ", 1)[1].split("(", 1)[0]
+        out.append((name, chunk))
+    return out
+
+
+def import_sections(plan: TestPlan, conv: Conventions) -> tuple[list[str], list[str]]:
+    """(stdlib imports, third-party imports) in the order ruff's isort wants them."""
+    stdlib = sorted({i for i in plan.imports if i.split()[1].split(".")[0] in STDLIB})
+    other = {i for i in plan.imports if i not in stdlib}
+    other.add("import torch")
+    other.add(conv.testcase_import)
+    plain = sorted((i for i in other if i.startswith("import ")), key=lambda s: s.lower())
+    froms = sorted((i for i in other if i.startswith("from ")), key=lambda s: s.split()[1].lower())
+    return stdlib, plain + froms
+
+
+def class_body(plan: TestPlan) -> str:
+    """The methods, tests first then helpers, one blank line apart."""
+    ordered = [m for m in plan.methods if not m.helper] + [m for m in plan.methods if m.helper]
+    return "\n".join(m.source.rstrip("\n") + "\n" for m in ordered)
+
+
+def render_file(plan: TestPlan, conv: Conventions, *, device_line: str, device_type: str,
+                torch_version: str, year: int | None = None) -> str:
+    stdlib, third = import_sections(plan, conv)
+    where = device_type.upper() if device_type else "the device under test"
+    paragraphs = [f"This file validates {plan.api}{': ' + plan.summary if plan.summary else '.'}"]
+    if plan.fill_in:
+        paragraphs.append("Some tests are not written yet and fail on purpose: " + " ".join(plan.fill_in))
+    text = render(
+        "file.py.j2",
+        header=conv.header(year).rstrip("\n"),
+        title=f"Validation cases for {plan.api} on {where}.",
+        paragraphs=[_wrap(p) for p in paragraphs],
+        coverage=coverage_lines(plan.coverage) if conv.coverage_table else (),
+        coverage_heading=f"API 覆盖说明（{plan.api}）：",
+        family=plan.family,
+        torch_version=torch_version,
+        stdlib_imports=stdlib,
+        third_party_imports=third,
+        device_line=device_line if plan.uses_device else "",
+        class_name=plan.class_name,
+        body=class_body(plan),
+    )
+    return text
+
+
+def display_width(text: str) -> int:
+    """Columns a line takes (CJK characters take two), as ruff measures line length."""
+    return sum(2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text)
+
+
+_BREAK_AFTER = "；，、。：） "
+
+
+def wrap_cjk(text: str, width: int, indent: str = "  ") -> list[str]:
+    """Lines of at most ``width`` columns, broken after punctuation or a space where possible."""
+    lines: list[str] = []
+    current = ""
+    for char in text:
+        if display_width(current + char) > width:
+            cut = max(current.rfind(p) for p in _BREAK_AFTER)
+            if cut > len(indent) + 4:
+                lines.append(current[: cut + 1].rstrip())
+                current = indent + current[cut + 1:].lstrip()
+            else:
+                lines.append(current.rstrip())
+                current = indent
+        current += char
+    if current.strip():
+        lines.append(current.rstrip())
+    return lines
+
+
+def coverage_lines(rows: tuple[tuple[str, str], ...], width: int = 96) -> list[str]:
+    """The coverage dimensions as a list, one ``- 维度：覆盖`` item per dimension, wrapped."""
+    out: list[str] = []
+    for dim, text in rows:
+        out += wrap_cjk(f"- {dim}：{text}", width)
+    return out
+
+
+def _wrap(text: str, width: int = 96) -> str:
+    """Greedy wrap on spaces (docstrings); words longer than the width stay whole."""
+    lines: list[str] = []
+    current = ""
+    for word in text.split():
+        if current and len(current) + 1 + len(word) > width:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}" if current else word
+    if current:
+        lines.append(current)
+    return "\n".join(lines)

@@ -1,0 +1,117 @@
+"""The agent's scaffold facts, in-process with the real torch (no interpreter started)."""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from torchparity.agent import resolve as agent_resolve  # noqa: E402
+from torchparity.agent import scaffold_facts as sf  # noqa: E402
+
+
+class Ctx:
+    torch = torch
+    device_type = "cpu"
+    backend_module = ""
+
+
+def facts(name: str, wants: list[str], **kw):
+    return sf.facts_for(Ctx(), agent_resolve.resolve(name), wants, kw.get("dtypes"), kw.get("formula", ""))
+
+
+@pytest.mark.parametrize(("value", "source"), [
+    (None, "None"), (True, "True"), (3, "3"), (1.5, "1.5"), (float("nan"), 'float("nan")'),
+    (-float("inf"), '-float("inf")'), ("cpu", "'cpu'"), (torch.float16, "torch.float16"),
+    (torch.Size([2, 3]), "torch.Size([2, 3])"), (torch.device("cpu"), 'torch.device("cpu")'),
+    ((1,), "(1,)"), ([1, (2, 3)], "[1, (2, 3)]"),
+    (torch.tensor([1.0, 2.5]), "torch.tensor([1.0, 2.5], dtype=torch.float32)"),
+])
+def test_literal_round_trips(value, source):
+    assert sf.literal(value, torch) == source
+    again = eval(source, {"torch": torch})
+    if isinstance(value, torch.Tensor):
+        assert torch.equal(again, value)
+    elif value == value:  # nan aside
+        assert again == value
+
+
+@pytest.mark.parametrize("value", [object(), torch.ones(100), torch.return_types.max((torch.ones(1), torch.ones(1)))])
+def test_values_a_test_cannot_hold_literally(value):
+    with pytest.raises(sf._NotLiteral):
+        sf.literal(value, torch)
+
+
+def test_signatures_and_documented_types():
+    assert sf._strip_sig("(type1, type2) -> dtype") == "type1, type2"
+    assert sf._strip_sig("(input, *, out=None) -> Tensor") == "input, *, out=None"
+    types = sf._doc_types(torch.can_cast.__doc__)
+    assert types == {"from_": "dtype", "to": "dtype"}
+    assert sf._pools_for("torch.device or int, optional") == ["int", "none", "device"]
+
+
+def test_context_facts_measure_every_start_value():
+    ctx = facts("torch.set_grad_enabled.clone", ["context"])["context"]
+    assert ctx["problem"] == "" and ctx["member"] == "clone" and ctx["mode_attrs"] == ["mode"]
+    assert len(ctx["runs"]) == 4 and len(ctx["decorator_runs"]) == 4
+    for run in ctx["runs"]:
+        mode = run["args"][0]
+        assert run["identity"] == {"is_not": True, "same_type": True, "attrs": {"mode": True}}
+        assert run["inside"]["grad_mode"] is mode
+    assert torch.is_grad_enabled()  # measuring left the state as it was
+
+
+def test_opinfo_facts_exclude_what_has_no_independent_reference():
+    op = facts("torch.mul", ["opinfo"])["opinfo"]
+    assert op["found"] and op["reference"] == "float64" and op["dtypes"] == ["float32", "float16", "bfloat16"]
+    assert {e["dtype"] for e in op["excluded"]} == {"int64", "bool"}
+    relu = facts("torch.nn.functional.relu", ["opinfo"], dtypes=["float16", "complex64", "nosuch"])["opinfo"]
+    assert relu["reference"] == "numpy" and relu["dtypes"] == ["float16"]
+    reasons = {e["dtype"]: e["reason"] for e in relu["excluded"]}
+    assert reasons == {"complex64": "the OpInfo does not list it for cpu", "nosuch": "this torch has no torch.nosuch"}
+
+
+def test_call_facts_valid_and_invalid_and_restored_state():
+    before = torch.get_default_dtype()
+    calls = facts("torch.set_default_dtype", ["calls", "states"])["calls"]
+    assert torch.get_default_dtype() == before
+    assert any(c["states"] == [["default_dtype", "torch.float16"]] for c in calls["valid"])
+    assert [c["raises"] for c in calls["invalid"]] == ["TypeError"]
+
+
+def test_calls_run_in_a_scratch_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    sf.facts_for(Ctx(), agent_resolve.resolve("torch.save"), ["calls"])
+    assert list(tmp_path.iterdir()) == []  # torch.save(0, "cpu") wrote into the scratch folder
+
+
+def test_a_failing_measurement_is_a_reason_not_a_crash(monkeypatch):
+    def boom(*args):
+        raise RuntimeError("measurement broke")
+
+    monkeypatch.setattr(sf, "storage_facts", boom)
+    out = facts("torch.BoolStorage", ["storage"])
+    assert out["storage"]["problem"] == "measuring the storage facts failed: RuntimeError: measurement broke"
+
+
+def _python38() -> str | None:
+    cands = [shutil.which("python3.8")] + sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.8*/bin/python")))
+    for c in cands:
+        if c and subprocess.run([c, "-c", "pass"], capture_output=True).returncode == 0:
+            return c
+    return None
+
+
+def test_the_agent_module_compiles_on_python_38(tmp_path):
+    py38 = _python38()
+    if py38 is None:
+        pytest.skip("no Python 3.8 interpreter here")
+    src = Path(sf.__file__)
+    proc = subprocess.run([py38, "-m", "py_compile", str(src)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr

@@ -1,0 +1,123 @@
+"""``torchparity scaffold`` end to end; the scaffolded files through the collector, unchanged."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import CASES
+from scaffold_fixtures import EXISTING, TWO_SPACE
+from test_scaffold_insert import removed
+
+from torchparity.cli import main
+
+
+# -- bad input: one line, exit 2, before any interpreter starts ------------------------------------
+@pytest.mark.parametrize(("args", "fragment"), [
+    (["--into", "x.py", "--out", "d"], "pass either --into FILE (add to it) or --out DIR"),
+    (["--into", "missing.py"], "test file not found: missing.py"),
+    (["--into", "broken.py"], "broken.py does not parse (line "),
+    (["--out", "plain.txt"], "--out plain.txt is not a folder"),
+    (["--dtype", "fancy"], "--dtype 'fancy' names no dtype"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, args, fragment):
+    monkeypatch.chdir(tmp_path)
+    Path("broken.py").write_text("class TestX:\n    def test_a(self)\n        pass\n")
+    Path("plain.txt").write_text("not a folder")
+    rc = main(["scaffold", "torch.add", *args, "--python", "/nonexistent/python"])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2
+    assert err.startswith("ERROR: ") and fragment in err and "\n" not in err
+
+
+# -- the real thing ------------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_cli_writes_prints_and_refuses_to_overwrite(tmp_path, capsys):
+    out = tmp_path / "tests"
+    assert main(["scaffold", "torch._utils._get_device_index", "--out", str(out), "--device", "cpu"]) == 0
+    text = capsys.readouterr().out
+    path = out / "test_get_device_index.py"
+    assert path.is_file()
+    assert f"wrote {path} (signature family, cpu): test_get_device_index, test_get_device_index_invalid_arguments" in text
+    assert f"run it: torchparity run {path}" in text
+
+    assert main(["scaffold", "torch._utils._get_device_index", "--out", str(out), "--device", "cpu"]) == 2
+    assert "already exists; add to it with --into" in capsys.readouterr().err
+
+    assert main(["scaffold", "Tensor.ndim", "--out", str(tmp_path / "dry"), "--dry-run", "--device", "cpu"]) == 0
+    printed = capsys.readouterr().out
+    assert not (tmp_path / "dry").exists()
+    assert printed.startswith('"""Validation cases for torch.Tensor.ndim on CPU.')
+    assert "self.assertEqual(x.ndim, len(shape))" in printed
+
+    assert main(["scaffold", "torch.promote_types", "--out", str(tmp_path / "j"), "--json", "--device", "cpu"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["family"] == "signature" and doc["created"] and doc["complete"]
+    assert doc["methods"] == ["test_promote_types", "test_promote_types_invalid_arguments"]
+    assert Path(doc["path"]).read_text() == doc["content"]
+
+
+@pytest.mark.slow
+def test_repo_config_decides_where_and_how(tmp_path, capsys):
+    repo = tmp_path / "backend"
+    repo.mkdir()
+    (repo / "torchparity.toml").write_text(
+        'device = "cpu"\n[scaffold]\ntest_dir = "test/api"\ncoverage_table = true\n'
+        'copyright = "# Copyright (c) {year} Example Org\\n# SPDX-License-Identifier: BSD-3-Clause\\n"\n'
+    )
+    assert main(["scaffold", "torch.cpu.device_count", "--repo", str(repo)]) == 0
+    path = repo / "test/api/test_cpu_device_count.py"
+    text = path.read_text()
+    assert text.startswith("# Copyright (c) ") and "Example Org\n# SPDX-License-Identifier: BSD-3-Clause\n\n" in text
+    assert "- 正常传参场景：" in text
+    assert "        count = torch.cpu.device_count()\n" in text
+
+
+@pytest.mark.slow
+def test_into_an_existing_file_keeps_it_and_the_collector_runs_all(tmp_path, capsys):
+    target = tmp_path / "test_grad_modes.py"
+    target.write_text(EXISTING)
+    rc = main(["scaffold", "torch.set_grad_enabled.clone", "--into", str(target), "--device", "cpu"])
+    assert rc == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert f"added to TestGradModes in {target}" in out
+    assert "imports added" not in out  # torch and the TestCase are there already
+    new = target.read_text()
+    assert removed(new, EXISTING) == EXISTING
+    assert 'DEVICE = torch.device("cpu")' in new  # the decorator test uses the device
+
+    assert main(["run", str(target), "--store", str(tmp_path / "store"), "--json"]) == 0
+    (record,) = json.loads(capsys.readouterr().out)
+    assert record["result"] == "PASS"
+    outcomes = {t["id"].rsplit(".", 1)[-1]: t["outcome"] for t in record["full"][0]["tests"]}
+    assert outcomes == {"test_no_grad": "passed", "test_enable_grad": "passed",  # the tests the file had
+                        "test_set_grad_enabled_clone": "passed", "test_set_grad_enabled_clone_decorator": "passed"}
+
+
+@pytest.mark.slow
+def test_into_a_file_whose_device_is_a_string(tmp_path, capsys):
+    target = tmp_path / "test_two.py"
+    target.write_text(TWO_SPACE)
+    assert main(["scaffold", "torch.no_grad", "--into", str(target), "--device", "cpu"]) == 0
+    new = target.read_text()
+    assert "x = torch.tensor([1.0], device=torch.device(DEVICE), requires_grad=True)" in new
+    assert main(["run", str(target), "--store", str(tmp_path / "store")]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.slow
+def test_the_collector_runs_scaffolded_files_unchanged(generated, tmp_path, capsys):
+    """``torchparity run FILE...``: the warm worker, PYTHONPATH unset, ``python FILE -v`` semantics."""
+    picks = {}
+    for case in CASES:
+        picks.setdefault(case.family, generated[case.api].result.path)
+    store = tmp_path / "store"
+    rc = main(["run", *picks.values(), "--store", str(store), "--json"])
+    records = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    assert len(picks) == 6
+    (record,) = records
+    assert record["result"] == "PASS"
+    assert len(record["full"]) == 6
+    assert all(step["exit_code"] == 0 and step["status"] == "OK" for step in record["full"]), record["full"]

@@ -1,0 +1,124 @@
+"""Scaffolded tests for real APIs: the right family, ruff-clean, the API called explicitly, they
+pass on the CPU, and each fails once its API is replaced by a wrong implementation."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import CASES, FILL_IN, run_files
+
+from torchparity.config import load_preset
+from torchparity.report.checklist import PASS, check_calls, check_docstring, check_testcase
+from torchparity.report.pysource import AliasTable, SourceFile
+
+pytestmark = pytest.mark.slow
+
+RUFF = [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "E,F,W,I,B,UP",
+        "--line-length", "100", "--target-version", f"py3{sys.version_info[1]}"]
+
+
+def test_at_least_twelve_apis_across_every_family(generated):
+    families = {c.family for c in CASES}
+    assert families == {"context", "opinfo", "tensor", "signature", "storage", "runtime"}
+    assert len(CASES) >= 12
+    for case in CASES:
+        result = generated[case.api].result
+        assert result.family == case.family, (case.api, result.family, result.fill_in)
+        assert result.complete and result.created and result.methods
+        assert Path(result.path).read_text() == result.content
+
+
+def test_fill_in_when_no_family_decides(generated):
+    result = generated[FILL_IN].result
+    assert result.family == "fill-in" and not result.complete
+    assert "self.fail(" in result.content and "torch.nn.Linear" in result.content
+
+
+def test_generated_files_pass_ruff(generated):
+    paths = [g.result.path for g in generated.values()]
+    proc = subprocess.run([*RUFF, *paths], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-4000:]
+
+
+def test_generated_files_call_the_api_explicitly(generated):
+    """The reports part's checker: the API (or an alias of it) is called inside a test method."""
+    config = load_preset("default")
+    from torchparity.report.checklist import _Context
+
+    ctx = _Context(config=config, repo=None, base=None, head=None, rev_range=None, targets=[], records=[])
+    for name, g in generated.items():
+        if name == FILL_IN:
+            continue  # fails on purpose until someone writes the calls
+        src = SourceFile(g.result.path, g.result.content)
+        table = AliasTable()
+        for alias in (g.info.resolution.path, *g.info.resolution.aliases):
+            table.add(alias, g.info.canonical)
+        if g.info.resolution.kind == "property":  # read, not called: the checker looks at calls only
+            assert _reads_attribute(src, name.rsplit(".", 1)[1]), name
+        else:
+            calls = check_calls(src, g.info.canonical, table)
+            assert calls.status == PASS, (name, calls.en)
+        doc = check_docstring(src, g.info.canonical, table)
+        assert doc.status == PASS, (name, doc.en)
+        assert check_testcase(ctx, src).status == PASS, name
+
+
+def _reads_attribute(src: SourceFile, attr: str) -> bool:
+    """Whether a test method reads ``<tensor>.attr``."""
+    assert src.tree is not None
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Attribute) and inner.attr == attr and isinstance(inner.ctx, ast.Load):
+                    return True
+    return False
+
+
+def test_every_generated_test_passes_and_fails_once_broken(generated, tmp_path):
+    jobs = [{"file": generated[c.api].result.path, "patch": ""} for c in CASES]
+    jobs += [{"file": generated[c.api].result.path, "patch": c.breakage} for c in CASES]
+    jobs.append({"file": generated[FILL_IN].result.path, "patch": ""})
+    results = run_files(jobs, tmp_path)
+    clean, broken, fill_in = results[: len(CASES)], results[len(CASES): 2 * len(CASES)], results[-1]
+    for case, res in zip(CASES, clean, strict=True):
+        assert res["exit_code"] == 0 and res["summary"] == "OK", (case.api, res["output"])
+    for case, res in zip(CASES, broken, strict=True):
+        assert res["exit_code"] != 0, (case.api, "passed with a wrong implementation", res["output"])
+        assert res["summary"].startswith("FAILED (failures="), (case.api, res["summary"], res["output"])
+    assert fill_in["exit_code"] != 0 and fill_in["summary"] == "FAILED (failures=1)"
+
+
+def test_the_other_device_paths_run(generated, tmp_path):
+    """The code a test takes on another device (CPU results as the reference, CPU comparison of
+    Tensor members), rendered from the same facts and run with the CPU standing in for it."""
+    import copy
+
+    from torchparity.scaffold import build_plan, conventions_from
+    from torchparity.scaffold.render import render_file
+
+    conv = conventions_from(load_preset("default"))
+    jobs, plans = [], []
+    for api in ("torch.nn.functional.relu", "torch.Tensor.add_", "torch.cat", "torch.Tensor.ndim",
+                "torch.Tensor.item"):
+        g = generated.get(api)
+        if g is None:
+            continue
+        facts = copy.deepcopy(g.facts)
+        facts["device_type"] = "npu"
+        if facts.get("opinfo"):
+            facts["opinfo"]["reference"] = "cpu"
+        plan = build_plan(g.info, facts, "DEVICE")
+        text = render_file(plan, conv, device_line='DEVICE = torch.device("cpu")', device_type="npu",
+                           torch_version="2.13.0")
+        path = tmp_path / plan.file_name
+        path.write_text(text)
+        plans.append(plan)
+        jobs.append({"file": str(path), "patch": ""})
+    assert any("cpu = self._sample_to(sample, \"cpu\")" in m.source for p in plans for m in p.methods)
+    assert any("x.cpu().ndim" in m.source for p in plans for m in p.methods)
+    for job, res in zip(jobs, run_files(jobs, tmp_path), strict=True):
+        assert res["exit_code"] == 0 and res["summary"] == "OK", (job["file"], res["output"])

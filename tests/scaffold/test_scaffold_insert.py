@@ -1,0 +1,92 @@
+"""Adding methods to an existing test file: every other byte kept; clashes and odd files refused."""
+
+from __future__ import annotations
+
+import pytest
+from scaffold_fixtures import EXISTING, TWO_SPACE
+
+from torchparity.errors import UsageError
+from torchparity.scaffold import Method, check_only_insertions, insert_methods
+
+NEW_TEST = Method("test_set_grad_enabled_clone", (
+    "    def test_set_grad_enabled_clone(self):\n"
+    "        cloned = torch.set_grad_enabled(False).clone()\n"
+    "        self.assertIsNot(cloned, torch.set_grad_enabled(False))\n"
+))
+HELPER = Method("_on_cpu", "    def _on_cpu(self, value):\n        return value.cpu()\n", helper=True)
+OPDB = "from torch.testing._internal.common_methods_invocations import op_db"
+
+
+def removed(new: str, old: str) -> str:
+    """``new`` with the lines it has beyond ``old`` taken out again (order kept)."""
+    import difflib
+
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    out = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        assert tag in ("equal", "insert"), (tag, a[i1:i2], b[j1:j2])
+        if tag == "equal":
+            out += b[j1:j2]
+    return "".join(out)
+
+
+def test_methods_imports_and_device_are_added_and_every_other_byte_kept():
+    ins = insert_methods(EXISTING, "t.py", [NEW_TEST, HELPER], imports=[OPDB, "import torch"],
+                         device_line='DEVICE = torch.device("cpu")')
+    assert ins.class_name == "TestGradModes"
+    assert ins.methods == ("test_set_grad_enabled_clone",) and ins.helpers == ("_on_cpu",)
+    assert ins.imports == (OPDB,)  # torch is imported already
+    assert removed(ins.text, EXISTING) == EXISTING
+    assert "    def test_set_grad_enabled_clone(self):\n" in ins.text
+    # after the last method of the class, before the main guard
+    assert ins.text.index("# the last line of the class body") < ins.text.index("def test_set_grad_enabled_clone")
+    assert ins.text.index("def _on_cpu") < ins.text.index('if __name__ == "__main__":')
+    assert ins.text.index(OPDB) < ins.text.index('DEVICE = torch.device("cpu")') < ins.text.index("def helper")
+    compile(ins.text, "t.py", "exec")
+    added = [line for line in ins.text.splitlines() if line not in EXISTING.splitlines()]
+    assert not [line for line in added if line != line.rstrip()]  # no trailing whitespace added
+
+
+def test_two_space_indentation_and_no_final_newline():
+    ins = insert_methods(TWO_SPACE, "two.py", [NEW_TEST], device_line='DEVICE = torch.device("cpu")')
+    assert "\n  def test_set_grad_enabled_clone(self):\n    cloned = " in ins.text  # the file's own indent
+    assert ins.device_line == ""  # DEVICE exists (a string here: the caller then uses torch.device(DEVICE))
+    assert removed(ins.text + "\n", TWO_SPACE + "\n") == TWO_SPACE + "\n"
+    assert not ins.text.endswith("\n")  # nor is a final newline added
+    compile(ins.text, "two.py", "exec")
+
+
+def test_a_helper_the_class_has_is_not_added_twice():
+    once = insert_methods(EXISTING, "t.py", [HELPER]).text
+    twice = insert_methods(once, "t.py", [HELPER])
+    assert twice.helpers == () and twice.text == once
+
+
+def test_a_test_the_class_has_is_refused():
+    once = insert_methods(EXISTING, "t.py", [NEW_TEST]).text
+    with pytest.raises(UsageError, match="already has test_set_grad_enabled_clone"):
+        insert_methods(once, "t.py", [NEW_TEST])
+
+
+def test_class_choice():
+    text = EXISTING.replace("class TestGradModes(TestCase):", "class Helper:\n    pass\n\n\nclass TestGradModes(TestCase):")
+    assert insert_methods(text, "t.py", [NEW_TEST]).class_name == "TestGradModes"
+    assert insert_methods(text, "t.py", [NEW_TEST], class_name="Helper").class_name == "Helper"
+    with pytest.raises(UsageError, match="no top-level class 'Nope' .*classes: Helper, TestGradModes"):
+        insert_methods(text, "t.py", [NEW_TEST], class_name="Nope")
+    with pytest.raises(UsageError, match="has no test class"):
+        insert_methods("import torch\n\nx = 1\n", "t.py", [NEW_TEST])
+
+
+def test_a_file_that_does_not_parse_is_refused_in_one_line():
+    with pytest.raises(UsageError) as exc:
+        insert_methods("class TestX(TestCase):\n    def test_a(self)\n        pass\n", "broken.py", [NEW_TEST])
+    assert str(exc.value).startswith("broken.py does not parse (line ") and "\n" not in str(exc.value)
+
+
+def test_check_only_insertions_catches_a_changed_byte():
+    check_only_insertions("a\nb\n", "a\nnew\nb\n", "f.py")
+    with pytest.raises(RuntimeError, match="would replace line 2"):
+        check_only_insertions("a\nb\n", "a\nB\n", "f.py")
+    with pytest.raises(RuntimeError, match="would delete line 1"):
+        check_only_insertions("a\nb\n", "b\n", "f.py")
