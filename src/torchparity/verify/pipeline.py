@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agent.state import states_for_api
-from ..api import ApiInfo, resolve_api
+from ..api import ApiInfo, agent_session, resolve_api
 from ..collect import (
     CollectOptions,
     Collector,
@@ -38,8 +38,12 @@ from ..collect import (
     api_patterns,
 )
 from ..config import Config, load_preset
+from ..coverage import coverage_for
+from ..docs import add_entry, check_api
 from ..errors import ExitCode, UsageError
 from ..gitrepo import blob_bytes, repo_root, resolve_commit
+from ..report import build_report, config_templates_dir, evaluate_checklist, render
+from ..scaffold import scaffold_facts, scaffold_test
 from ..store import Store
 
 #: kinds whose docs entry is a sub-method of the owner class's entry
@@ -194,8 +198,6 @@ class Pipeline:
         if root is None:
             verdict.notes.append("coverage not collected: no --repo (the embedded default runs on this machine)")
             return None
-        from ..coverage import coverage_for
-
         self.hooks.stage("coverage", f"{len(refs)} ref(s)")
         aliases = {a: info.canonical for a in (info.resolution.query, *info.resolution.aliases) if a}
         report = coverage_for([info.canonical], root, [r for r, _ in refs], self.store,
@@ -236,45 +238,47 @@ class Pipeline:
 
     def _scaffold(self, root: Path | None, refs: list[tuple[str, str]], info: ApiInfo, device: str,
                   verdict: Verdict) -> dict[str, tuple[str, bytes, list[str]]]:
-        """ref -> (path, bytes, test methods) of the scaffolded test."""
-        from ..scaffold import scaffold_test
-
-        opt = self.opt
+        """ref -> (path, bytes, test methods) of the scaffolded test (facts asked once)."""
+        opt, cfg = self.opt, self.cfg
         env = opt.envs[0]
+        dev = env.device or device
         self.hooks.stage("scaffold", info.canonical)
+        with agent_session(env.python, cfg.backend_module, dev, mode="fresh" if opt.fresh else "warm") as s:
+            facts = scaffold_facts(info, s, None, cfg.backend_module)
+        common = dict(python=env.python, device=dev, backend_module=cfg.backend_module, facts=facts)
         out: dict[str, tuple[str, bytes, list[str]]] = {}
         if root is None:
             work = self.store.root / "work" / slug(info.canonical)
             work.mkdir(parents=True, exist_ok=True)
-            res = scaffold_test(info, self.cfg, python=env.python, device=env.device or device,
-                                into=opt.into, out_dir=None if opt.into else work,
-                                backend_module=self.cfg.backend_module)
+            into = Path(opt.into) if opt.into else None
+            res = scaffold_test(info, cfg, into=into, out_dir=None if into else work, **common)
             path = Path(res.path).absolute()
             out["local"] = (str(path), path.read_bytes(), list(res.methods))
             verdict.scaffolded = dict(res.to_json(), refs=["local"])
-            self.hooks.done("scaffold", f"{res.family}: {path}")
-            return out
-        folder = str(self.cfg.scaffold.get("dir") or (self.cfg.test_roots[0] if self.cfg.test_roots else "test"))
-        with tempfile.TemporaryDirectory(prefix="torchparity-scaffold-") as tmp:
-            for ref, commit in refs:
-                into_file = None
-                if opt.into:
-                    data = blob_bytes(root, commit, opt.into)
-                    if data is None:
-                        raise UsageError(f"--into {opt.into} does not exist at {ref}; give a test file of the repo")
-                    into_file = Path(tmp) / ref.replace("/", "_") / opt.into
-                    into_file.parent.mkdir(parents=True, exist_ok=True)
-                    into_file.write_bytes(data)
-                res = scaffold_test(info, self.cfg, python=env.python, device=env.device or device,
-                                    into=str(into_file) if into_file else None,
-                                    out_dir=None if into_file else Path(tmp) / "new",
-                                    backend_module=self.cfg.backend_module)
-                rel = opt.into or f"{folder.rstrip('/')}/{Path(res.path).name}"
-                out[ref] = (rel, Path(res.path).read_bytes(), list(res.methods))
-                if verdict.scaffolded is None:
-                    verdict.scaffolded = dict(res.to_json(), path=rel, refs=[])
-                verdict.scaffolded["refs"].append(ref)
-        self.hooks.done("scaffold", f"{verdict.scaffolded['family']}: {rel} at {', '.join(out)}")
+        else:
+            folder = str(cfg.scaffold.get("test_dir") or (cfg.test_roots[0] if cfg.test_roots else "test"))
+            with tempfile.TemporaryDirectory(prefix="torchparity-scaffold-") as tmp:
+                for ref, commit in refs:
+                    if opt.into:
+                        data = blob_bytes(root, commit, opt.into)
+                        if data is None:
+                            raise UsageError(f"--into {opt.into} does not exist at {ref}; give a test file of the repo")
+                        into_file = Path(tmp) / re.sub(r"[^A-Za-z0-9._-]+", "_", ref) / opt.into
+                        into_file.parent.mkdir(parents=True, exist_ok=True)
+                        into_file.write_bytes(data)
+                        res = scaffold_test(info, cfg, into=into_file, write=False, **common)
+                        rel = opt.into
+                    else:
+                        res = scaffold_test(info, cfg, out_dir=Path(tmp) / "new", write=False, **common)
+                        rel = f"{folder.rstrip('/')}/{Path(res.path).name}"
+                    out[ref] = (rel, res.content.encode("utf-8"), list(res.methods))
+                    if verdict.scaffolded is None:
+                        verdict.scaffolded = dict(res.to_json(), path=rel, refs=[])
+                    verdict.scaffolded["refs"].append(ref)
+        sc = verdict.scaffolded
+        for what in sc.get("fill_in") or []:
+            verdict.notes.append(f"the scaffolded test fails until this is filled in: {what}")
+        self.hooks.done("scaffold", f"{sc['family']}: {sc['path']} ({len(sc['methods'])} test(s)) at {', '.join(out)}")
         return out
 
     # -- 4. collect --------------------------------------------------------------------------------
@@ -304,9 +308,6 @@ class Pipeline:
 
     # -- 5. docs -----------------------------------------------------------------------------------
     def _docs(self, root: Path | None, info: ApiInfo, verdict: Verdict) -> None:
-        from ..docs.add import add_entry
-        from ..docs.check import check_api
-
         opt, cfg = self.opt, self.cfg
         docs_dir = opt.docs
         hint = str(cfg.docs.get("root") or "docs/zh/api/native_api")
@@ -346,8 +347,6 @@ class Pipeline:
 
     # -- 6. checklist and reports -------------------------------------------------------------------
     def _checklist(self, root: Path | None, info: ApiInfo, files: list[str], verdict: Verdict) -> None:
-        from ..report import evaluate_checklist
-
         opt = self.opt
         aliases = [a for a in (info.resolution.query, *info.resolution.aliases) if a]
         if opt.rev_range and root is not None:
@@ -391,8 +390,6 @@ class Pipeline:
         return copy
 
     def _reports(self, root: Path | None, canonical: str, verdict: Verdict) -> None:
-        from ..report import build_report, config_templates_dir, render
-
         if verdict.run_id is None:
             return
         self.hooks.stage("report")

@@ -1,0 +1,163 @@
+"""verify end to end: a fixture backend repo (two branches), a docs folder missing one
+version's entry, two environments (this interpreter and a venv the test creates)."""
+
+from __future__ import annotations
+
+import json
+import re
+import site
+import sys
+import textwrap
+import venv
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git
+from tests.docs.docs_pages import torch_page
+from torchparity.cli import main
+from torchparity.store import Store
+
+API = "torch.autograd.grad_mode.set_grad_enabled.clone"
+MT_API = "torch.autograd.grad_mode.set_multithreading_enabled.clone"
+
+# a backend test that uses set_grad_enabled but never clone(): related, not direct
+EXISTING = '''
+import torch
+from torch.testing._internal.common_utils import TestCase, run_tests
+
+
+class TestLDGComputation(TestCase):
+    def test_set_grad_enabled(self):
+        with torch.set_grad_enabled(False):
+            self.assertFalse(torch.is_grad_enabled())
+
+
+if __name__ == "__main__":
+    run_tests()
+'''
+
+
+@pytest.fixture(scope="module")
+def second_python(tmp_path_factory) -> str:
+    """A second environment: a new venv that sees this interpreter's torch through a .pth file."""
+    home = tmp_path_factory.mktemp("env2")
+    venv.EnvBuilder(with_pip=False).create(home / "venv")
+    purelib = next((home / "venv" / "lib").glob("python*/site-packages"))
+    (purelib / "torchparity_tests.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    return str(home / "venv" / "bin" / "python")
+
+
+def _backend_repo(tmp_path: Path, make_repo, second_python: str) -> Path:
+    config = textwrap.dedent(f'''
+        device = "cpu"
+        test_roots = ["test"]
+        active_branches = ["master", "v2.7.1"]
+        maintenance_branches = ["v2.9.0"]
+        maintenance_reason = "in maintenance: takes no new tests"
+
+        [envs.main]
+        python = "{sys.executable}"
+        hardware = "CPU host"
+
+        [envs.second]
+        python = "{second_python}"
+        hardware = "CPU host (second venv)"
+
+        [docs]
+        root = "docs/zh/api/native_api"
+        [[docs.products]]
+        code = "910b"
+        name = "Atlas A2训练系列产品"
+        aliases = ["Atlas A2 训练系列产品"]
+        [[docs.products]]
+        code = "A3"
+        name = "Atlas A3训练系列产品"
+        aliases = ["Atlas A3 训练系列产品"]
+        [[docs.products]]
+        code = "950"
+        name = "Ascend 950DT系列产品"
+        aliases = ["Ascend 950DT"]
+    ''')
+    docs = "docs/zh/api/native_api"
+    return make_repo({
+        "master": {
+            "torchparity.toml": config,
+            "test/npu/test_locally_disabling_gradient.py": EXISTING,
+            f"{docs}/pytorch_2-7-1/torch.md": torch_page("table", "2.7.1", with_clone=True),
+            f"{docs}/pytorch_2-11-0/torch.md": torch_page("list", "2.11.0", with_clone=False),
+        },
+        "v2.7.1": {"test/npu/test_other.py": "X = 1\n"},
+    })
+
+
+def test_verify_on_a_fixture_backend_repo(tmp_path, make_repo, second_python, capsys):
+    repo = _backend_repo(tmp_path, make_repo, second_python)
+    out = tmp_path / "out"
+    store = tmp_path / "store"
+    rc = main(["verify", API, "--repo", str(repo), "--out", str(out), "--store", str(store)])
+    captured = capsys.readouterr()
+    # the docs folder misses the entry in 2.11.0: that blocks, and says so
+    assert rc == 1, captured.out + captured.err
+    assert "docs: no entry for torch.autograd.grad_mode.set_grad_enabled.clone in 2.11.0" in captured.out
+    st = Store(store)
+    (run,) = st.runs()
+    targets = {t.label: t.result for t in st.targets(run.id)}
+    assert targets == {"master@main": "PASS", "master@second": "PASS",
+                       "v2.7.1@main": "PASS", "v2.7.1@second": "PASS"}
+
+    # coverage found no direct test, so a test was scaffolded and run from the worktrees
+    cov = st.latest_record("coverage", API)
+    assert [len(r["direct"]) for r in cov["refs"]] == [0, 0]
+    assert any("test_set_grad_enabled" in t["test"] for t in cov["refs"][0]["related"])
+    logs = [st.blobs.read(t.log_sha).decode() for t in st.targets(run.id)]
+    for log in logs:
+        assert "GRAD MODE ISOLATION PROBE" in log and "GRAD_MODE_ISOLATION_PROBE=PASS" in log
+        assert "===== DISPATCH TRACE =====" in log
+        assert "is not committed at" in log
+    assert git(repo, "status", "--porcelain") == ""  # the scaffolded test is a patch, not a change
+    patch = Path(next(out.glob("*.patch")))
+    assert "new file mode" in patch.read_text()
+    assert git(repo, "apply", "--check", str(patch)) == ""
+
+    # reports written
+    pr = (out / "pr.zh.md").read_text()
+    for section in ("【合入来源】", "【社区用例检索与新增必要性】", "【资料变更】", "【功能验证】", "【CheckList】"):
+        assert section in pr
+    assert "ISOLATION_RESULT=initial:False,before:False,after:False" in pr
+    comment = (out / "comment.zh.md").read_text()
+    assert "CPU host (second venv)" in comment
+    model = json.loads((out / "report.json").read_text())
+    assert model["api"] == API or model.get("canonical") == API or API in json.dumps(model)
+    assert (out / "junit.xml").read_text().count("<testsuite ") == 4
+
+    # --docs-add adds the missing entry like its parent; then everything passes
+    rc = main(["verify", API, "--repo", str(repo), "--out", str(out), "--store", str(store), "--docs-add"])
+    captured = capsys.readouterr()
+    assert rc == 0, captured.out + captured.err
+    page = (repo / "docs/zh/api/native_api/pytorch_2-11-0/torch.md").read_text()
+    assert re.search(r'<font size="3">clone\(\)</font>', page)
+    assert "RESULT" in captured.out and "PASS" in captured.out
+
+
+def test_maintenance_branch_is_refused(tmp_path, make_repo, second_python, capsys):
+    repo = _backend_repo(tmp_path, make_repo, second_python)
+    rc = main(["verify", API, "--repo", str(repo), "--ref", "v2.9.0", "--store", str(tmp_path / "s")])
+    assert rc == 2
+    assert "v2.9.0 is a maintenance branch (in maintenance: takes no new tests)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("api", [API, MT_API])
+def test_seed_apis_verify_with_the_embedded_default(tmp_path, monkeypatch, capsys, api):
+    monkeypatch.chdir(tmp_path)
+    rc = main(["verify", api, "--python", sys.executable])
+    captured = capsys.readouterr()
+    assert rc == 0, captured.out + captured.err
+    st = Store(tmp_path / ".torchparity")
+    (run,) = st.runs()
+    assert run.result == "PASS" and run.kind == "verify"
+    resolve = st.latest_record("resolve", api)
+    assert resolve["classification"]["category"] == "python-state"
+    slug = api.split(".")[-2] + "_clone"
+    pr = (tmp_path / "torchparity-out" / slug / "pr.zh.md").read_text()
+    assert "【功能验证】" in pr and "RESULT=PASS" in pr
