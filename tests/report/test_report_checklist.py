@@ -240,3 +240,15 @@ def test_a_file_that_does_not_parse_fails_the_source_items(tmp_path: Path) -> No
     for item in ("docstring_api", "calls_api", "no_noqa_import", "testcase"):
         assert status(result, item) == "fail" and "does not parse" in result.item(item).reason
     assert status(result, "copyright") == "pass"  # a text check still answers
+
+
+def test_calls_api_counts_a_property_read_for_a_tensor_property():
+    from torchparity.report.checklist import check_calls
+    from torchparity.report.pysource import AliasTable, SourceFile
+
+    reads = SourceFile("t.py", "import torch\n\n\nclass T:\n    def test_ndim(self):\n"
+                               "        x = torch.zeros(2, 3)\n        assert x.ndim == 2\n")
+    assert check_calls(reads, "torch.Tensor.ndim", AliasTable()).status == "pass"
+    other = SourceFile("t.py", "import torch\n\n\nclass T:\n    def test_shape(self):\n"
+                               "        x = torch.zeros(2, 3)\n        assert x.shape == (2, 3)\n")
+    assert check_calls(other, "torch.Tensor.ndim", AliasTable()).status == "fail"

@@ -205,7 +205,8 @@ def check_calls(src: SourceFile, api: str | None, aliases: AliasTable) -> _Resul
     sites = [s for s in src.calls() if s.chain and aliases.canonical(s.chain) == want]
     loose = False
     if not sites and want.startswith("torch._tensor.Tensor."):
-        sites = src.method_calls(want.rsplit(".", 1)[1])
+        # a Tensor member: method calls, or reads when it is a property such as Tensor.ndim
+        sites = src.method_calls(want.rsplit(".", 1)[1], reads=True)
         loose = True
     in_tests = [s for s in sites if s.in_test]
     if in_tests:

@@ -198,14 +198,24 @@ class SourceFile:
             code = code[:77] + "..."
         out.append(CallSite(chain or "", node.lineno, code, where))  # type: ignore[attr-defined]
 
-    def method_calls(self, method: str) -> list[CallSite]:
-        """Calls ``<anything>.method(...)``: the receiver's type is not known statically."""
+    def method_calls(self, method: str, *, reads: bool = False) -> list[CallSite]:
+        """Calls ``<anything>.method(...)`` (with ``reads``, plain ``<anything>.method`` reads too,
+        as a property is used): the receiver's type is not known statically."""
         found: list[CallSite] = []
         if self.tree is None:
             return found
+        called = set()
         for node in ast.walk(self.tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == method:
+                called.add(id(node.func))
                 found.append(CallSite(f"?.{method}", node.lineno, ast.unparse(node)[:80], self._function_at(node.lineno)))
+        if reads:
+            for node in ast.walk(self.tree):
+                if (isinstance(node, ast.Attribute) and node.attr == method and id(node) not in called
+                        and isinstance(node.ctx, ast.Load)):
+                    found.append(CallSite(f"?.{method}", node.lineno, ast.unparse(node)[:80],
+                                          self._function_at(node.lineno)))
+            found.sort(key=lambda c: c.line)
         return found
 
     def _function_at(self, line: int) -> str:
