@@ -122,3 +122,26 @@ def test_the_other_device_paths_run(generated, tmp_path):
     assert any("x.cpu().ndim" in m.source for p in plans for m in p.methods)
     for job, res in zip(jobs, run_files(jobs, tmp_path), strict=True):
         assert res["exit_code"] == 0 and res["summary"] == "OK", (job["file"], res["output"])
+
+
+def test_the_coverage_index_finds_every_generated_test_as_direct(generated, tmp_path):
+    """Committed into a backend repo, each scaffolded file is direct coverage of its API."""
+    from tests.conftest import git
+    from torchparity.coverage import coverage_for
+    from torchparity.store import Store
+
+    repo = tmp_path / "backend"
+    (repo / "test").mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "master")
+    apis = [c.api for c in CASES]
+    for api in apis:
+        path = Path(generated[api].result.path)
+        (repo / "test" / path.name).write_text(path.read_text())
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "scaffolded tests")
+    report = coverage_for(apis, repo, ["master"], Store(tmp_path / "store"))
+    for api in apis:
+        (ref,) = report[api].to_json()["refs"]
+        name = Path(generated[api].result.path).name
+        direct = [d for d in ref["direct"] if d["path"] == f"test/{name}"]
+        assert direct, f"{api}: {name} is not found as direct coverage"
