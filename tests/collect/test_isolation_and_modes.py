@@ -123,3 +123,17 @@ def test_fork_unavailable_falls_back_to_fresh(monkeypatch, tmp_path, capsys):
     runner = make_runner("warm", os.sys.executable, "", "cpu", tmp_path)
     assert isinstance(runner, FreshRunner)
     assert "fork is unavailable" in capsys.readouterr().err
+
+
+def test_a_file_that_does_not_import_fails_its_isolation_probe_with_the_reason(tmp_path, make_repo, python_with_torch):
+    broken = "import torch\nimport no_such_module_for_torchparity_tests\n"
+    repo = make_repo({"master": {"test/test_broken_import.py": broken}})
+    rc = _run(tmp_path, "test/test_broken_import.py", "--repo", str(repo), "--python", python_with_torch,
+              "--isolation", "--state", "grad_mode")
+    assert rc == 1
+    log = next(iter(_logs(tmp_path).values()))
+    keys = _keys(log)
+    assert "===== GRAD MODE ISOLATION PROBE =====" in log
+    assert keys["GRAD_MODE_ISOLATION_ERROR"] == "the test file could not be imported (traceback above)"
+    assert "No module named 'no_such_module_for_torchparity_tests'" in log
+    assert keys["GRAD_MODE_ISOLATION_PROBE"] == "FAIL" and keys["GRAD_MODE_ISOLATION_EXIT_CODE"] == "1"

@@ -211,7 +211,14 @@ def isolation(path, state_name, patterns, device_type):
         record["skipped"] = why
         record["passed"] = True
         return record
-    module = _load_module(path)
+    try:
+        module = _load_module(path)
+    except BaseException:  # the file does not import: nothing can start from any value
+        traceback.print_exc()
+        sys.stderr.flush()
+        record["error"] = "the test file could not be imported (traceback above)"
+        record["passed"] = False
+        return record
     pattern, ids = select_tests(module, patterns)
     record["selection"] = {"pattern": pattern, "tests": ids}
     record["original"] = spec.get()

@@ -54,7 +54,7 @@ def summary_table(run_id: int, records: list[TargetRecord], log_shas: dict[str, 
             "PASS" if all(s.ok and s.result.get("passed") for s in r.isolation) else "FAIL"
         )
         table.add_row(
-            r.label, r.commit[:12], f"[{_STYLE.get(r.result, '')}]{r.result}[/]",
+            r.label, "-" if r.commit.startswith("n/a") else r.commit[:12], f"[{_STYLE.get(r.result, '')}]{r.result}[/]",
             f"{tests - bad}/{tests}" if tests else "-", str(len(r.leaks)), iso,
             f"{r.finished - r.started:.1f}", log_shas.get(r.label, "")[:16],
         )

@@ -395,6 +395,8 @@ class Collector:
                             logs / f"iso-{i}-{state}.log", opt.timeout, str(root)),
                         f"isolation:{state}", tf.path,
                     )
+                    # the title names the section even when the job died before answering
+                    iso.result.setdefault("title", agent_state.registry(rec.device)[state].title)
                     rec.isolation.append(iso)
                     ok = ok and iso.ok and bool(iso.result.get("passed"))
                 if opt.trace:

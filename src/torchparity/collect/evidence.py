@@ -100,6 +100,8 @@ def render_log(rec: TargetRecord) -> str:
         _how(lines, step, rec.mode)
         if r.get("skipped"):
             lines.append(f"{key}_ISOLATION_SKIPPED={r['skipped']}")
+        if r.get("error"):
+            lines.append(f"{key}_ISOLATION_ERROR={r['error']}")
         _output(lines, step.output)
         if "original" in r:
             lines.append(f"PROCESS_ORIGINAL_{key}={_flag(r['original'])}")

@@ -439,6 +439,9 @@ def _why(rec: TargetRecord) -> str:
     for s in rec.full:
         if s.status != "OK":
             bad = [t["id"] for t in s.tests if t["outcome"] in ("failed", "error")]
+            if not s.tests:  # it stopped before any test: its last error line says why
+                errors = [ln for ln in s.output.splitlines() if re.match(r"^\w+(Error|Exception)\b", ln)]
+                bad = errors[-1:]
             bits.append(f"{s.test_file}: {s.status}" + (f" ({', '.join(bad)})" if bad else ""))
     for s in rec.isolation:
         if not (s.ok and s.result.get("passed")):
