@@ -134,8 +134,12 @@ def failure_message(detail: str) -> str:
 
 
 def _module_path(test_file: str) -> str:
-    """test/npu/test_x.py -> test.npu.test_x (the classname CI tools group by)."""
+    """test/npu/test_x.py -> test.npu.test_x (the classname CI tools group by).
+
+    An absolute path (files run from disk, no repo) gives just the file's own name."""
     p = test_file[:-3] if test_file.endswith(".py") else test_file
+    if p.startswith("/"):
+        p = p.rsplit("/", 1)[-1]
     return re.sub(r"[/\\]+", ".", p).strip(".") or "tests"
 
 
