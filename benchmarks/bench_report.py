@@ -1,6 +1,6 @@
 """How long reports take: build the model and render every kind for many targets; evaluate a checklist.
 
-Run: PYTHONPATH=src python benchmarks/report_bench.py [TARGETS]
+Run: PYTHONPATH=src python benchmarks/bench_report.py [TARGETS]
 Figures are wall-clock medians of a few repetitions (time.perf_counter).
 """
 
