@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "torchparity tests", "GIT_AUTHOR_EMAIL": "tests@example.invalid",
-    "GIT_COMMITTER_NAME": "torchparity tests", "GIT_COMMITTER_EMAIL": "tests@example.invalid",
-}
-
-
-def git(repo: Path, *args: str) -> str:
-    env = dict(os.environ, **GIT_ENV)
-    return subprocess.run(
-        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env
-    ).stdout.strip()
+from tests.conftest import git  # noqa: F401  (the coverage tests import it from here)
 
 
 def put(repo: Path, rel: str, content: str | bytes) -> None:
