@@ -7,19 +7,24 @@ from pathlib import Path
 
 import pytest
 from report_fixtures import Fixture, target_record
-from report_xsd_lite import ValidationError, validate
+from xmlschema import XMLSchema, XMLSchemaValidationError
 
 from torchparity.collect.evidence import render_log
 from torchparity.collect.record import Step
 from torchparity.report import build_report, render
 from torchparity.store import Store
 
-XSD = str(Path(__file__).parent / "junit.xsd")
+#: the Ant/Jenkins JUnit schema, the one most CI readers accept
+SCHEMA = XMLSchema(str(Path(__file__).parent / "junit.xsd"))
+
+
+def validate(xml: str) -> None:
+    SCHEMA.validate(xml)
 
 
 def test_junit_validates_with_a_suite_per_target(fixture_full: Fixture) -> None:
     xml = render(build_report(fixture_full.store, fixture_full.runs, config=fixture_full.config), "junit")
-    validate(xml, XSD)
+    validate(xml)
     root = ET.fromstring(xml)
     suites = root.findall("testsuite")
     assert [s.get("name") for s in suites] == ["v2.7.1@a2", "v2.7.1@a3", "v2.7.1@a5"]
@@ -49,7 +54,7 @@ def test_a_target_that_could_not_run_is_an_error_case(tmp_path: Path) -> None:
     store.add_target(rid, label=rec.label, ref=rec.ref, env=rec.env, result=rec.result,
                      log=render_log(rec).encode(), record=rec.to_json())
     xml = render(build_report(store, [rid]), "junit")
-    validate(xml, XSD)  # the control characters of the output were replaced
+    validate(xml)  # the control characters of the output were replaced
     case = ET.fromstring(xml).find("testsuite/testcase")
     assert case is not None and case.get("name") == "collect"
     error = case.find("error")
@@ -73,5 +78,5 @@ def test_a_target_that_could_not_run_is_an_error_case(tmp_path: Path) -> None:
     ],
 )
 def test_the_validator_rejects_invalid_documents(xml: str, problem: str) -> None:
-    with pytest.raises(ValidationError, match=problem):
-        validate(xml, XSD)
+    with pytest.raises(XMLSchemaValidationError):
+        validate(xml)
