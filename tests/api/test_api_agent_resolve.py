@@ -215,3 +215,11 @@ def test_resolution_is_jsonable_and_typed(agent_resolve):
     json.dumps(items)
     assert all(i["status"] == "ok" for i in items)
     assert all(isinstance(i["resolution"]["aliases"], list) for i in items)
+
+
+def test_a_typo_mid_name_is_unknown_not_moved(agent_resolve):
+    """``torch.set_grad_enabld.clone`` must not turn into ``torch.clone``."""
+    with pytest.raises(agent_resolve.NotFound) as info:
+        agent_resolve.resolve("torch.set_grad_enabld.clone")
+    assert info.value.missing == "set_grad_enabld"
+    assert "torch.set_grad_enabled" in info.value.suggestions

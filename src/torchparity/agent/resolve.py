@@ -202,8 +202,26 @@ def locate(name, backend_module=""):
     raise NotFound(name, furthest, missing, suggestions)
 
 
+#: a missing segment this close to a name that exists is a typo, never a moved module
+TYPO_CUTOFF = 0.8
+
+
+def _looks_like_typo(exc):
+    """Whether the segment that failed is a misspelling of a name its scope has."""
+    if not exc.furthest or not exc.missing:
+        return False
+    short = [s.rsplit(".", 1)[-1] for s in exc.suggestions]
+    return bool(difflib.get_close_matches(exc.missing, short, n=1, cutoff=TYPO_CUTOFF))
+
+
 def _moved(name, exc, roots):
-    """A qualified name that stopped resolving: look for its tail where the module moved."""
+    """A qualified name that stopped resolving: look for its tail where the module moved.
+
+    Not when the failing segment is a near-miss of an existing name
+    (``torch.set_grad_enabld.clone``): that is a typo, answered with suggestions.
+    """
+    if _looks_like_typo(exc):
+        raise exc
     parts = name.split(".")
     depth = exc.furthest.count(".") + 1 if exc.furthest else 0
     scopes = [exc.furthest] if exc.furthest else []
