@@ -49,10 +49,12 @@ def resolve_commit(repo: str | Path, ref: str) -> str:
     """The commit id ``ref`` names (branch, tag, remote branch or commit)."""
     res = git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False)
     if res.returncode != 0:
-        raise UsageError(
-            f"unknown ref {ref!r} in {repo}; give a branch, tag or commit that exists "
-            "(see 'git branch -a' and 'git tag')"
-        )
+        hint = "give a branch, tag or commit that exists (see 'git branch -a' and 'git tag')"
+        for remote in ("origin", "upstream"):
+            if git(repo, "rev-parse", "--verify", "--quiet", f"{remote}/{ref}^{{commit}}", check=False).returncode == 0:
+                hint = f"did you mean {remote}/{ref}? (a remote branch; no local branch {ref} exists)"
+                break
+        raise UsageError(f"unknown ref {ref!r} in {repo}; {hint}")
     return res.text.strip()
 
 

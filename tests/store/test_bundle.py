@@ -53,3 +53,28 @@ def test_tampered_bundle_fails_and_is_not_imported(tmp_path, capsys):
     assert main(["bundle", "import", str(bad), "--store", str(tmp_path / "c")]) == 2
     assert Store(tmp_path / "c").runs() == []
     assert main(["bundle", "verify", str(tmp_path / "nope.zip")]) == 2
+
+
+def test_import_keeps_the_run_times_and_rezipped_bundles_verify(tmp_path):
+    import os
+
+    src = Store(tmp_path / "a")
+    rid = _fill(src)
+    zpath = tmp_path / "ev.zip"
+    assert main(["bundle", "export", str(rid), "-o", str(zpath), "--store", str(tmp_path / "a")]) == 0
+    # unzipped and zipped again by hand: the folder entries carry no evidence
+    unpacked = tmp_path / "unpacked"
+    with zipfile.ZipFile(zpath) as zf:
+        zf.extractall(unpacked)
+    again = tmp_path / "again.zip"
+    with zipfile.ZipFile(again, "w") as zf:
+        for folder, _dirs, names in os.walk(unpacked):
+            rel = os.path.relpath(folder, unpacked)
+            if rel != ".":
+                zf.write(folder, rel + "/")
+            for name in names:
+                zf.write(os.path.join(folder, name), os.path.normpath(os.path.join(rel, name)))
+    assert main(["bundle", "verify", str(again)]) == 0
+    assert main(["bundle", "import", str(again), "--store", str(tmp_path / "b")]) == 0
+    orig, imported = src.run(rid), Store(tmp_path / "b").run(1)
+    assert (imported.created, imported.finished) == (orig.created, orig.finished)

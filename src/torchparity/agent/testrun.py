@@ -220,7 +220,7 @@ def isolation(path, state_name, patterns, device_type):
         record["passed"] = False
         return record
     pattern, ids = select_tests(module, patterns)
-    record["selection"] = {"pattern": pattern, "tests": ids}
+    record["selection"] = {"pattern": pattern, "tests": ids, "patterns": list(patterns)}
     record["original"] = spec.get()
     runner = unittest.TextTestRunner(stream=sys.stderr, verbosity=2)
     ok = True

@@ -7,6 +7,7 @@ the agent's answers into frozen records and classifies them.
 
 from __future__ import annotations
 
+import re
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -17,6 +18,9 @@ from ..errors import EnvironmentBroken, UsageError
 from ..exec import Job, Runner, make_runner
 from .classify import classify
 from .records import ApiInfo, Resolution, Trace, merge_traces
+
+#: a dotted Python name, optionally written with a trailing ``()`` as in prose
+_API_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*(\(\))?$")
 
 #: seconds for resolving names (with their call samples)
 RESOLVE_TIMEOUT = 300.0
@@ -137,6 +141,9 @@ def resolve_api(
     names = [n.strip() for n in names if n and n.strip()]
     if not names:
         raise UsageError("no API name given; pass at least one, e.g. torch.nn.functional.relu")
+    for n in names:
+        if not _API_NAME.match(n.strip("`")):
+            raise UsageError(f"{n!r} is not an API name; write a dotted Python name, e.g. torch.nn.functional.relu")
     files = [_check_file(f) for f in (test_files or [])]
     if session is None:
         with agent_session(python, backend_module, device, mode=mode, log_dir=log_dir) as s:

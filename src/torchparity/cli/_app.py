@@ -21,6 +21,23 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
+def _version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        print(f"torchparity {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Prove, API by API, that PyTorch behaves on a device backend as upstream says."""
+
+
 docs_app = typer.Typer(help="Native API support pages: check, lint, add, matrix.", no_args_is_help=True)
 app.add_typer(docs_app, name="docs")
 
@@ -31,10 +48,10 @@ if not out.is_terminal:  # piped output keeps whole lines rather than 80 columns
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 StoreOpt = Annotated[
-    Path, typer.Option("--store", help="Evidence store folder.", envvar="TORCHPARITY_STORE")
+    Path, typer.Option("--store", metavar="DIR", help="Evidence store folder.", envvar="TORCHPARITY_STORE")
 ]
 ConfigOpt = Annotated[
-    Path | None, typer.Option("--config", help="torchparity.toml to use (default: repo root, then cwd).")
+    Path | None, typer.Option("--config", metavar="FILE", help="torchparity.toml to use (default: repo root, then cwd).")
 ]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]

@@ -26,7 +26,7 @@ def export(
     debug: DebugOpt = False,
 ) -> int:
     """Write runs (logs, records, manifest of SHA-256s) into one zip."""
-    path = export_bundle(Store(store), list(runs), output, version=__version__)
+    path = export_bundle(Store(store, create=False), list(runs), output, version=__version__)
     out.print(f"wrote {path} ({path.stat().st_size} bytes, runs {', '.join(map(str, runs))})", markup=False)
     return 0
 

@@ -78,7 +78,7 @@ def report(
     if repo is not None and not rev_range:
         err.print("note: --repo without --range: commit titles only; pass --range BASE..HEAD for files and the checklist",
                   markup=False)
-    model = build_report(Store(store), runs, api=api, config=cfg, extra=extra)
+    model = build_report(Store(store, create=False), runs, api=api, config=cfg, extra=extra)
     text = render(model, kind, lang, template=template, templates_dir=config_templates_dir(cfg))
     write_output(text, out_file)
     if out_file is not None:

@@ -22,7 +22,7 @@ _CONTINUE: list[int] = []
 
 def _resume(run_id: int, store: Path) -> int:
     """Re-run an interrupted run's own command line into the same run id."""
-    row = Store(store).run(run_id)
+    row = Store(store, create=False).run(run_id)
     if row.kind != "run" or not row.argv or row.argv[0] != "run":
         raise UsageError(f"run {run_id} was not made by 'torchparity run'; it cannot be resumed here")
     if row.status == "complete":
@@ -47,22 +47,22 @@ def _sigterm_as_interrupt() -> object:
 
 @app.command()
 def run(
-    test_files: Annotated[list[str] | None, typer.Argument(help="Test files (relative to the repo root with --repo).")] = None,
-    repo: Annotated[Path | None, typer.Option("--repo", help="Backend git repository.")] = None,
-    ref: Annotated[list[str] | None, typer.Option("--ref", help="Branch, tag or commit (repeatable; default HEAD).")] = None,
-    python: Annotated[list[str] | None, typer.Option("--python", help="Interpreter with torch (repeatable).")] = None,
-    env: Annotated[list[str] | None, typer.Option("--env", help="Named environment from torchparity.toml (repeatable).")] = None,
-    device: Annotated[str | None, typer.Option("--device", help="auto|cpu|cuda|npu|xpu|mps|<name>.")] = None,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds per step before its process group is killed.")] = 900.0,
+    test_files: Annotated[list[str] | None, typer.Argument(metavar="TEST_FILE...", help="Test files (relative to the repo root with --repo).")] = None,
+    repo: Annotated[Path | None, typer.Option("--repo", metavar="R", help="Backend git repository.")] = None,
+    ref: Annotated[list[str] | None, typer.Option("--ref", metavar="REF", help="Branch, tag or commit (repeatable; default HEAD).")] = None,
+    python: Annotated[list[str] | None, typer.Option("--python", metavar="PY", help="Interpreter with torch (repeatable).")] = None,
+    env: Annotated[list[str] | None, typer.Option("--env", metavar="NAME", help="Named environment from torchparity.toml (repeatable).")] = None,
+    device: Annotated[str | None, typer.Option("--device", metavar="D", help="auto|cpu|cuda|npu|xpu|mps|<name>.")] = None,
+    timeout: Annotated[float, typer.Option("--timeout", metavar="S", help="Seconds per step before its process group is killed.")] = 900.0,
     fresh: Annotated[bool, typer.Option("--fresh", help="A new interpreter per step (the literal commands) instead of the warm worker.")] = False,
     isolation: Annotated[bool, typer.Option("--isolation", help="Run the isolation probe for the API's states (--api) or --state.")] = False,
-    api: Annotated[str | None, typer.Option("--api", help="API under test: picks the states and the tests for --isolation.")] = None,
-    state: Annotated[list[str] | None, typer.Option("--state", help="State to probe with --isolation (repeatable).")] = None,
-    keyword: Annotated[str | None, typer.Option("-k", help="Select the isolation probe's tests (unittest -k semantics).")] = None,
+    api: Annotated[str | None, typer.Option("--api", metavar="API", help="API under test: picks the states and the tests for --isolation.")] = None,
+    state: Annotated[list[str] | None, typer.Option("--state", metavar="NAME", help="State to probe with --isolation (repeatable).")] = None,
+    keyword: Annotated[str | None, typer.Option("-k", metavar="PATTERN", help="Select the isolation probe's tests (unittest -k semantics).")] = None,
     fail_on_leak: Annotated[bool, typer.Option("--fail-on-leak", help="A test that leaves a state changed fails the target.")] = False,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Targets run at once (0: up to the CPU count).")] = 0,
     json_out: Annotated[bool, typer.Option("--json", help="Print the run's records as JSON.")] = False,
-    resume: Annotated[int | None, typer.Option("--resume", help="Finish interrupted run RUN with its own arguments; finished targets are kept.")] = None,
+    resume: Annotated[int | None, typer.Option("--resume", metavar="RUN", help="Finish interrupted run RUN with its own arguments; finished targets are kept.")] = None,
     config: ConfigOpt = None,
     store: StoreOpt = DEFAULT_STORE,
     debug: DebugOpt = False,
@@ -72,6 +72,8 @@ def run(
         return _resume(resume, store)
     cfg = load_config(config, repo)
     states: list[str] = list(state or [])
+    if isolation and not states and not api:
+        raise UsageError("--isolation needs the states to probe: pass --api API (its linked states) or --state NAME")
     if isolation and not states and api:
         states = list(states_for_api(api))
         if not states:
@@ -110,5 +112,9 @@ def run(
         out.print_json(json.dumps([r.to_json() for r in outcome.records], ensure_ascii=False))
     else:
         out.print(summary_table(outcome.run_id, outcome.records, shas))
+        for rec in outcome.records:
+            if rec.result in ("ERROR", "INCOMPLETE"):
+                for note in rec.notes:
+                    out.print(f"{rec.label}: {rec.result}: {note}", markup=False)
         out.print(f"evidence: torchparity show {outcome.run_id} [--target LABEL]", markup=False)
     return int(outcome.exit_code)

@@ -26,7 +26,7 @@ def runs(
     debug: DebugOpt = False,
 ) -> int:
     """List runs: id, time, targets, result."""
-    st = Store(store)
+    st = Store(store, create=False)
     rows = st.runs(limit)
     if json_out:
         doc = [
@@ -57,7 +57,7 @@ def show(
     debug: DebugOpt = False,
 ) -> int:
     """Print a run's evidence logs (verified against their SHA-256)."""
-    st = Store(store)
+    st = Store(store, create=False)
     row = st.run(run)
     targets = st.targets(row.id)
     if target is not None:

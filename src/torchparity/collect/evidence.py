@@ -102,6 +102,14 @@ def render_log(rec: TargetRecord) -> str:
             lines.append(f"{key}_ISOLATION_SKIPPED={r['skipped']}")
         if r.get("error"):
             lines.append(f"{key}_ISOLATION_ERROR={r['error']}")
+        sel = r.get("selection")
+        if sel is not None:
+            n = len(sel.get("tests") or [])
+            if sel.get("pattern"):
+                lines.append(f"ISOLATION_SELECTION={n} test(s) matching {sel['pattern']!r}")
+            else:
+                tried = ", ".join(repr(p) for p in sel.get("patterns") or []) or "none given"
+                lines.append(f"ISOLATION_SELECTION=all {n} test(s) of the file (no test name matched: {tried})")
         _output(lines, step.output)
         if "original" in r:
             lines.append(f"PROCESS_ORIGINAL_{key}={_flag(r['original'])}")

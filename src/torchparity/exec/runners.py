@@ -73,14 +73,17 @@ def _check_python(python: str) -> None:
     if os.sep in python or python.startswith("."):
         p = Path(python)
         if not p.exists():
-            raise UsageError(f"python interpreter not found: {python}; pass an existing interpreter to --python")
+            raise UsageError(
+                f"python interpreter not found: {python}; check --python, or the environment's "
+                "python in torchparity.toml"
+            )
         if not os.access(p, os.X_OK):
-            raise UsageError(f"{python} is not executable; pass a Python interpreter to --python")
+            raise UsageError(f"{python} is not executable; point --python (or the env's python) at an interpreter")
     else:
         import shutil
 
         if shutil.which(python) is None:
-            raise UsageError(f"python interpreter {python!r} is not on PATH; pass its full path to --python")
+            raise UsageError(f"python interpreter {python!r} is not on PATH; give its full path (--python or the env's python)")
 
 
 def _read_output(path: Path) -> str:

@@ -92,7 +92,7 @@ def _open(path: Path) -> zipfile.ZipFile:
 def verify_bundle(path: Path) -> BundleCheck:
     check = BundleCheck(str(path))
     with _open(path) as zf:
-        names = set(zf.namelist())
+        names = {n for n in zf.namelist() if not n.endswith("/")}  # folder entries carry no bytes
         if "manifest.json" not in names:
             check.problems.append("manifest.json is missing")
             return check
@@ -140,7 +140,8 @@ def import_bundle(store: Store, path: Path) -> list[int]:
         for name in manifest["files"]:
             store.blobs.put(zf.read(name))
         for run in manifest["runs"]:
-            rid = store.new_run(run["kind"], run["argv"] + [f"(imported from {path.name}, run {run['id']})"])
+            rid = store.new_run(run["kind"], run["argv"] + [f"(imported from {path.name}, run {run['id']})"],
+                                created=run.get("created"))
             for t in run["targets"]:
                 record = json.loads(store.blobs.read(t["record_sha256"]))
                 record.pop("log_sha256", None)
@@ -148,6 +149,7 @@ def import_bundle(store: Store, path: Path) -> list[int]:
                                  log=store.blobs.read(t["log_sha256"]), record=record)
             for r in run.get("records", []):
                 store.put_record(r["kind"], r["key"], json.loads(store.blobs.read(r["sha256"])), run_id=rid)
-            store.finish_run(rid, run.get("result") or "INCOMPLETE", status=run.get("status") or "incomplete")
+            store.finish_run(rid, run.get("result") or "INCOMPLETE", status=run.get("status") or "incomplete",
+                             finished=run.get("finished"))
             new_ids.append(rid)
     return new_ids

@@ -91,8 +91,10 @@ class TargetRow:
 class Store:
     """One evidence store folder. Safe to use from several threads (a connection each)."""
 
-    def __init__(self, root: str | Path = DEFAULT_STORE) -> None:
+    def __init__(self, root: str | Path = DEFAULT_STORE, *, create: bool = True) -> None:
+        """``create=False`` for verbs that only read: a missing store is then an error, not a new one."""
         self.root = Path(root).absolute()
+        self.create = create
         self.blobs = BlobStore(self.root / "blobs")
         self._local = threading.local()
         self._schemas_done: set[str] = set()
@@ -108,7 +110,15 @@ class Store:
         if conn is None:
             if self.root.exists() and not self.root.is_dir():
                 raise UsageError(f"store path {self.root} is not a folder; pass --store DIR")
-            self.root.mkdir(parents=True, exist_ok=True)
+            if not self.create and not self.db_path.is_file():
+                raise UsageError(
+                    f"no evidence store at {self.root}; run 'torchparity run' or 'torchparity verify' "
+                    "here first, or pass --store DIR"
+                )
+            if not self.root.exists():
+                self.root.mkdir(parents=True)
+                # evidence is not source: git ignores the store wherever it is made
+                (self.root / ".gitignore").write_text("# made by torchparity: the evidence store\n*\n")
             try:
                 conn = sqlite3.connect(self.db_path, timeout=30, isolation_level=None)
                 conn.execute("PRAGMA journal_mode=WAL")
@@ -157,11 +167,11 @@ class Store:
             self._schemas_done.add(name)
 
     # -- runs -----------------------------------------------------------------------
-    def new_run(self, kind: str, argv: list[str]) -> int:
+    def new_run(self, kind: str, argv: list[str], created: float | None = None) -> int:
         with self.transaction() as conn:
             cur = conn.execute(
                 "INSERT INTO runs(kind, created, status, argv) VALUES (?, ?, 'running', ?)",
-                (kind, time.time(), json.dumps(argv)),
+                (kind, time.time() if created is None else created, json.dumps(argv)),
             )
             return int(cur.lastrowid or 0)
 
@@ -171,12 +181,14 @@ class Store:
             conn.execute("UPDATE runs SET status='running', finished=NULL, result=NULL WHERE id=?", (run_id,))
 
     def finish_run(
-        self, run_id: int, result: str, *, status: str = "complete", summary: dict[str, Any] | None = None
+        self, run_id: int, result: str, *, status: str = "complete", summary: dict[str, Any] | None = None,
+        finished: float | None = None,
     ) -> None:
         with self.transaction() as conn:
             conn.execute(
                 "UPDATE runs SET finished=?, status=?, result=?, summary=? WHERE id=?",
-                (time.time(), status, result, json.dumps(summary or {}, ensure_ascii=False), run_id),
+                (time.time() if finished is None else finished, status, result,
+                 json.dumps(summary or {}, ensure_ascii=False), run_id),
             )
 
     def add_target(
