@@ -114,6 +114,27 @@ _TOP_KEYS = {
 }
 
 
+def _string(data: dict[str, Any], key: str, source: str, default: str = "") -> str:
+    value = data.get(key, default)
+    if not isinstance(value, str):
+        raise UsageError(f"{source}: {key} must be a string, got {value!r}; e.g. {key} = \"...\"")
+    return value
+
+
+def _strings(data: dict[str, Any], key: str, source: str, default: tuple[str, ...] = ()) -> tuple[str, ...]:
+    value = data.get(key, default)
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise UsageError(f"{source}: {key} must be a list of strings, got {value!r}; e.g. {key} = [\"...\"]")
+    return tuple(value)
+
+
+def _table(data: dict[str, Any], key: str, source: str) -> dict[str, Any]:
+    value = data.get(key) or {}
+    if not isinstance(value, dict):
+        raise UsageError(f"{source}: [{key}] must be a table, got {value!r}")
+    return dict(value)
+
+
 def _build(data: dict[str, Any], preset: str, source: str) -> Config:
     unknown = sorted(set(data) - _TOP_KEYS)
     if unknown:
@@ -121,29 +142,39 @@ def _build(data: dict[str, Any], preset: str, source: str) -> Config:
             f"{source}: unknown key(s) {', '.join(unknown)}; known keys: {', '.join(sorted(_TOP_KEYS))}"
         )
     envs: dict[str, EnvConfig] = {}
-    for name, env in (data.get("envs") or {}).items():
-        if not isinstance(env, dict) or "python" not in env:
-            raise UsageError(f"{source}: [envs.{name}] needs python = \"/path/to/python\"")
+    for name, env in _table(data, "envs", source).items():
+        where = f"{source}: [envs.{name}]"
+        if not isinstance(env, dict) or not isinstance(env.get("python"), str):
+            raise UsageError(f"{where} needs python = \"/path/to/python\"")
+        resources = env.get("resources") or {}
+        if not isinstance(resources, dict) or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in resources.values()
+        ):
+            raise UsageError(f"{where} resources must be a table of numbers, e.g. resources = {{ NPU = 1 }}")
         envs[name] = EnvConfig(
             name=name,
-            python=str(env["python"]),
-            device=str(env.get("device", "")),
-            hardware=str(env.get("hardware", "")),
-            resources={str(k): float(v) for k, v in (env.get("resources") or {}).items()},
+            python=env["python"],
+            device=_string(env, "device", where),
+            hardware=_string(env, "hardware", where),
+            resources={str(k): float(v) for k, v in resources.items()},
         )
+    docs = _table(data, "docs", source)
+    for i, product in enumerate(docs.get("products") or []):
+        if not isinstance(product, dict) or not all(isinstance(product.get(k), str) for k in ("code", "name")):
+            raise UsageError(f"{source}: [[docs.products]] #{i + 1} needs code = \"...\" and name = \"...\"")
     return Config(
         preset=preset,
         source=source,
-        backend_module=str(data.get("backend_module", "")),
-        device=str(data.get("device", "auto")),
-        test_roots=tuple(data.get("test_roots", ("test",))),
-        active_branches=tuple(data.get("active_branches", ())),
-        maintenance_branches=tuple(data.get("maintenance_branches", ())),
-        maintenance_reason=str(data.get("maintenance_reason", "")),
+        backend_module=_string(data, "backend_module", source),
+        device=_string(data, "device", source, "auto"),
+        test_roots=_strings(data, "test_roots", source, ("test",)),
+        active_branches=_strings(data, "active_branches", source),
+        maintenance_branches=_strings(data, "maintenance_branches", source),
+        maintenance_reason=_string(data, "maintenance_reason", source),
         envs=envs,
-        scaffold=dict(data.get("scaffold") or {}),
-        docs=dict(data.get("docs") or {}),
-        report=dict(data.get("report") or {}),
+        scaffold=_table(data, "scaffold", source),
+        docs=docs,
+        report=_table(data, "report", source),
     )
 
 

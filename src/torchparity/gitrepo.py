@@ -58,11 +58,6 @@ def resolve_commit(repo: str | Path, ref: str) -> str:
     return res.text.strip()
 
 
-def current_branch(repo: str | Path) -> str:
-    res = git(repo, "symbolic-ref", "--short", "-q", "HEAD", check=False)
-    return res.text.strip() or "HEAD"
-
-
 def blob_bytes(repo: str | Path, commit: str, path: str) -> bytes | None:
     """The bytes of ``path`` at ``commit``; None when the path does not exist there."""
     res = git(repo, "cat-file", "blob", f"{commit}:{path}", check=False)

@@ -220,19 +220,26 @@ def test_runs_and_show_and_corrupt_log(tmp_path, make_repo, python_with_torch, c
     assert main(["show", "7", "--store", str(tmp_path / "store")]) == 2
 
 
-def test_interrupted_run_cleans_up_and_is_marked_incomplete(tmp_path, make_repo, python_with_torch):
-    repo = make_repo({"master": {"test/test_hang.py": files.HANGING}})
+@pytest.mark.parametrize("mode", ["warm", "fresh"])
+def test_interrupted_run_cleans_up_and_is_marked_incomplete(tmp_path, make_repo, python_with_torch, mode):
+    pidfile = tmp_path / "test.pid"
+    hangs = files.HANGING.replace(
+        "    def test_hang(self):\n",
+        f"    def test_hang(self):\n        import os\n        open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n",
+    )
+    repo = make_repo({"master": {"test/test_hang.py": hangs}})
     proc = subprocess.Popen(
         [sys.executable, "-m", "torchparity", "run", "test/test_hang.py", "--repo", str(repo),
-         "--python", python_with_torch, "--store", str(tmp_path / "store")],
+         "--python", python_with_torch, "--store", str(tmp_path / "store")] + (["--fresh"] if mode == "fresh" else []),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
-    # wait until the test is running (the worktree exists and the worker started its job)
+    # wait until the test itself is running
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and git(repo, "worktree", "list").count("\n") == 0:
+    while time.monotonic() < deadline and not (pidfile.exists() and pidfile.read_text()):
         time.sleep(0.1)
-    time.sleep(3)
-    proc.send_signal(signal.SIGINT)
+    test_pid = int(pidfile.read_text())
+    assert _alive(test_pid)
+    proc.send_signal(signal.SIGINT if mode == "warm" else signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "interrupted" in err
@@ -242,8 +249,11 @@ def test_interrupted_run_cleans_up_and_is_marked_incomplete(tmp_path, make_repo,
     assert run.status == "incomplete" and run.result == "INCOMPLETE"
     targets = st.targets(1)
     assert [t.result for t in targets] == ["INCOMPLETE"]
-    leftovers = subprocess.run(["pgrep", "-f", str(repo)], capture_output=True, text=True).stdout.split()
-    assert [p for p in leftovers if _alive(int(p))] == []
+    # the process that ran the test is gone with its worker, not left behind as an orphan
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(test_pid):
+        time.sleep(0.1)
+    assert not _alive(test_pid)
 
 
 def test_maintenance_branch_warns(tmp_path, make_repo, python_with_torch, capsys):

@@ -137,3 +137,13 @@ def test_a_file_that_does_not_import_fails_its_isolation_probe_with_the_reason(t
     assert keys["GRAD_MODE_ISOLATION_ERROR"] == "the test file could not be imported (traceback above)"
     assert "No module named 'no_such_module_for_torchparity_tests'" in log
     assert keys["GRAD_MODE_ISOLATION_PROBE"] == "FAIL" and keys["GRAD_MODE_ISOLATION_EXIT_CODE"] == "1"
+
+
+def test_a_state_absent_for_this_device_is_skipped_with_a_note(tmp_path, make_repo, python_with_torch):
+    repo = make_repo({"master": {TEST: files.SEED_LIKE}})
+    rc = _run(tmp_path, TEST, "--repo", str(repo), "--python", python_with_torch, "--device", "cpu",
+              "--isolation", "--state", "autocast_device")
+    assert rc == 0
+    keys = _keys(next(iter(_logs(tmp_path).values())))
+    assert keys["AUTOCAST_DEVICE_ISOLATION_SKIPPED"] == "no autocast_device state when the device is cpu"
+    assert keys["AUTOCAST_DEVICE_ISOLATION_PROBE"] == "PASS"

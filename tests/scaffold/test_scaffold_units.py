@@ -43,7 +43,7 @@ def test_names(res, spelling, stem, file, cls):
 
 
 def test_test_names_keep_what_the_collector_selects_by():
-    from torchparity.collect import api_patterns
+    from torchparity.names import name_patterns as api_patterns
 
     for res in (CLONE, resolution("torch._utils._get_device_index", "function"),
                 resolution("torch.autograd.grad_mode.set_grad_enabled.__enter__", "method",

@@ -78,3 +78,40 @@ def test_import_keeps_the_run_times_and_rezipped_bundles_verify(tmp_path):
     assert main(["bundle", "import", str(again), "--store", str(tmp_path / "b")]) == 0
     orig, imported = src.run(rid), Store(tmp_path / "b").run(1)
     assert (imported.created, imported.finished) == (orig.created, orig.finished)
+
+
+def test_store_under_a_file_and_read_verbs_without_a_store_are_one_line_errors(tmp_path, capsys):
+    afile = tmp_path / "file"
+    afile.write_text("x")
+    assert main(["runs", "--store", str(afile / "store")]) == 2
+    assert main(["run", "t.py", "--store", str(afile / "store")]) == 2
+    assert main(["runs", "--store", str(tmp_path / "none")]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "no evidence store at" in err
+    assert not (tmp_path / "none").exists()
+
+
+def test_malformed_bundles_are_reported_not_tracebacks(tmp_path, capsys):
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(bad, "w") as zf:
+        zf.writestr("manifest.json", "{not json")
+    assert main(["bundle", "verify", str(bad)]) == 1
+    assert "manifest.json is not JSON" in capsys.readouterr().out
+    src = Store(tmp_path / "a")
+    rid = _fill(src)
+    assert main(["bundle", "export", str(rid), "-o", str(tmp_path / "no" / "x.zip"), "--store", str(tmp_path / "a")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_an_internal_error_is_one_line_and_exit_4(tmp_path, monkeypatch, capsys):
+    import torchparity.cli.store as cli_store
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(cli_store.Store, "runs", broken)
+    _fill(Store(tmp_path / "a"))
+    assert main(["runs", "--store", str(tmp_path / "a")]) == 4
+    err = capsys.readouterr().err
+    assert "ERROR: internal error: RuntimeError: simulated bug" in err and "Traceback" not in err

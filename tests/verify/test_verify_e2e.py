@@ -161,3 +161,24 @@ def test_seed_apis_verify_with_the_embedded_default(tmp_path, monkeypatch, capsy
     slug = api.split(".")[-2] + "_clone"
     pr = (tmp_path / "torchparity-out" / slug / "pr.zh.md").read_text()
     assert "【功能验证】" in pr and "RESULT=PASS" in pr
+
+
+def test_verify_twice_on_one_store_and_a_failed_stage_leaves_the_run_incomplete(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["verify", API, "--python", sys.executable]) == 0
+    assert main(["verify", API, "--python", sys.executable]) == 0  # a work folder per run
+    # a stage that stops the verify: the run is not left 'running' nor 'complete'
+    import torchparity.verify.pipeline as pipeline
+
+    def broken(*args, **kwargs):
+        raise pipeline.UsageError("simulated bad input in the docs stage")
+
+    monkeypatch.setattr(pipeline.Pipeline, "_docs", broken)
+    assert main(["verify", API, "--python", sys.executable]) == 2
+    st = Store(tmp_path / ".torchparity")
+    assert [(r.status, r.result) for r in st.runs()] == [
+        ("incomplete", "INCOMPLETE"), ("complete", "PASS"), ("complete", "PASS")]
+    capsys.readouterr()
+    (tmp_path / "afile").write_text("x")
+    assert main(["verify", API, "--python", sys.executable, "--out", str(tmp_path / "afile")]) == 2
+    assert "is a file; pass a folder for the reports" in capsys.readouterr().err

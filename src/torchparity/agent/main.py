@@ -38,6 +38,7 @@ def serve(backend_module, device):
         chan.send({"event": "import_error", "module": exc.module, "detail": exc.detail,
                    "python": sys.executable})
         return EXIT_IMPORT_FAILED
+    worker.stop_on_sigterm()
     chan.send({"event": "ready", "pid": os.getpid(), "protocol": AGENT_PROTOCOL,
                "python": sys.executable, "torch_version": str(ctx.torch.__version__)})
     channel_fds = (chan._in.fileno(), chan._out.fileno())
@@ -56,6 +57,9 @@ def serve(backend_module, device):
 def once(backend_module, device, job_json):
     from . import worker
 
+    if job_json.startswith("@"):  # a large job comes in a file
+        with open(job_json[1:]) as fh:
+            job_json = fh.read()
     job = json.loads(job_json)
     try:
         ctx = _context(backend_module, device)

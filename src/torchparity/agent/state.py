@@ -9,8 +9,6 @@ The link from an API to the states it touches is data (``API_STATES``).
 Values are kept JSON-friendly: dtypes and devices as strings.
 """
 
-import contextlib
-
 
 def _torch():
     import torch
@@ -220,11 +218,23 @@ def registry(device_type="cpu"):
     return dict((s.name, s) for s in specs)
 
 
-STATE_NAMES = (
-    "grad_mode", "inference_mode", "multithreading", "anomaly_mode", "anomaly_check_nan",
-    "deterministic", "deterministic_warn_only", "default_dtype", "default_device",
-    "num_threads", "matmul_precision", "autocast_cpu", "autocast_device",
-)
+#: every state's name and section title, as data (the controller reads this, never the registry)
+STATE_TITLES = {
+    "grad_mode": "GRAD MODE",
+    "inference_mode": "INFERENCE MODE",
+    "multithreading": "MULTITHREADING",
+    "anomaly_mode": "ANOMALY MODE",
+    "anomaly_check_nan": "ANOMALY CHECK NAN",
+    "deterministic": "DETERMINISTIC ALGORITHMS",
+    "deterministic_warn_only": "DETERMINISTIC WARN ONLY",
+    "default_dtype": "DEFAULT DTYPE",
+    "default_device": "DEFAULT DEVICE",
+    "num_threads": "INTRA-OP THREADS",
+    "matmul_precision": "FLOAT32 MATMUL PRECISION",
+    "autocast_cpu": "AUTOCAST CPU",
+    "autocast_device": "AUTOCAST DEVICE",
+}
+STATE_NAMES = tuple(STATE_TITLES)
 
 # API (qualified name, or a parent of it) -> states it touches. Data, not code:
 # a sub-method (``...set_grad_enabled.clone``) inherits its parent's entry.
@@ -299,12 +309,3 @@ def usable(specs):
         else:
             ok[name] = spec
     return ok, skipped
-
-
-@contextlib.contextmanager
-def starting_from(spec, value):
-    undo = spec.push(value)
-    try:
-        yield
-    finally:
-        undo()

@@ -17,6 +17,20 @@ import traceback
 
 from .ops import OPS
 
+#: the job child running now (its pid is its process group), for the SIGTERM handler
+RUNNING = []
+
+
+def stop_on_sigterm():
+    """SIGTERM (the controller stopping us) kills the running job's whole group, then the worker."""
+
+    def handler(signum, frame):
+        for pgid in list(RUNNING):
+            _kill_group(pgid)
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)
+
 
 def _wait(pid, deadline):
     """(status, timed_out): wait for ``pid`` until ``deadline`` (monotonic seconds)."""
@@ -118,8 +132,12 @@ def run_forked(ctx, job, close_fds=()):
         os.setpgid(pid, pid)
     except OSError:
         pass
+    RUNNING.append(pid)
     deadline = started + timeout if timeout else float("inf")
-    status, timed_out = _wait(pid, deadline)
+    try:
+        status, timed_out = _wait(pid, deadline)
+    finally:
+        RUNNING.remove(pid)
     if timed_out:
         _kill_group(pid)
         _, status = os.waitpid(pid, 0)

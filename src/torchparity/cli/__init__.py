@@ -51,6 +51,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("interrupted", markup=False)
         return int(ExitCode.INTERRUPTED)
+    except Exception as exc:  # a bug in torchparity: still one line, and its own exit code
+        if debug:
+            raise
+        err.print(
+            f"ERROR: internal error: {type(exc).__name__}: {exc} (this is a torchparity bug; "
+            "rerun with --debug for the traceback and report it)", markup=False,
+        )
+        return int(ExitCode.INTERNAL_ERROR)
     return int(rv or 0)
 
 

@@ -7,6 +7,9 @@ logic: each command parses its flags, calls the library, prints the result.
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -57,6 +60,20 @@ DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for err
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 DEFAULT_STORE = Path(".torchparity")
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM unwinds like Ctrl-C (worktrees removed, processes stopped, run marked incomplete)."""
+
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
 
 #: the argv of this invocation (set by ``main``), kept with each run in the store
 INVOCATION: list[str] = []

@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
-import signal
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ..agent.state import states_for_api
-from ..collect import CollectOptions, Collector, api_patterns, select_envs
+from ..collect import CollectOptions, Collector, select_envs
 from ..config import load_config
 from ..errors import ExitCode, UsageError
+from ..names import name_patterns
 from ..store import Store
-from ._app import DEFAULT_STORE, INVOCATION, ConfigOpt, DebugOpt, StoreOpt, app, err, out
+from ._app import (
+    DEFAULT_STORE,
+    INVOCATION,
+    ConfigOpt,
+    DebugOpt,
+    StoreOpt,
+    app,
+    err,
+    out,
+    sigterm_as_interrupt,
+)
 from ._progress import ProgressReporter, summary_table
 
 #: set by --resume: the run the re-parsed invocation continues
@@ -22,27 +33,36 @@ _CONTINUE: list[int] = []
 
 def _resume(run_id: int, store: Path) -> int:
     """Re-run an interrupted run's own command line into the same run id."""
-    row = Store(store, create=False).run(run_id)
+    the_store = Store(store, create=False)
+    row = the_store.run(run_id)
     if row.kind != "run" or not row.argv or row.argv[0] != "run":
         raise UsageError(f"run {run_id} was not made by 'torchparity run'; it cannot be resumed here")
     if row.status == "complete":
         raise UsageError(f"run {run_id} is complete; nothing to resume (see 'torchparity show {run_id}')")
+    if row.status == "running" and not row.orphaned:
+        raise UsageError(f"run {run_id} is still running (pid {row.summary.get('pid')}); wait for it or stop it")
     from . import main
 
-    argv = [a for a in row.argv if a != "--resume"]
-    if "--store" not in argv:
-        argv += ["--store", str(store)]
+    # the stored command line, read from the folder it was given in, into this store
+    argv = []
+    skip = False
+    for a in row.argv:
+        if skip:
+            skip = False
+        elif a == "--store":
+            skip = True
+        elif not a.startswith("--store="):
+            argv.append(a)
+    argv += ["--store", str(the_store.root)]
+    cwd = row.summary.get("cwd")
+    here = os.getcwd()
+    if cwd and Path(cwd).is_dir():
+        os.chdir(cwd)
     _CONTINUE.append(run_id)
-    return main(argv)
-
-
-def _sigterm_as_interrupt() -> object:
-    """SIGTERM unwinds like Ctrl-C (worktrees removed, run marked incomplete); returns the old handler."""
-
-    def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    return signal.signal(signal.SIGTERM, handler)
+    try:
+        return main(argv)
+    finally:
+        os.chdir(here)
 
 
 @app.command()
@@ -81,7 +101,7 @@ def run(
     if not isolation and (states or keyword):
         err.print("note: --state and -k take effect with --isolation", markup=False)
         states = []
-    patterns = [keyword] if keyword else (api_patterns(api) if api else [])
+    patterns = [keyword] if keyword else (name_patterns(api) if api else [])
     options = CollectOptions(
         files=list(test_files or []), repo=repo, refs=list(ref or []),
         envs=select_envs(cfg, env, python), device=device or cfg.device,
@@ -95,16 +115,13 @@ def run(
             err.print(f"warning: {r} is a maintenance branch: {cfg.maintenance_reason or 'it takes no new tests'}", markup=False)
     collector = Collector(the_store, options, None)
     targets = collector.plan()
-    previous = _sigterm_as_interrupt()
     try:
-        with ProgressReporter() as reporter:
+        with sigterm_as_interrupt(), ProgressReporter() as reporter:
             collector.reporter = reporter
             outcome = collector.run(list(INVOCATION), targets, run_id=_CONTINUE.pop() if _CONTINUE else None)
     except KeyboardInterrupt:
         err.print("interrupted: worktrees and processes cleaned up; the run is marked incomplete", markup=False)
         return int(ExitCode.INTERRUPTED)
-    finally:
-        signal.signal(signal.SIGTERM, previous)  # type: ignore[arg-type]
     shas = {t.label: t.log_sha or "" for t in the_store.targets(outcome.run_id)}
     if json_out:
         import json

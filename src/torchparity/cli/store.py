@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from ..errors import ExitCode, UsageError
+from ..errors import UsageError
 from ..store import Store
 from ._app import DEFAULT_STORE, DebugOpt, JsonOpt, StoreOpt, app, out
 
@@ -43,7 +44,8 @@ def runs(
         table.add_column(col)
     for r in rows:
         targets = ", ".join(f"{t.label}={t.result}" for t in st.targets(r.id)) or "-"
-        table.add_row(str(r.id), _when(r.created), r.kind, targets, r.result or "-", r.status)
+        status = "incomplete (its process is gone)" if r.orphaned else r.status
+        table.add_row(str(r.id), _when(r.created), r.kind, targets, r.result or "-", status)
     out.print(table)
     return 0
 
@@ -67,12 +69,15 @@ def show(
             raise UsageError(f"run {row.id} has no target {target!r}; its targets: {known}")
     if not targets:
         out.print(f"run {row.id} has no stored target (status: {row.status})", markup=False)
-        return int(ExitCode.FAILED)
+        return 0
     for t in targets:
         sha = t.record_sha if record else t.log_sha
         if sha is None:
             continue
         data = st.blobs.read(sha)  # raises StoreCorrupt (exit 3) when the bytes changed
-        out.print(data.decode("utf-8", "replace"), markup=False, end="")
+        # the evidence goes out byte for byte: no markup, emoji codes or tab expansion on the way
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
         out.print(f"# {'record' if record else 'log'} sha256 {sha} verified", markup=False, style="dim")
     return 0

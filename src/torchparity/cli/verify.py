@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import signal
 from pathlib import Path
 from typing import Annotated
 
@@ -15,7 +14,18 @@ from ..config import load_config
 from ..errors import ExitCode
 from ..store import Store
 from ..verify import Pipeline, Stages, Verdict, VerifyOptions
-from ._app import DEFAULT_STORE, INVOCATION, ConfigOpt, DebugOpt, JsonOpt, StoreOpt, app, err, out
+from ._app import (
+    DEFAULT_STORE,
+    INVOCATION,
+    ConfigOpt,
+    DebugOpt,
+    JsonOpt,
+    StoreOpt,
+    app,
+    err,
+    out,
+    sigterm_as_interrupt,
+)
 from ._progress import ProgressReporter, summary_table
 
 
@@ -97,15 +107,12 @@ def verify(
         docs_status=docs_status, scaffold=scaffold, into=into, lang=lang, out=out_dir, fresh=fresh,
         timeout=timeout, rev_range=rev_range, extra=extra,
     )
-    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        with ProgressReporter() as reporter:
+        with sigterm_as_interrupt(), ProgressReporter() as reporter:
             verdict = Pipeline(Store(store), cfg, options, _TerminalStages(reporter), list(INVOCATION)).run()
     except KeyboardInterrupt:
         err.print("interrupted: worktrees and processes cleaned up; the run is marked incomplete", markup=False)
         return int(ExitCode.INTERRUPTED)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     if json_out:
         out.print_json(json.dumps(verdict.to_json(), ensure_ascii=False))
         return int(verdict.exit_code)
@@ -114,7 +121,3 @@ def verify(
         out.print(summary_table(verdict.run_id, verdict.records, shas))
     out.print(_summary(verdict))
     return int(verdict.exit_code)
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt

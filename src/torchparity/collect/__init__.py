@@ -7,7 +7,6 @@ from .collector import (
     EnvSpec,
     Reporter,
     Target,
-    api_patterns,
     check_states,
 )
 from .envs import select_envs
@@ -16,5 +15,5 @@ from .record import Step, TargetRecord, TestFile, record_from_json
 
 __all__ = [
     "CollectOptions", "CollectOutcome", "Collector", "EnvSpec", "Reporter", "Step", "Target",
-    "TargetRecord", "TestFile", "api_patterns", "check_states", "record_from_json", "render_log", "select_envs",
+    "TargetRecord", "TestFile", "check_states", "record_from_json", "render_log", "select_envs",
 ]

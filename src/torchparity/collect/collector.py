@@ -23,7 +23,7 @@ from .. import __version__
 from ..agent import state as agent_state
 from ..errors import EnvironmentBroken, ExitCode, UsageError
 from ..exec import Job, JobResult, Runner, make_runner
-from ..gitrepo import blob_bytes, repo_root, resolve_commit
+from ..gitrepo import blob_bytes, git, repo_root, resolve_commit
 from ..store import Store, sha256_bytes, sha256_file
 from .evidence import render_log
 from .outcomes import parse_outcomes
@@ -104,17 +104,6 @@ class CollectOutcome:
         return ExitCode.OK
 
 
-def api_patterns(api: str) -> list[str]:
-    """Default test selection for an API: its last two name segments, then its last."""
-    parts = [p for p in api.split(".") if p]
-    out = []
-    if len(parts) >= 2:
-        out.append("_".join(parts[-2:]))
-    if parts:
-        out.append(parts[-1])
-    return out
-
-
 def check_states(names: list[str]) -> None:
     unknown = [n for n in names if n not in agent_state.STATE_NAMES]
     if unknown:
@@ -155,6 +144,8 @@ class Collector:
         else:
             root = repo_root(opt.repo)
             self.opt.repo = root
+            # worktrees of a run that was killed outright (SIGKILL, a lost machine) are pruned first
+            git(root, "worktree", "prune", check=False)
             ref_names = opt.refs or ["HEAD"]
             refs = [(r, resolve_commit(root, r)) for r in ref_names]
             for ref, commit in refs:
@@ -186,12 +177,13 @@ class Collector:
     # -- running ----------------------------------------------------------------------------
     def run(
         self, argv: list[str], targets: list[Target] | None = None, run_id: int | None = None,
-        kind: str = "run",
+        kind: str = "run", finish: bool = True,
     ) -> CollectOutcome:
         """Collect every target into run ``run_id`` (a new run when None).
 
         Given an existing run, targets it already finished (PASS, FAIL, ERROR) are kept
         as they are and only the others run again: an interrupted run resumes.
+        ``finish=False`` leaves closing the run to its owner (``verify`` has stages after this one).
         """
         targets = self.plan() if targets is None else targets
         records: list[TargetRecord] = []
@@ -229,13 +221,15 @@ class Collector:
                     rec = fut.result()
                     if rec not in records:
                         records.append(rec)
-            self._finish(run_id, records, complete=False)
+            if finish:
+                self._finish(run_id, records, complete=False)
             raise
         finally:
             pool.shutdown(wait=True)
         order = {t.label: i for i, t in enumerate(targets)}
         records.sort(key=lambda r: order.get(r.label, -1))
-        self._finish(run_id, records, complete)
+        if finish:
+            self._finish(run_id, records, complete)
         return CollectOutcome(run_id, records, complete)
 
     def _finish(self, run_id: int, records: list[TargetRecord], complete: bool) -> None:
@@ -396,7 +390,7 @@ class Collector:
                         f"isolation:{state}", tf.path,
                     )
                     # the title names the section even when the job died before answering
-                    iso.result.setdefault("title", agent_state.registry(rec.device)[state].title)
+                    iso.result.setdefault("title", agent_state.STATE_TITLES[state])
                     rec.isolation.append(iso)
                     ok = ok and iso.ok and bool(iso.result.get("passed"))
                 if opt.trace:

@@ -36,16 +36,6 @@ class TestOutcome:
     outcome: str  # passed | failed | error | skipped | xfail | xpass
     detail: str = ""
 
-    @property
-    def classname(self) -> str:
-        if "::" in self.id:
-            return self.id.rsplit("::", 1)[0].replace("/", ".").replace("::", ".")
-        return self.id.rsplit(".", 1)[0]
-
-    @property
-    def name(self) -> str:
-        return re.split(r"::|\.", self.id)[-1]
-
 
 def _normal(raw: str) -> str:
     if raw.startswith("skipped"):

@@ -25,6 +25,8 @@ from .ship import command_line, isolated_env, launcher
 STARTUP_TIMEOUT = 300.0
 #: extra seconds the controller waits beyond a job's own timeout for the worker's answer
 ANSWER_GRACE = 30.0
+#: longest job description put on a fresh interpreter's command line (Linux caps one argument at 128 KiB)
+MAX_INLINE_JOB = 16384
 
 
 @dataclass
@@ -159,20 +161,7 @@ class WarmWorker:
             stderr.close()
         assert self.proc.stdout is not None
         self._reader = _LineReader(self.proc.stdout.fileno())
-        try:
-            line = self._reader.readline(STARTUP_TIMEOUT)
-        except TimeoutError:
-            self.close()
-            raise EnvironmentBroken(
-                f"{self.python} did not finish importing torch within {STARTUP_TIMEOUT:.0f}s"
-            ) from None
-        if line is None:
-            err = _read_output(self.log_dir / "worker-stderr.log").strip().splitlines()
-            self.close()
-            raise EnvironmentBroken(
-                f"{self.python} exited while starting the agent: {err[-1] if err else 'no output'}"
-            )
-        hello = json.loads(line)
+        hello = self._hello(time.monotonic() + STARTUP_TIMEOUT)
         if hello.get("event") == "import_error":
             self.close()
             raise EnvironmentBroken(
@@ -181,6 +170,31 @@ class WarmWorker:
             )
         self.worker_pid = int(hello["pid"])
         self.startup_seconds = time.monotonic() - started
+
+    def _hello(self, deadline: float) -> dict[str, Any]:
+        """The agent's first answer. Lines printed before it (a sitecustomize, a .pth) are skipped."""
+        assert self._reader is not None
+        junk: list[str] = []
+        while True:
+            try:
+                line = self._reader.readline(max(0.0, deadline - time.monotonic()))
+            except TimeoutError:
+                self.close()
+                raise EnvironmentBroken(
+                    f"{self.python} did not finish importing torch within {STARTUP_TIMEOUT:.0f}s"
+                ) from None
+            if line is None:
+                err = _read_output(self.log_dir / "worker-stderr.log").strip().splitlines()
+                self.close()
+                last = err[-1] if err else (junk[-1] if junk else "no output")
+                raise EnvironmentBroken(f"{self.python} exited while starting the agent: {last}")
+            try:
+                hello = json.loads(line)
+            except ValueError:
+                hello = None
+            if isinstance(hello, dict) and "event" in hello:
+                return hello
+            junk.append(line.decode("utf-8", "replace"))
 
     def run(self, job: Job) -> JobResult:
         with self._lock:
@@ -241,7 +255,11 @@ class WarmWorker:
                 proc.stdin.flush()
                 proc.wait(timeout=5)
         except (OSError, subprocess.TimeoutExpired):
-            pass
+            try:  # a worker stuck in a job: SIGTERM makes it take the job's group down first
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
         _kill_group(proc.pid)
         try:
             proc.wait(timeout=5)
@@ -255,9 +273,16 @@ class WarmWorker:
                     pass
 
     def kill(self) -> None:
-        """Stop now (Ctrl-C): the worker and every child in its group."""
-        if self.proc is not None:
-            _kill_group(self.proc.pid)
+        """Stop now (Ctrl-C): the running job's child group, then the worker and its group."""
+        proc = self.proc
+        if proc is None:
+            return
+        try:
+            proc.send_signal(signal.SIGTERM)  # the worker kills its job child's group, then exits
+            proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        _kill_group(proc.pid)
 
 
 class FreshRunner:
@@ -280,6 +305,10 @@ class FreshRunner:
             argv = list(job.literal)
         else:
             payload = json.dumps({"op": job.op, "args": dict(job.args, cwd=job.cwd), "output": str(job.output)})
+            if len(payload) > MAX_INLINE_JOB:  # beyond what one argument may carry: pass a file
+                job_file = Path(str(job.output) + ".job.json")
+                job_file.write_text(payload)
+                payload = "@" + str(job_file)
             argv = [self.python, *launcher(), "once", self.backend_module or "", self.device, payload]
         env = isolated_env()
         started = time.monotonic()

@@ -12,9 +12,12 @@ import hashlib
 import os
 import shlex
 import shutil
+import stat
 import tempfile
 from importlib import resources
 from pathlib import Path
+
+from ..errors import EnvironmentBroken
 
 AGENT_PACKAGE = "_torchparity_agent"
 LAUNCHER = "torchparity_agent.py"
@@ -44,6 +47,24 @@ def _agent_sources() -> dict[str, bytes]:
 _CACHED: Path | None = None
 
 
+def _private_folder(path: Path) -> Path:
+    """``path`` as a folder only this user can write: the code run in every environment lives there.
+
+    On a shared host another user could otherwise make it first and plant their own launcher.
+    """
+    try:
+        path.mkdir(mode=0o700, exist_ok=True)
+        info = path.lstat()
+    except OSError as exc:
+        raise EnvironmentBroken(f"cannot make the agent cache folder {path}: {exc}") from exc
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        raise EnvironmentBroken(
+            f"the agent cache folder {path} is not a private folder of this user (owner uid "
+            f"{info.st_uid}, mode {stat.filemode(info.st_mode)}); remove it or set TMPDIR elsewhere"
+        )
+    return path
+
+
 def agent_home() -> Path:
     """A folder holding ``_torchparity_agent/`` for this torchparity's agent source."""
     global _CACHED
@@ -53,9 +74,9 @@ def agent_home() -> Path:
     digest = hashlib.sha256(_LAUNCHER_SOURCE.encode())
     for name in sorted(sources):
         digest.update(name.encode() + b"\0" + sources[name] + b"\0")
-    root = Path(tempfile.gettempdir()) / f"torchparity-agent-{os.getuid()}" / digest.hexdigest()[:16]
+    home = _private_folder(Path(tempfile.gettempdir()) / f"torchparity-agent-{os.getuid()}")
+    root = home / digest.hexdigest()[:16]
     if not (root / LAUNCHER).exists():
-        root.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(dir=root.parent, prefix=".staging-"))
         try:
             pkg = staging / AGENT_PACKAGE

@@ -61,6 +61,3 @@ class BlobStore:
                     f"not {sha}; it cannot be shown as valid (restore it from a bundle or re-run)"
                 )
         return data
-
-    def exists(self, sha: str) -> bool:
-        return self.path(sha).is_file()

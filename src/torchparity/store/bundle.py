@@ -47,6 +47,8 @@ def export_bundle(store: Store, run_ids: list[int], dest: Path, version: str = "
     """Write the runs' evidence into ``dest`` (a new zip); returns its path."""
     if dest.exists():
         raise UsageError(f"{dest} already exists; pass a new file name to --output")
+    if not dest.parent.is_dir():
+        raise UsageError(f"folder {dest.parent} does not exist; make it or pass another --output")
     runs_doc = []
     blobs: set[str] = set()
     for rid in run_ids:
@@ -96,8 +98,12 @@ def verify_bundle(path: Path) -> BundleCheck:
         if "manifest.json" not in names:
             check.problems.append("manifest.json is missing")
             return check
-        manifest = json.loads(zf.read("manifest.json"))
-        if manifest.get("schema") != BUNDLE_SCHEMA:
+        try:
+            manifest = json.loads(zf.read("manifest.json"))
+        except ValueError as exc:
+            check.problems.append(f"manifest.json is not JSON ({exc})")
+            return check
+        if not isinstance(manifest, dict) or manifest.get("schema") != BUNDLE_SCHEMA:
             check.problems.append(f"unknown bundle schema {manifest.get('schema')!r}")
             return check
         listed: dict[str, str] = manifest.get("files", {})
@@ -117,15 +123,20 @@ def verify_bundle(path: Path) -> BundleCheck:
         for run in manifest.get("runs", []):
             check.runs += 1
             for t in run.get("targets", []):
+                where = f"run {run.get('id', '?')} {t.get('label', '?')}"
                 rec_bytes = contents.get(t.get("record_sha256") or "")
                 if rec_bytes is None:
-                    check.problems.append(f"run {run['id']} {t['label']}: record missing")
+                    check.problems.append(f"{where}: record missing")
                     continue
-                record = json.loads(rec_bytes)
+                try:
+                    record = json.loads(rec_bytes)
+                except ValueError:
+                    check.problems.append(f"{where}: record is not JSON")
+                    continue
                 if record.get("log_sha256") != t.get("log_sha256"):
-                    check.problems.append(f"run {run['id']} {t['label']}: record names another log")
+                    check.problems.append(f"{where}: record names another log")
                 if record.get("result") != t.get("result"):
-                    check.problems.append(f"run {run['id']} {t['label']}: result differs from its record")
+                    check.problems.append(f"{where}: result differs from its record")
     return check
 
 

@@ -13,6 +13,8 @@ tables it does not own.
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
 import threading
 import time
@@ -74,6 +76,23 @@ class RunRow:
     argv: list[str]
     summary: dict[str, Any]
 
+    @property
+    def orphaned(self) -> bool:
+        """Still 'running', but the process that ran it on this host is gone (killed, lost)."""
+        s = self.summary
+        return (self.status == "running" and s.get("host") == socket.gethostname()
+                and isinstance(s.get("pid"), int) and not _alive(s["pid"]))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
 
 @dataclass(frozen=True)
 class TargetRow:
@@ -116,7 +135,10 @@ class Store:
                     "here first, or pass --store DIR"
                 )
             if not self.root.exists():
-                self.root.mkdir(parents=True)
+                try:
+                    self.root.mkdir(parents=True)
+                except OSError as exc:
+                    raise UsageError(f"cannot make the store folder {self.root}: {exc.strerror}; pass --store DIR") from exc
                 # evidence is not source: git ignores the store wherever it is made
                 (self.root / ".gitignore").write_text("# made by torchparity: the evidence store\n*\n")
             try:
@@ -144,10 +166,16 @@ class Store:
         conn = self._conn()
         try:
             conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise StoreCorrupt(f"cannot write the store {self.db_path}: {exc}") from exc
+        try:
             yield conn
             conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
+        except BaseException as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise StoreCorrupt(f"writing the store {self.db_path} failed: {exc}") from exc
             raise
 
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
@@ -168,10 +196,12 @@ class Store:
 
     # -- runs -----------------------------------------------------------------------
     def new_run(self, kind: str, argv: list[str], created: float | None = None) -> int:
+        # where and by whom: a resume starts from the same folder; a dead run is told from a live one
+        origin = {"cwd": os.getcwd(), "pid": os.getpid(), "host": socket.gethostname()}
         with self.transaction() as conn:
             cur = conn.execute(
-                "INSERT INTO runs(kind, created, status, argv) VALUES (?, ?, 'running', ?)",
-                (kind, time.time() if created is None else created, json.dumps(argv)),
+                "INSERT INTO runs(kind, created, status, argv, summary) VALUES (?, ?, 'running', ?, ?)",
+                (kind, time.time() if created is None else created, json.dumps(argv), json.dumps(origin)),
             )
             return int(cur.lastrowid or 0)
 
@@ -185,10 +215,13 @@ class Store:
         finished: float | None = None,
     ) -> None:
         with self.transaction() as conn:
+            row = conn.execute("SELECT summary FROM runs WHERE id=?", (run_id,)).fetchone()
+            merged = json.loads(row[0] or "{}") if row else {}
+            merged.update(summary or {})
             conn.execute(
                 "UPDATE runs SET finished=?, status=?, result=?, summary=? WHERE id=?",
                 (time.time() if finished is None else finished, status, result,
-                 json.dumps(summary or {}, ensure_ascii=False), run_id),
+                 json.dumps(merged, ensure_ascii=False), run_id),
             )
 
     def add_target(
@@ -226,10 +259,6 @@ class Store:
         rows = self.query("SELECT * FROM targets WHERE run_id=? ORDER BY id", (run_id,))
         return [TargetRow(**dict(r)) for r in rows]
 
-    def mark_unfinished_incomplete(self) -> None:
-        """Runs left 'running' by a killed process are incomplete, not running."""
-        with self.transaction() as conn:
-            conn.execute("UPDATE runs SET status='incomplete' WHERE status='running' AND finished IS NULL")
 
     @staticmethod
     def _run_row(r: sqlite3.Row) -> RunRow:

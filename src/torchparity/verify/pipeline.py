@@ -19,15 +19,15 @@ The verdict lists what blocks; the CLI turns it into a table and an exit code.
 
 from __future__ import annotations
 
+import os
 import re
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..agent.state import states_for_api
-from ..api import ApiInfo, agent_session, resolve_api
+from ..api import AgentSession, ApiInfo, agent_session, resolve_api
 from ..collect import (
     CollectOptions,
     Collector,
@@ -35,19 +35,16 @@ from ..collect import (
     Reporter,
     Target,
     TargetRecord,
-    api_patterns,
 )
 from ..config import Config, load_preset
 from ..coverage import coverage_for
 from ..docs import add_entry, check_api
 from ..errors import ExitCode, UsageError
-from ..gitrepo import blob_bytes, repo_root, resolve_commit
+from ..gitrepo import blob_bytes, git, repo_root, resolve_commit
+from ..names import name_patterns
 from ..report import build_report, config_templates_dir, evaluate_checklist, render
 from ..scaffold import scaffold_facts, scaffold_test
 from ..store import Store
-
-#: kinds whose docs entry is a sub-method of the owner class's entry
-_MEMBER_KINDS = ("method", "classmethod", "staticmethod", "property", "attribute", "enum member")
 
 
 @dataclass
@@ -155,6 +152,8 @@ class Pipeline:
             raise UsageError("no environment given; pass --python PY or --env NAME")
         if opt.into and opt.scaffold is False:
             opt.scaffold = True
+        if opt.out is not None and opt.out.exists() and not opt.out.is_dir():
+            raise UsageError(f"--out {opt.out} is a file; pass a folder for the reports")
 
     # -- the whole run -----------------------------------------------------------------------
     def run(self) -> Verdict:
@@ -163,29 +162,36 @@ class Pipeline:
         refs = _refs(opt, cfg, root)
         device = opt.device or cfg.device
         verdict = Verdict(api=opt.api)
-        info = self._resolve(device, verdict)
-        verdict.run_id = self.store.new_run("verify", self.argv)
-        self.store.put_record("resolve", info.canonical, info.to_json(), run_id=verdict.run_id)
-        canonical = info.canonical
-
-        coverage = self._coverage(root, refs, info, verdict)
-        targets, test_files = self._tests(root, refs, info, coverage, device, verdict)
-        self._collect(root, targets, info, device, verdict)
-        self._docs(root, info, verdict)
-        self._checklist(root, info, test_files, verdict)
-        self._finish(verdict)
-        self._reports(root, canonical, verdict)
+        env = opt.envs[0]
+        # one agent in the first environment answers both resolve and the scaffold's facts
+        with agent_session(env.python, cfg.backend_module, env.device or device,
+                           mode="fresh" if opt.fresh else "warm") as session:
+            info = self._resolve(session, verdict)
+            verdict.run_id = self.store.new_run("verify", self.argv)
+            try:
+                self.store.put_record("resolve", info.canonical, info.to_json(), run_id=verdict.run_id)
+                coverage = self._coverage(root, refs, info, verdict)
+                targets, test_files = self._tests(root, refs, info, coverage, device, verdict, session)
+            except BaseException:
+                self._finish(verdict, complete=False)
+                raise
+        try:
+            self._collect(root, targets, info, device, verdict)
+            self._docs(root, info, verdict)
+            self._checklist(root, info, test_files, verdict)
+            self._finish(verdict)
+            self._reports(root, info.canonical, verdict)
+        except BaseException:
+            self._finish(verdict, complete=False)
+            raise
         self._finish(verdict)  # again, now naming the files written
         return verdict
 
     # -- 1. resolve ----------------------------------------------------------------------------
-    def _resolve(self, device: str, verdict: Verdict) -> ApiInfo:
+    def _resolve(self, session: AgentSession, verdict: Verdict) -> ApiInfo:
         env = self.opt.envs[0]
         self.hooks.stage("resolve", f"{self.opt.api} in {env.name}")
-        (info,) = resolve_api(
-            [self.opt.api], env.python, self.cfg.backend_module, env.device or device, trace=True,
-            mode="fresh" if self.opt.fresh else "warm",
-        )
+        (info,) = resolve_api([self.opt.api], env.python, self.cfg.backend_module, trace=True, session=session)
         verdict.canonical = info.canonical
         verdict.kind = info.resolution.kind
         verdict.category = info.category
@@ -211,13 +217,14 @@ class Pipeline:
 
     # -- 3. which tests, scaffolded where needed -------------------------------------------------
     def _tests(self, root: Path | None, refs: list[tuple[str, str]], info: ApiInfo,
-               coverage: dict[str, Any] | None, device: str, verdict: Verdict) -> tuple[list[Target], list[str]]:
+               coverage: dict[str, Any] | None, device: str, verdict: Verdict,
+               session: AgentSession) -> tuple[list[Target], list[str]]:
         opt = self.opt
         direct: dict[str, list[dict[str, Any]]] = {}
         if coverage is not None:
             direct = {r["ref"]: r["direct"] for r in coverage["refs"]}
         need = opt.scaffold or any(not direct.get(ref) for ref, _ in refs)
-        scaffold = self._scaffold(root, refs, info, device, verdict) if need else {}
+        scaffold = self._scaffold(root, refs, info, device, verdict, session) if need else {}
         targets: list[Target] = []
         checked: list[str] = []
         for ref, commit in refs:
@@ -237,23 +244,24 @@ class Pipeline:
         return targets, list(dict.fromkeys(checked))
 
     def _scaffold(self, root: Path | None, refs: list[tuple[str, str]], info: ApiInfo, device: str,
-                  verdict: Verdict) -> dict[str, tuple[str, bytes, list[str]]]:
+                  verdict: Verdict, session: AgentSession) -> dict[str, tuple[str, bytes, list[str]]]:
         """ref -> (path, bytes, test methods) of the scaffolded test (facts asked once)."""
         opt, cfg = self.opt, self.cfg
         env = opt.envs[0]
         dev = env.device or device
         self.hooks.stage("scaffold", info.canonical)
-        with agent_session(env.python, cfg.backend_module, dev, mode="fresh" if opt.fresh else "warm") as s:
-            facts = scaffold_facts(info, s, None, cfg.backend_module)
+        facts = scaffold_facts(info, session, None, cfg.backend_module)
         common = dict(python=env.python, device=dev, backend_module=cfg.backend_module, facts=facts)
         out: dict[str, tuple[str, bytes, list[str]]] = {}
         if root is None:
-            work = self.store.root / "work" / slug(info.canonical)
+            # a folder per run: verifying the same API again never trips over the last test
+            work = self.store.root / "work" / slug(info.canonical) / f"run-{verdict.run_id}"
             work.mkdir(parents=True, exist_ok=True)
             into = Path(opt.into) if opt.into else None
             res = scaffold_test(info, cfg, into=into, out_dir=None if into else work, **common)
             path = Path(res.path).absolute()
-            out["local"] = (str(path), path.read_bytes(), list(res.methods))
+            shown = os.path.relpath(path) if path.is_relative_to(Path.cwd()) else str(path)
+            out["local"] = (shown, path.read_bytes(), list(res.methods))
             verdict.scaffolded = dict(res.to_json(), refs=["local"])
         else:
             folder = str(cfg.scaffold.get("test_dir") or (cfg.test_roots[0] if cfg.test_roots else "test"))
@@ -295,11 +303,11 @@ class Pipeline:
         options = CollectOptions(
             files=[], repo=root, envs=list(opt.envs), device=device, backend_module=self.cfg.backend_module,
             timeout=opt.timeout, mode="fresh" if opt.fresh else "warm", isolation_states=states,
-            patterns=api_patterns(info.canonical), trace=True,
+            patterns=name_patterns(info.canonical), trace=True,
         )
         self.hooks.stage("collect", f"{len(targets)} target(s), states: {', '.join(states) or 'none linked'}")
         collector = Collector(self.store, options, self.hooks.collector_reporter())
-        outcome = collector.run(self.argv, targets, run_id=verdict.run_id, kind="verify")
+        outcome = collector.run(self.argv, targets, run_id=verdict.run_id, kind="verify", finish=False)
         verdict.records = outcome.records
         for rec in outcome.records:
             if rec.result != "PASS":
@@ -426,12 +434,14 @@ class Pipeline:
     def _env_configs(self) -> list[Any]:
         return [self.cfg.envs[e.name] for e in self.opt.envs if e.name in self.cfg.envs]
 
-    def _finish(self, verdict: Verdict) -> None:
-        if verdict.run_id is not None:
-            self.store.finish_run(
-                verdict.run_id, "PASS" if verdict.passed else "FAIL", status="complete",
-                summary=verdict.to_json(),
-            )
+    def _finish(self, verdict: Verdict, complete: bool = True) -> None:
+        if verdict.run_id is None:
+            return
+        if complete:
+            result, status = ("PASS" if verdict.passed else "FAIL"), "complete"
+        else:  # a stage stopped the verify: what was collected stays, marked as such
+            result, status = "INCOMPLETE", "incomplete"
+        self.store.finish_run(verdict.run_id, result, status=status, summary=verdict.to_json())
 
 
 def _why(rec: TargetRecord) -> str:
@@ -458,11 +468,9 @@ def _new_file_patch(rel: str, content: str) -> str:
         path = Path(tmp) / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8")
-        proc = subprocess.run(
-            ["git", "diff", "--no-index", "--no-color", "--src-prefix=a/", "--dst-prefix=b/", "/dev/null", rel],
-            cwd=tmp, capture_output=True, text=True,
-        )
-    return proc.stdout
+        res = git(tmp, "diff", "--no-index", "--no-color", "--src-prefix=a/", "--dst-prefix=b/",
+                  "/dev/null", rel, check=False)  # exit 1: "the files differ"
+    return res.text
 
 
 __all__ = ["Pipeline", "Stages", "Verdict", "VerifyOptions", "slug"]

@@ -1,0 +1,15 @@
+"""API names as text: the pieces every part derives from a dotted name."""
+
+from __future__ import annotations
+
+
+def name_patterns(name: str) -> list[str]:
+    """Default test selection for an API: its last two name segments joined, then its last.
+
+    ``torch.autograd.grad_mode.set_grad_enabled.clone`` -> ``["set_grad_enabled_clone", "clone"]``.
+    """
+    parts = [p for p in name.split(".") if p]
+    out = ["_".join(parts[-2:])] if len(parts) >= 2 else []
+    if parts and parts[-1] not in out:
+        out.append(parts[-1])
+    return out

@@ -1,0 +1,51 @@
+"""torchparity.toml: presets, overrides, and bad values refused with one line."""
+
+from __future__ import annotations
+
+import pytest
+
+from torchparity.config import load_config, load_preset
+from torchparity.errors import UsageError
+
+
+def test_presets_load_and_a_file_overrides_its_preset(tmp_path):
+    npu = load_preset("torch_npu")
+    assert npu.backend_module == "torch_npu" and npu.device == "npu"
+    assert npu.is_maintenance("v2.9.0") and npu.is_maintenance("origin/v2.10.0")
+    assert [p.code for p in npu.products] == ["910b", "A3", "950"]
+    f = tmp_path / "torchparity.toml"
+    f.write_text('preset = "torch_npu"\ndevice = "cpu"\n[envs.a2]\npython = "/opt/py"\nhardware = "Atlas A2"\n')
+    cfg = load_config(f)
+    assert (cfg.preset, cfg.device, cfg.backend_module) == ("torch_npu", "cpu", "torch_npu")
+    assert cfg.env("a2").hardware == "Atlas A2"
+    assert cfg.scaffold["testcase_import"].startswith("from torch_npu.testing")
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('test_roots = "test"', "test_roots must be a list of strings"),
+        ('active_branches = ["master", 2]', "active_branches must be a list of strings"),
+        ("device = 3", "device must be a string"),
+        ('[envs.a]\npython = "/p"\nresources = { NPU = "x" }', "resources must be a table of numbers"),
+        ("[envs.a]\ndevice = \"npu\"", "[envs.a] needs python"),
+        ('[[docs.products]]\nname = "A2"', "needs code"),
+        ("colour = 1", "unknown key(s) colour"),
+        ("preset = \"npu\"", "unknown preset 'npu'"),
+        ("device = ", "not valid TOML"),
+    ],
+)
+def test_bad_values_are_refused(tmp_path, text, message):
+    f = tmp_path / "torchparity.toml"
+    f.write_text(text + "\n")
+    with pytest.raises(UsageError) as info:
+        load_config(f)
+    assert message in str(info.value)
+    assert str(f) in str(info.value) or "preset" in message
+
+
+def test_unknown_env_names_the_known_ones(tmp_path):
+    f = tmp_path / "torchparity.toml"
+    f.write_text('[envs.a2]\npython = "/p"\n')
+    with pytest.raises(UsageError, match=r"unknown environment 'a3' .* \(known: a2\)"):
+        load_config(f).env("a3")
