@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from torchparity.cli import main
 from torchparity.config import load_preset
 from torchparity.errors import UsageError
 from torchparity.report import checklist_from_json, evaluate_checklist
+from torchparity.report.checklist import alias_table, resolve_aliases
 from torchparity.store import Store
 
 NPU = load_preset("torch_npu")
@@ -101,10 +103,46 @@ def test_imported_alias_and_chained_call_pass(tmp_path: Path) -> None:
 
 
 def test_a_call_outside_the_tests_does_not_count(tmp_path: Path) -> None:
-    text = CALL_ONLY_PARENT.replace("\n\nclass TestGradModeClone", "\n\n_C = torch.set_grad_enabled(True).clone()\n\n\nclass TestGradModeClone")
-    result = run_checklist(tmp_path, text)
-    assert status(result, "calls_api") == "fail"
-    assert "only outside test methods" in result.item("calls_api").reason
+    helper = CALL_ONLY_PARENT.replace(
+        "\n\nclass TestGradModeClone",
+        "\n\ndef _unused():\n    return torch.set_grad_enabled(True).clone()\n\n\nclass TestGradModeClone")
+    item = run_checklist(tmp_path / "a", helper).item("calls_api")
+    assert item.status == "fail"
+    assert "only outside test methods" in item.reason and ":26:" in item.reason
+    assert "torch.set_grad_enabled(True).clone()" in item.reason
+    module_level = CALL_ONLY_PARENT.replace(
+        "\n\nclass TestGradModeClone", "\n\n_C = torch.set_grad_enabled(True).clone()\n\n\nclass TestGradModeClone")
+    assert status(run_checklist(tmp_path / "b", module_level), "calls_api") == "fail"
+
+
+def test_a_helper_or_setup_the_test_uses_counts(tmp_path: Path) -> None:
+    helper = CALL_ONLY_PARENT.replace(
+        "\n\nclass TestGradModeClone",
+        "\n\ndef _cloned(mode):\n    return torch.set_grad_enabled(mode).clone()\n\n\nclass TestGradModeClone",
+    ).replace("cloned = ctx\n", "cloned = _cloned(mode)\n")
+    item = run_checklist(tmp_path / "a", helper).item("calls_api")
+    assert item.status == "pass", item.reason
+    assert ":34 in TestGradModeClone.test_set_grad_enabled_clone: cloned = _cloned(mode)" in item.reason
+    assert "via helper _cloned()" in item.reason
+    setup = CALL_ONLY_PARENT.replace(
+        "class TestGradModeClone(TestCase):\n",
+        "class TestGradModeClone(TestCase):\n    def setUp(self):\n        self.ctx = torch.set_grad_enabled(False)\n\n",
+    ).replace("cloned = ctx\n", "cloned = self.ctx.clone()\n")
+    item = run_checklist(tmp_path / "b", setup).item("calls_api")
+    assert item.status == "pass" and "self.ctx.clone()" in item.reason, item.reason
+
+
+def test_naming_a_class_is_not_using_it() -> None:
+    from torchparity.report.checklist import alias_table, check_calls
+    from torchparity.report.pysource import SourceFile
+
+    parent = "torch.autograd.grad_mode.set_grad_enabled"
+    head = "import torch\n\n\nclass T:\n    def test_mode(self):\n"
+    named = SourceFile("t.py", head + "        assert not isinstance(object(), torch.set_grad_enabled)\n")
+    assert check_calls(named, parent, alias_table(parent)).status == "fail"
+    called = SourceFile("t.py", head + "        with torch.set_grad_enabled(False):\n            pass\n")
+    item = check_calls(called, parent, alias_table(parent))
+    assert item.status == "pass" and item.en == "t.py:6 in T.test_mode: torch.set_grad_enabled(False)"
 
 
 def test_aliases_from_the_resolve_record_count(tmp_path: Path) -> None:
@@ -243,12 +281,72 @@ def test_a_file_that_does_not_parse_fails_the_source_items(tmp_path: Path) -> No
 
 
 def test_calls_api_counts_a_property_read_for_a_tensor_property():
-    from torchparity.report.checklist import check_calls
-    from torchparity.report.pysource import AliasTable, SourceFile
+    from torchparity.report.checklist import alias_table, check_calls
+    from torchparity.report.pysource import SourceFile
 
+    table = alias_table("torch.Tensor.ndim")
     reads = SourceFile("t.py", "import torch\n\n\nclass T:\n    def test_ndim(self):\n"
                                "        x = torch.zeros(2, 3)\n        assert x.ndim == 2\n")
-    assert check_calls(reads, "torch.Tensor.ndim", AliasTable()).status == "pass"
+    item = check_calls(reads, "torch.Tensor.ndim", table)
+    assert item.status == "pass" and item.en == "t.py:7 in T.test_ndim: x.ndim"
     other = SourceFile("t.py", "import torch\n\n\nclass T:\n    def test_shape(self):\n"
                                "        x = torch.zeros(2, 3)\n        assert x.shape == (2, 3)\n")
-    assert check_calls(other, "torch.Tensor.ndim", AliasTable()).status == "fail"
+    assert check_calls(other, "torch.Tensor.ndim", table).status == "fail"
+
+
+def test_a_tensor_member_on_an_unknown_receiver_passes_with_a_note():
+    from torchparity.report.checklist import alias_table, check_calls
+    from torchparity.report.pysource import SourceFile
+
+    src = SourceFile("t.py", "class T:\n    def test_add_(self, x):\n        x.add_(1)\n")
+    item = check_calls(src, "torch.Tensor.add_", alias_table("torch.Tensor.add_"))
+    assert item.status == "pass" and item.en == "t.py:3 in T.test_add_: x.add_(1); receiver type not checked"
+
+
+def test_the_alias_table_is_coverages_with_the_resolve_spellings_on_top():
+    from torchparity.coverage import static_table
+    assert alias_table(None) is static_table()
+    assert alias_table("torch.Tensor").canonical("torch.Tensor.add_")[0] == "torch.Tensor.add_"
+    record = {"query": "torch._C.is_grad_enabled", "canonical": "torch.is_grad_enabled",
+              "aliases": ["torch._C.is_grad_enabled", None]}
+    assert resolve_aliases(record) == ("torch._C.is_grad_enabled",)
+    assert resolve_aliases(None) == ()
+    table = alias_table("torch.is_grad_enabled", resolve_aliases(record))
+    assert table.canonical("torch._C.is_grad_enabled")[0] == "torch.is_grad_enabled"
+    assert static_table().canonical("torch._C.is_grad_enabled")[0] == "torch._C.is_grad_enabled"
+
+
+def test_resolve_record_spellings_reach_the_checklist(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from torchparity.report import find_resolve
+
+    text = CALL_ONLY_PARENT.replace("cloned = ctx\n", "cloned = torch.my_alias.clone()\n")
+    record = {"query": "torch.my_alias.clone", "canonical": API, "aliases": ["torch.set_grad_enabled.clone"]}
+    assert status(run_checklist(tmp_path / "a", text), "calls_api") == "fail"
+    repo = make_repo(tmp_path / "b" / "repo", {TEST_PATH: text})
+    direct = evaluate_checklist(repo, RANGE, [TEST_PATH], api=API, config=NPU, resolve=record)
+    assert status(direct, "calls_api") == "pass"
+    store = Store(tmp_path / "store")
+    store.put_record("resolve", API, record)
+    # kept under the canonical name, found from another spelling too
+    assert find_resolve(store, "torch.set_grad_enabled.clone") == record
+    assert find_resolve(store, None) is None and find_resolve(store, "torch.nothing") is None
+    capsys.readouterr()
+    main(["checklist", "--repo", str(repo), "--range", RANGE, "--file", TEST_PATH, "--api", API,
+          "--store", str(tmp_path / "store"), "--json"])
+    items = {i["id"]: i for i in json.loads(capsys.readouterr().out)["items"]}
+    assert items["calls_api"]["status"] == "pass", items["calls_api"]
+    assert "torch.my_alias.clone()" in items["calls_api"]["reason"]
+
+
+def test_a_private_spelling_matches_through_the_resolve_records_canonical_name() -> None:
+    from torchparity.report.checklist import alias_table, check_calls, check_docstring
+    from torchparity.report.pysource import SourceFile
+
+    src = SourceFile("t.py", '"""Checks torch.Tensor.add_."""\nimport torch\n\n\nclass T:\n'
+                             "    def test_add_(self):\n        x = torch.ones(2)\n        x.add_(1)\n")
+    api = "torch._tensor.Tensor.add_"
+    record = {"query": api, "canonical": "torch.Tensor.add_", "aliases": []}
+    table = alias_table(api, resolve_aliases(record), record["canonical"])
+    item = check_calls(src, api, table)
+    assert item.status == "pass" and item.en == "t.py:8 in T.test_add_: x.add_(1)"
+    assert check_docstring(src, api, table).status == "pass"

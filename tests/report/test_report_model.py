@@ -18,7 +18,13 @@ from report_fixtures import (
 
 from torchparity.errors import UsageError
 from torchparity.report import build_report, render
-from torchparity.report.model import failure_message, overall_result
+from torchparity.report.model import (
+    TestId,
+    _test_result,
+    failure_message,
+    overall_result,
+    parse_test_id,
+)
 
 
 def test_bare_runs_name_every_missing_part(fixture_bare: Fixture) -> None:
@@ -148,6 +154,22 @@ def test_overall_result_and_failure_message() -> None:
     tb = 'Traceback (most recent call last):\n  File "x.py", line 1\nRuntimeError: npu gone\n\nTo execute this test, run ...'
     assert failure_message(tb) == "RuntimeError: npu gone"
     assert failure_message("just text\nlast line") == "last line"
+
+
+def test_test_ids_are_split_in_one_place() -> None:
+    assert parse_test_id("__main__.TestX.test_y") == TestId("", "__main__", "TestX", "test_y")
+    assert parse_test_id("test/npu/test_x.py::TestX::test_y") == TestId("test/npu/test_x.py", "", "TestX", "test_y")
+    assert parse_test_id("t.py::Outer::Inner::test_y").klass == "Outer.Inner"
+    assert parse_test_id("t.py::test_y") == TestId("t.py", "", "", "test_y")
+    assert parse_test_id("test/npu/test_x.py") == TestId("test/npu/test_x.py", "", "", "")
+    assert parse_test_id("test_y") == TestId("", "", "", "test_y")
+    # the runner's ids become JUnit classnames under the file's module path
+    unittest = _test_result({"id": "__main__.TestX.test_y", "outcome": "passed"}, "test/npu/test_x.py")
+    assert (unittest.classname, unittest.name) == ("test.npu.test_x.TestX", "test_y")
+    node = _test_result({"id": "test/a.py::TestX::test_y", "outcome": "failed"}, "")
+    assert (node.classname, node.name) == ("test.a.TestX", "test_y")
+    bare = _test_result({"id": "TestX.test_y", "outcome": "passed"}, "")
+    assert (bare.classname, bare.name) == ("__main__.TestX", "test_y")
 
 
 def test_a_fixture_commit_is_deterministic(tmp_path: Path) -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from pathlib import Path
 
 import pytest
@@ -103,6 +105,23 @@ def test_report_verb_writes_out_and_reads_config(fixture_full: Fixture, capsys: 
     assert main(argv) == 0
     assert out.read_text() == "en: 3 targets\n"
     assert capsys.readouterr().out == ""
+
+
+def test_report_out_file_gets_the_umask_mode_and_replaces_whole(fixture_full: Fixture, tmp_path: Path) -> None:
+    fx = fixture_full
+    (tmp_path / "out").mkdir()
+    out = tmp_path / "out" / "summary.md"
+    out.write_text("old\n")
+    out.chmod(0o600)
+    argv = ["report", "1", "2", "--kind", "markdown-summary", "--store", str(fx.store.root), "--out", str(out)]
+    old = os.umask(0o027)
+    try:
+        assert main(argv) == 0
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640  # 0o666 less the umask, as a plain open gives
+    assert out.read_text().startswith("## ")
+    assert [p.name for p in out.parent.iterdir()] == ["summary.md"]  # no temporary file left
 
 
 def test_report_verb_bad_input(fixture_bare: Fixture, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

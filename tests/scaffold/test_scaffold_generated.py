@@ -12,8 +12,14 @@ import pytest
 from conftest import CASES, FILL_IN, run_files
 
 from torchparity.config import load_preset
-from torchparity.report.checklist import PASS, check_calls, check_docstring, check_testcase
-from torchparity.report.pysource import AliasTable, SourceFile
+from torchparity.report.checklist import (
+    PASS,
+    alias_table,
+    check_calls,
+    check_docstring,
+    check_testcase,
+)
+from torchparity.report.pysource import SourceFile
 
 pytestmark = pytest.mark.slow
 
@@ -54,9 +60,7 @@ def test_generated_files_call_the_api_explicitly(generated):
         if name == FILL_IN:
             continue  # fails on purpose until someone writes the calls
         src = SourceFile(g.result.path, g.result.content)
-        table = AliasTable()
-        for alias in (g.info.resolution.path, *g.info.resolution.aliases):
-            table.add(alias, g.info.canonical)
+        table = alias_table(g.info.canonical, (g.info.resolution.path, *g.info.resolution.aliases), g.info.canonical)
         if g.info.resolution.kind == "property":  # read, not called: the checker looks at calls only
             assert _reads_attribute(src, name.rsplit(".", 1)[1]), name
         else:

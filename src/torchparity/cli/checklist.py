@@ -10,7 +10,7 @@ import typer
 
 from ..config import load_config
 from ..errors import ExitCode
-from ..report import evaluate_checklist
+from ..report import evaluate_checklist, find_resolve
 from ..report.build import api_from_argv
 from ..store import Store
 from ._app import DEFAULT_STORE, ConfigOpt, DebugOpt, JsonOpt, StoreOpt, app, out
@@ -40,13 +40,8 @@ def checklist(
     if api is None:
         api = next((a for a in (api_from_argv(r.argv) for r in run_rows) if a), None)
     records = [st.read_json(t.record_sha) for r in run_rows for t in st.targets(r.id) if t.record_sha]
-    aliases: list[str] = []
-    if api:
-        resolved = st.latest_record("resolve", api)
-        if resolved:
-            aliases = [a for a in [resolved.get("query"), *(resolved.get("aliases") or [])] if isinstance(a, str)]
     result = evaluate_checklist(repo, rev_range, file, api=api, config=cfg, run_records=records, title=title,
-                                aliases=aliases)
+                                resolve=find_resolve(st, api))
     doc = result.to_json()
     st.put_record("checklist", api or ",".join(result.files), doc, run_id=run_rows[0].id if run_rows else None)
     if json_out:

@@ -18,8 +18,31 @@ from ..store import Store
 from ._app import DEFAULT_STORE, ConfigOpt, DebugOpt, StoreOpt, app, err
 
 
+def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None) -> None:
+    """Write ``path`` whole: a temporary file in the same folder renamed into place, never half-written;
+    its mode ``mode``, else 0o666 less the umask (what ``open`` gives a new file).
+
+    Same signature as ``torchparity.fsutil.atomic_write``, which replaces it when that lands.
+    """
+    fd, tmp = tempfile.mkstemp(dir=path.absolute().parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # the only way to read it is to set it; put it back at once
+    os.umask(mask)
+    return mask
+
+
 def write_output(text: str, out_file: Path | None) -> None:
-    """Print, or write ``out_file`` whole (a temporary file renamed into place: never half-written)."""
+    """Print, or write ``out_file`` whole (``atomic_write``)."""
     if out_file is None:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -27,14 +50,7 @@ def write_output(text: str, out_file: Path | None) -> None:
     parent = out_file.absolute().parent
     if not parent.is_dir():
         raise UsageError(f"folder for --out does not exist: {parent}; create it or pass another path")
-    fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{out_file.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, out_file)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(out_file, text)
 
 
 @app.command()

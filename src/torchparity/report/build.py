@@ -8,15 +8,18 @@ from typing import Any
 from .. import __version__
 from ..collect.record import record_from_json
 from ..config import Config, load_preset
+from ..coverage.aliases import AliasTable
 from ..errors import UsageError
 from ..gitrepo import blob_bytes, commit_title, git, repo_root, resolve_commit
 from ..store import Store, sha256_bytes
 from .checklist import (
     Checklist,
+    alias_table,
     changed_files,
     check_copyright,
     check_docstring,
     evaluate_checklist,
+    resolve_aliases,
     split_range,
 )
 from .model import (
@@ -27,9 +30,10 @@ from .model import (
     normalise_docs_check,
     normalise_resolve,
     overall_result,
+    parse_test_id,
     target_report,
 )
-from .pysource import AliasTable, SourceFile
+from .pysource import SourceFile
 
 #: the merge-source checkboxes of the PR template: (id, Chinese label, English label)
 SOURCE_TYPES: tuple[tuple[str, str, str], ...] = (
@@ -202,14 +206,15 @@ def _upstream(coverage: dict[str, Any] | None, targets: Sequence[TargetReport], 
         tests = []
         for d in ref["direct"]:
             key = d["test"] or d["path"]
-            parts = key.split("::")
-            path = d["path"] or parts[0]
-            name = parts[-1] if len(parts) > 1 else ""
-            klass = parts[-2] if len(parts) > 2 else ""
+            tid = parse_test_id(key)
+            path = d["path"] or tid.path
+            # a runner names the innermost class only (module.Inner.test_x)
+            klass = tid.klass.rsplit(".", 1)[-1]
             outcomes = []
             for t in targets:
                 for r in t.tests:
-                    if r.file == path and (not name or r.name == name) and (not klass or r.classname.endswith(klass)):
+                    if (r.file == path and (not tid.name or r.name == tid.name)
+                            and (not klass or r.classname == klass or r.classname.endswith(f".{klass}"))):
                         outcomes.append((t.label, r.outcome))
             worst = next((o for o in ("error", "failed", "xpass", "skipped", "xfail", "passed")
                           if any(x == o for _, x in outcomes)), None)
@@ -285,16 +290,13 @@ def build_report(
     if api is None:
         api = next((a for a in (api_from_argv(r.argv) for r in runs) if a), None)
     records = _Records(store, ids)
-    aliases = AliasTable()
-    resolve_doc = records.find("resolve", [api, aliases.canonical(api) if api else None])
+    static = alias_table(None)
+    resolve_doc = records.find("resolve", [api, static.canonical(api)[0] if api else None])
     resolve = normalise_resolve(resolve_doc) if resolve_doc is not None else None
     if api is None and resolve is not None:
         api = resolve["canonical"] or resolve["query"]
-    canonical = (resolve or {}).get("canonical") or (aliases.canonical(api) if api else None)
-    if resolve is not None and canonical:
-        for alias in [resolve.get("query"), *(resolve.get("aliases") or [])]:
-            if isinstance(alias, str):
-                aliases.add(alias, canonical)
+    canonical = (resolve or {}).get("canonical") or (static.canonical(api)[0] if api else None)
+    aliases = alias_table(api, resolve_aliases(resolve), canonical)
     keys = [api, canonical]
     if api is None:
         missing["api"] = HINTS["api"]
@@ -332,8 +334,7 @@ def build_report(
                             if row.record_sha]
             checklist = evaluate_checklist(
                 change["repo"], change["range"], files, api=canonical or api, config=config,
-                run_records=records_json, title=extra.get("title"),
-                aliases=[a for a in [api, *((resolve or {}).get("aliases") or [])] if isinstance(a, str)],
+                run_records=records_json, title=extra.get("title"), aliases=[api] if api else [], resolve=resolve,
             ).to_json()
     if checklist is None:
         checklist = records.find("checklist", keys)

@@ -9,16 +9,21 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..collect.record import TargetRecord, record_from_json
 from ..config import Config, load_preset
+from ..coverage.aliases import ATTR, AliasTable, Normalizer, table_for
+from ..coverage.extract import decode_refs, extract
+from ..coverage.index import FileIndex
+from ..coverage.query import how
 from ..errors import UsageError
 from ..gitrepo import blob_bytes, git, repo_root, resolve_commit
-from .pysource import AliasTable, SourceFile
+from ..store import Store
+from .pysource import Site, SourceFile
 
 PASS, FAIL, NA = "pass", "fail", "n.a."
 
@@ -176,9 +181,41 @@ def check_copyright(src: SourceFile, template: str) -> _Result:
               f"{src.path}：文件头为配置的 copyright" + (f"（年份 {year.group(0)}）" if year else ""))
 
 
-def _names_api(api: str, aliases: AliasTable, text: str) -> bool:
-    want = aliases.canonical(api)
-    return any(aliases.canonical(n.rstrip(".")) == want for n in SourceFile.dotted_names(text))
+# -- names: coverage's alias table, the resolve record's spellings on top ------------------------
+def resolve_aliases(resolve: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """The other spellings of the API a ``resolve`` record names: its query and its aliases."""
+    if not resolve:
+        return ()
+    names = [resolve.get("query"), *(resolve.get("aliases") or [])]
+    return tuple(dict.fromkeys(a for a in names if isinstance(a, str) and a))
+
+
+def alias_table(api: str | None, aliases: Iterable[str] = (), canonical: str | None = None) -> AliasTable:
+    """Coverage's static alias table, with ``api`` and ``aliases`` (its other spellings) naming
+    ``canonical`` (the resolve record's; by default the static table's spelling of ``api``)."""
+    static = table_for(None)
+    if not api:
+        return static
+    target = canonical or static.canonical(api)[0]
+    over = {a: target for a in (api, *aliases) if a and a != target}
+    return table_for(over) if over else static
+
+
+def find_resolve(store: Store, api: str | None) -> dict[str, Any] | None:
+    """The newest ``resolve`` record of ``api``: kept under the canonical name, so the static
+    table's spelling is tried after ``api`` as given."""
+    if not api:
+        return None
+    for key in dict.fromkeys([api, table_for(None).canonical(api)[0]]):
+        doc = store.latest_record("resolve", key)
+        if doc is not None:
+            return doc
+    return None
+
+
+def _names_api(api: str, table: AliasTable, text: str) -> bool:
+    want = table.canonical(api)[0]
+    return any(table.canonical(n.rstrip("."))[0] == want for n in SourceFile.dotted_names(text))
 
 
 def check_docstring(src: SourceFile, api: str | None, aliases: AliasTable) -> _Result:
@@ -196,28 +233,67 @@ def check_docstring(src: SourceFile, api: str | None, aliases: AliasTable) -> _R
     return _r(PASS, f"the module docstring of {src.path} names {api}", f"{src.path} 的模块 docstring 写明了 {api}")
 
 
+def api_uses(src: SourceFile, name: str, table: AliasTable) -> tuple[list[tuple[Site, str]], list[Site]]:
+    """Where the file uses the canonical ``name``, from coverage's facts of the file.
+
+    First, one (site, how) per test that uses it directly (in the test, in a
+    helper or fixture it calls; a class merely named, as in ``isinstance``, is
+    not a use), in line order. Second, when no test does, the uses in
+    functions no test reaches. Module-level code is not in the facts.
+    """
+    facts = extract(src.text.encode("utf-8"))
+    if facts.get("err"):
+        return [], []
+    normalizer = Normalizer(table)
+    index = FileIndex(facts, normalizer)
+    leaf = name.rsplit(".", 1)[-1]
+    names_a_class = table.is_class(name)
+    tests: list[tuple[Site, str]] = []
+    for ti, use in sorted((index.uses.get(name) or {}).items()):
+        if names_a_class and use[0] == ATTR:
+            continue
+        tests.append((Site(use[4], src.code_at(use[4], leaf), index.tests[ti][0]), how(use)))
+    outside: list[Site] = []
+    if not tests:
+        for func in facts["f"]:
+            if func[3]:
+                continue
+            for chain, kind, line, _ in decode_refs(facts, func):
+                if any(e[0] == name and not (names_a_class and e[1] == ATTR)
+                       for e in normalizer.flat(chain, kind)):
+                    outside.append(Site(line, src.code_at(line, leaf), func[0]))
+                    break
+        outside.sort(key=lambda s: s.line)
+    return tests, outside
+
+
 def check_calls(src: SourceFile, api: str | None, aliases: AliasTable) -> _Result:
     if api is None:
         return _r(NA, "no API given (--api)", "未给出 API（--api）")
     if src.tree is None:
         return _r(FAIL, f"{src.path} does not parse ({src.error})", f"{src.path} 无法解析（{src.error}）")
-    want = aliases.canonical(api)
-    sites = [s for s in src.calls() if s.chain and aliases.canonical(s.chain) == want]
+    want = aliases.canonical(api)[0]
+    in_tests, outside = api_uses(src, want, aliases)
     loose = False
-    if not sites and want.startswith("torch._tensor.Tensor."):
-        # a Tensor member: method calls, or reads when it is a property such as Tensor.ndim
-        sites = src.method_calls(want.rsplit(".", 1)[1], reads=True)
+    if not in_tests and not outside and want.startswith("torch.Tensor."):
+        # a Tensor member on a receiver coverage cannot follow (a parameter, a loop variable):
+        # method calls, or reads when it is a property such as Tensor.ndim
+        sites = src.member_uses(want.rsplit(".", 1)[1])
+        in_tests = [(s, "") for s in sites if s.in_test]
+        outside = [s for s in sites if not s.in_test]
         loose = True
-    in_tests = [s for s in sites if s.in_test]
     if in_tests:
-        s = in_tests[0]
+        s, how_text = in_tests[0]
         more = f" (and {len(in_tests) - 1} more)" if len(in_tests) > 1 else ""
         more_zh = f"（另有 {len(in_tests) - 1} 处）" if len(in_tests) > 1 else ""
+        via = via_zh = ""
+        if "via helper" in how_text or "via fixture" in how_text:
+            via, via_zh = f" ({how_text})", f"（{how_text}）"
         note, note_zh = ("; receiver type not checked", "；未检查调用对象类型") if loose else ("", "")
-        return _r(PASS, f"{src.path}:{s.line} in {s.function}: {s.code}{more}{note}",
-                  f"{src.path}:{s.line}（{s.function}）：{s.code}{more_zh}{note_zh}")
-    if sites:
-        s = sites[0]
+        return _r(PASS, f"{src.path}:{s.line} in {s.function}: {s.code}{via}{more}{note}",
+                  f"{src.path}:{s.line}（{s.function}）：{s.code}{via_zh}{more_zh}{note_zh}")
+    if outside:
+        s = outside[0]
         return _r(FAIL, f"{src.path}:{s.line}: {api} is called only outside test methods ({s.code})",
                   f"{src.path}:{s.line}：{api} 只在测试方法之外调用（{s.code}）")
     return _r(FAIL, f"{src.path}: no call of {api} (or an alias of it) in the tests",
@@ -281,7 +357,7 @@ def check_testcase(ctx: _Context, src: SourceFile) -> _Result:
     if not ours and not foreign:
         problems_en.append(f"no class derives from {testcase}")
         problems_zh.append(f"没有继承 {testcase} 的测试类")
-    runs = [s for s in src.calls() if s.chain == run_tests]
+    runs = src.calls_to(run_tests)
     if not runs:
         problems_en.append(f"{run_tests}() is never called")
         problems_zh.append(f"未调用 {run_tests}()")
@@ -436,13 +512,12 @@ def evaluate_checklist(
     *,
     title: str | None = None,
     aliases: Iterable[str] = (),
+    resolve: Mapping[str, Any] | None = None,
 ) -> Checklist:
-    """Evaluate every item; ``aliases`` are other spellings of ``api`` (e.g. from the resolve record)."""
+    """Evaluate every item; ``aliases`` are other spellings of ``api``; ``resolve`` is its resolve
+    record (``find_resolve``): its query and aliases count as the API, its canonical name is the one matched."""
     config = config or load_preset("default")
-    table = AliasTable()
-    for alias in aliases:
-        if api:
-            table.add(alias, api)
+    table = alias_table(api, [*aliases, *resolve_aliases(resolve)], (resolve or {}).get("canonical"))
     root = repo_root(repo) if repo is not None else None
     base = head = None
     if rev_range is not None:

@@ -143,20 +143,39 @@ def _module_path(test_file: str) -> str:
     return re.sub(r"[/\\]+", ".", p).strip(".") or "tests"
 
 
+@dataclass(frozen=True)
+class TestId:
+    """A test id in its parts: a node id ``path::Class::test`` (pytest, coverage) or a dotted
+    unittest id ``module.Class.test``."""
+
+    __test__ = False  # not a pytest class
+
+    path: str  # the file of a node id; "" for a dotted id
+    module: str  # the module of a dotted id (__main__); "" for a node id
+    klass: str  # Class (Outer.Inner in a node id); "" for a test outside a class
+    name: str  # test_y; "" for a node id naming only a file
+
+
+def parse_test_id(tid: str) -> TestId:
+    """The one place test ids are split (runner output, coverage hits)."""
+    if "::" in tid or tid.endswith(".py"):
+        parts = tid.split("::")
+        return TestId(parts[0], "", ".".join(parts[1:-1]), parts[-1] if len(parts) > 1 else "")
+    parts = tid.split(".")
+    return TestId("", ".".join(parts[:-2]), parts[-2] if len(parts) >= 2 else "", parts[-1])
+
+
 def _test_result(raw: dict[str, Any], test_file: str) -> TestResult:
     tid = str(raw.get("id", ""))
-    if "::" in tid:
-        parts = tid.split("::")
-        name, klass = parts[-1], ".".join(parts[1:-1])
-        module = _module_path(parts[0])
+    parsed = parse_test_id(tid)
+    if parsed.path:
+        module = _module_path(parsed.path)
     else:
-        parts = tid.split(".")
-        name = parts[-1]
-        klass = parts[-2] if len(parts) >= 2 else ""
-        module = _module_path(test_file) if test_file else ".".join(parts[:-2]) or "__main__"
-    classname = f"{module}.{klass}" if klass else module
+        module = _module_path(test_file) if test_file else parsed.module or "__main__"
+    classname = f"{module}.{parsed.klass}" if parsed.klass else module
     detail = str(raw.get("detail", "") or "")
-    return TestResult(tid, test_file, classname, name, str(raw.get("outcome", "")), detail, failure_message(detail))
+    return TestResult(tid, test_file, classname, parsed.name, str(raw.get("outcome", "")), detail,
+                      failure_message(detail))
 
 
 def _isolation(step: Step) -> IsolationResult:

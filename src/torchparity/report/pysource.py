@@ -1,4 +1,9 @@
-"""What a test file's source says: imports, dotted call chains, docstring, noqa imports (AST only)."""
+"""What a test file's source says beyond coverage's facts: docstring, noqa imports, TestCase bases, run_tests.
+
+Which tests use an API is coverage's question (``coverage.extract``); this
+module answers the rest from the AST and tokens: module-level code included,
+which coverage's facts leave out.
+"""
 
 from __future__ import annotations
 
@@ -6,51 +11,25 @@ import ast
 import io
 import re
 import tokenize
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..agent.state import API_ALIASES
-
-#: public spelling -> the qualified name it stands for (longest prefix wins).
-#: Starts from the agent's registry of state APIs; a few more common spellings follow.
-STATIC_ALIASES: dict[str, str] = {
-    **API_ALIASES,
-    "torch.is_grad_enabled": "torch._C.is_grad_enabled",
-    "torch.is_inference_mode_enabled": "torch._C.is_inference_mode_enabled",
-    "torch.cuda.amp.autocast": "torch.cuda.amp.autocast_mode.autocast",
-    "torch.Tensor": "torch._tensor.Tensor",
-}
-
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+#: longest code quoted in a checklist reason
+MAX_CODE = 80
 
 
-class AliasTable:
-    """Maps any spelling of a name to one canonical dotted name (longest alias prefix wins)."""
-
-    def __init__(self, extra: dict[str, str] | None = None) -> None:
-        self._map = dict(STATIC_ALIASES)
-        self._map.update(extra or {})
-
-    def add(self, alias: str, canonical: str) -> None:
-        if alias and canonical and alias != canonical:
-            self._map[alias] = canonical
-
-    def canonical(self, name: str) -> str:
-        best = ""
-        for alias in self._map:
-            if (name == alias or name.startswith(alias + ".")) and len(alias) > len(best):
-                best = alias
-        if not best:
-            return name
-        return self._map[best] + name[len(best):]
+def shorten(code: str) -> str:
+    return code if len(code) <= MAX_CODE else code[: MAX_CODE - 3] + "..."
 
 
 @dataclass(frozen=True)
-class CallSite:
-    chain: str  # the dotted name as written, imports resolved: torch.set_grad_enabled.clone
+class Site:
+    """A place in the file: its line, the code there (shortened) and the enclosing function."""
+
     line: int
-    code: str  # the call as written (shortened)
-    function: str  # the enclosing function, "" at module level
+    code: str
+    function: str  # Class.test_x; "" at module level
 
     @property
     def in_test(self) -> bool:
@@ -65,6 +44,21 @@ class NoqaImport:
     used: bool
 
 
+def _bindings(node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, str]]:
+    """(local name, dotted name it refers to) for one import statement."""
+    if isinstance(node, ast.Import):
+        for a in node.names:
+            if a.asname:
+                yield a.asname, a.name
+            else:
+                root = a.name.split(".")[0]
+                yield root, root
+    elif node.module and not node.level:
+        for a in node.names:
+            if a.name != "*":
+                yield a.asname or a.name, f"{node.module}.{a.name}"
+
+
 class SourceFile:
     """One parsed Python file; every question is answered from its AST and tokens."""
 
@@ -77,31 +71,30 @@ class SourceFile:
         except SyntaxError as exc:
             self.tree = None
             self.error = f"line {exc.lineno}: {exc.msg}"
-        self._imports = self._module_imports() if self.tree else {}
+        #: names bound to something dotted: imports anywhere, ``X = dotted`` at module level
+        self._env: dict[str, str] = {}
+        if self.tree is not None:
+            self._bind_names(self.tree)
 
-    # -- imports -----------------------------------------------------------------------
-    @staticmethod
-    def _bindings(node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, str]]:
-        """(local name, dotted name it refers to) for one import statement."""
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                if a.asname:
-                    yield a.asname, a.name
-                else:
-                    root = a.name.split(".")[0]
-                    yield root, root
-        elif node.module and not node.level:
-            for a in node.names:
-                if a.name != "*":
-                    yield a.asname or a.name, f"{node.module}.{a.name}"
-
-    def _module_imports(self) -> dict[str, str]:
-        env: dict[str, str] = {}
-        assert self.tree is not None
-        for node in ast.walk(self.tree):
+    # -- names -------------------------------------------------------------------------
+    def _bind_names(self, tree: ast.Module) -> None:
+        for node in ast.walk(tree):
             if isinstance(node, ast.Import | ast.ImportFrom):
-                env.update(self._bindings(node))
-        return env
+                self._env.update(_bindings(node))
+        for stmt in tree.body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                value = self.dotted(stmt.value)
+                if value:
+                    self._env[stmt.targets[0].id] = value
+
+    def dotted(self, node: ast.AST) -> str | None:
+        """The dotted name an expression stands for, through the file's imports."""
+        if isinstance(node, ast.Name):
+            return self._env.get(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.dotted(node.value)
+            return f"{base}.{node.attr}" if base else None
+        return None
 
     def imported_modules(self) -> list[tuple[int, str]]:
         """(line, module) for every absolute import statement."""
@@ -115,110 +108,31 @@ class SourceFile:
                 out.extend((node.lineno, f"{node.module}.{a.name}") for a in node.names)
         return out
 
-    # -- names -------------------------------------------------------------------------
-    def chain(self, node: ast.AST, env: dict[str, str]) -> str | None:
-        """The dotted name an expression stands for; a call stands for what it calls."""
-        if isinstance(node, ast.Name):
-            return env.get(node.id)
-        if isinstance(node, ast.Attribute):
-            base = self.chain(node.value, env)
-            return f"{base}.{node.attr}" if base else None
-        if isinstance(node, ast.Call):
-            return self.chain(node.func, env)
-        return None
-
-    def _scope_env(self, body: Iterable[ast.AST], base: dict[str, str]) -> dict[str, str]:
-        """Names bound in a scope to something dotted (imports, assignments, with ... as)."""
-        env = dict(base)
-        nodes = [n for stmt in body for n in ast.walk(stmt)]
-        for _ in range(3):  # x = torch.f; y = x(False): a few passes settle chains of names
-            for n in nodes:
-                if isinstance(n, ast.Import | ast.ImportFrom):
-                    env.update(self._bindings(n))
-                elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-                    value = self.chain(n.value, env)
-                    if value:
-                        env[n.targets[0].id] = value
-                elif isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and n.value is not None:
-                    value = self.chain(n.value, env)
-                    if value:
-                        env[n.target.id] = value
-                elif isinstance(n, ast.withitem) and isinstance(n.optional_vars, ast.Name):
-                    value = self.chain(n.context_expr, env)
-                    if value:
-                        env[n.optional_vars.id] = value
-        return env
-
-    def calls(self) -> list[CallSite]:
-        """Every call (and bare decorator) whose callee resolves to a dotted name."""
+    def calls_to(self, name: str) -> list[Site]:
+        """Calls of the dotted ``name`` anywhere in the file (module level included), in line order."""
         if self.tree is None:
             return []
-        module_body = [s for s in self.tree.body if not isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]
-        module_env = self._scope_env(module_body, self._imports)
-        out: list[CallSite] = []
-        seen: set[int] = set()
+        found = [n for n in ast.walk(self.tree)
+                 if isinstance(n, ast.Call) and self.dotted(n.func) == name]
+        return sorted((self._site(n) for n in found), key=lambda s: s.line)
 
-        def visit(body: list[ast.stmt], env: dict[str, str], where: str) -> None:
-            for stmt in body:
-                if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
-                    name = f"{where}.{stmt.name}" if where else stmt.name
-                    inner = self._scope_env(stmt.body, env)
-                    for dec in stmt.decorator_list:
-                        self._record(dec, inner, where, out, seen, bare=True)
-                    visit(stmt.body, inner, name)
-                elif isinstance(stmt, ast.ClassDef):
-                    name = f"{where}.{stmt.name}" if where else stmt.name
-                    visit(stmt.body, env, name)
-                else:
-                    for n in ast.walk(stmt):
-                        if isinstance(n, ast.Call):
-                            self._record(n, env, where, out, seen)
-
-        visit(self.tree.body, module_env, "")
+    def class_bases(self) -> list[tuple[str, int, list[str]]]:
+        """(class name, line, resolved base names) for every class."""
+        out: list[tuple[str, int, list[str]]] = []
+        if self.tree is None:
+            return out
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.ClassDef):
+                out.append((node.name, node.lineno, [self.dotted(b) or ast.unparse(b) for b in node.bases]))
         return out
 
-    def _record(
-        self, node: ast.AST, env: dict[str, str], where: str, out: list[CallSite], seen: set[int], bare: bool = False
-    ) -> None:
-        if id(node) in seen:
-            return
-        seen.add(id(node))
-        if isinstance(node, ast.Call):
-            for n in ast.walk(node):
-                if isinstance(n, ast.Call) and n is not node:
-                    self._record(n, env, where, out, seen)
-            target = node.func
-        elif bare:
-            target = node
-        else:
-            return
-        chain = self.chain(target, env)
-        code = ast.unparse(node)
-        if len(code) > 80:
-            code = code[:77] + "..."
-        out.append(CallSite(chain or "", node.lineno, code, where))  # type: ignore[attr-defined]
+    # -- places ------------------------------------------------------------------------
+    def _site(self, node: ast.AST) -> Site:
+        line = node.lineno  # type: ignore[attr-defined]
+        return Site(line, shorten(ast.unparse(node)), self.function_at(line))
 
-    def method_calls(self, method: str, *, reads: bool = False) -> list[CallSite]:
-        """Calls ``<anything>.method(...)`` (with ``reads``, plain ``<anything>.method`` reads too,
-        as a property is used): the receiver's type is not known statically."""
-        found: list[CallSite] = []
-        if self.tree is None:
-            return found
-        called = set()
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == method:
-                called.add(id(node.func))
-                found.append(CallSite(f"?.{method}", node.lineno, ast.unparse(node)[:80], self._function_at(node.lineno)))
-        if reads:
-            for node in ast.walk(self.tree):
-                if (isinstance(node, ast.Attribute) and node.attr == method and id(node) not in called
-                        and isinstance(node.ctx, ast.Load)):
-                    found.append(CallSite(f"?.{method}", node.lineno, ast.unparse(node)[:80],
-                                          self._function_at(node.lineno)))
-            found.sort(key=lambda c: c.line)
-        return found
-
-    def _function_at(self, line: int) -> str:
+    def function_at(self, line: int) -> str:
+        """The qualified name of the innermost function holding ``line`` ("" at module level)."""
         best = ""
         if self.tree is None:
             return best
@@ -227,8 +141,8 @@ class SourceFile:
             nonlocal best
             for stmt in body:
                 if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                    end = getattr(stmt, "end_lineno", stmt.lineno)
-                    if stmt.lineno <= line <= end:
+                    start = min([stmt.lineno, *(d.lineno for d in stmt.decorator_list)])
+                    if start <= line <= (stmt.end_lineno or stmt.lineno):
                         name = f"{where}.{stmt.name}" if where else stmt.name
                         if not isinstance(stmt, ast.ClassDef):
                             best = name
@@ -237,20 +151,43 @@ class SourceFile:
         visit(self.tree.body, "")
         return best
 
-    def class_bases(self) -> list[tuple[str, int, list[str]]]:
-        """(class name, line, resolved base names) for every class."""
-        out: list[tuple[str, int, list[str]]] = []
+    def code_at(self, line: int, leaf: str) -> str:
+        """The expression at ``line`` that names ``leaf`` (the outermost call of it, else the attribute),
+        else the line itself; shortened."""
+        lines = self.text.splitlines()
+        fallback = shorten(lines[line - 1].strip()) if 0 < line <= len(lines) else ""
         if self.tree is None:
-            return out
-        module_env = self._scope_env(
-            [s for s in self.tree.body if not isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)],
-            self._imports,
-        )
+            return fallback
+        calls: list[ast.AST] = []
+        attrs: list[ast.AST] = []
         for node in ast.walk(self.tree):
-            if isinstance(node, ast.ClassDef):
-                bases = [self.chain(b, module_env) or ast.unparse(b) for b in node.bases]
-                out.append((node.name, node.lineno, bases))
-        return out
+            if getattr(node, "lineno", None) != line:
+                continue
+            if isinstance(node, ast.Call):
+                f = node.func
+                if (isinstance(f, ast.Attribute) and f.attr == leaf) or (isinstance(f, ast.Name) and f.id == leaf):
+                    calls.append(node)
+            elif isinstance(node, ast.Attribute) and node.attr == leaf:
+                attrs.append(node)
+        best = calls or attrs
+        return shorten(ast.unparse(best[0])) if best else fallback
+
+    def member_uses(self, member: str) -> list[Site]:
+        """``<anything>.member(...)`` calls and ``<anything>.member`` reads, in line order: the
+        receiver's type is not known (coverage's facts name only receivers they can follow)."""
+        if self.tree is None:
+            return []
+        called: set[int] = set()
+        found: list[ast.AST] = []
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == member:
+                called.add(id(node.func))
+                found.append(node)
+        for node in ast.walk(self.tree):
+            if (isinstance(node, ast.Attribute) and node.attr == member and id(node) not in called
+                    and isinstance(node.ctx, ast.Load)):
+                found.append(node)
+        return sorted((self._site(n) for n in found), key=lambda s: s.line)
 
     # -- docstring and names in text --------------------------------------------------------
     def docstring(self) -> str | None:
@@ -294,7 +231,7 @@ class SourceFile:
             end = getattr(node, "end_lineno", node.lineno) or node.lineno
             if not any(line in noqa for line in range(node.lineno, end + 1)):
                 continue
-            names = tuple(local for local, _ in self._bindings(node))
+            names = tuple(local for local, _ in _bindings(node))
             used = any(n in loaded for n in names)
             code = src_lines[node.lineno - 1].strip() if node.lineno <= len(src_lines) else ast.unparse(node)
             out.append(NoqaImport(node.lineno, code, names, used))
