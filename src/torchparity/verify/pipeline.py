@@ -356,16 +356,16 @@ class Pipeline:
     # -- 6. checklist and reports -------------------------------------------------------------------
     def _checklist(self, root: Path | None, info: ApiInfo, files: list[str], verdict: Verdict) -> None:
         opt = self.opt
-        aliases = [a for a in (info.resolution.query, *info.resolution.aliases) if a]
+        resolved = info.to_json()  # its query and aliases count as the API
         if opt.rev_range and root is not None:
             rels = files or [tf.path for r in verdict.records for tf in r.test_files]
             check = evaluate_checklist(root, opt.rev_range, list(dict.fromkeys(rels)), info.canonical,
                                        self.cfg, verdict.records, title=opt.extra.get("title"),
-                                       aliases=aliases)
+                                       resolve=resolved)
         elif verdict.scaffolded is not None:
             path = self._scaffold_copy(verdict)
             check = evaluate_checklist(None, None, [str(path)], info.canonical, self.cfg, verdict.records,
-                                       aliases=aliases)
+                                       resolve=resolved)
         else:
             verdict.notes.append("checklist not evaluated: no new test file (existing direct tests were run)")
             return
