@@ -21,6 +21,8 @@ from pathlib import Path
 
 from torchparity.config import load_preset
 from torchparity.docs import DocsTree, build_matrix, check_in_tree, lint_paths
+from torchparity.docs.lint import summary
+from torchparity.docs.parse import is_module_page
 
 VERSIONS = {"2.7.1": "table", "2.9.0": "yesno", "2.11.0": "list", "2.12.0": "list"}
 TABLE = {"910b": "Atlas A2 训练系列产品", "A3": "Atlas A3 训练系列产品", "950": "Ascend 950DT"}
@@ -95,7 +97,7 @@ def main() -> None:
         root = Path(args.docs) if args.docs else Path(tmp) / "native_api"
         if not args.docs:
             generate(root, args.mb)
-        files = sorted(root.glob("pytorch_*/*.md"))
+        files = [f for f in sorted(root.glob("pytorch_*/*.md")) if is_module_page(f)]
         size = sum(f.stat().st_size for f in files)
         times, cpu = [], []
         entries = 0
@@ -118,7 +120,7 @@ def main() -> None:
         print(f"parse all pages: best {min(times):.3f} s wall ({min(cpu):.3f} s CPU), "
               f"runs {', '.join(f'{t:.3f}' for t in times)}")
         print(f"check one API (parsed tree): {t_check * 1000:.1f} ms; matrix ({len(m.apis)} APIs): {t_matrix:.3f} s")
-        print(f"lint all pages (parse + rules): {t_lint:.3f} s, {len(findings)} findings in {pages} pages")
+        print(f"lint all pages (parse + rules): {t_lint:.3f} s, {summary(findings, pages)}")
 
 
 if __name__ == "__main__":

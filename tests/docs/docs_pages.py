@@ -11,8 +11,59 @@ from pathlib import Path
 from torchparity.config import load_preset
 from torchparity.docs import Product
 
-#: the real pages, when this checkout sits next to the shared reference folder (absent in CI)
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared" / "reference" / "native_api"
+#: names a native_api folder of real pages for the tests that read them (either layout below)
+REFERENCE_ENV = "TORCHPARITY_REFERENCE_DIR"
+_CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+def reference_dir() -> Path | None:
+    """The folder of real pages: ``$TORCHPARITY_REFERENCE_DIR``, else ``shared/reference/native_api``
+    inside this checkout or next to it; None when there is none (absent in CI)."""
+    env = os.environ.get(REFERENCE_ENV, "").strip()
+    if env:
+        return Path(env).expanduser()
+    for base in (_CHECKOUT, _CHECKOUT.parent):
+        found = base / "shared" / "reference" / "native_api"
+        if found.is_dir():
+            return found
+    return None
+
+
+def reference_page(version: str, module: str) -> Path | None:
+    """A real page of ``version``: ``pytorch_<X-Y-Z>/<module>.md`` (a backend's native_api folder)
+    or the flattened ``pytorch_<X-Y-Z>_<module>[.sample].md`` copies of the shared folder."""
+    root = reference_dir()
+    if root is None:
+        return None
+    folder = "pytorch_" + version.replace(".", "-")
+    for p in (root / folder / f"{module}.md", root / f"{folder}_{module}.md", root / f"{folder}_{module}.sample.md"):
+        if p.is_file():
+            return p
+    return None
+
+
+def need_reference(version: str, module: str, fmt: str | None = None) -> Path:
+    """The real page, or skip the test; a ``$TORCHPARITY_REFERENCE_DIR`` that is not a folder fails it.
+
+    ``fmt``: the support format the test is about (``list``...); a page in another format skips.
+    """
+    import pytest
+
+    root = reference_dir()
+    if root is None:
+        pytest.skip(f"real pages not present: set {REFERENCE_ENV} to a native_api folder")
+    if not root.is_dir():
+        pytest.fail(f"{REFERENCE_ENV}={root} is not a folder; point it at a native_api folder")
+    page = reference_page(version, module)
+    if page is None:
+        pytest.skip(f"no real {module} page of {version} in {root}")
+    if fmt is not None:
+        from torchparity.docs import read_page
+
+        got = read_page(page, PRODUCTS).format
+        if got != fmt:
+            pytest.skip(f"the real {module} page of {version} in {root} is in the {got} format, not {fmt}")
+    return page
 
 PRODUCTS = tuple(Product(p.code, p.name, p.aliases) for p in load_preset("torch_npu").products)
 CODES = ("910b", "A3", "950")

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
-from docs_pages import PRODUCTS, REFERENCE, git, torch_page
+from docs_pages import PRODUCTS, git, need_reference, torch_page
 
 from torchparity.cli import main
 from torchparity.docs import add_entry, check_api, lint_paths, read_page
@@ -311,15 +313,11 @@ def test_methods_listed_as_headings_stay_headings(tmp_path: Path) -> None:
     assert at == len(old) and block.startswith("\n### torch.Tensor.addmm\n")
 
 
-needs_reference = pytest.mark.skipif(not REFERENCE.is_dir(), reason="shared reference pages not present")
-
-
-@needs_reference
 def test_add_on_the_real_pages(tmp_path: Path) -> None:
+    real_torch, real_autograd = need_reference("2.7.1", "torch"), need_reference("2.11.0", "torch-autograd")
     table = tmp_path / "pytorch_2-7-1" / "torch.md"
     listed = tmp_path / "pytorch_2-11-0" / "torch-autograd.md"
-    for src, dst in ((REFERENCE / "pytorch_2-7-1_torch.md", table),
-                     (REFERENCE / "pytorch_2-11-0_torch-autograd.sample.md", listed)):
+    for src, dst in ((real_torch, table), (real_autograd, listed)):
         dst.parent.mkdir()
         dst.write_bytes(src.read_bytes())
     old_table, old_list = table.read_text("utf-8"), listed.read_text("utf-8")
@@ -327,13 +325,13 @@ def test_add_on_the_real_pages(tmp_path: Path) -> None:
               products=PRODUCTS)
     _, block = only_insertion(old_table, table.read_text("utf-8"))
     assert "| <term>Ascend 950DT</term> | ✘ |" in block and "#torch.Generator.graphsafe_get_state)" in block
-    result = add_entry("torch.autograd.Function.backward", tmp_path, ["2.11.0"],
+    result = add_entry("torch.autograd.Function.setup_context", tmp_path, ["2.11.0"],
                        like="torch.autograd.Function.forward", products=PRODUCTS)
     (change,) = result.changes
-    used = {c.id for c in read_page(REFERENCE / "pytorch_2-11-0_torch-autograd.sample.md", PRODUCTS).comments}
+    used = {c.id for c in read_page(real_autograd, PRODUCTS).comments}
     assert change.kind == "sub-method" and not set(change.ids) & used
     _, block = only_insertion(old_list, listed.read_text("utf-8"))
-    assert block.startswith('> <font size="3">backward()</font>')
+    assert block.startswith('> <font size="3">setup_context()</font>')
     assert lint_paths([tmp_path], PRODUCTS)[0] == []
 
 
@@ -346,3 +344,89 @@ def test_a_page_with_unbalanced_divs_is_refused(docs_dir: Path) -> None:
     with pytest.raises(UsageError, match=r"torch.md:\d+: <div> of torch.is_tensor is not closed.*docs lint"):
         add_entry(CLONE, docs_dir, ["2.11.0"], like=PARENT, products=PRODUCTS)
     assert page.read_bytes() == snapshot
+
+
+# -- a sub-method whose parent entry is missing in a version --------------------------------------------
+
+GRAD_SECTION = "Locally disabling gradient computation"
+
+
+def drop_entry(page: Path, api: str, next_api: str) -> None:
+    text = page.read_text("utf-8")
+    page.write_text(text[: text.index(f"### {api}\n")] + text[text.index(f"### {next_api}\n"):], "utf-8")
+
+
+def test_a_sub_method_without_its_parent_is_refused(docs_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    page = page_of(docs_dir, "2.11.0")
+    drop_entry(page, PARENT, "torch.autograd.grad_mode.inference_mode")
+    snapshot = {p: p.read_bytes() for p in docs_dir.rglob("*.md")}
+    args = ["docs", "add", CLONE, "--docs", str(docs_dir), "--status", "910b=支持,A3=支持,950=不支持"]
+    assert main([*args, "--version", "2.11.0", "--dry-run"]) == 2
+    cap = capsys.readouterr()
+    assert cap.out == ""
+    assert cap.err.strip().splitlines() == [
+        f"ERROR: the parent entry {PARENT} is not on any page of 2.11.0; add it first, "
+        "or pass --kind function --section S to add it as a top-level entry"]
+    assert main(args) == 2  # every version: 2.11.0 fails, so no page is written
+    capsys.readouterr()
+    assert {p: p.read_bytes() for p in docs_dir.rglob("*.md")} == snapshot
+    with pytest.raises(UsageError, match="--kind sub-method: .* has no entry in pytorch_2-11-0"):
+        add_entry(CLONE, docs_dir, ["2.11.0"], statuses="910b=支持", kind="sub-method", products=PRODUCTS)
+
+
+def test_kind_function_forces_a_top_level_entry(docs_dir: Path) -> None:
+    page = page_of(docs_dir, "2.11.0")
+    drop_entry(page, PARENT, "torch.autograd.grad_mode.inference_mode")
+    old = page.read_text("utf-8")
+    (change,) = add_entry(CLONE, docs_dir, ["2.11.0"], statuses="910b=支持,A3=支持,950=不支持", kind="function",
+                          section="Tensors", products=PRODUCTS).changes
+    assert change.kind == "function" and change.parent is None and change.section == "Tensors"
+    _, block = only_insertion(old, page.read_text("utf-8"))
+    assert block.startswith(f"### {CLONE}\n")
+    added = read_page(page, PRODUCTS).find(CLONE)
+    assert added.section == "Tensors" and added.parent is None
+
+
+def test_the_parent_elsewhere_on_the_version_is_found(docs_dir: Path) -> None:
+    """The parent on another page of the same version: the sub-method goes there, under it."""
+    folder = docs_dir / "pytorch_2-11-0"
+    text = (folder / "torch.md").read_text("utf-8")
+    start = text.index(f"### {PARENT}\n")
+    end = text.index("### torch.autograd.grad_mode.inference_mode\n")
+    (folder / "torch.md").write_text(text[:start] + text[end:], "utf-8")
+    (folder / "torch-autograd.md").write_text("# torch.autograd\n\n## Grad mode\n\n" + text[start:end], "utf-8")
+    (change,) = add_entry(CLONE, docs_dir, ["2.11.0"], like=PARENT, products=PRODUCTS).changes
+    assert change.page == "pytorch_2-11-0/torch-autograd.md" and change.parent == PARENT
+    assert change.kind == "sub-method"
+
+
+def test_a_class_named_parent_missing_everywhere_is_refused(docs_dir: Path) -> None:
+    with pytest.raises(UsageError, match="the parent entry torch.Stream is not on any page of 2.7.1"):
+        add_entry("torch.Stream.query", docs_dir, ["2.7.1"], statuses="910b=支持", products=PRODUCTS)
+    # a module-level function (lowercase parent, never an entry) is still placed as a function
+    (change,) = add_entry("torch.special.expit", docs_dir, ["2.7.1"], statuses="910b=支持", products=PRODUCTS,
+                          dry_run=True).changes
+    assert change.kind == "function"
+
+
+# -- writing pages ---------------------------------------------------------------------------------------
+
+def test_a_failed_write_leaves_no_temp_file(docs_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    page = page_of(docs_dir, "2.7.1")
+    before = page.read_bytes()
+
+    def denied(src: str, dst: str) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", denied)
+    with pytest.raises(UsageError, match=r"cannot write .*torch.md: Permission denied; no page was changed"):
+        add_entry(CLONE, docs_dir, ["2.7.1"], like=PARENT, products=PRODUCTS)
+    assert page.read_bytes() == before
+    assert sorted(p.name for p in page.parent.iterdir()) == ["torch.md"]
+
+
+def test_the_page_keeps_its_mode(docs_dir: Path) -> None:
+    page = page_of(docs_dir, "2.7.1")
+    os.chmod(page, 0o640)
+    add_entry(CLONE, docs_dir, ["2.7.1"], like=PARENT, products=PRODUCTS)
+    assert stat.S_IMODE(page.stat().st_mode) == 0o640 and read_page(page, PRODUCTS).find(CLONE) is not None

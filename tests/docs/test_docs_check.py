@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from docs_pages import PRODUCTS, REFERENCE
+from docs_pages import PRODUCTS, need_reference
 
 from torchparity.cli import main
 from torchparity.docs import check_api, docs_short, folder_name, normalize_version
@@ -47,7 +50,8 @@ def test_to_json_has_the_record_shape(docs_dir: Path) -> None:
     assert doc["api"] == "torch.numel" and doc["missing_versions"] == []
     v = doc["versions"][0]
     assert set(v) == {"version", "folder", "present", "page", "line", "kind", "products", "restrictions",
-                      "link", "link_ok", "link_problem"}
+                      "link", "link_ok", "link_problem", "found_as"}
+    assert v["found_as"] is None
     assert v["folder"] == "pytorch_2-7-1" and v["kind"] == "function"
     assert v["products"] == {
         "910b": {"name": "Atlas A2训练系列产品", "status": "支持", "supported": True},
@@ -75,10 +79,61 @@ def test_link_problems_name_the_version_and_the_api(docs_dir: Path) -> None:
                         "2.11.0", "sub-method") == ""
 
 
-def test_a_version_without_folder_is_missing_with_a_reason(docs_dir: Path) -> None:
-    result = check_api("torch.numel", docs_dir, ["2.7.1", "2.13.0"], PRODUCTS)
-    assert result.missing_versions == ["2.13.0"]
-    assert "no folder pytorch_2-13-0" in result.versions[1].link_problem
+def test_a_version_without_folder_is_bad_input(docs_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(UsageError, match=r"no folder pytorch_2-13-0 in .*; versions found: 2\.7\.1, 2\.9\.0, "
+                                         r"2\.11\.0, 2\.12\.0"):
+        check_api("torch.numel", docs_dir, ["2.7.1", "2.13.0"], PRODUCTS)
+    shutil.rmtree(docs_dir / "pytorch_2-9-0")
+    assert main(["docs", "check", "torch.numel", "--docs", str(docs_dir), "--version", "2.9.0"]) == 2
+    cap = capsys.readouterr()
+    (line,) = cap.err.strip().splitlines()
+    assert cap.out == ""
+    assert line.startswith("ERROR: no folder pytorch_2-9-0 in ")
+    assert "versions found: 2.7.1, 2.11.0, 2.12.0" in line
+
+
+# -- other spellings of the same API -------------------------------------------------------------------
+
+def test_an_entry_under_another_spelling_is_present(docs_dir: Path) -> None:
+    alias = "torch.set_grad_enabled.clone"
+    result = check_api(alias, docs_dir, products=PRODUCTS, spellings=[CLONE])
+    assert result.missing_versions == ["2.7.1", "2.9.0", "2.11.0"]
+    present = result.versions[-1]
+    assert present.present and present.found_as == CLONE and present.kind == "sub-method"
+    assert result.to_json()["versions"][-1]["found_as"] == CLONE
+    # nothing matches in the older versions: the hint is kept, about the spelling that has a relative
+    missing = result.versions[0]
+    assert missing.hint.startswith(f"{PARENT} is at pytorch_2-7-1/torch.md:") and missing.hint_api == CLONE
+    # the API's own spelling needs no found_as
+    assert check_api(CLONE, docs_dir, ["2.12.0"], PRODUCTS, spellings=[alias]).versions[0].found_as is None
+    assert not check_api(alias, docs_dir, ["2.12.0"], PRODUCTS).ok  # without spellings: not found
+
+
+def test_check_cli_follows_the_static_aliases(docs_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["docs", "check", "torch.set_grad_enabled.clone", "--docs", str(docs_dir),
+                 "--version", "2.12.0"]) == 0
+    out = capsys.readouterr().out
+    assert f"2.12.0  present  pytorch_2-12-0/torch.md:160  (as {CLONE})  sub-method" in out
+    assert main(["docs", "check", "torch.autograd.set_grad_enabled", "--docs", str(docs_dir)]) == 0
+    assert capsys.readouterr().out.count(f"(as {PARENT})") == 4
+    assert main(["docs", "check", "torch.set_grad_enabled.clone", "--docs", str(docs_dir), "--json"]) == 1
+    cap = capsys.readouterr()
+    doc = json.loads(cap.out)[0]
+    assert doc["api"] == "torch.set_grad_enabled.clone" and doc["missing_versions"] == ["2.7.1", "2.9.0", "2.11.0"]
+    assert [v["found_as"] for v in doc["versions"]] == [None, None, None, CLONE]
+    assert main(["docs", "check", "torch.set_grad_enabled.clone", "--docs", str(docs_dir)]) == 1
+    # the add command it proposes names the spelling whose parent is on the page
+    assert f"add with: torchparity docs add {CLONE} --docs" in capsys.readouterr().err
+
+
+def test_the_docs_package_imports_no_higher_part() -> None:
+    code = ("import sys, torchparity.docs; "
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('torchparity'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=dict(os.environ)).stdout.split()
+    outside = [m for m in out if not m.startswith("torchparity.docs")
+               and m not in {"torchparity", "torchparity.errors", "torchparity.fsutil"}]
+    assert outside == []
 
 
 def test_check_cli_exit_codes_text_and_json(docs_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -119,12 +174,12 @@ def test_check_cli_bad_input_is_one_line(docs_dir: Path, tmp_path: Path, capsys:
     assert len(errs) == 2 and all(e.startswith("ERROR: ") for e in errs)
 
 
-@pytest.mark.skipif(not REFERENCE.is_dir(), reason="shared reference pages not present")
 def test_check_on_the_real_pages(tmp_path: Path) -> None:
+    torch_md, autograd_md = need_reference("2.7.1", "torch"), need_reference("2.11.0", "torch-autograd")
     (tmp_path / "pytorch_2-7-1").mkdir()
     (tmp_path / "pytorch_2-11-0").mkdir()
-    shutil.copy(REFERENCE / "pytorch_2-7-1_torch.md", tmp_path / "pytorch_2-7-1" / "torch.md")
-    shutil.copy(REFERENCE / "pytorch_2-11-0_torch-autograd.sample.md", tmp_path / "pytorch_2-11-0" / "torch-autograd.md")
+    shutil.copy(torch_md, tmp_path / "pytorch_2-7-1" / "torch.md")
+    shutil.copy(autograd_md, tmp_path / "pytorch_2-11-0" / "torch-autograd.md")
     result = check_api(CLONE, tmp_path, products=PRODUCTS)
     assert result.missing_versions == ["2.11.0"]
     v = result.versions[0]

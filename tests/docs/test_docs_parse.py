@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
-from docs_pages import PRODUCTS, REFERENCE, VERSIONS, folder_of, torch_page
+from docs_pages import PRODUCTS, VERSIONS, folder_of, need_reference, torch_page
 
 from torchparity.docs import Product, parse_page, read_page
 from torchparity.docs.model import CLASS, FUNCTION, SUB_METHOD
@@ -126,12 +126,8 @@ def test_bad_utf8_is_a_usage_error(tmp_path: Path) -> None:
         read_page(f)
 
 
-needs_reference = pytest.mark.skipif(not REFERENCE.is_dir(), reason="shared reference pages not present")
-
-
-@needs_reference
 def test_real_table_page() -> None:
-    page = read_page(REFERENCE / "pytorch_2-7-1_torch.md", PRODUCTS)
+    page = read_page(need_reference("2.7.1", "torch", "table"), PRODUCTS)
     assert page.version == "2.7.1" and page.format == "table"
     subs = [e for e in page.entries if e.kind == SUB_METHOD]
     assert len(page.entries) > 300 and len(subs) >= 10
@@ -144,9 +140,8 @@ def test_real_table_page() -> None:
     assert not page.div_problems
 
 
-@needs_reference
 def test_real_list_sample() -> None:
-    page = read_page(REFERENCE / "pytorch_2-11-0_torch-autograd.sample.md", PRODUCTS)
+    page = read_page(need_reference("2.11.0", "torch-autograd", "list"), PRODUCTS)
     assert page.version == "2.11.0" and page.format == "list"
     assert all(p.comment_id and p.known for e in page.entries for p in e.products)
     assert any(e.kind == SUB_METHOD for e in page.entries)

@@ -23,6 +23,7 @@ from ..docs import (
     write_baseline,
 )
 from ..docs.check import CheckResult
+from ..docs.lint import summary
 from ..errors import ExitCode, UsageError
 from ._app import ConfigOpt, DebugOpt, JsonOpt, docs_app, err, out
 
@@ -59,6 +60,25 @@ def _tree(docs: Path | None, repo: Path | None, config: Path | None) -> DocsTree
     raise UsageError(f"no docs folder at {where}; pass --docs DIR (the folder holding pytorch_X-Y-Z/)")
 
 
+def _spellings(api: str) -> list[str]:
+    """Other names of ``api`` from the coverage part's static alias table: its canonical
+    name, and the aliases of that name or of a name it starts with (``torch.set_grad_enabled.clone``
+    <-> ``torch.autograd.grad_mode.set_grad_enabled.clone``)."""
+    from ..coverage.aliases import static_table
+
+    table = static_table()
+    canonical, _ = table.canonical(api)
+    by_target: dict[str, list[str]] = {}
+    for alias, target in table.aliases.items():
+        by_target.setdefault(target, []).append(alias)
+    out = [canonical]
+    segs = canonical.split(".")
+    for k in range(len(segs), 0, -1):
+        prefix = ".".join(segs[:k])
+        out.extend(alias + canonical[len(prefix):] for alias in sorted(by_target.get(prefix, ())))
+    return [name for name in dict.fromkeys(out) if name != api]
+
+
 def _statuses_text(products: dict[str, Any]) -> str:
     return " ".join(f"{code}={p['status']}" for code, p in products.items()) or "(no product status)"
 
@@ -71,14 +91,15 @@ def _print_check(result: CheckResult) -> None:
         head = f"  {v['version']:<{width}}  "
         if v["present"]:
             link = "link ok" if v["link_ok"] else f"link: {v['link_problem']}"
-            _echo(f"{head}present  {v['page']}:{v['line']}  {v['kind']}  {_statuses_text(v['products'])}  {link}")
+            as_ = f"  (as {v['found_as']})" if v["found_as"] else ""
+            _echo(f"{head}present  {v['page']}:{v['line']}{as_}  {v['kind']}  "
+                  f"{_statuses_text(v['products'])}  {link}")
             if v["restrictions"]:
                 first = v["restrictions"].splitlines()[0]
                 more = " …" if "\n" in v["restrictions"] else ""
                 _echo(f"  {'':<{width}}  限制与说明: {first}{more}")
         else:
-            why = v["link_problem"] or (f"nearest: {vc.hint}" if vc.hint else "no entry")
-            _echo(f"{head}MISSING  {why}")
+            _echo(f"{head}MISSING  {f'nearest: {vc.hint}' if vc.hint else 'no entry'}")
 
 
 @docs_app.command("check")
@@ -92,9 +113,9 @@ def check(
     config: ConfigOpt = None,
     debug: DebugOpt = False,
 ) -> int:
-    """Does each API have an entry in every version's pages? (exit 1 when one is missing)"""
+    """Does each API have an entry in every version's pages, under any spelling? (exit 1 when one is missing)"""
     tree = _tree(docs, repo, config)
-    results = [check_in_tree(tree, api, version) for api in apis]
+    results = [check_in_tree(tree, api, version, _spellings(api)) for api in apis]
     if store is not None:
         from ..store import Store
 
@@ -107,13 +128,14 @@ def check(
         for r in results:
             _print_check(r)
         for r in results:
-            by_parent: dict[str, list[str]] = {}
+            by_parent: dict[tuple[str, str], list[str]] = {}
             for vc in r.versions:
                 if not vc.present and vc.hint:
-                    by_parent.setdefault(vc.hint.split(" is at ")[0], []).append(vc.version)
-            for parent, versions in by_parent.items():
+                    key = (vc.hint_api or r.api, vc.hint.split(" is at ")[0])
+                    by_parent.setdefault(key, []).append(vc.version)
+            for (name, parent), versions in by_parent.items():
                 flags = " ".join(f"--version {v}" for v in versions)
-                err.print(f"add with: torchparity docs add {r.api} --docs {tree.root} {flags} --like {parent}",
+                err.print(f"add with: torchparity docs add {name} --docs {tree.root} {flags} --like {parent}",
                           markup=False)
     return int(ExitCode.FAILED) if any(not r.ok for r in results) else 0
 
@@ -134,20 +156,21 @@ def lint(
     targets = list(paths or []) or [_tree(docs, repo, config).root]
     findings, pages = lint_paths(targets, products)
     if write is not None:
-        n = write_baseline(write, findings)
-        err.print(f"wrote {n} finding(s) from {pages} page(s) to {write}", markup=False)
+        write_baseline(write, findings)
+        err.print(f"wrote {summary(findings, pages)} to {write}", markup=False)
         return 0
     known: list[Any] = []
     if baseline is not None:
         findings, known = split_baselined(findings, load_baseline(baseline), baseline)
     if json_out:
-        _echo(json.dumps({"pages": pages, "baselined": len(known), "rules": RULES,
+        _echo(json.dumps({"pages": pages, "pages_with_findings": len({f.path for f in findings}),
+                          "baselined": len(known), "rules": RULES,
                           "findings": [f.to_json() for f in findings]}, ensure_ascii=False, indent=2))
     else:
         for f in findings:
             _echo(str(f))
         extra = f", {len(known)} baselined" if baseline is not None else ""
-        err.print(f"{len(findings)} finding(s) in {pages} page(s){extra}", markup=False)
+        err.print(f"{summary(findings, pages)}{extra}", markup=False)
     return int(ExitCode.FAILED) if findings else 0
 
 

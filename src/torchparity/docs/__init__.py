@@ -1,6 +1,6 @@
 """Native API support pages: parse (three formats), check an API, lint, add an entry, matrix.
 
-Stands on the ground: imports only the standard library and ``torchparity.errors``.
+Stands on the ground: imports only the standard library, ``torchparity.errors`` and ``torchparity.fsutil``.
 Products (code, name, aliases) come in as data; the CLI reads them from the config.
 """
 

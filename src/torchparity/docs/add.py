@@ -8,14 +8,15 @@ nothing half-written. A version that already has the entry is left as is.
 from __future__ import annotations
 
 import difflib
-import os
 import re
+import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..fsutil import atomic_write
 from .model import FUNCTION, LIST, SUB_METHOD, Entry, Page, Products, Section, status_of
 from .parse import parse_page
 from .render import Status, fresh_ids, learn_style, render_entry
@@ -180,6 +181,12 @@ def _common(a: str, b: str) -> list[str]:
     return out
 
 
+def _headed_members(pages: Iterable[Page], parent_api: str) -> bool:
+    """Whether any of ``pages`` lists ``parent_api.X`` as top-level entries (headings of their own)."""
+    prefix = parent_api + "."
+    return any(e.parent is None and e.api.startswith(prefix) for page in pages for e in page.entries)
+
+
 @dataclass(frozen=True)
 class _Plan:
     version: str
@@ -212,6 +219,11 @@ class _Planner:
         parent_api = api.rsplit(".", 1)[0] if "." in api else ""
         parent_hit = tree.find(parent_api, version) if parent_api else None
         kind = self._kind(parent_hit, folder)
+        if kind == FUNCTION and parent_hit is None and self.kind == "auto" and self._member_elsewhere(version):
+            raise UsageError(
+                f"the parent entry {parent_api} is not on any page of {version}; add it first, "
+                "or pass --kind function --section S to add it as a top-level entry"
+            )
         if kind == SUB_METHOD:
             assert parent_hit is not None
             page, parent = parent_hit
@@ -267,8 +279,27 @@ class _Planner:
         if parent.children:
             return SUB_METHOD
         # the page lists parent.X as headings of their own: follow it
-        siblings = [e for e in page.entries if e.parent is None and e.api.startswith(parent.api + ".")]
-        return FUNCTION if siblings else SUB_METHOD
+        return FUNCTION if _headed_members([page], parent.api) else SUB_METHOD
+
+    def _member_elsewhere(self, version: str) -> bool:
+        """Whether the API (its parent missing in ``version``) is a member of a class entry:
+        it is a sub-method in another version, or its parent has an entry there whose members
+        are not headings of their own, or the parent is named like a class (``CapWords``)."""
+        tree, api = self.tree, self.api
+        parent_api = api.rsplit(".", 1)[0]
+        if _headed_members(tree.pages(version), parent_api):
+            return False  # this version lists parent.X as headings of their own: follow it
+        others = [v for v in tree.versions() if v != version]
+        for v in others:
+            hit = tree.find(api, v)
+            if hit is not None:
+                return hit[1].kind == SUB_METHOD
+        for v in others:
+            hit = tree.find(parent_api, v)
+            if hit is not None and hit[1].parent is None:
+                return bool(hit[1].children) or not _headed_members([hit[0]], parent_api)
+        last = parent_api.rsplit(".", 1)[-1]
+        return "." in parent_api and last[:1].isupper() and any(c.islower() for c in last)
 
     def _function_page(self, version: str, like_hit: tuple[Page, Entry] | None) -> Page:
         if like_hit is not None:
@@ -346,13 +377,11 @@ class _Planner:
 
 
 def _write(path: str, text: str) -> None:
+    """Replace the page with ``text``, keeping its byte-order mark and its file mode."""
     p = Path(path)
     raw = p.read_bytes()
     bom = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""
-    tmp = p.with_name(f".{p.name}.torchparity-tmp")
-    tmp.write_bytes((bom + text).encode("utf-8"))
-    os.chmod(tmp, p.stat().st_mode & 0o7777)
-    tmp.replace(p)
+    atomic_write(p, bom + text, mode=stat.S_IMODE(p.stat().st_mode))
 
 
 def add_entry(
@@ -400,7 +429,14 @@ def add_entry(
             current = Path(plan.page.path).read_bytes().decode("utf-8").lstrip("\ufeff")
             if current != plan.page.text:
                 raise UsageError(f"{plan.page.path} changed while planning; run the command again")
+        written: list[str] = []
         for plan in plans:
-            _write(plan.page.path, plan.new_text)
+            try:
+                _write(plan.page.path, plan.new_text)
+            except OSError as exc:
+                done = f"already written: {', '.join(written)}" if written else "no page was changed"
+                raise UsageError(f"cannot write {plan.page.path}: {exc.strerror or exc}; {done}; "
+                                 "check the folder's permissions and free space") from exc
+            written.append(plan.change.page)
             tree.forget(plan.version)
     return AddResult(api=api, docs_dir=str(tree.root), dry_run=dry_run, changes=tuple(changes))

@@ -30,6 +30,10 @@ class VersionCheck:
     link_problem: str = ""
     #: for a missing entry: where its parent or closest relative is, to add it next to
     hint: str = ""
+    #: the name the page writes the entry under, when it is another spelling of the API
+    found_as: str | None = None
+    #: the spelling ``hint`` is about (the name to add next to that relative)
+    hint_api: str = ""
 
     def to_json(self, products: Products | None = None) -> dict[str, Any]:
         prods: dict[str, Any] = {}
@@ -44,7 +48,7 @@ class VersionCheck:
             "version": self.version, "folder": self.folder, "present": self.present,
             "page": self.page, "line": self.line, "kind": self.kind, "products": prods,
             "restrictions": self.restrictions, "link": self.link, "link_ok": self.link_ok,
-            "link_problem": self.link_problem,
+            "link_problem": self.link_problem, "found_as": self.found_as,
         }
 
 
@@ -84,26 +88,35 @@ def _hint(tree: DocsTree, api: str, version: str) -> str:
     return ""
 
 
-def _present(tree: DocsTree, version: str, page: Page, entry: Entry) -> VersionCheck:
+def _present(tree: DocsTree, version: str, page: Page, entry: Entry, api: str) -> VersionCheck:
     problem = link_problem(entry.link, entry.api, version, entry.kind)
     return VersionCheck(
         version=version, folder=folder_name(version), present=True, page=tree.rel(page),
         line=entry.start, kind=entry.kind, format=entry.format, products=entry.products,
         restrictions=entry.restrictions, link=entry.link, link_ok=not problem, link_problem=problem,
+        found_as=entry.api if entry.api != api else None,
     )
 
 
-def check_in_tree(tree: DocsTree, api: str, versions: Iterable[str] | None = None) -> CheckResult:
+def check_in_tree(
+    tree: DocsTree, api: str, versions: Iterable[str] | None = None, spellings: Iterable[str] = ()
+) -> CheckResult:
     """``check_api`` over an already opened tree (pages are parsed once for many APIs)."""
+    names = list(dict.fromkeys([api, *(s for s in spellings if s)]))
     out = []
     for version in tree.pick_versions(versions):
-        found = tree.find(api, version)
+        found = next((hit for name in names if (hit := tree.find(name, version)) is not None), None)
         if found is not None:
-            out.append(_present(tree, version, *found))
+            out.append(_present(tree, version, *found, api))
             continue
-        why = "" if tree.has_folder(version) else f"no folder {folder_name(version)} in {tree.root}"
+        hint, hint_api = "", api
+        for name in names:
+            hint = _hint(tree, name, version)
+            if hint:
+                hint_api = name
+                break
         out.append(VersionCheck(version=version, folder=folder_name(version), present=False,
-                                link_problem=why, hint=_hint(tree, api, version) if not why else ""))
+                                hint=hint, hint_api=hint_api))
     return CheckResult(api=api, docs_dir=str(tree.root.resolve()), versions=tuple(out), products=tree.products)
 
 
@@ -113,10 +126,14 @@ def check_api(
     versions: Iterable[str] | None = None,
     products: Iterable[Any] = (),
     root_hint: str = "",
+    spellings: Iterable[str] = (),
 ) -> CheckResult:
     """Whether ``api`` has an entry in each version under ``docs_dir`` (all versions found if None).
 
     ``products`` are the configured products (objects with code, name, aliases);
-    ``root_hint`` lets ``docs_dir`` be a backend repository (e.g. ``docs/zh/api/native_api``).
+    ``root_hint`` lets ``docs_dir`` be a backend repository (e.g. ``docs/zh/api/native_api``);
+    ``spellings`` are other names of the same API (its canonical name, aliases): a page
+    that writes the entry under one of them has it (``found_as`` says which). A version
+    asked for without its folder is a ``UsageError``.
     """
-    return check_in_tree(DocsTree(docs_dir, products, root_hint), api, versions)
+    return check_in_tree(DocsTree(docs_dir, products, root_hint), api, versions, spellings)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..fsutil import atomic_write
 from .model import (
     CLASS,
     FIELD_RANK,
@@ -22,7 +23,7 @@ from .model import (
     Page,
     Products,
 )
-from .parse import read_page
+from .parse import page_files, read_page
 from .versions import docs_short, link_api_problem
 
 #: rule id -> what it checks (README lists the same)
@@ -163,12 +164,19 @@ def lint_page(page: Page, products: Iterable[Any] = (), shown_path: str | None =
 
 
 def lint_files(paths: Iterable[str | Path]) -> list[Path]:
-    """The pages to lint: files as given, folders searched for ``*.md`` (``_*.md`` left out)."""
+    """The pages to lint: a file as given (whatever its name); under a folder, its module pages only
+    (``pytorch_<X-Y-Z>/<module>.md``: no overview, ``PyTorch-*``, ``_*`` or README pages)."""
     files: list[Path] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            files.extend(sorted(f for f in p.rglob("*.md") if f.is_file() and not f.name.startswith("_")))
+            found = page_files(p)
+            if not found:
+                raise UsageError(
+                    f"no module pages (pytorch_<X-Y-Z>/<module>.md) under {p}; pass the native_api folder, "
+                    "a version folder, or name the .md files to lint them whatever their name"
+                )
+            files.extend(found)
         elif p.is_file():
             files.append(p)
         else:
@@ -184,6 +192,12 @@ def lint_paths(paths: Iterable[str | Path], products: Iterable[Any] = ()) -> tup
     for f in files:
         out.extend(lint_page(read_page(f, prods), prods, str(f)))
     return out, len(files)
+
+
+def summary(findings: Iterable[Finding], pages: int) -> str:
+    """``N finding(s) in M of K page(s)``: M pages have findings, K were read."""
+    found = list(findings)
+    return f"{len(found)} finding(s) in {len({f.path for f in found})} of {pages} page(s)"
 
 
 # -- baseline: findings already known, so that only new ones fail ------------------------
@@ -209,10 +223,12 @@ def write_baseline(path: str | Path, findings: Iterable[Finding]) -> int:
     file = Path(path)
     base = file.absolute().parent
     doc = baseline_doc(findings, base)
-    file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = file.with_name(file.name + ".tmp")
-    tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", "utf-8")
-    tmp.replace(file)
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(file, json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
+    except OSError as exc:
+        raise UsageError(f"cannot write the baseline {file}: {exc.strerror or exc}; "
+                         "pass a writable path to --write-baseline") from exc
     return sum(item["count"] for item in doc["findings"])
 
 

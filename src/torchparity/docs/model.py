@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -37,8 +38,11 @@ _SPACE = re.compile(r"\s+")
 
 
 def status_of(raw: str) -> tuple[str, bool | None]:
-    """Normalised status and whether it means supported (None: not a status word)."""
-    text = raw.strip()
+    """Normalised status and whether it means supported (None: not a status word).
+
+    HTML entities are decoded first (``&#10004;`` is ✔, ``&#10008;`` is ✘).
+    """
+    text = html.unescape(raw).strip() if "&" in raw else raw.strip()
     low = text.lower()
     if low in _YES:
         return SUPPORTED, True
@@ -84,7 +88,7 @@ class Products:
 
     @staticmethod
     def _key(name: str) -> str:
-        return _SPACE.sub("", plain(name)).lower()
+        return _SPACE.sub("", plain(html.unescape(name) if "&" in name else name)).lower()
 
     def __bool__(self) -> bool:
         return bool(self.items)

@@ -37,7 +37,7 @@ from .model import (
     plain,
     status_of,
 )
-from .versions import version_of_path
+from .versions import md_unescape, version_of_path
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 _MARKER = re.compile(r"^>\s*<font[^>]*>\s*(.*?)\s*</font>\s*$")
@@ -222,7 +222,7 @@ def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
                     parent = parent.parent
                 end_pending()
                 parent.field = ""
-                name = m.group(1).split("(")[0].strip()
+                name = md_unescape(m.group(1).split("(")[0].strip())
                 b = _Builder(f"{parent.api}.{name}", SUB_METHOD, ln, s, parent)
                 parent.children.append(b)
                 builders.append(b)
@@ -441,9 +441,25 @@ def read_page(path: str | Path, products: Iterable[Any] = (), version: str | Non
     return parse_page(text, str(p), products, version)
 
 
+#: pages of a version folder that list no APIs (the writing guide: overview and menu pages)
+NOT_MODULE_PAGES = ("overview.md", "readme.md")
+
+
+def is_module_page(path: str | Path) -> bool:
+    """Whether ``path`` is a module page: ``pytorch_<X-Y-Z>/<module>.md`` (or a flattened
+    ``pytorch_<X-Y-Z>_<module>.md`` copy), not ``overview.md``, ``PyTorch-*.md``, ``_*.md``
+    or ``README.md``."""
+    p = Path(path)
+    name = p.name
+    low = name.lower()
+    if not low.endswith(".md") or name.startswith("_") or low in NOT_MODULE_PAGES or low.startswith("pytorch-"):
+        return False
+    return bool(version_of_path(p))
+
+
 def page_files(folder: Path) -> list[Path]:
-    """The module pages of a version folder (``*.md``, navigation pages ``_*.md`` left out)."""
-    return sorted(p for p in folder.rglob("*.md") if p.is_file() and not p.name.startswith("_"))
+    """The module pages under ``folder`` (see ``is_module_page``), sorted."""
+    return sorted(p for p in folder.rglob("*.md") if p.is_file() and is_module_page(p))
 
 
 def read_folder(folder: Path, products: Iterable[Any] = (), version: str | None = None) -> list[Page]:

@@ -42,10 +42,22 @@ class DocsTree:
         return discover(self.root)
 
     def pick_versions(self, versions: Iterable[str] | None) -> list[str]:
-        """``versions`` normalised (``v2.7.1`` -> ``2.7.1``), or every version found."""
+        """``versions`` normalised (``v2.7.1`` -> ``2.7.1``), or every version found.
+
+        A version asked for without its ``pytorch_X-Y-Z`` folder is bad input (one line
+        naming the versions there are).
+        """
         if versions:
-            picked = list(dict.fromkeys(normalize_version(v) for v in versions))
-            return sorted(picked, key=version_key)
+            picked = sorted(dict.fromkeys(normalize_version(v) for v in versions), key=version_key)
+            absent = [v for v in picked if not self.has_folder(v)]
+            if absent:
+                there = ", ".join(self.versions()) or "none"
+                folders = ", ".join(folder_name(v) for v in absent)
+                raise UsageError(
+                    f"no folder {folders} in {self.root}; versions found: {there} "
+                    "(pass one of them to --version, or create the version folder first)"
+                )
+            return picked
         found = self.versions()
         if not found:
             raise UsageError(

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import unquote
 
 from ..errors import UsageError
-from .model import DOCS_SEGMENT
+from .model import CLASS, DOCS_SEGMENT, SUB_METHOD
 
 FOLDER_PREFIX = "pytorch_"
 _FOLDER = re.compile(r"^pytorch_(\d+)-(\d+)-(\d+)$")
@@ -99,19 +100,84 @@ def link_version_problem(url: str, version: str) -> str:
     return ""
 
 
+#: a Markdown backslash escape (``\\_`` -> ``_``)
+_MD_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~])")
+
+
+def md_unescape(text: str) -> str:
+    """``SummaryWriter.\\_\\_init\\_\\_`` -> ``SummaryWriter.__init__`` (Markdown backslash escapes removed)."""
+    return _MD_ESCAPE.sub(r"\1", text) if "\\" in text else text
+
+
+def _is_class_name(segment: str) -> bool:
+    return segment[:1].isupper() and any(c.islower() for c in segment)
+
+
+def _own_segments(parts: list[str], kind: str) -> int:
+    """How many trailing segments are the API's own name: from its class on (``Tensor.col_indices``), else 1."""
+    own = 1
+    for k, seg in enumerate(parts[1:-1], 1):
+        if _is_class_name(seg):
+            own = len(parts) - k
+            break
+    if kind == SUB_METHOD and len(parts) >= 3:
+        own = max(own, 2)
+    return own
+
+
+def names_api(named: str, api: str, kind: str = "") -> bool:
+    """Whether a link's page or anchor name ``named`` stands for ``api``.
+
+    The same name; a longer one that ends with it (``torch.torch.default_generator``,
+    ``torch.autograd.profiler.profile.key_averages`` for ``profile.key_averages``); or
+    the same package and own name under a module path that extends or shortens the
+    API's (``torch.cuda.memory.empty_cache`` for ``torch.cuda.empty_cache``,
+    ``torch.Tensor.col_indices`` for ``torch.sparse.Tensor.col_indices``).
+    """
+    named, api = md_unescape(named), md_unescape(api)
+    if not named:
+        return False
+    if named == api or named.endswith("." + api):
+        return True
+    n, a = named.split("."), api.split(".")
+    own = _own_segments(a, kind)
+    if len(a) <= own or len(n) <= own or n[-own:] != a[-own:] or n[0] != a[0]:
+        return False
+    if len(a) - own == 1 and len(n) - own > 1:
+        return False  # torch.X is its own spelling: torch.special.X is another API
+    short, long = sorted((n[:-own], a[:-own]), key=len)
+    return long[: len(short)] == short
+
+
 def link_api_problem(url: str, api: str, kind: str) -> str:
-    """Why ``url`` does not point at ``api`` ("" when its anchor or its page names it)."""
+    """Why ``url`` does not point at ``api`` ("" when its anchor or its page names it).
+
+    Accepted: the API's own page (``generated/<api>.html``, for members too), the
+    anchor form (``...#<api>``), either under the API's defining-module path
+    (see ``names_api``), and a module or topic page whose anchor names the API
+    (``torch.html#torch.is_tensor``), or, for a class without an anchor, whose
+    page is named after it (``tensors.html`` for ``torch.Tensor``).
+    """
+    api = md_unescape(api)
     page, _, anchor = url.partition("#")
-    stem = page.rstrip("/").rsplit("/", 1)[-1]
+    page = unquote(page.split("?", 1)[0]).rstrip("/")
+    anchor = md_unescape(unquote(anchor))
+    stem = page.rsplit("/", 1)[-1]
     stem = stem[:-5] if stem.endswith(".html") else stem
     if anchor:
-        # upstream sometimes repeats the module in anchors (#torch.torch.default_generator)
-        ok = anchor == api or anchor.endswith("." + api)
-        return "" if ok else f"link anchor #{anchor} does not name {api}"
-    if stem == api:
+        return "" if names_api(anchor, api, kind) else f"link anchor #{anchor} does not name {api}"
+    if names_api(stem, api, kind):
         return ""
-    if kind == "sub-method":
-        return f"sub-method link wants the anchor form ...#{api}"
+    generated = "/generated/" in page + "/"
+    parent = api.rsplit(".", 1)[0]
+    if kind == SUB_METHOD and "." in api and names_api(stem, parent, CLASS):
+        return (f"sub-method link names its class {parent}; use the anchor form ...#{api} "
+                "or the member's own page")
+    if not generated:
+        last = api.rsplit(".", 1)[-1].lower()
+        if kind == CLASS and stem.lower() in (last, last + "s"):
+            return ""  # a topic page named after the class (tensors.html for torch.Tensor)
+        return f"link page {stem}.html is a topic page without an anchor naming {api}"
     return f"link page {stem}.html does not name {api}"
 
 
