@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -12,33 +10,11 @@ import typer
 
 from ..config import load_config
 from ..errors import UsageError
+from ..fsutil import atomic_write
 from ..report import KINDS, LANGS, build_report, render
 from ..report.render import config_templates_dir
 from ..store import Store
 from ._app import DEFAULT_STORE, ConfigOpt, DebugOpt, StoreOpt, app, err
-
-
-def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None) -> None:
-    """Write ``path`` whole: a temporary file in the same folder renamed into place, never half-written;
-    its mode ``mode``, else 0o666 less the umask (what ``open`` gives a new file).
-
-    Same signature as ``torchparity.fsutil.atomic_write``, which replaces it when that lands.
-    """
-    fd, tmp = tempfile.mkstemp(dir=path.absolute().parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-        os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)  # the only way to read it is to set it; put it back at once
-    os.umask(mask)
-    return mask
 
 
 def write_output(text: str, out_file: Path | None) -> None:
