@@ -118,7 +118,10 @@ class Collector:
         self.opt = options
         self.reporter = reporter or Reporter()
         self._cancel = threading.Event()
-        self._runners: set[Runner] = set()
+        #: one runner per environment (interpreter, device), shared by that environment's targets:
+        #: torch is imported once per environment, not once per ref
+        self._runners: dict[tuple[str, str], Runner] = {}
+        self._runner_logs: Path | None = None
         self._lock = threading.Lock()
         check_states(options.isolation_states)
         #: paths that a target may overlay (so planning does not ask git for them)
@@ -226,6 +229,7 @@ class Collector:
             raise
         finally:
             pool.shutdown(wait=True)
+            self._close_runners()
         order = {t.label: i for i, t in enumerate(targets)}
         records.sort(key=lambda r: order.get(r.label, -1))
         if finish:
@@ -249,8 +253,27 @@ class Collector:
         """Stop all work now: kill every runner (and its children); threads unwind."""
         self._cancel.set()
         with self._lock:
-            for r in list(self._runners):
+            for r in list(self._runners.values()):
                 r.kill()  # type: ignore[attr-defined]
+
+    def _runner_for(self, python: str, device: str) -> Runner:
+        with self._lock:
+            key = (python, device)
+            if key not in self._runners:
+                if self._runner_logs is None:
+                    self._runner_logs = Path(tempfile.mkdtemp(prefix="torchparity-workers-"))
+                logs = self._runner_logs / str(len(self._runners))
+                self._runners[key] = make_runner(self.opt.mode, python, self.opt.backend_module, device, logs)
+            return self._runners[key]
+
+    def _close_runners(self) -> None:
+        with self._lock:
+            runners, self._runners = list(self._runners.values()), {}
+            logs, self._runner_logs = self._runner_logs, None
+        for r in runners:
+            r.close()
+        if logs is not None:
+            shutil.rmtree(logs, ignore_errors=True)
 
     def _collect_and_store(self, run_id: int, target: Target) -> TargetRecord:
         rec = self.collect(target)
@@ -344,69 +367,62 @@ class Collector:
             if rel in added:
                 rec.notes.append(f"{rel} is not committed at {target.ref}: it was written into the worktree for this run")
         patterns = list(target.patterns or opt.patterns)
-        runner = make_runner(opt.mode, target.env.python, opt.backend_module, device, logs)
-        with self._lock:
-            self._runners.add(runner)
-        try:
-            rec.probe = self._step(runner, target, Job("probe", {}, logs / "probe.log", timeout=opt.timeout), "probe")
-            if not rec.probe.ok:
-                rec.result = "ERROR"
-                rec.notes.append(f"the environment probe did not finish ({rec.probe.status})")
-                return
-            rec.device = rec.probe.result.get("device_type", device)
-            ok = True
-            for i, tf in enumerate(rec.test_files):
-                args = {"path": tf.abs_path, "argv": opt.argv}
-                literal = [target.env.python, tf.abs_path, *opt.argv]
-                full = self._step(
+        runner = self._runner_for(target.env.python, device)
+        rec.probe = self._step(runner, target, Job("probe", {}, logs / "probe.log", timeout=opt.timeout), "probe")
+        if not rec.probe.ok:
+            rec.result = "ERROR"
+            rec.notes.append(f"the environment probe did not finish ({rec.probe.status})")
+            return
+        rec.device = rec.probe.result.get("device_type", device)
+        ok = True
+        for i, tf in enumerate(rec.test_files):
+            args = {"path": tf.abs_path, "argv": opt.argv}
+            literal = [target.env.python, tf.abs_path, *opt.argv]
+            full = self._step(
+                runner, target,
+                Job("run_file", args, logs / f"full-{i}.log", opt.timeout, str(root), literal=literal),
+                "full", tf.path,
+            )
+            if opt.mode == "fresh":
+                # the literal run cannot be instrumented; the leak check reruns it in the agent
+                leak = self._step(
                     runner, target,
-                    Job("run_file", args, logs / f"full-{i}.log", opt.timeout, str(root), literal=literal),
-                    "full", tf.path,
+                    Job("run_file", args, logs / f"leak-{i}.log", opt.timeout, str(root)),
+                    "leak_check", tf.path,
                 )
-                if opt.mode == "fresh":
-                    # the literal run cannot be instrumented; the leak check reruns it in the agent
-                    leak = self._step(
-                        runner, target,
-                        Job("run_file", args, logs / f"leak-{i}.log", opt.timeout, str(root)),
-                        "leak_check", tf.path,
-                    )
-                    leak.output = ""
-                    rec.leak_check.append(leak)
-                    leak_source = leak.result
-                else:
-                    leak_source = full.result
-                full.tests = [
-                    {"id": o.id, "outcome": o.outcome, "detail": o.detail}
-                    for o in parse_outcomes(full.output)
-                ]
-                rec.full.append(full)
-                rec.leaks.extend(leak_source.get("leaks", []))
-                ok = ok and full.ok
-                for state in opt.isolation_states:
-                    iso = self._step(
-                        runner, target,
-                        Job("isolation", {"path": tf.abs_path, "state": state, "patterns": patterns},
-                            logs / f"iso-{i}-{state}.log", opt.timeout, str(root)),
-                        f"isolation:{state}", tf.path,
-                    )
-                    # the title names the section even when the job died before answering
-                    iso.result.setdefault("title", agent_state.STATE_TITLES[state])
-                    rec.isolation.append(iso)
-                    ok = ok and iso.ok and bool(iso.result.get("passed"))
-                if opt.trace:
-                    tr = self._step(
-                        runner, target,
-                        Job("trace", {"file": tf.abs_path, "patterns": patterns},
-                            logs / f"trace-{i}.log", opt.timeout, str(root)),
-                        "trace", tf.path,
-                    )
-                    rec.trace.append(tr)
-                    # the trace is evidence of what the tests touch, not a verdict on them
-                    ok = ok and tr.status in ("OK", "FAIL")
-            if opt.fail_on_leak and rec.leaks:
-                ok = False
-            rec.result = "PASS" if ok else "FAIL"
-        finally:
-            with self._lock:
-                self._runners.discard(runner)
-            runner.close()
+                leak.output = ""
+                rec.leak_check.append(leak)
+                leak_source = leak.result
+            else:
+                leak_source = full.result
+            full.tests = [
+                {"id": o.id, "outcome": o.outcome, "detail": o.detail}
+                for o in parse_outcomes(full.output)
+            ]
+            rec.full.append(full)
+            rec.leaks.extend(leak_source.get("leaks", []))
+            ok = ok and full.ok
+            for state in opt.isolation_states:
+                iso = self._step(
+                    runner, target,
+                    Job("isolation", {"path": tf.abs_path, "state": state, "patterns": patterns},
+                        logs / f"iso-{i}-{state}.log", opt.timeout, str(root)),
+                    f"isolation:{state}", tf.path,
+                )
+                # the title names the section even when the job died before answering
+                iso.result.setdefault("title", agent_state.STATE_TITLES[state])
+                rec.isolation.append(iso)
+                ok = ok and iso.ok and bool(iso.result.get("passed"))
+            if opt.trace:
+                tr = self._step(
+                    runner, target,
+                    Job("trace", {"file": tf.abs_path, "patterns": patterns},
+                        logs / f"trace-{i}.log", opt.timeout, str(root)),
+                    "trace", tf.path,
+                )
+                rec.trace.append(tr)
+                # the trace is evidence of what the tests touch, not a verdict on them
+                ok = ok and tr.status in ("OK", "FAIL")
+        if opt.fail_on_leak and rec.leaks:
+            ok = False
+        rec.result = "PASS" if ok else "FAIL"
