@@ -789,14 +789,18 @@ def resolve(name, backend_module=""):
     }
 
 
+def unresolved(name, exc):
+    """The record of a name that did not resolve (``exc``: the NotFound it raised)."""
+    return {"status": "ambiguous" if exc.candidates else "unknown", "query": name,
+            "furthest": exc.furthest, "missing": exc.missing, "suggestions": exc.suggestions,
+            "candidates": exc.candidates}
+
+
 def resolve_many(names, backend_module=""):
     out = []
     for name in names:
         try:
             out.append({"status": "ok", "resolution": resolve(name, backend_module)})
         except NotFound as exc:
-            status = "ambiguous" if exc.candidates else "unknown"
-            out.append({"status": status, "query": name, "furthest": exc.furthest,
-                        "missing": exc.missing, "suggestions": exc.suggestions,
-                        "candidates": exc.candidates})
+            out.append(unresolved(name, exc))
     return out
