@@ -115,3 +115,16 @@ def test_the_agent_module_compiles_on_python_38(tmp_path):
     src = Path(sf.__file__)
     proc = subprocess.run([py38, "-m", "py_compile", str(src)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_an_api_that_cannot_be_looked_up_fails_only_its_own_item():
+    good = agent_resolve.resolve("torch.BoolStorage")
+    gone = dict(good, path="torch.NoSuchStorage", canonical="torch.NoSuchStorage")
+    out = sf.op_scaffold_facts(Ctx(), {"items": [
+        {"resolution": gone, "wants": ["storage", "states"]},
+        {"resolution": good, "wants": ["storage"]},
+    ]})
+    bad, ok = out["items"]
+    assert bad["problem"] == "looking up torch.NoSuchStorage failed: torch has no 'NoSuchStorage'"
+    assert bad["storage"] == {"problem": bad["problem"], "found": False} and bad["states"] == []
+    assert ok["storage"]["problem"] == "" and ok["storage"]["size"] == 3
