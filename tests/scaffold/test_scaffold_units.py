@@ -275,3 +275,29 @@ def test_a_failed_measurement_reads_as_the_reason_in_the_failing_test():
     assert plan.family == "fill-in"
     assert "opinfo: measuring the OpInfo facts failed: RuntimeError: x" in plan.fill_in[0]
     assert "signature: measuring the call facts failed: TypeError: y" in plan.fill_in[0]
+
+
+# -- writing -----------------------------------------------------------------------------------
+@pytest.fixture
+def umask_027():
+    import os
+
+    old = os.umask(0o027)
+    yield 0o027
+    os.umask(old)
+
+
+def test_written_files_take_the_umask_and_added_files_keep_their_mode(tmp_path, umask_027):
+    from torchparity.scaffold import scaffold_test
+
+    config = load_preset("default")
+    linear = api_info(resolution("torch.nn.Linear", "class"))
+    new = scaffold_test(linear, config, python=sys.executable, out_dir=tmp_path, facts={})
+    assert Path(new.path).stat().st_mode & 0o777 == 0o640  # 0o666 & ~umask, as open() gives; not mkstemp's 0600
+    existing = tmp_path / "test_existing.py"
+    existing.write_text("import torch\nfrom torch.testing._internal.common_utils import TestCase\n\n\n"
+                        "class TestOld(TestCase):\n    def test_old(self):\n        pass\n")
+    existing.chmod(0o754)
+    scaffold_test(linear, config, python=sys.executable, into=existing, facts={})
+    assert existing.stat().st_mode & 0o777 == 0o754
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left
