@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from torchparity.coverage.aliases import (
     AliasTable,
@@ -154,3 +157,27 @@ def test_the_static_table_says_what_the_installed_torch_says() -> None:
     assert t.aliases["torch.optim.Optimizer"] == "torch.optim.optimizer.Optimizer"
     assert t.classes["torch.optim.sgd.SGD"].bases == ("torch.optim.optimizer.Optimizer",)
     assert {"torch.add", "torch.Tensor.add_", "torch.Tensor.grad", "torch.nn.functional.relu"} <= t.functions
+
+
+def test_the_generator_reads_the_table_in_the_agent_and_reproduces_the_shipped_one(tmp_path) -> None:
+    """``tablegen --python PY`` runs the agent job there; from this torch it writes the shipped file."""
+    from torchparity.coverage import tablegen
+
+    shipped = (Path(tablegen.__file__).parent / "static_aliases.toml").read_text("utf-8")
+    out = tmp_path / "table.toml"
+    assert tablegen.main(["--python", sys.executable, "--out", str(out)]) == 0
+    made = out.read_text("utf-8")
+    version = made.splitlines()[1].split("with torch ", 1)[1]
+    if f"with torch {version}" not in shipped.splitlines()[1]:
+        pytest.skip(f"the shipped table is from another torch than {version}")
+    assert made == shipped
+
+
+def test_the_generator_itself_never_imports_torch(tmp_path, capsys) -> None:
+    from torchparity.coverage import tablegen
+
+    code = "import sys, torchparity.coverage.tablegen; print('torch' in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip() == "False", proc.stderr
+    assert tablegen.main(["--python", str(tmp_path / "nope")]) == 2
+    assert capsys.readouterr().err.startswith(f"ERROR: python interpreter not found: {tmp_path / 'nope'}")
