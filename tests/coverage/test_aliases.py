@@ -181,3 +181,44 @@ def test_the_generator_itself_never_imports_torch(tmp_path, capsys) -> None:
     assert proc.stdout.strip() == "False", proc.stderr
     assert tablegen.main(["--python", str(tmp_path / "nope")]) == 2
     assert capsys.readouterr().err.startswith(f"ERROR: python interpreter not found: {tmp_path / 'nope'}")
+
+
+def _res(query: str, canonical: str, kind: str, aliases: tuple[str, ...] = (), owner: str | None = None,
+         path: str = ""):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(query=query, path=path or query, canonical=canonical, aliases=aliases, kind=kind,
+                           owner_class=owner)
+
+
+def test_resolve_answers_add_only_what_the_static_table_does_not_say() -> None:
+    from torchparity.coverage.environment import resolved_table
+
+    t = resolved_table([
+        _res("torch.set_grad_enabled.clone", "torch.autograd.grad_mode.set_grad_enabled.clone", "method",
+             ("torch.set_grad_enabled.clone",), "torch.autograd.grad_mode.set_grad_enabled"),
+        _res("Tensor.ndim", "torch.Tensor.ndim", "property", (), "torch.Tensor", path="torch.Tensor.ndim"),
+        _res("torch_npu.npu.Stream.query", "torch_npu.npu.streams.Stream.query", "method",
+             ("torch_npu.npu.Stream.query",), "torch_npu.npu.streams.Stream"),
+    ])
+    assert dict(t.aliases) == {
+        "Tensor.ndim": "torch.Tensor.ndim",  # the short query, for the API name itself; never a bare "Tensor"
+        "torch_npu.npu.Stream.query": "torch_npu.npu.streams.Stream.query",
+        "torch_npu.npu.Stream": "torch_npu.npu.streams.Stream",
+    }
+    assert set(t.classes) == {"torch_npu.npu.streams.Stream"}  # the static classes keep their bases
+    assert t.functions == {"torch_npu.npu.streams.Stream.query"}
+    merged = table_for(t)
+    assert merged.classes["torch.optim.sgd.SGD"].bases == ("torch.optim.optimizer.Optimizer",)
+    assert _names("torch_npu.npu.Stream().query()", table=merged)[-1] == (
+        "torch_npu.npu.streams.Stream.query", "c", "")
+
+
+def test_short_forms_map_when_the_table_knows_one_name() -> None:
+    t = static_table()
+    assert t.short_form("Tensor.ndim") == ("torch.Tensor.ndim",)
+    assert t.short_form("Optimizer.zero_grad") == ("torch.optim.optimizer.Optimizer.zero_grad",)
+    assert t.short_form("nn.functional.relu") == ("torch.nn.functional.relu",)
+    assert t.short_form("set_grad_enabled") == ("torch.autograd.grad_mode.set_grad_enabled",)
+    assert len(t.short_form("relu")) == 3
+    assert t.short_form("torch.Tensor.nosuch") == t.short_form("torch_npu.npu_custom_op") == ()
