@@ -223,3 +223,34 @@ def test_a_typo_mid_name_is_unknown_not_moved(agent_resolve):
         agent_resolve.resolve("torch.set_grad_enabld.clone")
     assert info.value.missing == "set_grad_enabld"
     assert "torch.set_grad_enabled" in info.value.suggestions
+
+
+def test_reexports_of_one_constant_are_one_candidate(agent_resolve):
+    """``inf`` is imported from math by a dozen torch modules: one object, spelled torch.inf."""
+    r = agent_resolve.resolve("inf")
+    assert r["canonical"] == "torch.inf" and r["resolved_via"] == "short form found as torch.inf"
+    assert agent_resolve.locate("nan").path == "torch.nan"
+
+
+@pytest.fixture
+def consts_backend(tmp_path, monkeypatch):
+    pkg = tmp_path / "constbk"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from . import first, second\n")
+    (pkg / "first.py").write_text("LEVEL = 1\nfrom math import inf as BIG\n")
+    (pkg / "second.py").write_text("LEVEL = 1\nfrom math import inf as BIG\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import importlib
+
+    importlib.import_module("constbk")
+    yield "constbk"
+    for name in [n for n in sys.modules if n == "constbk" or n.startswith("constbk.")]:
+        del sys.modules[name]
+
+
+def test_equal_small_values_in_two_modules_stay_two_candidates(agent_resolve, consts_backend):
+    """Two ``LEVEL = 1`` share the interpreter's cached int: that is no re-export."""
+    with pytest.raises(agent_resolve.NotFound) as info:
+        agent_resolve.locate("LEVEL", backend_module=consts_backend)
+    assert info.value.candidates == ["constbk.first.LEVEL", "constbk.second.LEVEL"]
+    assert agent_resolve.locate("BIG", backend_module=consts_backend).path == "constbk.first.BIG"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -12,6 +13,7 @@ from rich.console import Console
 from torchparity.api import UnresolvedApi, agent_session, resolve_api, trace_call, trace_file
 from torchparity.api.render import render
 from torchparity.cli import main
+from torchparity.errors import EnvironmentBroken
 from torchparity.store import Store
 
 pytestmark = pytest.mark.slow
@@ -150,3 +152,23 @@ def test_cli_trace_file_and_call(test_files, capsys):
 def test_trace_of_an_unknown_api_is_a_usage_error(capsys):
     assert main(["trace", "torch.nn.functional.relux", "--call", "api(torch.ones(1))"]) == 2
     assert "did you mean" in capsys.readouterr().err
+
+
+def test_cli_blank_call_is_a_usage_error(capsys):
+    assert main(["trace", "--call", "   "]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("ERROR: --call is empty")
+
+
+def test_a_job_that_dies_keeps_its_log_and_names_it():
+    pytest.importorskip("torch")
+    code = "import os, sys\nsys.stderr.write('dying on purpose\\n')\nsys.stderr.flush()\nos._exit(7)"
+    with pytest.raises(EnvironmentBroken) as info:
+        trace_call(None, sys.executable, code)
+    msg = str(info.value)
+    assert "ended FAIL (exit 7)" in msg and "--debug" not in msg
+    kept = Path(msg.rsplit("its log (with the traceback): ", 1)[1])
+    try:
+        assert "dying on purpose" in kept.read_text()
+    finally:
+        kept.unlink()

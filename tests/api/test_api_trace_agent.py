@@ -88,3 +88,46 @@ def test_sample_lookup_follows_aliases(agent_resolve, agent_trace):
     assert agent_trace.sample_for(res) is agent_trace.SAMPLES["torch.autograd.grad_mode.set_grad_enabled"]
     assert agent_trace.sample_for(agent_resolve.resolve("torch.Tensor.shape")) is agent_trace._TENSOR_READ
     assert agent_trace.sample_for(agent_resolve.resolve("torch.nn.Linear")) is None
+
+
+@pytest.fixture
+def optim_backend(tmp_path, monkeypatch):
+    """A backend module with its own ``Optimizer.zero_grad``: the short form names two objects with it."""
+    import importlib
+    import sys
+
+    (tmp_path / "fakebk_optim.py").write_text(
+        "class Optimizer:\n    def zero_grad(self):\n        return None\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.import_module("fakebk_optim")
+    yield "fakebk_optim"
+    sys.modules.pop("fakebk_optim", None)
+
+
+def _ctx(torch_mod, backend=""):
+    class Ctx:
+        torch = torch_mod
+        device_type = "cpu"
+        backend_module = backend
+
+    return Ctx
+
+
+def test_a_name_ambiguous_only_through_the_backend_is_answered_unresolved(agent_resolve, agent_trace,
+                                                                           torch_mod, optim_backend):
+    from torchparity.api.resolve import unresolved_error
+
+    assert agent_resolve.resolve("Optimizer.zero_grad")["canonical"].startswith("torch.optim")  # torch alone: one
+    answer = agent_trace.op_trace(_ctx(torch_mod, optim_backend), {"api": "Optimizer.zero_grad"})
+    item = answer["unresolved"]
+    assert item["status"] == "ambiguous" and item["query"] == "Optimizer.zero_grad"
+    assert "fakebk_optim.Optimizer.zero_grad" in item["candidates"]
+    msg = str(unresolved_error([item]))
+    assert msg.startswith("API 'Optimizer.zero_grad' is ambiguous: it names 2 different objects")
+
+
+@pytest.mark.parametrize("args", [{}, {"call": "   \n "}, {"api": "torch.add", "call": " "}])
+def test_an_empty_request_is_refused_with_a_reason(agent_trace, torch_mod, args):
+    answer = agent_trace.op_trace(_ctx(torch_mod), dict(args))
+    assert answer["trace"] is None and answer["exit_code"] == 2
+    assert answer["error"].startswith(("nothing to trace", "the code to trace is empty"))

@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from torchparity.coverage.aliases import (
     AliasTable,
@@ -154,3 +157,68 @@ def test_the_static_table_says_what_the_installed_torch_says() -> None:
     assert t.aliases["torch.optim.Optimizer"] == "torch.optim.optimizer.Optimizer"
     assert t.classes["torch.optim.sgd.SGD"].bases == ("torch.optim.optimizer.Optimizer",)
     assert {"torch.add", "torch.Tensor.add_", "torch.Tensor.grad", "torch.nn.functional.relu"} <= t.functions
+
+
+def test_the_generator_reads_the_table_in_the_agent_and_reproduces_the_shipped_one(tmp_path) -> None:
+    """``tablegen --python PY`` runs the agent job there; from this torch it writes the shipped file."""
+    from torchparity.coverage import tablegen
+
+    shipped = (Path(tablegen.__file__).parent / "static_aliases.toml").read_text("utf-8")
+    out = tmp_path / "table.toml"
+    assert tablegen.main(["--python", sys.executable, "--out", str(out)]) == 0
+    made = out.read_text("utf-8")
+    version = made.splitlines()[1].split("with torch ", 1)[1]
+    if f"with torch {version}" not in shipped.splitlines()[1]:
+        pytest.skip(f"the shipped table is from another torch than {version}")
+    assert made == shipped
+
+
+def test_the_generator_itself_never_imports_torch(tmp_path, capsys) -> None:
+    from torchparity.coverage import tablegen
+
+    code = "import sys, torchparity.coverage.tablegen; print('torch' in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.stdout.strip() == "False", proc.stderr
+    assert tablegen.main(["--python", str(tmp_path / "nope")]) == 2
+    assert capsys.readouterr().err.startswith(f"ERROR: python interpreter not found: {tmp_path / 'nope'}")
+
+
+def _res(query: str, canonical: str, kind: str, aliases: tuple[str, ...] = (), owner: str | None = None,
+         path: str = ""):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(query=query, path=path or query, canonical=canonical, aliases=aliases, kind=kind,
+                           owner_class=owner)
+
+
+def test_resolve_answers_add_only_what_the_static_table_does_not_say() -> None:
+    from torchparity.coverage.environment import resolved_table
+
+    t = resolved_table([
+        _res("torch.set_grad_enabled.clone", "torch.autograd.grad_mode.set_grad_enabled.clone", "method",
+             ("torch.set_grad_enabled.clone",), "torch.autograd.grad_mode.set_grad_enabled"),
+        _res("Tensor.ndim", "torch.Tensor.ndim", "property", (), "torch.Tensor", path="torch.Tensor.ndim"),
+        _res("torch_npu.npu.Stream.query", "torch_npu.npu.streams.Stream.query", "method",
+             ("torch_npu.npu.Stream.query",), "torch_npu.npu.streams.Stream"),
+    ])
+    assert dict(t.aliases) == {
+        "Tensor.ndim": "torch.Tensor.ndim",  # the short query, for the API name itself; never a bare "Tensor"
+        "torch_npu.npu.Stream.query": "torch_npu.npu.streams.Stream.query",
+        "torch_npu.npu.Stream": "torch_npu.npu.streams.Stream",
+    }
+    assert set(t.classes) == {"torch_npu.npu.streams.Stream"}  # the static classes keep their bases
+    assert t.functions == {"torch_npu.npu.streams.Stream.query"}
+    merged = table_for(t)
+    assert merged.classes["torch.optim.sgd.SGD"].bases == ("torch.optim.optimizer.Optimizer",)
+    assert _names("torch_npu.npu.Stream().query()", table=merged)[-1] == (
+        "torch_npu.npu.streams.Stream.query", "c", "")
+
+
+def test_short_forms_map_when_the_table_knows_one_name() -> None:
+    t = static_table()
+    assert t.short_form("Tensor.ndim") == ("torch.Tensor.ndim",)
+    assert t.short_form("Optimizer.zero_grad") == ("torch.optim.optimizer.Optimizer.zero_grad",)
+    assert t.short_form("nn.functional.relu") == ("torch.nn.functional.relu",)
+    assert t.short_form("set_grad_enabled") == ("torch.autograd.grad_mode.set_grad_enabled",)
+    assert len(t.short_form("relu")) == 3
+    assert t.short_form("torch.Tensor.nosuch") == t.short_form("torch_npu.npu_custom_op") == ()

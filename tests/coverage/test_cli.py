@@ -185,3 +185,52 @@ def test_a_bad_upstream_names_the_upstream_flag(
     err = capsys.readouterr().err
     assert rc == 2
     assert f"repository folder not found: {tmp_path / 'nowhere'}; pass an existing folder to --upstream" in err
+
+
+@pytest.fixture
+def ndim_repo(cov_repo: RepoFactory) -> Path:
+    return cov_repo({"master": {"test/test_shape.py": '''
+        import torch
+        from torch.testing._internal.common_utils import TestCase
+
+
+        class TestShape(TestCase):
+            def test_ndim(self):
+                x = torch.ones(2, 3)
+                self.assertEqual(x.ndim, 2)
+
+            def test_relu(self):
+                torch.nn.functional.relu(torch.ones(1))
+    '''}})
+
+
+def test_a_short_form_maps_through_the_table_like_resolve(
+    ndim_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _cov(tmp_path, "Tensor.ndim", "--repo", str(ndim_repo), "--grep", "off") == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Tensor.ndim -> torch.Tensor.ndim\n")
+    assert "not in the static alias table" not in out
+    assert "test/test_shape.py::TestShape::test_ndim" in out.split("related")[0]  # a direct test
+    # several names end so: searched literally, and those names are the suggestions
+    assert _cov(tmp_path, "relu", "--repo", str(ndim_repo), "--grep", "off", "--json") == 0
+    doc = json.loads(capsys.readouterr().out)[0]
+    assert (doc["canonical"], doc["known"]) == ("relu", False)
+    assert doc["suggestions"] == ["torch.Tensor.relu", "torch.nn.functional.relu", "torch.relu"]
+
+
+@pytest.mark.slow
+def test_with_python_the_names_are_resolved_there_first(
+    ndim_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("torch")
+    rc = _cov(tmp_path, "torch.Generator.manual_seed", "Tensor.ndim", "--repo", str(ndim_repo), "--grep", "off",
+              "--json", "--python", sys.executable)
+    docs = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    # resolve's canonical wins where it differs from the static table's (torch.Generator is torch._C.Generator)
+    assert [(d["canonical"], d["alias_source"]) for d in docs] == [
+        ("torch._C.Generator.manual_seed", "static+resolve"), ("torch.Tensor.ndim", "static+resolve")]
+    assert [h["test"] for h in docs[1]["refs"][0]["direct"]] == ["test/test_shape.py::TestShape::test_ndim"]
+    assert _cov(tmp_path, "torch.nn.functional.relux", "--repo", str(ndim_repo), "--python", sys.executable) == 2
+    assert "did you mean" in capsys.readouterr().err

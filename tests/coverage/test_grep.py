@@ -60,3 +60,18 @@ def test_the_printed_command_gives_the_count(tricky: Path) -> None:
     assert len(shell.stdout.splitlines()) == res.count == 6
     assert "Binary file master:test/data.bin matches" in res.matches
     assert shlex.split(res.command)[:4] == ["git", "grep", "-n", "-E"]
+
+
+@pytest.mark.parametrize(("ref", "pattern", "says"), [
+    ("no-such-ref", "clone", "no-such-ref"),
+    ("master", "clone(", "unmatched ("),  # git's regex error
+])
+def test_a_failing_git_grep_is_one_line_and_exit_2(tricky: Path, ref: str, pattern: str, says: str) -> None:
+    from torchparity.errors import UsageError
+
+    with pytest.raises(UsageError) as info:
+        git_grep(tricky, ref, pattern, ["test"])
+    msg = str(info.value)
+    assert "\n" not in msg and int(info.value.exit_code) == 2
+    assert msg.startswith(f"git grep at {ref} failed in {tricky}: ") and says in msg.lower()
+    assert msg.endswith("or pass --grep fast (or off)")

@@ -90,3 +90,54 @@ def test_check_only_insertions_catches_a_changed_byte():
         check_only_insertions("a\nb\n", "a\nB\n", "f.py")
     with pytest.raises(RuntimeError, match="would delete line 1"):
         check_only_insertions("a\nb\n", "b\n", "f.py")
+
+
+# -- imports at their isort place ------------------------------------------------------------------
+_BODY = '\n\nclass TestOld(TestCase):\n    def test_old(self):\n        self.assertTrue(torch.ones(1).bool())\n'
+_USES = Method("test_uses_imports", (
+    "    def test_uses_imports(self):\n"
+    "        self.assertEqual(math.prod((2, 3)), 6)\n"
+    "        self.assertTrue(op_db)\n"
+    "        self.assertTrue(unittest and torch_npu)\n"
+))
+_SORTED_FILES = {
+    "third-party only": "import torch\nfrom torch_npu.testing.testcase import TestCase\n" + _BODY,
+    "docstring, no blank": '"""Old tests."""\nimport torch\nfrom torch_npu.testing.testcase import TestCase\n' + _BODY,
+    "both sections": "import os\n\nimport torch\nfrom torch_npu.testing.testcase import TestCase\n" + _BODY
+                     + "\n\nprint(os)\n",
+    "stdlib only": "import unittest\nfrom unittest import TestCase\n" + _BODY.replace("torch.ones(1).bool()", "True"),
+    "future and a comment": "from __future__ import annotations\n\n# the torch stack\nimport torch\n"
+                            "from torch_npu.testing.testcase import TestCase\n" + _BODY,
+}
+
+
+def _ruff(path, select: str = "E,F,W,I") -> str:
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "ruff", "check", "--isolated", "--select", select,
+                           "--line-length", "100", str(path)], capture_output=True, text=True)
+    return "" if proc.returncode == 0 else proc.stdout
+
+
+@pytest.mark.parametrize("name", list(_SORTED_FILES))
+def test_new_imports_go_where_isort_puts_them(tmp_path, name):
+    old = _SORTED_FILES[name]
+    before = tmp_path / "before.py"
+    before.write_text(old)
+    assert _ruff(before, "I") == ""  # the file is isort-clean to begin with
+    imports = ["import math", OPDB, "import unittest", "import torch_npu", "import torch"]
+    ins = insert_methods(old, "t.py", [_USES], imports=imports, device_line='DEVICE = torch.device("cpu")')
+    assert removed(ins.text, old) == old  # only whole lines added
+    after = tmp_path / "after.py"
+    after.write_text(ins.text)
+    assert _ruff(after) == ""
+    lines = ins.text.splitlines()
+    assert lines.index("import math") < lines.index("import torch") < lines.index("import torch_npu") \
+        < lines.index(OPDB) < lines.index('DEVICE = torch.device("cpu")')
+
+
+def test_a_comment_above_the_first_import_stays_with_it():
+    old = _SORTED_FILES["future and a comment"]
+    ins = insert_methods(old, "t.py", [_USES], imports=["import math"])
+    assert "from __future__ import annotations\n\nimport math\n\n# the torch stack\nimport torch\n" in ins.text

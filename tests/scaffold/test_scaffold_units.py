@@ -275,3 +275,48 @@ def test_a_failed_measurement_reads_as_the_reason_in_the_failing_test():
     assert plan.family == "fill-in"
     assert "opinfo: measuring the OpInfo facts failed: RuntimeError: x" in plan.fill_in[0]
     assert "signature: measuring the call facts failed: TypeError: y" in plan.fill_in[0]
+
+
+# -- writing -----------------------------------------------------------------------------------
+@pytest.fixture
+def umask_027():
+    import os
+
+    old = os.umask(0o027)
+    yield 0o027
+    os.umask(old)
+
+
+def test_written_files_take_the_umask_and_added_files_keep_their_mode(tmp_path, umask_027):
+    from torchparity.scaffold import scaffold_test
+
+    config = load_preset("default")
+    linear = api_info(resolution("torch.nn.Linear", "class"))
+    new = scaffold_test(linear, config, python=sys.executable, out_dir=tmp_path, facts={})
+    assert Path(new.path).stat().st_mode & 0o777 == 0o640  # 0o666 & ~umask, as open() gives; not mkstemp's 0600
+    existing = tmp_path / "test_existing.py"
+    existing.write_text("import torch\nfrom torch.testing._internal.common_utils import TestCase\n\n\n"
+                        "class TestOld(TestCase):\n    def test_old(self):\n        pass\n")
+    existing.chmod(0o754)
+    scaffold_test(linear, config, python=sys.executable, into=existing, facts={})
+    assert existing.stat().st_mode & 0o777 == 0o754
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left
+
+
+def test_methods_added_into_a_generated_file_keep_it_ruff_clean(tmp_path):
+    """The tensor family needs ``import math``: it goes above ``import torch``, in its own section."""
+    from torchparity.scaffold import scaffold_test
+
+    config = load_preset("torch_npu")
+    first = scaffold_test(api_info(resolution("torch.nn.Linear", "class")), config, python=sys.executable,
+                          out_dir=tmp_path, facts={})
+    path = Path(first.path)
+    assert _ruff_ok(path) == ""
+    rows = [{"shape": s, "literal": str(len(s)), "raises": None, "formula_ok": True}
+            for s in ([], [0], [3], [2, 3], [2, 0, 4])]
+    ndim = api_info(resolution("torch.Tensor.ndim", "property", owner="torch.Tensor"))
+    added = scaffold_test(ndim, config, python=sys.executable, into=path,
+                          facts={"device_type": "cpu", "tensor": {"shapes": rows}})
+    assert added.imports_added == ("import math",)
+    assert _ruff_ok(path) == ""
+    assert path.read_text().count("import math\n\nimport torch\n") == 1

@@ -7,7 +7,7 @@ the structured answer.
 
 import os
 
-from . import backend, probe, resolve, scaffold_facts, state, testrun, trace
+from . import alias_facts, backend, probe, resolve, scaffold_facts, state, testrun, trace
 
 
 class Context(object):
@@ -88,4 +88,5 @@ OPS = {
     "resolve": op_resolve,
     "trace": trace.op_trace,
     "scaffold_facts": scaffold_facts.op_scaffold_facts,
+    "alias_facts": alias_facts.op_alias_facts,
 }

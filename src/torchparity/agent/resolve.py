@@ -140,10 +140,32 @@ def _loaded_modules(prefix):
     return out
 
 
+def _identity(obj):
+    """The key that makes two hits one object, or None where identity is a cache's accident.
+
+    ``None``, bools, ints and strings are shared by the interpreter (``LEVEL = 1`` in
+    two modules is the same int), so only their names can tell them apart.
+    """
+    if obj is None or isinstance(obj, (bool, int, str, bytes)):
+        return None
+    return id(obj)
+
+
+def _spelling_rank(path):
+    """Public spellings first, then the shortest."""
+    return (_private_segment(path) is not None, path.count("."), len(path), path)
+
+
 def _search(tail, prefixes):
-    """Every loaded module under ``prefixes`` holding ``tail`` -> {canonical: Found}."""
+    """Every loaded module under ``prefixes`` holding ``tail`` -> {canonical: Found}.
+
+    Hits are one candidate when they have one canonical name or are one object
+    (``torch.inf`` and the ``inf`` that a dozen modules import from ``math``);
+    the candidate keeps its public, shortest spelling.
+    """
     parts = tail.split(".")
     found = {}
+    keys = {}  # identity -> canonical key of the candidate holding that object
     for prefix in prefixes:
         for name, mod in _loaded_modules(prefix):
             try:
@@ -155,9 +177,16 @@ def _search(tail, prefixes):
             hit = _try_walk("%s.%s" % (name, tail))
             if hit is None:
                 continue
-            key = canonical_name(hit)
+            ident = _identity(hit.obj)
+            key = keys.get(ident) if ident is not None else None
+            if key is None:
+                key = canonical_name(hit)
             if key not in found:
                 found[key] = hit
+            elif _spelling_rank(hit.path) < _spelling_rank(found[key].path):
+                found[key] = hit
+            if ident is not None:
+                keys.setdefault(ident, key)
     return found
 
 
@@ -789,14 +818,18 @@ def resolve(name, backend_module=""):
     }
 
 
+def unresolved(name, exc):
+    """The record of a name that did not resolve (``exc``: the NotFound it raised)."""
+    return {"status": "ambiguous" if exc.candidates else "unknown", "query": name,
+            "furthest": exc.furthest, "missing": exc.missing, "suggestions": exc.suggestions,
+            "candidates": exc.candidates}
+
+
 def resolve_many(names, backend_module=""):
     out = []
     for name in names:
         try:
             out.append({"status": "ok", "resolution": resolve(name, backend_module)})
         except NotFound as exc:
-            status = "ambiguous" if exc.candidates else "unknown"
-            out.append({"status": status, "query": name, "furthest": exc.furthest,
-                        "missing": exc.missing, "suggestions": exc.suggestions,
-                        "candidates": exc.candidates})
+            out.append(unresolved(name, exc))
     return out

@@ -310,6 +310,11 @@ def trace_file(torch, device_type, path, patterns=()):
     return out
 
 
+def _refused(why):
+    """The answer to a request that cannot be traced (the controller reports ``error``)."""
+    return {"trace": None, "error": why, "exit_code": 2}
+
+
 def op_trace(ctx, args):
     """Agent job: trace a test file (``file``), code (``call``) or an API's sample (``api``)."""
     if args.get("cwd"):
@@ -318,20 +323,25 @@ def op_trace(ctx, args):
     if args.get("file"):
         out = trace_file(torch, device_type, args["file"], args.get("patterns", []))
         return {"trace": out, "torch_version": str(torch.__version__), "exit_code": 0}
+    call = args.get("call")
+    if call is not None and not call.strip():
+        return _refused("the code to trace is empty; pass the code to run")
+    call = call or ""
+    if not call and not args.get("api"):
+        return _refused("nothing to trace: the request names no test file, no API and no code")
     res = None
     if args.get("api"):
         try:
             res = resolve_mod.resolve(args["api"], ctx.backend_module or "")
-        except resolve_mod.NotFound as exc:
-            return {"trace": None, "unresolved": resolve_mod.resolve_many([exc.name])[0],
-                    "exit_code": 0}
-    if args.get("call"):
-        ns, target = {}, "code: %s" % args["call"].strip().splitlines()[0]
+        except resolve_mod.NotFound as exc:  # answered with the same backend it was looked up with
+            return {"trace": None, "unresolved": resolve_mod.unresolved(args["api"], exc), "exit_code": 0}
+    if call:
+        ns, target = {}, "code: %s" % call.strip().splitlines()[0]
         if res is not None:
             api, owner, name = _objects(res)
             ns = {"api": api, "owner": owner, "name": name}
             target = "%s, %s" % (res["canonical"], target)
-        out = trace_code(torch, device_type, target, args["call"], args.get("setup", ""),
+        out = trace_code(torch, device_type, target, call, args.get("setup", ""),
                          args.get("teardown", ""), ns)
     else:
         out = trace_sample(ctx, res)

@@ -7,6 +7,7 @@ the agent's answers into frozen records and classifies them.
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -82,12 +83,25 @@ class AgentSession:
         if not res.result:
             tail = [ln for ln in res.output.strip().splitlines() if ln.strip()][-1:]
             detail = f": {tail[0]}" if tail else ""
-            where = f"; its log: {output}" if self.keep_logs else "; rerun with --debug for the traceback"
+            log = output if self.keep_logs else keep_log(output, op)
+            where = f"; its log (with the traceback): {log}" if log is not None else ""
             raise EnvironmentBroken(
                 f"agent job {op!r} in {self.runner.python} ended {res.status}"
                 f"{f' (exit {res.exit_code})' if res.exit_code is not None else ''}{detail}{where}"
             )
         return res.result
+
+
+def keep_log(log: Path, op: str) -> Path | None:
+    """A copy of a failed job's log that outlives the session's temporary folder (None: no log)."""
+    try:
+        data = log.read_bytes()
+    except OSError:
+        return None
+    fd, kept = tempfile.mkstemp(prefix=f"torchparity-{op}-", suffix=".log")
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    return Path(kept)
 
 
 @contextmanager
@@ -210,6 +224,8 @@ def trace_call(
     log_dir: Path | None = None,
 ) -> Trace:
     """Trace ``call`` (code; ``api``/``owner`` bound when ``api`` is given) or ``api``'s call sample."""
+    if call is not None and not call.strip():
+        raise UsageError("--call is empty; pass the code to trace, e.g. --call \"api(torch.ones(2))\"")
     if not call and not api:
         raise UsageError("nothing to trace: pass an API name, --call CODE or --file TEST_FILE")
     args: dict[str, Any] = {"setup": setup, "teardown": teardown}
@@ -222,6 +238,8 @@ def trace_call(
         _check_code(teardown, "--teardown")
     with agent_session(python, backend_module, device, mode=mode, log_dir=log_dir) as s:
         answer = s.call("trace", args, RESOLVE_TIMEOUT)
+    if answer.get("trace") is None and answer.get("error"):
+        raise UsageError(f"the agent refused the trace: {answer['error']}")
     if answer.get("unresolved"):
         raise unresolved_error([answer["unresolved"]])
     result = Trace.from_json(answer["trace"])

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from ..config import load_config
 from ..coverage import (
     ApiCoverage,
     CoverageReport,
@@ -18,6 +19,7 @@ from ..coverage import (
     coverage_for,
     parse_upstream,
 )
+from ..coverage.environment import environment_table
 from ..coverage.justify import plural
 from ..errors import UsageError
 from ..store import Store
@@ -55,7 +57,8 @@ def _print_detail(cov: ApiCoverage, justification: bool) -> None:
     head = cov.api if cov.api == cov.canonical else f"{cov.api} -> {cov.canonical}"
     out.print(head, markup=False, emoji=False, style="bold")
     if not cov.known:
-        out.print("  not in the static alias table: searched literally", markup=False, emoji=False)
+        table = "alias table" if cov.alias_source != "static" else "static alias table"
+        out.print(f"  not in the {table}: searched literally", markup=False, emoji=False)
     if cov.suggestions:
         out.print(f"  did you mean: {', '.join(cov.suggestions)}", markup=False, emoji=False)
     for r in cov.refs:
@@ -98,6 +101,7 @@ def coverage(
     tests: Annotated[list[str] | None, typer.Option("--tests", help="Test root inside the repo (repeatable; default: the config's test_roots).")] = None,
     upstream: Annotated[list[str] | None, typer.Option("--upstream", help="Upstream PyTorch repo PATH[@REF], searched under test/ (repeatable).")] = None,
     aliases: Annotated[Path | None, typer.Option("--aliases", help="JSON of what resolve learnt (aliases, bases, is_class, defines, returns), on top of the static table.")] = None,
+    python: Annotated[str | None, typer.Option("--python", metavar="PY", help="Resolve the names first in this interpreter (with torch); its answers win over the static table.")] = None,
     from_file: Annotated[Path | None, typer.Option("--from", help="File with one API name a line (# comments allowed).")] = None,
     grep: Annotated[str, typer.Option("--grep", help="Regex baseline: auto | git (run git grep) | fast (same match in process) | off.")] = "auto",
     detail: Annotated[bool, typer.Option("--detail", help="Full listing for every API of a batch (default for one API).")] = False,
@@ -111,11 +115,12 @@ def coverage(
     if grep not in _GREP_MODES:
         raise UsageError(f"--grep {grep!r} is not one of {', '.join(_GREP_MODES)}")
     names = _read_apis(list(apis or []), from_file)
-    tests_roots = list(tests or [])
-    if not tests_roots:
-        from ..config import load_config
-
-        tests_roots = list(load_config(config, repo if repo.is_dir() else None).test_roots)
+    cfg = load_config(config, repo if repo.is_dir() else None)
+    tests_roots = list(tests or []) or list(cfg.test_roots)
+    source = JsonSource(aliases).alias_table() if aliases is not None else None
+    if python is not None:
+        learnt = environment_table(names, python, cfg.backend_module)
+        source = learnt if source is None else learnt.merged(source)
     the_store = Store(store if store is not None else DEFAULT_STORE)
     started = time.perf_counter()
 
@@ -127,7 +132,7 @@ def coverage(
 
     report = coverage_for(
         names, repo, list(ref or []), the_store, tests=tests_roots,
-        aliases=JsonSource(aliases) if aliases is not None else None,
+        aliases=source,
         upstream=[parse_upstream(u) for u in upstream or []], grep=grep, jobs=jobs, progress=progress,
     )
     err.print(f"{len(report.apis)} API(s) answered in {time.perf_counter() - started:.2f} s",

@@ -9,6 +9,7 @@ from .aliases import (
     static_table,
     table_for,
 )
+from .environment import environment_table, resolved_table
 from .index import BlobCache, FileIndex, Indexer, RefIndex
 from .query import (
     ApiCoverage,
@@ -36,7 +37,9 @@ __all__ = [
     "StaticSource",
     "TestHit",
     "coverage_for",
+    "environment_table",
     "parse_upstream",
+    "resolved_table",
     "static_table",
     "table_for",
 ]

@@ -174,6 +174,50 @@ class AliasTable:
             path = nxt
         return path, aliased
 
+    def short_form(self, name: str) -> tuple[str, ...]:
+        """The canonical names a short form (``Tensor.ndim``, ``nn.functional.relu``) may stand for.
+
+        A name whose first part is no root of the table is looked for as the tail
+        of the names the table knows (``torch.Tensor.ndim``), and as a member
+        after a class or module the table knows by that tail (``torch.Tensor`` +
+        ``ndim``). Public names win over private ones, as ``resolve`` picks them.
+        """
+        segs = name.split(".")
+        if not name or segs[0] in self._roots:
+            return ()
+        by_leaf = self._by_leaf
+        found: set[str] = set()
+        for full in by_leaf.get(segs[-1], ()):
+            if full.endswith("." + name):
+                found.add(self.canonical(full)[0])
+        for i in range(1, len(segs)):
+            head, rest = ".".join(segs[:i]), ".".join(segs[i:])
+            for full in by_leaf.get(segs[i - 1], ()):
+                if full.endswith("." + head):
+                    member = self.canonical(f"{full}.{rest}")[0]
+                    if self.known(member):
+                        found.add(member)
+        public = {n for n in found if not any(p.startswith("_") and not p.endswith("__") for p in n.split("."))}
+        return tuple(sorted(public or found))
+
+    @property
+    def _by_leaf(self) -> dict[str, list[str]]:
+        index = self.__dict__.get("_leaf_index")
+        if index is None:
+            index = {}
+            for n in self.names():
+                index.setdefault(n.rsplit(".", 1)[-1], []).append(n)
+            object.__setattr__(self, "_leaf_index", index)
+        return index
+
+    @property
+    def _roots(self) -> frozenset[str]:
+        roots = self.__dict__.get("_root_names")
+        if roots is None:
+            roots = frozenset(n.split(".", 1)[0] for n in self.names())
+            object.__setattr__(self, "_root_names", roots)
+        return roots
+
     def names(self) -> list[str]:
         """Every name the table can speak of, for suggestions."""
         out = set(self.aliases) | set(self.aliases.values()) | set(self.classes) | set(self.returns)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import UsageError
 from ..gitrepo import git
 from .gitobjects import TreeEntry, read_blobs
 
@@ -56,8 +57,10 @@ def git_grep(repo: Path, ref: str, pattern: str, roots: Sequence[str]) -> GrepRe
     """Run the printed command itself (exit 1 means no line matched)."""
     res = git(repo, "grep", "-n", "-E", pattern, ref, "--", *roots, check=False)
     if res.returncode not in (0, 1):
-        msg = res.stderr.decode("utf-8", "replace").strip()
-        raise RuntimeError(f"git grep failed in {repo}: {msg}")
+        lines = [ln.strip() for ln in res.stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
+        why = lines[-1] if lines else f"exit {res.returncode}"
+        raise UsageError(f"git grep at {ref} failed in {repo}: {why}; check the ref and the repository, "
+                         "or pass --grep fast (or off)")
     lines = [ln for ln in res.stdout.decode("utf-8", "replace").split("\n") if ln]
     return GrepResult(command(pattern, ref, roots), pattern, len(lines), tuple(lines[:MAX_MATCHES]), "git grep")
 

@@ -43,9 +43,12 @@ class ApiName:
     parent_is_class: bool
     known: bool
     aliased: bool
+    #: a short form (``Tensor.ndim``) the table maps to several names: they are the suggestions
+    candidates: tuple[str, ...] = ()
 
     @classmethod
     def parse(cls, spelled: str, table: AliasTable) -> ApiName:
+        """The name as the table spells it; a short form maps as ``resolve`` maps it, when unambiguous."""
         name = spelled.strip()
         if not _API.fullmatch(name):
             raise UsageError(
@@ -53,9 +56,16 @@ class ApiName:
                 "torch.autograd.grad_mode.set_grad_enabled.clone"
             )
         canonical, aliased = table.canonical(name)
+        candidates: tuple[str, ...] = ()
+        if not table.known(canonical):
+            found = table.short_form(name)
+            if len(found) == 1:
+                canonical, aliased = found[0], True
+            else:
+                candidates = found
         parent, _, leaf = canonical.rpartition(".")
         return cls(name, canonical, parent, leaf, bool(parent) and table.is_class(parent),
-                   table.known(canonical), aliased)
+                   table.known(canonical), aliased, candidates)
 
 
 @dataclass(frozen=True, slots=True)
@@ -506,7 +516,7 @@ def coverage_for(
                 skipped_files=tuple(ix.skipped), grep_in_direct=_grep_in(g, direct),
             ))
         found_any = any(r.direct or r.related for r in per_ref)
-        hints = () if api.known and found_any else suggestions(api, queries, table)
+        hints = api.candidates or (() if api.known and found_any else suggestions(api, queries, table))
         cov = ApiCoverage(api.spelled, api.canonical, api.known, table.source, hints, tuple(per_ref))
         zh, en = justify(cov)
         results.append(ApiCoverage(cov.api, cov.canonical, cov.known, cov.alias_source,

@@ -114,19 +114,33 @@ def _targets(conv: Conventions, plan_file: str, into: Path | None, out_dir: Path
 
 
 def _write(path: Path, content: str) -> None:
-    """Write ``content`` whole or not at all (a temporary file renamed over the target)."""
+    """Write ``content`` whole or not at all; a file added to keeps its mode."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    _atomic_write(path, content, mode=path.stat().st_mode & 0o7777 if path.exists() else None)
+
+
+def _atomic_write(path: Path, data: bytes | str, *, mode: int | None = None) -> None:
+    """A temporary file in the same folder renamed over ``path``; mode ``mode``, else 0o666 & ~umask.
+
+    Stand-in with the signature of the shared ``fsutil.atomic_write`` (swap it in when merged).
+    """
+    raw = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(content)
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(raw)
+        os.chmod(tmp, 0o666 & ~_umask() if mode is None else mode)  # mkstemp makes it 0600
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)  # the only way to read it is to set it
+    os.umask(mask)
+    return mask
 
 
 def _check_source(content: str, path: Path) -> None:

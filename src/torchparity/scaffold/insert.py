@@ -1,14 +1,16 @@
 """Add test methods (and the imports they need) to an existing test file, keeping every other byte.
 
 libcst parses and re-renders the file losslessly; new methods go at the end of
-the chosen TestCase class, missing imports after the last top-level import, a
-missing device variable after those. The result is checked to be the old file
+the chosen TestCase class, each missing import at its isort place in the file's
+import block (stdlib before third-party, alphabetical within), a missing device
+variable after the last import. The result is checked to be the old file
 with lines inserted and nothing else changed.
 """
 
 from __future__ import annotations
 
 import difflib
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -181,18 +183,105 @@ def insert_methods(
     bound = module_bindings(module)
     missing = [line for line in dict.fromkeys(imports) if _bound_by(line) not in bound]
     device_stmt = device_line if device_line and device_line.split("=")[0].strip() not in bound else ""
-    added: list[cst.BaseStatement] = [cst.parse_statement(line) for line in missing]
-    if device_stmt:
-        added.append(cst.parse_statement(device_stmt).with_changes(leading_lines=[cst.EmptyLine(indent=False)]))
-    if added:
+    if missing or device_stmt:
         body = list(new_module.body)
-        last = max((i for i, s in enumerate(body) if _is_import(s)), default=None)
-        at = last + 1 if last is not None else _after_docstring(body)
-        new_module = new_module.with_changes(body=body[:at] + added + body[at:])
+        for line in missing:
+            _place_import(body, cst.parse_statement(line))
+        if device_stmt:
+            last = max((i for i, s in enumerate(body) if _is_import(s)), default=None)
+            at = last + 1 if last is not None else _after_docstring(body)
+            body.insert(at, cst.parse_statement(device_stmt).with_changes(leading_lines=[_BLANK]))
+        new_module = new_module.with_changes(body=body)
     new_text = new_module.code
     check_only_insertions(text, new_text, path)
     return Insertion(new_text, cls.name.value, tuple(m.name for m in tests), tuple(m.name for m in helpers),
                      tuple(missing), device_stmt)
+
+
+_BLANK = cst.EmptyLine(indent=False)
+#: isort sections, in file order; first-party code is grouped as the file groups it
+FUTURE, STDLIB, THIRD_PARTY, LOCAL = range(4)
+ImportKey = tuple[int, int, str]
+
+
+def _import_key(stmt: cst.BaseStatement) -> ImportKey:
+    """(section, 0 for ``import m`` / 1 for ``from m import``, module lowercased): isort's order."""
+    assert isinstance(stmt, cst.SimpleStatementLine)
+    small = stmt.body[0]
+    if isinstance(small, cst.Import):
+        kind, module = 0, _dotted(small.names[0].name)
+    else:
+        assert isinstance(small, cst.ImportFrom)
+        dots = "." * len(small.relative)
+        kind, module = 1, dots + (_dotted(small.module) if small.module is not None else "")
+    root = module.split(".")[0]
+    if module == "__future__":
+        section = FUTURE
+    elif module.startswith("."):
+        section = LOCAL
+    elif root in sys.stdlib_module_names:
+        section = STDLIB
+    else:
+        section = THIRD_PARTY
+    return section, kind, module.lower()
+
+
+def _groups(body: list[cst.BaseStatement]) -> list[list[tuple[int, ImportKey]]]:
+    """The file's top-level imports in runs; a blank line or other code starts a new run."""
+    groups: list[list[tuple[int, ImportKey]]] = []
+    prev = -2
+    for i, stmt in enumerate(body):
+        if not _is_import(stmt):
+            continue
+        blank = any(line.comment is None for line in stmt.leading_lines)
+        if not groups or i != prev + 1 or blank:
+            groups.append([])
+        groups[-1].append((i, _import_key(stmt)))
+        prev = i
+    return groups
+
+
+def _split_blank(stmt: cst.BaseStatement) -> tuple[list[cst.EmptyLine], list[cst.EmptyLine]]:
+    """A statement's leading lines: the blank ones before its first comment, and the rest."""
+    lines = list(getattr(stmt, "leading_lines", ()))
+    n = 0
+    while n < len(lines) and lines[n].comment is None:
+        n += 1
+    return lines[:n], lines[n:]
+
+
+def _place_import(body: list[cst.BaseStatement], new: cst.SimpleStatementLine) -> None:
+    """Insert ``new`` where isort puts it: sorted into its section's run, or as a run of its own.
+
+    Only whole lines are added: blank lines before the statement it goes in front
+    of move in front of it, so every existing line keeps its place and content.
+    """
+    key = _import_key(new)
+    groups = _groups(body)
+    if not groups:
+        body.insert(_after_docstring(body), new)
+        return
+    same = [g for g in groups if g[0][1][0] == key[0]]
+    if same:
+        root = key[2].lstrip(".").split(".")[0]
+        group = next((g for g in same if any(k[2].lstrip(".").split(".")[0] == root for _, k in g)), same[0])
+        later = [i for i, k in group if k[1:] > key[1:]]
+        if not later:
+            body.insert(group[-1][0] + 1, new)
+            return
+        at = later[0]
+        blank, rest = _split_blank(body[at])
+        body[at] = body[at].with_changes(leading_lines=rest)
+        body.insert(at, new.with_changes(leading_lines=blank))
+        return
+    after = [g for g in groups if g[0][1][0] > key[0]]
+    if after:  # a new run before the first run of a later section
+        at = after[0][0][0]
+        blank, rest = _split_blank(body[at])
+        body[at] = body[at].with_changes(leading_lines=[_BLANK, *rest])
+        body.insert(at, new.with_changes(leading_lines=blank))
+        return
+    body.insert(groups[-1][-1][0] + 1, new.with_changes(leading_lines=[_BLANK]))
 
 
 def _after_docstring(body: list[cst.BaseStatement]) -> int:

@@ -1,0 +1,188 @@
+"""An operator's OpInfo entry (found by the identity of the API object) and which dtypes it can test.
+
+For each dtype the test's own comparison runs here on the CPU against an
+independent reference (NumPy ``ref``, or a float64 computation for
+lower-precision floats); dtypes whose reference disagrees are left out with
+the reason. On another device the CPU is the reference.
+"""
+
+import warnings
+
+from .facts_literal import error_text
+
+#: dtypes tried, in this order, when no list is asked for
+DEFAULT_DTYPES = ("float32", "float16", "bfloat16", "int64", "bool")
+#: floating dtypes a float64 computation can serve as the reference for
+LOW_PRECISION = ("float32", "float16", "bfloat16")
+#: per dtype (rtol, atol) for comparing with a reference; others use assert_close's defaults
+TOLERANCES = {"float16": (1e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2)}
+
+
+def _op_db():
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    return op_db
+
+
+def _variants(op):
+    yield "function", op.op
+    yield "method", op.method_variant
+    yield "inplace", op.inplace_variant
+    for alias in getattr(op, "aliases", ()) or ():
+        yield "function", getattr(alias, "op", None)
+        yield "method", getattr(alias, "method_variant", None)
+        yield "inplace", getattr(alias, "inplace_variant", None)
+
+
+def find_opinfo(obj):
+    """(OpInfo, variant kind, names of every matching entry) for the API object, or (None, ...)."""
+    matches = []
+    for op in _op_db():
+        for kind, fn in _variants(op):
+            if fn is not None and fn is obj:
+                matches.append((op, kind))
+                break
+    if not matches:
+        return None, None, []
+    matches.sort(key=lambda m: (m[0].variant_test_name != "", m[0].name))
+    names = ["%s%s" % (m[0].name, "." + m[0].variant_test_name if m[0].variant_test_name else "")
+             for m in matches]
+    return matches[0][0], matches[0][1], names
+
+
+def _device_dtypes(op, device_type):
+    try:
+        return op.supported_dtypes(device_type)
+    except Exception:  # a device type this torch's OpInfo does not know: its generic list
+        return op.dtypes
+
+
+def _to_cpu(value, torch):
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu()
+    if isinstance(value, (tuple, list)):
+        return tuple(_to_cpu(v, torch) for v in value)
+    return torch.as_tensor(value)
+
+
+def _close(torch, actual, expected, dtype_name):
+    rtol, atol = TOLERANCES.get(dtype_name, (None, None))
+    torch.testing.assert_close(_to_cpu(actual, torch), _to_cpu(expected, torch), check_dtype=False,
+                               equal_nan=True, rtol=rtol, atol=atol)
+
+
+def _widen(torch, t):
+    if isinstance(t, torch.Tensor) and t.is_floating_point():
+        return t.to(torch.float64)
+    return t
+
+
+def _cpu_check(torch, op, fn, kind, dtype, reference):
+    """Run the test's comparison on the CPU for one dtype: (samples checked, problem or "")."""
+    checked = 0
+    dtype_name = str(dtype).split(".")[-1]
+    for sample in op.sample_inputs("cpu", dtype):
+        if kind == "inplace" and sample.broadcasts_input:
+            continue
+        try:
+            if reference == "numpy":
+                ref = sample.numpy()
+                expected = op.ref(ref.input, *ref.args, **ref.kwargs)
+            else:
+                wide = sample.transform(lambda t: _widen(torch, t))
+                expected = op.op(wide.input, *wide.args, **wide.kwargs)
+        except Exception as exc:
+            return checked, "the %s reference fails: %s" % (reference, error_text(exc))
+        dev = sample.transform(lambda t: t.to("cpu", copy=True) if isinstance(t, torch.Tensor) else t)
+        try:
+            actual = fn(dev.input, *dev.args, **dev.kwargs)
+        except RuntimeError:
+            if kind == "inplace":
+                continue
+            raise
+        try:
+            _close(torch, actual, expected, dtype_name)
+        except Exception as exc:
+            return checked, "differs from the %s reference on the CPU: %s" % (reference, error_text(exc))
+        checked += 1
+    if not checked:
+        return 0, "no sample input could be checked"
+    return checked, ""
+
+
+def _error_inputs(torch, op, fn):
+    """How many of the OpInfo's error inputs raise their error type on the CPU (all must)."""
+    if getattr(op, "error_inputs_func", None) is None:
+        return {"count": 0, "problem": ""}
+    count = 0
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for error in op.error_inputs("cpu"):
+                s = error.sample_input
+                try:
+                    fn(s.input, *s.args, **s.kwargs)
+                except error.error_type:
+                    count += 1
+                    continue
+                except Exception as exc:
+                    return {"count": 0, "problem": "an error input raised %s, not %s" % (
+                        error_text(exc), error.error_type.__name__)}
+                return {"count": 0, "problem": "an error input did not raise %s" % error.error_type.__name__}
+    except Exception as exc:
+        return {"count": 0, "problem": "error_inputs failed: %s" % error_text(exc)}
+    return {"count": count, "problem": ""}
+
+
+def opinfo_facts(torch, obj, device_type, dtypes=None):
+    try:
+        op, kind, names = find_opinfo(obj)
+    except Exception as exc:
+        return {"found": False, "error": "importing op_db failed: %s" % error_text(exc)}
+    if op is None:
+        return {"found": False, "error": ""}
+    supported = set(str(d).split(".")[-1] for d in _device_dtypes(op, device_type))
+    wanted = list(dtypes) if dtypes else list(DEFAULT_DTYPES)
+    if device_type != "cpu":
+        reference = "cpu"
+    elif op.ref is not None:
+        reference = "numpy"
+    else:
+        reference = "float64"
+    kept, excluded, samples = [], [], {}
+    for name in wanted:
+        dtype = getattr(torch, name, None)
+        if not isinstance(dtype, torch.dtype):
+            excluded.append({"dtype": name, "reason": "this torch has no torch.%s" % name})
+            continue
+        if name not in supported:
+            excluded.append({"dtype": name, "reason": "the OpInfo does not list it for %s" % device_type})
+            continue
+        if reference == "float64" and (name not in LOW_PRECISION or "float64" not in supported):
+            excluded.append({"dtype": name, "reason": "no independent reference on the CPU "
+                             "(no NumPy ref; a float64 computation serves only lower-precision floats)"})
+            continue
+        fn = obj
+        try:
+            if reference == "cpu":
+                count = sum(1 for _ in op.sample_inputs("cpu", dtype))
+                problem = "" if count else "no sample input for this dtype"
+            else:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    count, problem = _cpu_check(torch, op, fn, kind, dtype, reference)
+        except Exception as exc:
+            count, problem = 0, "checking failed: %s" % error_text(exc)
+        if problem:
+            excluded.append({"dtype": name, "reason": problem})
+        else:
+            kept.append(name)
+            samples[name] = count
+    errors = _error_inputs(torch, op, obj) if kind == "function" else {"count": 0, "problem": ""}
+    return {
+        "found": True, "name": op.name, "variant_test_name": op.variant_test_name, "matches": names,
+        "error_inputs": errors,
+        "call": kind, "has_ref": op.ref is not None, "reference": reference,
+        "supported": sorted(supported), "dtypes": kept, "excluded": excluded, "samples": samples,
+        "tolerances": dict((k, list(v)) for k, v in TOLERANCES.items()),
+    }

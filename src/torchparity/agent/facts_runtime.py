@@ -1,0 +1,78 @@
+"""What a storage class and a device-runtime function or class offer, used on the device under test.
+
+Storages are built and moved on the CPU; streams and events are constructed
+(on the device when their constructor takes one) and their zero-argument
+methods called.
+"""
+
+import warnings
+
+from .facts_literal import dtype_src, error_text, exc_name, literal, try_literal
+
+_STORAGE_VALUES = {"bool": "[True, False, True]", "complex": "[complex(1.0, 2.0), complex(0.0, -1.0)]",
+                   "float": "[1.0, 2.5, -3.0]", "int": "[1, 2, 3]"}
+
+
+def storage_facts(torch, obj):
+    untyped = isinstance(obj, type) and issubclass(obj, torch.UntypedStorage)
+    out = {"untyped": untyped, "problem": ""}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            if untyped:
+                s = obj(4, device="cpu")
+                s.fill_(7)
+                out.update(size=s.size(), values=s.tolist(), nbytes=s.nbytes())
+                return out
+            probe = obj(0)
+            dtype = probe.dtype
+            kind = ("bool" if dtype == torch.bool else "complex" if dtype.is_complex
+                    else "float" if dtype.is_floating_point else "int")
+            values_src = _STORAGE_VALUES[kind]
+            s = obj(eval(values_src))
+            moved = s.to(device="cpu")
+            out.update(dtype=dtype_src(torch, dtype), values=values_src, tolist=literal(s.tolist(), torch),
+                       element_size=s.element_size(), size=s.size(), moved_ok=moved.tolist() == s.tolist())
+        except Exception as exc:
+            out["problem"] = "using %s on the CPU failed: %s" % (getattr(obj, "__name__", obj), error_text(exc))
+    return out
+
+
+#: zero-argument methods of streams and events, called in this order
+_RUNTIME_METHODS = ("record", "synchronize", "query")
+
+
+def runtime_facts(torch, obj, resolution, device_type):
+    out = {"callable": callable(obj), "is_class": isinstance(obj, type), "problem": "",
+           "module": resolution.get("module", ""), "leaf": resolution["path"].rsplit(".", 1)[-1]}
+    if isinstance(obj, type):
+        inst = None
+        for how, make in (("device", lambda: obj(device=device_type)), ("plain", lambda: obj())):
+            try:
+                inst = make()
+                out["construct"] = how
+                break
+            except Exception as exc:
+                out["problem"] = "constructing %s failed: %s" % (obj.__name__, error_text(exc))
+        if inst is None:
+            return out
+        out["problem"] = ""
+        methods = {}
+        for name in _RUNTIME_METHODS:
+            if not callable(getattr(inst, name, None)):
+                continue
+            try:
+                value = getattr(inst, name)()
+                methods[name] = {"ok": True, "literal": try_literal(value, torch)}
+            except Exception as exc:
+                methods[name] = {"ok": False, "error": error_text(exc)}
+        out["methods"] = methods
+        dev = getattr(inst, "device", None)
+        out["device"] = str(dev) if dev is not None else None
+        return out
+    try:
+        value = obj()
+        out["zero_arg"] = {"ok": True, "literal": try_literal(value, torch), "type": type(value).__name__}
+    except Exception as exc:
+        out["zero_arg"] = {"ok": False, "error": error_text(exc), "raises": exc_name(exc)}
+    return out
