@@ -14,8 +14,8 @@ import torchparity.api as api
     ("torch..add.", ["torch_add", "add"]),
 ])
 def test_name_patterns_is_the_default_test_selection(name: str, patterns: list[str]) -> None:
-    """The collector's ``api_patterns`` does the same: it can import this one instead."""
-    from torchparity.collect import api_patterns
+    """One function (``torchparity.names``) serves the collector, verify and api."""
+    from torchparity.names import name_patterns
 
     assert "name_patterns" in api.__all__
-    assert api.name_patterns(name) == patterns == api_patterns(name)
+    assert api.name_patterns(name) == patterns == name_patterns(name)

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import EnvironmentBroken, UsageError
 from ..exec import Job, Runner, make_runner
+from ..names import name_patterns
 from .classify import classify
 from .records import ApiInfo, Resolution, Trace, merge_traces
 
@@ -56,15 +57,6 @@ def unresolved_error(items: list[dict[str, Any]]) -> UnresolvedApi:
     if len(items) > 1:
         msg += f" (and {len(items) - 1} more unresolved: {', '.join(i['query'] for i in items[1:])})"
     return UnresolvedApi(query, list(item.get("suggestions") or []), list(item.get("candidates") or []), msg)
-
-
-def name_patterns(name: str) -> list[str]:
-    """Default test selection for an API: its last two name segments joined, then its last."""
-    parts = [p for p in name.split(".") if p]
-    out = ["_".join(parts[-2:])] if len(parts) >= 2 else []
-    if parts and parts[-1] not in out:
-        out.append(parts[-1])
-    return out
 
 
 class AgentSession:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +13,7 @@ from ..api.records import ApiInfo
 from ..api.resolve import AgentSession, agent_session
 from ..config import Config
 from ..errors import UsageError
+from ..fsutil import atomic_write
 from .conventions import Conventions, conventions_from, device_expression
 from .families import build_plan, candidates, tensor_formula, wants
 from .insert import find_class, insert_methods, is_device_call, module_bindings, parse
@@ -116,31 +115,7 @@ def _targets(conv: Conventions, plan_file: str, into: Path | None, out_dir: Path
 def _write(path: Path, content: str) -> None:
     """Write ``content`` whole or not at all; a file added to keeps its mode."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    _atomic_write(path, content, mode=path.stat().st_mode & 0o7777 if path.exists() else None)
-
-
-def _atomic_write(path: Path, data: bytes | str, *, mode: int | None = None) -> None:
-    """A temporary file in the same folder renamed over ``path``; mode ``mode``, else 0o666 & ~umask.
-
-    Stand-in with the signature of the shared ``fsutil.atomic_write`` (swap it in when merged).
-    """
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(raw)
-        os.chmod(tmp, 0o666 & ~_umask() if mode is None else mode)  # mkstemp makes it 0600
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)  # the only way to read it is to set it
-    os.umask(mask)
-    return mask
+    atomic_write(path, content, mode=path.stat().st_mode & 0o7777 if path.exists() else None)
 
 
 def _check_source(content: str, path: Path) -> None:
