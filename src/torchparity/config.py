@@ -35,8 +35,6 @@ class EnvConfig:
     device: str = ""
     #: hardware name for reports, e.g. "Atlas A2"
     hardware: str = ""
-    #: Ray resources this environment needs when jobs run on a cluster, e.g. {"NPU": 1}
-    resources: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -146,17 +144,11 @@ def _build(data: dict[str, Any], preset: str, source: str) -> Config:
         where = f"{source}: [envs.{name}]"
         if not isinstance(env, dict) or not isinstance(env.get("python"), str):
             raise UsageError(f"{where} needs python = \"/path/to/python\"")
-        resources = env.get("resources") or {}
-        if not isinstance(resources, dict) or not all(
-            isinstance(v, int | float) and not isinstance(v, bool) for v in resources.values()
-        ):
-            raise UsageError(f"{where} resources must be a table of numbers, e.g. resources = {{ NPU = 1 }}")
         envs[name] = EnvConfig(
             name=name,
             python=env["python"],
             device=_string(env, "device", where),
             hardware=_string(env, "hardware", where),
-            resources={str(k): float(v) for k, v in resources.items()},
         )
     docs = _table(data, "docs", source)
     for i, product in enumerate(docs.get("products") or []):

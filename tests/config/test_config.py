@@ -27,7 +27,7 @@ def test_presets_load_and_a_file_overrides_its_preset(tmp_path):
         ('test_roots = "test"', "test_roots must be a list of strings"),
         ('active_branches = ["master", 2]', "active_branches must be a list of strings"),
         ("device = 3", "device must be a string"),
-        ('[envs.a]\npython = "/p"\nresources = { NPU = "x" }', "resources must be a table of numbers"),
+        ('[envs.a]\npython = "/p"\nhardware = 2', "hardware must be a string"),
         ("[envs.a]\ndevice = \"npu\"", "[envs.a] needs python"),
         ('[[docs.products]]\nname = "A2"', "needs code"),
         ("colour = 1", "unknown key(s) colour"),

@@ -7,16 +7,13 @@ the agent's answers into frozen records and classifies them.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import EnvironmentBroken, UsageError
-from ..exec import Job, Runner, make_runner
+from ..errors import UsageError
+from ..exec.session import AgentSession, agent_session  # noqa: F401  (torchparity.api hands them on)
 from ..names import name_patterns
 from .classify import classify
 from .records import ApiInfo, Resolution, Trace, merge_traces
@@ -57,61 +54,6 @@ def unresolved_error(items: list[dict[str, Any]]) -> UnresolvedApi:
     if len(items) > 1:
         msg += f" (and {len(items) - 1} more unresolved: {', '.join(i['query'] for i in items[1:])})"
     return UnresolvedApi(query, list(item.get("suggestions") or []), list(item.get("candidates") or []), msg)
-
-
-class AgentSession:
-    """One runner (warm worker or fresh interpreters) for a batch of resolve/trace jobs."""
-
-    def __init__(self, runner: Runner, log_dir: Path, keep_logs: bool = True) -> None:
-        self.runner = runner
-        self.log_dir = log_dir
-        self.keep_logs = keep_logs
-        self._n = 0
-
-    def call(self, op: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
-        self._n += 1
-        output = self.log_dir / f"{self._n:03d}-{op}.log"
-        res = self.runner.run(Job(op, args, output, timeout))
-        if not res.result:
-            tail = [ln for ln in res.output.strip().splitlines() if ln.strip()][-1:]
-            detail = f": {tail[0]}" if tail else ""
-            log = output if self.keep_logs else keep_log(output, op)
-            where = f"; its log (with the traceback): {log}" if log is not None else ""
-            raise EnvironmentBroken(
-                f"agent job {op!r} in {self.runner.python} ended {res.status}"
-                f"{f' (exit {res.exit_code})' if res.exit_code is not None else ''}{detail}{where}"
-            )
-        return res.result
-
-
-def keep_log(log: Path, op: str) -> Path | None:
-    """A copy of a failed job's log that outlives the session's temporary folder (None: no log)."""
-    try:
-        data = log.read_bytes()
-    except OSError:
-        return None
-    fd, kept = tempfile.mkstemp(prefix=f"torchparity-{op}-", suffix=".log")
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    return Path(kept)
-
-
-@contextmanager
-def agent_session(python: str, backend_module: str = "", device: str = "auto", *,
-                  mode: str = "warm", log_dir: Path | None = None) -> Iterator[AgentSession]:
-    """A runner for ``python`` that is closed (and its temporary logs removed) afterwards."""
-    tmp = None
-    if log_dir is None:
-        tmp = tempfile.TemporaryDirectory(prefix="torchparity-api-")
-        log_dir = Path(tmp.name)
-    log_dir.mkdir(parents=True, exist_ok=True)
-    runner = make_runner(mode, python, backend_module, device, log_dir)
-    try:
-        yield AgentSession(runner, log_dir, keep_logs=tmp is None)
-    finally:
-        runner.close()
-        if tmp is not None:
-            tmp.cleanup()
 
 
 def _trace_or_none(doc: dict[str, Any] | None) -> Trace | None:

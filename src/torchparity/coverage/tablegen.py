@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..api.resolve import agent_session
 from ..errors import TorchparityError, UsageError
+from ..exec.session import agent_session
 
 #: seconds for importing torch's packages and reading every class
 TABLE_TIMEOUT = 300.0

@@ -1,5 +1,8 @@
-"""Where jobs run: a warm worker or fresh interpreters locally (Ray for clusters)."""
+"""Where jobs run: a warm worker (fork per job) or fresh interpreters, on this machine."""
 
 from .runners import FreshRunner, Job, JobResult, Runner, WarmWorker, make_runner
+from .session import AgentSession, agent_session
 
-__all__ = ["FreshRunner", "Job", "JobResult", "Runner", "WarmWorker", "make_runner"]
+__all__ = [
+    "AgentSession", "FreshRunner", "Job", "JobResult", "Runner", "WarmWorker", "agent_session", "make_runner",
+]

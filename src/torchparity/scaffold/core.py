@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from ..api.records import ApiInfo
-from ..api.resolve import AgentSession, agent_session
 from ..config import Config
 from ..errors import UsageError
+from ..exec.session import AgentSession, agent_session
 from ..fsutil import atomic_write
 from .conventions import Conventions, conventions_from, device_expression
 from .families import build_plan, candidates, tensor_formula, wants
