@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .query import ApiCoverage, RefCoverage, TestHit
+from .records import ApiCoverage, RefCoverage, TestHit
 
 #: related tests named in the paragraph (the record keeps more)
 SHOWN = 5
