@@ -157,3 +157,17 @@ class TestKillsWorker(unittest.TestCase):
 if __name__ == "__main__":
     unittest.main()
 '''
+
+TORCH_RUN_TESTS = '''
+import torch
+from torch.testing._internal.common_utils import TestCase, run_tests
+
+
+class TestWithTorchRunner(TestCase):
+    def test_add(self):
+        self.assertEqual(torch.ones(2) + 1, torch.full((2,), 2.0))
+
+
+if __name__ == "__main__":
+    run_tests()
+'''

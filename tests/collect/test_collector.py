@@ -83,7 +83,7 @@ def test_two_refs_logs_hashes_and_cleanup(tmp_path, make_repo, python_with_torch
             assert section in log
         assert keys["ENVIRONMENT_PROBE_EXIT_CODE"] == "0"
         assert keys["FULL_TEST_EXIT_CODE"] == "0"
-        assert keys["COMMAND"].startswith(f"env -u PYTHONPATH PYTHONNOUSERSITE=1 {python_with_torch} ")
+        assert keys["COMMAND"].startswith(f"env -u PYTHONPATH -u CI PYTHONNOUSERSITE=1 {python_with_torch} ")
         assert keys["COMMAND"].endswith(f"{TEST} -v")
         assert keys["torch_version"].startswith("2.13.0")
         assert keys["initial_grad_enabled"] == "True"
@@ -189,6 +189,21 @@ def test_without_repo_uses_files_on_disk(tmp_path, python_with_torch, monkeypatc
     assert keys["TARGET_BRANCH"] == "local"
     assert keys["TEST_FILE_SHA256"] == hashlib.sha256(test_file.read_bytes()).hexdigest()
     assert "WORKTREE_REMOVE_EXIT_CODE" not in "".join(_logs(tmp_path).values())
+
+
+@pytest.mark.parametrize("mode", ["warm", "fresh"])
+def test_ci_in_the_controller_does_not_reach_torch_run_tests(tmp_path, make_repo, python_with_torch,
+                                                            monkeypatch, mode):
+    # CI=<anything> turns torch's run_tests into XML-report mode (needs xmlrunner,
+    # writes test-reports/): the test must run as a contributor runs it by hand
+    monkeypatch.setenv("CI", "true")
+    repo = make_repo({"master": {"test/test_torch_runner.py": files.TORCH_RUN_TESTS}})
+    extra = ["--fresh"] if mode == "fresh" else []
+    rc = _run(tmp_path, "test/test_torch_runner.py", "--repo", str(repo), "--python", python_with_torch, *extra)
+    log = next(iter(_logs(tmp_path).values()))
+    assert rc == 0, log
+    assert "-u CI " in _keys(log)["COMMAND"]
+    assert not list(repo.rglob("test-reports"))
 
 
 def test_pytest_style_file(tmp_path, make_repo, python_with_torch):

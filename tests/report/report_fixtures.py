@@ -198,7 +198,7 @@ def target_record(env: str, commit: str, sha: str, *, failed: bool = False, devi
     output = FAIL_OUTPUT if failed else PASS_OUTPUT
     full = Step(
         name="full", status="FAIL" if failed else "OK", exit_code=1 if failed else 0,
-        command=f"env -u PYTHONPATH PYTHONNOUSERSITE=1 /opt/envs/torch_npu_2.7.1/bin/python {abs_path} -v",
+        command=f"env -u PYTHONPATH -u CI PYTHONNOUSERSITE=1 /opt/envs/torch_npu_2.7.1/bin/python {abs_path} -v",
         how="forked child of the warm worker (torch imported once in the worker)", duration=1.2,
         output=output, test_file=TEST_PATH,
         result={"exit_code": 1 if failed else 0, "leaks": [], "tests_seen": 2},

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from torchparity.exec.ship import isolated_env
 
 HERE = Path(__file__).parent
 
@@ -120,11 +121,10 @@ def generated(tmp_path_factory) -> dict[str, Generated]:
 
 
 def run_files(jobs: list[dict[str, str]], tmp: Path) -> list[dict]:
-    """Run each ``{"file", "patch"}`` job through run_patched.py (PYTHONPATH unset, like the collector)."""
+    """Run each ``{"file", "patch"}`` job through run_patched.py in the environment the collector gives a test."""
     spec, results = tmp / "jobs.json", tmp / "results.json"
     spec.write_text(json.dumps(jobs))
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["PYTHONNOUSERSITE"] = "1"
+    env = isolated_env()
     proc = subprocess.run([sys.executable, str(HERE / "run_patched.py"), str(spec), str(results)],
                           env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]

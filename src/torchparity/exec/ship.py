@@ -31,8 +31,13 @@ import {AGENT_PACKAGE}.worker
 sys.exit(main.main())
 """
 
-#: what the community's evidence logs write before the interpreter
-ISOLATION_PREFIX = "env -u PYTHONPATH PYTHONNOUSERSITE=1"
+#: variables a test never inherits from the controller: PYTHONPATH would shadow the
+#: environment's packages; CI (any value) switches torch's ``run_tests`` into its
+#: XML-report mode, which needs ``xmlrunner`` and writes ``test-reports/`` into the tree
+UNSET_VARIABLES = ("PYTHONPATH", "CI")
+
+#: what the evidence log writes before the interpreter: the command a reviewer reruns
+ISOLATION_PREFIX = "env " + " ".join(f"-u {name}" for name in UNSET_VARIABLES) + " PYTHONNOUSERSITE=1"
 
 
 def _agent_sources() -> dict[str, bytes]:
@@ -100,8 +105,8 @@ def launcher() -> list[str]:
 
 
 def isolated_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment a test runs in: PYTHONPATH unset, no user site."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    """The environment a test runs in: ``UNSET_VARIABLES`` unset, no user site."""
+    env = {k: v for k, v in os.environ.items() if k not in UNSET_VARIABLES}
     env["PYTHONNOUSERSITE"] = "1"
     env.update(extra or {})
     return env
