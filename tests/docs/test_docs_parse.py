@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -147,13 +146,11 @@ def test_real_list_sample() -> None:
     assert any(e.kind == SUB_METHOD for e in page.entries)
 
 
-def test_parse_speed_is_sane() -> None:
-    """Not the benchmark (benchmarks/bench_docs.py): a guard against a quadratic slip."""
-    text = torch_page("table", "2.7.1") * 50
-    t0 = time.perf_counter()
-    page = parse_page(text, "t.md", PRODUCTS)
-    assert len(page.entries) == 500
-    assert time.perf_counter() - t0 < 2.0
+def test_a_long_page_keeps_every_entry() -> None:
+    """Speed is benchmarks/bench_docs.py's job; here: 50 pages' worth in one text, nothing dropped."""
+    one = parse_page(torch_page("table", "2.7.1"), "t.md", PRODUCTS)
+    page = parse_page(torch_page("table", "2.7.1") * 50, "t.md", PRODUCTS)
+    assert len(page.entries) == 50 * len(one.entries) == 500
 
 
 def test_product_names_match_without_aliases() -> None:
