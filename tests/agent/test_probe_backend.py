@@ -95,3 +95,29 @@ def test_missing_backend_module_is_an_environment_error(tmp_path):
     worker = WarmWorker(sys.executable, "no_such_backend_module", "auto", tmp_path)
     with pytest.raises(EnvironmentBroken, match="import no_such_backend_module failed"):
         worker.start()
+
+
+def test_probe_states_the_variables_that_steer_the_run(tmp_path, python_with_fake_backend, monkeypatch):
+    monkeypatch.setenv("PYTORCH_TEST_WITH_SLOW", "1")
+    monkeypatch.setenv("FAKEDEV_VISIBLE_DEVICES", "1")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setenv("UNRELATED_SECRET", "x")
+    worker = WarmWorker(python_with_fake_backend, "fake_backend_for_tests", "auto", tmp_path)
+    try:
+        probe = worker.run(Job("probe", {}, tmp_path / "probe.log", timeout=60))
+    finally:
+        worker.close()
+    environ = [(k, v) for k, v in probe.result["facts"] if k.startswith("environ_")]
+    assert environ == [("environ_CUDA_VISIBLE_DEVICES", ""), ("environ_FAKEDEV_VISIBLE_DEVICES", "1"),
+                       ("environ_PYTORCH_TEST_WITH_SLOW", "1")]
+    assert "environ_PYTORCH_TEST_WITH_SLOW=1\n" in probe.output
+
+
+def test_probe_on_cpu_does_not_read_a_device_prefix():
+    from torchparity.agent.probe import steering_environment
+
+    env = {"CPU_FOO": "1", "TORCH_HOME": "/t", "ASCEND_RT_VISIBLE_DEVICES": "0", "PATH": "/bin"}
+    assert steering_environment("cpu", env) == [("ASCEND_RT_VISIBLE_DEVICES", "0"), ("TORCH_HOME", "/t")]
+    assert steering_environment("npu", {**env, "NPU_CALCULATE_DEVICE": "3"})[-2:] == [
+        ("NPU_CALCULATE_DEVICE", "3"), ("TORCH_HOME", "/t")]

@@ -1,9 +1,25 @@
 """Environment facts, in the key order the community's evidence logs use."""
 
+import os
 import platform
 import sys
 
 from . import backend, state
+
+#: variables that steer torch, its test harness or device visibility: the probe states each one set
+STEERING_PREFIXES = ("PYTORCH_", "TORCH_")
+VISIBILITY_VARIABLES = ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES",
+                        "ZE_AFFINITY_MASK")
+
+
+def steering_environment(device_type, environ=None):
+    """``(name, value)`` of every set variable a reviewer needs to rerun the tests as they ran, sorted."""
+    environ = os.environ if environ is None else environ
+    prefixes = STEERING_PREFIXES
+    if device_type and device_type != "cpu":
+        prefixes = prefixes + (device_type.upper() + "_",)
+    return sorted((k, v) for k, v in environ.items()
+                  if k.startswith(prefixes) or k in VISIBILITY_VARIABLES)
 
 
 def probe(torch, backend_mod, backend_module, device_type, device_initialized_at_import):
@@ -32,4 +48,6 @@ def probe(torch, backend_mod, backend_module, device_type, device_initialized_at
     specs, _skipped = state.usable(state.registry(device_type))
     for name, value in state.snapshot(specs).items():
         facts.append(("initial_%s" % ("grad_enabled" if name == "grad_mode" else name), value))
+    for name, value in steering_environment(device_type):
+        facts.append(("environ_%s" % name, value))
     return facts
