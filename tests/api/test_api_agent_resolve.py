@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from torchparity.agent.docs_links import docs_version
+from torchparity.agent.kinds import KINDS
+
 # (query, canonical, kind, source file or "C extension", public)
 CASES = [
     ("torch.autograd.grad_mode.set_grad_enabled.clone", "torch.autograd.grad_mode.set_grad_enabled.clone",
@@ -83,7 +86,7 @@ def test_resolves_real_api(agent_resolve, torch_mod, query, canonical, kind, sou
 
 
 def test_every_kind_is_covered(agent_resolve):
-    assert {c[2] for c in CASES} == set(agent_resolve.KINDS)
+    assert {c[2] for c in CASES} == set(KINDS)
 
 
 def test_aliases_name_the_same_object(agent_resolve):
@@ -128,7 +131,7 @@ def test_public_reasons(agent_resolve):
 
 
 def test_docs_urls(agent_resolve, torch_mod):
-    ver = agent_resolve.docs_version(torch_mod.__version__)
+    ver = docs_version(torch_mod.__version__)
     base = f"https://pytorch.org/docs/{ver}"
     assert re.fullmatch(r"\d+\.\d+", ver)
     url = agent_resolve.resolve("torch.autograd.grad_mode.set_grad_enabled.clone")["docs_url"]
@@ -147,7 +150,7 @@ def test_docs_urls(agent_resolve, torch_mod):
     ("2.13.0+cpu", "2.13"), ("2.7.1", "2.7"), ("2.14.0a0+git1234", "main"), ("2.12.0.dev20260101", "main"),
 ])
 def test_docs_version(agent_resolve, version, expected):
-    assert agent_resolve.docs_version(version) == expected
+    assert docs_version(version) == expected
 
 
 def test_short_form_maps_when_unambiguous(agent_resolve):

@@ -8,9 +8,9 @@ states at each point and puts every state back.
 import inspect
 import itertools
 
-from . import resolve as resolve_mod
 from . import state as state_mod
 from .facts_literal import error_text
+from .kinds import class_attrs
 
 
 def _state_names(resolution):
@@ -121,7 +121,7 @@ def context_facts(torch, resolution, obj, owner, device_type):
         return out
     if mode_param:
         out["mode_attrs"] = _mode_attrs(cls, specs)
-    out["decorator"] = "__call__" in resolve_mod._class_attrs(cls) and member in (None, "clone", "__call__")
+    out["decorator"] = "__call__" in class_attrs(cls) and member in (None, "clone", "__call__")
     combos = list(itertools.product(*[spec.values(device_type) for _, spec in specs]))
     for args in arg_sets:
         for combo in combos:

@@ -19,12 +19,12 @@ import sys
 import tempfile
 import traceback
 
-from . import resolve as resolve_mod
 from .facts_calls import _doc_types, _pools_for, _strip_sig, call_facts, tensor_facts
 from .facts_context import context_facts, state_facts
 from .facts_literal import NotLiteral, error_text, literal
 from .facts_opinfo import opinfo_facts
 from .facts_runtime import runtime_facts, storage_facts
+from .objects import NotFound, walk
 
 #: names other code (and the tests) reach through this module
 __all__ = [
@@ -59,7 +59,7 @@ def _in_scratch_folder(fn, *args):
 
 def _not_found(out, path, exc, wants):
     """The facts of an API that cannot be looked up here: each one asked for says why."""
-    if isinstance(exc, resolve_mod.NotFound):
+    if isinstance(exc, NotFound):
         why = "%s has no %r" % (exc.furthest, exc.missing) if exc.furthest else "no module %r" % exc.missing
     else:
         why = error_text(exc)
@@ -77,7 +77,7 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
     out = {"device_type": device_type, "torch_version": str(torch.__version__),
            "python_version": "%d.%d" % sys.version_info[:2]}
     try:
-        hit = resolve_mod.walk(res["path"])
+        hit = walk(res["path"])
     except Exception as exc:  # this item carries the reason; the rest of a batch goes on
         traceback.print_exc()
         return _not_found(out, res["path"], exc, wants)

@@ -18,6 +18,7 @@ import unittest
 
 from . import resolve as resolve_mod
 from . import testrun
+from .objects import NotFound, walk
 
 #: operator namespaces that are bookkeeping, not device work (counted apart)
 IGNORED_NAMESPACES = ("profiler",)
@@ -229,7 +230,7 @@ def trace_code(torch, device_type, target, call, setup="", teardown="", namespac
 
 def _objects(resolution):
     """(api object, owner class or None) for a resolution record, looked up again here."""
-    hit = resolve_mod.walk(resolution["path"])
+    hit = walk(resolution["path"])
     owner = hit.parent if isinstance(hit.parent, type) else None
     return hit.obj, owner, hit.attr
 
@@ -333,7 +334,7 @@ def op_trace(ctx, args):
     if args.get("api"):
         try:
             res = resolve_mod.resolve(args["api"], ctx.backend_module or "")
-        except resolve_mod.NotFound as exc:  # answered with the same backend it was looked up with
+        except NotFound as exc:  # answered with the same backend it was looked up with
             return {"trace": None, "unresolved": resolve_mod.unresolved(args["api"], exc), "exit_code": 0}
     if call:
         ns, target = {}, "code: %s" % call.strip().splitlines()[0]
