@@ -182,3 +182,23 @@ def test_verify_twice_on_one_store_and_a_failed_stage_leaves_the_run_incomplete(
     (tmp_path / "afile").write_text("x")
     assert main(["verify", API, "--python", sys.executable, "--out", str(tmp_path / "afile")]) == 2
     assert "is a file; pass a folder for the reports" in capsys.readouterr().err
+
+
+def test_docs_are_read_and_written_under_the_name_pytorch_documents(tmp_path, make_repo, second_python, capsys):
+    # torch.Generator's canonical home is torch._C.Generator; the pages say torch.Generator
+    repo = _backend_repo(tmp_path, make_repo, second_python)
+    common = ["--repo", str(repo), "--ref", "master", "--env", "main", "--store", str(tmp_path / "store")]
+    main(["verify", "torch.Generator.seed", *common, "--out", str(tmp_path / "o1")])
+    captured = capsys.readouterr()
+    assert "docs: present in every version" in captured.err
+    assert "docs: no entry" not in captured.out
+    pages = [repo / f"docs/zh/api/native_api/pytorch_{v}/torch.md" for v in ("2-7-1", "2-11-0")]
+    assert not any("manual_seed" in page.read_text() for page in pages)
+    main(["verify", "torch.Generator.manual_seed", *common, "--out", str(tmp_path / "o2"), "--docs-add"])
+    captured = capsys.readouterr()
+    assert "docs: present in every version" in captured.err
+    assert "docs: no entry" not in captured.out
+    for page in pages:
+        text = page.read_text()
+        assert "torch.Generator.html#torch.Generator.manual_seed" in text
+        assert "torch._C" not in text

@@ -152,6 +152,10 @@ def merge_traces(traces: list[Trace], target: str) -> Trace:
     )
 
 
+def _private(name: str) -> bool:
+    return any(seg.startswith("_") and not seg.startswith("__") for seg in name.split("."))
+
+
 @dataclass(frozen=True)
 class Resolution:
     """What the agent found for one name, in the environment under test."""
@@ -178,6 +182,19 @@ class Resolution:
     @property
     def is_c_extension(self) -> bool:
         return self.source == "C extension"
+
+    def doc_names(self) -> tuple[str, ...]:
+        """The names a support page may list this API under; the first is the one a new entry takes.
+
+        Task lists and pages write the name as PyTorch documents it (``torch.cuda.Event``,
+        ``torch.Generator.seed``), often not the canonical one (``torch.cuda.streams.Event``,
+        ``torch._C.Generator.seed``). First: the query when it is a full public spelling of the
+        API, else PyTorch's docs name, else the canonical name; then every other spelling.
+        """
+        spellings = [self.docs_name, *self.aliases, self.canonical]
+        as_written = self.query if self.query in spellings and not _private(self.query) else ""
+        first = as_written or self.docs_name or self.canonical
+        return tuple(dict.fromkeys(n for n in (first, *spellings) if n))
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> Resolution:

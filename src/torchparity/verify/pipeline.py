@@ -329,25 +329,22 @@ class Pipeline:
             return
         products = cfg.products or load_preset("torch_npu").products
         self.hooks.stage("docs", str(docs_dir))
-        result = check_api(info.canonical, docs_dir, opt.docs_versions, products, root_hint=hint)
+        # pages write the name PyTorch documents (torch.cuda.Event), not always the canonical one
+        entry, *spellings = info.resolution.doc_names()
+        result = check_api(entry, docs_dir, opt.docs_versions, products, root_hint=hint, spellings=spellings)
         missing = [v.version for v in result.versions if not v.present]
         if missing and opt.docs_add:
-            like = None
-            owner = info.resolution.owner_class
-            if opt.docs_status is None:
-                like = owner or info.canonical.rsplit(".", 1)[0]
-            added = add_entry(info.canonical, docs_dir, missing, like=like, statuses=opt.docs_status,
+            like = entry.rsplit(".", 1)[0] if opt.docs_status is None else None
+            added = add_entry(entry, docs_dir, missing, like=like, statuses=opt.docs_status,
                               products=products, root_hint=hint)
             verdict.docs_added = added.to_json()
             self.store.put_record("docs-add", info.canonical, verdict.docs_added, run_id=verdict.run_id)
-            result = check_api(info.canonical, docs_dir, opt.docs_versions, products, root_hint=hint)
+            result = check_api(entry, docs_dir, opt.docs_versions, products, root_hint=hint, spellings=spellings)
             missing = [v.version for v in result.versions if not v.present]
         verdict.docs = result.to_json()
         self.store.put_record("docs-check", info.canonical, verdict.docs, run_id=verdict.run_id)
         if missing:
-            verdict.blockers.append(
-                f"docs: no entry for {info.canonical} in {', '.join(missing)} (add with --docs-add)"
-            )
+            verdict.blockers.append(f"docs: no entry for {entry} in {', '.join(missing)} (add with --docs-add)")
         bad_links = [v.version for v in result.versions if v.present and not v.link_ok]
         if bad_links:
             verdict.blockers.append(f"docs: the docs link does not match the version in {', '.join(bad_links)}")
