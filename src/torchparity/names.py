@@ -13,3 +13,9 @@ def name_patterns(name: str) -> list[str]:
     if parts and parts[-1] not in out:
         out.append(parts[-1])
     return out
+
+
+def is_private_name(name: str) -> bool:
+    """PyTorch's underscore rule: a segment starting with ``_`` that is not a dunder (``__init__``)."""
+    return any(seg.startswith("_") and not (seg.startswith("__") and seg.endswith("__") and len(seg) > 4)
+               for seg in name.split("."))

@@ -98,6 +98,10 @@ def test_missing_backend_module_is_an_environment_error(tmp_path):
 
 
 def test_probe_states_the_variables_that_steer_the_run(tmp_path, python_with_fake_backend, monkeypatch):
+    from torchparity.agent.probe import steering_environment
+
+    for name, _ in steering_environment("fakedev"):  # whatever this machine sets, the test sets its own
+        monkeypatch.delenv(name)
     monkeypatch.setenv("PYTORCH_TEST_WITH_SLOW", "1")
     monkeypatch.setenv("FAKEDEV_VISIBLE_DEVICES", "1")
     monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
@@ -119,5 +123,14 @@ def test_probe_on_cpu_does_not_read_a_device_prefix():
 
     env = {"CPU_FOO": "1", "TORCH_HOME": "/t", "ASCEND_RT_VISIBLE_DEVICES": "0", "PATH": "/bin"}
     assert steering_environment("cpu", env) == [("ASCEND_RT_VISIBLE_DEVICES", "0"), ("TORCH_HOME", "/t")]
-    assert steering_environment("npu", {**env, "NPU_CALCULATE_DEVICE": "3"})[-2:] == [
-        ("NPU_CALCULATE_DEVICE", "3"), ("TORCH_HOME", "/t")]
+    npu = steering_environment("npu", {**env, "NPU_CALCULATE_DEVICE": "3", "HCCL_CONNECT_TIMEOUT": "9"})
+    assert npu == [("ASCEND_RT_VISIBLE_DEVICES", "0"), ("HCCL_CONNECT_TIMEOUT", "9"),
+                   ("NPU_CALCULATE_DEVICE", "3"), ("TORCH_HOME", "/t")]
+
+
+def test_a_value_with_a_newline_cannot_forge_a_log_line():
+    from torchparity.agent.probe import steering_environment
+
+    ((name, value),) = steering_environment("cpu", {"PYTORCH_X": "a\nRESULT=PASS\r\\n"})
+    assert (name, value) == ("PYTORCH_X", "a\\nRESULT=PASS\\r\\\\n")
+    assert "\n" not in value

@@ -10,10 +10,14 @@ from torchparity.api.records import Resolution
 @pytest.mark.parametrize(
     ("query", "first", "also"),
     [
-        # the name as written is a public spelling: a new entry takes it, the canonical one is still matched
+        # PyTorch's docs name leads (a new entry takes it); the canonical one is still matched
         ("torch.cuda.Event", "torch.cuda.Event", "torch.cuda.streams.Event"),
         ("torch.Generator.seed", "torch.Generator.seed", "torch._C.Generator.seed"),
-        ("torch.set_grad_enabled", "torch.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled"),
+        # torch.__all__ lacks set_grad_enabled: PyTorch's public spelling leads, the query is still looked up
+        ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.set_grad_enabled"),
+        # a full path through a module that does not export the class is never an entry's name
+        ("torch.optim.sgd.Optimizer.zero_grad", "torch.optim.Optimizer.zero_grad",
+         "torch.optim.sgd.Optimizer.zero_grad"),
         ("torch.autograd.grad_mode.set_grad_enabled.clone", "torch.autograd.grad_mode.set_grad_enabled.clone",
          "torch.autograd.grad_mode.set_grad_enabled.clone"),
         # a short form is never an entry's name: PyTorch's docs name is

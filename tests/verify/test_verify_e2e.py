@@ -202,3 +202,17 @@ def test_docs_are_read_and_written_under_the_name_pytorch_documents(tmp_path, ma
         text = page.read_text()
         assert "torch.Generator.html#torch.Generator.manual_seed" in text
         assert "torch._C" not in text
+
+
+def test_docs_add_nests_under_the_parent_as_the_page_spells_it(tmp_path, make_repo, second_python, capsys):
+    # asked as torch.set_grad_enabled.clone; the 2.11.0 page has torch.autograd.grad_mode.set_grad_enabled
+    repo = _backend_repo(tmp_path, make_repo, second_python)
+    page = repo / "docs/zh/api/native_api/pytorch_2-11-0/torch.md"
+    assert "set_grad_enabled.clone" not in page.read_text()
+    main(["verify", "torch.set_grad_enabled.clone", "--repo", str(repo), "--ref", "master", "--env", "main",
+          "--store", str(tmp_path / "store"), "--out", str(tmp_path / "out"), "--docs-add"])
+    captured = capsys.readouterr()
+    assert "docs: present in every version" in captured.err, captured.err
+    text = page.read_text()
+    assert "torch.autograd.grad_mode.set_grad_enabled.html#torch.autograd.grad_mode.set_grad_enabled.clone" in text
+    assert "torch.set_grad_enabled.clone" not in text

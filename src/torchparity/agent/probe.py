@@ -8,8 +8,19 @@ from . import backend, state
 
 #: variables that steer torch, its test harness or device visibility: the probe states each one set
 STEERING_PREFIXES = ("PYTORCH_", "TORCH_")
-VISIBILITY_VARIABLES = ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES",
-                        "ZE_AFFINITY_MASK")
+STEERING_VARIABLES = (
+    "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES",
+    "ZE_AFFINITY_MASK", "CUBLAS_WORKSPACE_CONFIG",
+    # torch's test harness: Sandcastle mode turns some skips into passes; test lists it reads
+    "SANDCASTLE", "TW_JOB_USER", "SLOW_TESTS_FILE", "DISABLED_TESTS_FILE",
+)
+#: a device's runtime reads more than ``<DEVICE>_*``
+DEVICE_PREFIXES = {"npu": ("ASCEND_", "HCCL_")}
+
+
+def _one_line(value):
+    """A value as one log line: a newline in it could forge evidence lines."""
+    return value.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
 
 
 def steering_environment(device_type, environ=None):
@@ -17,9 +28,9 @@ def steering_environment(device_type, environ=None):
     environ = os.environ if environ is None else environ
     prefixes = STEERING_PREFIXES
     if device_type and device_type != "cpu":
-        prefixes = prefixes + (device_type.upper() + "_",)
-    return sorted((k, v) for k, v in environ.items()
-                  if k.startswith(prefixes) or k in VISIBILITY_VARIABLES)
+        prefixes = prefixes + (device_type.upper() + "_",) + DEVICE_PREFIXES.get(device_type, ())
+    return sorted((k, _one_line(v)) for k, v in environ.items()
+                  if k.startswith(prefixes) or k in STEERING_VARIABLES)
 
 
 def probe(torch, backend_mod, backend_module, device_type, device_initialized_at_import):

@@ -152,10 +152,6 @@ def merge_traces(traces: list[Trace], target: str) -> Trace:
     )
 
 
-def _private(name: str) -> bool:
-    return any(seg.startswith("_") and not seg.startswith("__") for seg in name.split("."))
-
-
 @dataclass(frozen=True)
 class Resolution:
     """What the agent found for one name, in the environment under test."""
@@ -188,12 +184,14 @@ class Resolution:
 
         Task lists and pages write the name as PyTorch documents it (``torch.cuda.Event``,
         ``torch.Generator.seed``), often not the canonical one (``torch.cuda.streams.Event``,
-        ``torch._C.Generator.seed``). First: the query when it is a full public spelling of the
-        API, else PyTorch's docs name, else the canonical name; then every other spelling.
+        ``torch._C.Generator.seed``). First: PyTorch's docs name (the name as written when
+        PyTorch's rules call that spelling public), else the canonical name; then every other
+        spelling, the name as written among them when it is a full one.
         """
-        spellings = [self.docs_name, *self.aliases, self.canonical]
-        as_written = self.query if self.query in spellings and not _private(self.query) else ""
-        first = as_written or self.docs_name or self.canonical
+        first = self.docs_name or self.canonical
+        spellings = [*self.aliases, self.canonical]
+        if self.query in spellings or self.query == self.path:
+            spellings.insert(0, self.query)
         return tuple(dict.fromkeys(n for n in (first, *spellings) if n))
 
     @classmethod

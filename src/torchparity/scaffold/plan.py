@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..api.records import Resolution
+from ..names import is_private_name
 
 FAMILIES = ("context", "opinfo", "tensor", "signature", "storage", "runtime", "fill-in")
 
@@ -71,15 +72,10 @@ def snake(name: str) -> str:
     return re.sub(r"_+", "_", text).strip("_")
 
 
-def _private(name: str) -> bool:
-    return any(seg.startswith("_") and not (seg.startswith("__") and seg.endswith("__"))
-               for seg in name.split("."))
-
-
 def spelling_of(res: Resolution) -> str:
     """How a test spells the API: its shortest public spelling, else the name as resolved."""
     names = [res.canonical, *res.aliases, res.path]
-    public = [n for n in names if n and not _private(n)]
+    public = [n for n in names if n and not is_private_name(n)]
     if not public:
         return res.path or res.canonical
     return min(public, key=lambda n: (n.count("."), len(n), n))

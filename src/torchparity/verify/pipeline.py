@@ -334,8 +334,10 @@ class Pipeline:
         result = check_api(entry, docs_dir, opt.docs_versions, products, root_hint=hint, spellings=spellings)
         missing = [v.version for v in result.versions if not v.present]
         if missing and opt.docs_add:
-            like = entry.rsplit(".", 1)[0] if opt.docs_status is None else None
-            added = add_entry(entry, docs_dir, missing, like=like, statuses=opt.docs_status,
+            # nest it under its parent as the page spells the parent (the check's hint says which)
+            name = next((v.hint_api for v in result.versions if not v.present and v.hint), entry)
+            like = name.rsplit(".", 1)[0] if opt.docs_status is None else None
+            added = add_entry(name, docs_dir, missing, like=like, statuses=opt.docs_status,
                               products=products, root_hint=hint)
             verdict.docs_added = added.to_json()
             self.store.put_record("docs-add", info.canonical, verdict.docs_added, run_id=verdict.run_id)
