@@ -199,7 +199,7 @@ def _isolation(step: Step) -> IsolationResult:
 def _backend(facts: dict[str, Any]) -> str | None:
     """The backend module the probe saw: a ``<name>_file`` fact other than torch's."""
     for key in facts:
-        if key.endswith("_file") and key != "torch_file":
+        if key.endswith("_file") and key != "torch_file" and not key.startswith("environ_"):
             return key[: -len("_file")]
     return None
 
