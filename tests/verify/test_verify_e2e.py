@@ -216,3 +216,16 @@ def test_docs_add_nests_under_the_parent_as_the_page_spells_it(tmp_path, make_re
     text = page.read_text()
     assert "torch.autograd.grad_mode.set_grad_enabled.html#torch.autograd.grad_mode.set_grad_enabled.clone" in text
     assert "torch.set_grad_enabled.clone" not in text
+
+
+def test_docs_add_without_a_parent_entry_asks_for_statuses(tmp_path, make_repo, second_python, capsys):
+    repo = _backend_repo(tmp_path, make_repo, second_python)
+    common = ["verify", "torch.is_nonzero", "--repo", str(repo), "--ref", "master", "--env", "main",
+              "--store", str(tmp_path / "store"), "--out", str(tmp_path / "out"), "--docs-add"]
+    assert main(common) == 2
+    err = capsys.readouterr().err
+    assert "--docs-add: the parent torch has no entry in 2.7.1, 2.11.0 to copy statuses from; " \
+           "pass --docs-status S (e.g. 910b=支持,A3=支持,950=支持)" in err
+    assert git(repo, "status", "--porcelain") == ""
+    assert main([*common, "--docs-status", "910b=支持,A3=支持,950=不支持"]) == 0
+    assert "torch.is_nonzero" in (repo / "docs/zh/api/native_api/pytorch_2-11-0/torch.md").read_text()

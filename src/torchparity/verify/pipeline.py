@@ -337,6 +337,13 @@ class Pipeline:
             # nest it under its parent as the page spells the parent (the check's hint says which)
             name = next((v.hint_api for v in result.versions if not v.present and v.hint), entry)
             like = name.rsplit(".", 1)[0] if opt.docs_status is None else None
+            if like is not None:
+                parent = check_api(like, docs_dir, missing, products, root_hint=hint)
+                lacking = [v.version for v in parent.versions if not v.present]
+                if lacking:
+                    example = ",".join(f"{p.code}=支持" for p in products)
+                    raise UsageError(f"--docs-add: the parent {like} has no entry in {', '.join(lacking)} to copy statuses "
+                                     f"from; pass --docs-status S (e.g. {example})")
             added = add_entry(name, docs_dir, missing, like=like, statuses=opt.docs_status,
                               products=products, root_hint=hint)
             verdict.docs_added = added.to_json()
