@@ -10,6 +10,7 @@ import typer
 
 from ..agent.state import states_for_api
 from ..collect import CollectOptions, Collector, select_envs
+from ..collect.resume import plan_resume
 from ..config import load_config
 from ..errors import ExitCode, UsageError
 from ..names import name_patterns
@@ -27,40 +28,17 @@ from ._app import (
 )
 from ._progress import ProgressReporter, summary_table
 
-#: set by --resume: the run the re-parsed invocation continues
-_CONTINUE: list[int] = []
-
 
 def _resume(run_id: int, store: Path) -> int:
-    """Re-run an interrupted run's own command line into the same run id."""
-    the_store = Store(store, create=False)
-    row = the_store.run(run_id)
-    if row.kind != "run" or not row.argv or row.argv[0] != "run":
-        raise UsageError(f"run {run_id} was not made by 'torchparity run'; it cannot be resumed here")
-    if row.status == "complete":
-        raise UsageError(f"run {run_id} is complete; nothing to resume (see 'torchparity show {run_id}')")
-    if row.status == "running" and not row.orphaned:
-        raise UsageError(f"run {run_id} is still running (pid {row.summary.get('pid')}); wait for it or stop it")
+    """Re-run an interrupted run's own command line into the same run id, from its own folder."""
     from . import main
 
-    # the stored command line, read from the folder it was given in, into this store
-    argv = []
-    skip = False
-    for a in row.argv:
-        if skip:
-            skip = False
-        elif a == "--store":
-            skip = True
-        elif not a.startswith("--store="):
-            argv.append(a)
-    argv += ["--store", str(the_store.root)]
-    cwd = row.summary.get("cwd")
+    plan = plan_resume(Store(store, create=False), run_id)
     here = os.getcwd()
-    if cwd and Path(cwd).is_dir():
-        os.chdir(cwd)
-    _CONTINUE.append(run_id)
+    if plan.cwd is not None:
+        os.chdir(plan.cwd)
     try:
-        return main(argv)
+        return main([*plan.argv, "--continue-run", str(plan.run_id)])
     finally:
         os.chdir(here)
 
@@ -83,6 +61,7 @@ def run(
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Targets run at once (0: up to the CPU count).")] = 0,
     json_out: Annotated[bool, typer.Option("--json", help="Print the run's records as JSON.")] = False,
     resume: Annotated[int | None, typer.Option("--resume", metavar="RUN", help="Finish interrupted run RUN with its own arguments; finished targets are kept.")] = None,
+    continue_run: Annotated[int | None, typer.Option("--continue-run", hidden=True, help="(set by --resume) the run this invocation continues.")] = None,
     config: ConfigOpt = None,
     store: StoreOpt = DEFAULT_STORE,
     debug: DebugOpt = False,
@@ -118,7 +97,7 @@ def run(
     try:
         with sigterm_as_interrupt(), ProgressReporter() as reporter:
             collector.reporter = reporter
-            outcome = collector.run(list(INVOCATION), targets, run_id=_CONTINUE.pop() if _CONTINUE else None)
+            outcome = collector.run(list(INVOCATION), targets, run_id=continue_run)
     except KeyboardInterrupt:
         err.print("interrupted: worktrees and processes cleaned up; the run is marked incomplete", markup=False)
         return int(ExitCode.INTERRUPTED)

@@ -1,0 +1,46 @@
+"""Resume an interrupted ``torchparity run``: its own command line, into the same run id."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import UsageError
+from ..store import Store
+
+
+@dataclass(frozen=True)
+class Resumption:
+    """What re-running run ``run_id`` takes: its arguments (into ``store``) and the folder they were given in."""
+
+    run_id: int
+    argv: list[str]
+    cwd: Path | None
+
+
+def _without_store(argv: list[str]) -> list[str]:
+    out: list[str] = []
+    skip = False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == "--store":
+            skip = True
+        elif not a.startswith("--store="):
+            out.append(a)
+    return out
+
+
+def plan_resume(store: Store, run_id: int) -> Resumption:
+    """The resumption of run ``run_id``, or a ``UsageError`` saying why it cannot be resumed."""
+    row = store.run(run_id)
+    if row.kind != "run" or not row.argv or row.argv[0] != "run":
+        raise UsageError(f"run {run_id} was not made by 'torchparity run'; it cannot be resumed here")
+    if row.status == "complete":
+        raise UsageError(f"run {run_id} is complete; nothing to resume (see 'torchparity show {run_id}')")
+    if row.status == "running" and not row.orphaned:
+        raise UsageError(f"run {run_id} is still running (pid {row.summary.get('pid')}); wait for it or stop it")
+    # the stored command line, into this store (the one the run lives in)
+    argv = [*_without_store(row.argv), "--store", str(store.root)]
+    cwd = row.summary.get("cwd")
+    return Resumption(row.id, argv, Path(cwd) if cwd and Path(cwd).is_dir() else None)
