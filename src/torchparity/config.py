@@ -37,6 +37,10 @@ class EnvConfig:
     hardware: str = ""
 
 
+#: the native API support pages' folder in a backend repo, when the config names none
+DEFAULT_DOCS_ROOT = "docs/zh/api/native_api"
+
+
 @dataclass(frozen=True)
 class Product:
     code: str
@@ -66,6 +70,16 @@ class Config:
         for p in self.docs.get("products", []):
             out.append(Product(str(p["code"]), str(p["name"]), tuple(p.get("aliases", ()))))
         return tuple(out)
+
+    @property
+    def docs_root(self) -> str:
+        """Where the support pages live in the backend repo."""
+        return str(self.docs.get("root") or DEFAULT_DOCS_ROOT)
+
+    @property
+    def docs_products(self) -> tuple[Product, ...]:
+        """The products the support pages list: the config's, else the torch_npu preset's."""
+        return self.products or load_preset("torch_npu").products
 
     def is_maintenance(self, ref: str) -> bool:
         short = ref.removeprefix("origin/").removeprefix("refs/heads/")

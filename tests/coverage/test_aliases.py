@@ -222,3 +222,15 @@ def test_short_forms_map_when_the_table_knows_one_name() -> None:
     assert t.short_form("set_grad_enabled") == ("torch.autograd.grad_mode.set_grad_enabled",)
     assert len(t.short_form("relu")) == 3
     assert t.short_form("torch.Tensor.nosuch") == t.short_form("torch_npu.npu_custom_op") == ()
+
+
+def test_spellings_of_a_name_both_ways() -> None:
+    table = static_table()
+    canonical = "torch.autograd.grad_mode.set_grad_enabled.clone"
+    from_alias = table.spellings("torch.set_grad_enabled.clone")
+    assert from_alias[0] == canonical
+    assert "torch.set_grad_enabled.clone" not in from_alias
+    from_canonical = table.spellings(canonical)
+    assert canonical not in from_canonical
+    assert "torch.set_grad_enabled.clone" in from_canonical
+    assert table.spellings("torch.no_such_name_xyz") == []

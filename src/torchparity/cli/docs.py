@@ -9,11 +9,11 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from ..config import load_config, load_preset
+from ..config import load_config
+from ..coverage.aliases import static_table
 from ..docs import (
     RULES,
     DocsTree,
-    Product,
     add_entry,
     build_matrix,
     check_in_tree,
@@ -24,6 +24,7 @@ from ..docs import (
 )
 from ..docs.check import CheckResult
 from ..docs.lint import summary
+from ..docs.tree import find_docs_dir
 from ..errors import ExitCode, UsageError
 from ._app import ConfigOpt, DebugOpt, JsonOpt, docs_app, err, out
 
@@ -41,42 +42,13 @@ def _echo(text: str) -> None:
     typer.echo(text)
 
 
-def _setup(config: Path | None, repo: Path | None) -> tuple[tuple[Product, ...], str]:
-    """Products and the docs root from the config (the torch_npu preset's products when it has none)."""
-    cfg = load_config(config, repo)
-    prods = cfg.products or load_preset("torch_npu").products
-    root = str(cfg.docs.get("root", "docs/zh/api/native_api"))
-    return tuple(Product(p.code, p.name, tuple(p.aliases)) for p in prods), root
-
-
 def _tree(docs: Path | None, repo: Path | None, config: Path | None) -> DocsTree:
-    products, root = _setup(config, repo)
-    if docs is not None:
-        return DocsTree(docs, products, root)
-    for base in ([repo] if repo is not None else []) + [Path.cwd()]:
-        if (base / root).is_dir():
-            return DocsTree(base / root, products, root)
-    where = f"{repo}/{root}" if repo is not None else root
-    raise UsageError(f"no docs folder at {where}; pass --docs DIR (the folder holding pytorch_X-Y-Z/)")
-
-
-def _spellings(api: str) -> list[str]:
-    """Other names of ``api`` from the coverage part's static alias table: its canonical
-    name, and the aliases of that name or of a name it starts with (``torch.set_grad_enabled.clone``
-    <-> ``torch.autograd.grad_mode.set_grad_enabled.clone``)."""
-    from ..coverage.aliases import static_table
-
-    table = static_table()
-    canonical, _ = table.canonical(api)
-    by_target: dict[str, list[str]] = {}
-    for alias, target in table.aliases.items():
-        by_target.setdefault(target, []).append(alias)
-    out = [canonical]
-    segs = canonical.split(".")
-    for k in range(len(segs), 0, -1):
-        prefix = ".".join(segs[:k])
-        out.extend(alias + canonical[len(prefix):] for alias in sorted(by_target.get(prefix, ())))
-    return [name for name in dict.fromkeys(out) if name != api]
+    cfg = load_config(config, repo)
+    found = find_docs_dir(docs, [*([repo] if repo is not None else []), Path.cwd()], cfg.docs_root)
+    if found is None:
+        where = f"{repo}/{cfg.docs_root}" if repo is not None else cfg.docs_root
+        raise UsageError(f"no docs folder at {where}; pass --docs DIR (the folder holding pytorch_X-Y-Z/)")
+    return DocsTree(found, cfg.docs_products, cfg.docs_root)
 
 
 def _statuses_text(products: dict[str, Any]) -> str:
@@ -115,7 +87,7 @@ def check(
 ) -> int:
     """Does each API have an entry in every version's pages, under any spelling? (exit 1 when one is missing)"""
     tree = _tree(docs, repo, config)
-    results = [check_in_tree(tree, api, version, _spellings(api)) for api in apis]
+    results = [check_in_tree(tree, api, version, static_table().spellings(api)) for api in apis]
     if store is not None:
         from ..store import Store
 
@@ -152,7 +124,7 @@ def lint(
     debug: DebugOpt = False,
 ) -> int:
     """Check pages against the writing guide's rules: path:line: rule-id message (exit 1 on findings)."""
-    products, _ = _setup(config, repo)
+    products = load_config(config, repo).docs_products
     targets = list(paths or []) or [_tree(docs, repo, config).root]
     findings, pages = lint_paths(targets, products)
     if write is not None:

@@ -174,6 +174,20 @@ class AliasTable:
             path = nxt
         return path, aliased
 
+    def spellings(self, name: str) -> list[str]:
+        """The other names of ``name``: its canonical name, and the aliases of that name or of a
+        name it starts with (``torch.set_grad_enabled.clone`` <-> ``torch.autograd.grad_mode.set_grad_enabled.clone``)."""
+        canonical, _ = self.canonical(name)
+        by_target: dict[str, list[str]] = {}
+        for alias, target in self.aliases.items():
+            by_target.setdefault(target, []).append(alias)
+        out = [canonical]
+        segs = canonical.split(".")
+        for k in range(len(segs), 0, -1):
+            prefix = ".".join(segs[:k])
+            out.extend(alias + canonical[len(prefix):] for alias in sorted(by_target.get(prefix, ())))
+        return [n for n in dict.fromkeys(out) if n != name]
+
     def short_form(self, name: str) -> tuple[str, ...]:
         """The canonical names a short form (``Tensor.ndim``, ``nn.functional.relu``) may stand for.
 

@@ -109,3 +109,10 @@ class DocsTree:
             if score > best[0] or (score == best[0] and score and page.path < best[1]):
                 best, chosen = (score, page.path), page
         return chosen
+
+
+def find_docs_dir(docs: Path | None, bases: Iterable[Path], root: str) -> Path | None:
+    """``docs`` when given, else the first ``base/root`` that is a folder (None when none is)."""
+    if docs is not None:
+        return docs
+    return next((base / root for base in bases if (base / root).is_dir()), None)

@@ -36,9 +36,10 @@ from ..collect import (
     Target,
     TargetRecord,
 )
-from ..config import Config, load_preset
+from ..config import Config
 from ..coverage import coverage_for
 from ..docs import add_entry, check_api
+from ..docs.tree import find_docs_dir
 from ..errors import ExitCode, UsageError
 from ..gitrepo import blob_bytes, git, repo_root, resolve_commit
 from ..names import name_patterns
@@ -317,17 +318,15 @@ class Pipeline:
     # -- 5. docs -----------------------------------------------------------------------------------
     def _docs(self, root: Path | None, info: ApiInfo, verdict: Verdict) -> None:
         opt, cfg = self.opt, self.cfg
-        docs_dir = opt.docs
-        hint = str(cfg.docs.get("root") or "docs/zh/api/native_api")
-        if docs_dir is None and root is not None and (root / hint).is_dir():
-            docs_dir = root / hint
+        hint = cfg.docs_root
+        docs_dir = find_docs_dir(opt.docs, [root] if root is not None else [], hint)
         if docs_dir is None:
             verdict.notes.append("docs not checked: no --docs folder (and none in the repo)")
             return
         if not info.resolution.public:
             verdict.notes.append(f"docs not required: {info.canonical} is private ({info.resolution.public_reason})")
             return
-        products = cfg.products or load_preset("torch_npu").products
+        products = cfg.docs_products
         self.hooks.stage("docs", str(docs_dir))
         # pages write the name PyTorch documents (torch.cuda.Event), not always the canonical one
         entry, *spellings = info.resolution.doc_names()
