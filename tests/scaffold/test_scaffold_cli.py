@@ -51,6 +51,12 @@ def test_cli_writes_prints_and_refuses_to_overwrite(tmp_path, capsys):
     assert printed.startswith('"""Validation cases for torch.Tensor.ndim on CPU.')
     assert "self.assertEqual(x.ndim, len(shape))" in printed
 
+    # a private canonical home (torch._C.Generator) is named by its public spelling in the prose
+    assert main(["scaffold", "torch.Generator.seed", "--out", str(tmp_path / "g"), "--dry-run", "--device", "cpu"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith('"""Validation cases for torch.Generator.seed on CPU.')
+    assert "This file validates torch.Generator.seed" in printed
+
     assert main(["scaffold", "torch.promote_types", "--out", str(tmp_path / "j"), "--json", "--device", "cpu"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["family"] == "signature" and doc["created"] and doc["complete"]

@@ -8,6 +8,7 @@ from typing import Any
 
 import jinja2
 
+from ..names import is_private_name
 from .conventions import Conventions
 from .plan import TestPlan
 
@@ -75,16 +76,18 @@ def render_file(plan: TestPlan, conv: Conventions, *, device_line: str, device_t
                 torch_version: str, year: int | None = None) -> str:
     stdlib, third = import_sections(plan, conv)
     where = device_type.upper() if device_type else "the device under test"
-    paragraphs = [f"This file validates {plan.api}{': ' + plan.summary if plan.summary else '.'}"]
+    # a reader knows the API by a public name (torch.Generator.seed, not torch._C.Generator.seed)
+    shown = plan.spelling if is_private_name(plan.api) and not is_private_name(plan.spelling) else plan.api
+    paragraphs = [f"This file validates {shown}{': ' + plan.summary if plan.summary else '.'}"]
     if plan.fill_in:
         paragraphs.append("Some tests are not written yet and fail on purpose: " + " ".join(plan.fill_in))
     text = render(
         "file.py.j2",
         header=conv.header(year).rstrip("\n"),
-        title=f"Validation cases for {plan.api} on {where}.",
+        title=f"Validation cases for {shown} on {where}.",
         paragraphs=[_wrap(p) for p in paragraphs],
         coverage=coverage_lines(plan.coverage) if conv.coverage_table else (),
-        coverage_heading=f"API 覆盖说明（{plan.api}）：",
+        coverage_heading=f"API 覆盖说明（{shown}）：",
         family=plan.family,
         torch_version=torch_version,
         stdlib_imports=stdlib,
