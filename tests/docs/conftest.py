@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from docs_pages import git, write_docs
+
+from tests.docs.docs_pages import git, write_docs
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ import stat
 from pathlib import Path
 
 import pytest
-from docs_pages import PRODUCTS, git, need_reference, torch_page
 
+from tests.docs.docs_pages import PRODUCTS, git, need_reference, torch_page
 from torchparity.cli import main
 from torchparity.docs import add_entry, check_api, lint_paths, read_page
 from torchparity.errors import UsageError

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from docs_pages import PRODUCTS, need_reference
 
+from tests.docs.docs_pages import PRODUCTS, need_reference
 from torchparity.cli import main
 from torchparity.docs import check_api, docs_short, folder_name, normalize_version
 from torchparity.docs.versions import link_problem

@@ -10,8 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from docs_pages import PRODUCTS, need_reference, torch_page
 
+from tests.docs.docs_pages import PRODUCTS, need_reference, torch_page
 from torchparity.cli import main
 from torchparity.docs import RULES, lint_page, lint_paths, parse_page, read_page
 from torchparity.docs.model import status_of

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from docs_pages import PRODUCTS
 
+from tests.docs.docs_pages import PRODUCTS
 from torchparity.cli import main
 from torchparity.docs import build_matrix
 

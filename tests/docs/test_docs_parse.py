@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from docs_pages import PRODUCTS, VERSIONS, folder_of, need_reference, torch_page
 
+from tests.docs.docs_pages import PRODUCTS, VERSIONS, folder_of, need_reference, torch_page
 from torchparity.docs import Product, parse_page, read_page
 from torchparity.docs.model import CLASS, FUNCTION, SUB_METHOD
 

@@ -5,7 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from docs_pages import REFERENCE_ENV, need_reference, reference_dir, reference_page, torch_page
+
+from tests.docs.docs_pages import (
+    REFERENCE_ENV,
+    need_reference,
+    reference_dir,
+    reference_page,
+    torch_page,
+)
 
 
 def test_the_env_var_names_a_native_api_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from report_fixtures import Fixture, build_fixture
+
+from tests.report.report_fixtures import Fixture, build_fixture
 
 
 @pytest.fixture

@@ -6,8 +6,15 @@ import json
 from pathlib import Path
 
 import pytest
-from report_fixtures import API, COPYRIGHT_2026, GOOD_TEST, TEST_PATH, make_repo, target_record
 
+from tests.report.report_fixtures import (
+    API,
+    COPYRIGHT_2026,
+    GOOD_TEST,
+    TEST_PATH,
+    make_repo,
+    target_record,
+)
 from torchparity.cli import main
 from torchparity.config import load_preset
 from torchparity.errors import UsageError

@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 
 import pytest
-from report_fixtures import Fixture
 
+from tests.report.report_fixtures import Fixture
 from torchparity.report import build_report, render
 
 GOLDEN = Path(__file__).parent / "golden"

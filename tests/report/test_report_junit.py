@@ -6,9 +6,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from report_fixtures import Fixture, target_record
 from xmlschema import XMLSchema, XMLSchemaValidationError
 
+from tests.report.report_fixtures import Fixture, target_record
 from torchparity.collect.evidence import render_log
 from torchparity.collect.record import Step
 from torchparity.report import build_report, render

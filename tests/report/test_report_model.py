@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from report_fixtures import (
+
+from tests.report.report_fixtures import (
     API,
     COVERAGE,
     GOOD_TEST,
@@ -15,7 +16,6 @@ from report_fixtures import (
     git,
     make_repo,
 )
-
 from torchparity.errors import UsageError
 from torchparity.report import build_report, render
 from torchparity.report.model import (

@@ -8,9 +8,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from report_fixtures import make_repo
 from xmlschema import XMLSchema
 
+from tests.report.report_fixtures import make_repo
 from torchparity.cli import main
 
 API = "torch.autograd.grad_mode.set_grad_enabled.clone"

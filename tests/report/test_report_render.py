@@ -9,8 +9,8 @@ import stat
 from pathlib import Path
 
 import pytest
-from report_fixtures import Fixture
 
+from tests.report.report_fixtures import Fixture
 from torchparity.cli import main
 from torchparity.errors import UsageError
 from torchparity.report import build_report, render

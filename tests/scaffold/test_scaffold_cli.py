@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import CASES
-from scaffold_fixtures import EXISTING, TWO_SPACE
-from test_scaffold_insert import removed
 
+from tests.scaffold.conftest import CASES
+from tests.scaffold.scaffold_fixtures import EXISTING, TWO_SPACE
+from tests.scaffold.test_scaffold_insert import removed
 from torchparity.cli import main
 
 

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import CASES, FILL_IN, run_files
 
+from tests.scaffold.conftest import CASES, FILL_IN, run_files
 from torchparity.config import load_preset
 from torchparity.report.checklist import (
     PASS,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from scaffold_fixtures import EXISTING, TWO_SPACE
 
+from tests.scaffold.scaffold_fixtures import EXISTING, TWO_SPACE
 from torchparity.errors import UsageError
 from torchparity.scaffold import Method, check_only_insertions, insert_methods
 

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from scaffold_fixtures import api_info, resolution
 
+from tests.scaffold.scaffold_fixtures import api_info, resolution
 from torchparity.config import load_preset
 from torchparity.errors import UsageError
 from torchparity.scaffold import build_plan, candidates, conventions_from, dtypes_from_text
