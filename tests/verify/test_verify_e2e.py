@@ -229,3 +229,35 @@ def test_docs_add_without_a_parent_entry_asks_for_statuses(tmp_path, make_repo, 
     assert git(repo, "status", "--porcelain") == ""
     assert main([*common, "--docs-status", "910b=支持,A3=支持,950=不支持"]) == 0
     assert "torch.is_nonzero" in (repo / "docs/zh/api/native_api/pytorch_2-11-0/torch.md").read_text()
+
+
+GENERATOR_TEST = '''
+import torch
+from torch.testing._internal.common_utils import TestCase, run_tests
+
+
+class TestGenerator(TestCase):
+    def test_generator_seed(self):
+        g = torch.Generator()
+        s = g.seed()
+        self.assertEqual(g.initial_seed(), s)
+
+
+if __name__ == "__main__":
+    run_tests()
+'''
+
+
+def test_an_existing_test_of_a_member_whose_home_is_private_is_found(tmp_path, make_repo, capsys):
+    # tests call torch.Generator().seed(); the canonical name is torch._C.Generator.seed
+    repo = make_repo({"master": {"test/test_generator.py": GENERATOR_TEST}})
+    rc = main(["verify", "torch.Generator.seed", "--repo", str(repo), "--python", sys.executable,
+               "--store", str(tmp_path / "store"), "--out", str(tmp_path / "out")])
+    captured = capsys.readouterr()
+    assert "coverage: HEAD: 1 direct" in captured.err, captured.err
+    assert "scaffold" not in captured.err
+    st = Store(tmp_path / "store")
+    (run,) = st.runs()
+    (target,) = st.targets(run.id)
+    assert "test/test_generator.py" in st.blobs.read(target.log_sha).decode()
+    assert rc == 0, captured.out
