@@ -261,3 +261,19 @@ def test_an_existing_test_of_a_member_whose_home_is_private_is_found(tmp_path, m
     (target,) = st.targets(run.id)
     assert "test/test_generator.py" in st.blobs.read(target.log_sha).decode()
     assert rc == 0, captured.out
+
+
+def test_a_bad_docs_version_is_refused_before_any_work(tmp_path, make_repo, second_python, capsys):
+    repo = _backend_repo(tmp_path, make_repo, second_python)
+    store = tmp_path / "store"
+    rc = main(["verify", API, "--repo", str(repo), "--docs-version", "2.9.0", "--docs-version", "v2.7.1",
+               "--store", str(store)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert err.startswith("ERROR: --docs-version 2.9.0: no pytorch_2-9-0 in ")
+    assert err.rstrip().endswith("versions there: 2.7.1, 2.11.0")
+    assert "resolve" not in err
+    assert not store.exists() or Store(store).runs() == []  # no run was started
+    rc = main(["verify", API, "--python", sys.executable, "--docs-version", "2.7.1", "--store", str(store)])
+    assert rc == 2
+    assert "--docs-version given but there is no docs folder (no --repo); pass --docs DIR" in capsys.readouterr().err

@@ -39,7 +39,7 @@ from ..collect import (
 from ..config import Config
 from ..coverage import coverage_for
 from ..coverage.environment import resolved_table
-from ..docs import add_entry, check_api
+from ..docs import DocsTree, add_entry, check_api, folder_name, normalize_version
 from ..docs.tree import find_docs_dir
 from ..errors import ExitCode, UsageError
 from ..gitrepo import blob_bytes, git, repo_root, resolve_commit
@@ -162,6 +162,7 @@ class Pipeline:
         opt, cfg = self.opt, self.cfg
         root = repo_root(opt.repo) if opt.repo is not None else None
         refs = _refs(opt, cfg, root)
+        self._check_docs_versions(root)  # bad input is refused before any work, not after the runs
         device = opt.device or cfg.device
         verdict = Verdict(api=opt.api)
         env = opt.envs[0]
@@ -318,10 +319,27 @@ class Pipeline:
         self.hooks.done("collect", ", ".join(f"{r.label}={r.result}" for r in outcome.records))
 
     # -- 5. docs -----------------------------------------------------------------------------------
+    def _docs_dir(self, root: Path | None) -> Path | None:
+        return find_docs_dir(self.opt.docs, [root] if root is not None else [], self.cfg.docs_root)
+
+    def _check_docs_versions(self, root: Path | None) -> None:
+        if not self.opt.docs_versions:
+            return
+        docs_dir = self._docs_dir(root)
+        if docs_dir is None:
+            where = f"no {root / self.cfg.docs_root}" if root is not None else "no --repo"
+            raise UsageError(f"--docs-version given but there is no docs folder ({where}); "
+                             "pass --docs DIR (the folder holding pytorch_X-Y-Z/)")
+        tree = DocsTree(docs_dir, (), self.cfg.docs_root)
+        absent = [v for v in dict.fromkeys(map(normalize_version, self.opt.docs_versions)) if not tree.has_folder(v)]
+        if absent:
+            raise UsageError(f"--docs-version {', '.join(absent)}: no {', '.join(map(folder_name, absent))} in "
+                             f"{tree.root}; versions there: {', '.join(tree.versions()) or 'none'}")
+
     def _docs(self, root: Path | None, info: ApiInfo, verdict: Verdict) -> None:
         opt, cfg = self.opt, self.cfg
         hint = cfg.docs_root
-        docs_dir = find_docs_dir(opt.docs, [root] if root is not None else [], hint)
+        docs_dir = self._docs_dir(root)
         if docs_dir is None:
             verdict.notes.append("docs not checked: no --docs folder (and none in the repo)")
             return
