@@ -93,8 +93,10 @@ def test_missing_backend_module_is_an_environment_error(tmp_path):
     from torchparity.errors import EnvironmentBroken
 
     worker = WarmWorker(sys.executable, "no_such_backend_module", "auto", tmp_path)
-    with pytest.raises(EnvironmentBroken, match="import no_such_backend_module failed"):
+    with pytest.raises(EnvironmentBroken, match="import no_such_backend_module failed") as caught:
         worker.start()
+    # says how to run without the module the config (or its preset) asks for
+    assert 'or run without it: backend_module = "" in torchparity.toml' in str(caught.value)
 
 
 def test_probe_states_the_variables_that_steer_the_run(tmp_path, python_with_fake_backend, monkeypatch):

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..config import CONFIG_FILENAME
 from ..errors import EnvironmentBroken, UsageError
 from .ship import command_line, isolated_env, launcher
 
@@ -124,6 +125,14 @@ class _LineReader:
         return line
 
 
+def _import_failed(python: str, module: str, detail: str) -> str:
+    """One line for an environment that cannot import torch or the configured backend module."""
+    fix = f"install {module} in that environment or choose another --python"
+    if module != "torch":
+        fix += f' (or run without it: backend_module = "" in {CONFIG_FILENAME}, where the preset asks for it)'
+    return f"{python}: import {module} failed ({detail}); {fix}"
+
+
 class WarmWorker:
     """One interpreter per environment; torch imported once; a forked child per job."""
 
@@ -164,10 +173,7 @@ class WarmWorker:
         hello = self._hello(time.monotonic() + STARTUP_TIMEOUT)
         if hello.get("event") == "import_error":
             self.close()
-            raise EnvironmentBroken(
-                f"{self.python}: import {hello['module']} failed ({hello['detail']}); "
-                f"install {hello['module']} in that environment or choose another --python"
-            )
+            raise EnvironmentBroken(_import_failed(self.python, hello["module"], hello["detail"]))
         self.worker_pid = int(hello["pid"])
         self.startup_seconds = time.monotonic() - started
 
@@ -348,10 +354,7 @@ class FreshRunner:
             status, code, sig = ("OK" if rc == 0 else "FAIL"), rc, None
         if "import_error" in result:
             err = result["import_error"]
-            raise EnvironmentBroken(
-                f"{self.python}: import {err['module']} failed ({err['detail']}); "
-                f"install {err['module']} in that environment or choose another --python"
-            )
+            raise EnvironmentBroken(_import_failed(self.python, err["module"], err["detail"]))
         return JobResult(
             op=job.op, status=status, exit_code=code, signal=sig, duration=duration,
             output=_read_output(job.output), result=result, command=command_line(argv),
