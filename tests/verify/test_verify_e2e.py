@@ -277,3 +277,15 @@ def test_a_bad_docs_version_is_refused_before_any_work(tmp_path, make_repo, seco
     rc = main(["verify", API, "--python", sys.executable, "--docs-version", "2.7.1", "--store", str(store)])
     assert rc == 2
     assert "--docs-version given but there is no docs folder (no --repo); pass --docs DIR" in capsys.readouterr().err
+
+
+def test_verify_takes_the_pr_fields_its_draft_asks_for(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["verify", API, "--python", sys.executable, "--source-type", "feature"]) == 2
+    assert "unknown source type 'feature' (--source-type); use one of requirement" in capsys.readouterr().err
+    rc = main(["verify", API, "--python", sys.executable, "--source-type", "issue",
+               "--source-branch", "feat/clone-test", "--target-branch", "master"])
+    assert rc == 0, capsys.readouterr().out
+    pr = (tmp_path / "torchparity-out" / "set_grad_enabled_clone" / "pr.zh.md").read_text()
+    assert "源分支：feat/clone-test" in pr
+    assert "未采集（--source-branch）" not in pr and "未指定合入类型" not in pr

@@ -94,13 +94,18 @@ def _opt(extra: dict[str, Any], config: Config, key: str) -> Any:
     return value if value not in (None, "", []) else config.report.get(key)
 
 
-def _source(extra: dict[str, Any], config: Config, missing: dict[str, str]) -> dict[str, Any]:
-    chosen = _opt(extra, config, "source_type")
-    ids = [chosen] if isinstance(chosen, str) else list(chosen or [])
+def check_source_types(ids: list[str]) -> None:
+    """Refuse a merge source type the template has no checkbox for (bad input, exit 2)."""
     known = [t[0] for t in SOURCE_TYPES]
     for i in ids:
         if i not in known:
-            raise UsageError(f"unknown source type {i!r}; use one of {', '.join(known)}")
+            raise UsageError(f"unknown source type {i!r} (--source-type); use one of {', '.join(known)}")
+
+
+def _source(extra: dict[str, Any], config: Config, missing: dict[str, str]) -> dict[str, Any]:
+    chosen = _opt(extra, config, "source_type")
+    ids = [chosen] if isinstance(chosen, str) else list(chosen or [])
+    check_source_types(ids)
     if not ids:
         missing["source_type"] = HINTS["source_type"]
     out: dict[str, Any] = {

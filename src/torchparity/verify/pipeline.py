@@ -45,6 +45,7 @@ from ..errors import ExitCode, UsageError
 from ..gitrepo import blob_bytes, git, repo_root, resolve_commit
 from ..names import name_patterns
 from ..report import build_report, config_templates_dir, evaluate_checklist, render
+from ..report.build import check_source_types
 from ..scaffold import scaffold_facts, scaffold_test
 from ..store import Store
 
@@ -154,6 +155,7 @@ class Pipeline:
             raise UsageError("no environment given; pass --python PY or --env NAME")
         if opt.into and opt.scaffold is False:
             opt.scaffold = True
+        check_source_types(list(opt.extra.get("source_type") or []))
         if opt.out is not None and opt.out.exists() and not opt.out.is_dir():
             raise UsageError(f"--out {opt.out} is a file; pass a folder for the reports")
 
