@@ -336,3 +336,12 @@ def test_interrupted_run_resumes_without_redoing_finished_targets(tmp_path, make
     assert after[f"master@{python_with_torch}"].finished == before[f"master@{python_with_torch}"].finished
     assert st.run(1).status == "complete" and st.run(1).result == "PASS"
     assert len(st.runs()) == 1
+
+
+def test_the_summary_counts_files_that_never_ran_a_test(tmp_path, make_repo, python_with_torch, capsys):
+    repo = make_repo({"master": {TEST: files.SEED_LIKE, "test/test_broken.py": "import no_such_backend_xyz\n"}})
+    rc = _run(tmp_path, TEST, "test/test_broken.py", "--repo", str(repo), "--python", python_with_torch)
+    assert rc == 1
+    row = next(line for line in capsys.readouterr().out.splitlines() if "FAIL" in line)
+    cells = [c.strip() for c in row.split("│") if c.strip()]
+    assert cells[3:5] == ["1/2", "3/3"]  # files, tests: the import failure is not hidden

@@ -45,9 +45,11 @@ class ProgressReporter(Reporter):
 
 def summary_table(run_id: int, records: list[TargetRecord], log_shas: dict[str, str]) -> Table:
     table = Table(title=f"run {run_id}", title_justify="left")
-    for col in ("target", "commit", "result", "tests", "leaks", "isolation", "seconds", "log sha256"):
+    for col in ("target", "commit", "result", "files", "tests", "leaks", "isolation", "seconds", "log sha256"):
         table.add_column(col)
     for r in records:
+        # a file that failed before any test ran (an import error) shows here, not in the tests count
+        files_ok = sum(1 for s in r.full if s.ok)
         tests = sum(len(s.tests) for s in r.full)
         bad = sum(1 for s in r.full for t in s.tests if t["outcome"] in ("failed", "error"))
         iso = "-" if not r.isolation else (
@@ -55,6 +57,7 @@ def summary_table(run_id: int, records: list[TargetRecord], log_shas: dict[str, 
         )
         table.add_row(
             r.label, "-" if r.commit.startswith("n/a") else r.commit[:12], f"[{_STYLE.get(r.result, '')}]{r.result}[/]",
+            f"{files_ok}/{len(r.full)}" if r.full else "-",
             f"{tests - bad}/{tests}" if tests else "-", str(len(r.leaks)), iso,
             f"{r.finished - r.started:.1f}", log_shas.get(r.label, "")[:16],
         )
