@@ -13,6 +13,8 @@ import pytest
 from tests.coverage import files
 from tests.coverage.conftest import RepoFactory
 from torchparity.cli import main
+from torchparity.coverage import BlobCache, coverage_for, resolve_targets
+from torchparity.errors import UsageError
 from torchparity.store import Store
 
 
@@ -126,6 +128,10 @@ def test_a_misspelt_api_gets_suggestions(repo: Path, tmp_path: Path, capsys: pyt
     ("args", "message"),
     [
         (["torch.no_grad", "--ref", "v9.9"], "unknown ref 'v9.9'"),
+        # every ref is resolved before any is indexed: no 'indexed master' line before the error
+        (["torch.no_grad", "--ref", "master", "--ref", "v9.9"], "unknown ref 'v9.9'"),
+        (["torch.no_grad", "--ref", "master", "--python", "/nonexistent/python", "--ref", "v9.9"],
+         "unknown ref 'v9.9'"),
         (["torch..no_grad"], "not an API name: 'torch..no_grad'"),
         (["torch.no_grad", "--grep", "sometimes"], "--grep 'sometimes' is not one of"),
         (["--from", "missing.txt"], "API list not found: missing.txt"),
@@ -234,3 +240,30 @@ def test_with_python_the_names_are_resolved_there_first(
     assert [h["test"] for h in docs[1]["refs"][0]["direct"]] == ["test/test_shape.py::TestShape::test_ndim"]
     assert _cov(tmp_path, "torch.nn.functional.relux", "--repo", str(ndim_repo), "--python", sys.executable) == 2
     assert "did you mean" in capsys.readouterr().err
+
+
+def test_a_bad_ref_fails_before_any_ref_is_indexed(
+    repo: Path, upstream: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clone = tmp_path / "clone"  # v2.7.1 is only a remote branch there (origin/v2.7.1)
+    assert subprocess.run(["git", "clone", "-q", str(repo), str(clone)], capture_output=True).returncode == 0
+    rc = _cov(tmp_path, "torch.no_grad", "--repo", str(clone), "--ref", "master", "--ref", "v2.7.1")
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1
+    assert err[0].startswith("ERROR: unknown ref 'v2.7.1'") and "did you mean origin/v2.7.1?" in err[0]
+    # a bad upstream ref too, though the backend's refs come first
+    rc = _cov(tmp_path, "torch.no_grad", "--repo", str(repo), "--ref", "master", "--ref", "v2.7.1",
+              "--upstream", f"{upstream}@nightly")
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and err[0].startswith("ERROR: unknown ref 'nightly'")
+    # nothing was parsed into the store's cache
+    assert BlobCache(Store(tmp_path / "store")).count() == 0
+    # the library call alike: no ref is indexed (no progress report) before the bad one is found
+    indexed: list[str] = []
+    with pytest.raises(UsageError, match="unknown ref 'v9.9'"):
+        coverage_for(["torch.no_grad"], repo, ["master", "v2.7.1", "v9.9"], Store(tmp_path / "store"),
+                     progress=lambda ix, _s: indexed.append(ix.ref))
+    assert indexed == []
+    targets = resolve_targets(repo, ["master", "v2.7.1"], ["test"], [(upstream, "main")])
+    assert [(t.ref, t.upstream, len(t.commit)) for t in targets] == [
+        ("master", False, 40), ("v2.7.1", False, 40), ("main", True, 40)]

@@ -393,3 +393,27 @@ def test_baseline_write_failure_leaves_nothing(tmp_path: Path, monkeypatch: pyte
         os.umask(old)
     assert [p.name for p in base.parent.iterdir()] == [base.name]
     assert stat.S_IMODE(base.stat().st_mode) == 0o644
+
+
+def test_folders_are_linted_oldest_version_first(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = PLANTED["product-unknown"][0](LIST_PAGE)  # a finding whatever the folder
+    versions = ["2.7.1", "2.9.0", "2.11.0", "2.12.0"]  # by name, 2-11-0 and 2-12-0 come before 2-7-1
+    for v in versions:
+        folder = tmp_path / "native_api" / f"pytorch_{v.replace('.', '-')}"
+        folder.mkdir(parents=True)
+        for module in ("torch", "torch-cuda"):
+            (folder / f"{module}.md").write_text(bad, "utf-8")
+    assert main(["docs", "lint", str(tmp_path / "native_api"), "--json"]) == 1
+    paths = list(dict.fromkeys(f["path"] for f in json.loads(capsys.readouterr().out)["findings"]))
+    want = [str(tmp_path / "native_api" / f"pytorch_{v.replace('.', '-')}" / f"{m}.md")
+            for v in versions for m in ("torch-cuda", "torch")]
+    assert paths == want
+    # flattened copies (pytorch_X-Y-Z_<module>.md) too
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    for v in versions:
+        (flat / f"pytorch_{v.replace('.', '-')}_torch.md").write_text(bad, "utf-8")
+    findings, pages = lint_paths([flat], PRODUCTS)
+    assert pages == 4
+    assert list(dict.fromkeys(Path(f.path).name for f in findings)) == [
+        f"pytorch_{v.replace('.', '-')}_torch.md" for v in versions]

@@ -18,6 +18,7 @@ from ..coverage import (
     RefIndex,
     coverage_for,
     parse_upstream,
+    resolve_targets,
 )
 from ..coverage.environment import environment_table
 from ..coverage.justify import plural
@@ -117,8 +118,10 @@ def coverage(
     names = _read_apis(list(apis or []), from_file)
     cfg = load_config(config, repo if repo.is_dir() else None)
     tests_roots = list(tests or []) or list(cfg.test_roots)
+    ups = [parse_upstream(u) for u in upstream or []]
     source = JsonSource(aliases).alias_table() if aliases is not None else None
     if python is not None:
+        resolve_targets(repo, list(ref or []), tests_roots, ups)  # a bad ref fails before the interpreter starts
         learnt = environment_table(names, python, cfg.backend_module)
         source = learnt if source is None else learnt.merged(source)
     the_store = Store(store if store is not None else DEFAULT_STORE)
@@ -133,7 +136,7 @@ def coverage(
     report = coverage_for(
         names, repo, list(ref or []), the_store, tests=tests_roots,
         aliases=source,
-        upstream=[parse_upstream(u) for u in upstream or []], grep=grep, jobs=jobs, progress=progress,
+        upstream=ups, grep=grep, jobs=jobs, progress=progress,
     )
     err.print(f"{len(report.apis)} API(s) answered in {time.perf_counter() - started:.2f} s",
               markup=False, style="dim")

@@ -201,6 +201,12 @@ def matrix(
     if json_out and csv_out:
         raise UsageError("pass one of --json and --csv")
     m = build_matrix(versions=version, tree=_tree(docs, repo, config))
+    if m.unknown:
+        named = "; ".join(f"{name!r} {len(places)} status{'es' if len(places) > 1 else ''}, first at {places[0]}"
+                          for name, places in m.unknown.items())
+        err.print(f"note: statuses of products that are not configured are left out of the matrix ({named}); "
+                  "docs lint reports them as product-unknown; configure the product in [[docs.products]] "
+                  "to get its column", markup=False)
     if json_out:
         _echo(json.dumps(m.to_json(), ensure_ascii=False, indent=2))
         return 0

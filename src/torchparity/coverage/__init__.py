@@ -19,6 +19,7 @@ from .query import (
     TestHit,
     coverage_for,
     parse_upstream,
+    resolve_targets,
 )
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "coverage_for",
     "environment_table",
     "parse_upstream",
+    "resolve_targets",
     "resolved_table",
     "static_table",
     "table_for",

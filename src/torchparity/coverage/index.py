@@ -247,10 +247,12 @@ class Indexer:
         self.jobs = jobs
         self._file_indexes: dict[str, FileIndex] = {}
 
-    def index(self, repo: str | Path, ref: str, roots: Iterable[str], *, flag: str = "--repo") -> RefIndex:
-        """The index of ``repo`` at ``ref`` (``flag`` names the option the repo came from, for errors)."""
+    def index(self, repo: str | Path, ref: str, roots: Iterable[str], *, flag: str = "--repo",
+              commit: str = "") -> RefIndex:
+        """The index of ``repo`` at ``ref`` (``flag`` names the option the repo came from, for errors;
+        ``commit``: what ``ref`` was already resolved to)."""
         root = open_repo(repo, flag)
-        commit = resolve_commit(root, ref)
+        commit = commit or resolve_commit(root, ref)
         clean = clean_roots(list(roots))
         entries = list_tree(root, commit, clean)
         files = [(e.path, e.blob) for e in entries if e.is_python]

@@ -15,8 +15,10 @@ from pathlib import Path
 
 from ..config import load_config
 from ..errors import UsageError
+from ..gitrepo import resolve_commit
 from ..store import Store
 from .aliases import ATTR, CALL, DECORATOR, WITH, AliasSource, AliasTable, table_for
+from .gitobjects import open_repo
 from .grep import GrepResult, TreeText, community_pattern, git_grep, needle
 from .index import Indexer, RefIndex, Use
 from .justify import justify, section
@@ -347,6 +349,30 @@ class Target:
     ref: str
     roots: tuple[str, ...]
     upstream: bool = False
+    #: the commit ``ref`` names ("" until resolved)
+    commit: str = ""
+
+    @property
+    def flag(self) -> str:
+        """The option the repository came from (for errors)."""
+        return "--upstream" if self.upstream else "--repo"
+
+
+def resolve_targets(
+    repo: str | Path,
+    refs: Sequence[str] | None,
+    roots: Sequence[str],
+    upstream: Sequence[tuple[str | Path, str]] = (),
+    upstream_tests: Sequence[str] = ("test",),
+) -> list[Target]:
+    """Every repository and ref to index, each ref resolved to its commit.
+
+    Runs before any indexing, so that a bad repository or ref is one clear line at once
+    (a UsageError naming it), not after the refs before it were indexed.
+    """
+    targets = [Target(Path(repo), r, tuple(roots)) for r in (refs or ["HEAD"])]
+    targets += [Target(Path(p), r, tuple(upstream_tests), True) for p, r in upstream]
+    return [replace(t, commit=resolve_commit(open_repo(t.repo, t.flag), t.ref)) for t in targets]
 
 
 def parse_upstream(spec: str) -> tuple[Path, str]:
@@ -383,13 +409,12 @@ def coverage_for(
     if not names:
         raise UsageError("no API name given; pass one or more names, or --from FILE with one a line")
     roots = tuple(tests) if tests else load_config(None, repo).test_roots
-    targets = [Target(Path(repo), r, roots) for r in (refs or ["HEAD"])]
-    targets += [Target(Path(p), r, tuple(upstream_tests), True) for p, r in upstream]
+    targets = resolve_targets(repo, refs, roots, upstream, upstream_tests)
     indexer = Indexer(store, table, jobs=jobs)
     indexes: list[RefIndex] = []
     for t in targets:
         started = time.perf_counter()
-        indexes.append(indexer.index(t.repo, t.ref, t.roots, flag="--upstream" if t.upstream else "--repo"))
+        indexes.append(indexer.index(t.repo, t.ref, t.roots, flag=t.flag, commit=t.commit))
         if progress is not None:
             progress(indexes[-1], time.perf_counter() - started)
     queries = [RefQuery(ix, table) for ix in indexes]

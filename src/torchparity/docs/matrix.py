@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +29,16 @@ class Cell:
 class Matrix:
     docs_dir: str
     versions: tuple[str, ...]
-    #: product codes: the configured ones in order, then any other the pages use
+    #: the columns: the configured product codes in order (with none configured: the codes the pages use)
     products: tuple[str, ...]
     names: dict[str, str]
     #: APIs in the order they first appear (oldest version first, page by page)
     apis: tuple[str, ...]
     kinds: dict[str, str]
     cells: dict[tuple[str, str], Cell]
+    #: products the pages name that are not configured (as written) -> every ``page:line`` naming one;
+    #: their statuses are left out of the cells (``docs lint`` reports them as ``product-unknown``)
+    unknown: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def cell(self, api: str, version: str) -> Cell | None:
         return self.cells.get((api, version))
@@ -59,6 +62,7 @@ class Matrix:
             "docs_dir": self.docs_dir, "versions": list(self.versions),
             "products": [{"code": c, "name": self.names.get(c, c)} for c in self.products],
             "apis": apis,
+            "unknown_products": [{"product": name, "places": list(places)} for name, places in self.unknown.items()],
         }
 
     def rows(self) -> Iterable[list[str]]:
@@ -98,6 +102,7 @@ def build_matrix(
     names = {p.code: p.name for p in prods}
     apis: dict[str, str] = {}
     cells: dict[tuple[str, str], Cell] = {}
+    unknown: dict[str, list[str]] = {}
     for v in picked:
         for page in tree.pages(v):
             rel = tree.rel(page)
@@ -107,9 +112,13 @@ def build_matrix(
                     continue
                 statuses = {}
                 for p in e.products:
+                    if prods and not p.known:
+                        unknown.setdefault(p.code, []).append(f"{rel}:{p.line}")
+                        continue
                     statuses.setdefault(p.code, (p.status, p.supported))
-                    if p.code not in codes:
+                    if p.code not in codes:  # only with no product configured: the pages' own codes
                         codes.append(p.code)
                         names.setdefault(p.code, p.name)
                 cells[(e.api, v)] = Cell(rel, e.start, e.kind, statuses, e.restrictions)
-    return Matrix(str(tree.root), tuple(picked), tuple(codes), names, tuple(apis), apis, cells)
+    return Matrix(str(tree.root), tuple(picked), tuple(codes), names, tuple(apis), apis, cells,
+                  {name: tuple(places) for name, places in unknown.items()})

@@ -37,7 +37,7 @@ from .model import (
     plain,
     status_of,
 )
-from .versions import md_unescape, version_of_path
+from .versions import md_unescape, path_order, version_of_path
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 _MARKER = re.compile(r"^>\s*<font[^>]*>\s*(.*?)\s*</font>\s*$")
@@ -458,8 +458,8 @@ def is_module_page(path: str | Path) -> bool:
 
 
 def page_files(folder: Path) -> list[Path]:
-    """The module pages under ``folder`` (see ``is_module_page``), sorted."""
-    return sorted(p for p in folder.rglob("*.md") if p.is_file() and is_module_page(p))
+    """The module pages under ``folder`` (see ``is_module_page``), oldest version first, then by name."""
+    return sorted((p for p in folder.rglob("*.md") if p.is_file() and is_module_page(p)), key=path_order)
 
 
 def read_folder(folder: Path, products: Iterable[Any] = (), version: str | None = None) -> list[Page]:

@@ -53,6 +53,22 @@ def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(x) for x in version.split("."))
 
 
+_VERSIONED_PART = re.compile(r"^(pytorch_)(\d+)-(\d+)-(\d+)(.*)$")
+
+
+def path_order(path: str | Path) -> tuple[tuple[str, tuple[int, ...], str], ...]:
+    """A sort key for paths that orders their version parts by version (``pytorch_2-7-1`` before
+    ``pytorch_2-11-0``, folders and flattened ``pytorch_X-Y-Z_<module>.md`` names alike), the rest by name."""
+    key = []
+    for part in Path(path).parts:
+        m = _VERSIONED_PART.match(part)
+        if m:
+            key.append((m.group(1), version_key(".".join(m.group(2, 3, 4))), m.group(5)))
+        else:
+            key.append((part, (), ""))
+    return tuple(key)
+
+
 def docs_short(version: str) -> str:
     """The docs URL segment of a version: ``2.11.0`` -> ``2.11``."""
     major, minor, _ = normalize_version(version).split(".")
