@@ -289,3 +289,11 @@ def test_verify_takes_the_pr_fields_its_draft_asks_for(tmp_path, monkeypatch, ca
     pr = (tmp_path / "torchparity-out" / "set_grad_enabled_clone" / "pr.zh.md").read_text()
     assert "源分支：feat/clone-test" in pr
     assert "未采集（--source-branch）" not in pr and "未指定合入类型" not in pr
+
+
+def test_the_output_folder_is_named_as_pytorch_documents_the_api(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    main(["verify", "torch.cuda.Event", "--python", sys.executable, "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["canonical"], doc["doc_name"]) == ("torch.cuda.streams.Event", "torch.cuda.Event")
+    assert (tmp_path / "torchparity-out" / "cuda_event" / "pr.zh.md").is_file()  # not streams_event

@@ -75,6 +75,8 @@ class VerifyOptions:
 class Verdict:
     api: str
     canonical: str = ""
+    #: the name PyTorch documents (torch.cuda.Event for torch.cuda.streams.Event): folder names
+    doc_name: str = ""
     kind: str = ""
     category: str = ""
     run_id: int | None = None
@@ -102,7 +104,8 @@ class Verdict:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "api": self.api, "canonical": self.canonical, "kind": self.kind, "category": self.category,
+            "api": self.api, "canonical": self.canonical, "doc_name": self.doc_name, "kind": self.kind,
+            "category": self.category,
             "run_id": self.run_id, "result": "PASS" if self.passed else "FAIL",
             "targets": [{"label": r.label, "result": r.result} for r in self.records],
             "scaffolded": self.scaffolded, "docs_added": self.docs_added,
@@ -198,6 +201,7 @@ class Pipeline:
         self.hooks.stage("resolve", f"{self.opt.api} in {env.name}")
         (info,) = resolve_api([self.opt.api], env.python, self.cfg.backend_module, trace=True, session=session)
         verdict.canonical = info.canonical
+        verdict.doc_name = info.resolution.doc_names()[0]
         verdict.kind = info.resolution.kind
         verdict.category = info.category
         self.hooks.done("resolve", f"{info.canonical} ({info.resolution.kind}, {info.category})")
@@ -261,7 +265,7 @@ class Pipeline:
         out: dict[str, tuple[str, bytes, list[str]]] = {}
         if root is None:
             # a folder per run: verifying the same API again never trips over the last test
-            work = self.store.root / "work" / slug(info.canonical) / f"run-{verdict.run_id}"
+            work = self.store.root / "work" / slug(verdict.doc_name) / f"run-{verdict.run_id}"
             work.mkdir(parents=True, exist_ok=True)
             into = Path(opt.into) if opt.into else None
             res = scaffold_test(info, cfg, into=into, out_dir=None if into else work, **common)
@@ -405,7 +409,7 @@ class Pipeline:
         self.hooks.done("checklist", f"{len(failed)} item(s) fail")
 
     def _out_dir(self, verdict: Verdict) -> Path:
-        out = self.opt.out or Path("torchparity-out") / slug(verdict.canonical or verdict.api)
+        out = self.opt.out or Path("torchparity-out") / slug(verdict.doc_name or verdict.api)
         out.mkdir(parents=True, exist_ok=True)
         return out
 
