@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -185,3 +186,23 @@ def test_check_on_the_real_pages(tmp_path: Path) -> None:
     v = result.versions[0]
     assert v.link_ok and v.kind == "sub-method"
     assert [(p.code, p.status) for p in v.products] == [("910b", "支持"), ("A3", "支持"), ("950", "不支持")]
+
+
+def test_the_backend_spelling_an_entry_states_finds_it(tmp_path: Path) -> None:
+    from tests.docs.docs_pages import entry
+
+    ids = itertools.count(1)
+    text = entry("list", "torch.cuda.Event", "2.11", "yyy", ids, subs=(("elapsed_time", "yyn"),),
+                 heading="### <code><i>class</i></code> torch.cuda.Event")
+    marker = "(https://pytorch.org/docs/2.11/generated/torch.cuda.Event.html)\n\n"
+    assert marker in text
+    text = text.replace(marker, marker + "**NPU 形式名称**：torch_npu.npu.Event\n\n", 1)
+    page = tmp_path / "native_api" / "pytorch_2-11-0" / "torch-cuda.md"
+    page.parent.mkdir(parents=True)
+    page.write_text("# torch.cuda\n\n" + text, "utf-8")
+    result = check_api("torch_npu.npu.Event", tmp_path / "native_api", products=PRODUCTS)
+    (v,) = result.versions
+    assert v.present and v.found_as == "torch.cuda.Event" and v.kind == "class"
+    (sub,) = check_api("torch_npu.npu.Event.elapsed_time", tmp_path / "native_api", products=PRODUCTS).versions
+    assert sub.present and sub.found_as == "torch.cuda.Event.elapsed_time" and sub.kind == "sub-method"
+    assert not check_api("torch_npu.npu.Stream", tmp_path / "native_api", products=PRODUCTS).ok

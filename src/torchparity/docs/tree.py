@@ -30,6 +30,25 @@ def module_score(api: str, module: str) -> int:
     return len(m)
 
 
+#: the field that gives the backend's own spelling of an entry (``torch_npu.npu.Event`` on ``torch.cuda.Event``)
+BACKEND_NAME_LABELS = ("NPU形式名称",)
+
+
+def backend_names(pages: Iterable[Page]) -> dict[str, str]:
+    """Backend spelling -> the entry's API, for entries that state one (and their sub-methods)."""
+    out: dict[str, str] = {}
+    for page in pages:
+        for e in page.entries:
+            for f in e.fields:
+                name = f.rest.strip().strip("`").strip()
+                if f.label.replace(" ", "") not in BACKEND_NAME_LABELS or not name or " " in name:
+                    continue
+                out.setdefault(name, e.api)
+                for child in e.children:
+                    out.setdefault(f"{name}.{child.api.rsplit('.', 1)[-1]}", child.api)
+    return out
+
+
 class DocsTree:
     """The pages of every version under one native_api folder, parsed on first use."""
 
@@ -37,6 +56,7 @@ class DocsTree:
         self.root = resolve_docs_dir(docs_dir, root_hint)
         self.products = products if isinstance(products, Products) else Products(products)
         self._pages: dict[str, list[Page]] = {}
+        self._backend_names: dict[str, dict[str, str]] = {}
 
     def versions(self) -> list[str]:
         return discover(self.root)
@@ -84,6 +104,7 @@ class DocsTree:
     def forget(self, version: str) -> None:
         """Drop cached pages (after a page was written)."""
         self._pages.pop(normalize_version(version), None)
+        self._backend_names.pop(normalize_version(version), None)
 
     def rel(self, page: Page | str | Path) -> str:
         p = Path(page.path if isinstance(page, Page) else page)
@@ -93,10 +114,17 @@ class DocsTree:
             return str(p)
 
     def find(self, api: str, version: str) -> tuple[Page, Entry] | None:
-        """The entry for ``api`` in ``version``; the page named after its module wins a tie."""
+        """The entry for ``api`` in ``version``; the page named after its module wins a tie.
+
+        A backend spelling that an entry states (``torch_npu.npu.Event``) finds that entry.
+        """
         hits = [(page, e) for page in self.pages(version) for e in page.entries_named(api)]
         if not hits:
-            return None
+            v = normalize_version(version)
+            if v not in self._backend_names:
+                self._backend_names[v] = backend_names(self.pages(v))
+            named = self._backend_names[v].get(api)
+            return self.find(named, version) if named and named != api else None
         hits.sort(key=lambda h: (-module_score(api, module_of_page(h[0].path)), h[0].path, h[1].start))
         return hits[0]
 
