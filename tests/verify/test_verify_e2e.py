@@ -297,3 +297,20 @@ def test_the_output_folder_is_named_as_pytorch_documents_the_api(tmp_path, monke
     doc = json.loads(capsys.readouterr().out)
     assert (doc["canonical"], doc["doc_name"]) == ("torch.cuda.streams.Event", "torch.cuda.Event")
     assert (tmp_path / "torchparity-out" / "cuda_event" / "pr.zh.md").is_file()  # not streams_event
+
+
+def test_many_files_with_direct_tests_are_noted_and_test_file_chooses(tmp_path, make_repo, capsys):
+    repo = make_repo({"master": {f"test/test_gen{i}.py": GENERATOR_TEST for i in range(6)}})
+    common = ["verify", "torch.Generator.seed", "--repo", str(repo), "--python", sys.executable,
+              "--store", str(tmp_path / "store"), "--out", str(tmp_path / "out"), "--json"]
+    assert main(common) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert "HEAD: 6 files hold direct tests and each runs whole; pass --test-file FILE to run chosen ones" \
+        in doc["notes"]
+    assert main([*common, "--test-file", "test/test_gen3.py"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert not any("files hold direct tests" in n for n in doc["notes"])
+    st = Store(tmp_path / "store")
+    (target,) = st.targets(doc["run_id"])
+    log = st.blobs.read(target.log_sha).decode()
+    assert "test/test_gen3.py" in log and "test_gen0.py" not in log

@@ -84,6 +84,7 @@ def verify(
     docs_add: Annotated[bool, typer.Option("--docs-add", help="Add missing docs entries (statuses like the parent).")] = False,
     docs_status: Annotated[str | None, typer.Option("--docs-status", metavar="S", help="Statuses for --docs-add instead of the parent's, e.g. 910b=支持,A3=支持,950=不支持.")] = None,
     scaffold: Annotated[bool, typer.Option("--scaffold", help="Write a new test even when a direct test exists.")] = False,
+    test_file: Annotated[list[str] | None, typer.Option("--test-file", metavar="FILE", help="Run this test file (repo-relative; repeatable) instead of every file that holds a direct test.")] = None,
     into: Annotated[str | None, typer.Option("--into", metavar="FILE", help="Add the scaffolded tests into this existing test file.")] = None,
     rev_range: Annotated[str | None, typer.Option("--range", metavar="BASE..HEAD", help="BASE..HEAD of a committed PR, for the checklist and the report.")] = None,
     title: Annotated[str | None, typer.Option("--title", metavar="T", help="PR title (checked for its type tag).")] = None,
@@ -115,7 +116,7 @@ def verify(
         api=api, repo=repo, refs=list(ref or []), envs=select_envs(cfg, env, python), device=device or "",
         docs=docs, docs_versions=list(docs_version) if docs_version else None, docs_add=docs_add,
         docs_status=docs_status, scaffold=scaffold, into=into, lang=lang, out=out_dir, fresh=fresh,
-        timeout=timeout, rev_range=rev_range, extra=extra,
+        timeout=timeout, rev_range=rev_range, test_files=list(test_file or []), extra=extra,
     )
     try:
         with sigterm_as_interrupt(), ProgressReporter() as reporter:

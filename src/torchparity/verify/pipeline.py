@@ -68,6 +68,8 @@ class VerifyOptions:
     fresh: bool = False
     timeout: float = 900.0
     rev_range: str | None = None
+    #: run these files (repo-relative) instead of every file that holds a direct test
+    test_files: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -122,6 +124,10 @@ class Stages:
 
     def collector_reporter(self) -> Reporter:
         return Reporter()
+
+
+#: more files with direct tests than this, and verify says that each runs whole
+MANY_FILES = 5
 
 
 def slug(api: str) -> str:
@@ -233,7 +239,8 @@ class Pipeline:
         direct: dict[str, list[dict[str, Any]]] = {}
         if coverage is not None:
             direct = {r["ref"]: r["direct"] for r in coverage["refs"]}
-        need = opt.scaffold or any(not direct.get(ref) for ref, _ in refs)
+        chosen = tuple(dict.fromkeys(opt.test_files))
+        need = opt.scaffold or (not chosen and any(not direct.get(ref) for ref, _ in refs))
         scaffold = self._scaffold(root, refs, info, device, verdict, session) if need else {}
         targets: list[Target] = []
         checked: list[str] = []
@@ -247,8 +254,16 @@ class Pipeline:
                 checked.append(rel)
             else:
                 tests = direct.get(ref) or []
-                files = tuple(dict.fromkeys(t["path"] for t in tests))
-                patterns = tuple(dict.fromkeys(t["test"].rsplit("::", 1)[-1] for t in tests))
+                if chosen:
+                    tests = [t for t in tests if t["path"] in chosen]
+                    files = chosen
+                else:
+                    files = tuple(dict.fromkeys(t["path"] for t in tests))
+                    if len(files) > MANY_FILES:
+                        verdict.notes.append(f"{ref}: {len(files)} files hold direct tests and each runs whole; "
+                                             "pass --test-file FILE to run chosen ones")
+                patterns = (tuple(dict.fromkeys(t["test"].rsplit("::", 1)[-1] for t in tests))
+                            or tuple(name_patterns(info.canonical)))
             for env in opt.envs:
                 targets.append(Target(ref, commit, env, files=files, overlay=overlay, patterns=patterns))
         return targets, list(dict.fromkeys(checked))
