@@ -213,6 +213,36 @@ def test_a_state_leak_fails_the_item(tmp_path: Path) -> None:
     assert item.status == "fail" and "grad_mode" in item.reason
 
 
+def test_no_isolation_probe_is_not_a_pass_even_when_the_leak_check_found_nothing(tmp_path: Path) -> None:
+    rec = target_record("a2", "c" * 40, "s" * 64)
+    rec.isolation = []
+    item = run_checklist(tmp_path, records=[rec]).item("state_restored")
+    assert item.status == "n.a.", item.reason
+    assert item.reason == "no isolation probe was run; the state-leak check watched 2 test(s) and found no leak"
+
+
+def test_a_skipped_isolation_probe_is_not_a_pass(tmp_path: Path) -> None:
+    rec = target_record("a2", "c" * 40, "s" * 64)
+    skipped = rec.isolation[0]
+    skipped.result = {"state": "autocast_device", "title": "AUTOCAST DEVICE", "runs": [], "passed": True,
+                      "skipped": "no autocast_device state when the device is cpu", "exit_code": 0}
+    item = run_checklist(tmp_path, records=[rec]).item("state_restored")
+    assert item.status == "n.a."
+    assert "no isolation probe ran (skipped: no autocast_device state when the device is cpu)" in item.reason
+
+
+def test_a_full_run_with_no_test_method_is_not_a_pass(tmp_path: Path) -> None:
+    rec = target_record("a2", "c" * 40, "s" * 64)
+    rec.isolation = []
+    full = rec.full[0]
+    full.status, full.exit_code, full.tests = "FAIL", 1, []
+    full.result = {"exit_code": 1, "leaks": [], "tests_seen": 0}
+    item = run_checklist(tmp_path, records=[rec]).item("state_restored")
+    assert item.status == "n.a."
+    assert "the state-leak check is NOT_RUN" in item.reason and "no test method ran" in item.reason
+    assert "未运行隔离验证" in item.reason_zh
+
+
 # -- commits --------------------------------------------------------------------------------------------
 def test_two_commits_fail_single_commit(tmp_path: Path) -> None:
     result = run_checklist(tmp_path, messages=("test: draft", "test: add clone coverage"))

@@ -316,6 +316,15 @@ def _refused(why):
     return {"trace": None, "error": why, "exit_code": 2}
 
 
+def _answer(torch, out):
+    """The job's answer: its exit code is 0 only when the trace itself ran (status ``ok``).
+
+    The tests' own failures are not the trace's: a trace whose tests failed is still ``ok``; a file
+    that does not load, code that raises, or a torch without a dispatch mode is not."""
+    status = (out or {}).get("status", "ok")
+    return {"trace": out, "torch_version": str(torch.__version__), "exit_code": 0 if status == "ok" else 1}
+
+
 def op_trace(ctx, args):
     """Agent job: trace a test file (``file``), code (``call``) or an API's sample (``api``)."""
     if args.get("cwd"):
@@ -323,7 +332,7 @@ def op_trace(ctx, args):
     torch, device_type = ctx.torch, ctx.device_type
     if args.get("file"):
         out = trace_file(torch, device_type, args["file"], args.get("patterns", []))
-        return {"trace": out, "torch_version": str(torch.__version__), "exit_code": 0}
+        return _answer(torch, out)
     call = args.get("call")
     if call is not None and not call.strip():
         return _refused("the code to trace is empty; pass the code to run")
@@ -351,4 +360,4 @@ def op_trace(ctx, args):
                 "call sample of %s" % res["canonical"], "no-sample",
                 "no call sample for %s; pass the code to run" % res["canonical"])
     sys.stdout.flush()
-    return {"trace": out, "torch_version": str(torch.__version__), "exit_code": 0}
+    return _answer(torch, out)

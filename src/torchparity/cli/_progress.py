@@ -52,13 +52,16 @@ def summary_table(run_id: int, records: list[TargetRecord], log_shas: dict[str, 
         files_ok = sum(1 for s in r.full if s.ok)
         tests = sum(len(s.tests) for s in r.full)
         bad = sum(1 for s in r.full for t in s.tests if t["outcome"] in ("failed", "error"))
-        iso = "-" if not r.isolation else (
-            "PASS" if all(s.ok and s.result.get("passed") for s in r.isolation) else "FAIL"
+        probed = [s for s in r.isolation if not s.result.get("skipped")]  # a skipped probe ran nothing
+        iso = "-" if not probed else (
+            "PASS" if all(s.ok and s.result.get("passed") for s in probed) else "FAIL"
         )
+        leak_status = r.leak_verdict()[0]
+        leaks = str(len(r.leaks)) if leak_status in ("PASS", "LEAKS") else leak_status.lower().replace("_", " ")
         table.add_row(
             r.label, "-" if r.commit.startswith("n/a") else r.commit[:12], f"[{_STYLE.get(r.result, '')}]{r.result}[/]",
             f"{files_ok}/{len(r.full)}" if r.full else "-",
-            f"{tests - bad}/{tests}" if tests else "-", str(len(r.leaks)), iso,
+            f"{tests - bad}/{tests}" if tests else "-", leaks, iso,
             f"{r.finished - r.started:.1f}", log_shas.get(r.label, "")[:16],
         )
     return table

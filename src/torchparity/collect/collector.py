@@ -27,7 +27,7 @@ from ..gitrepo import blob_bytes, git, repo_root, resolve_commit
 from ..store import Store, sha256_bytes, sha256_file
 from .evidence import render_log
 from .outcomes import parse_outcomes
-from .record import Step, TargetRecord, TestFile, record_from_json
+from .record import Step, TargetRecord, TestFile, leak_verdict, record_from_json
 from .worktree import worktree
 
 
@@ -330,6 +330,8 @@ class Collector:
             rec.result = "INCOMPLETE"
             if "interrupted" not in " ".join(rec.notes):
                 rec.notes.append("interrupted before the target finished; the record is partial")
+        # stored with the record (also for a partial one): a report never has to guess it
+        rec.leak_status, rec.leak_reason, rec.leak_tests_watched = leak_verdict(rec)
         rec.collector_exit_code = {
             "PASS": 0, "FAIL": 1, "ERROR": 3, "INCOMPLETE": 130
         }[rec.result]

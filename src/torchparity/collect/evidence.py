@@ -86,7 +86,10 @@ def render_log(rec: TargetRecord) -> str:
                 f"STATE_LEAK=test:{leak['test']},state:{leak['state']},"
                 f"before:{leak['before']},after:{leak['after']}"
             )
-        lines.append(f"STATE_LEAK_CHECK={'LEAKS' if rec.leaks else 'PASS'}")
+        status, reason, _ = rec.leak_verdict()
+        lines.append(f"STATE_LEAK_CHECK={status}")
+        if reason:
+            lines.append(f"STATE_LEAK_CHECK_REASON={reason}")
 
     for step in rec.isolation:
         r = step.result
@@ -122,7 +125,9 @@ def render_log(rec: TargetRecord) -> str:
         if "final" in r:
             lines.append(f"PROCESS_FINAL_{key}={_flag(r['final'])}")
         passed = step.status == "OK" and bool(r.get("passed"))
-        lines.append(f"{key}_ISOLATION_PROBE={'PASS' if passed else 'FAIL'}")
+        # a probe that was skipped ran no test: it did not pass, it did not run
+        verdict = "NOT_RUN" if r.get("skipped") and passed else ("PASS" if passed else "FAIL")
+        lines.append(f"{key}_ISOLATION_PROBE={verdict}")
         _step_tail(lines, step, f"{key}_ISOLATION")
 
     for step in rec.trace:

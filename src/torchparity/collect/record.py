@@ -11,6 +11,11 @@ from typing import Any
 
 RECORD_SCHEMA = "torchparity.target/1"
 
+#: the state-leak check's verdicts: every file's tests were watched and none leaked (PASS), a test
+#: left a state changed (LEAKS), no test method ran under the watch (NOT_RUN), or some files' did
+#: and some files' did not (PARTIAL)
+LEAK_PASS, LEAK_LEAKS, LEAK_NOT_RUN, LEAK_PARTIAL = "PASS", "LEAKS", "NOT_RUN", "PARTIAL"
+
 
 @dataclass
 class TestFile:
@@ -61,6 +66,12 @@ class TargetRecord:
     leaks: list[dict[str, Any]] = field(default_factory=list)
     isolation: list[Step] = field(default_factory=list)
     trace: list[Step] = field(default_factory=list)
+    #: the state-leak check over the full runs (``LEAK_*``; "" in records made before the field)
+    leak_status: str = ""
+    #: why the leak check is NOT_RUN or PARTIAL (which files ran no test under the watch), "" otherwise
+    leak_reason: str = ""
+    #: test methods watched (a state snapshot before and after each), over all files
+    leak_tests_watched: int = 0
     result: str = "INCOMPLETE"  # PASS | FAIL | ERROR | INCOMPLETE
     collector_exit_code: int | None = None
     worktree_remove_exit_code: int | None = None
@@ -72,11 +83,54 @@ class TargetRecord:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
+    def leak_verdict(self) -> tuple[str, str, int]:
+        """(status, reason, tests watched) of the state-leak check: the stored fields, or for a
+        record made before them, worked out from its steps the same way the collector does."""
+        if self.leak_status:
+            return self.leak_status, self.leak_reason, self.leak_tests_watched
+        return leak_verdict(self)
+
     @property
     def probe_facts(self) -> dict[str, Any]:
         if self.probe is None:
             return {}
         return {k: v for k, v in self.probe.result.get("facts", [])}
+
+
+def _watched_by_file(rec: TargetRecord) -> list[tuple[Step, Step]]:
+    """(full run, step whose answer holds the leak check) per file: the full run itself in a warm
+    worker, the agent's rerun of the file (``leak_check``) with fresh interpreters."""
+    if rec.mode == "fresh" and rec.leak_check:
+        by_file = {s.test_file: s for s in rec.leak_check}
+        return [(f, by_file.get(f.test_file, f)) for f in rec.full]
+    return [(f, f) for f in rec.full]
+
+
+def leak_verdict(rec: TargetRecord) -> tuple[str, str, int]:
+    """The leak check's (status, reason, tests watched) from the record's steps.
+
+    A file counts as checked only when its run answered and watched at least one test method:
+    a file that fails at import, exits before its tests, or dies, is not "no leak"."""
+    watched = 0
+    unchecked: list[str] = []
+    for full, source in _watched_by_file(rec):
+        seen = source.result.get("tests_seen")
+        if isinstance(seen, int) and seen > 0:
+            watched += seen
+            continue
+        name = full.test_file or "the test file"
+        if seen is None:
+            unchecked.append(f"{name}: the run ended {source.status} before the leak check answered")
+        else:
+            code = "" if full.exit_code is None else f", exit code {full.exit_code}"
+            unchecked.append(f"{name}: no test method ran ({full.status}{code})")
+    if rec.leaks:
+        return LEAK_LEAKS, "; ".join(unchecked), watched
+    if not rec.full:
+        return LEAK_NOT_RUN, "no test file ran", 0
+    if not unchecked:
+        return LEAK_PASS, "", watched
+    return (LEAK_PARTIAL if watched else LEAK_NOT_RUN), "; ".join(unchecked), watched
 
 
 def step_from_json(d: dict[str, Any]) -> Step:

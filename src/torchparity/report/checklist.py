@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..collect.record import TargetRecord, record_from_json
+from ..collect.record import Step, TargetRecord, record_from_json
 from ..config import Config, load_preset
 from ..coverage.aliases import ATTR, AliasTable, Normalizer, table_for
 from ..coverage.extract import decode_refs, extract
@@ -370,7 +370,17 @@ def check_testcase(ctx: _Context, src: SourceFile) -> _Result:
 
 
 # -- items over the runs and the commits -------------------------------------------------------
+def _probe_ran(step: Step) -> bool:
+    """An isolation probe ran when it was not skipped and at least one of its runs ran a test."""
+    r = step.result or {}
+    return not r.get("skipped") and any((x.get("tests_run") or 0) > 0 for x in r.get("runs") or [])
+
+
 def check_state(ctx: _Context) -> _Result:
+    """Pass only on evidence: at least one isolation probe ran tests, every probe passed, no leak.
+
+    A probe that did not run (none asked for, skipped, the file ran no test) is not a pass: the
+    item is n.a. with the reason, and the leak check's own verdict is said alongside."""
     if not ctx.records:
         return _r(NA, "no run records given (--run RUN)", "未提供运行记录（--run RUN）")
     isolation = [(r, s) for r in ctx.records for s in r.isolation]
@@ -381,7 +391,8 @@ def check_state(ctx: _Context) -> _Result:
         runs = s.result.get("runs") or []
         bad = next((x for x in runs if x.get("before") != x.get("after") or not x.get("successful")), None)
         what = (f"initial:{bad.get('initial')},before:{bad.get('before')},after:{bad.get('after')},"
-                f"successful:{bad.get('successful')}") if bad else f"status {s.status}"
+                f"successful:{bad.get('successful')}") if bad else (
+                    s.result.get("error") or f"status {s.status}")
         title = s.result.get("title", s.name)
         return _r(FAIL, f"{r.label}: {title} isolation probe failed ({what})",
                   f"{r.label}：{title} 隔离验证未通过（{what}）")
@@ -391,16 +402,32 @@ def check_state(ctx: _Context) -> _Result:
                   f"({leak.get('before')} -> {leak.get('after')})",
                   f"{r.label}：{leak.get('test')} 结束后 {leak.get('state')} 未恢复"
                   f"（{leak.get('before')} -> {leak.get('after')}）")
-    if isolation:
-        titles = sorted({str(s.result.get("title", s.name)) for _, s in isolation})
-        n = sum(len(s.result.get("runs") or []) for _, s in isolation)
-        return _r(PASS, f"{', '.join(titles)} isolation probe passed in {len(ctx.records)} target(s), "
+    ran = [(r, s) for r, s in isolation if _probe_ran(s)]
+    if ran:
+        titles = sorted({str(s.result.get("title", s.name)) for _, s in ran})
+        n = sum(len(s.result.get("runs") or []) for _, s in ran)
+        targets = len({r.label for r, _ in ran})
+        return _r(PASS, f"{', '.join(titles)} isolation probe passed in {targets} target(s), "
                   f"{n} starting value(s); no state leak",
-                  f"{'、'.join(titles)} 隔离验证在 {len(ctx.records)} 个目标、{n} 个初始值下通过，无状态泄漏")
-    if any(r.full for r in ctx.records):
-        return _r(PASS, "no isolation probe was run; the state-leak check of the full runs found no leak",
-                  "未运行隔离验证；完整运行中的状态泄漏检查未发现泄漏")
-    return _r(NA, "the run records hold no test run", "运行记录中没有测试运行")
+                  f"{'、'.join(titles)} 隔离验证在 {targets} 个目标、{n} 个初始值下通过，无状态泄漏")
+    if isolation:
+        skipped = sorted({str(s.result.get("skipped")) for _, s in isolation if s.result.get("skipped")})
+        why = f" (skipped: {'; '.join(skipped)})" if skipped else " (no test ran)"
+        why_zh = f"（跳过：{'；'.join(skipped)}）" if skipped else "（没有测试运行）"
+        en, zh = f"no isolation probe ran{why}", f"隔离验证未运行{why_zh}"
+    else:
+        en, zh = "no isolation probe was run", "未运行隔离验证"
+    verdicts = [(r, r.leak_verdict()) for r in ctx.records if r.full]
+    if not verdicts:
+        return _r(NA, f"{en}; the run records hold no test run", f"{zh}；运行记录中没有测试运行")
+    watched = sum(v[2] for _, v in verdicts)
+    unchecked = [(r, v) for r, v in verdicts if v[0] != "PASS"]
+    if not unchecked:
+        return _r(NA, f"{en}; the state-leak check watched {watched} test(s) and found no leak",
+                  f"{zh}；状态泄漏检查覆盖 {watched} 个测试，未发现泄漏")
+    r, (status, reason, _) = unchecked[0]
+    return _r(NA, f"{en}; the state-leak check is {status} ({r.label}: {reason})",
+              f"{zh}；状态泄漏检查结果为 {status}（{r.label}：{reason}）")
 
 
 def check_single_commit(ctx: _Context) -> _Result:

@@ -76,7 +76,7 @@ class TargetReport:
     tests: tuple[TestResult, ...]
     counts: dict[str, int]
     isolation: tuple[IsolationResult, ...]
-    isolation_passed: bool | None  # None: no isolation probe ran
+    isolation_passed: bool | None  # None: no isolation probe ran (none asked for, or all skipped)
     leaks: tuple[dict[str, Any], ...]
     notes: tuple[str, ...]
     log_sha256: str
@@ -86,6 +86,10 @@ class TargetReport:
     collector_exit_code: int | None = None
     worktree_remove_exit_code: int | None = None
     duration: float = 0.0
+    #: the state-leak check: PASS | LEAKS | NOT_RUN (no test method ran under it) | PARTIAL
+    leak_check: str = ""
+    leak_check_reason: str = ""  # which files ran no test, when NOT_RUN or PARTIAL
+    leak_tests_watched: int = 0
 
 
 @dataclass(frozen=True)
@@ -220,6 +224,8 @@ def target_report(
     counts = {k: sum(1 for t in tests if t.outcome == k) for k in _COUNT_KEYS}
     counts["total"] = len(tests)
     isolation = tuple(_isolation(s) for s in rec.isolation)
+    probed = [i for i in isolation if not i.skipped]  # a skipped probe ran nothing: not a pass
+    leak_check, leak_reason, leak_watched = rec.leak_verdict()
     device_name = facts.get(f"{dev}_device_name")
     return TargetReport(
         run_id=run_id, label=rec.label, ref=rec.ref, commit=rec.commit, env=rec.env, hardware=hardware,
@@ -238,12 +244,13 @@ def target_report(
         commands=tuple(s.command for s in rec.full),
         exit_codes=tuple(s.exit_code for s in rec.full),
         ran=ran_total, tests=tuple(tests), counts=counts, isolation=isolation,
-        isolation_passed=all(i.passed for i in isolation) if isolation else None,
+        isolation_passed=all(i.passed for i in probed) if probed else None,
         leaks=tuple(dict(x) for x in rec.leaks), notes=tuple(rec.notes),
         log_sha256=log_sha256, record_sha256=record_sha256, log=log, facts=facts,
         collector_exit_code=rec.collector_exit_code,
         worktree_remove_exit_code=rec.worktree_remove_exit_code,
         duration=round(max(0.0, rec.finished - rec.started), 3) if rec.finished else 0.0,
+        leak_check=leak_check, leak_check_reason=leak_reason, leak_tests_watched=leak_watched,
     )
 
 
