@@ -20,7 +20,7 @@ app.add_typer(bundle_app, name="bundle")
 
 @bundle_app.command("export")
 def export(
-    runs: Annotated[list[int], typer.Argument(help="Run ids to export.")],
+    runs: Annotated[list[int], typer.Argument(metavar="RUN", help="Run ids to export.")],
     output: Annotated[Path, typer.Option("--output", "-o", help="The zip to write (must not exist).")],
     store: StoreOpt = DEFAULT_STORE,
     debug: DebugOpt = False,
@@ -33,7 +33,7 @@ def export(
 
 @bundle_app.command("verify")
 def verify(
-    bundle: Annotated[Path, typer.Argument(help="A bundle zip.")],
+    bundle: Annotated[Path, typer.Argument(metavar="BUNDLE", help="A bundle zip.")],
     json_out: JsonOpt = False,
     debug: DebugOpt = False,
 ) -> int:
@@ -51,7 +51,7 @@ def verify(
 
 @bundle_app.command("import")
 def import_(
-    bundle: Annotated[Path, typer.Argument(help="A bundle zip.")],
+    bundle: Annotated[Path, typer.Argument(metavar="BUNDLE", help="A bundle zip.")],
     store: StoreOpt = DEFAULT_STORE,
     debug: DebugOpt = False,
 ) -> int:

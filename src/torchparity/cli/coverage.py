@@ -96,7 +96,7 @@ def _print_table(report: CoverageReport) -> None:
 
 @app.command()
 def coverage(
-    apis: Annotated[list[str] | None, typer.Argument(help="API names, e.g. torch.autograd.grad_mode.set_grad_enabled.clone.")] = None,
+    apis: Annotated[list[str] | None, typer.Argument(metavar="API", help="API names, e.g. torch.autograd.grad_mode.set_grad_enabled.clone.")] = None,
     repo: Annotated[Path, typer.Option("--repo", help="Backend git repository (a checkout or a bare repo).")] = Path("."),
     ref: Annotated[list[str] | None, typer.Option("--ref", help="Branch, tag or commit (repeatable; default HEAD).")] = None,
     tests: Annotated[list[str] | None, typer.Option("--tests", help="Test root inside the repo (repeatable; default: the config's test_roots).")] = None,

@@ -76,7 +76,7 @@ def _print_check(result: CheckResult) -> None:
 
 @docs_app.command("check")
 def check(
-    apis: Annotated[list[str], typer.Argument(help="Fully qualified API names.")],
+    apis: Annotated[list[str], typer.Argument(metavar="API", help="Fully qualified API names.")],
     docs: DocsOpt = None,
     version: VersionsOpt = None,
     json_out: JsonOpt = False,
@@ -114,7 +114,7 @@ def check(
 
 @docs_app.command("lint")
 def lint(
-    paths: Annotated[list[Path] | None, typer.Argument(help="Pages or folders (default: the docs folder).")] = None,
+    paths: Annotated[list[Path] | None, typer.Argument(metavar="PATH", help="Pages or folders (default: the docs folder).")] = None,
     json_out: JsonOpt = False,
     baseline: Annotated[Path | None, typer.Option("--baseline", help="Known findings (from --write-baseline) that do not fail.")] = None,
     write: Annotated[Path | None, typer.Option("--write-baseline", help="Write every current finding to this file and exit 0.")] = None,
@@ -148,7 +148,7 @@ def lint(
 
 @docs_app.command("add")
 def add(
-    api: Annotated[str, typer.Argument(help="Fully qualified API name to add.")],
+    api: Annotated[str, typer.Argument(metavar="API", help="Fully qualified API name to add.")],
     version: VersionsOpt = None,
     like: Annotated[str | None, typer.Option("--like", help="Copy the product statuses of this entry (per version).")] = None,
     status: Annotated[str | None, typer.Option("--status", help="Statuses, e.g. 910b=支持,A3=支持,950=不支持.")] = None,

@@ -31,7 +31,7 @@ def write_output(text: str, out_file: Path | None) -> None:
 
 @app.command()
 def report(
-    runs: Annotated[list[str], typer.Argument(help="Run ids (see 'torchparity runs').")],
+    runs: Annotated[list[str], typer.Argument(metavar="RUN", help="Run ids (see 'torchparity runs').")],
     kind: Annotated[str, typer.Option("--kind", help="pr | comment | json | junit | markdown-summary.")] = "pr",
     lang: Annotated[str | None, typer.Option("--lang", help="zh | en (default: [report] lang, else zh).")] = None,
     api: Annotated[str | None, typer.Option("--api", help="API of the task (default: the runs' --api).")] = None,

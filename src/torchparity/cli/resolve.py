@@ -32,7 +32,7 @@ KeepStoreOpt = Annotated[
 
 @app.command()
 def resolve(
-    apis: Annotated[list[str], typer.Argument(help="API names: qualified, alias or short form (Optimizer.zero_grad).")],
+    apis: Annotated[list[str], typer.Argument(metavar="API", help="API names: qualified, alias or short form (Optimizer.zero_grad).")],
     python: PythonOpt = None,
     device: DeviceOpt = None,
     trace: Annotated[bool, typer.Option("--trace/--no-trace", help="Trace each API's call sample (and --test-file).")] = True,
@@ -65,7 +65,7 @@ def resolve(
 
 @app.command("trace")
 def trace_cmd(
-    api: Annotated[str | None, typer.Argument(help="API whose call sample to trace (or bound as `api` in --call).")] = None,
+    api: Annotated[str | None, typer.Argument(metavar="API", help="API whose call sample to trace (or bound as `api` in --call).")] = None,
     file: Annotated[Path | None, typer.Option("--file", help="Trace the tests of this file instead.")] = None,
     keyword: Annotated[list[str] | None, typer.Option("-k", help="Select tests in --file (substring or glob; repeatable).")] = None,
     call: Annotated[str | None, typer.Option("--call", help="Code to trace; sees torch, device, api, owner.")] = None,

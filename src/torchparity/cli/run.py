@@ -45,7 +45,7 @@ def _resume(run_id: int, store: Path) -> int:
 
 @app.command()
 def run(
-    test_files: Annotated[list[str] | None, typer.Argument(metavar="TEST_FILE...", help="Test files (relative to the repo root with --repo).")] = None,
+    test_files: Annotated[list[str] | None, typer.Argument(metavar="TEST_FILE", help="Test files (relative to the repo root with --repo).")] = None,
     repo: Annotated[Path | None, typer.Option("--repo", metavar="R", help="Backend git repository.")] = None,
     ref: Annotated[list[str] | None, typer.Option("--ref", metavar="REF", help="Branch, tag or commit (repeatable; default HEAD).")] = None,
     python: Annotated[list[str] | None, typer.Option("--python", metavar="PY", help="Interpreter with torch (repeatable).")] = None,

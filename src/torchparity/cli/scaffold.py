@@ -18,7 +18,7 @@ from ._app import ConfigOpt, DebugOpt, JsonOpt, app, err, out
 
 @app.command()
 def scaffold(
-    api: Annotated[str, typer.Argument(help="API to write a test for: qualified, alias or short form.")],
+    api: Annotated[str, typer.Argument(metavar="API", help="API to write a test for: qualified, alias or short form.")],
     into: Annotated[Path | None, typer.Option("--into", help="Add the test methods to this existing test file.")] = None,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Folder for a new test file (default: the config's test_dir).")] = None,
     repo: Annotated[Path | None, typer.Option("--repo", help="Backend repository: its torchparity.toml, and test_dir under it.")] = None,

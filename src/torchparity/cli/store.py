@@ -52,7 +52,7 @@ def runs(
 
 @app.command()
 def show(
-    run: Annotated[str, typer.Argument(help="Run id (see 'torchparity runs').")],
+    run: Annotated[str, typer.Argument(metavar="RUN", help="Run id (see 'torchparity runs').")],
     target: Annotated[str | None, typer.Option("--target", help="Only this target (ref@env).")] = None,
     record: Annotated[bool, typer.Option("--record", help="Print the JSON record instead of the log.")] = False,
     store: StoreOpt = DEFAULT_STORE,
