@@ -184,3 +184,15 @@ def test_run_files_missing_at_the_pr_head_leave_the_checklist_out(tmp_path: Path
     m = build_report(fx.store, fx.runs, extra={"repo": repo, "range": "master..HEAD"})
     assert m.checklist is None and "checklist" in m.missing
     assert [f["path"] for f in m.change["files"]] == ["test/other_test.py"]
+
+
+def test_docs_products_keep_the_configured_order() -> None:
+    from torchparity.report.model import normalise_docs_check
+
+    stored = {"versions": [{"version": "2.7.1", "present": True, "products": {
+        "910b": {"name": "A2", "status": "支持"}, "950": {"name": "950", "status": "不支持"},
+        "A3": {"name": "A3", "status": "支持"}}}]}  # as the store writes it: keys sorted
+    (v,) = normalise_docs_check(stored, ["910b", "A3", "950"])["versions"]
+    assert list(v["products"]) == ["910b", "A3", "950"]
+    (v,) = normalise_docs_check(stored)["versions"]
+    assert list(v["products"]) == ["910b", "950", "A3"]

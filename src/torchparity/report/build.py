@@ -310,7 +310,8 @@ def build_report(
     dc_doc = records.find("docs-check", keys) if api or records.attached else None
     da_doc = records.find("docs-add", keys) if api or records.attached else None
     docs = {
-        "check": normalise_docs_check(dc_doc) if dc_doc is not None else None,
+        "check": (normalise_docs_check(dc_doc, [p.code for p in config.docs_products])
+                  if dc_doc is not None else None),
         "add": normalise_docs_add(da_doc) if da_doc is not None else None,
     }
     for kind, doc in (("resolve", resolve), ("coverage", coverage), ("docs", docs["check"])):

@@ -9,6 +9,7 @@ carried as JSON, normalised so every key a template reads is present, with
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -320,7 +321,9 @@ def normalise_resolve(doc: dict[str, Any]) -> dict[str, Any]:
     return res
 
 
-def normalise_docs_check(doc: dict[str, Any]) -> dict[str, Any]:
+def normalise_docs_check(doc: dict[str, Any], order: Sequence[str] = ()) -> dict[str, Any]:
+    """``order``: product codes in the configured order (stored JSON has its keys sorted)."""
+    rank = {code: i for i, code in enumerate(order)}
     dc = with_defaults(doc, {"api": None, "docs_dir": None, "versions": [], "missing_versions": []})
     versions = []
     for v in dc["versions"] or []:
@@ -329,7 +332,7 @@ def normalise_docs_check(doc: dict[str, Any]) -> dict[str, Any]:
                               "link_ok": None, "link_problem": None})
         n["products"] = {
             code: with_defaults(p, {"name": code, "status": None, "supported": None})
-            for code, p in (n["products"] or {}).items()
+            for code, p in sorted((n["products"] or {}).items(), key=lambda kv: rank.get(kv[0], len(rank)))
         }
         versions.append(n)
     dc["versions"] = versions
