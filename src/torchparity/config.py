@@ -63,6 +63,8 @@ class Config:
     scaffold: dict[str, Any] = field(default_factory=dict)
     docs: dict[str, Any] = field(default_factory=dict)
     report: dict[str, Any] = field(default_factory=dict)
+    #: the backend's spellings of PyTorch names, for coverage (``torch.npu`` is ``torch_npu.npu``)
+    backend_aliases: dict[str, str] = field(default_factory=dict)
 
     @property
     def products(self) -> tuple[Product, ...]:
@@ -122,7 +124,7 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 _TOP_KEYS = {
     "preset", "backend_module", "device", "test_roots", "active_branches",
-    "maintenance_branches", "maintenance_reason", "envs", "scaffold", "docs", "report",
+    "maintenance_branches", "maintenance_reason", "envs", "scaffold", "docs", "report", "backend_aliases",
 }
 
 
@@ -145,6 +147,15 @@ def _table(data: dict[str, Any], key: str, source: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise UsageError(f"{source}: [{key}] must be a table, got {value!r}")
     return dict(value)
+
+
+def _aliases(data: dict[str, Any], source: str) -> dict[str, str]:
+    table = _table(data, "backend_aliases", source)
+    bad = [k for k, v in table.items() if not isinstance(v, str) or not v]
+    if bad:
+        raise UsageError(f"{source}: [backend_aliases] {bad[0]} must name a module or API, e.g. "
+                         '"torch.npu" = "torch_npu.npu"')
+    return table
 
 
 def _build(data: dict[str, Any], preset: str, source: str) -> Config:
@@ -181,6 +192,7 @@ def _build(data: dict[str, Any], preset: str, source: str) -> Config:
         scaffold=_table(data, "scaffold", source),
         docs=docs,
         report=_table(data, "report", source),
+        backend_aliases=_aliases(data, source),
     )
 
 

@@ -33,6 +33,7 @@ def test_presets_load_and_a_file_overrides_its_preset(tmp_path):
         ("colour = 1", "unknown key(s) colour"),
         ("preset = \"npu\"", "unknown preset 'npu'"),
         ("device = ", "not valid TOML"),
+        ('[backend_aliases]\n"torch.npu" = 3', '[backend_aliases] torch.npu must name a module or API'),
     ],
 )
 def test_bad_values_are_refused(tmp_path, text, message):
@@ -49,3 +50,11 @@ def test_unknown_env_names_the_known_ones(tmp_path):
     f.write_text('[envs.a2]\npython = "/p"\n')
     with pytest.raises(UsageError, match=r"unknown environment 'a3' .* \(known: a2\)"):
         load_config(f).env("a3")
+
+
+def test_backend_aliases_come_from_the_preset_and_the_file(tmp_path):
+    assert load_preset("torch_npu").backend_aliases == {"torch.npu": "torch_npu.npu"}
+    assert load_preset("cuda").backend_aliases == {}
+    f = tmp_path / "torchparity.toml"
+    f.write_text('preset = "torch_npu"\n[backend_aliases]\n"torch.xla" = "torch_xla.core"\n')
+    assert load_config(f).backend_aliases == {"torch.npu": "torch_npu.npu", "torch.xla": "torch_xla.core"}

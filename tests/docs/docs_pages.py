@@ -168,3 +168,13 @@ def git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid",
                GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid")
     return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, env=env)
+
+
+def cuda_event_page(version: str = "2.11.0") -> str:
+    """A ``torch.cuda`` page whose ``torch.cuda.Event`` entry states its NPU spelling."""
+    short = ".".join(version.split(".")[:2])
+    text = entry("list", "torch.cuda.Event", short, "yyy", itertools.count(1), subs=(("elapsed_time", "yyn"),),
+                 heading="### <code><i>class</i></code> torch.cuda.Event")
+    marker = f"(https://pytorch.org/docs/{short}/generated/torch.cuda.Event.html)\n\n"
+    assert marker in text
+    return "# torch.cuda\n\n" + text.replace(marker, marker + "**NPU 形式名称**：torch_npu.npu.Event\n\n", 1)

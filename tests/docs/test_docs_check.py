@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import shutil
@@ -12,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.docs_pages import PRODUCTS, need_reference
+from tests.docs.docs_pages import PRODUCTS, cuda_event_page, need_reference
 from torchparity.cli import main
-from torchparity.docs import check_api, docs_short, folder_name, normalize_version
+from torchparity.docs import DocsTree, check_api, docs_short, folder_name, normalize_version
 from torchparity.docs.versions import link_problem
 from torchparity.errors import UsageError
 from torchparity.store import Store
@@ -189,20 +188,22 @@ def test_check_on_the_real_pages(tmp_path: Path) -> None:
 
 
 def test_the_backend_spelling_an_entry_states_finds_it(tmp_path: Path) -> None:
-    from tests.docs.docs_pages import entry
-
-    ids = itertools.count(1)
-    text = entry("list", "torch.cuda.Event", "2.11", "yyy", ids, subs=(("elapsed_time", "yyn"),),
-                 heading="### <code><i>class</i></code> torch.cuda.Event")
-    marker = "(https://pytorch.org/docs/2.11/generated/torch.cuda.Event.html)\n\n"
-    assert marker in text
-    text = text.replace(marker, marker + "**NPU 形式名称**：torch_npu.npu.Event\n\n", 1)
     page = tmp_path / "native_api" / "pytorch_2-11-0" / "torch-cuda.md"
     page.parent.mkdir(parents=True)
-    page.write_text("# torch.cuda\n\n" + text, "utf-8")
+    page.write_text(cuda_event_page(), "utf-8")
     result = check_api("torch_npu.npu.Event", tmp_path / "native_api", products=PRODUCTS)
     (v,) = result.versions
     assert v.present and v.found_as == "torch.cuda.Event" and v.kind == "class"
     (sub,) = check_api("torch_npu.npu.Event.elapsed_time", tmp_path / "native_api", products=PRODUCTS).versions
     assert sub.present and sub.found_as == "torch.cuda.Event.elapsed_time" and sub.kind == "sub-method"
     assert not check_api("torch_npu.npu.Stream", tmp_path / "native_api", products=PRODUCTS).ok
+
+
+def test_the_backend_name_of_an_entry_and_of_its_members(tmp_path: Path) -> None:
+    page = tmp_path / "native_api" / "pytorch_2-11-0" / "torch-cuda.md"
+    page.parent.mkdir(parents=True)
+    page.write_text(cuda_event_page(), "utf-8")
+    tree = DocsTree(tmp_path / "native_api")
+    assert tree.backend_name("torch.cuda.Event", "2.11.0") == "torch_npu.npu.Event"
+    assert tree.backend_name("torch.cuda.Event.elapsed_time", "2.11.0") == "torch_npu.npu.Event.elapsed_time"
+    assert tree.backend_name("torch.cuda.Stream", "2.11.0") is None

@@ -314,3 +314,47 @@ def test_many_files_with_direct_tests_are_noted_and_test_file_chooses(tmp_path, 
     (target,) = st.targets(doc["run_id"])
     log = st.blobs.read(target.log_sha).decode()
     assert "test/test_gen3.py" in log and "test_gen0.py" not in log
+
+
+NPU_EVENT_TESTS = '''
+import torch
+import torch_npu
+from torch_npu.testing.testcase import TestCase, run_tests
+
+
+class TestEvent(TestCase):
+    def test_event_query(self):
+        event = torch_npu.npu.Event()
+        self.assertTrue(event.query())
+
+    def test_event_elapsed_time(self):
+        start = torch.npu.Event(enable_timing=True)
+        end = torch.npu.Event(enable_timing=True)
+        start.record()
+        end.record()
+        end.synchronize()
+        self.assertGreaterEqual(start.elapsed_time(end), 0)
+
+
+if __name__ == "__main__":
+    run_tests()
+'''
+
+
+def test_coverage_counts_the_backend_spelling_the_docs_state(tmp_path, make_repo, capsys):
+    # the page says torch.cuda.Event is torch_npu.npu.Event on NPU; the preset says torch.npu is torch_npu.npu
+    from tests.docs.docs_pages import cuda_event_page
+
+    config = 'preset = "torch_npu"\nbackend_module = ""\ndevice = "cpu"\nactive_branches = ["master"]\n'
+    repo = make_repo({"master": {
+        "torchparity.toml": config,
+        "test/npu/test_event.py": NPU_EVENT_TESTS,
+        "docs/zh/api/native_api/pytorch_2-11-0/torch-cuda.md": cuda_event_page(),
+    }})
+    main(["verify", "torch.cuda.Event", "--repo", str(repo), "--python", sys.executable,
+          "--store", str(tmp_path / "store"), "--out", str(tmp_path / "out"), "--json"])
+    captured = capsys.readouterr()
+    assert "coverage: master: 2 direct" in captured.err, captured.err
+    doc = json.loads(captured.out)
+    assert "coverage counts the backend's spelling too: torch_npu.npu.Event (the docs' NPU 形式名称)" in doc["notes"]
+    assert doc["scaffolded"] is None  # the backend's own tests are the evidence (they need torch_npu to run)

@@ -34,18 +34,26 @@ def module_score(api: str, module: str) -> int:
 BACKEND_NAME_LABELS = ("NPU形式名称",)
 
 
+def stated_backend_name(entry: Entry) -> str | None:
+    """The backend's spelling an entry states (``**NPU 形式名称**：torch_npu.npu.Event``), if any."""
+    for f in entry.fields:
+        name = f.rest.strip().strip("`").strip()
+        if f.label.replace(" ", "") in BACKEND_NAME_LABELS and name and " " not in name:
+            return name
+    return None
+
+
 def backend_names(pages: Iterable[Page]) -> dict[str, str]:
     """Backend spelling -> the entry's API, for entries that state one (and their sub-methods)."""
     out: dict[str, str] = {}
     for page in pages:
         for e in page.entries:
-            for f in e.fields:
-                name = f.rest.strip().strip("`").strip()
-                if f.label.replace(" ", "") not in BACKEND_NAME_LABELS or not name or " " in name:
-                    continue
-                out.setdefault(name, e.api)
-                for child in e.children:
-                    out.setdefault(f"{name}.{child.api.rsplit('.', 1)[-1]}", child.api)
+            name = stated_backend_name(e)
+            if name is None:
+                continue
+            out.setdefault(name, e.api)
+            for child in e.children:
+                out.setdefault(f"{name}.{child.api.rsplit('.', 1)[-1]}", child.api)
     return out
 
 
@@ -127,6 +135,19 @@ class DocsTree:
             return self.find(named, version) if named and named != api else None
         hits.sort(key=lambda h: (-module_score(api, module_of_page(h[0].path)), h[0].path, h[1].start))
         return hits[0]
+
+    def backend_name(self, api: str, version: str) -> str | None:
+        """The backend's spelling of ``api`` in ``version``: its entry's, or its parent entry's plus the member."""
+        found = self.find(api, version)
+        if found is None:
+            return None
+        page, entry = found
+        name = stated_backend_name(entry)
+        if name is None and entry.parent:
+            parent = self.find(entry.parent, version)
+            owner = stated_backend_name(parent[1]) if parent is not None else None
+            name = f"{owner}.{entry.api.rsplit('.', 1)[-1]}" if owner else None
+        return name
 
     def module_page(self, api: str, version: str) -> Page | None:
         """The page named after the longest module prefix of ``api`` (``torch.md`` for ``torch.x``)."""

@@ -38,9 +38,11 @@ from ..collect import (
 )
 from ..config import Config
 from ..coverage import coverage_for
+from ..coverage.aliases import AliasTable
 from ..coverage.environment import resolved_table
 from ..docs import DocsTree, add_entry, check_api, folder_name, normalize_version
 from ..docs.tree import find_docs_dir
+from ..docs.versions import version_key
 from ..errors import ExitCode, UsageError
 from ..gitrepo import blob_bytes, git, repo_root, resolve_commit
 from ..names import name_patterns
@@ -222,14 +224,46 @@ class Pipeline:
         self.hooks.stage("coverage", f"{len(refs)} ref(s)")
         # asked as written, with what resolve learnt on top of the static table (as coverage --python
         # does): tests spell torch.Generator().seed(), whose canonical home is torch._C.Generator.seed
+        aliases = resolved_table([info.resolution])
+        backend = self._backend_spellings(root, info)
+        if backend or self.cfg.backend_aliases:
+            classes = {n: True for n, target in backend.items() if target == info.resolution.owner_class
+                       or (target == info.canonical and info.resolution.kind in ("class", "context-manager"))}
+            aliases = aliases.merged(AliasTable.from_mappings({**self.cfg.backend_aliases, **backend}, None,
+                                                              classes, source="backend"))
+        if backend:
+            verdict.notes.append("coverage counts the backend's spelling too: " + ", ".join(
+                f"{name} (the docs' NPU 形式名称)" for name in backend if backend[name] == info.canonical))
         report = coverage_for([info.resolution.query], root, [r for r, _ in refs], self.store,
-                              tests=list(self.cfg.test_roots), aliases=resolved_table([info.resolution]))
+                              tests=list(self.cfg.test_roots), aliases=aliases)
         doc = report.to_json()[0]
         self.store.put_record("coverage", info.canonical, doc, run_id=verdict.run_id)
         verdict.coverage = doc
         counts = ", ".join(f"{r['ref']}: {len(r['direct'])} direct" for r in doc["refs"])
         self.hooks.done("coverage", counts)
         return doc
+
+    def _backend_spellings(self, root: Path | None, info: ApiInfo) -> dict[str, str]:
+        """The backend's names of the API (and of its class) that the docs state -> canonical names."""
+        docs_dir = self._docs_dir(root)
+        if docs_dir is None:
+            return {}
+        try:
+            tree = DocsTree(docs_dir, (), self.cfg.docs_root)
+            versions = sorted(tree.versions(), key=version_key, reverse=True)
+        except UsageError:
+            return {}
+        res = info.resolution
+        for version in versions:  # the newest page that states one
+            for name in res.doc_names():
+                spelled = tree.backend_name(name, version)
+                if spelled is None:
+                    continue
+                out = {spelled: info.canonical}
+                if res.owner_class and "." in spelled:
+                    out[spelled.rsplit(".", 1)[0]] = res.owner_class
+                return out
+        return {}
 
     # -- 3. which tests, scaffolded where needed -------------------------------------------------
     def _tests(self, root: Path | None, refs: list[tuple[str, str]], info: ApiInfo,
