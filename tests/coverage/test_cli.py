@@ -267,3 +267,32 @@ def test_a_bad_ref_fails_before_any_ref_is_indexed(
     targets = resolve_targets(repo, ["master", "v2.7.1"], ["test"], [(upstream, "main")])
     assert [(t.ref, t.upstream, len(t.commit)) for t in targets] == [
         ("master", False, 40), ("v2.7.1", False, 40), ("main", True, 40)]
+
+
+NPU_EVENTS = '''
+import torch
+import torch_npu
+
+
+class TestEvents:
+    def test_module_spelling(self):
+        assert torch_npu.npu.Event().query()
+
+    def test_torch_spelling(self):
+        assert torch.npu.Event().query()
+'''
+
+
+def test_the_configured_backend_aliases_join_two_spellings(
+    cov_repo: RepoFactory, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = cov_repo({"master": {"test/test_events.py": NPU_EVENTS,
+                                "torchparity.toml": 'preset = "torch_npu"\n'}})
+    assert _cov(tmp_path, "torch_npu.npu.Event", "torch.npu.Event", "--repo", str(repo), "--json") == 0
+    docs = json.loads(capsys.readouterr().out)
+    assert [len(d["refs"][0]["direct"]) for d in docs] == [2, 2]  # torch.npu is torch_npu.npu
+    (repo / "torchparity.toml").write_text('preset = "cuda"\n')  # a config without the alias: one each
+    assert _cov(tmp_path, "torch_npu.npu.Event", "torch.npu.Event", "--repo", str(repo), "--json",
+                "--config", str(repo / "torchparity.toml")) == 0
+    docs = json.loads(capsys.readouterr().out)
+    assert [len(d["refs"][0]["direct"]) for d in docs] == [1, 1]

@@ -20,6 +20,7 @@ from ..coverage import (
     parse_upstream,
     resolve_targets,
 )
+from ..coverage.aliases import AliasTable
 from ..coverage.environment import environment_table
 from ..coverage.justify import plural
 from ..errors import UsageError
@@ -124,6 +125,9 @@ def coverage(
         resolve_targets(repo, list(ref or []), tests_roots, ups)  # a bad ref fails before the interpreter starts
         learnt = environment_table(names, python, cfg.backend_module)
         source = learnt if source is None else learnt.merged(source)
+    if cfg.backend_aliases:  # the backend's spellings of PyTorch names (torch.npu is torch_npu.npu)
+        backend = AliasTable.from_mappings(cfg.backend_aliases, source="backend")
+        source = backend if source is None else source.merged(backend)
     the_store = Store(store if store is not None else DEFAULT_STORE)
     started = time.perf_counter()
 
