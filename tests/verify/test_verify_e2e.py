@@ -358,3 +358,15 @@ def test_coverage_counts_the_backend_spelling_the_docs_state(tmp_path, make_repo
     doc = json.loads(captured.out)
     assert "coverage counts the backend's spelling too: torch_npu.npu.Event (the docs' NPU 形式名称)" in doc["notes"]
     assert doc["scaffolded"] is None  # the backend's own tests are the evidence (they need torch_npu to run)
+
+
+def test_a_test_file_that_needs_a_missing_module_says_what_to_do(tmp_path, make_repo, capsys):
+    test = GENERATOR_TEST.replace("import torch\n", "import torch\nimport backend_module_not_here_xyz.sub\n", 1)
+    repo = make_repo({"master": {"test/test_generator.py": test}})
+    rc = main(["verify", "torch.Generator.seed", "--repo", str(repo), "--python", sys.executable,
+               "--store", str(tmp_path / "store"), "--out", str(tmp_path / "out"), "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert rc == 1
+    assert any("the test files import backend_module_not_here_xyz, which this environment lacks; "
+               "verify in an environment that has it (--env/--python), or pass --scaffold" in n
+               for n in doc["notes"]), doc["notes"]

@@ -371,6 +371,12 @@ class Pipeline:
         for rec in outcome.records:
             if rec.result != "PASS":
                 verdict.blockers.append(f"target {rec.label}: {rec.result} ({_why(rec)})")
+                missing = _missing_modules(rec)
+                if missing:
+                    verdict.notes.append(
+                        f"{rec.label}: the test files import {', '.join(missing)}, which this environment lacks; "
+                        "verify in an environment that has it (--env/--python), or pass --scaffold for a test "
+                        "this one can run")
         self.hooks.done("collect", ", ".join(f"{r.label}={r.result}" for r in outcome.records))
 
     # -- 5. docs -----------------------------------------------------------------------------------
@@ -522,6 +528,13 @@ class Pipeline:
         else:  # a stage stopped the verify: what was collected stays, marked as such
             result, status = "INCOMPLETE", "incomplete"
         self.store.finish_run(verdict.run_id, result, status=status, summary=verdict.to_json())
+
+
+def _missing_modules(rec: TargetRecord) -> list[str]:
+    """Modules a test file could not import (``No module named 'torch_npu'``), first spelling of each."""
+    names = [m.split(".")[0] for s in rec.full if not s.tests
+             for m in re.findall(r"No module named '([\w.]+)'", s.output)]
+    return list(dict.fromkeys(names))
 
 
 def _why(rec: TargetRecord) -> str:
