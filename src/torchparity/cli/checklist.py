@@ -14,6 +14,7 @@ from ..report import evaluate_checklist, find_resolve
 from ..report.build import api_from_argv
 from ..store import Store
 from ._app import DEFAULT_STORE, ConfigOpt, DebugOpt, JsonOpt, StoreOpt, app, out
+from ._pr_fields import TitleOpt
 
 _MARK = {"pass": "PASS", "fail": "FAIL", "n.a.": "n.a."}
 _STYLE = {"pass": "green", "fail": "red", "n.a.": "dim"}
@@ -26,7 +27,7 @@ def checklist(
     file: Annotated[list[str], typer.Option("--file", help="Target test file, relative to the repo root (repeatable).")],
     api: Annotated[str | None, typer.Option("--api", help="API under test (default: the runs' --api).")] = None,
     run: Annotated[list[str] | None, typer.Option("--run", help="Run whose records prove restored state (repeatable).")] = None,
-    title: Annotated[str | None, typer.Option("--title", help="PR title (checked for a type tag).")] = None,
+    title: TitleOpt = None,
     lang: Annotated[str, typer.Option("--lang", help="zh | en: language of titles and reasons.")] = "zh",
     json_out: JsonOpt = False,
     config: ConfigOpt = None,

@@ -15,6 +15,18 @@ from ..report import KINDS, LANGS, build_report, render
 from ..report.render import config_templates_dir
 from ..store import Store
 from ._app import DEFAULT_STORE, ConfigOpt, DebugOpt, StoreOpt, app, err
+from ._pr_fields import (
+    InterfaceChangeOpt,
+    ResultIssueOpt,
+    SourceBranchOpt,
+    SourceTypeOpt,
+    TargetBranchOpt,
+    TaskIssueOpt,
+    TitleOpt,
+    UpstreamNoteOpt,
+    UpstreamPatchOpt,
+    pr_fields,
+)
 
 
 def write_output(text: str, out_file: Path | None) -> None:
@@ -39,15 +51,15 @@ def report(
     out_file: Annotated[Path | None, typer.Option("--out", help="Write the report to FILE instead of printing it.")] = None,
     repo: Annotated[Path | None, typer.Option("--repo", help="Backend git repository (with --range: files, commits, checklist).")] = None,
     rev_range: Annotated[str | None, typer.Option("--range", help="The PR's commits, BASE..HEAD.")] = None,
-    title: Annotated[str | None, typer.Option("--title", help="PR title (checked for a type tag).")] = None,
-    source_type: Annotated[list[str] | None, typer.Option("--source-type", help="Merge source checkbox: requirement|bug|issue|refactor|docs (repeatable).")] = None,
-    task_issue: Annotated[str | None, typer.Option("--task-issue", help="Source task issue URL.")] = None,
-    result_issue: Annotated[str | None, typer.Option("--result-issue", help="Result issue URL.")] = None,
-    source_branch: Annotated[str | None, typer.Option("--source-branch", help="The PR's source branch.")] = None,
-    target_branch: Annotated[str | None, typer.Option("--target-branch", help="The PR's target branch.")] = None,
-    interface_change: Annotated[str | None, typer.Option("--interface-change", help="Text for the interface change section.")] = None,
-    upstream_patch: Annotated[str | None, typer.Option("--upstream-patch", help="Text for the test_upstream patch section.")] = None,
-    upstream_note: Annotated[str | None, typer.Option("--upstream-note", help="Why the official tests could not run.")] = None,
+    title: TitleOpt = None,
+    source_type: SourceTypeOpt = None,
+    task_issue: TaskIssueOpt = None,
+    result_issue: ResultIssueOpt = None,
+    source_branch: SourceBranchOpt = None,
+    target_branch: TargetBranchOpt = None,
+    interface_change: InterfaceChangeOpt = None,
+    upstream_patch: UpstreamPatchOpt = None,
+    upstream_note: UpstreamNoteOpt = None,
     config: ConfigOpt = None,
     store: StoreOpt = DEFAULT_STORE,
     debug: DebugOpt = False,
@@ -61,12 +73,10 @@ def report(
         raise UsageError(f"unknown --lang {lang!r}; use one of {', '.join(LANGS)}")
     if rev_range and repo is None:
         raise UsageError("--range needs --repo: the commits are read from a git repository")
-    extra: dict[str, Any] = {
-        "repo": repo, "range": rev_range, "title": title, "source_type": list(source_type or []),
-        "task_issue": task_issue, "result_issue": result_issue, "source_branch": source_branch,
-        "target_branch": target_branch, "interface_change": interface_change,
-        "upstream_patch": upstream_patch, "upstream_note": upstream_note,
-    }
+    extra: dict[str, Any] = {"repo": repo, "range": rev_range, **pr_fields(
+        title=title, source_type=source_type, task_issue=task_issue, result_issue=result_issue,
+        source_branch=source_branch, target_branch=target_branch, interface_change=interface_change,
+        upstream_patch=upstream_patch, upstream_note=upstream_note)}
     if repo is not None and not rev_range:
         err.print("note: --repo without --range: commit titles only; pass --range BASE..HEAD for files and the checklist",
                   markup=False)

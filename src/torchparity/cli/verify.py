@@ -26,6 +26,18 @@ from ._app import (
     out,
     sigterm_as_interrupt,
 )
+from ._pr_fields import (
+    InterfaceChangeOpt,
+    ResultIssueOpt,
+    SourceBranchOpt,
+    SourceTypeOpt,
+    TargetBranchOpt,
+    TaskIssueOpt,
+    TitleOpt,
+    UpstreamNoteOpt,
+    UpstreamPatchOpt,
+    pr_fields,
+)
 from ._progress import ProgressReporter, summary_table
 
 
@@ -87,15 +99,15 @@ def verify(
     test_file: Annotated[list[str] | None, typer.Option("--test-file", metavar="FILE", help="Run this test file (repo-relative; repeatable) instead of every file that holds a direct test.")] = None,
     into: Annotated[str | None, typer.Option("--into", metavar="FILE", help="Add the scaffolded tests into this existing test file.")] = None,
     rev_range: Annotated[str | None, typer.Option("--range", metavar="BASE..HEAD", help="BASE..HEAD of a committed PR, for the checklist and the report.")] = None,
-    title: Annotated[str | None, typer.Option("--title", metavar="T", help="PR title (checked for its type tag).")] = None,
-    task_issue: Annotated[str | None, typer.Option("--task-issue", metavar="URL", help="Source task issue link.")] = None,
-    result_issue: Annotated[str | None, typer.Option("--result-issue", metavar="URL", help="Result issue link.")] = None,
-    source_type: Annotated[list[str] | None, typer.Option("--source-type", metavar="T", help="Merge source checkbox: requirement|bug|issue|refactor|docs (repeatable).")] = None,
-    source_branch: Annotated[str | None, typer.Option("--source-branch", metavar="B", help="The PR's source branch.")] = None,
-    target_branch: Annotated[str | None, typer.Option("--target-branch", metavar="B", help="The PR's target branch.")] = None,
-    interface_change: Annotated[str | None, typer.Option("--interface-change", metavar="TEXT", help="Text for the interface change section.")] = None,
-    upstream_patch: Annotated[str | None, typer.Option("--upstream-patch", metavar="TEXT", help="Text for the test_upstream patch section.")] = None,
-    upstream_note: Annotated[str | None, typer.Option("--upstream-note", metavar="TEXT", help="Why the official tests could not run.")] = None,
+    title: TitleOpt = None,
+    task_issue: TaskIssueOpt = None,
+    result_issue: ResultIssueOpt = None,
+    source_type: SourceTypeOpt = None,
+    source_branch: SourceBranchOpt = None,
+    target_branch: TargetBranchOpt = None,
+    interface_change: InterfaceChangeOpt = None,
+    upstream_patch: UpstreamPatchOpt = None,
+    upstream_note: UpstreamNoteOpt = None,
     lang: Annotated[str, typer.Option("--lang", metavar="zh|en", help="Language of the PR description and comment: zh or en.")] = "zh",
     out_dir: Annotated[Path | None, typer.Option("--out", metavar="DIR", help="Folder for the reports (default torchparity-out/<api>).")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="A new interpreter per step instead of the warm worker.")] = False,
@@ -107,11 +119,10 @@ def verify(
 ) -> int:
     """Resolve, search coverage, scaffold, collect evidence, check docs, write the PR description."""
     cfg = load_config(config, repo)
-    given = {"title": title, "task_issue": task_issue, "result_issue": result_issue,
-             "source_type": list(source_type or []), "source_branch": source_branch,
-             "target_branch": target_branch, "interface_change": interface_change,
-             "upstream_patch": upstream_patch, "upstream_note": upstream_note}
-    extra = {k: v for k, v in given.items() if v}  # the same fields `torchparity report` takes
+    given = pr_fields(title=title, source_type=source_type, task_issue=task_issue, result_issue=result_issue,
+                      source_branch=source_branch, target_branch=target_branch, interface_change=interface_change,
+                      upstream_patch=upstream_patch, upstream_note=upstream_note)
+    extra = {k: v for k, v in given.items() if v}
     options = VerifyOptions(
         api=api, repo=repo, refs=list(ref or []), envs=select_envs(cfg, env, python), device=device or "",
         docs=docs, docs_versions=list(docs_version) if docs_version else None, docs_add=docs_add,

@@ -40,7 +40,7 @@ from ..config import Config
 from ..coverage import coverage_for
 from ..coverage.aliases import AliasTable
 from ..coverage.environment import resolved_table
-from ..docs import DocsTree, add_entry, check_api, folder_name, normalize_version
+from ..docs import DocsTree, add_entry, check_in_tree, folder_name, normalize_version
 from ..docs.tree import find_docs_dir
 from ..docs.versions import version_key
 from ..errors import ExitCode, UsageError
@@ -160,6 +160,7 @@ class Pipeline:
         self.opt = opt
         self.hooks = hooks or Stages()
         self.argv = argv or ["verify", opt.api]
+        self._tree: DocsTree | None = None  # the docs pages, parsed once for every stage that reads them
         if opt.lang not in ("zh", "en"):
             raise UsageError(f"--lang {opt.lang!r}: use zh or en")
         if not opt.envs:
@@ -245,14 +246,13 @@ class Pipeline:
 
     def _backend_spellings(self, root: Path | None, info: ApiInfo) -> dict[str, str]:
         """The backend's names of the API (and of its class) that the docs state -> canonical names."""
-        docs_dir = self._docs_dir(root)
-        if docs_dir is None:
-            return {}
         try:
-            tree = DocsTree(docs_dir, (), self.cfg.docs_root)
-            versions = sorted(tree.versions(), key=version_key, reverse=True)
+            tree = self._docs_tree(root)
         except UsageError:
+            return {}  # the docs stage says what is wrong with the folder
+        if tree is None:
             return {}
+        versions = sorted(tree.versions(), key=version_key, reverse=True)
         res = info.resolution
         for version in versions:  # the newest page that states one
             for name in res.doc_names():
@@ -380,18 +380,22 @@ class Pipeline:
         self.hooks.done("collect", ", ".join(f"{r.label}={r.result}" for r in outcome.records))
 
     # -- 5. docs -----------------------------------------------------------------------------------
-    def _docs_dir(self, root: Path | None) -> Path | None:
-        return find_docs_dir(self.opt.docs, [root] if root is not None else [], self.cfg.docs_root)
+    def _docs_tree(self, root: Path | None) -> DocsTree | None:
+        """The --docs folder, or the repo's docs root when it has one (None: no docs to read)."""
+        if self._tree is None:
+            docs_dir = find_docs_dir(self.opt.docs, [root] if root is not None else [], self.cfg.docs_root)
+            if docs_dir is not None:
+                self._tree = DocsTree(docs_dir, self.cfg.docs_products, self.cfg.docs_root)
+        return self._tree
 
     def _check_docs_versions(self, root: Path | None) -> None:
         if not self.opt.docs_versions:
             return
-        docs_dir = self._docs_dir(root)
-        if docs_dir is None:
+        tree = self._docs_tree(root)
+        if tree is None:
             where = f"no {root / self.cfg.docs_root}" if root is not None else "no --repo"
             raise UsageError(f"--docs-version given but there is no docs folder ({where}); "
                              "pass --docs DIR (the folder holding pytorch_X-Y-Z/)")
-        tree = DocsTree(docs_dir, (), self.cfg.docs_root)
         absent = [v for v in dict.fromkeys(map(normalize_version, self.opt.docs_versions)) if not tree.has_folder(v)]
         if absent:
             raise UsageError(f"--docs-version {', '.join(absent)}: no {', '.join(map(folder_name, absent))} in "
@@ -399,36 +403,36 @@ class Pipeline:
 
     def _docs(self, root: Path | None, info: ApiInfo, verdict: Verdict) -> None:
         opt, cfg = self.opt, self.cfg
-        hint = cfg.docs_root
-        docs_dir = self._docs_dir(root)
-        if docs_dir is None:
+        tree = self._docs_tree(root)
+        if tree is None:
             verdict.notes.append("docs not checked: no --docs folder (and none in the repo)")
             return
         if not info.resolution.public:
             verdict.notes.append(f"docs not required: {info.canonical} is private ({info.resolution.public_reason})")
             return
         products = cfg.docs_products
-        self.hooks.stage("docs", str(docs_dir))
+        self.hooks.stage("docs", str(tree.root))
         # pages write the name PyTorch documents (torch.cuda.Event), not always the canonical one
         entry, *spellings = info.resolution.doc_names()
-        result = check_api(entry, docs_dir, opt.docs_versions, products, root_hint=hint, spellings=spellings)
+        result = check_in_tree(tree, entry, opt.docs_versions, spellings)
         missing = [v.version for v in result.versions if not v.present]
         if missing and opt.docs_add:
             # nest it under its parent as the page spells the parent (the check's hint says which)
             name = next((v.hint_api for v in result.versions if not v.present and v.hint), entry)
             like = name.rsplit(".", 1)[0] if opt.docs_status is None else None
             if like is not None:
-                parent = check_api(like, docs_dir, missing, products, root_hint=hint)
+                parent = check_in_tree(tree, like, missing)
                 lacking = [v.version for v in parent.versions if not v.present]
                 if lacking:
                     example = ",".join(f"{p.code}=支持" for p in products)
                     raise UsageError(f"--docs-add: the parent {like} has no entry in {', '.join(lacking)} to copy statuses "
                                      f"from; pass --docs-status S (e.g. {example})")
-            added = add_entry(name, docs_dir, missing, like=like, statuses=opt.docs_status,
-                              products=products, root_hint=hint)
+            added = add_entry(name, tree.root, missing, like=like, statuses=opt.docs_status, products=products)
+            for version in missing:
+                tree.forget(version)  # those pages were written
             verdict.docs_added = added.to_json()
             self.store.put_record("docs-add", info.canonical, verdict.docs_added, run_id=verdict.run_id)
-            result = check_api(entry, docs_dir, opt.docs_versions, products, root_hint=hint, spellings=spellings)
+            result = check_in_tree(tree, entry, opt.docs_versions, spellings)
             missing = [v.version for v in result.versions if not v.present]
         verdict.docs = result.to_json()
         self.store.put_record("docs-check", info.canonical, verdict.docs, run_id=verdict.run_id)

@@ -1,0 +1,30 @@
+"""The PR description's fields, as options shared by ``report`` and ``verify`` (one spelling, one help)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+TitleOpt = Annotated[str | None, typer.Option("--title", metavar="T", help="PR title (checked for its type tag).")]
+SourceTypeOpt = Annotated[list[str] | None, typer.Option(
+    "--source-type", metavar="T", help="Merge source checkbox: requirement|bug|issue|refactor|docs (repeatable).")]
+TaskIssueOpt = Annotated[str | None, typer.Option("--task-issue", metavar="URL", help="Source task issue link.")]
+ResultIssueOpt = Annotated[str | None, typer.Option("--result-issue", metavar="URL", help="Result issue link.")]
+SourceBranchOpt = Annotated[str | None, typer.Option("--source-branch", metavar="B", help="The PR's source branch.")]
+TargetBranchOpt = Annotated[str | None, typer.Option("--target-branch", metavar="B", help="The PR's target branch.")]
+InterfaceChangeOpt = Annotated[str | None, typer.Option(
+    "--interface-change", metavar="TEXT", help="Text for the interface change section.")]
+UpstreamPatchOpt = Annotated[str | None, typer.Option(
+    "--upstream-patch", metavar="TEXT", help="Text for the test_upstream patch section.")]
+UpstreamNoteOpt = Annotated[str | None, typer.Option(
+    "--upstream-note", metavar="TEXT", help="Why the official tests could not run.")]
+
+
+def pr_fields(*, title: str | None, source_type: list[str] | None, task_issue: str | None,
+              result_issue: str | None, source_branch: str | None, target_branch: str | None,
+              interface_change: str | None, upstream_patch: str | None, upstream_note: str | None) -> dict[str, Any]:
+    """The report's ``extra`` fields from the options (``source_type`` always a list)."""
+    return {"title": title, "source_type": list(source_type or []), "task_issue": task_issue,
+            "result_issue": result_issue, "source_branch": source_branch, "target_branch": target_branch,
+            "interface_change": interface_change, "upstream_patch": upstream_patch, "upstream_note": upstream_note}
