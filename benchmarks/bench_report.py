@@ -15,12 +15,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from torchparity.checks import evaluate_checklist
 from torchparity.collect.evidence import render_log
 from torchparity.collect.outcomes import parse_outcomes
-from torchparity.collect.record import Step, TargetRecord, TestFile
 from torchparity.config import load_preset
-from torchparity.report import build_report, evaluate_checklist, render
-from torchparity.store import Store
+from torchparity.records.target import Step, TargetRecord, TestFile
+from torchparity.report import build_report, render
+from torchparity.store import Store, read_run
 
 OUTPUT = "".join(f"test_case_{i} (__main__.TestX.test_case_{i}) ... ok\n" for i in range(20)) + (
     "\n" + "-" * 70 + "\nRan 20 tests in 0.5s\n\nOK\n")
@@ -60,9 +61,9 @@ def main() -> None:
             store.add_target(rid, label=rec.label, ref=rec.ref, env=rec.env, result=rec.result,
                              log=render_log(rec).encode(), record=rec.to_json())
         store.finish_run(rid, "PASS")
-        model = build_report(store, [rid])
+        model = build_report([read_run(store, rid)])
         print(f"{targets} targets x 20 tests")
-        print(f"  build_report            {median(lambda: build_report(store, [rid])) * 1000:8.1f} ms")
+        print(f"  build_report            {median(lambda: build_report([read_run(store, rid)])) * 1000:8.1f} ms")
         for kind in ("pr", "comment", "markdown-summary", "junit", "json"):
             print(f"  render {kind:<16} {median(lambda k=kind: render(model, k, 'zh')) * 1000:8.1f} ms")
 

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
+from .records.task import Product as TaskProduct
+from .records.task import TaskRecord
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -65,6 +67,9 @@ class Config:
     report: dict[str, Any] = field(default_factory=dict)
     #: the backend's spellings of PyTorch names, for coverage (``torch.npu`` is ``torch_npu.npu``)
     backend_aliases: dict[str, str] = field(default_factory=dict)
+    #: how this config was chosen, when the user did not choose it (a preset detected in --repo, or
+    #: the generic defaults): one line the CLI prints once
+    notice: str = ""
 
     @property
     def products(self) -> tuple[Product, ...]:
@@ -82,6 +87,34 @@ class Config:
     def docs_products(self) -> tuple[Product, ...]:
         """The products the support pages list: the config's, else the torch_npu preset's."""
         return self.products or load_preset("torch_npu").products
+
+    def task_record(self, api: str | None, given: TaskRecord | None = None, *, repo: bool, lang: str = "zh") -> TaskRecord:
+        """What a run is asked to do, with this config's facts: the fields ``given`` (flags), else the
+        config's ``[report]`` defaults; branches, products and the backend as configured now."""
+        g = given or TaskRecord(api=None)
+        r = self.report
+
+        def pick(name: str) -> str | None:
+            value = getattr(g, name)
+            if value not in (None, ""):
+                return str(value)
+            value = r.get(name)
+            return str(value) if value not in (None, "") else None
+
+        default_types = r.get("source_type") or ()
+        types = g.source_types or ((default_types,) if isinstance(default_types, str) else tuple(default_types))
+        return TaskRecord(
+            api=api or g.api, title=g.title, source_types=tuple(types),
+            task_issue=pick("task_issue"), result_issue=pick("result_issue"),
+            task_title=pick("task_title"), result_title=pick("result_title"),
+            source_branch=g.source_branch, target_branch=g.target_branch,
+            interface_change=g.interface_change, upstream_patch=g.upstream_patch, upstream_note=g.upstream_note,
+            preset=self.preset, backend_module=self.backend_module,
+            active_branches=self.active_branches, maintenance_branches=self.maintenance_branches,
+            maintenance_reason=self.maintenance_reason or None,
+            products=tuple(TaskProduct(p.code, p.name) for p in self.docs_products),
+            repo=repo, lang=lang,
+        )
 
     def is_maintenance(self, ref: str) -> bool:
         short = ref.removeprefix("origin/").removeprefix("refs/heads/")
@@ -200,6 +233,40 @@ def load_preset(name: str) -> Config:
     return _build(_preset_data(name), name, f"<preset {name}>")
 
 
+#: a backend package in a repo's tree -> the preset that knows its conventions
+BACKEND_MARKERS = (("torch_npu/__init__.py", "torch_npu"),)
+
+
+def detect_preset(repo: str | Path) -> str | None:
+    """The preset of the backend whose package the repo holds (in its work tree or at HEAD)."""
+    import subprocess
+
+    for marker, preset in BACKEND_MARKERS:
+        if (Path(repo) / marker).is_file():
+            return preset
+        found = subprocess.run(["git", "-C", str(repo), "cat-file", "-e", f"HEAD:{marker}"],
+                               capture_output=True, check=False)
+        if found.returncode == 0:
+            return preset
+    return None
+
+
+def _without_file(repo: str | Path | None) -> Config:
+    """No torchparity.toml: a preset detected in --repo, else the generic defaults; either way, said once."""
+    from dataclasses import replace
+
+    if repo is not None and Path(repo).is_dir():
+        preset = detect_preset(repo)
+        if preset is not None:
+            return replace(load_preset(preset), notice=(
+                f"no {CONFIG_FILENAME} in {repo}: it holds the {preset} package, so the {preset} preset is used "
+                f"(write preset = \"{preset}\" in {CONFIG_FILENAME} to make it explicit)"))
+        return replace(load_preset("default"), notice=(
+            f"no {CONFIG_FILENAME} in {repo} and no known backend package in it: generic defaults are used; "
+            f"choose a preset with preset = \"NAME\" in {CONFIG_FILENAME} ({', '.join(PRESETS[1:])})"))
+    return load_preset("default")
+
+
 def load_config(path: str | Path | None = None, repo: str | Path | None = None) -> Config:
     """The config for this invocation (see the module docstring for the lookup order)."""
     if path is not None:
@@ -211,7 +278,7 @@ def load_config(path: str | Path | None = None, repo: str | Path | None = None) 
         candidates.append(Path.cwd() / CONFIG_FILENAME)
         file = next((c for c in candidates if c.is_file()), None)  # type: ignore[assignment]
         if file is None:
-            return load_preset("default")
+            return _without_file(repo)
     data = _read_toml(file.read_text("utf-8"), str(file))
     preset = str(data.pop("preset", "default"))
     merged = _merge(_preset_data(preset), data)

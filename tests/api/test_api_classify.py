@@ -74,6 +74,15 @@ def test_c_extension_is_an_operator():
     assert "not established" in classify(res, None, "npu").conclusion_en
 
 
+def test_a_c_binding_that_dispatches_nothing_is_not_an_operator():
+    # Tensor.ndimension reads metadata: its trace shows no operator, so "operator" would contradict it
+    res = _res(kind="method", kind_detail="C method", source="C extension", canonical="torch.Tensor.ndimension",
+               owner_class="torch.Tensor", owner_kind="class", module="torch")
+    c = classify(res, EMPTY, "npu")
+    assert c.category == "c-binding" and "算子或" not in c.conclusion_zh
+    assert "no ATen operator dispatched" in c.conclusion_en
+
+
 def test_device_runtime_by_module_and_backend():
     res = _res(canonical="torch.cuda.streams.Event", kind="class", module="torch.cuda.streams",
                owner_class=None, owner_kind=None, source="torch/cuda/streams.py:159")
@@ -101,7 +110,7 @@ def test_cpu_runs_speak_of_no_particular_device():
 
 
 def test_categories_are_the_documented_five():
-    assert CATEGORIES == ("python-state", "python-wrapper", "operator", "device-runtime", "other")
+    assert CATEGORIES == ("python-state", "python-wrapper", "operator", "c-binding", "device-runtime", "other")
     assert isinstance(classify(_res(), EMPTY, "npu"), Classification)
 
 

@@ -75,7 +75,8 @@ def test_json_shape(infos):
     assert set(doc["classification"]) >= {"category", "conclusion_zh", "conclusion_en"}
     assert set(doc["trace"]) >= {"target", "ops", "total_ops", "device_tensors_created", "devices"}
     assert doc["trace"]["ops"][0] == {"op": "aten::zero_", "devices": ["cpu"], "count": 1}
-    assert "traces" not in doc  # only the call sample ran: it is ``trace``
+    assert doc["traces"] == [doc["trace"]]  # only the call sample ran: it is ``trace``
+    assert type(infos["Optimizer.zero_grad"]).from_json(doc) == infos["Optimizer.zero_grad"]  # lossless
     json.dumps(doc, ensure_ascii=False)
 
 
@@ -127,7 +128,7 @@ def test_cli_json_and_store(tmp_path, capsys):
     assert docs[0]["classification"]["category"] == "python-state"
     assert "torch.set_grad_enabled" in docs[0]["aliases"]
     kept = Store(store).latest_record("resolve", "torch.Tensor.ndim")
-    assert kept is not None and kept["kind"] == "property"
+    assert kept is not None and kept["body"]["kind"] == "property"
 
 
 def test_table_for_people(infos):

@@ -17,6 +17,8 @@ import pytest
 from tests.collect import files
 from tests.conftest import git
 from torchparity.cli import main
+from torchparity.collect.evidence import render_log
+from torchparity.records import Note
 from torchparity.store import Store
 
 TEST = "test/npu/test_grad.py"
@@ -149,7 +151,8 @@ def test_python_without_torch_exits_3(tmp_path, make_repo, python_without_torch,
     assert rc == 3
     rec = next(iter(_records(tmp_path).values()))
     assert rec["result"] == "ERROR"
-    assert any("import torch failed" in n and "No module named 'torch'" in n for n in rec["notes"])
+    details = [n["args"].get("detail", "") for n in rec["notes"] if n["code"] == "environment_broken"]
+    assert any("import torch failed" in d and "No module named 'torch'" in d for d in details)
     assert git(repo, "worktree", "list").count("\n") == 0
 
 
@@ -294,7 +297,8 @@ def test_overlay_file_runs_in_the_worktree_and_is_noted(tmp_path, make_repo, pyt
     assert rec.result == "PASS"
     assert rec.test_files[0].added and rec.test_files[0].blob_sha256 is None
     assert rec.test_files[0].sha256 == hashlib.sha256(files.SEED_LIKE.encode()).hexdigest()
-    assert any("not committed at master" in n for n in rec.notes)
+    assert Note.of("not_committed", path="test/test_new.py", ref="master") in rec.notes
+    assert "not committed at master" in render_log(rec)
     assert git(repo, "status", "--porcelain") == ""  # the repo itself is untouched
 
 

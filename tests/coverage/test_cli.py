@@ -66,7 +66,7 @@ def test_json_shape_and_store_records(repo: Path, tmp_path: Path, capsys: pytest
     # the forms file has 9 direct tests on both refs; v2.7.1 adds one more
     assert [(r["ref"], len(r["direct"])) for r in doc["refs"]] == [("v2.7.1", 10), ("master", 9)]
     assert len(ref["commit"]) == 40
-    assert Store(tmp_path / "store").latest_record("coverage", files.API) == doc
+    assert Store(tmp_path / "store").latest_record("coverage", files.API)["body"] == doc
 
 
 def test_batch_from_a_file_is_answered_from_one_index(

@@ -131,7 +131,7 @@ def test_the_docs_package_imports_no_higher_part() -> None:
             "print(' '.join(sorted(m for m in sys.modules if m.startswith('torchparity'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env=dict(os.environ)).stdout.split()
-    outside = [m for m in out if not m.startswith("torchparity.docs")
+    outside = [m for m in out if not m.startswith(("torchparity.docs", "torchparity.records"))
                and m not in {"torchparity", "torchparity.errors", "torchparity.fsutil"}]
     assert outside == []
 
@@ -155,7 +155,7 @@ def test_check_cli_stores_the_record(docs_dir: Path, tmp_path: Path, capsys: pyt
     store = tmp_path / "store"
     assert main(["docs", "check", "torch.numel", "--docs", str(docs_dir), "--store", str(store)]) == 0
     rec = Store(store).latest_record("docs-check", "torch.numel")
-    assert rec is not None and rec["api"] == "torch.numel" and len(rec["versions"]) == 4
+    assert rec is not None and rec["body"]["api"] == "torch.numel" and len(rec["body"]["versions"]) == 4
 
 
 def test_check_cli_finds_docs_under_repo(docs_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

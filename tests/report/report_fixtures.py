@@ -13,11 +13,15 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from torchparity.checks import checklist_for_runs, evaluate_change
 from torchparity.collect.evidence import render_log
 from torchparity.collect.outcomes import parse_outcomes
-from torchparity.collect.record import Step, TargetRecord, TestFile
 from torchparity.config import Config, load_config
-from torchparity.store import Store, sha256_bytes
+from torchparity.records import ApiCoverage, ApiInfo, DocsCheckRecord
+from torchparity.records.target import Step, TargetRecord, TestFile
+from torchparity.records.task import TaskRecord
+from torchparity.report import ReportModel, build_report
+from torchparity.store import Store, put, read_run, sha256_bytes
 
 API = "torch.autograd.grad_mode.set_grad_enabled.clone"
 TEST_PATH = "test/npu/test_grad_mode_clone.py"
@@ -215,6 +219,8 @@ def target_record(env: str, commit: str, sha: str, *, failed: bool = False, devi
         full=[full], isolation=[_isolation(not failed)], result="FAIL" if failed else "PASS",
         collector_exit_code=1 if failed else 0, worktree_remove_exit_code=0,
         started=1780000000.0, finished=1780000004.5, torchparity_version="0.1.0",
+        hardware={"a2": "Atlas A2", "a3": "Atlas A3", "a5": "Ascend 950"}[env],
+        commit_title="test: add clone coverage for set_grad_enabled",
     )
 
 
@@ -234,27 +240,31 @@ RESOLVE = {
 }
 
 COVERAGE = {
-    "api": API, "canonical": API,
+    "api": API, "canonical": API, "known": True, "alias_source": "static", "suggestions": [],
     "refs": [{
-        "ref": "upstream/v2.7.1", "commit": "bacce7d835e779a6417047f18547f58fc0e37739",
+        "ref": "v2.7.1", "commit": "bacce7d835e779a6417047f18547f58fc0e37739", "repo": "pytorch",
+        "upstream": True, "files": 12, "tests": 480, "related_total": 2, "weak_total": 0,
         "direct": [],
         "related": [
             {"test": "test/test_autograd.py::TestAutograd::test_set_grad_enabled", "path": "test/test_autograd.py",
-             "line": 1201, "end_line": 1215, "how": "calls torch.set_grad_enabled"},
+             "line": 1201, "end_line": 1215, "how": "calls torch.set_grad_enabled", "at": 1203},
             {"test": "test/test_autograd.py::TestAutograd::test_set_grad_enabled_wraps",
-             "path": "test/test_autograd.py", "line": 1217, "end_line": 1240, "how": "calls torch.set_grad_enabled"},
+             "path": "test/test_autograd.py", "line": 1217, "end_line": 1240, "how": "calls torch.set_grad_enabled",
+             "at": 1220},
         ],
         "weak": [],
         "grep": {"command": "git grep -n -E 'set_grad_enabled.*clone|clone.*set_grad_enabled' -- test",
-                 "pattern": "set_grad_enabled.*clone|clone.*set_grad_enabled", "count": 0, "matches": []},
+                 "pattern": "set_grad_enabled.*clone|clone.*set_grad_enabled", "count": 0, "matches": [],
+                 "engine": "git grep"},
         "skipped_files": [],
     }, {
-        "ref": "v2.7.1", "commit": "1111111111111111111111111111111111111111",
+        "ref": "v2.7.1", "commit": "1111111111111111111111111111111111111111", "repo": "backend",
+        "upstream": False, "files": 3, "tests": 40, "related_total": 0, "weak_total": 0,
         "direct": [{"test": f"{TEST_PATH}::TestGradModeClone::test_set_grad_enabled_clone", "path": TEST_PATH,
-                    "line": 25, "end_line": 32, "how": "calls torch.set_grad_enabled(...).clone()"}],
+                    "line": 25, "end_line": 32, "how": "calls torch.set_grad_enabled(...).clone()", "at": 29}],
         "related": [], "weak": [],
         "grep": {"command": "git grep -n -E 'set_grad_enabled.*clone' -- test", "pattern": "set_grad_enabled.*clone",
-                 "count": 1, "matches": [f"{TEST_PATH}:29"]},
+                 "count": 1, "matches": [f"{TEST_PATH}:29"], "engine": "git grep"},
         "skipped_files": [],
     }],
     "justification_zh": "上游只有 set_grad_enabled 的基础用例，没有检查 clone 后对象的身份、类型和 mode，也没有在 NPU 张量上把 clone 后对象用作装饰器，因此需要新增用例。",
@@ -268,12 +278,11 @@ DOCS_CHECK = {
          "line": 412, "kind": "method",
          "products": {"910b": {"name": "Atlas A2训练系列产品", "status": "支持", "supported": True},
                       "A3": {"name": "Atlas A3训练系列产品", "status": "支持", "supported": True}},
-         "restrictions": None, "link": "https://docs.pytorch.example/2.7/autograd.html", "link_ok": True,
-         "link_problem": None},
+         "restrictions": "", "link": "https://docs.pytorch.example/2.7/autograd.html", "link_ok": True,
+         "link_problem": ""},
         {"version": "2.12.0", "folder": "pytorch_2-12-0", "present": False, "page": None, "line": None,
-         "kind": None, "products": {}, "restrictions": None, "link": None, "link_ok": None, "link_problem": None},
+         "kind": None, "products": {}, "restrictions": "", "link": None, "link_ok": False, "link_problem": ""},
     ],
-    "missing_versions": ["2.12.0"],
 }
 
 
@@ -288,13 +297,18 @@ class Fixture:
     head: str
 
 
-def _fill_store(store: Store, commit: str, sha: str, with_records: bool) -> list[int]:
+def _fill_store(store: Store, commit: str, sha: str, with_records: bool, config: Config) -> list[int]:
     runs = []
     argv_base = ["run", TEST_PATH, "--repo", "backend", "--ref", "v2.7.1", "--isolation", "--api", API]
     plans = [(["--env", "a2", "--env", "a3"], [("a2", False, 1), ("a3", False, 2)]),
              (["--env", "a5"], [("a5", True, 1)])]
     for extra_argv, envs in plans:
-        rid = store.new_run("run", argv_base + extra_argv)
+        rid = store.new_run("run", argv_base + extra_argv, uid=f"{len(runs) + 1:02d}" * 16)
+        put(store, config.task_record(API, None, repo=True), rid, API)
+        if with_records and not runs:  # the stages' records belong to the first run
+            put(store, ApiInfo.from_json(RESOLVE), rid, API)
+            put(store, ApiCoverage.from_json(COVERAGE), rid, API)
+            put(store, DocsCheckRecord.from_json(DOCS_CHECK), rid, API)
         records = []
         for env, failed, count in envs:
             rec = target_record(env, commit, sha, failed=failed, count=count,
@@ -306,10 +320,6 @@ def _fill_store(store: Store, commit: str, sha: str, with_records: bool) -> list
         result = "FAIL" if any(r.result == "FAIL" for r in records) else "PASS"
         store.finish_run(rid, result, summary={"targets": [{"label": r.label, "result": r.result} for r in records]})
         runs.append(rid)
-    if with_records:
-        store.put_record("resolve", API, RESOLVE)
-        store.put_record("coverage", API, COVERAGE)
-        store.put_record("docs-check", API, DOCS_CHECK)
     return runs
 
 
@@ -319,7 +329,20 @@ def build_fixture(root: Path, with_records: bool = True) -> Fixture:
     base = git(repo, "rev-parse", "master")
     sha = sha256_bytes(GOOD_TEST.encode())
     store = Store(root / "store")
-    runs = _fill_store(store, head, sha, with_records)
     (root / "torchparity.toml").write_text(CONFIG_TOML)
     config = load_config(root / "torchparity.toml")
+    runs = _fill_store(store, head, sha, with_records, config)
     return Fixture(root, repo, store, config, runs, base, head)
+
+
+def model_of(fx: Fixture, *, change: bool = False, title: str | None = None, **fields: object) -> ReportModel:
+    """The report model of the fixture's runs, as ``torchparity report`` builds it (``change``: with
+    ``--repo --range``; ``fields``: PR fields given as flags)."""
+    runs = [read_run(fx.store, r) for r in fx.runs]
+    the_change = the_checklist = None
+    if change:
+        resolve = next((r.resolve for r in runs if r.resolve is not None), None)
+        the_change = evaluate_change(fx.repo, f"master..{fx.head}", fx.config, API, resolve)
+        the_checklist = checklist_for_runs(the_change, runs, fx.config, API, resolve, title)
+    given = TaskRecord(**{"api": None, **fields, "title": title}) if (title or fields) else None  # type: ignore[arg-type]
+    return build_report(runs, task=given, change=the_change, checklist=the_checklist)

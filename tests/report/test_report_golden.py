@@ -13,15 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.report.report_fixtures import Fixture
-from torchparity.report import build_report, render
+from tests.report.report_fixtures import Fixture, model_of
+from torchparity.report import render
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("TORCHPARITY_UPDATE_GOLDENS") == "1"
 
 
-def _extra(fx: Fixture) -> dict[str, object]:
-    return {"repo": fx.repo, "range": f"master..{fx.head}", "title": "test: add clone coverage for set_grad_enabled"}
+TITLE = "test: add clone coverage for set_grad_enabled"
 
 
 def _mask(text: str, fx: Fixture) -> str:
@@ -43,7 +42,7 @@ def check_golden(name: str, text: str) -> None:
 @pytest.mark.parametrize("kind", ["pr", "comment"])
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_full_record_set(fixture_full: Fixture, kind: str, lang: str) -> None:
-    model = build_report(fixture_full.store, fixture_full.runs, config=fixture_full.config, extra=_extra(fixture_full))
+    model = model_of(fixture_full, change=True, title=TITLE)
     text = render(model, kind, lang)
     assert str(fixture_full.root) not in text  # nothing volatile leaks into the text
     check_golden(f"{kind}_{lang}_full.md", text)
@@ -52,7 +51,7 @@ def test_full_record_set(fixture_full: Fixture, kind: str, lang: str) -> None:
 @pytest.mark.parametrize("kind", ["pr", "comment"])
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_bare_runs_say_not_collected(fixture_bare: Fixture, kind: str, lang: str) -> None:
-    model = build_report(fixture_bare.store, fixture_bare.runs)
+    model = model_of(fixture_bare)
     text = render(model, kind, lang)
     assert ("未采集" if lang == "zh" else "Not collected") in text
     check_golden(f"{kind}_{lang}_bare.md", text)
@@ -60,17 +59,17 @@ def test_bare_runs_say_not_collected(fixture_bare: Fixture, kind: str, lang: str
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_markdown_summary(fixture_full: Fixture, lang: str) -> None:
-    model = build_report(fixture_full.store, fixture_full.runs, config=fixture_full.config)
+    model = model_of(fixture_full)
     check_golden(f"summary_{lang}.md", render(model, "markdown-summary", lang))
 
 
 def test_junit(fixture_full: Fixture) -> None:
-    model = build_report(fixture_full.store, fixture_full.runs, config=fixture_full.config)
+    model = model_of(fixture_full)
     check_golden("junit.xml", render(model, "junit"))
 
 
 def test_json_model(fixture_full: Fixture) -> None:
-    model = build_report(fixture_full.store, fixture_full.runs, config=fixture_full.config, extra=_extra(fixture_full))
+    model = model_of(fixture_full, change=True, title=TITLE)
     text = render(model, "json")
     assert json.loads(text) == json.loads(json.dumps(model.to_json()))
     check_golden("model.json", _mask(text, fixture_full))

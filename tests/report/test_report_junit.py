@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 from xmlschema import XMLSchema, XMLSchemaValidationError
 
-from tests.report.report_fixtures import Fixture, target_record
+from tests.report.report_fixtures import Fixture, model_of, target_record
 from torchparity.collect.evidence import render_log
-from torchparity.collect.record import Step
+from torchparity.records import Note
+from torchparity.records.target import Step
 from torchparity.report import build_report, render
-from torchparity.store import Store
+from torchparity.store import Store, read_run
 
 #: the Ant/Jenkins JUnit schema, the one most CI readers accept
 SCHEMA = XMLSchema(str(Path(__file__).parent / "junit.xsd"))
@@ -23,7 +24,7 @@ def validate(xml: str) -> None:
 
 
 def test_junit_validates_with_a_suite_per_target(fixture_full: Fixture) -> None:
-    xml = render(build_report(fixture_full.store, fixture_full.runs, config=fixture_full.config), "junit")
+    xml = render(model_of(fixture_full), "junit")
     validate(xml)
     root = ET.fromstring(xml)
     suites = root.findall("testsuite")
@@ -50,10 +51,10 @@ def test_a_target_that_could_not_run_is_an_error_case(tmp_path: Path) -> None:
     rec = target_record("a2", "c" * 40, "s" * 64)
     rec.full, rec.isolation, rec.result = [], [], "ERROR"
     rec.probe = Step(name="probe", status="CRASH", exit_code=None, signal="SIGSEGV", output="boom\x00\x07")
-    rec.notes = ["the environment probe did not finish (CRASH)"]
+    rec.notes = [Note.of("probe_unfinished", status="CRASH")]
     store.add_target(rid, label=rec.label, ref=rec.ref, env=rec.env, result=rec.result,
                      log=render_log(rec).encode(), record=rec.to_json())
-    xml = render(build_report(store, [rid]), "junit")
+    xml = render(build_report([read_run(store, rid)]), "junit")
     validate(xml)  # the control characters of the output were replaced
     case = ET.fromstring(xml).find("testsuite/testcase")
     assert case is not None and case.get("name") == "collect"

@@ -1,4 +1,4 @@
-"""The report model: what it reads from the store, the repo and the config, and what it says is missing."""
+"""The report model: a pure function of the runs' records, and what it says is missing."""
 
 from __future__ import annotations
 
@@ -15,8 +15,12 @@ from tests.report.report_fixtures import (
     build_fixture,
     git,
     make_repo,
+    model_of,
 )
-from torchparity.errors import UsageError
+from torchparity.checks import checklist_for_runs, evaluate_change
+from torchparity.errors import StoreCorrupt, UsageError
+from torchparity.records import ApiCoverage
+from torchparity.records.task import TaskRecord
 from torchparity.report import build_report, render
 from torchparity.report.model import (
     TestId,
@@ -25,21 +29,24 @@ from torchparity.report.model import (
     overall_result,
     parse_test_id,
 )
+from torchparity.store import keep, put, read_run
 
 
 def test_bare_runs_name_every_missing_part(fixture_bare: Fixture) -> None:
-    m = build_report(fixture_bare.store, fixture_bare.runs)
-    assert m.api == API  # taken from the runs' own --api
-    assert {"resolve", "coverage", "docs", "checklist", "repo", "task_issue", "result_issue",
-            "source_type"} <= set(m.missing)
+    m = model_of(fixture_bare)
+    assert m.api == API  # the runs' own task record
+    assert {"resolve", "coverage", "docs", "checklist", "repo"} <= set(m.missing)
     assert m.coverage is None and m.resolve is None and m.docs == {"check": None, "add": None}
     assert m.change["from"] == "runs" and m.change["files"][0]["path"] == TEST_PATH
+    assert m.change["commits"][0]["title"] == "test: add clone coverage for set_grad_enabled"  # from the record
     assert m.interface["changed"] is None and m.upstream_patch["involved"] is None
+    # the config's [report] defaults were written into the task record when the run started
+    assert m.source["task_issue"] == "https://gitcode.example/ascend/pytorch/issues/101"
 
 
-def test_full_model_reads_records_repo_and_config(fixture_full: Fixture) -> None:
+def test_full_model_reads_the_records_and_the_change(fixture_full: Fixture) -> None:
     fx = fixture_full
-    m = build_report(fx.store, fx.runs, config=fx.config, extra={"repo": fx.repo, "range": f"master..{fx.head}"})
+    m = model_of(fx, change=True)
     assert not ({"resolve", "coverage", "docs", "checklist", "repo"} & set(m.missing))
     assert [t.label for t in m.targets] == ["v2.7.1@a2", "v2.7.1@a3", "v2.7.1@a5"]
     assert [t.hardware for t in m.targets] == ["Atlas A2", "Atlas A3", "Ascend 950"]
@@ -61,62 +68,59 @@ def test_full_model_reads_records_repo_and_config(fixture_full: Fixture) -> None
 
 
 def test_upstream_tests_say_whether_the_runs_executed_them(fixture_full: Fixture) -> None:
-    m = build_report(fixture_full.store, fixture_full.runs, config=fixture_full.config)
+    m = model_of(fixture_full)
     assert m.upstream is not None
     upstream_ref, backend_ref = m.upstream["refs"]
     assert upstream_ref["tests"] == []
     (test,) = backend_ref["tests"]
     assert test["status"] == "ran" and test["outcome"] == "passed" and len(test["targets"]) == 3
-    only_a5 = build_report(fixture_full.store, [fixture_full.runs[1]], config=fixture_full.config)
-    assert only_a5.upstream["refs"][1]["tests"][0]["targets"] == [{"label": "v2.7.1@a5", "outcome": "passed"}]
+
+
+def test_a_run_is_rendered_from_its_own_records_only(fixture_full: Fixture) -> None:
+    fx = fixture_full
+    # the second run holds no coverage record: the first run's is not borrowed
+    only_a5 = build_report([read_run(fx.store, fx.runs[1])])
+    assert only_a5.coverage is None and "coverage" in only_a5.missing
+    before = render(only_a5, "pr", "zh")
+    # another verb writes a coverage record of the same API into the same store
+    keep(fx.store, "coverage", ["coverage", API], [(API, ApiCoverage.from_json(dict(COVERAGE, justification_zh="别的")))])
+    assert render(build_report([read_run(fx.store, fx.runs[1])]), "pr", "zh") == before
 
 
 def test_a_direct_test_outside_the_runs_is_not_run_with_the_note(tmp_path: Path) -> None:
     fx = build_fixture(tmp_path, with_records=False)
-    coverage = {"api": API, "refs": [{"ref": "upstream/v2.7.1", "commit": "abc", "direct": [
-        {"test": "test/test_autograd.py::TestAutograd::test_clone_modes", "path": "test/test_autograd.py"}]}]}
-    fx.store.put_record("coverage", API, coverage)
-    m = build_report(fx.store, fx.runs, extra={"upstream_note": "the trimmed source lacks test/test_autograd.py"})
+    coverage = dict(COVERAGE, refs=[dict(COVERAGE["refs"][0], direct=[
+        {"test": "test/test_autograd.py::TestAutograd::test_clone_modes", "path": "test/test_autograd.py",
+         "line": 5, "end_line": 9, "how": "calls", "at": 6}])])
+    put(fx.store, ApiCoverage.from_json(coverage), fx.runs[0], API)
+    m = model_of(fx, upstream_note="the trimmed source lacks test/test_autograd.py")
     (test,) = m.upstream["refs"][0]["tests"]
     assert test["status"] == "not run" and test["outcome"] is None
     assert "trimmed source" in render(m, "comment", "en")
+    assert "trimmed source" in render(m, "pr", "en")
 
 
-def test_records_attached_to_the_runs_win_over_newer_ones(tmp_path: Path) -> None:
-    fx = build_fixture(tmp_path, with_records=False)
-    mine = dict(COVERAGE, justification_en="attached to run 1")
-    fx.store.put_record("coverage", API, mine, run_id=fx.runs[0])
-    fx.store.put_record("coverage", API, dict(COVERAGE, justification_en="newer, unattached"))
-    m = build_report(fx.store, fx.runs)
-    assert m.coverage["justification_en"] == "attached to run 1"
-
-
-def test_an_alias_query_finds_records_under_the_canonical_name(tmp_path: Path) -> None:
+def test_an_alias_query_keeps_the_name_asked_and_the_canonical_one(tmp_path: Path) -> None:
     fx = build_fixture(tmp_path, with_records=True)
-    m = build_report(fx.store, fx.runs, api="torch.set_grad_enabled.clone")
+    m = model_of(fx, api="torch.set_grad_enabled.clone")
     assert m.api == "torch.set_grad_enabled.clone" and m.canonical == API
     assert m.coverage is not None and m.resolve is not None
 
 
-def test_partial_foreign_records_are_filled_with_defaults(tmp_path: Path) -> None:
+def test_a_record_of_another_schema_is_refused(tmp_path: Path) -> None:
     fx = build_fixture(tmp_path, with_records=False)
-    fx.store.put_record("coverage", API, {"refs": [{"ref": "master"}]})
-    fx.store.put_record("resolve", API, {"canonical": API, "classification": {"category": "operator"}})
-    fx.store.put_record("docs-check", API, {"versions": [{"version": "2.7.1", "present": False}]})
-    m = build_report(fx.store, fx.runs)
-    assert m.coverage["refs"][0]["direct"] == [] and m.coverage["refs"][0]["grep"] is None
-    assert m.classification == {"category": "operator", "conclusion_zh": None, "conclusion_en": None}
-    assert m.docs["check"]["missing_versions"] == ["2.7.1"]
-    for kind in ("pr", "comment"):
-        for lang in ("zh", "en"):
-            assert render(m, kind, lang)  # every template tolerates the gaps
+    fx.store.put_record("coverage", API, {"refs": [{"ref": "master"}]}, run_id=fx.runs[0])  # no envelope
+    with pytest.raises(StoreCorrupt, match="expected a torchparity.coverage/2 record"):
+        read_run(fx.store, fx.runs[0])
 
 
 def test_changes_beyond_tests_are_flagged(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {TEST_PATH: GOOD_TEST, "test_upstream/patches/p.patch": "diff\n",
                                          "torch_npu/csrc/op.cpp": "int y;\n"})
     fx = build_fixture(tmp_path / "fx", with_records=False)
-    m = build_report(fx.store, fx.runs, config=fx.config, extra={"repo": repo, "range": "master..HEAD"})
+    runs = [read_run(fx.store, r) for r in fx.runs]
+    change = evaluate_change(repo, "master..HEAD", fx.config, API)
+    m = build_report(runs, change=change, checklist=checklist_for_runs(change, runs, fx.config, API, None))
     assert m.interface["changed"] is None and m.interface["basis"] == "other-files"
     assert "torch_npu/csrc/op.cpp" in m.interface["files"]
     assert m.upstream_patch == {"involved": True, "files": ["test_upstream/patches/p.patch"], "text": None}
@@ -127,20 +131,22 @@ def test_changes_beyond_tests_are_flagged(tmp_path: Path) -> None:
 
 
 def test_bad_input(fixture_bare: Fixture) -> None:
+    runs = [read_run(fixture_bare.store, r) for r in fixture_bare.runs]
     with pytest.raises(UsageError, match="no run 99"):
-        build_report(fixture_bare.store, [99])
+        read_run(fixture_bare.store, 99)
     with pytest.raises(UsageError, match="twice"):
-        build_report(fixture_bare.store, [1, "#1"])
+        build_report([runs[0], runs[0]])
     with pytest.raises(UsageError, match="no run given"):
-        build_report(fixture_bare.store, [])
+        build_report([])
     with pytest.raises(UsageError, match="unknown source type 'feature'"):
-        build_report(fixture_bare.store, [1], extra={"source_type": "feature"})
+        build_report(runs[:1], task=TaskRecord(api=None, source_types=("feature",)))
 
 
 def test_source_types_and_links(fixture_bare: Fixture) -> None:
-    m = build_report(fixture_bare.store, [1], extra={"source_type": ["issue", "docs"], "task_issue": "https://x/1"})
+    runs = [read_run(fixture_bare.store, fixture_bare.runs[0])]
+    m = build_report(runs, task=TaskRecord(api=None, source_types=("issue", "docs"), task_issue="https://x/1"))
     assert [t["id"] for t in m.source["types"] if t["checked"]] == ["issue", "docs"]
-    assert "task_issue" not in m.missing and "result_issue" in m.missing
+    assert m.source["task_issue"] == "https://x/1" and "task_issue" not in m.missing
     text = render(m, "pr", "zh")
     assert "- [x] issue/工单" in text and "- [x] 资料更新" in text and "- [ ] 需求" in text
 
@@ -181,7 +187,10 @@ def test_a_fixture_commit_is_deterministic(tmp_path: Path) -> None:
 def test_run_files_missing_at_the_pr_head_leave_the_checklist_out(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo", {"test/other_test.py": "x = 1\n"})
     fx = build_fixture(tmp_path / "fx", with_records=False)
-    m = build_report(fx.store, fx.runs, extra={"repo": repo, "range": "master..HEAD"})
+    runs = [read_run(fx.store, r) for r in fx.runs]
+    change = evaluate_change(repo, "master..HEAD", fx.config, API)
+    assert checklist_for_runs(change, runs, fx.config, API, None) is None
+    m = build_report(runs, change=change)
     assert m.checklist is None and "checklist" in m.missing
     assert [f["path"] for f in m.change["files"]] == ["test/other_test.py"]
 

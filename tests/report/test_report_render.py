@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.report.report_fixtures import Fixture
+from tests.report.report_fixtures import Fixture, model_of
 from torchparity.cli import main
 from torchparity.errors import UsageError
-from torchparity.report import build_report, render
+from torchparity.report import render
 from torchparity.report.render import fence, tidy
 
 
@@ -29,7 +29,7 @@ def test_tidy_folds_blank_lines_outside_fences_only() -> None:
 
 def test_the_pr_carries_the_raw_log_byte_for_byte(fixture_full: Fixture) -> None:
     fx = fixture_full
-    text = render(build_report(fx.store, fx.runs, config=fx.config), "pr", "zh")
+    text = render(model_of(fx), "pr", "zh")
     blocks = re.findall(r"^```text\n(.*?)\n```$", text, re.MULTILINE | re.DOTALL)
     logs = [fx.store.blobs.read(t.log_sha).decode().rstrip("\n") for r in fx.runs for t in fx.store.targets(r)]
     assert blocks == logs
@@ -39,7 +39,7 @@ def test_the_pr_carries_the_raw_log_byte_for_byte(fixture_full: Fixture) -> None
 
 
 def test_english_headings(fixture_bare: Fixture) -> None:
-    text = render(build_report(fixture_bare.store, fixture_bare.runs), "pr", "en")
+    text = render(model_of(fixture_bare), "pr", "en")
     assert re.findall(r"^# (.+)$", text, re.MULTILINE) == [
         "Source", "Branch scope", "Change", "Existing tests and why a new one is needed", "Documentation changes",
         "Interface changes", "Functional verification", "test_upstream patch", "Checklist"]
@@ -49,7 +49,7 @@ def test_english_headings(fixture_bare: Fixture) -> None:
 def test_a_template_file_replaces_the_built_in_one(fixture_bare: Fixture, tmp_path: Path) -> None:
     tpl = tmp_path / "mine.md.j2"
     tpl.write_text("{% for t in m.targets %}{{ t.label }}={{ t.result }} {{ t.log_sha256 | short }}\n{% endfor %}")
-    model = build_report(fixture_bare.store, fixture_bare.runs)
+    model = model_of(fixture_bare)
     lines = render(model, "pr", "zh", template=tpl).splitlines()
     assert [ln.split(" ")[0] for ln in lines] == ["v2.7.1@a2=PASS", "v2.7.1@a3=PASS", "v2.7.1@a5=FAIL"]
 
@@ -58,13 +58,13 @@ def test_a_templates_folder_overrides_by_name(fixture_bare: Fixture, tmp_path: P
     folder = tmp_path / "tpl"
     folder.mkdir()
     (folder / "comment_en.md.j2").write_text("team comment for {{ m.api }}\n")
-    model = build_report(fixture_bare.store, fixture_bare.runs)
+    model = model_of(fixture_bare)
     assert render(model, "comment", "en", templates_dir=folder) == f"team comment for {model.api}\n"
     assert render(model, "comment", "zh", templates_dir=folder).startswith("## API 一致性验收")  # falls back
 
 
 def test_template_mistakes_are_usage_errors(fixture_bare: Fixture, tmp_path: Path) -> None:
-    model = build_report(fixture_bare.store, fixture_bare.runs)
+    model = model_of(fixture_bare)
     bad_key = tmp_path / "bad_key.j2"
     bad_key.write_text("{{ m.no_such_key }}")
     with pytest.raises(UsageError, match="no_such_key"):
@@ -88,7 +88,7 @@ def test_report_verb_prints_json_equal_to_the_model(fixture_full: Fixture, capsy
     argv = ["report", "1", "2", "--kind", "json", "--store", str(fx.store.root), "--config", str(fx.root / "torchparity.toml")]
     assert main(argv) == 0
     doc = json.loads(capsys.readouterr().out)
-    expected = build_report(fx.store, fx.runs, config=fx.config).to_json()
+    expected = model_of(fx).to_json()
     assert doc == json.loads(json.dumps(expected))
 
 
@@ -129,7 +129,7 @@ def test_report_verb_bad_input(fixture_bare: Fixture, capsys: pytest.CaptureFixt
     assert main(["report", "9", "--store", store]) == 2
     assert "ERROR: no run 9" in capsys.readouterr().err
     assert main(["report", "1", "--store", store, "--kind", "html"]) == 2
-    assert "unknown --kind 'html'" in capsys.readouterr().err
+    assert "'html' is not one of" in capsys.readouterr().err
     missing = tmp_path / "no" / "such" / "dir" / "pr.md"
     assert main(["report", "1", "--store", store, "--out", str(missing)]) == 2
     assert "folder for --out does not exist" in capsys.readouterr().err

@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 
 from tests.scaffold.conftest import CASES, FILL_IN, run_files
-from torchparity.config import load_preset
-from torchparity.report.checklist import (
+from torchparity.checks.checklist import (
     PASS,
     alias_table,
     check_calls,
     check_docstring,
     check_testcase,
 )
-from torchparity.report.pysource import SourceFile
+from torchparity.checks.pysource import SourceFile
+from torchparity.config import load_preset
 
 pytestmark = pytest.mark.slow
 
@@ -53,7 +53,7 @@ def test_generated_files_pass_ruff(generated):
 def test_generated_files_call_the_api_explicitly(generated):
     """The reports part's checker: the API (or an alias of it) is called inside a test method."""
     config = load_preset("default")
-    from torchparity.report.checklist import _Context
+    from torchparity.checks.checklist import _Context
 
     ctx = _Context(config=config, repo=None, base=None, head=None, rev_range=None, targets=[], records=[])
     for name, g in generated.items():

@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import git
 from tests.docs.docs_pages import torch_page
 from torchparity.cli import main
-from torchparity.store import Store
+from torchparity.store import Store, read_run
 
 API = "torch.autograd.grad_mode.set_grad_enabled.clone"
 MT_API = "torch.autograd.grad_mode.set_multithreading_enabled.clone"
@@ -107,9 +107,9 @@ def test_verify_on_a_fixture_backend_repo(tmp_path, make_repo, second_python, ca
                        "v2.7.1@main": "PASS", "v2.7.1@second": "PASS"}
 
     # coverage found no direct test, so a test was scaffolded and run from the worktrees
-    cov = st.latest_record("coverage", API)
-    assert [len(r["direct"]) for r in cov["refs"]] == [0, 0]
-    assert any("test_set_grad_enabled" in t["test"] for t in cov["refs"][0]["related"])
+    cov = read_run(st, run.id).coverage
+    assert cov is not None and [len(r.direct) for r in cov.refs] == [0, 0]
+    assert any("test_set_grad_enabled" in t.test for t in cov.refs[0].related)
     logs = [st.blobs.read(t.log_sha).decode() for t in st.targets(run.id)]
     for log in logs:
         assert "GRAD MODE ISOLATION PROBE" in log and "GRAD_MODE_ISOLATION_PROBE=PASS" in log
@@ -156,8 +156,8 @@ def test_seed_apis_verify_with_the_embedded_default(tmp_path, monkeypatch, capsy
     st = Store(tmp_path / ".torchparity")
     (run,) = st.runs()
     assert run.result == "PASS" and run.kind == "verify"
-    resolve = st.latest_record("resolve", api)
-    assert resolve["classification"]["category"] == "python-state"
+    resolve = read_run(st, run.id).resolve
+    assert resolve is not None and resolve.classification.category == "python-state"
     slug = api.split(".")[-2] + "_clone"
     pr = (tmp_path / "torchparity-out" / slug / "pr.zh.md").read_text()
     assert "【功能验证】" in pr and "RESULT=PASS" in pr

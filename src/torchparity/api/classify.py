@@ -4,7 +4,10 @@ The categories:
 
 * ``python-state``: Python code whose trace dispatched no operator and created no tensor;
 * ``python-wrapper``: Python code whose trace dispatched operators;
-* ``operator``: an ATen operator or C binding (builtin, C method or property, storage class);
+* ``operator``: an ATen operator or C binding (builtin, C method or property, storage class) that
+  dispatches operators, or whose trace is missing;
+* ``c-binding``: a C binding whose trace dispatched no operator and created no tensor (tensor
+  metadata such as ``Tensor.ndimension``, ``Tensor.dim``);
 * ``device-runtime``: device module functions and classes (streams, events, memory, ...);
 * ``other``: modules, plain values, and Python code without a trace to judge it by.
 
@@ -16,7 +19,7 @@ from __future__ import annotations
 
 from .records import Classification, Resolution, Trace
 
-CATEGORIES = ("python-state", "python-wrapper", "operator", "device-runtime", "other")
+CATEGORIES = ("python-state", "python-wrapper", "operator", "c-binding", "device-runtime", "other")
 
 #: modules (and their submodules) that talk to a device runtime rather than dispatch operators
 DEVICE_RUNTIME_MODULES = (
@@ -161,6 +164,10 @@ def classify(res: Resolution, trace: Trace | None, device_type: str, backend_mod
             else:
                 t_zh = f"{_what_zh(trace)}未分派任何 ATen 算子、未创建张量，不依赖设备算子"
                 t_en = f"{_what_en(trace)} shows no ATen operator dispatched and no tensor created, so it relies on no device operator"
+                if res.kind != "storage-class":  # a binding that reads metadata: no operator behind it
+                    what_zh = f"{name} {where_zh}，是 C 绑定"
+                    what_en = f"{name} is {where_en}, a C binding"
+                    return Classification("c-binding", f"{what_zh}；{t_zh}。", f"{what_en}; {t_en}.", "trace")
         else:
             t_zh, t_en = _no_trace(trace)
         return Classification("operator", f"{what_zh}；{t_zh}。", f"{what_en}; {t_en}.",

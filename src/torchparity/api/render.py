@@ -10,7 +10,7 @@ from rich.text import Text
 from .records import ApiInfo, Trace
 
 _CATEGORY_STYLE = {
-    "python-state": "green", "python-wrapper": "cyan", "operator": "magenta",
+    "python-state": "green", "python-wrapper": "cyan", "operator": "magenta", "c-binding": "blue",
     "device-runtime": "yellow", "other": "dim",
 }
 MAX_OPS_ROWS = 15

@@ -190,3 +190,14 @@ def _check_code(code: str, flag: str) -> None:
         compile(code, flag, "exec")
     except SyntaxError as exc:
         raise UsageError(f"{flag} is not valid Python: {exc.msg} (line {exc.lineno}); fix the code") from None
+
+
+def with_test_traces(info: ApiInfo, traces: Sequence[Trace], backend_module: str = "") -> ApiInfo:
+    """``info`` classified again by its tests' dispatch traces (as ``resolve --test-file`` does): the
+    tests that ran on the device are better evidence than the call sample. No trace: ``info`` as is."""
+    ran = [t for t in traces if t.tests_run]
+    if not ran:
+        return info
+    chosen = merge_traces(ran, ", ".join(dict.fromkeys(t.target for t in ran)))
+    cls = classify(info.resolution, chosen, info.device_type, backend_module)
+    return ApiInfo(info.resolution, cls, chosen, info.device_type, (*info.traces, *ran))

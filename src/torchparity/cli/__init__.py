@@ -30,13 +30,16 @@ def _load_verbs() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    debug = "--debug" in argv
     _load_verbs()
     _app.INVOCATION[:] = argv
+    _app.Session.debug = False
+    _app.Session.notices = []
     try:
         rv = app(args=argv, prog_name="torchparity", standalone_mode=False)
+        for notice in _app.Session.notices:
+            err.print(f"note: {notice}", markup=False)
     except TorchparityError as exc:
-        if debug:
+        if _app.Session.debug:
             raise
         err.print(f"ERROR: {exc}", markup=False)
         return int(exc.exit_code)
@@ -52,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         err.print("interrupted", markup=False)
         return int(ExitCode.INTERRUPTED)
     except Exception as exc:  # a bug in torchparity: still one line, and its own exit code
-        if debug:
+        if _app.Session.debug:
             raise
         err.print(
             f"ERROR: internal error: {type(exc).__name__}: {exc} (this is a torchparity bug; "

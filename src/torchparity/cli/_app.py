@@ -16,6 +16,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from ..config import Config, load_config
+
 app = typer.Typer(
     name="torchparity",
     help="Prove, API by API, that PyTorch behaves on a device backend as upstream says.",
@@ -32,13 +34,35 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
+class Session:
+    """This invocation's global settings (``--debug`` before or after the verb) and the notes it
+    prints once the verb has done its work (never in front of an error line)."""
+
+    debug = False
+    notices: list[str] = []
+
+
+def _debug_on(value: bool) -> bool:
+    if value:
+        Session.debug = True
+    return value
+
+
+DebugOpt = Annotated[bool, typer.Option("--debug", callback=_debug_on, help="Show tracebacks for errors.")]
+
+
 @app.callback()
 def _root(
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
     ] = False,
+    debug: DebugOpt = False,
 ) -> None:
-    """Prove, API by API, that PyTorch behaves on a device backend as upstream says."""
+    """Prove, API by API, that PyTorch behaves on a device backend as upstream says.
+
+    Exit codes: 0 verified, 1 verified and it fails, 2 bad input, 3 broken environment or
+    store, 4 a torchparity bug, 130 interrupted.
+    """
 
 
 docs_app = typer.Typer(help="Native API support pages: check, lint, add, matrix.", no_args_is_help=True)
@@ -56,7 +80,6 @@ StoreOpt = Annotated[
 ConfigOpt = Annotated[
     Path | None, typer.Option("--config", metavar="FILE", help="torchparity.toml to use (default: repo root, then cwd).")
 ]
-DebugOpt = Annotated[bool, typer.Option("--debug", help="Show tracebacks for errors.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 
 DEFAULT_STORE = Path(".torchparity")
@@ -73,6 +96,15 @@ def sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def config_for(path: Path | None, repo: Path | None) -> Config:
+    """The config (``load_config``); how it was chosen, when the user did not choose it, is said on
+    stderr after the verb's own output."""
+    cfg = load_config(path, repo)
+    if cfg.notice and cfg.notice not in Session.notices:
+        Session.notices.append(cfg.notice)
+    return cfg
 
 
 #: the argv of this invocation (set by ``main``), kept with each run in the store

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
+
+from ..records.task import TaskRecord
 
 TitleOpt = Annotated[str | None, typer.Option("--title", metavar="T", help="PR title (checked for its type tag).")]
 SourceTypeOpt = Annotated[list[str] | None, typer.Option(
@@ -23,8 +25,10 @@ UpstreamNoteOpt = Annotated[str | None, typer.Option(
 
 def pr_fields(*, title: str | None, source_type: list[str] | None, task_issue: str | None,
               result_issue: str | None, source_branch: str | None, target_branch: str | None,
-              interface_change: str | None, upstream_patch: str | None, upstream_note: str | None) -> dict[str, Any]:
-    """The report's ``extra`` fields from the options (``source_type`` always a list)."""
-    return {"title": title, "source_type": list(source_type or []), "task_issue": task_issue,
-            "result_issue": result_issue, "source_branch": source_branch, "target_branch": target_branch,
-            "interface_change": interface_change, "upstream_patch": upstream_patch, "upstream_note": upstream_note}
+              interface_change: str | None, upstream_patch: str | None, upstream_note: str | None,
+              api: str | None = None) -> TaskRecord:
+    """The PR fields given on the command line, as the task record's part a reader may state."""
+    return TaskRecord(api=api, title=title, source_types=tuple(source_type or ()), task_issue=task_issue,
+                      result_issue=result_issue, source_branch=source_branch, target_branch=target_branch,
+                      interface_change=interface_change, upstream_patch=upstream_patch,
+                      upstream_note=upstream_note)

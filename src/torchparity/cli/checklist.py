@@ -8,12 +8,22 @@ from typing import Annotated
 
 import typer
 
-from ..config import load_config
+from ..checks import evaluate_checklist, find_resolve
 from ..errors import ExitCode
-from ..report import evaluate_checklist, find_resolve
-from ..report.build import api_from_argv
-from ..store import Store
-from ._app import DEFAULT_STORE, ConfigOpt, DebugOpt, JsonOpt, StoreOpt, app, out
+from ..store import Store, keep, read_run
+from ._app import (
+    DEFAULT_STORE,
+    INVOCATION,
+    ConfigOpt,
+    DebugOpt,
+    JsonOpt,
+    StoreOpt,
+    app,
+    config_for,
+    err,
+    out,
+)
+from ._choices import Lang
 from ._pr_fields import TitleOpt
 
 _MARK = {"pass": "PASS", "fail": "FAIL", "n.a.": "n.a."}
@@ -28,29 +38,31 @@ def checklist(
     api: Annotated[str | None, typer.Option("--api", help="API under test (default: the runs' --api).")] = None,
     run: Annotated[list[str] | None, typer.Option("--run", help="Run whose records prove restored state (repeatable).")] = None,
     title: TitleOpt = None,
-    lang: Annotated[str, typer.Option("--lang", help="zh | en: language of titles and reasons.")] = "zh",
+    lang: Annotated[Lang, typer.Option("--lang", help="Language of titles and reasons.")] = Lang.zh,
     json_out: JsonOpt = False,
     config: ConfigOpt = None,
     store: StoreOpt = DEFAULT_STORE,
     debug: DebugOpt = False,
 ) -> int:
     """Evaluate the checklist; exit 1 when an item fails. The result is kept in the store."""
-    cfg = load_config(config, repo)
+    cfg = config_for(config, repo)
     st = Store(store)
-    run_rows = [st.run(r) for r in (run or [])]
+    runs = [read_run(st, r) for r in (run or [])]
     if api is None:
-        api = next((a for a in (api_from_argv(r.argv) for r in run_rows) if a), None)
-    records = [st.read_json(t.record_sha) for r in run_rows for t in st.targets(r.id) if t.record_sha]
-    result = evaluate_checklist(repo, rev_range, file, api=api, config=cfg, run_records=records, title=title,
-                                resolve=find_resolve(st, api))
+        api = next((r.task.api for r in runs if r.task is not None and r.task.api), None)
+    resolve = next((r.resolve.to_json() for r in runs if r.resolve is not None), None) or find_resolve(st, api)
+    result = evaluate_checklist(repo, rev_range, file, api=api, config=cfg,
+                                run_records=[ev.record for r in runs for ev in r.targets], title=title,
+                                resolve=resolve)
     doc = result.to_json()
-    st.put_record("checklist", api or ",".join(result.files), doc, run_id=run_rows[0].id if run_rows else None)
+    rid = keep(st, "checklist", list(INVOCATION), [(api or ",".join(result.files), result)])
+    err.print(f"kept as run {rid} in {store}", markup=False)
     if json_out:
         out.print_json(json.dumps(doc, ensure_ascii=False))
     else:
         for item in result.items:
-            title_text = item.title_zh if lang == "zh" else item.title_en
-            reason = (item.reason_zh or item.reason) if lang == "zh" else item.reason
+            title_text = item.title_zh if lang is Lang.zh else item.title_en
+            reason = (item.reason_zh or item.reason) if lang is Lang.zh else item.reason
             out.print(f"[{_STYLE[item.status]}]{_MARK[item.status]:<4}[/] {title_text}", highlight=False)
             out.print(f"     {reason}", markup=False, style="dim")
         c = doc["counts"]

@@ -10,7 +10,6 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ..config import load_config
 from ..coverage import (
     ApiCoverage,
     CoverageReport,
@@ -24,8 +23,8 @@ from ..coverage.aliases import AliasTable
 from ..coverage.environment import environment_table
 from ..coverage.justify import plural
 from ..errors import UsageError
-from ..store import Store
-from ._app import DEFAULT_STORE, ConfigOpt, DebugOpt, app, err, out
+from ..store import Store, keep
+from ._app import DEFAULT_STORE, INVOCATION, ConfigOpt, DebugOpt, app, config_for, err, out
 
 _GREP_MODES = ("auto", "git", "fast", "off")
 #: hits listed per section in the text output (the JSON keeps them all)
@@ -117,7 +116,7 @@ def coverage(
     if grep not in _GREP_MODES:
         raise UsageError(f"--grep {grep!r} is not one of {', '.join(_GREP_MODES)}")
     names = _read_apis(list(apis or []), from_file)
-    cfg = load_config(config, repo if repo.is_dir() else None)
+    cfg = config_for(config, repo if repo.is_dir() else None)
     tests_roots = list(tests or []) or list(cfg.test_roots)
     ups = [parse_upstream(u) for u in upstream or []]
     source = JsonSource(aliases).alias_table() if aliases is not None else None
@@ -145,8 +144,8 @@ def coverage(
     err.print(f"{len(report.apis)} API(s) answered in {time.perf_counter() - started:.2f} s",
               markup=False, style="dim")
     if store is not None:
-        for cov in report.apis:
-            the_store.put_record("coverage", cov.api, cov.to_json())
+        rid = keep(the_store, "coverage", list(INVOCATION), [(cov.api, cov) for cov in report.apis])
+        err.print(f"kept as run {rid} in {store}", markup=False, style="dim")
     for cov in report.apis:
         if not cov.known and not any(r.direct or r.related for r in cov.refs):
             hint = f"; did you mean {', '.join(cov.suggestions)}" if cov.suggestions else ""

@@ -9,7 +9,6 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from ..config import load_config
 from ..coverage.aliases import static_table
 from ..docs import (
     RULES,
@@ -26,7 +25,7 @@ from ..docs.check import CheckResult
 from ..docs.lint import summary
 from ..docs.tree import find_docs_dir
 from ..errors import ExitCode, UsageError
-from ._app import ConfigOpt, DebugOpt, JsonOpt, docs_app, err, out
+from ._app import INVOCATION, ConfigOpt, DebugOpt, JsonOpt, config_for, docs_app, err, out
 
 DocsOpt = Annotated[
     Path | None,
@@ -43,7 +42,7 @@ def _echo(text: str) -> None:
 
 
 def _tree(docs: Path | None, repo: Path | None, config: Path | None) -> DocsTree:
-    cfg = load_config(config, repo)
+    cfg = config_for(config, repo)
     found = find_docs_dir(docs, [*([repo] if repo is not None else []), Path.cwd()], cfg.docs_root)
     if found is None:
         where = f"{repo}/{cfg.docs_root}" if repo is not None else cfg.docs_root
@@ -89,11 +88,10 @@ def check(
     tree = _tree(docs, repo, config)
     results = [check_in_tree(tree, api, version, static_table().spellings(api)) for api in apis]
     if store is not None:
-        from ..store import Store
+        from ..store import Store, keep
 
-        st = Store(store)
-        for r in results:
-            st.put_record("docs-check", r.api, r.to_json())
+        rid = keep(Store(store), "docs-check", list(INVOCATION), [(r.api, r.to_record()) for r in results])
+        err.print(f"kept as run {rid} in {store}", markup=False)
     if json_out:
         _echo(json.dumps([r.to_json() for r in results], ensure_ascii=False, indent=2))
     else:
@@ -124,7 +122,7 @@ def lint(
     debug: DebugOpt = False,
 ) -> int:
     """Check pages against the writing guide's rules: path:line: rule-id message (exit 1 on findings)."""
-    products = load_config(config, repo).docs_products
+    products = config_for(config, repo).docs_products
     targets = list(paths or []) or [_tree(docs, repo, config).root]
     findings, pages = lint_paths(targets, products)
     if write is not None:

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from ..config import load_config
+from ..checks import checklist_for_runs, evaluate_change
 from ..errors import UsageError
 from ..fsutil import atomic_write
-from ..report import KINDS, LANGS, build_report, render
+from ..report import build_report, render
 from ..report.render import config_templates_dir
-from ..store import Store
-from ._app import DEFAULT_STORE, ConfigOpt, DebugOpt, StoreOpt, app, err
+from ..store import Store, read_run
+from ._app import DEFAULT_STORE, ConfigOpt, DebugOpt, StoreOpt, app, config_for, err
+from ._choices import Kind, Lang
 from ._pr_fields import (
     InterfaceChangeOpt,
     ResultIssueOpt,
@@ -43,10 +44,10 @@ def write_output(text: str, out_file: Path | None) -> None:
 
 @app.command()
 def report(
-    runs: Annotated[list[str], typer.Argument(metavar="RUN", help="Run ids (see 'torchparity runs').")],
-    kind: Annotated[str, typer.Option("--kind", help="pr | comment | json | junit | markdown-summary.")] = "pr",
-    lang: Annotated[str | None, typer.Option("--lang", help="zh | en (default: [report] lang, else zh).")] = None,
-    api: Annotated[str | None, typer.Option("--api", help="API of the task (default: the runs' --api).")] = None,
+    runs: Annotated[list[str], typer.Argument(metavar="RUN", help="Run ids or uids (see 'torchparity runs').")],
+    kind: Annotated[Kind, typer.Option("--kind", help="Which report.")] = Kind.pr,
+    lang: Annotated[Lang | None, typer.Option("--lang", help="Language of the text (default: the run's, else zh).")] = None,
+    api: Annotated[str | None, typer.Option("--api", help="API of the task, when the runs do not name it.")] = None,
     template: Annotated[Path | None, typer.Option("--template", help="Jinja2 template replacing the built-in one.")] = None,
     out_file: Annotated[Path | None, typer.Option("--out", help="Write the report to FILE instead of printing it.")] = None,
     repo: Annotated[Path | None, typer.Option("--repo", help="Backend git repository (with --range: files, commits, checklist).")] = None,
@@ -64,26 +65,30 @@ def report(
     store: StoreOpt = DEFAULT_STORE,
     debug: DebugOpt = False,
 ) -> int:
-    """Render a report of runs from the evidence store; --kind json is the model itself."""
-    cfg = load_config(config, repo)
-    lang = lang or str(cfg.report.get("lang") or "zh")
-    if kind not in KINDS:
-        raise UsageError(f"unknown --kind {kind!r}; use one of {', '.join(KINDS)}")
-    if lang not in LANGS:
-        raise UsageError(f"unknown --lang {lang!r}; use one of {', '.join(LANGS)}")
+    """Render a report of runs from their records; --kind json is the model itself."""
     if rev_range and repo is None:
         raise UsageError("--range needs --repo: the commits are read from a git repository")
-    extra: dict[str, Any] = {"repo": repo, "range": rev_range, **pr_fields(
-        title=title, source_type=source_type, task_issue=task_issue, result_issue=result_issue,
-        source_branch=source_branch, target_branch=target_branch, interface_change=interface_change,
-        upstream_patch=upstream_patch, upstream_note=upstream_note)}
     if repo is not None and not rev_range:
-        err.print("note: --repo without --range: commit titles only; pass --range BASE..HEAD for files and the checklist",
-                  markup=False)
-    model = build_report(Store(store, create=False), runs, api=api, config=cfg, extra=extra)
-    text = render(model, kind, lang, template=template, templates_dir=config_templates_dir(cfg))
+        raise UsageError("--repo without --range reads nothing; pass --range BASE..HEAD for the PR's files and checklist")
+    st = Store(store, create=False)
+    records = [read_run(st, r) for r in runs]
+    given = pr_fields(title=title, source_type=source_type, task_issue=task_issue, result_issue=result_issue,
+                      source_branch=source_branch, target_branch=target_branch, interface_change=interface_change,
+                      upstream_patch=upstream_patch, upstream_note=upstream_note, api=api)
+    cfg = config_for(config, repo)
+    change = checklist = None
+    if repo is not None and rev_range:
+        resolve = next((r.resolve for r in records if r.resolve is not None), None)
+        the_api = api or next((r.task.api for r in records if r.task is not None and r.task.api), None)
+        change = evaluate_change(repo, rev_range, cfg, the_api, resolve, source_branch)
+        checklist = checklist_for_runs(change, records, cfg, the_api, resolve, title)
+    model = build_report(records, task=given, change=change, checklist=checklist)
+    # the language asked for, else the team's ([report] lang), else the run's own
+    the_lang = (lang.value if lang is not None else str(cfg.report.get("lang") or "")
+                or next((r.task.lang for r in records if r.task), "zh"))
+    text = render(model, kind.value, the_lang, template=template, templates_dir=config_templates_dir(cfg))
     write_output(text, out_file)
     if out_file is not None:
-        err.print(f"wrote {kind} report of run(s) {', '.join(str(r['id']) for r in model.runs)} to {out_file}",
+        err.print(f"wrote {kind.value} report of run(s) {', '.join(r['uid'] for r in model.runs)} to {out_file}",
                   markup=False)
     return 0

@@ -13,8 +13,8 @@ from ..api import resolve_api, trace_call, trace_file
 from ..api.render import per_test_lines, render, trace_table
 from ..config import load_config
 from ..errors import ExitCode, UsageError
-from ..store import Store
-from ._app import ConfigOpt, DebugOpt, JsonOpt, app, out
+from ..store import Store, keep
+from ._app import INVOCATION, ConfigOpt, DebugOpt, JsonOpt, app, err, out
 
 PythonOpt = Annotated[
     str | None, typer.Option("--python", help="Interpreter with torch to ask (default: this one).")
@@ -52,9 +52,8 @@ def resolve(
         mode="fresh" if fresh else "warm",
     )
     if store is not None:
-        st = Store(store)
-        for info in infos:
-            st.put_record("resolve", info.canonical, info.to_json())
+        rid = keep(Store(store), "resolve", list(INVOCATION), [(info.canonical, info) for info in infos])
+        err.print(f"kept as run {rid} in {store}", markup=False)
     if json_out:
         out.print_json(json.dumps([i.to_json() for i in infos], ensure_ascii=False))
     else:

@@ -11,9 +11,9 @@ import typer
 from ..agent.state import states_for_api
 from ..collect import CollectOptions, Collector, select_envs
 from ..collect.resume import plan_resume
-from ..config import load_config
 from ..errors import ExitCode, UsageError
 from ..names import name_patterns
+from ..phrases import phrase
 from ..store import Store
 from ._app import (
     DEFAULT_STORE,
@@ -22,6 +22,7 @@ from ._app import (
     DebugOpt,
     StoreOpt,
     app,
+    config_for,
     err,
     out,
     sigterm_as_interrupt,
@@ -69,7 +70,7 @@ def run(
     """Run TEST_FILE... for every --ref x environment and keep verifiable evidence."""
     if resume is not None:
         return _resume(resume, store)
-    cfg = load_config(config, repo)
+    cfg = config_for(config, repo)
     states: list[str] = list(state or [])
     if isolation and not states and not api:
         raise UsageError("--isolation needs the states to probe: pass --api API (its linked states) or --state NAME")
@@ -87,6 +88,7 @@ def run(
         backend_module=cfg.backend_module, timeout=timeout, mode="fresh" if fresh else "warm",
         isolation_states=states if isolation else [], patterns=patterns,
         fail_on_leak=fail_on_leak, jobs=jobs,
+        task=cfg.task_record(api, None, repo=repo is not None, lang=str(cfg.report.get("lang") or "zh")),
     )
     the_store = Store(store)
     for r in options.refs:
@@ -111,6 +113,6 @@ def run(
         for rec in outcome.records:
             if rec.result in ("ERROR", "INCOMPLETE"):
                 for note in rec.notes:
-                    out.print(f"{rec.label}: {rec.result}: {note}", markup=False)
+                    out.print(f"{rec.label}: {rec.result}: {phrase(note)}", markup=False)
         out.print(f"evidence: torchparity show {outcome.run_id} [--target LABEL]", markup=False)
     return int(outcome.exit_code)

@@ -10,10 +10,9 @@ from typing import Annotated
 import typer
 
 from ..api import agent_session, resolve_api
-from ..config import load_config
 from ..errors import ExitCode, UsageError
 from ..scaffold import check_destination, conventions_from, dtypes_from_text, scaffold_test
-from ._app import ConfigOpt, DebugOpt, JsonOpt, app, err, out
+from ._app import ConfigOpt, DebugOpt, JsonOpt, app, config_for, err, out
 
 
 @app.command()
@@ -32,7 +31,7 @@ def scaffold(
     debug: DebugOpt = False,
 ) -> int:
     """Write API's test (header, docstring, imports, device, TestCase) from resolve and agent facts."""
-    cfg = load_config(config, repo)
+    cfg = config_for(config, repo)
     dtypes: list[str] = []
     for text in dtype or []:
         found = dtypes_from_text(text)

@@ -10,7 +10,6 @@ import typer
 from rich.table import Table
 
 from ..collect import Reporter, select_envs
-from ..config import load_config
 from ..errors import ExitCode
 from ..store import Store
 from ..verify import Pipeline, Stages, Verdict, VerifyOptions
@@ -22,10 +21,12 @@ from ._app import (
     JsonOpt,
     StoreOpt,
     app,
+    config_for,
     err,
     out,
     sigterm_as_interrupt,
 )
+from ._choices import Lang
 from ._pr_fields import (
     InterfaceChangeOpt,
     ResultIssueOpt,
@@ -63,16 +64,13 @@ def _summary(v: Verdict) -> Table:
     table.add_column("result")
     table.add_row("API", f"{v.canonical} ({v.kind}, {v.category})")
     if v.scaffolded:
-        table.add_row("scaffolded test", f"{v.scaffolded.get('path')} ({v.scaffolded.get('family')})")
+        table.add_row("scaffolded test", f"{v.scaffolded.path} ({v.scaffolded.family})")
     if v.docs:
-        present = [x["version"] for x in v.docs["versions"] if x["present"]]
-        missing = [x["version"] for x in v.docs["versions"] if not x["present"]]
+        present = [x.version for x in v.docs.versions if x.present]
+        missing = [x.version for x in v.docs.versions if not x.present]
         table.add_row("docs", f"present: {', '.join(present) or '-'}; missing: {', '.join(missing) or '-'}")
     if v.checklist:
-        counts: dict[str, int] = {}
-        for item in v.checklist["items"]:
-            counts[item["status"]] = counts.get(item["status"], 0) + 1
-        table.add_row("checklist", ", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+        table.add_row("checklist", ", ".join(f"{n} {k}" for k, n in sorted(v.checklist.counts.items()) if n))
     for key, path in v.outputs.items():
         table.add_row(key, path)
     for note in v.notes:
@@ -108,7 +106,7 @@ def verify(
     interface_change: InterfaceChangeOpt = None,
     upstream_patch: UpstreamPatchOpt = None,
     upstream_note: UpstreamNoteOpt = None,
-    lang: Annotated[str, typer.Option("--lang", metavar="zh|en", help="Language of the PR description and comment: zh or en.")] = "zh",
+    lang: Annotated[Lang, typer.Option("--lang", help="Language of the PR description and comment.")] = Lang.zh,
     out_dir: Annotated[Path | None, typer.Option("--out", metavar="DIR", help="Folder for the reports (default torchparity-out/<api>).")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="A new interpreter per step instead of the warm worker.")] = False,
     timeout: Annotated[float, typer.Option("--timeout", metavar="S", help="Seconds per step.")] = 900.0,
@@ -118,16 +116,15 @@ def verify(
     debug: DebugOpt = False,
 ) -> int:
     """Resolve, search coverage, scaffold, collect evidence, check docs, write the PR description."""
-    cfg = load_config(config, repo)
+    cfg = config_for(config, repo)
     given = pr_fields(title=title, source_type=source_type, task_issue=task_issue, result_issue=result_issue,
                       source_branch=source_branch, target_branch=target_branch, interface_change=interface_change,
                       upstream_patch=upstream_patch, upstream_note=upstream_note)
-    extra = {k: v for k, v in given.items() if v}
     options = VerifyOptions(
         api=api, repo=repo, refs=list(ref or []), envs=select_envs(cfg, env, python), device=device or "",
         docs=docs, docs_versions=list(docs_version) if docs_version else None, docs_add=docs_add,
-        docs_status=docs_status, scaffold=scaffold, into=into, lang=lang, out=out_dir, fresh=fresh,
-        timeout=timeout, rev_range=rev_range, test_files=list(test_file or []), extra=extra,
+        docs_status=docs_status, scaffold=scaffold, into=into, lang=lang.value, out=out_dir, fresh=fresh,
+        timeout=timeout, rev_range=rev_range, test_files=list(test_file or []), fields=given,
     )
     try:
         with sigterm_as_interrupt(), ProgressReporter() as reporter:

@@ -1,5 +1,6 @@
 """Collect evidence: targets = refs x environments; worktrees; agent jobs; records and logs."""
 
+from ..records.target import Step, TargetRecord, TestFile, record_from_json
 from .collector import (
     CollectOptions,
     Collector,
@@ -11,7 +12,6 @@ from .collector import (
 )
 from .envs import select_envs
 from .evidence import render_log
-from .record import Step, TargetRecord, TestFile, record_from_json
 
 __all__ = [
     "CollectOptions", "CollectOutcome", "Collector", "EnvSpec", "Reporter", "Step", "Target",

@@ -23,11 +23,14 @@ from .. import __version__
 from ..agent import state as agent_state
 from ..errors import EnvironmentBroken, ExitCode, UsageError
 from ..exec import Job, JobResult, Runner, make_runner
-from ..gitrepo import blob_bytes, git, repo_root, resolve_commit
+from ..gitrepo import blob_bytes, commit_title, git, repo_root, resolve_commit
+from ..records.notes import Note
+from ..records.target import Step, TargetRecord, TestFile, leak_verdict, record_from_json
+from ..records.task import TaskRecord
 from ..store import Store, sha256_bytes, sha256_file
+from ..store import put as put_record
 from .evidence import render_log
 from .outcomes import parse_outcomes
-from .record import Step, TargetRecord, TestFile, leak_verdict, record_from_json
 from .worktree import worktree
 
 
@@ -36,6 +39,8 @@ class EnvSpec:
     name: str
     python: str
     device: str = ""
+    #: the hardware as configured ("Atlas A2"); stated in reports as configured, beside what the probe saw
+    hardware: str = ""
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,8 @@ class CollectOptions:
     trace: bool = False
     jobs: int = 0  # 0: one per target, at most the CPU count
     source_branch: str = ""
+    #: what the run is asked to do (stored with a new run, so its texts need nothing else)
+    task: TaskRecord | None = None
 
 
 class Reporter:
@@ -192,6 +199,8 @@ class Collector:
         records: list[TargetRecord] = []
         if run_id is None:
             run_id = self.store.new_run(kind, argv)
+            if self.opt.task is not None:
+                put_record(self.store, self.opt.task, run_id, self.opt.task.api or "")
         else:
             self.store.reopen_run(run_id)
             done = {
@@ -293,6 +302,8 @@ class Collector:
             label=target.label, ref=target.ref, commit=target.commit or "n/a (files as on disk)",
             env=target.env.name, python=target.env.python, mode=opt.mode, device=device,
             source_branch=opt.source_branch, started=time.time(), torchparity_version=__version__,
+            hardware=target.env.hardware,
+            commit_title=commit_title(opt.repo, target.commit) if opt.repo is not None and target.commit else None,
         )
         n_files = len(target.files or opt.files)
         steps = 1 + n_files * (1 + (opt.mode == "fresh") + len(opt.isolation_states) + opt.trace)
@@ -313,23 +324,23 @@ class Collector:
                     if wt is not None:
                         rec.worktree_remove_exit_code = wt.remove_exit_code
             if opt.repo is not None and rec.worktree_remove_exit_code not in (0, None):
-                rec.notes.append("git worktree remove failed; the folder was deleted by hand")
+                rec.notes.append(Note.of("worktree_remove_failed"))
         except EnvironmentBroken as exc:
             rec.result = "INCOMPLETE" if self._cancel.is_set() else "ERROR"
-            rec.notes.append(str(exc))
+            rec.notes.append(Note.of("environment_broken", detail=exc))
         except UsageError:
             raise
         except Exception as exc:
             if not self._cancel.is_set():
                 raise
             rec.result = "INCOMPLETE"
-            rec.notes.append(f"interrupted: {type(exc).__name__}")
+            rec.notes.append(Note.of("interrupted", detail=type(exc).__name__))
         finally:
             shutil.rmtree(logs, ignore_errors=True)
         if self._cancel.is_set() and rec.result not in ("ERROR",):
             rec.result = "INCOMPLETE"
-            if "interrupted" not in " ".join(rec.notes):
-                rec.notes.append("interrupted before the target finished; the record is partial")
+            if not any(n.code.startswith("interrupted") for n in rec.notes):
+                rec.notes.append(Note.of("interrupted_before_end"))
         # stored with the record (also for a partial one): a report never has to guess it
         rec.leak_status, rec.leak_reason, rec.leak_tests_watched = leak_verdict(rec)
         rec.collector_exit_code = {
@@ -367,13 +378,13 @@ class Collector:
                 blob = sha256_bytes(data) if data is not None else None
             rec.test_files.append(TestFile(rel, str(path), sha256_file(path), blob, added=rel in added))
             if rel in added:
-                rec.notes.append(f"{rel} is not committed at {target.ref}: it was written into the worktree for this run")
+                rec.notes.append(Note.of("not_committed", path=rel, ref=target.ref))
         patterns = list(target.patterns or opt.patterns)
         runner = self._runner_for(target.env.python, device)
         rec.probe = self._step(runner, target, Job("probe", {}, logs / "probe.log", timeout=opt.timeout), "probe")
         if not rec.probe.ok:
             rec.result = "ERROR"
-            rec.notes.append(f"the environment probe did not finish ({rec.probe.status})")
+            rec.notes.append(Note.of("probe_unfinished", status=rec.probe.status))
             return
         rec.device = rec.probe.result.get("device_type", device)
         ok = True

@@ -21,11 +21,11 @@ def select_envs(config: Config, names: list[str] | None, pythons: list[str] | No
     if names and pythons:
         raise UsageError("pass either --env NAME or --python PY, not both")
     if names:
-        return [EnvSpec(e.name, _absolute(e.python), e.device) for e in (config.env(n) for n in names)]
+        return [EnvSpec(e.name, _absolute(e.python), e.device, e.hardware) for e in (config.env(n) for n in names)]
     if pythons:
         if len(set(pythons)) != len(pythons):
             raise UsageError("the same --python is given twice; drop the duplicate")
         return [EnvSpec(p, _absolute(p)) for p in pythons]
     if config.envs:
-        return [EnvSpec(e.name, _absolute(e.python), e.device) for e in config.envs.values()]
+        return [EnvSpec(e.name, _absolute(e.python), e.device, e.hardware) for e in config.envs.values()]
     return [EnvSpec("python", sys.executable)]

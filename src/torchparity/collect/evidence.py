@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from .record import Step, TargetRecord
+from ..phrases import phrase
+from ..records.target import Step, TargetRecord
 
 RULE = "=" * 50
 
@@ -150,7 +151,7 @@ def render_log(rec: TargetRecord) -> str:
         _step_tail(lines, step, "DISPATCH_TRACE")
 
     for note in rec.notes:
-        lines += ["", f"NOTE={note}"]
+        lines += ["", f"NOTE={phrase(note)}"]
     lines += ["", f"RESULT={rec.result}"]
     if rec.collector_exit_code is not None:
         lines.append(f"{rec.ref}_TEST_COLLECTOR_EXIT_CODE={rec.collector_exit_code}")

@@ -11,31 +11,17 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..errors import UsageError
 from ..gitrepo import git
+from ..records.coverage import GrepResult
 from .gitobjects import TreeEntry, read_blobs
 
 #: the most match lines a record keeps (the count is always exact)
 MAX_MATCHES = 200
 #: git's test for a binary file: a NUL byte in its first 8000 bytes
 _BINARY_PROBE = 8000
-
-
-@dataclass(frozen=True)
-class GrepResult:
-    command: str
-    pattern: str
-    count: int
-    matches: tuple[str, ...]
-    engine: str  # "git grep" | "in-process"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"command": self.command, "pattern": self.pattern, "count": self.count,
-                "matches": list(self.matches), "engine": self.engine}
 
 
 def community_pattern(canonical: str) -> tuple[str, str, str]:

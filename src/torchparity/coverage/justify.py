@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .records import ApiCoverage, RefCoverage, TestHit
+from ..records.coverage import ApiCoverage, RefCoverage, TestHit
 
 #: related tests named in the paragraph (the record keeps more)
 SHOWN = 5

@@ -10,19 +10,20 @@ import difflib
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from ..config import load_config
 from ..errors import UsageError
 from ..gitrepo import resolve_commit
+from ..records.coverage import ApiCoverage, GrepResult, RefCoverage, TestHit
 from ..store import Store
 from .aliases import ATTR, CALL, DECORATOR, WITH, AliasSource, AliasTable, table_for
 from .gitobjects import open_repo
-from .grep import GrepResult, TreeText, community_pattern, git_grep, needle
+from .grep import TreeText, community_pattern, git_grep, needle
 from .index import Indexer, RefIndex, Use
 from .justify import justify, section
-from .records import ApiCoverage, CoverageReport, RefCoverage, TestHit
 
 _API = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 #: related tests kept per ref in a record (the total is always given)
@@ -32,6 +33,22 @@ MAX_WEAK = 50
 _SIBLINGS_ALL = 40
 #: up to this many (API, ref) pairs the baseline runs git grep itself; beyond, in process
 GIT_GREP_MAX = 8
+
+
+@dataclass(frozen=True)
+class CoverageReport:
+    apis: tuple[ApiCoverage, ...]
+    indexes: tuple[RefIndex, ...] = field(default=(), compare=False, repr=False)
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [a.to_json() for a in self.apis]
+
+    def __getitem__(self, api: str) -> ApiCoverage:
+        for a in self.apis:
+            if api in (a.api, a.canonical):
+                return a
+        raise KeyError(api)
+
 
 
 @dataclass(frozen=True)

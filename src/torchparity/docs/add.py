@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..fsutil import atomic_write
+from ..records.docs import AddedEntry, DocsAddRecord
 from .model import FUNCTION, LIST, SUB_METHOD, Entry, Page, Products, Section, status_of
 from .parse import parse_page
 from .render import Status, fresh_ids, learn_style, render_entry
@@ -83,6 +84,10 @@ class AddResult:
             "api": self.api, "docs_dir": self.docs_dir, "dry_run": self.dry_run,
             "changed": self.changed, "changes": [c.to_json() for c in self.changes],
         }
+
+    def to_record(self) -> DocsAddRecord:
+        return DocsAddRecord(api=self.api, docs_dir=self.docs_dir, changes=tuple(
+            AddedEntry(c.version, c.folder, c.page, c.action, c.api, c.start, c.end, c.parent) for c in self.changes))
 
 
 def parse_statuses(text: str, products: Iterable[Any] = ()) -> dict[str, Status]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..records.docs import DocsCheckRecord, ProductSupport, VersionEntry
 from .model import Entry, Page, Products, ProductStatus
 from .tree import DocsTree
 from .versions import folder_name, link_problem
@@ -75,6 +76,19 @@ class CheckResult:
             "versions": [v.to_json(self.products) for v in self.versions],
             "missing_versions": self.missing_versions,
         }
+
+    def to_record(self) -> DocsCheckRecord:
+        """The docs stage's record of this check (product names as configured)."""
+        versions = []
+        for v in self.versions:
+            d = v.to_json(self.products)
+            versions.append(VersionEntry(
+                version=v.version, folder=v.folder, present=v.present, page=v.page, line=v.line, kind=v.kind,
+                products={c: ProductSupport(p["name"], p["status"], p["supported"]) for c, p in d["products"].items()},
+                restrictions=v.restrictions, link=v.link, link_ok=v.link_ok, link_problem=v.link_problem,
+                found_as=v.found_as,
+            ))
+        return DocsCheckRecord(api=self.api, docs_dir=self.docs_dir, versions=tuple(versions))
 
 
 def _hint(tree: DocsTree, api: str, version: str) -> str:

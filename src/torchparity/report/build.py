@@ -1,27 +1,23 @@
-"""Assemble the report model of a task from the store (runs, records), the config and the backend repo."""
+"""The report model of a task: a pure function of runs' records.
+
+``build_report`` reads nothing but the ``RunRecords`` it is given (and, from the
+``report`` verb, PR fields and a change/checklist evaluated just before): no
+git, no config, no argv, no other run. The same records give the same model,
+on any machine, so a bundle imported elsewhere renders byte-identical texts.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import fields, replace
 from typing import Any
 
 from .. import __version__
-from ..collect.record import record_from_json
-from ..config import Config, load_preset
-from ..coverage.aliases import AliasTable
 from ..errors import UsageError
-from ..gitrepo import blob_bytes, commit_title, git, repo_root, resolve_commit
-from ..store import Store, sha256_bytes
-from .checklist import (
-    Checklist,
-    alias_table,
-    changed_files,
-    check_copyright,
-    check_docstring,
-    evaluate_checklist,
-    resolve_aliases,
-    split_range,
-)
+from ..records.change import ChangeRecord
+from ..records.checklist import Checklist
+from ..records.run import RunRecords
+from ..records.task import TaskRecord
 from .model import (
     ReportModel,
     TargetReport,
@@ -33,7 +29,6 @@ from .model import (
     parse_test_id,
     target_report,
 )
-from .pysource import SourceFile
 
 #: the merge-source checkboxes of the PR template: (id, Chinese label, English label)
 SOURCE_TYPES: tuple[tuple[str, str, str], ...] = (
@@ -58,43 +53,11 @@ HINTS = {
     "targets": "torchparity run ...",
 }
 
-
-def api_from_argv(argv: Sequence[str]) -> str | None:
-    for i, arg in enumerate(argv):
-        if arg == "--api" and i + 1 < len(argv):
-            return argv[i + 1]
-        if arg.startswith("--api="):
-            return arg.split("=", 1)[1]
-    return None
+#: a vendored upstream test folder: changes there are the template's "test_upstream patch"
+UPSTREAM_FOLDER = "test_upstream"
 
 
-class _Records:
-    """The records of other parts: those attached to the runs first, then the newest by key."""
-
-    def __init__(self, store: Store, run_ids: Sequence[int]) -> None:
-        self.store = store
-        self.attached: list[tuple[str, str, dict[str, Any]]] = []
-        for rid in run_ids:
-            self.attached.extend(store.records(rid))
-
-    def find(self, kind: str, keys: Sequence[str | None]) -> dict[str, Any] | None:
-        wanted = [k for k in dict.fromkeys(keys) if k]
-        for k, key, doc in reversed(self.attached):
-            if k == kind and (not wanted or key in wanted):
-                return doc
-        for key in wanted:
-            doc = self.store.latest_record(kind, key)
-            if doc is not None:
-                return doc
-        return None
-
-
-def _opt(extra: dict[str, Any], config: Config, key: str) -> Any:
-    value = extra.get(key)
-    return value if value not in (None, "", []) else config.report.get(key)
-
-
-def check_source_types(ids: list[str]) -> None:
+def check_source_types(ids: Sequence[str]) -> None:
     """Refuse a merge source type the template has no checkbox for (bad input, exit 2)."""
     known = [t[0] for t in SOURCE_TYPES]
     for i in ids:
@@ -102,18 +65,33 @@ def check_source_types(ids: list[str]) -> None:
             raise UsageError(f"unknown source type {i!r} (--source-type); use one of {', '.join(known)}")
 
 
-def _source(extra: dict[str, Any], config: Config, missing: dict[str, str]) -> dict[str, Any]:
-    chosen = _opt(extra, config, "source_type")
-    ids = [chosen] if isinstance(chosen, str) else list(chosen or [])
+def merge_tasks(stored: TaskRecord | None, given: TaskRecord | None) -> TaskRecord:
+    """The run's task with the fields given now (the ``report`` verb's flags) on top."""
+    if stored is None:
+        return given or TaskRecord(api=None)
+    if given is None:
+        return stored
+    changes = {f.name: getattr(given, f.name) for f in fields(TaskRecord)
+               if getattr(given, f.name) not in (None, "", ()) and f.name in GIVEN_FIELDS}
+    return replace(stored, **changes)
+
+
+#: the task fields a reader may state at report time (the rest are the run's own facts)
+GIVEN_FIELDS = frozenset({
+    "api", "title", "source_types", "task_issue", "result_issue", "task_title", "result_title", "source_branch",
+    "target_branch", "interface_change", "upstream_patch", "upstream_note",
+})
+
+
+def _source(task: TaskRecord, missing: dict[str, str]) -> dict[str, Any]:
+    ids = list(task.source_types)
     check_source_types(ids)
     if not ids:
         missing["source_type"] = HINTS["source_type"]
     out: dict[str, Any] = {
         "types": [{"id": i, "zh": zh, "en": en, "checked": i in ids} for i, zh, en in SOURCE_TYPES],
-        "task_issue": _opt(extra, config, "task_issue"),
-        "result_issue": _opt(extra, config, "result_issue"),
-        "task_title": _opt(extra, config, "task_title"),
-        "result_title": _opt(extra, config, "result_title"),
+        "task_issue": task.task_issue, "result_issue": task.result_issue,
+        "task_title": task.task_title, "result_title": task.result_title,
     }
     for key in ("task_issue", "result_issue"):
         if not out[key]:
@@ -121,64 +99,28 @@ def _source(extra: dict[str, Any], config: Config, missing: dict[str, str]) -> d
     return out
 
 
-def _branches(targets: Sequence[TargetReport], config: Config, extra: dict[str, Any]) -> dict[str, Any]:
-    refs = list(dict.fromkeys(t.ref for t in targets))
+def _branches(targets: Sequence[TargetReport], task: TaskRecord) -> dict[str, Any]:
+    refs = list(dict.fromkeys(t.ref for t in targets if task.repo))
     return {
-        "target": extra.get("target_branch") or (refs[0] if len(refs) == 1 else None),
+        "repo": task.repo,
+        "target": task.target_branch or (refs[0] if len(refs) == 1 else None),
         "targets": refs,
-        "active": list(config.active_branches),
-        "maintenance": list(config.maintenance_branches),
-        "maintenance_reason": config.maintenance_reason or None,
-        "in_maintenance": [r for r in refs if config.is_maintenance(r)],
+        "active": list(task.active_branches),
+        "maintenance": list(task.maintenance_branches),
+        "maintenance_reason": task.maintenance_reason,
+        "in_maintenance": [r for r in refs if r in task.maintenance_branches],
     }
 
 
-def _file_notes(src: SourceFile, config: Config, api: str | None, aliases: AliasTable) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, res in (("copyright", check_copyright(src, str(config.scaffold.get("copyright") or ""))),
-                     ("docstring", check_docstring(src, api, aliases))):
-        out[key] = {"status": res.status, "reason": res.en, "reason_zh": res.zh}
-    return out
-
-
-def _change(
-    targets: Sequence[TargetReport], config: Config, extra: dict[str, Any], api: str | None,
-    aliases: AliasTable, missing: dict[str, str],
-) -> dict[str, Any]:
-    repo = extra.get("repo")
-    rev_range = extra.get("range")
-    root = repo_root(repo) if repo else None
-    source_branch = extra.get("source_branch") or next((t.source_branch for t in targets if t.source_branch), None)
+def _change_from_runs(targets: Sequence[TargetReport], task: TaskRecord) -> dict[str, Any]:
+    """No range given: the files the targets ran and their commits (nothing without a repo)."""
     change: dict[str, Any] = {
-        "from": "runs", "repo": str(root) if root else None, "range": rev_range, "base": None, "head": None,
-        "head_title": None, "source_branch": source_branch, "commits": [], "files": [], "only_tests": None,
+        "from": "runs", "repo": None, "range": None, "base": None, "head": None, "head_title": None,
+        "source_branch": task.source_branch or next((t.source_branch for t in targets if t.source_branch), None),
+        "commits": [], "files": [], "only_tests": None,
     }
-    if root is not None and rev_range:
-        b, h = split_range(rev_range)
-        base, head = resolve_commit(root, b), resolve_commit(root, h)
-        if not source_branch:
-            name = git(root, "rev-parse", "--abbrev-ref", h, check=False).text.strip()
-            change["source_branch"] = name if name and name != "HEAD" else None
-        log = git(root, "log", "--format=%H%x09%s", f"{base}..{head}").text.splitlines()
-        change.update({
-            "from": "git", "base": base, "head": head, "head_title": commit_title(root, head),
-            "commits": [{"commit": c, "title": t, "ref": None} for c, t in (x.split("\t", 1) for x in log)],
-        })
-        files = []
-        for status, path in changed_files(root, base, head):
-            entry: dict[str, Any] = {"path": path, "status": status, "sha256": None, "copyright": None,
-                                     "docstring": None}
-            data = blob_bytes(root, head, path) if status != "D" else None
-            if data is not None:
-                entry["sha256"] = sha256_bytes(data)
-                if path.endswith(".py"):
-                    entry.update(_file_notes(SourceFile(path, data.decode("utf-8", "replace")), config, api, aliases))
-            files.append(entry)
-        change["files"] = files
-        roots = tuple(config.test_roots) + ((str(config.docs.get("root")),) if config.docs.get("root") else ())
-        change["only_tests"] = all(_under(f["path"], roots) for f in files) if files else None
+    if not task.repo:
         return change
-    missing["repo"] = HINTS["repo"]
     seen: dict[str, dict[str, Any]] = {}
     for t in targets:
         for tf in t.test_files:
@@ -187,22 +129,28 @@ def _change(
     change["files"] = list(seen.values())
     commits: dict[str, dict[str, Any]] = {}
     for t in targets:
-        title = None
-        if root is not None and t.commit and not t.commit.startswith("n/a"):
-            try:
-                title = commit_title(root, t.commit)
-            except UsageError:
-                title = None
-        commits.setdefault(t.commit, {"commit": t.commit, "title": title, "ref": t.ref})
+        commits.setdefault(t.commit, {"commit": t.commit, "title": t.commit_title, "ref": t.ref})
     change["commits"] = list(commits.values())
     return change
 
 
-def _under(path: str, roots: Sequence[str]) -> bool:
-    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+def _change_from_record(rec: ChangeRecord) -> dict[str, Any]:
+    def check(c: Any) -> dict[str, Any] | None:
+        return None if c is None else {"status": c.status, "reason": c.reason, "reason_zh": c.reason_zh}
+
+    return {
+        "from": rec.source, "repo": rec.repo, "range": rec.range, "base": rec.base, "head": rec.head,
+        "head_title": rec.head_title, "source_branch": rec.source_branch,
+        "commits": [{"commit": c.commit, "title": c.title, "ref": c.ref} for c in rec.commits],
+        "files": [{"path": f.path, "status": f.status, "sha256": f.sha256, "copyright": check(f.copyright),
+                   "docstring": check(f.docstring)} for f in rec.files],
+        "only_tests": rec.only_tests,
+        "other_files": list(rec.other_files),
+        "upstream_files": list(rec.upstream_files),
+    }
 
 
-def _upstream(coverage: dict[str, Any] | None, targets: Sequence[TargetReport], extra: dict[str, Any]) -> dict[str, Any] | None:
+def _upstream(coverage: dict[str, Any] | None, targets: Sequence[TargetReport], note: str | None) -> dict[str, Any] | None:
     """The existing direct tests per searched ref, and whether these runs executed them."""
     if coverage is None:
         return None
@@ -227,124 +175,86 @@ def _upstream(coverage: dict[str, Any] | None, targets: Sequence[TargetReport], 
                 "test": key, "path": path, "line": d["line"], "status": "ran" if outcomes else "not run",
                 "outcome": worst, "targets": [{"label": lbl, "outcome": o} for lbl, o in outcomes],
             })
-        refs.append({"ref": ref["ref"], "commit": ref["commit"], "tests": tests})
-    return {"refs": refs, "note": extra.get("upstream_note")}
+        refs.append({"ref": ref["ref"], "commit": ref["commit"], "upstream": ref["upstream"], "tests": tests})
+    return {"refs": refs, "note": note}
 
 
-def _interface(change: dict[str, Any], config: Config, extra: dict[str, Any]) -> dict[str, Any]:
-    text = extra.get("interface_change")
-    roots = tuple(config.test_roots) + ((str(config.docs.get("root")),) if config.docs.get("root") else ())
-    others = [f["path"] for f in change["files"] if not _under(f["path"], roots)] if change["from"] == "git" else []
+def _interface(change: dict[str, Any], task: TaskRecord) -> dict[str, Any]:
+    others = list(change.get("other_files") or []) if change["from"] == "git" else []
     if change["from"] != "git":
         basis, changed = "unknown", None
     elif others:
         basis, changed = "other-files", None
     else:
         basis, changed = "only-tests", False
-    return {"changed": changed, "basis": basis, "files": others, "text": text}
+    return {"changed": changed, "basis": basis, "files": others, "text": task.interface_change}
 
 
-def _upstream_patch(change: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-    text = extra.get("upstream_patch")
+def _upstream_patch(change: dict[str, Any], task: TaskRecord) -> dict[str, Any]:
     if change["from"] != "git":
-        return {"involved": None, "files": [], "text": text}
-    files = [f["path"] for f in change["files"] if "test_upstream" in f["path"].split("/")]
-    return {"involved": bool(files), "files": files, "text": text}
+        return {"involved": None, "files": [], "text": task.upstream_patch}
+    files = list(change.get("upstream_files") or [])
+    return {"involved": bool(files), "files": files, "text": task.upstream_patch}
 
 
-def _load_targets(store: Store, run_ids: Sequence[int], config: Config, extra: dict[str, Any]) -> list[TargetReport]:
-    hardware_map = dict(extra.get("hardware") or {})
-    out = []
-    for rid in run_ids:
-        for row in store.targets(rid):
-            if row.record_sha is None:
-                continue
-            rec = record_from_json(store.read_json(row.record_sha))
-            log = store.blobs.read(row.log_sha).decode("utf-8", "replace") if row.log_sha else ""
-            env_cfg = config.envs.get(rec.env)
-            hardware = hardware_map.get(rec.env) or (env_cfg.hardware if env_cfg else "")
-            out.append(target_report(rec, run_id=rid, log=log, log_sha256=row.log_sha or "",
-                                     record_sha256=row.record_sha, hardware=hardware))
-    return out
+def _first(runs: Sequence[RunRecords], name: str) -> Any:
+    """The record of one kind over the runs given: the first run that has it (runs in the order asked)."""
+    for r in runs:
+        value = getattr(r, name)
+        if value is not None:
+            return value
+    return None
 
 
 def build_report(
-    store: Store,
-    run_ids: Sequence[int | str],
-    api: str | None = None,
-    config: Config | None = None,
-    extra: dict[str, Any] | None = None,
+    runs: Sequence[RunRecords],
+    task: TaskRecord | None = None,
+    change: ChangeRecord | None = None,
+    checklist: Checklist | None = None,
 ) -> ReportModel:
-    """The report model of the runs ``run_ids`` (see ``ReportModel``).
+    """The report model of ``runs`` (see ``ReportModel``).
 
-    ``extra`` carries what the store does not hold: ``repo`` and ``range`` (the
-    PR's commits; enables the change section and the checklist), ``title`` (PR
-    title), ``task_issue``, ``result_issue``, ``source_type``, ``source_branch``,
-    ``target_branch``, ``interface_change``, ``upstream_patch``, ``upstream_note``,
-    ``hardware`` ({env: name}) and ``checklist`` (a ``Checklist`` already evaluated).
+    ``task`` holds PR fields stated now (they override the run's own); ``change`` and
+    ``checklist`` are records the caller evaluated just before (``report --repo --range``):
+    given, they take the place of the runs' own.
     """
-    config = config or load_preset("default")
-    extra = dict(extra or {})
-    if not run_ids:
+    if not runs:
         raise UsageError("no run given; pass at least one RUN id (see 'torchparity runs')")
-    runs = [store.run(r) for r in run_ids]
-    ids = [r.id for r in runs]
-    if len(set(ids)) != len(ids):
+    uids = [r.run.uid for r in runs]
+    if len(set(uids)) != len(uids):
         raise UsageError("the same run is given twice; drop the duplicate")
     missing: dict[str, str] = {}
-    if api is None:
-        api = next((a for a in (api_from_argv(r.argv) for r in runs) if a), None)
-    records = _Records(store, ids)
-    static = alias_table(None)
-    resolve_doc = records.find("resolve", [api, static.canonical(api)[0] if api else None])
-    resolve = normalise_resolve(resolve_doc) if resolve_doc is not None else None
-    if api is None and resolve is not None:
-        api = resolve["canonical"] or resolve["query"]
-    canonical = (resolve or {}).get("canonical") or (static.canonical(api)[0] if api else None)
-    aliases = alias_table(api, resolve_aliases(resolve), canonical)
-    keys = [api, canonical]
+    the_task = merge_tasks(_first(runs, "task"), task)
+    resolve_rec = _first(runs, "resolve")
+    resolve = normalise_resolve(resolve_rec.to_json()) if resolve_rec is not None else None
+    api = the_task.api or (resolve["query"] if resolve else None)
+    canonical = resolve["canonical"] if resolve else api
     if api is None:
         missing["api"] = HINTS["api"]
-    cov_doc = records.find("coverage", keys) if api or records.attached else None
-    coverage = normalise_coverage(cov_doc) if cov_doc is not None else None
-    dc_doc = records.find("docs-check", keys) if api or records.attached else None
-    da_doc = records.find("docs-add", keys) if api or records.attached else None
+    cov_rec = _first(runs, "coverage")
+    coverage = normalise_coverage(cov_rec.to_json()) if cov_rec is not None else None
+    dc_rec, da_rec = _first(runs, "docs_check"), _first(runs, "docs_add")
     docs = {
-        "check": (normalise_docs_check(dc_doc, [p.code for p in config.docs_products])
-                  if dc_doc is not None else None),
-        "add": normalise_docs_add(da_doc) if da_doc is not None else None,
+        "check": (normalise_docs_check(dc_rec.to_json(), [p.code for p in the_task.products])
+                  if dc_rec is not None else None),
+        "add": normalise_docs_add(da_rec.to_json()) if da_rec is not None else None,
     }
     for kind, doc in (("resolve", resolve), ("coverage", coverage), ("docs", docs["check"])):
         if doc is None:
             missing[kind] = HINTS[kind]
 
-    targets = _load_targets(store, ids, config, extra)
+    targets = [target_report(ev, run_uid=r.run.uid) for r in runs for ev in r.targets]
     if not targets:
         missing["targets"] = HINTS["targets"]
-    change = _change(targets, config, extra, canonical or api, aliases, missing)
-
-    checklist: dict[str, Any] | None = None
-    given = extra.get("checklist")
-    if isinstance(given, Checklist):
-        checklist = given.to_json()
-    elif isinstance(given, dict):
-        checklist = given
-    elif change["from"] == "git":
-        at_head = {f["path"] for f in change["files"] if f["sha256"]} | {
-            p for p in dict.fromkeys(tf["path"] for t in targets for tf in t.test_files)
-            if blob_bytes(change["repo"], change["head"], p) is not None
-        }
-        files = [p for p in dict.fromkeys(tf["path"] for t in targets for tf in t.test_files) if p in at_head]
-        if files:
-            records_json = [store.read_json(row.record_sha) for rid in ids for row in store.targets(rid)
-                            if row.record_sha]
-            checklist = evaluate_checklist(
-                change["repo"], change["range"], files, api=canonical or api, config=config,
-                run_records=records_json, title=extra.get("title"), aliases=[api] if api else [], resolve=resolve,
-            ).to_json()
-    if checklist is None:
-        checklist = records.find("checklist", keys)
-    if checklist is None:
+    change_rec = change or _first(runs, "change")
+    change_doc = _change_from_record(change_rec) if change_rec is not None else _change_from_runs(targets, the_task)
+    # the branch the PR comes from: as stated now, else as git named it, else as the targets were told
+    change_doc["source_branch"] = (the_task.source_branch or change_doc["source_branch"]
+                                   or next((t.source_branch for t in targets if t.source_branch), None))
+    if change_doc["from"] != "git":
+        missing["repo"] = HINTS["repo"]
+    the_checklist = checklist or _first(runs, "checklist")
+    if the_checklist is None:
         missing["checklist"] = HINTS["checklist"]
 
     results = [t.result for t in targets]
@@ -358,21 +268,35 @@ def build_report(
         "isolation_failed": [t.label for t in targets if t.isolation_passed is False],
         "docs_missing": docs_missing,
         "consistent": (result == "PASS") if targets else None,
+        "emulated_only": bool(targets) and all(t.emulated for t in targets),
     }
+    scaffold = _first(runs, "scaffold")
     return ReportModel(
         api=api, canonical=canonical, result=result,
-        runs=tuple({"id": r.id, "kind": r.kind, "status": r.status, "result": r.result, "argv": list(r.argv),
-                    "created": r.created, "finished": r.finished} for r in runs),
+        runs=tuple({"uid": r.run.uid, "kind": r.run.kind, "status": r.run.status, "result": r.run.result,
+                    "created": r.run.created, "finished": r.run.finished} for r in runs),
         targets=tuple(targets),
-        source=_source(extra, config, missing),
-        branches=_branches(targets, config, extra),
-        change=change, resolve=resolve,
+        source=_source(the_task, missing),
+        branches=_branches(targets, the_task),
+        change=change_doc, resolve=resolve,
         classification=(resolve or {}).get("classification"),
         coverage=coverage, docs=docs,
-        upstream=_upstream(coverage, targets, extra),
-        interface=_interface(change, config, extra),
-        upstream_patch=_upstream_patch(change, extra),
-        checklist=checklist, conclusion=conclusion, missing=dict(sorted(missing.items())),
-        tool=f"torchparity {__version__}",
+        upstream=_upstream(coverage, targets, the_task.upstream_note),
+        interface=_interface(change_doc, the_task),
+        upstream_patch=_upstream_patch(change_doc, the_task),
+        checklist=the_checklist.to_json() if the_checklist is not None else None,
+        conclusion=conclusion, missing=dict(sorted(missing.items())),
+        upstream_note=the_task.upstream_note,
+        scaffold=({"path": scaffold.path, "family": scaffold.family, "outside_repo": scaffold.outside_repo,
+                   "complete": scaffold.complete, "methods": list(scaffold.methods)} if scaffold else None),
+        tool=f"torchparity {the_targets_version(runs)}",
     )
 
+
+def the_targets_version(runs: Sequence[RunRecords]) -> str:
+    """The torchparity version that made the evidence (the targets' own), else this one."""
+    for r in runs:
+        for ev in r.targets:
+            if ev.record.torchparity_version:
+                return ev.record.torchparity_version
+    return __version__

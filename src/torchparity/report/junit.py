@@ -28,7 +28,7 @@ def _suite(t: dict[str, Any], api: str | None) -> tuple[ET.Element, dict[str, in
     suite = ET.Element("testsuite", {"name": _text(t["label"])})
     props = ET.SubElement(suite, "properties")
     facts = [
-        ("run_id", t["run_id"]), ("api", api), ("ref", t["ref"]), ("commit", t["commit"]), ("env", t["env"]),
+        ("run", t["run_uid"]), ("api", api), ("ref", t["ref"]), ("commit", t["commit"]), ("env", t["env"]),
         ("hardware", t["hardware"]), ("python", t["python"]), ("python_version", t["python_version"]),
         ("torch_version", t["torch_version"]), ("backend_module", t["backend_module"]),
         ("backend_version", t["backend_version"]), ("device_type", t["device_type"]),
@@ -92,9 +92,9 @@ def _suite(t: dict[str, Any], api: str | None) -> tuple[ET.Element, dict[str, in
         case = _case(suite, "torchparity.target", "collect")
         counts["tests"] += 1
         counts["errors"] += 1
-        notes = "; ".join(t["notes"]) or f"the target finished {t['result']} without test results"
+        notes = "; ".join(n["en"] for n in t["notes"]) or f"the target finished {t['result']} without test results"
         el = ET.SubElement(case, "error", {"message": _text(notes[:200]), "type": t["result"]})
-        el.text = _text("\n".join(t["notes"]))
+        el.text = _text("\n".join(n["en"] for n in t["notes"]))
     ET.SubElement(suite, "system-out").text = _text(t["log"])
     suite.set("tests", str(counts["tests"]))
     suite.set("failures", str(counts["failures"]))

@@ -1,9 +1,9 @@
 """The report model: one JSON document per task; every text report is a template over it.
 
-Frozen dataclasses for what torchparity itself measured (targets, tests,
-isolation); the records other parts write (resolve, coverage, docs check) are
-carried as JSON, normalised so every key a template reads is present, with
-``None`` (and a hint in ``missing``) where a record was not collected.
+Built from typed records only (``build.build_report``): frozen dataclasses for
+the targets, tests and isolation probes; the other stages' records carried as
+their JSON, with every key a template reads present (``None``, and a hint in
+``missing``, where a stage did not run).
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..collect.outcomes import ran_count
-from ..collect.record import Step, TargetRecord
+from ..phrases import phrase
+from ..records.run import TargetEvidence
+from ..records.target import Step
 
 REPORT_SCHEMA = "torchparity.report/1"
 
@@ -51,10 +53,11 @@ class IsolationResult:
 class TargetReport:
     """One target (ref x environment) of one run, with its facts, tests and raw log."""
 
-    run_id: int
+    run_uid: str
     label: str
     ref: str
     commit: str
+    commit_title: str | None
     env: str
     hardware: str  # "Atlas A2" from the config's [envs.X] hardware; "" when not configured
     mode: str
@@ -79,7 +82,7 @@ class TargetReport:
     isolation: tuple[IsolationResult, ...]
     isolation_passed: bool | None  # None: no isolation probe ran (none asked for, or all skipped)
     leaks: tuple[dict[str, Any], ...]
-    notes: tuple[str, ...]
+    notes: tuple[dict[str, str], ...]  # {code, zh, en}: each note worded in both languages
     log_sha256: str
     record_sha256: str
     log: str
@@ -91,6 +94,13 @@ class TargetReport:
     leak_check: str = ""
     leak_check_reason: str = ""  # which files ran no test, when NOT_RUN or PARTIAL
     leak_tests_watched: int = 0
+    #: the device was emulated (e.g. an NPU emulated on CPU): evidence of device paths, not of hardware
+    emulated: bool = False
+    #: the configured hardware is what the probe saw: a real device, not the CPU nor an emulation
+    #: (None when no hardware is configured); a text names the hardware only when this holds
+    hardware_matches: bool | None = None
+    #: the dispatch traces of the test files (what the tests dispatched, on which devices)
+    traces: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -115,6 +125,9 @@ class ReportModel:
     checklist: dict[str, Any] | None
     conclusion: dict[str, Any]
     missing: dict[str, str]
+    scaffold: dict[str, Any] | None = None
+    #: why the official tests could not run, as the user states it (--upstream-note)
+    upstream_note: str | None = None
     tool: str = ""
     schema: str = REPORT_SCHEMA
 
@@ -209,10 +222,20 @@ def _backend(facts: dict[str, Any]) -> str | None:
     return None
 
 
-def target_report(
-    rec: TargetRecord, *, run_id: int, log: str, log_sha256: str, record_sha256: str, hardware: str
-) -> TargetReport:
+def _trace(step: Step) -> dict[str, Any]:
+    t = step.result.get("trace") or {}
+    return {"test_file": step.test_file, "status": str(t.get("status") or step.status),
+            "total_ops": int(t.get("total_ops") or 0),
+            "device_tensors_created": int(t.get("device_tensors_created") or 0),
+            "ops": [{"op": o.get("op", ""), "devices": list(o.get("devices") or []), "count": o.get("count")}
+                    for o in t.get("ops", []) or []],
+            "devices": sorted({d for o in t.get("ops", []) or [] for d in o.get("devices") or []})}
+
+
+def target_report(ev: TargetEvidence, *, run_uid: str) -> TargetReport:
+    rec = ev.record
     facts = rec.probe_facts
+    emulated = bool(getattr(rec, "emulated", False))
     backend = _backend(facts)
     dev = str(facts.get("device_type") or rec.device)
     tests: list[TestResult] = []
@@ -229,7 +252,8 @@ def target_report(
     leak_check, leak_reason, leak_watched = rec.leak_verdict()
     device_name = facts.get(f"{dev}_device_name")
     return TargetReport(
-        run_id=run_id, label=rec.label, ref=rec.ref, commit=rec.commit, env=rec.env, hardware=hardware,
+        run_uid=run_uid, label=rec.label, ref=rec.ref, commit=rec.commit, commit_title=rec.commit_title,
+        env=rec.env, hardware=rec.hardware,
         mode=rec.mode, result=rec.result, python=rec.python,
         python_version=_str_or_none(facts.get("python_version")),
         platform=_str_or_none(facts.get("platform")),
@@ -246,12 +270,16 @@ def target_report(
         exit_codes=tuple(s.exit_code for s in rec.full),
         ran=ran_total, tests=tuple(tests), counts=counts, isolation=isolation,
         isolation_passed=all(i.passed for i in probed) if probed else None,
-        leaks=tuple(dict(x) for x in rec.leaks), notes=tuple(rec.notes),
-        log_sha256=log_sha256, record_sha256=record_sha256, log=log, facts=facts,
+        leaks=tuple(dict(x) for x in rec.leaks),
+        notes=tuple({"code": n.code, "zh": phrase(n, "zh", markdown=True), "en": phrase(n, "en", markdown=True)}
+                    for n in rec.notes),
+        log_sha256=ev.log_sha256, record_sha256=ev.record_sha256, log=ev.log, facts=facts,
         collector_exit_code=rec.collector_exit_code,
         worktree_remove_exit_code=rec.worktree_remove_exit_code,
         duration=round(max(0.0, rec.finished - rec.started), 3) if rec.finished else 0.0,
         leak_check=leak_check, leak_check_reason=leak_reason, leak_tests_watched=leak_watched,
+        emulated=emulated, traces=tuple(_trace(s) for s in rec.trace),
+        hardware_matches=None if not rec.hardware else (dev != "cpu" and not emulated),
     )
 
 
@@ -294,7 +322,7 @@ def normalise_coverage(doc: dict[str, Any]) -> dict[str, Any]:
                               "justification_en": None})
     refs = []
     for ref in cov["refs"] or []:
-        r = with_defaults(ref, {"ref": "", "commit": "", "direct": [], "related": [], "weak": [],
+        r = with_defaults(ref, {"ref": "", "commit": "", "upstream": False, "direct": [], "related": [], "weak": [],
                                 "grep": None, "skipped_files": []})
         r["direct"], r["related"], r["weak"] = _tests(r["direct"]), _tests(r["related"]), _tests(r["weak"])
         r["grep"] = with_defaults(r["grep"], {"command": None, "pattern": None, "count": None, "matches": []}) \

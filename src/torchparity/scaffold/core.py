@@ -14,6 +14,7 @@ from ..config import Config
 from ..errors import UsageError
 from ..exec.session import AgentSession, agent_session
 from ..fsutil import atomic_write
+from ..records.scaffold import ScaffoldRecord
 from .conventions import Conventions, conventions_from, device_expression
 from .families import build_plan, candidates, tensor_formula, wants
 from .insert import find_class, insert_methods, is_device_call, module_bindings, parse
@@ -49,6 +50,15 @@ class ScaffoldResult:
     @property
     def complete(self) -> bool:
         return not self.fill_in
+
+    def to_record(self, path: str | None = None, refs: tuple[str, ...] = (), outside_repo: bool = False) -> ScaffoldRecord:
+        """The scaffold stage's record; ``path`` as the report names the file (repo-relative)."""
+        return ScaffoldRecord(
+            api=self.api, family=self.family, path=path or self.path, content=self.content, methods=self.methods,
+            created=self.created, class_name=self.class_name, device_type=self.device_type,
+            torch_version=self.torch_version, spelling=self.spelling, summary=self.summary, fill_in=self.fill_in,
+            notes=self.notes, refs=refs, outside_repo=outside_repo,
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -63,7 +63,7 @@ def export_bundle(store: Store, run_ids: list[int], dest: Path, version: str = "
             for r in store.query("SELECT kind, key, sha FROM records WHERE run_id=? ORDER BY id", (row.id,))
         ]
         blobs.update(r["sha256"] for r in recs)
-        runs_doc.append({"id": row.id, "kind": row.kind, "created": row.created, "finished": row.finished,
+        runs_doc.append({"id": row.id, "uid": row.uid, "kind": row.kind, "created": row.created, "finished": row.finished,
                          "status": row.status, "result": row.result, "argv": row.argv,
                          "targets": targets, "records": recs})
     manifest = {
@@ -152,7 +152,7 @@ def import_bundle(store: Store, path: Path) -> list[int]:
             store.blobs.put(zf.read(name))
         for run in manifest["runs"]:
             rid = store.new_run(run["kind"], run["argv"] + [f"(imported from {path.name}, run {run['id']})"],
-                                created=run.get("created"))
+                                created=run.get("created"), uid=run.get("uid"))
             for t in run["targets"]:
                 record = json.loads(store.blobs.read(t["record_sha256"]))
                 record.pop("log_sha256", None)

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -75,6 +77,11 @@ class RunRow:
     result: str | None
     argv: list[str]
     summary: dict[str, Any]
+
+    @property
+    def uid(self) -> str:
+        """The run's name in texts and bundles; runs made before uids existed are named by id."""
+        return str(self.summary.get("uid") or f"run-{self.id}")
 
     @property
     def orphaned(self) -> bool:
@@ -195,9 +202,11 @@ class Store:
             self._schemas_done.add(name)
 
     # -- runs -----------------------------------------------------------------------
-    def new_run(self, kind: str, argv: list[str], created: float | None = None) -> int:
-        # where and by whom: a resume starts from the same folder; a dead run is told from a live one
-        origin = {"cwd": os.getcwd(), "pid": os.getpid(), "host": socket.gethostname()}
+    def new_run(self, kind: str, argv: list[str], created: float | None = None, uid: str | None = None) -> int:
+        # where and by whom: a resume starts from the same folder; a dead run is told from a live one;
+        # the uid names the run in texts and bundles (the id is only this store's number)
+        origin = {"cwd": os.getcwd(), "pid": os.getpid(), "host": socket.gethostname(),
+                  "uid": uid or uuid.uuid4().hex}
         with self.transaction() as conn:
             cur = conn.execute(
                 "INSERT INTO runs(kind, created, status, argv, summary) VALUES (?, ?, 'running', ?, ?)",
@@ -246,14 +255,28 @@ class Store:
         return [self._run_row(r) for r in rows]
 
     def run(self, run_id: int | str) -> RunRow:
+        """The run with this id (a number) or uid (its hex name in texts and bundles, or a prefix of it)."""
+        text = str(run_id).lstrip("#")
+        if not text.isdigit() and re.fullmatch(r"[0-9a-f]{6,32}", text):
+            return self._run_by_uid(text)
         try:
-            rid = int(str(run_id).lstrip("#"))
+            rid = int(text)
         except ValueError:
-            raise UsageError(f"run id must be a number, got {run_id!r}; see 'torchparity runs'") from None
+            raise UsageError(f"run must be an id or a uid, got {run_id!r}; see 'torchparity runs'") from None
         rows = self.query("SELECT * FROM runs WHERE id=?", (rid,))
         if not rows:
             raise UsageError(f"no run {rid} in store {self.root}; see 'torchparity runs'")
         return self._run_row(rows[0])
+
+    def _run_by_uid(self, prefix: str) -> RunRow:
+        rows = [self._run_row(r) for r in self.query(
+            "SELECT * FROM runs WHERE summary LIKE ? ORDER BY id", (f'%"uid": "{prefix}%',))]
+        rows = [r for r in rows if r.uid.startswith(prefix)]
+        if not rows:
+            raise UsageError(f"no run with uid {prefix} in store {self.root}; see 'torchparity runs'")
+        if len({r.uid for r in rows}) > 1:
+            raise UsageError(f"uid {prefix} names {len(rows)} runs; give more of it")
+        return rows[-1]
 
     def targets(self, run_id: int) -> list[TargetRow]:
         rows = self.query("SELECT * FROM targets WHERE run_id=? ORDER BY id", (run_id,))

@@ -22,12 +22,14 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..agent.state import states_for_api
-from ..api import AgentSession, ApiInfo, agent_session, resolve_api
+from ..api import AgentSession, ApiInfo, Trace, agent_session, resolve_api
+from ..api.resolve import with_test_traces
+from ..checks import evaluate_change, evaluate_checklist
 from ..collect import (
     CollectOptions,
     Collector,
@@ -46,10 +48,19 @@ from ..docs.versions import version_key
 from ..errors import ExitCode, UsageError
 from ..gitrepo import blob_bytes, git, repo_root, resolve_commit
 from ..names import name_patterns
-from ..report import build_report, config_templates_dir, evaluate_checklist, render
-from ..report.build import check_source_types
+from ..phrases import phrase
+from ..records.base import Record
+from ..records.change import ChangeRecord
+from ..records.checklist import Checklist
+from ..records.coverage import ApiCoverage
+from ..records.docs import DocsAddRecord, DocsCheckRecord
+from ..records.scaffold import ScaffoldRecord
+from ..records.task import TaskRecord
+from ..records.verify import TargetVerdict, VerifyRecord
+from ..report import build_report, check_source_types, config_templates_dir, render
 from ..scaffold import scaffold_facts, scaffold_test
-from ..store import Store
+from ..store import Store, read_run
+from ..store import put as put_record
 
 
 @dataclass
@@ -72,7 +83,8 @@ class VerifyOptions:
     rev_range: str | None = None
     #: run these files (repo-relative) instead of every file that holds a direct test
     test_files: list[str] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: the PR fields given on the command line (title, task issue, source type, ...)
+    fields: TaskRecord = field(default_factory=lambda: TaskRecord(api=None))
 
 
 @dataclass
@@ -85,14 +97,17 @@ class Verdict:
     category: str = ""
     run_id: int | None = None
     records: list[TargetRecord] = field(default_factory=list)
-    coverage: dict[str, Any] | None = None
-    scaffolded: dict[str, Any] | None = None
-    docs: dict[str, Any] | None = None
-    docs_added: dict[str, Any] | None = None
-    checklist: dict[str, Any] | None = None
+    coverage: ApiCoverage | None = None
+    scaffolded: ScaffoldRecord | None = None
+    docs: DocsCheckRecord | None = None
+    docs_added: DocsAddRecord | None = None
+    checklist: Checklist | None = None
+    change: ChangeRecord | None = None
     outputs: dict[str, str] = field(default_factory=dict)
+    #: what blocks the verdict and what the user should know: the terminal's lines (English)
     blockers: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    stages: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -106,14 +121,24 @@ class Verdict:
             return ExitCode.ENVIRONMENT_ERROR
         return ExitCode.FAILED
 
+    def to_record(self, complete: bool = True) -> VerifyRecord:
+        return VerifyRecord(
+            api=self.api, canonical=self.canonical, doc_name=self.doc_name, kind=self.kind,
+            category=self.category,
+            result=("PASS" if self.passed else "FAIL") if complete else "INCOMPLETE",
+            targets=tuple(TargetVerdict(r.label, r.result) for r in self.records),
+            blockers=tuple(self.blockers), notes=tuple(self.notes), stages=tuple(self.stages),
+        )
+
     def to_json(self) -> dict[str, Any]:
+        """What ``verify --json`` prints: the verify record, with the run and the files written."""
         return {
-            "api": self.api, "canonical": self.canonical, "doc_name": self.doc_name, "kind": self.kind,
-            "category": self.category,
-            "run_id": self.run_id, "result": "PASS" if self.passed else "FAIL",
-            "targets": [{"label": r.label, "result": r.result} for r in self.records],
-            "scaffolded": self.scaffolded, "docs_added": self.docs_added,
-            "outputs": self.outputs, "blockers": self.blockers, "notes": self.notes,
+            **self.to_record().to_json(), "run_id": self.run_id,
+            "scaffolded": ({"path": self.scaffolded.path, "family": self.scaffolded.family,
+                            "refs": list(self.scaffolded.refs), "complete": self.scaffolded.complete}
+                           if self.scaffolded else None),
+            "docs_added": self.docs_added.to_json() if self.docs_added else None,
+            "outputs": self.outputs,
         }
 
 
@@ -167,7 +192,7 @@ class Pipeline:
             raise UsageError("no environment given; pass --python PY or --env NAME")
         if opt.into and opt.scaffold is False:
             opt.scaffold = True
-        check_source_types(list(opt.extra.get("source_type") or []))
+        check_source_types(list(opt.fields.source_types))
         if opt.out is not None and opt.out.exists() and not opt.out.is_dir():
             raise UsageError(f"--out {opt.out} is a file; pass a folder for the reports")
 
@@ -186,7 +211,9 @@ class Pipeline:
             info = self._resolve(session, verdict)
             verdict.run_id = self.store.new_run("verify", self.argv)
             try:
-                self.store.put_record("resolve", info.canonical, info.to_json(), run_id=verdict.run_id)
+                task = cfg.task_record(opt.api, opt.fields, repo=root is not None, lang=opt.lang)
+                self._keep(verdict, task)
+                self._keep(verdict, info)
                 coverage = self._coverage(root, refs, info, verdict)
                 targets, test_files = self._tests(root, refs, info, coverage, device, verdict, session)
             except BaseException:
@@ -194,8 +221,10 @@ class Pipeline:
                 raise
         try:
             self._collect(root, targets, info, device, verdict)
+            info = self._classify(info, verdict)
             self._docs(root, info, verdict)
             self._checklist(root, info, test_files, verdict)
+            put_record(self.store, verdict.to_record(), verdict.run_id, opt.api)  # type: ignore[arg-type]
             self._finish(verdict)
             self._reports(root, info.canonical, verdict)
         except BaseException:
@@ -203,6 +232,13 @@ class Pipeline:
             raise
         self._finish(verdict)  # again, now naming the files written
         return verdict
+
+    def _keep(self, verdict: Verdict, record: Record) -> None:
+        """Store a stage's record in the verify run (the report is rendered from these alone)."""
+        assert verdict.run_id is not None
+        put_record(self.store, record, verdict.run_id, self.opt.api)
+        if record.KIND not in ("task", "verify", *verdict.stages):
+            verdict.stages.append(record.KIND)
 
     # -- 1. resolve ----------------------------------------------------------------------------
     def _resolve(self, session: AgentSession, verdict: Verdict) -> ApiInfo:
@@ -218,7 +254,7 @@ class Pipeline:
 
     # -- 2. coverage ---------------------------------------------------------------------------
     def _coverage(self, root: Path | None, refs: list[tuple[str, str]], info: ApiInfo,
-                  verdict: Verdict) -> dict[str, Any] | None:
+                  verdict: Verdict) -> ApiCoverage | None:
         if root is None:
             verdict.notes.append("coverage not collected: no --repo (the embedded default runs on this machine)")
             return None
@@ -237,12 +273,12 @@ class Pipeline:
                 f"{name} (the docs' NPU 形式名称)" for name in backend if backend[name] == info.canonical))
         report = coverage_for([info.resolution.query], root, [r for r, _ in refs], self.store,
                               tests=list(self.cfg.test_roots), aliases=aliases)
-        doc = report.to_json()[0]
-        self.store.put_record("coverage", info.canonical, doc, run_id=verdict.run_id)
-        verdict.coverage = doc
-        counts = ", ".join(f"{r['ref']}: {len(r['direct'])} direct" for r in doc["refs"])
+        cov = report.apis[0]
+        self._keep(verdict, cov)
+        verdict.coverage = cov
+        counts = ", ".join(f"{r.ref}: {len(r.direct)} direct" for r in cov.refs)
         self.hooks.done("coverage", counts)
-        return doc
+        return cov
 
     def _backend_spellings(self, root: Path | None, info: ApiInfo) -> dict[str, str]:
         """The backend's names of the API (and of its class) that the docs state -> canonical names."""
@@ -267,12 +303,12 @@ class Pipeline:
 
     # -- 3. which tests, scaffolded where needed -------------------------------------------------
     def _tests(self, root: Path | None, refs: list[tuple[str, str]], info: ApiInfo,
-               coverage: dict[str, Any] | None, device: str, verdict: Verdict,
+               coverage: ApiCoverage | None, device: str, verdict: Verdict,
                session: AgentSession) -> tuple[list[Target], list[str]]:
         opt = self.opt
-        direct: dict[str, list[dict[str, Any]]] = {}
+        direct: dict[str, list[Any]] = {}
         if coverage is not None:
-            direct = {r["ref"]: r["direct"] for r in coverage["refs"]}
+            direct = {r.ref: list(r.direct) for r in coverage.refs}
         chosen = tuple(dict.fromkeys(opt.test_files))
         need = opt.scaffold or (not chosen and any(not direct.get(ref) for ref, _ in refs))
         scaffold = self._scaffold(root, refs, info, device, verdict, session) if need else {}
@@ -289,14 +325,14 @@ class Pipeline:
             else:
                 tests = direct.get(ref) or []
                 if chosen:
-                    tests = [t for t in tests if t["path"] in chosen]
+                    tests = [t for t in tests if t.path in chosen]
                     files = chosen
                 else:
-                    files = tuple(dict.fromkeys(t["path"] for t in tests))
+                    files = tuple(dict.fromkeys(t.path for t in tests))
                     if len(files) > MANY_FILES:
                         verdict.notes.append(f"{ref}: {len(files)} files hold direct tests and each runs whole; "
                                              "pass --test-file FILE to run chosen ones")
-                patterns = (tuple(dict.fromkeys(t["test"].rsplit("::", 1)[-1] for t in tests))
+                patterns = (tuple(dict.fromkeys(t.test.rsplit("::", 1)[-1] for t in tests))
                             or tuple(name_patterns(info.canonical)))
             for env in opt.envs:
                 targets.append(Target(ref, commit, env, files=files, overlay=overlay, patterns=patterns))
@@ -321,7 +357,7 @@ class Pipeline:
             path = Path(res.path).absolute()
             shown = os.path.relpath(path) if path.is_relative_to(Path.cwd()) else str(path)
             out["local"] = (shown, path.read_bytes(), list(res.methods))
-            verdict.scaffolded = dict(res.to_json(), refs=["local"])
+            verdict.scaffolded = res.to_record(shown, ("local",), outside_repo=into is None)
         else:
             folder = str(cfg.scaffold.get("test_dir") or (cfg.test_roots[0] if cfg.test_roots else "test"))
             with tempfile.TemporaryDirectory(prefix="torchparity-scaffold-") as tmp:
@@ -340,12 +376,14 @@ class Pipeline:
                         rel = f"{folder.rstrip('/')}/{Path(res.path).name}"
                     out[ref] = (rel, res.content.encode("utf-8"), list(res.methods))
                     if verdict.scaffolded is None:
-                        verdict.scaffolded = dict(res.to_json(), path=rel, refs=[])
-                    verdict.scaffolded["refs"].append(ref)
+                        verdict.scaffolded = res.to_record(rel)
+                    verdict.scaffolded = verdict.scaffolded.replace(refs=(*verdict.scaffolded.refs, ref))
         sc = verdict.scaffolded
-        for what in sc.get("fill_in") or []:
+        assert sc is not None
+        self._keep(verdict, sc)
+        for what in sc.fill_in:
             verdict.notes.append(f"the scaffolded test fails until this is filled in: {what}")
-        self.hooks.done("scaffold", f"{sc['family']}: {sc['path']} ({len(sc['methods'])} test(s)) at {', '.join(out)}")
+        self.hooks.done("scaffold", f"{sc.family}: {sc.path} ({len(sc.methods)} test(s)) at {', '.join(out)}")
         return out
 
     # -- 4. collect --------------------------------------------------------------------------------
@@ -377,7 +415,26 @@ class Pipeline:
                         f"{rec.label}: the test files import {', '.join(missing)}, which this environment lacks; "
                         "verify in an environment that has it (--env/--python), or pass --scaffold for a test "
                         "this one can run")
+        verdict.stages.append("collect")
         self.hooks.done("collect", ", ".join(f"{r.label}={r.result}" for r in outcome.records))
+
+    def _classify(self, info: ApiInfo, verdict: Verdict) -> ApiInfo:
+        """Without a call sample's trace, the API classified by what its tests dispatched (the first
+        target that traced them: the environment resolve ran in), so the texts never say "no trace"
+        beside a log that has one. A sample's trace stays the evidence: it is the API alone, while a
+        test's trace also holds the test's own operators."""
+        if info.trace is not None and info.trace.ok:
+            return info
+        for rec in verdict.records:
+            traces = [replace(Trace.from_json(s.result["trace"]), target=s.test_file)
+                      for s in rec.trace if s.result.get("trace")]
+            if any(t.tests_run for t in traces):
+                better = with_test_traces(info, traces, self.cfg.backend_module)
+                if better is not info:
+                    self._keep(verdict, better)
+                    verdict.category = better.category
+                return better
+        return info
 
     # -- 5. docs -----------------------------------------------------------------------------------
     def _docs_tree(self, root: Path | None) -> DocsTree | None:
@@ -430,12 +487,12 @@ class Pipeline:
             added = add_entry(name, tree.root, missing, like=like, statuses=opt.docs_status, products=products)
             for version in missing:
                 tree.forget(version)  # those pages were written
-            verdict.docs_added = added.to_json()
-            self.store.put_record("docs-add", info.canonical, verdict.docs_added, run_id=verdict.run_id)
+            verdict.docs_added = added.to_record()
+            self._keep(verdict, verdict.docs_added)
             result = check_in_tree(tree, entry, opt.docs_versions, spellings)
             missing = [v.version for v in result.versions if not v.present]
-        verdict.docs = result.to_json()
-        self.store.put_record("docs-check", info.canonical, verdict.docs, run_id=verdict.run_id)
+        verdict.docs = result.to_record()
+        self._keep(verdict, verdict.docs)
         if missing:
             verdict.blockers.append(f"docs: no entry for {entry} in {', '.join(missing)} (add with --docs-add)")
         bad_links = [v.version for v in result.versions if v.present and not v.link_ok]
@@ -448,9 +505,11 @@ class Pipeline:
         opt = self.opt
         resolved = info.to_json()  # its query and aliases count as the API
         if opt.rev_range and root is not None:
+            verdict.change = evaluate_change(root, opt.rev_range, self.cfg, opt.api, info, opt.fields.source_branch)
+            self._keep(verdict, verdict.change)
             rels = files or [tf.path for r in verdict.records for tf in r.test_files]
             check = evaluate_checklist(root, opt.rev_range, list(dict.fromkeys(rels)), info.canonical,
-                                       self.cfg, verdict.records, title=opt.extra.get("title"),
+                                       self.cfg, verdict.records, title=opt.fields.title,
                                        resolve=resolved)
         elif verdict.scaffolded is not None:
             path = self._scaffold_copy(verdict)
@@ -460,11 +519,11 @@ class Pipeline:
             verdict.notes.append("checklist not evaluated: no new test file (existing direct tests were run)")
             return
         self.hooks.stage("checklist")
-        verdict.checklist = check.to_json()
-        self.store.put_record("checklist", info.canonical, verdict.checklist, run_id=verdict.run_id)
-        failed = [i for i in verdict.checklist["items"] if i["status"] == "fail"]
+        verdict.checklist = check
+        self._keep(verdict, check)
+        failed = check.failed
         for item in failed:
-            verdict.blockers.append(f"checklist: {item['title_en']}: {item.get('reason_en') or item.get('reason', '')}")
+            verdict.blockers.append(f"checklist: {item.title_en}: {item.reason}")
         self.hooks.done("checklist", f"{len(failed)} item(s) fail")
 
     def _out_dir(self, verdict: Verdict) -> Path:
@@ -474,16 +533,16 @@ class Pipeline:
 
     def _scaffold_copy(self, verdict: Verdict) -> Path:
         """The scaffolded test, written into the output folder (and a patch for the repo)."""
-        sc = verdict.scaffolded or {}
+        sc = verdict.scaffolded
+        assert sc is not None
         out = self._out_dir(verdict)
-        rel = str(sc.get("path", ""))
-        name = Path(rel).name
+        name = Path(sc.path).name
         copy = out / name
-        copy.write_text(str(sc.get("content", "")), encoding="utf-8")
+        copy.write_text(sc.content, encoding="utf-8")
         verdict.outputs["test"] = str(copy)
-        if self.opt.repo is not None and rel and not self.opt.into:
+        if self.opt.repo is not None and sc.path and not self.opt.into:
             patch = out / f"{Path(name).stem}.patch"
-            patch.write_text(_new_file_patch(rel, str(sc.get("content", ""))), encoding="utf-8")
+            patch.write_text(_new_file_patch(sc.path, sc.content), encoding="utf-8")
             verdict.outputs["patch"] = str(patch)
         return copy
 
@@ -491,15 +550,8 @@ class Pipeline:
         if verdict.run_id is None:
             return
         self.hooks.stage("report")
-        extra = dict(self.opt.extra)
-        if root is not None and self.opt.rev_range:
-            extra.update(repo=str(root), range=self.opt.rev_range)
-        if verdict.checklist is not None:
-            extra["checklist"] = verdict.checklist
-        hardware = {e.name: e.hardware for e in self._env_configs() if e.hardware}
-        if hardware:
-            extra.setdefault("hardware", hardware)
-        model = build_report(self.store, [verdict.run_id], api=canonical, config=self.cfg, extra=extra)
+        # the texts are rendered from the run's records alone, exactly as 'torchparity report RUN' does
+        model = build_report([read_run(self.store, verdict.run_id)])
         out = self._out_dir(verdict)
         tdir = config_templates_dir(self.cfg)
         lang = self.opt.lang
@@ -521,9 +573,6 @@ class Pipeline:
         verdict.outputs["evidence"] = str(ev)
         self.hooks.done("report", str(out))
 
-    def _env_configs(self) -> list[Any]:
-        return [self.cfg.envs[e.name] for e in self.opt.envs if e.name in self.cfg.envs]
-
     def _finish(self, verdict: Verdict, complete: bool = True) -> None:
         if verdict.run_id is None:
             return
@@ -531,7 +580,8 @@ class Pipeline:
             result, status = ("PASS" if verdict.passed else "FAIL"), "complete"
         else:  # a stage stopped the verify: what was collected stays, marked as such
             result, status = "INCOMPLETE", "incomplete"
-        self.store.finish_run(verdict.run_id, result, status=status, summary=verdict.to_json())
+        self.store.finish_run(verdict.run_id, result, status=status,
+                              summary={"outputs": verdict.outputs, "api": verdict.api})
 
 
 def _missing_modules(rec: TargetRecord) -> list[str]:
@@ -555,7 +605,7 @@ def _why(rec: TargetRecord) -> str:
             bits.append(f"{s.result.get('title', s.name).lower()} isolation probe failed")
     if rec.leaks:
         bits.append(f"{len(rec.leaks)} state leak(s)")
-    bits.extend(rec.notes[:1] if rec.result == "ERROR" else [])
+    bits.extend(phrase(n) for n in rec.notes[:1] if rec.result == "ERROR")
     return "; ".join(bits) or rec.result
 
 

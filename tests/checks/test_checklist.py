@@ -15,11 +15,11 @@ from tests.report.report_fixtures import (
     make_repo,
     target_record,
 )
+from torchparity.checks import checklist_from_json, evaluate_checklist
+from torchparity.checks.checklist import alias_table, resolve_aliases
 from torchparity.cli import main
 from torchparity.config import load_preset
 from torchparity.errors import UsageError
-from torchparity.report import checklist_from_json, evaluate_checklist
-from torchparity.report.checklist import alias_table, resolve_aliases
 from torchparity.store import Store
 
 NPU = load_preset("torch_npu")
@@ -140,8 +140,8 @@ def test_a_helper_or_setup_the_test_uses_counts(tmp_path: Path) -> None:
 
 
 def test_naming_a_class_is_not_using_it() -> None:
-    from torchparity.report.checklist import alias_table, check_calls
-    from torchparity.report.pysource import SourceFile
+    from torchparity.checks.checklist import alias_table, check_calls
+    from torchparity.checks.pysource import SourceFile
 
     parent = "torch.autograd.grad_mode.set_grad_enabled"
     head = "import torch\n\n\nclass T:\n    def test_mode(self):\n"
@@ -305,7 +305,7 @@ def test_checklist_verb_exit_codes_and_stored_record(tmp_path: Path, capsys: pyt
     assert main(["checklist", "--repo", str(bad), *common]) == 1
     assert "FAIL A single commit" in capsys.readouterr().out
     stored = Store(store).latest_record("checklist", API)
-    assert stored is not None and stored["passed"] is False
+    assert stored is not None and stored["schema"] == "torchparity.checklist/2" and stored["body"]["passed"] is False
     assert main(["checklist", "--repo", str(good), "--range", RANGE, "--file", "nope.py", "--store", str(store)]) == 2
     assert "ERROR: file nope.py does not exist" in capsys.readouterr().err
 
@@ -318,8 +318,8 @@ def test_a_file_that_does_not_parse_fails_the_source_items(tmp_path: Path) -> No
 
 
 def test_calls_api_counts_a_property_read_for_a_tensor_property():
-    from torchparity.report.checklist import alias_table, check_calls
-    from torchparity.report.pysource import SourceFile
+    from torchparity.checks.checklist import alias_table, check_calls
+    from torchparity.checks.pysource import SourceFile
 
     table = alias_table("torch.Tensor.ndim")
     reads = SourceFile("t.py", "import torch\n\n\nclass T:\n    def test_ndim(self):\n"
@@ -332,8 +332,8 @@ def test_calls_api_counts_a_property_read_for_a_tensor_property():
 
 
 def test_a_tensor_member_on_an_unknown_receiver_passes_with_a_note():
-    from torchparity.report.checklist import alias_table, check_calls
-    from torchparity.report.pysource import SourceFile
+    from torchparity.checks.checklist import alias_table, check_calls
+    from torchparity.checks.pysource import SourceFile
 
     src = SourceFile("t.py", "class T:\n    def test_add_(self, x):\n        x.add_(1)\n")
     item = check_calls(src, "torch.Tensor.add_", alias_table("torch.Tensor.add_"))
@@ -354,7 +354,7 @@ def test_the_alias_table_is_coverages_with_the_resolve_spellings_on_top():
 
 
 def test_resolve_record_spellings_reach_the_checklist(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from torchparity.report import find_resolve
+    from torchparity.checks import find_resolve
 
     text = CALL_ONLY_PARENT.replace("cloned = ctx\n", "cloned = torch.my_alias.clone()\n")
     record = {"query": "torch.my_alias.clone", "canonical": API, "aliases": ["torch.set_grad_enabled.clone"]}
@@ -363,7 +363,7 @@ def test_resolve_record_spellings_reach_the_checklist(tmp_path: Path, capsys: py
     direct = evaluate_checklist(repo, RANGE, [TEST_PATH], api=API, config=NPU, resolve=record)
     assert status(direct, "calls_api") == "pass"
     store = Store(tmp_path / "store")
-    store.put_record("resolve", API, record)
+    store.put_record("resolve", API, {"schema": "torchparity.resolve/2", "body": record})
     # kept under the canonical name, found from another spelling too
     assert find_resolve(store, "torch.set_grad_enabled.clone") == record
     assert find_resolve(store, None) is None and find_resolve(store, "torch.nothing") is None
@@ -376,8 +376,8 @@ def test_resolve_record_spellings_reach_the_checklist(tmp_path: Path, capsys: py
 
 
 def test_a_private_spelling_matches_through_the_resolve_records_canonical_name() -> None:
-    from torchparity.report.checklist import alias_table, check_calls, check_docstring
-    from torchparity.report.pysource import SourceFile
+    from torchparity.checks.checklist import alias_table, check_calls, check_docstring
+    from torchparity.checks.pysource import SourceFile
 
     src = SourceFile("t.py", '"""Checks torch.Tensor.add_."""\nimport torch\n\n\nclass T:\n'
                              "    def test_add_(self):\n        x = torch.ones(2)\n        x.add_(1)\n")

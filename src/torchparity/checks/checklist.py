@@ -10,11 +10,10 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..collect.record import Step, TargetRecord, record_from_json
 from ..config import Config, load_preset
 from ..coverage.aliases import ATTR, AliasTable, Normalizer, table_for
 from ..coverage.extract import decode_refs, extract
@@ -22,10 +21,10 @@ from ..coverage.index import FileIndex
 from ..coverage.query import how
 from ..errors import UsageError
 from ..gitrepo import blob_bytes, git, repo_root, resolve_commit
+from ..records.checklist import FAIL, NA, PASS, Checklist, ChecklistItem
+from ..records.target import Step, TargetRecord, record_from_json
 from ..store import Store
 from .pysource import Site, SourceFile
-
-PASS, FAIL, NA = "pass", "fail", "n.a."
 
 #: commit / PR title type tags accepted by default ([report] type_tags overrides)
 DEFAULT_TYPE_TAGS = ("feat", "fix", "docs", "test", "refactor", "perf", "style", "chore", "build", "ci", "revert")
@@ -48,65 +47,13 @@ ITEMS: tuple[tuple[str, str, str], ...] = (
 TITLES = {i: (zh, en) for i, zh, en in ITEMS}
 
 
-@dataclass(frozen=True)
-class ChecklistItem:
-    id: str
-    title_zh: str
-    title_en: str
-    status: str  # pass | fail | n.a.
-    reason: str  # English
-    reason_zh: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class Checklist:
-    items: tuple[ChecklistItem, ...]
-    api: str | None = None
-    repo: str | None = None
-    range: str | None = None
-    files: tuple[str, ...] = ()
-    head: str | None = None
-
-    @property
-    def failed(self) -> list[ChecklistItem]:
-        return [i for i in self.items if i.status == FAIL]
-
-    @property
-    def passed(self) -> bool:
-        return not self.failed
-
-    def item(self, item_id: str) -> ChecklistItem:
-        for i in self.items:
-            if i.id == item_id:
-                return i
-        raise KeyError(item_id)
-
-    def to_json(self) -> dict[str, Any]:
-        counts = {s: sum(1 for i in self.items if i.status == s) for s in (PASS, FAIL, NA)}
-        return {
-            "items": [i.to_json() for i in self.items], "api": self.api, "repo": self.repo,
-            "range": self.range, "head": self.head, "files": list(self.files),
-            "counts": counts, "passed": self.passed,
-        }
-
-
 def checklist_from_json(doc: dict[str, Any]) -> Checklist:
-    """A stored checklist record back as a ``Checklist`` (tolerates records from elsewhere)."""
-    items = []
-    for d in doc.get("items", []) or []:
-        zh, en = TITLES.get(str(d.get("id", "")), ("", ""))
-        items.append(ChecklistItem(
-            id=str(d.get("id", "")), title_zh=str(d.get("title_zh") or zh or d.get("id", "")),
-            title_en=str(d.get("title_en") or en or d.get("id", "")), status=str(d.get("status", NA)),
-            reason=str(d.get("reason", "")), reason_zh=str(d.get("reason_zh") or ""),
-        ))
-    return Checklist(
-        tuple(items), api=doc.get("api"), repo=doc.get("repo"), range=doc.get("range"),
-        files=tuple(doc.get("files") or ()), head=doc.get("head"),
-    )
+    """A stored checklist record back as a ``Checklist`` (titles filled in from the item ids)."""
+    check = Checklist.from_json(doc)
+    items = tuple(i if i.title_zh and i.title_en else ChecklistItem(
+        i.id, i.title_zh or TITLES.get(i.id, ("", ""))[0] or i.id, i.title_en or TITLES.get(i.id, ("", ""))[1] or i.id,
+        i.status, i.reason, i.reason_zh) for i in check.items)
+    return check.replace(items=items)
 
 
 @dataclass
@@ -202,14 +149,15 @@ def alias_table(api: str | None, aliases: Iterable[str] = (), canonical: str | N
 
 
 def find_resolve(store: Store, api: str | None) -> dict[str, Any] | None:
-    """The newest ``resolve`` record of ``api``: kept under the canonical name, so the static
-    table's spelling is tried after ``api`` as given."""
+    """The newest ``resolve`` record of ``api`` (its body): kept under the API as asked, then the
+    canonical name, so the static table's spelling is tried after ``api`` as given."""
     if not api:
         return None
     for key in dict.fromkeys([api, table_for(None).canonical(api)[0]]):
         doc = store.latest_record("resolve", key)
         if doc is not None:
-            return doc
+            body = doc.get("body") if isinstance(doc.get("body"), dict) else None
+            return body
     return None
 
 

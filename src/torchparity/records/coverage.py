@@ -1,12 +1,24 @@
-"""The coverage records: which tests touch an API at each ref, and how (data, no search here)."""
+"""The coverage stage's records: which tests touch an API at each ref, and how (data, no search here)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
-from .grep import GrepResult
-from .index import RefIndex
+from .base import Record
+
+
+@dataclass(frozen=True)
+class GrepResult:
+    command: str
+    pattern: str
+    count: int
+    matches: tuple[str, ...]
+    engine: str  # "git grep" | "in-process"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"command": self.command, "pattern": self.pattern, "count": self.count,
+                "matches": list(self.matches), "engine": self.engine}
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +35,11 @@ class TestHit:
     def to_json(self) -> dict[str, Any]:
         return {"test": self.test, "path": self.path, "line": self.line,
                 "end_line": self.end_line, "how": self.how, "at": self.at}
+
+    @classmethod
+    def from_json(cls, d: Any) -> TestHit:
+        return cls(str(d["test"]), str(d["path"]), int(d["line"]), int(d["end_line"]), str(d["how"]),
+                   int(d["at"]))
 
 
 @dataclass(frozen=True)
@@ -61,9 +78,29 @@ class RefCoverage:
             "skipped_files": [{"path": p, "why": w} for p, w in self.skipped_files],
         }
 
+    @classmethod
+    def from_json(cls, d: Any) -> RefCoverage:
+        g = d.get("grep") or {}
+        grep = None if g.get("engine", "off") == "off" else GrepResult(
+            str(g["command"]), str(g["pattern"]), int(g["count"]), tuple(g.get("matches", ())), str(g["engine"]))
+        return cls(
+            ref=str(d["ref"]), commit=str(d["commit"]), repo=str(d["repo"]), upstream=bool(d["upstream"]),
+            files=int(d["files"]), tests=int(d["tests"]),
+            direct=tuple(TestHit.from_json(h) for h in d.get("direct", ())),
+            related=tuple(TestHit.from_json(h) for h in d.get("related", ())), related_total=int(d.get("related_total", 0)),
+            weak=tuple(TestHit.from_json(h) for h in d.get("weak", ())), weak_total=int(d.get("weak_total", 0)),
+            grep=grep, skipped_files=tuple((str(x["path"]), str(x["why"])) for x in d.get("skipped_files", ())),
+            grep_in_direct=int(g.get("in_direct_tests", 0)),
+        )
+
 
 @dataclass(frozen=True)
-class ApiCoverage:
+class ApiCoverage(Record):
+    """The coverage stage's record for one API over every searched ref."""
+
+    SCHEMA: ClassVar[str] = "torchparity.coverage/2"
+    KIND: ClassVar[str] = "coverage"
+
     api: str
     canonical: str
     known: bool
@@ -85,17 +122,12 @@ class ApiCoverage:
             "section_zh": self.section_zh, "section_en": self.section_en,
         }
 
-
-@dataclass(frozen=True)
-class CoverageReport:
-    apis: tuple[ApiCoverage, ...]
-    indexes: tuple[RefIndex, ...] = field(default=(), compare=False, repr=False)
-
-    def to_json(self) -> list[dict[str, Any]]:
-        return [a.to_json() for a in self.apis]
-
-    def __getitem__(self, api: str) -> ApiCoverage:
-        for a in self.apis:
-            if api in (a.api, a.canonical):
-                return a
-        raise KeyError(api)
+    @classmethod
+    def from_json(cls, d: Any) -> ApiCoverage:
+        return cls(
+            api=str(d["api"]), canonical=str(d["canonical"]), known=bool(d["known"]),
+            alias_source=str(d["alias_source"]), suggestions=tuple(d.get("suggestions", ())),
+            refs=tuple(RefCoverage.from_json(r) for r in d.get("refs", ())),
+            justification_zh=str(d.get("justification_zh", "")), justification_en=str(d.get("justification_en", "")),
+            section_zh=str(d.get("section_zh", "")), section_en=str(d.get("section_en", "")),
+        )

@@ -1,15 +1,18 @@
-"""The JSON record of one target (ref x environment): every fact the log states, structured.
+"""The collect stage's record of one target (ref x environment): every fact the log states, structured.
 
-Data first: the evidence log (``evidence.py``) is rendered from this record,
-reports read it, a bundle carries it.
+Data first: the evidence log (``collect/evidence.py``) is rendered from this
+record, reports read it, a bundle carries it.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-RECORD_SCHEMA = "torchparity.target/1"
+from .base import Record
+from .notes import Note
+
+RECORD_SCHEMA = "torchparity.target/2"
 
 #: the state-leak check's verdicts: every file's tests were watched and none leaked (PASS), a test
 #: left a state changed (LEAKS), no test method ran under the watch (NOT_RUN), or some files' did
@@ -48,7 +51,10 @@ class Step:
 
 
 @dataclass
-class TargetRecord:
+class TargetRecord(Record):
+    SCHEMA: ClassVar[str] = RECORD_SCHEMA
+    KIND: ClassVar[str] = "target"
+
     label: str
     ref: str
     commit: str
@@ -75,13 +81,21 @@ class TargetRecord:
     result: str = "INCOMPLETE"  # PASS | FAIL | ERROR | INCOMPLETE
     collector_exit_code: int | None = None
     worktree_remove_exit_code: int | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
     started: float = 0.0
     finished: float = 0.0
     torchparity_version: str = ""
+    #: the environment's hardware as configured (``[envs.a2] hardware = "Atlas A2"``), "" when not given
+    hardware: str = ""
+    #: the title of ``commit`` (None without a repo)
+    commit_title: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def from_json(cls, doc: Any) -> TargetRecord:
+        return record_from_json(doc)
 
     def leak_verdict(self) -> tuple[str, str, int]:
         """(status, reason, tests watched) of the state-leak check: the stored fields, or for a
@@ -144,4 +158,6 @@ def record_from_json(d: dict[str, Any]) -> TargetRecord:
     d["probe"] = step_from_json(d["probe"]) if d.get("probe") else None
     for key in ("full", "leak_check", "isolation", "trace"):
         d[key] = [step_from_json(s) for s in d.get(key, [])]
+    d["notes"] = [Note(str(n["code"]), dict(n.get("args") or {})) if isinstance(n, dict) else Note("text", {"text": str(n)})
+                  for n in d.get("notes", [])]
     return TargetRecord(**d)

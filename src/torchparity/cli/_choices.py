@@ -1,0 +1,22 @@
+"""Choices as enums, so ``--help`` lists them and Typer refuses anything else (exit 2)."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Kind(str, Enum):
+    """A report kind (``report --kind``)."""
+
+    pr = "pr"
+    comment = "comment"
+    json = "json"
+    junit = "junit"
+    markdown_summary = "markdown-summary"
+
+
+class Lang(str, Enum):
+    """The language of a text (zh is the community's)."""
+
+    zh = "zh"
+    en = "en"

@@ -1,0 +1,42 @@
+"""Typed, versioned records: one per stage, the ground every part stands on.
+
+Every boundary between parts is crossed by one of these (never a loose dict);
+every text is rendered from them alone. Each record has a ``SCHEMA`` with a
+version and a lossless ``to_json``/``from_json``; the store keeps them in an
+envelope naming the run and task (``base.envelope``).
+
+==================  ===================================  ======================
+record              made by                              module
+==================  ===================================  ======================
+``TaskRecord``      the verb that starts a run           ``records.task``
+``ApiInfo``         resolve                              ``records.resolve``
+``ApiCoverage``     coverage                             ``records.coverage``
+``ScaffoldRecord``  scaffold                             ``records.scaffold``
+``TargetRecord``    collect (one per ref x environment)  ``records.target``
+``DocsCheckRecord`` docs check (``DocsAddRecord``: add)  ``records.docs``
+``ChangeRecord``    change (the PR's commits and files)  ``records.change``
+``Checklist``       checklist                            ``records.checklist``
+``VerifyRecord``    verify / batch (the verdict)         ``records.verify``
+==================  ===================================  ======================
+"""
+
+from .base import Record, RecordError, envelope, open_envelope
+from .change import ChangeRecord
+from .checklist import Checklist, ChecklistItem, ChecklistRecord
+from .coverage import ApiCoverage, GrepResult, RefCoverage, TestHit
+from .docs import DocsAddRecord, DocsCheckRecord
+from .notes import Note
+from .resolve import ApiInfo, ResolveRecord, Trace
+from .run import RunInfo, RunRecords, TargetEvidence
+from .scaffold import ScaffoldRecord
+from .target import Step, TargetRecord, TestFile
+from .task import TaskRecord
+from .verify import VerifyRecord
+
+__all__ = [
+    "ApiCoverage", "ApiInfo", "ChangeRecord", "Checklist", "ChecklistItem", "ChecklistRecord",
+    "DocsAddRecord", "DocsCheckRecord", "GrepResult", "Note", "Record", "RecordError", "RefCoverage",
+    "ResolveRecord", "RunInfo", "RunRecords", "ScaffoldRecord", "Step", "TargetEvidence",
+    "TargetRecord", "TaskRecord", "TestFile", "TestHit", "Trace", "VerifyRecord", "envelope",
+    "open_envelope",
+]
