@@ -14,7 +14,23 @@ from .context import BRANCH_TOKEN, KEY_VALUE
 from .document import Document, Line
 from .records import DocsClaim, DocsStatusClaim, ProbeValue, ScopeClaim, VersionClaim
 
-API = re.compile(r"(?<![\w.])((?:torch|torch_npu)(?:\.[A-Za-z_]\w*)+)")
+_API = re.compile(r"(?<![\w./-])((?:torch|torch_npu)(?:\.[A-Za-z_]\w*)+)(?![\w/-])")
+_FILE_EXT = {"md", "py", "txt", "rst", "json", "yaml", "yml", "html", "h", "cpp", "toml", "patch"}
+
+
+class _ApiFinder:
+    """Dotted ``torch.x.y`` names on a line, file names (``torch.md``) left out."""
+
+    @staticmethod
+    def findall(text: str) -> list[str]:
+        return [m for m in _API.findall(text) if m.rsplit(".", 1)[-1] not in _FILE_EXT]
+
+    def search(self, text: str) -> str | None:
+        found = self.findall(text)
+        return found[0] if found else None
+
+
+API = _ApiFinder()
 _BRANCH = re.compile(rf"(?<![\w./-])(?:origin/)?({BRANCH_TOKEN})(?![\w/-])")
 
 _TARGET = re.compile(rf"面向\s*`?(?:origin/)?({BRANCH_TOKEN})`?\s*(?:目标)?分支|(?:本\s*PR\s*)?目标分支\s*[为是:：]\s*`?"
@@ -67,9 +83,9 @@ def main_api(doc: Document) -> str:
         if re.search(r"API\s*名称|API name", ln.text, re.I):
             nxt = [doc.at(n).stripped for n in range(ln.no, min(len(doc), ln.no + 2) + 1)]
             for t in nxt:
-                m = API.search(t)
-                if m:
-                    return m.group(1)
+                found = API.search(t)
+                if found:
+                    return found
     return ""
 
 
@@ -129,16 +145,17 @@ def _mentions_leaf(text: str, api: str) -> bool:
     return bool(re.search(rf"(?<![\w.]){re.escape(leaf)}\(\)", text))
 
 
-def _clause_api(clause: str, line_apis: list[str], api: str) -> str:
+def _clause_api(clause: str, api: str) -> str:
+    """The API a clause is about: one it names, else the text's API when the clause points at it."""
     found = API.findall(clause)
     if found:
         return found[-1]
     if api:
         leaf = api.rsplit(".", 1)[-1]
-        if re.search(rf"(?<![\w.]){re.escape(leaf)}(?:\(\))?(?![\w])", clause) or re.search(r"目标\s*API|该\s*API|本\s*API|the API",
-                                                                                             clause, re.I):
+        if re.search(rf"(?<![\w.]){re.escape(leaf)}(?:\(\))?(?![\w])", clause) or re.search(
+                r"目标\s*API|该\s*API|本\s*API|the API", clause, re.I):
             return api
-    return line_apis[-1] if line_apis else ""
+    return ""
 
 
 class _DocsContext:
@@ -203,7 +220,7 @@ def extract_docs(doc: Document, api: str, products: Iterable[tuple[str, tuple[st
             absent, present = _ABSENT.search(clause), _PRESENT.search(clause)
             if not (absent or present) or not (_DOC_WORD.search(clause) or _DOC_WORD.search(text)):
                 continue
-            target = _clause_api(clause, line_apis, api)
+            target = _clause_api(clause, api)
             if not target:
                 continue
             versions = _versions(clause) or _versions(text)
@@ -213,16 +230,10 @@ def extract_docs(doc: Document, api: str, products: Iterable[tuple[str, tuple[st
             elif absent and dctx.base and re.search(r"仅登记|只登记|only (?:the )?parent|缺少", clause):
                 yield DocsClaim(line=ln.no, text=ln.stripped, api=target, versions=versions, present=False,
                                 at=dctx.base, branch=dctx.branch)
-    by_version: dict[str, list[tuple[Line, str]]] = {}
-    for ln, page in pages:
+    for ln, page in pages if api else []:
         v = _versions(page)
-        by_version.setdefault(v[0] if v else "", []).append((ln, page))
-    for version, hits in by_version.items():
-        for ln, page in hits:
-            if not api:
-                continue
-            yield DocsClaim(line=ln.no, text=ln.stripped, api=api, versions=(version,) if version else (),
-                            present=True, at=dctx.commit, branch=dctx.branch, pr=dctx.pr)
+        yield DocsClaim(line=ln.no, text=ln.stripped, api=api, versions=v[:1], present=True,
+                        at=dctx.commit, branch=dctx.branch, pr=dctx.pr)
 
 
 def extract_probes(doc: Document) -> Iterator[ProbeValue]:

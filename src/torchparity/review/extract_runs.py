@@ -22,6 +22,8 @@ _OUTCOME = {"ok": "ok", "fail": "fail", "error": "error", "skipped": "skip", "ex
             "unexpected success": "xpass"}
 _UNITTEST = re.compile(r"^\s*(test\w*) \(([\w.]+)\)(?:\s*(\[.*\]|\(.*\)))?(?:\s*\.\.\.\s*(.*))?$")
 _BARE = re.compile(r"^\s*(test\w*) \.\.\.\s*(ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)?\s*$")
+#: the second line of a test with a docstring: the docstring's first line, then the outcome
+_DOC_RESULT = re.compile(r"^\s*(?!test)\S.* \.\.\. (ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success)\s*$")
 _RESULT = re.compile(r"^(ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success)\s*$")
 _RAN = re.compile(r"^\s*Ran (\d+) tests? in [\d.]+\s*s\b")
 _STATUS = re.compile(r"^\s*(OK|FAILED)\b\s*(?:\((.*)\))?\s*$")
@@ -192,7 +194,7 @@ class _Runs:
                 module, cls = _split_qualifier(name, qual)
                 outcome = _outcome(rest or "")
                 self.add(ListedTest(line=ln.no, name=name, cls=cls, module=module, outcome=outcome,
-                                    text=ln.stripped), pending=rest is not None and not outcome)
+                                    text=ln.stripped), pending=not outcome)
                 i += 1
                 continue
             m = _BARE.match(text)
@@ -202,7 +204,7 @@ class _Runs:
                 i += 1
                 continue
             if self.open.pending is not None:
-                r = _RESULT.match(text.strip())
+                r = _RESULT.match(text.strip()) or _DOC_RESULT.match(text)
                 if r:
                     t = self.open.tests[self.open.pending]
                     self.open.tests[self.open.pending] = ListedTest(
@@ -211,6 +213,12 @@ class _Runs:
                     self.open.pending = None
                     i += 1
                     continue
+            if ln.block is not None and _DOC_RESULT.match(text):
+                # a docstring line whose test line is above it (or was cut off the paste)
+                self.add(ListedTest(line=ln.no, name="", outcome=_outcome(_DOC_RESULT.match(text).group(1)),
+                                    text=ln.stripped), pending=False)
+                i += 1
+                continue
             if _DOTS.match(text) and not self.open.tests and ln.block is not None:
                 if not self.open.dots:
                     self.open.first = ln.no

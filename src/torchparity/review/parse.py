@@ -9,7 +9,7 @@ from .document import Document
 from .extract_grep import extract_greps
 from .extract_hashes import extract_hashes
 from .extract_prose import extract_docs, extract_probes, extract_scope, extract_versions, main_api
-from .extract_runs import extract_runs
+from .extract_runs import command_file, command_text, extract_runs, is_command
 from .records import (
     Claims,
     CommitClaim,
@@ -27,6 +27,17 @@ def changed_files_named(doc: Document) -> tuple[str, ...]:
     for ln in doc:
         if ln.section == "change" and not ln.bot:
             out += [p for p in paths_in(ln.text) if p.endswith(".py")]
+    return tuple(dict.fromkeys(out))
+
+
+def command_files(doc: Document) -> tuple[str, ...]:
+    """The test files the text's commands run, in order."""
+    out = []
+    for ln in doc:
+        if not ln.is_heading and not ln.bot and is_command(ln.stripped):
+            found = command_file(command_text(doc, ln))
+            if found:
+                out.append(found)
     return tuple(dict.fromkeys(out))
 
 
@@ -55,4 +66,5 @@ def parse_text(text: str, products: Iterable[tuple[str, tuple[str, ...]]] = ()) 
         probes=tuple(extract_probes(doc)),
         api=api,
         files=changed_files_named(doc),
+        command_files=command_files(doc),
     )

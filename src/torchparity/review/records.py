@@ -189,6 +189,8 @@ class Claims:
     api: str = ""
     #: the test files the text says it changes (修改文件)
     files: tuple[str, ...] = ()
+    #: the test files any command of the text runs
+    command_files: tuple[str, ...] = ()
 
     @property
     def count(self) -> int:

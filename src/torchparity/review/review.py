@@ -26,7 +26,7 @@ def read_text(source: str) -> str:
         text = sys.stdin.read()
     else:
         path = Path(source)
-        if not path.is_file():
+        if not path.exists() or path.is_dir():
             raise UsageError(f"PR text not found: {source}; pass a file holding the PR description, or - for stdin")
         try:
             text = path.read_text("utf-8")

@@ -51,7 +51,7 @@ def _place(c: DocsClaim | DocsStatusClaim, f: Facts) -> tuple[str | None, str]:
         squash = view.find_squash(c.pr)
         if squash:
             return squash, f"{squash[:12]} (docs PR !{c.pr}, squash-merged)"
-    if c.branch:
+    if c.branch and c.branch != view.target_branch:
         tip = view.resolve(c.branch)
         if tip:
             return tip, f"the tip of {c.branch} ({tip[:12]})"
@@ -75,17 +75,40 @@ def _where(v: VersionCheck) -> str:
     return f"{v.page}:{v.line}"
 
 
+#: where a backend keeps the support pages of every version when a commit has none
+DOCS_BRANCHES = ("master", "main")
+
+
+def _tree(c: DocsClaim | DocsStatusClaim, f: Facts, trees: DocsTrees, commit: str, how: str
+          ) -> tuple[DocsTree | None, str]:
+    """The pages at ``commit``; when it has none and the claim names no place, the docs branch's."""
+    tree = trees.tree(commit, c.text)
+    if tree is not None or c.at or c.pr or (c.branch and c.branch != f.view.target_branch):
+        return tree, how
+    for branch in DOCS_BRANCHES:
+        tip = f.view.resolve(branch)
+        if tip and tip != commit:
+            tree = trees.tree(tip, c.text)
+            if tree is not None:
+                return tree, f"the tip of {branch} ({tip[:12]}; {commit[:12]} has no pages)"
+    return None, how
+
+
 def check_docs_claim(c: DocsClaim, f: Facts, trees: DocsTrees) -> Verdict:
     commit, how = (f.view.resolve(c.at), f"baseline {c.at[:12]}") if not c.present else _place(c, f)
     if commit is None:
         return unverifiable(c, "docs", f"no pages to read: {how}" if c.present else
                             f"the docs baseline {c.at[:12]} is not in the repository")
-    tree = trees.tree(commit, c.text)
+    tree, how = _tree(c, f, trees, commit, how)
     if tree is None:
         return unverifiable(c, "docs", f"no native API pages at {how}")
     versions, absent = _versions(c, tree)
     if not versions:
         return unverifiable(c, "docs", f"no {', '.join(folder_name(v) for v in absent)} folder at {how}")
+    unread = [v for v in versions if not any(p.entries for p in tree.pages(v))]
+    if unread:
+        return unverifiable(c, "docs", f"the pages of {', '.join(folder_name(v) for v in unread)} at {how} are in a "
+                            "format torchparity.docs does not read (no entry parsed)")
     result = check_in_tree(tree, c.api, versions, _spellings(c.api))
     missing = [v for v in result.versions if not v.present]
     present = [v for v in result.versions if v.present]
@@ -106,10 +129,13 @@ def check_status_claim(c: DocsStatusClaim, f: Facts, trees: DocsTrees) -> Verdic
     commit, how = _place(c, f)
     if commit is None:
         return unverifiable(c, "docs.status", f"no pages to read: {how}")
-    tree = trees.tree(commit, c.text)
+    tree, how = _tree(c, f, trees, commit, how)
     if tree is None:
         return unverifiable(c, "docs.status", f"no native API pages at {how}")
     versions, _ = _versions(c, tree)
+    versions = [v for v in versions if any(p.entries for p in tree.pages(v))]
+    if not versions:
+        return unverifiable(c, "docs.status", f"no pages torchparity.docs reads at {how}")
     result = check_in_tree(tree, c.api, versions, _spellings(c.api))
     wrong, right, unknown = [], [], []
     for v in result.versions:

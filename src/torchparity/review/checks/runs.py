@@ -74,7 +74,8 @@ def _selects(command: str) -> bool:
 
 
 def _where(f: Facts, run: TestRunClaim, file: str) -> tuple[str | None, str]:
-    """(path at the merge, commit) of the file a run is about."""
+    """(path, commit) of the file a run is about: the one its command (or log) names, found at the merge
+    or at the tip of the branch the output names; with none named, the change's only test file."""
     view = f.view
     if file:
         found = view.locate(file)
@@ -86,8 +87,30 @@ def _where(f: Facts, run: TestRunClaim, file: str) -> tuple[str | None, str]:
             if found:
                 return found, other
         return None, view.commit
-    only = f.only_changed_file()
-    return only, view.commit
+    return f.only_changed_file(), view.commit
+
+
+def _best_file(f: Facts, run: TestRunClaim, path: str | None, commit: str) -> tuple[str | None, str]:
+    """The candidate file that defines the most of the run's listed tests (the named one on a tie).
+
+    A text that shows two commands and then two outputs, or names the file only in a
+    changed-files list, is read against the file its tests are in."""
+    if not run.tests:
+        return path, commit
+    names = [(t.cls, t.name) for t in run.tests if t.name]
+    cands = [p for p in dict.fromkeys([path, *(f.view.locate(c) for c in f.claims.command_files),
+                                       *f.changed_py, *(f.view.locate(c) for c in f.claims.files)]) if p]
+    best, score = path, -1
+    for cand in cands:
+        tf = f.test_file(cand, commit)
+        n = sum(1 for cls, name in names if tf is not None and tf.defines(name, cls)) if tf else -1
+        if n > score:
+            best, score = cand, n
+    if path is not None and best != path:
+        tf = f.test_file(path, commit)
+        if tf is not None and sum(1 for cls, name in names if tf.defines(name, cls)) == score:
+            best = path
+    return (best if score > 0 or best == path else path), commit
 
 
 def _defined(f: Facts, t: ListedTest, path: str | None, commit: str, tf: TestFile | None,
@@ -138,13 +161,16 @@ def _defined(f: Facts, t: ListedTest, path: str | None, commit: str, tf: TestFil
 def _count(f: Facts, run: TestRunClaim, path: str | None, tf: TestFile | None) -> Verdict | None:
     if run.ran is None:
         return None
-    listed = len({(t.cls, t.name, t.file) for t in run.tests})
+    listed = len({(t.cls, t.name, t.file) for t in run.tests if t.name}) + sum(1 for t in run.tests if not t.name)
     found: list[tuple[str, str]] = []  # (verdict, detail)
     if listed:
         if listed == run.ran:
             found.append(("v", f"the output lists {listed} tests, as `{run.text}` says"))
         elif run.runner == "unittest":
-            found.append(("c", f"the output lists {listed} tests above `{run.text}`"))
+            others = sorted((tf.all_tests() if tf is not None else set()) - {t.name for t in run.tests})
+            more = f" (the file's other tests: {', '.join(others[:6])}{', ...' if len(others) > 6 else ''})" \
+                if others and listed < run.ran else ""
+            found.append(("c", f"the output lists {listed} tests above `{run.text}`{more}"))
     if run.runner == "unittest" and path and tf is not None and f.is_changed(path):
         n = tf.count()
         whole = bool(run.command) and not _selects(run.command) and f.view.locate(run.file or "") == path
@@ -167,13 +193,23 @@ def _count(f: Facts, run: TestRunClaim, path: str | None, tf: TestFile | None) -
     return verified(run, "test.count", "; ".join(d for _, d in found))
 
 
+def _verbose(command: str) -> bool:
+    return bool(re.search(r"(?:^|\s)(?:-v+|--verbose)(?:\s|$)", command))
+
+
 def _qualifier(run: TestRunClaim) -> Verdict | None:
     modules = Counter(t.module for t in run.tests if t.module)
-    if run.runner != "unittest" or not modules or not run.command:
+    if run.runner != "unittest" or not run.command or not run.tests:
         return None
     line = run.command_line or run.line
     text = run.command
     expected = expected_module(run.command)
+    if not modules:
+        if expected == "__main__" and _verbose(run.command) and not any(t.cls for t in run.tests):
+            return unverifiable(run, "test.qualifier", f"the output prints no qualifier, though `python FILE -v` "
+                                f"prints each test as `name (__main__.Class.name)`: {len(run.tests)} lines edited "
+                                "or from another runner", text=text, line=line)
+        return None
     if expected is None:
         return unverifiable(run, "test.qualifier", "the command's own qualifier cannot be told from it",
                             text=text, line=line)
@@ -238,10 +274,11 @@ def check_run(run: TestRunClaim, f: Facts) -> Iterator[Verdict]:
         tf = None
     else:
         path, commit = _where(f, run, run.file)
+        path, commit = _best_file(f, run, path, commit)
         tf = f.test_file(path, commit) if path else None
         seen: set[tuple[str, str]] = set()
         for t in run.tests:
-            if (t.cls, t.name) in seen:
+            if not t.name or (t.cls, t.name) in seen:
                 continue
             seen.add((t.cls, t.name))
             yield _defined(f, t, path, commit, tf, run.file, run)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from ..extract_prose import probe_key
-from ..records import ScopeClaim, VersionClaim, Verdict, contradicted, unverifiable, verified
+from ..records import ScopeClaim, Verdict, VersionClaim, contradicted, unverifiable, verified
 from .facts import Facts
 
 
