@@ -41,7 +41,7 @@ _MAINT = re.compile(r"维护|maintenance", re.IGNORECASE)
 
 _DOC_PAGE = re.compile(r"(docs/[\w./-]*?pytorch_(\d+)-(\d+)-(\d+)/[\w.-]+\.md)")
 _VERSION = re.compile(r"(?<![\d.])(\d+\.\d+\.\d+)(?![\d.])")
-_PRESENT = re.compile(r"已有|已存在|均已存在|已登记|已包含|已收录|已记录|存在对应|\bhas an entry\b|already (?:documented|listed|has)"
+_PRESENT = re.compile(r"已有|已存在|均已存在|已登记|已包含|已收录|已记录|存在对应|\bhas an entry\b|already (?:documented|listed|has|have)|ha(?:s|ve) an entry"
                       r"|entry exists|entries exist", re.IGNORECASE)
 _ABSENT = re.compile(r"未检索到|没有|缺少|缺失|不存在|未登记|未收录|missing|not found|no entry|lacks?", re.IGNORECASE)
 _DOC_WORD = re.compile(r"条目|资料|文档|entry|entries|docs?\b|page", re.IGNORECASE)
@@ -104,7 +104,8 @@ def extract_scope(doc: Document) -> Iterator[ScopeClaim]:
         if ln.bot:
             continue
         m = _TARGET.search(text)
-        if m and (ln.section in ("scope", "source", "") or "面向" in text) and ln.block is None:
+        if m and ln.block is None and (ln.section in ("scope", "source", "") or "面向" in text or (
+                ln.section not in ("docs", "verify") and re.match(r"^\W*target branch\b", text, re.I))):
             yield from claim(ln, "target", next(g for g in m.groups() if g))
             continue
         if ln.section != "scope":

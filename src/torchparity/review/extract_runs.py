@@ -157,7 +157,7 @@ class _Runs:
             if not file and c.log_start:
                 file = c.key("TEST_FILE")
             line = ran_line or first
-            text = self.doc.at(line).stripped
+            text = self.doc.at(line).stripped.strip("= ") or self.doc.at(line).stripped
             self.out.append(TestRunClaim(
                 line=line, text=text, runner=runner, tests=tuple(o.tests), ran=ran, ran_line=ran_line,
                 status=status, status_line=status_line, footer=footer, command=command,

@@ -14,13 +14,20 @@ ROLE_WORDS = {
 }
 
 
+def _branch(c: CommitClaim, f: Facts) -> str:
+    """The branch a baseline belongs to: the one its line names when it is here, else the merge's."""
+    if c.branch and (f.view.resolve(c.branch) or not f.view.target_branch):
+        return c.branch
+    return f.view.target_branch
+
+
 def _missing(c: CommitClaim, f: Facts) -> Verdict:
     view, role = f.view, ROLE_WORDS[c.role]
     short = c.sha[:12]
     if c.role == "upstream":
         return unverifiable(c, "commit", f"{role} {short}: a commit of another repository (upstream), not of this one")
     if c.role in ("baseline", "searched"):
-        branch = c.branch or view.target_branch
+        branch = _branch(c, f)
         if branch and view.resolve(branch) is None:
             return unverifiable(c, "commit", f"{role} {short} is not here, nor is branch {branch} (fetch it to check)")
         return contradicted(c, "commit", f"{role} {short}: no such commit in the repository"
@@ -47,7 +54,7 @@ def check_commit(c: CommitClaim, f: Facts) -> Verdict:
         return _missing(c, f)
     short = full[:12]
     if c.role in ("baseline", "searched"):
-        branch = c.branch or view.target_branch
+        branch = _branch(c, f)
         on = view.on_branch(full, branch) if branch else None
         if on is None:
             if view.is_ancestor(full, view.commit):
