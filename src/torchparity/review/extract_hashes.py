@@ -144,6 +144,8 @@ def extract_hashes(doc: Document, ctx: Context) -> Iterator[
                                   path_from="test_file", branch=c.branch or c.key("TARGET_BRANCH"))
                 continue
             on_line = [p for p in paths_in(text) if digest not in p]
+            if text[max(0, start - 7):start].lower() == "sha256:" and not on_line:
+                continue  # an image or package digest (``sha256:…``), not a file of the repository
             if _EVIDENCE.search(label) and not on_line and "文件" not in label and "file" not in label.lower():
                 yield EvidenceClaim(line=ln.no, text=ln.stripped, digest=digest)
                 continue

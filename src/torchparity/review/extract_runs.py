@@ -46,6 +46,7 @@ class _Open:
     first: int = 0
     dots: int = 0
     pending: int | None = None  # index of a test whose outcome comes on a later line
+    nodes: set[str] = field(default_factory=set)  # pytest node ids listed (the short summary repeats them)
 
 
 def _outcome(rest: str) -> str:
@@ -137,6 +138,7 @@ class _Runs:
         self.open = _Open()
         self.scope: tuple[int | None, str] = (None, "")
         self.floor = 0  # the line the previous run ended on
+        self.closed_nodes: set[str] = set()
 
     def _scope_of(self, ln: Line) -> tuple[int | None, str]:
         return (ln.block, "") if ln.block is not None else (None, ln.section)
@@ -162,6 +164,7 @@ class _Runs:
                 line=line, text=text, runner=runner, tests=tuple(o.tests), ran=ran, ran_line=ran_line,
                 status=status, status_line=status_line, footer=footer, command=command,
                 command_line=cline, file=file, branch=c.branch or c.key("TARGET_BRANCH")))
+        self.closed_nodes = self.open.nodes
         self.open = _Open()
         self.floor = end
 
@@ -238,6 +241,11 @@ class _Runs:
                 continue
             m = _PYTEST_NODE.match(text)
             if m and (m.group(1) or m.group(4)):
+                node = f"{m.group(2)}::{m.group(3)}"
+                if node in self.open.nodes or (m.group(1) and node in self.closed_nodes):
+                    i += 1  # the short test summary repeats a node listed above
+                    continue
+                self.open.nodes.add(node)
                 nodes = m.group(3).split("::")
                 name = nodes[-1].split("[", 1)[0]
                 cls = nodes[0] if len(nodes) > 1 else ""

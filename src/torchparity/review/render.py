@@ -24,7 +24,7 @@ _WORDS = {
         "ok": "No claim is contradicted by the repository.",
         "bad": "{x} claim(s) are contradicted by the repository; please correct them or explain.",
         "h_contra": "Contradicted", "h_unver": "Could not be checked", "h_ver": "Verified ({n})",
-        "notes": "Notes", "rerun": "Re-run: `torchparity review PR.md --repo REPO {how}`",
+        "notes": "Notes", "rerun": "Re-run: `torchparity review PR.md --repo REPO {how}`", "sep": ". ",
     },
     "zh": {
         VERIFIED: "已核实", CONTRADICTED: "与仓库矛盾", UNVERIFIABLE: "无法核实",
@@ -37,7 +37,7 @@ _WORDS = {
         "ok": "没有与仓库矛盾的声明。",
         "bad": "有 {x} 条声明与仓库矛盾，请修正或说明。",
         "h_contra": "与仓库矛盾", "h_unver": "无法核实", "h_ver": "已核实（{n} 条）",
-        "notes": "说明", "rerun": "复核命令：`torchparity review PR.md --repo REPO {how}`",
+        "notes": "说明", "rerun": "复核命令：`torchparity review PR.md --repo REPO {how}`", "sep": "。",
     },
 }
 
@@ -64,7 +64,7 @@ def summary_line(review: Review, lang: str = "en") -> str:
     s = review.summary()
     into = w["into"].format(b=review.target_branch) if review.target_branch else ""
     where = w["at_merge" if review.mode == "merge" else "at_head"].format(c=review.commit[:12], into=into)
-    return f"{where}. " + w["counts"].format(n=s["claims"], v=s[VERIFIED], x=s[CONTRADICTED], u=s[UNVERIFIABLE])
+    return where + w["sep"] + w["counts"].format(n=s["claims"], v=s[VERIFIED], x=s[CONTRADICTED], u=s[UNVERIFIABLE])
 
 
 def _short(text: str, n: int) -> str:

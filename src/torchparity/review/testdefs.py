@@ -1,6 +1,6 @@
 """The tests a Python test file defines, read from its source (never imported or run).
 
-``TestFile`` knows each class's test methods (``test*``, inherited from classes
+``SourceTests`` knows each class's test methods (``test*``, inherited from classes
 in the same file), its module-level ``test*`` functions (pytest), and whether
 the file can make tests its source does not spell: device/parametrize
 generators, ``setattr``, ``load_tests``, bases or test classes from other
@@ -43,7 +43,7 @@ class ClassInfo:
 
 
 @dataclass
-class TestFile:
+class SourceTests:
     path: str
     classes: dict[str, ClassInfo] = field(default_factory=dict)
     functions: set[str] = field(default_factory=set)
@@ -126,8 +126,8 @@ class TestFile:
         return total
 
 
-def read_tests(path: str, source: bytes) -> TestFile:
-    out = TestFile(path)
+def read_tests(path: str, source: bytes) -> SourceTests:
+    out = SourceTests(path)
     try:
         tree = ast.parse(source.decode("utf-8", "replace"))
     except SyntaxError as exc:
@@ -175,7 +175,7 @@ def _class_tests(body: list[ast.stmt], into: set[str]) -> None:
             _class_tests(item.body + getattr(item, "orelse", []) + getattr(item, "finalbody", []), into)
 
 
-def _walk_classes(body: list[ast.stmt], out: TestFile) -> None:
+def _walk_classes(body: list[ast.stmt], out: SourceTests) -> None:
     for node in body:
         if isinstance(node, ast.ClassDef):
             info = ClassInfo(node.name, tuple(_name(b) for b in node.bases if _name(b)), line=node.lineno)

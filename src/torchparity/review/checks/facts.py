@@ -8,7 +8,7 @@ from pathlib import Path
 from ...config import Config
 from ..records import Claims
 from ..repo import RepoView
-from ..testdefs import TestFile, read_tests
+from ..testdefs import SourceTests, read_tests
 
 
 @dataclass
@@ -19,9 +19,9 @@ class Facts:
     bundle: Path | None = None
     attestation: Path | None = None
     allowed_signers: Path | None = None
-    _tests: dict[tuple[str, str], TestFile | None] = field(default_factory=dict)
+    _tests: dict[tuple[str, str], SourceTests | None] = field(default_factory=dict)
 
-    def test_file(self, path: str, commit: str | None = None) -> TestFile | None:
+    def test_file(self, path: str, commit: str | None = None) -> SourceTests | None:
         at = commit or self.view.commit
         key = (at, path)
         if key not in self._tests:

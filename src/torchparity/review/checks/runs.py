@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from ..records import ListedTest, TestRunClaim, Verdict, contradicted, unverifiable, verified
-from ..testdefs import TestFile
+from ..testdefs import SourceTests
 from .facts import Facts
 
 _INTERPRETER = re.compile(r"^python[\d.]*$")
@@ -113,7 +113,7 @@ def _best_file(f: Facts, run: TestRunClaim, path: str | None, commit: str) -> tu
     return (best if score > 0 or best == path else path), commit
 
 
-def _defined(f: Facts, t: ListedTest, path: str | None, commit: str, tf: TestFile | None,
+def _defined(f: Facts, t: ListedTest, path: str | None, commit: str, tf: SourceTests | None,
              file_given: str, run: TestRunClaim) -> Verdict:
     label = f"{t.cls}.{t.name}" if t.cls else t.name
     claim = run
@@ -158,7 +158,7 @@ def _defined(f: Facts, t: ListedTest, path: str | None, commit: str, tf: TestFil
                         f"{t.name}", text=t.text, line=t.line)
 
 
-def _count(f: Facts, run: TestRunClaim, path: str | None, tf: TestFile | None) -> Verdict | None:
+def _count(f: Facts, run: TestRunClaim, path: str | None, tf: SourceTests | None) -> Verdict | None:
     if run.ran is None:
         return None
     listed = len({(t.cls, t.name, t.file) for t in run.tests if t.name}) + sum(1 for t in run.tests if not t.name)
