@@ -93,7 +93,7 @@ class Context:
         if m:
             return m.group(1)
         if heading:
-            words = _BRANCH_WORD.findall(text)
+            words: list[str] = _BRANCH_WORD.findall(text)
             if len(words) == 1 and len(text) <= 40:
                 return words[0]
         return ""

@@ -150,4 +150,4 @@ class Document:
 def _is_top(line: str) -> bool:
     """A Markdown heading of level 1 or 2 can open a section (``# Verification``, ``## Test results``)."""
     m = _MD_HEADING.match(line)
-    return bool(m) and len(m.group(1)) <= 2
+    return m is not None and len(m.group(1)) <= 2

@@ -196,9 +196,9 @@ def extract_docs(doc: Document, api: str, products: Iterable[tuple[str, tuple[st
         branch = next((g for g in branch_m.groups() if g), "") if branch_m else ""
         if _CHANGED_LIST.search(text) and not _DOC_PAGE.search(text):
             list_pending = ln.no
-        page = _DOC_PAGE.search(text)
-        if page and list_pending and ln.no - list_pending <= 12:
-            pages.append((ln, page.group(1)))
+        listed = _DOC_PAGE.search(text)
+        if listed and list_pending and ln.no - list_pending <= 12:
+            pages.append((ln, listed.group(1)))
             list_pending = ln.no
             continue
         line_apis = API.findall(text)

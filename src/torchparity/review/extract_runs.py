@@ -216,10 +216,11 @@ class _Runs:
                     self.open.pending = None
                     i += 1
                     continue
-            if ln.block is not None and _DOC_RESULT.match(text):
+            doc_result = _DOC_RESULT.match(text) if ln.block is not None else None
+            if doc_result:
                 # a docstring line whose test line is above it (or was cut off the paste)
-                self.add(ListedTest(line=ln.no, name="", outcome=_outcome(_DOC_RESULT.match(text).group(1)),
-                                    text=ln.stripped), pending=False)
+                self.add(ListedTest(line=ln.no, name="", outcome=_outcome(doc_result.group(1)), text=ln.stripped),
+                         pending=False)
                 i += 1
                 continue
             if _DOTS.match(text) and not self.open.tests and ln.block is not None:
@@ -228,7 +229,8 @@ class _Runs:
                 self.open.dots += len(text.strip())
             m = _RAN.match(text)
             if m:
-                status, status_line, footer = "", 0, ()
+                status, status_line = "", 0
+                footer: tuple[tuple[str, int], ...] = ()
                 for j in range(i + 1, min(i + 4, len(lines))):
                     s = _STATUS.match(lines[j].text)
                     if s:
@@ -255,11 +257,11 @@ class _Runs:
                 continue
             m = _PYTEST_FOOTER.match(text)
             if m:
-                footer = parse_footer(m.group(1))
-                counts = dict(footer)
+                summary = parse_footer(m.group(1))
+                counts: dict[str, int] = dict(summary)
                 total = sum(counts.get(k, 0) for k in ("passed", "failed", "error", "skipped", "xfailed", "xpassed"))
                 status = "FAILED" if counts.get("failed") or counts.get("error") else "OK"
-                self.close("pytest", total, ln.no, status, ln.no, footer, ln.no)
+                self.close("pytest", total, ln.no, status, ln.no, summary, ln.no)
             i += 1
         if self.open.tests:
             runner = "pytest" if any(t.file for t in self.open.tests) else "unittest"

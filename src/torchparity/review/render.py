@@ -50,7 +50,8 @@ def verdict_word(verdict: str, lang: str) -> str:
     return words(lang)[verdict]
 
 
-def table_rows(review: Review, lang: str = "en") -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+def table_rows(review: Review, lang: str = "en") -> tuple[tuple[str, str, str, str, str],
+                                                         list[tuple[str, str, str, str, str]]]:
     """(headers, rows) of the terminal table: line, kind, verdict, claim, detail."""
     w = words(lang)
     headers = (w["line"], w["kind"], w["verdict"], w["claim"], w["detail"])
