@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 import time
 from collections import Counter
@@ -28,20 +27,7 @@ from pathlib import Path
 from torchparity.config import load_preset
 from torchparity.gitrepo import git
 from torchparity.review import review_text
-
-_MARK = "no-merge-commit merge"
-_CONSISTENCY = re.compile(r"一致性|API Consistency|api-consistency", re.IGNORECASE)
-
-
-def squash_commits(repo: Path) -> list[tuple[str, str]]:
-    """(commit, message) of every bot squash commit, newest first, API-consistency ones before the rest."""
-    out = git(repo, "log", "--all", f"--grep={_MARK}", "--format=%H%x00%B%x01").text
-    pairs = []
-    for chunk in out.split("\x01"):
-        if "\x00" in chunk:
-            sha, body = chunk.split("\x00", 1)
-            pairs.append((sha.strip(), body))
-    return sorted(pairs, key=lambda p: not _CONSISTENCY.search(p[1]))
+from torchparity.review.repo import bot_squash_commits
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.commit:
         picked = [(c, git(repo, "log", "-1", "--format=%B", c).text) for c in args.commit]
     else:
-        picked = squash_commits(repo)[: args.limit]
+        picked = bot_squash_commits(repo)[: args.limit]
     totals: Counter[str] = Counter()
     kinds: Counter[str] = Counter()
     times = []

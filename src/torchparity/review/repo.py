@@ -39,6 +39,7 @@ class RepoView:
         self._blobs: dict[tuple[str, str], bytes | None] = {}
         self._ancestor: dict[tuple[str, str], bool] = {}
         self._squash: dict[str, str | None] = {}
+        self._gitlinks: dict[str, dict[str, str]] = {}
         self.commit = self._resolve_or_fail(commit, "--merge" if mode == "merge" else "--head")
         self.given = commit
         self._target = target_branch
@@ -180,6 +181,20 @@ class RepoView:
                 return fields[2]
         return None
 
+    def gitlinks(self, commit: str | None = None) -> dict[str, str]:
+        """Every submodule path at ``commit`` and the commit it points to."""
+        at = commit or self.commit
+        if at not in self._gitlinks:
+            res = git(self.root, "ls-tree", "-r", at, check=False)
+            found = {}
+            for line in res.text.splitlines():
+                meta, _, name = line.partition("\t")
+                fields = meta.split()
+                if len(fields) == 3 and fields[0] == "160000":
+                    found[name] = fields[2]
+            self._gitlinks[at] = found
+        return self._gitlinks[at]
+
     def history_sha256(self, path: str, limit: int = 200) -> dict[str, str]:
         """SHA-256 -> a commit that has that version of ``path``, over every branch's history."""
         res = git(self.root, "log", "--all", f"-n{limit}", "--format=%H", "--", path, check=False)
@@ -215,6 +230,22 @@ class RepoView:
         with tarfile.open(fileobj=BytesIO(res.stdout)) as tar:
             tar.extractall(dest, filter="data")
         return dest / folder
+
+
+#: what the merge bot of Ascend/pytorch writes into each squash commit it makes (the PR text follows)
+BOT_MARK = "no-merge-commit merge"
+_CONSISTENCY = re.compile(r"一致性|API Consistency|api-consistency", re.IGNORECASE)
+
+
+def bot_squash_commits(repo: str | Path) -> list[tuple[str, str]]:
+    """(commit, message) of every squash the merge bot made, newest first, API-consistency PRs first."""
+    out = git(repo, "log", "--all", f"--grep={BOT_MARK}", "--format=%H%x00%B%x01").text
+    pairs = []
+    for chunk in out.split("\x01"):
+        if "\x00" in chunk:
+            sha, body = chunk.split("\x00", 1)
+            pairs.append((sha.strip(), body))
+    return sorted(pairs, key=lambda p: not _CONSISTENCY.search(p[1]))
 
 
 def temp_dir() -> tempfile.TemporaryDirectory[str]:

@@ -24,6 +24,10 @@ def _branch(c: CommitClaim, f: Facts) -> str:
 def _missing(c: CommitClaim, f: Facts) -> Verdict:
     view, role = f.view, ROLE_WORDS[c.role]
     short = c.sha[:12]
+    pointed = [p for p, sha in view.gitlinks().items() if sha.startswith(c.sha)]
+    if pointed and len(c.sha) >= 12:
+        # a submodule's commit (``已更新到 op-plugin 仓最新的 commit id``): the merge points to it
+        return verified(c, "submodule", f"{', '.join(pointed)} points to {short} at {view.commit[:12]}")
     if c.role == "upstream":
         return unverifiable(c, "commit", f"{role} {short}: a commit of another repository (upstream), not of this one")
     if c.role in ("baseline", "searched"):
