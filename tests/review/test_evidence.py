@@ -181,3 +181,17 @@ def test_not_a_statement_is_contradicted_and_a_missing_one_is_bad_input(tmp_path
     existing.write_text("{}")
     with pytest.raises(UsageError, match="already exists"):
         write_attestation({}, existing)
+
+
+@pytest.mark.parametrize("doc, state", [
+    ({"ok": True}, (None, "")),  # a torchparity whose bundles carry no signature
+    ({"signature": {"status": "unsigned"}}, ("unsigned", "")),
+    ({"signature": {"status": "good", "principal": "me@example.invalid", "key": "ED25519 SHA256:x"}},
+     ("good", "me@example.invalid")),
+    ({"signature": {"status": "valid", "key": "ED25519 SHA256:x"}}, ("valid", "ED25519 SHA256:x")),
+    ({"signature": {"status": "bad", "detail": "does not match"}}, ("bad", "")),
+])
+def test_bundle_signature_states(doc: dict[str, object], state: tuple[str | None, str]) -> None:
+    from torchparity.review.checks.evidence import signature_state
+
+    assert signature_state(doc) == state

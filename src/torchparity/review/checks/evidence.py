@@ -3,9 +3,10 @@ the bundle's hashes and signature, and an in-toto test-result statement (``--att
 
 from __future__ import annotations
 
+import inspect
 import json
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,35 +32,44 @@ def bundle_logs(path: Path) -> dict[str, str]:
     return out
 
 
-def _signature_state(doc: dict[str, Any]) -> tuple[bool | None, str]:
-    """(signed?, who) as ``bundle verify`` reports it; (None, "") from a torchparity that reports no signature."""
-    for key in ("signed", "signature"):
-        if key in doc:
-            value = doc[key]
-            if isinstance(value, dict):
-                return bool(value.get("valid", value.get("signed"))), str(value.get("signer") or
-                                                                          value.get("principal") or "")
-            return (bool(value), str(doc.get("signer", ""))) if isinstance(value, bool) else (value is not None, "")
-    return None, ""
+def signature_state(doc: dict[str, Any]) -> tuple[str | None, str]:
+    """(status, who) of the signature ``bundle verify`` reports in its JSON: ``good`` / ``valid`` /
+    ``bad`` / ``unknown-signer`` / ``unsigned``; (None, "") from a torchparity that reports none."""
+    sig = doc.get("signature")
+    if not isinstance(sig, dict):
+        return None, ""
+    who = str(sig.get("principal") or sig.get("key") or "")
+    return str(sig.get("status", "")) or None, who
 
 
 def check_bundle(f: Facts) -> Iterator[Verdict]:
     assert f.bundle is not None
     where = Claim(line=0, text=f"--bundle {f.bundle.name}")
-    check = verify_bundle(f.bundle)
-    if not check.ok:
-        yield contradicted(where, "bundle", f"the bundle does not verify: {check.problems[0]}"
-                           + (f" (+{len(check.problems) - 1} more)" if len(check.problems) > 1 else ""))
+    # bundles gain signatures in the store part; a verify_bundle that takes allowed signers is given them
+    verify: Callable[..., Any] = verify_bundle
+    wants_signers = f.allowed_signers is not None and "allowed_signers" in inspect.signature(verify).parameters
+    check = verify(f.bundle, allowed_signers=f.allowed_signers) if wants_signers else verify(f.bundle)
+    doc = check.to_json()
+    problems = [str(p) for p in doc.get("problems", [])]
+    if problems:
+        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+        yield contradicted(where, "bundle", f"the bundle does not verify: {problems[0]}{more}")
         return
-    yield verified(where, "bundle", f"every hash verifies ({check.files} files, {check.runs} runs)")
-    signed, who = _signature_state(check.to_json())
-    if signed is None:
+    yield verified(where, "bundle", f"every hash verifies ({doc.get('files', 0)} files, {doc.get('runs', 0)} runs)")
+    status, who = signature_state(doc)
+    if status is None:
         yield unverifiable(where, "bundle", "this torchparity reads no bundle signature: the hashes prove the "
                            "bundle is whole, not who made it")
-    elif signed:
-        yield verified(where, "bundle", "signed" + (f" by {who}" if who else "") + ", and the signature verifies")
-    else:
+    elif status == "unsigned":
         yield unverifiable(where, "bundle", "the bundle is not signed: its hashes prove it is whole, not who made it")
+    elif status == "good":
+        yield verified(where, "bundle", f"signed by {who or 'an allowed signer'}, and the signature verifies")
+    elif status == "valid":
+        yield verified(where, "bundle", f"the signature verifies with its own key {who}".rstrip()
+                       + "; pass --allowed-signers to check whose key it is")
+    else:
+        detail = (doc.get("signature") or {}).get("detail", "")
+        yield contradicted(where, "bundle", f"signature {status}" + (f": {detail}" if detail else ""))
 
 
 def check_evidence(f: Facts) -> Iterator[Verdict]:
