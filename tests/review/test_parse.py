@@ -199,3 +199,31 @@ def test_grep_options_that_leave_the_objects_are_refused() -> None:
     assert split_args(("-n", "x", "origin/v2.7.1", "--", "test")) == (["-n", "-e", "x"], ["origin/v2.7.1"], ["test"])
     for bad in (("-Ovim", "x"), ("--open-files-in-pager", "x"), ("--no-index", "x"), ("-f", "patterns.txt")):
         assert split_args(bad) is None
+
+
+def test_failed_footer_against_the_listed_outcomes(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from torchparity.review.checks.runs import _result
+
+    [ok] = _runs("""
+        ```text
+        test_a (__main__.T.test_a) ... ok
+        test_b (__main__.T.test_b) ... FAIL
+        ----------------------------------------------------------------------
+        Ran 2 tests in 0.1s
+
+        FAILED (failures=1)
+        ```
+        """)
+    [wrong] = _runs("""
+        ```text
+        test_a (__main__.T.test_a) ... ok
+        test_b (__main__.T.test_b) ... ok
+        ----------------------------------------------------------------------
+        Ran 2 tests in 0.1s
+
+        FAILED (errors=1)
+        ```
+        """)
+    good, bad = _result(ok), _result(wrong)
+    assert good is not None and good.verdict == "verified" and good.text == "FAILED (failures=1)"
+    assert bad is not None and bad.verdict == "contradicted" and "lists 0 FAIL and 0 ERROR" in bad.detail

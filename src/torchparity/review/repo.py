@@ -228,7 +228,10 @@ class RepoView:
         if res.returncode != 0:
             return None
         with tarfile.open(fileobj=BytesIO(res.stdout)) as tar:
-            tar.extractall(dest, filter="data")
+            try:
+                tar.extractall(dest, filter="data")
+            except TypeError:  # pragma: no cover - Python before 3.10.12 / 3.11.4 has no filters
+                tar.extractall(dest, members=[m for m in tar.getmembers() if m.isfile() or m.isdir()])
         return dest / folder
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -73,8 +74,8 @@ def review_text(
     for flag, path in (("--bundle", bundle), ("--attestation", attestation), ("--allowed-signers", allowed_signers)):
         if path is not None and not path.is_file():
             raise UsageError(f"{flag} {path}: file not found; pass an existing file")
-    view = RepoView(repo, merge or head or "", "merge" if merge else "head",
-                    target_branch or ("" if merge else (head or "")))
+    named_branch = head if head and not re.fullmatch(r"[0-9a-fA-F]{7,40}", head) else ""
+    view = RepoView(repo, merge or head or "", "merge" if merge else "head", target_branch or named_branch)
     facts = Facts(view=view, config=config, claims=claims, bundle=bundle, attestation=attestation,
                   allowed_signers=allowed_signers)
     verdicts: list[Verdict] = []

@@ -226,42 +226,40 @@ def _qualifier(run: TestRunClaim) -> Verdict | None:
 
 
 def _result(run: TestRunClaim) -> Verdict | None:
+    """OK / FAILED (or pytest's counts) against the outcomes the output lists."""
     if not run.status:
         return None
     outcomes = Counter(t.outcome for t in run.tests if t.outcome)
     footer = dict(run.footer)
-    line, text = run.status_line or run.line, run.status
-    complete = run.ran is not None and sum(outcomes.values()) == run.ran
-    bad = outcomes.get("fail", 0) + outcomes.get("error", 0) + outcomes.get("xpass", 0) * 0
+    listed = sum(outcomes.values())
     if run.runner == "pytest":
+        if not listed or listed != run.ran:
+            return None
         pairs = (("passed", "ok"), ("failed", "fail"), ("skipped", "skip"), ("error", "error"), ("xfailed", "xfail"),
                  ("xpassed", "xpass"))
-        listed_total = sum(outcomes.values())
-        if not listed_total or listed_total != run.ran:
-            return None
         diff = [f"{k} {footer.get(k, 0)} but {outcomes.get(o, 0)} listed" for k, o in pairs
                 if footer.get(k, 0) != outcomes.get(o, 0)]
         if diff:
-            return contradicted(run, "test.result", "; ".join(diff), text=run.text, line=run.line)
-        return verified(run, "test.result", "the summary's counts are the listed outcomes", text=run.text, line=run.line)
+            return contradicted(run, "test.result", "; ".join(diff))
+        return verified(run, "test.result", "the summary's counts are the listed outcomes")
+    line, text = run.status_line or run.line, run.status
+    fails, errors = outcomes.get("fail", 0), outcomes.get("error", 0)
+    complete = run.ran is not None and listed == run.ran
     if run.status == "OK":
-        if bad:
-            return contradicted(run, "test.result", f"OK, but {outcomes.get('fail', 0)} listed FAIL and "
-                                f"{outcomes.get('error', 0)} ERROR", text=text, line=line)
+        if fails or errors:
+            return contradicted(run, "test.result", f"OK, but {fails} listed FAIL and {errors} ERROR", text=text,
+                                line=line)
         if outcomes and complete:
             return verified(run, "test.result", "OK, and every listed test passed or was skipped", text=text, line=line)
         return None
-    fails, errors = footer.get("failures", 0), footer.get("errors", 0)
-    if complete:
-        if (fails, errors) != (outcomes.get("fail", 0), outcomes.get("error", 0)):
-            return contradicted(run, "test.result", f"FAILED (failures={fails}, errors={errors}), but the output lists "
-                                f"{outcomes.get('fail', 0)} FAIL and {outcomes.get('error', 0)} ERROR",
-                                text=run.text if not text else f"FAILED ({', '.join(f'{k}={v}' for k, v in run.footer)})",
-                                line=line)
-        return verified(run, "test.result", "FAILED, as the listed outcomes say", text=text, line=line)
-    if not bad and outcomes:
+    if not complete:
         return None
-    return None
+    said = (footer.get("failures", 0), footer.get("errors", 0))
+    text = f"FAILED ({', '.join(f'{k}={v}' for k, v in run.footer)})" if run.footer else text
+    if said != (fails, errors):
+        return contradicted(run, "test.result", f"FAILED (failures={said[0]}, errors={said[1]}), but the output "
+                            f"lists {fails} FAIL and {errors} ERROR", text=text, line=line)
+    return verified(run, "test.result", "FAILED, as the listed outcomes say", text=text, line=line)
 
 
 def check_run(run: TestRunClaim, f: Facts) -> Iterator[Verdict]:
