@@ -201,29 +201,22 @@ def test_grep_options_that_leave_the_objects_are_refused() -> None:
         assert split_args(bad) is None
 
 
-def test_failed_footer_against_the_listed_outcomes(tmp_path) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("second, footer, verdict, detail", [
+    ("FAIL", "FAILED (failures=1)", "verified", "FAILED, as the listed outcomes say"),
+    ("ok", "FAILED (errors=1)", "contradicted", "lists 0 FAIL and 0 ERROR"),
+])
+def test_failed_footer_against_the_listed_outcomes(second: str, footer: str, verdict: str, detail: str) -> None:
     from torchparity.review.checks.runs import _result
 
-    [ok] = _runs("""
+    [run] = _runs(f"""
         ```text
         test_a (__main__.T.test_a) ... ok
-        test_b (__main__.T.test_b) ... FAIL
+        test_b (__main__.T.test_b) ... {second}
         ----------------------------------------------------------------------
         Ran 2 tests in 0.1s
 
-        FAILED (failures=1)
+        {footer}
         ```
         """)
-    [wrong] = _runs("""
-        ```text
-        test_a (__main__.T.test_a) ... ok
-        test_b (__main__.T.test_b) ... ok
-        ----------------------------------------------------------------------
-        Ran 2 tests in 0.1s
-
-        FAILED (errors=1)
-        ```
-        """)
-    good, bad = _result(ok), _result(wrong)
-    assert good is not None and good.verdict == "verified" and good.text == "FAILED (failures=1)"
-    assert bad is not None and bad.verdict == "contradicted" and "lists 0 FAIL and 0 ERROR" in bad.detail
+    found = _result(run)
+    assert found is not None and found.verdict == verdict and detail in found.detail and found.text == footer
