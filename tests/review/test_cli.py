@@ -14,7 +14,7 @@ from tests.review import texts
 from tests.review.fixtures import BackendRepo
 from torchparity.cli import main
 from torchparity.collect.evidence import render_log
-from torchparity.collect.record import Step, TargetRecord
+from torchparity.records.target import Step, TargetRecord
 from torchparity.store import Store
 
 

@@ -13,8 +13,8 @@ import pytest
 from tests.review import texts
 from tests.review.fixtures import TEST_FILE, BackendRepo
 from torchparity.collect.evidence import render_log
-from torchparity.collect.record import Step, TargetRecord
-from torchparity.collect.record import TestFile as RecordedFile
+from torchparity.records.target import Step, TargetRecord
+from torchparity.records.target import TestFile as RecordedFile
 from torchparity.config import load_preset
 from torchparity.errors import UsageError
 from torchparity.review import PREDICATE_TYPE, build_statement, review_text, write_attestation

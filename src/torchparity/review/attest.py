@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..collect.record import TargetRecord, record_from_json
+from ..records.target import TargetRecord, record_from_json
 from ..errors import UsageError
 from ..fsutil import atomic_write
 from ..store import Store
