@@ -277,10 +277,14 @@ class Store:
                     raise sql_error(exc, self.db_path, f"creating the {name} tables") from exc
             self._schemas_done.add(name)
 
-    def _put_blob(self, data: bytes, doing: str) -> str:
+    def ensure_writable(self, doing: str) -> None:
+        """Refuse a read-only store before any work (the message names the path and ``doing``)."""
         self._conn()
         if self.read_only is not None:
             raise read_only_error(self.root, self.read_only, doing)
+
+    def _put_blob(self, data: bytes, doing: str) -> str:
+        self.ensure_writable(doing)
         return self.blobs.put(data)
 
     # -- runs -----------------------------------------------------------------------
