@@ -73,8 +73,11 @@ class BlobStore:
 
     # -- writing ----------------------------------------------------------------------
     def put(self, data: bytes) -> str:
-        """Store ``data``; returns its SHA-256."""
-        return self.put_stream([data])[0]
+        """Store ``data``; returns its SHA-256 (nothing is written when the blob is there already)."""
+        sha = sha256_bytes(data)
+        if self.path(sha).is_file():
+            return sha
+        return self.put_stream([data], expect=sha)[0]
 
     def put_stream(self, chunks: Iterable[bytes], expect: str | None = None) -> tuple[str, bool]:
         """Store the bytes of ``chunks`` (hashed as they are written, never all in memory).
