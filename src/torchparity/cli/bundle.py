@@ -82,8 +82,9 @@ def verify(
             out.print(f"{bundle}: OK: {check.files} files, {check.runs} runs checked, every seal matches",
                       markup=False)
         elif check.tampered:
-            out.print(f"{bundle}: TAMPERED: {len(check.problems)} problem(s) in {check.files} files, "
-                      f"{check.runs} runs; do not trust it", markup=False)
+            n = len(check.problems) + (check.signature.status == "bad")
+            out.print(f"{bundle}: TAMPERED: {n} problem(s) in {check.files} files, {check.runs} runs; "
+                      "do not trust it", markup=False)
         else:
             out.print(f"{bundle}: NOT ACCEPTED: {check.first_problem}", markup=False)
     return int(ExitCode.OK if check.ok else ExitCode.ENVIRONMENT_ERROR)

@@ -149,8 +149,9 @@ class BlobStore:
 
     def _changed(self, sha: str, actual: str) -> EvidenceTampered:
         return EvidenceTampered(
-            f"stored evidence {self.path(sha)} changed after it was written (edited or damaged): "
-            f"its bytes hash to {actual}, not {sha}; restore it from a bundle or re-run"
+            f"stored evidence {self.path(sha)} is corrupt: it changed after it was written (edited or "
+            f"damaged), its bytes hash to {actual}, not {sha}; it cannot be shown as valid (restore it "
+            "from a bundle or re-run)"
         )
 
     def read(self, sha: str, *, verify: bool = True) -> bytes:
