@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -20,8 +21,11 @@ from tests.store.evidence import fill, manifest, put, read_zip, write_zip
 from tests.store.zipcraft import MIB, RawEntry, bomb_entry, write_raw_zip
 from torchparity.cli import main
 from torchparity.store import Store
+from torchparity.store.bundle_manifest import BundleManifest, BundleRun
+from torchparity.store.seal import RunSeal, TargetSeal, summary_sha256
 
 GIB = 1 << 30
+HALF = GIB // 2
 EMPTY_MANIFEST = {"schema": "torchparity.bundle/2", "created": 0.0, "torchparity_version": "t", "runs": [],
                   "files": {}}
 PEAK = ("import resource, sys\nfrom torchparity.cli import main\nrc = main(sys.argv[1:])\n"
@@ -43,19 +47,22 @@ def _manifest_listing(digest: str) -> RawEntry:
 
 @pytest.fixture(scope="module")
 def bomb(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A 1 MiB bundle whose one blob expands to 1 GiB of zeros (its name is its real hash)."""
-    name = "blobs/" + _sha_of_zeros(GIB)
+    """A 1 MiB bundle whose one blob expands to 1 GiB of zeros (listed, named by no run)."""
+    name = "blobs/" + "0" * 64
     return write_raw_zip(tmp_path_factory.mktemp("bomb") / "bomb.zip",
                          [_manifest_listing(name[6:]), bomb_entry(name, GIB)])
 
 
-def _sha_of_zeros(n: int) -> str:
-    h, zero = hashlib.sha256(), bytes(MIB)
-    for _ in range(n // MIB):
-        h.update(zero)
-    return h.hexdigest()
+def test_a_zip_bomb_is_refused_from_its_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The fast tier's bomb: 300 MiB stated and really there, refused before a byte is inflated."""
+    small = write_raw_zip(tmp_path / "b.zip", [_manifest_listing("0" * 64), bomb_entry("blobs/" + "0" * 64, 300 * MIB)])
+    for verb in (["bundle", "verify", str(small)], ["bundle", "import", str(small), "--store", str(tmp_path / "s")]):
+        assert main(verb) == 2
+        assert "would expand to 300.0 MiB, over the limit of 256.0 MiB per entry" in capsys.readouterr().err
+    assert not [p for p in (tmp_path / "s").rglob("*") if p.is_file() and p.parent.name == "blobs"]
 
 
+@pytest.mark.slow
 def test_a_zip_bomb_is_refused_before_reading_under_100_mb(bomb: Path, tmp_path: Path) -> None:
     assert bomb.stat().st_size < 2 * MIB
     for verb in (["bundle", "verify", str(bomb)], ["bundle", "import", str(bomb), "--store", str(tmp_path / "s")]):
@@ -68,16 +75,46 @@ def test_a_zip_bomb_is_refused_before_reading_under_100_mb(bomb: Path, tmp_path:
 
 
 @pytest.mark.slow
-def test_with_the_limit_raised_a_bomb_streams_in_bounded_memory(bomb: Path, tmp_path: Path) -> None:
-    """The 1 GiB entry read through, hashed in chunks: memory does not grow with it, and the import
-    keeps nothing (the blob is named by no run)."""
+def test_with_the_limit_raised_a_bomb_streams_in_bounded_memory(bomb: Path) -> None:
+    """The 1 GiB entry read through and hashed in chunks: memory does not grow with it."""
     rc, out, peak = run_measured("bundle", "verify", str(bomb), "--max-entry-size", "2G")
     assert rc == 3 and "listed in the manifest but no run names it" in out, out
     assert peak < 100, f"peak RSS {peak} MiB"
-    rc, out, peak = run_measured("bundle", "import", str(bomb), "--max-entry-size", "2G", "--store", str(tmp_path / "s"))
-    assert rc == 3 and "nothing imported" in out, out
-    assert peak < 100, f"peak RSS {peak} MiB"
-    assert not [p for p in (tmp_path / "s" / "blobs").rglob("*") if p.is_file()]
+
+
+def _stored(name: str, data: bytes) -> RawEntry:
+    return RawEntry(name, data, zlib.crc32(data), len(data), method=0)
+
+
+@pytest.mark.slow
+def test_a_run_with_a_512_mib_log_imports_in_bounded_memory(tmp_path: Path) -> None:
+    """A valid bundle (record, seal, manifest all agree) whose log is 512 MiB: imported, streamed into
+    the store in chunks, under 100 MB."""
+    h, zero = hashlib.sha256(), bytes(MIB)
+    for _ in range(HALF // MIB):
+        h.update(zero)
+    log_sha = h.hexdigest()
+    record = json.dumps({"label": "m@e", "ref": "m", "env": "e", "result": "PASS", "log_sha256": log_sha}).encode()
+    target = TargetSeal("m@e", "m", "e", "PASS", log_sha, hashlib.sha256(record).hexdigest(), 2.0)
+    seal = RunSeal(run=1, kind="run", created=1.0, finished=2.0, status="complete", result="PASS",
+                   argv=("run", "t.py"), summary_sha256=summary_sha256({}), targets=(target,)).to_bytes()
+    run = BundleRun(id=1, kind="run", created=1.0, finished=2.0, status="complete", result="PASS",
+                    argv=("run", "t.py"), summary={}, seal_sha256=hashlib.sha256(seal).hexdigest(),
+                    targets=(target,), records=())
+    shas = [log_sha, target.record_sha256, run.seal_sha256]
+    doc = BundleManifest(created=0.0, torchparity_version="t", runs=(run,), files={f"blobs/{s}": s for s in shas})
+    bundle = write_raw_zip(tmp_path / "big.zip", [
+        _stored("manifest.json", doc.to_bytes()), _stored(f"blobs/{target.record_sha256}", record),
+        _stored(f"blobs/{run.seal_sha256}", seal), bomb_entry(f"blobs/{log_sha}", HALF)])
+    store = tmp_path / "s"
+    try:
+        rc, out, peak = run_measured("bundle", "import", str(bundle), "--max-entry-size", "2G", "--store", str(store))
+        assert rc == 0 and "imported runs as 1" in out, out
+        assert peak < 100, f"peak RSS {peak} MiB"
+        st = Store(store)
+        assert st.run(1).result == "PASS" and st.blobs.path(log_sha).stat().st_size == HALF  # checked on read too
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
 
 
 def test_a_header_that_understates_the_size_is_caught_while_streaming(tmp_path: Path) -> None:

@@ -168,7 +168,10 @@ class _Reader:
                                 "export'") from exc
         self.manifest = manifest
         self._signature(raw)
-        self._entries(manifest)
+        self._listing(manifest)
+        if self.store is not None and not self.check.ok:
+            return self.check  # an import stops here: nothing is read, let alone staged, for a refused bundle
+        self._hash_all(manifest)
         for run in manifest.runs:
             self._run(run)
         return self.check
@@ -183,7 +186,8 @@ class _Reader:
             return
         self.check.signature = bundle_sign.check(manifest_bytes, sig, self.allowed)
 
-    def _entries(self, manifest: BundleManifest) -> None:
+    def _listing(self, manifest: BundleManifest) -> None:
+        """The entries against the manifest's list, and the list against what the runs name."""
         present = {n for n in self.zf.entries if not n.endswith("/")}
         extra_dirs = {n for n in self.zf.entries if n.endswith("/") and n != "blobs/"}
         listed = manifest.files
@@ -195,6 +199,13 @@ class _Reader:
                 self._problem(f"{name}: listed in the manifest but no run names it")
         for sha in sorted(named - set(listed.values())):
             self._problem(f"blobs/{sha}: a run names it but the manifest does not list it")
+        for name in sorted(set(listed) - present):
+            self._problem(f"{name}: listed in the manifest but missing")
+
+    def _hash_all(self, manifest: BundleManifest) -> None:
+        """Every listed entry hashed (streamed; staged for an import), JSON ones kept for the checks."""
+        present = {n for n in self.zf.entries if not n.endswith("/")}
+        listed = manifest.files
         evidence = {t.record_sha256 for r in manifest.runs for t in r.targets} | {
             x.sha256 for r in manifest.runs for x in r.records}
         # a bundle's seals are checked, not imported: the import seals its runs anew
@@ -202,7 +213,6 @@ class _Reader:
         wanted_json = evidence | seals_only
         for name, sha in sorted(listed.items()):
             if name not in present:
-                self._problem(f"{name}: listed in the manifest but missing")
                 continue
             if sha in wanted_json:
                 try:
