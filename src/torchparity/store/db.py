@@ -18,6 +18,7 @@ tables it does not own.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import socket
@@ -31,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EvidenceTampered, StoreCorrupt, TorchparityError, UsageError
-from .blobs import BlobStore
+from .blobs import BlobStore, write_error
 from .connect import connect_read_only, read_only_error, read_only_reason, sql_error
 from .jsoncheck import ShapeError
 from .seal import RunSeal, TargetSeal, differences, record_disagreements, summary_sha256
@@ -169,6 +170,8 @@ class Store:
                 # evidence is not source: git ignores the store wherever it is made
                 (self.root / ".gitignore").write_text("# made by torchparity: the evidence store\n*\n")
             except OSError as exc:
+                if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+                    raise write_error(exc, self.root, "making its folder") from exc
                 raise UsageError(f"cannot make the store folder {self.root}: {exc.strerror}; pass --store DIR") from exc
         reason = read_only_reason(self.root, self.db_path) if self.db_path.is_file() else None
         if reason is not None:
