@@ -6,6 +6,8 @@
     ├── UsageError              bad input from the user          -> exit 2
     ├── EnvironmentBroken       an interpreter / torch / device  -> exit 3
     └── StoreCorrupt            the evidence store is damaged    -> exit 3
+        └── EvidenceTampered    evidence disagrees with its own  -> exit 3
+                                hashes, seal or signature
 
 A failing *verification* is not an error: verbs return ``ExitCode.FAILED``.
 The CLI catches ``TorchparityError`` once and prints ``ERROR: <message>``
@@ -54,3 +56,14 @@ class StoreCorrupt(TorchparityError):
     """The evidence store cannot be read as written."""
 
     exit_code = ExitCode.ENVIRONMENT_ERROR
+
+
+class EvidenceTampered(StoreCorrupt):
+    """Stored or bundled evidence disagrees with its own hashes, its run's seal or its signature.
+
+    Its message starts with ``tampered evidence:`` and names the run / target / file and
+    what disagrees; the evidence is never rendered.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message if message.startswith("tampered evidence:") else f"tampered evidence: {message}")

@@ -13,10 +13,10 @@ import pytest
 from tests.review import texts
 from tests.review.fixtures import TEST_FILE, BackendRepo
 from torchparity.collect.evidence import render_log
-from torchparity.records.target import Step, TargetRecord
-from torchparity.records.target import TestFile as RecordedFile
 from torchparity.config import load_preset
 from torchparity.errors import UsageError
+from torchparity.records.target import Step, TargetRecord
+from torchparity.records.target import TestFile as RecordedFile
 from torchparity.review import PREDICATE_TYPE, build_statement, review_text, write_attestation
 from torchparity.review.records import Review
 from torchparity.store import Store

@@ -23,7 +23,7 @@ def test_export_verify_import_round_trip(tmp_path, capsys):
     zpath = tmp_path / "ev.zip"
     assert main(["bundle", "export", str(rid), "-o", str(zpath), "--store", str(tmp_path / "a")]) == 0
     assert main(["bundle", "verify", str(zpath)]) == 0
-    assert "OK: 3 files, 1 runs checked" in capsys.readouterr().out
+    assert "OK: 4 files, 1 runs checked, every seal matches" in capsys.readouterr().out  # log, record, resolve record, seal
     assert main(["bundle", "import", str(zpath), "--store", str(tmp_path / "b")]) == 0
     dst = Store(tmp_path / "b")
     (t,) = dst.targets(1)
@@ -48,9 +48,10 @@ def test_tampered_bundle_fails_and_is_not_imported(tmp_path, capsys):
             if item.filename == f"blobs/{log_sha}":
                 data = b"RESULT=FAIL\n"
             zout.writestr(item, data)
-    assert main(["bundle", "verify", str(bad)]) == 1
-    assert f"blobs/{log_sha}: bytes hash to" in capsys.readouterr().out
-    assert main(["bundle", "import", str(bad), "--store", str(tmp_path / "c")]) == 2
+    assert main(["bundle", "verify", str(bad)]) == 3
+    out = capsys.readouterr().out
+    assert f"blobs/{log_sha}: its bytes hash to" in out and "TAMPERED" in out
+    assert main(["bundle", "import", str(bad), "--store", str(tmp_path / "c")]) == 3
     assert Store(tmp_path / "c").runs() == []
     assert main(["bundle", "verify", str(tmp_path / "nope.zip")]) == 2
 
@@ -96,8 +97,8 @@ def test_malformed_bundles_are_reported_not_tracebacks(tmp_path, capsys):
     bad = tmp_path / "bad.zip"
     with zipfile.ZipFile(bad, "w") as zf:
         zf.writestr("manifest.json", "{not json")
-    assert main(["bundle", "verify", str(bad)]) == 1
-    assert "manifest.json is not JSON" in capsys.readouterr().out
+    assert main(["bundle", "verify", str(bad)]) == 2
+    assert "manifest.json: it is not JSON" in capsys.readouterr().err
     src = Store(tmp_path / "a")
     rid = _fill(src)
     assert main(["bundle", "export", str(rid), "-o", str(tmp_path / "no" / "x.zip"), "--store", str(tmp_path / "a")]) == 2

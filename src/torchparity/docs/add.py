@@ -1,24 +1,24 @@
 """Add an API's entry to each version's page: in the page's own format, at its place, nothing else touched.
 
 Every version is planned first (which page, where, which statuses, which ids);
-only when all plans hold are the pages written, so a bad version leaves
-nothing half-written. A version that already has the entry is left as is.
+only when all plans hold are the pages written, all of them or none
+(``pagewrite.py``: staged, checked for edits made meanwhile, renamed; symlinks
+written through, hard links kept). A version that already has the entry is left as is.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
-from ..fsutil import atomic_write
 from ..records.docs import AddedEntry, DocsAddRecord
 from .model import FUNCTION, LIST, SUB_METHOD, Entry, Page, Products, Section, status_of
+from .pagewrite import PageEdit, write_pages
 from .parse import parse_page
 from .render import Status, fresh_ids, learn_style, render_entry
 from .tree import DocsTree
@@ -381,14 +381,6 @@ class _Planner:
             )
 
 
-def _write(path: str, text: str) -> None:
-    """Replace the page with ``text``, keeping its byte-order mark and its file mode."""
-    p = Path(path)
-    raw = p.read_bytes()
-    bom = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""
-    atomic_write(p, bom + text, mode=stat.S_IMODE(p.stat().st_mode))
-
-
 def add_entry(
     api: str,
     docs_dir: str | Path,
@@ -430,18 +422,7 @@ def add_entry(
         else:
             changes.append(got)
     if not dry_run:
+        write_pages([PageEdit(plan.page.path, plan.page.text, plan.new_text) for plan in plans])
         for plan in plans:
-            current = Path(plan.page.path).read_bytes().decode("utf-8").lstrip("\ufeff")
-            if current != plan.page.text:
-                raise UsageError(f"{plan.page.path} changed while planning; run the command again")
-        written: list[str] = []
-        for plan in plans:
-            try:
-                _write(plan.page.path, plan.new_text)
-            except OSError as exc:
-                done = f"already written: {', '.join(written)}" if written else "no page was changed"
-                raise UsageError(f"cannot write {plan.page.path}: {exc.strerror or exc}; {done}; "
-                                 "check the folder's permissions and free space") from exc
-            written.append(plan.change.page)
             tree.forget(plan.version)
     return AddResult(api=api, docs_dir=str(tree.root), dry_run=dry_run, changes=tuple(changes))

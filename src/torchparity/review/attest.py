@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..records.target import TargetRecord, record_from_json
 from ..errors import UsageError
 from ..fsutil import atomic_write
+from ..records.target import TargetRecord, record_from_json
 from ..store import Store
 from . import sshsig
 

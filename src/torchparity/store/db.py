@@ -3,7 +3,13 @@
 Layout under the store folder (``.torchparity/`` by default)::
 
     store.sqlite        runs, targets, records, cache (schema version in user_version)
-    blobs/ab/abcd...    evidence logs and JSON records, named by their SHA-256
+    blobs/ab/abcd...    evidence logs, JSON records and run seals, named by their SHA-256
+
+The store checks itself: every read of a run (``run``, ``runs``, ``targets``)
+compares each target row with its record (result, log hash, label, run) and the
+run's rows with the seal written when the run ended (``seal.py``); logs and records
+are checked against their hashes. A disagreement raises ``EvidenceTampered``
+(exit 3) naming the run, the target and what disagrees, so no reader renders it.
 
 Other parts add their own tables through ``Store.ensure_schema`` (e.g. the
 coverage index's blob cache); nothing outside this package speaks SQL to
@@ -12,6 +18,7 @@ tables it does not own.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -26,10 +33,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import StoreCorrupt, UsageError
-from .blobs import BlobStore
+from ..errors import EvidenceTampered, StoreCorrupt, TorchparityError, UsageError
+from .blobs import BlobStore, write_error
+from .connect import connect_read_only, read_only_error, read_only_reason, sql_error
+from .jsoncheck import ShapeError
+from .seal import RunSeal, TargetSeal, differences, record_disagreements, summary_sha256
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DEFAULT_STORE = ".torchparity"
 
 _SCHEMA = """
@@ -41,7 +51,8 @@ CREATE TABLE IF NOT EXISTS runs (
     status    TEXT NOT NULL,               -- running | complete | incomplete
     result    TEXT,                        -- PASS | FAIL | ERROR (NULL while running)
     argv      TEXT NOT NULL,               -- JSON list: how the run was asked for
-    summary   TEXT NOT NULL DEFAULT '{}'   -- JSON: what the run's verb wants to keep
+    summary   TEXT NOT NULL DEFAULT '{}',  -- JSON: what the run's verb wants to keep
+    seal_sha  TEXT                         -- the run's seal (blob), written when it ends
 );
 CREATE TABLE IF NOT EXISTS targets (
     id          INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -66,6 +77,8 @@ CREATE TABLE IF NOT EXISTS records (
 CREATE INDEX IF NOT EXISTS records_by_kind ON records(kind, key);
 """
 
+_FINISHED = ("complete", "incomplete")
+
 
 @dataclass(frozen=True)
 class RunRow:
@@ -77,6 +90,8 @@ class RunRow:
     result: str | None
     argv: list[str]
     summary: dict[str, Any]
+    #: the SHA-256 of the run's seal (None while it runs)
+    seal_sha: str | None = None
 
     @property
     def uid(self) -> str:
@@ -89,6 +104,15 @@ class RunRow:
         s = self.summary
         return (self.status == "running" and s.get("host") == socket.gethostname()
                 and isinstance(s.get("pid"), int) and not _alive(s["pid"]))
+
+    @property
+    def origin_ids(self) -> set[int]:
+        """The run ids its records may name: its own, and the one it had in the bundle it was imported from."""
+        ids = {self.id}
+        imported = self.summary.get("imported_from")
+        if isinstance(imported, dict) and isinstance(imported.get("run"), int):
+            ids.add(imported["run"])
+        return ids
 
 
 def _alive(pid: int) -> bool:
@@ -125,6 +149,8 @@ class Store:
         self._local = threading.local()
         self._schemas_done: set[str] = set()
         self._lock = threading.Lock()
+        #: why the store cannot be written (None: it can); set when it is opened
+        self.read_only: str | None = None
 
     # -- connection -------------------------------------------------------------------
     @property
@@ -134,47 +160,100 @@ class Store:
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            if self.root.exists() and not self.root.is_dir():
-                raise UsageError(f"store path {self.root} is not a folder; pass --store DIR")
-            if not self.create and not self.db_path.is_file():
-                raise UsageError(
-                    f"no evidence store at {self.root}; run 'torchparity run' or 'torchparity verify' "
-                    "here first, or pass --store DIR"
-                )
-            if not self.root.exists():
-                try:
-                    self.root.mkdir(parents=True)
-                except OSError as exc:
-                    raise UsageError(f"cannot make the store folder {self.root}: {exc.strerror}; pass --store DIR") from exc
+            conn = self._open()
+        return conn
+
+    def _open(self) -> sqlite3.Connection:
+        if self.root.exists() and not self.root.is_dir():
+            raise UsageError(f"store path {self.root} is not a folder; pass --store DIR")
+        if not self.create and not self.db_path.is_file():
+            raise UsageError(
+                f"no evidence store at {self.root}; run 'torchparity run' or 'torchparity verify' "
+                "here first, or pass --store DIR"
+            )
+        if not self.root.exists():
+            try:
+                self.root.mkdir(parents=True)
                 # evidence is not source: git ignores the store wherever it is made
                 (self.root / ".gitignore").write_text("# made by torchparity: the evidence store\n*\n")
-            try:
-                conn = sqlite3.connect(self.db_path, timeout=30, isolation_level=None)
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA foreign_keys=ON")
-                version = conn.execute("PRAGMA user_version").fetchone()[0]
-                if version > SCHEMA_VERSION:
-                    raise StoreCorrupt(
-                        f"store {self.db_path} has schema version {version}, newer than this "
-                        f"torchparity understands ({SCHEMA_VERSION}); upgrade torchparity"
-                    )
+            except OSError as exc:
+                if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+                    raise write_error(exc, self.root, "making its folder") from exc
+                raise UsageError(f"cannot make the store folder {self.root}: {exc.strerror}; pass --store DIR") from exc
+        reason = read_only_reason(self.root, self.db_path) if self.db_path.is_file() else None
+        if reason is not None:
+            return self._open_read_only(reason)
+        try:
+            conn = sqlite3.connect(self.db_path, timeout=30, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            version = self._version(conn)
+            if version == 0:
                 conn.executescript(_SCHEMA)
                 conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-            except sqlite3.DatabaseError as exc:
-                raise StoreCorrupt(
-                    f"cannot open the store database {self.db_path}: {exc}; "
-                    "move it aside or pass another --store"
-                ) from exc
-            self._local.conn = conn
+        except sqlite3.Error as exc:
+            raise sql_error(exc, self.db_path, "opening it") from exc
+        self._local.conn = conn
+        if 0 < version < SCHEMA_VERSION:
+            self._migrate()
         return conn
+
+    def _open_read_only(self, reason: str) -> sqlite3.Connection:
+        conn = connect_read_only(self.db_path)
+        try:
+            version = self._version(conn)
+        except sqlite3.Error as exc:
+            raise sql_error(exc, self.db_path, "opening it") from exc
+        if version < SCHEMA_VERSION:
+            raise read_only_error(self.root, reason, f"upgrade it from schema {version} to {SCHEMA_VERSION} "
+                                  "(made by an older torchparity; open it once where it can be written)")
+        self.read_only = reason
+        self._local.conn = conn
+        return conn
+
+    def _version(self, conn: sqlite3.Connection) -> int:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        if version > SCHEMA_VERSION:
+            raise StoreCorrupt(
+                f"store {self.db_path} has schema version {version}, newer than this "
+                f"torchparity understands ({SCHEMA_VERSION}); upgrade torchparity"
+            )
+        return version
+
+    def _migrate(self) -> None:
+        """Schema 1 -> 2: runs get seals. A finished run whose rows agree with its records is sealed
+        as it stands (the best an upgrade can do); one that disagrees is left unsealed, so reading it
+        reports the disagreement."""
+        with self.transaction() as conn:
+            if self._version(conn) != 1:
+                return  # another process upgraded it meanwhile
+            conn.execute("ALTER TABLE runs ADD COLUMN seal_sha TEXT")
+            for r in self.query("SELECT * FROM runs WHERE status != 'running' ORDER BY id"):
+                try:
+                    self._seal(conn, self._run_row(r))
+                except TorchparityError:
+                    continue
+            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; nested uses join the outer one (all of it commits, or none)."""
         conn = self._conn()
+        if self.read_only is not None:
+            raise read_only_error(self.root, self.read_only, "write to it")
+        depth = getattr(self._local, "depth", 0)
+        if depth:
+            self._local.depth = depth + 1
+            try:
+                yield conn
+            finally:
+                self._local.depth = depth
+            return
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
-            raise StoreCorrupt(f"cannot write the store {self.db_path}: {exc}") from exc
+            raise sql_error(exc, self.db_path, "starting a write") from exc
+        self._local.depth = 1
         try:
             yield conn
             conn.execute("COMMIT")
@@ -182,24 +261,41 @@ class Store:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             if isinstance(exc, sqlite3.Error):
-                raise StoreCorrupt(f"writing the store {self.db_path} failed: {exc}") from exc
+                raise sql_error(exc, self.db_path, "writing") from exc
             raise
+        finally:
+            self._local.depth = 0
 
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
         conn = self._conn()
         conn.row_factory = sqlite3.Row
         try:
             return conn.execute(sql, params).fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise StoreCorrupt(f"store query failed on {self.db_path}: {exc}") from exc
+        except sqlite3.Error as exc:
+            raise sql_error(exc, self.db_path, "reading") from exc
 
     def ensure_schema(self, name: str, ddl: str) -> None:
         """Let a part of torchparity create the tables it owns (idempotent)."""
         with self._lock:
             if name in self._schemas_done:
                 return
-            self._conn().executescript(ddl)
+            conn = self._conn()
+            if self.read_only is None:
+                try:
+                    conn.executescript(ddl)
+                except sqlite3.Error as exc:
+                    raise sql_error(exc, self.db_path, f"creating the {name} tables") from exc
             self._schemas_done.add(name)
+
+    def ensure_writable(self, doing: str) -> None:
+        """Refuse a read-only store before any work (the message names the path and ``doing``)."""
+        self._conn()
+        if self.read_only is not None:
+            raise read_only_error(self.root, self.read_only, doing)
+
+    def _put_blob(self, data: bytes, doing: str) -> str:
+        self.ensure_writable(doing)
+        return self.blobs.put(data)
 
     # -- runs -----------------------------------------------------------------------
     def new_run(self, kind: str, argv: list[str], created: float | None = None, uid: str | None = None) -> int:
@@ -215,14 +311,23 @@ class Store:
             return int(cur.lastrowid or 0)
 
     def reopen_run(self, run_id: int) -> None:
-        """An interrupted run is resumed: it is running again until it finishes."""
+        """An interrupted run is resumed: it is running (and unsealed) again until it finishes.
+
+        Its evidence is checked first: a tampered run is not reopened (that would drop its seal)."""
+        self.run(run_id)
         with self.transaction() as conn:
-            conn.execute("UPDATE runs SET status='running', finished=NULL, result=NULL WHERE id=?", (run_id,))
+            conn.execute("UPDATE runs SET status='running', finished=NULL, result=NULL, seal_sha=NULL "
+                         "WHERE id=?", (run_id,))
 
     def finish_run(
         self, run_id: int, result: str, *, status: str = "complete", summary: dict[str, Any] | None = None,
         finished: float | None = None,
-    ) -> None:
+    ) -> str:
+        """Close the run with its verdict and seal it (see ``seal.py``); returns the seal's SHA-256.
+
+        Its targets are checked against their records first: evidence that disagrees is not sealed."""
+        if status not in _FINISHED:
+            raise ValueError(f"a finished run is complete or incomplete, not {status!r}")
         with self.transaction() as conn:
             row = conn.execute("SELECT summary FROM runs WHERE id=?", (run_id,)).fetchone()
             merged = json.loads(row[0] or "{}") if row else {}
@@ -232,15 +337,33 @@ class Store:
                 (time.time() if finished is None else finished, status, result,
                  json.dumps(merged, ensure_ascii=False), run_id),
             )
+            return self._seal(conn, self._get_run(run_id))
+
+    def _seal(self, conn: sqlite3.Connection, row: RunRow) -> str:
+        targets = self._target_rows(row.id)
+        for t in targets:
+            self._check_target(row, t)
+        sha = self._put_blob(self._seal_of(row, targets).to_bytes(), f"sealing run {row.id}")
+        conn.execute("UPDATE runs SET seal_sha=? WHERE id=?", (sha, row.id))
+        return sha
 
     def add_target(
         self, run_id: int, *, label: str, ref: str, env: str, result: str, log: bytes, record: dict[str, Any]
     ) -> TargetRow:
         """Store one target's evidence log and JSON record (blobs first, then the row)."""
-        log_sha = self.blobs.put(log)
+        log_sha = self._put_blob(log, f"storing the log of {label}")
         record = dict(record, log_sha256=log_sha)
-        record_sha = self.blobs.put(json.dumps(record, indent=2, ensure_ascii=False).encode("utf-8"))
-        now = time.time()
+        record_sha = self._put_blob(json.dumps(record, indent=2, ensure_ascii=False).encode("utf-8"),
+                                    f"storing the record of {label}")
+        return self.add_target_blobs(run_id, label=label, ref=ref, env=env, result=result,
+                                     log_sha=log_sha, record_sha=record_sha)
+
+    def add_target_blobs(
+        self, run_id: int, *, label: str, ref: str, env: str, result: str, log_sha: str, record_sha: str,
+        finished: float | None = None,
+    ) -> TargetRow:
+        """The row of a target whose log and record are stored already (``add_target``, an import)."""
+        now = time.time() if finished is None else finished
         with self.transaction() as conn:
             cur = conn.execute(
                 "INSERT OR REPLACE INTO targets(run_id, label, ref, env, result, log_sha, record_sha, finished)"
@@ -251,18 +374,36 @@ class Store:
         return TargetRow(tid, run_id, label, ref, env, result, log_sha, record_sha, now)
 
     def runs(self, limit: int = 50) -> list[RunRow]:
-        rows = self.query("SELECT * FROM runs ORDER BY id DESC LIMIT ?", (limit,))
-        return [self._run_row(r) for r in rows]
+        """The newest ``limit`` runs, each checked (``EvidenceTampered`` on the first that disagrees)."""
+        rows = [self._run_row(r) for r in self.query("SELECT * FROM runs ORDER BY id DESC LIMIT ?", (limit,))]
+        for row in rows:
+            self._check_run(row, self._target_rows(row.id))
+        return rows
 
     def run(self, run_id: int | str) -> RunRow:
-        """The run with this id (a number) or uid (its hex name in texts and bundles, or a prefix of it)."""
+        """The run with this id (a number) or uid (its hex name in texts and bundles, or a prefix of
+        it), checked against its seal and its targets against their records."""
         text = str(run_id).lstrip("#")
         if not text.isdigit() and re.fullmatch(r"[0-9a-f]{6,32}", text):
-            return self._run_by_uid(text)
-        try:
-            rid = int(text)
-        except ValueError:
-            raise UsageError(f"run must be an id or a uid, got {run_id!r}; see 'torchparity runs'") from None
+            row = self._run_by_uid(text)
+        else:
+            try:
+                rid = int(text)
+            except ValueError:
+                raise UsageError(f"run must be an id or a uid, got {run_id!r}; see 'torchparity runs'") from None
+            row = self._get_run(rid)
+        self._check_run(row, self._target_rows(row.id))
+        return row
+
+    def targets(self, run_id: int) -> list[TargetRow]:
+        """The targets of run ``run_id``, checked as ``run`` checks them."""
+        rows = self.query("SELECT * FROM runs WHERE id=?", (run_id,))
+        targets = self._target_rows(run_id)
+        if rows:
+            self._check_run(self._run_row(rows[0]), targets)
+        return targets
+
+    def _get_run(self, rid: int) -> RunRow:
         rows = self.query("SELECT * FROM runs WHERE id=?", (rid,))
         if not rows:
             raise UsageError(f"no run {rid} in store {self.root}; see 'torchparity runs'")
@@ -278,28 +419,93 @@ class Store:
             raise UsageError(f"uid {prefix} names {len(rows)} runs; give more of it")
         return rows[-1]
 
-    def targets(self, run_id: int) -> list[TargetRow]:
+    def _target_rows(self, run_id: int) -> list[TargetRow]:
         rows = self.query("SELECT * FROM targets WHERE run_id=? ORDER BY id", (run_id,))
         return [TargetRow(**dict(r)) for r in rows]
 
-
     @staticmethod
     def _run_row(r: sqlite3.Row) -> RunRow:
+        try:
+            argv, summary = json.loads(r["argv"]), json.loads(r["summary"] or "{}")
+        except ValueError:
+            raise EvidenceTampered(f"run {r['id']}: its argv or summary in the store's index is not JSON") from None
+        if not isinstance(argv, list) or not isinstance(summary, dict):
+            raise EvidenceTampered(f"run {r['id']}: its argv or summary in the store's index has the wrong type")
         return RunRow(
             id=r["id"], kind=r["kind"], created=r["created"], finished=r["finished"],
-            status=r["status"], result=r["result"], argv=json.loads(r["argv"]),
-            summary=json.loads(r["summary"] or "{}"),
+            status=r["status"], result=r["result"], argv=argv, summary=summary,
+            seal_sha=r["seal_sha"] if "seal_sha" in r.keys() else None,
         )
+
+    # -- the checks ---------------------------------------------------------------------
+    def _seal_of(self, row: RunRow, targets: list[TargetRow]) -> RunSeal:
+        """The seal the rows describe now."""
+        return RunSeal(
+            run=row.id, kind=row.kind, created=row.created, finished=row.finished, status=row.status,
+            result=row.result, argv=tuple(row.argv), summary_sha256=summary_sha256(row.summary),
+            targets=tuple(TargetSeal(t.label, t.ref, t.env, t.result, t.log_sha or "", t.record_sha or "",
+                                     t.finished) for t in targets),
+        )
+
+    def _check_target(self, run: RunRow, t: TargetRow) -> None:
+        where = f"run {run.id} target {t.label}"
+        if not t.log_sha or not t.record_sha:
+            raise EvidenceTampered(f"{where}: its row names no {'log' if not t.log_sha else 'record'}; "
+                                   "every stored target has both")
+        with _about(where):
+            data = self.blobs.read(t.record_sha)
+        try:
+            record = json.loads(data)
+        except ValueError:
+            raise EvidenceTampered(f"{where}: its record {t.record_sha[:12]}… is not JSON "
+                                   "(the row names another kind of blob)") from None
+        problems = record_disagreements(t.label, t.ref, t.env, t.result, t.log_sha, record, run.origin_ids)
+        if problems:
+            raise EvidenceTampered(f"{where}: " + "; ".join(problems) + f"; {_REDO}")
+        with _about(where):
+            self.blobs.verify(t.log_sha)
+
+    def _check_run(self, row: RunRow, targets: list[TargetRow]) -> None:
+        for t in targets:
+            self._check_target(row, t)
+        where = f"run {row.id}"
+        if row.status == "running":
+            extra = [name for name, v in (("a result", row.result), ("a seal", row.seal_sha),
+                                          ("an end time", row.finished)) if v is not None]
+            if extra:
+                raise EvidenceTampered(f"{where} is marked running but has {' and '.join(extra)}; "
+                                       "its row was edited")
+            return
+        if row.status not in _FINISHED:
+            raise EvidenceTampered(f"{where}: status {row.status!r} is none torchparity writes; its row was edited")
+        if row.seal_sha is None:
+            raise EvidenceTampered(f"{where} is {row.status} (result {row.result}) but has no seal; "
+                                   "its row was edited")
+        with _about(where):
+            data = self.blobs.read(row.seal_sha)
+        try:
+            sealed = RunSeal.from_bytes(data, "its seal")
+        except ShapeError as exc:
+            raise EvidenceTampered(f"{where}: {exc}; the row names a blob that is not a run seal") from None
+        found = differences(self._seal_of(row, targets), sealed)
+        if found:
+            raise EvidenceTampered(f"{where}: " + "; ".join(found) + f"; {_REDO}")
 
     # -- records (resolve, coverage, docs check, ... as JSON documents) ---------------------
     def put_record(self, kind: str, key: str, doc: dict[str, Any], run_id: int | None = None) -> str:
-        sha = self.blobs.put(json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=True).encode("utf-8"))
+        sha = self._put_blob(json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=True).encode("utf-8"),
+                             f"storing a {kind} record")
+        self.add_record_blob(kind, key, sha, run_id)
+        return sha
+
+    def add_record_blob(self, kind: str, key: str, sha: str, run_id: int | None = None,
+                        created: float | None = None) -> None:
+        """The row of a record whose JSON document is stored already (``put_record``, an import)."""
         with self.transaction() as conn:
             conn.execute(
                 "INSERT INTO records(run_id, kind, key, created, sha) VALUES (?, ?, ?, ?, ?)",
-                (run_id, kind, key, time.time(), sha),
+                (run_id, kind, key, time.time() if created is None else created, sha),
             )
-        return sha
 
     def latest_record(self, kind: str, key: str, run_id: int | None = None) -> dict[str, Any] | None:
         if run_id is None:
@@ -313,11 +519,45 @@ class Store:
             )
         if not rows:
             return None
-        return json.loads(self.blobs.read(rows[0]["sha"]))
+        return self.read_json(rows[0]["sha"])
 
     def records(self, run_id: int) -> list[tuple[str, str, dict[str, Any]]]:
         rows = self.query("SELECT kind, key, sha FROM records WHERE run_id=? ORDER BY id", (run_id,))
-        return [(r["kind"], r["key"], json.loads(self.blobs.read(r["sha"]))) for r in rows]
+        return [(r["kind"], r["key"], self.read_json(r["sha"])) for r in rows]
+
+    def record_rows(self, run_id: int) -> list[tuple[str, str, str]]:
+        """``(kind, key, sha)`` of the records attached to run ``run_id``, oldest first."""
+        rows = self.query("SELECT kind, key, sha FROM records WHERE run_id=? ORDER BY id", (run_id,))
+        return [(r["kind"], r["key"], r["sha"]) for r in rows]
 
     def read_json(self, sha: str) -> dict[str, Any]:
-        return json.loads(self.blobs.read(sha))
+        data = self.blobs.read(sha)
+        try:
+            doc = json.loads(data)
+        except ValueError:
+            raise EvidenceTampered(f"stored record {sha[:12]}… is not JSON (the index names another kind of blob)") from None
+        if not isinstance(doc, dict):
+            raise EvidenceTampered(f"stored record {sha[:12]}… is not a JSON object")
+        return doc
+
+    def referenced(self, sha: str) -> bool:
+        """Whether any row names blob ``sha`` (an import that did not commit keeps only those)."""
+        rows = self.query(
+            "SELECT 1 FROM targets WHERE log_sha=?1 OR record_sha=?1 UNION ALL "
+            "SELECT 1 FROM records WHERE sha=?1 UNION ALL SELECT 1 FROM runs WHERE seal_sha=?1 LIMIT 1", (sha,))
+        return bool(rows)
+
+
+#: what a tampering message ends with: what to do about it
+_REDO = "do not use this run: re-run it, or import it again from a signed bundle"
+
+
+@contextmanager
+def _about(where: str) -> Iterator[None]:
+    """A blob error gets the run / target it was read for in front of its message."""
+    try:
+        yield
+    except EvidenceTampered as exc:
+        raise EvidenceTampered(f"{where}: {str(exc).removeprefix('tampered evidence: ')}") from exc
+    except StoreCorrupt as exc:
+        raise StoreCorrupt(f"{where}: {exc}") from exc
