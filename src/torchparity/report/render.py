@@ -36,6 +36,15 @@ def fence(text: str | None, info: str = "") -> str:
     return f"{ticks}{info}\n{body}\n{ticks}"
 
 
+def code(value: Any) -> str:
+    """``value`` as quoted evidence: a Markdown code span no backtick inside it can close."""
+    text = "" if value is None else str(value).replace("\n", " ")
+    longest = max((len(m.group(0)) for m in re.finditer(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
 def cell(value: Any) -> str:
     """A value safe inside a Markdown table cell."""
     text = "" if value is None else str(value)
@@ -99,7 +108,7 @@ def _environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
         loader=loader, undefined=jinja2.StrictUndefined, autoescape=False,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
     )
-    env.filters.update(fence=fence, cell=cell, short=short)
+    env.filters.update(fence=fence, cell=cell, short=short, code=code)
     env.globals.update(link=link)
     return env
 
