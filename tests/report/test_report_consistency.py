@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.report.report_fixtures import API, Fixture, build_fixture, model_of
+from tests.report.report_fixtures import API, Fixture, build_fixture
 from torchparity.cli import main
 from torchparity.records import ApiCoverage, ApiInfo, Note, RunRecords, Step, TargetEvidence
 from torchparity.records.run import RunInfo

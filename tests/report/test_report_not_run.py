@@ -60,12 +60,12 @@ def test_the_pr_draft_does_not_tick_state_restored(stored_run, capsys, lang) -> 
     assert "STATE_LEAK_CHECK=NOT_RUN" in pr and "STATE_LEAK_CHECK=PASS" not in pr
     if lang == "zh":
         assert "隔离验证：未运行" in pr
-        assert "状态泄漏检查：未运行（test/test_clone.py: no test method ran (FAIL, exit code 1)）" in pr
+        assert "状态泄漏检查：未运行（`test/test_clone.py: no test method ran (FAIL, exit code 1)`）" in pr
         assert "[x] 测试结束后全局状态恢复（隔离验证）" not in pr
         assert "- [ ] 测试结束后全局状态恢复（隔离验证）（不适用：未运行隔离验证；状态泄漏检查结果为 NOT_RUN" in pr
     else:
         assert "Isolation: not run" in pr
-        assert "State-leak check: not run (test/test_clone.py: no test method ran (FAIL, exit code 1))." in pr
+        assert "State-leak check: not run (`test/test_clone.py: no test method ran (FAIL, exit code 1)`)." in pr
         assert "[x] Global state is restored" not in pr
 
 
