@@ -125,7 +125,7 @@ def _facts_hold(model: ReportModel, runs: list[RunRecords], kind: str, lang: str
         if lang == "zh":
             assert f"共分发 {tr.total_ops} 个 ATen 算子，创建设备张量 {tr.device_tensors_created} 个" in text
         else:
-            assert f"{tr.total_ops} ATen op(s) and created {tr.device_tensors_created} device tensor(s)" in text
+            assert f"dispatched {tr.total_ops} ATen op(s) and created {tr.device_tensors_created} device tensor(s)" in text
     task = next((r.task for r in runs if r.task is not None), None)
     if kind in ("pr", "comment") and task is not None:
         refs = sorted({rec.ref for rec in records})

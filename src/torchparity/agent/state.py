@@ -273,6 +273,7 @@ API_ALIASES = {
 
 
 def states_for_api(api):
+    # type: (str) -> tuple[str, ...]
     """The states an API touches: its own entry, else its nearest parent's; () if none."""
     name = api
     for prefix, target in API_ALIASES.items():

@@ -15,7 +15,7 @@ import typer
 try:  # typer >= 0.2x carries its own copy of click
     from typer._click.exceptions import ClickException
 except ImportError:  # pragma: no cover - older typer on top of click
-    from click import ClickException
+    from click import ClickException  # type: ignore[no-redef]
 
 from ..errors import ExitCode, TorchparityError
 from . import _app

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ..collect import Reporter, Step, Target, TargetRecord
@@ -18,7 +18,7 @@ class ProgressReporter(Reporter):
             TextColumn("{task.completed}/{task.total} steps"), TimeElapsedColumn(),
             console=err, transient=True, disable=not err.is_terminal,
         )
-        self._tasks: dict[str, int] = {}
+        self._tasks: dict[str, TaskID] = {}
 
     def __enter__(self) -> ProgressReporter:
         self.progress.__enter__()

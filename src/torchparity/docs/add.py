@@ -318,9 +318,9 @@ class _Planner:
                     best = (score, page)
         if best[1] is not None and best[0] >= len(self.api.split(".")) - 1:
             return best[1]
-        page = tree.module_page(self.api, version)
-        if page is not None:
-            return page
+        module_page = tree.module_page(self.api, version)
+        if module_page is not None:
+            return module_page
         if best[1] is not None:
             return best[1]
         raise UsageError(

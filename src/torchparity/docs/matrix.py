@@ -110,7 +110,7 @@ def build_matrix(
                 apis.setdefault(e.api, e.kind)
                 if (e.api, v) in cells:
                     continue
-                statuses = {}
+                statuses: dict[str, tuple[str, bool | None]] = {}
                 for p in e.products:
                     if prods and not p.known:
                         unknown.setdefault(p.code, []).append(f"{rel}:{p.line}")

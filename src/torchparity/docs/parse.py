@@ -328,15 +328,15 @@ def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
                 cur.saw_table = True
                 cur.products.append(_status_line(prods, cells[0], cells[1], ln, "", "", cache))
             elif first in "-*+" and len(s) > 1 and s[1] == " ":
-                item = s[2:].strip()
-                if "<term>" in item and "</term>" in item:
-                    name = item[item.index("<term>") + 6: item.index("</term>")]
-                    after = item[item.index("</term>") + 7:].lstrip()
+                text_item = s[2:].strip()
+                if "<term>" in text_item and "</term>" in text_item:
+                    name = text_item[text_item.index("<term>") + 6: text_item.index("</term>")]
+                    after = text_item[text_item.index("</term>") + 7:].lstrip()
                 else:
-                    sep = _COLON.search(item)
+                    sep = _COLON.search(text_item)
                     if not sep:
                         continue
-                    name, after = item[: sep.start()], item[sep.start():]
+                    name, after = text_item[: sep.start()], text_item[sep.start():]
                 if not after or after[0] not in "：:":
                     continue
                 cur.saw_list = True

@@ -103,8 +103,8 @@ def learn_style(page: Page, products: Products, fmt: str | None = None) -> Style
                 cut = item.find("</term>")
                 if cut >= 0:
                     names.setdefault(p.code, item[: cut + len("</term>")])
-    for p in products:
-        names.setdefault(p.code, f"<term>{p.name}</term>")
+    for product in products:
+        names.setdefault(product.code, f"<term>{product.name}</term>")
     crlf = page.text.count("\r\n")
     eol = "\r\n" if crlf and crlf * 2 >= page.text.count("\n") else "\n"
     return Style(

@@ -342,8 +342,8 @@ def normalise_resolve(doc: dict[str, Any]) -> dict[str, Any]:
         res["classification"] = with_defaults(res["classification"], {
             "category": None, "conclusion_zh": None, "conclusion_en": None})
     if res["trace"] is not None:
-        tr = with_defaults(res["trace"], {"target": None, "ops": [], "total_ops": None,
-                                          "device_tensors_created": None, "devices": []})
+        tr = with_defaults(res["trace"], {"target": None, "status": None, "ops": [], "total_ops": None,
+                                          "device_tensors_created": None, "devices": [], "tests_run": None})
         tr["ops"] = [with_defaults(o, {"op": "", "devices": [], "count": None}) for o in tr["ops"] or []]
         res["trace"] = tr
     return res

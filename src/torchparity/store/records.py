@@ -39,7 +39,7 @@ def run_info(row: RunRow) -> RunInfo:
 def _open(kind: str, doc: Any, where: str) -> Record:
     cls = RECORD_KINDS[kind]
     try:
-        return open_envelope(doc, cls)  # type: ignore[arg-type]
+        return open_envelope(doc, cls)
     except RecordError as exc:
         raise StoreCorrupt(f"{where}: {exc}") from None
 

@@ -224,7 +224,7 @@ class Pipeline:
             info = self._classify(info, verdict)
             self._docs(root, info, verdict)
             self._checklist(root, info, test_files, verdict)
-            put_record(self.store, verdict.to_record(), verdict.run_id, opt.api)  # type: ignore[arg-type]
+            put_record(self.store, verdict.to_record(), verdict.run_id, opt.api)
             self._finish(verdict)
             self._reports(root, info.canonical, verdict)
         except BaseException:
@@ -318,7 +318,7 @@ class Pipeline:
             overlay: tuple[tuple[str, bytes], ...] = ()
             if ref in scaffold:
                 rel, data, methods = scaffold[ref]
-                files = (rel,)
+                files: tuple[str, ...] = (rel,)
                 patterns = tuple(methods)
                 overlay = ((rel, data),) if root is not None else ()
                 checked.append(rel)
@@ -346,7 +346,7 @@ class Pipeline:
         dev = env.device or device
         self.hooks.stage("scaffold", info.canonical)
         facts = scaffold_facts(info, session, None, cfg.backend_module)
-        common = dict(python=env.python, device=dev, backend_module=cfg.backend_module, facts=facts)
+        common: dict[str, Any] = dict(python=env.python, device=dev, backend_module=cfg.backend_module, facts=facts)
         out: dict[str, tuple[str, bytes, list[str]]] = {}
         if root is None:
             # a folder per run: verifying the same API again never trips over the last test
