@@ -7,6 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+#: every test here starts interpreters with torch (seconds each): the slow tier
+pytestmark = pytest.mark.slow
+
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

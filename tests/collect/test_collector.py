@@ -21,6 +21,10 @@ from torchparity.collect.evidence import render_log
 from torchparity.records import Note
 from torchparity.store import Store
 
+#: every test here starts interpreters with torch (seconds each): the slow tier
+pytestmark = pytest.mark.slow
+
+
 TEST = "test/npu/test_grad.py"
 
 

@@ -5,10 +5,16 @@ from __future__ import annotations
 import os
 import re
 
+import pytest
+
 from tests.collect import files
 from tests.collect.test_collector import _keys, _logs, _records, _run
 from tests.conftest import git
 from torchparity.exec import FreshRunner, make_runner
+
+#: every test here starts interpreters with torch (seconds each): the slow tier
+pytestmark = pytest.mark.slow
+
 
 TEST = "test/npu/test_grad.py"
 API = "torch.autograd.grad_mode.set_grad_enabled.clone"

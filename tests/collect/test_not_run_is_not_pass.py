@@ -12,6 +12,9 @@ from tests.collect.test_collector import _keys, _logs, _records, _run
 from torchparity.collect import CollectOptions, Collector, EnvSpec
 from torchparity.store import Store
 
+#: every test here starts interpreters with torch (seconds each): the slow tier
+pytestmark = pytest.mark.slow
+
 BROKEN = "test/test_needs_backend.py"
 BROKEN_TEXT = '''
 import unittest
@@ -33,6 +36,7 @@ GOOD_TEXT = '''
 import unittest
 
 import torch
+
 
 
 class TestClone(unittest.TestCase):

@@ -12,12 +12,16 @@ import pytest
 from tests.report.report_fixtures import make_repo
 from torchparity.cli import main
 
+#: every test here starts interpreters with torch (seconds each): the slow tier
+pytestmark = pytest.mark.slow
+
 API = "torch.autograd.grad_mode.set_grad_enabled.clone"
 TEST = '''"""Checks torch.autograd.grad_mode.set_grad_enabled.clone on the backend."""
 
 import torch
 import torchparity_tests_backend_that_is_not_installed  # noqa: F401
 from torch.testing._internal.common_utils import TestCase, run_tests
+
 
 
 class TestClone(TestCase):

@@ -12,6 +12,10 @@ from tests.scaffold.scaffold_fixtures import EXISTING, TWO_SPACE
 from tests.scaffold.test_scaffold_insert import removed
 from torchparity.cli import main
 
+#: every test here starts interpreters with torch (seconds each): the slow tier
+pytestmark = pytest.mark.slow
+
+
 
 # -- bad input: one line, exit 2, before any interpreter starts ------------------------------------
 @pytest.mark.parametrize(("args", "fragment"), [

@@ -18,6 +18,9 @@ from tests.docs.docs_pages import torch_page
 from torchparity.cli import main
 from torchparity.store import Store, read_run
 
+#: every test here starts interpreters with torch (seconds each): the slow tier
+pytestmark = pytest.mark.slow
+
 API = "torch.autograd.grad_mode.set_grad_enabled.clone"
 MT_API = "torch.autograd.grad_mode.set_multithreading_enabled.clone"
 
@@ -320,6 +323,7 @@ NPU_EVENT_TESTS = '''
 import torch
 import torch_npu
 from torch_npu.testing.testcase import TestCase, run_tests
+
 
 
 class TestEvent(TestCase):
