@@ -49,9 +49,9 @@ def summary_table(run_id: int, records: list[TargetRecord], log_shas: dict[str, 
         table.add_column(col)
     for r in records:
         # a file that failed before any test ran (an import error) shows here, not in the tests count
-        files_ok = sum(1 for s in r.full if s.ok)
+        files_ok = sum(1 for s in r.full if (s.verdict == "PASS" if s.verdict else s.ok))
         tests = sum(len(s.tests) for s in r.full)
-        bad = sum(1 for s in r.full for t in s.tests if t["outcome"] in ("failed", "error"))
+        bad = sum(1 for s in r.full for t in s.tests if t.outcome in ("failed", "error"))
         probed = [s for s in r.isolation if not s.result.get("skipped")]  # a skipped probe ran nothing
         iso = "-" if not probed else (
             "PASS" if all(s.ok and s.result.get("passed") for s in probed) else "FAIL"

@@ -26,8 +26,8 @@ from ..exec import Job, JobResult, Runner, make_runner
 from ..gitrepo import blob_bytes, git, repo_root, resolve_commit
 from ..store import Store, sha256_bytes, sha256_file
 from .evidence import render_log
-from .outcomes import parse_outcomes
 from .record import Step, TargetRecord, TestFile, leak_verdict, record_from_json
+from .verdict import failing_tests, judge
 from .worktree import worktree
 
 
@@ -386,24 +386,25 @@ class Collector:
                 "full", tf.path,
             )
             if opt.mode == "fresh":
-                # the literal run cannot be instrumented; the leak check reruns it in the agent
+                # the literal run cannot be instrumented: the agent runs the file again in its own fresh
+                # interpreter, and that run's structured results give the verdict and the leak check
                 leak = self._step(
                     runner, target,
                     Job("run_file", args, logs / f"leak-{i}.log", opt.timeout, str(root)),
                     "leak_check", tf.path,
                 )
+                judge(full, leak, leak.output)
                 leak.output = ""
                 rec.leak_check.append(leak)
                 leak_source = leak.result
             else:
+                judge(full, full, full.output)
                 leak_source = full.result
-            full.tests = [
-                {"id": o.id, "outcome": o.outcome, "detail": o.detail}
-                for o in parse_outcomes(full.output)
-            ]
             rec.full.append(full)
             rec.leaks.extend(leak_source.get("leaks", []))
-            ok = ok and full.ok
+            # failing tests speak for themselves; a run that cannot count as a pass for another reason is noted
+            rec.notes.extend(f"{tf.path}: not a pass: {r}" for r in full.verdict_reasons if not failing_tests(r))
+            ok = ok and full.verdict == "PASS"
             for state in opt.isolation_states:
                 iso = self._step(
                     runner, target,

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from .record import Step, TargetRecord
+from ..textsafe import one_line
+from .record import BAD_OUTCOMES, Step, TargetRecord
 
 RULE = "=" * 50
 
@@ -34,6 +35,41 @@ def _step_tail(lines: list[str], step: Step, key: str) -> None:
 def _how(lines: list[str], step: Step, mode: str) -> None:
     if mode == "warm" and step.how:
         lines.append(f"EXECUTED_AS={step.how}")
+
+
+#: where a full run's verdict comes from, as the log says it
+RESULTS_FROM = {
+    "": "the test runner's result API, watched inside this run (a unittest.TestResult hook, a pytest plugin) "
+        "and sent over the job's answer file; the output above is the human record, not parsed for the verdict",
+    "leak_check": "the agent's own run of this file in a fresh interpreter (STATE LEAK CHECK), through the test "
+                  "runner's result API; the literal command's output above is the human record, not parsed "
+                  "for the verdict",
+}
+
+
+def _runner(lines: list[str], step: Step) -> None:
+    """The structured results of a full run: the runner's own account, the findings, the verdict."""
+    if not step.verdict:  # a record made before structured results
+        return
+    lines.append(f"RESULTS_FROM={RESULTS_FROM.get(step.results_from, step.results_from)}")
+    r = step.runner
+    if r is None:
+        lines.append("RUNNER=none reported (the run ended before the agent could answer)")
+    else:
+        lines.append(f"RUNNER={r.kind or 'none started'}")
+        lines.append(f"RUNNER_FINISHED={r.completed} (sessions started:{r.sessions},finished:{r.finished})")
+        counts = {k: 0 for k in ("passed", "failed", "error", "skipped", "xfail", "xpass")}
+        for t in step.tests:
+            counts[t.outcome] = counts.get(t.outcome, 0) + 1
+        lines.append(f"RUNNER_TESTS=tests_run:{r.tests_run}," + ",".join(f"{k}:{v}" for k, v in counts.items()))
+        for t in step.tests:
+            if t.outcome in BAD_OUTCOMES:
+                lines.append(f"RUNNER_TEST={one_line(t.id)}:{t.outcome}")
+    for finding in step.findings:
+        lines.append(f"FINDING={one_line(finding)}")
+    lines.append(f"FULL_TEST_VERDICT={step.verdict}")
+    for reason in step.verdict_reasons:
+        lines.append(f"FULL_TEST_VERDICT_REASON={one_line(reason)}")
 
 
 def _output(lines: list[str], text: str) -> None:
@@ -72,6 +108,7 @@ def render_log(rec: TargetRecord) -> str:
         _how(lines, step, rec.mode)
         _output(lines, step.output)
         _step_tail(lines, step, "FULL_TEST")
+        _runner(lines, step)
 
     if rec.full:
         lines += ["", "===== STATE LEAK CHECK ====="]
@@ -150,7 +187,7 @@ def render_log(rec: TargetRecord) -> str:
         _step_tail(lines, step, "DISPATCH_TRACE")
 
     for note in rec.notes:
-        lines += ["", f"NOTE={note}"]
+        lines += ["", f"NOTE={one_line(note)}"]
     lines += ["", f"RESULT={rec.result}"]
     if rec.collector_exit_code is not None:
         lines.append(f"{rec.ref}_TEST_COLLECTOR_EXIT_CODE={rec.collector_exit_code}")

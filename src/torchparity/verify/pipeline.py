@@ -544,12 +544,12 @@ def _missing_modules(rec: TargetRecord) -> list[str]:
 def _why(rec: TargetRecord) -> str:
     bits = []
     for s in rec.full:
-        if s.status != "OK":
-            bad = [t["id"] for t in s.tests if t["outcome"] in ("failed", "error")]
+        if s.status != "OK" or s.verdict == "FAIL":
+            bad = [t.id for t in s.tests if t.outcome in ("failed", "error")]
             if not s.tests:  # it stopped before any test: its last error line says why
                 errors = [ln for ln in s.output.splitlines() if re.match(r"^\w+(Error|Exception)\b", ln)]
-                bad = errors[-1:]
-            bits.append(f"{s.test_file}: {s.status}" + (f" ({', '.join(bad)})" if bad else ""))
+                bad = errors[-1:] or s.verdict_reasons[:1]
+            bits.append(f"{s.test_file}: {s.status if s.status != 'OK' else 'FAIL'}" + (f" ({', '.join(bad)})" if bad else ""))
     for s in rec.isolation:
         if not (s.ok and s.result.get("passed")):
             bits.append(f"{s.result.get('title', s.name).lower()} isolation probe failed")
