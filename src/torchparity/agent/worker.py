@@ -17,6 +17,9 @@ import traceback
 
 from .ops import OPS
 
+#: a job's exit code when the device it was asked to run on is not there (a broken environment)
+EXIT_DEVICE_MISSING = 3
+
 #: the job child running now (its pid is its process group), for the SIGTERM handler
 RUNNING = []
 
@@ -106,10 +109,15 @@ def run_child(ctx, job, close_fds=()):
 def execute(ctx, job):
     """Run one job in this process; writes the answer file; returns the exit code."""
     result_path = job["output"] + ".result.json"
-    problem = ctx.prepare_child()
-    if problem:
-        sys.stderr.write("torchparity: device initialisation failed: %s\n" % problem)
-    result = OPS[job["op"]](ctx, job.get("args", {}))
+    if ctx.device_problem and job["op"] != "probe":
+        # a requested device that is not there: no job runs on something else instead
+        sys.stderr.write("torchparity: %s\n" % ctx.device_problem)
+        result = {"device_problem": ctx.device_problem, "exit_code": EXIT_DEVICE_MISSING}
+    else:
+        problem = ctx.prepare_child()
+        if problem and not ctx.device_problem:
+            sys.stderr.write("torchparity: device initialisation failed: %s\n" % problem)
+        result = OPS[job["op"]](ctx, job.get("args", {}))
     sys.stdout.flush()
     sys.stderr.flush()
     tmp = result_path + ".tmp"

@@ -61,6 +61,11 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a t
 
 DEFAULT_STORE = Path(".torchparity")
 
+CpuFallbackOpt = Annotated[
+    bool, typer.Option("--allow-cpu-fallback", help="When the requested --device is not available, run on the cpu "
+                       "(the log says so) instead of stopping with exit 3.")
+]
+
 @contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
     """SIGTERM unwinds like Ctrl-C (worktrees removed, processes stopped, run marked incomplete)."""

@@ -31,6 +31,9 @@ class ProgressReporter(Reporter):
         self._tasks[target.label] = self.progress.add_task(target.label, total=steps)
 
     def step_done(self, target: Target, step: Step) -> None:
+        reason = step.result.get("device_reason") if step.name == "probe" else None
+        if reason and step.result.get("device_requested") == "auto":
+            err.print(f"{target.label}: device {step.result.get('device_type')} ({reason})", markup=False)
         task = self._tasks.get(target.label)
         if task is not None:
             self.progress.update(task, advance=1, description=f"{target.label}: {step.name} {step.status}")

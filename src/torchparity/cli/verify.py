@@ -18,6 +18,7 @@ from ._app import (
     DEFAULT_STORE,
     INVOCATION,
     ConfigOpt,
+    CpuFallbackOpt,
     DebugOpt,
     JsonOpt,
     StoreOpt,
@@ -111,6 +112,7 @@ def verify(
     lang: Annotated[str, typer.Option("--lang", metavar="zh|en", help="Language of the PR description and comment: zh or en.")] = "zh",
     out_dir: Annotated[Path | None, typer.Option("--out", metavar="DIR", help="Folder for the reports (default torchparity-out/<api>).")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="A new interpreter per step instead of the warm worker.")] = False,
+    allow_cpu_fallback: CpuFallbackOpt = False,
     timeout: Annotated[float, typer.Option("--timeout", metavar="S", help="Seconds per step.")] = 900.0,
     json_out: JsonOpt = False,
     config: ConfigOpt = None,
@@ -128,6 +130,7 @@ def verify(
         docs=docs, docs_versions=list(docs_version) if docs_version else None, docs_add=docs_add,
         docs_status=docs_status, scaffold=scaffold, into=into, lang=lang, out=out_dir, fresh=fresh,
         timeout=timeout, rev_range=rev_range, test_files=list(test_file or []), extra=extra,
+        allow_cpu_fallback=allow_cpu_fallback,
     )
     try:
         with sigterm_as_interrupt(), ProgressReporter() as reporter:

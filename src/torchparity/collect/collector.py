@@ -74,6 +74,8 @@ class CollectOptions:
     trace: bool = False
     jobs: int = 0  # 0: one per target, at most the CPU count
     source_branch: str = ""
+    #: a requested device that is not there runs on the cpu (the log says so) instead of ERROR
+    allow_cpu_fallback: bool = False
 
 
 class Reporter:
@@ -263,7 +265,8 @@ class Collector:
                 if self._runner_logs is None:
                     self._runner_logs = Path(tempfile.mkdtemp(prefix="torchparity-workers-"))
                 logs = self._runner_logs / str(len(self._runners))
-                self._runners[key] = make_runner(self.opt.mode, python, self.opt.backend_module, device, logs)
+                self._runners[key] = make_runner(self.opt.mode, python, self.opt.backend_module, device, logs,
+                                                 self.opt.allow_cpu_fallback)
             return self._runners[key]
 
     def _close_runners(self) -> None:
@@ -376,6 +379,11 @@ class Collector:
             rec.notes.append(f"the environment probe did not finish ({rec.probe.status})")
             return
         rec.device = rec.probe.result.get("device_type", device)
+        problem = rec.probe.result.get("device_problem")
+        if problem:  # the requested device is not there: no test runs on something else instead
+            rec.result = "ERROR"
+            rec.notes.append(str(problem))
+            return
         ok = True
         for i, tf in enumerate(rec.test_files):
             args = {"path": tf.abs_path, "argv": opt.argv}

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..agent import ALLOW_CPU_FALLBACK
 from ..config import CONFIG_FILENAME
 from ..errors import EnvironmentBroken, UsageError
 from .ship import command_line, isolated_env, launcher
@@ -133,16 +134,22 @@ def _import_failed(python: str, module: str, detail: str) -> str:
     return f"{python}: import {module} failed ({detail}); {fix}"
 
 
+def _agent_args(backend_module: str, device: str, allow_cpu_fallback: bool) -> list[str]:
+    return [backend_module or "", device] + ([ALLOW_CPU_FALLBACK] if allow_cpu_fallback else [])
+
+
 class WarmWorker:
     """One interpreter per environment; torch imported once; a forked child per job."""
 
     mode = "warm"
 
-    def __init__(self, python: str, backend_module: str, device: str, log_dir: Path) -> None:
+    def __init__(self, python: str, backend_module: str, device: str, log_dir: Path,
+                 allow_cpu_fallback: bool = False) -> None:
         _check_python(python)
         self.python = python
         self.backend_module = backend_module
         self.device = device
+        self.allow_cpu_fallback = allow_cpu_fallback
         self.log_dir = log_dir
         self.proc: subprocess.Popen[bytes] | None = None
         self.restarts = 0
@@ -153,7 +160,8 @@ class WarmWorker:
 
     @property
     def argv(self) -> list[str]:
-        return [self.python, *launcher(), "serve", self.backend_module or "", self.device]
+        return [self.python, *launcher(), "serve", *_agent_args(self.backend_module, self.device,
+                                                                 self.allow_cpu_fallback)]
 
     def start(self) -> None:
         self.log_dir.mkdir(parents=True, exist_ok=True)
@@ -296,11 +304,13 @@ class FreshRunner:
 
     mode = "fresh"
 
-    def __init__(self, python: str, backend_module: str, device: str, log_dir: Path) -> None:
+    def __init__(self, python: str, backend_module: str, device: str, log_dir: Path,
+                 allow_cpu_fallback: bool = False) -> None:
         _check_python(python)
         self.python = python
         self.backend_module = backend_module
         self.device = device
+        self.allow_cpu_fallback = allow_cpu_fallback
         self.log_dir = log_dir
         self._live: set[int] = set()
         self._lock = threading.Lock()
@@ -315,7 +325,8 @@ class FreshRunner:
                 job_file = Path(str(job.output) + ".job.json")
                 job_file.write_text(payload)
                 payload = "@" + str(job_file)
-            argv = [self.python, *launcher(), "once", self.backend_module or "", self.device, payload]
+            backend, device, *flag = _agent_args(self.backend_module, self.device, self.allow_cpu_fallback)
+            argv = [self.python, *launcher(), "once", backend, device, payload, *flag]
         env = isolated_env()
         started = time.monotonic()
         with open(job.output, "wb") as out:
@@ -370,9 +381,12 @@ class FreshRunner:
                 _kill_group(pid)
 
 
-def make_runner(mode: str, python: str, backend_module: str, device: str, log_dir: Path) -> Runner:
+def make_runner(mode: str, python: str, backend_module: str, device: str, log_dir: Path,
+                allow_cpu_fallback: bool = False) -> Runner:
+    """A runner; ``allow_cpu_fallback``: a requested device that is absent runs jobs on the cpu
+    (saying so) instead of refusing them as a broken environment."""
     if mode == "warm" and not hasattr(os, "fork"):
         print("torchparity: fork is unavailable on this platform; using --fresh", file=sys.stderr)
         mode = "fresh"
     cls = WarmWorker if mode == "warm" else FreshRunner
-    return cls(python, backend_module, device, log_dir)
+    return cls(python, backend_module, device, log_dir, allow_cpu_fallback)

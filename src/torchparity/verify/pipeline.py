@@ -73,6 +73,8 @@ class VerifyOptions:
     #: run these files (repo-relative) instead of every file that holds a direct test
     test_files: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    #: a requested device that is not there runs on the cpu (saying so) instead of stopping (exit 3)
+    allow_cpu_fallback: bool = False
 
 
 @dataclass
@@ -182,7 +184,8 @@ class Pipeline:
         env = opt.envs[0]
         # one agent in the first environment answers both resolve and the scaffold's facts
         with agent_session(env.python, cfg.backend_module, env.device or device,
-                           mode="fresh" if opt.fresh else "warm") as session:
+                           mode="fresh" if opt.fresh else "warm",
+                           allow_cpu_fallback=opt.allow_cpu_fallback) as session:
             info = self._resolve(session, verdict)
             verdict.run_id = self.store.new_run("verify", self.argv)
             try:
@@ -362,7 +365,7 @@ class Pipeline:
         options = CollectOptions(
             files=[], repo=root, envs=list(opt.envs), device=device, backend_module=self.cfg.backend_module,
             timeout=opt.timeout, mode="fresh" if opt.fresh else "warm", isolation_states=states,
-            patterns=name_patterns(info.canonical), trace=True,
+            patterns=name_patterns(info.canonical), trace=True, allow_cpu_fallback=opt.allow_cpu_fallback,
         )
         self.hooks.stage("collect", f"{len(targets)} target(s), states: {', '.join(states) or 'none linked'}")
         collector = Collector(self.store, options, self.hooks.collector_reporter())
