@@ -14,7 +14,7 @@ import json
 import os
 import sys
 
-from . import AGENT_PROTOCOL, ALLOW_CPU_FALLBACK, backend
+from . import AGENT_PROTOCOL, ALLOW_CPU_FALLBACK, backend, reap
 from .ops import Context
 from .protocol import Channel
 
@@ -42,8 +42,12 @@ def serve(backend_module, device, allow_cpu_fallback=False):
                    "python": sys.executable})
         return EXIT_IMPORT_FAILED
     worker.stop_on_sigterm()
+    subreaper = reap.become_subreaper()
+    tracking = reap.TRACKING_SUBREAPER if subreaper else (
+        reap.TRACKING_PROC if reap.have_proc() else reap.TRACKING_GROUP)
     chan.send({"event": "ready", "pid": os.getpid(), "protocol": AGENT_PROTOCOL,
-               "python": sys.executable, "torch_version": str(ctx.torch.__version__)})
+               "python": sys.executable, "torch_version": str(ctx.torch.__version__),
+               "process_tracking": tracking})
     channel_fds = (chan._in.fileno(), chan._out.fileno())
     while True:
         job = chan.recv()
@@ -72,7 +76,11 @@ def once(backend_module, device, job_json, allow_cpu_fallback=False):
         with open(result_path, "w") as fh:
             json.dump({"import_error": {"module": exc.module, "detail": exc.detail}}, fh)
         return EXIT_IMPORT_FAILED
-    return worker.execute(ctx, job)
+    reap.become_subreaper()
+    try:
+        return worker.execute(ctx, job)
+    finally:  # what the job started and left running goes with it
+        reap.kill_and_reap_orphans()
 
 
 def main(argv=None):

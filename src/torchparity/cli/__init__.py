@@ -18,6 +18,7 @@ except ImportError:  # pragma: no cover - older typer on top of click
     from click import ClickException
 
 from ..errors import ExitCode, TorchparityError
+from ..exec.interrupt import stop_on_signals
 from . import _app
 from ._app import app, err
 
@@ -34,7 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     _load_verbs()
     _app.INVOCATION[:] = argv
     try:
-        rv = app(args=argv, prog_name="torchparity", standalone_mode=False)
+        # SIGINT/SIGTERM: every process tree killed at once, worktrees and folders removed, exit 130
+        with stop_on_signals():
+            rv = app(args=argv, prog_name="torchparity", standalone_mode=False)
     except TorchparityError as exc:
         if debug:
             raise

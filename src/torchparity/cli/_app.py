@@ -7,9 +7,6 @@ logic: each command parses its flags, calls the library, prints the result.
 
 from __future__ import annotations
 
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -65,20 +62,6 @@ CpuFallbackOpt = Annotated[
     bool, typer.Option("--allow-cpu-fallback", help="When the requested --device is not available, run on the cpu "
                        "(the log says so) instead of stopping with exit 3.")
 ]
-
-@contextmanager
-def sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM unwinds like Ctrl-C (worktrees removed, processes stopped, run marked incomplete)."""
-
-    def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
 
 #: the argv of this invocation (set by ``main``), kept with each run in the store
 INVOCATION: list[str] = []

@@ -25,7 +25,6 @@ from ._app import (
     app,
     err,
     out,
-    sigterm_as_interrupt,
 )
 from ._progress import ProgressReporter, summary_table
 
@@ -97,7 +96,7 @@ def run(
     collector = Collector(the_store, options, None)
     targets = collector.plan()
     try:
-        with sigterm_as_interrupt(), ProgressReporter() as reporter:
+        with ProgressReporter() as reporter:
             collector.reporter = reporter
             outcome = collector.run(list(INVOCATION), targets, run_id=continue_run)
     except KeyboardInterrupt:

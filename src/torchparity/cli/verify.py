@@ -25,7 +25,6 @@ from ._app import (
     app,
     err,
     out,
-    sigterm_as_interrupt,
 )
 from ._pr_fields import (
     InterfaceChangeOpt,
@@ -133,7 +132,7 @@ def verify(
         allow_cpu_fallback=allow_cpu_fallback,
     )
     try:
-        with sigterm_as_interrupt(), ProgressReporter() as reporter:
+        with ProgressReporter() as reporter:
             verdict = Pipeline(Store(store), cfg, options, _TerminalStages(reporter), list(INVOCATION)).run()
     except KeyboardInterrupt:
         err.print("interrupted: worktrees and processes cleaned up; the run is marked incomplete", markup=False)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -23,10 +22,12 @@ from .. import __version__
 from ..agent import state as agent_state
 from ..errors import EnvironmentBroken, ExitCode, UsageError
 from ..exec import Job, JobResult, Runner, make_runner
+from ..exec.interrupt import Interrupted, stopping, temp_dir
 from ..gitrepo import blob_bytes, git, repo_root, resolve_commit
 from ..store import Store, sha256_bytes, sha256_file
 from .evidence import render_log
 from .record import Step, TargetRecord, TestFile, leak_verdict, record_from_json
+from .resume import run_lock
 from .verdict import failing_tests, judge
 from .worktree import worktree
 
@@ -191,10 +192,16 @@ class Collector:
         ``finish=False`` leaves closing the run to its owner (``verify`` has stages after this one).
         """
         targets = self.plan() if targets is None else targets
-        records: list[TargetRecord] = []
+        given = run_id is not None
         if run_id is None:
             run_id = self.store.new_run(kind, argv)
-        else:
+        # one process at a time works on a run: a second resume of it is refused, naming the holder
+        with run_lock(self.store.root, run_id):
+            return self._run(targets, run_id, resumed=given, finish=finish)
+
+    def _run(self, targets: list[Target], run_id: int, resumed: bool, finish: bool) -> CollectOutcome:
+        records: list[TargetRecord] = []
+        if resumed:
             self.store.reopen_run(run_id)
             done = {
                 t.label: t for t in self.store.targets(run_id) if t.result in ("PASS", "FAIL", "ERROR")
@@ -217,9 +224,10 @@ class Collector:
                     records.append(fut.result())
         except BaseException:
             complete = False
-            self.cancel()
+            self._cancel.set()  # first: a queued target that a thread picks up now never starts
             for fut in futures:
                 fut.cancel()
+            self.cancel()
             pool.shutdown(wait=True)
             for fut in futures:
                 if fut.done() and not fut.cancelled() and fut.exception() is None:
@@ -251,6 +259,11 @@ class Collector:
         summary = {"targets": [{"label": r.label, "result": r.result} for r in records]}
         self.store.finish_run(run_id, overall, status=status, summary=summary)
 
+    @property
+    def _cancelled(self) -> bool:
+        """Cancelled by its owner, or the process is stopping on a signal."""
+        return self._cancel.is_set() or stopping()
+
     def cancel(self) -> None:
         """Stop all work now: kill every runner (and its children); threads unwind."""
         self._cancel.set()
@@ -259,11 +272,13 @@ class Collector:
                 r.kill()  # type: ignore[attr-defined]
 
     def _runner_for(self, python: str, device: str) -> Runner:
+        if self._cancelled:
+            raise Interrupted("interrupted: no new runner is started")
         with self._lock:
             key = (python, device)
             if key not in self._runners:
                 if self._runner_logs is None:
-                    self._runner_logs = Path(tempfile.mkdtemp(prefix="torchparity-workers-"))
+                    self._runner_logs = temp_dir("workers")
                 logs = self._runner_logs / str(len(self._runners))
                 self._runners[key] = make_runner(self.opt.mode, python, self.opt.backend_module, device, logs,
                                                  self.opt.allow_cpu_fallback)
@@ -279,6 +294,8 @@ class Collector:
             shutil.rmtree(logs, ignore_errors=True)
 
     def _collect_and_store(self, run_id: int, target: Target) -> TargetRecord:
+        if self._cancelled:  # a target still queued when the signal came: it never starts
+            raise Interrupted(f"interrupted before {target.label} started")
         rec = self.collect(target)
         rec.run_id = run_id
         log = render_log(rec).encode("utf-8")
@@ -300,7 +317,7 @@ class Collector:
         n_files = len(target.files or opt.files)
         steps = 1 + n_files * (1 + (opt.mode == "fresh") + len(opt.isolation_states) + opt.trace)
         self.reporter.target_started(target, steps)
-        logs = Path(tempfile.mkdtemp(prefix="torchparity-jobs-"))
+        logs = temp_dir("jobs")
         try:
             wt = None
             with ExitStack() as stack:
@@ -318,18 +335,18 @@ class Collector:
             if opt.repo is not None and rec.worktree_remove_exit_code not in (0, None):
                 rec.notes.append("git worktree remove failed; the folder was deleted by hand")
         except EnvironmentBroken as exc:
-            rec.result = "INCOMPLETE" if self._cancel.is_set() else "ERROR"
+            rec.result = "INCOMPLETE" if self._cancelled else "ERROR"
             rec.notes.append(str(exc))
         except UsageError:
             raise
         except Exception as exc:
-            if not self._cancel.is_set():
+            if not self._cancelled:
                 raise
             rec.result = "INCOMPLETE"
             rec.notes.append(f"interrupted: {type(exc).__name__}")
         finally:
             shutil.rmtree(logs, ignore_errors=True)
-        if self._cancel.is_set() and rec.result not in ("ERROR",):
+        if self._cancelled and rec.result not in ("ERROR",):
             rec.result = "INCOMPLETE"
             if "interrupted" not in " ".join(rec.notes):
                 rec.notes.append("interrupted before the target finished; the record is partial")
@@ -342,7 +359,7 @@ class Collector:
         return rec
 
     def _step(self, runner: Runner, target: Target, job: Job, name: str, test_file: str = "") -> Step:
-        if self._cancel.is_set():
+        if self._cancelled:
             raise EnvironmentBroken("interrupted")
         res: JobResult = runner.run(job)
         step = Step(
@@ -374,6 +391,7 @@ class Collector:
         patterns = list(target.patterns or opt.patterns)
         runner = self._runner_for(target.env.python, device)
         rec.probe = self._step(runner, target, Job("probe", {}, logs / "probe.log", timeout=opt.timeout), "probe")
+        rec.process_tracking = str(getattr(runner, "process_tracking", "") or "")
         if not rec.probe.ok:
             rec.result = "ERROR"
             rec.notes.append(f"the environment probe did not finish ({rec.probe.status})")

@@ -87,6 +87,8 @@ def render_log(rec: TargetRecord) -> str:
         lines.append(f"TEST_FILE={tf.abs_path}")
         lines.append(f"TEST_FILE_SHA256={tf.sha256}")
     lines.append(f"RUN_MODE={'warm-worker' if rec.mode == 'warm' else 'fresh'}")
+    if rec.process_tracking:
+        lines.append(f"PROCESS_TRACKING={one_line(rec.process_tracking)}")
     lines.append(f"DEVICE={rec.device}")
     if rec.probe is not None and rec.probe.result.get("device_reason"):
         lines.append(f"DEVICE_CHOICE={one_line(str(rec.probe.result['device_reason']))}")

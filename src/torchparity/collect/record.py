@@ -129,6 +129,8 @@ class TargetRecord:
     #: test methods watched (a state snapshot before and after each), over all files
     leak_tests_watched: int = 0
     result: str = "INCOMPLETE"  # PASS | FAIL | ERROR | INCOMPLETE
+    #: how the processes a test starts were found and killed (process group, /proc, subreaper)
+    process_tracking: str = ""
     collector_exit_code: int | None = None
     worktree_remove_exit_code: int | None = None
     notes: list[str] = field(default_factory=list)

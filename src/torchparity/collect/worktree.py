@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 import shutil
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..exec.interrupt import temp_dir
 from ..gitrepo import git
 
 
@@ -27,12 +27,18 @@ def _safe(ref: str) -> str:
 @contextmanager
 def worktree(repo: Path, commit: str, ref: str) -> Iterator[Worktree]:
     """Check out ``commit`` (detached) in a temporary folder; remove it afterwards."""
-    parent = Path(tempfile.mkdtemp(prefix="torchparity-wt-"))
+    parent = temp_dir("wt")  # named for this process: pruned at the next start if it dies
     path = parent / _safe(ref)
     wt = Worktree(path)
     added = False
     try:
-        git(repo, "worktree", "add", "--detach", "--quiet", str(path), commit)
+        try:
+            git(repo, "worktree", "add", "--detach", "--quiet", str(path), commit)
+        except BaseException:
+            # interrupted half-way: git may have registered the worktree already
+            shutil.rmtree(path, ignore_errors=True)
+            git(repo, "worktree", "prune", check=False)
+            raise
         added = True
         yield wt
     finally:

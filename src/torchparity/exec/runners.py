@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..agent import ALLOW_CPU_FALLBACK
+from ..agent import ALLOW_CPU_FALLBACK, reap
 from ..config import CONFIG_FILENAME
 from ..errors import EnvironmentBroken, UsageError
+from . import interrupt
 from .ship import command_line, isolated_env, launcher
 
 #: seconds allowed for interpreter start + import torch (+ backend) before giving up
@@ -29,6 +30,12 @@ STARTUP_TIMEOUT = 300.0
 ANSWER_GRACE = 30.0
 #: longest job description put on a fresh interpreter's command line (Linux caps one argument at 128 KiB)
 MAX_INLINE_JOB = 16384
+
+#: how a fresh interpreter's descendants are tracked, as the evidence log states it
+FRESH_TRACKING = (
+    "each step's process group, and at a timeout or an interrupt its descendants found through /proc "
+    "(also those that left the group with setsid); the agent's own runs are child subreapers that kill "
+    "what a job left running") if reap.have_proc() else reap.TRACKING_GROUP
 
 
 @dataclass
@@ -157,6 +164,8 @@ class WarmWorker:
         self._reader: _LineReader | None = None
         self._counter = 0
         self._lock = threading.Lock()
+        #: how the processes a test starts are found and killed (the worker says, at start)
+        self.process_tracking = ""
 
     @property
     def argv(self) -> list[str]:
@@ -164,6 +173,7 @@ class WarmWorker:
                                                                  self.allow_cpu_fallback)]
 
     def start(self) -> None:
+        interrupt.check()  # after a signal nothing new starts
         self.log_dir.mkdir(parents=True, exist_ok=True)
         stderr = open(self.log_dir / "worker-stderr.log", "ab")
         started = time.monotonic()
@@ -176,6 +186,7 @@ class WarmWorker:
             raise EnvironmentBroken(f"cannot start {self.python}: {exc}") from exc
         finally:
             stderr.close()
+        interrupt.register(self)
         assert self.proc.stdout is not None
         self._reader = _LineReader(self.proc.stdout.fileno())
         hello = self._hello(time.monotonic() + STARTUP_TIMEOUT)
@@ -183,6 +194,7 @@ class WarmWorker:
             self.close()
             raise EnvironmentBroken(_import_failed(self.python, hello["module"], hello["detail"]))
         self.worker_pid = int(hello["pid"])
+        self.process_tracking = str(hello.get("process_tracking") or "")
         self.startup_seconds = time.monotonic() - started
 
     def _hello(self, deadline: float) -> dict[str, Any]:
@@ -260,6 +272,7 @@ class WarmWorker:
         )
 
     def close(self) -> None:
+        interrupt.unregister(self)
         proc, self.proc = self.proc, None
         if proc is None:
             return
@@ -287,16 +300,14 @@ class WarmWorker:
                     pass
 
     def kill(self) -> None:
-        """Stop now (Ctrl-C): the running job's child group, then the worker and its group."""
+        """Stop now (Ctrl-C): the worker, the job it runs and everything below them."""
+        self.kill_now()
+
+    def kill_now(self) -> None:
+        """SIGKILL the worker's whole process tree (from a signal handler: no waiting)."""
         proc = self.proc
-        if proc is None:
-            return
-        try:
-            proc.send_signal(signal.SIGTERM)  # the worker kills its job child's group, then exits
-            proc.wait(timeout=5)
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-        _kill_group(proc.pid)
+        if proc is not None:
+            reap.kill_tree(proc.pid)
 
 
 class FreshRunner:
@@ -314,8 +325,11 @@ class FreshRunner:
         self.log_dir = log_dir
         self._live: set[int] = set()
         self._lock = threading.Lock()
+        self.process_tracking = FRESH_TRACKING
+        interrupt.register(self)
 
     def run(self, job: Job) -> JobResult:
+        interrupt.check()  # after a signal nothing new starts
         job.output.parent.mkdir(parents=True, exist_ok=True)
         if job.literal is not None:
             argv = list(job.literal)
@@ -344,7 +358,7 @@ class FreshRunner:
                 proc.wait(timeout=job.timeout)
             except subprocess.TimeoutExpired:
                 timed_out = True
-                _kill_group(proc.pid)
+                reap.kill_tree(proc.pid)  # its group and every descendant, in whatever group or session
                 proc.wait()
             finally:
                 _kill_group(proc.pid)
@@ -374,11 +388,15 @@ class FreshRunner:
 
     def close(self) -> None:
         self.kill()
+        interrupt.unregister(self)
 
     def kill(self) -> None:
-        with self._lock:
-            for pid in list(self._live):
-                _kill_group(pid)
+        self.kill_now()
+
+    def kill_now(self) -> None:
+        """SIGKILL every running step's process tree (from a signal handler: no waiting)."""
+        for pid in tuple(self._live):  # no lock: the main thread may hold it when the signal comes
+            reap.kill_tree(pid)
 
 
 def make_runner(mode: str, python: str, backend_module: str, device: str, log_dir: Path,

@@ -7,6 +7,7 @@ the collector drives runners directly, one per environment.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EnvironmentBroken
+from .interrupt import temp_dir
 from .runners import Job, Runner, make_runner
 
 
@@ -63,8 +65,7 @@ def agent_session(python: str, backend_module: str = "", device: str = "auto", *
     """A runner for ``python`` that is closed (and its temporary logs removed) afterwards."""
     tmp = None
     if log_dir is None:
-        tmp = tempfile.TemporaryDirectory(prefix="torchparity-api-")
-        log_dir = Path(tmp.name)
+        tmp = log_dir = temp_dir("api")
     log_dir.mkdir(parents=True, exist_ok=True)
     runner = make_runner(mode, python, backend_module, device, log_dir, allow_cpu_fallback)
     try:
@@ -72,4 +73,4 @@ def agent_session(python: str, backend_module: str = "", device: str = "auto", *
     finally:
         runner.close()
         if tmp is not None:
-            tmp.cleanup()
+            shutil.rmtree(tmp, ignore_errors=True)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +43,7 @@ from ..docs import DocsTree, add_entry, check_in_tree, folder_name, normalize_ve
 from ..docs.tree import find_docs_dir
 from ..docs.versions import version_key
 from ..errors import ExitCode, UsageError
+from ..exec.interrupt import temporary_dir
 from ..gitrepo import blob_bytes, git, repo_root, resolve_commit
 from ..names import name_patterns
 from ..report import build_report, config_templates_dir, evaluate_checklist, render
@@ -327,7 +327,7 @@ class Pipeline:
             verdict.scaffolded = dict(res.to_json(), refs=["local"])
         else:
             folder = str(cfg.scaffold.get("test_dir") or (cfg.test_roots[0] if cfg.test_roots else "test"))
-            with tempfile.TemporaryDirectory(prefix="torchparity-scaffold-") as tmp:
+            with temporary_dir("scaffold") as tmp:
                 for ref, commit in refs:
                     if opt.into:
                         data = blob_bytes(root, commit, opt.into)
@@ -564,7 +564,7 @@ def _why(rec: TargetRecord) -> str:
 
 def _new_file_patch(rel: str, content: str) -> str:
     """A ``git apply``-able patch that adds ``rel`` with ``content``."""
-    with tempfile.TemporaryDirectory(prefix="torchparity-patch-") as tmp:
+    with temporary_dir("patch") as tmp:
         path = Path(tmp) / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8")
