@@ -19,6 +19,7 @@ except ImportError:  # pragma: no cover - older typer on top of click
 
 from ..errors import ExitCode, TorchparityError
 from ..exec.interrupt import stop_on_signals
+from ..fsutil import DISK_FULL
 from . import _app
 from ._app import app, err
 
@@ -54,15 +55,29 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("interrupted", markup=False)
         return int(ExitCode.INTERRUPTED)
-    except Exception as exc:  # a bug in torchparity: still one line, and its own exit code
+    except OSError as exc:
+        if exc.errno not in DISK_FULL:
+            return _internal(exc, debug)
         if debug:
             raise
-        err.print(
-            f"ERROR: internal error: {type(exc).__name__}: {exc} (this is a torchparity bug; "
-            "rerun with --debug for the traceback and report it)", markup=False,
-        )
-        return int(ExitCode.INTERNAL_ERROR)
+        where = exc.filename or "a file (the system did not say which)"
+        err.print(f"ERROR: no space left writing {where} ({exc.strerror}); free space there and rerun",
+                  markup=False)
+        return int(ExitCode.ENVIRONMENT_ERROR)
+    except Exception as exc:  # a bug in torchparity: still one line, and its own exit code
+        return _internal(exc, debug)
     return int(rv or 0)
+
+
+def _internal(exc: Exception, debug: bool) -> int:
+    """A bug in torchparity: still one line, and its own exit code."""
+    if debug:
+        raise exc
+    err.print(
+        f"ERROR: internal error: {type(exc).__name__}: {exc} (this is a torchparity bug; "
+        "rerun with --debug for the traceback and report it)", markup=False,
+    )
+    return int(ExitCode.INTERNAL_ERROR)
 
 
 def run() -> None:

@@ -12,7 +12,7 @@ from ..config import load_config
 from ..errors import UsageError
 from ..fsutil import atomic_write
 from ..report import KINDS, LANGS, build_report, render
-from ..report.render import config_templates_dir
+from ..report.render import config_output_lines, config_templates_dir
 from ..store import Store
 from ._app import DEFAULT_STORE, ConfigOpt, DebugOpt, StoreOpt, app, err
 from ._pr_fields import (
@@ -81,7 +81,8 @@ def report(
         err.print("note: --repo without --range: commit titles only; pass --range BASE..HEAD for files and the checklist",
                   markup=False)
     model = build_report(Store(store, create=False), runs, api=api, config=cfg, extra=extra)
-    text = render(model, kind, lang, template=template, templates_dir=config_templates_dir(cfg))
+    text = render(model, kind, lang, template=template, templates_dir=config_templates_dir(cfg),
+                  output_lines=config_output_lines(cfg))
     write_output(text, out_file)
     if out_file is not None:
         err.print(f"wrote {kind} report of run(s) {', '.join(str(r['id']) for r in model.runs)} to {out_file}",

@@ -21,7 +21,7 @@ from pathlib import Path
 from .. import __version__
 from ..agent import state as agent_state
 from ..errors import EnvironmentBroken, ExitCode, UsageError
-from ..exec import Job, JobResult, Runner, make_runner
+from ..exec import Job, JobResult, Runner, check_timeout, make_runner
 from ..exec.interrupt import Interrupted, stopping, temp_dir
 from ..gitrepo import blob_bytes, git, repo_root, resolve_commit
 from ..store import Store, sha256_bytes, sha256_file
@@ -127,6 +127,7 @@ class Collector:
         self._runner_logs: Path | None = None
         self._lock = threading.Lock()
         check_states(options.isolation_states)
+        check_timeout(options.timeout)
         #: paths that a target may overlay (so planning does not ask git for them)
         self.overlay_paths: set[str] = set()
         if options.mode not in ("warm", "fresh"):

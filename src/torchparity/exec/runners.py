@@ -71,6 +71,20 @@ class JobResult:
             return str(self.signal)
 
 
+#: the longest timeout a step may be given (a day): beyond it a number is a typo, not a plan
+MAX_TIMEOUT = 86400.0
+
+
+def check_timeout(seconds: float | None, flag: str = "--timeout") -> float | None:
+    """``seconds`` if it is a usable step timeout (positive, finite, at most ``MAX_TIMEOUT``); bad input else."""
+    if seconds is None:
+        return None
+    if not (0 < seconds <= MAX_TIMEOUT):  # also refuses NaN
+        raise UsageError(f"{flag} {seconds:g}: give the seconds a step may take, more than 0 and at most "
+                         f"{MAX_TIMEOUT:g} (a day), e.g. {flag} 900")
+    return seconds
+
+
 class Runner(Protocol):
     mode: str
     python: str

@@ -43,11 +43,14 @@ from ..docs import DocsTree, add_entry, check_in_tree, folder_name, normalize_ve
 from ..docs.tree import find_docs_dir
 from ..docs.versions import version_key
 from ..errors import ExitCode, UsageError
+from ..exec import check_timeout
 from ..exec.interrupt import temporary_dir
+from ..fsutil import atomic_write, read_text_file
 from ..gitrepo import blob_bytes, git, repo_root, resolve_commit
 from ..names import name_patterns
 from ..report import build_report, config_templates_dir, evaluate_checklist, render
 from ..report.build import check_source_types
+from ..report.render import config_output_lines
 from ..scaffold import scaffold_facts, scaffold_test
 from ..store import Store
 
@@ -170,6 +173,7 @@ class Pipeline:
         if opt.into and opt.scaffold is False:
             opt.scaffold = True
         check_source_types(list(opt.extra.get("source_type") or []))
+        check_timeout(opt.timeout)
         if opt.out is not None and opt.out.exists() and not opt.out.is_dir():
             raise UsageError(f"--out {opt.out} is a file; pass a folder for the reports")
 
@@ -179,6 +183,7 @@ class Pipeline:
         root = repo_root(opt.repo) if opt.repo is not None else None
         refs = _refs(opt, cfg, root)
         self._check_docs_versions(root)  # bad input is refused before any work, not after the runs
+        self._check_files(root, refs)
         device = opt.device or cfg.device
         verdict = Verdict(api=opt.api)
         env = opt.envs[0]
@@ -206,6 +211,33 @@ class Pipeline:
             raise
         self._finish(verdict)  # again, now naming the files written
         return verdict
+
+    def _check_files(self, root: Path | None, refs: list[tuple[str, str]]) -> None:
+        """--test-file and --into name text files that exist (at every ref, with a repo): refused
+        before any work, so that a refused verify leaves no run behind."""
+        opt = self.opt
+        wanted = [("--test-file", f) for f in opt.test_files] + ([("--into", opt.into)] if opt.into else [])
+        for flag, f in wanted:
+            if root is None:
+                read_text_file(f, flag)
+                continue
+            rel = Path(f)
+            if rel.is_absolute():
+                try:
+                    rel = rel.relative_to(root)
+                except ValueError:
+                    raise UsageError(f"{flag} {f} is not inside the repo {root}") from None
+            for ref, commit in refs:
+                data = blob_bytes(root, commit, rel.as_posix())
+                if data is None:
+                    raise UsageError(f"{flag} {f} does not exist at {ref} ({commit[:12]}) in {root}; "
+                                     "give a path relative to the repo root that exists at every --ref")
+                if b"\x00" in data:
+                    raise UsageError(f"{flag} {f} at {ref} is a binary file, not a test file")
+                try:
+                    data.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise UsageError(f"{flag} {f} at {ref} is not UTF-8 text") from None
 
     # -- 1. resolve ----------------------------------------------------------------------------
     def _resolve(self, session: AgentSession, verdict: Verdict) -> ApiInfo:
@@ -506,14 +538,15 @@ class Pipeline:
         out = self._out_dir(verdict)
         tdir = config_templates_dir(self.cfg)
         lang = self.opt.lang
+        lines = config_output_lines(self.cfg)
         files = {
-            "pr": (f"pr.{lang}.md", render(model, "pr", lang, templates_dir=tdir)),
-            "comment": (f"comment.{lang}.md", render(model, "comment", lang, templates_dir=tdir)),
+            "pr": (f"pr.{lang}.md", render(model, "pr", lang, templates_dir=tdir, output_lines=lines)),
+            "comment": (f"comment.{lang}.md", render(model, "comment", lang, templates_dir=tdir, output_lines=lines)),
             "json": ("report.json", render(model, "json", lang, templates_dir=tdir)),
             "junit": ("junit.xml", render(model, "junit", lang, templates_dir=tdir)),
         }
         for key, (name, text) in files.items():
-            (out / name).write_text(text, encoding="utf-8")
+            atomic_write(out / name, text)
             verdict.outputs[key] = str(out / name)
         ev = out / "evidence"
         ev.mkdir(exist_ok=True)
