@@ -62,7 +62,7 @@ def test_reports_of_a_real_run(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert main(["show", "1", "--store", store]) == 0
     log = capsys.readouterr().out.split("# log sha256")[0]
     assert log.rstrip("\n") in pr  # the complete raw evidence log, as stored
-    assert "test_mode_flag_wrong` (test.test_clone.TestClone): FAILED" in pr
+    assert "test_mode_flag_wrong` (`test.test_clone.TestClone`): FAILED" in pr
 
     assert main(["report", "1", "--store", store, "--kind", "junit"]) == 0
     xml = capsys.readouterr().out
