@@ -188,7 +188,7 @@ def test_a_setsid_grandchild_is_killed_at_the_timeout(tmp_path, make_repo, pytho
     pidfile = tmp_path / "grandchild.pid"
     repo = _repo(make_repo, {"test/test_escape.py": SETSID_GRANDCHILD.format(pidfile=str(pidfile))})
     proc = _start(tmp_path, "run", "test/test_escape.py", "--repo", str(repo), "--python", python_with_torch,
-                  "--timeout", "4", "--store", str(tmp_path / "store"), *(["--fresh"] if mode == "fresh" else []))
+                  "--timeout", "20", "--store", str(tmp_path / "store"), *(["--fresh"] if mode == "fresh" else []))
     grandchild = _wait_for(pidfile, proc)
     assert os.getsid(grandchild) == grandchild  # it left the test's process group and session
     _, err = proc.communicate(timeout=120)
