@@ -69,9 +69,7 @@ def _alive(pid: int) -> bool:
 
 
 def _env(tmp: Path) -> dict[str, str]:
-    env = dict(os.environ, TMPDIR=str(tmp))
-    env.pop("PYTHONPATH", None)
-    return env
+    return dict(os.environ, TMPDIR=str(tmp))
 
 
 def _start(tmp_path: Path, *args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
