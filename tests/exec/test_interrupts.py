@@ -72,11 +72,17 @@ def _env(tmp: Path) -> dict[str, str]:
     return dict(os.environ, TMPDIR=str(tmp))
 
 
-def _start(tmp_path: Path, *args: str, cwd: Path | None = None) -> subprocess.Popen[str]:
+def _as_background_job() -> None:
+    """What a shell does to a job it starts with ``&`` in a script: SIGINT ignored from the start."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _start(tmp_path: Path, *args: str, cwd: Path | None = None, background: bool = False) -> subprocess.Popen[str]:
     tmp = tmp_path / "tmp"
     tmp.mkdir(exist_ok=True)
     return subprocess.Popen([sys.executable, "-m", "torchparity", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=_env(tmp), cwd=cwd or tmp_path)
+                            stderr=subprocess.PIPE, text=True, env=_env(tmp), cwd=cwd or tmp_path,
+                            preexec_fn=_as_background_job if background else None)
 
 
 def _wait_for(pidfile: Path, proc: subprocess.Popen[str], seconds: float = 90) -> int:
@@ -94,7 +100,12 @@ def _wait_for(pidfile: Path, proc: subprocess.Popen[str], seconds: float = 90) -
 def _stop(proc: subprocess.Popen[str], sig: int) -> tuple[float, str]:
     started = time.monotonic()
     proc.send_signal(sig)
-    _, err = proc.communicate(timeout=30)
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise AssertionError(f"{signal.Signals(sig).name} did not stop it within 30 s") from None
     return time.monotonic() - started, err
 
 
@@ -111,9 +122,12 @@ def _repo(make_repo, files: dict[str, str], refs: tuple[str, ...] = ("master",))
     return make_repo({ref: files for ref in refs})
 
 
+@pytest.mark.parametrize("launched", ["foreground", "background"])
 @pytest.mark.parametrize("verb", ["run", "verify"])
 @pytest.mark.parametrize("mode", ["warm", "fresh"])
-def test_sigint_during_a_60s_test_exits_within_5s_leaving_nothing(tmp_path, make_repo, python_with_torch, verb, mode):
+def test_sigint_during_a_60s_test_exits_within_5s_leaving_nothing(tmp_path, make_repo, python_with_torch, verb, mode,
+                                                                  launched):
+    """Also when started as a script's background job (SIGINT inherited as ignored): a signal stops it."""
     pidfile = tmp_path / "test.pid"
     repo = _repo(make_repo, {"test/test_hang.py": HANG.format(pidfile=str(pidfile))})
     store = str(tmp_path / "store")
@@ -123,7 +137,7 @@ def test_sigint_during_a_60s_test_exits_within_5s_leaving_nothing(tmp_path, make
     else:
         args = ["verify", "torch.add", "--repo", str(repo), "--test-file", "test/test_hang.py", "--python",
                 python_with_torch, "--store", store, "--out", str(tmp_path / "out")]
-    proc = _start(tmp_path, *args, *fresh)
+    proc = _start(tmp_path, *args, *fresh, background=launched == "background")
     test_pid = _wait_for(pidfile, proc)
     took, err = _stop(proc, signal.SIGINT)
     assert proc.returncode == 130, err

@@ -204,13 +204,14 @@ class Collector:
         records: list[TargetRecord] = []
         if resumed:
             self.store.reopen_run(run_id)
-            done = {
+            kept = {
                 t.label: t for t in self.store.targets(run_id) if t.result in ("PASS", "FAIL", "ERROR")
             }
             for t in targets:
-                if t.label in done and done[t.label].record_sha:
-                    records.append(record_from_json(self.store.read_json(done[t.label].record_sha)))
-            targets = [t for t in targets if t.label not in done]
+                sha = kept[t.label].record_sha if t.label in kept else None
+                if sha:
+                    records.append(record_from_json(self.store.read_json(sha)))
+            targets = [t for t in targets if t.label not in kept]
         jobs = self.opt.jobs or min(len(targets), os.cpu_count() or 1)
         complete = True
         pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="target")
@@ -384,8 +385,8 @@ class Collector:
             path = (root / rel) if opt.repo is not None else Path(f).absolute()
             blob = None
             if opt.repo is not None:
-                data = blob_bytes(opt.repo, target.commit, rel)
-                blob = sha256_bytes(data) if data is not None else None
+                committed = blob_bytes(opt.repo, target.commit, rel)
+                blob = sha256_bytes(committed) if committed is not None else None
             rec.test_files.append(TestFile(rel, str(path), sha256_file(path), blob, added=rel in added))
             if rel in added:
                 rec.notes.append(f"{rel} is not committed at {target.ref}: it was written into the worktree for this run")

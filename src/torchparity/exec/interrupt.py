@@ -156,7 +156,7 @@ def _alive(pid: int) -> bool:
 
 def _processes_under(folder: Path) -> list[int]:
     """Processes whose working folder is inside ``folder`` (a dead run's test still running there)."""
-    out = []
+    out: list[int] = []
     prefix = str(folder) + os.sep
     try:
         names = os.listdir("/proc")
@@ -176,7 +176,7 @@ def _processes_under(folder: Path) -> list[int]:
 
 def _worktree_gitdirs(folder: Path) -> list[Path]:
     """The main repos' git folders of the worktrees inside ``folder`` (``<wt>/.git`` names them)."""
-    out = []
+    out: list[Path] = []
     for dot_git in folder.glob("*/.git"):
         try:
             text = dot_git.read_text(errors="replace").strip()
@@ -194,7 +194,7 @@ def prune_dead() -> list[Path]:
     gone, killing what still runs inside them. Returns the folders removed."""
     from ..agent import reap
 
-    removed = []
+    removed: list[Path] = []
     tmp = Path(tempfile.gettempdir())
     try:
         entries = list(tmp.iterdir())
@@ -210,7 +210,7 @@ def prune_dead() -> list[Path]:
         except OSError:
             continue
         for pid in _processes_under(entry):
-            reap.kill_tree(pid)
+            reap.kill_tree(pid)  # type: ignore[no-untyped-call]  # (the agent is untyped Python 3.8)
         gitdirs = _worktree_gitdirs(entry)
         shutil.rmtree(entry, ignore_errors=True)
         for gitdir in gitdirs:  # the worktree's folder is gone: git forgets it
