@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
+from .fsutil import read_text_file
 from .records.task import Product as TaskProduct
 from .records.task import TaskRecord
 
@@ -279,7 +280,7 @@ def load_config(path: str | Path | None = None, repo: str | Path | None = None) 
         file = next((c for c in candidates if c.is_file()), None)  # type: ignore[assignment]
         if file is None:
             return _without_file(repo)
-    data = _read_toml(file.read_text("utf-8"), str(file))
+    data = _read_toml(read_text_file(file, "--config" if path is not None else "config file"), str(file))
     preset = str(data.pop("preset", "default"))
     merged = _merge(_preset_data(preset), data)
     return _build(merged, preset, str(file))

@@ -1,14 +1,51 @@
-"""Write a file atomically: readers see the old content or the new one, never a half-written file.
+"""Files in and out: atomic writes (readers see the old content or the new one, never a half-written
+file; a full disk is a broken environment naming the path), and text files read as bad input when
+they are binary or not UTF-8.
 
-Stands on the ground: imports only the standard library.
+Stands on the ground: imports only the standard library and ``errors``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from pathlib import Path
+
+from .errors import EnvironmentBroken, UsageError
+
+#: errors that mean "the device holding the path is full" (or the user's quota is)
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+def disk_full(path: Path | str, exc: OSError) -> EnvironmentBroken:
+    """The broken-environment error for a write to ``path`` that ran out of space."""
+    return EnvironmentBroken(f"no space left writing {path} ({os.strerror(exc.errno or errno.ENOSPC)}); "
+                             "free space there (or point the output elsewhere) and rerun")
+
+
+def read_text_file(path: Path | str, flag: str) -> str:
+    """The text of the UTF-8 file ``path`` given to ``flag``; a missing, binary or undecodable file is
+    a ``UsageError`` naming it (exit 2), never a traceback."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"{flag} {p}: no such file; pass an existing text file") from None
+    except IsADirectoryError:
+        raise UsageError(f"{flag} {p} is a folder; pass a text file") from None
+    except OSError as exc:
+        raise UsageError(f"{flag} {p} cannot be read ({exc.strerror}); pass a readable text file") from None
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise UsageError(f"{flag} {p} is a binary file (a NUL byte at offset {nul}), not text; "
+                         "pass a UTF-8 text file") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{flag} {p} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+                         "save it as UTF-8 and retry") from None
 
 
 def current_umask() -> int:
@@ -38,7 +75,12 @@ def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None) -> N
     target = Path(path)
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     final_mode = (0o666 & ~current_umask()) if mode is None else mode
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        if exc.errno in DISK_FULL:
+            raise disk_full(target, exc) from exc
+        raise
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
@@ -49,9 +91,11 @@ def atomic_write(path: Path, data: bytes | str, *, mode: int | None = None) -> N
                 os.chmod(tmp_name, final_mode)
             os.fsync(fh.fileno())
         os.replace(tmp_name, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp_name)
+        if isinstance(exc, OSError) and exc.errno in DISK_FULL:
+            raise disk_full(target, exc) from exc
         raise
     _fsync_folder(target.parent)
 

@@ -8,9 +8,8 @@ it is shown as quoted evidence (a code span), not as a sentence of the text.
 
 from __future__ import annotations
 
-import re
-
 from .records.notes import Note
+from .textsafe import escape_controls, md_code
 
 #: code -> (English, Chinese); ``{name}`` fields are the note's args
 PHRASES: dict[str, tuple[str, str]] = {
@@ -23,6 +22,8 @@ PHRASES: dict[str, tuple[str, str]] = {
     "not_committed": ("{path} is not committed at {ref}: it was written into the worktree for this run",
                       "{path} 在 {ref} 中尚未提交：本次运行时写入工作树"),
     "probe_unfinished": ("the environment probe did not finish ({status})", "环境探测未完成（{status}）"),
+    "device_unavailable": ("{detail}", "所需设备不可用：{detail}"),
+    "not_a_pass": ("{path}: not a pass: {detail}", "{path} 不能算作通过：{detail}"),
     "text": ("{text}", "{text}"),
 }
 
@@ -35,20 +36,16 @@ def phrase(note: Note, lang: str = "en", markdown: bool = False) -> str:
     en, zh = PHRASES.get(note.code, ("{code}", "{code}"))
     template = zh if lang == "zh" else en
     args = dict(note.args, code=note.code)
-    if markdown:
-        args = {k: (_code_span(v) if k in QUOTED else v) for k, v in args.items()}
+    if markdown:  # quoted args as code spans; the rest shown, never obeyed (controls and HTML escaped)
+        args = {k: (md_code(v) if k in QUOTED else _md_text(v)) for k, v in args.items()}
     try:
         return template.format(**args)
     except (KeyError, IndexError):
         return template
 
 
-def _code_span(text: str) -> str:
-    """``text`` as a Markdown code span that no backtick inside it can close."""
-    runs = [len(r) for r in re.findall(r"`+", text)]
-    ticks = "`" * (max(runs, default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
+def _md_text(text: str) -> str:
+    return escape_controls(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 __all__ = ["PHRASES", "phrase"]

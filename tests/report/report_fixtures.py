@@ -15,10 +15,9 @@ from pathlib import Path
 
 from torchparity.checks import checklist_for_runs, evaluate_change
 from torchparity.collect.evidence import render_log
-from torchparity.collect.outcomes import parse_outcomes
 from torchparity.config import Config, load_config
 from torchparity.records import ApiCoverage, ApiInfo, DocsCheckRecord
-from torchparity.records.target import Step, TargetRecord, TestFile
+from torchparity.records.target import RunnerReport, Step, TargetRecord, TestFile, TestOutcome
 from torchparity.records.task import TaskRecord
 from torchparity.report import ReportModel, build_report
 from torchparity.store import Store, put, read_run, sha256_bytes
@@ -177,6 +176,23 @@ FAILED (failures=1)
 """
 
 
+CLASS_ID = "__main__.TestGradModeClone"
+DECORATOR_FAILURE = """\
+Traceback (most recent call last):
+  File "/tmp/torchparity-wt-fixture/v2.7.1/test/npu/test_grad_mode_clone.py", line 40, in test_set_grad_enabled_clone_decorator
+    self.assertFalse(double(x).requires_grad)
+AssertionError: True is not false"""
+
+
+def _outcomes(failed: bool) -> list[TestOutcome]:
+    """The runner's structured results for the fixture file (two tests; the second fails when ``failed``)."""
+    return [
+        TestOutcome(f"{CLASS_ID}.test_set_grad_enabled_clone", "passed"),
+        TestOutcome(f"{CLASS_ID}.test_set_grad_enabled_clone_decorator", "failed" if failed else "passed",
+                    DECORATOR_FAILURE if failed else ""),
+    ]
+
+
 def _isolation(passed: bool) -> Step:
     runs = [
         {"initial": False, "before": False, "after": False, "tests_run": 2, "successful": True},
@@ -206,7 +222,12 @@ def target_record(env: str, commit: str, sha: str, *, failed: bool = False, devi
         how="forked child of the warm worker (torch imported once in the worker)", duration=1.2,
         output=output, test_file=TEST_PATH,
         result={"exit_code": 1 if failed else 0, "leaks": [], "tests_seen": 2},
-        tests=[{"id": o.id, "outcome": o.outcome, "detail": o.detail} for o in parse_outcomes(output)],
+        tests=_outcomes(failed),
+        # what the agent's hook on the runner's result reported (the output above is the human record)
+        runner=RunnerReport("unittest", sessions=1, finished=1, tests_run=2),
+        verdict="FAIL" if failed else "PASS",
+        verdict_reasons=[f"1 test(s) did not pass: {CLASS_ID}.test_set_grad_enabled_clone_decorator (failed)"]
+        if failed else [],
     )
     facts = _facts(device_name, count)
     probe = Step(name="probe", status="OK", exit_code=0, how="forked child of the warm worker",

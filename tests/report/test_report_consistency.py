@@ -93,7 +93,7 @@ def _facts_hold(model: ReportModel, runs: list[RunRecords], kind: str, lang: str
         assert t.device_type == dev and t.device_count == facts.get(f"{dev}_device_count")
         assert t.torch_version == facts["torch_version"] and t.python_version == facts["python_version"]
         # test counts are the records' own, never re-read from text
-        outcomes = [x["outcome"] for s in rec.full for x in s.tests]
+        outcomes = [x.outcome for s in rec.full for x in s.tests]
         assert (t.counts["total"], t.counts["passed"]) == (len(outcomes), outcomes.count("passed"))
         if kind in TEXT_KINDS:
             if kind != "markdown-summary" or t.torch_version:

@@ -20,6 +20,7 @@ from tests.report.report_fixtures import (
 from torchparity.checks import checklist_for_runs, evaluate_change
 from torchparity.errors import StoreCorrupt, UsageError
 from torchparity.records import ApiCoverage
+from torchparity.records.target import TestOutcome
 from torchparity.records.task import TaskRecord
 from torchparity.report import build_report, render
 from torchparity.report.model import (
@@ -170,11 +171,11 @@ def test_test_ids_are_split_in_one_place() -> None:
     assert parse_test_id("test/npu/test_x.py") == TestId("test/npu/test_x.py", "", "", "")
     assert parse_test_id("test_y") == TestId("", "", "", "test_y")
     # the runner's ids become JUnit classnames under the file's module path
-    unittest = _test_result({"id": "__main__.TestX.test_y", "outcome": "passed"}, "test/npu/test_x.py")
+    unittest = _test_result(TestOutcome("__main__.TestX.test_y", "passed"), "test/npu/test_x.py")
     assert (unittest.classname, unittest.name) == ("test.npu.test_x.TestX", "test_y")
-    node = _test_result({"id": "test/a.py::TestX::test_y", "outcome": "failed"}, "")
+    node = _test_result(TestOutcome("test/a.py::TestX::test_y", "failed"), "")
     assert (node.classname, node.name) == ("test.a.TestX", "test_y")
-    bare = _test_result({"id": "TestX.test_y", "outcome": "passed"}, "")
+    bare = _test_result(TestOutcome("TestX.test_y", "passed"), "")
     assert (bare.classname, bare.name) == ("__main__.TestX", "test_y")
 
 

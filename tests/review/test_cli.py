@@ -14,7 +14,7 @@ from tests.review import texts
 from tests.review.fixtures import BackendRepo
 from torchparity.cli import main
 from torchparity.collect.evidence import render_log
-from torchparity.records.target import Step, TargetRecord
+from torchparity.records.target import Step, TargetRecord, TestOutcome
 from torchparity.store import Store
 
 
@@ -105,7 +105,7 @@ def test_attest_verb_writes_a_signed_statement(tmp_path: Path, backend: BackendR
     rid = store.new_run("verify", ["verify"])
     rec = TargetRecord(label="t", ref="v2.7.1", commit=backend.merge, env="cpu", python="python", mode="warm",
                        device="cpu", full=[Step(name="full", status="OK", exit_code=0,
-                                                tests=[{"id": "TestGrad.test_no_grad", "outcome": "passed"}])],
+                                                tests=[TestOutcome("TestGrad.test_no_grad", "passed")])],
                        result="PASS")
     store.add_target(rid, label="t", ref="v2.7.1", env="cpu", result="PASS", log=render_log(rec).encode(),
                      record=rec.to_json())

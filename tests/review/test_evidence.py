@@ -15,7 +15,7 @@ from tests.review.fixtures import TEST_FILE, BackendRepo
 from torchparity.collect.evidence import render_log
 from torchparity.config import load_preset
 from torchparity.errors import UsageError
-from torchparity.records.target import Step, TargetRecord
+from torchparity.records.target import Step, TargetRecord, TestOutcome
 from torchparity.records.target import TestFile as RecordedFile
 from torchparity.review import PREDICATE_TYPE, build_statement, review_text, write_attestation
 from torchparity.review.records import Review
@@ -27,7 +27,7 @@ TESTS = ("test_enable_grad", "test_no_grad", "test_set_grad_enabled_clone")
 
 
 def _record(r: BackendRepo, commit: str, outcome: str = "passed") -> TargetRecord:
-    tests = [{"id": f"TestGrad.{t}", "outcome": outcome if t == TESTS[-1] else "passed", "detail": ""} for t in TESTS]
+    tests = [TestOutcome(f"TestGrad.{t}", outcome if t == TESTS[-1] else "passed") for t in TESTS]
     return TargetRecord(
         label="v2.7.1-cpu", ref="v2.7.1", commit=commit, env="cpu", python="/usr/bin/python3", mode="warm",
         device="cpu", test_files=[RecordedFile(path=TEST_FILE, abs_path=f"/work/v2.7.1/{TEST_FILE}",

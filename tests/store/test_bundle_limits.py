@@ -28,8 +28,11 @@ GIB = 1 << 30
 HALF = GIB // 2
 EMPTY_MANIFEST = {"schema": "torchparity.bundle/2", "created": 0.0, "torchparity_version": "t", "runs": [],
                   "files": {}}
-PEAK = ("import resource, sys\nfrom torchparity.cli import main\nrc = main(sys.argv[1:])\n"
-        "sys.stderr.write(f'\\nMAXRSS_KIB={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n')\n"
+# the peak of this process's own memory (VmHWM): getrusage's ru_maxrss would also count the pages of
+# the forked pytest process it was exec'ed from
+PEAK = ("import re, sys\nfrom torchparity.cli import main\nrc = main(sys.argv[1:])\n"
+        "hwm = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1)\n"
+        "sys.stderr.write(f'\\nMAXRSS_KIB={hwm}\\n')\n"
         "sys.exit(rc)\n")
 
 

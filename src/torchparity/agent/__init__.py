@@ -12,3 +12,6 @@ any architecture, a remote host):
 """
 
 AGENT_PROTOCOL = 1
+
+#: the optional last argument of ``serve``/``once``: run on the cpu when the requested device is absent
+ALLOW_CPU_FALLBACK = "allow-cpu-fallback"

@@ -54,26 +54,53 @@ def device_initialized(torch, device_type):
         return None
 
 
-def resolve_device(torch, requested, backend_module):
-    """The device type to use for ``requested`` ("auto" or a device type)."""
-    if requested and requested != "auto":
-        return requested
+def _seen(facts, device_type):
+    """What the probe saw of a device, as the log spells it: npu_available=False, npu_device_count=0."""
+    text = "%s_available=%s, %s_device_count=%s" % (
+        device_type, facts.get("device_available"), device_type, facts.get("device_count"))
+    if facts.get("device_error"):
+        text += " (%s)" % facts["device_error"]
+    return text
+
+
+def choose_device(torch, requested, backend_module, allow_cpu_fallback=False):
+    """(device type, why it was chosen, problem): the device a job runs on.
+
+    A device asked for by name must be there: when it is not, ``problem`` says so (a broken
+    environment) unless ``allow_cpu_fallback``, which runs on the cpu and says why. ``auto`` picks
+    the backend module's device, else cuda, xpu, mps, else the cpu, and says which check chose it.
+    May initialise a device runtime: call it in a job's process, never in the warm worker itself.
+    """
+    if requested and requested not in ("auto", "cpu"):
+        facts = device_facts(torch, requested)
+        if facts.get("device_available"):
+            return requested, "requested (--device %s); %s" % (requested, _seen(facts, requested)), ""
+        if allow_cpu_fallback:
+            return "cpu", ("requested %s, which is not available (%s); running on the cpu because the "
+                           "CPU fallback was asked for (--allow-cpu-fallback)" % (requested, _seen(facts, requested))), ""
+        return requested, "requested (--device %s)" % requested, (
+            "device %s is not available in %s: the probe saw %s; run where the device is, choose another "
+            "--device, or pass --allow-cpu-fallback to run on the cpu" % (requested, sys.executable,
+                                                                          _seen(facts, requested)))
+    if requested == "cpu":
+        return "cpu", "requested (--device cpu)", ""
+    skipped = []
     device_type = backend_device(torch, backend_module)
     if device_type:
-        return device_type
-    try:
-        if torch.cuda.is_available():
-            return "cuda"
-    except Exception:
-        pass
-    for name in ("xpu", "mps"):
+        facts = device_facts(torch, device_type)
+        if facts.get("device_available"):
+            return device_type, "auto: the backend module is imported and its device %s is available (%s)" % (
+                device_type, _seen(facts, device_type)), ""
+        skipped.append("the backend's device %s is not available (%s)" % (device_type, _seen(facts, device_type)))
+    for name in ("cuda", "xpu", "mps"):
         mod = getattr(torch, name, None)
         try:
             if mod is not None and mod.is_available():
-                return name
+                return name, "auto: torch.%s.is_available() is True" % name, ""
         except Exception:
             pass
-    return "cpu"
+    skipped.append("torch.cuda, torch.xpu and torch.mps report no device")
+    return "cpu", "auto: " + "; ".join(skipped) + "; the cpu", ""
 
 
 def backend_device(torch, backend_module):

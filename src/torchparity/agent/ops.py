@@ -13,32 +13,58 @@ from . import alias_facts, backend, probe, resolve, scaffold_facts, state, testr
 class Context(object):
     """What the worker imported once, shared by every job."""
 
-    def __init__(self, torch, backend_mod, backend_module, requested_device, initialized_at_import):
+    def __init__(self, torch, backend_mod, backend_module, requested_device, initialized_at_import,
+                 allow_cpu_fallback=False):
         self.torch = torch
         self.backend_mod = backend_mod
         self.backend_module = backend_module
         self.requested_device = requested_device
         self.initialized_at_import = initialized_at_import
-        self._device_type = None
+        self.allow_cpu_fallback = allow_cpu_fallback
+        self._choice = None
+
+    def _chosen(self):
+        # asked in the job's process only: availability may initialise the device runtime
+        if self._choice is None:
+            self._choice = backend.choose_device(self.torch, self.requested_device, self.backend_module,
+                                                 self.allow_cpu_fallback)
+        return self._choice
 
     @property
     def device_type(self):
-        if self._device_type is None:
-            self._device_type = backend.resolve_device(self.torch, self.requested_device,
-                                                       self.backend_module)
-        return self._device_type
+        return self._chosen()[0]
+
+    @property
+    def device_reason(self):
+        """Why this device: requested, the CPU fallback, or what ``auto`` found."""
+        return self._chosen()[1]
+
+    @property
+    def device_problem(self):
+        """A requested device that is not there (a broken environment), "" when all is well."""
+        return self._chosen()[2]
 
     def prepare_child(self):
         """In the job's process: initialise the device (tests then find it ready)."""
+        if self.device_problem:
+            return self.device_problem
         return backend.init_device(self.torch, self.device_type)
 
 
 def op_probe(ctx, args):
     facts = probe.probe(ctx.torch, ctx.backend_mod, ctx.backend_module, ctx.device_type,
                         ctx.initialized_at_import)
+    # which device, and why: asked for by name, the CPU fallback, or what "auto" found
+    at = facts.index(("device_type", ctx.device_type)) + 1
+    facts[at:at] = [("device_requested", ctx.requested_device or "auto"),
+                    ("device_choice", probe.one_line(ctx.device_reason))]
     for key, value in facts:
         print("%s=%s" % (key, value))
-    return {"facts": [[k, v] for k, v in facts], "device_type": ctx.device_type}
+    out = {"facts": [[k, v] for k, v in facts], "device_type": ctx.device_type,
+           "device_requested": ctx.requested_device or "auto", "device_reason": ctx.device_reason}
+    if ctx.device_problem:
+        out["device_problem"] = ctx.device_problem
+    return out
 
 
 def op_run_file(ctx, args):

@@ -18,7 +18,7 @@ STEERING_VARIABLES = (
 DEVICE_PREFIXES = {"npu": ("ASCEND_", "HCCL_")}
 
 
-def _one_line(value):
+def one_line(value):
     """A value as one log line: a newline in it could forge evidence lines."""
     return value.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
 
@@ -29,7 +29,7 @@ def steering_environment(device_type, environ=None):
     prefixes = STEERING_PREFIXES
     if device_type and device_type != "cpu":
         prefixes = prefixes + (device_type.upper() + "_",) + DEVICE_PREFIXES.get(device_type, ())
-    return sorted((k, _one_line(v)) for k, v in environ.items()
+    return sorted((k, one_line(v)) for k, v in environ.items()
                   if k.startswith(prefixes) or k in STEERING_VARIABLES)
 
 

@@ -6,7 +6,8 @@
   test method is wrapped by a state snapshot before and after (leak detection):
   ``unittest.TestCase.run`` for unittest-style tests, a pytest plugin for
   pytest-style ones. Nothing is restored between tests, so the results are
-  exactly those of a plain run.
+  exactly those of a plain run. Each test's outcome comes from the runner's
+  own result API (``results.py``), not from the text it prints.
 * ``isolation``: the selected tests run once from every start value of one
   state, as the community's isolation probe does.
 """
@@ -20,6 +21,7 @@ import sys
 import traceback
 import unittest
 
+from . import results as results_mod
 from . import state as state_mod
 
 
@@ -68,11 +70,12 @@ def _pytest_plugin(pytest, recorder):
     return LeakPlugin()
 
 
-def _patch_pytest_main(pytest, recorder):
+def _patch_pytest_main(pytest, recorder, results):
     original = pytest.main
 
     def main(args=None, plugins=None, **kwargs):
-        plugins = list(plugins or []) + [_pytest_plugin(pytest, recorder)]
+        plugins = list(plugins or []) + [_pytest_plugin(pytest, recorder),
+                                         results_mod.PytestResults(results)]
         return original(args, plugins, **kwargs)
 
     pytest.main = main
@@ -82,8 +85,9 @@ def _patch_pytest_main(pytest, recorder):
 class _PytestWatcher(importlib.abc.MetaPathFinder):
     """Patches ``pytest.main`` when (and only when) the test file imports pytest."""
 
-    def __init__(self, recorder):
+    def __init__(self, recorder, results):
         self.recorder = recorder
+        self.results = results
         self.original_main = None
 
     def find_spec(self, name, path, target=None):
@@ -99,19 +103,19 @@ class _PytestWatcher(importlib.abc.MetaPathFinder):
 
         def patched_exec(module):
             exec_module(module)
-            watcher.original_main = _patch_pytest_main(module, watcher.recorder)
+            watcher.original_main = _patch_pytest_main(module, watcher.recorder, watcher.results)
 
         loader.exec_module = patched_exec
         return spec
 
 
-def _install_pytest_hook(recorder):
-    """Add a leak plugin to every ``pytest.main`` call the file makes."""
+def _install_pytest_hook(recorder, results):
+    """Add the leak and results plugins to every ``pytest.main`` call the file makes."""
     pytest = sys.modules.get("pytest")
     if pytest is not None:
-        original = _patch_pytest_main(pytest, recorder)
+        original = _patch_pytest_main(pytest, recorder, results)
         return lambda: setattr(pytest, "main", original)
-    watcher = _PytestWatcher(recorder)
+    watcher = _PytestWatcher(recorder, results)
     sys.meta_path.insert(0, watcher)
 
     def undo():
@@ -134,9 +138,15 @@ def _exit_code(code):
 
 
 def run_as_main(path, argv, specs):
-    """Run ``path`` as ``__main__``; returns {"exit_code", "leaks", "tests_seen"}."""
+    """Run ``path`` as ``__main__``.
+
+    Returns {"exit_code", "leaks", "tests_seen", "tests", "runner"}: ``tests`` holds each test's
+    outcome as its runner reported it, ``runner`` how many runner sessions started and finished.
+    """
     recorder = LeakRecorder(specs)
-    undo = [_install_unittest_hook(recorder), _install_pytest_hook(recorder)]
+    results = results_mod.RunnerResults()
+    undo = [_install_unittest_hook(recorder), _install_pytest_hook(recorder, results),
+            results_mod.install_unittest(results)]
     sys.argv = [path] + list(argv)
     sys.path[0] = os.path.dirname(os.path.abspath(path))
     try:
@@ -153,7 +163,8 @@ def run_as_main(path, argv, specs):
             fn()
         sys.stdout.flush()
         sys.stderr.flush()
-    return {"exit_code": code, "leaks": recorder.leaks, "tests_seen": recorder.tests_seen}
+    return {"exit_code": code, "leaks": recorder.leaks, "tests_seen": recorder.tests_seen,
+            "tests": list(results.tests.values()), "runner": results.to_json()}
 
 
 # -- isolation probe -------------------------------------------------------------------

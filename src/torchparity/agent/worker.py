@@ -4,7 +4,9 @@ The child gets its own process group (so a timeout kills whatever the test
 started), its fd 1 and 2 point at the job's output file, it initialises the
 device, runs the job and writes the job's answer to ``<output>.result.json``.
 The worker waits with a deadline and reports OK / FAIL / TIMEOUT / CRASH; a
-child's death never takes the worker down.
+child's death never takes the worker down. The worker is a child subreaper
+(``reap.py``): what a test started, even in a session of its own, is killed
+with the job. A worker whose controller is gone stops its job and exits.
 """
 
 import json
@@ -15,7 +17,11 @@ import sys
 import time
 import traceback
 
+from . import reap
 from .ops import OPS
+
+#: a job's exit code when the device it was asked to run on is not there (a broken environment)
+EXIT_DEVICE_MISSING = 3
 
 #: the job child running now (its pid is its process group), for the SIGTERM handler
 RUNNING = []
@@ -25,15 +31,27 @@ def stop_on_sigterm():
     """SIGTERM (the controller stopping us) kills the running job's whole group, then the worker."""
 
     def handler(signum, frame):
-        for pgid in list(RUNNING):
-            _kill_group(pgid)
+        for pid in list(RUNNING):
+            reap.kill_tree(pid)
+        reap.kill_tree(os.getpid(), include_self=False)
         os._exit(128 + signum)
 
     signal.signal(signal.SIGTERM, handler)
 
 
+#: seconds between two looks at whether the controller (the worker's parent) is still there
+PARENT_CHECK = 0.5
+
+
+class ControllerGone(Exception):
+    """The controller that started the worker died (killed outright): nobody waits for the job."""
+
+
 def _wait(pid, deadline):
-    """(status, timed_out): wait for ``pid`` until ``deadline`` (monotonic seconds)."""
+    """(status, timed_out): wait for ``pid`` until ``deadline`` (monotonic seconds).
+
+    Raises ``ControllerGone`` when the worker's parent changes while waiting."""
+    parent = os.getppid()
     pidfd = None
     if hasattr(os, "pidfd_open"):
         try:
@@ -49,8 +67,10 @@ def _wait(pid, deadline):
             left = deadline - time.monotonic()
             if left <= 0:
                 return None, True
+            if os.getppid() != parent:
+                raise ControllerGone()
             if pidfd is not None:
-                select.select([pidfd], [], [], left)
+                select.select([pidfd], [], [], min(left, PARENT_CHECK))
             else:
                 time.sleep(min(delay, left))
                 delay = min(delay * 2, 0.02)
@@ -106,10 +126,15 @@ def run_child(ctx, job, close_fds=()):
 def execute(ctx, job):
     """Run one job in this process; writes the answer file; returns the exit code."""
     result_path = job["output"] + ".result.json"
-    problem = ctx.prepare_child()
-    if problem:
-        sys.stderr.write("torchparity: device initialisation failed: %s\n" % problem)
-    result = OPS[job["op"]](ctx, job.get("args", {}))
+    if ctx.device_problem and job["op"] != "probe":
+        # a requested device that is not there: no job runs on something else instead
+        sys.stderr.write("torchparity: %s\n" % ctx.device_problem)
+        result = {"device_problem": ctx.device_problem, "exit_code": EXIT_DEVICE_MISSING}
+    else:
+        problem = ctx.prepare_child()
+        if problem and not ctx.device_problem:
+            sys.stderr.write("torchparity: device initialisation failed: %s\n" % problem)
+        result = OPS[job["op"]](ctx, job.get("args", {}))
     sys.stdout.flush()
     sys.stderr.flush()
     tmp = result_path + ".tmp"
@@ -136,13 +161,19 @@ def run_forked(ctx, job, close_fds=()):
     deadline = started + timeout if timeout else float("inf")
     try:
         status, timed_out = _wait(pid, deadline)
+    except ControllerGone:
+        reap.kill_tree(pid)
+        reap.kill_tree(os.getpid(), include_self=False)
+        os._exit(1)
     finally:
         RUNNING.remove(pid)
     if timed_out:
-        _kill_group(pid)
+        reap.kill_tree(pid)  # its group and every descendant, in whatever group or session
         _, status = os.waitpid(pid, 0)
-    # Whatever the test started in its group goes with it.
+    # Whatever the test started goes with it: its group, and (the worker being their subreaper)
+    # the orphans it left behind in groups of their own.
     _kill_group(pid)
+    reap.kill_and_reap_orphans()
     answer = {"id": job.get("id"), "op": job["op"], "duration": time.monotonic() - started,
               "output": job["output"], "pid": pid}
     if timed_out:

@@ -79,6 +79,7 @@ def resolve_api(
     mode: str = "warm",
     log_dir: Path | None = None,
     session: AgentSession | None = None,
+    allow_cpu_fallback: bool = False,
 ) -> list[ApiInfo]:
     """Resolve ``names`` in ``python``; trace each (call sample, and ``test_files`` if given).
 
@@ -94,7 +95,8 @@ def resolve_api(
             raise UsageError(f"{n!r} is not an API name; write a dotted Python name, e.g. torch.nn.functional.relu")
     files = [_check_file(f) for f in (test_files or [])]
     if session is None:
-        with agent_session(python, backend_module, device, mode=mode, log_dir=log_dir) as s:
+        with agent_session(python, backend_module, device, mode=mode, log_dir=log_dir,
+                           allow_cpu_fallback=allow_cpu_fallback) as s:
             return resolve_api(names, python, backend_module, device, trace, files,
                                patterns=patterns, session=s)
     answer = session.call("resolve", {"names": names, "trace": bool(trace)}, RESOLVE_TIMEOUT)
@@ -136,11 +138,13 @@ def trace_file(
     mode: str = "warm",
     log_dir: Path | None = None,
     session: AgentSession | None = None,
+    allow_cpu_fallback: bool = False,
 ) -> Trace:
     """Run the tests of ``path`` selected by ``patterns`` (all when none match) under the recorder."""
     file = _check_file(path)
     if session is None:
-        with agent_session(python, backend_module, device, mode=mode, log_dir=log_dir) as s:
+        with agent_session(python, backend_module, device, mode=mode, log_dir=log_dir,
+                           allow_cpu_fallback=allow_cpu_fallback) as s:
             return _trace_file(s, file, patterns)
     return _trace_file(session, file, patterns)
 
@@ -156,6 +160,7 @@ def trace_call(
     *,
     mode: str = "warm",
     log_dir: Path | None = None,
+    allow_cpu_fallback: bool = False,
 ) -> Trace:
     """Trace ``call`` (code; ``api``/``owner`` bound when ``api`` is given) or ``api``'s call sample."""
     if call is not None and not call.strip():
@@ -170,7 +175,8 @@ def trace_call(
         _check_code(call, "--call")
         _check_code(setup, "--setup")
         _check_code(teardown, "--teardown")
-    with agent_session(python, backend_module, device, mode=mode, log_dir=log_dir) as s:
+    with agent_session(python, backend_module, device, mode=mode, log_dir=log_dir,
+                       allow_cpu_fallback=allow_cpu_fallback) as s:
         answer = s.call("trace", args, RESOLVE_TIMEOUT)
     if answer.get("trace") is None and answer.get("error"):
         raise UsageError(f"the agent refused the trace: {answer['error']}")

@@ -18,6 +18,8 @@ except ImportError:  # pragma: no cover - older typer on top of click
     from click import ClickException  # type: ignore[no-redef]
 
 from ..errors import ExitCode, TorchparityError
+from ..exec.interrupt import stop_on_signals
+from ..fsutil import DISK_FULL
 from . import _app
 from ._app import app, err
 
@@ -35,7 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     _app.Session.debug = False
     _app.Session.notices = []
     try:
-        rv = app(args=argv, prog_name="torchparity", standalone_mode=False)
+        # SIGINT/SIGTERM: every process tree killed at once, worktrees and folders removed, exit 130
+        with stop_on_signals():
+            rv = app(args=argv, prog_name="torchparity", standalone_mode=False)
         for notice in _app.Session.notices:
             err.print(f"note: {notice}", markup=False)
     except TorchparityError as exc:
@@ -54,15 +58,29 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("interrupted", markup=False)
         return int(ExitCode.INTERRUPTED)
-    except Exception as exc:  # a bug in torchparity: still one line, and its own exit code
+    except OSError as exc:
+        if exc.errno not in DISK_FULL:
+            return _internal(exc, _app.Session.debug)
         if _app.Session.debug:
             raise
-        err.print(
-            f"ERROR: internal error: {type(exc).__name__}: {exc} (this is a torchparity bug; "
-            "rerun with --debug for the traceback and report it)", markup=False,
-        )
-        return int(ExitCode.INTERNAL_ERROR)
+        where = exc.filename or "a file (the system did not say which)"
+        err.print(f"ERROR: no space left writing {where} ({exc.strerror}); free space there and rerun",
+                  markup=False)
+        return int(ExitCode.ENVIRONMENT_ERROR)
+    except Exception as exc:  # a bug in torchparity: still one line, and its own exit code
+        return _internal(exc, _app.Session.debug)
     return int(rv or 0)
+
+
+def _internal(exc: Exception, debug: bool) -> int:
+    """A bug in torchparity: still one line, and its own exit code."""
+    if debug:
+        raise exc
+    err.print(
+        f"ERROR: internal error: {type(exc).__name__}: {exc} (this is a torchparity bug; "
+        "rerun with --debug for the traceback and report it)", markup=False,
+    )
+    return int(ExitCode.INTERNAL_ERROR)
 
 
 def run() -> None:

@@ -7,16 +7,16 @@ logic: each command parses its flags, calls the library, prints the result.
 
 from __future__ import annotations
 
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.segment import Segment
 
 from ..config import Config, load_config
+from ..textsafe import escape_controls
 
 app = typer.Typer(
     name="torchparity",
@@ -68,11 +68,24 @@ def _root(
 docs_app = typer.Typer(help="Native API support pages: check, lint, add, matrix.", no_args_is_help=True)
 app.add_typer(docs_app, name="docs")
 
+class SafeConsole(Console):
+    """A console that never passes a control character from the data it shows to the terminal.
+
+    Test names, outputs, file names and error messages reach the screen only through here:
+    every text segment goes through ``textsafe.escape_controls`` (rich's own control sequences,
+    kept apart as control segments, are left alone)."""
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        return super()._render_buffer(
+            seg if seg.control else Segment(escape_controls(seg.text), seg.style, seg.control) for seg in buffer
+        )
+
+
 #: stdout for results, stderr for progress and warnings
-out = Console(highlight=False, soft_wrap=True)
+out = SafeConsole(highlight=False, soft_wrap=True)
 if not out.is_terminal:  # piped output keeps whole lines rather than 80 columns
     out.width = 160
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+err = SafeConsole(stderr=True, highlight=False, soft_wrap=True)
 
 StoreOpt = Annotated[
     Path, typer.Option("--store", metavar="DIR", help="Evidence store folder.", envvar="TORCHPARITY_STORE")
@@ -84,19 +97,10 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a t
 
 DEFAULT_STORE = Path(".torchparity")
 
-@contextmanager
-def sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM unwinds like Ctrl-C (worktrees removed, processes stopped, run marked incomplete)."""
-
-    def handler(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
+CpuFallbackOpt = Annotated[
+    bool, typer.Option("--allow-cpu-fallback", help="When the requested --device is not available, run on the cpu "
+                       "(the log says so) instead of stopping with exit 3.")
+]
 
 def config_for(path: Path | None, repo: Path | None) -> Config:
     """The config (``load_config``); how it was chosen, when the user did not choose it, is said on

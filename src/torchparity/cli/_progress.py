@@ -31,6 +31,9 @@ class ProgressReporter(Reporter):
         self._tasks[target.label] = self.progress.add_task(target.label, total=steps)
 
     def step_done(self, target: Target, step: Step) -> None:
+        reason = step.result.get("device_reason") if step.name == "probe" else None
+        if reason and step.result.get("device_requested") == "auto":
+            err.print(f"{target.label}: device {step.result.get('device_type')} ({reason})", markup=False)
         task = self._tasks.get(target.label)
         if task is not None:
             self.progress.update(task, advance=1, description=f"{target.label}: {step.name} {step.status}")
@@ -49,9 +52,9 @@ def summary_table(run_id: int, records: list[TargetRecord], log_shas: dict[str, 
         table.add_column(col)
     for r in records:
         # a file that failed before any test ran (an import error) shows here, not in the tests count
-        files_ok = sum(1 for s in r.full if s.ok)
+        files_ok = sum(1 for s in r.full if (s.verdict == "PASS" if s.verdict else s.ok))
         tests = sum(len(s.tests) for s in r.full)
-        bad = sum(1 for s in r.full for t in s.tests if t["outcome"] in ("failed", "error"))
+        bad = sum(1 for s in r.full for t in s.tests if t.outcome in ("failed", "error"))
         probed = [s for s in r.isolation if not s.result.get("skipped")]  # a skipped probe ran nothing
         iso = "-" if not probed else (
             "PASS" if all(s.ok and s.result.get("passed") for s in probed) else "FAIL"

@@ -23,6 +23,7 @@ from ..coverage.aliases import AliasTable
 from ..coverage.environment import environment_table
 from ..coverage.justify import plural
 from ..errors import UsageError
+from ..fsutil import read_text_file
 from ..store import Store, keep
 from ._app import DEFAULT_STORE, INVOCATION, ConfigOpt, DebugOpt, app, config_for, err, out
 
@@ -36,7 +37,7 @@ def _read_apis(apis: list[str], from_file: Path | None) -> list[str]:
     if from_file is not None:
         if not from_file.is_file():
             raise UsageError(f"API list not found: {from_file}; pass a file with one API name a line to --from")
-        for line in from_file.read_text("utf-8").splitlines():
+        for line in read_text_file(from_file, "--from").splitlines():
             line = line.split("#", 1)[0].strip()
             if line:
                 names.append(line)

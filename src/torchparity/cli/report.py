@@ -12,7 +12,7 @@ from ..checks import checklist_for_runs, evaluate_change
 from ..errors import UsageError
 from ..fsutil import atomic_write
 from ..report import build_report, render
-from ..report.render import config_templates_dir
+from ..report.render import config_output_lines, config_templates_dir
 from ..store import Store, read_run
 from ._app import DEFAULT_STORE, ConfigOpt, DebugOpt, StoreOpt, app, config_for, err
 from ._choices import Kind, Lang
@@ -86,7 +86,8 @@ def report(
     # the language asked for, else the team's ([report] lang), else the run's own
     the_lang = (lang.value if lang is not None else str(cfg.report.get("lang") or "")
                 or next((r.task.lang for r in records if r.task), "zh"))
-    text = render(model, kind.value, the_lang, template=template, templates_dir=config_templates_dir(cfg))
+    text = render(model, kind.value, the_lang, template=template, templates_dir=config_templates_dir(cfg),
+                  output_lines=config_output_lines(cfg))
     write_output(text, out_file)
     if out_file is not None:
         err.print(f"wrote {kind.value} report of run(s) {', '.join(r['uid'] for r in model.runs)} to {out_file}",

@@ -14,7 +14,7 @@ from ..api.render import per_test_lines, render, trace_table
 from ..config import load_config
 from ..errors import ExitCode, UsageError
 from ..store import Store, keep
-from ._app import INVOCATION, ConfigOpt, DebugOpt, JsonOpt, app, err, out
+from ._app import INVOCATION, ConfigOpt, CpuFallbackOpt, DebugOpt, JsonOpt, app, err, out
 
 PythonOpt = Annotated[
     str | None, typer.Option("--python", help="Interpreter with torch to ask (default: this one).")
@@ -39,6 +39,7 @@ def resolve(
     test_file: Annotated[list[Path] | None, typer.Option("--test-file", help="The API's test file to trace (repeatable).")] = None,
     keyword: Annotated[list[str] | None, typer.Option("-k", help="Select tests in --test-file (substring or glob; repeatable, first match wins).")] = None,
     fresh: FreshOpt = False,
+    allow_cpu_fallback: CpuFallbackOpt = False,
     json_out: JsonOpt = False,
     store: KeepStoreOpt = None,
     config: ConfigOpt = None,
@@ -49,7 +50,7 @@ def resolve(
     infos = resolve_api(
         apis, python or sys.executable, cfg.backend_module, device or cfg.device, trace=trace,
         test_files=list(test_file or []), patterns=list(keyword or []) or None,
-        mode="fresh" if fresh else "warm",
+        mode="fresh" if fresh else "warm", allow_cpu_fallback=allow_cpu_fallback,
     )
     if store is not None:
         rid = keep(Store(store), "resolve", list(INVOCATION), [(info.canonical, info) for info in infos])
@@ -72,6 +73,7 @@ def trace_cmd(
     python: PythonOpt = None,
     device: DeviceOpt = None,
     fresh: FreshOpt = False,
+    allow_cpu_fallback: CpuFallbackOpt = False,
     json_out: JsonOpt = False,
     config: ConfigOpt = None,
     debug: DebugOpt = False,
@@ -84,11 +86,13 @@ def trace_cmd(
     if file is not None:
         if call:
             raise UsageError("pass either --file or --call, not both")
-        result = trace_file(file, interp, list(keyword or []), cfg.backend_module, dev, mode=mode)
+        result = trace_file(file, interp, list(keyword or []), cfg.backend_module, dev, mode=mode,
+                            allow_cpu_fallback=allow_cpu_fallback)
     else:
         if keyword:
             raise UsageError("-k selects tests and takes effect with --file")
-        result = trace_call(api, interp, call, setup, "", cfg.backend_module, dev, mode=mode)
+        result = trace_call(api, interp, call, setup, "", cfg.backend_module, dev, mode=mode,
+                            allow_cpu_fallback=allow_cpu_fallback)
     if json_out:
         out.print_json(json.dumps(result.to_json(), ensure_ascii=False))
     else:

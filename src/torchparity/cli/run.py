@@ -19,13 +19,13 @@ from ._app import (
     DEFAULT_STORE,
     INVOCATION,
     ConfigOpt,
+    CpuFallbackOpt,
     DebugOpt,
     StoreOpt,
     app,
     config_for,
     err,
     out,
-    sigterm_as_interrupt,
 )
 from ._progress import ProgressReporter, summary_table
 
@@ -54,6 +54,7 @@ def run(
     device: Annotated[str | None, typer.Option("--device", metavar="D", help="auto|cpu|cuda|npu|xpu|mps|<name>.")] = None,
     timeout: Annotated[float, typer.Option("--timeout", metavar="S", help="Seconds per step before its process group is killed.")] = 900.0,
     fresh: Annotated[bool, typer.Option("--fresh", help="A new interpreter per step (the literal commands) instead of the warm worker.")] = False,
+    allow_cpu_fallback: CpuFallbackOpt = False,
     isolation: Annotated[bool, typer.Option("--isolation", help="Run the isolation probe for the API's states (--api) or --state.")] = False,
     api: Annotated[str | None, typer.Option("--api", metavar="API", help="API under test: picks the states and the tests for --isolation.")] = None,
     state: Annotated[list[str] | None, typer.Option("--state", metavar="NAME", help="State to probe with --isolation (repeatable).")] = None,
@@ -87,7 +88,7 @@ def run(
         envs=select_envs(cfg, env, python), device=device or cfg.device,
         backend_module=cfg.backend_module, timeout=timeout, mode="fresh" if fresh else "warm",
         isolation_states=states if isolation else [], patterns=patterns,
-        fail_on_leak=fail_on_leak, jobs=jobs,
+        fail_on_leak=fail_on_leak, jobs=jobs, allow_cpu_fallback=allow_cpu_fallback,
         task=cfg.task_record(api, None, repo=repo is not None, lang=str(cfg.report.get("lang") or "zh")),
     )
     the_store = Store(store)
@@ -97,7 +98,7 @@ def run(
     collector = Collector(the_store, options, None)
     targets = collector.plan()
     try:
-        with sigterm_as_interrupt(), ProgressReporter() as reporter:
+        with ProgressReporter() as reporter:
             collector.reporter = reporter
             outcome = collector.run(list(INVOCATION), targets, run_id=continue_run)
     except KeyboardInterrupt:

@@ -12,7 +12,7 @@ import typer
 from ..api import agent_session, resolve_api
 from ..errors import ExitCode, UsageError
 from ..scaffold import check_destination, conventions_from, dtypes_from_text, scaffold_test
-from ._app import ConfigOpt, DebugOpt, JsonOpt, app, config_for, err, out
+from ._app import ConfigOpt, CpuFallbackOpt, DebugOpt, JsonOpt, app, config_for, err, out
 
 
 @app.command()
@@ -26,6 +26,7 @@ def scaffold(
     dtype: Annotated[list[str] | None, typer.Option("--dtype", help="dtypes for an OpInfo test (repeatable; fp16, bf16, float32, ... or a docs restriction text).")] = None,
     class_name: Annotated[str | None, typer.Option("--class", help="With --into: the class to add to (default: the first TestCase).")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the file instead of writing it.")] = False,
+    allow_cpu_fallback: CpuFallbackOpt = False,
     json_out: JsonOpt = False,
     config: ConfigOpt = None,
     debug: DebugOpt = False,
@@ -43,7 +44,7 @@ def scaffold(
     check_destination(into, out_dir)
     interp = python or sys.executable
     dev = device or cfg.device
-    with agent_session(interp, cfg.backend_module, dev) as session:
+    with agent_session(interp, cfg.backend_module, dev, allow_cpu_fallback=allow_cpu_fallback) as session:
         info = resolve_api([api], interp, cfg.backend_module, dev, trace=False, session=session)[0]
         result = scaffold_test(
             info, cfg, python=interp, device=dev, into=into, out_dir=out_dir, backend_module=cfg.backend_module,

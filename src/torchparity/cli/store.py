@@ -12,6 +12,7 @@ from rich.table import Table
 
 from ..errors import UsageError
 from ..store import Store
+from ..textsafe import escape_controls
 from ._app import DEFAULT_STORE, DebugOpt, JsonOpt, StoreOpt, app, out
 
 
@@ -75,9 +76,12 @@ def show(
         if sha is None:
             continue
         data = st.blobs.read(sha)  # raises StoreCorrupt (exit 3) when the bytes changed
-        # the evidence goes out byte for byte: no markup, emoji codes or tab expansion on the way
         sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
+        if out.is_terminal:  # a test's escape sequences are shown, never obeyed by the terminal
+            sys.stdout.write(escape_controls(data.decode("utf-8", "replace")))
+            sys.stdout.flush()
+        else:  # piped: the evidence byte for byte (its SHA-256 checks out), no markup or tab expansion
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
         out.print(f"# {'record' if record else 'log'} sha256 {sha} verified", markup=False, style="dim")
     return 0

@@ -17,6 +17,7 @@ from ._app import (
     DEFAULT_STORE,
     INVOCATION,
     ConfigOpt,
+    CpuFallbackOpt,
     DebugOpt,
     JsonOpt,
     StoreOpt,
@@ -24,7 +25,6 @@ from ._app import (
     config_for,
     err,
     out,
-    sigterm_as_interrupt,
 )
 from ._choices import Lang
 from ._pr_fields import (
@@ -109,6 +109,7 @@ def verify(
     lang: Annotated[Lang, typer.Option("--lang", help="Language of the PR description and comment.")] = Lang.zh,
     out_dir: Annotated[Path | None, typer.Option("--out", metavar="DIR", help="Folder for the reports (default torchparity-out/<api>).")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="A new interpreter per step instead of the warm worker.")] = False,
+    allow_cpu_fallback: CpuFallbackOpt = False,
     timeout: Annotated[float, typer.Option("--timeout", metavar="S", help="Seconds per step.")] = 900.0,
     json_out: JsonOpt = False,
     config: ConfigOpt = None,
@@ -125,9 +126,10 @@ def verify(
         docs=docs, docs_versions=list(docs_version) if docs_version else None, docs_add=docs_add,
         docs_status=docs_status, scaffold=scaffold, into=into, lang=lang.value, out=out_dir, fresh=fresh,
         timeout=timeout, rev_range=rev_range, test_files=list(test_file or []), fields=given,
+        allow_cpu_fallback=allow_cpu_fallback,
     )
     try:
-        with sigterm_as_interrupt(), ProgressReporter() as reporter:
+        with ProgressReporter() as reporter:
             verdict = Pipeline(Store(store), cfg, options, _TerminalStages(reporter), list(INVOCATION)).run()
     except KeyboardInterrupt:
         err.print("interrupted: worktrees and processes cleaned up; the run is marked incomplete", markup=False)

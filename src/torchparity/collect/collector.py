@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -22,7 +21,8 @@ from pathlib import Path
 from .. import __version__
 from ..agent import state as agent_state
 from ..errors import EnvironmentBroken, ExitCode, UsageError
-from ..exec import Job, JobResult, Runner, make_runner
+from ..exec import Job, JobResult, Runner, check_timeout, make_runner
+from ..exec.interrupt import Interrupted, stopping, temp_dir
 from ..gitrepo import blob_bytes, commit_title, git, repo_root, resolve_commit
 from ..records.notes import Note
 from ..records.target import Step, TargetRecord, TestFile, leak_verdict, record_from_json
@@ -30,7 +30,8 @@ from ..records.task import TaskRecord
 from ..store import Store, sha256_bytes, sha256_file
 from ..store import put as put_record
 from .evidence import render_log
-from .outcomes import parse_outcomes
+from .resume import run_lock
+from .verdict import failing_tests, judge
 from .worktree import worktree
 
 
@@ -81,6 +82,8 @@ class CollectOptions:
     source_branch: str = ""
     #: what the run is asked to do (stored with a new run, so its texts need nothing else)
     task: TaskRecord | None = None
+    #: a requested device that is not there runs on the cpu (the log says so) instead of ERROR
+    allow_cpu_fallback: bool = False
 
 
 class Reporter:
@@ -131,6 +134,7 @@ class Collector:
         self._runner_logs: Path | None = None
         self._lock = threading.Lock()
         check_states(options.isolation_states)
+        check_timeout(options.timeout)
         #: paths that a target may overlay (so planning does not ask git for them)
         self.overlay_paths: set[str] = set()
         if options.mode not in ("warm", "fresh"):
@@ -196,20 +200,27 @@ class Collector:
         ``finish=False`` leaves closing the run to its owner (``verify`` has stages after this one).
         """
         targets = self.plan() if targets is None else targets
-        records: list[TargetRecord] = []
+        given = run_id is not None
         if run_id is None:
             run_id = self.store.new_run(kind, argv)
             if self.opt.task is not None:
                 put_record(self.store, self.opt.task, run_id, self.opt.task.api or "")
-        else:
+        # one process at a time works on a run: a second resume of it is refused, naming the holder
+        with run_lock(self.store.root, run_id):
+            return self._run(targets, run_id, resumed=given, finish=finish)
+
+    def _run(self, targets: list[Target], run_id: int, resumed: bool, finish: bool) -> CollectOutcome:
+        records: list[TargetRecord] = []
+        if resumed:
             self.store.reopen_run(run_id)
-            done = {
+            kept = {
                 t.label: t for t in self.store.targets(run_id) if t.result in ("PASS", "FAIL", "ERROR")
             }
             for t in targets:
-                if t.label in done and done[t.label].record_sha:
-                    records.append(record_from_json(self.store.read_json(done[t.label].record_sha)))
-            targets = [t for t in targets if t.label not in done]
+                sha = kept[t.label].record_sha if t.label in kept else None
+                if sha:
+                    records.append(record_from_json(self.store.read_json(sha)))
+            targets = [t for t in targets if t.label not in kept]
         jobs = self.opt.jobs or min(len(targets), os.cpu_count() or 1)
         complete = True
         pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="target")
@@ -224,9 +235,10 @@ class Collector:
                     records.append(fut.result())
         except BaseException:
             complete = False
-            self.cancel()
+            self._cancel.set()  # first: a queued target that a thread picks up now never starts
             for fut in futures:
                 fut.cancel()
+            self.cancel()
             pool.shutdown(wait=True)
             for fut in futures:
                 if fut.done() and not fut.cancelled() and fut.exception() is None:
@@ -258,6 +270,11 @@ class Collector:
         summary = {"targets": [{"label": r.label, "result": r.result} for r in records]}
         self.store.finish_run(run_id, overall, status=status, summary=summary)
 
+    @property
+    def _cancelled(self) -> bool:
+        """Cancelled by its owner, or the process is stopping on a signal."""
+        return self._cancel.is_set() or stopping()
+
     def cancel(self) -> None:
         """Stop all work now: kill every runner (and its children); threads unwind."""
         self._cancel.set()
@@ -266,13 +283,16 @@ class Collector:
                 r.kill()  # type: ignore[attr-defined]
 
     def _runner_for(self, python: str, device: str) -> Runner:
+        if self._cancelled:
+            raise Interrupted("interrupted: no new runner is started")
         with self._lock:
             key = (python, device)
             if key not in self._runners:
                 if self._runner_logs is None:
-                    self._runner_logs = Path(tempfile.mkdtemp(prefix="torchparity-workers-"))
+                    self._runner_logs = temp_dir("workers")
                 logs = self._runner_logs / str(len(self._runners))
-                self._runners[key] = make_runner(self.opt.mode, python, self.opt.backend_module, device, logs)
+                self._runners[key] = make_runner(self.opt.mode, python, self.opt.backend_module, device, logs,
+                                                 self.opt.allow_cpu_fallback)
             return self._runners[key]
 
     def _close_runners(self) -> None:
@@ -285,6 +305,8 @@ class Collector:
             shutil.rmtree(logs, ignore_errors=True)
 
     def _collect_and_store(self, run_id: int, target: Target) -> TargetRecord:
+        if self._cancelled:  # a target still queued when the signal came: it never starts
+            raise Interrupted(f"interrupted before {target.label} started")
         rec = self.collect(target)
         rec.run_id = run_id
         log = render_log(rec).encode("utf-8")
@@ -308,7 +330,7 @@ class Collector:
         n_files = len(target.files or opt.files)
         steps = 1 + n_files * (1 + (opt.mode == "fresh") + len(opt.isolation_states) + opt.trace)
         self.reporter.target_started(target, steps)
-        logs = Path(tempfile.mkdtemp(prefix="torchparity-jobs-"))
+        logs = temp_dir("jobs")
         try:
             wt = None
             with ExitStack() as stack:
@@ -326,18 +348,18 @@ class Collector:
             if opt.repo is not None and rec.worktree_remove_exit_code not in (0, None):
                 rec.notes.append(Note.of("worktree_remove_failed"))
         except EnvironmentBroken as exc:
-            rec.result = "INCOMPLETE" if self._cancel.is_set() else "ERROR"
+            rec.result = "INCOMPLETE" if self._cancelled else "ERROR"
             rec.notes.append(Note.of("environment_broken", detail=exc))
         except UsageError:
             raise
         except Exception as exc:
-            if not self._cancel.is_set():
+            if not self._cancelled:
                 raise
             rec.result = "INCOMPLETE"
             rec.notes.append(Note.of("interrupted", detail=type(exc).__name__))
         finally:
             shutil.rmtree(logs, ignore_errors=True)
-        if self._cancel.is_set() and rec.result not in ("ERROR",):
+        if self._cancelled and rec.result not in ("ERROR",):
             rec.result = "INCOMPLETE"
             if not any(n.code.startswith("interrupted") for n in rec.notes):
                 rec.notes.append(Note.of("interrupted_before_end"))
@@ -350,7 +372,7 @@ class Collector:
         return rec
 
     def _step(self, runner: Runner, target: Target, job: Job, name: str, test_file: str = "") -> Step:
-        if self._cancel.is_set():
+        if self._cancelled:
             raise EnvironmentBroken("interrupted")
         res: JobResult = runner.run(job)
         step = Step(
@@ -374,19 +396,25 @@ class Collector:
             path = (root / rel) if opt.repo is not None else Path(f).absolute()
             blob = None
             if opt.repo is not None:
-                data = blob_bytes(opt.repo, target.commit, rel)
-                blob = sha256_bytes(data) if data is not None else None
+                committed = blob_bytes(opt.repo, target.commit, rel)
+                blob = sha256_bytes(committed) if committed is not None else None
             rec.test_files.append(TestFile(rel, str(path), sha256_file(path), blob, added=rel in added))
             if rel in added:
                 rec.notes.append(Note.of("not_committed", path=rel, ref=target.ref))
         patterns = list(target.patterns or opt.patterns)
         runner = self._runner_for(target.env.python, device)
         rec.probe = self._step(runner, target, Job("probe", {}, logs / "probe.log", timeout=opt.timeout), "probe")
+        rec.process_tracking = str(getattr(runner, "process_tracking", "") or "")
         if not rec.probe.ok:
             rec.result = "ERROR"
             rec.notes.append(Note.of("probe_unfinished", status=rec.probe.status))
             return
         rec.device = rec.probe.result.get("device_type", device)
+        problem = rec.probe.result.get("device_problem")
+        if problem:  # the requested device is not there: no test runs on something else instead
+            rec.result = "ERROR"
+            rec.notes.append(Note.of("device_unavailable", detail=problem))
+            return
         ok = True
         for i, tf in enumerate(rec.test_files):
             args = {"path": tf.abs_path, "argv": opt.argv}
@@ -397,24 +425,26 @@ class Collector:
                 "full", tf.path,
             )
             if opt.mode == "fresh":
-                # the literal run cannot be instrumented; the leak check reruns it in the agent
+                # the literal run cannot be instrumented: the agent runs the file again in its own fresh
+                # interpreter, and that run's structured results give the verdict and the leak check
                 leak = self._step(
                     runner, target,
                     Job("run_file", args, logs / f"leak-{i}.log", opt.timeout, str(root)),
                     "leak_check", tf.path,
                 )
+                judge(full, leak, leak.output)
                 leak.output = ""
                 rec.leak_check.append(leak)
                 leak_source = leak.result
             else:
+                judge(full, full, full.output)
                 leak_source = full.result
-            full.tests = [
-                {"id": o.id, "outcome": o.outcome, "detail": o.detail}
-                for o in parse_outcomes(full.output)
-            ]
             rec.full.append(full)
             rec.leaks.extend(leak_source.get("leaks", []))
-            ok = ok and full.ok
+            # failing tests speak for themselves; a run that cannot count as a pass for another reason is noted
+            rec.notes.extend(Note.of("not_a_pass", path=tf.path, detail=r) for r in full.verdict_reasons
+                             if not failing_tests(r))
+            ok = ok and full.verdict == "PASS"
             for state in opt.isolation_states:
                 iso = self._step(
                     runner, target,

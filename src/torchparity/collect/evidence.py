@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 
 from ..phrases import phrase
-from ..records.target import Step, TargetRecord
+from ..records.target import BAD_OUTCOMES, Step, TargetRecord
+from ..textsafe import one_line
 
 RULE = "=" * 50
 
@@ -37,6 +38,41 @@ def _how(lines: list[str], step: Step, mode: str) -> None:
         lines.append(f"EXECUTED_AS={step.how}")
 
 
+#: where a full run's verdict comes from, as the log says it
+RESULTS_FROM = {
+    "": "the test runner's result API, watched inside this run (a unittest.TestResult hook, a pytest plugin) "
+        "and sent over the job's answer file; the output above is the human record, not parsed for the verdict",
+    "leak_check": "the agent's own run of this file in a fresh interpreter (STATE LEAK CHECK), through the test "
+                  "runner's result API; the literal command's output above is the human record, not parsed "
+                  "for the verdict",
+}
+
+
+def _runner(lines: list[str], step: Step) -> None:
+    """The structured results of a full run: the runner's own account, the findings, the verdict."""
+    if not step.verdict:  # a record made before structured results
+        return
+    lines.append(f"RESULTS_FROM={RESULTS_FROM.get(step.results_from, step.results_from)}")
+    r = step.runner
+    if r is None:
+        lines.append("RUNNER=none reported (the run ended before the agent could answer)")
+    else:
+        lines.append(f"RUNNER={r.kind or 'none started'}")
+        lines.append(f"RUNNER_FINISHED={r.completed} (sessions started:{r.sessions},finished:{r.finished})")
+        counts = {k: 0 for k in ("passed", "failed", "error", "skipped", "xfail", "xpass")}
+        for t in step.tests:
+            counts[t.outcome] = counts.get(t.outcome, 0) + 1
+        lines.append(f"RUNNER_TESTS=tests_run:{r.tests_run}," + ",".join(f"{k}:{v}" for k, v in counts.items()))
+        for t in step.tests:
+            if t.outcome in BAD_OUTCOMES:
+                lines.append(f"RUNNER_TEST={one_line(t.id)}:{t.outcome}")
+    for finding in step.findings:
+        lines.append(f"FINDING={one_line(finding)}")
+    lines.append(f"FULL_TEST_VERDICT={step.verdict}")
+    for reason in step.verdict_reasons:
+        lines.append(f"FULL_TEST_VERDICT_REASON={one_line(reason)}")
+
+
 def _output(lines: list[str], text: str) -> None:
     if text:
         lines.extend(text.rstrip("\n").split("\n"))
@@ -52,7 +88,11 @@ def render_log(rec: TargetRecord) -> str:
         lines.append(f"TEST_FILE={tf.abs_path}")
         lines.append(f"TEST_FILE_SHA256={tf.sha256}")
     lines.append(f"RUN_MODE={'warm-worker' if rec.mode == 'warm' else 'fresh'}")
+    if rec.process_tracking:
+        lines.append(f"PROCESS_TRACKING={one_line(rec.process_tracking)}")
     lines.append(f"DEVICE={rec.device}")
+    if rec.probe is not None and rec.probe.result.get("device_reason"):
+        lines.append(f"DEVICE_CHOICE={one_line(str(rec.probe.result['device_reason']))}")
     lines.append(RULE)
 
     if rec.probe is not None:
@@ -73,6 +113,7 @@ def render_log(rec: TargetRecord) -> str:
         _how(lines, step, rec.mode)
         _output(lines, step.output)
         _step_tail(lines, step, "FULL_TEST")
+        _runner(lines, step)
 
     if rec.full:
         lines += ["", "===== STATE LEAK CHECK ====="]
@@ -151,7 +192,7 @@ def render_log(rec: TargetRecord) -> str:
         _step_tail(lines, step, "DISPATCH_TRACE")
 
     for note in rec.notes:
-        lines += ["", f"NOTE={phrase(note)}"]
+        lines += ["", f"NOTE={one_line(phrase(note))}"]
     lines += ["", f"RESULT={rec.result}"]
     if rec.collector_exit_code is not None:
         lines.append(f"{rec.ref}_TEST_COLLECTOR_EXIT_CODE={rec.collector_exit_code}")

@@ -1,14 +1,15 @@
-"""Per-test outcomes read from a test runner's own output (unittest -v or pytest -v).
+"""What a test runner's printed output (unittest -v or pytest -v) claims, for cross-checking only.
 
-The output is the evidence both run modes share (the literal command prints
-it, the warm worker's child prints the same lines), so reading outcomes from
-it gives the same answer whichever way the file ran.
+Verdicts never come from here: a test can print any line it likes. The
+structured results (``record.TestOutcome``, from the runner's result API) are
+the evidence; this text is compared with them, and a disagreement is a finding.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from ..records.target import TestOutcome
 
 _UNITTEST_START = re.compile(r"^(?P<name>\w+) \((?P<id>[\w.]+)\)(?: \.\.\. |\n)", re.MULTILINE)
 _UNITTEST_END = re.compile(
@@ -30,13 +31,6 @@ _NORMAL = {
 }
 
 
-@dataclass(frozen=True)
-class TestOutcome:
-    id: str  # __main__.Class.test_x or path::test_x
-    outcome: str  # passed | failed | error | skipped | xfail | xpass
-    detail: str = ""
-
-
 def _normal(raw: str) -> str:
     if raw.startswith("skipped"):
         return "skipped"
@@ -44,15 +38,20 @@ def _normal(raw: str) -> str:
 
 
 def parse_outcomes(output: str) -> list[TestOutcome]:
-    """Every test the output reports, in order, with failure text where printed."""
-    failures = {m["id"]: m["text"].rstrip() for m in _FAILURE_BLOCK.finditer(output)}
+    """Every test the output claims to report, in order, with failure text where printed."""
+    failures = {}
+    for m in _FAILURE_BLOCK.finditer(output):
+        tid = m["id"] if m["id"].endswith("." + m["name"]) else f"{m['id']}.{m['name']}"
+        failures[tid] = m["text"].rstrip()
     seen: dict[str, TestOutcome] = {}
     lines = output.splitlines()
     pending: str | None = None
     for line in lines:
         start = _UNITTEST_START.match(line + "\n")
         if start and (" ... " in line or line.endswith(")")):
-            pending = start["id"]
+            # Python < 3.11 prints the class only: test_x (__main__.T)
+            tid, name = start["id"], start["name"]
+            pending = tid if tid.endswith("." + name) else f"{tid}.{name}"
         if pending is not None:
             end = _UNITTEST_END.search(line)
             if end:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import errno
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,3 +49,39 @@ def plan_resume(store: Store, run_id: int) -> Resumption:
     argv = [*_without_store(row.argv), "--store", str(store.root)]
     cwd = row.summary.get("cwd")
     return Resumption(row.id, argv, Path(cwd) if cwd and Path(cwd).is_dir() else None)
+
+
+def _lock_path(store_root: Path, run_id: int) -> Path:
+    return Path(store_root) / "locks" / f"run-{run_id}.lock"
+
+
+@contextmanager
+def run_lock(store_root: Path, run_id: int) -> Iterator[None]:
+    """Hold run ``run_id`` for this process (an exclusive ``flock``, freed when the process dies).
+
+    A second process that asks for it while held (two ``run --resume N`` at once) gets a
+    ``UsageError`` naming the holder's pid, before it does any work.
+    """
+    path = _lock_path(store_root, run_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise
+            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
+            raise UsageError(
+                f"run {run_id} is being worked on by another torchparity process (pid {holder}, lock {path}); "
+                "wait for it to finish or stop it, then resume"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
+        try:
+            yield
+        finally:
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)

@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..agent import ALLOW_CPU_FALLBACK, reap
 from ..config import CONFIG_FILENAME
 from ..errors import EnvironmentBroken, UsageError
+from . import interrupt
 from .ship import command_line, isolated_env, launcher
 
 #: seconds allowed for interpreter start + import torch (+ backend) before giving up
@@ -28,6 +30,12 @@ STARTUP_TIMEOUT = 300.0
 ANSWER_GRACE = 30.0
 #: longest job description put on a fresh interpreter's command line (Linux caps one argument at 128 KiB)
 MAX_INLINE_JOB = 16384
+
+#: how a fresh interpreter's descendants are tracked, as the evidence log states it
+FRESH_TRACKING = (
+    "each step's process group, and at a timeout or an interrupt its descendants found through /proc "
+    "(also those that left the group with setsid); the agent's own runs are child subreapers that kill "
+    "what a job left running") if reap.have_proc() else reap.TRACKING_GROUP
 
 
 @dataclass
@@ -61,6 +69,20 @@ class JobResult:
             return signal.Signals(self.signal).name
         except ValueError:
             return str(self.signal)
+
+
+#: the longest timeout a step may be given (a day): beyond it a number is a typo, not a plan
+MAX_TIMEOUT = 86400.0
+
+
+def check_timeout(seconds: float | None, flag: str = "--timeout") -> float | None:
+    """``seconds`` if it is a usable step timeout (positive, finite, at most ``MAX_TIMEOUT``); bad input else."""
+    if seconds is None:
+        return None
+    if not (0 < seconds <= MAX_TIMEOUT):  # also refuses NaN
+        raise UsageError(f"{flag} {seconds:g}: give the seconds a step may take, more than 0 and at most "
+                         f"{MAX_TIMEOUT:g} (a day), e.g. {flag} 900")
+    return seconds
 
 
 class Runner(Protocol):
@@ -133,16 +155,22 @@ def _import_failed(python: str, module: str, detail: str) -> str:
     return f"{python}: import {module} failed ({detail}); {fix}"
 
 
+def _agent_args(backend_module: str, device: str, allow_cpu_fallback: bool) -> list[str]:
+    return [backend_module or "", device] + ([ALLOW_CPU_FALLBACK] if allow_cpu_fallback else [])
+
+
 class WarmWorker:
     """One interpreter per environment; torch imported once; a forked child per job."""
 
     mode = "warm"
 
-    def __init__(self, python: str, backend_module: str, device: str, log_dir: Path) -> None:
+    def __init__(self, python: str, backend_module: str, device: str, log_dir: Path,
+                 allow_cpu_fallback: bool = False) -> None:
         _check_python(python)
         self.python = python
         self.backend_module = backend_module
         self.device = device
+        self.allow_cpu_fallback = allow_cpu_fallback
         self.log_dir = log_dir
         self.proc: subprocess.Popen[bytes] | None = None
         self.restarts = 0
@@ -150,12 +178,16 @@ class WarmWorker:
         self._reader: _LineReader | None = None
         self._counter = 0
         self._lock = threading.Lock()
+        #: how the processes a test starts are found and killed (the worker says, at start)
+        self.process_tracking = ""
 
     @property
     def argv(self) -> list[str]:
-        return [self.python, *launcher(), "serve", self.backend_module or "", self.device]
+        return [self.python, *launcher(), "serve", *_agent_args(self.backend_module, self.device,
+                                                                 self.allow_cpu_fallback)]
 
     def start(self) -> None:
+        interrupt.check()  # after a signal nothing new starts
         self.log_dir.mkdir(parents=True, exist_ok=True)
         stderr = open(self.log_dir / "worker-stderr.log", "ab")
         started = time.monotonic()
@@ -168,6 +200,7 @@ class WarmWorker:
             raise EnvironmentBroken(f"cannot start {self.python}: {exc}") from exc
         finally:
             stderr.close()
+        interrupt.register(self)
         assert self.proc.stdout is not None
         self._reader = _LineReader(self.proc.stdout.fileno())
         hello = self._hello(time.monotonic() + STARTUP_TIMEOUT)
@@ -175,6 +208,7 @@ class WarmWorker:
             self.close()
             raise EnvironmentBroken(_import_failed(self.python, hello["module"], hello["detail"]))
         self.worker_pid = int(hello["pid"])
+        self.process_tracking = str(hello.get("process_tracking") or "")
         self.startup_seconds = time.monotonic() - started
 
     def _hello(self, deadline: float) -> dict[str, Any]:
@@ -252,6 +286,7 @@ class WarmWorker:
         )
 
     def close(self) -> None:
+        interrupt.unregister(self)
         proc, self.proc = self.proc, None
         if proc is None:
             return
@@ -279,16 +314,14 @@ class WarmWorker:
                     pass
 
     def kill(self) -> None:
-        """Stop now (Ctrl-C): the running job's child group, then the worker and its group."""
+        """Stop now (Ctrl-C): the worker, the job it runs and everything below them."""
+        self.kill_now()
+
+    def kill_now(self) -> None:
+        """SIGKILL the worker's whole process tree (from a signal handler: no waiting)."""
         proc = self.proc
-        if proc is None:
-            return
-        try:
-            proc.send_signal(signal.SIGTERM)  # the worker kills its job child's group, then exits
-            proc.wait(timeout=5)
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-        _kill_group(proc.pid)
+        if proc is not None:
+            reap.kill_tree(proc.pid)
 
 
 class FreshRunner:
@@ -296,16 +329,21 @@ class FreshRunner:
 
     mode = "fresh"
 
-    def __init__(self, python: str, backend_module: str, device: str, log_dir: Path) -> None:
+    def __init__(self, python: str, backend_module: str, device: str, log_dir: Path,
+                 allow_cpu_fallback: bool = False) -> None:
         _check_python(python)
         self.python = python
         self.backend_module = backend_module
         self.device = device
+        self.allow_cpu_fallback = allow_cpu_fallback
         self.log_dir = log_dir
         self._live: set[int] = set()
         self._lock = threading.Lock()
+        self.process_tracking = FRESH_TRACKING
+        interrupt.register(self)
 
     def run(self, job: Job) -> JobResult:
+        interrupt.check()  # after a signal nothing new starts
         job.output.parent.mkdir(parents=True, exist_ok=True)
         if job.literal is not None:
             argv = list(job.literal)
@@ -315,7 +353,8 @@ class FreshRunner:
                 job_file = Path(str(job.output) + ".job.json")
                 job_file.write_text(payload)
                 payload = "@" + str(job_file)
-            argv = [self.python, *launcher(), "once", self.backend_module or "", self.device, payload]
+            backend, device, *flag = _agent_args(self.backend_module, self.device, self.allow_cpu_fallback)
+            argv = [self.python, *launcher(), "once", backend, device, payload, *flag]
         env = isolated_env()
         started = time.monotonic()
         with open(job.output, "wb") as out:
@@ -333,7 +372,7 @@ class FreshRunner:
                 proc.wait(timeout=job.timeout)
             except subprocess.TimeoutExpired:
                 timed_out = True
-                _kill_group(proc.pid)
+                reap.kill_tree(proc.pid)  # its group and every descendant, in whatever group or session
                 proc.wait()
             finally:
                 _kill_group(proc.pid)
@@ -363,16 +402,23 @@ class FreshRunner:
 
     def close(self) -> None:
         self.kill()
+        interrupt.unregister(self)
 
     def kill(self) -> None:
-        with self._lock:
-            for pid in list(self._live):
-                _kill_group(pid)
+        self.kill_now()
+
+    def kill_now(self) -> None:
+        """SIGKILL every running step's process tree (from a signal handler: no waiting)."""
+        for pid in tuple(self._live):  # no lock: the main thread may hold it when the signal comes
+            reap.kill_tree(pid)
 
 
-def make_runner(mode: str, python: str, backend_module: str, device: str, log_dir: Path) -> Runner:
+def make_runner(mode: str, python: str, backend_module: str, device: str, log_dir: Path,
+                allow_cpu_fallback: bool = False) -> Runner:
+    """A runner; ``allow_cpu_fallback``: a requested device that is absent runs jobs on the cpu
+    (saying so) instead of refusing them as a broken environment."""
     if mode == "warm" and not hasattr(os, "fork"):
         print("torchparity: fork is unavailable on this platform; using --fresh", file=sys.stderr)
         mode = "fresh"
     cls = WarmWorker if mode == "warm" else FreshRunner
-    return cls(python, backend_module, device, log_dir)
+    return cls(python, backend_module, device, log_dir, allow_cpu_fallback)

@@ -7,6 +7,7 @@ the collector drives runners directly, one per environment.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EnvironmentBroken
+from .interrupt import temp_dir
 from .runners import Job, Runner, make_runner
 
 
@@ -30,6 +32,8 @@ class AgentSession:
         self._n += 1
         output = self.log_dir / f"{self._n:03d}-{op}.log"
         res = self.runner.run(Job(op, args, output, timeout))
+        if res.result.get("device_problem"):
+            raise EnvironmentBroken(str(res.result["device_problem"]))
         if not res.result:
             tail = [ln for ln in res.output.strip().splitlines() if ln.strip()][-1:]
             detail = f": {tail[0]}" if tail else ""
@@ -56,17 +60,17 @@ def keep_log(log: Path, op: str) -> Path | None:
 
 @contextmanager
 def agent_session(python: str, backend_module: str = "", device: str = "auto", *,
-                  mode: str = "warm", log_dir: Path | None = None) -> Iterator[AgentSession]:
+                  mode: str = "warm", log_dir: Path | None = None,
+                  allow_cpu_fallback: bool = False) -> Iterator[AgentSession]:
     """A runner for ``python`` that is closed (and its temporary logs removed) afterwards."""
     tmp = None
     if log_dir is None:
-        tmp = tempfile.TemporaryDirectory(prefix="torchparity-api-")
-        log_dir = Path(tmp.name)
+        tmp = log_dir = temp_dir("api")
     log_dir.mkdir(parents=True, exist_ok=True)
-    runner = make_runner(mode, python, backend_module, device, log_dir)
+    runner = make_runner(mode, python, backend_module, device, log_dir, allow_cpu_fallback)
     try:
         yield AgentSession(runner, log_dir, keep_logs=tmp is None)
     finally:
         runner.close()
         if tmp is not None:
-            tmp.cleanup()
+            shutil.rmtree(tmp, ignore_errors=True)

@@ -29,6 +29,47 @@ class TestFile:
     added: bool = False  # written into the worktree for this run (not committed at the ref)
 
 
+@dataclass(frozen=True)
+class TestOutcome:
+    """One test's outcome as its runner reported it (``unittest.TestResult``, a pytest report)."""
+
+    __test__ = False  # not a pytest class
+
+    id: str  # __main__.Class.test_x (unittest) or path::test_x (pytest)
+    outcome: str  # passed | failed | error | skipped | xfail | xpass
+    detail: str = ""  # the failure's traceback, or a skip's reason
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> TestOutcome:
+        return TestOutcome(str(d.get("id", "")), str(d.get("outcome", "")), str(d.get("detail") or ""))
+
+
+#: outcomes that fail a run
+BAD_OUTCOMES = ("failed", "error", "xpass")
+
+
+@dataclass(frozen=True)
+class RunnerReport:
+    """What the test runner itself said about a file's run, through its result API."""
+
+    kind: str  # unittest | pytest | unittest+pytest | "" (no runner started)
+    sessions: int  # runner sessions started (unittest's startTestRun, pytest's sessionstart)
+    finished: int  # of those, how many reported their end (stopTestRun, sessionfinish)
+    tests_run: int  # tests the runner started
+    exit_status: int | None = None  # pytest's session exit status
+
+    @property
+    def completed(self) -> bool:
+        """A runner started and every runner that started reported its end."""
+        return self.sessions > 0 and self.finished >= self.sessions
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> RunnerReport:
+        status = d.get("exit_status")
+        return RunnerReport(str(d.get("kind") or ""), int(d.get("sessions") or 0), int(d.get("finished") or 0),
+                            int(d.get("tests_run") or 0), None if status is None else int(status))
+
+
 @dataclass
 class Step:
     """One agent job: the probe, a full test file run, a leak check or an isolation probe."""
@@ -43,7 +84,22 @@ class Step:
     output: str = ""
     test_file: str = ""
     result: dict[str, Any] = field(default_factory=dict)
-    tests: list[dict[str, str]] = field(default_factory=list)
+    #: per-test outcomes from the runner's result API (a full run's; [] for other steps, or when
+    #: the run never answered)
+    tests: list[TestOutcome] = field(default_factory=list)
+    #: the runner's own account of the run (None: no structured answer came back, or a record made
+    #: before the field, whose tests were read from the output text)
+    runner: RunnerReport | None = None
+    #: where ``tests`` and ``runner`` come from: "" this step's own run; "leak_check" the agent's run
+    #: of the same file in its own fresh interpreter (``--fresh``: the literal command is not watched)
+    results_from: str = ""
+    #: disagreements between the structured results, the output text and the exit code
+    findings: list[str] = field(default_factory=list)
+    #: a full run's verdict, from the structured results: PASS | FAIL ("" for other steps, and in
+    #: records made before the field)
+    verdict: str = ""
+    #: why a full run is not PASS, each in a sentence
+    verdict_reasons: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -79,6 +135,8 @@ class TargetRecord(Record):
     #: test methods watched (a state snapshot before and after each), over all files
     leak_tests_watched: int = 0
     result: str = "INCOMPLETE"  # PASS | FAIL | ERROR | INCOMPLETE
+    #: how the processes a test starts were found and killed (process group, /proc, subreaper)
+    process_tracking: str = ""
     collector_exit_code: int | None = None
     worktree_remove_exit_code: int | None = None
     notes: list[Note] = field(default_factory=list)
@@ -148,6 +206,10 @@ def leak_verdict(rec: TargetRecord) -> tuple[str, str, int]:
 
 
 def step_from_json(d: dict[str, Any]) -> Step:
+    d = dict(d)
+    d["tests"] = [t if isinstance(t, TestOutcome) else TestOutcome.from_json(t) for t in d.get("tests") or []]
+    runner = d.get("runner")
+    d["runner"] = RunnerReport.from_json(runner) if isinstance(runner, dict) else runner
     return Step(**d)
 
 

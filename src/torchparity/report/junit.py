@@ -12,12 +12,14 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
-# characters XML 1.0 cannot carry, even escaped
+from ..textsafe import escape_controls
+
+# characters XML 1.0 cannot carry, even escaped (control characters are escaped visibly before)
 _ILLEGAL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def _text(value: Any) -> str:
-    return _ILLEGAL.sub("\ufffd", "" if value is None else str(value))
+    return _ILLEGAL.sub("\ufffd", escape_controls("" if value is None else str(value)))
 
 
 def _case(suite: ET.Element, classname: str, name: str) -> ET.Element:

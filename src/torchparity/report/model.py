@@ -13,10 +13,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..collect.outcomes import ran_count
 from ..phrases import phrase
 from ..records.run import TargetEvidence
-from ..records.target import Step
+from ..records.target import Step, TestOutcome
 
 REPORT_SCHEMA = "torchparity.report/1"
 
@@ -76,7 +75,7 @@ class TargetReport:
     test_files: tuple[dict[str, Any], ...]
     commands: tuple[str, ...]
     exit_codes: tuple[Any, ...]
-    ran: int | None  # the runner's own "Ran N tests" figure
+    ran: int | None  # tests the runner started, from its result API (None: no runner reported)
     tests: tuple[TestResult, ...]
     counts: dict[str, int]
     isolation: tuple[IsolationResult, ...]
@@ -183,17 +182,15 @@ def parse_test_id(tid: str) -> TestId:
     return TestId("", ".".join(parts[:-2]), parts[-2] if len(parts) >= 2 else "", parts[-1])
 
 
-def _test_result(raw: dict[str, Any], test_file: str) -> TestResult:
-    tid = str(raw.get("id", ""))
+def _test_result(raw: TestOutcome, test_file: str) -> TestResult:
+    tid = raw.id
     parsed = parse_test_id(tid)
     if parsed.path:
         module = _module_path(parsed.path)
     else:
         module = _module_path(test_file) if test_file else parsed.module or "__main__"
     classname = f"{module}.{parsed.klass}" if parsed.klass else module
-    detail = str(raw.get("detail", "") or "")
-    return TestResult(tid, test_file, classname, parsed.name, str(raw.get("outcome", "")), detail,
-                      failure_message(detail))
+    return TestResult(tid, test_file, classname, parsed.name, raw.outcome, raw.detail, failure_message(raw.detail))
 
 
 def _isolation(step: Step) -> IsolationResult:
@@ -242,9 +239,8 @@ def target_report(ev: TargetEvidence, *, run_uid: str) -> TargetReport:
     ran_total: int | None = None
     for step in rec.full:
         tests.extend(_test_result(t, step.test_file) for t in step.tests)
-        n = ran_count(step.output)
-        if n is not None:
-            ran_total = (ran_total or 0) + n
+        if step.runner is not None:
+            ran_total = (ran_total or 0) + step.runner.tests_run
     counts = {k: sum(1 for t in tests if t.outcome == k) for k in _COUNT_KEYS}
     counts["total"] = len(tests)
     isolation = tuple(_isolation(s) for s in rec.isolation)

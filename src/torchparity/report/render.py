@@ -18,8 +18,10 @@ from typing import Any
 
 import jinja2
 
+from .. import textsafe
 from ..config import Config
 from ..errors import UsageError
+from ..fsutil import read_text_file
 from .junit import render_junit
 from .model import ReportModel
 
@@ -29,26 +31,28 @@ _TEMPLATE_BASE = {"pr": "pr", "comment": "comment", "markdown-summary": "summary
 
 
 def fence(text: str | None, info: str = "") -> str:
-    """``text`` in a Markdown code fence longer than any backtick run inside it."""
-    body = (text or "").rstrip("\n")
-    longest = max((len(m.group(0)) for m in re.finditer(r"`{3,}", body)), default=2)
-    ticks = "`" * max(3, longest + 1)
-    return f"{ticks}{info}\n{body}\n{ticks}"
-
-
-def code(value: Any) -> str:
-    """``value`` as quoted evidence: a Markdown code span no backtick inside it can close."""
-    text = "" if value is None else str(value).replace("\n", " ")
-    longest = max((len(m.group(0)) for m in re.finditer(r"`+", text)), default=0)
-    ticks = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
+    """``text`` in a Markdown code fence longer than any backtick run inside it (controls escaped)."""
+    return textsafe.md_fence(text, info)
 
 
 def cell(value: Any) -> str:
     """A value safe inside a Markdown table cell."""
-    text = "" if value is None else str(value)
+    text = textsafe.escape_controls("" if value is None else str(value))
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def md_text(value: Any) -> str:
+    """Free text (a note) safe in Markdown: controls escaped, HTML markup shown, not obeyed."""
+    text = textsafe.escape_controls("" if value is None else str(value))
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def excerpt(log: str | None, max_lines: int = textsafe.DEFAULT_OUTPUT_LINES, where: str = "") -> str:
+    """At most ``max_lines`` lines of each section of an evidence log (the PR quotes, the store keeps)."""
+    text = textsafe.excerpt(log or "", max_lines)
+    if where:
+        text = text.replace("the full log is in the store ...]", f"the full log: {where} ...]")
+    return text
 
 
 def short(value: Any, n: int = 12) -> str:
@@ -103,13 +107,22 @@ def config_templates_dir(config: Config) -> Path | None:
     return folder
 
 
-def _environment(loader: jinja2.BaseLoader) -> jinja2.Environment:
+def config_output_lines(config: Config) -> int:
+    """``[report] output_lines`` of the config: raw output lines quoted per log section (0: all)."""
+    value = config.report.get("output_lines", textsafe.DEFAULT_OUTPUT_LINES)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise UsageError(f"[report] output_lines = {value!r} in {config.source}: give a whole number of "
+                         f"lines >= 0 (0 quotes everything; default {textsafe.DEFAULT_OUTPUT_LINES})")
+    return value
+
+
+def _environment(loader: jinja2.BaseLoader, output_lines: int = textsafe.DEFAULT_OUTPUT_LINES) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=loader, undefined=jinja2.StrictUndefined, autoescape=False,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
     )
-    env.filters.update(fence=fence, cell=cell, short=short, code=code)
-    env.globals.update(link=link)
+    env.filters.update(fence=fence, cell=cell, short=short, code=textsafe.md_code, md_text=md_text, excerpt=excerpt)
+    env.globals.update(link=link, output_lines=output_lines)
     return env
 
 
@@ -132,11 +145,15 @@ def render(
     lang: str = "zh",
     template: str | Path | None = None,
     templates_dir: str | Path | None = None,
+    output_lines: int = textsafe.DEFAULT_OUTPUT_LINES,
 ) -> str:
     """The text of one report kind.
 
     ``template`` is a Jinja2 file that replaces the built-in one; ``templates_dir``
-    a team's folder searched first by name (``config_templates_dir(config)``).
+    a team's folder searched first by name (``config_templates_dir(config)``);
+    ``output_lines`` bounds the raw output quoted per log section (``[report] output_lines``).
+    Control characters never reach the text: escaped in Markdown, ``\\uXXXX`` in JSON,
+    visible escapes in JUnit XML (``textsafe``).
     """
     if kind not in KINDS:
         raise UsageError(f"unknown report kind {kind!r}; use one of {', '.join(KINDS)}")
@@ -146,7 +163,7 @@ def render(
     if kind == "json":
         if template is not None:
             raise UsageError("--template applies to pr, comment and markdown-summary, not json")
-        return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        return textsafe.json_safe(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
     if kind == "junit":
         if template is not None:
             raise UsageError("--template applies to pr, comment and markdown-summary, not junit")
@@ -156,10 +173,11 @@ def render(
         path = Path(template)
         if not path.is_file():
             raise UsageError(f"template file not found: {path}; pass an existing Jinja2 file to --template")
-        env = _environment(jinja2.FileSystemLoader(str(path.parent.absolute())))
+        read_text_file(path, "--template")  # a binary or undecodable file is bad input, named
+        env = _environment(jinja2.FileSystemLoader(str(path.parent.absolute())), output_lines)
         names = [path.name]
     else:
-        env = _environment(_loader(templates_dir))
+        env = _environment(_loader(templates_dir), output_lines)
         names = [f"{base}_{lang}.md.j2", f"{base}.md.j2"]
     try:
         text = env.select_template(names).render(m=doc, lang=lang, kind=kind)
@@ -174,4 +192,8 @@ def render(
             f"template {names[0]}: {exc.message}; the report model has no such key "
             "(see 'torchparity report RUN --kind json' for the keys)"
         ) from exc
-    return tidy(text)
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"template {names[0]} is not UTF-8 text ({exc.reason} at byte {exc.start}); "
+                         "fix the template file") from exc
+    # whatever a template interpolates, no control character reaches the Markdown
+    return textsafe.escape_controls(tidy(text.replace("\r\n", "\n")))

@@ -66,8 +66,8 @@ def build_statement(store: Store, run_id: int) -> dict[str, Any]:
                                                                                    "role": "target record"}})
         for step in rec.full:
             for t in step.tests:
-                key = _LISTS.get(str(t.get("outcome", "")), "failedTests")
-                tests[key].append(f"{rec.label}::{t.get('id', '?')}")
+                key = _LISTS.get(t.outcome, "failedTests")
+                tests[key].append(f"{rec.label}::{t.id or '?'}")
     if not subjects:
         raise UsageError(f"run {run_id} records no commit (it ran without --repo); nothing to attest as subject")
     passed = all(rec.result == "PASS" for _, rec in pairs)

@@ -13,7 +13,7 @@ from ..api.records import ApiInfo
 from ..config import Config
 from ..errors import UsageError
 from ..exec.session import AgentSession, agent_session
-from ..fsutil import atomic_write
+from ..fsutil import atomic_write, read_text_file
 from ..records.scaffold import ScaffoldRecord
 from .conventions import Conventions, conventions_from, device_expression
 from .families import build_plan, candidates, tensor_formula, wants
@@ -106,7 +106,7 @@ def check_destination(into: str | Path | None, out_dir: str | Path | None) -> No
     if into is not None:
         if not Path(into).is_file():
             raise UsageError(f"test file not found: {into}; pass an existing file to --into, or use --out DIR")
-        parse(Path(into).read_text("utf-8"), str(into))
+        parse(read_text_file(into, "--into"), str(into))
     elif out_dir is not None and Path(out_dir).exists() and not Path(out_dir).is_dir():
         raise UsageError(f"--out {out_dir} is not a folder; pass a folder for the new test file")
 

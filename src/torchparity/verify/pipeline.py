@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -46,6 +45,9 @@ from ..docs import DocsTree, add_entry, check_in_tree, folder_name, normalize_ve
 from ..docs.tree import find_docs_dir
 from ..docs.versions import version_key
 from ..errors import ExitCode, UsageError
+from ..exec import check_timeout
+from ..exec.interrupt import temporary_dir
+from ..fsutil import atomic_write, read_text_file
 from ..gitrepo import blob_bytes, git, repo_root, resolve_commit
 from ..names import name_patterns
 from ..phrases import phrase
@@ -58,6 +60,7 @@ from ..records.scaffold import ScaffoldRecord
 from ..records.task import TaskRecord
 from ..records.verify import TargetVerdict, VerifyRecord
 from ..report import build_report, check_source_types, config_templates_dir, render
+from ..report.render import config_output_lines
 from ..scaffold import scaffold_facts, scaffold_test
 from ..store import Store, read_run
 from ..store import put as put_record
@@ -85,6 +88,8 @@ class VerifyOptions:
     test_files: list[str] = field(default_factory=list)
     #: the PR fields given on the command line (title, task issue, source type, ...)
     fields: TaskRecord = field(default_factory=lambda: TaskRecord(api=None))
+    #: a requested device that is not there runs on the cpu (saying so) instead of stopping (exit 3)
+    allow_cpu_fallback: bool = False
 
 
 @dataclass
@@ -193,6 +198,7 @@ class Pipeline:
         if opt.into and opt.scaffold is False:
             opt.scaffold = True
         check_source_types(list(opt.fields.source_types))
+        check_timeout(opt.timeout)
         if opt.out is not None and opt.out.exists() and not opt.out.is_dir():
             raise UsageError(f"--out {opt.out} is a file; pass a folder for the reports")
 
@@ -202,12 +208,14 @@ class Pipeline:
         root = repo_root(opt.repo) if opt.repo is not None else None
         refs = _refs(opt, cfg, root)
         self._check_docs_versions(root)  # bad input is refused before any work, not after the runs
+        self._check_files(root, refs)
         device = opt.device or cfg.device
         verdict = Verdict(api=opt.api)
         env = opt.envs[0]
         # one agent in the first environment answers both resolve and the scaffold's facts
         with agent_session(env.python, cfg.backend_module, env.device or device,
-                           mode="fresh" if opt.fresh else "warm") as session:
+                           mode="fresh" if opt.fresh else "warm",
+                           allow_cpu_fallback=opt.allow_cpu_fallback) as session:
             info = self._resolve(session, verdict)
             verdict.run_id = self.store.new_run("verify", self.argv)
             try:
@@ -239,6 +247,32 @@ class Pipeline:
         put_record(self.store, record, verdict.run_id, self.opt.api)
         if record.KIND not in ("task", "verify", *verdict.stages):
             verdict.stages.append(record.KIND)
+    def _check_files(self, root: Path | None, refs: list[tuple[str, str]]) -> None:
+        """--test-file and --into name text files that exist (at every ref, with a repo): refused
+        before any work, so that a refused verify leaves no run behind."""
+        opt = self.opt
+        wanted = [("--test-file", f) for f in opt.test_files] + ([("--into", opt.into)] if opt.into else [])
+        for flag, f in wanted:
+            if root is None:
+                read_text_file(f, flag)
+                continue
+            rel = Path(f)
+            if rel.is_absolute():
+                try:
+                    rel = rel.relative_to(root)
+                except ValueError:
+                    raise UsageError(f"{flag} {f} is not inside the repo {root}") from None
+            for ref, commit in refs:
+                data = blob_bytes(root, commit, rel.as_posix())
+                if data is None:
+                    raise UsageError(f"{flag} {f} does not exist at {ref} ({commit[:12]}) in {root}; "
+                                     "give a path relative to the repo root that exists at every --ref")
+                if b"\x00" in data:
+                    raise UsageError(f"{flag} {f} at {ref} is a binary file, not a test file")
+                try:
+                    data.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise UsageError(f"{flag} {f} at {ref} is not UTF-8 text") from None
 
     # -- 1. resolve ----------------------------------------------------------------------------
     def _resolve(self, session: AgentSession, verdict: Verdict) -> ApiInfo:
@@ -360,7 +394,7 @@ class Pipeline:
             verdict.scaffolded = res.to_record(shown, ("local",), outside_repo=into is None)
         else:
             folder = str(cfg.scaffold.get("test_dir") or (cfg.test_roots[0] if cfg.test_roots else "test"))
-            with tempfile.TemporaryDirectory(prefix="torchparity-scaffold-") as tmp:
+            with temporary_dir("scaffold") as tmp:
                 for ref, commit in refs:
                     if opt.into:
                         data = blob_bytes(root, commit, opt.into)
@@ -400,7 +434,7 @@ class Pipeline:
         options = CollectOptions(
             files=[], repo=root, envs=list(opt.envs), device=device, backend_module=self.cfg.backend_module,
             timeout=opt.timeout, mode="fresh" if opt.fresh else "warm", isolation_states=states,
-            patterns=name_patterns(info.canonical), trace=True,
+            patterns=name_patterns(info.canonical), trace=True, allow_cpu_fallback=opt.allow_cpu_fallback,
         )
         self.hooks.stage("collect", f"{len(targets)} target(s), states: {', '.join(states) or 'none linked'}")
         collector = Collector(self.store, options, self.hooks.collector_reporter())
@@ -555,14 +589,15 @@ class Pipeline:
         out = self._out_dir(verdict)
         tdir = config_templates_dir(self.cfg)
         lang = self.opt.lang
+        lines = config_output_lines(self.cfg)
         files = {
-            "pr": (f"pr.{lang}.md", render(model, "pr", lang, templates_dir=tdir)),
-            "comment": (f"comment.{lang}.md", render(model, "comment", lang, templates_dir=tdir)),
+            "pr": (f"pr.{lang}.md", render(model, "pr", lang, templates_dir=tdir, output_lines=lines)),
+            "comment": (f"comment.{lang}.md", render(model, "comment", lang, templates_dir=tdir, output_lines=lines)),
             "json": ("report.json", render(model, "json", lang, templates_dir=tdir)),
             "junit": ("junit.xml", render(model, "junit", lang, templates_dir=tdir)),
         }
         for key, (name, text) in files.items():
-            (out / name).write_text(text, encoding="utf-8")
+            atomic_write(out / name, text)
             verdict.outputs[key] = str(out / name)
         ev = out / "evidence"
         ev.mkdir(exist_ok=True)
@@ -594,12 +629,12 @@ def _missing_modules(rec: TargetRecord) -> list[str]:
 def _why(rec: TargetRecord) -> str:
     bits = []
     for s in rec.full:
-        if s.status != "OK":
-            bad = [t["id"] for t in s.tests if t["outcome"] in ("failed", "error")]
+        if s.status != "OK" or s.verdict == "FAIL":
+            bad = [t.id for t in s.tests if t.outcome in ("failed", "error")]
             if not s.tests:  # it stopped before any test: its last error line says why
                 errors = [ln for ln in s.output.splitlines() if re.match(r"^\w+(Error|Exception)\b", ln)]
-                bad = errors[-1:]
-            bits.append(f"{s.test_file}: {s.status}" + (f" ({', '.join(bad)})" if bad else ""))
+                bad = errors[-1:] or s.verdict_reasons[:1]
+            bits.append(f"{s.test_file}: {s.status if s.status != 'OK' else 'FAIL'}" + (f" ({', '.join(bad)})" if bad else ""))
     for s in rec.isolation:
         if not (s.ok and s.result.get("passed")):
             bits.append(f"{s.result.get('title', s.name).lower()} isolation probe failed")
@@ -611,7 +646,7 @@ def _why(rec: TargetRecord) -> str:
 
 def _new_file_patch(rel: str, content: str) -> str:
     """A ``git apply``-able patch that adds ``rel`` with ``content``."""
-    with tempfile.TemporaryDirectory(prefix="torchparity-patch-") as tmp:
+    with temporary_dir("patch") as tmp:
         path = Path(tmp) / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8")

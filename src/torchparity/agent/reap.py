@@ -1,0 +1,146 @@
+"""Find and kill every process a job started, also those that left its process group (``setsid()``).
+
+Two mechanisms, both Linux's:
+
+* ``descendants``: the process tree read from ``/proc/<pid>/stat`` (each
+  process's parent), so a grandchild in a session of its own is still found
+  while its parent lives; ``kill_tree`` stops the whole tree first (SIGSTOP: a
+  stopped process cannot fork again), then kills it (SIGKILL);
+* ``become_subreaper``: ``PR_SET_CHILD_SUBREAPER`` on the warm worker, so an
+  orphan whose parent already exited (a double fork) is re-parented to the
+  worker instead of init, and the worker kills and reaps it after the job.
+
+Elsewhere (no ``/proc``) only the process groups are killed, and the callers
+say so in the log. Standard library only (Python >= 3.8).
+"""
+
+import ctypes
+import os
+import signal
+import time
+
+PR_SET_CHILD_SUBREAPER = 36
+
+#: how the descendants of a job are tracked, as the evidence log states it
+TRACKING_PROC = "descendants found through /proc and killed with the job's process group"
+TRACKING_SUBREAPER = ("the warm worker is a child subreaper (PR_SET_CHILD_SUBREAPER) and finds descendants "
+                      "through /proc: a test's grandchildren are killed even when they left its process "
+                      "group (setsid) or their parent exited")
+TRACKING_GROUP = "process group only (no /proc here): a grandchild that called setsid() is not tracked"
+
+
+def have_proc():
+    return os.path.isdir("/proc/self/task")
+
+
+def _parents():
+    """{pid: parent pid} of every process now (an empty map without /proc)."""
+    out = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return out
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        # pid (comm) state ppid ...; comm may hold spaces and parentheses
+        fields = stat[stat.rfind(b")") + 2:].split()
+        if len(fields) >= 2 and fields[0] != b"Z":
+            out[int(name)] = int(fields[1])
+    return out
+
+
+def descendants(pid):
+    """The live processes below ``pid`` (children, grandchildren, ...), parents first."""
+    children = {}
+    for child, parent in _parents().items():
+        children.setdefault(parent, []).append(child)
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(0), ()):
+            if child not in out:
+                out.append(child)
+                todo.append(child)
+    return out
+
+
+def _signal(pid, sig):
+    try:
+        os.kill(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _signal_group(pgid, sig):
+    if pgid <= 1 or pgid == os.getpgrp():
+        return
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def kill_tree(pid, include_self=True):
+    """SIGKILL ``pid`` (when ``include_self``), its process group and every descendant, wherever
+    their process groups and sessions are. Returns the descendants that were found."""
+    me = os.getpid()
+    stopped = []
+    for _ in range(8):  # stop what is found, look again: a stopped process forks no more
+        found = [p for p in descendants(pid) if p != me and p not in stopped]
+        if not found:
+            break
+        for p in found:
+            _signal(p, signal.SIGSTOP)
+        stopped.extend(found)
+    groups = set()
+    for p in stopped:
+        try:
+            groups.add(os.getpgid(p))
+        except OSError:
+            pass
+    if include_self:
+        try:
+            groups.add(os.getpgid(pid))
+        except OSError:
+            pass
+        _signal_group(pid, signal.SIGKILL)
+        if pid != me:
+            _signal(pid, signal.SIGKILL)
+    for p in stopped:
+        _signal(p, signal.SIGKILL)
+    for g in groups:
+        _signal_group(g, signal.SIGKILL)
+    return stopped
+
+
+def become_subreaper():
+    """Make this process the reaper of its orphaned descendants (Linux); False where it cannot."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def kill_and_reap_orphans(wait=5.0):
+    """In a subreaper between jobs: every process still below it is a job's leftover; kill, then reap
+    (waiting at most ``wait`` seconds for the killed ones to die)."""
+    left = set(kill_tree(os.getpid(), include_self=False))
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            got, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if got:
+            left.discard(got)
+            continue
+        if not left or time.monotonic() > deadline:
+            return
+        left = {p for p in left if os.path.exists("/proc/%d" % p)}
+        time.sleep(0.005)
