@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from torchparity.collect.verdict import judge
 from torchparity.records.target import (
     RunnerReport,
     Step,
@@ -11,8 +12,6 @@ from torchparity.records.target import (
     TestOutcome,
     record_from_json,
 )
-
-from torchparity.collect.verdict import judge
 
 
 def _record() -> TargetRecord:
