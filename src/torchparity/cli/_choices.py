@@ -15,6 +15,24 @@ class Kind(str, Enum):
     markdown_summary = "markdown-summary"
 
 
+class SourceType(str, Enum):
+    """A merge-source checkbox of the PR template (``--source-type``)."""
+
+    requirement = "requirement"
+    bug = "bug"
+    issue = "issue"
+    refactor = "refactor"
+    docs = "docs"
+
+
+class EntryKind(str, Enum):
+    """How a new docs entry is written (``docs add --kind``)."""
+
+    auto = "auto"
+    function = "function"
+    sub_method = "sub-method"
+
+
 class Lang(str, Enum):
     """The language of a text (zh is the community's)."""
 

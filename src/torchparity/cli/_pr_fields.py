@@ -7,10 +7,11 @@ from typing import Annotated
 import typer
 
 from ..records.task import TaskRecord
+from ._choices import SourceType
 
 TitleOpt = Annotated[str | None, typer.Option("--title", metavar="T", help="PR title (checked for its type tag).")]
-SourceTypeOpt = Annotated[list[str] | None, typer.Option(
-    "--source-type", metavar="T", help="Merge source checkbox: requirement|bug|issue|refactor|docs (repeatable).")]
+SourceTypeOpt = Annotated[list[SourceType] | None, typer.Option(
+    "--source-type", help="Merge source checkbox (repeatable).")]
 TaskIssueOpt = Annotated[str | None, typer.Option("--task-issue", metavar="URL", help="Source task issue link.")]
 ResultIssueOpt = Annotated[str | None, typer.Option("--result-issue", metavar="URL", help="Result issue link.")]
 SourceBranchOpt = Annotated[str | None, typer.Option("--source-branch", metavar="B", help="The PR's source branch.")]
@@ -23,12 +24,12 @@ UpstreamNoteOpt = Annotated[str | None, typer.Option(
     "--upstream-note", metavar="TEXT", help="Why the official tests could not run.")]
 
 
-def pr_fields(*, title: str | None, source_type: list[str] | None, task_issue: str | None,
+def pr_fields(*, title: str | None, source_type: list[SourceType] | None, task_issue: str | None,
               result_issue: str | None, source_branch: str | None, target_branch: str | None,
               interface_change: str | None, upstream_patch: str | None, upstream_note: str | None,
               api: str | None = None) -> TaskRecord:
     """The PR fields given on the command line, as the task record's part a reader may state."""
-    return TaskRecord(api=api, title=title, source_types=tuple(source_type or ()), task_issue=task_issue,
+    return TaskRecord(api=api, title=title, source_types=tuple(t.value for t in source_type or ()), task_issue=task_issue,
                       result_issue=result_issue, source_branch=source_branch, target_branch=target_branch,
                       interface_change=interface_change, upstream_patch=upstream_patch,
                       upstream_note=upstream_note)

@@ -26,6 +26,7 @@ from ..docs.lint import summary
 from ..docs.tree import find_docs_dir
 from ..errors import ExitCode, UsageError
 from ._app import INVOCATION, ConfigOpt, DebugOpt, JsonOpt, config_for, docs_app, err, out
+from ._choices import EntryKind
 
 DocsOpt = Annotated[
     Path | None,
@@ -151,7 +152,7 @@ def add(
     like: Annotated[str | None, typer.Option("--like", help="Copy the product statuses of this entry (per version).")] = None,
     status: Annotated[str | None, typer.Option("--status", help="Statuses, e.g. 910b=支持,A3=支持,950=不支持.")] = None,
     restriction: Annotated[list[str] | None, typer.Option("--restriction", help="限制与说明 text (repeatable; none: no field).")] = None,
-    kind: Annotated[str, typer.Option("--kind", help="auto | function | sub-method.")] = "auto",
+    kind: Annotated[EntryKind, typer.Option("--kind", help="How the entry is written.")] = EntryKind.auto,
     section: Annotated[str | None, typer.Option("--section", help="Section heading for a function (default: its relatives').")] = None,
     link: Annotated[str | None, typer.Option("--link", help="原生文档 URL (default: derived for the version).")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the diff; write nothing.")] = False,
@@ -164,7 +165,7 @@ def add(
     """Add API's entry, in each page's own format, to every version that lacks it."""
     tree = _tree(docs, repo, config)
     result = add_entry(api, tree.root, version, like=like, statuses=status, restrictions=restriction or (),
-                       kind=kind, section=section, link=link, dry_run=dry_run, tree=tree)
+                       kind=kind.value, section=section, link=link, dry_run=dry_run, tree=tree)
     if json_out:
         _echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
         return 0
