@@ -12,7 +12,7 @@ from .objects import is_op_packet
 
 C_EXTENSION = "C extension"
 
-_AST_CACHE = {}
+_AST_CACHE = {}  # type: dict[str, object]
 
 
 def _relpath(path):

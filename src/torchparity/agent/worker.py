@@ -24,7 +24,7 @@ from .ops import OPS
 EXIT_DEVICE_MISSING = 3
 
 #: the job child running now (its pid is its process group), for the SIGTERM handler
-RUNNING = []
+RUNNING = []  # type: list[int]
 
 
 def stop_on_sigterm():

@@ -210,7 +210,7 @@ def prune_dead() -> list[Path]:
         except OSError:
             continue
         for pid in _processes_under(entry):
-            reap.kill_tree(pid)  # type: ignore[no-untyped-call]  # (the agent is untyped Python 3.8)
+            reap.kill_tree(pid)
         gitdirs = _worktree_gitdirs(entry)
         shutil.rmtree(entry, ignore_errors=True)
         for gitdir in gitdirs:  # the worktree's folder is gone: git forgets it

@@ -123,7 +123,7 @@ class Document:
             return m.group(1).strip()
         return None
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self):
         return iter(self.lines)
 
     def __len__(self) -> int:
