@@ -185,7 +185,7 @@ def test_os_exit_0_is_not_a_pass(tmp_path, make_repo, python_with_torch, mode, p
     assert full["exit_code"] == 0  # the process itself said "success"
     assert rec["result"] == "FAIL" and full["verdict"] == "FAIL" and full["runner"] is None
     assert any("without the agent's structured results" in r for r in full["verdict_reasons"])
-    assert any("not a pass" in n for n in rec["notes"])
+    assert any(n["code"] == "not_a_pass" for n in rec["notes"])
     keys = _keys(next(iter(_logs(tmp_path).values())))
     assert keys["RESULT"] == "FAIL" and keys["FULL_TEST_VERDICT"] == "FAIL"
     assert keys["FINDING"] == "exit code 0, but the test runner never reported its end"

@@ -82,8 +82,9 @@ def test_the_pr_quotes_a_bounded_excerpt_with_the_hash_and_the_command(tmp_path,
     pr = _report(store, "pr", capsys)
     floods = re.findall(r"^flood line \d+$", pr, re.MULTILINE)
     assert 0 < len(floods) <= 200
-    label = next(iter(json.loads(_report(store, "json", capsys))["targets"]))["label"]
-    assert f"the full log: torchparity show 1 --target {label} ...]" in pr
+    target = next(iter(json.loads(_report(store, "json", capsys))["targets"]))
+    label, uid = target["label"], target["run_uid"][:12]
+    assert f"the full log: torchparity show {uid} --target {label} ...]" in pr
     sha = json.loads(_report(store, "json", capsys))["targets"][0]["log_sha256"]
     assert sha in pr
     cfg = tmp_path / "torchparity.toml"
