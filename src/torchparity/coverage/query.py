@@ -17,7 +17,7 @@ from ..config import load_config
 from ..errors import UsageError
 from ..gitrepo import resolve_commit
 from ..store import Store
-from .aliases import ATTR, CALL, DECORATOR, WITH, AliasSource, AliasTable, table_for
+from .aliases import ATTR, CALL, DECORATOR, MEMBER, WITH, AliasSource, AliasTable, table_for
 from .gitobjects import open_repo
 from .grep import GrepResult, TreeText, community_pattern, git_grep, needle
 from .index import Indexer, RefIndex, Use
@@ -72,7 +72,7 @@ class ApiName:
 
 # -- rendering one use -------------------------------------------------------------------------
 
-_ROLE_WORD = {CALL: "call", WITH: "with", DECORATOR: "decorator", ATTR: "attribute"}
+_ROLE_WORD = {CALL: "call", WITH: "with", DECORATOR: "decorator", ATTR: "attribute", MEMBER: "member of the class"}
 
 
 def _short(name: str) -> str:
@@ -93,20 +93,41 @@ _HOW: dict[tuple[str, str, bool, str], str] = {}
 
 def _how(role: str, via: str, chained: bool, inherited_via: str) -> str:
     tags = [t for t in via.split(",") if t]
-    flows = [t for t in tags if t[0] in "lshf"]
+    flows = [t for t in tags if t[0] in "lshfpa"]
     word = _ROLE_WORD[role]
     if chained and not flows:
         word = f"chained {word}"
     parts = [word]
     for tag in tags:
-        kind, name = tag[0], tag[2:]
-        parts.append({
-            "l": f"via local {name}", "s": f"via self.{name}", "h": f"via helper {name}()",
-            "i": f"import alias {name}", "m": f"module name {name}", "f": f"via fixture {name}",
-        }.get(kind, tag))
+        parts.append(_tag_text(tag))
     if inherited_via:
         parts.append(f"inherited via {_short(inherited_via)}")
     return ", ".join(parts)
+
+
+def _tag_text(tag: str) -> str:
+    """One via tag as a reviewer reads it: ``l:x=Tensor=torch.randn(...).npu()`` -> "via x: Tensor from ..."."""
+    kind, _, rest = tag.partition(":")
+    name, typ, src = rest, "", ""
+    if "#" in rest:  # not typed (no table at hand): l:x#3=src
+        name, _, tail = rest.partition("#")
+        src = tail.partition("=")[2]
+    elif "=" in rest:
+        name, _, tail = rest.partition("=")
+        typ, _, src = tail.partition("=")
+    holds = f": {typ}" if typ else ""
+    if kind == "l":
+        return f"via {name}{holds} from {src}" if src else f"via local {name}"
+    if kind == "s":
+        return f"via self.{name}{holds} from {src}" if src else f"via self.{name}"
+    if kind == "a":
+        return f"via {name}{holds} (annotated {src})"
+    if kind == "p":
+        return f"via parameter {name}"
+    if kind == "t":
+        return f"in a test inherited from {rest}"
+    return {"h": f"via helper {name}()", "i": f"import alias {name}", "m": f"module name {name}",
+            "f": f"via fixture {name}"}.get(kind, tag)
 
 
 # -- the per-ref lookups --------------------------------------------------------------------
