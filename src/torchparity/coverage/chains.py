@@ -61,11 +61,34 @@ class ChainSyntaxError(ValueError):
     pass
 
 
+_OPS_MEMO: dict[str, Ops] = {"": ()}
+
+
 def _ops(text: str) -> Ops:
-    out: list[str] = []
-    for m in re.finditer(r"\(\)|\[(\d*)\]", text):
-        out.append("c" if m.group(0) == "()" else f"i{m.group(1)}")
-    return tuple(out)
+    hit = _OPS_MEMO.get(text)
+    if hit is None:
+        out: list[str] = []
+        for m in re.finditer(r"\(\)|\[(\d*)\]", text):
+            out.append("c" if m.group(0) == "()" else f"i{m.group(1)}")
+        hit = _OPS_MEMO[text] = tuple(out)
+    return hit
+
+
+_SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\(\)|\[\d*\])*(?:\.[A-Za-z_][A-Za-z0-9_]*(?:\(\)|\[\d*\])*)*")
+
+
+def _simple(text: str) -> Chain:
+    """A chain of plain names and ops (most of them): split, no recursion."""
+    segs: list[tuple[str, Ops]] = []
+    for part in text.split("."):
+        cut = len(part)
+        for i, ch in enumerate(part):
+            if ch == "(" or ch == "[":
+                cut = i
+                break
+        segs.append((part[:cut], _ops(part[cut:])))
+    head, head_ops = segs[0]
+    return Chain(Atom("n", head, (), head_ops), tuple(segs[1:]))
 
 
 class _Parser:
@@ -164,13 +187,17 @@ def parse_chain(text: str) -> Chain | None:
     hit = _PARSED.get(text, _PARSED)
     if hit is not _PARSED:
         return hit  # type: ignore[return-value]
-    try:
-        p = _Parser(text)
-        value: Chain | None = p.chain()
-        if p.i != len(text):
+    value: Chain | None
+    if _SIMPLE.fullmatch(text):
+        value = _simple(text)
+    else:
+        try:
+            p = _Parser(text)
+            value = p.chain()
+            if p.i != len(text):
+                value = None
+        except (ChainSyntaxError, IndexError, ValueError):
             value = None
-    except (ChainSyntaxError, IndexError, ValueError):
-        value = None
     if len(_PARSED) > 500_000:
         _PARSED.clear()
     _PARSED[text] = value
@@ -220,6 +247,13 @@ class Normalizer:
         self._memo: dict[tuple[str, str], tuple[Emission, ...]] = {}
         self._flat: dict[tuple[str, str], tuple[tuple[str, str, bool, str], ...]] = {}
         self._types: dict[tuple[str, int], Type | None] = {}
+        self._classes: dict[str, bool] = {}
+
+    def is_class(self, name: str) -> bool:
+        hit = self._classes.get(name)
+        if hit is None:
+            hit = self._classes[name] = self.table.is_class(name)
+        return hit
 
     def flat(self, chain: str, kind: str) -> tuple[tuple[str, str, bool, str], ...]:
         """``emissions`` as plain tuples (name, role, chained, inherited_via): the index's hot loop."""
@@ -312,7 +346,7 @@ class Normalizer:
                 path = value.path
                 if path is None:
                     return value
-                if table.is_class(path):
+                if self.is_class(path):
                     member = f"{path}.{name}"
                     owner = table.owner(path, name)
                     if out is not None:
@@ -325,8 +359,8 @@ class Normalizer:
                     if nxt in table.aliases:
                         nxt, aliased = table.aliases[nxt], True
                     # plain module paths on the way (torch.nn on the way to torch.nn.functional.relu) say nothing
-                    if out is not None and (final or ops or table.is_class(nxt)):
-                        if not final and not ops and table.is_class(nxt):
+                    if out is not None and (final or ops or self.is_class(nxt)):
+                        if not final and not ops and self.is_class(nxt):
                             role = MEMBER  # Cls.member: the class is used, not only named
                         out.append(Emission(nxt, role, chained, aliased, "", final))
                     value = _Value(path=nxt)
@@ -349,7 +383,7 @@ class Normalizer:
             inner = atom.parts[0]
             assert inner is not None
             v = self._walk(inner, ATTR, None, depth + 1)
-            return cls(v.path) if v.inst is None and v.path and self.table.is_class(v.path) else None
+            return cls(v.path) if v.inst is None and v.path and self.is_class(v.path) else None
         if atom.kind == "t":
             items = tuple(None if p is None else self._walk(p, ATTR, out, depth + 1).inst for p in atom.parts)
             return Type("t", items=items)
@@ -380,7 +414,7 @@ class Normalizer:
         path = value.path
         if path is None:
             return value
-        if value.recv is None and table.is_class(path):
+        if value.recv is None and self.is_class(path):
             return _Value(inst=cls(path))
         return _Value(inst=self._result(table.returned(path, value.owner), value.recv))
 

@@ -60,6 +60,8 @@ _MAX_WEAK = 200
 _MAX_ALTS = 4
 #: a chain longer than this is not followed further (generated code, huge literals)
 _MAX_CHAIN = 600
+#: a display with more elements than this is a sequence of their joined type
+_MAX_DISPLAY = 6
 #: nested functions inlined at their calls, this deep
 _MAX_INLINE = 2
 
@@ -360,9 +362,15 @@ class _Walker:
         return None
 
     def display(self, node: ast.AST, elems: list[_Binding]) -> _Binding:
+        """``(a, b)`` / ``[a, b]``: a tuple of what each element is; a sequence of one kind when every
+        element is the same (``[torch.int8, torch.int16]`` stays short) or when there are many."""
         if any(isinstance(e, ast.Starred) for e in node.elts):  # type: ignore[attr-defined]
             return None
         chains = [e[0] if e is not None else "~" for e in elems]
+        distinct = list(dict.fromkeys(chains))
+        if len(chains) > 1 and (len(distinct) == 1 or len(chains) > _MAX_DISPLAY):
+            joined = _alts([e for e in elems if e is not None], "|") if "~" not in distinct else None
+            return (f"[{joined[0]}]", "") if joined is not None and len(joined[0]) <= _MAX_CHAIN else None
         text = "<" + ",".join(chains) + ">"
         return (text, "") if len(text) <= _MAX_CHAIN else None
 

@@ -106,8 +106,8 @@ def extract_all(blobs: dict[str, bytes], jobs: int = 0) -> dict[str, str]:
 
 # -- one file ---------------------------------------------------------------------------------
 
-#: a use of a name by a test: (role, via, chained, inherited_via, line)
-Use = tuple[str, str, bool, str, int]
+#: a use of a name by a test: (role, via, chained, inherited_via, line, chain)
+Use = tuple[str, str, bool, str, int, str]
 
 _ROLE_RANK = {"c": 3, "w": 3, "d": 3, "m": 2, "a": 1}
 #: helpers followed from a test: its helpers, theirs, and theirs (setUp counts as one)
@@ -174,7 +174,7 @@ class _Expander:
             head = callee[1:] + "()"
             if chain.startswith(head):
                 via = _shift(via, _parts(ret) - _parts(head))
-            chain = re.sub(r"(?<![\w.$])" + re.escape(head), lambda _: ret, chain)
+            chain = re.sub(r"(?<![\w.$])" + re.escape(head), lambda _, r=ret: r, chain)
             via = _join_via(f"h:{t.qual.rsplit('.', 1)[-1]}", via)
         return chain, via
 
@@ -348,7 +348,6 @@ class FileIndex:
         expander = _Expander(normalizer, self._link, self._facts_of)
         uses: dict[str, dict[int, Use]] = {}
         flat = normalizer.flat
-        shown: dict[tuple[str, str], str] = {}
         for ti, (qual, start, end) in enumerate(self.tests):
             origin = self._origins.get(ti)
             if origin is None:
@@ -361,14 +360,8 @@ class FileIndex:
             for chain, kind, line, via in refs:
                 if not start <= line <= end:
                     line = start  # a use inside a helper: point at the test itself
-                if "#" in via:
-                    key = (chain, via)
-                    text = shown.get(key)
-                    if text is None:
-                        text = shown[key] = typed_via(normalizer, chain, via)
-                    via = text
                 for name, role, chained, inherited in flat(chain, kind):
-                    use: Use = (role, via, chained, inherited, line)
+                    use: Use = (role, via, chained, inherited, line, chain)
                     per = uses.get(name)
                     if per is None:
                         uses[name] = {ti: use}
@@ -408,10 +401,15 @@ class RefIndex:
     skipped: list[tuple[str, str]]  # (path, why)
     parsed: int = 0  # blobs parsed for this index (not found in the cache)
     cached: int = 0  # blobs whose facts came from the cache
+    #: the table's reading of chains (says what a local held, for the 'via' text)
+    normalizer: Normalizer | None = None
 
     @property
     def tests(self) -> int:
-        return sum(len(fi.tests) for fi in self.indexes)
+        n = self.__dict__.get("_tests")
+        if n is None:
+            n = self.__dict__["_tests"] = sum(len(fi.tests) for fi in self.indexes)
+        return n
 
 
 class Indexer:
@@ -477,4 +475,5 @@ class Indexer:
                                                          facts_of=facts_of)
             indexes.append(fi)
         skipped = [(p, fi.error) for (p, _), fi in zip(files, indexes, strict=True) if fi.error]
-        return RefIndex(root, ref, commit, clean, entries, files, indexes, skipped, parsed + extra[0], cached)
+        return RefIndex(root, ref, commit, clean, entries, files, indexes, skipped, parsed + extra[0], cached,
+                        self.normalizer)

@@ -20,7 +20,8 @@ from ..store import Store
 from .aliases import ATTR, CALL, DECORATOR, MEMBER, WITH, AliasSource, AliasTable, table_for
 from .gitobjects import open_repo
 from .grep import GrepResult, TreeText, community_pattern, git_grep, needle
-from .index import Indexer, RefIndex, Use
+from .chains import Normalizer
+from .index import Indexer, RefIndex, Use, typed_via
 from .justify import justify, section
 from .records import ApiCoverage, CoverageReport, RefCoverage, TestHit
 
@@ -79,11 +80,17 @@ def _short(name: str) -> str:
     return name.rsplit(".", 1)[-1]
 
 
-def how(use: Use) -> str:
-    """``("c", "i:t,l:ctx", True, "", 12)`` -> "call, import alias t, via local ctx"."""
-    key = use[:4]
+def how(use: Use, normalizer: Normalizer | None = None) -> str:
+    """``("c", "i:t", True, "", 12, chain)`` -> "call, import alias t"; with a normalizer the
+    locals a use goes through say what they held: "call, via x: Tensor from torch.randn(...).npu()"."""
+    role, via, chained, inherited = use[:4]
+    if normalizer is not None and "#" in via:
+        via = typed_via(normalizer, use[5], via)
+    key = (role, via, chained, inherited)
     text = _HOW.get(key)
     if text is None:
+        if len(_HOW) > 200_000:
+            _HOW.clear()
         text = _HOW[key] = _how(*key)
     return text
 
@@ -317,7 +324,8 @@ def query_ref(q: RefQuery, api: ApiName, related_limit: int = MAX_RELATED) -> Re
             weak[(fi_no, ti)] = q.hit(fi_no, ti, "test name only")
 
     direct_keys.sort(key=lambda k: (k[0], k[1]))
-    direct_hits = [q.hit(fi_no, ti, how(use), use[4]) for fi_no, ti, use in direct_keys]
+    norm = index.normalizer
+    direct_hits = [q.hit(fi_no, ti, how(use, norm), use[4]) for fi_no, ti, use in direct_keys]
     chunks.sort(key=lambda c: (c[0], c[1]))
     related_hits: list[TestHit] = []
     for _, fi_no, label, per, tis in chunks:
@@ -325,7 +333,7 @@ def query_ref(q: RefQuery, api: ApiName, related_limit: int = MAX_RELATED) -> Re
             break
         for ti in sorted(tis)[: related_limit - len(related_hits)]:
             use = per[ti]
-            text = f"{label} ({how(use)})" if label == "names the class" else f"{label}: {how(use)}"
+            text = f"{label} ({how(use, norm)})" if label == "names the class" else f"{label}: {how(use, norm)}"
             related_hits.append(q.hit(fi_no, ti, text, use[4]))
     return RefAnswer(direct_hits, related_hits, total, sorted(weak.values(), key=_hit_order))
 
@@ -346,7 +354,11 @@ def suggestions(api: ApiName, queries: Sequence[RefQuery], table: AliasTable) ->
     if api.parent in table.classes:
         pool.update(f"{api.parent}.{m}" for m in table.classes[api.parent].defines or ())
     pool.discard(api.canonical)
-    return tuple(difflib.get_close_matches(api.canonical, sorted(pool), n=5, cutoff=0.6))
+    leaf = api.leaf
+    # only names whose last part could be a misspelling of the leaf (difflib over hundreds is slow)
+    near = [n for n in pool if abs(len(_short(n)) - len(leaf)) <= 3 and _short(n)[:1] == leaf[:1]
+            or _short(n) == leaf]
+    return tuple(difflib.get_close_matches(api.canonical, sorted(near), n=5, cutoff=0.6))
 
 
 #: the last table's names by their last part (one table at a time in practice)
