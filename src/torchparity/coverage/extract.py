@@ -104,6 +104,28 @@ def _alts(values: list[_Binding], sep: str) -> _Binding:
     return ("{" + sep.join(chains) + "}", known[0][1])
 
 
+_LAST_TAG = re.compile(r"^(?:(.*),)?([ls]):([^#,]*)#\d+=(.*)$")
+
+
+def _joined(values: list[_Binding]) -> _Binding:
+    """A name bound on several paths: the join, its via naming the name once with each path's source."""
+    value = _alts(values, "|")
+    if value is None or not value[0].startswith("{"):
+        return value
+    srcs: list[str] = []
+    head = ""
+    for v in values:
+        m = _LAST_TAG.match(v[1]) if v is not None else None
+        if m is None:
+            continue
+        head = f"{m.group(2)}:{m.group(3)}"
+        if m.group(4) not in srcs:
+            srcs.append(m.group(4))
+    if not head:
+        return value
+    return (value[0], f"{head}#1={' or '.join(srcs)}")
+
+
 def _parts(chain: str) -> int:
     """How many parts (atom, members) a chain has: the prefix of a longer chain it is."""
     depth = 0
@@ -321,7 +343,8 @@ class _Walker:
             value = self.eval(node)
             if value is not None and self.func is not None:
                 chain, via = value
-                if _recordable(chain):
+                # a helper's call is not a use of what it returns: its own uses come with it (calls)
+                if _recordable(chain) and not (t is ast.Call and self.called_function(node.func)):  # type: ignore[attr-defined]
                     if t is ast.Call and kind == "a":
                         kind = "c"
                     self.func.add(chain, kind, node.lineno, via)  # type: ignore[attr-defined]
@@ -529,6 +552,10 @@ class _Walker:
             cls = next((self.classes[b] for b in cls.bases if b in self.classes), None)
         return None
 
+    def called_function(self, func: ast.AST) -> bool:
+        """Whether ``func`` names a helper or nested def: a call of it is no use of what it returns."""
+        return self.nested_called(func) is not None or self.helper_called(func) is not None
+
     def nested_called(self, func: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         if type(func) is not ast.Name or self.func is None:
             return None
@@ -648,7 +675,7 @@ class _Walker:
         for key in dict.fromkeys(k for end in ends for k in end):
             values = [end.get(key, before.get(key)) for end in ends]
             first = values[0]
-            merged[key] = first if all(v == first for v in values) else _alts(values, "|")
+            merged[key] = first if all(v == first for v in values) else _joined(values)
         self.scopes[-1] = merged
 
     def stmt(self, node: ast.stmt) -> None:

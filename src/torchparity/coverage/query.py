@@ -18,9 +18,9 @@ from ..errors import UsageError
 from ..gitrepo import resolve_commit
 from ..store import Store
 from .aliases import ATTR, CALL, DECORATOR, MEMBER, WITH, AliasSource, AliasTable, table_for
+from .chains import Normalizer
 from .gitobjects import open_repo
 from .grep import GrepResult, TreeText, community_pattern, git_grep, needle
-from .chains import Normalizer
 from .index import Indexer, RefIndex, Use, typed_via
 from .justify import justify, section
 from .records import ApiCoverage, CoverageReport, RefCoverage, TestHit
