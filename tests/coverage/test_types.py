@@ -14,7 +14,7 @@ from torchparity.coverage import coverage_for
 from torchparity.store import Store
 
 T = "test/test_tensor_forms.py::"
-O = "test/test_others.py::TestOthers::"
+OT = "test/test_others.py::TestOthers::"
 A = "test/npu/test_across.py::TestAcross::"
 
 
@@ -88,16 +88,16 @@ def test_storages_optimizers_and_with_targets(report) -> None:  # type: ignore[n
     storage = _direct(report, "torch.UntypedStorage.cpu")
     assert report["torch.UntypedStorage.cpu"].canonical == "torch.storage.UntypedStorage.cpu"
     assert "via npu_storage: UntypedStorage from torch.tensor(...).npu().untyped_storage()" \
-        in storage[O + "test_untyped_storage_from_a_tensor"]
-    assert O + "test_untyped_storage_constructed" in storage
-    assert O + "test_not_a_tensor_cpu" not in storage
-    assert O + "test_not_a_tensor_cpu" in _direct(report, "torch.Tensor.cpu")
+        in storage[OT + "test_untyped_storage_from_a_tensor"]
+    assert OT + "test_untyped_storage_constructed" in storage
+    assert OT + "test_not_a_tensor_cpu" not in storage
+    assert OT + "test_not_a_tensor_cpu" in _direct(report, "torch.Tensor.cpu")
     opt = _direct(report, "torch.optim.Optimizer.zero_grad")
-    assert "via optimizer: SGD from torch.optim.SGD(...)" in opt[O + "test_optimizer_through_mro"]
-    assert "inherited via SGD" in opt[O + "test_optimizer_through_mro"]
-    assert O + "test_not_a_module_zero_grad" not in opt
-    assert O + "test_with_target" in _direct(report, "torch.Stream.query")
-    assert O + "test_not_a_with_target_that_is_none" not in _direct(report, "torch.set_grad_enabled.clone")
+    assert "via optimizer: SGD from torch.optim.SGD(...)" in opt[OT + "test_optimizer_through_mro"]
+    assert "inherited via SGD" in opt[OT + "test_optimizer_through_mro"]
+    assert OT + "test_not_a_module_zero_grad" not in opt
+    assert OT + "test_with_target" in _direct(report, "torch.Stream.query")
+    assert OT + "test_not_a_with_target_that_is_none" not in _direct(report, "torch.set_grad_enabled.clone")
 
 
 def test_helpers_and_bases_across_files(report) -> None:  # type: ignore[no-untyped-def]
