@@ -111,9 +111,9 @@ def test_an_api_the_table_does_not_know_is_searched_literally(
     rc = _cov(tmp_path, "torch_npu.npu_custom_op", "--repo", str(repo))
     out = capsys.readouterr().out
     assert rc == 0
-    assert "not in the static alias table: searched literally" in out
+    # found as written: the 'not in the table' note is only for a name nothing was found for
+    assert "not in the static alias table" not in out and "不在别名表中" not in out
     assert "test/test_npu.py::test_custom" in out
-    assert "不在静态别名表中，按字面名称检索" in out
 
 
 def test_a_misspelt_api_gets_suggestions(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -22,7 +22,7 @@ def _funcs(src: str) -> dict[str, list[Any]]:
     st = facts["s"]
 
     def calls(f: list[Any]) -> list[Any]:
-        return [[c, [st[a] for a in args], {k: st[v] for k, v in kws.items()}] for c, args, kws in f[5]]
+        return [[c, [st[a] for a in args], {k: st[v] for k, v in kws.items()}] for c, args, kws, _ in f[5]]
 
     return {f[0]: [*f[:4], decode_refs(facts, f), calls(f), f[6], st[f[7]], *f[8:]] for f in facts["f"]}
 

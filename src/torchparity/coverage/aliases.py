@@ -336,7 +336,8 @@ def table_for(aliases: AliasTable | AliasSource | Mapping[str, str] | None) -> A
         over = aliases.alias_table()  # type: ignore[union-attr]
     else:
         over = AliasTable.from_mappings(aliases)  # type: ignore[arg-type]
-    return over if over.source == "static" else base.merged(over)
+    # a table that already stands on the static one (spellings.assemble's) is used as it is
+    return over if over.source == "static" or over.source.startswith("static+") else base.merged(over)
 
 
 # -- chains (re-exported: the index, the checklist and verify read them from here) ----------------

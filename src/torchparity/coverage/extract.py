@@ -24,7 +24,7 @@ Facts (compact JSON, lists rather than objects)::
             the chain are its value, shown as written) | "s:opt#2=..." self attribute |
             "i:sge" import alias | "m:X" module name | "h:f" returned by helper f |
             "f:ctx" pytest fixture
-    calls   [[callee, [arg chain...], {keyword: chain}], ...]: helpers this function calls,
+    calls   [[callee, [arg chain...], {keyword: chain}, line], ...]: helpers this function calls,
             with the chains of their arguments ("s" indexes; 0 unknown); callee is a qualname
             of this file, or "@dotted.name" of an imported function (resolved per ref)
     weak    dotted names mentioned in strings and docstrings
@@ -197,7 +197,7 @@ class _Func:
         self.is_test = is_test
         self.refs: list[list[Any]] = []
         self.seen: set[tuple[str, str, str]] = set()
-        self.calls: list[tuple[str, list[str], dict[str, str]]] = []
+        self.calls: list[tuple[str, list[str], dict[str, str], int]] = []
         self.weak: list[str] = []
         self.rets: list[_Binding] = []
         self.yields: list[_Binding] = []
@@ -210,8 +210,8 @@ class _Func:
     def absorb(self, other: _Func) -> None:
         for ref in other.refs:
             self.add(*ref)
-        for callee, args, kws in other.calls:
-            self.call(callee, args, kws)
+        for callee, args, kws, line in other.calls:
+            self.call(callee, args, kws, line)
         for w in other.weak:
             if w not in self.weak:
                 self.weak.append(w)
@@ -234,10 +234,10 @@ class _Func:
             self.seen.add(key)
             self.refs.append([chain, kind, line, via])
 
-    def call(self, callee: str, args: list[str], kws: dict[str, str]) -> None:
-        entry = (callee, args, kws)
-        if entry not in self.calls and callee != self.qual:
-            self.calls.append(entry)
+    def call(self, callee: str, args: list[str], kws: dict[str, str], line: int = 0) -> None:
+        if callee == self.qual or any(c[:3] == (callee, args, kws) for c in self.calls):
+            return
+        self.calls.append((callee, args, kws, line))
 
     @property
     def ret(self) -> str | None:
@@ -252,8 +252,8 @@ class _Func:
         flat: list[int] = []
         for chain, kind, line, via in self.refs:
             flat += (s(chain), KINDS.index(kind), line, s(via))
-        calls = [[c, [s(a) if a else 0 for a in args], {k: s(v) for k, v in kws.items() if v}]
-                 for c, args, kws in self.calls]
+        calls = [[c, [s(a) if a else 0 for a in args], {k: s(v) for k, v in kws.items() if v}, line]
+                 for c, args, kws, line in self.calls]
         ret = self.ret
         return [self.qual, self.line, self.end, 1 if self.is_test else 0, flat, calls, self.weak,
                 s(ret) if ret else 0, self.params]
@@ -491,7 +491,7 @@ class _Walker:
             arg_chains = [a[0] if a is not None else "" for a in args]
             kw_chains = {k: v[0] for k, v in kws.items() if v is not None}
             if self.func is not None:
-                self.func.call(helper, arg_chains, kw_chains)
+                self.func.call(helper, arg_chains, kw_chains, node.lineno)
             ret = self.returns.get(helper)
             name = helper.rsplit(".", 1)[-1]
             if not ret:
@@ -509,7 +509,7 @@ class _Walker:
             return args[0]  # a copy has the type of what is copied
         if self.func is not None and _imported_callable(value[0], func, self.imported):
             self.func.call("@" + value[0], [a[0] if a is not None else "" for a in args],
-                           {k: v[0] for k, v in kws.items() if v is not None})
+                           {k: v[0] for k, v in kws.items() if v is not None}, node.lineno)
         return _extend(value, "()")
 
     def builtin(self, name: str, args: list[_Binding]) -> _Binding:
@@ -946,7 +946,7 @@ class _Walker:
             for name, meth in cls.methods.items():
                 if name.startswith("test"):
                     func = self.function(meth, f"{cls.qual}.{name}", True, cls)
-                    func.calls[:0] = [(s, [], {}) for s in setups if all(c[0] != s for c in func.calls)]
+                    func.calls[:0] = [(s, [], {}, 0) for s in setups if all(c[0] != s for c in func.calls)]
         self.inherit_same_file(classes)
         return [[c.qual, c.node.lineno, c.node.end_lineno or c.node.lineno, c.base_specs,
                  [m for m in c.methods if m.startswith("test")]] for c in classes]

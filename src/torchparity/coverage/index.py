@@ -156,7 +156,7 @@ class _Expander:
         """Calls of helpers in other files replaced by what they return (their arguments substituted)."""
         if self.link is None or not self.link.helpers or depth > 2:
             return chain, via
-        for callee, args, kws in func[5]:
+        for callee, args, kws, _ in func[5]:
             if not callee.startswith("@") or callee[1:] + "()" not in chain:
                 continue
             found = self.helper(path, callee[1:])
@@ -204,7 +204,7 @@ class _Expander:
             out.append([chain, kind, line if own else 0, via])
         if depth >= MAX_CALL_DEPTH:
             return out
-        for callee, args, kws in f[5]:
+        for callee, args, kws, at in f[5]:
             arg_chains = [facts.string(a) for a in args]
             kw_chains = {k: facts.string(v) for k, v in kws.items()}
             if subst:
@@ -227,7 +227,7 @@ class _Expander:
             tag = f"h:{callee_qual.rsplit('.', 1)[-1]}"
             for chain, kind, line, via in self.refs(other, where, callee_qual, inner or None, depth + 1,
                                                     (*stack, key), callee_own):
-                out.append([chain, kind, line, _join_via(tag, via)])
+                out.append([chain, kind, at if own else 0, _join_via(tag, via)])
         return out
 
 

@@ -41,7 +41,7 @@ class FileFacts:
         """Every imported dotted name the file calls or derives a class from."""
         out: list[str] = []
         for f in self.doc.get("f", []):
-            for callee, _, _ in f[5]:
+            for callee, *_ in f[5]:
                 if callee.startswith("@"):
                     out.append(callee[1:])
         for c in self.doc.get("c", []):

@@ -476,7 +476,7 @@ def coverage_for(
                 skipped_files=tuple(ix.skipped), grep_in_direct=_grep_in(g, direct),
             ))
         found_any = any(r.direct or r.related for r in per_ref)
-        hints = api.candidates or (() if api.known and found_any else suggestions(api, queries, table))
+        hints = api.candidates or (() if found_any else suggestions(api, queries, table))
         cov = ApiCoverage(api.spelled, api.canonical, api.known, table.source, hints, tuple(per_ref))
         zh, en = justify(cov)
         cov = replace(cov, justification_zh=zh, justification_en=en)

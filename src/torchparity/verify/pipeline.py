@@ -38,8 +38,7 @@ from ..collect import (
 )
 from ..config import Config
 from ..coverage import coverage_for
-from ..coverage.aliases import AliasTable
-from ..coverage.environment import resolved_table
+from ..coverage.spellings import assemble
 from ..docs import DocsTree, add_entry, check_in_tree, folder_name, normalize_version
 from ..docs.tree import find_docs_dir
 from ..docs.versions import version_key
@@ -223,18 +222,16 @@ class Pipeline:
             verdict.notes.append("coverage not collected: no --repo (the embedded default runs on this machine)")
             return None
         self.hooks.stage("coverage", f"{len(refs)} ref(s)")
-        # asked as written, with what resolve learnt on top of the static table (as coverage --python
-        # does): tests spell torch.Generator().seed(), whose canonical home is torch._C.Generator.seed
-        aliases = resolved_table([info.resolution])
-        backend = self._backend_spellings(root, info)
-        if backend or self.cfg.backend_aliases:
-            classes = {n: True for n, target in backend.items() if target == info.resolution.owner_class
-                       or (target == info.canonical and info.resolution.kind in ("class", "context-manager"))}
-            aliases = aliases.merged(AliasTable.from_mappings({**self.cfg.backend_aliases, **backend}, None,
-                                                              classes, source="backend"))
-        if backend:
-            verdict.notes.append("coverage counts the backend's spelling too: " + ", ".join(
-                f"{name} (the docs' NPU 形式名称)" for name in backend if backend[name] == info.canonical))
+        # the one spelling assembly the coverage verb and the checklist use too: the static table,
+        # resolve's answers, [backend_aliases] and the docs' NPU 形式名称
+        try:
+            tree = self._docs_tree(root)
+        except UsageError:
+            tree = None  # the docs stage says what is wrong with the folder
+        spellings = assemble([info.resolution.query], self.cfg, repo=root, docs=tree,
+                             resolutions=[info.resolution])
+        aliases = spellings.table
+        verdict.notes.extend(spellings.notes())
         report = coverage_for([info.resolution.query], root, [r for r, _ in refs], self.store,
                               tests=list(self.cfg.test_roots), aliases=aliases)
         doc = report.to_json()[0]
