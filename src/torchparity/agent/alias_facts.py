@@ -20,8 +20,8 @@ _CLASS_HOMES = (
 #: spellings of the grad-mode classes besides their home
 _GRAD_SPELLINGS = ("torch", "torch.autograd")
 #: packages whose exported classes get an alias (torch.optim.SGD -> torch.optim.sgd.SGD)
-_PACKAGES = ("torch", "torch.optim", "torch.optim.lr_scheduler", "torch.nn", "torch.nn.modules",
-             "torch.utils.data", "torch.autograd", "torch.cuda.amp", "torch.amp")
+_PACKAGES = ("torch", "torch.cuda", "torch.profiler", "torch.autograd.profiler", "torch.optim",
+             "torch.optim.lr_scheduler", "torch.nn", "torch.nn.modules", "torch.utils.data", "torch.autograd", "torch.cuda.amp", "torch.amp")
 #: classes kept under the name users spell (their home is private)
 _PLAIN_CLASSES = ("torch.Tensor", "torch.device", "torch.dtype", "torch.Generator", "torch.Size",
                   "torch.Stream", "torch.Event")
@@ -36,6 +36,17 @@ _SKIP_MEMBERS = {"__doc__", "__module__", "__dict__", "__weakref__", "__annotati
 
 def _name(cls):
     return "%s.%s" % (cls.__module__, cls.__qualname__)
+
+
+def _reachable(cls):
+    """Whether the class is where its module and qualname say (some C classes claim a home they lack)."""
+    try:
+        obj = importlib.import_module(cls.__module__)
+        for part in cls.__qualname__.split("."):
+            obj = getattr(obj, part)
+    except Exception:
+        return False
+    return obj is cls
 
 
 def _members(cls):
@@ -80,8 +91,10 @@ def collect_classes(torch):
         for n in sorted(getattr(mod, "__all__", None) or dir(mod)):
             obj = getattr(mod, n, None)
             if isinstance(obj, type) and not n.startswith("_") and obj.__module__.startswith("torch"):
-                if pkg == "torch" and n.endswith("Tensor") and n != "Tensor":
+                if n.endswith("Tensor") and n != "Tensor":
                     continue  # the legacy tensor types (torch.FloatTensor): not classes tests call
+                if not _reachable(obj):
+                    continue
                 add_class("%s.%s" % (pkg, n), obj)
     for spelled in _PLAIN_CLASSES:
         mod_name, _, n = spelled.rpartition(".")
@@ -94,7 +107,7 @@ def collect_classes(torch):
             if base is object or not base.__module__.startswith("torch"):
                 continue
             name = _name(base)
-            if name not in classes and not name.startswith("torch._C"):
+            if name not in classes and not name.startswith("torch._C") and _reachable(base):
                 classes[name] = base
                 pending.append(base)
     return aliases, classes

@@ -225,7 +225,7 @@ class _Expander:
             inner = {p: a for p, a in zip(target[8], arg_chains, strict=False) if a and "$" not in a}
             inner.update({k: v for k, v in kw_chains.items() if k in target[8] and v and "$" not in v})
             tag = f"h:{callee_qual.rsplit('.', 1)[-1]}"
-            for chain, kind, line, via in self.refs(other, where, callee_qual, inner or None, depth + 1,
+            for chain, kind, _line, via in self.refs(other, where, callee_qual, inner or None, depth + 1,
                                                     (*stack, key), callee_own):
                 out.append([chain, kind, at if own else 0, _join_via(tag, via)])
         return out
