@@ -99,7 +99,8 @@ class AliasTable:
         """This table with ``facts``' returns and attributes winning, device methods for ``devices``."""
         names = tuple(dict.fromkeys([*KNOWN_DEVICES, *devices]))
         returns = {**self.returns, **facts.for_devices(names), **facts.returns}
-        return replace(self, returns=returns, attributes={**self.attributes, **facts.attributes})
+        source = self.source if facts.source == "static" else f"{self.source}+{facts.source}"
+        return replace(self, returns=returns, attributes={**self.attributes, **facts.attributes}, source=source)
 
     # -- questions ---------------------------------------------------------------------
     def is_class(self, name: str) -> bool:

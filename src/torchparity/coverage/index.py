@@ -120,7 +120,7 @@ def _better(new: Use, old: Use) -> bool:
     rn, ro = _ROLE_RANK[new[0]], _ROLE_RANK[old[0]]
     if rn != ro:
         return rn > ro
-    return (bool(new[3]), len(new[1])) < (bool(old[3]), len(old[1]))
+    return (bool(new[3]), len(new[1]), new[4]) < (bool(old[3]), len(old[1]), old[4])
 
 
 def _shift(via: str, delta: int) -> str:
