@@ -21,7 +21,8 @@ _CLASS_HOMES = (
 _GRAD_SPELLINGS = ("torch", "torch.autograd")
 #: packages whose exported classes get an alias (torch.optim.SGD -> torch.optim.sgd.SGD)
 _PACKAGES = ("torch", "torch.cuda", "torch.profiler", "torch.autograd.profiler", "torch.optim",
-             "torch.optim.lr_scheduler", "torch.nn", "torch.nn.modules", "torch.utils.data", "torch.autograd", "torch.cuda.amp", "torch.amp")
+             "torch.optim.lr_scheduler", "torch.nn", "torch.nn.modules", "torch.utils.data", "torch.onnx",
+             "torch.fx", "torch.jit", "torch.autograd", "torch.cuda.amp", "torch.amp")
 #: classes kept under the name users spell (their home is private)
 _PLAIN_CLASSES = ("torch.Tensor", "torch.device", "torch.dtype", "torch.Generator", "torch.Size",
                   "torch.Stream", "torch.Event")

@@ -33,7 +33,8 @@ SELF = "self"
 _FUNCTION_HOMES = (
     ("torch", ""), ("torch.nn.functional", ""), ("torch.linalg", "linalg_"), ("torch.fft", "fft_"),
     ("torch.special", "special_"), ("torch.nn.init", ""), ("torch.autograd", ""),
-    ("torch.random", ""), ("torch.functional", ""), ("torch.utils.data", ""),
+    ("torch.random", ""), ("torch.functional", ""), ("torch.utils.data", ""), ("torch.onnx", ""),
+    ("torch.fx", ""), ("torch.jit", ""), ("torch.cuda", ""), ("torch.profiler", ""),
 )
 #: stubs read (path under torch/ -> the runtime object their top-level defs describe)
 _STUBS = (("_C/_VariableFunctions.pyi", "torch"), ("_C/__init__.pyi", "torch._C"),

@@ -93,6 +93,15 @@ def _join_via(a: str, b: str) -> str:
     return f"{a},{b}"
 
 
+_PREFIX = re.compile(r"#\d+=")
+
+
+def _opaque(via: str) -> str:
+    """The vias of a value that is no longer a prefix of the chain (an operand, an element): their
+    names are kept, what they held is not said (``#0``)."""
+    return _PREFIX.sub("#0=", via) if "#" in via else via
+
+
 def _alts(values: list[_Binding], sep: str) -> _Binding:
     """Several bindings as one: ``{A|B}`` (agree) or ``{A?B}`` (first known); unknown ones left out."""
     known = [v for v in values if v is not None]
@@ -101,7 +110,7 @@ def _alts(values: list[_Binding], sep: str) -> _Binding:
         return None
     if len(chains) == 1:
         return known[0]
-    return ("{" + sep.join(chains) + "}", known[0][1])
+    return ("{" + sep.join(chains) + "}", _opaque(known[0][1]))
 
 
 _LAST_TAG = re.compile(r"^(?:(.*),)?([ls]):([^#,]*)#\d+=(.*)$")
@@ -412,7 +421,7 @@ class _Walker:
             elt = self.use(node.elt)  # type: ignore[attr-defined]
         finally:
             self.scopes.pop()
-        return (f"[{elt[0]}]", elt[1]) if elt is not None else None
+        return (f"[{elt[0]}]", _opaque(elt[1])) if elt is not None else None
 
     def element(self, value: _Binding) -> _Binding:
         """What iterating ``value`` gives."""
@@ -515,14 +524,14 @@ class _Walker:
     def builtin(self, name: str, args: list[_Binding]) -> _Binding:
         if name == "enumerate" and args:
             elem = self.element(args[0])
-            return (f"[<#builtins.int#,{elem[0]}>]", elem[1]) if elem is not None else None
+            return (f"[<#builtins.int#,{elem[0]}>]", _opaque(elem[1])) if elem is not None else None
         if name == "zip" and args:
             elems = [self.element(a) for a in args]
             chains = [e[0] if e is not None else "~" for e in elems]
-            return (f"[<{','.join(chains)}>]", next((e[1] for e in elems if e), ""))
+            return (f"[<{','.join(chains)}>]", _opaque(next((e[1] for e in elems if e), "")))
         if name in _SEQ_OF_ELEMENTS and args:
             elem = self.element(args[0])
-            return (f"[{elem[0]}]", elem[1]) if elem is not None else None
+            return (f"[{elem[0]}]", _opaque(elem[1])) if elem is not None else None
         if name == "iter" and args:
             return args[0]
         if name == "next" and args:
@@ -911,8 +920,14 @@ class _Walker:
                 defs.extend(self.module_level(node.orelse))  # type: ignore[attr-defined]
         return defs
 
-    def helper_done(self, func: _Func) -> None:
-        self.returns[func.qual] = func.ret
+    def helper_done(self, func: _Func, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """A helper's result: its declared return type first, what its body returns after it."""
+        ret = func.ret
+        declared = self.annotation(node.returns) if node.returns is not None else None
+        if declared is not None:
+            ret = declared[0] if not ret else "{" + declared[0] + "?" + ret + "}"
+            func.rets, func.yields = [(ret, "")], []
+        self.returns[func.qual] = ret
         self.params[func.qual] = func.params
 
     def run(self, tree: ast.Module) -> list[list[Any]]:
@@ -929,7 +944,7 @@ class _Walker:
         # helpers first (their return values feed the tests' data flow), then setUp, then tests
         for node in defs:
             if not node.name.startswith("test"):
-                self.helper_done(self.function(node, node.name, False, None))
+                self.helper_done(self.function(node, node.name, False, None), node)
         for cls in classes:
             for name in SETUP_METHODS:
                 if name in cls.methods:
@@ -937,7 +952,7 @@ class _Walker:
         for cls in classes:
             for name, meth in cls.methods.items():
                 if not name.startswith("test") and name not in SETUP_METHODS:
-                    self.helper_done(self.function(meth, f"{cls.qual}.{name}", False, cls))
+                    self.helper_done(self.function(meth, f"{cls.qual}.{name}", False, cls), meth)
         for node in defs:
             if node.name.startswith("test"):
                 self.function(node, node.name, True, None)

@@ -130,7 +130,8 @@ def _shift(via: str, delta: int) -> str:
     out = []
     for tag in via.split(","):
         m = _TAG.match(tag)
-        out.append(f"{m.group(1)}:{m.group(2)}#{max(int(m.group(3)) + delta, 1)}={m.group(4)}" if m else tag)
+        n = int(m.group(3)) if m else 0
+        out.append(f"{m.group(1)}:{m.group(2)}#{max(n + delta, 1) if n else 0}={m.group(4)}" if m else tag)
     return ",".join(out)
 
 
@@ -380,7 +381,8 @@ def typed_via(normalizer: Normalizer, chain: str, via: str) -> str:
         if m is None:
             out.append(tag)
             continue
-        t = normalizer.type_of(chain, int(m.group(3)))
+        n = int(m.group(3))
+        t = normalizer.type_of(chain, n) if n else None
         out.append(f"{m.group(1)}:{m.group(2)}={t.short if t is not None else ''}={m.group(4)}")
     return ",".join(out)
 
