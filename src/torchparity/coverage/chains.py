@@ -360,8 +360,8 @@ class Normalizer:
                         nxt, aliased = table.aliases[nxt], True
                     # plain module paths on the way (torch.nn on the way to torch.nn.functional.relu) say nothing
                     if out is not None and (final or ops or self.is_class(nxt)):
-                        if not final and not ops and self.is_class(nxt):
-                            role = MEMBER  # Cls.member: the class is used, not only named
+                        if not final and not ops and self.is_class(nxt) and not chain.segs[i][0].startswith("__"):
+                            role = MEMBER  # Cls.member: the class is used (Cls == x is no use of it)
                         out.append(Emission(nxt, role, chained, aliased, "", final))
                     value = _Value(path=nxt)
             if ops:
