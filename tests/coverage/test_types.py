@@ -37,7 +37,7 @@ def repo(cov_repo: RepoFactory) -> Path:
 @pytest.fixture
 def report(repo: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
     apis = ["torch.Tensor.ndimension", "torch.UntypedStorage.cpu", "torch.optim.Optimizer.zero_grad",
-            "torch.Stream.query", "torch.set_grad_enabled.clone", "torch.Tensor.cpu"]
+            "torch.Stream.query", "torch.set_grad_enabled.clone", "torch.Tensor.cpu", "torch.BoolStorage"]
     return coverage_for(apis, repo, ["master"], Store(tmp_path / "s"), grep="off")
 
 
@@ -98,6 +98,8 @@ def test_storages_optimizers_and_with_targets(report) -> None:  # type: ignore[n
     assert OT + "test_not_a_module_zero_grad" not in opt
     assert OT + "test_with_target" in _direct(report, "torch.Stream.query")
     assert OT + "test_not_a_with_target_that_is_none" not in _direct(report, "torch.set_grad_enabled.clone")
+    bools = _direct(report, "torch.BoolStorage")
+    assert bools == {OT + "test_class_member_through_the_class": "member of the class"}
 
 
 def test_helpers_and_bases_across_files(report) -> None:  # type: ignore[no-untyped-def]

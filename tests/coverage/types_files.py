@@ -179,6 +179,14 @@ class TestOthers(TestCase):
         with torch.Stream() as s:
             s.query()
 
+    def test_class_member_through_the_class(self):
+        bools = torch.BoolStorage.from_buffer(bytearray([0, 1]), "big")
+        self.assertEqual(bools.size(), 2)
+
+    def test_not_a_class_compared(self):
+        for t in (torch.UntypedStorage, torch.TypedStorage):
+            self.assertFalse(t == torch.BoolStorage)
+
     def test_not_a_with_target_that_is_none(self):
         with torch.set_grad_enabled(False) as g:
             g.clone()
