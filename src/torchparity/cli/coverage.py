@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Annotated
@@ -157,7 +158,9 @@ def coverage(
             err.print(f"note: {cov.api} is not in the {where} and no test uses it by that name{hint}",
                       markup=False)
     if json_out:
-        out.print(json.dumps(report.to_json(), ensure_ascii=False, indent=2), markup=False, highlight=False, emoji=False)
+        # written as it is: a batch's records run to millions of lines, more than a console should lay out
+        indent = 2 if len(report.apis) == 1 else None  # a batch on one line each: json's fast encoder
+        sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False, indent=indent) + "\n")
         return 0
     if len(report.apis) == 1 or detail:
         for cov in report.apis:

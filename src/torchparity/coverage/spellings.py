@@ -21,7 +21,7 @@ from typing import Any
 
 from ..config import Config
 from ..docs import DocsTree
-from ..docs.tree import find_docs_dir
+from ..docs.tree import backend_names, find_docs_dir
 from ..docs.versions import version_key
 from ..errors import UsageError
 from .aliases import AliasTable, static_table
@@ -74,6 +74,7 @@ def _docs_spellings(tree: DocsTree, apis: Sequence[str], base: AliasTable, resol
         return {}, {}, {}
     out: dict[str, str] = {}
     owners: dict[str, str] = {}
+    stated_apis: dict[str, set[str]] = {}
     classes: dict[str, bool] = {}
     for api in apis:
         res = by_query.get(api)
@@ -88,6 +89,11 @@ def _docs_spellings(tree: DocsTree, apis: Sequence[str], base: AliasTable, resol
             owner = parent if parent and base.is_class(parent) else None
             is_class = base.is_class(canonical)
         for version in versions:
+            stated = stated_apis.get(version)
+            if stated is None:  # the entries (and their members) that state a backend spelling
+                stated = stated_apis[version] = set(backend_names(tree.pages(version)).values())
+            if not any(n in stated or n.rpartition(".")[0] in stated for n in names):
+                continue
             spelled = next((s for s in (tree.backend_name(n, version) for n in names) if s), None)
             if spelled is None:
                 continue
