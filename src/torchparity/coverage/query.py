@@ -20,7 +20,7 @@ from ..store import Store
 from .aliases import ATTR, CALL, DECORATOR, MEMBER, WITH, AliasSource, AliasTable, table_for
 from .chains import Normalizer
 from .gitobjects import open_repo
-from .grep import GrepResult, TreeText, community_pattern, git_grep, needle
+from .grep import BlobTexts, GrepResult, TreeText, community_pattern, git_grep, needle
 from .index import Indexer, RefIndex, Use, typed_via
 from .justify import justify, section
 from .records import ApiCoverage, CoverageReport, RefCoverage, TestHit
@@ -85,7 +85,13 @@ def how(use: Use, normalizer: Normalizer | None = None) -> str:
     locals a use goes through say what they held: "call, via x: Tensor from torch.randn(...).npu()"."""
     role, via, chained, inherited = use[:4]
     if normalizer is not None and "#" in via:
-        via = typed_via(normalizer, use[5], via)
+        typed_key = (normalizer, use[5], via)
+        typed = _TYPED.get(typed_key)
+        if typed is None:
+            if len(_TYPED) > 200_000:
+                _TYPED.clear()
+            typed = _TYPED[typed_key] = typed_via(normalizer, use[5], via)
+        via = typed
     key = (role, via, chained, inherited)
     text = _HOW.get(key)
     if text is None:
@@ -96,6 +102,7 @@ def how(use: Use, normalizer: Normalizer | None = None) -> str:
 
 
 _HOW: dict[tuple[str, str, bool, str], str] = {}
+_TYPED: dict[tuple[Normalizer, str, str], str] = {}
 
 
 def _how(role: str, via: str, chained: bool, inherited_via: str) -> str:
@@ -358,7 +365,8 @@ def suggestions(api: ApiName, queries: Sequence[RefQuery], table: AliasTable) ->
     # only names whose last part could be a misspelling of the leaf (difflib over hundreds is slow)
     near = [n for n in pool if abs(len(_short(n)) - len(leaf)) <= 3 and _short(n)[:1] == leaf[:1]
             or _short(n) == leaf]
-    return tuple(difflib.get_close_matches(api.canonical, sorted(near), n=5, cutoff=0.6))
+    near.sort(key=lambda n: (abs(len(_short(n)) - len(leaf)), n))
+    return tuple(difflib.get_close_matches(api.canonical, sorted(near[:200]), n=5, cutoff=0.6))
 
 
 #: the last table's names by their last part (one table at a time in practice)
@@ -454,6 +462,7 @@ def coverage_for(
     if grep == "auto":
         grep = "git" if len(names) * len(targets) <= GIT_GREP_MAX else "fast"
     texts: dict[int, TreeText] = {}
+    pool = BlobTexts()  # the refs' files, read once, matched once per blob
     results: list[ApiCoverage] = []
     for api in names:
         pattern, parent_word, leaf_word = community_pattern(api.canonical)
@@ -466,8 +475,8 @@ def coverage_for(
                 g = git_grep(ix.repo, target.ref, pattern, ix.roots)
             elif grep == "fast":
                 if i not in texts:
-                    texts[i] = TreeText(ix.repo, target.ref, ix.entries, ix.roots)
-                g = texts[i].grep(pattern, needle(parent_word, leaf_word))
+                    texts[i] = TreeText(ix.repo, target.ref, ix.entries, ix.roots, pool)
+                g = texts[i].grep(pattern, needle(parent_word, leaf_word), parent_word or leaf_word)
             per_ref.append(RefCoverage(
                 ref=target.ref, commit=ix.commit, repo=str(ix.repo), upstream=target.upstream,
                 files=len(ix.files), tests=ix.tests, direct=tuple(direct),
