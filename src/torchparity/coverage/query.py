@@ -158,6 +158,7 @@ class RefQuery:
         self._test_words: dict[str, list[tuple[int, int]]] | None = None
         self._members: dict[str, list[str]] = {}
         self._by_leaf: dict[str, list[str]] | None = None
+        self._tests: dict[tuple[int, int], tuple[str, str, int, int]] = {}
 
     def _merge(self, attr: str) -> dict[str, list[int]]:
         merged: dict[str, list[int]] = {}
@@ -212,9 +213,14 @@ class RefQuery:
         return self._by_leaf.get(leaf, [])
 
     def hit(self, fi_no: int, ti: int, text: str, at: int | None = None) -> TestHit:
-        path = self.index.files[fi_no][0]
-        qual, line, end = self.index.indexes[fi_no].tests[ti]
-        return TestHit(f"{path}::{qual.replace('.', '::')}", path, line, end, text, line if at is None else at)
+        key = (fi_no, ti)
+        base = self._tests.get(key)
+        if base is None:
+            path = self.index.files[fi_no][0]
+            qual, line, end = self.index.indexes[fi_no].tests[ti]
+            base = self._tests[key] = (f"{path}::{qual.replace('.', '::')}", path, line, end)
+        test, path, line, end = base
+        return TestHit(test, path, line, end, text, line if at is None else at)
 
 
 def _variants(api: ApiName) -> list[str]:
