@@ -322,6 +322,8 @@ def schema_facts(torch):
             continue
         name = s.name[6:]
         rets = [_schema_type(str(r.type)) for r in s.returns]
+        if not any("Tensor" in str(a.type) for a in s.arguments) and "torch.Tensor" not in "".join(rets):
+            continue  # TorchScript's scalar overloads (add.int): no Python call of torch or a Tensor takes them
         value = "builtins.NoneType" if not rets else rets[0] if len(rets) == 1 else "(%s)" % ",".join(rets)
         seen.setdefault(name, []).append(value)
     return {name: union(values) for name, values in seen.items()}
