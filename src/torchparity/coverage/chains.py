@@ -343,19 +343,19 @@ class Normalizer:
                     continue
                 value = _Value(path=member, owner=owner or c, recv=c)
             else:
-                path = value.path
-                if path is None:
+                here = value.path
+                if here is None:
                     return value
-                if self.is_class(path):
-                    member = f"{path}.{name}"
-                    owner = table.owner(path, name)
+                if self.is_class(here):
+                    member = f"{here}.{name}"
+                    owner = table.owner(here, name)
                     if out is not None:
                         out.append(Emission(member, role, chained, aliased, "", final))
-                        if owner is not None and owner != path:
-                            out.append(Emission(f"{owner}.{name}", role, chained, aliased, path, final))
-                    value = _Value(path=member, owner=owner or path, recv=path)
+                        if owner is not None and owner != here:
+                            out.append(Emission(f"{owner}.{name}", role, chained, aliased, here, final))
+                    value = _Value(path=member, owner=owner or here, recv=here)
                 else:
-                    nxt = f"{path}.{name}"
+                    nxt = f"{here}.{name}"
                     if nxt in table.aliases:
                         nxt, aliased = table.aliases[nxt], True
                     # plain module paths on the way (torch.nn on the way to torch.nn.functional.relu) say nothing

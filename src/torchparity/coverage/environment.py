@@ -37,12 +37,18 @@ CLASS_KINDS = ("class", "context-manager", "storage-class")
 class ResolutionLike(Protocol):
     """What a resolve answer (``api.Resolution``) carries that the table needs."""
 
-    query: str
-    path: str
-    canonical: str
-    aliases: tuple[str, ...]
-    kind: str
-    owner_class: str | None
+    @property
+    def query(self) -> str: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def canonical(self) -> str: ...
+    @property
+    def aliases(self) -> tuple[str, ...]: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def owner_class(self) -> str | None: ...
 
 
 def resolved_table(resolutions: Iterable[ResolutionLike], base: AliasTable | None = None) -> AliasTable:

@@ -631,7 +631,7 @@ class _Walker:
                 if len(func.weak) >= _MAX_WEAK:
                     return
 
-    def assign(self, target: ast.AST, value: _Binding, src: ast.AST | None) -> None:
+    def assign(self, target: ast.AST, value: _Binding, src: ast.AST | _Index | None) -> None:
         t = type(target)
         if t is ast.Name:
             self.bind(target.id, self.local(target, value, src))  # type: ignore[attr-defined]
@@ -653,7 +653,7 @@ class _Walker:
         else:
             self.use(target)
 
-    def local(self, target: ast.AST, value: _Binding, src: ast.AST | None) -> _Binding:
+    def local(self, target: ast.AST, value: _Binding, src: ast.AST | _Index | None) -> _Binding:
         """A value bound to a name is reached 'via' that name from then on (with what it was bound to)."""
         if value is None or len(value[0]) > _MAX_CHAIN:
             return None
@@ -997,8 +997,11 @@ class _Walker:
 class _Index:
     """The source of element ``i`` of an unpacked value, for the 'via' text."""
 
-    def __init__(self, src: ast.AST | None, i: int) -> None:
-        self.text = f"{show(src)}[{i}]" if src is not None else f"…[{i}]"
+    text: str
+
+    def __init__(self, src: ast.AST | _Index | None, i: int) -> None:
+        base = src.text if isinstance(src, _Index) else show(src) if src is not None else "…"
+        self.text: str = f"{base}[{i}]"
 
 
 _CHAIN_NODES = (ast.Call, ast.Attribute, ast.Name, ast.Subscript, ast.BinOp, ast.UnaryOp, ast.Compare)

@@ -175,7 +175,7 @@ class _Expander:
             head = callee[1:] + "()"
             if chain.startswith(head):
                 via = _shift(via, _parts(ret) - _parts(head))
-            chain = re.sub(r"(?<![\w.$])" + re.escape(head), lambda _, r=ret: r, chain)
+            chain = re.sub(r"(?<![\w.$])" + re.escape(head), _literal(ret), chain)
             via = _join_via(f"h:{t.qual.rsplit('.', 1)[-1]}", via)
         return chain, via
 
@@ -230,6 +230,13 @@ class _Expander:
                                                     (*stack, key), callee_own):
                 out.append([chain, kind, at if own else 0, _join_via(tag, via)])
         return out
+
+
+def _literal(text: str) -> Callable[[re.Match[str]], str]:
+    """A replacement for ``re.sub`` that is ``text`` as it is (no group references read in it)."""
+    def repl(_: re.Match[str]) -> str:
+        return text
+    return repl
 
 
 _NAME_AT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

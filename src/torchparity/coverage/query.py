@@ -341,11 +341,11 @@ def query_ref(q: RefQuery, api: ApiName, related_limit: int = MAX_RELATED) -> Re
     direct_hits = [q.hit(fi_no, ti, how(use, norm), use[4]) for fi_no, ti, use in direct_keys]
     chunks.sort(key=lambda c: (c[0], c[1]))
     related_hits: list[TestHit] = []
-    for _, fi_no, label, per, tis in chunks:
+    for _, fi_no, label, chunk_uses, tis in chunks:
         if len(related_hits) >= related_limit:
             break
         for ti in sorted(tis)[: related_limit - len(related_hits)]:
-            use = per[ti]
+            use = chunk_uses[ti]
             text = f"{label} ({how(use, norm)})" if label == "names the class" else f"{label}: {how(use, norm)}"
             related_hits.append(q.hit(fi_no, ti, text, use[4]))
     return RefAnswer(direct_hits, related_hits, total, sorted(weak.values(), key=_hit_order))
