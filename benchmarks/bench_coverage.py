@@ -2,6 +2,10 @@
 
     python benchmarks/bench_coverage.py                       # generates a repo of 1,000 test files
     python benchmarks/bench_coverage.py --repo R --ref A --ref B [--roots test]
+    python benchmarks/bench_coverage.py --many --repo R --ref A --ref B --ref C --ref D
+        # `torchparity coverage --from FILE` with 1,000 APIs x the refs: cold (new store), warm (index built)
+    python benchmarks/bench_coverage.py --recall benchmarks/coverage_recall_sample.txt --repo R
+        # per-test recall on API-consistency commits: their added test_* functions are the truth
 
 Targets (2-core machine): cold index <= 30 s, a second branch sharing most
 blobs <= 3 s, 1,000 API queries <= 5 s. Timings are wall clock
@@ -182,7 +186,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--grep-sample", type=int, default=0,
                     help="Run git grep for this many APIs and scale to --apis (0: all of them).")
     ap.add_argument("--jobs", type=int, default=0)
+    ap.add_argument("--many", action="store_true", help="Time the verb on --apis APIs x every --ref (needs --repo).")
+    ap.add_argument("--recall", type=Path, metavar="SAMPLE", help="Measure recall on the commits listed (needs --repo).")
+    ap.add_argument("--config", type=Path, help="torchparity.toml for --many/--recall (e.g. preset = \"torch_npu\").")
+    ap.add_argument("--show-direct", action="store_true", help="With --recall: list every direct test (to check by hand).")
     args = ap.parse_args(argv)
+    if args.many or args.recall:
+        if not args.repo:
+            ap.error("--many and --recall need --repo")
+        return many(args) if args.many else recall(args)
 
     work = Path(tempfile.mkdtemp(prefix="bench-coverage-"))
     try:
@@ -223,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         grep_b_t, _ = _t(lambda: [git_grep(ix_b.repo, ref_b, p, ix_b.roots) for p, _, _ in b_grep_sample])
 
         files_a = len(ix_a.files)
-        mb = sum(len(t[1]) for t in texts._files) / 1e6
+        mb = sum(len(t) for t, _ in texts.pool.text.values()) / 1e6
         print(f"repo {repo} — {ref_a}: {files_a} Python test files, {ix_a.tests} tests, "
               f"{len(ix_a.entries)} files under {' '.join(args.roots)} ({mb:.1f} MB); "
               f"{ref_b}: {len(ix_b.files)} files, {shared} blobs shared with {ref_a}, {ix_b.parsed} parsed")
@@ -248,6 +260,139 @@ def main(argv: list[str] | None = None) -> int:
         ok = cold <= TARGETS["cold"] and second <= TARGETS["second"] and queries <= TARGETS["queries"]
         print("all targets met" if ok else "TARGET MISSED")
         return 0 if ok and agree == len(sample) else 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+# -- many APIs through the verb ----------------------------------------------------------------
+
+def _verb(args: argparse.Namespace, cwd: Path, api_file: Path, grep: str, *, keep: bool = False
+          ) -> tuple[float, float, int]:
+    """(wall s, CPU s of the process, exit code) of one `torchparity coverage --from FILE --json` run in
+    ``cwd`` (its default store, the parse cache, lives there); ``keep``: --store too (a record per API)."""
+    cmd = [sys.executable, "-m", "torchparity", "coverage", "--from", str(api_file), "--repo", str(args.repo),
+           "--grep", grep, "--json"]
+    if keep:
+        cmd += ["--store", str(cwd / ".torchparity")]
+    for r in args.ref:
+        cmd += ["--ref", r]
+    cmd += ["--tests", *args.roots[:1]]
+    if args.config:
+        cmd += ["--config", str(args.config.resolve())]
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"))
+    env.pop("TORCHPARITY_STORE", None)
+    before = os.times()
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=cwd, check=False)
+    wall = time.perf_counter() - start
+    after = os.times()
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    if proc.returncode:
+        sys.stderr.write(proc.stderr.decode("utf-8", "replace")[-2000:])
+    return wall, cpu, proc.returncode
+
+
+def many(args: argparse.Namespace) -> int:
+    """1,000 APIs x the refs in one process: cold (a new store) and warm (the index built), with and
+    without the regex baseline; git grep per API beside them."""
+    work = Path(tempfile.mkdtemp(prefix="bench-coverage-many-"))
+    try:
+        refs = args.ref or ["HEAD"]
+        store = Store(work / "probe")
+        ix = Indexer(store, static_table(), jobs=args.jobs).index(args.repo, refs[0], args.roots)
+        apis = api_list(RefQuery(ix, static_table()), args.apis)
+        api_file = work / "apis.txt"
+        api_file.write_text("\n".join(apis) + "\n", "utf-8")
+        rows = []
+        rows.append(("cold (new store), --grep off", *_verb(args, work, api_file, "off")))
+        rows.append(("warm (index built), --grep off", *_verb(args, work, api_file, "off")))
+        rows.append(("warm, regex baseline in process (--grep fast)", *_verb(args, work, api_file, "fast")))
+        rows.append(("warm, --grep off, --store (a record per API)", *_verb(args, work, api_file, "off", keep=True)))
+        sample = apis[: args.grep_sample or 20]
+        pats = [community_pattern(ApiName.parse(a, static_table()).canonical)[0] for a in sample]
+        grep_t, _ = _t(lambda: [git_grep(ix.repo, r, p, ix.roots) for r in refs for p in pats])
+        per_api = grep_t / len(sample)
+        print(f"repo {args.repo}, refs {' '.join(refs)}, {len(apis)} APIs; machine: {os.cpu_count()} CPUs, "
+              f"Python {sys.version.split()[0]}")
+        print(f"{'':48}{'wall':>10}{'CPU':>10}{'exit':>6}")
+        for label, wall, cpu, rc in rows:
+            print(f"{label:48}{wall:>8.1f} s{cpu:>8.1f} s{rc:>6}")
+        print(f"{'git grep, one per API and ref (measured on ' + str(len(sample)) + ')':48}"
+              f"{per_api * len(apis):>8.1f} s{'':>10}   ({per_api / len(refs) * 1000:.0f} ms per API and ref)")
+        ok = all(rc == 0 for *_, rc in rows) and rows[1][1] <= 20.0
+        print("warm target (<= 20 s) met" if ok else "TARGET MISSED (warm > 20 s or a run failed)")
+        return 0 if ok else 1
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+# -- recall on API-consistency commits ---------------------------------------------------------
+
+def _added_tests(repo: Path, commit: str, roots: list[str]) -> list[str]:
+    """The test functions a commit adds (path::Class::test), by the AST of each changed file."""
+    import ast
+
+    def git_out(*a: str) -> bytes:
+        return subprocess.run(["git", "-C", str(repo), *a], capture_output=True, check=False).stdout
+
+    def tests_of(data: bytes) -> set[str]:
+        try:
+            tree = ast.parse(data)
+        except (SyntaxError, ValueError):
+            return set()
+        out: set[str] = set()
+
+        def walk(body: list[ast.stmt], prefix: str) -> None:
+            for n in body:
+                if isinstance(n, ast.ClassDef):
+                    walk(n.body, f"{prefix}{n.name}::")
+                elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name.startswith("test"):
+                    out.add(prefix + n.name)
+
+        walk(tree.body, "")
+        return out
+
+    changed = git_out("diff", "--name-only", "--diff-filter=AM", f"{commit}^", commit, "--", *roots).decode().split()
+    added: list[str] = []
+    for f in (c for c in changed if c.endswith(".py")):
+        new, old = tests_of(git_out("show", f"{commit}:{f}")), tests_of(git_out("show", f"{commit}^:{f}"))
+        added += [f"{f}::{t}" for t in sorted(new - old)]
+    return added
+
+
+def recall(args: argparse.Namespace) -> int:
+    """Per-test recall: each listed commit's added tests, found as direct for its API at that commit."""
+    from torchparity.config import load_config
+    from torchparity.coverage.spellings import assemble
+
+    cfg = load_config(args.config, None)
+    rows = [ln.split("#", 1)[0].split() for ln in args.recall.read_text("utf-8").splitlines()]
+    rows = [r for r in rows if len(r) >= 2]
+    work = Path(tempfile.mkdtemp(prefix="bench-coverage-recall-"))
+    total = found = 0
+    try:
+        store = Store(work / "store")
+        print(f"{'commit':10} {'API':58} {'found':>7} {'direct':>7}")
+        for commit, *apis in rows:
+            truth = _added_tests(args.repo, commit, args.roots)
+            table = assemble(apis, cfg).table
+            report = coverage_for(apis, args.repo, [commit], store, tests=args.roots, aliases=table, grep="off")
+            direct: dict[str, str] = {}
+            for a in report.apis:
+                for h in a.refs[0].direct:
+                    direct.setdefault(h.test, f"{a.api}: {h.how}")
+            hit = [t for t in truth if t in direct]
+            total += len(truth)
+            found += len(hit)
+            print(f"{commit[:10]:10} {' '.join(apis)[:58]:58} {len(hit):>3}/{len(truth):<3} {len(direct):>7}")
+            for t in truth:
+                if t not in direct:
+                    print(f"    missed {t}")
+            if args.show_direct:
+                for t, how in direct.items():
+                    print(f"    direct {t}  {how}")
+        print(f"recall {found}/{total} = {found / max(total, 1):.1%} over {len(rows)} commits")
+        return 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

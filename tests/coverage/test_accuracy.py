@@ -34,7 +34,7 @@ def test_every_form_of_use_is_direct(forms_repo: Path, tmp_path: Path) -> None:
         "test_aliased_import": "import alias sge",
         "test_module_alias": "import alias t",
         "test_from_module": "chained call",
-        "test_local_variable": "via local ctx",
+        "test_local_variable": "via ctx: set_grad_enabled from torch.set_grad_enabled(...)",
         "test_context_manager": "chained with",
         "test_decorator": "chained decorator",
         "test_helper_function": "via helper _clone_check()",

@@ -140,6 +140,7 @@ print(json.dumps(bad))
 """
 
 
+@pytest.mark.slow
 def test_the_static_table_says_what_the_installed_torch_says() -> None:
     """Every alias is the same object, every base a base, every member defined (real torch, subprocess)."""
     t = static_table()
@@ -159,18 +160,61 @@ def test_the_static_table_says_what_the_installed_torch_says() -> None:
     assert {"torch.add", "torch.Tensor.add_", "torch.Tensor.grad", "torch.nn.functional.relu"} <= t.functions
 
 
+@pytest.mark.slow
 def test_the_generator_reads_the_table_in_the_agent_and_reproduces_the_shipped_one(tmp_path) -> None:
     """``tablegen --python PY`` runs the agent job there; from this torch it writes the shipped file."""
     from torchparity.coverage import tablegen
 
-    shipped = (Path(tablegen.__file__).parent / "static_aliases.toml").read_text("utf-8")
-    out = tmp_path / "table.toml"
-    assert tablegen.main(["--python", sys.executable, "--out", str(out)]) == 0
+    here = Path(tablegen.__file__).parent
+    shipped = (here / "static_aliases.toml").read_text("utf-8")
+    shipped_types = (here / "static_types.toml").read_text("utf-8")
+    out, types = tmp_path / "table.toml", tmp_path / "types.toml"
+    assert tablegen.main(["--python", sys.executable, "--out", str(out), "--types-out", str(types)]) == 0
     made = out.read_text("utf-8")
-    version = made.splitlines()[1].split("with torch ", 1)[1]
+    version = made.splitlines()[1].split("with torch ", 1)[1].rstrip(";")
     if f"with torch {version}" not in shipped.splitlines()[1]:
         pytest.skip(f"the shipped table is from another torch than {version}")
     assert made == shipped
+    assert types.read_text("utf-8") == shipped_types
+    assert f'torch_version = "{version}"' in shipped_types
+
+
+@pytest.mark.slow
+def test_the_type_facts_come_from_torch_s_own_metadata() -> None:
+    """Annotations, stubs, docstrings and native schemas, read in the agent from the real torch."""
+    from torchparity.agent import alias_facts, type_facts
+    torch = pytest.importorskip("torch")
+
+    _, classes = alias_facts.collect_classes(torch)
+    facts = type_facts.build(torch, classes, devices=True)
+    r, a = facts["returns"], facts["attributes"]
+    assert r["torch.randn"] == "torch.Tensor"  # the stub of torch's C functions
+    assert r["torch.Tensor.untyped_storage"] == "torch.storage.UntypedStorage"  # TensorBase's stub
+    assert r["torch.Tensor.storage"] == "torch.storage.TypedStorage"  # its docstring
+    assert r["torch.nn.modules.module.Module.to"] == "self"  # an annotation: -> Self
+    assert r["torch.Tensor.max"] == "torch.Tensor|(torch.Tensor,torch.Tensor)"  # overloads that differ
+    assert r["torch.Tensor.split"] == "[torch.Tensor]"
+    assert a["torch.Tensor.T"] == "torch.Tensor" and a["torch.Tensor.shape"] == "torch.Size"
+    assert facts["device_methods"]["torch.Tensor"] == "torch.Tensor"  # what Tensor.<backend>() returns
+    assert set(facts["sources"]) == {"annotation", "stub", "docstring", "schema"}
+    # the schemas alone, for a torch whose stubs say little: every ATen op's overloads
+    schemas = type_facts.schema_facts(torch)
+    assert schemas["add"] == "torch.Tensor" and schemas["sort"].startswith("(torch.Tensor,torch.Tensor)")
+
+
+@pytest.mark.slow
+def test_the_environment_s_type_facts_are_cached_per_torch_version(tmp_path) -> None:
+    from torchparity.coverage.environment import environment
+    from torchparity.store import Store
+
+    store = Store(tmp_path / "s")
+    first = environment(["torch.Tensor.ndim"], sys.executable, "", store)
+    assert first.types.returns["torch.Tensor.untyped_storage"] == "torch.storage.UntypedStorage"
+    rows = store.query("SELECT key FROM coverage_type_facts")
+    assert len(rows) == 1 and rows[0]["key"].startswith(first.resolutions[0].torch_version + "|")
+    again = environment(["torch.Tensor.ndim"], sys.executable, "", store)
+    assert again.types == first.types
+    assert again.types.source.startswith("environment (torch ")
 
 
 def test_the_generator_itself_never_imports_torch(tmp_path, capsys) -> None:

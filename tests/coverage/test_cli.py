@@ -111,9 +111,9 @@ def test_an_api_the_table_does_not_know_is_searched_literally(
     rc = _cov(tmp_path, "torch_npu.npu_custom_op", "--repo", str(repo))
     out = capsys.readouterr().out
     assert rc == 0
-    assert "not in the static alias table: searched literally" in out
+    # found as written: the 'not in the table' note is only for a name nothing was found for
+    assert "not in the static alias table" not in out and "不在别名表中" not in out
     assert "test/test_npu.py::test_custom" in out
-    assert "不在静态别名表中，按字面名称检索" in out
 
 
 def test_a_misspelt_api_gets_suggestions(repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -235,8 +235,10 @@ def test_with_python_the_names_are_resolved_there_first(
     docs = json.loads(capsys.readouterr().out)
     assert rc == 0
     # resolve's canonical wins where it differs from the static table's (torch.Generator is torch._C.Generator)
-    assert [(d["canonical"], d["alias_source"]) for d in docs] == [
-        ("torch._C.Generator.manual_seed", "static+resolve"), ("torch.Tensor.ndim", "static+resolve")]
+    assert [d["canonical"] for d in docs] == ["torch._C.Generator.manual_seed", "torch.Tensor.ndim"]
+    # the environment's type facts (read once, cached per torch version) and resolve's answers
+    assert all(d["alias_source"].startswith("static+environment (torch ") and d["alias_source"].endswith("+resolve")
+               for d in docs), [d["alias_source"] for d in docs]
     assert [h["test"] for h in docs[1]["refs"][0]["direct"]] == ["test/test_shape.py::TestShape::test_ndim"]
     assert _cov(tmp_path, "torch.nn.functional.relux", "--repo", str(ndim_repo), "--python", sys.executable) == 2
     assert "did you mean" in capsys.readouterr().err

@@ -18,8 +18,13 @@ def _facts(src: str | bytes) -> dict[str, Any]:
 def _funcs(src: str) -> dict[str, list[Any]]:
     facts = _facts(src)
     assert facts["err"] is None
-    # refs decoded from their ints: [[chain, kind, line, via], ...]
-    return {f[0]: [*f[:4], decode_refs(facts, f), *f[5:]] for f in facts["f"]}
+    # refs decoded from their ints: [[chain, kind, line, via], ...]; calls' arguments and ret as chains
+    st = facts["s"]
+
+    def calls(f: list[Any]) -> list[Any]:
+        return [[c, [st[a] for a in args], {k: st[v] for k, v in kws.items()}] for c, args, kws, _ in f[5]]
+
+    return {f[0]: [*f[:4], decode_refs(facts, f), calls(f), f[6], st[f[7]], *f[8:]] for f in facts["f"]}
 
 
 def _refs(func: list[Any]) -> set[tuple[str, str, str]]:
@@ -78,12 +83,13 @@ def test_data_flow_through_locals_setup_and_helpers() -> None:
                 opt = make()
                 opt.step()
     ''')
-    assert ("torch.set_grad_enabled().clone()", "c", "s:ctx") in _refs(funcs["TestX.test_self"])
-    assert funcs["TestX.test_self"][5] == ["TestX.setUp"]
-    assert ("torch.no_grad().clone()", "c", "l:a,l:b") in _refs(funcs["TestX.test_local"])
+    assert ("torch.set_grad_enabled().clone()", "c", "s:ctx#2=torch.set_grad_enabled(...)") \
+        in _refs(funcs["TestX.test_self"])
+    assert funcs["TestX.test_self"][5] == [["TestX.setUp", [], {}]]
+    assert ("torch.no_grad().clone()", "c", "l:a#2=torch.no_grad(),l:b#2=a") in _refs(funcs["TestX.test_local"])
     assert not any("clone" in c for c, _, _ in _refs(funcs["TestX.test_rebound"]))
-    assert ("torch.optim.SGD().step()", "c", "h:make,l:opt") in _refs(funcs["TestX.test_helper"])
-    assert "make" in funcs["TestX.test_helper"][5]
+    assert ("torch.optim.SGD().step()", "c", "h:make,l:opt#3=make()") in _refs(funcs["TestX.test_helper"])
+    assert "make" in [c[0] for c in funcs["TestX.test_helper"][5]]
     assert funcs["make"][7] == "torch.optim.SGD()"
 
 
@@ -186,4 +192,4 @@ def test_test_ids_and_line_ranges() -> None:
     assert funcs["TestOuter.TestInner.test_deep"][1:4] == [6, 9, 1]
     assert funcs["TestOuter._helper"][3] == 0
     assert ("torch.no_grad().clone()", "c", "h:_helper") in _refs(funcs["TestOuter.test_uses_helper"])
-    assert funcs["TestOuter.test_uses_helper"][5] == ["TestOuter._helper"]
+    assert funcs["TestOuter.test_uses_helper"][5] == [["TestOuter._helper", [], {}]]

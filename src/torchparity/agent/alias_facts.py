@@ -1,8 +1,8 @@
 """The alias table coverage search reads without an environment, built from the torch it runs in.
 
 Aliases (``torch.set_grad_enabled`` -> ``torch.autograd.grad_mode.set_grad_enabled``),
-classes with their bases and the members each defines, return types for data
-flow, and the public non-class names of the main modules. Every entry is read
+classes with their bases and the members each defines, and the public non-class
+names of the main modules; with ``types``, what calls return (``type_facts``). Every entry is read
 from the running torch, so the table never names something that torch lacks.
 The controller renders the answer as ``static_aliases.toml``
 (``python -m torchparity.coverage.tablegen --python PY``).
@@ -20,41 +20,12 @@ _CLASS_HOMES = (
 #: spellings of the grad-mode classes besides their home
 _GRAD_SPELLINGS = ("torch", "torch.autograd")
 #: packages whose exported classes get an alias (torch.optim.SGD -> torch.optim.sgd.SGD)
-_PACKAGES = ("torch.optim", "torch.optim.lr_scheduler", "torch.nn", "torch.nn.modules",
-             "torch.utils.data", "torch.autograd", "torch.cuda.amp", "torch.amp")
+_PACKAGES = ("torch", "torch.cuda", "torch.profiler", "torch.autograd.profiler", "torch.optim",
+             "torch.optim.lr_scheduler", "torch.nn", "torch.nn.modules", "torch.utils.data", "torch.onnx",
+             "torch.fx", "torch.jit", "torch.autograd", "torch.cuda.amp", "torch.amp")
 #: classes kept under the name users spell (their home is private)
 _PLAIN_CLASSES = ("torch.Tensor", "torch.device", "torch.dtype", "torch.Generator", "torch.Size",
                   "torch.Stream", "torch.Event")
-#: torch functions that return a Tensor (data flow: x = torch.randn(3); x.add_(1))
-_TENSOR_FACTORIES = (
-    "tensor", "as_tensor", "from_numpy", "randn", "rand", "randint", "randperm", "randn_like",
-    "rand_like", "randint_like", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
-    "empty_like", "full_like", "arange", "linspace", "logspace", "eye", "empty_strided", "cat",
-    "stack", "where", "matmul", "mm", "bmm", "add", "sub", "mul", "div", "sum", "mean", "abs",
-    "exp", "log", "sqrt", "clone", "reshape", "flatten", "squeeze", "unsqueeze", "transpose",
-    "narrow", "masked_fill", "softmax",
-)
-#: Tensor methods that return a Tensor
-_TENSOR_METHODS = (
-    "clone", "detach", "detach_", "to", "cpu", "cuda", "float", "double", "half", "bfloat16",
-    "int", "long", "bool", "contiguous", "view", "view_as", "reshape", "reshape_as", "t",
-    "transpose", "permute", "flatten", "squeeze", "unsqueeze", "expand", "expand_as", "repeat",
-    "requires_grad_", "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "sum", "mean",
-    "abs", "neg", "exp", "log", "sqrt", "pow", "matmul", "mm", "fill_", "zero_", "copy_",
-    "normal_", "uniform_", "type_as", "narrow", "select", "index_select", "masked_fill",
-    "masked_fill_", "softmax", "relu", "sigmoid", "tanh", "max", "min", "norm", "new_zeros",
-    "new_ones", "new_empty", "new_full", "new_tensor", "pin_memory", "share_memory_", "numpy",
-)
-#: methods that return their own instance (model.to(device).forward, ctx.clone().mode)
-_SELF_RETURNING = {
-    "torch.nn.modules.module.Module": ("to", "cpu", "cuda", "float", "double", "half", "bfloat16",
-                                       "train", "eval", "requires_grad_", "to_empty", "apply",
-                                       "type", "xpu"),
-    "torch.autograd.grad_mode.set_grad_enabled": ("clone",),
-    "torch.autograd.grad_mode.inference_mode": ("clone",),
-    "torch.autograd.grad_mode.set_multithreading_enabled": ("clone",),
-    "torch.utils._contextlib._DecoratorContextManager": ("clone",),
-}
 #: modules (and torch.Tensor) whose public names (functions, attributes; not classes) the table lists
 _FUNCTION_HOMES = ("torch", "torch.Tensor", "torch.nn.functional", "torch.linalg", "torch.fft",
                    "torch.special", "torch.autograd", "torch.autograd.grad_mode", "torch.cuda",
@@ -66,6 +37,17 @@ _SKIP_MEMBERS = {"__doc__", "__module__", "__dict__", "__weakref__", "__annotati
 
 def _name(cls):
     return "%s.%s" % (cls.__module__, cls.__qualname__)
+
+
+def _reachable(cls):
+    """Whether the class is where its module and qualname say (some C classes claim a home they lack)."""
+    try:
+        obj = importlib.import_module(cls.__module__)
+        for part in cls.__qualname__.split("."):
+            obj = getattr(obj, part)
+    except Exception:
+        return False
+    return obj is cls
 
 
 def _members(cls):
@@ -80,8 +62,8 @@ def _members(cls):
     return sorted(out)
 
 
-def build(torch):
-    """The table as plain data (the controller renders it as TOML)."""
+def collect_classes(torch):
+    """(aliases, classes): spelled -> canonical names, canonical name -> class (with torch bases)."""
     aliases = {}
     classes = {}
 
@@ -110,6 +92,10 @@ def build(torch):
         for n in sorted(getattr(mod, "__all__", None) or dir(mod)):
             obj = getattr(mod, n, None)
             if isinstance(obj, type) and not n.startswith("_") and obj.__module__.startswith("torch"):
+                if n.endswith("Tensor") and n != "Tensor":
+                    continue  # the legacy tensor types (torch.FloatTensor): not classes tests call
+                if not _reachable(obj):
+                    continue
                 add_class("%s.%s" % (pkg, n), obj)
     for spelled in _PLAIN_CLASSES:
         mod_name, _, n = spelled.rpartition(".")
@@ -122,22 +108,17 @@ def build(torch):
             if base is object or not base.__module__.startswith("torch"):
                 continue
             name = _name(base)
-            if name not in classes and not name.startswith("torch._C"):
+            if name not in classes and not name.startswith("torch._C") and _reachable(base):
                 classes[name] = base
                 pending.append(base)
+    return aliases, classes
+
+
+def build(torch):
+    """The table as plain data (the controller renders it as TOML)."""
+    aliases, classes = collect_classes(torch)
     canon_of = {id(c): n for n, c in classes.items()}
-    returns = {}
-    for n in _TENSOR_FACTORIES:
-        if callable(getattr(torch, n, None)):
-            returns["torch.%s" % n] = "torch.Tensor"
-    for n in _TENSOR_METHODS:
-        if callable(getattr(torch.Tensor, n, None)):
-            returns["torch.Tensor.%s" % n] = "torch.Tensor"
-    for cls_name, methods in _SELF_RETURNING.items():
-        for m in methods:
-            if cls_name in classes and hasattr(classes[cls_name], m):
-                returns["%s.%s" % (cls_name, m)] = "self"
-    table = {"aliases": dict(sorted(aliases.items())), "classes": {}, "returns": returns}
+    table = {"aliases": dict(sorted(aliases.items())), "classes": {}}
     for name in sorted(classes):
         cls = classes[name]
         bases = [canon_of[id(b)] for b in cls.__bases__ if id(b) in canon_of]
@@ -166,5 +147,17 @@ def build(torch):
 
 
 def op_alias_facts(ctx, args):
-    """Agent job: the alias table of this torch."""
-    return {"table": build(ctx.torch), "exit_code": 0}
+    """Agent job: the alias table of this torch (``table``), what its calls return (``types``),
+    or both. ``devices``: also read what a PrivateUse1 backend's generated methods return
+    (a child interpreter; the static table's generator asks for it)."""
+    out = {"exit_code": 0, "torch_version": str(ctx.torch.__version__)}
+    if args.get("table", True):
+        out["table"] = build(ctx.torch)
+    if args.get("types"):
+        from . import type_facts
+
+        _, classes = collect_classes(ctx.torch)
+        out["types"] = type_facts.build(ctx.torch, classes, devices=bool(args.get("devices")))
+        mod = ctx.backend_mod
+        out["backend_version"] = str(getattr(mod, "__version__", "")) if mod is not None else ""
+    return out

@@ -19,6 +19,7 @@ from ..coverage.aliases import ATTR, AliasTable, Normalizer, table_for
 from ..coverage.extract import decode_refs, extract
 from ..coverage.index import FileIndex
 from ..coverage.query import how
+from ..coverage.spellings import assemble
 from ..errors import UsageError
 from ..gitrepo import blob_bytes, git, repo_root, resolve_commit
 from ..records.checklist import FAIL, NA, PASS, Checklist, ChecklistItem
@@ -137,15 +138,18 @@ def resolve_aliases(resolve: Mapping[str, Any] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(a for a in names if isinstance(a, str) and a))
 
 
-def alias_table(api: str | None, aliases: Iterable[str] = (), canonical: str | None = None) -> AliasTable:
-    """Coverage's static alias table, with ``api`` and ``aliases`` (its other spellings) naming
-    ``canonical`` (the resolve record's; by default the static table's spelling of ``api``)."""
+def alias_table(api: str | None, aliases: Iterable[str] = (), canonical: str | None = None, *,
+                config: Config | None = None, repo: Path | None = None) -> AliasTable:
+    """Coverage's spellings of ``api`` (``coverage.spellings.assemble``: the static table, the config's
+    [backend_aliases], the docs' NPU 形式名称), with ``api`` and ``aliases`` (its other spellings)
+    naming ``canonical`` (the resolve record's; by default the static table's spelling of ``api``)."""
     static = table_for(None)
     if not api:
         return static
     target = canonical or static.canonical(api)[0]
     over = {a: target for a in (api, *aliases) if a and a != target}
-    return table_for(over) if over else static
+    learnt = AliasTable.from_mappings(over, source="resolve") if over else None
+    return assemble([api], config or load_preset("default"), repo=repo, learnt=learnt).table
 
 
 def find_resolve(store: Store, api: str | None) -> dict[str, Any] | None:
@@ -492,8 +496,9 @@ def evaluate_checklist(
     """Evaluate every item; ``aliases`` are other spellings of ``api``; ``resolve`` is its resolve
     record (``find_resolve``): its query and aliases count as the API, its canonical name is the one matched."""
     config = config or load_preset("default")
-    table = alias_table(api, [*aliases, *resolve_aliases(resolve)], (resolve or {}).get("canonical"))
     root = repo_root(repo) if repo is not None else None
+    table = alias_table(api, [*aliases, *resolve_aliases(resolve)], (resolve or {}).get("canonical"),
+                        config=config, repo=root)
     base = head = None
     if rev_range is not None:
         if root is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Annotated
@@ -19,9 +20,9 @@ from ..coverage import (
     parse_upstream,
     resolve_targets,
 )
-from ..coverage.aliases import AliasTable
-from ..coverage.environment import environment_table
+from ..coverage.environment import environment
 from ..coverage.justify import plural
+from ..coverage.spellings import assemble
 from ..errors import UsageError
 from ..fsutil import read_text_file
 from ..store import Store, keep
@@ -58,7 +59,7 @@ def _section(title: str, hits: tuple, total: int) -> None:  # type: ignore[type-
 def _print_detail(cov: ApiCoverage, justification: bool) -> None:
     head = cov.api if cov.api == cov.canonical else f"{cov.api} -> {cov.canonical}"
     out.print(head, markup=False, emoji=False, style="bold")
-    if not cov.known:
+    if not cov.known and not any(r.direct or r.related for r in cov.refs):
         table = "alias table" if cov.alias_source != "static" else "static alias table"
         out.print(f"  not in the {table}: searched literally", markup=False, emoji=False)
     if cov.suggestions:
@@ -88,7 +89,7 @@ def _print_table(report: CoverageReport) -> None:
         table.add_column(col)
     for cov in report.apis:
         for r in cov.refs:
-            note = "" if cov.known else "not in table; literal"
+            note = "" if cov.known or any(x.direct or x.related for x in cov.refs) else "not in table; literal"
             table.add_row(cov.api, f"upstream {r.ref}" if r.upstream else r.ref, str(len(r.direct)),
                           str(r.related_total), str(r.weak_total),
                           "-" if r.grep is None else str(r.grep.count), note)
@@ -103,7 +104,8 @@ def coverage(
     tests: Annotated[list[str] | None, typer.Option("--tests", help="Test root inside the repo (repeatable; default: the config's test_roots).")] = None,
     upstream: Annotated[list[str] | None, typer.Option("--upstream", help="Upstream PyTorch repo PATH[@REF], searched under test/ (repeatable).")] = None,
     aliases: Annotated[Path | None, typer.Option("--aliases", help="JSON of what resolve learnt (aliases, bases, is_class, defines, returns), on top of the static table.")] = None,
-    python: Annotated[str | None, typer.Option("--python", metavar="PY", help="Resolve the names first in this interpreter (with torch); its answers win over the static table.")] = None,
+    python: Annotated[str | None, typer.Option("--python", metavar="PY", help="Resolve the names first in this interpreter (with torch); its answers and type facts win over the static ones.")] = None,
+    docs: Annotated[Path | None, typer.Option("--docs", help="Native API pages folder (default: the repo's docs root): the backend spellings they state count too.")] = None,
     from_file: Annotated[Path | None, typer.Option("--from", help="File with one API name a line (# comments allowed).")] = None,
     grep: Annotated[str, typer.Option("--grep", help="Regex baseline: auto | git (run git grep) | fast (same match in process) | off.")] = "auto",
     detail: Annotated[bool, typer.Option("--detail", help="Full listing for every API of a batch (default for one API).")] = False,
@@ -120,15 +122,17 @@ def coverage(
     cfg = config_for(config, repo if repo.is_dir() else None)
     tests_roots = list(tests or []) or list(cfg.test_roots)
     ups = [parse_upstream(u) for u in upstream or []]
-    source = JsonSource(aliases).alias_table() if aliases is not None else None
+    learnt = JsonSource(aliases).alias_table() if aliases is not None else None
+    the_store = Store(store if store is not None else DEFAULT_STORE)
+    env = None
     if python is not None:
         resolve_targets(repo, list(ref or []), tests_roots, ups)  # a bad ref fails before the interpreter starts
-        learnt = environment_table(names, python, cfg.backend_module)
-        source = learnt if source is None else learnt.merged(source)
-    if cfg.backend_aliases:  # the backend's spellings of PyTorch names (torch.npu is torch_npu.npu)
-        backend = AliasTable.from_mappings(cfg.backend_aliases, source="backend")
-        source = backend if source is None else source.merged(backend)
-    the_store = Store(store if store is not None else DEFAULT_STORE)
+        env = environment(names, python, cfg.backend_module, the_store)
+    spellings = assemble(names, cfg, repo=repo if repo.is_dir() else None, docs=docs,
+                         resolutions=env.resolutions if env else (), learnt=learnt,
+                         types=env.types if env else None)
+    for note in spellings.notes():
+        err.print(note, markup=False, style="dim")
     started = time.perf_counter()
 
     def progress(ix: RefIndex, seconds: float) -> None:
@@ -139,7 +143,7 @@ def coverage(
 
     report = coverage_for(
         names, repo, list(ref or []), the_store, tests=tests_roots,
-        aliases=source,
+        aliases=spellings.table,
         upstream=ups, grep=grep, jobs=jobs, progress=progress,
     )
     err.print(f"{len(report.apis)} API(s) answered in {time.perf_counter() - started:.2f} s",
@@ -150,10 +154,13 @@ def coverage(
     for cov in report.apis:
         if not cov.known and not any(r.direct or r.related for r in cov.refs):
             hint = f"; did you mean {', '.join(cov.suggestions)}" if cov.suggestions else ""
-            err.print(f"note: {cov.api} is not in the static alias table and no test uses it by that name{hint}",
+            where = "static alias table" if cov.alias_source == "static" else "alias table"
+            err.print(f"note: {cov.api} is not in the {where} and no test uses it by that name{hint}",
                       markup=False)
     if json_out:
-        out.print(json.dumps(report.to_json(), ensure_ascii=False, indent=2), markup=False, highlight=False, emoji=False)
+        # written as it is: a batch's records run to millions of lines, more than a console should lay out
+        indent = 2 if len(report.apis) == 1 else None  # a batch on one line each: json's fast encoder
+        sys.stdout.write(json.dumps(report.to_json(), ensure_ascii=False, indent=indent) + "\n")
         return 0
     if len(report.apis) == 1 or detail:
         for cov in report.apis:

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from ..coverage.aliases import static_table
+from ..coverage.spellings import docs_names
 from ..docs import (
     RULES,
     DocsTree,
@@ -87,7 +87,7 @@ def check(
 ) -> int:
     """Does each API have an entry in every version's pages, under any spelling? (exit 1 when one is missing)"""
     tree = _tree(docs, repo, config)
-    results = [check_in_tree(tree, api, version, static_table().spellings(api)) for api in apis]
+    results = [check_in_tree(tree, name, version, others) for name, others in map(docs_names, apis)]
     if store is not None:
         from ..store import Store, keep
 

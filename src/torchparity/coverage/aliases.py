@@ -15,21 +15,19 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Protocol
 
 from ..errors import UsageError
+from .types import KNOWN_DEVICES, SELF, TypeFacts, static_types
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
-
-#: a return type meaning "an instance of the class the method was called on"
-SELF = "self"
 
 
 @dataclass(frozen=True)
@@ -47,8 +45,11 @@ class AliasTable:
     classes: Mapping[str, ClassInfo] = field(default_factory=dict)
     #: names known NOT to be classes (functions, attributes): the table's lists and resolve's answers
     functions: frozenset[str] = frozenset()
+    #: callable -> the type of its result (coverage/types.py spells types)
     returns: Mapping[str, str] = field(default_factory=dict)
     source: str = "static"
+    #: attribute or property -> the type of its value
+    attributes: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_mappings(
@@ -60,6 +61,7 @@ class AliasTable:
         defines: Mapping[str, Sequence[str]] | None = None,
         returns: Mapping[str, str] | None = None,
         source: str = "resolve",
+        attributes: Mapping[str, str] | None = None,
     ) -> AliasTable:
         """Build a table from plain mappings, e.g. what ``resolve`` learnt in an environment.
 
@@ -78,11 +80,11 @@ class AliasTable:
                 members = (defines or {}).get(name)
                 classes[name] = ClassInfo((), None if members is None else frozenset(members))
         functions = frozenset(n for n, flag in (is_class or {}).items() if not flag)
-        return cls(dict(aliases), classes, functions, dict(returns or {}), source)
+        return cls(dict(aliases), classes, functions, dict(returns or {}), source, dict(attributes or {}))
 
     def merged(self, over: AliasTable) -> AliasTable:
         """This table with ``over``'s entries winning (e.g. static, then resolve)."""
-        if not (over.aliases or over.classes or over.functions or over.returns):
+        if not (over.aliases or over.classes or over.functions or over.returns or over.attributes):
             return self
         classes = dict(self.classes)
         classes.update(over.classes)
@@ -90,7 +92,15 @@ class AliasTable:
             {**self.aliases, **over.aliases}, classes,
             (self.functions - frozenset(over.classes)) | over.functions,
             {**self.returns, **over.returns}, f"{self.source}+{over.source}",
+            {**self.attributes, **over.attributes},
         )
+
+    def with_types(self, facts: TypeFacts, devices: Sequence[str] = ()) -> AliasTable:
+        """This table with ``facts``' returns and attributes winning, device methods for ``devices``."""
+        names = tuple(dict.fromkeys([*KNOWN_DEVICES, *devices]))
+        returns = {**self.returns, **facts.for_devices(names), **facts.returns}
+        source = self.source if facts.source == "static" else f"{self.source}+{facts.source}"
+        return replace(self, returns=returns, attributes={**self.attributes, **facts.attributes}, source=source)
 
     # -- questions ---------------------------------------------------------------------
     def is_class(self, name: str) -> bool:
@@ -125,9 +135,17 @@ class AliasTable:
         return None
 
     def returned(self, callable_name: str, owner: str | None = None) -> str | None:
+        """The type of what calling ``callable_name`` gives (looked up on ``owner`` too)."""
         ret = self.returns.get(callable_name)
         if ret is None and owner is not None:
             ret = self.returns.get(f"{owner}.{callable_name.rsplit('.', 1)[-1]}")
+        return ret
+
+    def attribute(self, name: str, owner: str | None = None) -> str | None:
+        """The type of the attribute or property ``name`` (looked up on ``owner`` too)."""
+        ret = self.attributes.get(name)
+        if ret is None and owner is not None:
+            ret = self.attributes.get(f"{owner}.{name.rsplit('.', 1)[-1]}")
         return ret
 
     def known(self, name: str) -> bool:
@@ -304,8 +322,8 @@ def static_table() -> AliasTable:
         for name, info in data.get("classes", {}).items()
     }
     functions = frozenset(f"{home}.{n}" for home, names in data.get("functions", {}).items() for n in names)
-    return AliasTable(dict(data.get("aliases", {})), classes, functions,
-                      dict(data.get("returns", {})), "static")
+    table = AliasTable(dict(data.get("aliases", {})), classes, functions, {}, "static")
+    return table.with_types(static_types())
 
 
 def table_for(aliases: AliasTable | AliasSource | Mapping[str, str] | None) -> AliasTable:
@@ -319,127 +337,12 @@ def table_for(aliases: AliasTable | AliasSource | Mapping[str, str] | None) -> A
         over = aliases.alias_table()  # type: ignore[union-attr]
     else:
         over = AliasTable.from_mappings(aliases)  # type: ignore[arg-type]
-    return over if over.source == "static" else base.merged(over)
+    # a table that already stands on the static one (spellings.assemble's) is used as it is
+    return over if over.source == "static" or over.source.startswith("static+") else base.merged(over)
 
 
-# -- chains ---------------------------------------------------------------------------------
+# -- chains (re-exported: the index, the checklist and verify read them from here) ----------------
+from .chains import ATTR, CALL, DECORATOR, MEMBER, WITH, Emission, Normalizer  # noqa: E402
 
-#: roles of a name in a test: called, entered as a context manager, used as a decorator,
-#: or only named (an attribute read, a class passed to isinstance)
-CALL, WITH, DECORATOR, ATTR = "c", "w", "d", "a"
-
-
-@dataclass(frozen=True, slots=True)
-class Emission:
-    """One canonical name a chain touches, and how."""
-
-    name: str
-    role: str
-    #: reached through the result of a call (torch.set_grad_enabled(False).clone())
-    chained: bool = False
-    #: an alias was followed (torch.set_grad_enabled -> torch.autograd.grad_mode.set_grad_enabled)
-    aliased: bool = False
-    #: the member is inherited: the class the test used (SGD for Optimizer.zero_grad)
-    inherited_via: str = ""
-    #: is this the chain's last name (what the expression finally is)
-    final: bool = False
-
-
-class Normalizer:
-    """Chains -> canonical names, memoised (one per table)."""
-
-    def __init__(self, table: AliasTable) -> None:
-        self.table = table
-        self._memo: dict[tuple[str, str], tuple[Emission, ...]] = {}
-        self._flat: dict[tuple[str, str], tuple[tuple[str, str, bool, str], ...]] = {}
-
-    def flat(self, chain: str, kind: str) -> tuple[tuple[str, str, bool, str], ...]:
-        """``emissions`` as plain tuples (name, role, chained, inherited_via): the index's hot loop."""
-        key = (chain, kind)
-        hit = self._flat.get(key)
-        if hit is None:
-            hit = self._flat[key] = tuple(
-                (e.name, e.role, e.chained, e.inherited_via) for e in self.emissions(chain, kind))
-        return hit
-
-    def emissions(self, chain: str, kind: str) -> tuple[Emission, ...]:
-        key = (chain, kind)
-        hit = self._memo.get(key)
-        if hit is None:
-            hit = self._memo[key] = tuple(self._walk(chain, kind))
-        return hit
-
-    def _walk(self, chain: str, kind: str) -> list[Emission]:
-        table = self.table
-        segs = chain.split(".")
-        out: list[Emission] = []
-        head, calls = _calls(segs[0])
-        path: str = head
-        aliased = False
-        if path in table.aliases:
-            path, aliased = table.aliases[path], True
-        inst: str | None = None  # the class of the current value, when it is an instance
-        chained = False
-        last = len(segs) - 1
-        if calls:  # a chain that starts with a call: f() where f came from an import
-            inst, dead = self._call(path, None, calls)
-            out.append(Emission(path, _role(kind, calls, last == 0), False, aliased, "", last == 0))
-            if dead:
-                return out
-            chained = True
-        for i, raw in enumerate(segs[1:], start=1):
-            name, calls = _calls(raw)
-            final = i == last
-            role = _role(kind, calls, final)
-            cls = inst if inst is not None else (path if table.is_class(path) else None)
-            if cls is not None:
-                member = f"{cls}.{name}"
-                owner = table.owner(cls, name)
-                out.append(Emission(member, role, chained, aliased, "", final))
-                if owner is not None and owner != cls:
-                    out.append(Emission(f"{owner}.{name}", role, chained, aliased, cls, final))
-                path, inst = member, None
-            else:
-                owner = None
-                nxt = f"{path}.{name}"
-                if nxt in table.aliases:
-                    nxt, aliased = table.aliases[nxt], True
-                path = nxt
-                # plain module paths on the way (torch.nn on the way to torch.nn.functional.relu) say nothing
-                if final or calls or table.is_class(path):
-                    out.append(Emission(path, role, chained, aliased, "", final))
-            if calls:
-                inst, dead = self._call(path, owner, calls)
-                if dead:
-                    break
-                chained = True
-        return out
-
-    def _call(self, path: str, owner: str | None, calls: int) -> tuple[str | None, bool]:
-        """What calling ``path`` gives: (instance class, or None; whether the chain ends)."""
-        table = self.table
-        inst: str | None = None
-        for _ in range(calls):
-            if inst is not None:
-                return None, True  # calling an instance: unknown result
-            if table.is_class(path):
-                inst = path
-                continue
-            ret = table.returned(path, owner)
-            if ret is None:
-                return None, True
-            inst = path.rsplit(".", 1)[0] if ret == SELF else ret
-        return inst, False
-
-
-def _role(kind: str, calls: int, final: bool) -> str:
-    if final and kind in (WITH, DECORATOR):
-        return kind
-    return CALL if calls else ATTR
-
-
-def _calls(seg: str) -> tuple[str, int]:
-    if seg.endswith(")"):
-        name = seg.rstrip("()")
-        return name, (len(seg) - len(name)) // 2
-    return seg, 0
+__all__ = ["SELF", "ATTR", "CALL", "DECORATOR", "MEMBER", "WITH", "AliasSource", "AliasTable", "ClassInfo", "Emission",
+           "JsonSource", "MappingSource", "Normalizer", "StaticSource", "static_table", "table_for"]

@@ -9,11 +9,26 @@ static entry stays, with the bases and members it knows.
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
-from ..api import resolve_api
+from ..api import agent_session, resolve_api
+from ..store import Store
 from .aliases import AliasTable, static_table
+from .types import TypeFacts
+
+#: seconds for reading the type facts of a torch (its stubs, annotations, schemas)
+TYPES_TIMEOUT = 300.0
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS coverage_type_facts (
+    key     TEXT PRIMARY KEY,      -- torch version | backend module | interpreter
+    facts   TEXT NOT NULL          -- TypeFacts as JSON
+);
+"""
 
 #: resolve's kinds that are classes
 CLASS_KINDS = ("class", "context-manager", "storage-class")
@@ -69,3 +84,42 @@ def environment_table(names: Sequence[str], python: str, backend_module: str = "
     """
     infos = resolve_api(list(names), python, backend_module, "cpu", trace=False, mode=mode)
     return resolved_table([i.resolution for i in infos])
+
+
+@dataclass(frozen=True)
+class Environment:
+    """What the environment under test says: resolve's answers as a table, and its type facts."""
+
+    table: AliasTable
+    types: TypeFacts
+    resolutions: tuple[ResolutionLike, ...]
+
+
+def environment(names: Sequence[str], python: str, backend_module: str, store: Store | None, *,
+                mode: str = "warm") -> Environment:
+    """Resolve ``names`` in ``python`` and read its type facts there (one agent session), the type
+    facts cached in ``store`` per torch version, backend module and interpreter."""
+    with agent_session(python, backend_module, "cpu", mode=mode) as session:
+        infos = resolve_api(list(names), python, backend_module, "cpu", trace=False, session=session)
+        resolutions = tuple(i.resolution for i in infos)
+        version = str(getattr(resolutions[0], "torch_version", "")) if resolutions else ""
+        key = f"{version}|{backend_module}|{os.path.realpath(python)}"
+        types = _cached(store, key) if version else None
+        if types is None:
+            answer = session.call("alias_facts", {"table": False, "types": True}, TYPES_TIMEOUT)
+            doc = answer.get("types") or {}
+            types = TypeFacts.from_json(doc, source=f"environment (torch {doc.get('torch_version', version)})")
+            if store is not None and version:
+                store.ensure_schema("coverage_types", _SCHEMA)
+                with store.transaction() as conn:
+                    conn.execute("INSERT OR REPLACE INTO coverage_type_facts(key, facts) VALUES (?, ?)",
+                                 (key, json.dumps(types.to_json(), separators=(",", ":"))))
+    return Environment(resolved_table(resolutions), types, resolutions)
+
+
+def _cached(store: Store | None, key: str) -> TypeFacts | None:
+    if store is None:
+        return None
+    store.ensure_schema("coverage_types", _SCHEMA)
+    rows = store.query("SELECT facts FROM coverage_type_facts WHERE key=?", (key,))
+    return TypeFacts.from_json(json.loads(rows[0]["facts"])) if rows else None

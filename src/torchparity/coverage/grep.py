@@ -51,35 +51,78 @@ def git_grep(repo: Path, ref: str, pattern: str, roots: Sequence[str]) -> GrepRe
     return GrepResult(command(pattern, ref, roots), pattern, len(lines), tuple(lines[:MAX_MATCHES]), "git grep")
 
 
-class TreeText:
-    """Every file under a ref's test roots, held once, searched like ``git grep`` does."""
+class BlobTexts:
+    """The text of every blob the refs of a run grep, held once, with an index of the words in them.
 
-    def __init__(self, repo: Path, ref: str, entries: Sequence[TreeEntry], roots: Sequence[str]) -> None:
-        self.ref = ref
-        self.roots = tuple(roots)
-        data = read_blobs(repo, [e.blob for e in entries])
-        # git prints files in path order; latin-1 keeps every byte one character, like git's C regex
-        self._files: list[tuple[str, str, bool]] = []
-        for e in sorted(entries, key=lambda e: e.path.encode("utf-8", "surrogateescape")):
-            raw = data.get(e.blob, b"")
-            binary = b"\0" in raw[:_BINARY_PROBE]
-            self._files.append((e.path, raw.decode("latin-1"), binary))
+    Shared by the refs (most blobs are on every branch): a pattern is matched once per blob, and only
+    in blobs that have a word containing its needle (found in the index's vocabulary, not by
+    scanning every file). Latin-1 keeps every byte one character, like git's C regex.
+    """
 
-    def grep(self, pattern: str, needle: str) -> GrepResult:
-        """Lines matching ``pattern``; each contains ``needle``, so only lines with it are tried."""
-        rx = re.compile(pattern)
-        out: list[str] = []
-        count = 0
-        for path, text, binary in self._files:
+    def __init__(self) -> None:
+        self.text: dict[str, tuple[str, bool]] = {}  # blob -> (text, binary)
+        self._posting: dict[str, list[str]] | None = None  # word -> blobs
+        self._vocab = ""
+        self._hits: dict[tuple[str, str], list[tuple[int, str]] | bool] = {}
+        self._needles: dict[str, set[str]] = {}
+
+    def add(self, repo: Path, blobs: Sequence[str]) -> None:
+        missing = [b for b in dict.fromkeys(blobs) if b not in self.text]
+        if not missing:
+            return
+        data = read_blobs(repo, missing)
+        for b in missing:
+            raw = data.get(b, b"")
+            self.text[b] = (raw.decode("latin-1"), b"\0" in raw[:_BINARY_PROBE])
+        if self._posting is not None:  # keep the index: add the new blobs' words
+            for b in missing:
+                for word in set(_WORD.findall(self.text[b][0])):
+                    self._posting.setdefault(word, []).append(b)
+            self._vocab = "\n" + "\n".join(self._posting) + "\n"
+        self._needles.clear()
+
+    def _index(self) -> dict[str, list[str]]:
+        if self._posting is None:
+            posting: dict[str, list[str]] = {}
+            for blob, (text, _) in self.text.items():
+                for word in set(_WORD.findall(text)):
+                    posting.setdefault(word, []).append(blob)
+            self._posting = posting
+            self._vocab = "\n" + "\n".join(posting) + "\n"
+        return self._posting
+
+    def candidates(self, needle: str) -> set[str]:
+        """Blobs with a word that contains ``needle`` (every line the pattern matches has one)."""
+        found = self._needles.get(needle)
+        if found is not None:
+            return found
+        posting = self._index()
+        vocab = self._vocab
+        found = set()
+        if not _WORD.fullmatch(needle):  # not a word: every blob that has it
+            found = {b for b, (t, _) in self.text.items() if needle in t}
+        else:
+            pos = vocab.find(needle)
+            while pos != -1:
+                start = vocab.rfind("\n", 0, pos) + 1
+                end = vocab.find("\n", pos)
+                found.update(posting[vocab[start:end]])
+                pos = vocab.find(needle, end)
+        self._needles[needle] = found
+        return found
+
+    def matches(self, blob: str, rx: re.Pattern[str], needle: str) -> list[tuple[int, str]] | bool:
+        """(line number, line) of each matching line of ``blob``; for a binary blob, whether any matches."""
+        key = (rx.pattern, blob)
+        hit = self._hits.get(key)
+        if hit is not None:
+            return hit
+        text, binary = self.text[blob]
+        if binary:
+            result: list[tuple[int, str]] | bool = rx.search(text) is not None  # ``.`` never crosses a newline
+        else:
+            lines: list[tuple[int, str]] = []
             pos = text.find(needle)
-            if pos == -1:
-                continue
-            if binary:
-                if rx.search(text):  # ``.`` never crosses a newline: some line matches
-                    count += 1
-                    if len(out) < MAX_MATCHES:
-                        out.append(f"Binary file {self.ref}:{path} matches")
-                continue
             line_no, counted_to = 1, 0
             while pos != -1:
                 start = text.rfind("\n", 0, pos) + 1
@@ -90,11 +133,58 @@ class TreeText:
                 if rx.search(line):
                     line_no += text.count("\n", counted_to, start)
                     counted_to = start
-                    count += 1
-                    if len(out) < MAX_MATCHES:
-                        shown = line.encode("latin-1").decode("utf-8", "replace")
-                        out.append(f"{self.ref}:{path}:{line_no}:{shown}")
+                    lines.append((line_no, line))
                 pos = text.find(needle, end + 1)
+            result = lines
+        self._hits[key] = result
+        return result
+
+
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+class TreeText:
+    """Every file under a ref's test roots, searched like ``git grep`` does (texts shared through ``pool``)."""
+
+    def __init__(self, repo: Path, ref: str, entries: Sequence[TreeEntry], roots: Sequence[str],
+                 pool: BlobTexts | None = None) -> None:
+        self.ref = ref
+        self.roots = tuple(roots)
+        self.pool = pool if pool is not None else BlobTexts()
+        self.pool.add(repo, [e.blob for e in entries])
+        # git prints files in path order
+        self._files: list[tuple[str, str]] = [
+            (e.path, e.blob) for e in sorted(entries, key=lambda e: e.path.encode("utf-8", "surrogateescape"))]
+
+    def grep(self, pattern: str, needle: str, also: str = "") -> GrepResult:
+        """Lines matching ``pattern``; each contains ``needle`` (and ``also``), so only blobs with it
+        (and with ``also``) are tried."""
+        rx = re.compile(pattern)
+        pool = self.pool
+        wanted = pool.candidates(needle)
+        if also and also != needle:  # every matching line has both words: the blobs with both
+            other = pool.candidates(also)
+            if len(other) < len(wanted):
+                needle = also  # look for the rarer word's places
+            wanted = wanted & other
+        out: list[str] = []
+        count = 0
+        for path, blob in self._files:
+            if blob not in wanted:
+                continue
+            found = pool.matches(blob, rx, needle)
+            if found is True:
+                count += 1
+                if len(out) < MAX_MATCHES:
+                    out.append(f"Binary file {self.ref}:{path} matches")
+                continue
+            if not found:
+                continue
+            for line_no, line in found:  # type: ignore[union-attr]
+                count += 1
+                if len(out) < MAX_MATCHES:
+                    shown = line.encode("latin-1").decode("utf-8", "replace")
+                    out.append(f"{self.ref}:{path}:{line_no}:{shown}")
         return GrepResult(command(pattern, self.ref, self.roots), pattern, count, tuple(out), "in-process")
 
 

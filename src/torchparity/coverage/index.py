@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -23,8 +24,9 @@ from ..gitrepo import resolve_commit
 from ..store import Store
 from . import extract
 from .aliases import AliasTable, Normalizer
-from .extract import KINDS, decode_refs
+from .extract import KINDS, _join_via, _parts, decode_refs, substitute
 from .gitobjects import TreeEntry, clean_roots, list_tree, open_repo, read_blobs
+from .link import FileFacts, Link, Linker, ModuleMap, Target
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS coverage_blob_facts (
@@ -104,10 +106,13 @@ def extract_all(blobs: dict[str, bytes], jobs: int = 0) -> dict[str, str]:
 
 # -- one file ---------------------------------------------------------------------------------
 
-#: a use of a name by a test: (role, via, chained, inherited_via, line)
-Use = tuple[str, str, bool, str, int]
+#: a use of a name by a test: (role, via, chained, inherited_via, line, chain)
+Use = tuple[str, str, bool, str, int, str]
 
-_ROLE_RANK = {"c": 3, "w": 3, "d": 3, "a": 1}
+_ROLE_RANK = {"c": 3, "w": 3, "d": 3, "m": 2, "a": 1}
+#: helpers followed from a test: its helpers, theirs, and theirs (setUp counts as one)
+MAX_CALL_DEPTH = 3
+_TAG = re.compile(r"^([lsap]):([^#]*)#(\d+)=(.*)$")
 
 
 def _better(new: Use, old: Use) -> bool:
@@ -115,7 +120,126 @@ def _better(new: Use, old: Use) -> bool:
     rn, ro = _ROLE_RANK[new[0]], _ROLE_RANK[old[0]]
     if rn != ro:
         return rn > ro
-    return (bool(new[3]), len(new[1])) < (bool(old[3]), len(old[1]))
+    return (bool(new[3]), len(new[1]), new[4]) < (bool(old[3]), len(old[1]), old[4])
+
+
+def _shift(via: str, delta: int) -> str:
+    """The vias' part counts after the head of their chain was replaced by one of another length."""
+    if not delta or "#" not in via:
+        return via
+    out = []
+    for tag in via.split(","):
+        m = _TAG.match(tag)
+        n = int(m.group(3)) if m else 0
+        out.append(f"{m.group(1)}:{m.group(2)}#{max(n + delta, 1) if n else 0}={m.group(4)}" if m else tag)
+    return ",".join(out)
+
+
+class _Expander:
+    """A test's refs with its helpers' refs (same file, and linked files), arguments substituted."""
+
+    def __init__(self, normalizer: Normalizer, link: Link | None, facts_of: Callable[[str], FileFacts] | None) -> None:
+        self.normalizer = normalizer
+        self.link = link
+        self.facts_of = facts_of
+        self._rets: dict[tuple[str, str], str | None] = {}
+
+    def helper(self, path: str, name: str) -> tuple[FileFacts, Target] | None:
+        if self.link is None or self.facts_of is None:
+            return None
+        t = self.link.helpers.get(f"{path}|{name}")
+        if t is None:
+            return None
+        return self.facts_of(t.blob), t
+
+    def rewrite(self, chain: str, via: str, facts: FileFacts, path: str, func: list[Any],
+                depth: int = 0) -> tuple[str, str]:
+        """Calls of helpers in other files replaced by what they return (their arguments substituted)."""
+        if self.link is None or not self.link.helpers or depth > 2:
+            return chain, via
+        for callee, args, kws, _ in func[5]:
+            if not callee.startswith("@") or callee[1:] + "()" not in chain:
+                continue
+            found = self.helper(path, callee[1:])
+            if found is None:
+                continue
+            other, t = found
+            ret = self.ret_of(other, t, depth)
+            if not ret:
+                continue
+            target = other.funcs[t.qual]
+            ret = substitute(ret, target[8], [facts.string(a) for a in args],
+                             {k: facts.string(v) for k, v in kws.items()})
+            if "$" in ret:
+                continue
+            head = callee[1:] + "()"
+            if chain.startswith(head):
+                via = _shift(via, _parts(ret) - _parts(head))
+            chain = re.sub(r"(?<![\w.$])" + re.escape(head), _literal(ret), chain)
+            via = _join_via(f"h:{t.qual.rsplit('.', 1)[-1]}", via)
+        return chain, via
+
+    def ret_of(self, facts: FileFacts, t: Target, depth: int) -> str | None:
+        key = (t.blob, t.qual)
+        if key not in self._rets:
+            f = facts.funcs[t.qual]
+            ret = facts.string(f[7])
+            self._rets[key] = self.rewrite(ret, "", facts, t.path, f, depth + 1)[0] if ret else None
+        return self._rets[key]
+
+    def refs(self, facts: FileFacts, path: str, qual: str, subst: dict[str, str] | None, depth: int,
+             stack: tuple[str, ...], own: bool) -> list[list[Any]]:
+        f = facts.funcs.get(qual)
+        if f is None:
+            return []
+        out: list[list[Any]] = []
+        for chain, kind, line, via in decode_refs(facts.doc, f):
+            chain, via = self.rewrite(chain, via, facts, path, f)
+            if subst and "$" in chain:
+                new = substitute(chain, list(subst), list(subst.values()), {})
+                if new != chain and chain.startswith("$"):
+                    head = chain[: len(chain) - len(chain.lstrip("$")) + len(_NAME_AT.match(chain[1:]).group(0))]  # type: ignore[union-attr]
+                    arg = subst.get(head[1:], "")
+                    via = _shift(via, _parts(arg) - 1) if arg else via
+                chain = new
+            out.append([chain, kind, line if own else 0, via])
+        if depth >= MAX_CALL_DEPTH:
+            return out
+        for callee, args, kws, at in f[5]:
+            arg_chains = [facts.string(a) for a in args]
+            kw_chains = {k: facts.string(v) for k, v in kws.items()}
+            if subst:
+                arg_chains = [substitute(a, list(subst), list(subst.values()), {}) for a in arg_chains]
+                kw_chains = {k: substitute(v, list(subst), list(subst.values()), {}) for k, v in kw_chains.items()}
+            if callee.startswith("@"):
+                found = self.helper(path, callee[1:])
+                if found is None:
+                    continue
+                other, t = found
+                where, callee_qual, callee_own = t.path, t.qual, False
+            else:
+                other, where, callee_qual, callee_own = facts, path, callee, own
+            key = f"{where}::{callee_qual}"
+            target = other.funcs.get(callee_qual)
+            if target is None or key in stack:
+                continue
+            inner = {p: a for p, a in zip(target[8], arg_chains, strict=False) if a and "$" not in a}
+            inner.update({k: v for k, v in kw_chains.items() if k in target[8] and v and "$" not in v})
+            tag = f"h:{callee_qual.rsplit('.', 1)[-1]}"
+            for chain, kind, _line, via in self.refs(other, where, callee_qual, inner or None, depth + 1,
+                                                    (*stack, key), callee_own):
+                out.append([chain, kind, at if own else 0, _join_via(tag, via)])
+        return out
+
+
+def _literal(text: str) -> Callable[[re.Match[str]], str]:
+    """A replacement for ``re.sub`` that is ``text`` as it is (no group references read in it)."""
+    def repl(_: re.Match[str]) -> str:
+        return text
+    return repl
+
+
+_NAME_AT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class FileIndex:
@@ -123,27 +247,48 @@ class FileIndex:
 
     What a query needs to find the file (its names, the members of each parent, the
     mentions) is made at once; the per-test uses only when a query asks this file,
-    so loading a branch of cached facts stays cheap.
+    so loading a branch of cached facts stays cheap. ``link`` says what the file's
+    imported helpers and base classes are at this ref (``link.py``).
     """
 
     __slots__ = ("error", "tests", "names", "children", "weak", "module_weak", "_facts", "_normalizer",
-                 "_uses")
+                 "_uses", "_link", "_path", "_facts_of", "_origins")
 
-    def __init__(self, facts: dict[str, Any], normalizer: Normalizer) -> None:
-        self.error: str | None = facts.get("err")
-        funcs = facts.get("f", [])
+    def __init__(self, facts: dict[str, Any] | FileFacts, normalizer: Normalizer, *, path: str = "",
+                 link: Link | None = None, facts_of: Callable[[str], FileFacts] | None = None) -> None:
+        ff = facts if isinstance(facts, FileFacts) else FileFacts("", facts)
+        doc = ff.doc
+        self.error: str | None = doc.get("err")
+        funcs = doc.get("f", [])
         # tests in line order: test numbers then sort like places in the file
-        ordered = sorted((f for f in funcs if f[3]), key=lambda f: f[1])
-        self.tests: list[tuple[str, int, int]] = [(f[0], f[1], f[2]) for f in ordered]
+        own = [(f[0], f[1], f[2], None) for f in funcs if f[3]]
+        inherited = self._inherited(ff, link, facts_of) if link else []
+        ordered = sorted([*own, *inherited], key=lambda t: t[1])
+        self.tests: list[tuple[str, int, int]] = [(q, a, b) for q, a, b, _ in ordered]
+        #: test number -> (file facts, path, qualname) of an inherited test method from another file
+        self._origins: dict[int, tuple[FileFacts, str, str]] = {
+            ti: o for ti, (_, _, _, o) in enumerate(ordered) if o is not None}
         flat = normalizer.flat
-        strings = facts.get("s", [])
-        pairs: set[tuple[int, int]] = set()
+        pairs: set[tuple[str, str]] = set()
+        expander = _Expander(normalizer, link, facts_of) if link else None
         for f in funcs:  # helpers too: a name only a helper uses reaches its tests
             r = f[4]
-            pairs.update(zip(r[0::4], r[1::4], strict=True))
+            strings = doc["s"]
+            for c, k in zip(r[0::4], r[1::4], strict=True):
+                chain = strings[c]
+                if expander is not None and f[5]:
+                    chain = expander.rewrite(chain, "", ff, path, f)[0]
+                pairs.add((chain, KINDS[k]))
+        if link and facts_of is not None:  # what linked helpers and base tests use
+            for t in [*link.helpers.values(), *(b for bs in link.bases.values() for b in bs)]:
+                other = facts_of(t.blob)
+                for f in other.doc.get("f", []):
+                    if f[0] == t.qual or f[0].startswith(t.qual + "."):
+                        r = f[4]
+                        pairs.update((other.doc["s"][c], KINDS[k]) for c, k in zip(r[0::4], r[1::4], strict=True))
         names: set[str] = set()
-        for c, k in pairs:
-            names.update(e[0] for e in flat(strings[c], KINDS[k]))
+        for chain, kind in pairs:
+            names.update(e[0] for e in flat(chain, kind))
         #: every canonical name some function of the file uses (a superset of the tests' names)
         self.names = names
         self.children: dict[str, set[str]] = {}  # parent name -> member names used
@@ -152,67 +297,101 @@ class FileIndex:
             if parent:
                 self.children.setdefault(parent, set()).add(name)
         self.weak: dict[str, set[int]] = {}  # dotted suffix in a string -> tests
-        for ti, f in enumerate(ordered):
-            for token in f[6]:
+        weak_of = {f[0]: f[6] for f in funcs}
+        for ti, (qual, _, _, origin) in enumerate(ordered):
+            tokens = weak_of.get(qual, []) if origin is None else origin[0].funcs[origin[2]][6]
+            for token in tokens:
                 parts = token.split(".")
                 for k in range(len(parts) - 2, -1, -1):
                     self.weak.setdefault(".".join(parts[k:]), set()).add(ti)
         #: dotted suffix mentioned in the module's or a class's docstring -> its line
         self.module_weak: dict[str, int] = {}
-        for token, line in facts.get("m", []):
+        for token, line in doc.get("m", []):
             parts = token.split(".")
             for k in range(len(parts) - 2, -1, -1):
                 self.module_weak.setdefault(".".join(parts[k:]), line)
                 self.weak.setdefault(".".join(parts[k:]), set())
-        self._facts: dict[str, Any] | None = facts
+        self._facts: FileFacts | None = ff
         self._normalizer = normalizer
         self._uses: dict[str, dict[int, Use]] | None = None
+        self._link = link
+        self._path = path
+        self._facts_of = facts_of
+
+    @staticmethod
+    def _inherited(ff: FileFacts, link: Link, facts_of: Callable[[str], FileFacts] | None
+                   ) -> list[tuple[str, int, int, tuple[FileFacts, str, str] | None]]:
+        """Test methods a class of this file runs from a base class in another file."""
+        out: list[tuple[str, int, int, tuple[FileFacts, str, str] | None]] = []
+        if facts_of is None:
+            return out
+        for cls_qual, bases in link.bases.items():
+            cls = ff.classes.get(cls_qual)
+            if cls is None:
+                continue
+            have = {q.rsplit(".", 1)[-1] for q in ff.funcs if q.startswith(cls_qual + ".")}
+            for t in bases:
+                other = facts_of(t.blob)
+                base = other.classes.get(t.qual)
+                if base is None:
+                    continue
+                for name in base[4]:
+                    if name in have or f"{t.qual}.{name}" not in other.funcs:
+                        continue
+                    have.add(name)
+                    out.append((f"{cls_qual}.{name}", cls[1], cls[2], (other, t.path, f"{t.qual}.{name}")))
+        return out
 
     @property
     def uses(self) -> dict[str, dict[int, Use]]:
         """Canonical name -> {test number: how the test uses it} (built on first use)."""
         if self._uses is None:
             assert self._facts is not None
-            self._uses = _uses(self._facts, self._normalizer)
+            self._uses = self._build_uses(self._facts)
             self._facts = None
         return self._uses
 
+    def _build_uses(self, ff: FileFacts) -> dict[str, dict[int, Use]]:
+        normalizer = self._normalizer
+        expander = _Expander(normalizer, self._link, self._facts_of)
+        uses: dict[str, dict[int, Use]] = {}
+        flat = normalizer.flat
+        for ti, (qual, start, end) in enumerate(self.tests):
+            origin = self._origins.get(ti)
+            if origin is None:
+                refs = expander.refs(ff, self._path, qual, None, 0, (f"{self._path}::{qual}",), True)
+            else:
+                other, where, oqual = origin
+                base_tag = f"t:{where}::{oqual.rpartition('.')[0].replace('.', '::')}"
+                refs = [[c, k, 0, _join_via(base_tag, v)]
+                        for c, k, _, v in expander.refs(other, where, oqual, None, 0, (f"{where}::{oqual}",), False)]
+            for chain, kind, line, via in refs:
+                if not start <= line <= end:
+                    line = start  # a use inside a helper: point at the test itself
+                for name, role, chained, inherited in flat(chain, kind):
+                    use: Use = (role, via, chained, inherited, line, chain)
+                    per = uses.get(name)
+                    if per is None:
+                        uses[name] = {ti: use}
+                    else:
+                        old = per.get(ti)
+                        if old is None or (old != use and _better(use, old)):
+                            per[ti] = use
+        return uses
 
-def _uses(facts: dict[str, Any], normalizer: Normalizer) -> dict[str, dict[int, Use]]:
-    funcs = {f[0]: f for f in facts.get("f", [])}
-    expanded: dict[str, list[list[Any]]] = {}
 
-    def refs_of(qual: str, stack: tuple[str, ...]) -> list[list[Any]]:
-        if qual in expanded:
-            return expanded[qual]
-        f = funcs[qual]
-        refs = decode_refs(facts, f)
-        for callee in f[5]:
-            if callee in funcs and callee not in stack:
-                tag = f"h:{callee.rsplit('.', 1)[-1]}"
-                for chain, kind, line, via in refs_of(callee, (*stack, callee)):
-                    refs.append([chain, kind, line, f"{tag},{via}" if via else tag])
-        expanded[qual] = refs
-        return refs
-
-    uses: dict[str, dict[int, Use]] = {}
-    flat = normalizer.flat
-    ordered = sorted((f for f in facts.get("f", []) if f[3]), key=lambda f: f[1])
-    for ti, f in enumerate(ordered):
-        start, end = f[1], f[2]
-        for chain, kind, line, via in refs_of(f[0], (f[0],)):
-            if not start <= line <= end:
-                line = start  # a use inside a helper: point at the test itself
-            for name, role, chained, inherited in flat(chain, kind):
-                use: Use = (role, via, chained, inherited, line)
-                per = uses.get(name)
-                if per is None:
-                    uses[name] = {ti: use}
-                else:
-                    old = per.get(ti)
-                    if old is None or (old != use and _better(use, old)):
-                        per[ti] = use
-    return uses
+def typed_via(normalizer: Normalizer, chain: str, via: str) -> str:
+    """``l:x#3=torch.randn(...).npu()`` -> ``l:x=Tensor=torch.randn(...).npu()``: the type of what x holds."""
+    out = []
+    for tag in via.split(","):
+        m = _TAG.match(tag)
+        if m is None:
+            out.append(tag)
+            continue
+        n = int(m.group(3))
+        t = normalizer.type_of(chain, n) if n else None
+        out.append(f"{m.group(1)}:{m.group(2)}={t.short if t is not None else ''}={m.group(4)}")
+    return ",".join(out)
 
 
 # -- one ref ----------------------------------------------------------------------------------
@@ -231,10 +410,15 @@ class RefIndex:
     skipped: list[tuple[str, str]]  # (path, why)
     parsed: int = 0  # blobs parsed for this index (not found in the cache)
     cached: int = 0  # blobs whose facts came from the cache
+    #: the table's reading of chains (says what a local held, for the 'via' text)
+    normalizer: Normalizer | None = None
 
     @property
     def tests(self) -> int:
-        return sum(len(fi.tests) for fi in self.indexes)
+        n = self.__dict__.get("_tests")
+        if n is None:
+            n = self.__dict__["_tests"] = sum(len(fi.tests) for fi in self.indexes)
+        return n
 
 
 class Indexer:
@@ -245,7 +429,25 @@ class Indexer:
         self.table = table
         self.normalizer = Normalizer(table)
         self.jobs = jobs
-        self._file_indexes: dict[str, FileIndex] = {}
+        self._facts: dict[str, FileFacts] = {}
+        self._file_indexes: dict[tuple[Any, ...], FileIndex] = {}
+        self._parsed = 0
+
+    def _load(self, root: Path, blobs: Sequence[str]) -> tuple[int, int]:
+        """Facts of ``blobs`` into memory: from the store, else parsed (and kept). (parsed, cached)."""
+        missing = [b for b in dict.fromkeys(blobs) if b not in self._facts]
+        if not missing:
+            return 0, 0
+        facts = self.cache.get_many(missing)
+        cached = len(facts)
+        new = [b for b in missing if b not in facts]
+        if new:
+            made = extract_all(read_blobs(root, new), self.jobs)
+            self.cache.put_many(made)
+            facts.update(made)
+        for blob in missing:
+            self._facts[blob] = FileFacts.from_text(blob, facts.get(blob))
+        return len(new), cached
 
     def index(self, repo: str | Path, ref: str, roots: Iterable[str], *, flag: str = "--repo",
               commit: str = "") -> RefIndex:
@@ -256,18 +458,31 @@ class Indexer:
         clean = clean_roots(list(roots))
         entries = list_tree(root, commit, clean)
         files = [(e.path, e.blob) for e in entries if e.is_python]
-        missing = [b for b in dict.fromkeys(b for _, b in files) if b not in self._file_indexes]
-        facts = self.cache.get_many(missing)
-        cached = len(facts)
-        new = [b for b in missing if b not in facts]
-        if new:
-            made = extract_all(read_blobs(root, new), self.jobs)
-            self.cache.put_many(made)
-            facts.update(made)
-        for blob in missing:
-            text = facts.get(blob)
-            doc = json.loads(text) if text else {"err": "blob missing from the repository", "f": []}
-            self._file_indexes[blob] = FileIndex(doc, self.normalizer)
-        indexes = [self._file_indexes[b] for _, b in files]
+        parsed, cached = self._load(root, [b for _, b in files])
+        extra = [0]
+
+        def facts_of(blob: str) -> FileFacts:
+            if blob not in self._facts:
+                p, _ = self._load(root, [blob])
+                extra[0] += p
+            return self._facts[blob]
+
+        linker: Linker | None = None
+        indexes: list[FileIndex] = []
+        for path, blob in files:
+            ff = self._facts[blob]
+            link: Link | None = None
+            if ff.ext_names():
+                if linker is None:
+                    tree = {e.path: e.blob for e in list_tree(root, commit, ["."]) if e.is_python}
+                    linker = Linker(ModuleMap(tree, clean), facts_of)
+                link = linker.link(path, ff) or None
+            key: tuple[Any, ...] = (blob,) if link is None else (blob, path, link.key)
+            fi = self._file_indexes.get(key)
+            if fi is None:
+                fi = self._file_indexes[key] = FileIndex(ff, self.normalizer, path=path, link=link,
+                                                         facts_of=facts_of)
+            indexes.append(fi)
         skipped = [(p, fi.error) for (p, _), fi in zip(files, indexes, strict=True) if fi.error]
-        return RefIndex(root, ref, commit, clean, entries, files, indexes, skipped, len(new), cached)
+        return RefIndex(root, ref, commit, clean, entries, files, indexes, skipped, parsed + extra[0], cached,
+                        self.normalizer)

@@ -23,26 +23,42 @@ def _missed_by_grep(ref: RefCoverage) -> int:
     )
 
 
+def groups(cov: ApiCoverage) -> list[list[RefCoverage]]:
+    """Refs that found the same (the same direct tests, as many related, the same regex counts), in order:
+    four branches that agree are said once."""
+    out: dict[tuple[object, ...], list[RefCoverage]] = {}
+    for r in cov.refs:
+        key = (r.upstream, tuple(h.test for h in r.direct), r.related_total,
+               r.grep.count if r.grep else None, r.grep_in_direct, _missed_by_grep(r))
+        out.setdefault(key, []).append(r)
+    return list(out.values())
+
+
 def plural(n: int, word: str) -> str:
     """``plural(1, "test file")`` -> "1 test file"; ``plural(2, ...)`` -> "2 test files"."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _bullets(hits: tuple[TestHit, ...] | list[TestHit], limit: int = SHOWN) -> list[str]:
+def _bullets(hits: tuple[TestHit, ...] | list[TestHit], limit: int = SHOWN, total: int = 0) -> list[str]:
     out = [f"• {h.test} (L{h.line}-{h.end_line}; {h.how})" for h in hits[:limit]]
-    if len(hits) > limit:
-        out.append(f"• … +{len(hits) - limit}")
+    rest = max(total, len(hits)) - limit
+    if rest > 0:
+        out.append(f"• … +{rest}")
     return out
 
 
-def _zh_ref(cov: ApiCoverage, ref: RefCoverage) -> list[str]:
-    out = [f"在 {_zh_label(ref)}（{ref.commit}）中执行："]
+def _zh_ref(cov: ApiCoverage, refs: list[RefCoverage]) -> list[str]:
+    ref = refs[0]
+    out = [f"在 {'、'.join(f'{_zh_label(r)}（{r.commit}）' for r in refs)}中执行："]
     if ref.grep is not None:
-        out += ["", ref.grep.command, "",
-                f"正则匹配数：{ref.grep.count}（其中 {ref.grep_in_direct} 行位于直接调用的用例内）"]
+        out += ["", *(r.grep.command for r in refs if r.grep is not None), "",
+                f"正则匹配数：{ref.grep.count}（其中 {ref.grep_in_direct} 行位于直接调用的用例内）"
+                + ("（各分支相同）" if len(refs) > 1 else "")]
+    sizes = "；".join(f"{_zh_label(r)} {r.files} 个测试文件、{r.tests} 个用例" for r in refs) if len(refs) > 1 \
+        else f"{ref.files} 个测试文件、{ref.tests} 个用例"
     out.append(
-        f"AST 索引（{ref.files} 个测试文件、{ref.tests} 个用例；解析 import 别名、链式调用、"
-        f"局部变量与 setUp 属性、装饰器、with 及辅助函数）中直接调用 {cov.canonical} 的用例数：{len(ref.direct)}"
+        f"AST 索引（{sizes}；解析 import 别名、链式调用、局部变量与 setUp 属性的类型、装饰器、with 及辅助函数）"
+        f"中直接调用 {cov.canonical} 的用例数：{len(ref.direct)}"
     )
     if ref.direct:
         out += ["直接用例：", *_bullets(ref.direct, 10)]
@@ -50,21 +66,26 @@ def _zh_ref(cov: ApiCoverage, ref: RefCoverage) -> list[str]:
     if missed:
         out.append(f"其中 {missed} 个直接用例不含正则可匹配的行（别名、链式或数据流写法）。")
     if ref.related:
-        out += ["相关基础测试包括：", *_bullets(ref.related)]
-    if ref.skipped_files:
-        names = "、".join(p for p, _ in ref.skipped_files[:5])
-        out.append(f"跳过 {len(ref.skipped_files)} 个无法解析的测试文件：{names}")
+        more = f"（共 {ref.related_total} 个）" if ref.related_total > SHOWN else ""
+        out += [f"相关基础测试包括{more}：", *_bullets(ref.related, SHOWN, ref.related_total)]
+    skipped = list(dict.fromkeys(p for r in refs for p, _ in r.skipped_files))
+    if skipped:
+        out.append(f"跳过 {len(skipped)} 个无法解析的测试文件：{'、'.join(skipped[:5])}")
     return out
 
 
-def _en_ref(cov: ApiCoverage, ref: RefCoverage) -> list[str]:
-    where = f"upstream PyTorch {ref.ref}" if ref.upstream else ref.ref
-    out = [f"On {where} ({ref.commit}):"]
+def _en_ref(cov: ApiCoverage, refs: list[RefCoverage]) -> list[str]:
+    ref = refs[0]
+    where = ", ".join(f"{f'upstream PyTorch {r.ref}' if r.upstream else r.ref} ({r.commit})" for r in refs)
+    out = [f"On {where}:"]
     if ref.grep is not None:
-        out += ["", ref.grep.command, "",
-                f"regex matches: {ref.grep.count} ({ref.grep_in_direct} of them inside a test that calls the API)"]
+        out += ["", *(r.grep.command for r in refs if r.grep is not None), "",
+                f"regex matches: {ref.grep.count} ({ref.grep_in_direct} of them inside a test that calls the API)"
+                + (" on each" if len(refs) > 1 else "")]
+    sizes = "; ".join(f"{r.label}: {plural(r.files, 'test file')}, {plural(r.tests, 'test')}" for r in refs) \
+        if len(refs) > 1 else f"{plural(ref.files, 'test file')}, {plural(ref.tests, 'test')}"
     out.append(
-        f"AST index ({plural(ref.files, 'test file')}, {plural(ref.tests, 'test')}; import aliases, chained calls, locals and "
+        f"AST index ({sizes}; import aliases, chained calls, the types of locals and "
         f"setUp attributes, decorators, with, helpers resolved): tests that call {cov.canonical}: {len(ref.direct)}"
     )
     if ref.direct:
@@ -73,16 +94,25 @@ def _en_ref(cov: ApiCoverage, ref: RefCoverage) -> list[str]:
     if missed:
         out.append(f"{missed} of the direct tests have no line the regex matches (aliased, chained or data-flow spellings).")
     if ref.related:
-        out += ["Related tests:", *_bullets(ref.related)]
-    if ref.skipped_files:
-        names = ", ".join(p for p, _ in ref.skipped_files[:5])
-        out.append(f"{plural(len(ref.skipped_files), 'test file')} could not be parsed and "
-                   f"{'was' if len(ref.skipped_files) == 1 else 'were'} skipped: {names}")
+        more = f" ({ref.related_total} in all)" if ref.related_total > SHOWN else ""
+        out += [f"Related tests{more}:", *_bullets(ref.related, SHOWN, ref.related_total)]
+    skipped = list(dict.fromkeys(p for r in refs for p, _ in r.skipped_files))
+    if skipped:
+        out.append(f"{plural(len(skipped), 'test file')} could not be parsed and "
+                   f"{'was' if len(skipped) == 1 else 'were'} skipped: {', '.join(skipped[:5])}")
     return out
 
 
 def _zh_label(ref: RefCoverage) -> str:
     return f"上游 PyTorch {ref.ref}" if ref.upstream else ref.ref
+
+
+def _zh_group(refs: list[RefCoverage]) -> str:
+    return "、".join(_zh_label(r) for r in refs)
+
+
+def _en_group(refs: list[RefCoverage]) -> str:
+    return ", ".join(r.label for r in refs)
 
 
 def _names(hits: tuple[TestHit, ...], limit: int = 3) -> list[str]:
@@ -105,30 +135,36 @@ def justify(cov: ApiCoverage) -> tuple[str, str]:
     """
     zh: list[str] = []
     en: list[str] = []
-    if not cov.known:
-        zh.append(f"{cov.api} 不在静态别名表中，按字面名称检索。")
-        en.append(f"{cov.api} is not in the static alias table; it was searched literally.")
+    if not cov.known and not any(r.direct or r.related for r in cov.refs):
+        zh.append(f"{cov.api} 不在别名表中，按字面名称检索。")
+        en.append(f"{cov.api} is not in the alias table; it was searched literally.")
     counts_zh, counts_en = [], []
-    for r in cov.refs:
+    for refs in groups(cov):
+        r = refs[0]
         grep_zh = f"，正则匹配 {r.grep.count} 行（{r.grep_in_direct} 行位于直接用例内）" if r.grep else ""
         grep_en = f", {plural(r.grep.count, 'regex line')} ({r.grep_in_direct} inside direct tests)" if r.grep else ""
-        counts_zh.append(f"{_zh_label(r)} 直接用例 {len(r.direct)} 个、相关用例 {r.related_total} 个{grep_zh}")
-        counts_en.append(f"{r.label}: {plural(len(r.direct), 'direct test')}, {plural(r.related_total, 'related test')}{grep_en}")
+        label_zh = "、".join(_zh_label(x) for x in refs)
+        label_en = ", ".join(x.label for x in refs)
+        counts_zh.append(f"{label_zh} 直接用例 {len(r.direct)} 个、相关用例 {r.related_total} 个{grep_zh}")
+        counts_en.append(f"{label_en}: {plural(len(r.direct), 'direct test')}, {plural(r.related_total, 'related test')}{grep_en}")
     zh.append(f"按 AST 索引（解析别名、链式调用、数据流、装饰器与 with）检索 {cov.canonical}：{'；'.join(counts_zh)}。")
     en.append(f"Searching {cov.canonical} with the AST index (aliases, chained calls, data flow, decorators, with): "
               f"{'; '.join(counts_en)}.")
-    missed = [(r, _missed_by_grep(r)) for r in cov.refs]
-    missed = [(r, n) for r, n in missed if n]
+    grouped = groups(cov)
+    missed = [(g, _missed_by_grep(g[0])) for g in grouped]
+    missed = [(g, n) for g, n in missed if n]
     if missed:
-        zh.append(f"正则匹配不到的直接用例（别名、链式或数据流写法）：{'、'.join(f'{_zh_label(r)} {n} 个' for r, n in missed)}。")
+        zh.append(f"正则匹配不到的直接用例（别名、链式或数据流写法）："
+                  f"{'、'.join(f'{_zh_group(g)} {n} 个' for g, n in missed)}。")
         en.append(f"Direct tests the regex cannot match (aliases, chains, data flow): "
-                  f"{', '.join(f'{r.label} {n}' for r, n in missed)}.")
-    outside = [(r, r.grep.count - r.grep_in_direct) for r in cov.refs if r.grep and r.grep.count > r.grep_in_direct]
+                  f"{', '.join(f'{_en_group(g)} {n}' for g, n in missed)}.")
+    outside = [(g, g[0].grep.count - g[0].grep_in_direct) for g in grouped
+               if g[0].grep and g[0].grep.count > g[0].grep_in_direct]
     if outside:
         zh.append(f"正则匹配中不在直接调用用例内的行（注释、字符串或其他名称，不计为已有用例）："
-                  f"{'、'.join(f'{_zh_label(r)} {n} 行' for r, n in outside)}。")
+                  f"{'、'.join(f'{_zh_group(g)} {n} 行' for g, n in outside)}。")
         en.append(f"Regex lines outside any test that calls the API (comments, strings, other names; not coverage): "
-                  f"{', '.join(f'{r.label} {n}' for r, n in outside)}.")
+                  f"{', '.join(f'{_en_group(g)} {n}' for g, n in outside)}.")
     leaf = cov.canonical.rsplit(".", 1)[-1]
     parent = cov.canonical.rpartition(".")[0]
     with_direct = [r.label for r in cov.refs if r.direct]
@@ -168,9 +204,9 @@ def section(cov: ApiCoverage) -> tuple[str, str]:
     """(zh, en): the whole PR section: heading, per ref the command, counts and tests, then the paragraph."""
     zh: list[str] = ["【社区用例检索与新增必要性】", ""]
     en: list[str] = ["Existing coverage and why a new test is needed", ""]
-    for ref in cov.refs:
-        zh += [*_zh_ref(cov, ref), ""]
-        en += [*_en_ref(cov, ref), ""]
+    for refs in groups(cov):
+        zh += [*_zh_ref(cov, refs), ""]
+        en += [*_en_ref(cov, refs), ""]
     zh.append(cov.justification_zh)
     en.append(cov.justification_en)
     return "\n".join(zh), "\n".join(en)

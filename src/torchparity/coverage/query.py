@@ -19,10 +19,11 @@ from ..errors import UsageError
 from ..gitrepo import resolve_commit
 from ..records.coverage import ApiCoverage, GrepResult, RefCoverage, TestHit
 from ..store import Store
-from .aliases import ATTR, CALL, DECORATOR, WITH, AliasSource, AliasTable, table_for
+from .aliases import ATTR, CALL, DECORATOR, MEMBER, WITH, AliasSource, AliasTable, table_for
+from .chains import Normalizer
 from .gitobjects import open_repo
-from .grep import TreeText, community_pattern, git_grep, needle
-from .index import Indexer, RefIndex, Use
+from .grep import BlobTexts, TreeText, community_pattern, git_grep, needle
+from .index import Indexer, RefIndex, Use, typed_via
 from .justify import justify, section
 
 _API = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -89,41 +90,75 @@ class ApiName:
 
 # -- rendering one use -------------------------------------------------------------------------
 
-_ROLE_WORD = {CALL: "call", WITH: "with", DECORATOR: "decorator", ATTR: "attribute"}
+_ROLE_WORD = {CALL: "call", WITH: "with", DECORATOR: "decorator", ATTR: "attribute", MEMBER: "member of the class"}
 
 
 def _short(name: str) -> str:
     return name.rsplit(".", 1)[-1]
 
 
-def how(use: Use) -> str:
-    """``("c", "i:t,l:ctx", True, "", 12)`` -> "call, import alias t, via local ctx"."""
-    key = use[:4]
+def how(use: Use, normalizer: Normalizer | None = None) -> str:
+    """``("c", "i:t", True, "", 12, chain)`` -> "call, import alias t"; with a normalizer the
+    locals a use goes through say what they held: "call, via x: Tensor from torch.randn(...).npu()"."""
+    role, via, chained, inherited = use[:4]
+    if normalizer is not None and "#" in via:
+        typed_key = (normalizer, use[5], via)
+        typed = _TYPED.get(typed_key)
+        if typed is None:
+            if len(_TYPED) > 200_000:
+                _TYPED.clear()
+            typed = _TYPED[typed_key] = typed_via(normalizer, use[5], via)
+        via = typed
+    key = (role, via, chained, inherited)
     text = _HOW.get(key)
     if text is None:
+        if len(_HOW) > 200_000:
+            _HOW.clear()
         text = _HOW[key] = _how(*key)
     return text
 
 
 _HOW: dict[tuple[str, str, bool, str], str] = {}
+_TYPED: dict[tuple[Normalizer, str, str], str] = {}
 
 
 def _how(role: str, via: str, chained: bool, inherited_via: str) -> str:
     tags = [t for t in via.split(",") if t]
-    flows = [t for t in tags if t[0] in "lshf"]
+    flows = [t for t in tags if t[0] in "lshfpa"]
     word = _ROLE_WORD[role]
     if chained and not flows:
         word = f"chained {word}"
     parts = [word]
     for tag in tags:
-        kind, name = tag[0], tag[2:]
-        parts.append({
-            "l": f"via local {name}", "s": f"via self.{name}", "h": f"via helper {name}()",
-            "i": f"import alias {name}", "m": f"module name {name}", "f": f"via fixture {name}",
-        }.get(kind, tag))
+        parts.append(_tag_text(tag))
     if inherited_via:
         parts.append(f"inherited via {_short(inherited_via)}")
     return ", ".join(parts)
+
+
+def _tag_text(tag: str) -> str:
+    """One via tag as a reviewer reads it: ``l:x=Tensor=torch.randn(...).npu()`` -> "via x: Tensor from ..."."""
+    kind, _, rest = tag.partition(":")
+    name, typ, src = rest, "", ""
+    if "#" in rest:  # not typed (no table at hand): l:x#3=src
+        name, _, tail = rest.partition("#")
+        src = tail.partition("=")[2]
+    elif "=" in rest:
+        name, _, tail = rest.partition("=")
+        typ, _, src = tail.partition("=")
+    holds = f": {typ}" if typ else ""
+    if kind == "l":
+        return f"via {name}{holds} from {src}" if src else f"via local {name}"
+    if kind == "s":
+        return f"via self.{name}{holds} from {src}" if src else f"via self.{name}"
+    if kind == "a":
+        return f"via {name}{holds} (annotated {src})"
+    if kind == "p":
+        return f"via parameter {name}"
+    if kind == "t":
+        return f"in a test inherited from {rest}"
+    return {"h": f"via helper {name}()", "i": f"import alias {name}", "m": f"module name {name}",
+            "f": f"via fixture {name}"}.get(kind, tag)
 
 
 # -- the per-ref lookups --------------------------------------------------------------------
@@ -140,6 +175,7 @@ class RefQuery:
         self._test_words: dict[str, list[tuple[int, int]]] | None = None
         self._members: dict[str, list[str]] = {}
         self._by_leaf: dict[str, list[str]] | None = None
+        self._tests: dict[tuple[int, int], tuple[str, str, int, int]] = {}
 
     def _merge(self, attr: str) -> dict[str, list[int]]:
         merged: dict[str, list[int]] = {}
@@ -194,9 +230,14 @@ class RefQuery:
         return self._by_leaf.get(leaf, [])
 
     def hit(self, fi_no: int, ti: int, text: str, at: int | None = None) -> TestHit:
-        path = self.index.files[fi_no][0]
-        qual, line, end = self.index.indexes[fi_no].tests[ti]
-        return TestHit(f"{path}::{qual.replace('.', '::')}", path, line, end, text, line if at is None else at)
+        key = (fi_no, ti)
+        base = self._tests.get(key)
+        if base is None:
+            path = self.index.files[fi_no][0]
+            qual, line, end = self.index.indexes[fi_no].tests[ti]
+            base = self._tests[key] = (f"{path}::{qual.replace('.', '::')}", path, line, end)
+        test, path, line, end = base
+        return TestHit(test, path, line, end, text, line if at is None else at)
 
 
 def _variants(api: ApiName) -> list[str]:
@@ -313,15 +354,16 @@ def query_ref(q: RefQuery, api: ApiName, related_limit: int = MAX_RELATED) -> Re
             weak[(fi_no, ti)] = q.hit(fi_no, ti, "test name only")
 
     direct_keys.sort(key=lambda k: (k[0], k[1]))
-    direct_hits = [q.hit(fi_no, ti, how(use), use[4]) for fi_no, ti, use in direct_keys]
+    norm = index.normalizer
+    direct_hits = [q.hit(fi_no, ti, how(use, norm), use[4]) for fi_no, ti, use in direct_keys]
     chunks.sort(key=lambda c: (c[0], c[1]))
     related_hits: list[TestHit] = []
-    for _, fi_no, label, per, tis in chunks:
+    for _, fi_no, label, chunk_uses, tis in chunks:
         if len(related_hits) >= related_limit:
             break
         for ti in sorted(tis)[: related_limit - len(related_hits)]:
-            use = per[ti]
-            text = f"{label} ({how(use)})" if label == "names the class" else f"{label}: {how(use)}"
+            use = chunk_uses[ti]
+            text = f"{label} ({how(use, norm)})" if label == "names the class" else f"{label}: {how(use, norm)}"
             related_hits.append(q.hit(fi_no, ti, text, use[4]))
     return RefAnswer(direct_hits, related_hits, total, sorted(weak.values(), key=_hit_order))
 
@@ -342,7 +384,12 @@ def suggestions(api: ApiName, queries: Sequence[RefQuery], table: AliasTable) ->
     if api.parent in table.classes:
         pool.update(f"{api.parent}.{m}" for m in table.classes[api.parent].defines or ())
     pool.discard(api.canonical)
-    return tuple(difflib.get_close_matches(api.canonical, sorted(pool), n=5, cutoff=0.6))
+    leaf = api.leaf
+    # only names whose last part could be a misspelling of the leaf (difflib over hundreds is slow)
+    near = [n for n in pool if abs(len(_short(n)) - len(leaf)) <= 3 and _short(n)[:1] == leaf[:1]
+            or _short(n) == leaf]
+    near.sort(key=lambda n: (abs(len(_short(n)) - len(leaf)), n))
+    return tuple(difflib.get_close_matches(api.canonical, sorted(near[:200]), n=5, cutoff=0.6))
 
 
 #: the last table's names by their last part (one table at a time in practice)
@@ -438,6 +485,7 @@ def coverage_for(
     if grep == "auto":
         grep = "git" if len(names) * len(targets) <= GIT_GREP_MAX else "fast"
     texts: dict[int, TreeText] = {}
+    pool = BlobTexts()  # the refs' files, read once, matched once per blob
     results: list[ApiCoverage] = []
     for api in names:
         pattern, parent_word, leaf_word = community_pattern(api.canonical)
@@ -450,8 +498,8 @@ def coverage_for(
                 g = git_grep(ix.repo, target.ref, pattern, ix.roots)
             elif grep == "fast":
                 if i not in texts:
-                    texts[i] = TreeText(ix.repo, target.ref, ix.entries, ix.roots)
-                g = texts[i].grep(pattern, needle(parent_word, leaf_word))
+                    texts[i] = TreeText(ix.repo, target.ref, ix.entries, ix.roots, pool)
+                g = texts[i].grep(pattern, needle(parent_word, leaf_word), parent_word or leaf_word)
             per_ref.append(RefCoverage(
                 ref=target.ref, commit=ix.commit, repo=str(ix.repo), upstream=target.upstream,
                 files=len(ix.files), tests=ix.tests, direct=tuple(direct),
@@ -460,7 +508,7 @@ def coverage_for(
                 skipped_files=tuple(ix.skipped), grep_in_direct=_grep_in(g, direct),
             ))
         found_any = any(r.direct or r.related for r in per_ref)
-        hints = api.candidates or (() if api.known and found_any else suggestions(api, queries, table))
+        hints = api.candidates or (() if found_any else suggestions(api, queries, table))
         cov = ApiCoverage(api.spelled, api.canonical, api.known, table.source, hints, tuple(per_ref))
         zh, en = justify(cov)
         cov = replace(cov, justification_zh=zh, justification_en=en)

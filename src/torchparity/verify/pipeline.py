@@ -39,11 +39,9 @@ from ..collect import (
 )
 from ..config import Config
 from ..coverage import coverage_for
-from ..coverage.aliases import AliasTable
-from ..coverage.environment import resolved_table
+from ..coverage.spellings import assemble, docs_names
 from ..docs import DocsTree, add_entry, check_in_tree, folder_name, normalize_version
 from ..docs.tree import find_docs_dir
-from ..docs.versions import version_key
 from ..errors import ExitCode, UsageError
 from ..exec import check_timeout
 from ..exec.interrupt import temporary_dir
@@ -293,18 +291,16 @@ class Pipeline:
             verdict.notes.append("coverage not collected: no --repo (the embedded default runs on this machine)")
             return None
         self.hooks.stage("coverage", f"{len(refs)} ref(s)")
-        # asked as written, with what resolve learnt on top of the static table (as coverage --python
-        # does): tests spell torch.Generator().seed(), whose canonical home is torch._C.Generator.seed
-        aliases = resolved_table([info.resolution])
-        backend = self._backend_spellings(root, info)
-        if backend or self.cfg.backend_aliases:
-            classes = {n: True for n, target in backend.items() if target == info.resolution.owner_class
-                       or (target == info.canonical and info.resolution.kind in ("class", "context-manager"))}
-            aliases = aliases.merged(AliasTable.from_mappings({**self.cfg.backend_aliases, **backend}, None,
-                                                              classes, source="backend"))
-        if backend:
-            verdict.notes.append("coverage counts the backend's spelling too: " + ", ".join(
-                f"{name} (the docs' NPU 形式名称)" for name in backend if backend[name] == info.canonical))
+        # the one spelling assembly the coverage verb and the checklist use too: the static table,
+        # resolve's answers, [backend_aliases] and the docs' NPU 形式名称
+        try:
+            tree = self._docs_tree(root)
+        except UsageError:
+            tree = None  # the docs stage says what is wrong with the folder
+        spellings = assemble([info.resolution.query], self.cfg, repo=root, docs=tree,
+                             resolutions=[info.resolution])
+        aliases = spellings.table
+        verdict.notes.extend(spellings.notes())
         report = coverage_for([info.resolution.query], root, [r for r, _ in refs], self.store,
                               tests=list(self.cfg.test_roots), aliases=aliases)
         cov = report.apis[0]
@@ -313,27 +309,6 @@ class Pipeline:
         counts = ", ".join(f"{r.ref}: {len(r.direct)} direct" for r in cov.refs)
         self.hooks.done("coverage", counts)
         return cov
-
-    def _backend_spellings(self, root: Path | None, info: ApiInfo) -> dict[str, str]:
-        """The backend's names of the API (and of its class) that the docs state -> canonical names."""
-        try:
-            tree = self._docs_tree(root)
-        except UsageError:
-            return {}  # the docs stage says what is wrong with the folder
-        if tree is None:
-            return {}
-        versions = sorted(tree.versions(), key=version_key, reverse=True)
-        res = info.resolution
-        for version in versions:  # the newest page that states one
-            for name in res.doc_names():
-                spelled = tree.backend_name(name, version)
-                if spelled is None:
-                    continue
-                out = {spelled: info.canonical}
-                if res.owner_class and "." in spelled:
-                    out[spelled.rsplit(".", 1)[0]] = res.owner_class
-                return out
-        return {}
 
     # -- 3. which tests, scaffolded where needed -------------------------------------------------
     def _tests(self, root: Path | None, refs: list[tuple[str, str]], info: ApiInfo,
@@ -504,7 +479,7 @@ class Pipeline:
         products = cfg.docs_products
         self.hooks.stage("docs", str(tree.root))
         # pages write the name PyTorch documents (torch.cuda.Event), not always the canonical one
-        entry, *spellings = info.resolution.doc_names()
+        entry, spellings = docs_names(info.resolution.query, info.resolution)
         result = check_in_tree(tree, entry, opt.docs_versions, spellings)
         missing = [v.version for v in result.versions if not v.present]
         if missing and opt.docs_add:
