@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from . import __version__
 from .errors import UsageError
 from .fsutil import read_text_file
 from .records.task import Product as TaskProduct
@@ -114,7 +115,7 @@ class Config:
             active_branches=self.active_branches, maintenance_branches=self.maintenance_branches,
             maintenance_reason=self.maintenance_reason or None,
             products=tuple(TaskProduct(p.code, p.name) for p in self.docs_products),
-            repo=repo, lang=lang,
+            repo=repo, lang=lang, docs_pr=g.docs_pr, torchparity_version=__version__,
         )
 
     def is_maintenance(self, ref: str) -> bool:

@@ -354,22 +354,26 @@ def test_the_alias_table_is_coverages_with_the_resolve_spellings_on_top():
 
 
 def test_resolve_record_spellings_reach_the_checklist(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from torchparity.checks import find_resolve
-
     text = CALL_ONLY_PARENT.replace("cloned = ctx\n", "cloned = torch.my_alias.clone()\n")
-    record = {"query": "torch.my_alias.clone", "canonical": API, "aliases": ["torch.set_grad_enabled.clone"]}
+    record = {"query": "torch.my_alias.clone", "canonical": API, "aliases": ["torch.set_grad_enabled.clone"],
+              "kind": "method"}
     assert status(run_checklist(tmp_path / "a", text), "calls_api") == "fail"
     repo = make_repo(tmp_path / "b" / "repo", {TEST_PATH: text})
     direct = evaluate_checklist(repo, RANGE, [TEST_PATH], api=API, config=NPU, resolve=record)
     assert status(direct, "calls_api") == "pass"
     store = Store(tmp_path / "store")
-    store.put_record("resolve", API, {"schema": "torchparity.resolve/2", "body": record})
-    # kept under the canonical name, found from another spelling too
-    assert find_resolve(store, "torch.set_grad_enabled.clone") == record
-    assert find_resolve(store, None) is None and find_resolve(store, "torch.nothing") is None
+    rid = store.new_run("resolve", ["resolve", API])
+    store.put_record("resolve", API, {"schema": "torchparity.resolve/2", "run": "", "task": API, "body": record},
+                     run_id=rid)
+    store.finish_run(rid, "RECORDED")
+    common = ["checklist", "--repo", str(repo), "--range", RANGE, "--file", TEST_PATH, "--api", API,
+              "--store", str(tmp_path / "store"), "--json"]
+    # a resolve record is read from the run given, never picked up from the store by its key
     capsys.readouterr()
-    main(["checklist", "--repo", str(repo), "--range", RANGE, "--file", TEST_PATH, "--api", API,
-          "--store", str(tmp_path / "store"), "--json"])
+    main(common)
+    items = {i["id"]: i for i in json.loads(capsys.readouterr().out)["items"]}
+    assert items["calls_api"]["status"] == "fail"
+    main([*common, "--run", str(rid)])
     items = {i["id"]: i for i in json.loads(capsys.readouterr().out)["items"]}
     assert items["calls_api"]["status"] == "pass", items["calls_api"]
     assert "torch.my_alias.clone()" in items["calls_api"]["reason"]

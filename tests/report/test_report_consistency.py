@@ -63,10 +63,34 @@ def _changed(rec, **changes):  # type: ignore[no-untyped-def]
     return rec
 
 
+def _hostile(runs: list[RunRecords]) -> list[RunRecords]:
+    """Records whose values are English prose from the tool or the agent: a private API's reason, a C
+    extension's source, a file coverage could not parse, a broken docs link, a failing checklist."""
+    out = []
+    for r in runs:
+        res = r.resolve
+        if res is not None:
+            res = replace(res, resolution=replace(res.resolution, public=False, source="C extension",
+                          public_reason="segment '_C' of torch._C.Generator.seed starts with an underscore"))
+        cov = r.coverage
+        if cov is not None:
+            cov = replace(cov, refs=tuple(replace(x, skipped_files=(("test/npu/test_bad.py",
+                                                                        "SyntaxError: invalid syntax (line 3)"),))
+                                          for x in cov.refs))
+        docs = r.docs_check
+        if docs is not None:
+            docs = replace(docs, versions=tuple(replace(v, link_ok=False, link_problem="no 原生文档 link to the page")
+                                                if v.present else v for v in docs.versions))
+        out.append(replace(r, resolve=res, coverage=cov, docs_check=docs))
+    return out
+
+
 def _sets(fx_full: Fixture, fx_bare: Fixture) -> dict[str, list[RunRecords]]:
     full = [read_run(fx_full.store, r) for r in fx_full.runs]
     bare = [read_run(fx_bare.store, r) for r in fx_bare.runs]
-    no_repo = [replace(r, task=r.task.replace(repo=False) if r.task else None) for r in bare]
+    no_repo = [replace(r, task=r.task.replace(repo=False) if r.task else None) for r in
+               _variant(bare, ref="local", commit="n/a (files as on disk)", label="local@python")]
+    change_run = read_run(fx_full.store, keep(fx_full.store, "change", ["report"], _change_records(fx_full)))
     return {
         "full": full,
         "bare": bare,
@@ -75,7 +99,18 @@ def _sets(fx_full: Fixture, fx_bare: Fixture) -> dict[str, list[RunRecords]]:
         "notes": _variant(bare, notes=[Note.of("not_committed", path="test/npu/test_grad_mode_clone.py", ref="v2.7.1"),
                                        Note.of("environment_broken", detail="import torch_npu failed (No module)")]),
         "no-repo": no_repo,
+        "hostile": _hostile(full) + [change_run],
     }
+
+
+def _change_records(fx: Fixture) -> list:  # type: ignore[type-arg]
+    """The change and checklist of the fixture's PR, as ``report --repo --range`` keeps them."""
+    from torchparity.checks import checklist_for_runs, evaluate_change
+
+    runs = [read_run(fx.store, r) for r in fx.runs]
+    change = evaluate_change(fx.repo, f"master..{fx.head}", fx.config, API, runs[0].resolve)
+    checklist = checklist_for_runs(change, runs, fx.config, API, runs[0].resolve, "add clone test")
+    return [(API, change), (API, checklist)]
 
 
 @pytest.fixture
@@ -135,7 +170,8 @@ def _facts_hold(model: ReportModel, runs: list[RunRecords], kind: str, lang: str
             for path in {tf.path for rec in records for tf in rec.test_files}:
                 assert path in text
         else:
-            assert "local" not in re.sub(r"`[^`]*`", "", text)  # no made-up target branch
+            for made_up in ("目标分支 local", "目标分支：local", "targets local", "Target branch: local"):
+                assert made_up not in text  # no made-up target branch
             for rec in records:
                 for tf in rec.test_files:
                     if tf.abs_path.startswith("/"):
@@ -147,7 +183,7 @@ def _facts_hold(model: ReportModel, runs: list[RunRecords], kind: str, lang: str
 
 # -- one language per text -------------------------------------------------------------------
 _CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef\u3000-\u303f]")
-_EN_SENTENCE = re.compile(r"\b[A-Za-z][a-z]+(?:[ ,;:]+[a-z][a-z']*){4,}")
+_EN_SENTENCE = re.compile(r"\b[A-Za-z][a-z]+(?:[ ,;:]+[a-z][a-z']*){2,}")
 
 
 def _prose(text: str) -> str:

@@ -24,7 +24,7 @@ from ..errors import UsageError
 from ..gitrepo import blob_bytes, git, repo_root, resolve_commit
 from ..records.checklist import FAIL, NA, PASS, Checklist, ChecklistItem
 from ..records.target import Step, TargetRecord, record_from_json
-from ..store import Store
+from ..textsafe import md_code as q
 from .pysource import Site, SourceFile
 
 #: commit / PR title type tags accepted by default ([report] type_tags overrides)
@@ -152,19 +152,6 @@ def alias_table(api: str | None, aliases: Iterable[str] = (), canonical: str | N
     return assemble([api], config or load_preset("default"), repo=repo, learnt=learnt).table
 
 
-def find_resolve(store: Store, api: str | None) -> dict[str, Any] | None:
-    """The newest ``resolve`` record of ``api`` (its body): kept under the API as asked, then the
-    canonical name, so the static table's spelling is tried after ``api`` as given."""
-    if not api:
-        return None
-    for key in dict.fromkeys([api, table_for(None).canonical(api)[0]]):
-        doc = store.latest_record("resolve", key)
-        if doc is not None:
-            body = doc.get("body") if isinstance(doc.get("body"), dict) else None
-            return body
-    return None
-
-
 def _names_api(api: str, table: AliasTable, text: str) -> bool:
     want = table.canonical(api)[0]
     return any(table.canonical(n.rstrip("."))[0] == want for n in SourceFile.dotted_names(text))
@@ -174,7 +161,7 @@ def check_docstring(src: SourceFile, api: str | None, aliases: AliasTable) -> _R
     if api is None:
         return _r(NA, "no API given (--api)", "未给出 API（--api）")
     if src.tree is None:
-        return _r(FAIL, f"{src.path} does not parse ({src.error})", f"{src.path} 无法解析（{src.error}）")
+        return _r(FAIL, f"{src.path} does not parse ({src.error})", f"{src.path} 无法解析（{q(src.error)}）")
     doc = src.docstring()
     if doc is None:
         return _r(FAIL, f"{src.path} has no module docstring; add one that names {api}",
@@ -223,7 +210,7 @@ def check_calls(src: SourceFile, api: str | None, aliases: AliasTable) -> _Resul
     if api is None:
         return _r(NA, "no API given (--api)", "未给出 API（--api）")
     if src.tree is None:
-        return _r(FAIL, f"{src.path} does not parse ({src.error})", f"{src.path} 无法解析（{src.error}）")
+        return _r(FAIL, f"{src.path} does not parse ({src.error})", f"{src.path} 无法解析（{q(src.error)}）")
     want = aliases.canonical(api)[0]
     in_tests, outside = api_uses(src, want, aliases)
     loose = False
@@ -240,21 +227,21 @@ def check_calls(src: SourceFile, api: str | None, aliases: AliasTable) -> _Resul
         more_zh = f"（另有 {len(in_tests) - 1} 处）" if len(in_tests) > 1 else ""
         via = via_zh = ""
         if "via helper" in how_text or "via fixture" in how_text:
-            via, via_zh = f" ({how_text})", f"（{how_text}）"
+            via, via_zh = f" ({how_text})", f"（{q(how_text)}）"
         note, note_zh = ("; receiver type not checked", "；未检查调用对象类型") if loose else ("", "")
         return _r(PASS, f"{src.path}:{s.line} in {s.function}: {s.code}{via}{more}{note}",
-                  f"{src.path}:{s.line}（{s.function}）：{s.code}{via_zh}{more_zh}{note_zh}")
+                  f"{src.path}:{s.line}（{q(s.function)}）：{q(s.code)}{via_zh}{more_zh}{note_zh}")
     if outside:
         s = outside[0]
         return _r(FAIL, f"{src.path}:{s.line}: {api} is called only outside test methods ({s.code})",
-                  f"{src.path}:{s.line}：{api} 只在测试方法之外调用（{s.code}）")
+                  f"{src.path}:{s.line}：{q(api)} 只在测试方法之外调用（{q(s.code)}）")
     return _r(FAIL, f"{src.path}: no call of {api} (or an alias of it) in the tests",
               f"{src.path}：测试中没有显式调用 {api}（或其别名）")
 
 
 def check_noqa(src: SourceFile) -> _Result:
     if src.tree is None:
-        return _r(FAIL, f"{src.path} does not parse ({src.error})", f"{src.path} 无法解析（{src.error}）")
+        return _r(FAIL, f"{src.path} does not parse ({src.error})", f"{src.path} 无法解析（{q(src.error)}）")
     bad = [n for n in src.noqa_imports() if not n.used]
     if bad:
         n = bad[0]
@@ -288,7 +275,7 @@ def _testcase_names(config: Config) -> tuple[str, str, str]:
 
 def check_testcase(ctx: _Context, src: SourceFile) -> _Result:
     if src.tree is None:
-        return _r(FAIL, f"{src.path} does not parse ({src.error})", f"{src.path} 无法解析（{src.error}）")
+        return _r(FAIL, f"{src.path} does not parse ({src.error})", f"{src.path} 无法解析（{q(src.error)}）")
     module, testcase, run_tests = _testcase_names(ctx.config)
     problems_en: list[str] = []
     problems_zh: list[str] = []
@@ -347,12 +334,12 @@ def check_state(ctx: _Context) -> _Result:
                     s.result.get("error") or f"status {s.status}")
         title = s.result.get("title", s.name)
         return _r(FAIL, f"{r.label}: {title} isolation probe failed ({what})",
-                  f"{r.label}：{title} 隔离验证未通过（{what}）")
+                  f"{r.label}：{title} 隔离验证未通过（{q(what)}）")
     if leaks:
         r, leak = leaks[0]
         return _r(FAIL, f"{r.label}: {leak.get('test')} leaves {leak.get('state')} changed "
                   f"({leak.get('before')} -> {leak.get('after')})",
-                  f"{r.label}：{leak.get('test')} 结束后 {leak.get('state')} 未恢复"
+                  f"{r.label}：{q(leak.get('test'))} 结束后 {leak.get('state')} 未恢复"
                   f"（{leak.get('before')} -> {leak.get('after')}）")
     ran = [(r, s) for r, s in isolation if _probe_ran(s)]
     if ran:
@@ -365,7 +352,7 @@ def check_state(ctx: _Context) -> _Result:
     if isolation:
         skipped = sorted({str(s.result.get("skipped")) for _, s in isolation if s.result.get("skipped")})
         why = f" (skipped: {'; '.join(skipped)})" if skipped else " (no test ran)"
-        why_zh = f"（跳过：{'；'.join(skipped)}）" if skipped else "（没有测试运行）"
+        why_zh = f"（跳过：{'；'.join(q(x) for x in skipped)}）" if skipped else "（没有测试运行）"
         en, zh = f"no isolation probe ran{why}", f"隔离验证未运行{why_zh}"
     else:
         en, zh = "no isolation probe was run", "未运行隔离验证"
@@ -379,7 +366,7 @@ def check_state(ctx: _Context) -> _Result:
                   f"{zh}；状态泄漏检查覆盖 {watched} 个测试，未发现泄漏")
     r, (status, reason, _) = unchecked[0]
     return _r(NA, f"{en}; the state-leak check is {status} ({r.label}: {reason})",
-              f"{zh}；状态泄漏检查结果为 {status}（{r.label}：{reason}）")
+              f"{zh}；状态泄漏检查结果为 {status}（{r.label}：{q(reason)}）")
 
 
 def check_single_commit(ctx: _Context) -> _Result:
@@ -388,12 +375,13 @@ def check_single_commit(ctx: _Context) -> _Result:
     commits = _commits(ctx)
     if len(commits) == 1:
         return _r(PASS, f"{ctx.rev_range} holds one commit: {commits[0][0][:12]} {commits[0][1]}",
-                  f"{ctx.rev_range} 只有一个提交：{commits[0][0][:12]} {commits[0][1]}")
+                  f"{ctx.rev_range} 只有一个提交：{commits[0][0][:12]} {q(commits[0][1])}")
     if not commits:
         return _r(FAIL, f"{ctx.rev_range} holds no commit", f"{ctx.rev_range} 中没有提交")
     listed = ", ".join(f"{c[:12]} {t!r}" for c, t in commits[:5])
+    listed_zh = "、".join(f"{c[:12]} {q(t)}" for c, t in commits[:5])
     return _r(FAIL, f"{ctx.rev_range} holds {len(commits)} commits ({listed}); squash them into one",
-              f"{ctx.rev_range} 有 {len(commits)} 个提交（{listed}），请合并为一个")
+              f"{ctx.rev_range} 有 {len(commits)} 个提交（{listed_zh}），请合并为一个")
 
 
 def changed_files(repo: Path, base: str, head: str) -> list[tuple[str, str]]:
@@ -417,11 +405,13 @@ def check_only_targets(ctx: _Context) -> _Result:
     if extra:
         more = f" (and {len(extra) - 3} more)" if len(extra) > 3 else ""
         return _r(FAIL, f"{ctx.rev_range} also changes {', '.join(extra[:3])}{more}",
-                  f"{ctx.rev_range} 还修改了 {'、'.join(extra[:3])}{more}")
+                  f"{ctx.rev_range} 还修改了 {'、'.join(extra[:3])}"
+                  + (f"（另有 {len(extra) - 3} 个）" if len(extra) > 3 else ""))
     untouched = [t for t in ctx.targets if t not in changed]
     note = f"; {', '.join(untouched)} unchanged" if untouched else ""
+    note_zh = f"；{'、'.join(untouched)} 未修改" if untouched else ""
     return _r(PASS, f"{ctx.rev_range} changes only {', '.join(changed)}{note}",
-              f"{ctx.rev_range} 只修改了 {'、'.join(changed)}{note}")
+              f"{ctx.rev_range} 只修改了 {'、'.join(changed)}{note_zh}")
 
 
 def _type_tag_re(tags: Sequence[str]) -> re.Pattern[str]:
@@ -429,8 +419,10 @@ def _type_tag_re(tags: Sequence[str]) -> re.Pattern[str]:
 
 
 def check_type_tag(ctx: _Context) -> _Result:
-    titles = [("commit " + c[:12], t) for c, t in _commits(ctx)] if ctx.repo is not None and ctx.base else []
-    titles += [("PR title", t) for t in ctx.titles]
+    # (what, in English, in Chinese, the title)
+    titles = ([("commit " + c[:12], "提交 " + c[:12], t) for c, t in _commits(ctx)]
+              if ctx.repo is not None and ctx.base else [])
+    titles += [("PR title", "PR 标题", t) for t in ctx.titles]
     if not titles:
         if ctx.base is not None:
             return _r(NA, f"{ctx.rev_range} holds no commit and no PR title (--title) is given",
@@ -438,12 +430,13 @@ def check_type_tag(ctx: _Context) -> _Result:
         return _r(NA, "no commit range (--range) and no PR title (--title) given", "未给出提交范围或 PR 标题")
     tags = tuple(ctx.config.report.get("type_tags") or DEFAULT_TYPE_TAGS)
     pattern = _type_tag_re(tags)
-    bad = [(w, t) for w, t in titles if not pattern.match(t)]
+    bad = [x for x in titles if not pattern.match(x[2])]
     if bad:
-        w, t = bad[0]
+        w, w_zh, t = bad[0]
         return _r(FAIL, f"{w}: {t!r} does not start with a type tag ({', '.join(t + ':' for t in tags[:5])} ...)",
-                  f"{w}：{t!r} 未以类型标签开头（如 {'、'.join(t + ':' for t in tags[:5])}）")
-    return _r(PASS, "; ".join(f"{w}: {t!r}" for w, t in titles[:3]), "；".join(f"{w}：{t!r}" for w, t in titles[:3]))
+                  f"{w_zh}：{q(t)} 未以类型标签开头（如 {'、'.join(t + ':' for t in tags[:5])}）")
+    return _r(PASS, "; ".join(f"{w}: {t!r}" for w, _, t in titles[:3]),
+              "；".join(f"{w_zh}：{q(t)}" for _, w_zh, t in titles[:3]))
 
 
 def _commits(ctx: _Context) -> list[tuple[str, str]]:

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..checks import evaluate_checklist, find_resolve
+from ..checks import evaluate_checklist
 from ..errors import ExitCode
 from ..store import Store, keep, read_run
 from ._app import (
@@ -50,7 +50,8 @@ def checklist(
     runs = [read_run(st, r) for r in (run or [])]
     if api is None:
         api = next((r.task.api for r in runs if r.task is not None and r.task.api), None)
-    resolve = next((r.resolve.to_json() for r in runs if r.resolve is not None), None) or find_resolve(st, api)
+    # the API's other spellings come from a resolve record of the runs given (--run), never from the store at large
+    resolve = next((r.resolve.to_json() for r in runs if r.resolve is not None), None)
     result = evaluate_checklist(repo, rev_range, file, api=api, config=cfg,
                                 run_records=[ev.record for r in runs for ev in r.targets], title=title,
                                 resolve=resolve)

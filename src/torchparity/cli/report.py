@@ -13,10 +13,11 @@ from ..errors import UsageError
 from ..fsutil import atomic_write
 from ..report import build_report, render
 from ..report.render import config_output_lines, config_templates_dir
-from ..store import Store, read_run
-from ._app import DEFAULT_STORE, ConfigOpt, DebugOpt, StoreOpt, app, config_for, err
+from ..store import Store, keep, read_run
+from ._app import DEFAULT_STORE, INVOCATION, ConfigOpt, DebugOpt, StoreOpt, app, config_for, err
 from ._choices import Kind, Lang
 from ._pr_fields import (
+    DocsPrOpt,
     InterfaceChangeOpt,
     ResultIssueOpt,
     SourceBranchOpt,
@@ -61,6 +62,7 @@ def report(
     interface_change: InterfaceChangeOpt = None,
     upstream_patch: UpstreamPatchOpt = None,
     upstream_note: UpstreamNoteOpt = None,
+    docs_pr: DocsPrOpt = None,
     config: ConfigOpt = None,
     store: StoreOpt = DEFAULT_STORE,
     debug: DebugOpt = False,
@@ -74,7 +76,8 @@ def report(
     records = [read_run(st, r) for r in runs]
     given = pr_fields(title=title, source_type=source_type, task_issue=task_issue, result_issue=result_issue,
                       source_branch=source_branch, target_branch=target_branch, interface_change=interface_change,
-                      upstream_patch=upstream_patch, upstream_note=upstream_note, api=api)
+                      upstream_patch=upstream_patch, upstream_note=upstream_note, api=api,
+                      docs_pr=docs_pr)
     cfg = config_for(config, repo)
     change = checklist = None
     if repo is not None and rev_range:
@@ -82,6 +85,12 @@ def report(
         the_api = api or next((r.task.api for r in records if r.task is not None and r.task.api), None)
         change = evaluate_change(repo, rev_range, cfg, the_api, resolve, source_branch)
         checklist = checklist_for_runs(change, records, cfg, the_api, resolve, title)
+        # what was read from git now is kept as a run of its own: the text names it, and a bundle of
+        # these runs renders the same text anywhere
+        kept = keep(st, "change", list(INVOCATION),
+                    [(the_api or "", r) for r in (change, checklist) if r is not None])
+        records.append(read_run(st, kept))
+        err.print(f"the change and checklist are kept as run {kept}", markup=False)
     model = build_report(records, task=given, change=change, checklist=checklist)
     # the language asked for, else the team's ([report] lang), else the run's own
     the_lang = (lang.value if lang is not None else str(cfg.report.get("lang") or "")

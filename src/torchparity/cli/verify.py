@@ -28,6 +28,7 @@ from ._app import (
 )
 from ._choices import Lang
 from ._pr_fields import (
+    DocsPrOpt,
     InterfaceChangeOpt,
     ResultIssueOpt,
     SourceBranchOpt,
@@ -106,6 +107,7 @@ def verify(
     interface_change: InterfaceChangeOpt = None,
     upstream_patch: UpstreamPatchOpt = None,
     upstream_note: UpstreamNoteOpt = None,
+    docs_pr: DocsPrOpt = None,
     lang: Annotated[Lang, typer.Option("--lang", help="Language of the PR description and comment.")] = Lang.zh,
     out_dir: Annotated[Path | None, typer.Option("--out", metavar="DIR", help="Folder for the reports (default torchparity-out/<api>).")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="A new interpreter per step instead of the warm worker.")] = False,
@@ -120,7 +122,7 @@ def verify(
     cfg = config_for(config, repo)
     given = pr_fields(title=title, source_type=source_type, task_issue=task_issue, result_issue=result_issue,
                       source_branch=source_branch, target_branch=target_branch, interface_change=interface_change,
-                      upstream_patch=upstream_patch, upstream_note=upstream_note)
+                      upstream_patch=upstream_patch, upstream_note=upstream_note, docs_pr=docs_pr)
     options = VerifyOptions(
         api=api, repo=repo, refs=list(ref or []), envs=select_envs(cfg, env, python), device=device or "",
         docs=docs, docs_versions=list(docs_version) if docs_version else None, docs_add=docs_add,

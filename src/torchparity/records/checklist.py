@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
-from .base import Record
+from .base import Record, RecordError
 
 PASS, FAIL, NA = "pass", "fail", "n.a."
 
@@ -64,6 +64,8 @@ class Checklist(Record):
 
     @classmethod
     def from_json(cls, doc: Any) -> Checklist:
+        if not isinstance(doc, dict) or not isinstance(doc.get("items"), list):
+            raise RecordError("not a checklist record: no list of items")
         items = tuple(
             ChecklistItem(id=str(d["id"]), title_zh=str(d.get("title_zh", "")), title_en=str(d.get("title_en", "")),
                           status=str(d.get("status", NA)), reason=str(d.get("reason", "")),

@@ -2,7 +2,7 @@
 
 A stage never writes a sentence into a record: it states ``Note("docs_missing",
 {"api": ..., "versions": ...})`` and each text renders it from its own
-language's phrasebook (``torchparity.report.phrases``), so a Chinese text never
+language's phrasebook (``torchparity.phrases``), so a Chinese text never
 carries an English sentence.
 """
 

@@ -89,13 +89,16 @@ class Trace:
             "device_tensors_created": self.device_tensors_created,
             "tensors_created": dict(self.tensors_created),
             "devices": list(self.devices),
-            "ignored_ops": [{"op": o.op, "count": o.count} for o in self.ignored_ops],
+            "ignored_ops": [o.to_json() for o in self.ignored_ops],
+            "selection": {"pattern": self.pattern, "tests": [t.id for t in self.tests]},
+            "tests": [{"id": t.id, "ops": t.ops} for t in self.tests],
+            "tests_run": self.tests_run,
+            "successful": self.successful,
         }
-        if self.tests_run is not None:
-            doc["selection"] = {"pattern": self.pattern, "tests": [t.id for t in self.tests]}
-            doc["tests"] = [{"id": t.id, "ops": t.ops} for t in self.tests]
-            doc["tests_run"] = self.tests_run
-            doc["successful"] = self.successful
+        if self.tests_run is None and not self.tests and self.pattern is None:
+            # a call or sample trace: the agent's shape has no selection
+            for key in ("selection", "tests", "tests_run", "successful"):
+                del doc[key]
         if self.code:
             doc["code"] = dict(self.code)
         return doc
@@ -110,9 +113,10 @@ class Trace:
             ops=tuple(OpCount.from_json(o) for o in doc.get("ops", ())),
             total_ops=int(doc.get("total_ops", 0)),
             device_tensors_created=int(doc.get("device_tensors_created", 0)),
-            tensors_created=tuple(sorted((str(k), int(v)) for k, v in (doc.get("tensors_created") or {}).items())),
+            tensors_created=tuple((str(k), int(v)) for k, v in (doc.get("tensors_created") or {}).items()),
             devices=tuple(doc.get("devices", ())),
-            ignored_ops=tuple(OpCount(str(o["op"]), (), int(o["count"])) for o in doc.get("ignored_ops", ())),
+            ignored_ops=tuple(OpCount(str(o["op"]), tuple(o.get("devices", ())), int(o["count"]))
+                              for o in doc.get("ignored_ops", ())),
             error=str(doc.get("error") or ""),
             tests=tuple(TestOps(str(t["id"]), int(t["ops"])) for t in doc.get("tests", ())),
             pattern=selection.get("pattern"),

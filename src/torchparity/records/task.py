@@ -36,6 +36,10 @@ class TaskRecord(Record):
     interface_change: str | None = None
     upstream_patch: str | None = None
     upstream_note: str | None = None
+    #: the documentation PR that adds missing support-page entries (--docs-pr)
+    docs_pr: str | None = None
+    #: the torchparity that started the run (texts name it, whatever version renders them)
+    torchparity_version: str = ""
     #: config facts at the time of the run
     preset: str = ""
     backend_module: str = ""

@@ -53,10 +53,6 @@ HINTS = {
     "targets": "torchparity run ...",
 }
 
-#: a vendored upstream test folder: changes there are the template's "test_upstream patch"
-UPSTREAM_FOLDER = "test_upstream"
-
-
 def check_source_types(ids: Sequence[str]) -> None:
     """Refuse a merge source type the template has no checkbox for (bad input, exit 2)."""
     known = [t[0] for t in SOURCE_TYPES]
@@ -79,7 +75,7 @@ def merge_tasks(stored: TaskRecord | None, given: TaskRecord | None) -> TaskReco
 #: the task fields a reader may state at report time (the rest are the run's own facts)
 GIVEN_FIELDS = frozenset({
     "api", "title", "source_types", "task_issue", "result_issue", "task_title", "result_title", "source_branch",
-    "target_branch", "interface_change", "upstream_patch", "upstream_note",
+    "target_branch", "interface_change", "upstream_patch", "upstream_note", "docs_pr",
 })
 
 
@@ -91,7 +87,7 @@ def _source(task: TaskRecord, missing: dict[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {
         "types": [{"id": i, "zh": zh, "en": en, "checked": i in ids} for i, zh, en in SOURCE_TYPES],
         "task_issue": task.task_issue, "result_issue": task.result_issue,
-        "task_title": task.task_title, "result_title": task.result_title,
+        "task_title": task.task_title, "result_title": task.result_title, "docs_pr": task.docs_pr,
     }
     for key in ("task_issue", "result_issue"):
         if not out[key]:
@@ -294,9 +290,12 @@ def build_report(
 
 
 def the_targets_version(runs: Sequence[RunRecords]) -> str:
-    """The torchparity version that made the evidence (the targets' own), else this one."""
+    """The torchparity version that made the evidence (the targets' own, else the task's), else this one."""
     for r in runs:
         for ev in r.targets:
             if ev.record.torchparity_version:
                 return ev.record.torchparity_version
+    for r in runs:
+        if r.task is not None and r.task.torchparity_version:
+            return r.task.torchparity_version
     return __version__

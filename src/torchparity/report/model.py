@@ -366,5 +366,5 @@ def normalise_docs_check(doc: dict[str, Any], order: Sequence[str] = ()) -> dict
 
 
 def normalise_docs_add(doc: dict[str, Any]) -> dict[str, Any]:
-    return with_defaults(doc, {"api": None, "files": [], "branch": None, "base": None, "commit": None,
-                               "title": None, "pr": None, "versions": [], "products": {}})
+    """The docs-add record as it is: the entries written (``changes``) and the docs PR when stated."""
+    return dict(doc)

@@ -42,6 +42,8 @@ def _open(kind: str, doc: Any, where: str) -> Record:
         return open_envelope(doc, cls)
     except RecordError as exc:
         raise StoreCorrupt(f"{where}: {exc}") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a hand-written from_json met a bad body
+        raise StoreCorrupt(f"{where}: not a {cls.__name__} record ({type(exc).__name__}: {exc})") from None
 
 
 def read_run(store: Store, run_id: int | str) -> RunRecords:
@@ -57,6 +59,9 @@ def read_run(store: Store, run_id: int | str) -> RunRecords:
         if t.record_sha is None:
             continue
         doc = store.read_json(t.record_sha)
+        if not str(doc.get("schema", "")).startswith("torchparity.target/") or doc.get("schema") > TargetRecord.SCHEMA:
+            raise StoreCorrupt(f"run {row.id} target {t.label}: its record's schema {doc.get('schema')!r} is not "
+                               f"one this torchparity reads (up to {TargetRecord.SCHEMA})")
         try:
             rec = TargetRecord.from_json(doc)
         except (TypeError, KeyError, ValueError) as exc:
