@@ -47,7 +47,7 @@ def _read_apis(apis: list[str], from_file: Path | None) -> list[str]:
     return names
 
 
-def _section(title: str, hits: tuple, total: int) -> None:  # type: ignore[type-arg]
+def _section(title: str, hits: tuple, total: int) -> None:
     more = f" (first {len(hits)})" if total > len(hits) else ""
     out.print(f"    {title:<8}{total}{more}", markup=False, emoji=False)
     for h in hits[:_SHOWN]:

@@ -334,9 +334,9 @@ def table_for(aliases: AliasTable | AliasSource | Mapping[str, str] | None) -> A
     if isinstance(aliases, AliasTable):
         over = aliases
     elif hasattr(aliases, "alias_table"):
-        over = aliases.alias_table()  # type: ignore[union-attr]
+        over = aliases.alias_table()
     else:
-        over = AliasTable.from_mappings(aliases)  # type: ignore[arg-type]
+        over = AliasTable.from_mappings(aliases)
     # a table that already stands on the static one (spellings.assemble's) is used as it is
     return over if over.source == "static" or over.source.startswith("static+") else base.merged(over)
 

@@ -242,7 +242,7 @@ class _Value:
 class Normalizer:
     """Chains -> canonical names, memoised (one per table)."""
 
-    def __init__(self, table) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, table) -> None:
         self.table = table
         self._memo: dict[tuple[str, str], tuple[Emission, ...]] = {}
         self._flat: dict[tuple[str, str], tuple[tuple[str, str, bool, str], ...]] = {}

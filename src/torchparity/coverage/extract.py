@@ -415,8 +415,8 @@ class _Walker:
                 for cond in gen.ifs:
                     self.use(cond)
             if type(node) is ast.DictComp:
-                self.use(node.key)  # type: ignore[attr-defined]
-                self.use(node.value)  # type: ignore[attr-defined]
+                self.use(node.key)
+                self.use(node.value)
                 return ("#builtins.dict#", "")
             elt = self.use(node.elt)  # type: ignore[attr-defined]
         finally:
@@ -568,7 +568,7 @@ class _Walker:
     def nested_called(self, func: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
         if type(func) is not ast.Name or self.func is None:
             return None
-        name = func.id  # type: ignore[attr-defined]
+        name = func.id
         for defs in reversed(self.local_defs[1:]):
             if name in defs:
                 return defs[name]
@@ -605,17 +605,17 @@ class _Walker:
     def helper_called(self, func: ast.AST) -> str | None:
         """The qualname of a same-file helper that ``func`` names, if it names one."""
         if type(func) is ast.Name:
-            name = func.id  # type: ignore[attr-defined]
+            name = func.id
             if name in self.helpers and all(name not in s for s in self.scopes[1:]):
                 return self.helpers[name]
             return None
-        if (type(func) is ast.Attribute and type(func.value) is ast.Name  # type: ignore[attr-defined]
-                and func.value.id in ("self", "cls")):  # type: ignore[attr-defined]
+        if (type(func) is ast.Attribute and type(func.value) is ast.Name
+                and func.value.id in ("self", "cls")):
             cls = self.cls
             seen: set[str] = set()
             while cls is not None and cls.qual not in seen:
                 seen.add(cls.qual)
-                meth = cls.methods.get(func.attr)  # type: ignore[attr-defined]
+                meth = cls.methods.get(func.attr)
                 if meth is not None and not meth.name.startswith("test"):
                     return f"{cls.qual}.{meth.name}"
                 cls = next((self.classes[b] for b in cls.bases if b in self.classes), None)
@@ -641,7 +641,7 @@ class _Walker:
         elif t in (ast.Tuple, ast.List):
             elts = target.elts  # type: ignore[attr-defined]
             star = next((i for i, e in enumerate(elts) if isinstance(e, ast.Starred)), None)
-            srcs = src.elts if isinstance(src, (ast.Tuple, ast.List)) and len(src.elts) == len(elts) else None  # type: ignore[attr-defined]
+            srcs = src.elts if isinstance(src, (ast.Tuple, ast.List)) and len(src.elts) == len(elts) else None
             for i, elt in enumerate(elts):
                 if isinstance(elt, ast.Starred):
                     self.assign(elt.value, None, None)
@@ -660,9 +660,9 @@ class _Walker:
         shown = src.text if isinstance(src, _Index) else show(src) if src is not None else "…"
         n = _parts(value[0])
         if type(target) is ast.Name:
-            return (value[0], _join_via(value[1], f"l:{target.id}#{n}={shown}"))  # type: ignore[attr-defined]
+            return (value[0], _join_via(value[1], f"l:{target.id}#{n}={shown}"))
         if type(target) is ast.Attribute:
-            return (value[0], _join_via(value[1], f"s:{target.attr}#{n}={shown}"))  # type: ignore[attr-defined]
+            return (value[0], _join_via(value[1], f"s:{target.attr}#{n}={shown}"))
         return value
 
     # -- statements ------------------------------------------------------------------

@@ -180,7 +180,7 @@ class TreeText:
                 continue
             if not found:
                 continue
-            for line_no, line in found:  # type: ignore[union-attr]
+            for line_no, line in found:
                 count += 1
                 if len(out) < MAX_MATCHES:
                     shown = line.encode("latin-1").decode("utf-8", "replace")

@@ -59,7 +59,8 @@ def read_run(store: Store, run_id: int | str) -> RunRecords:
         if t.record_sha is None:
             continue
         doc = store.read_json(t.record_sha)
-        if not str(doc.get("schema", "")).startswith("torchparity.target/") or doc.get("schema") > TargetRecord.SCHEMA:
+        schema = str(doc.get("schema") or "")
+        if not schema.startswith("torchparity.target/") or schema > TargetRecord.SCHEMA:
             raise StoreCorrupt(f"run {row.id} target {t.label}: its record's schema {doc.get('schema')!r} is not "
                                f"one this torchparity reads (up to {TargetRecord.SCHEMA})")
         try:
