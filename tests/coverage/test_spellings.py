@@ -104,7 +104,7 @@ def test_coverage_and_verify_list_the_same_direct_tests(repo: Path, tmp_path: Pa
     main(["verify", "torch.cuda.Event", "--repo", str(repo), "--python", sys.executable,
           "--store", str(tmp_path / "v"), "--out", str(tmp_path / "out"), "--json"])
     capsys.readouterr()
-    record = Store(tmp_path / "v").latest_record("coverage", "torch.cuda.streams.Event")
+    record = Store(tmp_path / "v").latest_record("coverage", "torch.cuda.Event")
     assert record is not None
-    from_verify = {h["test"] for h in record["refs"][0]["direct"]}
+    from_verify = {h["test"] for h in record["body"]["refs"][0]["direct"]}
     assert verb == with_python == from_verify == EXPECTED
