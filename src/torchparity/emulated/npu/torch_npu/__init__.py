@@ -22,8 +22,12 @@ __version__ = "0.0.0+emulated"
 #: what the emulated device runs on; the agent's probe reports it and evidence says EMULATED
 __emulated__ = "cpu"
 
-from . import _autocast, _device, _dispatch  # noqa: E402
-from . import npu  # noqa: E402
+from . import (  # noqa: E402
+    _autocast,
+    _device,
+    _dispatch,
+    npu,  # noqa: E402
+)
 
 
 class _Hooks(torch._C._acc.PrivateUse1Hooks):

@@ -10,7 +10,15 @@ import os
 import torch
 
 from .. import _device, _random
-from .streams import Event, Stream, StreamContext, current_stream, default_stream, set_stream, stream
+from .streams import (
+    Event,
+    Stream,
+    StreamContext,
+    current_stream,
+    default_stream,
+    set_stream,
+    stream,
+)
 
 #: the device name every probe and log shows: it says what this is
 DEVICE_NAME = "Emulated NPU (CPU)"
