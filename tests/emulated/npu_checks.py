@@ -58,6 +58,10 @@ class TestTensors(TestCase):
             y = torch.add(x, x)
         self.assertEqual(y.device.type, "npu")
         self.assertIn("aten.add.Tensor", mode.seen)
+        with _Ops() as mode:  # made with the Python key excluded while the mode is on the stack
+            z = torch.tensor([1.0, 2.0], device="npu:0")
+        self.assertEqual(z.device.type, "npu")
+        self.assertIn("aten.lift_fresh.default", mode.seen)
 
     def test_views_share_the_storage_and_writes_reach_the_base(self):
         a = torch.zeros(3, 4, device="npu")

@@ -271,13 +271,41 @@ def _storage_new(original):
 
 _LIBRARIES = []
 
+#: a kernel for one of these keys serves PrivateUse1 before any fallback does
+_SERVED_BY = ("PrivateUse1", "CompositeExplicitAutograd", "CompositeImplicitAutograd",
+              "CompositeExplicitAutogradNonFunctional")
+
+
+class _OpKernel(object):
+    """The fallback registered as one aten operator's own PrivateUse1 kernel."""
+
+    def __init__(self, name):
+        self.name = name
+        self.op = None
+
+    def __call__(self, *args, **kwargs):
+        if self.op is None:
+            packet, _, overload = self.name.partition(".")
+            self.op = getattr(getattr(torch.ops.aten, packet), overload or "default")
+        return fallback(self.op, *args, **kwargs)
+
 
 def install():
-    """Register the fallback (once per process)."""
+    """Register the kernels (once per process).
+
+    One boxed fallback serves every operator; the aten operators that would reach it also get it
+    as their own kernel, because PyTorch cannot call a Python fallback while a TorchDispatchMode
+    is on the stack with the Python key excluded (as ``torch.tensor(data, device=...)`` does under
+    a dispatch mode, e.g. the dispatch-trace recorder)."""
     if _LIBRARIES:
         return
     lib = torch.library.Library("_", "IMPL")
     lib.fallback(fallback, "PrivateUse1")
-    _LIBRARIES.append(lib)
+    aten = torch.library.Library("aten", "IMPL")
+    has = torch._C._dispatch_has_kernel_for_dispatch_key
+    for name in torch._C._dispatch_get_all_op_names():
+        if name.startswith("aten::") and not any(has(name, key) for key in _SERVED_BY):
+            aten.impl(name[len("aten::"):], _OpKernel(name[len("aten::"):]), "PrivateUse1")
+    _LIBRARIES.extend([lib, aten])
     # torch.UntypedStorage(n, device="npu") would ask a C++ allocator the emulation cannot register
     torch.UntypedStorage.__new__ = staticmethod(_storage_new(torch._C.StorageBase.__new__))
