@@ -64,6 +64,10 @@ def _register():
 
 _register()
 
+
+def _autoload():
+    """The ``torch.backends`` entry point a backend may declare: importing this module did the work."""
+
 if os.environ.get(_device.INIT_ON_IMPORT_VARIABLE) == "1":
     _device.lazy_init()  # a backend that initialises its device on import (breaks the fork rule)
 

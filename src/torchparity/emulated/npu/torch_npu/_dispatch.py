@@ -21,10 +21,12 @@ from . import _bridge, _device, _random
 DEVICE_TYPE = "npu"
 _CPU_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
 
-#: operators whose CPU kernel only rewrites sizes, strides or storage: run it on the npu tensor itself
+#: operators whose CPU kernel only reads or rewrites sizes, strides or the storage itself: run it on
+#: the npu tensors (a CPU alias would be another storage: is_set_to would be False)
 _METADATA_OPS = {
     "aten::view", "aten::as_strided", "aten::as_strided_", "aten::_reshape_alias", "aten::unfold",
-    "aten::view_as_real", "aten::view_as_complex", "aten::set_", "aten::_unsafe_view",
+    "aten::view_as_real", "aten::view_as_complex", "aten::set_", "aten::_unsafe_view", "aten::is_set_to",
+    "aten::_has_same_storage_numel",
 }
 #: operators that take tensors of two devices by design
 _COPY_OPS = {"aten::_copy_from", "aten::_copy_from_and_resize"}
@@ -158,6 +160,25 @@ def _copy_from_and_resize(args, kwargs):
     return _copy_from(args, kwargs)
 
 
+def _fill_uninitialized(self, old_nbytes):
+    """Under ``torch.utils.deterministic.fill_uninitialized_memory``, new memory of a resize gets NaN
+    (floating point, complex) or the dtype's largest value (integers, bool), as PyTorch documents."""
+    if not (torch.are_deterministic_algorithms_enabled()
+            and getattr(torch.utils.deterministic, "fill_uninitialized_memory", False)):
+        return
+    first = -(-old_nbytes // self.element_size()) - self.storage_offset()
+    flat = self.view(-1) if self.is_contiguous() else None
+    if flat is None or first >= flat.numel():
+        return
+    if self.is_floating_point() or self.is_complex():
+        value = float("nan")
+    elif self.dtype == torch.bool:
+        value = True
+    else:
+        value = torch.iinfo(self.dtype).max
+    flat[max(first, 0):].fill_(value)
+
+
 def _resize_(args, kwargs):
     """``resize_``: in place while the storage is big enough, else onto new memory holding the old bytes."""
     self, size = args[0], list(args[1])
@@ -175,6 +196,8 @@ def _resize_(args, kwargs):
             grown.untyped_storage(), self.storage_offset(), self.size(), self.stride())
         repoint(self, cpu)
     torch.ops.aten.resize_.default.redispatch(_CPU_KEYS, self, size, memory_format=memory_format)
+    if need > old.nbytes():
+        _fill_uninitialized(self, old.nbytes())
     return self
 
 
@@ -185,10 +208,16 @@ def _set_empty(args, kwargs):
     return self
 
 
+def _record_stream(args, kwargs):
+    """The kernels finish before they return: no stream can still be using the memory."""
+    return None
+
+
 _SPECIAL = {
     "aten::_copy_from": _copy_from,
     "aten::_copy_from_and_resize": _copy_from_and_resize,
     "aten::resize_": _resize_,
+    "aten::record_stream": _record_stream,
 }
 
 

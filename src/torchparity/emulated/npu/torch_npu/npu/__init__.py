@@ -24,21 +24,32 @@ from .streams import (
 DEVICE_NAME = "Emulated NPU (CPU)"
 
 
-def _device_index(device, optional=False):
-    """An ordinal for ``device`` (int, "npu:1", torch.device); the current one when it names none."""
+def _device_index(device, optional=False, allow_cpu=False):
+    """An ordinal for ``device`` (int, "npu:1", torch.device); the current one when it names none.
+
+    The same contract (and messages) as PyTorch's ``torch.cuda._get_device_index`` for ``npu``."""
     if device is None:
         if not optional:
-            raise ValueError("Expected an NPU device, but got None")
+            raise ValueError("Expected a npu device, but got: None")
         return _device.current_index()
-    if isinstance(device, torch.device):
-        if device.type != "npu":
-            raise ValueError("Expected an NPU device, but got: %s" % device)
-        return device.index if device.index is not None else _device.current_index()
     if isinstance(device, str):
-        return _device_index(torch.device(device if ":" in device or device == "npu" else "npu:" + device))
+        device = torch.device(device if not device.isdigit() else "npu:" + device)
+    if isinstance(device, torch.device):
+        if allow_cpu and device.type == "cpu":
+            return -1
+        if device.type != "npu":
+            raise ValueError("Expected a npu device, but got: %s" % device)
+        if device.index is None:
+            if not optional:
+                raise ValueError("Expected a npu device with a specified index or an integer, but got:%s" % device)
+            return _device.current_index()
+        return device.index
     if isinstance(device, int):
         return device
-    raise ValueError("Expected an NPU device (int, str or torch.device), but got: %r" % (device,))
+    raise ValueError("Expected a npu device, but got: %r" % (device,))
+
+
+_get_device_index = _device_index
 
 
 def is_available():

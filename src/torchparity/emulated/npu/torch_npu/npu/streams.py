@@ -23,18 +23,25 @@ def _index(device):
     return _device_index(device, optional=True)
 
 
-class Stream(object):
-    """An NPU stream (``torch.npu.Stream(device=None, priority=0)``)."""
+#: c10::DeviceType of PrivateUse1 (what torch.Stream records as its device type)
+_PRIVATEUSE1 = int(torch._C._autograd.DeviceType.PrivateUse1)
+
+
+class Stream(torch.Stream):
+    """An NPU stream (``torch.npu.Stream(device=None, priority=0)``); a ``torch.Stream``, so
+    ``Tensor.record_stream`` and PyTorch's generic stream code take it."""
+
+    def __new__(cls, device=None, priority=0, **kwargs):
+        _device.lazy_init()
+        index = _device.check_index(_index(device))
+        stream_id = kwargs.get("stream_id")
+        if stream_id is None:
+            stream_id = next(_IDS)
+        return super(Stream, cls).__new__(cls, stream_id=stream_id, device_index=index,
+                                          device_type=_PRIVATEUSE1)
 
     def __init__(self, device=None, priority=0, **kwargs):
-        _device.lazy_init()
-        self.device_index = _device.check_index(_index(device))
         self.priority = int(priority)
-        self.stream_id = kwargs.get("stream_id", next(_IDS))
-
-    @property
-    def device(self):
-        return torch.device("npu", self.device_index)
 
     @property
     def npu_stream(self):
@@ -50,31 +57,25 @@ class Stream(object):
         event.wait(self)
 
     def wait_stream(self, stream):
-        if not isinstance(stream, Stream):
-            raise TypeError("wait_stream expects an NPU stream, got %r" % (stream,))
+        if not isinstance(stream, torch.Stream):
+            raise TypeError("wait_stream expects a stream, got %r" % (stream,))
 
     def record_event(self, event=None):
         event = Event() if event is None else event
         event.record(self)
         return event
 
-    def __eq__(self, other):
-        return isinstance(other, Stream) and (self.device_index, self.stream_id) == (
-            other.device_index, other.stream_id)
-
-    def __ne__(self, other):
-        return not self == other
-
-    def __hash__(self):
-        return hash(("npu", self.device_index, self.stream_id))
-
     def __repr__(self):
         return "<torch_npu.npu.Stream device=npu:%d npu_stream=%#x (emulated)>" % (
             self.device_index, self.stream_id)
 
 
-class Event(object):
+class Event(torch.Event):
     """An NPU event (``torch.npu.Event(enable_timing=False, blocking=False, interprocess=False)``)."""
+
+    def __new__(cls, enable_timing=False, blocking=False, interprocess=False):
+        return super(Event, cls).__new__(cls, device=torch.device("npu", _device.current_index()),
+                                         enable_timing=bool(enable_timing), blocking=bool(blocking))
 
     def __init__(self, enable_timing=False, blocking=False, interprocess=False):
         self.enable_timing = bool(enable_timing)
