@@ -11,6 +11,7 @@ import torch_npu
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch_npu.testing.common_distributed import skipIfUnsupportMultiNPU
 from torch_npu.testing.common_utils import SupportedDevices, create_common_tensor
+from torch_npu.testing.decorator import Dtypes, instantiate_tests
 from torch_npu.testing.testcase import TestCase, run_tests
 
 
@@ -90,6 +91,24 @@ class TestTensors(TestCase):
         y.resize_(6)
         self.assertEqual(y.shape, (6,))
         self.assertEqual(y[:2].cpu().tolist(), [1.0, 1.0])
+
+    def test_set_and_is_set_to_keep_the_storage(self):
+        t1 = torch.empty(3, 4, device="npu")
+        t3 = torch.tensor([], device="npu").set_(t1)
+        self.assertTrue(t1.is_set_to(t3) and t3.is_set_to(t1))
+        self.assertFalse(t1.is_set_to(torch.empty(3, 4, device="npu")))
+
+    def test_resize_fills_new_memory_when_asked(self):
+        torch.use_deterministic_algorithms(True)
+        try:
+            x = torch.zeros(2, device="npu")
+            x.resize_(5)
+            self.assertEqual(x[:2].cpu().tolist(), [0.0, 0.0])
+            self.assertTrue(x[2:].isnan().all().item())
+            n = torch.zeros(1, dtype=torch.int32, device="npu").resize_(3)
+            self.assertEqual(n[1:].cpu().tolist(), [2 ** 31 - 1] * 2)
+        finally:
+            torch.use_deterministic_algorithms(False)
 
     def test_autograd_on_the_device(self):
         x = torch.tensor([1.0, 2.0], device="npu:0", requires_grad=True)
@@ -177,8 +196,23 @@ class TestDeviceModule(TestCase):
         with self.assertRaisesRegex(RuntimeError, "enable_timing"):
             torch.npu.Event().elapsed_time(end)
         self.assertIs(s.record_event().query(), True)
+        self.assertIsInstance(s, torch.Stream)
+        self.assertIsInstance(start, torch.Event)
+        torch.ones(2, device="npu").record_stream(s)
+        self.assertEqual(torch.npu.Stream(device="npu:1").device, torch.device("npu", 1))
         torch.npu.synchronize()
         torch_npu.npu.synchronize(1)
+
+
+@instantiate_tests
+class TestDtypesDecorator(TestCase):
+    @Dtypes(torch.float16, torch.int32)
+    def test_each_dtype(self, dtype, device="npu"):
+        self.assertEqual(torch.ones(2, dtype=dtype, device=device).dtype, dtype)
+
+    def test_the_variants_exist(self):
+        names = sorted(n for n in dir(type(self)) if n.startswith("test_each_dtype"))
+        self.assertEqual(names, ["test_each_dtype_float16", "test_each_dtype_int32"])
 
 
 class TestTestingHelpers(TestCase):

@@ -180,24 +180,28 @@ def _fill_uninitialized(self, old_nbytes):
 
 
 def _resize_(args, kwargs):
-    """``resize_``: in place while the storage is big enough, else onto new memory holding the old bytes."""
+    """``resize_`` as PyTorch does it; a storage too small to hold the result moves onto new memory
+    that holds the old bytes (an emulated storage cannot grow in place)."""
     self, size = args[0], list(args[1])
     memory_format = kwargs.get("memory_format", args[2] if len(args) > 2 else None)
+    native = torch.ops.aten.resize_.default
+    try:
+        return native.redispatch(_CPU_KEYS, self, size, memory_format=memory_format)
+    except RuntimeError as exc:
+        if "not resizable" not in str(exc):
+            raise
     numel = 1
     for n in size:
         numel *= n
-    need = (self.storage_offset() + numel) * self.element_size()
     old = self.untyped_storage()
-    if need > old.nbytes():
-        grown = torch.zeros(need, dtype=torch.uint8)
-        if old.nbytes():
-            grown[: old.nbytes()].copy_(_bridge.to_cpu(_flat_bytes(old, self.device.index)))
-        cpu = torch.empty(0, dtype=self.dtype).set_(
-            grown.untyped_storage(), self.storage_offset(), self.size(), self.stride())
-        repoint(self, cpu)
-    torch.ops.aten.resize_.default.redispatch(_CPU_KEYS, self, size, memory_format=memory_format)
-    if need > old.nbytes():
-        _fill_uninitialized(self, old.nbytes())
+    grown = torch.zeros((self.storage_offset() + numel) * self.element_size(), dtype=torch.uint8)
+    if old.nbytes():
+        grown[: old.nbytes()].copy_(_bridge.to_cpu(_flat_bytes(old, self.device.index)))
+    cpu = torch.empty(0, dtype=self.dtype).set_(
+        grown.untyped_storage(), self.storage_offset(), self.size(), self.stride())
+    repoint(self, cpu)
+    native.redispatch(_CPU_KEYS, self, size, memory_format=memory_format)
+    _fill_uninitialized(self, old.nbytes())
     return self
 
 
