@@ -9,20 +9,21 @@ from pathlib import Path
 from rich.console import Console
 
 from tests.report.report_fixtures import API, target_record
+from torchparity.checks.checklist import _Context, check_hardware
 from torchparity.cli._progress import summary_table
 from torchparity.collect.evidence import render_log
-from torchparity.collect.record import TargetRecord, emulated_device, record_from_json
 from torchparity.config import load_preset
+from torchparity.records.target import TargetRecord, emulated_device, record_from_json
 from torchparity.report import build_report, render
-from torchparity.report.checklist import _Context, check_hardware
-from torchparity.store import Store
+from torchparity.store import Store, put, read_run
 
 EMULATED_FACTS = [["torch_npu_version", "0.0.0+emulated"], ["torch_npu_emulated", "cpu"],
                   ["npu_device_name", "Emulated NPU (CPU)"]]
 
 
 def emulated_record(env: str = "dry") -> TargetRecord:
-    rec = target_record(env, "c" * 40, "s" * 64, device_name="Emulated NPU (CPU)", count=2)
+    rec = target_record("a2", "c" * 40, "s" * 64, device_name="Emulated NPU (CPU)", count=2)
+    rec.env, rec.label, rec.hardware = env, f"v2.7.1@{env}", ""
     facts = [f for f in rec.probe.result["facts"] if f[0] not in ("torch_npu_version", "npu_device_name")]
     rec.probe.result["facts"] = facts + EMULATED_FACTS
     rec.emulated = emulated_device(rec)
@@ -48,21 +49,21 @@ def test_the_log_says_emulated_in_its_header_and_summary() -> None:
     assert "EMULATED" not in real and "DEVICE=npu\n" in real
 
 
-def _store(tmp_path: Path, records: list[TargetRecord]) -> tuple[Store, int]:
+def _model(tmp_path: Path, records: list[TargetRecord]):
     store = Store(tmp_path / "store")
     rid = store.new_run("run", ["run"])
+    put(store, load_preset("torch_npu").task_record(API, None, repo=True), rid, API)
     for rec in records:
         rec.run_id = rid
         store.add_target(rid, label=rec.label, ref=rec.ref, env=rec.env, result=rec.result,
                          log=render_log(rec).encode(), record=rec.to_json())
     store.finish_run(rid, "PASS", summary={})
-    return store, rid
+    return build_report([read_run(store, rid)])
 
 
 def test_a_pr_text_from_emulated_runs_only_is_a_dry_run(tmp_path: Path) -> None:
-    store, rid = _store(tmp_path, [emulated_record()])
-    model = build_report(store, [rid], api=API, config=load_preset("torch_npu"))
-    assert model.conclusion["dry_run"] is True and model.conclusion["emulated"] == ["v2.7.1@dry"]
+    model = _model(tmp_path, [emulated_record()])
+    assert model.conclusion["emulated_only"] is True and model.conclusion["emulated"] == ["v2.7.1@dry"]
     zh = render(model, "pr", "zh")
     verification = zh.split("# 【功能验证】", 1)[1].split("# 【test_upstream patch】", 1)[0]
     assert "**试运行（dry run）**" in verification and "提交前须替换为真实硬件上的验证证据" in verification
@@ -73,13 +74,12 @@ def test_a_pr_text_from_emulated_runs_only_is_a_dry_run(tmp_path: Path) -> None:
     assert "**Dry run**" in render(model, "comment", "en")
     assert "**PASS** (EMULATED)" in render(model, "markdown-summary", "en")
     assert '<property name="emulated" value="npu" />' in render(model, "junit", "en")
-    assert json.loads(render(model, "json", "en"))["targets"][0]["emulated"] == "npu"
+    assert json.loads(render(model, "json", "en"))["targets"][0]["emulated"] is True
 
 
 def test_a_pr_text_with_hardware_evidence_names_the_emulated_targets_apart(tmp_path: Path) -> None:
-    store, rid = _store(tmp_path, [target_record("a2", "c" * 40, "s" * 64), emulated_record()])
-    model = build_report(store, [rid], api=API, config=load_preset("torch_npu"))
-    assert model.conclusion["dry_run"] is False
+    model = _model(tmp_path, [target_record("a2", "c" * 40, "s" * 64), emulated_record()])
+    assert model.conclusion["emulated_only"] is False
     zh = render(model, "pr", "zh")
     assert "**试运行（dry run）**" not in zh
     assert "注意：目标 v2.7.1@dry 的设备为 CPU 上的仿真（试运行），其证据不计为硬件证据。" in zh

@@ -26,7 +26,14 @@ from ..exec import Job, JobResult, Runner, check_timeout, make_runner
 from ..exec.interrupt import Interrupted, stopping, temp_dir
 from ..gitrepo import blob_bytes, commit_title, git, repo_root, resolve_commit
 from ..records.notes import Note
-from ..records.target import Step, TargetRecord, TestFile, emulated_device, leak_verdict, record_from_json
+from ..records.target import (
+    Step,
+    TargetRecord,
+    TestFile,
+    emulated_device,
+    leak_verdict,
+    record_from_json,
+)
 from ..records.task import TaskRecord
 from ..store import Store, sha256_bytes, sha256_file
 from ..store import put as put_record
