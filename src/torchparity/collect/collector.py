@@ -138,9 +138,9 @@ class Collector:
         self.opt = options
         self.reporter = reporter or Reporter()
         self._cancel = threading.Event()
-        #: one runner per environment (interpreter, device), shared by that environment's targets:
+        #: one runner per environment (interpreter, device, emulation), shared by that environment's targets:
         #: torch is imported once per environment, not once per ref
-        self._runners: dict[tuple[str, str], Runner] = {}
+        self._runners: dict[tuple[str, str, str], Runner] = {}
         self._runner_logs: Path | None = None
         self._lock = threading.Lock()
         check_states(options.isolation_states)
