@@ -149,6 +149,12 @@ class TestTensors(TestCase):
         with torch.autocast("npu"):
             self.assertEqual((a @ a).dtype, torch.float16)
             self.assertEqual((a + a).dtype, torch.float32)
+        with torch_npu.npu.amp.autocast():
+            self.assertTrue(torch.npu.is_autocast_enabled())
+            self.assertEqual((a @ a).dtype, torch.float16)
+        scaler = torch_npu.npu.amp.GradScaler(init_scale=2.0)
+        self.assertEqual(scaler.scale(torch.full((1,), 4.0, device="npu")).item(), 8.0)
+        self.assertIsInstance(scaler._scale, torch.npu.FloatTensor)
 
 
 class TestDeviceModule(TestCase):

@@ -10,6 +10,7 @@ import os
 import torch
 
 from .. import _device, _random
+from . import amp  # noqa: E402,F401  (torch.npu.amp)
 from .streams import (
     Event,
     Stream,
@@ -231,6 +232,22 @@ def is_bf16_supported():
     return True
 
 
+def is_autocast_enabled():
+    return torch.is_autocast_enabled("npu")
+
+
+def set_autocast_enabled(enabled):
+    torch.set_autocast_enabled("npu", bool(enabled))
+
+
+def get_autocast_dtype():
+    return torch.get_autocast_dtype("npu")
+
+
+def set_autocast_dtype(dtype):
+    torch.set_autocast_dtype("npu", dtype)
+
+
 # -- legacy tensor types: torch.npu.FloatTensor(2, 3), isinstance(t, torch.npu.FloatTensor) --------
 class _LegacyType(type):
     def __instancecheck__(cls, obj):
@@ -316,10 +333,10 @@ __all__ = [
     "HalfStorage", "HalfTensor", "IntStorage", "IntTensor", "LongStorage", "LongTensor", "ShortStorage",
     "ShortTensor", "Stream", "StreamContext", "current_device", "current_stream", "default_generators",
     "default_stream", "device", "device_count", "device_of", "empty_cache", "get_amp_supported_dtype",
-    "get_device_name", "get_device_properties", "get_rng_state", "get_rng_state_all", "init", "initial_seed",
-    "is_available", "is_bf16_supported", "is_initialized", "manual_seed", "manual_seed_all",
+    "get_autocast_dtype", "get_device_name", "get_device_properties", "get_rng_state", "get_rng_state_all", "init", "initial_seed",
+    "is_autocast_enabled", "is_available", "is_bf16_supported", "is_initialized", "manual_seed", "manual_seed_all",
     "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved", "memory_stats",
-    "reset_peak_memory_stats", "seed", "seed_all", "set_compile_mode", "set_device", "set_option",
+    "reset_peak_memory_stats", "seed", "seed_all", "set_autocast_dtype", "set_autocast_enabled", "set_compile_mode", "set_device", "set_option",
     "set_per_process_memory_fraction", "set_rng_state", "set_rng_state_all", "set_stream", "stream",
     "synchronize",
 ]
