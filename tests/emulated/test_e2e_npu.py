@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.collect.test_collector import _keys, _logs, _records
 from tests.docs.docs_pages import torch_page
 from tests.emulated import npu_files
-from tests.emulated.conftest import NPU
+from tests.emulated.conftest import NPU, log_keys, single_target
 from torchparity.cli import main
 from torchparity.store import Store
 
@@ -87,7 +86,7 @@ def test_verify_on_a_torch_npu_backend_repo_runs_on_the_emulated_npu(tmp_path, m
     (run,) = st.runs()
     for t in st.targets(run.id):
         log = st.blobs.read(t.log_sha).decode()
-        keys = _keys(log)
+        keys = log_keys(log)
         assert keys["DEVICE"] == "npu (emulated on CPU)" and log.count(EMULATED_LINE) == 2
         assert keys["npu_available"] == "True" and keys["npu_device_count"] == "2"
         assert keys["torch_npu_version"] == "0.0.0+emulated" and keys["torch_npu_emulated"] == "cpu"
@@ -116,7 +115,7 @@ def test_a_leak_a_timeout_a_crash_and_two_devices_are_recorded_as_on_cpu(tmp_pat
     rc = _run(tmp_path, *names, "--repo", str(repo), "--python", sys.executable, "--emulate", "npu",
               "--timeout", "8")
     assert rc == 1
-    rec = next(iter(_records(tmp_path).values()))
+    log, rec = single_target(tmp_path / "store")
     assert rec["emulated"] == "npu" and rec["device"] == "npu"
     statuses = [(s["test_file"], s["status"], s["signal"]) for s in rec["full"]]
     assert statuses == [
@@ -126,7 +125,6 @@ def test_a_leak_a_timeout_a_crash_and_two_devices_are_recorded_as_on_cpu(tmp_pat
         ("test/npu/test_two.py", "OK", ""),
     ]
     assert [t["outcome"] for t in rec["full"][3]["tests"]] == ["passed", "passed"]
-    log = next(iter(_logs(tmp_path).values()))
     assert "FULL_TEST_STATUS=CRASH signal=SIGABRT" in log and "FULL_TEST_STATUS=TIMEOUT signal=SIGKILL" in log
     assert ("STATE_LEAK=test:__main__.TestLeaky.test_multithreading_leaks,state:multithreading,"
             "before:True,after:False") in log
@@ -138,7 +136,7 @@ def test_the_seed_file_passes_with_both_isolation_lines(tmp_path, make_repo):
     repo = make_repo({"master": {SEED: npu_files.SEED_LIKE}})
     rc = _run(tmp_path, SEED, "--repo", str(repo), "--python", sys.executable, "--emulate", "npu",
               "--isolation", "--api", API)
-    log = next(iter(_logs(tmp_path).values()))
+    log, _ = single_target(tmp_path / "store")
     assert rc == 0, log
     assert "Ran 3 tests" in log
     assert "ISOLATION_RESULT=initial:False,before:False,after:False,tests_run:2,successful:True" in log
@@ -150,18 +148,17 @@ def test_a_worker_that_initialised_the_device_before_fork_is_caught(tmp_path, ma
     common = [SEED, "--repo", str(repo), "--python", sys.executable, "--emulate", "npu"]
     # the real warm worker imports the backend and never initialises the device before it forks
     assert _run(tmp_path / "good", *common) == 0
-    assert _keys(next(iter(_logs(tmp_path / "good").values())))["device_initialized_at_import"] == "False"
+    assert log_keys(single_target(tmp_path / "good" / "store")[0])["device_initialized_at_import"] == "False"
 
     # a backend that initialises its device on import: every forked job finds it unusable
     monkeypatch.setenv("TORCH_NPU_EMULATED_INIT_ON_IMPORT", "1")
     assert _run(tmp_path / "bad", *common) == 1
-    log = next(iter(_logs(tmp_path / "bad").values()))
-    keys = _keys(log)
+    log, rec = single_target(tmp_path / "bad" / "store")
+    keys = log_keys(log)
     assert keys["device_initialized_at_import"] == "True" and keys["RESULT"] == "FAIL"
     assert ("torchparity: device initialisation failed: the npu device was already initialised in the warm "
             "worker when it imported the backend, before this job was forked") in log
     assert "Cannot re-initialize NPU in forked subprocess" in log
-    rec = next(iter(_records(tmp_path / "bad").values()))
     # the file's own torch.npu.set_device at import is the first device use: it raises there
     assert rec["full"][0]["status"] == "FAIL" and rec["full"][0]["tests"] == []
     assert "RuntimeError: Cannot re-initialize NPU in forked subprocess" in rec["full"][0]["output"]
