@@ -71,8 +71,8 @@ def test_verify_on_a_torch_npu_backend_repo_runs_on_the_emulated_npu(tmp_path, m
     # everything passes on the emulated npu, and the checklist does not take it for hardware evidence
     assert verdict["targets"] == [{"label": "master@dry", "result": "PASS"}, {"label": "v2.7.1@dry", "result": "PASS"}]
     assert verdict["blockers"] == [
-        "checklist: The functional evidence comes from a real device, not an emulated one: every run is emulated on "
-        "CPU (master@dry, v2.7.1@dry): a dry run; replace it by evidence from hardware"], captured.err
+        "EMULATED: every target ran on an emulated npu (on CPU): a dry run, not hardware evidence; verify on the "
+        "device"], captured.err
     assert rc == 1
     assert "EMULATED npu on CPU:" in captured.err and "nothing installed" in captured.err
 
