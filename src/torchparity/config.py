@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .emulated import emulation
 from .errors import UsageError
 from .fsutil import read_text_file
 from .records.task import Product as TaskProduct
@@ -39,6 +40,8 @@ class EnvConfig:
     device: str = ""
     #: hardware name for reports, e.g. "Atlas A2"
     hardware: str = ""
+    #: an emulated backend this environment runs with ("npu": torchparity's NPU emulated on CPU)
+    emulated: str = ""
 
 
 #: the native API support pages' folder in a backend repo, when the config names none
@@ -163,6 +166,9 @@ _TOP_KEYS = {
 }
 
 
+_ENV_KEYS = {"python", "device", "hardware", "emulated"}
+
+
 def _string(data: dict[str, Any], key: str, source: str, default: str = "") -> str:
     value = data.get(key, default)
     if not isinstance(value, str):
@@ -204,11 +210,19 @@ def _build(data: dict[str, Any], preset: str, source: str) -> Config:
         where = f"{source}: [envs.{name}]"
         if not isinstance(env, dict) or not isinstance(env.get("python"), str):
             raise UsageError(f"{where} needs python = \"/path/to/python\"")
+        unknown_keys = sorted(set(env) - _ENV_KEYS)
+        if unknown_keys:
+            raise UsageError(f"{where}: unknown key(s) {', '.join(unknown_keys)}; known keys: "
+                             f"{', '.join(sorted(_ENV_KEYS))}")
+        emulated = _string(env, "emulated", where)
+        if emulated:
+            emulation(emulated, f"{where} emulated")  # an unknown one is refused here
         envs[name] = EnvConfig(
             name=name,
             python=env["python"],
             device=_string(env, "device", where),
             hardware=_string(env, "hardware", where),
+            emulated=emulated,
         )
     docs = _table(data, "docs", source)
     for i, product in enumerate(docs.get("products") or []):

@@ -289,7 +289,8 @@ def test_json_round_trip(tmp_path: Path) -> None:
     result = run_checklist(tmp_path)
     again = checklist_from_json(result.to_json())
     assert again.items == result.items
-    assert result.to_json()["counts"] == {"pass": 8, "fail": 0, "n.a.": 1}
+    # no run records: the isolation item and the hardware-evidence item are n.a.
+    assert result.to_json()["counts"] == {"pass": 8, "fail": 0, "n.a.": 2}
 
 
 def test_checklist_verb_exit_codes_and_stored_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -301,7 +302,7 @@ def test_checklist_verb_exit_codes_and_stored_record(tmp_path: Path, capsys: pyt
               "--config", str(tmp_path / "torchparity.toml"), "--lang", "en"]
     assert main(["checklist", "--repo", str(good), *common]) == 0
     text = capsys.readouterr().out
-    assert "PASS A single commit" in text and "8 pass, 0 fail, 1 n.a." in text
+    assert "PASS A single commit" in text and "8 pass, 0 fail, 2 n.a." in text
     assert main(["checklist", "--repo", str(bad), *common]) == 1
     assert "FAIL A single commit" in capsys.readouterr().out
     stored = Store(store).latest_record("checklist", API)

@@ -59,7 +59,7 @@ def test_reports_of_a_real_run(tmp_path: Path, capsys: pytest.CaptureFixture[str
     items = {i["id"]: i["status"] for i in model["checklist"]["items"]}
     assert items == {"copyright": "n.a.", "docstring_api": "pass", "calls_api": "pass", "no_noqa_import": "pass",
                      "testcase": "pass", "state_restored": "pass", "single_commit": "pass",
-                     "only_target_files": "pass", "type_tag": "pass"}
+                     "only_target_files": "pass", "type_tag": "pass", "hardware_evidence": "pass"}
 
     assert main(["report", *common, "--kind", "pr", "--lang", "en"]) == 0
     pr = capsys.readouterr().out

@@ -48,7 +48,13 @@ class Context(object):
         """In the job's process: initialise the device (tests then find it ready)."""
         if self.device_problem:
             return self.device_problem
-        return backend.init_device(self.torch, self.device_type)
+        problem = backend.init_device(self.torch, self.device_type)
+        if problem and self.initialized_at_import:
+            # the warm worker's rule: import the backend, never initialise the device before fork
+            problem = ("the %s device was already initialised in the warm worker when it imported the "
+                       "backend, before this job was forked, and a forked child cannot use it (run with "
+                       "--fresh, or fix the backend's import): %s" % (self.device_type, problem))
+        return problem
 
 
 def op_probe(ctx, args):

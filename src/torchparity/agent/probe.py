@@ -45,6 +45,10 @@ def probe(torch, backend_mod, backend_module, device_type, device_initialized_at
     facts.append(("torch_file", str(torch.__file__)))
     if backend_mod is not None:
         facts.append(("%s_file" % backend_module, str(getattr(backend_mod, "__file__", "unknown"))))
+        # a backend that only emulates its device says on what (torchparity's emulated torch_npu: cpu)
+        emulated = getattr(backend_mod, "__emulated__", None)
+        if emulated:
+            facts.append(("%s_emulated" % backend_module, str(emulated)))
     facts.append(("device_type", device_type))
     dev = backend.device_facts(torch, device_type)
     # The seed's spelling: npu_available / npu_device_count.

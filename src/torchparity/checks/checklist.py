@@ -44,6 +44,8 @@ ITEMS: tuple[tuple[str, str, str], ...] = (
     ("single_commit", "仅一次提交", "A single commit"),
     ("only_target_files", "只修改目标文件", "Only the target files are changed"),
     ("type_tag", "提交/PR 标题使用类型标签", "Commit and PR titles carry a type tag"),
+    ("hardware_evidence", "功能验证在真实设备上运行（不是仿真设备）",
+     "The functional evidence comes from a real device, not an emulated one"),
 )
 TITLES = {i: (zh, en) for i, zh, en in ITEMS}
 
@@ -369,6 +371,25 @@ def check_state(ctx: _Context) -> _Result:
               f"{zh}；状态泄漏检查结果为 {status}（{r.label}：{q(reason)}）")
 
 
+def check_hardware(ctx: _Context) -> _Result:
+    """Emulated runs (an NPU emulated on CPU) are a dry run: they never count as hardware evidence."""
+    if not ctx.records:
+        return _r(NA, "no run records given (--run RUN)", "未提供运行记录（--run RUN）")
+    emulated = [r.label for r in ctx.records if r.emulated]
+    real = [r for r in ctx.records if not r.emulated]
+    if not real:
+        return _r(FAIL, f"every run is emulated on CPU ({', '.join(emulated)}): a dry run; replace it by "
+                  "evidence from hardware", f"全部运行均为 CPU 上的仿真（{'、'.join(emulated)}）：这是试运行，"
+                  "须替换为真实硬件上的证据")
+    devices = ", ".join(sorted({r.device for r in real}))
+    en = f"{len(real)} target(s) ran on a real device ({devices})"
+    zh = f"{len(real)} 个目标在真实设备（{devices}）上运行"
+    if emulated:
+        en += f"; emulated target(s) not counted: {', '.join(emulated)}"
+        zh += f"；仿真目标不计入：{'、'.join(emulated)}"
+    return _r(PASS, en, zh)
+
+
 def check_single_commit(ctx: _Context) -> _Result:
     if ctx.repo is None or ctx.base is None:
         return _r(NA, "no commit range given (--repo and --range)", "未给出提交范围（--repo 与 --range）")
@@ -531,6 +552,7 @@ def evaluate_checklist(
         "single_commit": check_single_commit(ctx),
         "only_target_files": check_only_targets(ctx),
         "type_tag": check_type_tag(ctx),
+        "hardware_evidence": check_hardware(ctx),
     }
     items = tuple(
         ChecklistItem(i, zh, en, results[i].status, results[i].en, results[i].zh) for i, zh, en in ITEMS

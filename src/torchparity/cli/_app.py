@@ -94,6 +94,11 @@ ConfigOpt = Annotated[
     Path | None, typer.Option("--config", metavar="FILE", help="torchparity.toml to use (default: repo root, then cwd).")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+EmulateOpt = Annotated[
+    str | None,
+    typer.Option("--emulate", metavar="npu", help="Run every environment with torchparity's emulated backend "
+                 "(npu: an NPU emulated on CPU) first on its path; nothing is installed; logs say EMULATED."),
+]
 
 DEFAULT_STORE = Path(".torchparity")
 

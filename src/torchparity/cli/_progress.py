@@ -47,7 +47,11 @@ class ProgressReporter(Reporter):
 
 
 def summary_table(run_id: int, records: list[TargetRecord], log_shas: dict[str, str]) -> Table:
-    table = Table(title=f"run {run_id}", title_justify="left")
+    emulated = sorted({r.emulated for r in records if r.emulated})
+    title = f"run {run_id}" + (f" (EMULATED {', '.join(emulated)} on CPU)" if emulated else "")
+    caption = (f"EMULATED: {sum(1 for r in records if r.emulated)} of {len(records)} target(s) ran on an emulated "
+               f"{', '.join(emulated)}: a dry run, not hardware evidence") if emulated else None
+    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     for col in ("target", "commit", "result", "files", "tests", "leaks", "isolation", "seconds", "log sha256"):
         table.add_column(col)
     for r in records:
@@ -62,7 +66,8 @@ def summary_table(run_id: int, records: list[TargetRecord], log_shas: dict[str, 
         leak_status = r.leak_verdict()[0]
         leaks = str(len(r.leaks)) if leak_status in ("PASS", "LEAKS") else leak_status.lower().replace("_", " ")
         table.add_row(
-            r.label, "-" if r.commit.startswith("n/a") else r.commit[:12], f"[{_STYLE.get(r.result, '')}]{r.result}[/]",
+            r.label, "-" if r.commit.startswith("n/a") else r.commit[:12],
+            f"[{_STYLE.get(r.result, '')}]{r.result}[/]" + (" (emulated)" if r.emulated else ""),
             f"{files_ok}/{len(r.full)}" if r.full else "-",
             f"{tests - bad}/{tests}" if tests else "-", leaks, iso,
             f"{r.finished - r.started:.1f}", log_shas.get(r.label, "")[:16],

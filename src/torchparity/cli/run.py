@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ..agent.state import states_for_api
-from ..collect import CollectOptions, Collector, select_envs
+from ..collect import CollectOptions, Collector, emulation_notes, select_envs
 from ..collect.resume import plan_resume
 from ..errors import ExitCode, UsageError
 from ..names import name_patterns
@@ -21,6 +21,7 @@ from ._app import (
     ConfigOpt,
     CpuFallbackOpt,
     DebugOpt,
+    EmulateOpt,
     StoreOpt,
     app,
     config_for,
@@ -52,6 +53,7 @@ def run(
     python: Annotated[list[str] | None, typer.Option("--python", metavar="PY", help="Interpreter with torch (repeatable).")] = None,
     env: Annotated[list[str] | None, typer.Option("--env", metavar="NAME", help="Named environment from torchparity.toml (repeatable).")] = None,
     device: Annotated[str | None, typer.Option("--device", metavar="D", help="auto|cpu|cuda|npu|xpu|mps|<name>.")] = None,
+    emulate: EmulateOpt = None,
     timeout: Annotated[float, typer.Option("--timeout", metavar="S", help="Seconds per step before its process group is killed.")] = 900.0,
     fresh: Annotated[bool, typer.Option("--fresh", help="A new interpreter per step (the literal commands) instead of the warm worker.")] = False,
     allow_cpu_fallback: CpuFallbackOpt = False,
@@ -83,9 +85,12 @@ def run(
         err.print("note: --state and -k take effect with --isolation", markup=False)
         states = []
     patterns = [keyword] if keyword else (name_patterns(api) if api else [])
+    envs = select_envs(cfg, env, python, emulate)
+    for note in emulation_notes(envs):
+        err.print(note, markup=False)
     options = CollectOptions(
         files=list(test_files or []), repo=repo, refs=list(ref or []),
-        envs=select_envs(cfg, env, python), device=device or cfg.device,
+        envs=envs, device=device or cfg.device,
         backend_module=cfg.backend_module, timeout=timeout, mode="fresh" if fresh else "warm",
         isolation_states=states if isolation else [], patterns=patterns,
         fail_on_leak=fail_on_leak, jobs=jobs, allow_cpu_fallback=allow_cpu_fallback,

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ..collect import Reporter, select_envs
+from ..collect import Reporter, emulation_notes, select_envs
 from ..errors import ExitCode
 from ..store import Store
 from ..verify import Pipeline, Stages, Verdict, VerifyOptions
@@ -19,6 +19,7 @@ from ._app import (
     ConfigOpt,
     CpuFallbackOpt,
     DebugOpt,
+    EmulateOpt,
     JsonOpt,
     StoreOpt,
     app,
@@ -90,6 +91,7 @@ def verify(
     env: Annotated[list[str] | None, typer.Option("--env", metavar="NAME", help="Named environment from torchparity.toml (repeatable).")] = None,
     python: Annotated[list[str] | None, typer.Option("--python", metavar="PY", help="Interpreter with torch (repeatable).")] = None,
     device: Annotated[str | None, typer.Option("--device", metavar="D", help="auto|cpu|cuda|npu|xpu|mps|<name>.")] = None,
+    emulate: EmulateOpt = None,
     docs: Annotated[Path | None, typer.Option("--docs", metavar="DIR", help="Native API docs folder (default: the repo's, when it has one).")] = None,
     docs_version: Annotated[list[str] | None, typer.Option("--docs-version", metavar="V", help="Docs versions to check (default: all found).")] = None,
     docs_add: Annotated[bool, typer.Option("--docs-add", help="Add missing docs entries (statuses like the parent).")] = False,
@@ -123,8 +125,11 @@ def verify(
     given = pr_fields(title=title, source_type=source_type, task_issue=task_issue, result_issue=result_issue,
                       source_branch=source_branch, target_branch=target_branch, interface_change=interface_change,
                       upstream_patch=upstream_patch, upstream_note=upstream_note, docs_pr=docs_pr)
+    envs = select_envs(cfg, env, python, emulate)
+    for note in emulation_notes(envs):
+        err.print(note, markup=False)
     options = VerifyOptions(
-        api=api, repo=repo, refs=list(ref or []), envs=select_envs(cfg, env, python), device=device or "",
+        api=api, repo=repo, refs=list(ref or []), envs=envs, device=device or "",
         docs=docs, docs_versions=list(docs_version) if docs_version else None, docs_add=docs_add,
         docs_status=docs_status, scaffold=scaffold, into=into, lang=lang.value, out=out_dir, fresh=fresh,
         timeout=timeout, rev_range=rev_range, test_files=list(test_file or []), fields=given,

@@ -10,10 +10,11 @@ from .collector import (
     Target,
     check_states,
 )
-from .envs import select_envs
+from .envs import emulation_notes, select_envs
 from .evidence import render_log
 
 __all__ = [
     "CollectOptions", "CollectOutcome", "Collector", "EnvSpec", "Reporter", "Step", "Target",
-    "TargetRecord", "TestFile", "check_states", "record_from_json", "render_log", "select_envs",
+    "TargetRecord", "TestFile", "check_states", "emulation_notes", "record_from_json", "render_log",
+    "select_envs",
 ]

@@ -20,12 +20,20 @@ from pathlib import Path
 
 from .. import __version__
 from ..agent import state as agent_state
+from ..emulated import emulation, runner_settings
 from ..errors import EnvironmentBroken, ExitCode, UsageError
 from ..exec import Job, JobResult, Runner, check_timeout, make_runner
 from ..exec.interrupt import Interrupted, stopping, temp_dir
 from ..gitrepo import blob_bytes, commit_title, git, repo_root, resolve_commit
 from ..records.notes import Note
-from ..records.target import Step, TargetRecord, TestFile, leak_verdict, record_from_json
+from ..records.target import (
+    Step,
+    TargetRecord,
+    TestFile,
+    emulated_device,
+    leak_verdict,
+    record_from_json,
+)
 from ..records.task import TaskRecord
 from ..store import Store, sha256_bytes, sha256_file
 from ..store import put as put_record
@@ -42,6 +50,8 @@ class EnvSpec:
     device: str = ""
     #: the hardware as configured ("Atlas A2"); stated in reports as configured, beside what the probe saw
     hardware: str = ""
+    #: the emulated backend this environment runs with ("npu"), "" for none
+    emulated: str = ""
 
 
 @dataclass(frozen=True)
@@ -128,9 +138,9 @@ class Collector:
         self.opt = options
         self.reporter = reporter or Reporter()
         self._cancel = threading.Event()
-        #: one runner per environment (interpreter, device), shared by that environment's targets:
+        #: one runner per environment (interpreter, device, emulation), shared by that environment's targets:
         #: torch is imported once per environment, not once per ref
-        self._runners: dict[tuple[str, str], Runner] = {}
+        self._runners: dict[tuple[str, str, str], Runner] = {}
         self._runner_logs: Path | None = None
         self._lock = threading.Lock()
         check_states(options.isolation_states)
@@ -282,17 +292,18 @@ class Collector:
             for r in list(self._runners.values()):
                 r.kill()  # type: ignore[attr-defined]
 
-    def _runner_for(self, python: str, device: str) -> Runner:
+    def _runner_for(self, env: EnvSpec, device: str) -> Runner:
         if self._cancelled:
             raise Interrupted("interrupted: no new runner is started")
         with self._lock:
-            key = (python, device)
+            key = (env.python, device, env.emulated)
             if key not in self._runners:
                 if self._runner_logs is None:
                     self._runner_logs = temp_dir("workers")
                 logs = self._runner_logs / str(len(self._runners))
-                self._runners[key] = make_runner(self.opt.mode, python, self.opt.backend_module, device, logs,
-                                                 self.opt.allow_cpu_fallback)
+                run = runner_settings(env.emulated, self.opt.backend_module, device)
+                self._runners[key] = make_runner(self.opt.mode, env.python, run.backend_module, run.device,
+                                                 logs, self.opt.allow_cpu_fallback, run.environ)
             return self._runners[key]
 
     def _close_runners(self) -> None:
@@ -326,6 +337,7 @@ class Collector:
             source_branch=opt.source_branch, started=time.time(), torchparity_version=__version__,
             hardware=target.env.hardware,
             commit_title=commit_title(opt.repo, target.commit) if opt.repo is not None and target.commit else None,
+            emulated=emulation(target.env.emulated).device if target.env.emulated else "",
         )
         n_files = len(target.files or opt.files)
         steps = 1 + n_files * (1 + (opt.mode == "fresh") + len(opt.isolation_states) + opt.trace)
@@ -402,7 +414,7 @@ class Collector:
             if rel in added:
                 rec.notes.append(Note.of("not_committed", path=rel, ref=target.ref))
         patterns = list(target.patterns or opt.patterns)
-        runner = self._runner_for(target.env.python, device)
+        runner = self._runner_for(target.env, device)
         rec.probe = self._step(runner, target, Job("probe", {}, logs / "probe.log", timeout=opt.timeout), "probe")
         rec.process_tracking = str(getattr(runner, "process_tracking", "") or "")
         if not rec.probe.ok:
@@ -410,6 +422,7 @@ class Collector:
             rec.notes.append(Note.of("probe_unfinished", status=rec.probe.status))
             return
         rec.device = rec.probe.result.get("device_type", device)
+        rec.emulated = emulated_device(rec) or rec.emulated
         problem = rec.probe.result.get("device_problem")
         if problem:  # the requested device is not there: no test runs on something else instead
             rec.result = "ERROR"

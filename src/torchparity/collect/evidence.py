@@ -17,6 +17,18 @@ from ..textsafe import one_line
 RULE = "=" * 50
 
 
+def emulated_line(rec: TargetRecord) -> str:
+    """The EMULATED line of a run whose backend only emulates its device ("" on hardware)."""
+    if not rec.emulated:
+        return ""
+    facts = rec.probe_facts
+    module = next((k[: -len("_emulated")] for k in facts if k.endswith("_emulated") and not k.startswith("environ_")),
+                  "")
+    version = facts.get(f"{module}_version") if module else None
+    what = f" ({module} {version})" if module and version else ""
+    return f"EMULATED={rec.emulated} emulated on CPU{what}: a dry run, not hardware evidence"
+
+
 def _flag(value: object) -> str:
     return str(value)
 
@@ -90,7 +102,9 @@ def render_log(rec: TargetRecord) -> str:
     lines.append(f"RUN_MODE={'warm-worker' if rec.mode == 'warm' else 'fresh'}")
     if rec.process_tracking:
         lines.append(f"PROCESS_TRACKING={one_line(rec.process_tracking)}")
-    lines.append(f"DEVICE={rec.device}")
+    lines.append(f"DEVICE={rec.device} (emulated on CPU)" if rec.emulated else f"DEVICE={rec.device}")
+    if rec.emulated:
+        lines.append(emulated_line(rec))
     if rec.probe is not None and rec.probe.result.get("device_reason"):
         lines.append(f"DEVICE_CHOICE={one_line(str(rec.probe.result['device_reason']))}")
     lines.append(RULE)
@@ -193,7 +207,10 @@ def render_log(rec: TargetRecord) -> str:
 
     for note in rec.notes:
         lines += ["", f"NOTE={one_line(phrase(note))}"]
-    lines += ["", f"RESULT={rec.result}"]
+    lines.append("")
+    if rec.emulated:
+        lines.append(emulated_line(rec))
+    lines.append(f"RESULT={rec.result}")
     if rec.collector_exit_code is not None:
         lines.append(f"{rec.ref}_TEST_COLLECTOR_EXIT_CODE={rec.collector_exit_code}")
     if rec.worktree_remove_exit_code is not None:

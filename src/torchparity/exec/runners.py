@@ -165,13 +165,15 @@ class WarmWorker:
     mode = "warm"
 
     def __init__(self, python: str, backend_module: str, device: str, log_dir: Path,
-                 allow_cpu_fallback: bool = False) -> None:
+                 allow_cpu_fallback: bool = False, environ: dict[str, str] | None = None) -> None:
         _check_python(python)
         self.python = python
         self.backend_module = backend_module
         self.device = device
         self.allow_cpu_fallback = allow_cpu_fallback
         self.log_dir = log_dir
+        #: variables set on top of the isolated environment (an emulated backend's PYTHONPATH)
+        self.environ = dict(environ or {})
         self.proc: subprocess.Popen[bytes] | None = None
         self.restarts = 0
         self.startup_seconds = 0.0
@@ -194,7 +196,7 @@ class WarmWorker:
         try:
             self.proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
-                env=isolated_env(), start_new_session=True,
+                env=isolated_env(self.environ), start_new_session=True,
             )
         except OSError as exc:
             raise EnvironmentBroken(f"cannot start {self.python}: {exc}") from exc
@@ -267,7 +269,7 @@ class WarmWorker:
             op=job.op, status=answer.get("status", "ERROR"), exit_code=answer.get("exit_code"),
             signal=answer.get("signal"), duration=float(answer.get("duration", 0.0)),
             output=_read_output(job.output), result=answer.get("result") or {},
-            command=command_line(job.literal) if job.literal else "", how=how,
+            command=command_line(job.literal, self.environ) if job.literal else "", how=how,
         )
 
     def _worker_died(self, job: Job, started: float) -> JobResult:
@@ -330,13 +332,14 @@ class FreshRunner:
     mode = "fresh"
 
     def __init__(self, python: str, backend_module: str, device: str, log_dir: Path,
-                 allow_cpu_fallback: bool = False) -> None:
+                 allow_cpu_fallback: bool = False, environ: dict[str, str] | None = None) -> None:
         _check_python(python)
         self.python = python
         self.backend_module = backend_module
         self.device = device
         self.allow_cpu_fallback = allow_cpu_fallback
         self.log_dir = log_dir
+        self.environ = dict(environ or {})
         self._live: set[int] = set()
         self._lock = threading.Lock()
         self.process_tracking = FRESH_TRACKING
@@ -355,7 +358,7 @@ class FreshRunner:
                 payload = "@" + str(job_file)
             backend, device, *flag = _agent_args(self.backend_module, self.device, self.allow_cpu_fallback)
             argv = [self.python, *launcher(), "once", backend, device, payload, *flag]
-        env = isolated_env()
+        env = isolated_env(self.environ)
         started = time.monotonic()
         with open(job.output, "wb") as out:
             try:
@@ -396,7 +399,7 @@ class FreshRunner:
             raise EnvironmentBroken(_import_failed(self.python, err["module"], err["detail"]))
         return JobResult(
             op=job.op, status=status, exit_code=code, signal=sig, duration=duration,
-            output=_read_output(job.output), result=result, command=command_line(argv),
+            output=_read_output(job.output), result=result, command=command_line(argv, self.environ),
             how="a fresh interpreter for this step (the literal command above)",
         )
 
@@ -414,11 +417,11 @@ class FreshRunner:
 
 
 def make_runner(mode: str, python: str, backend_module: str, device: str, log_dir: Path,
-                allow_cpu_fallback: bool = False) -> Runner:
+                allow_cpu_fallback: bool = False, environ: dict[str, str] | None = None) -> Runner:
     """A runner; ``allow_cpu_fallback``: a requested device that is absent runs jobs on the cpu
     (saying so) instead of refusing them as a broken environment."""
     if mode == "warm" and not hasattr(os, "fork"):
         print("torchparity: fork is unavailable on this platform; using --fresh", file=sys.stderr)
         mode = "fresh"
     cls = WarmWorker if mode == "warm" else FreshRunner
-    return cls(python, backend_module, device, log_dir, allow_cpu_fallback)
+    return cls(python, backend_module, device, log_dir, allow_cpu_fallback, environ)

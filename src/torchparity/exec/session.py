@@ -61,13 +61,14 @@ def keep_log(log: Path, op: str) -> Path | None:
 @contextmanager
 def agent_session(python: str, backend_module: str = "", device: str = "auto", *,
                   mode: str = "warm", log_dir: Path | None = None,
-                  allow_cpu_fallback: bool = False) -> Iterator[AgentSession]:
+                  allow_cpu_fallback: bool = False,
+                  environ: dict[str, str] | None = None) -> Iterator[AgentSession]:
     """A runner for ``python`` that is closed (and its temporary logs removed) afterwards."""
     tmp = None
     if log_dir is None:
         tmp = log_dir = temp_dir("api")
     log_dir.mkdir(parents=True, exist_ok=True)
-    runner = make_runner(mode, python, backend_module, device, log_dir, allow_cpu_fallback)
+    runner = make_runner(mode, python, backend_module, device, log_dir, allow_cpu_fallback, environ)
     try:
         yield AgentSession(runner, log_dir, keep_logs=tmp is None)
     finally:

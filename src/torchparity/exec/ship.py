@@ -112,6 +112,8 @@ def isolated_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def command_line(argv: list[str]) -> str:
-    """The literal command as the evidence log writes it."""
-    return f"{ISOLATION_PREFIX} {shlex.join(argv)}"
+def command_line(argv: list[str], extra: dict[str, str] | None = None) -> str:
+    """The literal command as the evidence log writes it (``extra``: variables set on top, e.g. the
+    PYTHONPATH of an emulated backend, written after the unset ones as ``env`` applies them)."""
+    added = "".join(f" {name}={shlex.quote(value)}" for name, value in sorted((extra or {}).items()))
+    return f"{ISOLATION_PREFIX}{added} {shlex.join(argv)}"

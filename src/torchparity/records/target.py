@@ -147,6 +147,8 @@ class TargetRecord(Record):
     hardware: str = ""
     #: the title of ``commit`` (None without a repo)
     commit_title: str | None = None
+    #: the device type the run's backend only emulates ("npu": an NPU emulated on CPU), "" on hardware
+    emulated: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -203,6 +205,13 @@ def leak_verdict(rec: TargetRecord) -> tuple[str, str, int]:
     if not unchecked:
         return LEAK_PASS, "", watched
     return (LEAK_PARTIAL if watched else LEAK_NOT_RUN), "; ".join(unchecked), watched
+
+
+def emulated_device(rec: TargetRecord) -> str:
+    """The run's device when the probe saw an emulated backend (``<module>_emulated`` fact), else ""."""
+    facts = rec.probe_facts
+    seen = any(k.endswith("_emulated") and not k.startswith("environ_") and v for k, v in facts.items())
+    return str(facts.get("device_type") or rec.device) if seen else ""
 
 
 def step_from_json(d: dict[str, Any]) -> Step:

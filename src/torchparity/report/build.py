@@ -265,6 +265,8 @@ def build_report(
         "docs_missing": docs_missing,
         "consistent": (result == "PASS") if targets else None,
         "emulated_only": bool(targets) and all(t.emulated for t in targets),
+        # the targets whose device was emulated on CPU (all of them: a dry run, emulated_only)
+        "emulated": [t.label for t in targets if t.emulated],
     }
     scaffold = _first(runs, "scaffold")
     return ReportModel(

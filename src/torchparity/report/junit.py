@@ -36,6 +36,7 @@ def _suite(t: dict[str, Any], api: str | None) -> tuple[ET.Element, dict[str, in
         ("backend_version", t["backend_version"]), ("device_type", t["device_type"]),
         ("device_name", t["device_name"]), ("device_count", t["device_count"]), ("mode", t["mode"]),
         ("result", t["result"]), ("log_sha256", t["log_sha256"]), ("record_sha256", t["record_sha256"]),
+        ("emulated", t["device_type"] if t.get("emulated") else None),
     ]
     for key, value in facts:
         if value not in (None, ""):

@@ -232,7 +232,7 @@ def _trace(step: Step) -> dict[str, Any]:
 def target_report(ev: TargetEvidence, *, run_uid: str) -> TargetReport:
     rec = ev.record
     facts = rec.probe_facts
-    emulated = bool(getattr(rec, "emulated", False))
+    emulated = bool(rec.emulated)
     backend = _backend(facts)
     dev = str(facts.get("device_type") or rec.device)
     tests: list[TestResult] = []

@@ -42,6 +42,7 @@ from ..coverage import coverage_for
 from ..coverage.spellings import assemble, docs_names
 from ..docs import DocsTree, add_entry, check_in_tree, folder_name, normalize_version
 from ..docs.tree import find_docs_dir
+from ..emulated import RunnerSettings, runner_settings
 from ..errors import ExitCode, UsageError
 from ..exec import check_timeout
 from ..exec.interrupt import temporary_dir
@@ -156,6 +157,9 @@ class Stages:
         return Reporter()
 
 
+#: how the blocker of a verify whose every target was emulated starts
+EMULATED_BLOCKER = "EMULATED"
+
 #: more files with direct tests than this, and verify says that each runs whole
 MANY_FILES = 5
 
@@ -189,6 +193,8 @@ class Pipeline:
         self.hooks = hooks or Stages()
         self.argv = argv or ["verify", opt.api]
         self._tree: DocsTree | None = None  # the docs pages, parsed once for every stage that reads them
+        #: how the first environment's agent runs (its backend module and device, an emulation's path)
+        self._first = RunnerSettings(cfg.backend_module, opt.device or cfg.device, {})
         if opt.lang not in ("zh", "en"):
             raise UsageError(f"--lang {opt.lang!r}: use zh or en")
         if not opt.envs:
@@ -211,9 +217,10 @@ class Pipeline:
         verdict = Verdict(api=opt.api)
         env = opt.envs[0]
         # one agent in the first environment answers both resolve and the scaffold's facts
-        with agent_session(env.python, cfg.backend_module, env.device or device,
+        first = self._first = runner_settings(env.emulated, cfg.backend_module, env.device or device)
+        with agent_session(env.python, first.backend_module, first.device,
                            mode="fresh" if opt.fresh else "warm",
-                           allow_cpu_fallback=opt.allow_cpu_fallback) as session:
+                           allow_cpu_fallback=opt.allow_cpu_fallback, environ=first.environ) as session:
             info = self._resolve(session, verdict)
             verdict.run_id = self.store.new_run("verify", self.argv)
             try:
@@ -276,7 +283,7 @@ class Pipeline:
     def _resolve(self, session: AgentSession, verdict: Verdict) -> ApiInfo:
         env = self.opt.envs[0]
         self.hooks.stage("resolve", f"{self.opt.api} in {env.name}")
-        (info,) = resolve_api([self.opt.api], env.python, self.cfg.backend_module, trace=True, session=session)
+        (info,) = resolve_api([self.opt.api], env.python, self._first.backend_module, trace=True, session=session)
         verdict.canonical = info.canonical
         verdict.doc_name = info.resolution.doc_names()[0]
         verdict.kind = info.resolution.kind
@@ -352,10 +359,10 @@ class Pipeline:
         """ref -> (path, bytes, test methods) of the scaffolded test (facts asked once)."""
         opt, cfg = self.opt, self.cfg
         env = opt.envs[0]
-        dev = env.device or device
+        dev, backend = self._first.device, self._first.backend_module
         self.hooks.stage("scaffold", info.canonical)
-        facts = scaffold_facts(info, session, None, cfg.backend_module)
-        common: dict[str, Any] = dict(python=env.python, device=dev, backend_module=cfg.backend_module, facts=facts)
+        facts = scaffold_facts(info, session, None, backend)
+        common: dict[str, Any] = dict(python=env.python, device=dev, backend_module=backend, facts=facts)
         out: dict[str, tuple[str, bytes, list[str]]] = {}
         if root is None:
             # a folder per run: verifying the same API again never trips over the last test
@@ -424,6 +431,11 @@ class Pipeline:
                         f"{rec.label}: the test files import {', '.join(missing)}, which this environment lacks; "
                         "verify in an environment that has it (--env/--python), or pass --scaffold for a test "
                         "this one can run")
+        if outcome.records and all(r.emulated for r in outcome.records):
+            # a dry run: whatever passed, there is no hardware evidence yet (the checklist says the same)
+            devices = ", ".join(sorted({r.emulated for r in outcome.records}))
+            verdict.blockers.append(f"{EMULATED_BLOCKER}: every target ran on an emulated {devices} (on CPU): "
+                                    "a dry run, not hardware evidence; verify on the device")
         verdict.stages.append("collect")
         self.hooks.done("collect", ", ".join(f"{r.label}={r.result}" for r in outcome.records))
 
@@ -531,7 +543,10 @@ class Pipeline:
         verdict.checklist = check
         self._keep(verdict, check)
         failed = check.failed
+        dry_run = any(b.startswith(EMULATED_BLOCKER) for b in verdict.blockers)
         for item in failed:
+            if item.id == "hardware_evidence" and dry_run:
+                continue  # the collect stage's blocker already says it
             verdict.blockers.append(f"checklist: {item.title_en}: {item.reason}")
         self.hooks.done("checklist", f"{len(failed)} item(s) fail")
 

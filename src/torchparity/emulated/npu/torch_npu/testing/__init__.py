@@ -1,0 +1,1 @@
+"""Test helpers in the shape the backend's tests import them (``torch_npu.testing.testcase`` ...)."""
