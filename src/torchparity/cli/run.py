@@ -118,7 +118,7 @@ def run(
         out.print(summary_table(outcome.run_id, outcome.records, shas))
         for rec in outcome.records:
             if rec.result in ("ERROR", "INCOMPLETE"):
-                for note in rec.notes:
-                    out.print(f"{rec.label}: {rec.result}: {phrase(note)}", markup=False)
+                for why in rec.notes:
+                    out.print(f"{rec.label}: {rec.result}: {phrase(why)}", markup=False)
         out.print(f"evidence: torchparity show {outcome.run_id} [--target LABEL]", markup=False)
     return int(outcome.exit_code)
