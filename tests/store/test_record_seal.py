@@ -13,6 +13,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -161,21 +162,21 @@ def _bundle(store: Store, dest: Path) -> Path:
     return dest
 
 
-def _bundle_swap(doc: dict) -> None:
+def _bundle_swap(doc: dict[str, Any]) -> None:
     passing = next(r for r in doc["runs"][0]["records"] if r["kind"] == "verify")
     next(r for r in doc["runs"][1]["records"] if r["kind"] == "verify")["sha256"] = passing["sha256"]
 
 
-def _bundle_delete(doc: dict) -> None:
+def _bundle_delete(doc: dict[str, Any]) -> None:
     doc["runs"][1]["records"] = [r for r in doc["runs"][1]["records"] if r["kind"] != "verify"]
 
 
-def _bundle_insert(doc: dict) -> None:
+def _bundle_insert(doc: dict[str, Any]) -> None:
     passing = next(r for r in doc["runs"][0]["records"] if r["kind"] == "verify")
     doc["runs"][1]["records"].append(dict(passing))
 
 
-BUNDLE_CASES: dict[str, tuple[Callable[[dict], None], str]] = {
+BUNDLE_CASES: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "sha swapped": (_bundle_swap, f"run 2: record verify '{API}': sha is "),
     "record deleted": (_bundle_delete, "is sealed but has no row"),
     "record inserted": (_bundle_insert, "has a row but is not in the seal"),

@@ -9,8 +9,9 @@ The store checks itself: every read of a run (``run``, ``runs``, ``targets``,
 ``records``, ``record_rows``) compares each target row with its record (result, log
 hash, label, run) and the run's rows (its ``runs`` row, its targets, its ``records``
 rows) with the seal written when the run ended (``seal.py``); logs and records are
-checked against their hashes. Rows are added to a run only while it runs. A disagreement raises ``EvidenceTampered``
-(exit 3) naming the run, the target and what disagrees, so no reader renders it.
+checked against their hashes. A disagreement raises ``EvidenceTampered`` (exit 3)
+naming the run, the target or record and what disagrees, so no reader renders it.
+Rows are added to a run only while it runs (a sealed run would disagree with its seal).
 
 Other parts add their own tables through ``Store.ensure_schema`` (e.g. the
 coverage index's blob cache); nothing outside this package speaks SQL to
