@@ -93,7 +93,9 @@ def test_a_direct_test_outside_the_runs_is_not_run_with_the_note(tmp_path: Path)
     coverage = dict(COVERAGE, refs=[dict(COVERAGE["refs"][0], direct=[
         {"test": "test/test_autograd.py::TestAutograd::test_clone_modes", "path": "test/test_autograd.py",
          "line": 5, "end_line": 9, "how": "calls", "at": 6}])])
+    fx.store.reopen_run(fx.runs[0])  # a record joins a run only while it runs (it is sealed when it ends)
     put(fx.store, ApiCoverage.from_json(coverage), fx.runs[0], API)
+    fx.store.finish_run(fx.runs[0], "PASS")
     m = model_of(fx, upstream_note="the trimmed source lacks test/test_autograd.py")
     (test,) = m.upstream["refs"][0]["tests"]
     assert test["status"] == "not run" and test["outcome"] is None
@@ -110,7 +112,9 @@ def test_an_alias_query_keeps_the_name_asked_and_the_canonical_one(tmp_path: Pat
 
 def test_a_record_of_another_schema_is_refused(tmp_path: Path) -> None:
     fx = build_fixture(tmp_path, with_records=False)
+    fx.store.reopen_run(fx.runs[0])
     fx.store.put_record("coverage", API, {"refs": [{"ref": "master"}]}, run_id=fx.runs[0])  # no envelope
+    fx.store.finish_run(fx.runs[0], "PASS")
     with pytest.raises(StoreCorrupt, match="expected a torchparity.coverage/2 record"):
         read_run(fx.store, fx.runs[0])
 

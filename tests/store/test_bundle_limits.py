@@ -26,7 +26,7 @@ from torchparity.store.seal import RunSeal, TargetSeal, summary_sha256
 
 GIB = 1 << 30
 HALF = GIB // 2
-EMPTY_MANIFEST = {"schema": "torchparity.bundle/2", "created": 0.0, "torchparity_version": "t", "runs": [],
+EMPTY_MANIFEST = {"schema": "torchparity.bundle/3", "created": 0.0, "torchparity_version": "t", "runs": [],
                   "files": {}}
 # the peak of this process's own memory (VmHWM): getrusage's ru_maxrss would also count the pages of
 # the forked pytest process it was exec'ed from

@@ -67,7 +67,7 @@ def test_a_read_only_store_reads_and_refuses_writes_as_read_only(store: Store, t
 def test_a_read_only_store_of_an_older_schema_says_so(store: Store) -> None:
     _downgrade(store)
     (got,), _ = cli_calls([["runs", "--store", str(store.root)]], readonly=[store.root])
-    assert got["rc"] == 3 and "is read-only" in got["err"] and "upgrade it from schema 1 to 2" in got["err"]
+    assert got["rc"] == 3 and "is read-only" in got["err"] and "upgrade it from schema 1 to 3" in got["err"]
 
 
 def test_a_full_disk_during_an_import_is_exit_3_and_the_store_keeps_what_it_had(store: Store, tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from typing import Any
 from ..errors import EnvironmentBroken, EvidenceTampered, UsageError
 from . import bundle_sign
 from .blobs import CHUNK, write_error
-from .bundle_manifest import BUNDLE_SCHEMA, BundleManifest, BundleRecord, BundleRun
+from .bundle_manifest import BUNDLE_SCHEMA, BundleManifest, BundleRun
 from .bundle_sign import SignatureCheck
 from .bundle_zip import MANIFEST, SIGNATURE, BundleInvalid, BundleLimits, EntryDamaged, SafeZip
 from .db import Store
@@ -117,7 +117,7 @@ def _bundle_run(store: Store, rid: int) -> BundleRun:
                          f"with 'torchparity run --resume {rid}'")
     targets = tuple(TargetSeal(t.label, t.ref, t.env, t.result, t.log_sha or "", t.record_sha or "", t.finished)
                     for t in store.targets(row.id))
-    records = tuple(BundleRecord(kind, key, sha) for kind, key, sha in store.record_rows(row.id))
+    records = store.record_rows(row.id)
     return BundleRun(id=row.id, kind=row.kind, created=row.created, finished=row.finished, status=row.status,
                      result=row.result, argv=tuple(row.argv), summary=row.summary, seal_sha256=row.seal_sha,
                      targets=targets, records=records)

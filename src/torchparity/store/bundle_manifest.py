@@ -8,23 +8,13 @@ from typing import Any
 
 from . import jsoncheck as jc
 from .bundle_zip import BLOB_DIR, path_problem
-from .seal import RunSeal, TargetSeal, summary_sha256
+from .seal import RecordSeal, RunSeal, TargetSeal, summary_sha256
 
-BUNDLE_SCHEMA = "torchparity.bundle/2"
+#: 3: the runs' seals name their records (``torchparity.run-seal/2``); a bundle/2 carries seals that do not
+BUNDLE_SCHEMA = "torchparity.bundle/3"
 
-
-@dataclass(frozen=True)
-class BundleRecord:
-    kind: str
-    key: str
-    sha256: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "key": self.key, "sha256": self.sha256}
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any], where: str) -> BundleRecord:
-        return cls(jc.text(d, "kind", where), jc.text(d, "key", where), jc.sha(d, "sha256", where))
+#: a run's record as the manifest lists it: the same as its seal names it
+BundleRecord = RecordSeal
 
 
 @dataclass(frozen=True)
@@ -47,7 +37,8 @@ class BundleRun:
         """The seal this description amounts to (compared with the sealed one)."""
         return RunSeal(run=self.id, kind=self.kind, created=self.created, finished=self.finished,
                        status=self.status, result=self.result, argv=self.argv,
-                       summary_sha256=summary_sha256(self.summary), targets=self.targets)
+                       summary_sha256=summary_sha256(self.summary), targets=self.targets,
+                       records=self.records)
 
     def blobs(self) -> set[str]:
         """Every blob the run names: seal, logs, target records, other records."""

@@ -5,11 +5,13 @@ Layout under the store folder (``.torchparity/`` by default)::
     store.sqlite        runs, targets, records, cache (schema version in user_version)
     blobs/ab/abcd...    evidence logs, JSON records and run seals, named by their SHA-256
 
-The store checks itself: every read of a run (``run``, ``runs``, ``targets``)
-compares each target row with its record (result, log hash, label, run) and the
-run's rows with the seal written when the run ended (``seal.py``); logs and records
-are checked against their hashes. A disagreement raises ``EvidenceTampered``
-(exit 3) naming the run, the target and what disagrees, so no reader renders it.
+The store checks itself: every read of a run (``run``, ``runs``, ``targets``,
+``records``, ``record_rows``) compares each target row with its record (result, log
+hash, label, run) and the run's rows (its ``runs`` row, its targets, its ``records``
+rows) with the seal written when the run ended (``seal.py``); logs and records are
+checked against their hashes. A disagreement raises ``EvidenceTampered`` (exit 3)
+naming the run, the target or record and what disagrees, so no reader renders it.
+Rows are added to a run only while it runs (a sealed run would disagree with its seal).
 
 Other parts add their own tables through ``Store.ensure_schema`` (e.g. the
 coverage index's blob cache); nothing outside this package speaks SQL to
@@ -29,7 +31,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +39,18 @@ from ..errors import EvidenceTampered, StoreCorrupt, TorchparityError, UsageErro
 from .blobs import BlobStore, write_error
 from .connect import connect_read_only, read_only_error, read_only_reason, sql_error
 from .jsoncheck import ShapeError
-from .seal import RunSeal, TargetSeal, differences, record_disagreements, summary_sha256
+from .seal import (
+    SEAL_SCHEMA_1,
+    RecordSeal,
+    RunSeal,
+    TargetSeal,
+    differences,
+    record_disagreements,
+    summary_sha256,
+)
 
-SCHEMA_VERSION = 2
+#: 1: no seals; 2: runs sealed (targets); 3: seals name the run's records too
+SCHEMA_VERSION = 3
 DEFAULT_STORE = ".torchparity"
 
 _SCHEMA = """
@@ -221,19 +232,50 @@ class Store:
         return version
 
     def _migrate(self) -> None:
-        """Schema 1 -> 2: runs get seals. A finished run whose rows agree with its records is sealed
-        as it stands (the best an upgrade can do); one that disagrees is left unsealed, so reading it
-        reports the disagreement."""
+        """Upgrade an older store, step by step, in one transaction.
+
+        Schema 1 -> 2: runs get seals. A finished run whose targets agree with their records is
+        sealed as it stands (the best an upgrade can do; the seal names its records as they are);
+        one that disagrees is left unsealed, so reading it reports the disagreement.
+
+        Schema 2 -> 3: seals name the run's records (kind, key, hash, in order); a schema-2 seal
+        (``run-seal/1``) did not, so record rows edited before this upgrade cannot be told from the
+        originals. A run whose rows agree with its old seal (run row, targets, each target with its
+        record) is sealed again, records as they stand; one that disagrees keeps its old seal, so
+        reading it reports the disagreement (and that its seal names no records), never a verdict."""
         with self.transaction() as conn:
-            if self._version(conn) != 1:
+            version = self._version(conn)
+            if version >= SCHEMA_VERSION:
                 return  # another process upgraded it meanwhile
-            conn.execute("ALTER TABLE runs ADD COLUMN seal_sha TEXT")
-            for r in self.query("SELECT * FROM runs WHERE status != 'running' ORDER BY id"):
-                try:
-                    self._seal(conn, self._run_row(r))
-                except TorchparityError:
-                    continue
+            if version == 1:
+                conn.execute("ALTER TABLE runs ADD COLUMN seal_sha TEXT")
+                for r in self.query("SELECT * FROM runs WHERE status != 'running' ORDER BY id"):
+                    try:
+                        self._seal(conn, self._run_row(r))
+                    except TorchparityError:
+                        continue
+            else:
+                for r in self.query("SELECT * FROM runs WHERE seal_sha IS NOT NULL ORDER BY id"):
+                    self._reseal_with_records(conn, self._run_row(r))
             conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def _reseal_with_records(self, conn: sqlite3.Connection, row: RunRow) -> None:
+        """Schema 2 -> 3 for one run: sealed again if its rows agree with its ``run-seal/1`` seal."""
+        try:
+            sealed = RunSeal.from_bytes(self.blobs.read(row.seal_sha or ""), "its seal")
+        except (TorchparityError, ShapeError):
+            return  # a missing or broken seal: reading the run says which
+        if sealed.schema != SEAL_SCHEMA_1 or row.status not in _FINISHED:
+            return
+        targets = self._target_rows(row.id)
+        try:
+            for t in targets:
+                self._check_target(row, t)
+        except TorchparityError:
+            return
+        found = replace(self._seal_of(row, targets, self._record_seals(row.id)), records=None)
+        if not differences(found, sealed):
+            self._seal(conn, row)
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -310,6 +352,15 @@ class Store:
             )
             return int(cur.lastrowid or 0)
 
+    def _require_running(self, conn: sqlite3.Connection, run_id: int | None, what: str) -> None:
+        """Rows are added to a run only while it runs: a sealed run would disagree with its seal."""
+        if run_id is None:
+            return
+        row = conn.execute("SELECT status FROM runs WHERE id=?", (run_id,)).fetchone()
+        if row is not None and row[0] != "running":
+            raise ValueError(f"cannot add {what} to run {run_id}: it is {row[0]} and sealed "
+                             "(reopen_run it first, or keep the rows in a run of their own)")
+
     def reopen_run(self, run_id: int) -> None:
         """An interrupted run is resumed: it is running (and unsealed) again until it finishes.
 
@@ -325,10 +376,15 @@ class Store:
     ) -> str:
         """Close the run with its verdict and seal it (see ``seal.py``); returns the seal's SHA-256.
 
-        Its targets are checked against their records first: evidence that disagrees is not sealed."""
+        The run is checked first (a sealed run against its seal, as every read checks it; its targets
+        against their records): evidence that disagrees is not sealed, and closing a run again (verify
+        names its output files after the reports are written) cannot launder an edit."""
         if status not in _FINISHED:
             raise ValueError(f"a finished run is complete or incomplete, not {status!r}")
         with self.transaction() as conn:
+            before = self._get_run(run_id)
+            if before.seal_sha is not None:
+                self._check_run(before, self._target_rows(run_id))
             row = conn.execute("SELECT summary FROM runs WHERE id=?", (run_id,)).fetchone()
             merged = json.loads(row[0] or "{}") if row else {}
             merged.update(summary or {})
@@ -343,7 +399,8 @@ class Store:
         targets = self._target_rows(row.id)
         for t in targets:
             self._check_target(row, t)
-        sha = self._put_blob(self._seal_of(row, targets).to_bytes(), f"sealing run {row.id}")
+        seal = self._seal_of(row, targets, self._record_seals(row.id))
+        sha = self._put_blob(seal.to_bytes(), f"sealing run {row.id}")
         conn.execute("UPDATE runs SET seal_sha=? WHERE id=?", (sha, row.id))
         return sha
 
@@ -365,6 +422,7 @@ class Store:
         """The row of a target whose log and record are stored already (``add_target``, an import)."""
         now = time.time() if finished is None else finished
         with self.transaction() as conn:
+            self._require_running(conn, run_id, f"target {label}")
             cur = conn.execute(
                 "INSERT OR REPLACE INTO targets(run_id, label, ref, env, result, log_sha, record_sha, finished)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -438,14 +496,20 @@ class Store:
         )
 
     # -- the checks ---------------------------------------------------------------------
-    def _seal_of(self, row: RunRow, targets: list[TargetRow]) -> RunSeal:
+    def _seal_of(self, row: RunRow, targets: list[TargetRow], records: tuple[RecordSeal, ...]) -> RunSeal:
         """The seal the rows describe now."""
         return RunSeal(
             run=row.id, kind=row.kind, created=row.created, finished=row.finished, status=row.status,
             result=row.result, argv=tuple(row.argv), summary_sha256=summary_sha256(row.summary),
             targets=tuple(TargetSeal(t.label, t.ref, t.env, t.result, t.log_sha or "", t.record_sha or "",
                                      t.finished) for t in targets),
+            records=records,
         )
+
+    def _record_seals(self, run_id: int) -> tuple[RecordSeal, ...]:
+        """The run's ``records`` rows, oldest first, unchecked."""
+        rows = self.query("SELECT kind, key, sha FROM records WHERE run_id=? ORDER BY id", (run_id,))
+        return tuple(RecordSeal(r["kind"], r["key"], r["sha"]) for r in rows)
 
     def _check_target(self, run: RunRow, t: TargetRow) -> None:
         where = f"run {run.id} target {t.label}"
@@ -487,7 +551,7 @@ class Store:
             sealed = RunSeal.from_bytes(data, "its seal")
         except ShapeError as exc:
             raise EvidenceTampered(f"{where}: {exc}; the row names a blob that is not a run seal") from None
-        found = differences(self._seal_of(row, targets), sealed)
+        found = differences(self._seal_of(row, targets, self._record_seals(row.id)), sealed)
         if found:
             raise EvidenceTampered(f"{where}: " + "; ".join(found) + f"; {_REDO}")
 
@@ -502,6 +566,7 @@ class Store:
                         created: float | None = None) -> None:
         """The row of a record whose JSON document is stored already (``put_record``, an import)."""
         with self.transaction() as conn:
+            self._require_running(conn, run_id, f"a {kind} record")
             conn.execute(
                 "INSERT INTO records(run_id, kind, key, created, sha) VALUES (?, ?, ?, ?, ?)",
                 (run_id, kind, key, time.time() if created is None else created, sha),
@@ -522,13 +587,17 @@ class Store:
         return self.read_json(rows[0]["sha"])
 
     def records(self, run_id: int) -> list[tuple[str, str, dict[str, Any]]]:
-        rows = self.query("SELECT kind, key, sha FROM records WHERE run_id=? ORDER BY id", (run_id,))
-        return [(r["kind"], r["key"], self.read_json(r["sha"])) for r in rows]
+        """``(kind, key, document)`` of the run's records, oldest first, checked as ``run`` checks them."""
+        return [(r.kind, r.key, self.read_json(r.sha256)) for r in self.record_rows(run_id)]
 
-    def record_rows(self, run_id: int) -> list[tuple[str, str, str]]:
-        """``(kind, key, sha)`` of the records attached to run ``run_id``, oldest first."""
-        rows = self.query("SELECT kind, key, sha FROM records WHERE run_id=? ORDER BY id", (run_id,))
-        return [(r["kind"], r["key"], r["sha"]) for r in rows]
+    def record_rows(self, run_id: int) -> tuple[RecordSeal, ...]:
+        """The records attached to run ``run_id`` (kind, key, sha256), oldest first, checked as ``run``
+        checks them."""
+        records = self._record_seals(run_id)
+        rows = self.query("SELECT * FROM runs WHERE id=?", (run_id,))
+        if rows:
+            self._check_run(self._run_row(rows[0]), self._target_rows(run_id))
+        return records
 
     def read_json(self, sha: str) -> dict[str, Any]:
         data = self.blobs.read(sha)
