@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .base import Record
+from .notes import Note
 
 #: a test's statuses, in the order a text lists them
 STATUSES = ("passed", "failed", "disabled", "skipped", "not_started")
@@ -83,6 +84,8 @@ class UpstreamTest:
     outcome: str = ""  # the runner's own word: passed | failed | error | skipped | xfail | xpass
     detail: str = ""  # a skip's reason, a failure's exception line, why it did not start
     entry: DisabledEntry | None = None
+    #: why a test did not start, as a code the texts word per language (``phrases``); None otherwise
+    why: Note | None = None
     #: the OpInfo an OpInfo-driven instance was made for ("" for other tests)
     opinfo: str = ""
     #: the device type of a device-generic instance (cpu, npu), "" for other tests
@@ -153,6 +156,8 @@ class UpstreamTarget:
     disabled_list: str = ""
     disabled_list_sha256: str = ""
     disabled_entries: int = 0
+    #: keys of another shape than "test_x (module.Class)" (they never match, as in the backend)
+    disabled_unreadable: int = 0
     disabled_variable: str = ""
     files: tuple[UpstreamFile, ...] = ()
     tests: tuple[UpstreamTest, ...] = ()

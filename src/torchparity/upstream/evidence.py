@@ -58,7 +58,7 @@ def section(t: UpstreamTarget) -> list[str]:
         lines.append(f"UPSTREAM_PLATFORM={one_line(t.platform)}")
     if t.disabled_list:
         lines.append(f"DISABLED_LIST={t.disabled_list},sha256:{t.disabled_list_sha256},entries:{t.disabled_entries},"
-                     f"variable:{t.disabled_variable}")
+                     f"unreadable_keys:{t.disabled_unreadable},variable:{t.disabled_variable}")
     else:
         lines.append("DISABLED_LIST=none (no disabled list configured, or none at this ref)")
     if t.error:

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..phrases import phrase
+from ..records.notes import Note
 from ..records.upstream import UpstreamTest
 from .disabled import DisabledList
 from .find import PYTEST, FileCandidates, Wanted
@@ -84,11 +86,9 @@ def _template_of(w: Wanted, t: ListedTest) -> bool:
     return t.template == w.name and (not w.klass or t.klass.generic == w.klass or t.klass.name == w.klass)
 
 
-def _device_note(others: list[ListedTest], device: str) -> str:
-    devices = sorted({t.klass.device_type for t in others if t.klass.device_type})
-    if devices:
-        return f"the file instantiates it for {', '.join(devices)} only, not for {device}"
-    return f"the file holds no instance of it for {device}"
+def _not_started(w: Wanted, path: str, why: Note, **more: Any) -> UpstreamTest:
+    return UpstreamTest(**{"test": w.test, "file": path, "id": "", "selector": "", **more,
+                           "status": "not_started", "why": why, "detail": phrase(why)})
 
 
 def select(listing: Listing, cand: FileCandidates, path: str, entry: str, device: str,
@@ -110,15 +110,13 @@ def select(listing: Listing, cand: FileCandidates, path: str, entry: str, device
         if driven:
             keep = [t for t in driven if t.opinfo in api_ops]
             if not keep:
-                sel.tests.append(UpstreamTest(
-                    test=w.test, file=path, id="", selector="", status="not_started",
-                    detail=f"OpInfo-driven: {len(driven)} instance(s) here, one per operator; none is "
-                           "the API's OpInfo"))
+                sel.tests.append(_not_started(w, path, Note.of("upstream_opinfo_other", count=len(driven))))
                 continue
             here = keep + [t for t in here if not t.opinfo]
         if not here:
-            sel.tests.append(UpstreamTest(test=w.test, file=path, id="", selector="", status="not_started",
-                                          detail=_device_note(instances, device)))
+            devices = sorted({t.klass.device_type for t in instances if t.klass.device_type})
+            sel.tests.append(_not_started(w, path, Note.of("upstream_no_instance", device=device,
+                                                           devices=", ".join(devices) or "none")))
             continue
         chosen.extend((w, t) for t in here)
     if cand.opinfo and api_ops:
@@ -139,8 +137,7 @@ def select(listing: Listing, cand: FileCandidates, path: str, entry: str, device
                                           detail=entry_hit.reason, **common))
             sel.disabled.append(sel_id)
         elif len(sel.run) >= budget:
-            sel.tests.append(UpstreamTest(status="not_started", detail=f"beyond max_tests ({budget} per target "
-                                          "in [upstream]); run it with --test", **common))
+            sel.tests.append(_not_started(w, path, Note.of("upstream_budget", count=budget), **common))
         else:
             sel.tests.append(UpstreamTest(status="run", **common))
             sel.run.append(sel_id)

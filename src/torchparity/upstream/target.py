@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..exec import Job, JobResult, Runner
+from ..phrases import phrase
+from ..records.notes import Note
 from ..records.target import TestOutcome
 from ..records.upstream import Missing, UpstreamFile, UpstreamRun, UpstreamTarget, UpstreamTest
 from ..store import sha256_bytes
@@ -122,10 +124,8 @@ def _outcomes(res: JobResult) -> dict[tuple[str, str], TestOutcome]:
     return {_key(t.id): t for t in items}
 
 
-def _why_unreported(res: JobResult) -> str:
-    if not res.result:
-        return f"the run ended {res.status} before the runner answered (exit code {res.exit_code})"
-    return f"the runner did not report it (the run ended {res.status}, exit code {res.exit_code})"
+def _unreported(res: JobResult) -> Note:
+    return Note.of("upstream_unreported", status=res.status, exit_code="" if res.exit_code is None else res.exit_code)
 
 
 def _message(detail: str) -> str:
@@ -160,9 +160,9 @@ def run_file(plan: TargetPlan, runner: Runner, cand: FileCandidates, data: bytes
                        logs / f"{n:03d}-run.log", plan.timeout, plan.root)
             runs.append(_run_record(plan, path, "run", selectors, entry, res,
                                     command(_argv(plan, path, selectors, entry), _environ(plan), ())))
-        why = _missing_text(missing)
-        return info, [UpstreamTest(test=w.test, file=path, id="", selector=s, status="not_started", detail=why)
-                      for w, s in zip(cand.wanted, selectors, strict=True)], runs
+        why = missing_note(missing)
+        return info, [UpstreamTest(test=w.test, file=path, id="", selector=s, status="not_started", why=why,
+                                   detail=phrase(why)) for w, s in zip(cand.wanted, selectors, strict=True)], runs
     listing = Listing.from_result(listed.result)
     sel = select(listing, cand, path, entry, plan.device, plan.disabled, plan.platform, budget)
     info = replace(info, tests_for_device=sel.tests_for_device, disabled_for_device=sel.disabled_for_device)
@@ -191,7 +191,8 @@ def run_file(plan: TargetPlan, runner: Runner, cand: FileCandidates, data: bytes
             assert res_main is not None
             o = got.get(_sel_key(t.selector))
             if o is None:
-                t = replace(t, status="not_started", detail=_why_unreported(res_main))
+                why = _unreported(res_main)
+                t = replace(t, status="not_started", why=why, detail=phrase(why))
             else:
                 status = STATUS_OF.get(o.outcome, "failed")
                 detail = o.detail if status == "skipped" else _message(o.detail)
@@ -201,7 +202,7 @@ def run_file(plan: TargetPlan, runner: Runner, cand: FileCandidates, data: bytes
         elif t.status == "disabled" and res_re is not None:
             o = rechecked.get(_sel_key(t.selector))
             if o is None:
-                t = replace(t, rechecked="not_started", rechecked_detail=_why_unreported(res_re))
+                t = replace(t, rechecked="not_started", rechecked_detail=phrase(_unreported(res_re)))
             else:
                 t = replace(t, rechecked=o.outcome, rechecked_detail=_message(o.detail) if o.outcome != "skipped"
                             else o.detail)
@@ -215,14 +216,15 @@ def _environ(plan: TargetPlan) -> dict[str, str]:
     return {}
 
 
-def _missing_text(m: Missing) -> str:
+def missing_note(m: Missing) -> Note:
+    """Why a file could not start, as a note the texts word per language."""
+    if m.kind == "module" and m.in_repo and m.path:
+        return Note.of("upstream_missing_module_repo", path=m.path, module=m.name)
     if m.kind == "module":
-        where = (f"the repo lacks {m.path}" if m.in_repo and m.path
-                 else "the environment does not have it installed")
-        return f"the file could not start: no module named {m.name!r} ({where})"
+        return Note.of("upstream_missing_module_env", module=m.name)
     if m.kind == "file":
-        return f"the file could not start: the file {m.name} is missing" + (" from the repo" if m.in_repo else "")
-    return f"the file could not start: {m.detail or m.name}"
+        return Note.of("upstream_missing_file", path=m.name)
+    return Note.of("upstream_file_error", detail=m.detail or m.name)
 
 
 def result_of(target: UpstreamTarget) -> str:
@@ -256,10 +258,11 @@ def run_target(plan: TargetPlan, runner: Runner, logs: Path, command: Any) -> Up
         disabled_list=plan.disabled.path if plan.disabled is not None else "",
         disabled_list_sha256=plan.disabled_sha256,
         disabled_entries=len(plan.disabled.entries) if plan.disabled is not None else 0,
+        disabled_unreadable=plan.disabled.malformed if plan.disabled is not None else 0,
         disabled_variable=plan.variable if plan.disabled is not None else "",
         files=tuple(files), tests=tuple(tests), runs=tuple(runs),
     )
     return replace(target, result=result_of(target))
 
 
-__all__ = ["STATUS_OF", "TargetPlan", "missing_of", "result_of", "run_target"]
+__all__ = ["STATUS_OF", "TargetPlan", "missing_note", "missing_of", "result_of", "run_target"]
