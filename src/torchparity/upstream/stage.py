@@ -27,7 +27,17 @@ from ..store import Store, sha256_bytes
 from .checkout import test_tree
 from .disabled import DisabledList
 from .evidence import command, target_log
-from .find import GIVEN, Found, Wanted, candidates, entry_kind, hits_at, parse_given, torch_tag
+from .find import (
+    GIVEN,
+    Found,
+    Wanted,
+    candidates,
+    entry_kind,
+    hits_at,
+    opinfo_files,
+    parse_given,
+    torch_tag,
+)
 from .settings import UpstreamSettings, upstream_settings
 from .target import TargetPlan, run_target
 
@@ -257,10 +267,23 @@ class _Stage:
         return replace(t, hardware=base.hardware)
 
 
+def has_candidates(cfg: Config, coverage: ApiCoverage | None, root: Path | None,
+                   refs: Sequence[tuple[str, str]], operator: bool) -> bool:
+    """Whether the backend's vendored upstream files hold official tests of the API at any ref
+    (``coverage``: the coverage stage's record; an operator's OpInfo-driven files count too)."""
+    settings = upstream_settings(cfg)
+    if root is None or not settings.vendored:
+        return False
+    for r in coverage.refs if coverage is not None else ():
+        if not r.upstream and any(settings.is_vendored(h.path) for h in (*r.direct, *r.related)):
+            return True
+    return operator and any(opinfo_files(root, commit, cfg.test_roots, settings.is_vendored) for _, commit in refs)
+
+
 def upstream_stage(store: Store, cfg: Config, opt: UpstreamOptions, coverage: ApiCoverage | None = None,
                    aliases: AliasTable | None = None, hooks: UpstreamHooks | None = None) -> UpstreamRecord:
     """The API's official tests on every target (``coverage``: the coverage stage's record, when it ran)."""
     return _Stage(store, cfg, opt, coverage, aliases, hooks).run()
 
 
-__all__ = ["UpstreamHooks", "UpstreamOptions", "upstream_stage"]
+__all__ = ["UpstreamHooks", "UpstreamOptions", "has_candidates", "upstream_stage"]
