@@ -152,7 +152,8 @@ class UpstreamTarget:
     hardware: str = ""
     emulated: str = ""
     #: the disabled list used (repo-relative; "" when none is configured or none exists at the ref),
-    #: its sha256, how many entries it holds, and the variable the runs set to it
+    #: its sha256, how many entries it holds, and the variable the backend reads a list from (unset
+    #: in the runs: the list is applied by the selection)
     disabled_list: str = ""
     disabled_list_sha256: str = ""
     disabled_entries: int = 0

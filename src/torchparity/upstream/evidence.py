@@ -58,7 +58,10 @@ def section(t: UpstreamTarget) -> list[str]:
         lines.append(f"UPSTREAM_PLATFORM={one_line(t.platform)}")
     if t.disabled_list:
         lines.append(f"DISABLED_LIST={t.disabled_list},sha256:{t.disabled_list_sha256},entries:{t.disabled_entries},"
-                     f"unreadable_keys:{t.disabled_unreadable},variable:{t.disabled_variable}")
+                     f"unreadable_keys:{t.disabled_unreadable}")
+        lines.append("DISABLED_LIST_APPLIED_BY=the selection, with the backend's rule (platform tags, class-name "
+                     "aliases): a test the list disables here is not passed to the command"
+                     + (f"; {t.disabled_variable} is unset in the runs" if t.disabled_variable else ""))
     else:
         lines.append("DISABLED_LIST=none (no disabled list configured, or none at this ref)")
     if t.error:

@@ -113,6 +113,10 @@ def select(listing: Listing, cand: FileCandidates, path: str, entry: str, device
                 sel.tests.append(_not_started(w, path, Note.of("upstream_opinfo_other", count=len(driven))))
                 continue
             here = keep + [t for t in here if not t.opinfo]
+        if not instances and entry == PYTEST:  # a pytest function (or class) test: its node id selects it
+            sel.tests.append(UpstreamTest(test=w.test, file=path, id=w.test, selector=w.test, status="run"))
+            sel.run.append(w.test)
+            continue
         if not here:
             devices = sorted({t.klass.device_type for t in instances if t.klass.device_type})
             sel.tests.append(_not_started(w, path, Note.of("upstream_no_instance", device=device,

@@ -49,8 +49,9 @@ class TargetPlan:
     emulated: str = ""
     disabled: DisabledList | None = None
     disabled_sha256: str = ""
-    #: where the list is on disk for the runs (the variable points at it)
+    #: where the list is on disk (the tree's own copy)
     list_path: Path | None = None
+    #: the variable the backend reads a list from (unset in every run)
     variable: str = ""
     recheck: bool = False
     budget: int = 200
@@ -65,8 +66,26 @@ def _key(test_id: str) -> tuple[str, str]:
     return (parts[-2] if len(parts) > 1 else "", parts[-1])
 
 
-def _sel_key(selector: str) -> tuple[str, str]:
-    return _key(selector)
+#: worst first: a test reported more than once (pytest parametrizations of one node id) keeps the worst
+_SEVERITY = ("error", "failed", "xpass", "passed", "xfail", "skipped")
+
+
+def _same(a: str, b: str) -> bool:
+    return a == b or a.endswith("/" + b) or b.endswith("/" + a)
+
+
+def outcome_for(selector: str, got: dict[tuple[str, str], TestOutcome]) -> TestOutcome | None:
+    """The runner's outcome for a selector; a pytest node id that stands for several parametrized
+    cases (``test_x[1]``, ``test_x[2]``) gets the worst of theirs."""
+    cls, name = _key(selector)
+    found = got.get((cls, name))
+    if found is not None:
+        return found
+    # pytest names a node relative to its rootdir: test/test_x.py and test_x.py are the same file
+    many = [o for (c, m), o in got.items() if (m == name or m.startswith(name + "[")) and _same(c, cls)]
+    if not many:
+        return None
+    return min(many, key=lambda o: _SEVERITY.index(o.outcome) if o.outcome in _SEVERITY else 0)
 
 
 def _module_path(name: str, folder: str) -> str:
@@ -156,10 +175,10 @@ def run_file(plan: TargetPlan, runner: Runner, cand: FileCandidates, data: bytes
                      for w in cand.wanted]
         if selectors:
             res = _job(runner, "upstream_run", {"path": str(plan.root / path), "selectors": selectors,
-                                                "entry": entry, "environ": _environ(plan), "unset": []},
+                                                "entry": entry, "environ": _environ(plan), "unset": _unset(plan)},
                        logs / f"{n:03d}-run.log", plan.timeout, plan.root)
             runs.append(_run_record(plan, path, "run", selectors, entry, res,
-                                    command(_argv(plan, path, selectors, entry), _environ(plan), ())))
+                                    command(_argv(plan, path, selectors, entry), _environ(plan), _unset(plan))))
         why = missing_note(missing)
         return info, [UpstreamTest(test=w.test, file=path, id="", selector=s, status="not_started", why=why,
                                    detail=phrase(why)) for w, s in zip(cand.wanted, selectors, strict=True)], runs
@@ -170,15 +189,15 @@ def run_file(plan: TargetPlan, runner: Runner, cand: FileCandidates, data: bytes
     res_main: JobResult | None = None
     if sel.run:
         res_main = _job(runner, "upstream_run", {"path": str(plan.root / path), "selectors": sel.run, "entry": entry,
-                                                 "environ": _environ(plan), "unset": []},
+                                                 "environ": _environ(plan), "unset": _unset(plan)},
                         logs / f"{n:03d}-run.log", plan.timeout, plan.root)
         runs.append(_run_record(plan, path, "run", sel.run, entry, res_main,
-                                command(_argv(plan, path, sel.run, entry), _environ(plan), ())))
+                                command(_argv(plan, path, sel.run, entry), _environ(plan), _unset(plan))))
         got = _outcomes(res_main)
     rechecked: dict[tuple[str, str], TestOutcome] = {}
     res_re: JobResult | None = None
     if plan.recheck and sel.disabled:
-        unset = [plan.variable] if plan.variable else []
+        unset = _unset(plan)
         res_re = _job(runner, "upstream_run", {"path": str(plan.root / path), "selectors": sel.disabled,
                                                "entry": entry, "environ": {}, "unset": unset},
                       logs / f"{n:03d}-recheck.log", plan.timeout, plan.root)
@@ -189,7 +208,7 @@ def run_file(plan: TargetPlan, runner: Runner, cand: FileCandidates, data: bytes
     for t in sel.tests:
         if t.status == "run":
             assert res_main is not None
-            o = got.get(_sel_key(t.selector))
+            o = outcome_for(t.selector, got)
             if o is None:
                 why = _unreported(res_main)
                 t = replace(t, status="not_started", why=why, detail=phrase(why))
@@ -200,7 +219,7 @@ def run_file(plan: TargetPlan, runner: Runner, cand: FileCandidates, data: bytes
                     detail = "an expected failure: the test marks itself as failing here"
                 t = replace(t, status=status, outcome=o.outcome, detail=detail)
         elif t.status == "disabled" and res_re is not None:
-            o = rechecked.get(_sel_key(t.selector))
+            o = outcome_for(t.selector, rechecked)
             if o is None:
                 t = replace(t, rechecked="not_started", rechecked_detail=phrase(_unreported(res_re)))
             else:
@@ -211,9 +230,15 @@ def run_file(plan: TargetPlan, runner: Runner, cand: FileCandidates, data: bytes
 
 
 def _environ(plan: TargetPlan) -> dict[str, str]:
-    if plan.variable and plan.list_path is not None:
-        return {plan.variable: str(plan.list_path)}
+    """Variables the runs set: none. The list is applied by the selection, with the backend's rule;
+    pointing the backend's variable at it would let PyTorch's own ``check_if_enable`` apply it again
+    with PyTorch's rule wherever the backend's replacement of it is not loaded (another platform rule)."""
     return {}
+
+
+def _unset(plan: TargetPlan) -> list[str]:
+    """The backend's variable is unset in every run: a shell that exports it changes nothing."""
+    return [plan.variable] if plan.variable else []
 
 
 def missing_note(m: Missing) -> Note:
