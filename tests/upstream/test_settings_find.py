@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
+from torchparity.cli import main
 from torchparity.config import Config, load_preset
 from torchparity.errors import UsageError
 from torchparity.records.coverage import RefCoverage
 from torchparity.records.coverage import TestHit as Hit
+from torchparity.store import Store
 from torchparity.upstream.find import (
     PYTEST,
     UNITTEST,
@@ -83,3 +86,16 @@ def test_a_given_test_is_path_class_name() -> None:
     assert (w.path, w.klass, w.name, w.how) == ("test/test_autograd.py", "TestMultithreadAutograd", "test_x", "given")
     with pytest.raises(UsageError, match="PATH::Class::test_name"):
         parse_given("TestMultithreadAutograd.test_x")
+
+
+@pytest.mark.parametrize("args, said", [
+    ([], "no test tree to search"),
+    (["--repo", "/nonexistent/backend"], "repository folder not found"),
+    (["--upstream-repo", "/"], "not a git repository"),
+    (["--repo", ".", "--test", "TestX.test_y"], "PATH::Class::test_name"),
+])
+def test_bad_input_is_refused_before_any_interpreter_starts(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], said: str) -> None:
+    code = main(["upstream", "torch.add", "--python", "/nonexistent/python", *args, "--store", str(tmp_path / "s")])
+    assert code == 2 and said in capsys.readouterr().err
+    assert not (tmp_path / "s").exists() or Store(tmp_path / "s").runs() == []  # no run left behind

@@ -115,25 +115,32 @@ def _disabled_list(settings: UpstreamSettings, repo: Path | None, commit: str, t
     return None, ""
 
 
+def check_options(cfg: Config, opt: UpstreamOptions) -> tuple[UpstreamSettings, list[Wanted]]:
+    """Bad input is refused before any interpreter starts: the settings and the given tests."""
+    check_timeout(opt.timeout)
+    if not opt.envs:
+        raise UsageError("no environment given; pass --python PY or --env NAME")
+    if opt.repo is None and opt.upstream_repo is None:
+        raise UsageError("no test tree to search: pass --repo R (the backend's vendored upstream files) "
+                         "and/or --upstream-repo PATH (a PyTorch clone)")
+    for path in (opt.repo, opt.upstream_repo):
+        if path is not None:
+            repo_root(path)
+    return upstream_settings(cfg), [parse_given(t) for t in opt.tests]
+
+
 class _Stage:
     def __init__(self, store: Store, cfg: Config, opt: UpstreamOptions, coverage: ApiCoverage | None,
                  aliases: AliasTable | None, hooks: UpstreamHooks | None) -> None:
         self.store, self.cfg, self.opt = store, cfg, opt
         self.coverage, self.aliases = coverage, aliases
         self.hooks = hooks or UpstreamHooks()
-        self.settings = upstream_settings(cfg)
-        self.given: list[Wanted] = [parse_given(t) for t in opt.tests]
+        self.settings, self.given = check_options(cfg, opt)
         self.notes: list[str] = []
         self.lists: dict[str, DisabledList] = {}
         self.selection = GIVEN if self.given else ""
-        check_timeout(opt.timeout)
-        if not opt.envs:
-            raise UsageError("no environment given; pass --python PY or --env NAME")
         self.root = repo_root(opt.repo) if opt.repo is not None else None
         self.clone = repo_root(opt.upstream_repo) if opt.upstream_repo is not None else None
-        if self.root is None and self.clone is None:
-            raise UsageError("no test tree to search: pass --repo R (the backend's vendored upstream files) "
-                             "and/or --upstream-repo PATH (a PyTorch clone)")
         if self.root is not None and not self.settings.vendored:
             self.notes.append(f"{cfg.source} names no vendored upstream files ([upstream] vendored): "
                               "the backend repo is not searched")
@@ -286,4 +293,4 @@ def upstream_stage(store: Store, cfg: Config, opt: UpstreamOptions, coverage: Ap
     return _Stage(store, cfg, opt, coverage, aliases, hooks).run()
 
 
-__all__ = ["UpstreamHooks", "UpstreamOptions", "has_candidates", "upstream_stage"]
+__all__ = ["UpstreamHooks", "UpstreamOptions", "check_options", "has_candidates", "upstream_stage"]

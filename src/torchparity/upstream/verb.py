@@ -19,7 +19,7 @@ from ..fsutil import atomic_write
 from ..records.upstream import UpstreamRecord
 from ..store import Store
 from ..store import put as put_record
-from .stage import UpstreamHooks, UpstreamOptions, upstream_stage
+from .stage import UpstreamHooks, UpstreamOptions, check_options, upstream_stage
 
 #: a run's result -> the verb's exit code
 EXIT_OF = {"PASS": ExitCode.OK, "FAIL": ExitCode.FAILED, "NOT_RUN": ExitCode.FAILED,
@@ -38,6 +38,7 @@ class UpstreamOutcome:
 
 def run_upstream(store: Store, cfg: Config, opt: UpstreamOptions, argv: list[str],
                  hooks: UpstreamHooks | None = None) -> UpstreamOutcome:
+    check_options(cfg, opt)
     env = opt.envs[0]
     hooks = hooks or UpstreamHooks()
     hooks.stage(f"resolve {opt.api} in {env.name}")
