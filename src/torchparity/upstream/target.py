@@ -121,8 +121,12 @@ def _run_record(plan: TargetPlan, path: str, purpose: str, selectors: list[str],
                 command_text: str) -> UpstreamRun:
     r = res.result.get("runner") if isinstance(res.result.get("runner"), dict) else {}
     assert isinstance(r, dict)
+    how = res.how
+    if how.startswith("a fresh interpreter"):  # the agent ran it, not the literal command
+        how = ("a fresh interpreter running torchparity's agent for this step, which runs the selected tests "
+               "the way COMMAND does (the file as __main__ with its argv, or pytest with the node ids)")
     return UpstreamRun(
-        file=path, purpose=purpose, command=command_text, how=res.how, status=res.status,
+        file=path, purpose=purpose, command=command_text, how=how, status=res.status,
         exit_code=res.exit_code, output=res.output, selected=tuple(selectors),
         runner_kind=str(r.get("kind") or ""), runner_sessions=int(r.get("sessions") or 0),
         runner_finished=int(r.get("finished") or 0), tests_run=int(r.get("tests_run") or 0),
