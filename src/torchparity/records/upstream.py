@@ -191,7 +191,7 @@ class UpstreamRecord(Record):
     selection: str
     recheck: bool = False
     targets: tuple[UpstreamTarget, ...] = ()
-    #: the OpInfo names of the API (an operator's OpInfo-driven tests are chosen by them)
+    #: the OpInfo names of the API whose OpInfo-driven tests were chosen
     opinfos: tuple[str, ...] = ()
     #: why a source was not searched (no tag for this torch version, ...), in the terminal's words
     notes: tuple[str, ...] = ()

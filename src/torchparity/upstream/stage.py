@@ -193,8 +193,9 @@ class _Stage:
         with temporary_dir("upstream-jobs") as logs:
             for i, env in enumerate(self.opt.envs):
                 targets.extend(self._env(env, backend, logs / str(i)))
+        opinfos = tuple(sorted({t.opinfo for target in targets for t in target.tests if t.opinfo}))
         return UpstreamRecord(api=self.opt.api, selection=self.selection or "direct", recheck=self.opt.recheck,
-                              targets=tuple(targets), notes=tuple(dict.fromkeys(self.notes)))
+                              targets=tuple(targets), opinfos=opinfos, notes=tuple(dict.fromkeys(self.notes)))
 
     def _env(self, env: EnvSpec, backend: list[_Source], logs: Path) -> list[UpstreamTarget]:
         logs.mkdir(parents=True, exist_ok=True)
