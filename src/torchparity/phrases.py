@@ -39,6 +39,8 @@ PHRASES: dict[str, tuple[str, str]] = {
                               "由 OpInfo 驱动：共 {count} 个实例（每个算子一个），其中没有该 API 的 OpInfo"),
     "upstream_budget": ("beyond max_tests ({count} per target); run it with --test",
                         "超出每个目标最多 {count} 个用例的上限（max_tests），可用 --test 指定运行"),
+    "upstream_no_runner": ("the file stopped before its test runner started: {detail}",
+                           "文件在测试运行器启动前就已退出：{detail}"),
     "upstream_unreported": ("the runner did not report it (the run ended {status}, exit code {exit_code})",
                             "运行器没有报告该用例（运行结束状态 {status}，退出码 {exit_code}）"),
 }

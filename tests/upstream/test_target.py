@@ -35,3 +35,18 @@ def test_a_selectors_outcome() -> None:
     found = outcome_for("test/test_p.py::test_y", got)
     assert found is not None and found.outcome == "failed"
     assert outcome_for("TestFooCPU.test_z_cpu", got) is None
+
+
+def test_a_run_that_stopped_before_its_runner_says_the_files_own_error() -> None:
+    from torchparity.exec import JobResult
+    from torchparity.upstream.target import _unreported
+
+    res = JobResult("upstream_run", "FAIL", 1, None, 1.0,
+                    "Traceback (most recent call last):\n  File \"test_torch.py\", line 10714\n"
+                    "AttributeError: module 'torch_npu.npu' has no attribute 'config'\n",
+                    result={"runner": {"kind": "", "sessions": 0, "finished": 0, "tests_run": 0}})
+    note = _unreported(res)
+    assert note.code == "upstream_no_runner"
+    assert note.args["detail"] == "AttributeError: module 'torch_npu.npu' has no attribute 'config'"
+    started = JobResult("upstream_run", "CRASH", None, 9, 1.0, "", result={"runner": {"sessions": 1, "finished": 0}})
+    assert _unreported(started).code == "upstream_unreported"

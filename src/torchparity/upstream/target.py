@@ -148,6 +148,10 @@ def _outcomes(res: JobResult) -> dict[tuple[str, str], TestOutcome]:
 
 
 def _unreported(res: JobResult) -> Note:
+    runner = res.result.get("runner")
+    if isinstance(runner, dict) and not runner.get("sessions"):
+        # the file stopped before its runner started (its main block failed): its own words say why
+        return Note.of("upstream_no_runner", detail=_message(res.output) or f"exit code {res.exit_code}")
     return Note.of("upstream_unreported", status=res.status, exit_code="" if res.exit_code is None else res.exit_code)
 
 
