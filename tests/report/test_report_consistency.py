@@ -111,6 +111,7 @@ def _sets(fx_full: Fixture, fx_bare: Fixture) -> dict[str, list[RunRecords]]:
         "hostile": _hostile(full) + [change_run],
         "upstream": [replace(full[0], upstream=upstream_record(),
                              task=full[0].task.replace(upstream_note=NOTE) if full[0].task else None), *full[1:]],
+        "upstream-emulated": [replace(full[0], upstream=upstream_record(emulated="npu")), *full[1:]],
     }
 
 
@@ -208,6 +209,8 @@ def _official_holds(rec: UpstreamRecord, text: str, lang: str) -> None:
             assert any(words[t.status] in ln for ln in lines), (target.label, t.status)
         for e in target.stale:
             assert f"`{e.key}`" in text
+            # a stale entry found on an emulated device is never called stale: it is no hardware evidence
+            assert (("过期的禁用条目" in text or "Stale disabled entry" in text) is not bool(target.emulated))
         if target.error:
             assert f"`{target.error}`" in text
 

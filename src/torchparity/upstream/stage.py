@@ -209,6 +209,9 @@ class _Stage:
             torch_version = str(facts.get("torch_version") or "")
             platform = f"{facts.get(f'{dev}_device_name') or ''};{facts.get('platform') or ''}"
             problem = str(probe.result.get("device_problem") or "")
+            # the backend says it is an emulation (``<module>_emulated`` in the probe): its tests are a dry run
+            emulated = dev if any(k.endswith("_emulated") and not k.startswith("environ_") and v
+                                  for k, v in facts.items()) else ""
             if probe.status != "OK":
                 problem = problem or f"the environment probe ended {probe.status}"
             sources = list(backend)
@@ -219,7 +222,7 @@ class _Stage:
                 label = f"{src.ref}@{env.name}" if src.kind == "backend" else f"pytorch-{src.ref}@{env.name}"
                 base = UpstreamTarget(label=label, source=src.kind, ref=src.ref, commit=src.commit, env=env.name,
                                       python=env.python, device=dev, torch_version=torch_version,
-                                      platform=platform, hardware=env.hardware)
+                                      platform=platform, hardware=env.hardware, emulated=emulated)
                 if problem:
                     t = replace(base, result="ERROR", error=problem)
                 else:
@@ -261,7 +264,8 @@ class _Stage:
             plan = TargetPlan(
                 label=base.label, source=src.kind, ref=src.ref, commit=src.commit, root=tree, files=files,
                 env=base.env, python=base.python, device=base.device, torch_version=base.torch_version,
-                platform=base.platform, hardware=base.hardware, disabled=disabled, disabled_sha256=dsha,
+                platform=base.platform, hardware=base.hardware, emulated=base.emulated, disabled=disabled,
+                disabled_sha256=dsha,
                 list_path=list_path, variable=self.settings.disabled.variable if disabled is not None else "",
                 recheck=self.opt.recheck, budget=self.settings.max_tests, timeout=self.opt.timeout,
                 api=self.opt.api, entries={fc.path: entry_kind(data) for fc, data in files},
