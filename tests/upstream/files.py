@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
+from tests.conftest import git, write
 
 API = "torch.autograd.grad_mode.set_grad_enabled.clone"
 
@@ -103,17 +106,29 @@ STALE_KEY = "test_set_grad_enabled_clone_dtype (__main__.TestGradModeCloneCPU)"
 HOLDS_KEY = "test_set_grad_enabled_clone_wrong_cpu (__main__.TestGradModeCloneCPU)"
 HOLDS_REASON = "clone keeps the wrong mode on this device"
 
+#: the same entries for the npu, spelled as Ascend's list spells them: the template's name under the
+#: class's ``NPU`` alias (``TestGradModeClonePRIVATEUSE1`` is its instantiated name), or the instance's
+STALE_KEY_NPU = "test_set_grad_enabled_clone_dtype (__main__.TestGradModeCloneNPU)"
+HOLDS_KEY_NPU = "test_set_grad_enabled_clone_wrong_npu (__main__.TestGradModeClonePRIVATEUSE1)"
+#: per device type: the stale key, the key that holds
+KEYS = {"cpu": (STALE_KEY, HOLDS_KEY), "npu": (STALE_KEY_NPU, HOLDS_KEY_NPU)}
+
 DISABLED = {
     # tagged A2: it applies everywhere but on a 910A (Ascend's rule), so on the cpu too
     STALE_KEY: ["", ["A2"]],
     HOLDS_KEY: [HOLDS_REASON, [""]],
+    STALE_KEY_NPU: ["", ["A2"]],
+    HOLDS_KEY_NPU: [HOLDS_REASON, [""]],
     # tagged 910A: not on this machine, so the test runs
     "test_set_grad_enabled_clone_cpu (__main__.TestGradModeClone)": ["only on 910A", ["910A"]],
+    "test_set_grad_enabled_clone_npu (__main__.TestGradModeCloneNPU)": ["only on 910A", ["910A"]],
     # a test that does not use the API: never selected, counted among the file's disabled tests
     "test_unrelated_cpu (__main__.TestGradModeCloneCPU)": ["", [""]],
+    "test_unrelated_npu (__main__.TestGradModeCloneNPU)": ["", [""]],
     "a key of another shape": ["", [""]],
 }
-TYPES_DOC = {STALE_KEY: {"DTYPE": "float64 not supported"}, HOLDS_KEY: {"VALUE": "mode is lost"}}
+TYPES_DOC = {key: doc for keys in KEYS.values()
+             for key, doc in zip(keys, ({"DTYPE": "float64 not supported"}, {"VALUE": "mode is lost"}), strict=True)}
 NAMES_DOC = {"DTYPE": "some data types cannot be supported", "VALUE": "value error"}
 
 CONFIG = '''
@@ -135,3 +150,15 @@ def repo_files() -> dict[str, str]:
         TYPES: json.dumps(TYPES_DOC),
         NAMES: json.dumps(NAMES_DOC),
     }
+
+
+def make_backend(root: Path) -> Path:
+    """The fixture backend repo (one commit on master) in ``root/backend``."""
+    repo = root / "backend"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "master")
+    for rel, text in repo_files().items():
+        write(repo / rel, text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "vendored upstream tests and the disabled list")
+    return repo

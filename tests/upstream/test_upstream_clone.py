@@ -11,7 +11,7 @@ import torch
 
 from tests.conftest import git, write
 from tests.upstream import files
-from tests.upstream.test_upstream_cpu import make_backend
+from tests.upstream.files import make_backend
 from torchparity.cli import main
 from torchparity.store import Store, read_run
 from torchparity.upstream.find import torch_tag

@@ -1,5 +1,5 @@
 """The upstream stage inside ``verify``: its record in the run, its section in each target's evidence
-log, its part in the PR description (the fixture backend repo of test_upstream_cpu, real torch)."""
+log, its part in the PR description (the fixture backend repo of tests/upstream/files.py, real torch)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.upstream import files
-from tests.upstream.test_upstream_cpu import make_backend
+from tests.upstream.files import make_backend
 from torchparity.cli import main
 from torchparity.store import Store, read_run
 

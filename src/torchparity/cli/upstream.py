@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from ..collect import select_envs
+from ..collect import emulation_notes, select_envs
 from ..records.upstream import UpstreamRecord, UpstreamTarget
 from ..store import Store
 from ..upstream import UpstreamHooks, UpstreamOptions
@@ -20,6 +20,7 @@ from ._app import (
     ConfigOpt,
     CpuFallbackOpt,
     DebugOpt,
+    EmulateOpt,
     JsonOpt,
     StoreOpt,
     app,
@@ -74,6 +75,7 @@ def upstream(
     env: Annotated[list[str] | None, typer.Option("--env", metavar="NAME", help="Named environment from torchparity.toml (repeatable).")] = None,
     python: Annotated[list[str] | None, typer.Option("--python", metavar="PY", help="Interpreter with torch (repeatable).")] = None,
     device: Annotated[str | None, typer.Option("--device", metavar="D", help="auto|cpu|cuda|npu|xpu|mps|<name>.")] = None,
+    emulate: EmulateOpt = None,
     upstream_repo: Annotated[Path | None, typer.Option("--upstream-repo", metavar="PATH", help="A PyTorch clone: its test/ at the tag of each environment's torch version.")] = None,
     recheck_disabled: Annotated[bool, typer.Option("--recheck-disabled", help="Run the API's disabled tests too, without the list: one that passes is a stale entry.")] = False,
     test: Annotated[list[str] | None, typer.Option("--test", metavar="PATH::Class::test", help="Run this official test (repeatable) instead of the ones coverage finds.")] = None,
@@ -88,8 +90,11 @@ def upstream(
 ) -> int:
     """Find the API's upstream official tests, run exactly those on each target with the disabled lists."""
     cfg = config_for(config, repo)
+    envs = select_envs(cfg, env, python, emulate)
+    for note in emulation_notes(envs):
+        err.print(note, markup=False)
     options = UpstreamOptions(
-        api=api, repo=repo, refs=list(ref or []), envs=select_envs(cfg, env, python), device=device or "",
+        api=api, repo=repo, refs=list(ref or []), envs=envs, device=device or "",
         upstream_repo=upstream_repo, recheck=recheck_disabled, tests=list(test or []),
         mode="fresh" if fresh else "warm", timeout=timeout, allow_cpu_fallback=allow_cpu_fallback,
     )

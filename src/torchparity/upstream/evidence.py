@@ -14,6 +14,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
+from ..emulated import device_label
 from ..exec.ship import UNSET_VARIABLES
 from ..records.upstream import UpstreamTarget, UpstreamTest
 from ..textsafe import one_line
@@ -28,6 +29,12 @@ def command(python: str, argv: Sequence[str], set_vars: dict[str, str] | None = 
     prefix = ["env", *[f"-u {n}" for n in (*UNSET_VARIABLES, *unset)], "PYTHONNOUSERSITE=1"]
     assigns = [f"{k}={shlex.quote(v)}" for k, v in (set_vars or {}).items()]
     return " ".join([*prefix, *assigns, shlex.join([python, *argv])])
+
+
+def emulated_line(t: UpstreamTarget) -> str:
+    """The EMULATED line of a target whose device is emulated on CPU (as the collect log says it)."""
+    return (f"EMULATED={t.emulated} emulated on CPU: a dry run of the device paths, not hardware evidence; "
+            "a disabled test passing here is no stale entry until it passes on hardware")
 
 
 def test_line(t: UpstreamTest) -> str:
@@ -53,7 +60,10 @@ def test_line(t: UpstreamTest) -> str:
 def section(t: UpstreamTarget) -> list[str]:
     """The section's lines (starting with a blank line, as every section of the log does)."""
     where = "backend vendored upstream files" if t.source == "backend" else "PyTorch"
-    lines = ["", SECTION, f"UPSTREAM_SOURCE={where} {t.ref} ({t.commit})", f"UPSTREAM_DEVICE={t.device}"]
+    lines = ["", SECTION, f"UPSTREAM_SOURCE={where} {t.ref} ({t.commit})",
+             f"UPSTREAM_DEVICE={device_label(t.device, t.emulated)}"]
+    if t.emulated:
+        lines.append(emulated_line(t))
     if t.platform:
         lines.append(f"UPSTREAM_PLATFORM={one_line(t.platform)}")
     if t.disabled_list:
@@ -102,7 +112,8 @@ def target_log(t: UpstreamTarget, probe_output: str, probe_exit: int | None, mod
     lines = [RULE, f"TARGET_BRANCH={t.ref}", f"COMMIT={t.commit}", f"PYTHON={t.python}"]
     for f in t.files:
         lines += [f"TEST_FILE={f.path}", f"TEST_FILE_SHA256={f.sha256}"]
-    lines += [f"RUN_MODE={'warm-worker' if mode == 'warm' else 'fresh'}", f"DEVICE={t.device}", RULE,
+    lines += [f"RUN_MODE={'warm-worker' if mode == 'warm' else 'fresh'}",
+              f"DEVICE={device_label(t.device, t.emulated)}", *([emulated_line(t)] if t.emulated else []), RULE,
               "", "===== ENVIRONMENT PROBE ====="]
     if probe_output:
         lines.extend(probe_output.rstrip("\n").split("\n"))

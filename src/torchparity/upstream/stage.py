@@ -17,11 +17,13 @@ from typing import Any
 from ..collect import EnvSpec
 from ..config import Config
 from ..coverage.aliases import AliasTable
+from ..emulated import RunnerSettings, emulation, runner_settings
 from ..errors import UsageError
 from ..exec import Job, Runner, check_timeout, make_runner
 from ..exec.interrupt import temporary_dir
 from ..gitrepo import blob_bytes, repo_root, resolve_commit
 from ..records.coverage import ApiCoverage, RefCoverage
+from ..records.target import emulated_in
 from ..records.upstream import UpstreamRecord, UpstreamTarget
 from ..store import Store, sha256_bytes
 from .checkout import test_tree
@@ -86,9 +88,11 @@ def _facts(res_result: dict[str, Any]) -> dict[str, Any]:
     return {str(k): v for k, v in res_result.get("facts", [])}
 
 
-def _runner(opt: UpstreamOptions, cfg: Config, env: EnvSpec, logs: Path) -> tuple[Runner, str]:
-    device = env.device or opt.device or cfg.device
-    return make_runner(opt.mode, env.python, cfg.backend_module, device, logs, opt.allow_cpu_fallback), device
+def _runner(opt: UpstreamOptions, cfg: Config, env: EnvSpec, logs: Path) -> tuple[Runner, RunnerSettings]:
+    """The environment's runner (an emulated one runs with the emulation first on its path)."""
+    run = runner_settings(env.emulated, cfg.backend_module, env.device or opt.device or cfg.device)
+    return make_runner(opt.mode, env.python, run.backend_module, run.device, logs, opt.allow_cpu_fallback,
+                       run.environ), run
 
 
 def _ref_coverage(coverage: ApiCoverage | None, ref: str, upstream: bool) -> RefCoverage | None:
@@ -200,18 +204,17 @@ class _Stage:
     def _env(self, env: EnvSpec, backend: list[_Source], logs: Path) -> list[UpstreamTarget]:
         logs.mkdir(parents=True, exist_ok=True)
         self.hooks.stage(f"probe {env.name}")
-        runner, device = _runner(self.opt, self.cfg, env, logs)
+        runner, run = _runner(self.opt, self.cfg, env, logs)
         out: list[UpstreamTarget] = []
         try:
             probe = runner.run(Job("probe", {}, logs / "probe.log", self.opt.timeout))
             facts = _facts(probe.result)
-            dev = str(probe.result.get("device_type") or device)
+            dev = str(probe.result.get("device_type") or run.device)
             torch_version = str(facts.get("torch_version") or "")
             platform = f"{facts.get(f'{dev}_device_name') or ''};{facts.get('platform') or ''}"
             problem = str(probe.result.get("device_problem") or "")
-            # the backend says it is an emulation (``<module>_emulated`` in the probe): its tests are a dry run
-            emulated = dev if any(k.endswith("_emulated") and not k.startswith("environ_") and v
-                                  for k, v in facts.items()) else ""
+            # an emulated backend (--emulate, or one the probe names as such): its tests are a dry run
+            emulated = emulated_in(facts, dev) or (emulation(env.emulated).device if env.emulated else "")
             if probe.status != "OK":
                 problem = problem or f"the environment probe ended {probe.status}"
             sources = list(backend)
@@ -226,7 +229,7 @@ class _Stage:
                 if problem:
                     t = replace(base, result="ERROR", error=problem)
                 else:
-                    t = self._target(base, src, runner, logs)
+                    t = self._target(base, src, runner, run.environ, logs)
                 t = replace(t, log=target_log(t, probe.output, probe.exit_code, self.opt.mode))
                 self.hooks.done(t)
                 out.append(t)
@@ -234,7 +237,8 @@ class _Stage:
             runner.close()
         return out
 
-    def _target(self, base: UpstreamTarget, src: _Source, runner: Runner, logs: Path) -> UpstreamTarget:
+    def _target(self, base: UpstreamTarget, src: _Source, runner: Runner, environ: dict[str, str],
+                logs: Path) -> UpstreamTarget:
         found = self._found(src)
         files = []
         for fc in found.files:
@@ -273,7 +277,8 @@ class _Stage:
             python = base.python
 
             def literal(argv: Sequence[str], set_vars: dict[str, str], unset: Sequence[str]) -> str:
-                return command(python, argv, set_vars, unset)
+                # the runner's own variables (an emulation's PYTHONPATH) first, as the run sets them
+                return command(python, argv, {**environ, **set_vars}, unset)
 
             t = run_target(plan, runner, logs, literal)
         return replace(t, hardware=base.hardware)

@@ -14,6 +14,7 @@ from pathlib import Path
 from ..api import agent_session, resolve_api
 from ..config import Config
 from ..coverage.environment import resolved_table
+from ..emulated import runner_settings
 from ..errors import ExitCode
 from ..fsutil import atomic_write
 from ..records.upstream import UpstreamRecord
@@ -42,9 +43,10 @@ def run_upstream(store: Store, cfg: Config, opt: UpstreamOptions, argv: list[str
     env = opt.envs[0]
     hooks = hooks or UpstreamHooks()
     hooks.stage(f"resolve {opt.api} in {env.name}")
-    with agent_session(env.python, cfg.backend_module, env.device or opt.device or cfg.device,
-                       mode=opt.mode, allow_cpu_fallback=opt.allow_cpu_fallback) as session:
-        (info,) = resolve_api([opt.api], env.python, cfg.backend_module, trace=False, session=session)
+    first = runner_settings(env.emulated, cfg.backend_module, env.device or opt.device or cfg.device)
+    with agent_session(env.python, first.backend_module, first.device, mode=opt.mode,
+                       allow_cpu_fallback=opt.allow_cpu_fallback, environ=first.environ) as session:
+        (info,) = resolve_api([opt.api], env.python, first.backend_module, trace=False, session=session)
     opt.api = info.canonical
     opt.operator = opt.operator or info.category == "operator"
     record = upstream_stage(store, cfg, opt, aliases=resolved_table([info.resolution]), hooks=hooks)

@@ -41,6 +41,7 @@ from ..collect import (
 )
 from ..config import Config
 from ..coverage import coverage_for
+from ..coverage.environment import resolved_table
 from ..coverage.spellings import assemble, docs_names
 from ..docs import DocsTree, add_entry, check_in_tree, folder_name, normalize_version
 from ..docs.tree import find_docs_dir
