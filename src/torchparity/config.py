@@ -70,6 +70,8 @@ class Config:
     scaffold: dict[str, Any] = field(default_factory=dict)
     docs: dict[str, Any] = field(default_factory=dict)
     report: dict[str, Any] = field(default_factory=dict)
+    #: the backend's vendored upstream test files and its disabled lists (``upstream.settings``)
+    upstream: dict[str, Any] = field(default_factory=dict)
     #: the backend's spellings of PyTorch names, for coverage (``torch.npu`` is ``torch_npu.npu``)
     backend_aliases: dict[str, str] = field(default_factory=dict)
     #: how this config was chosen, when the user did not choose it (a preset detected in --repo, or
@@ -163,6 +165,7 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 _TOP_KEYS = {
     "preset", "backend_module", "device", "test_roots", "active_branches",
     "maintenance_branches", "maintenance_reason", "envs", "scaffold", "docs", "report", "backend_aliases",
+    "upstream",
 }
 
 
@@ -241,6 +244,7 @@ def _build(data: dict[str, Any], preset: str, source: str) -> Config:
         scaffold=_table(data, "scaffold", source),
         docs=docs,
         report=_table(data, "report", source),
+        upstream=_table(data, "upstream", source),
         backend_aliases=_aliases(data, source),
     )
 

@@ -25,10 +25,28 @@ PHRASES: dict[str, tuple[str, str]] = {
     "device_unavailable": ("{detail}", "所需设备不可用：{detail}"),
     "not_a_pass": ("{path}: not a pass: {detail}", "{path} 不能算作通过：{detail}"),
     "text": ("{text}", "{text}"),
+    # why an official test did not start (records.upstream)
+    "upstream_missing_module_repo": ("the file could not start: the repo lacks {path} (module {module})",
+                                     "文件未能启动：仓库缺少 {path}（模块 {module}）"),
+    "upstream_missing_module_env": ("the file could not start: the environment has no module {module}",
+                                    "文件未能启动：环境中没有模块 {module}"),
+    "upstream_missing_file": ("the file could not start: the repo lacks the file {path}",
+                              "文件未能启动：仓库缺少文件 {path}"),
+    "upstream_file_error": ("the file could not start: {detail}", "文件未能启动：{detail}"),
+    "upstream_no_instance": ("the file holds no instance of it for {device} (instantiated for: {devices})",
+                             "该文件没有它在 {device} 上的实例（已实例化的设备：{devices}）"),
+    "upstream_opinfo_other": ("OpInfo-driven: {count} instance(s), one per operator, none for the API's OpInfo",
+                              "由 OpInfo 驱动：共 {count} 个实例（每个算子一个），其中没有该 API 的 OpInfo"),
+    "upstream_budget": ("beyond max_tests ({count} per target); run it with --test",
+                        "超出每个目标最多 {count} 个用例的上限（max_tests），可用 --test 指定运行"),
+    "upstream_no_runner": ("the file stopped before its test runner started: {detail}",
+                           "文件在测试运行器启动前就已退出：{detail}"),
+    "upstream_unreported": ("the runner did not report it (the run ended {status}, exit code {exit_code})",
+                            "运行器没有报告该用例（运行结束状态 {status}，退出码 {exit_code}）"),
 }
 
 #: args shown as quoted evidence (code spans in Markdown): they are the tool's or a test's own words
-QUOTED = frozenset({"detail", "path", "text", "status"})
+QUOTED = frozenset({"detail", "path", "text", "status", "module", "devices"})
 
 
 def phrase(note: Note, lang: str = "en", markdown: bool = False) -> str:

@@ -17,8 +17,17 @@ from pathlib import Path
 import pytest
 
 from tests.report.report_fixtures import API, Fixture, build_fixture
+from tests.report.upstream_fixture import NOTE, upstream_record
 from torchparity.cli import main
-from torchparity.records import ApiCoverage, ApiInfo, Note, RunRecords, Step, TargetEvidence
+from torchparity.records import (
+    ApiCoverage,
+    ApiInfo,
+    Note,
+    RunRecords,
+    Step,
+    TargetEvidence,
+    UpstreamRecord,
+)
 from torchparity.records.run import RunInfo
 from torchparity.report import ReportModel, build_report, render
 from torchparity.store import Store, keep, read_run
@@ -100,6 +109,9 @@ def _sets(fx_full: Fixture, fx_bare: Fixture) -> dict[str, list[RunRecords]]:
                                        Note.of("environment_broken", detail="import torch_npu failed (No module)")]),
         "no-repo": no_repo,
         "hostile": _hostile(full) + [change_run],
+        "upstream": [replace(full[0], upstream=upstream_record(),
+                             task=full[0].task.replace(upstream_note=NOTE) if full[0].task else None), *full[1:]],
+        "upstream-emulated": [replace(full[0], upstream=upstream_record(emulated="npu")), *full[1:]],
     }
 
 
@@ -179,6 +191,28 @@ def _facts_hold(model: ReportModel, runs: list[RunRecords], kind: str, lang: str
     for note in (n for rec in records for n in rec.notes):
         if kind == "pr":
             assert note.code != "text"
+    official = next((r.upstream for r in runs if r.upstream is not None), None)
+    if official is not None and kind in ("pr", "comment"):
+        _official_holds(official, text, lang)
+
+
+def _official_holds(rec: UpstreamRecord, text: str, lang: str) -> None:
+    """Each official test, its result on each target as the record says it, and every stale key."""
+    words = {"zh": {"passed": "通过", "failed": "未通过", "disabled": "已禁用", "skipped": "用例自身跳过",
+                    "not_started": "未启动"},
+             "en": {"passed": "passed", "failed": "failed", "disabled": "disabled", "skipped": "skipped by the test",
+                    "not_started": "not started"}}[lang]
+    for target in rec.targets:
+        for t in target.tests:
+            assert f"- `{t.test}`" in text
+            lines = [ln for ln in text.splitlines() if ln.startswith(f"  - {target.label}")]
+            assert any(words[t.status] in ln for ln in lines), (target.label, t.status)
+        for e in target.stale:
+            assert f"`{e.key}`" in text
+            # a stale entry found on an emulated device is never called stale: it is no hardware evidence
+            assert (("过期的禁用条目" in text or "Stale disabled entry" in text) is not bool(target.emulated))
+        if target.error:
+            assert f"`{target.error}`" in text
 
 
 # -- one language per text -------------------------------------------------------------------

@@ -7,7 +7,7 @@ the structured answer.
 
 import os
 
-from . import alias_facts, backend, probe, resolve, scaffold_facts, state, testrun, trace
+from . import alias_facts, backend, probe, resolve, scaffold_facts, state, testrun, trace, upstream
 
 
 class Context(object):
@@ -121,4 +121,6 @@ OPS = {
     "trace": trace.op_trace,
     "scaffold_facts": scaffold_facts.op_scaffold_facts,
     "alias_facts": alias_facts.op_alias_facts,
+    "upstream_list": upstream.op_upstream_list,
+    "upstream_run": upstream.op_upstream_run,
 }

@@ -114,6 +114,8 @@ def verify(
     out_dir: Annotated[Path | None, typer.Option("--out", metavar="DIR", help="Folder for the reports (default torchparity-out/<api>).")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="A new interpreter per step instead of the warm worker.")] = False,
     allow_cpu_fallback: CpuFallbackOpt = False,
+    upstream_repo: Annotated[Path | None, typer.Option("--upstream-repo", metavar="PATH", help="A PyTorch clone: its test/ at each environment's torch version is searched for the API's official tests too.")] = None,
+    recheck_disabled: Annotated[bool, typer.Option("--recheck-disabled", help="Run the official tests the disabled list removes too; one that passes is a stale entry.")] = False,
     timeout: Annotated[float, typer.Option("--timeout", metavar="S", help="Seconds per step.")] = 900.0,
     json_out: JsonOpt = False,
     config: ConfigOpt = None,
@@ -133,7 +135,7 @@ def verify(
         docs=docs, docs_versions=list(docs_version) if docs_version else None, docs_add=docs_add,
         docs_status=docs_status, scaffold=scaffold, into=into, lang=lang.value, out=out_dir, fresh=fresh,
         timeout=timeout, rev_range=rev_range, test_files=list(test_file or []), fields=given,
-        allow_cpu_fallback=allow_cpu_fallback,
+        allow_cpu_fallback=allow_cpu_fallback, upstream_repo=upstream_repo, recheck_disabled=recheck_disabled,
     )
     try:
         with ProgressReporter() as reporter:

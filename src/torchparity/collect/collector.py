@@ -94,6 +94,8 @@ class CollectOptions:
     task: TaskRecord | None = None
     #: a requested device that is not there runs on the cpu (the log says so) instead of ERROR
     allow_cpu_fallback: bool = False
+    #: target label -> lines an earlier stage adds to that target's log (the upstream stage's section)
+    log_sections: dict[str, list[str]] = field(default_factory=dict)
 
 
 class Reporter:
@@ -320,7 +322,7 @@ class Collector:
             raise Interrupted(f"interrupted before {target.label} started")
         rec = self.collect(target)
         rec.run_id = run_id
-        log = render_log(rec).encode("utf-8")
+        log = render_log(rec, self.opt.log_sections.get(target.label, ())).encode("utf-8")
         self.store.add_target(
             run_id, label=target.label, ref=target.ref, env=target.env.name,
             result=rec.result, log=log, record=rec.to_json(),

@@ -9,6 +9,7 @@ step ran (fresh interpreter, or forked child of a warm worker).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ..phrases import phrase
 from ..records.target import BAD_OUTCOMES, Step, TargetRecord
@@ -90,7 +91,9 @@ def _output(lines: list[str], text: str) -> None:
         lines.extend(text.rstrip("\n").split("\n"))
 
 
-def render_log(rec: TargetRecord) -> str:
+def render_log(rec: TargetRecord, sections: Sequence[str] = ()) -> str:
+    """The log of ``rec``; ``sections``: lines another stage adds before the notes (its own
+    ``===== SECTION =====`` headers included), e.g. the upstream stage's ``UPSTREAM TESTS``."""
     lines: list[str] = [RULE, f"TARGET_BRANCH={rec.ref}"]
     if rec.source_branch:
         lines.append(f"SOURCE_BRANCH={rec.source_branch}")
@@ -205,6 +208,7 @@ def render_log(rec: TargetRecord) -> str:
             lines.append(f"TRACE_OP={op['op']},devices:{'|'.join(op.get('devices') or []) or '-'},count:{op['count']}")
         _step_tail(lines, step, "DISPATCH_TRACE")
 
+    lines.extend(sections)
     for note in rec.notes:
         lines += ["", f"NOTE={one_line(phrase(note))}"]
     lines.append("")

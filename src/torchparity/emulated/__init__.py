@@ -10,6 +10,11 @@ it an installable package of its own (``pip install <that folder>``).
 environment in torchparity.toml runs that environment with the emulation's
 folder first on its interpreter's path (``PYTHONPATH``, written in every
 command the evidence log shows). Nothing is installed into the environment.
+The folder also holds the package's ``.dist-info`` with Ascend's
+``torch.backends`` entry point, so PyTorch's device autoload imports the
+emulation on ``import torch`` there, as it does an installed torch_npu: a test
+file that never imports torch_npu (PyTorch's own) still gets the npu when its
+literal command is replayed by hand.
 Every record and log of such a run says EMULATED.
 """
 

@@ -16,6 +16,7 @@ record              made by                              module
 ``DocsCheckRecord`` docs check (``DocsAddRecord``: add)  ``records.docs``
 ``ChangeRecord``    change (the PR's commits and files)  ``records.change``
 ``Checklist``       checklist                            ``records.checklist``
+``UpstreamRecord``  upstream (the API's official tests)  ``records.upstream``
 ``VerifyRecord``    verify / batch (the verdict)         ``records.verify``
 ==================  ===================================  ======================
 """
@@ -31,12 +32,13 @@ from .run import RunInfo, RunRecords, TargetEvidence
 from .scaffold import ScaffoldRecord
 from .target import Step, TargetRecord, TestFile
 from .task import TaskRecord
+from .upstream import UpstreamRecord
 from .verify import VerifyRecord
 
 __all__ = [
     "ApiCoverage", "ApiInfo", "ChangeRecord", "Checklist", "ChecklistItem", "ChecklistRecord",
     "DocsAddRecord", "DocsCheckRecord", "GrepResult", "Note", "Record", "RecordError", "RefCoverage",
     "ResolveRecord", "RunInfo", "RunRecords", "ScaffoldRecord", "Step", "TargetEvidence",
-    "TargetRecord", "TaskRecord", "TestFile", "TestHit", "Trace", "VerifyRecord", "envelope",
+    "TargetRecord", "TaskRecord", "TestFile", "TestHit", "Trace", "UpstreamRecord", "VerifyRecord", "envelope",
     "open_envelope",
 ]

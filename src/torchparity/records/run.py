@@ -18,6 +18,7 @@ from .resolve import ApiInfo
 from .scaffold import ScaffoldRecord
 from .target import TargetRecord
 from .task import TaskRecord
+from .upstream import UpstreamRecord
 from .verify import VerifyRecord
 
 
@@ -56,6 +57,7 @@ class RunRecords:
     docs_add: DocsAddRecord | None = None
     checklist: Checklist | None = None
     change: ChangeRecord | None = None
+    upstream: UpstreamRecord | None = None
     verify: VerifyRecord | None = None
 
 
@@ -63,14 +65,14 @@ class RunRecords:
 RECORD_KINDS: dict[str, type] = {
     cls.KIND: cls
     for cls in (TaskRecord, ApiInfo, ApiCoverage, ScaffoldRecord, DocsCheckRecord, DocsAddRecord,
-                Checklist, ChangeRecord, VerifyRecord)
+                Checklist, ChangeRecord, UpstreamRecord, VerifyRecord)
 }
 
 #: RunRecords' field for each record kind
 FIELD_OF_KIND = {
     "task": "task", "resolve": "resolve", "coverage": "coverage", "scaffold": "scaffold",
     "docs-check": "docs_check", "docs-add": "docs_add", "checklist": "checklist", "change": "change",
-    "verify": "verify",
+    "upstream": "upstream", "verify": "verify",
 }
 
 __all__ = ["FIELD_OF_KIND", "RECORD_KINDS", "RunInfo", "RunRecords", "TargetEvidence"]

@@ -6,6 +6,7 @@ record, reports read it, a bundle carries it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
@@ -207,11 +208,15 @@ def leak_verdict(rec: TargetRecord) -> tuple[str, str, int]:
     return (LEAK_PARTIAL if watched else LEAK_NOT_RUN), "; ".join(unchecked), watched
 
 
+def emulated_in(facts: Mapping[str, Any], device: str) -> str:
+    """``device`` when the probe's facts name an emulated backend (``<module>_emulated``), else ""."""
+    seen = any(k.endswith("_emulated") and not k.startswith("environ_") and v for k, v in facts.items())
+    return str(facts.get("device_type") or device) if seen else ""
+
+
 def emulated_device(rec: TargetRecord) -> str:
     """The run's device when the probe saw an emulated backend (``<module>_emulated`` fact), else ""."""
-    facts = rec.probe_facts
-    seen = any(k.endswith("_emulated") and not k.startswith("environ_") and v for k, v in facts.items())
-    return str(facts.get("device_type") or rec.device) if seen else ""
+    return emulated_in(rec.probe_facts, rec.device)
 
 
 def step_from_json(d: dict[str, Any]) -> Step:

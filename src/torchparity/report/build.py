@@ -29,6 +29,7 @@ from .model import (
     parse_test_id,
     target_report,
 )
+from .official import official_tests
 
 #: the merge-source checkboxes of the PR template: (id, Chinese label, English label)
 SOURCE_TYPES: tuple[tuple[str, str, str], ...] = (
@@ -285,6 +286,7 @@ def build_report(
         checklist=the_checklist.to_json() if the_checklist is not None else None,
         conclusion=conclusion, missing=dict(sorted(missing.items())),
         upstream_note=the_task.upstream_note,
+        official=official_tests(_first(runs, "upstream"), the_task.upstream_note),
         scaffold=({"path": scaffold.path, "family": scaffold.family, "outside_repo": scaffold.outside_repo,
                    "complete": scaffold.complete, "methods": list(scaffold.methods)} if scaffold else None),
         tool=f"torchparity {the_targets_version(runs)}",

@@ -127,6 +127,9 @@ class ReportModel:
     scaffold: dict[str, Any] | None = None
     #: why the official tests could not run, as the user states it (--upstream-note)
     upstream_note: str | None = None
+    #: the "PyTorch 官方用例" part: the upstream stage's tests, each with its result per target
+    #: (``report.official``); None when the stage did not run
+    official: dict[str, Any] | None = None
     tool: str = ""
     schema: str = REPORT_SCHEMA
 

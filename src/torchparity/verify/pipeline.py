@@ -8,6 +8,8 @@ Stages (each leaves a record in the store, attached to the verify run):
 3. scaffold a test where no direct test exists (or on ``scaffold=True``): into
    each ref's worktree as an overlay (and a patch the user can apply), or, with
    no repo, into a work folder in the store;
+   then the API's upstream official tests (``upstream``), when the backend's vendored upstream files
+   hold any (or ``--upstream-repo`` is given): run test by test with the backend's disabled list;
 4. collect for every (ref, environment): probe, the test files, the isolation
    probe for the API's states, leak detection and the dispatch trace;
 5. docs check for every version page (and adding missing entries like the parent);
@@ -39,6 +41,7 @@ from ..collect import (
 )
 from ..config import Config
 from ..coverage import coverage_for
+from ..coverage.environment import resolved_table
 from ..coverage.spellings import assemble, docs_names
 from ..docs import DocsTree, add_entry, check_in_tree, folder_name, normalize_version
 from ..docs.tree import find_docs_dir
@@ -57,12 +60,15 @@ from ..records.coverage import ApiCoverage
 from ..records.docs import DocsAddRecord, DocsCheckRecord
 from ..records.scaffold import ScaffoldRecord
 from ..records.task import TaskRecord
+from ..records.upstream import UpstreamRecord
 from ..records.verify import TargetVerdict, VerifyRecord
 from ..report import build_report, check_source_types, config_templates_dir, render
 from ..report.render import config_output_lines
 from ..scaffold import scaffold_facts, scaffold_test
 from ..store import Store, read_run
 from ..store import put as put_record
+from ..upstream import UpstreamOptions, has_candidates, upstream_stage
+from ..upstream.evidence import section as upstream_section
 
 
 @dataclass
@@ -89,6 +95,10 @@ class VerifyOptions:
     fields: TaskRecord = field(default_factory=lambda: TaskRecord(api=None))
     #: a requested device that is not there runs on the cpu (saying so) instead of stopping (exit 3)
     allow_cpu_fallback: bool = False
+    #: a PyTorch clone: its test/ at each environment's torch version is searched for official tests too
+    upstream_repo: Path | None = None
+    #: run the official tests the backend's disabled list removes, to find stale entries
+    recheck_disabled: bool = False
 
 
 @dataclass
@@ -107,6 +117,7 @@ class Verdict:
     docs_added: DocsAddRecord | None = None
     checklist: Checklist | None = None
     change: ChangeRecord | None = None
+    upstream: UpstreamRecord | None = None
     outputs: dict[str, str] = field(default_factory=dict)
     #: what blocks the verdict and what the user should know: the terminal's lines (English)
     blockers: list[str] = field(default_factory=list)
@@ -233,7 +244,8 @@ class Pipeline:
                 self._finish(verdict, complete=False)
                 raise
         try:
-            self._collect(root, targets, info, device, verdict)
+            sections = self._upstream(root, refs, info, coverage, device, verdict)
+            self._collect(root, targets, info, device, verdict, sections)
             info = self._classify(info, verdict)
             self._docs(root, info, verdict)
             self._checklist(root, info, test_files, verdict)
@@ -403,8 +415,45 @@ class Pipeline:
         return out
 
     # -- 4. collect --------------------------------------------------------------------------------
+    # -- 3b. the API's upstream official tests ------------------------------------------------------
+    def _upstream(self, root: Path | None, refs: list[tuple[str, str]], info: ApiInfo,
+                  coverage: ApiCoverage | None, device: str, verdict: Verdict) -> dict[str, list[str]]:
+        """The upstream stage, when official tests exist; returns each collect target's log section."""
+        opt = self.opt
+        operator = info.category == "operator"
+        if not has_candidates(self.cfg, coverage, root, refs, operator) and opt.upstream_repo is None:
+            return {}
+        self.hooks.stage("upstream", "the API's official tests with the backend's disabled list")
+        rec = upstream_stage(self.store, self.cfg, UpstreamOptions(
+            api=info.canonical, repo=root, refs=[r for r, _ in refs] if root is not None else [], envs=list(opt.envs),
+            device=device, upstream_repo=opt.upstream_repo, recheck=opt.recheck_disabled,
+            mode="fresh" if opt.fresh else "warm", timeout=opt.timeout, allow_cpu_fallback=opt.allow_cpu_fallback,
+            operator=operator), coverage, resolved_table([info.resolution]))
+        verdict.upstream = rec
+        self._keep(verdict, rec)
+        for t in rec.targets:
+            bad = [x.id or x.test for x in t.tests if x.status == "failed"]
+            if bad:
+                verdict.blockers.append(f"upstream {t.label}: {len(bad)} official test(s) failed ({', '.join(bad[:3])})")
+            for e in t.stale:
+                if t.emulated:  # CPU kernels under an emulated device say nothing of the hardware
+                    verdict.notes.append(f"upstream {t.label}: {e.key!r} in {e.list_file} passes on the emulated "
+                                         f"{t.emulated}; recheck it on hardware before deleting it")
+                else:
+                    verdict.blockers.append(f"upstream {t.label}: stale disabled entry {e.key!r} in {e.list_file} "
+                                            "(its tests pass without it; delete the key)")
+            if t.result == "ERROR":
+                verdict.blockers.append(f"upstream {t.label}: ERROR ({t.error})")
+            elif t.result == "NOT_RUN" and t.tests:
+                why = next((x.detail for x in t.tests if x.status == "not_started" and x.detail), "")
+                verdict.notes.append(f"upstream {t.label}: no official test ran" + (f" ({why})" if why else ""))
+        self.hooks.done("upstream", ", ".join(f"{t.label}={t.result}" for t in rec.targets) or "no target")
+        return {f"{ref}@{env.name}": [line for t in rec.targets if t.env == env.name
+                                       and (t.ref == ref or t.source == "pytorch") for line in upstream_section(t)]
+                for ref, _ in (refs if root is not None else [("local", "")]) for env in opt.envs}
+
     def _collect(self, root: Path | None, targets: list[Target], info: ApiInfo, device: str,
-                 verdict: Verdict) -> None:
+                 verdict: Verdict, sections: dict[str, list[str]] | None = None) -> None:
         opt = self.opt
         empty = [t.label for t in targets if not t.files]
         if empty:
@@ -417,6 +466,7 @@ class Pipeline:
             files=[], repo=root, envs=list(opt.envs), device=device, backend_module=self.cfg.backend_module,
             timeout=opt.timeout, mode="fresh" if opt.fresh else "warm", isolation_states=states,
             patterns=name_patterns(info.canonical), trace=True, allow_cpu_fallback=opt.allow_cpu_fallback,
+            log_sections=dict(sections or {}),
         )
         self.hooks.stage("collect", f"{len(targets)} target(s), states: {', '.join(states) or 'none linked'}")
         collector = Collector(self.store, options, self.hooks.collector_reporter())
