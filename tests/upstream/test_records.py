@@ -75,3 +75,18 @@ def test_results() -> None:
 def test_a_stale_entry_on_an_emulated_device_does_not_fail_the_target() -> None:
     emulated = replace(_target(_test("a", "passed"), _test("b", "disabled", "passed")), emulated="npu")
     assert emulated.stale == (ENTRY,) and result_of(emulated) == "PASS"
+
+
+def test_a_run_of_only_official_tests_says_so_in_the_conclusion(tmp_path: Path) -> None:
+    from torchparity.report import render
+    from torchparity.report.build import build_report
+
+    store = Store(tmp_path / "store")
+    run = store.new_run("upstream", ["upstream", "torch.x"])
+    put(store, UpstreamRecord(api="torch.x", selection="direct", targets=(_target(_test("float32", "passed")),)),
+        run, "torch.x")
+    store.finish_run(run, "PASS")
+    model = build_report([read_run(store, run)])
+    zh, en = render(model, "comment", "zh"), render(model, "comment", "en")
+    assert "本次只运行了 PyTorch 官方用例" in zh and "没有运行记录。" not in zh
+    assert "ran only PyTorch's official tests" in en and "there is no run record." not in en
