@@ -100,7 +100,7 @@ def test_a_run_with_a_512_mib_log_imports_in_bounded_memory(tmp_path: Path) -> N
     record = json.dumps({"label": "m@e", "ref": "m", "env": "e", "result": "PASS", "log_sha256": log_sha}).encode()
     target = TargetSeal("m@e", "m", "e", "PASS", log_sha, hashlib.sha256(record).hexdigest(), 2.0)
     seal = RunSeal(run=1, kind="run", created=1.0, finished=2.0, status="complete", result="PASS",
-                   argv=("run", "t.py"), summary_sha256=summary_sha256({}), targets=(target,)).to_bytes()
+                   argv=("run", "t.py"), summary_sha256=summary_sha256({}), targets=(target,), records=()).to_bytes()
     run = BundleRun(id=1, kind="run", created=1.0, finished=2.0, status="complete", result="PASS",
                     argv=("run", "t.py"), summary={}, seal_sha256=hashlib.sha256(seal).hexdigest(),
                     targets=(target,), records=())
