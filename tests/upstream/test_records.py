@@ -90,3 +90,21 @@ def test_a_run_of_only_official_tests_says_so_in_the_conclusion(tmp_path: Path) 
     zh, en = render(model, "comment", "zh"), render(model, "comment", "en")
     assert "本次只运行了 PyTorch 官方用例" in zh and "没有运行记录。" not in zh
     assert "ran only PyTorch's official tests" in en and "there is no run record." not in en
+
+
+def test_the_verbs_table_names_an_emulated_target_as_emulated() -> None:
+    from rich.console import Console
+
+    from torchparity.cli.upstream import _table
+
+    def shown(rec: UpstreamRecord) -> str:
+        console = Console(width=200, record=True, file=open("/dev/null", "w"))
+        console.print(_table(1, rec))
+        return console.export_text()
+
+    real = UpstreamRecord(api="torch.x", selection="direct", targets=(_target(_test("float32", "passed")),))
+    emulated = replace(real, targets=(replace(real.targets[0], emulated="npu"),))
+    assert "EMULATED" not in shown(real)
+    text = shown(emulated)
+    assert "(EMULATED npu on CPU)" in text and "a dry run, not hardware evidence" in text
+    assert f"{emulated.result} (emulated)" in text

@@ -43,7 +43,12 @@ class _Hooks(UpstreamHooks):
 
 
 def _table(run_id: int, rec: UpstreamRecord) -> Table:
-    table = Table(title=f"run {run_id}: official tests of {rec.api} ({rec.selection})", title_justify="left")
+    emulated = sorted({t.emulated for t in rec.targets if t.emulated})
+    title = f"run {run_id}: official tests of {rec.api} ({rec.selection})" + (
+        f" (EMULATED {', '.join(emulated)} on CPU)" if emulated else "")
+    caption = (f"EMULATED: {sum(1 for t in rec.targets if t.emulated)} of {len(rec.targets)} target(s) ran on an "
+               f"emulated {', '.join(emulated)}: a dry run, not hardware evidence") if emulated else None
+    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
     for col in ("test", "target", "status", "why / detail"):
         table.add_column(col, overflow="fold")
     for t in rec.targets:
@@ -63,7 +68,7 @@ def _table(run_id: int, rec: UpstreamRecord) -> Table:
             table.add_row("stale entry", t.label, "delete", f"{e.list_file}: {json.dumps(e.key)}")
     for note in rec.notes:
         table.add_row("note", "", "", note)
-    table.add_row("RESULT", "", rec.result, "")
+    table.add_row("RESULT", "", rec.result + (" (emulated)" if emulated else ""), "")
     return table
 
 
