@@ -42,7 +42,7 @@ def plan_resume(store: Store, run_id: int | str, verb: str = "run") -> Resumptio
     row = store.run(run_id)
     if row.kind != verb or not row.argv or row.argv[0] != verb:
         made = f"'torchparity {row.argv[0]}'" if row.argv else "another verb"
-        raise UsageError(f"run {run_id} was made by {made}, not 'torchparity {verb}'; it cannot be resumed here"
+        raise UsageError(f"run {run_id} was not made by 'torchparity {verb}' (but by {made}); it cannot be resumed here"
                          + ("; resume the batch it belongs to: torchparity batch --resume BATCH (see "
                             "'torchparity runs')" if row.argv and row.argv[0] == "batch" and verb != "batch" else ""))
     if row.status == "complete":

@@ -63,7 +63,7 @@ class NodeAgent:
     def node(self) -> dict[str, Any]:
         import ray
 
-        address = ray.util.get_node_ip_address()  # type: ignore[no-untyped-call]
+        address = ray.util.get_node_ip_address()
         return {"node_id": ray.get_runtime_context().get_node_id(), "host": socket.gethostname(),
                 "address": address, "pid": os.getpid(), "agent": self.agent_home.name}
 

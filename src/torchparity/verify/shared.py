@@ -69,8 +69,8 @@ class CoverageIndex:
         key = (str(root), tuple(refs))
         query = info.resolution.query
         with self._lock:
-            if (*key, query) not in self._done:
-                group = [i for i in self._planned.get(key, []) if (*key, i.resolution.query) not in self._done]
+            if (key[0], key[1], query) not in self._done:
+                group = [i for i in self._planned.get(key, []) if (key[0], key[1], i.resolution.query) not in self._done]
                 if query not in {i.resolution.query for i in group}:
                     group.append(info)
                 queries = list(dict.fromkeys(i.resolution.query for i in group))
@@ -78,8 +78,8 @@ class CoverageIndex:
                                       aliases=table_for(group))
                 self.builds += 1
                 for q, cov in zip(queries, report.apis, strict=True):
-                    self._done[(*key, q)] = cov
-            return self._done[(*key, query)]
+                    self._done[(key[0], key[1], q)] = cov
+            return self._done[(key[0], key[1], query)]
 
 
 class Shared:
