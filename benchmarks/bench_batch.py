@@ -9,7 +9,8 @@ interpreter (this one, with torch), CLI start included.
 
     python benchmarks/bench_batch.py [--n 20] [--pairs 2] [--python PY] [--jobs 0] [--style unittest]
 
-Prints every timing, the medians, the ratio (loop / batch) and what the batch
+Prints every timing, the medians, the ratio (loop / batch) of the medians and of
+each pair (the load of a shared machine drifts between pairs), and what the batch
 shared (resolve jobs, coverage builds, checkouts, warm workers started).
 """
 
@@ -151,11 +152,12 @@ def main(argv: list[str] | None = None) -> int:
                     loop_s.append(s)
                 print(f"pair {pair + 1} {which:5s}: {s:8.1f} s", flush=True)
     b, lo = statistics.median(batch_s), statistics.median(loop_s)
+    pairs = [x / y for x, y in zip(loop_s, batch_s, strict=True)]
     print(f"APIs: {len(apis)}  refs: 2  environments: 1  test files: {args.style}  cores: {os.cpu_count()}  "
           f"python: {args.python}")
     print(f"batch (median of {len(batch_s)}): {b:8.1f} s  ({b / len(apis):.1f} s per API)")
     print(f"loop of verify (median of {len(loop_s)}): {lo:8.1f} s  ({lo / len(apis):.1f} s per API)")
-    print(f"ratio: {lo / b:.1f}x faster")
+    print(f"ratio: {lo / b:.1f}x faster (medians); per pair: {', '.join(f'{r:.1f}x' for r in pairs)}")
     print("batch shared: " + ", ".join(f"{k}={v}" for k, v in shared.items()))
     return 0
 
