@@ -150,6 +150,7 @@ def test_a_node_killed_mid_batch_is_said_and_its_targets_retried_on_another(tmp_
             proc.kill()
             proc.wait()
         cluster.shutdown()
+    print(output)  # what the user sees (pytest -s)
     assert proc.returncode == 0, output
     recs = _records(tmp_path / "store")
     assert {label: r.result for (_a, label), r in recs.items()} == {  # type: ignore[attr-defined]

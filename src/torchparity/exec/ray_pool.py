@@ -250,12 +250,18 @@ class RayPool:
             return agent
 
     def lost(self, agent: _Agent) -> None:
+        """The agent's node is gone (or unreachable): never used again, and killed should it come back
+        (it would hold the node's resources)."""
         with self._lock:
             agent.lost = True
             if agent.node_id:
                 self._dead.add(agent.node_id)
             if self._agents.get(agent.env) is agent:
                 del self._agents[agent.env]
+        try:
+            self.ray.kill(agent.actor, no_restart=True)
+        except Exception:  # already gone with its node
+            pass
 
     # -- the ref's files ---------------------------------------------------------------------------
     def _tree(self, target: TargetLike) -> tuple[str, Any] | None:
