@@ -165,3 +165,45 @@ def test_verify_resume_after_sigkill_keeps_the_finished_target(tmp_path, make_re
     assert _wait_gone(marker, 30) == []
     # (a killed verify's own per-target worktree is not removed by its resume: that is the cleanup of
     # dead runs' leftovers at the start of any verb; a batch's checkouts are, checked in the test above)
+
+
+def test_ctrl_c_mid_batch_closes_it_incomplete_and_resume_finishes_it(tmp_path, make_repo):
+    repo = backend_repo(make_repo, {"main": PY})
+    tasks = tasks_file(tmp_path / "tasks.txt", ["torch.add", "torch.sub"])
+    store, marker = tmp_path / "store", tmp_path / "marker.txt"
+    env = dict(os.environ, TORCHPARITY_TEST_MARKER=str(marker), TORCHPARITY_TEST_SLEEP="1.5")
+    cmd = [PY, "-m", "torchparity", "batch", str(tasks), "--repo", str(repo), "--store", str(store),
+           "--out", str(tmp_path / "out"), "--jobs", "1"]
+    proc = subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not _finished(store) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.1)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, out + err
+    st = Store(store)
+    batch = next(r for r in st.runs() if r.kind == "batch")
+    assert (batch.status, batch.result) == ("incomplete", "INCOMPLETE")
+    assert f"torchparity batch --resume {batch.uid[:12]}" in err
+    assert _wait_gone(marker, 30) == []  # the workers and their jobs were stopped, not left running
+    assert git(repo, "worktree", "list").count("\n") == 0
+    done_before = _finished(store)
+    runs_before = _runs(marker)
+    res = subprocess.run([PY, "-m", "torchparity", "batch", "--resume", batch.uid[:12], "--store", str(store)],
+                         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stdout + res.stderr
+    st = Store(store)
+    assert st.run(batch.id).status == "complete"
+    verifies = [r for r in st.runs() if r.kind == "verify"]
+    assert sorted(t.result for r in verifies for t in st.targets(r.id)) == ["PASS"] * 4
+    runs_after = _runs(marker)
+    for run_id, label in done_before:
+        row = st.run(run_id)
+        key = (row.argv[row.argv.index("--task") + 1], label.split("@")[0])
+        assert runs_after[key] == runs_before[key], key
