@@ -187,7 +187,7 @@ _TOP_KEYS = {
 }
 
 
-_ENV_KEYS = {"python", "device", "hardware", "emulated"}
+_ENV_KEYS = {"python", "device", "hardware", "emulated", "ray"}
 
 
 def _string(data: dict[str, Any], key: str, source: str, default: str = "") -> str:

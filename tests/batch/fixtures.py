@@ -23,6 +23,12 @@ import time
 import torch
 from torch.testing._internal.common_utils import TestCase, run_tests
 
+try:  # the backend, where the environment has one (torchparity's emulated torch_npu in the Ray tests)
+    import torch_npu  # noqa: F401
+    DEVICE = "npu" if torch.npu.is_available() else "cpu"
+except ImportError:
+    DEVICE = "cpu"
+
 if os.environ.get("TORCHPARITY_TEST_MARKER"):
     with open(os.environ["TORCHPARITY_TEST_MARKER"], "a") as fh:
         fh.write("{api} {ref} %d\\n" % os.getpid())
@@ -37,7 +43,8 @@ if _flag and os.environ.get("TORCHPARITY_TEST_HANG_PY") == sys.executable and no
 class Test{cls}(TestCase):
     def {method}(self):
         time.sleep(float(os.environ.get("TORCHPARITY_TEST_SLEEP", "0")))
-        self.assertEqual({api}(torch.ones(2), torch.ones(2)).shape, (2,))
+        out = {api}(torch.ones(2, device=DEVICE), torch.ones(2, device=DEVICE))
+        self.assertEqual((out.device.type, out.shape), (DEVICE, (2,)))
 
 
 if __name__ == "__main__":

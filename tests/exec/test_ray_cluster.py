@@ -24,12 +24,18 @@ from ray.cluster_utils import Cluster  # noqa: E402
 pytestmark = pytest.mark.slow
 
 
+#: hardware name and NPUs per environment: the A3 environment asks for (and its nodes have) two
+NPUS = {"a2": ("Atlas A2", 1), "a3": ("Atlas A3", 2)}
+
+
 def _config(path: Path, pythons: dict[str, str]) -> Path:
-    hw = {"a2": "Atlas A2", "a3": "Atlas A3"}
-    envs = "".join(f'[envs.{name}]\npython = "{py}"\nhardware = "{hw[name]}"\n'
-                   f'ray = {{ resources = {{ NPU = 1 }}, labels = {{ product = "{name.upper()}" }} }}\n\n'
+    """Both environments run torchparity's emulated NPU (no Ascend hardware here): the NPUs Ray
+    gives a job (ASCEND_RT_VISIBLE_DEVICES) are the devices the emulated torch_npu shows it."""
+    envs = "".join(f'[envs.{name}]\npython = "{py}"\nhardware = "{NPUS[name][0]}"\n'
+                   f'device = "npu"\nemulated = "npu"\n'
+                   f'ray = {{ resources = {{ NPU = {NPUS[name][1]} }}, labels = {{ product = "{name.upper()}" }} }}\n\n'
                    for name, py in pythons.items())
-    path.write_text(f'device = "cpu"\ntest_roots = ["test"]\nactive_branches = ["master", "v2.11.0"]\n\n{envs}')
+    path.write_text(f'test_roots = ["test"]\nactive_branches = ["master", "v2.11.0"]\n\n{envs}')
     return path
 
 
@@ -37,7 +43,8 @@ def _cluster(products: list[str]) -> tuple[Cluster, dict[str, list[str]]]:
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
     nodes: dict[str, list[str]] = {}
     for product in products:
-        node = cluster.add_node(num_cpus=1, resources={"NPU": 1}, labels={"product": product})
+        npus = NPUS[product.lower()][1]
+        node = cluster.add_node(num_cpus=1, resources={"NPU": npus}, labels={"product": product})
         nodes.setdefault(product, []).append(node.node_id)
     cluster.wait_for_nodes()
     return cluster, nodes
@@ -77,7 +84,8 @@ def test_batch_over_two_labelled_nodes_and_one_comment_across_them(tmp_path, mak
         res = _batch(tmp_path, repo, config, cluster.address, ["torch.add", "torch.sub", "torch.mul"])
     finally:
         cluster.shutdown()
-    assert res.returncode == 0, res.stdout + res.stderr
+    # every target passed; every task is a dry run on the emulated NPU, which verify says (exit 1)
+    assert res.returncode == 1, res.stdout + res.stderr
     recs = _records(tmp_path / "store")
     assert len(recs) == 12 and {r.result for r in recs.values()} == {"PASS"}  # type: ignore[attr-defined]
     for (_api, label), rec in recs.items():
@@ -86,7 +94,11 @@ def test_batch_over_two_labelled_nodes_and_one_comment_across_them(tmp_path, mak
         assert _node_of(rec) == nodes[env.upper()][0][:12]
         facts = rec.probe_facts  # type: ignore[attr-defined]
         assert facts["python_executable"] == (PY if env == "a2" else py3)
-        assert facts["environ_ASCEND_RT_VISIBLE_DEVICES"] == "0"  # the NPU Ray gave the job
+        # the NPUs Ray gave the job are the devices the emulated torch_npu on that node shows
+        npus = NPUS[env][1]
+        assert facts["environ_ASCEND_RT_VISIBLE_DEVICES"] == ",".join(str(i) for i in range(npus))
+        assert (facts["device_type"], facts["npu_device_count"], facts["torch_npu_emulated"]) == ("npu", npus, "cpu")
+        assert rec.emulated == "npu"  # type: ignore[attr-defined]
         assert rec.hardware == {"a2": "Atlas A2", "a3": "Atlas A3"}[env]  # type: ignore[attr-defined]
         (full,) = rec.full  # type: ignore[attr-defined]
         # the file ran from the ref's archive shipped to the node, with the same bytes as checked out here
@@ -94,10 +106,24 @@ def test_batch_over_two_labelled_nodes_and_one_comment_across_them(tmp_path, mak
         assert "/trees/" in full.command and rec.test_files[0].abs_path not in full.command  # type: ignore[attr-defined]
     summary = json.loads((tmp_path / "out" / "batch-summary.json").read_text())
     assert summary["ray_envs"] == ["a2", "a3"]
+    for task in summary["tasks"]:
+        assert [b.split(":")[0] for b in task["blockers"]] == ["EMULATED"], task
     comment = (tmp_path / "out" / "torch_add" / "comment.zh.md").read_text()
-    assert "Atlas A2" in comment and "Atlas A3" in comment
-    for product in ("A2", "A3"):
-        assert f"在 Ray 节点 `{nodes[product][0][:12]}`" in comment
+    assert "试运行（dry run）" in comment  # the emulation is said, not passed off as hardware evidence
+    sections = comment.split("\n#### ")[1:]
+    seen = []
+    for section in sections:
+        header = section.split("\n", 1)[0]  # "a2（master@a2）": the environment, as no hardware was seen
+        if "@" not in header:
+            continue
+        env = header.rsplit("@", 1)[1].rstrip("）")
+        hardware, npus = NPUS[env]
+        seen.append(header)
+        # each environment's section: its configured hardware, its own probe facts, its node
+        assert f"配置为 {hardware}" in section, section
+        assert f"- 设备：{npus} 张 Emulated NPU (CPU)（仿真，不是硬件证据）" in section, section
+        assert f"在 Ray 节点 `{nodes[env.upper()][0][:12]}`" in section, section
+    assert sorted(seen) == ["a2（master@a2）", "a2（v2.11.0@a2）", "a3（master@a3）", "a3（v2.11.0@a3）"], seen
 
 
 def _ancestors(pid: int) -> list[int]:
@@ -151,7 +177,7 @@ def test_a_node_killed_mid_batch_is_said_and_its_targets_retried_on_another(tmp_
             proc.wait()
         cluster.shutdown()
     print(output)  # what the user sees (pytest -s)
-    assert proc.returncode == 0, output
+    assert proc.returncode == 1, output  # all passed, on the emulated NPU: a dry run (EMULATED), exit 1
     recs = _records(tmp_path / "store")
     assert {label: r.result for (_a, label), r in recs.items()} == {  # type: ignore[attr-defined]
         "master@a2": "PASS", "master@a3": "PASS", "v2.11.0@a2": "PASS", "v2.11.0@a3": "PASS"}
