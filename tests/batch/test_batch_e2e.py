@@ -11,6 +11,7 @@ from tests.batch.fixtures import PY, backend_repo, second_python, tasks_file
 from torchparity.cli import main
 from torchparity.records.base import open_envelope
 from torchparity.records.batch import BatchTaskState
+from torchparity.records.target import record_from_json
 from torchparity.store import Store, read_run
 
 pytestmark = pytest.mark.slow
@@ -98,3 +99,28 @@ def test_verify_keeps_the_other_targets_when_one_ref_cannot_be_checked_out(tmp_p
     assert run.status == "complete"  # not an aborted, INCOMPLETE verify
     assert {t.label: t.result for t in st.targets(run.id)} == {"master@main": "PASS", "v2.7.1@main": "ERROR"}
     assert "unable to read sha1 file of test_upstream/disabled_testcases.json" in captured.out
+
+
+def test_batch_emulate_npu_runs_the_local_pool_on_the_emulated_npu_and_says_it_is_a_dry_run(tmp_path, make_repo,
+                                                                                             capsys):
+    repo = backend_repo(make_repo, {"main": PY})
+    tasks = tasks_file(tmp_path / "tasks.txt", ["torch.add", "torch.sub"])
+    out, store = tmp_path / "out", tmp_path / "store"
+    rc = main(["batch", str(tasks), "--repo", str(repo), "--ref", "master", "--emulate", "npu", "--device", "npu",
+               "--out", str(out), "--store", str(store), "--jobs", "1"])
+    captured = capsys.readouterr()
+    assert rc == 1, captured.out + captured.err  # every target passed, on an emulated device: a dry run
+    assert "EMULATED npu on CPU" in captured.err
+    st = Store(store)
+    batch = next(r for r in st.runs() if r.kind == "batch")
+    # one warm worker for the emulated environment serves both tasks (resolve included)
+    assert (batch.summary["shared"]["runners_started"], batch.summary["shared"]["resolve_jobs"]) == (1, 1)
+    for run in (r for r in st.runs() if r.kind == "verify"):
+        (target,) = st.targets(run.id)
+        assert target.result == "PASS"
+        rec = record_from_json(st.read_json(target.record_sha))
+        assert rec.emulated == "npu" and rec.probe_facts["torch_npu_version"] == "0.0.0+emulated"
+        # the test itself ran on the emulated device (the fixture's test asserts its result's device)
+        assert rec.probe_facts["device_type"] == "npu"
+    summary = json.loads((out / "batch-summary.json").read_text())
+    assert [t["blockers"][0].split(":")[0] for t in summary["tasks"]] == ["EMULATED", "EMULATED"]

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from ..batch import BatchOptions, BatchOutcome, BatchProgress, run_batch
 from ..batch.summary import rows
-from ..collect import select_envs
+from ..collect import emulation_notes, select_envs
 from ..errors import ExitCode, UsageError
 from ..store import Store
 from ..verify import VerifyOptions
@@ -21,6 +21,7 @@ from ._app import (
     ConfigOpt,
     CpuFallbackOpt,
     DebugOpt,
+    EmulateOpt,
     JsonOpt,
     StoreOpt,
     app,
@@ -79,6 +80,7 @@ def batch(
     env: EnvOpt = None,
     python: PythonOpt = None,
     device: DeviceOpt = None,
+    emulate: EmulateOpt = None,
     docs: DocsOpt = None,
     docs_version: DocsVersionOpt = None,
     docs_add: DocsAddOpt = False,
@@ -114,8 +116,11 @@ def batch(
     fields = pr_fields(title=None, source_type=source_type, task_issue=task_issue, result_issue=result_issue,
                        source_branch=source_branch, target_branch=None, interface_change=interface_change,
                        upstream_patch=upstream_patch, upstream_note=upstream_note)
+    envs = select_envs(cfg, env, python, emulate)
+    for note in emulation_notes(envs):
+        err.print(note, markup=False, soft_wrap=True)
     common = VerifyOptions(
-        api="", repo=repo, refs=list(ref or []), envs=select_envs(cfg, env, python), device=device or "",
+        api="", repo=repo, refs=list(ref or []), envs=envs, device=device or "",
         docs=docs, docs_versions=list(docs_version) if docs_version else None, docs_add=docs_add,
         docs_status=docs_status, scaffold=scaffold, lang=lang.value, fresh=fresh, timeout=timeout,
         fields=fields, ray=ray, allow_cpu_fallback=allow_cpu_fallback,
