@@ -31,6 +31,19 @@ PRESETS = ("default", "torch_npu", "cuda", "xpu", "mps", "cpu")
 
 
 @dataclass(frozen=True)
+class RayNeeds:
+    """Where an environment's jobs may run on a Ray cluster: the resources a job holds there
+    (``NPU = 1``) and the node labels it needs (``product = "A2"``)."""
+
+    resources: tuple[tuple[str, float], ...] = ()
+    labels: tuple[tuple[str, str], ...] = ()
+
+    def describe(self) -> str:
+        bits = [f"{k}={v:g}" for k, v in self.resources] + [f"{k}={v}" for k, v in self.labels]
+        return ", ".join(bits) or "any node"
+
+
+@dataclass(frozen=True)
 class EnvConfig:
     """A named environment under test: an interpreter with torch (and the backend)."""
 
@@ -42,6 +55,9 @@ class EnvConfig:
     hardware: str = ""
     #: an emulated backend this environment runs with ("npu": torchparity's NPU emulated on CPU)
     emulated: str = ""
+    #: ``ray = { resources = { NPU = 1 }, labels = { product = "A2" } }``: with a Ray address
+    #: (``--ray`` or ``[ray] address``) this environment's jobs run on a node that matches
+    ray: RayNeeds | None = None
 
 
 #: the native API support pages' folder in a backend repo, when the config names none
@@ -74,6 +90,8 @@ class Config:
     upstream: dict[str, Any] = field(default_factory=dict)
     #: the backend's spellings of PyTorch names, for coverage (``torch.npu`` is ``torch_npu.npu``)
     backend_aliases: dict[str, str] = field(default_factory=dict)
+    #: ``[ray]``: ``address`` of a cluster, ``ship`` (paths of a ref sent with each job, beside the test roots)
+    ray: dict[str, Any] = field(default_factory=dict)
     #: how this config was chosen, when the user did not choose it (a preset detected in --repo, or
     #: the generic defaults): one line the CLI prints once
     notice: str = ""
@@ -165,11 +183,11 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 _TOP_KEYS = {
     "preset", "backend_module", "device", "test_roots", "active_branches",
     "maintenance_branches", "maintenance_reason", "envs", "scaffold", "docs", "report", "backend_aliases",
-    "upstream",
+    "upstream", "ray",
 }
 
 
-_ENV_KEYS = {"python", "device", "hardware", "emulated"}
+_ENV_KEYS = {"python", "device", "hardware", "emulated", "ray"}
 
 
 def _string(data: dict[str, Any], key: str, source: str, default: str = "") -> str:
@@ -202,6 +220,36 @@ def _aliases(data: dict[str, Any], source: str) -> dict[str, str]:
     return table
 
 
+def _ray_needs(env: dict[str, Any], where: str) -> RayNeeds | None:
+    value = env.get("ray")
+    if value is None:
+        return None
+    example = 'ray = { resources = { NPU = 1 }, labels = { product = "A2" } }'
+    if not isinstance(value, dict) or set(value) - {"resources", "labels"}:
+        raise UsageError(f"{where}: ray must be a table of resources and labels, e.g. {example}")
+    resources = value.get("resources") or {}
+    labels = value.get("labels") or {}
+    if not isinstance(resources, dict) or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in resources.values()):
+        raise UsageError(f"{where}: ray.resources must map names to positive numbers, e.g. {example}")
+    if not isinstance(labels, dict) or not all(isinstance(v, str) and v for v in labels.values()):
+        raise UsageError(f"{where}: ray.labels must map names to strings, e.g. {example}")
+    return RayNeeds(tuple((str(k), float(v)) for k, v in sorted(resources.items())),
+                    tuple((str(k), str(v)) for k, v in sorted(labels.items())))
+
+
+def _ray(data: dict[str, Any], source: str) -> dict[str, Any]:
+    table = _table(data, "ray", source)
+    unknown = sorted(set(table) - {"address", "ship"})
+    if unknown:
+        raise UsageError(f"{source}: [ray] unknown key(s) {', '.join(unknown)}; it takes address and ship")
+    if "address" in table:
+        _string(table, "address", f"{source}: [ray]")
+    if "ship" in table:
+        _strings(table, "ship", f"{source}: [ray]")
+    return table
+
+
 def _build(data: dict[str, Any], preset: str, source: str) -> Config:
     unknown = sorted(set(data) - _TOP_KEYS)
     if unknown:
@@ -226,6 +274,7 @@ def _build(data: dict[str, Any], preset: str, source: str) -> Config:
             device=_string(env, "device", where),
             hardware=_string(env, "hardware", where),
             emulated=emulated,
+            ray=_ray_needs(env, where),
         )
     docs = _table(data, "docs", source)
     for i, product in enumerate(docs.get("products") or []):
@@ -246,6 +295,7 @@ def _build(data: dict[str, Any], preset: str, source: str) -> Config:
         report=_table(data, "report", source),
         upstream=_table(data, "upstream", source),
         backend_aliases=_aliases(data, source),
+        ray=_ray(data, source),
     )
 
 

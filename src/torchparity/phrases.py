@@ -24,6 +24,15 @@ PHRASES: dict[str, tuple[str, str]] = {
     "probe_unfinished": ("the environment probe did not finish ({status})", "环境探测未完成（{status}）"),
     "device_unavailable": ("{detail}", "所需设备不可用：{detail}"),
     "not_a_pass": ("{path}: not a pass: {detail}", "{path} 不能算作通过：{detail}"),
+    "checkout_failed": ("git could not check out {ref}: {detail}", "git 无法检出 {ref}：{detail}"),
+    "ray_node": ("ran on Ray node {node} (host {host}, {address})", "在 Ray 节点 {node}（主机 {host}，{address}）上运行"),
+    "node_lost_retried": ("the first attempt on Ray node {node} was lost ({detail}); this record is of the retry "
+                          "on another node", "首次尝试所在的 Ray 节点 {node} 已丢失（{detail}），本记录来自在另一节点上的重试"),
+    "node_lost": ("Ray node {node} was lost during this target ({detail}); no other node matches the "
+                  "environment, so it was not retried", "Ray 节点 {node} 在本目标运行期间丢失（{detail}）；"
+                  "没有其他节点符合该环境的要求，因此未重试"),
+    "node_lost_again": ("Ray node {node} was lost during the retry too ({detail}); it is not retried again",
+                        "重试所在的 Ray 节点 {node} 也已丢失（{detail}），不再重试"),
     "text": ("{text}", "{text}"),
     # why an official test did not start (records.upstream)
     "upstream_missing_module_repo": ("the file could not start: the repo lacks {path} (module {module})",
@@ -46,7 +55,7 @@ PHRASES: dict[str, tuple[str, str]] = {
 }
 
 #: args shown as quoted evidence (code spans in Markdown): they are the tool's or a test's own words
-QUOTED = frozenset({"detail", "path", "text", "status", "module", "devices"})
+QUOTED = frozenset({"detail", "path", "text", "status", "module", "devices", "node"})
 
 
 def phrase(note: Note, lang: str = "en", markdown: bool = False) -> str:

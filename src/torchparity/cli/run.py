@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -10,7 +9,6 @@ import typer
 
 from ..agent.state import states_for_api
 from ..collect import CollectOptions, Collector, emulation_notes, select_envs
-from ..collect.resume import plan_resume
 from ..errors import ExitCode, UsageError
 from ..names import name_patterns
 from ..phrases import phrase
@@ -29,20 +27,7 @@ from ._app import (
     out,
 )
 from ._progress import ProgressReporter, summary_table
-
-
-def _resume(run_id: int, store: Path) -> int:
-    """Re-run an interrupted run's own command line into the same run id, from its own folder."""
-    from . import main
-
-    plan = plan_resume(Store(store, create=False), run_id)
-    here = os.getcwd()
-    if plan.cwd is not None:
-        os.chdir(plan.cwd)
-    try:
-        return main([*plan.argv, "--continue-run", str(plan.run_id)])
-    finally:
-        os.chdir(here)
+from ._resume import resume as resume_run
 
 
 @app.command()
@@ -72,7 +57,7 @@ def run(
 ) -> int:
     """Run TEST_FILE... for every --ref x environment and keep verifiable evidence."""
     if resume is not None:
-        return _resume(resume, store)
+        return resume_run("run", str(resume), store)
     cfg = config_for(config, repo)
     states: list[str] = list(state or [])
     if isolation and not states and not api:

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from ..collect import Reporter, emulation_notes, select_envs
-from ..errors import ExitCode
+from ..errors import ExitCode, UsageError
 from ..store import Store
 from ..verify import Pipeline, Stages, Verdict, VerifyOptions
 from ._app import (
@@ -42,6 +42,23 @@ from ._pr_fields import (
     pr_fields,
 )
 from ._progress import ProgressReporter, summary_table
+from ._resume import resume as resume_run
+from ._verify_opts import (
+    ContinueOpt,
+    DeviceOpt,
+    DocsAddOpt,
+    DocsOpt,
+    DocsStatusOpt,
+    DocsVersionOpt,
+    EnvOpt,
+    FreshOpt,
+    PythonOpt,
+    RayOpt,
+    RefOpt,
+    RepoOpt,
+    ScaffoldOpt,
+    TimeoutOpt,
+)
 
 
 class _TerminalStages(Stages):
@@ -85,18 +102,18 @@ def _summary(v: Verdict) -> Table:
 
 @app.command()
 def verify(
-    api: Annotated[str, typer.Argument(metavar="API", help="The API, as written in the task list.")],
-    repo: Annotated[Path | None, typer.Option("--repo", metavar="R", help="Backend git repository.")] = None,
-    ref: Annotated[list[str] | None, typer.Option("--ref", metavar="REF", help="Branch, tag or commit (repeatable; default: the config's active branches).")] = None,
-    env: Annotated[list[str] | None, typer.Option("--env", metavar="NAME", help="Named environment from torchparity.toml (repeatable).")] = None,
-    python: Annotated[list[str] | None, typer.Option("--python", metavar="PY", help="Interpreter with torch (repeatable).")] = None,
-    device: Annotated[str | None, typer.Option("--device", metavar="D", help="auto|cpu|cuda|npu|xpu|mps|<name>.")] = None,
+    api: Annotated[str | None, typer.Argument(metavar="API", help="The API, as written in the task list.")] = None,
+    repo: RepoOpt = None,
+    ref: RefOpt = None,
+    env: EnvOpt = None,
+    python: PythonOpt = None,
+    device: DeviceOpt = None,
     emulate: EmulateOpt = None,
-    docs: Annotated[Path | None, typer.Option("--docs", metavar="DIR", help="Native API docs folder (default: the repo's, when it has one).")] = None,
-    docs_version: Annotated[list[str] | None, typer.Option("--docs-version", metavar="V", help="Docs versions to check (default: all found).")] = None,
-    docs_add: Annotated[bool, typer.Option("--docs-add", help="Add missing docs entries (statuses like the parent).")] = False,
-    docs_status: Annotated[str | None, typer.Option("--docs-status", metavar="S", help="Statuses for --docs-add instead of the parent's, e.g. 910b=支持,A3=支持,950=不支持.")] = None,
-    scaffold: Annotated[bool, typer.Option("--scaffold", help="Write a new test even when a direct test exists.")] = False,
+    docs: DocsOpt = None,
+    docs_version: DocsVersionOpt = None,
+    docs_add: DocsAddOpt = False,
+    docs_status: DocsStatusOpt = None,
+    scaffold: ScaffoldOpt = False,
     test_file: Annotated[list[str] | None, typer.Option("--test-file", metavar="FILE", help="Run this test file (repo-relative; repeatable) instead of every file that holds a direct test.")] = None,
     into: Annotated[str | None, typer.Option("--into", metavar="FILE", help="Add the scaffolded tests into this existing test file.")] = None,
     rev_range: Annotated[str | None, typer.Option("--range", metavar="BASE..HEAD", help="BASE..HEAD of a committed PR, for the checklist and the report.")] = None,
@@ -112,17 +129,24 @@ def verify(
     docs_pr: DocsPrOpt = None,
     lang: Annotated[Lang, typer.Option("--lang", help="Language of the PR description and comment.")] = Lang.zh,
     out_dir: Annotated[Path | None, typer.Option("--out", metavar="DIR", help="Folder for the reports (default torchparity-out/<api>).")] = None,
-    fresh: Annotated[bool, typer.Option("--fresh", help="A new interpreter per step instead of the warm worker.")] = False,
+    fresh: FreshOpt = False,
     allow_cpu_fallback: CpuFallbackOpt = False,
     upstream_repo: Annotated[Path | None, typer.Option("--upstream-repo", metavar="PATH", help="A PyTorch clone: its test/ at each environment's torch version is searched for the API's official tests too.")] = None,
     recheck_disabled: Annotated[bool, typer.Option("--recheck-disabled", help="Run the official tests the disabled list removes too; one that passes is a stale entry.")] = False,
-    timeout: Annotated[float, typer.Option("--timeout", metavar="S", help="Seconds per step.")] = 900.0,
+    timeout: TimeoutOpt = 900.0,
+    ray: RayOpt = None,
+    resume: Annotated[str | None, typer.Option("--resume", metavar="RUN", help="Finish interrupted verify RUN with its own arguments; finished stages and targets are kept.")] = None,
+    continue_run: ContinueOpt = None,
     json_out: JsonOpt = False,
     config: ConfigOpt = None,
     store: StoreOpt = DEFAULT_STORE,
     debug: DebugOpt = False,
 ) -> int:
     """Resolve, search coverage, scaffold, collect evidence, check docs, write the PR description."""
+    if resume is not None:
+        return resume_run("verify", resume, store)
+    if api is None:
+        raise UsageError("give the API to verify (e.g. torch.nn.functional.relu), or --resume RUN")
     cfg = config_for(config, repo)
     given = pr_fields(title=title, source_type=source_type, task_issue=task_issue, result_issue=result_issue,
                       source_branch=source_branch, target_branch=target_branch, interface_change=interface_change,
@@ -136,12 +160,15 @@ def verify(
         docs_status=docs_status, scaffold=scaffold, into=into, lang=lang.value, out=out_dir, fresh=fresh,
         timeout=timeout, rev_range=rev_range, test_files=list(test_file or []), fields=given,
         allow_cpu_fallback=allow_cpu_fallback, upstream_repo=upstream_repo, recheck_disabled=recheck_disabled,
+        ray=ray,
     )
     try:
         with ProgressReporter() as reporter:
-            verdict = Pipeline(Store(store), cfg, options, _TerminalStages(reporter), list(INVOCATION)).run()
+            verdict = Pipeline(Store(store), cfg, options, _TerminalStages(reporter), list(INVOCATION)).run(
+                continue_run=continue_run)
     except KeyboardInterrupt:
-        err.print("interrupted: worktrees and processes cleaned up; the run is marked incomplete", markup=False)
+        err.print("interrupted: worktrees and processes cleaned up; the run is marked incomplete "
+                  "(finish it with: torchparity verify --resume RUN)", markup=False)
         return int(ExitCode.INTERRUPTED)
     if json_out:
         out.print_json(json.dumps(verdict.to_json(), ensure_ascii=False))

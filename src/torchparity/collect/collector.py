@@ -13,8 +13,9 @@ import os
 import shutil
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextlib import ExitStack
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from ..emulated import emulation, runner_settings
 from ..errors import EnvironmentBroken, ExitCode, UsageError
 from ..exec import Job, JobResult, Runner, check_timeout, make_runner
 from ..exec.interrupt import Interrupted, stopping, temp_dir
+from ..exec.pool import RunnerPool
 from ..gitrepo import blob_bytes, commit_title, git, repo_root, resolve_commit
 from ..records.notes import Note
 from ..records.target import (
@@ -40,7 +42,10 @@ from ..store import put as put_record
 from .evidence import render_log
 from .resume import run_lock
 from .verdict import failing_tests, judge
-from .worktree import worktree
+from .worktree import Worktree, worktree
+
+#: where a target's files come from: (repo, target) -> a checkout that lasts while the target runs
+Checkouts = Callable[[Path, "Target"], AbstractContextManager[Worktree]]
 
 
 @dataclass(frozen=True)
@@ -135,10 +140,15 @@ def check_states(names: list[str]) -> None:
 
 
 class Collector:
-    def __init__(self, store: Store, options: CollectOptions, reporter: Reporter | None = None) -> None:
+    def __init__(self, store: Store, options: CollectOptions, reporter: Reporter | None = None, *,
+                 runners: RunnerPool | None = None, checkouts: Checkouts | None = None) -> None:
+        """``runners``: a pool its owner keeps (and closes) across collectors; ``checkouts``: shared
+        checkouts; without them, a runner per environment and a worktree per target, of its own."""
         self.store = store
         self.opt = options
         self.reporter = reporter or Reporter()
+        self.runners = runners
+        self.checkouts: Checkouts = checkouts or (lambda repo, t: worktree(repo, t.commit, t.ref))
         self._cancel = threading.Event()
         #: one runner per environment (interpreter, device, emulation), shared by that environment's targets:
         #: torch is imported once per environment, not once per ref
@@ -293,10 +303,14 @@ class Collector:
         with self._lock:
             for r in list(self._runners.values()):
                 r.kill()  # type: ignore[attr-defined]
+        if self.runners is not None:
+            self.runners.kill()
 
-    def _runner_for(self, env: EnvSpec, device: str) -> Runner:
+    def _runner_for(self, env: EnvSpec, device: str, target: Target | None = None) -> Runner:
         if self._cancelled:
             raise Interrupted("interrupted: no new runner is started")
+        if self.runners is not None and target is not None:
+            return self.runners.runner_for(target.env, device, target)
         with self._lock:
             key = (env.python, device, env.emulated)
             if key not in self._runners:
@@ -321,6 +335,8 @@ class Collector:
         if self._cancelled:  # a target still queued when the signal came: it never starts
             raise Interrupted(f"interrupted before {target.label} started")
         rec = self.collect(target)
+        if self.runners is not None:  # the pool may note where it ran, or redo it once elsewhere
+            rec = self.runners.finish_target(target, rec, self.collect)  # type: ignore[arg-type]
         rec.run_id = run_id
         log = render_log(rec, self.opt.log_sections.get(target.label, ())).encode("utf-8")
         self.store.add_target(
@@ -349,7 +365,7 @@ class Collector:
             wt = None
             with ExitStack() as stack:
                 if opt.repo is not None:
-                    wt = stack.enter_context(worktree(opt.repo, target.commit, target.ref))
+                    wt = stack.enter_context(self.checkouts(opt.repo, target))
                     root = wt.path
                 else:
                     root = Path.cwd()
@@ -363,7 +379,7 @@ class Collector:
                 rec.notes.append(Note.of("worktree_remove_failed"))
         except EnvironmentBroken as exc:
             rec.result = "INCOMPLETE" if self._cancelled else "ERROR"
-            rec.notes.append(Note.of("environment_broken", detail=exc))
+            rec.notes.append(getattr(exc, "note", None) or Note.of("environment_broken", detail=exc))
         except UsageError:
             raise
         except Exception as exc:
@@ -416,7 +432,7 @@ class Collector:
             if rel in added:
                 rec.notes.append(Note.of("not_committed", path=rel, ref=target.ref))
         patterns = list(target.patterns or opt.patterns)
-        runner = self._runner_for(target.env, device)
+        runner = self._runner_for(target.env, device, target)
         rec.probe = self._step(runner, target, Job("probe", {}, logs / "probe.log", timeout=opt.timeout), "probe")
         rec.process_tracking = str(getattr(runner, "process_tracking", "") or "")
         if not rec.probe.ok:

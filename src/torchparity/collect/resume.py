@@ -36,11 +36,15 @@ def _without_store(argv: list[str]) -> list[str]:
     return out
 
 
-def plan_resume(store: Store, run_id: int) -> Resumption:
-    """The resumption of run ``run_id``, or a ``UsageError`` saying why it cannot be resumed."""
+def plan_resume(store: Store, run_id: int | str, verb: str = "run") -> Resumption:
+    """The resumption of run ``run_id`` by ``verb`` (run, verify, batch), or a ``UsageError`` saying why
+    it cannot be resumed."""
     row = store.run(run_id)
-    if row.kind != "run" or not row.argv or row.argv[0] != "run":
-        raise UsageError(f"run {run_id} was not made by 'torchparity run'; it cannot be resumed here")
+    if row.kind != verb or not row.argv or row.argv[0] != verb:
+        made = f"'torchparity {row.argv[0]}'" if row.argv else "another verb"
+        raise UsageError(f"run {run_id} was not made by 'torchparity {verb}' (but by {made}); it cannot be resumed here"
+                         + ("; resume the batch it belongs to: torchparity batch --resume BATCH (see "
+                            "'torchparity runs')" if row.argv and row.argv[0] == "batch" and verb != "batch" else ""))
     if row.status == "complete":
         raise UsageError(f"run {run_id} is complete; nothing to resume (see 'torchparity show {run_id}')")
     if row.status == "running" and not row.orphaned:

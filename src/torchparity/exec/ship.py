@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shlex
 import shutil
 import stat
@@ -70,12 +71,31 @@ def _private_folder(path: Path) -> Path:
     return path
 
 
+def agent_sources() -> dict[str, bytes]:
+    """The agent's files (name -> bytes), as a job to another host carries them."""
+    return dict(_agent_sources())
+
+
+def use_agent(sources: dict[str, bytes]) -> Path:
+    """Run ``sources`` (another controller's agent, shipped with its jobs) as this process's agent."""
+    global _CACHED
+    bad = [n for n in sources if not re.fullmatch(r"[A-Za-z0-9_]+\.py", n)]
+    if bad:
+        raise EnvironmentBroken(f"the shipped agent has a file named {bad[0]!r}; only module files are accepted")
+    _CACHED = _install(sources)
+    return _CACHED
+
+
 def agent_home() -> Path:
     """A folder holding ``_torchparity_agent/`` for this torchparity's agent source."""
     global _CACHED
     if _CACHED is not None and _CACHED.exists():
         return _CACHED
-    sources = _agent_sources()
+    _CACHED = _install(_agent_sources())
+    return _CACHED
+
+
+def _install(sources: dict[str, bytes]) -> Path:
     digest = hashlib.sha256(_LAUNCHER_SOURCE.encode())
     for name in sorted(sources):
         digest.update(name.encode() + b"\0" + sources[name] + b"\0")
@@ -95,7 +115,6 @@ def agent_home() -> Path:
                 pass
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-    _CACHED = root
     return root
 
 

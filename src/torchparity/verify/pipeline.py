@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ..agent.state import states_for_api
-from ..api import AgentSession, ApiInfo, Trace, agent_session, resolve_api
+from ..api import AgentSession, ApiInfo, Trace
 from ..api.resolve import with_test_traces
 from ..checks import evaluate_change, evaluate_checklist
 from ..collect import (
@@ -40,9 +40,8 @@ from ..collect import (
     TargetRecord,
 )
 from ..config import Config
-from ..coverage import coverage_for
 from ..coverage.environment import resolved_table
-from ..coverage.spellings import assemble, docs_names
+from ..coverage.spellings import Spellings, assemble, docs_names
 from ..docs import DocsTree, add_entry, check_in_tree, folder_name, normalize_version
 from ..docs.tree import find_docs_dir
 from ..emulated import RunnerSettings, runner_settings
@@ -58,17 +57,20 @@ from ..records.change import ChangeRecord
 from ..records.checklist import Checklist
 from ..records.coverage import ApiCoverage
 from ..records.docs import DocsAddRecord, DocsCheckRecord
+from ..records.run import RunRecords
 from ..records.scaffold import ScaffoldRecord
 from ..records.task import TaskRecord
 from ..records.upstream import UpstreamRecord
 from ..records.verify import TargetVerdict, VerifyRecord
 from ..report import build_report, check_source_types, config_templates_dir, render
+from ..report.branches import for_branch
 from ..report.render import config_output_lines
 from ..scaffold import scaffold_facts, scaffold_test
 from ..store import Store, read_run
 from ..store import put as put_record
 from ..upstream import UpstreamOptions, has_candidates, upstream_stage
 from ..upstream.evidence import section as upstream_section
+from .shared import Shared, pool_for
 
 
 @dataclass
@@ -99,6 +101,8 @@ class VerifyOptions:
     upstream_repo: Path | None = None
     #: run the official tests the backend's disabled list removes, to find stale entries
     recheck_disabled: bool = False
+    #: a Ray cluster's address: environments with a ray table run on a matching node there
+    ray: str | None = None
 
 
 @dataclass
@@ -162,6 +166,9 @@ class Stages:
 
     def stage(self, name: str, detail: str = "") -> None: ...
 
+    def run_started(self, run_id: int) -> None:
+        """The task's verify run exists (new, or the one continued): a batch records which it is."""
+
     def done(self, name: str, outcome: str) -> None: ...
 
     def collector_reporter(self) -> Reporter:
@@ -197,12 +204,16 @@ def _refs(opt: VerifyOptions, cfg: Config, root: Path | None) -> list[tuple[str,
 
 class Pipeline:
     def __init__(self, store: Store, cfg: Config, opt: VerifyOptions, hooks: Stages | None = None,
-                 argv: list[str] | None = None) -> None:
+                 argv: list[str] | None = None, shared: Shared | None = None) -> None:
+        """``shared``: what this task shares with others (a batch's runners, checkouts, resolve answers
+        and coverage index); None: a verify of its own."""
         self.store = store
         self.cfg = cfg
         self.opt = opt
         self.hooks = hooks or Stages()
         self.argv = argv or ["verify", opt.api]
+        self.given_shared = shared
+        self.shared: Shared = shared  # type: ignore[assignment]  # None until run() sets it
         self._tree: DocsTree | None = None  # the docs pages, parsed once for every stage that reads them
         #: how the first environment's agent runs (its backend module and device, an emulation's path)
         self._first = RunnerSettings(cfg.backend_module, opt.device or cfg.device, {})
@@ -218,7 +229,9 @@ class Pipeline:
             raise UsageError(f"--out {opt.out} is a file; pass a folder for the reports")
 
     # -- the whole run -----------------------------------------------------------------------
-    def run(self) -> Verdict:
+    def run(self, continue_run: int | None = None) -> Verdict:
+        """Every stage in order into a new verify run, or (``continue_run``) into an interrupted one:
+        the stages and targets it finished are taken from its records, not done again."""
         opt, cfg = self.opt, self.cfg
         root = repo_root(opt.repo) if opt.repo is not None else None
         refs = _refs(opt, cfg, root)
@@ -228,24 +241,60 @@ class Pipeline:
         verdict = Verdict(api=opt.api)
         env = opt.envs[0]
         # one agent in the first environment answers both resolve and the scaffold's facts
-        first = self._first = runner_settings(env.emulated, cfg.backend_module, env.device or device)
-        with agent_session(env.python, first.backend_module, first.device,
-                           mode="fresh" if opt.fresh else "warm",
-                           allow_cpu_fallback=opt.allow_cpu_fallback, environ=first.environ) as session:
-            info = self._resolve(session, verdict)
-            verdict.run_id = self.store.new_run("verify", self.argv)
-            try:
-                task = cfg.task_record(opt.api, opt.fields, repo=root is not None, lang=opt.lang)
-                self._keep(verdict, task)
-                self._keep(verdict, info)
-                coverage = self._coverage(root, refs, info, verdict)
-                targets, test_files = self._tests(root, refs, info, coverage, device, verdict, session)
-            except BaseException:
-                self._finish(verdict, complete=False)
-                raise
+        self._first = runner_settings(env.emulated, cfg.backend_module, env.device or device)
+        prior = self._prior(continue_run)
+        shared = self.given_shared or Shared(self.store, pool_for(
+            cfg, opt.envs, mode="fresh" if opt.fresh else "warm", workers=1, ray_address=opt.ray, repo=root,
+            allow_cpu_fallback=opt.allow_cpu_fallback), test_roots=cfg.test_roots)
+        self.shared = shared
         try:
-            sections = self._upstream(root, refs, info, coverage, device, verdict)
+            return self._run(root, refs, device, verdict, prior, continue_run)
+        finally:
+            if self.given_shared is None:
+                shared.close()
+
+    def _prior(self, continue_run: int | None) -> RunRecords | None:
+        """The records of the verify run to continue (None: a new run); refused when it is not one."""
+        if continue_run is None:
+            return None
+        row = self.store.run(continue_run)
+        if row.kind != "verify":
+            raise UsageError(f"run {continue_run} is a {row.kind} run, not a verify run; it cannot be resumed by verify")
+        if row.status == "complete":
+            raise UsageError(f"run {continue_run} is complete; nothing to resume (see 'torchparity report {continue_run}')")
+        prior = read_run(self.store, continue_run)
+        if prior.task is not None and prior.task.api not in (None, self.opt.api):
+            raise UsageError(f"run {continue_run} verified {prior.task.api}, not {self.opt.api}")
+        self.store.reopen_run(continue_run)
+        return prior
+
+    def _run(self, root: Path | None, refs: list[tuple[str, str]], device: str, verdict: Verdict,
+             prior: RunRecords | None, continue_run: int | None) -> Verdict:
+        opt, cfg = self.opt, self.cfg
+        info = prior.resolve if prior is not None and prior.resolve is not None else self._resolve(verdict, device)
+        self._resolved(info, verdict)
+        verdict.run_id = continue_run if continue_run is not None else self.store.new_run("verify", self.argv)
+        self.hooks.run_started(verdict.run_id)
+        try:
+            if prior is None or prior.task is None:
+                self._keep(verdict, cfg.task_record(opt.api, opt.fields, repo=root is not None, lang=opt.lang))
+            if prior is None or prior.resolve is None:
+                self._keep(verdict, info)
+            else:
+                self._kept(verdict, prior.resolve)
+            self.shared.check()
+            coverage = self._coverage(root, refs, info, verdict, prior)
+            self.shared.check()
+            targets, test_files = self._tests(root, refs, info, coverage, device, verdict, prior)
+        except BaseException:
+            self._finish(verdict, complete=False)
+            raise
+        try:
+            self.shared.check()
+            sections = self._upstream(root, refs, info, coverage, device, verdict, prior)
+            self.shared.check()
             self._collect(root, targets, info, device, verdict, sections)
+            self.shared.check()  # targets cut short by an interrupt are not a verdict: the run stays open
             info = self._classify(info, verdict)
             self._docs(root, info, verdict)
             self._checklist(root, info, test_files, verdict)
@@ -262,8 +311,14 @@ class Pipeline:
         """Store a stage's record in the verify run (the report is rendered from these alone)."""
         assert verdict.run_id is not None
         put_record(self.store, record, verdict.run_id, self.opt.api)
+        self._kept(verdict, record)
+
+    @staticmethod
+    def _kept(verdict: Verdict, record: Record) -> None:
+        """A stage's record is in the run (stored now, or by the run this one continues)."""
         if record.KIND not in ("task", "verify", *verdict.stages):
             verdict.stages.append(record.KIND)
+
     def _check_files(self, root: Path | None, refs: list[tuple[str, str]]) -> None:
         """--test-file and --into name text files that exist (at every ref, with a repo): refused
         before any work, so that a refused verify leaves no run behind."""
@@ -292,54 +347,74 @@ class Pipeline:
                     raise UsageError(f"{flag} {f} at {ref} is not UTF-8 text") from None
 
     # -- 1. resolve ----------------------------------------------------------------------------
-    def _resolve(self, session: AgentSession, verdict: Verdict) -> ApiInfo:
+    def _session(self, device: str) -> AgentSession:
+        """The agent in the first environment (resolve, the scaffold's facts): the pool's runner there."""
+        env = self.opt.envs[0]
+        return self.shared.session(env, env.device or device)
+
+    def _resolve(self, verdict: Verdict, device: str) -> ApiInfo:
         env = self.opt.envs[0]
         self.hooks.stage("resolve", f"{self.opt.api} in {env.name}")
-        (info,) = resolve_api([self.opt.api], env.python, self._first.backend_module, trace=True, session=session)
+        info = self.shared.resolve(self.opt.api, env, env.device or device, self._first.backend_module)
+        self.hooks.done("resolve", f"{info.canonical} ({info.resolution.kind}, {info.category})")
+        return info
+
+    @staticmethod
+    def _resolved(info: ApiInfo, verdict: Verdict) -> None:
         verdict.canonical = info.canonical
         verdict.doc_name = info.resolution.doc_names()[0]
         verdict.kind = info.resolution.kind
         verdict.category = info.category
-        self.hooks.done("resolve", f"{info.canonical} ({info.resolution.kind}, {info.category})")
-        return info
 
     # -- 2. coverage ---------------------------------------------------------------------------
     def _coverage(self, root: Path | None, refs: list[tuple[str, str]], info: ApiInfo,
-                  verdict: Verdict) -> ApiCoverage | None:
+                  verdict: Verdict, prior: RunRecords | None = None) -> ApiCoverage | None:
         if root is None:
             verdict.notes.append("coverage not collected: no --repo (the embedded default runs on this machine)")
             return None
-        self.hooks.stage("coverage", f"{len(refs)} ref(s)")
         # the one spelling assembly the coverage verb and the checklist use too: the static table,
         # resolve's answers, [backend_aliases] and the docs' NPU 形式名称
-        try:
-            tree = self._docs_tree(root)
-        except UsageError:
-            tree = None  # the docs stage says what is wrong with the folder
-        spellings = assemble([info.resolution.query], self.cfg, repo=root, docs=tree,
-                             resolutions=[info.resolution])
-        aliases = spellings.table
+        spellings = self._spellings(root, [info])
         verdict.notes.extend(spellings.notes())
-        report = coverage_for([info.resolution.query], root, [r for r, _ in refs], self.store,
-                              tests=list(self.cfg.test_roots), aliases=aliases)
-        cov = report.apis[0]
+        if prior is not None and prior.coverage is not None:
+            verdict.coverage = prior.coverage
+            self._kept(verdict, prior.coverage)
+            return prior.coverage
+        self.hooks.stage("coverage", f"{len(refs)} ref(s)")
+        # with the other tasks of a batch: one index per ref under one table for all their APIs
+        cov = self.shared.coverage.get(root, [r for r, _ in refs], info, lambda infos: (
+            spellings if [i.resolution.query for i in infos] == [info.resolution.query]
+            else self._spellings(root, infos)).table)
         self._keep(verdict, cov)
         verdict.coverage = cov
         counts = ", ".join(f"{r.ref}: {len(r.direct)} direct" for r in cov.refs)
         self.hooks.done("coverage", counts)
         return cov
 
+    def _spellings(self, root: Path, infos: list[ApiInfo]) -> Spellings:
+        """The spelling assembly for these APIs (one task's, or a batch's group)."""
+        try:
+            tree = self._docs_tree(root)
+        except UsageError:
+            tree = None  # the docs stage says what is wrong with the folder
+        return assemble([i.resolution.query for i in infos], self.cfg, repo=root, docs=tree,
+                        resolutions=[i.resolution for i in infos])
+
     # -- 3. which tests, scaffolded where needed -------------------------------------------------
     def _tests(self, root: Path | None, refs: list[tuple[str, str]], info: ApiInfo,
                coverage: ApiCoverage | None, device: str, verdict: Verdict,
-               session: AgentSession) -> tuple[list[Target], list[str]]:
+               prior: RunRecords | None = None) -> tuple[list[Target], list[str]]:
         opt = self.opt
         direct: dict[str, list[Any]] = {}
         if coverage is not None:
             direct = {r.ref: list(r.direct) for r in coverage.refs}
         chosen = tuple(dict.fromkeys(opt.test_files))
         need = opt.scaffold or (not chosen and any(not direct.get(ref) for ref, _ in refs))
-        scaffold = self._scaffold(root, refs, info, device, verdict, session) if need else {}
+        scaffold: dict[str, tuple[str, bytes, list[str]]] = {}
+        if need and prior is not None and prior.scaffold is not None and not opt.into:
+            scaffold = self._scaffolded(prior.scaffold, verdict)  # written by the run this one continues
+        elif need:
+            scaffold = self._scaffold(root, refs, info, device, verdict, self._session(device))
         targets: list[Target] = []
         checked: list[str] = []
         for ref, commit in refs:
@@ -365,6 +440,14 @@ class Pipeline:
             for env in opt.envs:
                 targets.append(Target(ref, commit, env, files=files, overlay=overlay, patterns=patterns))
         return targets, list(dict.fromkeys(checked))
+
+    def _scaffolded(self, sc: ScaffoldRecord, verdict: Verdict) -> dict[str, tuple[str, bytes, list[str]]]:
+        """The scaffold of the run this one continues: the same file at the same refs."""
+        verdict.scaffolded = sc
+        self._kept(verdict, sc)
+        for what in sc.fill_in:
+            verdict.notes.append(f"the scaffolded test fails until this is filled in: {what}")
+        return {ref: (sc.path, sc.content.encode("utf-8"), list(sc.methods)) for ref in sc.refs}
 
     def _scaffold(self, root: Path | None, refs: list[tuple[str, str]], info: ApiInfo, device: str,
                   verdict: Verdict, session: AgentSession) -> dict[str, tuple[str, bytes, list[str]]]:
@@ -414,23 +497,36 @@ class Pipeline:
         self.hooks.done("scaffold", f"{sc.family}: {sc.path} ({len(sc.methods)} test(s)) at {', '.join(out)}")
         return out
 
-    # -- 4. collect --------------------------------------------------------------------------------
     # -- 3b. the API's upstream official tests ------------------------------------------------------
     def _upstream(self, root: Path | None, refs: list[tuple[str, str]], info: ApiInfo,
-                  coverage: ApiCoverage | None, device: str, verdict: Verdict) -> dict[str, list[str]]:
+                  coverage: ApiCoverage | None, device: str, verdict: Verdict,
+                  prior: RunRecords | None = None) -> dict[str, list[str]]:
         """The upstream stage, when official tests exist; returns each collect target's log section."""
         opt = self.opt
         operator = info.category == "operator"
-        if not has_candidates(self.cfg, coverage, root, refs, operator) and opt.upstream_repo is None:
-            return {}
-        self.hooks.stage("upstream", "the API's official tests with the backend's disabled list")
-        rec = upstream_stage(self.store, self.cfg, UpstreamOptions(
-            api=info.canonical, repo=root, refs=[r for r, _ in refs] if root is not None else [], envs=list(opt.envs),
-            device=device, upstream_repo=opt.upstream_repo, recheck=opt.recheck_disabled,
-            mode="fresh" if opt.fresh else "warm", timeout=opt.timeout, allow_cpu_fallback=opt.allow_cpu_fallback,
-            operator=operator), coverage, resolved_table([info.resolution]))
+        if prior is not None and prior.upstream is not None:  # a resumed run: the stage ended before
+            rec = prior.upstream
+            self._kept(verdict, rec)
+        else:
+            if not has_candidates(self.cfg, coverage, root, refs, operator) and opt.upstream_repo is None:
+                return {}
+            # the stage runs its tests on this machine: environments bound to Ray nodes are left out
+            remote = set(getattr(self.shared.pool, "needs", {}) or {})
+            envs = [e for e in opt.envs if e.name not in remote]
+            if remote & {e.name for e in opt.envs}:
+                verdict.notes.append("upstream: the official tests were not run for "
+                                     f"{', '.join(sorted(remote & {e.name for e in opt.envs}))} (bound to Ray nodes; "
+                                     "the upstream stage runs on this machine only)")
+            if not envs:
+                return {}
+            self.hooks.stage("upstream", "the API's official tests with the backend's disabled list")
+            rec = upstream_stage(self.store, self.cfg, UpstreamOptions(
+                api=info.canonical, repo=root, refs=[r for r, _ in refs] if root is not None else [], envs=envs,
+                device=device, upstream_repo=opt.upstream_repo, recheck=opt.recheck_disabled,
+                mode="fresh" if opt.fresh else "warm", timeout=opt.timeout, allow_cpu_fallback=opt.allow_cpu_fallback,
+                operator=operator), coverage, resolved_table([info.resolution]))
+            self._keep(verdict, rec)
         verdict.upstream = rec
-        self._keep(verdict, rec)
         for t in rec.targets:
             bad = [x.id or x.test for x in t.tests if x.status == "failed"]
             if bad:
@@ -452,6 +548,7 @@ class Pipeline:
                                        and (t.ref == ref or t.source == "pytorch") for line in upstream_section(t)]
                 for ref, _ in (refs if root is not None else [("local", "")]) for env in opt.envs}
 
+    # -- 4. collect --------------------------------------------------------------------------------
     def _collect(self, root: Path | None, targets: list[Target], info: ApiInfo, device: str,
                  verdict: Verdict, sections: dict[str, list[str]] | None = None) -> None:
         opt = self.opt
@@ -469,8 +566,13 @@ class Pipeline:
             log_sections=dict(sections or {}),
         )
         self.hooks.stage("collect", f"{len(targets)} target(s), states: {', '.join(states) or 'none linked'}")
-        collector = Collector(self.store, options, self.hooks.collector_reporter())
-        outcome = collector.run(self.argv, targets, run_id=verdict.run_id, kind="verify", finish=False)
+        collector = Collector(self.store, options, self.hooks.collector_reporter(), runners=self.shared.pool,
+                              checkouts=self.shared.checkouts)
+        self.shared.track(collector)
+        try:
+            outcome = collector.run(self.argv, targets, run_id=verdict.run_id, kind="verify", finish=False)
+        finally:
+            self.shared.untrack(collector)
         verdict.records = outcome.records
         for rec in outcome.records:
             if rec.result != "PASS":
@@ -530,6 +632,14 @@ class Pipeline:
                              f"{tree.root}; versions there: {', '.join(tree.versions()) or 'none'}")
 
     def _docs(self, root: Path | None, info: ApiInfo, verdict: Verdict) -> None:
+        # the pages are shared by every task of a batch: one task reads and writes them at a time,
+        # and reads them as the tasks before it left them
+        with self.shared.docs_lock:
+            if self.given_shared is not None:
+                self._tree = None
+            self._docs_stage(root, info, verdict)
+
+    def _docs_stage(self, root: Path | None, info: ApiInfo, verdict: Verdict) -> None:
         opt, cfg = self.opt, self.cfg
         tree = self._docs_tree(root)
         if tree is None:
@@ -625,7 +735,8 @@ class Pipeline:
             return
         self.hooks.stage("report")
         # the texts are rendered from the run's records alone, exactly as 'torchparity report RUN' does
-        model = build_report([read_run(self.store, verdict.run_id)])
+        run = read_run(self.store, verdict.run_id)
+        model = build_report([run])
         out = self._out_dir(verdict)
         tdir = config_templates_dir(self.cfg)
         lang = self.opt.lang
@@ -636,6 +747,12 @@ class Pipeline:
             "json": ("report.json", render(model, "json", lang, templates_dir=tdir)),
             "junit": ("junit.xml", render(model, "junit", lang, templates_dir=tdir)),
         }
+        if root is not None:
+            # one PR per target branch: the PR text the community submits to that branch, of its targets
+            for ref in dict.fromkeys([*(r.ref for r in verdict.records), *(t.record.ref for t in run.targets)]):
+                name = re.sub(r"[^A-Za-z0-9._-]+", "_", ref)
+                text = render(build_report([for_branch(run, ref)]), "pr", lang, templates_dir=tdir)
+                files[f"pr@{ref}"] = (f"pr.{name}.{lang}.md", text)
         for key, (name, text) in files.items():
             atomic_write(out / name, text)
             verdict.outputs[key] = str(out / name)
