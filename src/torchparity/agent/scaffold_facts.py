@@ -23,6 +23,7 @@ from .facts_calls import _doc_types, _pools_for, _strip_sig, call_facts, tensor_
 from .facts_context import context_facts, state_facts
 from .facts_literal import NotLiteral, error_text, literal
 from .facts_opinfo import opinfo_facts
+from .facts_probe import needed_imports, probe_isolated
 from .facts_runtime import runtime_facts, storage_facts
 from .objects import NotFound, walk
 
@@ -70,6 +71,10 @@ def _not_found(out, path, exc, wants):
     return out
 
 
+#: the modules loaded before any job ran (what ``import torch`` and the backend load)
+BASELINE = set()
+
+
 def facts_for(ctx, res, wants, dtypes=None, formula=""):
     """The facts ``wants`` names for one resolved API (a resolution record)."""
     torch = ctx.torch
@@ -83,6 +88,9 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
         return _not_found(out, res["path"], exc, wants)
     obj = hit.obj
     owner = hit.parent if isinstance(hit.parent, type) else None
+    names = [res["path"], res["canonical"]] + list(res.get("aliases", [])) + [res.get("owner_class") or ""]
+    names += [n.rsplit(".", 1)[0] for n in names if "." in n]
+    out["imports"] = dict((n, needed_imports(n, BASELINE)) for n in dict.fromkeys(names) if n)
     if "states" in wants:
         out["states"] = _guard("state", state_facts, res, device_type)
     if "context" in wants:
@@ -97,6 +105,8 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
         out["storage"] = _guard("storage", storage_facts, torch, obj)
     if "runtime" in wants:
         out["runtime"] = _guard("runtime", runtime_facts, torch, obj, res, device_type)
+    if "probe" in wants:
+        out["probe"] = _guard("probe", probe_isolated, torch, res, obj, owner, device_type, BASELINE)
     if isinstance(out.get("states"), dict):  # a failed state lookup reads as no states
         out["states"] = []
     return out
@@ -108,6 +118,8 @@ def op_scaffold_facts(ctx, args):
     An item is ``{"resolution", "wants", "dtypes", "formula"}``; a batch pays
     the op_db import once.
     """
+    if not BASELINE:
+        BASELINE.update(sys.modules)
     if "items" in args:
         items = [facts_for(ctx, i["resolution"], list(i.get("wants", [])), i.get("dtypes"),
                            i.get("formula", "")) for i in args["items"]]

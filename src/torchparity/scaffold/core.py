@@ -15,6 +15,7 @@ from ..errors import UsageError
 from ..exec.session import AgentSession, agent_session
 from ..fsutil import atomic_write, read_text_file
 from ..records.scaffold import ScaffoldRecord
+from .check import checked_facts
 from .conventions import Conventions, conventions_from, device_expression
 from .families import build_plan, candidates, tensor_formula, wants
 from .insert import find_class, insert_methods, is_device_call, module_bindings, parse
@@ -86,17 +87,27 @@ def _facts_request(info: ApiInfo, dtypes: Sequence[str] | None, backend_module: 
 
 
 def scaffold_facts(info: ApiInfo, session: AgentSession, dtypes: Sequence[str] | None = None,
-                   backend_module: str = "") -> dict[str, Any]:
-    """The agent's facts for the families this API may take."""
-    return session.call("scaffold_facts", _facts_request(info, dtypes, backend_module), FACTS_TIMEOUT)
+                   backend_module: str = "", check: bool = True) -> dict[str, Any]:
+    """The agent's facts for the families this API may take.
+
+    With ``check``, each family's candidate test is also run on the CPU by the
+    agent, as written and with the API replaced by a stand-in (``facts["checked"]``).
+    """
+    facts = session.call("scaffold_facts", _facts_request(info, dtypes, backend_module), FACTS_TIMEOUT)
+    if check:
+        checked_facts([info], [facts], session, backend_module)
+    return facts
 
 
 def scaffold_facts_many(infos: Sequence[ApiInfo], session: AgentSession, dtypes: Sequence[str] | None = None,
-                        backend_module: str = "") -> list[dict[str, Any]]:
-    """Facts for several APIs in one agent job (torch's op_db is imported once)."""
+                        backend_module: str = "", check: bool = True) -> list[dict[str, Any]]:
+    """Facts for several APIs in one agent job (torch's op_db is imported once), checked in one more."""
     items = [_facts_request(i, dtypes, backend_module) for i in infos]
     answer = session.call("scaffold_facts", {"items": items}, FACTS_TIMEOUT + 60.0 * len(items))
-    return list(answer["items"])
+    facts = list(answer["items"])
+    if check:
+        checked_facts(infos, facts, session, backend_module)
+    return facts
 
 
 def check_destination(into: str | Path | None, out_dir: str | Path | None) -> None:

@@ -9,10 +9,15 @@ The families, tried in order of the API's kind:
 * ``opinfo``: operators with an OpInfo entry (sample inputs per dtype against a reference);
 * ``tensor``: Tensor methods and properties (several shapes, 0-d and empty included);
 * ``signature``: functions with a signature (valid and invalid calls measured on the CPU);
+* ``measured``: any API the agent found a working call of (a receiver from a recipe or its
+  constructor): the result, and what the call changed, measured on the CPU;
 * ``fill-in``: anything no family can decide on: a test that fails and says what to write.
 
 A family whose facts do not let it decide falls through to the next one, and
 finally to ``fill-in``; no family writes a test that passes without checking.
+Where the agent ran each family's candidate test on the CPU (``checked`` in the
+facts), a family whose tests do not pass, or pass with the API replaced by a
+stand-in that returns a sentinel, falls through as well.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from typing import Any
 
 from ..api.classify import is_device_runtime
 from ..api.records import ApiInfo
+from .measured import measured_plan
 from .operators import TENSOR_FORMULAS, opinfo_plan, signature_plan, split_methods, tensor_plan
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, root_module, spelling_of, stem_of
 from .render import render
@@ -33,8 +39,13 @@ CALLABLE_KINDS = ("function", "builtin", "method", "classmethod", "staticmethod"
 #: what each family asks the agent for
 WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
-    "storage": ["storage"], "runtime": ["runtime"], "fill-in": [],
+    "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "fill-in": [],
 }
+#: families whose test needs the device itself (not checked on the CPU by the agent)
+DEVICE_ONLY = ("runtime",)
+
+
+
 def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     """Families to try for this API, best first (``fill-in`` always last)."""
     r = info.resolution
@@ -49,6 +60,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out += ["opinfo", "tensor"] if r.kind == "method" else ["tensor"]
     elif r.kind in CALLABLE_KINDS:
         out += ["opinfo", "signature"]
+    if r.kind != "module":
+        out.append("measured")
     out.append("fill-in")
     return out
 
@@ -64,30 +77,85 @@ def tensor_formula(info: ApiInfo) -> str:
     return TENSOR_FORMULAS.get(info.resolution.path.rsplit(".", 1)[-1], "")
 
 
-def build_plan(info: ApiInfo, facts: dict[str, Any], device: str, backend_module: str = "") -> TestPlan:
-    """The plan of the first family that can decide (``device``: the expression tests use)."""
-    builders: dict[str, Callable[[ApiInfo, dict[str, Any], str], TestPlan]] = {
-        "context": context_plan, "opinfo": opinfo_plan, "tensor": tensor_plan,
-        "signature": signature_plan, "storage": storage_plan, "runtime": runtime_plan,
-    }
-    reasons: list[str] = []
+BUILDERS: dict[str, Callable[[ApiInfo, dict[str, Any], str], TestPlan]] = {}
+
+
+def candidate_plans(info: ApiInfo, facts: dict[str, Any], device: str,
+                    backend_module: str = "") -> tuple[list[TestPlan], list[str]]:
+    """Every family's plan that can decide, in order, and why the others could not."""
+    plans, reasons = [], []
     for family in candidates(info, backend_module):
         if family == "fill-in":
             break
         try:
-            plan = builders[family](info, facts, device)
+            plans.append(_with_imports(BUILDERS[family](info, facts, device), facts))
         except CannotDecide as exc:
             reasons.append(f"{family}: {exc}")
+    return plans, reasons
+
+
+def build_plan(info: ApiInfo, facts: dict[str, Any], device: str, backend_module: str = "") -> TestPlan:
+    """The plan of the first family that can decide (``device``: the expression tests use).
+
+    With the agent's ``checked`` outcomes, a family is kept only when some of its
+    tests pass on the CPU and some fail once the API is replaced by a stand-in;
+    its tests that failed on the CPU are left out (with a note).
+    """
+    plans, reasons = candidate_plans(info, facts, device, backend_module)
+    checked = facts.get("checked") or {}
+    for plan in plans:
+        outcome = checked.get(plan.family)
+        if outcome is None:
+            return plan
+        kept = checked_plan(plan, outcome)
+        if isinstance(kept, str):
+            reasons.append(f"{plan.family}: {kept}")
             continue
-        return _with_root_import(plan)
-    return _with_root_import(fill_in_plan(info, facts, reasons))
+        return kept
+    return _with_imports(fill_in_plan(info, facts, reasons), facts)
 
 
-def _with_root_import(plan: TestPlan) -> TestPlan:
-    root = root_module(plan.spelling)
-    if root == "torch" or any(i == f"import {root}" for i in plan.imports):
+def checked_plan(plan: TestPlan, outcome: dict[str, Any]) -> TestPlan | str:
+    """The plan without its tests that failed on the CPU, or why none of it can be kept."""
+    clean = (outcome.get("clean") or {}).get("outcomes") or {}
+    error = (outcome.get("clean") or {}).get("error") or ""
+    passed = [t for t in plan.tests if (clean.get(t) or {}).get("status") == "pass"]
+    if not passed:
+        why = error or "; ".join(f"{t}: {(clean.get(t) or {}).get('message', 'did not run')}" for t in plan.tests)
+        return f"its test did not pass on the CPU ({why[:300]})"
+    broken = outcome.get("broken")
+    if broken is not None:
+        standin = broken.get("standin") or {}
+        if standin.get("replaced"):
+            outs = broken.get("outcomes") or {}
+            caught = [t for t in passed if (outs.get(t) or {}).get("status") in ("fail", "error")
+                      or t not in outs]
+            if not caught:
+                return "its tests still pass when the API only returns a sentinel"
+    dropped = [t for t in plan.tests if t not in passed]
+    if not dropped:
         return plan
-    return TestPlan(**{**plan.__dict__, "imports": (*plan.imports, f"import {root}")})
+    methods = tuple(m for m in plan.methods if m.helper or m.name in passed)
+    notes = tuple(f"{t} left out: it failed on the CPU ({(clean.get(t) or {}).get('message', 'did not run')})"
+                  for t in dropped)
+    return TestPlan(**{**plan.__dict__, "methods": methods, "notes": plan.notes + notes})
+
+
+def _with_imports(plan: TestPlan, facts: dict[str, Any]) -> TestPlan:
+    """The plan with the imports its spelling of the API needs (its root module, and a submodule
+    ``import torch`` does not load, as the agent found)."""
+    extra: list[str] = []
+    root = root_module(plan.spelling)
+    if root != "torch":
+        extra.append(f"import {root}")
+    known = facts.get("imports") or {}
+    spelled = [plan.spelling, plan.spelling.rsplit(".", 1)[0]]
+    for name in spelled:
+        extra += [i for i in known.get(name) or [] if isinstance(i, str)]
+    missing = [i for i in dict.fromkeys(extra) if i not in plan.imports]
+    if not missing:
+        return plan
+    return TestPlan(**{**plan.__dict__, "imports": (*plan.imports, *missing)})
 
 
 # -- fill-in ---------------------------------------------------------------------------------
@@ -314,3 +382,9 @@ def runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         coverage=coverage_rows(normal="在被测设备上调用并检查返回值、对象类型与所属设备"),
         facts=facts,
     )
+
+
+BUILDERS.update({
+    "context": context_plan, "opinfo": opinfo_plan, "tensor": tensor_plan, "signature": signature_plan,
+    "storage": storage_plan, "runtime": runtime_plan, "measured": measured_plan,
+})

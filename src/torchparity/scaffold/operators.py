@@ -229,8 +229,9 @@ def signature_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
             "float": case.get("type") == "float", "identity": lit in ("True", "False", "None"),
             "statement": lit == "None", "states": checks,
         })
-    if not valid and not calls.get("invalid"):
-        raise CannotDecide("every call returned None and changed no state the registry knows")
+    if not valid:
+        raise CannotDecide("every call returned None and changed no state the registry knows"
+                           if calls.get("valid") else "no valid call succeeded (only invalid ones)")
     invalid = [{"args": c["args"].replace("DEVICE", device), "raises": c["raises"]} for c in calls.get("invalid", [])]
     states = [s["name"] for s in facts.get("states", []) if s.get("available")]
     restore = [STATE_CODE[s] for s in states if s in STATE_CODE and STATE_CODE[s].restore]

@@ -13,7 +13,7 @@ from .conventions import Conventions
 from .plan import TestPlan
 
 #: stdlib modules a family may import (they go in their own isort section)
-STDLIB = ("math", "warnings")
+STDLIB = ("math", "warnings", "os", "tempfile", "io", "pickle", "copy", "collections", "itertools", "functools")
 
 
 def _pyrepr(value: Any) -> str:
