@@ -21,6 +21,7 @@ import traceback
 
 from .facts_calls import _doc_types, _pools_for, _strip_sig, call_facts, tensor_facts
 from .facts_context import context_facts, state_facts
+from .facts_domain import optim_facts
 from .facts_literal import NotLiteral, error_text, literal
 from .facts_opinfo import opinfo_facts
 from .facts_probe import needed_imports, probe_isolated
@@ -35,6 +36,28 @@ __all__ = [
 ]
 
 _NotLiteral = NotLiteral
+
+
+def _mro(cls):
+    """``module.qualname`` of each class in ``cls``'s MRO ([] for a non-class)."""
+    if not isinstance(cls, type):
+        return []
+    try:
+        return ["%s.%s" % (k.__module__, k.__qualname__) for k in cls.__mro__]
+    except Exception:
+        return []
+
+
+def _members(cls):
+    """Public and dunder member names of a class (what a family's template may call)."""
+    if not isinstance(cls, type):
+        return []
+    try:
+        return sorted(n for n in dir(cls) if not n.startswith("_") or n in (
+            "__getitem__", "__setitem__", "__delitem__", "__len__", "__iter__", "__contains__", "__call__",
+            "__enter__", "__exit__", "__add__", "__iadd__"))
+    except Exception:
+        return []
 
 
 def _guard(what, fn, *args):
@@ -91,6 +114,9 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
     names = [res["path"], res["canonical"]] + list(res.get("aliases", [])) + [res.get("owner_class") or ""]
     names += [n.rsplit(".", 1)[0] for n in names if "." in n]
     out["imports"] = dict((n, needed_imports(n, BASELINE)) for n in dict.fromkeys(names) if n)
+    out["classes"] = {"api": _mro(obj), "owner": _mro(owner)}
+    out["callable"] = callable(obj)
+    out["members"] = _members(obj if isinstance(obj, type) else owner)
     if "states" in wants:
         out["states"] = _guard("state", state_facts, res, device_type)
     if "context" in wants:
@@ -105,6 +131,8 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
         out["storage"] = _guard("storage", storage_facts, torch, obj)
     if "runtime" in wants:
         out["runtime"] = _guard("runtime", runtime_facts, torch, obj, res, device_type)
+    if "optim" in wants:
+        out["optim"] = _guard("optimizer", optim_facts, torch, obj, owner)
     if "probe" in wants:
         out["probe"] = _guard("probe", probe_isolated, torch, res, obj, owner, device_type, BASELINE)
     if isinstance(out.get("states"), dict):  # a failed state lookup reads as no states

@@ -29,7 +29,9 @@ from typing import Any
 from ..api.classify import is_device_runtime
 from ..api.records import ApiInfo
 from .measured import measured_plan
+from .nn import nn_plan
 from .operators import TENSOR_FORMULAS, opinfo_plan, signature_plan, split_methods, tensor_plan
+from .optim import optim_plan
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, root_module, spelling_of, stem_of
 from .render import render
 from .states import StateCode, primary_and_secondaries, relation
@@ -39,7 +41,8 @@ CALLABLE_KINDS = ("function", "builtin", "method", "classmethod", "staticmethod"
 #: what each family asks the agent for
 WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
-    "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "fill-in": [],
+    "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
+    "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -60,10 +63,20 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out += ["opinfo", "tensor"] if r.kind == "method" else ["tensor"]
     elif r.kind in CALLABLE_KINDS:
         out += ["opinfo", "signature"]
+    if _under(r, "torch.nn") or _under(r, "torch.jit") and r.owner_class:
+        out.insert(0, "module")
+    if _under(r, "torch.optim"):
+        out.insert(0, "optim")
     if r.kind != "module":
         out.append("measured")
     out.append("fill-in")
     return out
+
+
+def _under(r: Any, prefix: str) -> bool:
+    """Whether the API (or its owner class) is spelled under ``prefix``."""
+    names = [r.canonical, r.path, *r.aliases, r.owner_class or ""]
+    return any(n == prefix or n.startswith(prefix + ".") for n in names if n)
 
 
 def wants(families: list[str]) -> list[str]:
@@ -386,5 +399,6 @@ def runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
 
 BUILDERS.update({
     "context": context_plan, "opinfo": opinfo_plan, "tensor": tensor_plan, "signature": signature_plan,
-    "storage": storage_plan, "runtime": runtime_plan, "measured": measured_plan,
+    "storage": storage_plan, "runtime": runtime_plan, "measured": measured_plan, "module": nn_plan,
+    "optim": optim_plan,
 })
