@@ -105,11 +105,11 @@ def main() -> None:
         row["standin"] = broken.get("standin_problem", "")
         if not row["passes"]:
             row["why"] = clean["summary"] + " " + clean.get("first_failure", "")
-    print(f"{'API':78} {'family':11} {'CPU':5} {'caught':6}")
+    print(f"{'API':78} {'family':14} {'CPU':5} {'caught':6}")
     for row in rows.values():
         caught = {True: "yes", False: "NO", None: "n/a"}[row["caught"]] if row["passes"] else "-"
         passes = {True: "pass", False: "FAIL", None: "-"}[row["passes"]]
-        print(f"{row['api'][:78]:78} {row['family']:11} {passes:5} {caught:6}")
+        print(f"{row['api'][:78]:78} {row['family']:14} {passes:5} {caught:6}")
     total = len(rows)
     real = [r for r in rows.values() if r["passes"] and r["caught"]]
     fams = Counter(str(r["family"]) for r in rows.values())

@@ -32,6 +32,7 @@ from .measured import measured_plan
 from .nn import nn_plan
 from .operators import TENSOR_FORMULAS, opinfo_plan, signature_plan, split_methods, tensor_plan
 from .optim import optim_plan
+from .serialization import serialization_plan
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, root_module, spelling_of, stem_of
 from .render import render
 from .states import StateCode, primary_and_secondaries, relation
@@ -42,7 +43,7 @@ CALLABLE_KINDS = ("function", "builtin", "method", "classmethod", "staticmethod"
 WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
-    "fill-in": [],
+    "serialization": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -67,6 +68,9 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "module")
     if _under(r, "torch.optim"):
         out.insert(0, "optim")
+    if _under(r, "torch.serialization") or r.canonical in ("torch.save", "torch.load") or "Storage" in (
+            r.owner_class or ""):
+        out.insert(0, "serialization")
     if r.kind != "module":
         out.append("measured")
     out.append("fill-in")
@@ -400,5 +404,5 @@ def runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
 BUILDERS.update({
     "context": context_plan, "opinfo": opinfo_plan, "tensor": tensor_plan, "signature": signature_plan,
     "storage": storage_plan, "runtime": runtime_plan, "measured": measured_plan, "module": nn_plan,
-    "optim": optim_plan,
+    "optim": optim_plan, "serialization": serialization_plan,
 })
