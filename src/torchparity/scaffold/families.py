@@ -32,9 +32,9 @@ from .measured import measured_plan
 from .nn import nn_plan
 from .operators import TENSOR_FORMULAS, opinfo_plan, signature_plan, split_methods, tensor_plan
 from .optim import optim_plan
-from .serialization import serialization_plan
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, root_module, spelling_of, stem_of
 from .render import render
+from .serialization import serialization_plan
 from .states import StateCode, primary_and_secondaries, relation
 
 MEMBER_KINDS = ("method", "classmethod", "staticmethod", "property", "attribute")
