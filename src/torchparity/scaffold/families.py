@@ -29,6 +29,7 @@ from typing import Any
 from ..api.classify import is_device_runtime
 from ..api.records import ApiInfo
 from .data import data_plan
+from .graph import graph_plan
 from .measured import measured_plan
 from .nn import nn_plan
 from .operators import TENSOR_FORMULAS, opinfo_plan, signature_plan, split_methods, tensor_plan
@@ -44,7 +45,7 @@ CALLABLE_KINDS = ("function", "builtin", "method", "classmethod", "staticmethod"
 WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
-    "serialization": [], "data": [], "fill-in": [],
+    "serialization": [], "data": [], "graph": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -74,6 +75,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "serialization")
     if _under(r, "torch.utils.data"):
         out.insert(0, "data")
+    if _under(r, "torch.jit") or _under(r, "torch.fx") or r.canonical in ("torch.compile", "torch.compiler.compile"):
+        out.insert(0, "graph")
     if r.kind != "module":
         out.append("measured")
     out.append("fill-in")
@@ -408,5 +411,5 @@ BUILDERS.update({
     "context": context_plan, "opinfo": opinfo_plan, "tensor": tensor_plan, "signature": signature_plan,
     "storage": storage_plan, "runtime": runtime_plan, "measured": measured_plan, "module": nn_plan,
     "optim": optim_plan, "serialization": serialization_plan,
-    "data": data_plan,
+    "data": data_plan, "graph": graph_plan,
 })
