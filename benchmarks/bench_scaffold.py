@@ -92,7 +92,7 @@ def main() -> None:
                    fill_in=result.fill_in[0][:200] if result.fill_in else "")
         if result.fill_in:
             continue
-        res = dataclasses.asdict(info.resolution)
+        res = dict(dataclasses.asdict(info.resolution), spelled=result.spelling)
         jobs += [{"file": result.path, "standin": None}, {"file": result.path, "standin": res}]
         owners.append(row)
     t = time.perf_counter()

@@ -43,6 +43,22 @@ def _names(resolution):
     return [n for n in dict.fromkeys(names) if n and "." in n]
 
 
+def _spelled(resolution, kind, replaced, problems):
+    """The name the test spells the API by (``torch.npu.Event`` for ``torch.cuda.Event``), replaced too."""
+    name = resolution.get("spelled") or ""
+    if not name or name in replaced:
+        return
+    hit = try_walk(name)
+    if hit is None or not isinstance(hit.parent, (type, types.ModuleType)):
+        return
+    try:
+        setattr(hit.parent, hit.attr, _replacement(hit.parent, hit.attr, kind))
+    except (TypeError, AttributeError) as exc:
+        problems.append("%s cannot be replaced: %s" % (name, exc))
+        return
+    replaced.append(name)
+
+
 def _raw_member(holder, attr):
     """The member as stored in the class dict that defines it (staticmethod/classmethod kept)."""
     for klass in inspect.getmro(holder):
@@ -99,6 +115,7 @@ def install(resolution):
             problems.append("%s cannot be replaced: %s" % (name, exc))
             continue
         replaced.append(name)
+    _spelled(resolution, kind, replaced, problems)
     if replaced:
         _replace_in_subclasses(resolution, kind, original)
         if isinstance(target.parent, type):

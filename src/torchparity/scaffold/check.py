@@ -35,8 +35,9 @@ def check_items(info: ApiInfo, facts: dict[str, Any], backend_module: str = "", 
             continue
         source = render_file(plan, conv, device_line=CPU_DEVICE_LINE, device_type="cpu",
                              torch_version=str(facts.get("torch_version", "")), year=2000)
+        resolution = dict(dataclasses.asdict(info.resolution), spelled=plan.spelling)
         items.append({"key": f"{key}{plan.family}", "file": plan.file_name, "source": source,
-                      "resolution": dataclasses.asdict(info.resolution), "standin": True})
+                      "resolution": resolution, "standin": True})
     return items
 
 

@@ -36,6 +36,7 @@ from .operators import TENSOR_FORMULAS, opinfo_plan, signature_plan, split_metho
 from .optim import optim_plan
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, root_module, spelling_of, stem_of
 from .render import render
+from .runtime import device_runtime_plan, generator_plan
 from .serialization import serialization_plan
 from .states import StateCode, primary_and_secondaries, relation
 
@@ -45,7 +46,7 @@ CALLABLE_KINDS = ("function", "builtin", "method", "classmethod", "staticmethod"
 WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
-    "serialization": [], "data": [], "graph": [], "fill-in": [],
+    "serialization": [], "data": [], "graph": [], "generator": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -75,6 +76,9 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "serialization")
     if _under(r, "torch.utils.data"):
         out.insert(0, "data")
+    if r.canonical.startswith(("torch.Generator", "torch._C.Generator")) or (r.owner_class or "") in (
+            "torch.Generator", "torch._C.Generator"):
+        out.insert(0, "generator")
     if _under(r, "torch.jit") or _under(r, "torch.fx") or r.canonical in ("torch.compile", "torch.compiler.compile"):
         out.insert(0, "graph")
     if r.kind != "module":
@@ -362,7 +366,10 @@ def _method_lines(methods: dict[str, Any], var: str) -> list[str]:
 def runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     r = info.resolution
     rt = facts.get("runtime") or {}
-    spelling = spelling_of(r)
+    known = device_runtime_plan(info, facts, device)
+    if known is not None:
+        return known
+    spelling = str(rt.get("spelled") or spelling_of(r))
     stem = stem_of(r)
     leaf = r.path.rsplit(".", 1)[-1]
     module_spelling = spelling.rsplit(".", 1)[0]
@@ -411,5 +418,5 @@ BUILDERS.update({
     "context": context_plan, "opinfo": opinfo_plan, "tensor": tensor_plan, "signature": signature_plan,
     "storage": storage_plan, "runtime": runtime_plan, "measured": measured_plan, "module": nn_plan,
     "optim": optim_plan, "serialization": serialization_plan,
-    "data": data_plan, "graph": graph_plan,
+    "data": data_plan, "graph": graph_plan, "generator": generator_plan,
 })
