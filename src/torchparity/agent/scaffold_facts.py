@@ -21,6 +21,7 @@ import traceback
 
 from .facts_calls import _doc_types, _pools_for, _strip_sig, call_facts, tensor_facts
 from .facts_context import context_facts, state_facts
+from .facts_doctest import doctest_facts
 from .facts_domain import optim_facts
 from .facts_literal import NotLiteral, error_text, literal
 from .facts_opinfo import opinfo_facts
@@ -131,6 +132,8 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
         out["storage"] = _guard("storage", storage_facts, torch, obj)
     if "runtime" in wants:
         out["runtime"] = _guard("runtime", runtime_facts, torch, obj, res, device_type)
+    if "doctest" in wants:
+        out["doctest"] = _guard("docstring example", _in_scratch_folder, doctest_facts, torch, obj, res)
     if "optim" in wants:
         out["optim"] = _guard("optimizer", optim_facts, torch, obj, owner)
     if "probe" in wants:

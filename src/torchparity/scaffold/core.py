@@ -20,7 +20,7 @@ from .conventions import Conventions, conventions_from, device_expression
 from .families import build_plan, candidates, tensor_formula, wants
 from .insert import find_class, insert_methods, is_device_call, module_bindings, parse
 from .plan import TestPlan
-from .render import render_file
+from .render import render_file, used_imports
 
 #: seconds for the facts job (importing op_db and checking every dtype on the CPU)
 FACTS_TIMEOUT = 600.0
@@ -192,7 +192,8 @@ def scaffold_test(
         if var in bound and not is_device_call(bound[var]):
             device_ref = f"torch.device({var})"
         plan = build_plan(api_info, facts, device_ref, backend)
-        ins = insert_methods(original, str(into_path), plan.methods, plan.imports,
+        imports = used_imports(plan.imports, "".join(m.source for m in plan.methods))
+        ins = insert_methods(original, str(into_path), plan.methods, imports,
                              device_line if plan.uses_device else "",
                              class_name or find_class(module, str(into_path)).name.value)
         _check_source(ins.text, into_path)

@@ -29,6 +29,7 @@ from typing import Any
 from ..api.classify import is_device_runtime
 from ..api.records import ApiInfo
 from .data import data_plan
+from .doctest import doctest_plan
 from .graph import graph_plan
 from .measured import measured_plan
 from .nn import nn_plan
@@ -46,7 +47,8 @@ CALLABLE_KINDS = ("function", "builtin", "method", "classmethod", "staticmethod"
 WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
-    "serialization": [], "data": [], "graph": [], "generator": [], "fill-in": [],
+    "serialization": [], "data": [], "graph": [], "generator": [], "doctest": ["doctest"],
+    "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -83,6 +85,9 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "graph")
     if r.kind != "module":
         out.append("measured")
+    later = [i for i, f in enumerate(out) if f in ("signature", "measured")]
+    if later:
+        out.insert(later[0], "doctest")
     out.append("fill-in")
     return out
 
@@ -419,4 +424,5 @@ BUILDERS.update({
     "storage": storage_plan, "runtime": runtime_plan, "measured": measured_plan, "module": nn_plan,
     "optim": optim_plan, "serialization": serialization_plan,
     "data": data_plan, "graph": graph_plan, "generator": generator_plan,
+    "doctest": doctest_plan,
 })

@@ -81,8 +81,6 @@ def graph_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     else:
         raise CannotDecide(f"no graph-capture template for {r.canonical}")
     methods = split_methods(source)
-    text = "".join(m.source for m in methods)
-    imports = [i for i in imports if i.split()[1].split(".")[0] in text or i == "import torch._dynamo"]
     return TestPlan(
         api=r.canonical, spelling=spelling, family="graph", stem=stem, methods=tuple(methods),
         imports=tuple(imports), summary=what + ".", coverage=coverage_rows(normal=what), facts=facts,

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from ..api.records import ApiInfo
+from .code import wrap_line
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
 from .render import render, render_helpers
 from .states import STATE_CODE
@@ -108,12 +109,13 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
 
 
 def split_methods(source: str) -> list[Method]:
-    """The ``def`` blocks of rendered class-body source, one Method each."""
+    """The ``def`` blocks of rendered class-body source, one Method each (long lines wrapped)."""
     out = []
     for chunk in re.split(r"\n(?=    def )", source.strip("\n")):
         chunk = chunk.strip("\n")
         if chunk.startswith("    def "):
-            out.append(Method(chunk[8:].split("(", 1)[0], chunk + "\n"))
+            lines = [piece for line in chunk.split("\n") for piece in wrap_line(line)]
+            out.append(Method(chunk[8:].split("(", 1)[0], "\n".join(lines) + "\n"))
     return out
 
 

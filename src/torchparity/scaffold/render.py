@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
 from typing import Any
@@ -55,11 +56,27 @@ def render_helpers(template: str, **context: Any) -> list[tuple[str, str]]:
     return out
 
 
+def used_imports(imports: tuple[str, ...] | list[str], text: str) -> list[str]:
+    """The ``import X`` lines whose module the code uses (others would be unused imports)."""
+    out = []
+    for line in imports:
+        words = line.split()
+        if words[0] == "import" and len(words) == 2:
+            root = words[1].split(".")[0]
+            if not re.search(rf"(?<![\w.]){re.escape(root)}\.", text):
+                continue
+        out.append(line)
+    return out
+
+
 def import_sections(plan: TestPlan, conv: Conventions) -> tuple[list[str], list[str]]:
     """(stdlib imports, third-party imports) in the order ruff's isort wants them."""
-    stdlib = sorted({i for i in plan.imports if i.split()[1].split(".")[0] in STDLIB})
-    other = {i for i in plan.imports if i not in stdlib}
-    other.add("import torch")
+    body = class_body(plan)
+    imports = used_imports(plan.imports, body)
+    stdlib = sorted({i for i in imports if i.split()[1].split(".")[0] in STDLIB})
+    other = {i for i in imports if i not in stdlib}
+    if plan.uses_device or re.search(r"(?<![\w.])torch\.", body):
+        other.add("import torch")
     other.add(conv.testcase_import)
     plain = sorted((i for i in other if i.startswith("import ")), key=lambda s: s.lower())
     froms = sorted((i for i in other if i.startswith("from ")), key=lambda s: s.split()[1].lower())
