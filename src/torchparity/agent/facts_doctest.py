@@ -70,7 +70,7 @@ def _close(torch, actual, expected):
         return math.isclose(actual, expected, rel_tol=TOLERANCE, abs_tol=TOLERANCE) or (
             math.isnan(expected) and math.isnan(actual))
     if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
-        return len(actual) == len(expected) and all(_close(torch, a, e) for a, e in zip(actual, expected))
+        return len(actual) == len(expected) and all(_close(torch, actual[i], e) for i, e in enumerate(expected))
     if isinstance(expected, dict) and isinstance(actual, dict):
         return list(actual) == list(expected) and all(_close(torch, actual[k], expected[k]) for k in expected)
     try:
