@@ -58,12 +58,22 @@ def _param_list(obj, signature_text):
             kind = {p.VAR_POSITIONAL: "var", p.VAR_KEYWORD: "var", p.KEYWORD_ONLY: "keyword",
                     p.POSITIONAL_ONLY: "posonly"}.get(p.kind, "positional")
             params.append({"name": p.name, "kind": kind, "has_default": p.default is not p.empty,
-                           "default_bool": isinstance(p.default, bool), "annotation": ann_text})
+                           "default_bool": isinstance(p.default, bool),
+                           "annotation": ann_text + _annotation_classes(ann)})
     except (TypeError, ValueError):
         pass
     if params is None and signature_text:
         params = _params_from_text(signature_text)
     return params
+
+
+def _annotation_classes(ann):
+    """`` module.Class`` for each class an annotation names (``Optional[X]`` included), for the pools."""
+    out = []
+    for arg in [ann] + list(getattr(ann, "__args__", ()) or ()):
+        if isinstance(arg, type) and arg.__module__ not in ("builtins", "typing"):
+            out.append(" %s.%s" % (arg.__module__, arg.__qualname__))
+    return "".join(out)
 
 
 def _split_top(text):
@@ -249,7 +259,9 @@ class Engine(object):
         self.tried = 0
         self.getters = []
         self.notes = []
-        self._typed_seen = set()
+        self._typed_seen = {}
+        #: parameter -> category a call's TypeError asked for ("must be tuple of Tensors")
+        self.type_errors = {}
 
     # -- running source ----------------------------------------------------------------------
     def _namespace(self, tmp):
@@ -320,10 +332,14 @@ class Engine(object):
             except Exception as exc:
                 scenario.raises = exc_name(exc)
                 scenario.error = error_text(exc)
+                if isinstance(exc, TypeError):
+                    self._type_hint(str(exc))
                 return False
             named = dict((id(ns[v]), v) for v in scenario.watch + ([scenario.receiver] if scenario.receiver else [])
                          if v in ns)
             checks = [] if scenario.statement else observe(self.torch, value, "result", named)
+            if _plain_callable(value, self.torch) and not [c for c in checks if c[0] != "type"]:
+                checks += self._called(value, ns)
             for var in scenario.watch:
                 if var in ns:
                     after = observe(self.torch, ns[var], var)
@@ -337,10 +353,39 @@ class Engine(object):
             if ns.get("__files__") != before["_TMP_"]:
                 checks.append(["eq", "sorted(os.listdir(_TMP_))", repr(ns["__files__"])])
             got.append(checks)
-        stable = [c for c in got[0] if c in got[1]][:MAX_CHECKS]
+        stable = [c for c in got[0] if c in got[1]]
+        if "DEVICE" in scenario.source():
+            stable = _device_checks(stable)
+        stable = stable[:MAX_CHECKS]
         real = [c for c in stable if not (c[0] == "is" and c[1] == "result" and c[2] == "None")]
         scenario.checks = stable
         return bool(real)
+
+    def _called(self, fn, ns):
+        """Checks of what a returned function gives for a tensor (a wrapper, a decorator's result)."""
+        for src in pv.POOLS["tensor"][:2]:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    got = fn(eval(src, ns))
+            except Exception:
+                continue
+            checks = observe(self.torch, got, "result(%s)" % src)
+            if checks:
+                return checks
+        return []
+
+    def _type_hint(self, message):
+        m = re.search(r"argument '(\w+)' \(position \d+\) must be ([\w ]+?)(?:,|$| not)", message)
+        if not m:
+            return
+        wanted = m.group(2)
+        cat = ("tensors" if "tuple of Tensors" in wanted else "tensor" if "Tensor" in wanted
+               else "size" if "tuple of ints" in wanted else "int" if wanted.startswith("int")
+               else "bool" if wanted.startswith("bool") else "float" if wanted.startswith("float")
+               else "dtype" if "dtype" in wanted else "")
+        if cat:
+            self.type_errors[m.group(1)] = cat
 
     def raises_same(self, scenario):
         names = set()
@@ -369,12 +414,12 @@ class Engine(object):
         out = []
         for klass in inspect.getmro(cls):
             for name in self._class_names(klass):
-                recipe = pv.RECIPES.get(name)
-                if recipe is None:
-                    continue
-                lines = [line.replace("_OWNER_", spelled_owner) for line in recipe]
-                if lines not in out and self._binds_instance(lines, cls):
-                    out.append(lines)
+                for recipe in [pv.RECIPES.get(name)] + list(pv.MORE_RECIPES.get(name, ())):
+                    if recipe is None:
+                        continue
+                    lines = [line.replace("_OWNER_", spelled_owner) for line in recipe]
+                    if lines not in out and self._binds_instance(lines, cls):
+                        out.append(lines)
         var = pv.var_name(cls.__name__)
         for ctor_src in self.constructions(cls, spelled_owner, limit=2):
             out.append(["%s = %s" % (var, ctor_src)])
@@ -430,7 +475,12 @@ class Engine(object):
 
     # -- calls -----------------------------------------------------------------------------------
     def signatures(self, setup, target, fn):
-        """Parameter lists to try: the signature, else the ones a call without arguments reports."""
+        """Parameter lists to try: the signature, else the ones a call without arguments reports.
+
+        ``self``/``cls`` are dropped for calls through a receiver or a class only: a
+        function may name its first parameter ``self`` (``torch._foreach_copy_``).
+        """
+        bound = target != "_API_"
         params = _param_list(fn, self.res.get("signature") or "" if fn is self.obj else "")
         if params is None:
             params = _params_from_text(_doc_signature(fn))
@@ -442,7 +492,8 @@ class Engine(object):
                 found = _params_from_error(str(exc)) or [params]
             else:
                 found = [params]
-        return [[p for p in ps if p["kind"] != "var" and p["name"] not in ("self", "cls")] for ps in found]
+        return [[p for i, p in enumerate(ps) if p["kind"] != "var" and not (
+            bound and i == 0 and p["name"] in ("self", "cls"))] for ps in found]
 
     def call_scenarios(self, setup, target, fn, receiver="", holder=None):
         """Valid and invalid scenarios calling ``target(...)`` (``fn``: the object called)."""
@@ -456,32 +507,52 @@ class Engine(object):
         """Values of a class an annotation names (``torch._C.DispatchKey``, ``<class '...WriteItem'>``)."""
         out = []
         for path in re.findall(r"\b((?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Z][A-Za-z0-9_]*)", annotation or ""):
-            if not path.startswith("torch") or path in self._typed_seen:
+            if not path.startswith("torch"):
                 continue
-            self._typed_seen.add(path)
+            if path in self._typed_seen:
+                out += self._typed_seen[path]
+                continue
+            self._typed_seen[path] = []
+            found = []
             hit = try_walk(path)
             if hit is None or not isinstance(hit.obj, type):
                 continue
             cls = hit.obj
             members = getattr(cls, "__members__", None)
             if isinstance(members, dict) and members:
-                out += ["%s.%s" % (path, name) for name in list(members)[:2]]
-                continue
-            for klass in inspect.getmro(cls):
-                for name in self._class_names(klass):
-                    recipe = pv.RECIPES.get(name)
-                    if recipe and len(recipe) == 1 and " = " in recipe[0]:
-                        out.append(recipe[0].split(" = ", 1)[1].replace("_OWNER_", path))
-            if not self.out_of_time():
-                out += self.constructions(cls, path, limit=1)
+                found = ["%s.%s" % (path, name) for name in list(members)[:2]]
+            else:
+                for klass in inspect.getmro(cls):
+                    for name in self._class_names(klass):
+                        recipe = pv.RECIPES.get(name)
+                        if recipe and len(recipe) == 1 and " = " in recipe[0]:
+                            found.append(recipe[0].split(" = ", 1)[1].replace("_OWNER_", path))
+                if not self.out_of_time():
+                    found += self.constructions(cls, path, limit=1)
+            self._typed_seen[path] = found
+            out += found
         return out[:3]
 
     def _call_scenarios(self, setup, target, fn, params, receiver, holder):
+        hints = {}
+        self.type_errors = {}
+        for _ in range(3):  # each round takes the types the failed calls asked for
+            valid, invalid = self._call_scenarios_once(setup, target, fn, params, receiver, holder, hints)
+            fresh = dict((k, v) for k, v in self.type_errors.items() if hints.get(k) != v)
+            if valid or not fresh or self.out_of_time():
+                return valid, invalid
+            hints.update(fresh)
+            self.type_errors = {}
+        return valid, invalid
+
+    def _call_scenarios_once(self, setup, target, fn, params, receiver, holder, hints):
         doc = _doc_types(getattr(fn, "__doc__", None))
         pools = []
         keys = self._receiver_keys(setup) if receiver else []
         for p in params:
             cats = pv.categories(p["name"], p["annotation"], doc.get(p["name"]), p["default_bool"])
+            if p["name"] in hints:
+                cats = [hints[p["name"]]] + [c for c in cats if c != hints[p["name"]]]
             values = self.typed_values(p["annotation"]) + self.typed_values(doc.get(p["name"], ""))
             values += [v for v in pv.values_for(cats) if v not in values]
             if holder is not None and params and p is params[0]:
@@ -501,8 +572,11 @@ class Engine(object):
                 values[i] = combo[k]
             sc = self._call(setup, target, params, values, receiver)
             if self.measure(sc):
-                base, base_sc = values, sc
-                break
+                if base is None:
+                    base, base_sc = values, sc
+                if _rich(sc.checks):  # values, not only identities and types
+                    base, base_sc = values, sc
+                    break
         if base is None:
             return [], []
         valid, invalid = [base_sc], []
@@ -543,11 +617,17 @@ class Engine(object):
             _, value, _ = self.run(Scenario(setup, var))
         except Exception:
             return []
-        if not isinstance(value, dict):
+        if isinstance(value, dict):
+            items = list(value)[:2]
+        elif isinstance(value, (tuple, list)):
+            items = list(value)[:2]
+        else:
             return []
         out = []
-        for key in list(value)[:2]:
+        for key in items:
             src = _key_literal(key)
+            if src == 'torch.device("cpu")':
+                src = "DEVICE"
             if src:
                 out.append(src)
         return out
@@ -664,6 +744,16 @@ class Engine(object):
         return valid, invalid
 
 
+def _rich(checks):
+    return any(c[0] in ("eq", "tensor", "float") or (c[0] == "is" and c[-1] != "None") for c in checks)
+
+
+def _plain_callable(value, torch):
+    import types as _types
+
+    return callable(value) and not isinstance(value, (type, _types.ModuleType, torch.Tensor, torch.nn.Module))
+
+
 def _is_context_manager(value):
     return hasattr(type(value), "__enter__") and hasattr(type(value), "__exit__") and not isinstance(
         value, (type, str, bytes))
@@ -720,6 +810,20 @@ def _bound_var(lines):
         if m:
             return m.group(1)
     return ""
+
+
+def _device_checks(checks):
+    """Checks of a scenario that used ``DEVICE`` (bound to the CPU here): a measured CPU device is that
+    device (``DEVICE``); a check whose text names the CPU otherwise is dropped, as it may not hold there."""
+    out = []
+    for check in checks:
+        payload = check[-1]
+        if payload == 'torch.device("cpu")':
+            payload = "DEVICE"
+        elif "cpu" in payload:
+            continue
+        out.append(list(check[:-1]) + [payload])
+    return out
 
 
 def _key_literal(key):

@@ -25,7 +25,9 @@ _LOCAL = [p for p in (os.path.expanduser("~"), tempfile.gettempdir(), os.getcwd(
 def type_path(cls):
     """A dotted name a test can write for ``cls`` (builtins bare), or None."""
     if cls.__module__ == "builtins":
-        return cls.__name__
+        import builtins
+
+        return cls.__name__ if getattr(builtins, cls.__name__, None) is cls else None
     if "<" in getattr(cls, "__qualname__", "<"):
         return None
     return _named_path(cls)
@@ -87,6 +89,10 @@ class Observer(object):
             return
         if isinstance(value, torch.nn.Module):
             self._type(value, expr)
+            graph = getattr(value, "graph", None)
+            if graph is not None and hasattr(graph, "nodes") and not callable(graph.nodes):
+                ops = [str(n.op) for n in graph.nodes]
+                self.add("eq", "[n.op for n in %s.graph.nodes]" % expr, _literal(ops, torch) or "[]")
             self.add("eq", "list(%s.state_dict())" % expr, _literal(list(value.state_dict()), torch) or "[]")
             self.add("is", "%s.training" % expr, repr(bool(value.training)))
             return
@@ -158,6 +164,9 @@ class Observer(object):
             self.add("eq", "len(%s)" % expr, str(len(value)))
             for i, item in enumerate(list(value)[:MAX_ITEMS]):
                 self.observe(item, "%s[%d]" % (expr, i), depth + 1)
+            return
+        if isinstance(value, (type({}.keys()), type({}.values()), type({}.items()))):
+            self.observe(list(value), "list(%s)" % expr, depth + 1)
             return
         if isinstance(value, (set, frozenset)):
             self.add("eq", "len(%s)" % expr, str(len(value)))

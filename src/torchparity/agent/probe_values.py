@@ -60,12 +60,21 @@ RECIPES = {
         "reader = torch.distributed.checkpoint.FileSystemReader(_TMP_)",),
 }
 
+#: further receivers, tried after the recipe: a parameter and a tensor that have a gradient
+_BACKWARD = "(param * param).sum().backward()"
+MORE_RECIPES = {
+    "torch.nn.parameter.Parameter": ((_PARAM, _BACKWARD),),
+    "torch.Tensor": (("x = torch.tensor([1.0, -2.0, 3.0], device=DEVICE, requires_grad=True)",
+                      "(x * x).sum().backward()"),),
+}
+
 _TENSORS = ("torch.tensor([1.0, -2.0, 3.0], device=DEVICE)", "torch.arange(6.0, device=DEVICE).reshape(2, 3)",
             "torch.tensor(2.5, device=DEVICE)", "torch.zeros(0, device=DEVICE)")
 #: argument values by category, most telling first
 POOLS = {
     "tensor": _TENSORS,
     "tensors": ("[torch.ones(2, device=DEVICE), torch.arange(3.0, device=DEVICE)]",
+                "[torch.full((2,), 5.0, device=DEVICE), torch.tensor([7.0, 8.0, 9.0], device=DEVICE)]",
                 "(torch.tensor([1.0, 2.0], device=DEVICE),)"),
     "int": ("1", "0", "2", "-1"),
     "bool": ("True", "False"),

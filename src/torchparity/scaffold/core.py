@@ -18,7 +18,14 @@ from ..records.scaffold import ScaffoldRecord
 from .check import checked_facts
 from .conventions import Conventions, conventions_from, device_expression
 from .families import build_plan, candidates, tensor_formula, wants
-from .insert import find_class, insert_methods, is_device_call, module_bindings, parse
+from .insert import (
+    device_reference,
+    find_class,
+    insert_methods,
+    is_device_call,
+    module_bindings,
+    parse,
+)
 from .plan import TestPlan
 from .render import render_file, used_imports
 
@@ -189,13 +196,17 @@ def scaffold_test(
     if into_path is not None:
         module = parse(original, str(into_path))
         bound = module_bindings(module)
-        if var in bound and not is_device_call(bound[var]):
+        cls = find_class(module, str(into_path), class_name)
+        own = device_reference(module, cls, var)
+        if own:  # the file's own device variable, class attribute or setUp attribute
+            device_ref = own
+        elif var in bound and not is_device_call(bound[var]):
             device_ref = f"torch.device({var})"
         plan = build_plan(api_info, facts, device_ref, backend)
         imports = used_imports(plan.imports, "".join(m.source for m in plan.methods))
         ins = insert_methods(original, str(into_path), plan.methods, imports,
-                             device_line if plan.uses_device else "",
-                             class_name or find_class(module, str(into_path)).name.value)
+                             device_line if plan.uses_device and not own else "",
+                             cls.name.value)
         _check_source(ins.text, into_path)
         if write:
             _write(into_path, ins.text)
