@@ -63,8 +63,8 @@ def test_cli_writes_prints_and_refuses_to_overwrite(tmp_path, capsys):
 
     assert main(["scaffold", "torch.promote_types", "--out", str(tmp_path / "j"), "--json", "--device", "cpu"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["family"] == "signature" and doc["created"] and doc["complete"]
-    assert doc["methods"] == ["test_promote_types", "test_promote_types_invalid_arguments"]
+    assert doc["family"] == "doctest" and doc["created"] and doc["complete"]  # its docstring's examples
+    assert doc["methods"] == ["test_promote_types_docstring_examples"]
     assert Path(doc["path"]).read_text() == doc["content"]
 
 
@@ -126,8 +126,8 @@ def test_the_collector_runs_scaffolded_files_unchanged(generated, tmp_path, caps
     rc = main(["run", *picks.values(), "--store", str(store), "--json"])
     records = json.loads(capsys.readouterr().out)
     assert rc == 0
-    assert len(picks) == 6
+    assert len(picks) == len({c.family for c in CASES}) == 7
     (record,) = records
     assert record["result"] == "PASS"
-    assert len(record["full"]) == 6
+    assert len(record["full"]) == 7
     assert all(step["exit_code"] == 0 and step["status"] == "OK" for step in record["full"]), record["full"]

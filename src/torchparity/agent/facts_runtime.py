@@ -39,7 +39,7 @@ def storage_facts(torch, obj):
 
 
 #: zero-argument methods of streams and events, called in this order
-_RUNTIME_METHODS = ("record", "synchronize", "query")
+_RUNTIME_METHODS = ("record", "synchronize", "query", "record_event")
 
 
 #: the device module an API of one backend is documented under, and the device types that
@@ -94,6 +94,7 @@ def runtime_facts(torch, obj, resolution, device_type):
     out["spelled"] = spelled
     home = getattr(torch, device_type, None) if device_type else None
     out["module_members"] = sorted(n for n in dir(home) if not n.startswith("_")) if home is not None else []
+    out["home"] = "torch.%s" % device_type if home is not None else ""
     if spelled:
         from .objects import try_walk
 

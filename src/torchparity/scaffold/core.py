@@ -203,7 +203,8 @@ def scaffold_test(
         elif var in bound and not is_device_call(bound[var]):
             device_ref = f"torch.device({var})"
         plan = build_plan(api_info, facts, device_ref, backend)
-        imports = used_imports(plan.imports, "".join(m.source for m in plan.methods))
+        used = "".join(m.source for m in plan.methods) + ("    " + device_line if plan.uses_device and not own else "")
+        imports = used_imports(("import torch", *plan.imports), used)
         ins = insert_methods(original, str(into_path), plan.methods, imports,
                              device_line if plan.uses_device and not own else "",
                              cls.name.value)

@@ -31,7 +31,9 @@ HELPER = '''\
             self.assertIsInstance(actual, torch.Tensor)
             self.assertEqual(actual.shape, expected.shape)
             self.assertEqual(actual.dtype, expected.dtype)
-            torch.testing.assert_close(actual.detach().cpu(), expected, rtol=1e-4, atol=1e-4, equal_nan=True)
+            torch.testing.assert_close(
+                actual.detach().cpu(), expected, rtol=1e-4, atol=1e-4, equal_nan=True
+            )
         elif isinstance(expected, (list, tuple)):
             self.assertEqual(len(actual), len(expected))
             for index, want in enumerate(expected):

@@ -169,6 +169,8 @@ def tensor_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     unusable = [row for row in rows if row.get("literal") is None and not row.get("raises")]
     if not formula and (unusable or not (values or raising)):
         raise CannotDecide(f"{access} gives values a test cannot hold literally for some shapes")
+    if not formula and not values:
+        raise CannotDecide(f"{access} only raises ({', '.join(sorted(raising))}): it needs arguments")
     tensor_values = any(v.startswith("torch.tensor(") for _, v in values)
     stem = stem_of(r)
     compare_cpu = not device_is_cpu(facts)

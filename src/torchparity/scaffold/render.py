@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import unicodedata
 from functools import lru_cache
@@ -56,15 +57,23 @@ def render_helpers(template: str, **context: Any) -> list[tuple[str, str]]:
     return out
 
 
+def names_used(text: str) -> set[str]:
+    """The names class-body source ``text`` reads (strings and comments do not count)."""
+    try:
+        tree = ast.parse("class _Body:\n" + (text if text.strip() else "    pass\n"))
+    except SyntaxError:
+        return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+
+
 def used_imports(imports: tuple[str, ...] | list[str], text: str) -> list[str]:
     """The ``import X`` lines whose module the code uses (others would be unused imports)."""
+    used = names_used(text)
     out = []
     for line in imports:
         words = line.split()
-        if words[0] == "import" and len(words) == 2:
-            root = words[1].split(".")[0]
-            if not re.search(rf"(?<![\w.]){re.escape(root)}\.", text):
-                continue
+        if words[0] == "import" and len(words) == 2 and words[1].split(".")[0] not in used:
+            continue
         out.append(line)
     return out
 
@@ -75,7 +84,7 @@ def import_sections(plan: TestPlan, conv: Conventions) -> tuple[list[str], list[
     imports = used_imports(plan.imports, body)
     stdlib = sorted({i for i in imports if i.split()[1].split(".")[0] in STDLIB})
     other = {i for i in imports if i not in stdlib}
-    if plan.uses_device or re.search(r"(?<![\w.])torch\.", body):
+    if plan.uses_device or "torch" in names_used(body):
         other.add("import torch")
     other.add(conv.testcase_import)
     plain = sorted((i for i in other if i.startswith("import ")), key=lambda s: s.lower())

@@ -36,6 +36,8 @@ def device_runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> Te
     members = [str(m) for m in rt.get("module_members") or []]
     leaf = spelled.rsplit(".", 1)[-1]
     module = spelled.rsplit(".", 1)[0]
+    if module == "torch" and rt.get("home"):  # torch.Stream: the device module's stream functions
+        module = str(rt["home"])
     test = f"test_{stem_of(r)}"
     methods = rt.get("methods") or {}
     usable = all((methods.get(m) or {}).get("ok") for m in ("record", "synchronize", "query"))
@@ -44,7 +46,8 @@ def device_runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> Te
             "record, query, synchronize, wait and elapsed_time around work on the device")
     elif leaf == "Stream" and rt.get("is_class") and "stream" in members and rt.get("device") is not None and all(
             (methods.get(m) or {}).get("ok") for m in ("synchronize", "query")):
-        source, what = _macro("stream", device, spelled, module, test=test), (
+        events = bool((methods.get("record_event") or {}).get("ok"))
+        source, what = _macro("stream", device, spelled, module, test=test, events=events), (
             "work queued on a new stream, current_stream inside its context, synchronize, query, wait_stream "
             "and record_event")
     elif leaf == "stream" and "Stream" in members:
