@@ -131,3 +131,24 @@ def test_the_collector_runs_scaffolded_files_unchanged(generated, tmp_path, caps
     assert record["result"] == "PASS"
     assert len(record["full"]) == 7
     assert all(step["exit_code"] == 0 and step["status"] == "OK" for step in record["full"]), record["full"]
+
+
+@pytest.mark.slow
+def test_into_follows_the_file_s_own_device_variable_and_imports(tmp_path, capsys):
+    """A file that names its device ``device = "cpu"`` (lowercase) gets methods using it: no second
+    device variable, and only the imports it lacks."""
+    target = tmp_path / "test_own.py"
+    target.write_text(
+        "import torch\n"
+        "from torch.testing._internal.common_utils import TestCase, run_tests\n\n"
+        'device = "cpu"\n\n\n'
+        "class TestOwn(TestCase):\n"
+        "    def test_ones(self):\n"
+        "        self.assertEqual(torch.ones(1, device=device).item(), 1.0)\n\n\n"
+        'if __name__ == "__main__":\n    run_tests()\n')
+    assert main(["scaffold", "torch.nn.ModuleList", "--into", str(target), "--device", "cpu"]) == 0
+    new = target.read_text()
+    assert "DEVICE" not in new and "torch.nn.Linear(2, 3, device=torch.device(device))" in new
+    assert new.count("import torch\n") == 1
+    assert main(["run", str(target), "--store", str(tmp_path / "store")]) == 0
+    capsys.readouterr()
