@@ -10,7 +10,7 @@ import libcst as cst
 import pytest
 
 from tests.scaffold.scaffold_fixtures import api_info, resolution
-from torchparity.report.checklist import failing_tests
+from torchparity.checks.checklist import failing_tests
 from torchparity.scaffold import build_plan
 from torchparity.scaffold.code import Spelling, check_line, double_quoted, wrap_line
 from torchparity.scaffold.doctest import doctest_plan, on_device
