@@ -152,3 +152,40 @@ def test_into_follows_the_file_s_own_device_variable_and_imports(tmp_path, capsy
     assert new.count("import torch\n") == 1
     assert main(["run", str(target), "--store", str(tmp_path / "store")]) == 0
     capsys.readouterr()
+
+
+@pytest.mark.slow
+def test_verify_into_writes_a_patch_that_adds_the_methods(tmp_path, monkeypatch, capsys):
+    """``verify --into FILE`` (no repo): the methods go into the file, and the patch from the file as
+    it was applies cleanly to a copy of it."""
+    import subprocess
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    target = tmp_path / "test_grad.py"
+    original = (
+        '"""Gradient-mode tests, torch.autograd.grad_mode.set_grad_enabled.clone among them."""\n\n'
+        "import torch\n"
+        "from torch.testing._internal.common_utils import TestCase, run_tests\n\n\n"
+        "class TestGrad(TestCase):\n"
+        "    def test_no_grad(self):\n"
+        "        with torch.no_grad():\n"
+        "            self.assertFalse(torch.is_grad_enabled())\n\n\n"
+        'if __name__ == "__main__":\n    run_tests()\n')
+    target.write_text(original)
+    rc = main(["verify", "torch.autograd.grad_mode.set_grad_enabled.clone", "--python", sys.executable,
+               "--into", str(target), "--scaffold"])
+    captured = capsys.readouterr()
+    assert rc == 0, captured.out + captured.err
+    patches = list((tmp_path / "torchparity-out").rglob("*.patch"))
+    assert len(patches) == 1, patches
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "test_grad.py").write_text(original)
+    subprocess.run(["git", "init", "-q"], cwd=copy, check=True)
+    text = patches[0].read_text()
+    assert text.startswith("diff --git a/test_grad.py b/test_grad.py\n")  # relative to where verify ran
+    (copy / "p.patch").write_text(text)
+    subprocess.run(["git", "apply", "p.patch"], cwd=copy, check=True)
+    assert (copy / "test_grad.py").read_text() == target.read_text()
+    assert "def test_set_grad_enabled_clone(self):" in target.read_text()

@@ -731,7 +731,7 @@ class Pipeline:
         if sc.path and (self.opt.repo is not None or self.opt.into):
             patch = out / f"{Path(name).stem}.patch"
             if self.opt.into:  # the methods added to an existing file: a patch that changes it
-                text = _change_patch(str(self.opt.into if self.opt.repo is None else sc.path),
+                text = _change_patch(os.path.relpath(self.opt.into) if self.opt.repo is None else sc.path,
                                      self._into_original, sc.content)
             else:
                 text = _new_file_patch(sc.path, sc.content)
