@@ -46,9 +46,42 @@ def _alarm(signum, frame):
     raise _Timeout("the call did not return within %.0f s" % CALL_TIMEOUT)
 
 
+def _schema_params(obj):
+    """An ATen operator overload's parameters, from its schema (``torch.ops.aten.sub.Tensor``)."""
+    schema = getattr(obj, "_schema", None)
+    arguments = getattr(schema, "arguments", None)
+    if arguments is None:
+        return None
+    out = []
+    for a in arguments:
+        text = str(a.type)
+        ann = ("List[Tensor]" if text.startswith("Tensor[]") or text.startswith("List[Tensor")
+               else "Tensor" if text.startswith("Tensor") else "Size" if text.startswith("int[")
+               else "float" if text.startswith(("Scalar", "float", "number")) else _torch_type(text.rstrip("?")))
+        out.append({"name": a.name, "kind": "keyword" if a.kwarg_only else "positional",
+                    "has_default": a.default_value is not None or text.endswith("?"),
+                    "default_bool": isinstance(a.default_value, bool), "annotation": ann})
+    return out
+
+
+def _resolved_names(text, obj):
+    """`` module.Class`` for capitalised names a string annotation uses, looked up where ``obj`` lives."""
+    module = sys.modules.get(getattr(obj, "__module__", "") or "")
+    if module is None or not isinstance(text, str):
+        return ""
+    out = []
+    for name in re.findall(r"\b([A-Z][A-Za-z0-9_]*)\b", text):
+        cls = getattr(module, name, None)
+        if isinstance(cls, type) and cls.__module__ not in ("builtins", "typing"):
+            out.append(" %s.%s" % (cls.__module__, cls.__qualname__))
+    return "".join(out)
+
+
 def _param_list(obj, signature_text):
     """[{name, kind, has_default, default_bool, annotation}] from the object or its signature text."""
-    params = None
+    params = _schema_params(obj)
+    if params is not None:
+        return params
     try:
         sig = inspect.signature(obj)
         params = []
@@ -59,7 +92,7 @@ def _param_list(obj, signature_text):
                     p.POSITIONAL_ONLY: "posonly"}.get(p.kind, "positional")
             params.append({"name": p.name, "kind": kind, "has_default": p.default is not p.empty,
                            "default_bool": isinstance(p.default, bool),
-                           "annotation": ann_text + _annotation_classes(ann)})
+                           "annotation": ann_text + _annotation_classes(ann) + _resolved_names(ann, obj)})
     except (TypeError, ValueError):
         pass
     if params is None and signature_text:
@@ -257,6 +290,9 @@ class Engine(object):
         self.device_type = device_type
         self.deadline = time.monotonic() + BUDGET
         self.tried = 0
+        #: statements run before every scenario, and after it (a process group for torch.distributed)
+        self.prelude = []
+        self.postlude = []
         self.getters = []
         self.notes = []
         self._typed_seen = {}
@@ -281,7 +317,7 @@ class Engine(object):
             os.chdir(cwd)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                for line in scenario.setup:
+                for line in self.prelude + scenario.setup:
                     exec(compile(line, "<setup>", "exec"), ns)
                 before = dict((v, observe(self.torch, ns[v], v)) for v in scenario.watch if v in ns)
                 before["_TMP_"] = sorted(os.listdir(tmp))
@@ -314,7 +350,7 @@ class Engine(object):
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, old)
-            for line in scenario.teardown:
+            for line in scenario.teardown + self.postlude:
                 try:
                     exec(compile(line, "<teardown>", "exec"), ns)
                 except Exception:
@@ -363,7 +399,7 @@ class Engine(object):
 
     def _called(self, fn, ns):
         """Checks of what a returned function gives for a tensor (a wrapper, a decorator's result)."""
-        for src in pv.POOLS["tensor"][:2]:
+        for src in list(pv.POOLS["tensor"][:2]) + ['"aten::add"', "2"]:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -942,11 +978,27 @@ def probe_isolated(torch, res, obj, owner, device_type, baseline=()):
         os.unlink(path)
 
 
+#: a one-process group, for APIs of torch.distributed that need one to exist
+PROCESS_GROUP = ("torch.distributed.init_process_group(backend=None, store=torch.distributed.HashStore(), "
+                 "rank=0, world_size=1)",)
+NO_PROCESS_GROUP = ("torch.distributed.destroy_process_group()",)
+
+
+def _distributed(res):
+    names = [res.get("canonical", ""), res.get("path", "")] + list(res.get("aliases", []))
+    return any(n.startswith(("torch.distributed", "torch._C._distributed")) for n in names)
+
+
 def probe_facts(torch, res, obj, owner, device_type, baseline=()):
     """{"valid": [scenario], "invalid": [scenario], "imports", "problem", "tried"} for one API."""
     engine = Engine(torch, res, obj, owner, device_type)
     try:
         valid, invalid = engine.scenarios()
+        dist = getattr(torch, "distributed", None)
+        if (not valid and _distributed(res) and dist is not None and dist.is_available()
+                and not dist.is_initialized() and not engine.out_of_time()):
+            engine.prelude, engine.postlude = list(PROCESS_GROUP), list(NO_PROCESS_GROUP)
+            valid, invalid = engine.scenarios()
     except _Timeout as exc:
         return {"valid": [], "invalid": [], "imports": [], "problem": str(exc), "tried": engine.tried}
     out = {"valid": [], "invalid": [], "tried": engine.tried, "problem": ""}
@@ -954,9 +1006,10 @@ def probe_facts(torch, res, obj, owner, device_type, baseline=()):
     for key, group in (("valid", valid), ("invalid", invalid)):
         for sc in group:
             doc = sc.to_json()
-            doc["teardown"] = getattr(sc, "teardown", [])
+            doc["prelude"] = list(engine.prelude)
+            doc["teardown"] = list(getattr(sc, "teardown", [])) + list(engine.postlude)
             out[key].append(doc)
-            text.append(sc.source())
+            text.append("\n".join(engine.prelude) + "\n" + sc.source())
     if not valid:
         out["problem"] = ("no call of %s with candidate receivers and arguments gave a result or an effect "
                           "a test can hold (%d tried)" % (res["canonical"], engine.tried))

@@ -54,6 +54,9 @@ RECIPES = {
     "torch._C.TensorBase": ("x = torch.arange(1.0, 7.0, device=DEVICE).reshape(2, 3)",),
     "torch.Size": ("size = torch.Size([2, 3])",),
     "torch.autograd.profiler_util.StringTable": ("table = _OWNER_()", "table[\"aten::add\"]"),
+    "torch.nn.utils.rnn.PackedSequence": (
+        "packed = _OWNER_(torch.tensor([1.0, 2.0, 3.0], device=DEVICE), torch.tensor([2, 1]))",),
+    "torch.fx.experimental.symbolic_shapes.ShapeEnv": ("shape_env = _OWNER_()",),
     "torch.distributed.checkpoint.storage.StorageWriter": (
         "writer = torch.distributed.checkpoint.FileSystemWriter(_TMP_)",),
     "torch.distributed.checkpoint.storage.StorageReader": (
@@ -113,7 +116,7 @@ NAME_HINTS = (
      r"backend_str|op_name)$", "str"),
     (r"^(enabled?|mode|flag|strict|inplace|recurse|keep_vars|verbose|allow_\w+|use_\w+|is_\w+|"
      r"\w+_enabled|optional|check)$", "bool"),
-    (r"dtype$", "dtype"),
+    (r"dtype$|^type$", "dtype"),
     (r"device$", "device"),
     (r"^(tree|pytree|obj|state_dict|structure|tree_spec)$", "tree"),
     (r"(dict|mapping|kwargs|options|config)$", "dict"),

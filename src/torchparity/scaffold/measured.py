@@ -74,9 +74,10 @@ def scenario_body(sc: dict[str, Any], sp: Spelling, info: ApiInfo) -> list[str]:
     teardown = [sp.apply(line) for line in sc.get("teardown", [])]
     if sc.get("remove_handle"):
         teardown = ["result.remove()", *teardown]
-    saved = [line for line in setup if line.startswith("saved")]
+    prelude = [sp.apply(line) for line in sc.get("prelude", [])]
+    saved = prelude + [line for line in setup if line.startswith("saved")]
     rest = [line for line in setup if not line.startswith("saved")]
-    lines = saved + wrap_finally(rest + body, teardown) if teardown else setup + body
+    lines = saved + wrap_finally(rest + body, teardown) if teardown else prelude + setup + body
     if any(uses(line, sp.tmp) for line in lines):
         lines = wrap_tmp(lines, sp.tmp)
     return lines
@@ -94,7 +95,8 @@ def invalid_body(scenarios: list[dict[str, Any]], sp: Spelling, info: ApiInfo) -
         block = [*setup, f"with self.assertRaises({sc['raises']}):", f"    {call}"]
         teardown = [sp.apply(line) for line in sc.get("teardown", [])]
         if teardown:
-            saved = [sp.apply(line) for line in sc.get("setup", []) if line.startswith("saved")]
+            saved = [sp.apply(line) for line in sc.get("prelude", [])]
+            saved += [sp.apply(line) for line in sc.get("setup", []) if line.startswith("saved")]
             block = saved + wrap_finally(block, teardown)
         lines += block
     if any(uses(line, sp.tmp) for line in lines):

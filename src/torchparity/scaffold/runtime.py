@@ -62,6 +62,9 @@ def device_runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> Te
     elif leaf in ("device", "device_of") and rt.get("is_class"):
         source, what = _macro("device_context", device, spelled, module, test=test, leaf=leaf), (
             "the current device inside and after the context")
+    elif leaf == "current_accelerator":
+        source, what = _macro("current_accelerator", device, spelled, module, test=test), (
+            "the accelerator it reports: the device under test, or none on a CPU-only build")
     elif leaf == "is_initialized":
         source, what = _macro("is_initialized", device, spelled, module, test=test), (
             "the runtime reported initialised once a tensor lives on the device")
