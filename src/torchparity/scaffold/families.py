@@ -28,6 +28,7 @@ from typing import Any
 
 from ..api.classify import is_device_runtime
 from ..api.records import ApiInfo
+from .autograd import autograd_plan
 from .data import data_plan
 from .doctest import doctest_plan
 from .graph import graph_plan
@@ -48,7 +49,7 @@ WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
     "serialization": [], "data": [], "graph": [], "generator": [], "doctest": ["doctest"],
-    "fill-in": [],
+    "autograd": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -81,6 +82,9 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     if r.canonical.startswith(("torch.Generator", "torch._C.Generator")) or (r.owner_class or "") in (
             "torch.Generator", "torch._C.Generator"):
         out.insert(0, "generator")
+    if _under(r, "torch.autograd") and r.path.rsplit(".", 1)[-1] in ("grad", "backward", "gradcheck",
+                                                                     "gradgradcheck", "run_backward", "queue_callback"):
+        out.insert(0, "autograd")
     if _under(r, "torch.jit") or _under(r, "torch.fx") or r.canonical in ("torch.compile", "torch.compiler.compile"):
         out.insert(0, "graph")
     if r.kind != "module":
@@ -433,5 +437,5 @@ BUILDERS.update({
     "storage": storage_plan, "runtime": runtime_plan, "measured": measured_plan, "module": nn_plan,
     "optim": optim_plan, "serialization": serialization_plan,
     "data": data_plan, "graph": graph_plan, "generator": generator_plan,
-    "doctest": doctest_plan,
+    "doctest": doctest_plan, "autograd": autograd_plan,
 })
