@@ -199,6 +199,33 @@ FAMILY_CASES = (
          "    def set_state(self, state):\n"
          "        return self\n"
          "torch.Generator = Generator"),
+    # autograd
+    Case("torch.autograd.grad", "autograd",  # gradients with the wrong sign
+         "orig = torch.autograd.grad\n"
+         "torch.autograd.grad = lambda *args, **kwargs: tuple(-g for g in orig(*args, **kwargs))"),
+    Case("torch.autograd.backward", "autograd",  # a backward that ignores the output's weights
+         "orig = torch.autograd.backward\n"
+         "def backward(tensors, grad_tensors=None, *args, **kwargs):\n"
+         "    if grad_tensors is not None:\n"
+         "        grad_tensors = torch.ones_like(grad_tensors)\n"
+         "    return orig(tensors, grad_tensors, *args, **kwargs)\n"
+         "torch.autograd.backward = backward"),
+    Case("torch.autograd.gradcheck", "autograd",  # a check that passes every function
+         "torch.autograd.gradcheck = lambda func, inputs, *args, **kwargs: True"),
+    # distributed checkpoints in one process
+    Case("torch.distributed.checkpoint.save", "checkpoint",  # a save that writes no tensor data
+         "import torch.distributed.checkpoint as dcp\n"
+         "orig = dcp.save\n"
+         "def save(state_dict, *args, **kwargs):\n"
+         "    return orig({k: v for k, v in state_dict.items() if not isinstance(v, torch.Tensor)}, *args, **kwargs)\n"
+         "dcp.save = save"),
+    Case("torch.distributed.checkpoint.FileSystemReader", "checkpoint",  # a reader that reads nothing
+         "import torch.distributed.checkpoint as dcp\n"
+         "def read_data(self, plan, planner):\n"
+         "    done = torch.futures.Future()\n"
+         "    done.set_result(None)\n"
+         "    return done\n"
+         "dcp.FileSystemReader.read_data = read_data"),
     # documented examples, and behaviour measured on the CPU
     Case("torch.is_tensor", "doctest", "torch.is_tensor = lambda obj: False"),
     Case("torch.autograd.profiler_util.StringTable.pop", "measured",
@@ -235,8 +262,9 @@ def generated(tmp_path_factory) -> dict[str, Generated]:
         infos = resolve_api(names, sys.executable, "", "cpu", trace=False, session=session)
         facts = scaffold_facts_many(infos, session)
     results = {}
-    for name, info, f in zip(names, infos, facts, strict=True):
-        result = scaffold_test(info, config, python=sys.executable, device="cpu", out_dir=out, facts=f)
+    for n, (name, info, f) in enumerate(zip(names, infos, facts, strict=True)):
+        # a folder each: two APIs may share a leaf name (torch.save, torch.distributed.checkpoint.save)
+        result = scaffold_test(info, config, python=sys.executable, device="cpu", out_dir=out / f"{n:02d}", facts=f)
         results[name] = Generated(info, result, f)
     return results
 

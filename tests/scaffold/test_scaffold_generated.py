@@ -30,7 +30,7 @@ RUFF = [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "E,F,W,
 def test_at_least_twelve_apis_across_every_family(generated):
     families = {c.family for c in ALL_CASES}
     assert families == {"context", "opinfo", "tensor", "signature", "storage", "runtime", "module", "graph",
-                        "serialization", "optim", "data", "generator", "doctest", "measured"}
+                        "serialization", "optim", "data", "generator", "doctest", "measured", "autograd", "checkpoint"}
     assert len(CASES) >= 12
     for family in ("module", "graph", "serialization", "optim", "data"):  # several APIs of each kind
         assert sum(1 for c in FAMILY_CASES if c.family == family) >= 3, family
@@ -173,12 +173,13 @@ def test_the_coverage_index_finds_every_generated_test_as_direct(generated, tmp_
             and spelled_as_resolved(generated[c.api])]
     for api in apis:
         path = Path(generated[api].result.path)
-        (repo / "test" / path.name).write_text(path.read_text())
+        (repo / "test" / f"{path.parent.name}_{path.name}").write_text(path.read_text())
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "scaffolded tests")
     report = coverage_for(apis, repo, ["master"], Store(tmp_path / "store"))
     for api in apis:
         (ref,) = report[api].to_json()["refs"]
-        name = Path(generated[api].result.path).name
+        path = Path(generated[api].result.path)
+        name = f"{path.parent.name}_{path.name}"
         direct = [d for d in ref["direct"] if d["path"] == f"test/{name}"]
         assert direct, f"{api}: {name} is not found as direct coverage"

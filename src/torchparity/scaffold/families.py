@@ -29,6 +29,7 @@ from typing import Any
 from ..api.classify import is_device_runtime
 from ..api.records import ApiInfo
 from .autograd import autograd_plan
+from .checkpoint import checkpoint_plan
 from .data import data_plan
 from .doctest import doctest_plan
 from .graph import graph_plan
@@ -49,7 +50,7 @@ WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
     "serialization": [], "data": [], "graph": [], "generator": [], "doctest": ["doctest"],
-    "autograd": [], "fill-in": [],
+    "autograd": [], "checkpoint": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -85,6 +86,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     if _under(r, "torch.autograd") and r.path.rsplit(".", 1)[-1] in ("grad", "backward", "gradcheck",
                                                                      "gradgradcheck", "run_backward", "queue_callback"):
         out.insert(0, "autograd")
+    if _under(r, "torch.distributed.checkpoint") and not r.owner_class:
+        out.insert(0, "checkpoint")
     if _under(r, "torch.jit") or _under(r, "torch.fx") or r.canonical in ("torch.compile", "torch.compiler.compile"):
         out.insert(0, "graph")
     if r.kind != "module":
@@ -410,6 +413,9 @@ def runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         elif leaf == "current_device":
             ctx.update(kind="current_device", index_type=zero.get("type"),
                        device_count=f"{module_spelling}.device_count")
+        elif leaf == "device_count":
+            cpu_zero = str(facts.get("device_type") or "cpu") == "cpu" and zero.get("literal") == "0"
+            ctx.update(kind=leaf, minimum=0 if cpu_zero else 1)
         else:
             ctx.update(kind=leaf)
         summary = {"device_count": "the device count it reports for the device under test.",
@@ -422,7 +428,7 @@ def runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
                            f"{', '.join(_RUNTIME_FUNCTIONS + _STREAM_FUNCTIONS)}, and runtime classes)")
     if ctx.get("kind") == "class" and not ctx.get("method_lines") and not ctx.get("has_device"):
         summary = "construction and the type of the object."
-    source = render("runtime.py.j2", **{"index_type": "", "device_count": "", "result_class": "",
+    source = render("runtime.py.j2", **{"index_type": "", "device_count": "", "result_class": "", "minimum": 1,
                                          "method_lines": [], "has_device": False, "construct": "", **ctx})
     return TestPlan(
         api=r.canonical, spelling=spelling, family="runtime", stem=stem,
@@ -437,5 +443,5 @@ BUILDERS.update({
     "storage": storage_plan, "runtime": runtime_plan, "measured": measured_plan, "module": nn_plan,
     "optim": optim_plan, "serialization": serialization_plan,
     "data": data_plan, "graph": graph_plan, "generator": generator_plan,
-    "doctest": doctest_plan, "autograd": autograd_plan,
+    "doctest": doctest_plan, "autograd": autograd_plan, "checkpoint": checkpoint_plan,
 })
