@@ -473,11 +473,11 @@ class Engine(object):
     def constructions(self, cls, spelled, limit=4):
         """Constructor calls of ``cls`` (or a concrete subclass) that work here, as source."""
         found = []
-        targets = [(cls, spelled)]
-        if inspect.isabstract(cls):
-            targets = [(sub, _named_path(sub)) for sub in _concrete_subclasses(cls)]
+        targets = [] if inspect.isabstract(cls) else [(cls, spelled)]
+        # a concrete subclass stands for an abstract class or a protocol (FileSystemWriter for StorageWriter)
+        targets += [(sub, _named_path(sub)) for sub in _concrete_subclasses(cls)]
         for klass, spelling in targets:
-            if not spelling or self.out_of_time():
+            if not spelling or self.out_of_time() or (found and klass is not cls):
                 continue
             for params in self.signatures([], spelling, klass):
                 src = self._construct(klass, spelling, params)
@@ -731,6 +731,15 @@ class Engine(object):
             if self.measure(sc):
                 valid.append(sc)
                 break
+        if not valid:  # an abstract class or a protocol: a concrete subclass, checked to be one
+            for ctor_src in self.constructions(cls, "_API_", limit=1):
+                if "_API_" in ctor_src:
+                    continue
+                sc = Scenario([], ctor_src)
+                if self.measure(sc):
+                    sc.checks.insert(0, ["type", "result", "_API_"])
+                    valid.append(sc)
+                    break
         if not valid:
             return [], []
         ctor = valid[0].call
@@ -1014,4 +1023,12 @@ def probe_facts(torch, res, obj, owner, device_type, baseline=()):
         out["problem"] = ("no call of %s with candidate receivers and arguments gave a result or an effect "
                           "a test can hold (%d tried)" % (res["canonical"], engine.tried))
     out["imports"] = needed_imports("\n".join(text), set(baseline))
+    for group in (out["valid"], out["invalid"]):  # a type a check names from another module
+        for doc in group:
+            for check in doc.get("checks", []):
+                payload = check[-1]
+                if check[0] == "type" and "." in payload and not payload.startswith(("torch", "_API_", "_OWNER_")):
+                    line = "import %s" % payload.rsplit(".", 1)[0]
+                    if payload.rsplit(".", 1)[0] in sys.modules and line not in out["imports"]:
+                        out["imports"].append(line)
     return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 import unicodedata
 from functools import lru_cache
 from typing import Any
@@ -82,7 +83,8 @@ def import_sections(plan: TestPlan, conv: Conventions) -> tuple[list[str], list[
     """(stdlib imports, third-party imports) in the order ruff's isort wants them."""
     body = class_body(plan)
     imports = used_imports(plan.imports, body)
-    stdlib = sorted({i for i in imports if i.split()[1].split(".")[0] in STDLIB})
+    stdlib = sorted({i for i in imports if i.split()[1].split(".")[0] in STDLIB
+                     or i.split()[1].split(".")[0] in sys.stdlib_module_names})
     other = {i for i in imports if i not in stdlib}
     if plan.uses_device or "torch" in names_used(body):
         other.add("import torch")
