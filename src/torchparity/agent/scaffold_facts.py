@@ -96,7 +96,7 @@ def _not_found(out, path, exc, wants):
 
 
 #: the modules loaded before any job ran (what ``import torch`` and the backend load)
-BASELINE = set()
+BASELINE = set()  # type: set
 
 
 def facts_for(ctx, res, wants, dtypes=None, formula=""):

@@ -247,9 +247,11 @@ def insert_methods(
     missing = [line for line in dict.fromkeys(imports) if _bound_by(line) not in bound]
     device_stmt = device_line if device_line and device_line.split("=")[0].strip() not in bound else ""
     if missing or device_stmt:
-        body = list(new_module.body)
+        body: list[cst.BaseStatement] = list(new_module.body)
         for line in missing:
-            _place_import(body, cst.parse_statement(line))
+            stmt = cst.parse_statement(line)
+            assert isinstance(stmt, cst.SimpleStatementLine)
+            _place_import(body, stmt)
         if device_stmt:
             last = max((i for i, s in enumerate(body) if _is_import(s)), default=None)
             at = last + 1 if last is not None else _after_docstring(body)
@@ -296,7 +298,7 @@ def _groups(body: list[cst.BaseStatement]) -> list[list[tuple[int, ImportKey]]]:
     for i, stmt in enumerate(body):
         if not _is_import(stmt):
             continue
-        blank = any(line.comment is None for line in stmt.leading_lines)
+        blank = any(line.comment is None for line in getattr(stmt, "leading_lines", ()))
         if not groups or i != prev + 1 or blank:
             groups.append([])
         groups[-1].append((i, _import_key(stmt)))

@@ -491,7 +491,7 @@ class Pipeline:
                     out[ref] = (rel, res.content.encode("utf-8"), list(res.methods))
                     if verdict.scaffolded is None:
                         verdict.scaffolded = res.to_record(rel)
-                        self._into_original = data.decode("utf-8") if opt.into else ""
+                        self._into_original = (data or b"").decode("utf-8") if opt.into else ""
                     verdict.scaffolded = verdict.scaffolded.replace(refs=(*verdict.scaffolded.refs, ref))
         sc = verdict.scaffolded
         assert sc is not None
