@@ -108,7 +108,7 @@ class Observer(object):
         if isinstance(value, str):
             self.add("type", expr, "str")
             return
-        if depth >= 2:
+        if depth >= 2 or _opaque(value):
             self._type(value, expr)
             return
         self._structure(value, expr, depth)
@@ -184,6 +184,14 @@ class Observer(object):
         rest = [(n, a) for n, a in attrs if (n, a) not in plain]
         for name, attr in (plain + rest)[:MAX_ITEMS]:
             self.observe(attr, "%s.%s" % (expr, name), depth + 1)
+
+
+def _opaque(value):
+    """A context manager, generator or coroutine: its attributes are machinery, not results."""
+    if isinstance(value, (types.GeneratorType, types.CoroutineType)):
+        return True
+    return hasattr(type(value), "__enter__") and hasattr(type(value), "__exit__") and type(value).__module__ in (
+        "contextlib", "builtins")
 
 
 def _descriptor_attrs(value):
