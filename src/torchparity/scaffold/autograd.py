@@ -13,7 +13,7 @@ from typing import Any
 from ..api.records import ApiInfo
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
-from .render import environment
+from .render import render_macro
 
 WHICH = {"grad": "grad", "backward": "backward", "gradcheck": "gradcheck", "gradgradcheck": "gradgradcheck",
          "run_backward": "run_backward", "queue_callback": "queue_callback"}
@@ -27,8 +27,8 @@ def autograd_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
     if leaf not in WHICH or (leaf in ("run_backward", "queue_callback") and not engine) or (
             leaf not in ("run_backward", "queue_callback") and not any(n.startswith("torch.autograd.") for n in names)):
         raise CannotDecide(f"no autograd template for {r.canonical}")
-    module = environment().get_template("autograd.py.j2").make_module({"device": device})
-    source = str(module.autograd(test=f"test_{stem_of(r)}", C=spelling_of(r), which=WHICH[leaf]))
+    source = render_macro("autograd.py.j2", "autograd", {"device": device}, test=f"test_{stem_of(r)}",
+                          C=spelling_of(r), which=WHICH[leaf])
     what = {"grad": "first and second derivatives and weighted outputs",
             "backward": "gradients accumulated into .grad",
             "run_backward": "the engine's backward pass, into .grad and as returned gradients",

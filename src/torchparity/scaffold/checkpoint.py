@@ -15,7 +15,7 @@ from typing import Any
 from ..api.records import ApiInfo
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
-from .render import environment
+from .render import render_macro
 
 DCP = "torch.distributed.checkpoint"
 WRITER, READER = f"{DCP}.FileSystemWriter", f"{DCP}.FileSystemReader"
@@ -72,10 +72,9 @@ def checkpoint_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPl
         elif role == "abstract_load_planner":
             load = (f"planner = {LOAD_PLANNER}()\n            self.assertIsInstance(planner, {api})\n"
                     f"            {DCP}.load(loaded, storage_reader={reader}(tmp), planner=planner)")
-    module = environment().get_template("checkpoint.py.j2").make_module({"device": device})
-    source = str(module.checkpoint(test=f"test_{stem_of(r)}", writer=writer, reader=reader, save=save, load=load,
-                                   empty=role == "empty_planner",
-                                   abstract=abstract if role in ("abstract_writer", "abstract_reader") else ""))
+    source = render_macro("checkpoint.py.j2", "checkpoint", {"device": device}, test=f"test_{stem_of(r)}",
+                          writer=writer, reader=reader, save=save, load=load, empty=role == "empty_planner",
+                          abstract=abstract if role in ("abstract_writer", "abstract_reader") else "")
     what = ("a state_dict of device tensors saved to a folder (.metadata and .distcp files) and loaded back in "
             f"place, values, dtypes and devices kept, with {api} as the {role.replace('_', ' ')}")
     return TestPlan(

@@ -16,7 +16,7 @@ from ..api.records import ApiInfo
 from .measured import owner_spelling
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
-from .render import environment
+from .render import render_macro
 
 #: class or function name -> (macro, extra arguments)
 TEMPLATES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -51,8 +51,7 @@ def data_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     if target not in TEMPLATES:
         raise CannotDecide(f"no torch.utils.data template for {target}")
     macro, extra = TEMPLATES[target]
-    module = environment().get_template("data.py.j2").make_module({"device": device})
-    source = str(getattr(module, macro)(test=f"test_{stem}", C=spelled, **extra))
+    source = render_macro("data.py.j2", macro, {"device": device}, test=f"test_{stem}", C=spelled, **extra)
     methods = split_methods(source)
     what = f"{target}'s documented results"
     if r.owner_class:

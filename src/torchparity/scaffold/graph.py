@@ -17,7 +17,7 @@ from ..api.records import ApiInfo
 from .measured import owner_spelling
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
-from .render import environment
+from .render import render_macro
 
 JIT = {
     "torch.jit._trace.trace": "trace", "torch.jit._script.script": "script",
@@ -31,9 +31,8 @@ COMPILE = ("torch.compile", "torch.compiler.compile", "torch._dynamo.eval_frame.
 
 
 def _macro(name: str, device: str, leaf: str, owner: str, C: str, target: str = "", **kwargs: Any) -> str:
-    module = environment().get_template("graph.py.j2").make_module(
-        {"device": device, "leaf": leaf, "owner": owner, "C": C, "target": target})
-    return str(getattr(module, name)(**kwargs))
+    context = {"device": device, "leaf": leaf, "owner": owner, "C": C, "target": target}
+    return render_macro("graph.py.j2", name, context, **kwargs)
 
 
 def graph_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:

@@ -19,7 +19,7 @@ from ..api.records import ApiInfo
 from .measured import owner_spelling
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
-from .render import environment
+from .render import render_macro
 
 MODULE = "torch.nn.modules.module.Module"
 CONTAINERS = {
@@ -51,9 +51,7 @@ SCRIPT_MODULE = "torch.jit._script.ScriptModule"
 
 
 def _macro(name: str, **kwargs: Any) -> str:
-    template = environment().get_template("nn.py.j2")
-    module = template.make_module({"device": kwargs.pop("device")})
-    return str(getattr(module, name)(**kwargs))
+    return render_macro("nn.py.j2", name, {"device": kwargs.pop("device")}, **kwargs)
 
 
 def _container_kind(mro: list[str]) -> str:

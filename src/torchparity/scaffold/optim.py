@@ -17,16 +17,14 @@ from ..api.records import ApiInfo
 from .measured import owner_spelling
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
-from .render import environment
+from .render import render_macro
 
 OPTIMIZER_MEMBERS = ("step", "zero_grad", "state_dict", "load_state_dict", "add_param_group", "__init__")
 SCHEDULER_MEMBERS = ("step", "get_last_lr", "state_dict", "load_state_dict", "__init__")
 
 
 def _macro(name: str, leaf: str, owner: str, device: str, **kwargs: Any) -> str:
-    module = environment().get_template("optim.py.j2").make_module(
-        {"device": device, "leaf": leaf, "owner": owner})
-    return str(getattr(module, name)(**kwargs))
+    return render_macro("optim.py.j2", name, {"device": device, "leaf": leaf, "owner": owner}, **kwargs)
 
 
 def optim_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:

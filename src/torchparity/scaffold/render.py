@@ -47,6 +47,12 @@ def render(template: str, **context: Any) -> str:
     return environment().get_template(template).render(**context)
 
 
+def render_macro(template: str, name: str, context: dict[str, Any], **kwargs: Any) -> str:
+    """One macro of a template (a family's test method), with the template's ``context``."""
+    module = environment().get_template(template).make_module(context)
+    return str(getattr(module, name)(**kwargs))
+
+
 def render_helpers(template: str, **context: Any) -> list[tuple[str, str]]:
     """(name, source) of each helper method in a template (helpers separated by ``---`` lines)."""
     text = render(template, **context)

@@ -14,7 +14,7 @@ from typing import Any
 from ..api.records import ApiInfo
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
-from .render import environment
+from .render import render_macro
 
 RNG = ("manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state", "set_rng_state",
        "get_rng_state_all", "set_rng_state_all")
@@ -24,8 +24,7 @@ GENERATOR_MEMBERS = ("manual_seed", "initial_seed", "get_state", "set_state", "s
 
 
 def _macro(name: str, device: str, X: str, M: str, **kwargs: Any) -> str:
-    module = environment().get_template("runtime_more.py.j2").make_module({"device": device, "X": X, "M": M})
-    return str(getattr(module, name)(**kwargs))
+    return render_macro("runtime_more.py.j2", name, {"device": device, "X": X, "M": M}, **kwargs)
 
 
 def device_runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan | None:

@@ -17,7 +17,7 @@ from ..api.records import ApiInfo
 from .measured import owner_spelling
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
-from .render import environment
+from .render import render_macro
 
 UNTYPED = ("torch.storage.UntypedStorage", "torch.UntypedStorage")
 TYPED = ("torch.storage.TypedStorage",)
@@ -31,8 +31,7 @@ LOAD = ("torch.serialization.load", "torch.load")
 
 
 def _macro(name: str, device: str, **kwargs: Any) -> str:
-    module = environment().get_template("serialization.py.j2").make_module({"device": device})
-    return str(getattr(module, name)(**kwargs))
+    return render_macro("serialization.py.j2", name, {"device": device}, **kwargs)
 
 
 def serialization_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
