@@ -269,11 +269,12 @@ def generated(tmp_path_factory) -> dict[str, Generated]:
     return results
 
 
-def run_files(jobs: list[dict[str, str]], tmp: Path) -> list[dict]:
-    """Run each ``{"file", "patch"}`` job through run_patched.py in the environment the collector gives a test."""
+def run_files(jobs: list[dict[str, str]], tmp: Path, environ: dict[str, str] | None = None) -> list[dict]:
+    """Run each ``{"file", "patch"}`` job through run_patched.py in the environment the collector gives a test
+    (with ``environ`` on top: an emulation's path)."""
     spec, results = tmp / "jobs.json", tmp / "results.json"
     spec.write_text(json.dumps(jobs))
-    env = isolated_env()
+    env = {**isolated_env(), **(environ or {})}
     proc = subprocess.run([sys.executable, str(HERE / "run_patched.py"), str(spec), str(results)],
                           env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -218,6 +218,27 @@ def test_opinfo_plan_per_reference(tmp_path, reference):
     assert _ruff_ok(path) == ""
 
 
+def test_opinfo_plan_on_a_device_keeps_an_independent_reference(tmp_path):
+    """On another device the result meets the NumPy reference and the CPU's; a dtype with no
+    independent reference gets a loop of its own against the CPU only."""
+    facts = _opinfo_facts("numpy")
+    facts["device_type"] = "npu"
+    facts["opinfo"].update(cpu_reference=True, cpu_dtypes=["int64"])
+    plan = build_plan(api_info(resolution("torch.nn.functional.relu", "function")), facts, "DEVICE")
+    body = "".join(m.source for m in plan.methods)
+    assert body.count("for dtype in (") == 2 and "for dtype in (torch.int64,):" in body
+    assert "expected = op.ref(ref.input, *ref.args, **ref.kwargs)" in body
+    assert "on_cpu = torch.nn.functional.relu(cpu.input, *cpu.args, **cpu.kwargs)" in body
+    assert "self._assert_matches(actual, on_cpu, dtype)" in body
+    assert "with the OpInfo's NumPy reference and with the CPU result (int64: with the CPU result only)" in (
+        plan.summary)
+    text = render_file(plan, conventions_from(load_preset("default")), device_line='DEVICE = torch.device("cpu")',
+                       device_type="npu", torch_version="2.13.0")
+    path = tmp_path / plan.file_name
+    path.write_text(text)
+    assert _ruff_ok(path) == ""
+
+
 def test_opinfo_without_dtypes_is_not_an_opinfo_test():
     facts = _opinfo_facts(dtypes=())
     plan = build_plan(api_info(resolution("torch.nn.functional.relu", "function")), facts, "DEVICE")

@@ -133,3 +133,13 @@ def runtime_facts(torch, obj, resolution, device_type):
     except Exception as exc:
         out["zero_arg"] = {"ok": False, "error": error_text(exc), "raises": exc_name(exc)}
     return out
+
+
+def pinned_memory_facts(torch, device_type):
+    """Whether this backend pins host memory (what ``DataLoader(pin_memory=True)`` uses): measured
+    on the device under test only; the CPU has nothing to pin for."""
+    try:
+        ok = bool(torch.empty(2).pin_memory().is_pinned())
+    except Exception as exc:
+        return {"ok": False, "problem": "pinning host memory for %s failed here: %s" % (device_type, error_text(exc))}
+    return {"ok": ok, "problem": "" if ok else "a pinned tensor does not report is_pinned() for %s" % device_type}

@@ -26,7 +26,7 @@ from .facts_domain import optim_facts
 from .facts_literal import NotLiteral, error_text, literal
 from .facts_opinfo import opinfo_facts
 from .facts_probe import needed_imports, probe_isolated
-from .facts_runtime import runtime_facts, storage_facts
+from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts
 from .objects import NotFound, walk
 
 #: names other code (and the tests) reach through this module
@@ -134,6 +134,8 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
         out["runtime"] = _guard("runtime", runtime_facts, torch, obj, res, device_type)
     if "doctest" in wants:
         out["doctest"] = _guard("docstring example", _in_scratch_folder, doctest_facts, torch, obj, res)
+    if "data" in wants and device_type not in ("", "cpu"):
+        out["pinned_memory"] = _guard("pinned memory", pinned_memory_facts, torch, device_type)
     if "optim" in wants:
         out["optim"] = _guard("optimizer", optim_facts, torch, obj, owner)
     if "probe" in wants:

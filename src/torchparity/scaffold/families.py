@@ -49,7 +49,7 @@ CALLABLE_KINDS = ("function", "builtin", "method", "classmethod", "staticmethod"
 WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
-    "serialization": [], "data": [], "graph": [], "generator": [], "doctest": ["doctest"],
+    "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
     "autograd": [], "checkpoint": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)

@@ -72,11 +72,13 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     dtypes = [f"torch.{d}" for d in op["dtypes"]]
     notes = [f"{e['dtype']} left out: {e['reason']}" for e in op.get("excluded", [])]
     reference = op["reference"]
+    cpu_dtypes = [f"torch.{d}" for d in op.get("cpu_dtypes") or []]
     errors = (op.get("error_inputs") or {}).get("count", 0) > 0 and kind == "function"
     source = render(
         "opinfo.py.j2", test=test, opinfo_name=op["name"], lookup=_lookup(op["name"], op.get("variant_test_name", "")),
         dtypes=dtypes, dtype_notes=[line for n in notes for line in _comment_lines(n)], call_kind=kind,
         reference=reference, call=call, device=device, error_inputs=errors,
+        cpu_reference=bool(op.get("cpu_reference")) and reference != "cpu", cpu_dtypes=cpu_dtypes,
     )
     tol = ", ".join(f"torch.{k}: ({v[0]}, {v[1]})" for k, v in sorted((op.get("tolerances") or {}).items()))
     helpers = [Method(name, src, helper=True)
@@ -89,7 +91,13 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     }[reference]
     ref_zh = {"numpy": "OpInfo 的 NumPy 参考实现", "float64": "CPU 上的 float64 计算结果", "cpu": "CPU 计算结果"}[reference]
     variant = {"function": "", "method": " (method variant)", "inplace": " (in-place variant)"}[kind]
-    summary = (f"every sample input of OpInfo {op['name']}{variant} for {', '.join(op['dtypes'])}, "
+    if op.get("cpu_reference") and reference != "cpu":
+        ref_text += " and with the CPU result"
+        ref_zh += "及 CPU 计算结果"
+        if cpu_dtypes:
+            ref_text += f" ({', '.join(op['cpu_dtypes'])}: with the CPU result only)"
+    dtype_names = [*op["dtypes"], *(op.get("cpu_dtypes") or [])]
+    summary = (f"every sample input of OpInfo {op['name']}{variant} for {', '.join(dtype_names)}, "
                f"computed on the device and compared with {ref_text}"
                + (", and its error inputs raising the documented error types." if errors else "."))
     return TestPlan(
@@ -97,7 +105,7 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         methods=(*methods, *helpers), imports=(OPDB_IMPORT,), summary=summary,
         coverage=coverage_rows(
             empty="OpInfo 样例输入中的空张量与 0 维张量（以 OpInfo 为准）",
-            enum="dtype：" + "、".join(op["dtypes"]),
+            enum="dtype：" + "、".join(dtype_names),
             types="OpInfo 样例覆盖的参数类型（张量、标量等）",
             omitted="OpInfo 样例覆盖的可选参数传与不传",
             boundary="OpInfo 样例覆盖的形状与取值",
