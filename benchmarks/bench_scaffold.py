@@ -3,13 +3,17 @@ and whether it fails once the API is replaced by a stand-in that returns a senti
 
 Run from the repository root with an interpreter that has torch (the CPU build is enough):
 
-    PYTHONPATH=src python benchmarks/bench_scaffold.py [APIS.txt ...] [--out DIR] [--json FILE]
+    PYTHONPATH=src python benchmarks/bench_scaffold.py [APIS.txt ...] [--out DIR] [--json FILE] [--emulate npu]
 
 Default list: benchmarks/scaffold_apis.txt (one API name a line, ``#`` comments). Each
 generated file is run twice in a child of one interpreter that imported torch (the
 collector's isolated environment): as written, and after
 ``torchparity.agent.standin.install`` replaced the API at every name it is reached by.
 A test "passes and catches" when the first run passes and the second fails.
+
+With ``--emulate npu`` the facts are measured, and the files run, on device ``npu`` of the
+emulated torch_npu (its folder first on the path, the torch_npu preset), as ``--emulate npu``
+does for run and verify: a dry run on the CPU, not hardware.
 """
 
 from __future__ import annotations
@@ -38,13 +42,16 @@ def read_names(paths: list[Path]) -> list[str]:
     return names
 
 
-def run_files(jobs: list[dict[str, object]], tmp: Path) -> list[dict[str, object]]:
+def run_files(jobs: list[dict[str, object]], tmp: Path, emulated: str = "", backend: str = "") -> list[dict[str, object]]:
+    import os
+
     from torchparity.exec.ship import isolated_env
 
     spec, out = tmp / "jobs.json", tmp / "results.json"
     spec.write_text(json.dumps(jobs))
     src = str(Path(__file__).resolve().parent.parent / "src")
-    env = dict(isolated_env(), PYTHONPATH=src)
+    env = dict(isolated_env(), PYTHONPATH=os.pathsep.join(p for p in (emulated, src) if p),
+               BENCH_BACKEND_MODULE=backend)
     proc = subprocess.run([sys.executable, str(RUNNER), str(spec), str(out)], env=env,
                           capture_output=True, text=True, timeout=3600)
     if proc.returncode != 0:
@@ -57,6 +64,7 @@ def main() -> None:
     parser.add_argument("lists", nargs="*", type=Path, default=[HERE / "scaffold_apis.txt"])
     parser.add_argument("--out", type=Path, default=None, help="folder for the generated files")
     parser.add_argument("--json", type=Path, default=None, help="write the rows as JSON here")
+    parser.add_argument("--emulate", default="", help="run on this emulated backend's device (npu)")
     args = parser.parse_args()
 
     from torchparity.api import UnresolvedApi, agent_session, resolve_api
@@ -66,26 +74,31 @@ def main() -> None:
     names = read_names(args.lists)
     out = args.out or Path(tempfile.mkdtemp(prefix="bench-scaffold-"))
     out.mkdir(parents=True, exist_ok=True)
-    config = load_preset("default")
+    from torchparity.emulated import runner_settings
+
+    first = runner_settings(args.emulate, "", "cpu" if not args.emulate else "auto")
+    backend, device, environ = first.backend_module, first.device, first.environ
+    config = load_preset("torch_npu" if backend == "torch_npu" else "default")
     rows: dict[str, dict[str, object]] = {n: {"api": n, "family": "", "passes": None, "caught": None}
                                           for n in names}
     t0 = time.perf_counter()
-    with agent_session(sys.executable, "", "cpu") as session:
+    with agent_session(sys.executable, backend, device, environ=environ) as session:
         infos = []
         for name in names:
             try:
-                infos.append(resolve_api([name], sys.executable, "", "cpu", trace=False, session=session)[0])
+                infos.append(resolve_api([name], sys.executable, backend, device, trace=False, session=session)[0])
             except UnresolvedApi as exc:
                 rows[name]["family"] = "unresolved"
                 rows[name]["why"] = str(exc).splitlines()[0][:160]
         t_resolve = time.perf_counter() - t0
         t = time.perf_counter()
-        facts = scaffold_facts_many(infos, session)
+        facts = scaffold_facts_many(infos, session, backend_module=backend)
         t_facts = time.perf_counter() - t
     jobs, owners = [], []
     for info, f in zip(infos, facts, strict=True):
         sub = out / info.canonical
-        result = scaffold_test(info, config, python=sys.executable, device="cpu", out_dir=sub, facts=f)
+        result = scaffold_test(info, config, python=sys.executable, device=device, backend_module=backend,
+                               out_dir=sub, facts=f)
         (sub / "facts.json").write_text(json.dumps(f, indent=1, default=str))
         row = rows[info.resolution.query]
         row.update(family=result.family, file=result.path, tests=len(result.methods),
@@ -96,7 +109,7 @@ def main() -> None:
         jobs += [{"file": result.path, "standin": None}, {"file": result.path, "standin": res}]
         owners.append(row)
     t = time.perf_counter()
-    results = run_files(jobs, out) if jobs else []
+    results = run_files(jobs, out, environ.get("PYTHONPATH", ""), backend) if jobs else []
     t_run = time.perf_counter() - t
     for n, row in enumerate(owners):
         clean, broken = results[2 * n], results[2 * n + 1]
@@ -105,7 +118,9 @@ def main() -> None:
         row["standin"] = broken.get("standin_problem", "")
         if not row["passes"]:
             row["why"] = clean["summary"] + " " + clean.get("first_failure", "")
-    print(f"{'API':78} {'family':14} {'CPU':5} {'caught':6}")
+    where = f"{device} (emulated on CPU)" if args.emulate else "CPU"
+    print(f"device: {where}")
+    print(f"{'API':78} {'family':14} {'pass':5} {'caught':6}")
     for row in rows.values():
         caught = {True: "yes", False: "NO", None: "n/a"}[row["caught"]] if row["passes"] else "-"
         passes = {True: "pass", False: "FAIL", None: "-"}[row["passes"]]
@@ -114,12 +129,12 @@ def main() -> None:
     real = [r for r in rows.values() if r["passes"] and r["caught"]]
     fams = Counter(str(r["family"]) for r in rows.values())
     print()
-    print(f"APIs: {total}; a real test that passes on the CPU and fails with the API replaced: "
+    print(f"APIs: {total}; a real test that passes on the {where} and fails with the API replaced: "
           f"{len(real)} ({100.0 * len(real) / max(total, 1):.0f} %)")
     print("families: " + ", ".join(f"{k} {v}" for k, v in fams.most_common()))
-    print(f"passes on the CPU: {sum(1 for r in rows.values() if r['passes'])}; "
-          f"fails on the CPU: {sum(1 for r in rows.values() if r['passes'] is False)}; "
-          f"caught: {sum(1 for r in rows.values() if r['caught'])}; "
+    print(f"passes: {sum(1 for r in rows.values() if r['passes'])}; "
+          f"fails: {sum(1 for r in rows.values() if r['passes'] is False)}; "
+          f"caught: {len(real)}; "
           f"not caught: {sum(1 for r in rows.values() if r['passes'] and r['caught'] is False)}; "
           f"stand-in not installable: {sum(1 for r in rows.values() if r['passes'] and r['caught'] is None)}")
     print(f"time: resolve {t_resolve:.1f} s, facts + agent checks {t_facts:.1f} s, "

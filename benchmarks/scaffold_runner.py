@@ -35,6 +35,8 @@ def run_child(job, log_path, info_path):
     os.chdir(work)
     code = 1
     try:
+        if os.environ.get("BENCH_BACKEND_MODULE"):  # the backend, imported in the child (never before a fork)
+            importlib.import_module(os.environ["BENCH_BACKEND_MODULE"])
         if job.get("standin"):
             info = standin.install(job["standin"])
             with open(info_path, "w") as fh:
