@@ -30,6 +30,13 @@ NPU_CASES = tuple(_BY_API[api] for api in (
     "torch.save", "torch.UntypedStorage.copy_", "torch.optim.SGD", "torch.optim.Optimizer.zero_grad",
     "torch.utils.data.DataLoader", "torch.autograd.grad", "torch.set_warn_always",
 )) + (
+    # a factory: its OpInfo samples name the device they were built for (device="cpu")
+    Case("torch.eye", "opinfo",  # wrong for float32 only (float64, the reference, stays right)
+         "eye = torch.eye\n"
+         "def wrong(*args, **kwargs):\n"
+         "    out = eye(*args, **kwargs)\n"
+         "    return out * 2 if out.dtype == torch.float32 else out\n"
+         "torch.eye = wrong"),
     # runtime objects through the backend's module: torch.npu.Event for torch.cuda.Event
     Case("torch.cuda.Event", "runtime",  # an event that never reports its work done
          "import torch_npu  # noqa: F401\n"
