@@ -1,70 +1,146 @@
-"""Scaffold timings: facts per API and in one batch, rendering, and running the generated tests.
+"""Scaffold on a list of real task names: the family chosen, whether the test passes on the CPU,
+and whether it fails once the API is replaced by a stand-in that returns a sentinel.
 
-Run from the repository root with an interpreter that has torch:
-    PYTHONPATH=src python benchmarks/bench_scaffold.py
+Run from the repository root with an interpreter that has torch (the CPU build is enough):
+
+    PYTHONPATH=src python benchmarks/bench_scaffold.py [APIS.txt ...] [--out DIR] [--json FILE] [--emulate npu]
+
+Default list: benchmarks/scaffold_apis.txt (one API name a line, ``#`` comments). Each
+generated file is run twice in a child of one interpreter that imported torch (the
+collector's isolated environment): as written, and after
+``torchparity.agent.standin.install`` replaced the API at every name it is reached by.
+A test "passes and catches" when the first run passes and the second fails.
+
+With ``--emulate npu`` the facts are measured, and the files run, on device ``npu`` of the
+emulated torch_npu (its folder first on the path, the torch_npu preset), as ``--emulate npu``
+does for run and verify: a dry run on the CPU, not hardware.
 """
 
 from __future__ import annotations
 
-import statistics
+import argparse
+import dataclasses
+import json
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
-APIS = [
-    "torch.autograd.grad_mode.set_grad_enabled.clone", "torch.autograd.grad_mode.set_multithreading_enabled.clone",
-    "torch.autograd.grad_mode.inference_mode.clone", "torch.no_grad", "torch.inference_mode",
-    "torch.autograd.grad_mode.set_grad_enabled.__enter__", "torch.nn.functional.relu", "torch.add", "torch.mul",
-    "torch.Tensor.add_", "torch.Tensor.ndim", "torch.Tensor.ndimension", "torch.Tensor.item",
-    "torch._utils._get_device_index", "torch.promote_types", "torch.is_nonzero", "torch.set_default_dtype",
-    "torch.BoolStorage", "torch.UntypedStorage", "torch.cpu.device_count", "torch.cpu.synchronize",
-    "torch.cpu.current_stream", "torch.Stream",
-]
+HERE = Path(__file__).parent
+RUNNER = HERE / "scaffold_runner.py"
+
+
+def read_names(paths: list[Path]) -> list[str]:
+    names: list[str] = []
+    for path in paths:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            name = line.split("#", 1)[0].strip()
+            if name and name not in names:
+                names.append(name)
+    return names
+
+
+def run_files(jobs: list[dict[str, object]], tmp: Path, emulated: str = "", backend: str = "") -> list[dict[str, object]]:
+    import os
+
+    from torchparity.exec.ship import isolated_env
+
+    spec, out = tmp / "jobs.json", tmp / "results.json"
+    spec.write_text(json.dumps(jobs))
+    src = str(Path(__file__).resolve().parent.parent / "src")
+    env = dict(isolated_env(), PYTHONPATH=os.pathsep.join(p for p in (emulated, src) if p),
+               BENCH_BACKEND_MODULE=backend)
+    proc = subprocess.run([sys.executable, str(RUNNER), str(spec), str(out)], env=env,
+                          capture_output=True, text=True, timeout=3600)
+    if proc.returncode != 0:
+        raise SystemExit(f"the runner failed: {proc.stderr[-2000:]}")
+    return list(json.loads(out.read_text()))
 
 
 def main() -> None:
-    from torchparity.api import agent_session, resolve_api
-    from torchparity.config import load_preset
-    from torchparity.scaffold import scaffold_facts, scaffold_facts_many, scaffold_test
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("lists", nargs="*", type=Path, default=[HERE / "scaffold_apis.txt"])
+    parser.add_argument("--out", type=Path, default=None, help="folder for the generated files")
+    parser.add_argument("--json", type=Path, default=None, help="write the rows as JSON here")
+    parser.add_argument("--emulate", default="", help="run on this emulated backend's device (npu)")
+    args = parser.parse_args()
 
-    config = load_preset("default")
-    out = Path(tempfile.mkdtemp(prefix="bench-scaffold-"))
+    from torchparity.api import UnresolvedApi, agent_session, resolve_api
+    from torchparity.config import load_preset
+    from torchparity.scaffold import scaffold_facts_many, scaffold_test
+
+    names = read_names(args.lists)
+    out = args.out or Path(tempfile.mkdtemp(prefix="bench-scaffold-"))
+    out.mkdir(parents=True, exist_ok=True)
+    from torchparity.emulated import runner_settings
+
+    first = runner_settings(args.emulate, "", "cpu" if not args.emulate else "auto")
+    backend, device, environ = first.backend_module, first.device, first.environ
+    config = load_preset("torch_npu" if backend == "torch_npu" else "default")
+    rows: dict[str, dict[str, object]] = {n: {"api": n, "family": "", "passes": None, "caught": None}
+                                          for n in names}
     t0 = time.perf_counter()
-    with agent_session(sys.executable, "", "cpu") as session:
-        infos = resolve_api(APIS, sys.executable, "", "cpu", trace=False, session=session)
+    with agent_session(sys.executable, backend, device, environ=environ) as session:
+        infos = []
+        for name in names:
+            try:
+                infos.append(resolve_api([name], sys.executable, backend, device, trace=False, session=session)[0])
+            except UnresolvedApi as exc:
+                rows[name]["family"] = "unresolved"
+                rows[name]["why"] = str(exc).splitlines()[0][:160]
         t_resolve = time.perf_counter() - t0
-        per_api = []
-        for info in infos:
-            t = time.perf_counter()
-            scaffold_facts(info, session)
-            per_api.append(time.perf_counter() - t)
         t = time.perf_counter()
-        facts = scaffold_facts_many(infos, session)
-        t_batch = time.perf_counter() - t
-    renders = []
+        facts = scaffold_facts_many(infos, session, backend_module=backend)
+        t_facts = time.perf_counter() - t
+    jobs, owners = [], []
     for info, f in zip(infos, facts, strict=True):
-        t = time.perf_counter()
-        scaffold_test(info, config, python=sys.executable, device="cpu", out_dir=out, facts=f)
-        renders.append(time.perf_counter() - t)
-    files = sorted(out.glob("test_*.py"))
-    runs = []
-    for path in files:
-        t = time.perf_counter()
-        proc = subprocess.run([sys.executable, str(path)], capture_output=True, text=True)
-        runs.append(time.perf_counter() - t)
-        assert proc.returncode == 0, proc.stderr[-2000:]
-    print(f"APIs: {len(APIS)}")
-    print(f"warm worker start + resolve (no trace): {t_resolve:.2f} s")
-    print(f"facts, one job per API: total {sum(per_api):.2f} s, median {statistics.median(per_api):.2f} s, "
-          f"max {max(per_api):.2f} s")
-    print(f"facts, one batch job: {t_batch:.2f} s")
-    print(f"plan + render + write per API: median {statistics.median(renders) * 1000:.1f} ms, "
-          f"max {max(renders) * 1000:.1f} ms")
-    print(f"generated files run as `python FILE` (fresh interpreter each): total {sum(runs):.1f} s, "
-          f"median {statistics.median(runs):.2f} s")
-    print(f"generated test lines: {sum(len(p.read_text().splitlines()) for p in files)} in {len(files)} files")
+        sub = out / info.canonical
+        result = scaffold_test(info, config, python=sys.executable, device=device, backend_module=backend,
+                               out_dir=sub, facts=f)
+        (sub / "facts.json").write_text(json.dumps(f, indent=1, default=str))
+        row = rows[info.resolution.query]
+        row.update(family=result.family, file=result.path, tests=len(result.methods),
+                   fill_in=result.fill_in[0][:200] if result.fill_in else "")
+        if result.fill_in:
+            continue
+        res = dict(dataclasses.asdict(info.resolution), spelled=result.spelling)
+        jobs += [{"file": result.path, "standin": None}, {"file": result.path, "standin": res}]
+        owners.append(row)
+    t = time.perf_counter()
+    results = run_files(jobs, out, environ.get("PYTHONPATH", ""), backend) if jobs else []
+    t_run = time.perf_counter() - t
+    for n, row in enumerate(owners):
+        clean, broken = results[2 * n], results[2 * n + 1]
+        row["passes"] = clean["exit_code"] == 0 and clean["summary"].startswith("OK")
+        row["caught"] = broken["exit_code"] != 0 if broken.get("replaced") else None
+        row["standin"] = broken.get("standin_problem", "")
+        if not row["passes"]:
+            row["why"] = clean["summary"] + " " + clean.get("first_failure", "")
+    where = f"{device} (emulated on CPU)" if args.emulate else "CPU"
+    print(f"device: {where}")
+    print(f"{'API':78} {'family':14} {'pass':5} {'caught':6}")
+    for row in rows.values():
+        caught = {True: "yes", False: "NO", None: "n/a"}[row["caught"]] if row["passes"] else "-"
+        passes = {True: "pass", False: "FAIL", None: "-"}[row["passes"]]
+        print(f"{row['api'][:78]:78} {row['family']:14} {passes:5} {caught:6}")
+    total = len(rows)
+    real = [r for r in rows.values() if r["passes"] and r["caught"]]
+    fams = Counter(str(r["family"]) for r in rows.values())
+    print()
+    print(f"APIs: {total}; a real test that passes on the {where} and fails with the API replaced: "
+          f"{len(real)} ({100.0 * len(real) / max(total, 1):.0f} %)")
+    print("families: " + ", ".join(f"{k} {v}" for k, v in fams.most_common()))
+    print(f"passes: {sum(1 for r in rows.values() if r['passes'])}; "
+          f"fails: {sum(1 for r in rows.values() if r['passes'] is False)}; "
+          f"caught: {len(real)}; "
+          f"not caught: {sum(1 for r in rows.values() if r['passes'] and r['caught'] is False)}; "
+          f"stand-in not installable: {sum(1 for r in rows.values() if r['passes'] and r['caught'] is None)}")
+    print(f"time: resolve {t_resolve:.1f} s, facts + agent checks {t_facts:.1f} s, "
+          f"running the files twice {t_run:.1f} s")
+    if args.json:
+        args.json.write_text(json.dumps(list(rows.values()), indent=1))
 
 
 if __name__ == "__main__":

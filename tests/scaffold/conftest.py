@@ -63,10 +63,11 @@ CASES = (
          "torch.Tensor.item = lambda self: 0.0"),
     Case("torch._utils._get_device_index", "signature",
          "torch._utils._get_device_index = lambda device, optional=False, allow_cpu=False: 0"),
-    Case("torch.promote_types", "signature",
+    Case("torch.promote_types", "doctest",
          "torch.promote_types = lambda type1, type2: type1"),
-    Case("torch.is_nonzero", "signature",
-         "torch.is_nonzero = lambda input: bool(input.sum())"),
+    Case("torch.is_nonzero", "doctest",  # wrong for one-element tensors only
+         "orig = torch.is_nonzero\n"
+         "torch.is_nonzero = lambda input: (not orig(input)) if input.numel() == 1 else orig(input)"),
     Case("torch.set_default_dtype", "signature",
          "torch.set_default_dtype = lambda d: None"),
     Case("torch.BoolStorage", "storage",
@@ -88,8 +89,155 @@ CASES = (
          "        return False\n"
          "torch.Stream = Stream"),
 )
-#: an API no family can decide on: its test must fail as written
-FILL_IN = "torch.nn.Linear"
+#: the families of issue 16, each with APIs of its kind and a break of each API's own behaviour
+FAMILY_CASES = (
+    # nn modules and containers
+    Case("torch.nn.ModuleList", "module",  # a container that drops an element
+         "torch.nn.ModuleList.append = lambda self, module: self"),
+    Case("torch.nn.ModuleDict", "module", "torch.nn.ModuleDict.__setitem__ = lambda self, key, module: None"),
+    Case("torch.nn.Sequential", "module",  # forward skips the last module
+         "orig = torch.nn.Sequential.forward\n"
+         "torch.nn.Sequential.forward = lambda self, input: (\n"
+         "    torch.nn.Sequential(*list(self)[:-1])(input) if len(self) > 1 else orig(self, input))"),
+    Case("torch.nn.Module.load_state_dict", "module",  # load_state_dict ignoring a key
+         "orig = torch.nn.Module.load_state_dict\n"
+         "def load(self, state_dict, strict=True, assign=False):\n"
+         "    kept = {k: v for k, v in state_dict.items() if k != 'scale'}\n"
+         "    return orig(self, kept, strict=False, assign=assign)\n"
+         "torch.nn.Module.load_state_dict = load"),
+    Case("torch.nn.Module.state_dict", "module",  # state_dict without the buffers
+         "orig = torch.nn.Module.state_dict\n"
+         "torch.nn.Module.state_dict = lambda self, *a, **k: {\n"
+         "    n: v for n, v in orig(self, *a, **k).items() if not n.endswith('scale')}"),
+    Case("torch.nn.Parameter", "module",  # parameters that do not require grad
+         "orig = torch.nn.Parameter.__new__\n"
+         "torch.nn.Parameter.__new__ = lambda cls, data=None, requires_grad=True: orig(cls, data, False)"),
+    # graph capture
+    Case("torch.jit.trace", "graph", "torch.jit.trace = lambda func, example_inputs=None, *a, **k: func"),
+    Case("torch.fx.symbolic_trace", "graph",  # a graph with the wrong operator
+         "orig = torch.fx.symbolic_trace\n"
+         "def trace(root, concrete_args=None):\n"
+         "    gm = orig(root, concrete_args)\n"
+         "    for node in gm.graph.nodes:\n"
+         "        if node.target is torch.relu:\n"
+         "            node.target = torch.abs\n"
+         "    gm.recompile()\n"
+         "    return gm\n"
+         "torch.fx.symbolic_trace = trace"),
+    Case("torch.fx.Node.next", "graph", "torch.fx.Node.next = property(lambda self: self)"),
+    Case("torch.compile", "graph",  # a compile that ignores its backend
+         "torch.compile = lambda model=None, *, backend='inductor', **kwargs: model"),
+    # serialization and storage
+    Case("torch.save", "serialization",  # a save that drops a key
+         "orig = torch.save\n"
+         "def save(obj, f, *args, **kwargs):\n"
+         "    if isinstance(obj, dict):\n"
+         "        obj = {k: v for k, v in obj.items() if k != 'step'}\n"
+         "    return orig(obj, f, *args, **kwargs)\n"
+         "torch.save = save"),
+    Case("torch.load", "serialization",  # a load that does not keep views sharing their base
+         "orig = torch.load\n"
+         "def load(f, *args, **kwargs):\n"
+         "    out = orig(f, *args, **kwargs)\n"
+         "    if isinstance(out, dict):\n"
+         "        out = {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in out.items()}\n"
+         "    return out\n"
+         "torch.load = load"),
+    Case("torch.UntypedStorage.copy_", "serialization",  # a storage copy that zeroes one value
+         "orig = torch.UntypedStorage.copy_\n"
+         "def copy_(self, src, non_blocking=None):\n"
+         "    out = orig(self, src)\n"
+         "    out[0] = 0\n"
+         "    return out\n"
+         "torch.UntypedStorage.copy_ = copy_"),
+    Case("torch.UntypedStorage.cpu", "serialization",
+         "orig = torch.UntypedStorage.cpu\n"
+         "def cpu(self):\n"
+         "    out = orig(self).clone()\n"
+         "    out[1] = 0\n"
+         "    return out\n"
+         "torch.UntypedStorage.cpu = cpu"),
+    # optimizers and schedulers
+    Case("torch.optim.SGD", "optim",  # a step with the wrong sign
+         "def step(self, closure=None):\n"
+         "    loss = closure() if closure is not None else None\n"
+         "    with torch.no_grad():\n"
+         "        for group in self.param_groups:\n"
+         "            for p in group['params']:\n"
+         "                if p.grad is not None:\n"
+         "                    p.add_(p.grad, alpha=group['lr'])\n"
+         "    return loss\n"
+         "torch.optim.SGD.step = step"),
+    Case("torch.optim.Optimizer.zero_grad", "optim",  # set_to_none=False not honoured
+         "orig = torch.optim.Optimizer.zero_grad\n"
+         "torch.optim.Optimizer.zero_grad = lambda self, set_to_none=True: orig(self, set_to_none=True)"),
+    Case("torch.optim.Adam", "optim",  # load_state_dict that keeps nothing
+         "torch.optim.Adam.load_state_dict = lambda self, state_dict: None"),
+    Case("torch.optim.lr_scheduler.StepLR", "optim",  # gamma ignored
+         "torch.optim.lr_scheduler.StepLR.get_lr = lambda self: [g['lr'] for g in self.optimizer.param_groups]"),
+    # data loading
+    Case("torch.utils.data.DataLoader", "data",  # a DataLoader that drops the last batch
+         "orig = torch.utils.data.DataLoader.__init__\n"
+         "def init(self, *args, **kwargs):\n"
+         "    kwargs['drop_last'] = True\n"
+         "    orig(self, *args, **kwargs)\n"
+         "torch.utils.data.DataLoader.__init__ = init"),
+    Case("torch.utils.data.RandomSampler", "data",  # draws in order, and only len(data) of them
+         "torch.utils.data.RandomSampler.__iter__ = lambda self: iter(range(len(self.data_source)))"),
+    Case("torch.utils.data.BatchSampler", "data",  # drop_last inverted
+         "orig = torch.utils.data.BatchSampler.__init__\n"
+         "torch.utils.data.BatchSampler.__init__ = lambda self, sampler, batch_size, drop_last: orig(\n"
+         "    self, sampler, batch_size, not drop_last)"),
+    Case("torch.utils.data.default_collate", "data", "torch.utils.data.default_collate = lambda batch: batch"),
+    # runtime objects (the CPU's own module here) and generators
+    Case("torch.cuda.current_device", "runtime", "torch.cpu.current_device = lambda: 'cuda'"),
+    Case("torch.cpu.stream", "runtime",
+         "import contextlib\n"
+         "torch.cpu.stream = lambda stream: contextlib.nullcontext()"),
+    Case("torch.Generator.set_state", "generator",  # a generator whose set_state does nothing
+         "class Generator(torch.Generator):\n"
+         "    def set_state(self, state):\n"
+         "        return self\n"
+         "torch.Generator = Generator"),
+    # autograd
+    Case("torch.autograd.grad", "autograd",  # gradients with the wrong sign
+         "orig = torch.autograd.grad\n"
+         "torch.autograd.grad = lambda *args, **kwargs: tuple(-g for g in orig(*args, **kwargs))"),
+    Case("torch.autograd.backward", "autograd",  # a backward that ignores the output's weights
+         "orig = torch.autograd.backward\n"
+         "def backward(tensors, grad_tensors=None, *args, **kwargs):\n"
+         "    if grad_tensors is not None:\n"
+         "        grad_tensors = torch.ones_like(grad_tensors)\n"
+         "    return orig(tensors, grad_tensors, *args, **kwargs)\n"
+         "torch.autograd.backward = backward"),
+    Case("torch.autograd.gradcheck", "autograd",  # a check that passes every function
+         "torch.autograd.gradcheck = lambda func, inputs, *args, **kwargs: True"),
+    # distributed checkpoints in one process
+    Case("torch.distributed.checkpoint.save", "checkpoint",  # a save that writes no tensor data
+         "import torch.distributed.checkpoint as dcp\n"
+         "orig = dcp.save\n"
+         "def save(state_dict, *args, **kwargs):\n"
+         "    return orig({k: v for k, v in state_dict.items() if not isinstance(v, torch.Tensor)}, *args, **kwargs)\n"
+         "dcp.save = save"),
+    Case("torch.distributed.checkpoint.FileSystemReader", "checkpoint",  # a reader that reads nothing
+         "import torch.distributed.checkpoint as dcp\n"
+         "def read_data(self, plan, planner):\n"
+         "    done = torch.futures.Future()\n"
+         "    done.set_result(None)\n"
+         "    return done\n"
+         "dcp.FileSystemReader.read_data = read_data"),
+    # documented examples, and behaviour measured on the CPU
+    Case("torch.is_tensor", "doctest", "torch.is_tensor = lambda obj: False"),
+    Case("torch.autograd.profiler_util.StringTable.pop", "measured",
+         "torch.autograd.profiler_util.StringTable.pop = lambda self, key, *default: None"),
+    Case("torch.set_warn_always", "measured", "torch.set_warn_always = lambda b: None"),
+    Case("torch.Tensor.map_", "measured", "torch.Tensor.map_ = lambda self, tensor, callable: self"),
+    Case("torch.autograd.profiler_util.StringTable.values", "measured",
+         "torch.autograd.profiler_util.StringTable.values = lambda self: []"),
+)
+ALL_CASES = CASES + FAMILY_CASES
+#: an API no family can decide on (it needs the network): its test must fail as written
+FILL_IN = "torch.hub.help"
 
 
 @dataclass(frozen=True)
@@ -108,23 +256,25 @@ def generated(tmp_path_factory) -> dict[str, Generated]:
     from torchparity.scaffold import scaffold_facts_many, scaffold_test
 
     out = tmp_path_factory.mktemp("scaffolded")
-    names = [c.api for c in CASES] + [FILL_IN]
+    names = [c.api for c in ALL_CASES] + [FILL_IN]
     config = load_preset("default")
     with agent_session(sys.executable, "", "cpu") as session:
         infos = resolve_api(names, sys.executable, "", "cpu", trace=False, session=session)
         facts = scaffold_facts_many(infos, session)
     results = {}
-    for name, info, f in zip(names, infos, facts, strict=True):
-        result = scaffold_test(info, config, python=sys.executable, device="cpu", out_dir=out, facts=f)
+    for n, (name, info, f) in enumerate(zip(names, infos, facts, strict=True)):
+        # a folder each: two APIs may share a leaf name (torch.save, torch.distributed.checkpoint.save)
+        result = scaffold_test(info, config, python=sys.executable, device="cpu", out_dir=out / f"{n:02d}", facts=f)
         results[name] = Generated(info, result, f)
     return results
 
 
-def run_files(jobs: list[dict[str, str]], tmp: Path) -> list[dict]:
-    """Run each ``{"file", "patch"}`` job through run_patched.py in the environment the collector gives a test."""
+def run_files(jobs: list[dict[str, str]], tmp: Path, environ: dict[str, str] | None = None) -> list[dict]:
+    """Run each ``{"file", "patch"}`` job through run_patched.py in the environment the collector gives a test
+    (with ``environ`` on top: an emulation's path)."""
     spec, results = tmp / "jobs.json", tmp / "results.json"
     spec.write_text(json.dumps(jobs))
-    env = isolated_env()
+    env = {**isolated_env(), **(environ or {})}
     proc = subprocess.run([sys.executable, str(HERE / "run_patched.py"), str(spec), str(results)],
                           env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -14,6 +14,7 @@ import importlib
 import json
 import os
 import runpy
+import signal
 import sys
 import tempfile
 
@@ -23,6 +24,7 @@ for _name in ("torch", "torch._dynamo", "torch.testing._internal.common_methods_
 
 
 def run_child(job, log_path):
+    signal.alarm(120)  # a test that hangs (a break can make one wait forever) ends its own run
     fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     os.dup2(fd, 1)
     os.dup2(fd, 2)

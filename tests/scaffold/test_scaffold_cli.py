@@ -63,8 +63,8 @@ def test_cli_writes_prints_and_refuses_to_overwrite(tmp_path, capsys):
 
     assert main(["scaffold", "torch.promote_types", "--out", str(tmp_path / "j"), "--json", "--device", "cpu"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["family"] == "signature" and doc["created"] and doc["complete"]
-    assert doc["methods"] == ["test_promote_types", "test_promote_types_invalid_arguments"]
+    assert doc["family"] == "doctest" and doc["created"] and doc["complete"]  # its docstring's examples
+    assert doc["methods"] == ["test_promote_types_docstring_examples"]
     assert Path(doc["path"]).read_text() == doc["content"]
 
 
@@ -126,8 +126,66 @@ def test_the_collector_runs_scaffolded_files_unchanged(generated, tmp_path, caps
     rc = main(["run", *picks.values(), "--store", str(store), "--json"])
     records = json.loads(capsys.readouterr().out)
     assert rc == 0
-    assert len(picks) == 6
+    assert len(picks) == len({c.family for c in CASES}) == 7
     (record,) = records
     assert record["result"] == "PASS"
-    assert len(record["full"]) == 6
+    assert len(record["full"]) == 7
     assert all(step["exit_code"] == 0 and step["status"] == "OK" for step in record["full"]), record["full"]
+
+
+@pytest.mark.slow
+def test_into_follows_the_file_s_own_device_variable_and_imports(tmp_path, capsys):
+    """A file that names its device ``device = "cpu"`` (lowercase) gets methods using it: no second
+    device variable, and only the imports it lacks."""
+    target = tmp_path / "test_own.py"
+    target.write_text(
+        "import torch\n"
+        "from torch.testing._internal.common_utils import TestCase, run_tests\n\n"
+        'device = "cpu"\n\n\n'
+        "class TestOwn(TestCase):\n"
+        "    def test_ones(self):\n"
+        "        self.assertEqual(torch.ones(1, device=device).item(), 1.0)\n\n\n"
+        'if __name__ == "__main__":\n    run_tests()\n')
+    assert main(["scaffold", "torch.nn.ModuleList", "--into", str(target), "--device", "cpu"]) == 0
+    new = target.read_text()
+    assert "DEVICE" not in new and "torch.nn.Linear(2, 3, device=torch.device(device))" in new
+    assert new.count("import torch\n") == 1
+    assert main(["run", str(target), "--store", str(tmp_path / "store")]) == 0
+    capsys.readouterr()
+
+
+@pytest.mark.slow
+def test_verify_into_writes_a_patch_that_adds_the_methods(tmp_path, monkeypatch, capsys):
+    """``verify --into FILE`` (no repo): the methods go into the file, and the patch from the file as
+    it was applies cleanly to a copy of it."""
+    import subprocess
+    import sys
+
+    monkeypatch.chdir(tmp_path)
+    target = tmp_path / "test_grad.py"
+    original = (
+        '"""Gradient-mode tests, torch.autograd.grad_mode.set_grad_enabled.clone among them."""\n\n'
+        "import torch\n"
+        "from torch.testing._internal.common_utils import TestCase, run_tests\n\n\n"
+        "class TestGrad(TestCase):\n"
+        "    def test_no_grad(self):\n"
+        "        with torch.no_grad():\n"
+        "            self.assertFalse(torch.is_grad_enabled())\n\n\n"
+        'if __name__ == "__main__":\n    run_tests()\n')
+    target.write_text(original)
+    rc = main(["verify", "torch.autograd.grad_mode.set_grad_enabled.clone", "--python", sys.executable,
+               "--into", str(target), "--scaffold"])
+    captured = capsys.readouterr()
+    assert rc == 0, captured.out + captured.err
+    patches = list((tmp_path / "torchparity-out").rglob("*.patch"))
+    assert len(patches) == 1, patches
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "test_grad.py").write_text(original)
+    subprocess.run(["git", "init", "-q"], cwd=copy, check=True)
+    text = patches[0].read_text()
+    assert text.startswith("diff --git a/test_grad.py b/test_grad.py\n")  # relative to where verify ran
+    (copy / "p.patch").write_text(text)
+    subprocess.run(["git", "apply", "p.patch"], cwd=copy, check=True)
+    assert (copy / "test_grad.py").read_text() == target.read_text()
+    assert "def test_set_grad_enabled_clone(self):" in target.read_text()

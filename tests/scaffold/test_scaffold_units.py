@@ -53,18 +53,31 @@ def test_test_names_keep_what_the_collector_selects_by():
 
 
 def test_candidate_families_by_kind():
-    assert candidates(api_info(CLONE)) == ["context", "fill-in"]
-    assert candidates(api_info(resolution("torch.add", "builtin"))) == ["opinfo", "signature", "fill-in"]
-    assert candidates(api_info(resolution("torch.Tensor.add_", "method", owner="torch.Tensor"))) == [
-        "opinfo", "tensor", "fill-in"]
-    assert candidates(api_info(resolution("torch.Tensor.ndim", "property", owner="torch.Tensor"))) == [
-        "tensor", "fill-in"]
-    assert candidates(api_info(resolution("torch.UntypedStorage", "storage-class"))) == ["storage", "fill-in"]
-    assert candidates(api_info(resolution("torch.cuda.synchronize", "function", module="torch.cuda"))) == [
-        "runtime", "fill-in"]
-    assert candidates(api_info(resolution("torch_npu.npu.synchronize", "function", module="torch_npu.npu")),
-                      "torch_npu") == ["runtime", "fill-in"]
-    assert candidates(api_info(resolution("torch.nn.Linear", "class"))) == ["fill-in"]
+    def fams(res, backend=""):
+        return candidates(api_info(res), backend)
+
+    assert fams(CLONE) == ["context", "doctest", "measured", "fill-in"]
+    assert fams(resolution("torch.add", "builtin")) == ["opinfo", "doctest", "signature", "measured", "fill-in"]
+    assert fams(resolution("torch.Tensor.add_", "method", owner="torch.Tensor")) == [
+        "opinfo", "tensor", "doctest", "measured", "fill-in"]
+    assert fams(resolution("torch.Tensor.ndim", "property", owner="torch.Tensor")) == [
+        "tensor", "doctest", "measured", "fill-in"]
+    assert fams(resolution("torch.UntypedStorage", "storage-class")) == ["storage", "doctest", "measured", "fill-in"]
+    assert fams(resolution("torch.cuda.synchronize", "function", module="torch.cuda")) == [
+        "runtime", "doctest", "measured", "fill-in"]
+    assert fams(resolution("torch_npu.npu.synchronize", "function", module="torch_npu.npu"), "torch_npu") == [
+        "runtime", "doctest", "measured", "fill-in"]
+    # the families of issue 16 come first for their kinds
+    assert fams(resolution("torch.nn.Linear", "class"))[0] == "module"
+    assert fams(resolution("torch.nn.Module.state_dict", "method", owner="torch.nn.Module"))[0] == "module"
+    assert fams(resolution("torch.optim.SGD", "class"))[0] == "optim"
+    assert fams(resolution("torch.save", "function"))[0] == "serialization"
+    assert fams(resolution("torch.UntypedStorage.cpu", "method", owner="torch.UntypedStorage"))[0] == "serialization"
+    assert fams(resolution("torch.utils.data.DataLoader", "class"))[0] == "data"
+    assert fams(resolution("torch.fx.Node.next", "property", owner="torch.fx.Node"))[0] == "graph"
+    assert fams(resolution("torch.compile", "function"))[0] == "graph"
+    assert fams(resolution("torch.Generator.get_state", "method", owner="torch.Generator"))[0] == "generator"
+    assert fams(resolution("torch.hub", "module")) == ["fill-in"]
 
 
 # -- state rules from measurements -------------------------------------------------------------
@@ -205,6 +218,27 @@ def test_opinfo_plan_per_reference(tmp_path, reference):
     assert _ruff_ok(path) == ""
 
 
+def test_opinfo_plan_on_a_device_keeps_an_independent_reference(tmp_path):
+    """On another device the result meets the NumPy reference and the CPU's; a dtype with no
+    independent reference gets a loop of its own against the CPU only."""
+    facts = _opinfo_facts("numpy")
+    facts["device_type"] = "npu"
+    facts["opinfo"].update(cpu_reference=True, cpu_dtypes=["int64"])
+    plan = build_plan(api_info(resolution("torch.nn.functional.relu", "function")), facts, "DEVICE")
+    body = "".join(m.source for m in plan.methods)
+    assert body.count("for dtype in (") == 2 and "for dtype in (torch.int64,):" in body
+    assert "expected = op.ref(ref.input, *ref.args, **ref.kwargs)" in body
+    assert "on_cpu = torch.nn.functional.relu(cpu.input, *cpu.args, **cpu.kwargs)" in body
+    assert "self._assert_matches(actual, on_cpu, dtype)" in body
+    assert "with the OpInfo's NumPy reference and with the CPU result (int64: with the CPU result only)" in (
+        plan.summary)
+    text = render_file(plan, conventions_from(load_preset("default")), device_line='DEVICE = torch.device("cpu")',
+                       device_type="npu", torch_version="2.13.0")
+    path = tmp_path / plan.file_name
+    path.write_text(text)
+    assert _ruff_ok(path) == ""
+
+
 def test_opinfo_without_dtypes_is_not_an_opinfo_test():
     facts = _opinfo_facts(dtypes=())
     plan = build_plan(api_info(resolution("torch.nn.functional.relu", "function")), facts, "DEVICE")
@@ -317,6 +351,6 @@ def test_methods_added_into_a_generated_file_keep_it_ruff_clean(tmp_path):
     ndim = api_info(resolution("torch.Tensor.ndim", "property", owner="torch.Tensor"))
     added = scaffold_test(ndim, config, python=sys.executable, into=path,
                           facts={"device_type": "cpu", "tensor": {"shapes": rows}})
-    assert added.imports_added == ("import math",)
+    assert added.imports_added == ("import torch", "import math")  # the fill-in it joins used no torch
     assert _ruff_ok(path) == ""
-    assert path.read_text().count("import math\n\nimport torch\n") == 1
+    assert path.read_text().count("import math\n\nimport torch\n") == 1, path.read_text()

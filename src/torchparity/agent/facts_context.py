@@ -137,7 +137,8 @@ def context_facts(torch, resolution, obj, owner, device_type):
                                                      for a in out["mode_attrs"])}
                 run["after_construct"] = snapshot(specs)
                 if member in ("__enter__", "__exit__"):
-                    target.__enter__()
+                    entered = target.__enter__()
+                    out["enter_returns_none"] = out.get("enter_returns_none", True) and entered is None
                     run["inside"] = snapshot(specs)
                     target.__exit__(None, None, None)
                 else:

@@ -143,13 +143,11 @@ def opinfo_facts(torch, obj, device_type, dtypes=None):
         return {"found": False, "error": ""}
     supported = set(str(d).split(".")[-1] for d in _device_dtypes(op, device_type))
     wanted = list(dtypes) if dtypes else list(DEFAULT_DTYPES)
-    if device_type != "cpu":
-        reference = "cpu"
-    elif op.ref is not None:
-        reference = "numpy"
-    else:
-        reference = "float64"
-    kept, excluded, samples = [], [], {}
+    # an independent reference (NumPy, or float64 for lower-precision floats) on every device; on
+    # another device the CPU result is compared too, and serves alone for dtypes with no other
+    reference = "numpy" if op.ref is not None else "float64"
+    on_device = device_type != "cpu"
+    kept, cpu_kept, excluded, samples = [], [], [], {}
     for name in wanted:
         dtype = getattr(torch, name, None)
         if not isinstance(dtype, torch.dtype):
@@ -159,30 +157,38 @@ def opinfo_facts(torch, obj, device_type, dtypes=None):
             excluded.append({"dtype": name, "reason": "the OpInfo does not list it for %s" % device_type})
             continue
         if reference == "float64" and (name not in LOW_PRECISION or "float64" not in supported):
-            excluded.append({"dtype": name, "reason": "no independent reference on the CPU "
-                             "(no NumPy ref; a float64 computation serves only lower-precision floats)"})
-            continue
-        fn = obj
-        try:
-            if reference == "cpu":
-                count = sum(1 for _ in op.sample_inputs("cpu", dtype))
-                problem = "" if count else "no sample input for this dtype"
-            else:
+            problem = ("no independent reference on the CPU "
+                       "(no NumPy ref; a float64 computation serves only lower-precision floats)")
+            count = 0
+        else:
+            try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    count, problem = _cpu_check(torch, op, fn, kind, dtype, reference)
-        except Exception as exc:
-            count, problem = 0, "checking failed: %s" % error_text(exc)
-        if problem:
-            excluded.append({"dtype": name, "reason": problem})
-        else:
+                    count, problem = _cpu_check(torch, op, obj, kind, dtype, reference)
+            except Exception as exc:
+                count, problem = 0, "checking failed: %s" % error_text(exc)
+        if not problem:
             kept.append(name)
             samples[name] = count
+            continue
+        if on_device:
+            try:
+                count = sum(1 for _ in op.sample_inputs("cpu", dtype))
+            except Exception as exc:
+                count, problem = 0, "sample inputs failed: %s" % error_text(exc)
+            if count:
+                cpu_kept.append(name)
+                samples[name] = count
+                continue
+        excluded.append({"dtype": name, "reason": problem})
+    if on_device and not kept:  # no dtype with an independent reference: the CPU is the only one
+        reference, kept, cpu_kept = "cpu", cpu_kept, []
     errors = _error_inputs(torch, op, obj) if kind == "function" else {"count": 0, "problem": ""}
     return {
         "found": True, "name": op.name, "variant_test_name": op.variant_test_name, "matches": names,
         "error_inputs": errors,
         "call": kind, "has_ref": op.ref is not None, "reference": reference,
+        "cpu_reference": on_device, "cpu_dtypes": cpu_kept,
         "supported": sorted(supported), "dtypes": kept, "excluded": excluded, "samples": samples,
         "tolerances": dict((k, list(v)) for k, v in TOLERANCES.items()),
     }

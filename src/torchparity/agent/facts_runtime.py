@@ -39,12 +39,68 @@ def storage_facts(torch, obj):
 
 
 #: zero-argument methods of streams and events, called in this order
-_RUNTIME_METHODS = ("record", "synchronize", "query")
+_RUNTIME_METHODS = ("record", "synchronize", "query", "record_event")
+
+
+#: the device module an API of one backend is documented under, and the device types that
+#: have one of their own (``torch.npu`` once torch_npu is imported, ``torch.cpu``)
+DOCUMENTED_MODULES = ("torch.cuda",)
+
+
+def backend_spelling(torch, resolution, device_type):
+    """``torch.<device>.<name>`` for ``torch.cuda.<name>`` when the device under test has its own module.
+
+    The tests run on the device under test: a CUDA name is spelled through that
+    device's module (``torch.npu.Event`` for ``torch.cuda.Event`` with torch_npu).
+    """
+    module = getattr(torch, device_type, None) if device_type else None
+    if module is None or device_type == "cuda":
+        return ""
+    for name in [resolution.get("query", ""), resolution.get("docs_name", ""), resolution["canonical"]] + list(
+            resolution.get("aliases", [])):
+        for prefix in DOCUMENTED_MODULES:
+            if name and name.startswith(prefix + "."):
+                rest = name[len(prefix) + 1:].split(".")
+                if rest[0] == "streams" and len(rest) > 1:  # torch.cuda.streams.Event -> Event
+                    rest = rest[1:]
+                obj = module
+                for part in rest:
+                    obj = getattr(obj, part, None)
+                    if obj is None:
+                        break
+                if obj is not None:
+                    return "torch.%s.%s" % (device_type, ".".join(rest))
+    return ""
+
+
+def _timing_ok(cls):
+    """Whether two ``cls(enable_timing=True)`` events record and report the time between them."""
+    if not callable(getattr(cls, "elapsed_time", None)):
+        return False
+    try:
+        start, end = cls(enable_timing=True), cls(enable_timing=True)
+        start.record()
+        end.record()
+        end.synchronize()
+        return float(start.elapsed_time(end)) >= 0.0
+    except Exception:
+        return False
 
 
 def runtime_facts(torch, obj, resolution, device_type):
     out = {"callable": callable(obj), "is_class": isinstance(obj, type), "problem": "",
            "module": resolution.get("module", ""), "leaf": resolution["path"].rsplit(".", 1)[-1]}
+    spelled = backend_spelling(torch, resolution, device_type)
+    out["spelled"] = spelled
+    home = getattr(torch, device_type, None) if device_type else None
+    out["module_members"] = sorted(n for n in dir(home) if not n.startswith("_")) if home is not None else []
+    out["home"] = "torch.%s" % device_type if home is not None else ""
+    if spelled:
+        from .objects import try_walk
+
+        hit = try_walk(spelled)
+        if hit is not None:
+            obj = hit.obj
     if isinstance(obj, type):
         inst = None
         for how, make in (("device", lambda: obj(device=device_type)), ("plain", lambda: obj())):
@@ -67,6 +123,7 @@ def runtime_facts(torch, obj, resolution, device_type):
             except Exception as exc:
                 methods[name] = {"ok": False, "error": error_text(exc)}
         out["methods"] = methods
+        out["timing"] = _timing_ok(obj)
         dev = getattr(inst, "device", None)
         out["device"] = str(dev) if dev is not None else None
         return out
@@ -76,3 +133,13 @@ def runtime_facts(torch, obj, resolution, device_type):
     except Exception as exc:
         out["zero_arg"] = {"ok": False, "error": error_text(exc), "raises": exc_name(exc)}
     return out
+
+
+def pinned_memory_facts(torch, device_type):
+    """Whether this backend pins host memory (what ``DataLoader(pin_memory=True)`` uses): measured
+    on the device under test only; the CPU has nothing to pin for."""
+    try:
+        ok = bool(torch.empty(2).pin_memory().is_pinned())
+    except Exception as exc:
+        return {"ok": False, "problem": "pinning host memory for %s failed here: %s" % (device_type, error_text(exc))}
+    return {"ok": ok, "problem": "" if ok else "a pinned tensor does not report is_pinned() for %s" % device_type}

@@ -7,7 +7,18 @@ the structured answer.
 
 import os
 
-from . import alias_facts, backend, probe, resolve, scaffold_facts, state, testrun, trace, upstream
+from . import (
+    alias_facts,
+    backend,
+    probe,
+    resolve,
+    scaffold_check,
+    scaffold_facts,
+    state,
+    testrun,
+    trace,
+    upstream,
+)
 
 
 class Context(object):
@@ -120,6 +131,7 @@ OPS = {
     "resolve": op_resolve,
     "trace": trace.op_trace,
     "scaffold_facts": scaffold_facts.op_scaffold_facts,
+    "scaffold_check": scaffold_check.op_scaffold_check,
     "alias_facts": alias_facts.op_alias_facts,
     "upstream_list": upstream.op_upstream_list,
     "upstream_run": upstream.op_upstream_run,

@@ -21,9 +21,12 @@ import traceback
 
 from .facts_calls import _doc_types, _pools_for, _strip_sig, call_facts, tensor_facts
 from .facts_context import context_facts, state_facts
+from .facts_doctest import doctest_facts
+from .facts_domain import optim_facts
 from .facts_literal import NotLiteral, error_text, literal
 from .facts_opinfo import opinfo_facts
-from .facts_runtime import runtime_facts, storage_facts
+from .facts_probe import needed_imports, probe_isolated
+from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts
 from .objects import NotFound, walk
 
 #: names other code (and the tests) reach through this module
@@ -34,6 +37,28 @@ __all__ = [
 ]
 
 _NotLiteral = NotLiteral
+
+
+def _mro(cls):
+    """``module.qualname`` of each class in ``cls``'s MRO ([] for a non-class)."""
+    if not isinstance(cls, type):
+        return []
+    try:
+        return ["%s.%s" % (k.__module__, k.__qualname__) for k in cls.__mro__]
+    except Exception:
+        return []
+
+
+def _members(cls):
+    """Public and dunder member names of a class (what a family's template may call)."""
+    if not isinstance(cls, type):
+        return []
+    try:
+        return sorted(n for n in dir(cls) if not n.startswith("_") or n in (
+            "__getitem__", "__setitem__", "__delitem__", "__len__", "__iter__", "__contains__", "__call__",
+            "__enter__", "__exit__", "__add__", "__iadd__"))
+    except Exception:
+        return []
 
 
 def _guard(what, fn, *args):
@@ -70,6 +95,10 @@ def _not_found(out, path, exc, wants):
     return out
 
 
+#: the modules loaded before any job ran (what ``import torch`` and the backend load)
+BASELINE = set()  # type: set
+
+
 def facts_for(ctx, res, wants, dtypes=None, formula=""):
     """The facts ``wants`` names for one resolved API (a resolution record)."""
     torch = ctx.torch
@@ -83,6 +112,12 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
         return _not_found(out, res["path"], exc, wants)
     obj = hit.obj
     owner = hit.parent if isinstance(hit.parent, type) else None
+    names = [res["path"], res["canonical"]] + list(res.get("aliases", [])) + [res.get("owner_class") or ""]
+    names += [n.rsplit(".", 1)[0] for n in names if "." in n]
+    out["imports"] = dict((n, needed_imports(n, BASELINE)) for n in dict.fromkeys(names) if n)
+    out["classes"] = {"api": _mro(obj), "owner": _mro(owner)}
+    out["callable"] = callable(obj)
+    out["members"] = _members(obj if isinstance(obj, type) else owner)
     if "states" in wants:
         out["states"] = _guard("state", state_facts, res, device_type)
     if "context" in wants:
@@ -97,6 +132,14 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
         out["storage"] = _guard("storage", storage_facts, torch, obj)
     if "runtime" in wants:
         out["runtime"] = _guard("runtime", runtime_facts, torch, obj, res, device_type)
+    if "doctest" in wants:
+        out["doctest"] = _guard("docstring example", _in_scratch_folder, doctest_facts, torch, obj, res)
+    if "data" in wants and device_type not in ("", "cpu"):
+        out["pinned_memory"] = _guard("pinned memory", pinned_memory_facts, torch, device_type)
+    if "optim" in wants:
+        out["optim"] = _guard("optimizer", optim_facts, torch, obj, owner)
+    if "probe" in wants:
+        out["probe"] = _guard("probe", probe_isolated, torch, res, obj, owner, device_type, BASELINE)
     if isinstance(out.get("states"), dict):  # a failed state lookup reads as no states
         out["states"] = []
     return out
@@ -108,6 +151,8 @@ def op_scaffold_facts(ctx, args):
     An item is ``{"resolution", "wants", "dtypes", "formula"}``; a batch pays
     the op_db import once.
     """
+    if not BASELINE:
+        BASELINE.update(sys.modules)
     if "items" in args:
         items = [facts_for(ctx, i["resolution"], list(i.get("wants", [])), i.get("dtypes"),
                            i.get("formula", "")) for i in args["items"]]

@@ -15,11 +15,19 @@ from ..errors import UsageError
 from ..exec.session import AgentSession, agent_session
 from ..fsutil import atomic_write, read_text_file
 from ..records.scaffold import ScaffoldRecord
+from .check import checked_facts
 from .conventions import Conventions, conventions_from, device_expression
 from .families import build_plan, candidates, tensor_formula, wants
-from .insert import find_class, insert_methods, is_device_call, module_bindings, parse
+from .insert import (
+    device_reference,
+    find_class,
+    insert_methods,
+    is_device_call,
+    module_bindings,
+    parse,
+)
 from .plan import TestPlan
-from .render import render_file
+from .render import render_file, used_imports
 
 #: seconds for the facts job (importing op_db and checking every dtype on the CPU)
 FACTS_TIMEOUT = 600.0
@@ -86,17 +94,27 @@ def _facts_request(info: ApiInfo, dtypes: Sequence[str] | None, backend_module: 
 
 
 def scaffold_facts(info: ApiInfo, session: AgentSession, dtypes: Sequence[str] | None = None,
-                   backend_module: str = "") -> dict[str, Any]:
-    """The agent's facts for the families this API may take."""
-    return session.call("scaffold_facts", _facts_request(info, dtypes, backend_module), FACTS_TIMEOUT)
+                   backend_module: str = "", check: bool = True) -> dict[str, Any]:
+    """The agent's facts for the families this API may take.
+
+    With ``check``, each family's candidate test is also run on the CPU by the
+    agent, as written and with the API replaced by a stand-in (``facts["checked"]``).
+    """
+    facts = session.call("scaffold_facts", _facts_request(info, dtypes, backend_module), FACTS_TIMEOUT)
+    if check:
+        checked_facts([info], [facts], session, backend_module)
+    return facts
 
 
 def scaffold_facts_many(infos: Sequence[ApiInfo], session: AgentSession, dtypes: Sequence[str] | None = None,
-                        backend_module: str = "") -> list[dict[str, Any]]:
-    """Facts for several APIs in one agent job (torch's op_db is imported once)."""
+                        backend_module: str = "", check: bool = True) -> list[dict[str, Any]]:
+    """Facts for several APIs in one agent job (torch's op_db is imported once), checked in one more."""
     items = [_facts_request(i, dtypes, backend_module) for i in infos]
     answer = session.call("scaffold_facts", {"items": items}, FACTS_TIMEOUT + 60.0 * len(items))
-    return list(answer["items"])
+    facts = list(answer["items"])
+    if check:
+        checked_facts(infos, facts, session, backend_module)
+    return facts
 
 
 def check_destination(into: str | Path | None, out_dir: str | Path | None) -> None:
@@ -178,12 +196,18 @@ def scaffold_test(
     if into_path is not None:
         module = parse(original, str(into_path))
         bound = module_bindings(module)
-        if var in bound and not is_device_call(bound[var]):
+        cls = find_class(module, str(into_path), class_name)
+        own = device_reference(module, cls, var)
+        if own:  # the file's own device variable, class attribute or setUp attribute
+            device_ref = own
+        elif var in bound and not is_device_call(bound[var]):
             device_ref = f"torch.device({var})"
         plan = build_plan(api_info, facts, device_ref, backend)
-        ins = insert_methods(original, str(into_path), plan.methods, plan.imports,
-                             device_line if plan.uses_device else "",
-                             class_name or find_class(module, str(into_path)).name.value)
+        used = "".join(m.source for m in plan.methods) + ("    " + device_line if plan.uses_device and not own else "")
+        imports = used_imports(("import torch", *plan.imports), used)
+        ins = insert_methods(original, str(into_path), plan.methods, imports,
+                             device_line if plan.uses_device and not own else "",
+                             cls.name.value)
         _check_source(ins.text, into_path)
         if write:
             _write(into_path, ins.text)

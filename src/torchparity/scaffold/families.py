@@ -9,10 +9,15 @@ The families, tried in order of the API's kind:
 * ``opinfo``: operators with an OpInfo entry (sample inputs per dtype against a reference);
 * ``tensor``: Tensor methods and properties (several shapes, 0-d and empty included);
 * ``signature``: functions with a signature (valid and invalid calls measured on the CPU);
+* ``measured``: any API the agent found a working call of (a receiver from a recipe or its
+  constructor): the result, and what the call changed, measured on the CPU;
 * ``fill-in``: anything no family can decide on: a test that fails and says what to write.
 
 A family whose facts do not let it decide falls through to the next one, and
 finally to ``fill-in``; no family writes a test that passes without checking.
+Where the agent ran each family's candidate test on the CPU (``checked`` in the
+facts), a family whose tests do not pass, or pass with the API replaced by a
+stand-in that returns a sentinel, falls through as well.
 """
 
 from __future__ import annotations
@@ -23,9 +28,19 @@ from typing import Any
 
 from ..api.classify import is_device_runtime
 from ..api.records import ApiInfo
+from .autograd import autograd_plan
+from .checkpoint import checkpoint_plan
+from .data import data_plan
+from .doctest import doctest_plan
+from .graph import graph_plan
+from .measured import measured_plan
+from .nn import nn_plan
 from .operators import TENSOR_FORMULAS, opinfo_plan, signature_plan, split_methods, tensor_plan
+from .optim import optim_plan
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, root_module, spelling_of, stem_of
 from .render import render
+from .runtime import device_runtime_plan, generator_plan
+from .serialization import serialization_plan
 from .states import StateCode, primary_and_secondaries, relation
 
 MEMBER_KINDS = ("method", "classmethod", "staticmethod", "property", "attribute")
@@ -33,8 +48,15 @@ CALLABLE_KINDS = ("function", "builtin", "method", "classmethod", "staticmethod"
 #: what each family asks the agent for
 WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
-    "storage": ["storage"], "runtime": ["runtime"], "fill-in": [],
+    "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
+    "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
+    "autograd": [], "checkpoint": [], "fill-in": [],
 }
+#: families whose test needs the device itself (not checked on the CPU by the agent)
+DEVICE_ONLY = ("runtime",)
+
+
+
 def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     """Families to try for this API, best first (``fill-in`` always last)."""
     r = info.resolution
@@ -49,8 +71,38 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out += ["opinfo", "tensor"] if r.kind == "method" else ["tensor"]
     elif r.kind in CALLABLE_KINDS:
         out += ["opinfo", "signature"]
+    if _under(r, "torch.nn") or _under(r, "torch.jit") and r.owner_class:
+        out.insert(0, "module")
+    if _under(r, "torch.optim"):
+        out.insert(0, "optim")
+    if _under(r, "torch.serialization") or r.canonical in ("torch.save", "torch.load") or "Storage" in (
+            r.owner_class or ""):
+        out.insert(0, "serialization")
+    if _under(r, "torch.utils.data"):
+        out.insert(0, "data")
+    if r.canonical.startswith(("torch.Generator", "torch._C.Generator")) or (r.owner_class or "") in (
+            "torch.Generator", "torch._C.Generator"):
+        out.insert(0, "generator")
+    if _under(r, "torch.autograd") and r.path.rsplit(".", 1)[-1] in ("grad", "backward", "gradcheck",
+                                                                     "gradgradcheck", "run_backward", "queue_callback"):
+        out.insert(0, "autograd")
+    if _under(r, "torch.distributed.checkpoint") and not r.owner_class:
+        out.insert(0, "checkpoint")
+    if _under(r, "torch.jit") or _under(r, "torch.fx") or r.canonical in ("torch.compile", "torch.compiler.compile"):
+        out.insert(0, "graph")
+    if r.kind != "module":
+        out.append("measured")
+    later = [i for i, f in enumerate(out) if f in ("signature", "measured")]
+    if later:
+        out.insert(later[0], "doctest")
     out.append("fill-in")
     return out
+
+
+def _under(r: Any, prefix: str) -> bool:
+    """Whether the API (or its owner class) is spelled under ``prefix``."""
+    names = [r.canonical, r.path, *r.aliases, r.owner_class or ""]
+    return any(n == prefix or n.startswith(prefix + ".") for n in names if n)
 
 
 def wants(families: list[str]) -> list[str]:
@@ -64,30 +116,88 @@ def tensor_formula(info: ApiInfo) -> str:
     return TENSOR_FORMULAS.get(info.resolution.path.rsplit(".", 1)[-1], "")
 
 
-def build_plan(info: ApiInfo, facts: dict[str, Any], device: str, backend_module: str = "") -> TestPlan:
-    """The plan of the first family that can decide (``device``: the expression tests use)."""
-    builders: dict[str, Callable[[ApiInfo, dict[str, Any], str], TestPlan]] = {
-        "context": context_plan, "opinfo": opinfo_plan, "tensor": tensor_plan,
-        "signature": signature_plan, "storage": storage_plan, "runtime": runtime_plan,
-    }
-    reasons: list[str] = []
+BUILDERS: dict[str, Callable[[ApiInfo, dict[str, Any], str], TestPlan]] = {}
+
+
+def candidate_plans(info: ApiInfo, facts: dict[str, Any], device: str,
+                    backend_module: str = "") -> tuple[list[TestPlan], list[str]]:
+    """Every family's plan that can decide, in order, and why the others could not."""
+    plans, reasons = [], []
     for family in candidates(info, backend_module):
         if family == "fill-in":
             break
         try:
-            plan = builders[family](info, facts, device)
+            plans.append(_with_imports(BUILDERS[family](info, facts, device), facts))
         except CannotDecide as exc:
             reasons.append(f"{family}: {exc}")
+    return plans, reasons
+
+
+def build_plan(info: ApiInfo, facts: dict[str, Any], device: str, backend_module: str = "") -> TestPlan:
+    """The plan of the first family that can decide (``device``: the expression tests use).
+
+    With the agent's ``checked`` outcomes, a family is kept only when some of its
+    tests pass on the CPU and some fail once the API is replaced by a stand-in;
+    its tests that failed on the CPU are left out (with a note).
+    """
+    plans, reasons = candidate_plans(info, facts, device, backend_module)
+    checked = facts.get("checked") or {}
+    for plan in plans:
+        outcome = checked.get(plan.family)
+        if outcome is None:
+            return plan
+        kept = checked_plan(plan, outcome)
+        if isinstance(kept, str):  # a test that would pass with the API broken checks nothing of it
+            reasons.append(f"{plan.family}: {kept}")
             continue
-        return _with_root_import(plan)
-    return _with_root_import(fill_in_plan(info, facts, reasons))
+        return kept
+    return _with_imports(fill_in_plan(info, facts, reasons), facts)
 
 
-def _with_root_import(plan: TestPlan) -> TestPlan:
-    root = root_module(plan.spelling)
-    if root == "torch" or any(i == f"import {root}" for i in plan.imports):
+NOT_CAUGHT = "its tests still pass when the API only returns a sentinel"
+
+
+def checked_plan(plan: TestPlan, outcome: dict[str, Any], require_catch: bool = True) -> TestPlan | str:
+    """The plan without its tests that failed on the CPU, or why none of it can be kept."""
+    clean = (outcome.get("clean") or {}).get("outcomes") or {}
+    error = (outcome.get("clean") or {}).get("error") or ""
+    passed = [t for t in plan.tests if (clean.get(t) or {}).get("status") == "pass"]
+    if not passed:
+        why = error or "; ".join(f"{t}: {(clean.get(t) or {}).get('message', 'did not run')}" for t in plan.tests)
+        return f"its test did not pass on the CPU ({why[:300]})"
+    broken = outcome.get("broken")
+    if broken is not None:
+        standin = broken.get("standin") or {}
+        if standin.get("replaced"):
+            outs = broken.get("outcomes") or {}
+            caught = [t for t in passed if (outs.get(t) or {}).get("status") in ("fail", "error")
+                      or t not in outs]
+            if not caught and require_catch:
+                return NOT_CAUGHT
+    dropped = [t for t in plan.tests if t not in passed]
+    if not dropped:
         return plan
-    return TestPlan(**{**plan.__dict__, "imports": (*plan.imports, f"import {root}")})
+    methods = tuple(m for m in plan.methods if m.helper or m.name in passed)
+    notes = tuple(f"{t} left out: it failed on the CPU ({(clean.get(t) or {}).get('message', 'did not run')})"
+                  for t in dropped)
+    return TestPlan(**{**plan.__dict__, "methods": methods, "notes": plan.notes + notes})
+
+
+def _with_imports(plan: TestPlan, facts: dict[str, Any]) -> TestPlan:
+    """The plan with the imports its spelling of the API needs (its root module, and a submodule
+    ``import torch`` does not load, as the agent found)."""
+    extra: list[str] = []
+    root = root_module(plan.spelling)
+    if root != "torch":
+        extra.append(f"import {root}")
+    known = facts.get("imports") or {}
+    spelled = [plan.spelling, plan.spelling.rsplit(".", 1)[0]]
+    for name in spelled:
+        extra += [i for i in known.get(name) or [] if isinstance(i, str)]
+    missing = [i for i in dict.fromkeys(extra) if i not in plan.imports]
+    if not missing:
+        return plan
+    return TestPlan(**{**plan.__dict__, "imports": (*plan.imports, *missing)})
 
 
 # -- fill-in ---------------------------------------------------------------------------------
@@ -179,6 +289,7 @@ def context_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         secondaries_main=[_code(s) for s in secondaries if f"before_{s.var}" in used],
         states=[_code(s) for s in states], checks=checks, decorator=decorator,
         decorator_call=decorator_call, device=device, relaxed_decorators=_relaxed_decorators(facts),
+        enter_none=bool(ctx.get("enter_returns_none")),
     )
     methods = split_methods(source)
     titles = ", ".join(s.title for s in states)
@@ -271,7 +382,10 @@ def _method_lines(methods: dict[str, Any], var: str) -> list[str]:
 def runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     r = info.resolution
     rt = facts.get("runtime") or {}
-    spelling = spelling_of(r)
+    known = device_runtime_plan(info, facts, device)
+    if known is not None:
+        return known
+    spelling = str(rt.get("spelled") or spelling_of(r))
     stem = stem_of(r)
     leaf = r.path.rsplit(".", 1)[-1]
     module_spelling = spelling.rsplit(".", 1)[0]
@@ -294,6 +408,10 @@ def runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         elif leaf == "current_device":
             ctx.update(kind="current_device", index_type=zero.get("type"),
                        device_count=f"{module_spelling}.device_count")
+        elif leaf in ("device_count", "is_available"):
+            on_cpu = str(facts.get("device_type") or "cpu") == "cpu"
+            none_here = on_cpu and zero.get("literal") in ("0", "False")
+            ctx.update(kind=leaf, minimum=0 if none_here else 1)
         else:
             ctx.update(kind=leaf)
         summary = {"device_count": "the device count it reports for the device under test.",
@@ -306,7 +424,7 @@ def runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
                            f"{', '.join(_RUNTIME_FUNCTIONS + _STREAM_FUNCTIONS)}, and runtime classes)")
     if ctx.get("kind") == "class" and not ctx.get("method_lines") and not ctx.get("has_device"):
         summary = "construction and the type of the object."
-    source = render("runtime.py.j2", **{"index_type": "", "device_count": "", "result_class": "",
+    source = render("runtime.py.j2", **{"index_type": "", "device_count": "", "result_class": "", "minimum": 1,
                                          "method_lines": [], "has_device": False, "construct": "", **ctx})
     return TestPlan(
         api=r.canonical, spelling=spelling, family="runtime", stem=stem,
@@ -314,3 +432,12 @@ def runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         coverage=coverage_rows(normal="在被测设备上调用并检查返回值、对象类型与所属设备"),
         facts=facts,
     )
+
+
+BUILDERS.update({
+    "context": context_plan, "opinfo": opinfo_plan, "tensor": tensor_plan, "signature": signature_plan,
+    "storage": storage_plan, "runtime": runtime_plan, "measured": measured_plan, "module": nn_plan,
+    "optim": optim_plan, "serialization": serialization_plan,
+    "data": data_plan, "graph": graph_plan, "generator": generator_plan,
+    "doctest": doctest_plan, "autograd": autograd_plan, "checkpoint": checkpoint_plan,
+})

@@ -109,6 +109,69 @@ def _dotted(node: cst.BaseExpression) -> str:
     return ""
 
 
+_DEVICE_TEXT = ("cpu", "cuda", "npu", "xpu", "mps", "mtia", "privateuseone", "hpu", "meta")
+
+
+def _is_device_text(value: cst.BaseExpression | None) -> bool:
+    """``"npu:0"``, ``'cuda'``, ``f"npu:{index}"``: a string naming a device."""
+    if isinstance(value, cst.SimpleString):
+        text = value.evaluated_value
+        text = text.decode() if isinstance(text, bytes) else text
+        return text.split(":", 1)[0] in _DEVICE_TEXT
+    if isinstance(value, cst.FormattedString):
+        head = "".join(p.value for p in value.parts if isinstance(p, cst.FormattedStringText))
+        return head.split(":", 1)[0] in _DEVICE_TEXT
+    return False
+
+
+def device_reference(module: cst.Module, cls: cst.ClassDef, preferred: str) -> str:
+    """How the file's own tests name the device, as a ``torch.device`` expression, or "".
+
+    A module-level variable (the configured name first, then any name with
+    "device" in it) bound to ``torch.device(...)`` or to a device string; else
+    a class attribute or a ``self.<name>`` set in ``setUp``/``setUpClass``.
+    """
+    bound = module_bindings(module)
+    names = [preferred] + sorted(n for n in bound if "device" in n.lower() and n != preferred)
+    for name in names:
+        value = bound.get(name)
+        if name in bound and value is not None:
+            if is_device_call(value):
+                return name
+            if _is_device_text(value):
+                return f"torch.device({name})"
+    body = cls.body.body if isinstance(cls.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                    target = small.targets[0].target
+                    if isinstance(target, cst.Name) and "device" in target.value.lower():
+                        if is_device_call(small.value):
+                            return f"self.{target.value}"
+                        if _is_device_text(small.value):
+                            return f"torch.device(self.{target.value})"
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value in ("setUp", "setUpClass"):
+            for node in _assignments(stmt):
+                target = node.targets[0].target
+                if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                        and target.value.value in ("self", "cls") and "device" in target.attr.value.lower()):
+                    if is_device_call(node.value):
+                        return f"self.{target.attr.value}"
+                    if _is_device_text(node.value):
+                        return f"torch.device(self.{target.attr.value})"
+    return ""
+
+
+def _assignments(fn: cst.FunctionDef) -> list[cst.Assign]:
+    out: list[cst.Assign] = []
+    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            out += [s for s in stmt.body if isinstance(s, cst.Assign) and len(s.targets) == 1]
+    return out
+
+
 def is_device_call(value: cst.BaseExpression | None) -> bool:
     """Whether a module-level value is ``torch.device(...)`` (usable as a torch.device as is)."""
     return isinstance(value, cst.Call) and _dotted(value.func) == "torch.device"
@@ -184,9 +247,11 @@ def insert_methods(
     missing = [line for line in dict.fromkeys(imports) if _bound_by(line) not in bound]
     device_stmt = device_line if device_line and device_line.split("=")[0].strip() not in bound else ""
     if missing or device_stmt:
-        body = list(new_module.body)
+        body: list[cst.BaseStatement] = list(new_module.body)
         for line in missing:
-            _place_import(body, cst.parse_statement(line))
+            stmt = cst.parse_statement(line)
+            assert isinstance(stmt, cst.SimpleStatementLine)
+            _place_import(body, stmt)
         if device_stmt:
             last = max((i for i, s in enumerate(body) if _is_import(s)), default=None)
             at = last + 1 if last is not None else _after_docstring(body)
@@ -233,7 +298,7 @@ def _groups(body: list[cst.BaseStatement]) -> list[list[tuple[int, ImportKey]]]:
     for i, stmt in enumerate(body):
         if not _is_import(stmt):
             continue
-        blank = any(line.comment is None for line in stmt.leading_lines)
+        blank = any(line.comment is None for line in getattr(stmt, "leading_lines", ()))
         if not groups or i != prev + 1 or blank:
             groups.append([])
         groups[-1].append((i, _import_key(stmt)))

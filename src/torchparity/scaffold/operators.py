@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from ..api.records import ApiInfo
+from .code import wrap_line
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
 from .render import render, render_helpers
 from .states import STATE_CODE
@@ -71,11 +72,13 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     dtypes = [f"torch.{d}" for d in op["dtypes"]]
     notes = [f"{e['dtype']} left out: {e['reason']}" for e in op.get("excluded", [])]
     reference = op["reference"]
+    cpu_dtypes = [f"torch.{d}" for d in op.get("cpu_dtypes") or []]
     errors = (op.get("error_inputs") or {}).get("count", 0) > 0 and kind == "function"
     source = render(
         "opinfo.py.j2", test=test, opinfo_name=op["name"], lookup=_lookup(op["name"], op.get("variant_test_name", "")),
         dtypes=dtypes, dtype_notes=[line for n in notes for line in _comment_lines(n)], call_kind=kind,
         reference=reference, call=call, device=device, error_inputs=errors,
+        cpu_reference=bool(op.get("cpu_reference")) and reference != "cpu", cpu_dtypes=cpu_dtypes,
     )
     tol = ", ".join(f"torch.{k}: ({v[0]}, {v[1]})" for k, v in sorted((op.get("tolerances") or {}).items()))
     helpers = [Method(name, src, helper=True)
@@ -88,7 +91,13 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     }[reference]
     ref_zh = {"numpy": "OpInfo 的 NumPy 参考实现", "float64": "CPU 上的 float64 计算结果", "cpu": "CPU 计算结果"}[reference]
     variant = {"function": "", "method": " (method variant)", "inplace": " (in-place variant)"}[kind]
-    summary = (f"every sample input of OpInfo {op['name']}{variant} for {', '.join(op['dtypes'])}, "
+    if op.get("cpu_reference") and reference != "cpu":
+        ref_text += " and with the CPU result"
+        ref_zh += "及 CPU 计算结果"
+        if cpu_dtypes:
+            ref_text += f" ({', '.join(op['cpu_dtypes'])}: with the CPU result only)"
+    dtype_names = [*op["dtypes"], *(op.get("cpu_dtypes") or [])]
+    summary = (f"every sample input of OpInfo {op['name']}{variant} for {', '.join(dtype_names)}, "
                f"computed on the device and compared with {ref_text}"
                + (", and its error inputs raising the documented error types." if errors else "."))
     return TestPlan(
@@ -96,7 +105,7 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         methods=(*methods, *helpers), imports=(OPDB_IMPORT,), summary=summary,
         coverage=coverage_rows(
             empty="OpInfo 样例输入中的空张量与 0 维张量（以 OpInfo 为准）",
-            enum="dtype：" + "、".join(op["dtypes"]),
+            enum="dtype：" + "、".join(dtype_names),
             types="OpInfo 样例覆盖的参数类型（张量、标量等）",
             omitted="OpInfo 样例覆盖的可选参数传与不传",
             boundary="OpInfo 样例覆盖的形状与取值",
@@ -108,12 +117,13 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
 
 
 def split_methods(source: str) -> list[Method]:
-    """The ``def`` blocks of rendered class-body source, one Method each."""
+    """The ``def`` blocks of rendered class-body source, one Method each (long lines wrapped)."""
     out = []
     for chunk in re.split(r"\n(?=    def )", source.strip("\n")):
         chunk = chunk.strip("\n")
         if chunk.startswith("    def "):
-            out.append(Method(chunk[8:].split("(", 1)[0], chunk + "\n"))
+            lines = [piece for line in chunk.split("\n") for piece in wrap_line(line)]
+            out.append(Method(chunk[8:].split("(", 1)[0], "\n".join(lines) + "\n"))
     return out
 
 
@@ -167,6 +177,8 @@ def tensor_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     unusable = [row for row in rows if row.get("literal") is None and not row.get("raises")]
     if not formula and (unusable or not (values or raising)):
         raise CannotDecide(f"{access} gives values a test cannot hold literally for some shapes")
+    if not formula and not values:
+        raise CannotDecide(f"{access} only raises ({', '.join(sorted(raising))}): it needs arguments")
     tensor_values = any(v.startswith("torch.tensor(") for _, v in values)
     stem = stem_of(r)
     compare_cpu = not device_is_cpu(facts)
@@ -229,8 +241,9 @@ def signature_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
             "float": case.get("type") == "float", "identity": lit in ("True", "False", "None"),
             "statement": lit == "None", "states": checks,
         })
-    if not valid and not calls.get("invalid"):
-        raise CannotDecide("every call returned None and changed no state the registry knows")
+    if not valid:
+        raise CannotDecide("every call returned None and changed no state the registry knows"
+                           if calls.get("valid") else "no valid call succeeded (only invalid ones)")
     invalid = [{"args": c["args"].replace("DEVICE", device), "raises": c["raises"]} for c in calls.get("invalid", [])]
     states = [s["name"] for s in facts.get("states", []) if s.get("available")]
     restore = [STATE_CODE[s] for s in states if s in STATE_CODE and STATE_CODE[s].restore]

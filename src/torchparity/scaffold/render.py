@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+import re
+import sys
 import unicodedata
 from functools import lru_cache
 from typing import Any
@@ -13,7 +16,7 @@ from .conventions import Conventions
 from .plan import TestPlan
 
 #: stdlib modules a family may import (they go in their own isort section)
-STDLIB = ("math", "warnings")
+STDLIB = ("math", "warnings", "os", "tempfile", "io", "pickle", "copy", "collections", "itertools", "functools")
 
 
 def _pyrepr(value: Any) -> str:
@@ -44,6 +47,12 @@ def render(template: str, **context: Any) -> str:
     return environment().get_template(template).render(**context)
 
 
+def render_macro(template: str, name: str, context: dict[str, Any], **kwargs: Any) -> str:
+    """One macro of a template (a family's test method), with the template's ``context``."""
+    module = environment().get_template(template).make_module(context)
+    return str(getattr(module, name)(**kwargs))
+
+
 def render_helpers(template: str, **context: Any) -> list[tuple[str, str]]:
     """(name, source) of each helper method in a template (helpers separated by ``---`` lines)."""
     text = render(template, **context)
@@ -55,11 +64,36 @@ def render_helpers(template: str, **context: Any) -> list[tuple[str, str]]:
     return out
 
 
+def names_used(text: str) -> set[str]:
+    """The names class-body source ``text`` reads (strings and comments do not count)."""
+    try:
+        tree = ast.parse("class _Body:\n" + (text if text.strip() else "    pass\n"))
+    except SyntaxError:
+        return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+
+
+def used_imports(imports: tuple[str, ...] | list[str], text: str) -> list[str]:
+    """The ``import X`` lines whose module the code uses (others would be unused imports)."""
+    used = names_used(text)
+    out = []
+    for line in imports:
+        words = line.split()
+        if words[0] == "import" and len(words) == 2 and words[1].split(".")[0] not in used:
+            continue
+        out.append(line)
+    return out
+
+
 def import_sections(plan: TestPlan, conv: Conventions) -> tuple[list[str], list[str]]:
     """(stdlib imports, third-party imports) in the order ruff's isort wants them."""
-    stdlib = sorted({i for i in plan.imports if i.split()[1].split(".")[0] in STDLIB})
-    other = {i for i in plan.imports if i not in stdlib}
-    other.add("import torch")
+    body = class_body(plan)
+    imports = used_imports(plan.imports, body)
+    stdlib = sorted({i for i in imports if i.split()[1].split(".")[0] in STDLIB
+                     or i.split()[1].split(".")[0] in sys.stdlib_module_names})
+    other = {i for i in imports if i not in stdlib}
+    if plan.uses_device or "torch" in names_used(body):
+        other.add("import torch")
     other.add(conv.testcase_import)
     plain = sorted((i for i in other if i.startswith("import ")), key=lambda s: s.lower())
     froms = sorted((i for i in other if i.startswith("from ")), key=lambda s: s.split()[1].lower())

@@ -217,6 +217,7 @@ class Pipeline:
         self._tree: DocsTree | None = None  # the docs pages, parsed once for every stage that reads them
         #: how the first environment's agent runs (its backend module and device, an emulation's path)
         self._first = RunnerSettings(cfg.backend_module, opt.device or cfg.device, {})
+        self._into_original = ""  # the --into file before the scaffolded methods were added (its patch)
         if opt.lang not in ("zh", "en"):
             raise UsageError(f"--lang {opt.lang!r}: use zh or en")
         if not opt.envs:
@@ -464,11 +465,13 @@ class Pipeline:
             work = self.store.root / "work" / slug(verdict.doc_name) / f"run-{verdict.run_id}"
             work.mkdir(parents=True, exist_ok=True)
             into = Path(opt.into) if opt.into else None
+            original = into.read_text("utf-8") if into is not None and into.is_file() else ""
             res = scaffold_test(info, cfg, into=into, out_dir=None if into else work, **common)
             path = Path(res.path).absolute()
             shown = os.path.relpath(path) if path.is_relative_to(Path.cwd()) else str(path)
             out["local"] = (shown, path.read_bytes(), list(res.methods))
             verdict.scaffolded = res.to_record(shown, ("local",), outside_repo=into is None)
+            self._into_original = original
         else:
             folder = str(cfg.scaffold.get("test_dir") or (cfg.test_roots[0] if cfg.test_roots else "test"))
             with temporary_dir("scaffold") as tmp:
@@ -488,6 +491,7 @@ class Pipeline:
                     out[ref] = (rel, res.content.encode("utf-8"), list(res.methods))
                     if verdict.scaffolded is None:
                         verdict.scaffolded = res.to_record(rel)
+                        self._into_original = (data or b"").decode("utf-8") if opt.into else ""
                     verdict.scaffolded = verdict.scaffolded.replace(refs=(*verdict.scaffolded.refs, ref))
         sc = verdict.scaffolded
         assert sc is not None
@@ -724,9 +728,14 @@ class Pipeline:
         copy = out / name
         copy.write_text(sc.content, encoding="utf-8")
         verdict.outputs["test"] = str(copy)
-        if self.opt.repo is not None and sc.path and not self.opt.into:
+        if sc.path and (self.opt.repo is not None or self.opt.into):
             patch = out / f"{Path(name).stem}.patch"
-            patch.write_text(_new_file_patch(sc.path, sc.content), encoding="utf-8")
+            if self.opt.into:  # the methods added to an existing file: a patch that changes it
+                text = _change_patch(os.path.relpath(self.opt.into) if self.opt.repo is None else sc.path,
+                                     self._into_original, sc.content)
+            else:
+                text = _new_file_patch(sc.path, sc.content)
+            patch.write_text(text, encoding="utf-8")
             verdict.outputs["patch"] = str(patch)
         return copy
 
@@ -799,6 +808,18 @@ def _why(rec: TargetRecord) -> str:
         bits.append(f"{len(rec.leaks)} state leak(s)")
     bits.extend(phrase(n) for n in rec.notes[:1] if rec.result == "ERROR")
     return "; ".join(bits) or rec.result
+
+
+def _change_patch(rel: str, old: str, new: str) -> str:
+    """A ``git apply``-able patch that turns ``old`` into ``new`` at ``rel``."""
+    import difflib
+
+    lines = list(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                      f"a/{rel}", f"b/{rel}"))
+    out = [f"diff --git a/{rel} b/{rel}\n"]
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
 
 
 def _new_file_patch(rel: str, content: str) -> str:

@@ -1,0 +1,110 @@
+"""Facts the domain families need, measured on the CPU: how to build an optimizer or a scheduler
+(and the learning rates it gives), and which tensor factories an example uses.
+"""
+
+import warnings
+
+from .facts_literal import error_text, literal
+
+#: keyword arguments tried for a learning-rate scheduler, the first that changes the rate wins
+SCHEDULER_KWARGS = (
+    "step_size=1, gamma=0.5", "gamma=0.5", "milestones=[1, 2], gamma=0.5", "T_max=4",
+    "lr_lambda=lambda epoch: 0.5 ** epoch", "factor=0.5, total_iters=2", "total_iters=4",
+    "max_lr=1.0, total_steps=10", "base_lr=0.1, max_lr=1.0, step_size_up=2", "T_0=2",
+    "patience=0, factor=0.5", "",
+)
+STEPS = 3
+
+
+def _subclass(obj, torch, path):
+    cls = torch
+    for part in path.split("."):
+        cls = getattr(cls, part, None)
+        if cls is None:
+            return False
+    return isinstance(obj, type) and isinstance(cls, type) and issubclass(obj, cls)
+
+
+def _scheduler_bases(torch):
+    out = []
+    for path in ("optim.lr_scheduler.LRScheduler", "optim.lr_scheduler._LRScheduler",
+                 "optim.lr_scheduler.ReduceLROnPlateau"):
+        cls = torch
+        for part in path.split("."):
+            cls = getattr(cls, part, None)
+        if isinstance(cls, type):
+            out.append(cls)
+    return tuple(out)
+
+
+def optimizer_facts(torch, cls):
+    """How ``cls([param], ...)`` is built and that one closure step works here."""
+    for ctor in (", lr=0.1", ""):
+        param = torch.nn.Parameter(torch.tensor([1.0, -2.0, 3.0]))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                opt = eval("cls([param]%s)" % ctor, {"cls": cls, "torch": torch, "param": param})
+
+                def closure(opt=opt, param=param):
+                    opt.zero_grad()
+                    loss = (param * param).sum()
+                    loss.backward()
+                    return loss
+
+                opt.step(closure)
+        except Exception as exc:
+            last = error_text(exc)
+            continue
+        return {"kind": "optimizer", "ctor": ctor, "problem": ""}
+    return {"kind": "optimizer", "problem": "%s([param]) with one closure step failed here: %s" % (cls.__name__, last)}
+
+
+def scheduler_facts(torch, cls):
+    """The first keyword arguments that build ``cls`` over SGD(lr=1.0), and the rates of 3 steps."""
+    plateau = getattr(torch.optim.lr_scheduler, "ReduceLROnPlateau", None)
+    found = None
+    for kwargs in SCHEDULER_KWARGS:
+        weight = torch.nn.Parameter(torch.ones(2))
+        opt = torch.optim.SGD([weight], lr=1.0)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                sched = eval("cls(opt%s)" % (", " + kwargs if kwargs else ""),
+                             {"cls": cls, "opt": opt, "torch": torch})
+                lrs = []
+                for _ in range(STEPS):
+                    opt.step()
+                    if plateau is not None and isinstance(sched, plateau):
+                        sched.step(1.0)
+                    else:
+                        sched.step()
+                    lrs.append(float(opt.param_groups[0]["lr"]))
+                last = [float(v) for v in sched.get_last_lr()]
+        except Exception:
+            continue
+        record = {"kind": "scheduler", "kwargs": kwargs, "lrs": literal(lrs), "last_lr": literal(last),
+                  "metric": "1.0" if plateau is not None and isinstance(sched, plateau) else "",
+                  "problem": ""}
+        if len(set(lrs + [1.0])) > 1:
+            return record
+        found = found or record
+    return found or {"kind": "scheduler", "problem": "no keyword arguments built %s here" % cls.__name__}
+
+
+def optim_facts(torch, obj, owner):
+    """Optimizer or scheduler facts for a class or a member of one (the base classes use SGD/StepLR)."""
+    cls = obj if isinstance(obj, type) else owner
+    if not isinstance(cls, type):
+        return {"problem": "not an optimizer or a scheduler"}
+    bases = _scheduler_bases(torch)
+    if bases and issubclass(cls, bases):
+        if cls.__name__ in ("LRScheduler", "_LRScheduler"):
+            return dict(scheduler_facts(torch, torch.optim.lr_scheduler.StepLR),
+                        concrete="torch.optim.lr_scheduler.StepLR")
+        return scheduler_facts(torch, cls)
+    if _subclass(cls, torch, "optim.Optimizer"):
+        if cls is torch.optim.Optimizer:
+            return dict(optimizer_facts(torch, torch.optim.SGD), concrete="torch.optim.SGD")
+        return optimizer_facts(torch, cls)
+    return {"problem": "not an optimizer or a scheduler"}

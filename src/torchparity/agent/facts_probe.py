@@ -1,0 +1,1034 @@
+"""Measured scenarios for any API: a receiver, a call that works here, and what it gives.
+
+A scenario is source a test repeats: setup statements (a receiver built from
+``probe_values.RECIPES`` or its own constructor, named arguments), the call of
+the API, and checks (``observe``) of the result, of the receiver and of the
+arguments the call changed. Every scenario is run twice from scratch here with
+the device bound to the CPU; only checks that agree both times are kept, so
+ids, random draws, times and temporary paths never reach a test. A call whose
+only effect is returning None is not a scenario: it would check nothing.
+"""
+
+import inspect
+import itertools
+import os
+import re
+import shutil
+import signal
+import sys
+import tempfile
+import time
+import warnings
+
+from . import probe_values as pv
+from .facts_literal import error_text, exc_name
+from .objects import _named_path, try_walk
+from .observe import MAX_CHECKS, is_iterator, observe
+
+BUDGET = 20.0
+CALL_TIMEOUT = 5.0
+MAX_BASE_TRIES = 40
+MAX_VALID = 4
+MAX_INVALID = 2
+MAX_METHODS = 3
+CONTAINERS = (dict, list, set)
+
+
+class _Timeout(Exception):
+    pass
+
+
+class WritesHere(Exception):
+    """The call wrote into the current folder: a test repeating it would litter the checkout."""
+
+
+def _alarm(signum, frame):
+    raise _Timeout("the call did not return within %.0f s" % CALL_TIMEOUT)
+
+
+def _schema_params(obj):
+    """An ATen operator overload's parameters, from its schema (``torch.ops.aten.sub.Tensor``)."""
+    schema = getattr(obj, "_schema", None)
+    arguments = getattr(schema, "arguments", None)
+    if arguments is None:
+        return None
+    out = []
+    for a in arguments:
+        text = str(a.type)
+        ann = ("List[Tensor]" if text.startswith("Tensor[]") or text.startswith("List[Tensor")
+               else "Tensor" if text.startswith("Tensor") else "Size" if text.startswith("int[")
+               else "float" if text.startswith(("Scalar", "float", "number")) else _torch_type(text.rstrip("?")))
+        out.append({"name": a.name, "kind": "keyword" if a.kwarg_only else "positional",
+                    "has_default": a.default_value is not None or text.endswith("?"),
+                    "default_bool": isinstance(a.default_value, bool), "annotation": ann})
+    return out
+
+
+def _resolved_names(text, obj):
+    """`` module.Class`` for capitalised names a string annotation uses, looked up where ``obj`` lives."""
+    module = sys.modules.get(getattr(obj, "__module__", "") or "")
+    if module is None or not isinstance(text, str):
+        return ""
+    out = []
+    for name in re.findall(r"\b([A-Z][A-Za-z0-9_]*)\b", text):
+        cls = getattr(module, name, None)
+        if isinstance(cls, type) and cls.__module__ not in ("builtins", "typing"):
+            out.append(" %s.%s" % (cls.__module__, cls.__qualname__))
+    return "".join(out)
+
+
+def _param_list(obj, signature_text):
+    """[{name, kind, has_default, default_bool, annotation}] from the object or its signature text."""
+    params = _schema_params(obj)
+    if params is not None:
+        return params
+    try:
+        sig = inspect.signature(obj)
+        params = []
+        for p in sig.parameters.values():
+            ann = p.annotation
+            ann_text = "" if ann is p.empty else (ann if isinstance(ann, str) else str(ann))
+            kind = {p.VAR_POSITIONAL: "var", p.VAR_KEYWORD: "var", p.KEYWORD_ONLY: "keyword",
+                    p.POSITIONAL_ONLY: "posonly"}.get(p.kind, "positional")
+            params.append({"name": p.name, "kind": kind, "has_default": p.default is not p.empty,
+                           "default_bool": isinstance(p.default, bool),
+                           "annotation": ann_text + _annotation_classes(ann) + _resolved_names(ann, obj)})
+    except (TypeError, ValueError):
+        pass
+    if params is None and signature_text:
+        params = _params_from_text(signature_text)
+    return params
+
+
+def _annotation_classes(ann):
+    """`` module.Class`` for each class an annotation names (``Optional[X]`` included), for the pools."""
+    out = []
+    for arg in [ann] + list(getattr(ann, "__args__", ()) or ()):
+        if isinstance(arg, type) and arg.__module__ not in ("builtins", "typing"):
+            out.append(" %s.%s" % (arg.__module__, arg.__qualname__))
+    return "".join(out)
+
+
+def _split_top(text):
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur)
+    return parts
+
+
+def _params_from_text(text):
+    inner = text.strip()
+    if "->" in inner:
+        inner = inner[:inner.rindex("->")].strip()
+    if inner.startswith("(") and inner.endswith(")"):
+        inner = inner[1:-1]
+    out, keyword = [], False
+    for part in _split_top(inner):
+        part = part.strip()
+        if part == "/":
+            for prev in out:
+                prev["kind"] = "posonly"
+            continue
+        if part == "*":
+            keyword = True
+            continue
+        if part.startswith("*"):
+            out.append({"name": part.lstrip("*").split(":")[0], "kind": "var", "has_default": True,
+                        "default_bool": False, "annotation": ""})
+            continue
+        head, _, default = part.partition("=")
+        name, _, ann = head.partition(":")
+        default = default.strip()
+        out.append({"name": name.strip(), "kind": "keyword" if keyword else "positional",
+                    "has_default": bool(default), "default_bool": default in ("True", "False"),
+                    "annotation": ann.strip()})
+    return out
+
+
+_TORCH_TYPES = (
+    (r"^(Tensor\?|Tensor)$", "Tensor"), (r"tuple of Tensors|TensorList|Tensor\[\]", "List[Tensor]"),
+    (r"^(int|SymInt)\??$", "int"), (r"tuple of (ints|SymInts)|IntArrayRef|SymIntArrayRef", "Size"),
+    (r"^(float|Number|Scalar|double)\??$", "float"), (r"^bool\??$", "bool"),
+    (r"^(ScalarType|dtype)\??$", "dtype"), (r"^(Device|device)\??$", "device"), (r"^(str|c10::string_view)\??$", "str"),
+)
+
+
+def _torch_type(text):
+    for pattern, name in _TORCH_TYPES:
+        if re.search(pattern, text.strip()):
+            return name
+    return text
+
+
+def _params_from_error(message):
+    """Parameter lists (one per overload) an error message lists; [] when it lists none."""
+    out = []
+    for m in re.finditer(r"^\s*\* \((.*)\)\s*$", message, re.M):  # torch's argument parser
+        params, keyword = [], False
+        for part in _split_top(m.group(1)):
+            part = part.strip()
+            if part == "*":
+                keyword = True
+                continue
+            head, _, default = part.partition("=")
+            words = head.split()
+            if len(words) < 2:
+                continue
+            params.append({"name": words[-1], "kind": "keyword" if keyword else "positional",
+                           "has_default": bool(default.strip()), "default_bool": default.strip() in ("True", "False"),
+                           "annotation": _torch_type(" ".join(words[:-1]))})
+        out.append(params)
+    for m in re.finditer(r"^\s*\d+\. [^(]*(\(.*\))(?: -> .*)?$", message, re.M):  # pybind11
+        params = [p for p in _params_from_text(m.group(1)) if p["name"] != "self"]
+        out.append(params)
+    m = re.search(r"missing \d+ required positional arguments?: (.*)$", message, re.M)
+    if m and not out:
+        names = re.findall(r"[\"']([A-Za-z_][A-Za-z0-9_]*)[\"']", m.group(1))
+        out.append([{"name": n, "kind": "positional", "has_default": False, "default_bool": False,
+                     "annotation": ""} for n in names])
+    m = re.search(r"missing required argument '([A-Za-z_][A-Za-z0-9_]*)'", message)
+    if m and not out:
+        out.append([{"name": m.group(1), "kind": "positional", "has_default": False, "default_bool": False,
+                     "annotation": ""}])
+    m = re.search(r"takes exactly one argument \(0 given\)", message)
+    if m and not out:
+        out.append([{"name": "arg", "kind": "positional", "has_default": False, "default_bool": False,
+                     "annotation": ""}])
+    return out[:3]
+
+
+def _doc_types(doc):
+    out = {}
+    if not isinstance(doc, str):
+        return out
+    for m in re.finditer(r"^\s*\*{0,2}([A-Za-z_][A-Za-z0-9_]*)\s*\(([^)]*)\)\s*:", doc, re.M):
+        out.setdefault(m.group(1), m.group(2))
+    return out
+
+
+def _args_src(params, values):
+    pos, kw, omitted = [], [], False
+    for i, p in enumerate(params):
+        v = values[i]
+        if v is None:
+            omitted = True
+            continue
+        if p["kind"] == "keyword" or (p["kind"] == "positional" and (omitted or kw or p["has_default"])):
+            kw.append("%s=%s" % (p["name"], v))
+        else:
+            pos.append(v)
+    return ", ".join(pos + kw)
+
+
+def _ordered_product(lists, limit):
+    """Combinations of the lists' items, those made of earlier items first."""
+    if not lists:
+        return [()]
+    combos = list(itertools.islice(itertools.product(*[range(len(x)) for x in lists]), 5000))
+    combos.sort(key=lambda c: (sum(c), c))
+    return [tuple(lists[i][j] for i, j in enumerate(c)) for c in combos[:limit]]
+
+
+def _arg_var(name, taken):
+    base = re.sub(r"[^a-z0-9_]", "_", name.lower()).strip("_") or "arg"
+    if base in ("self", "torch", "os", "result", "tmp", "cls") or base[0].isdigit():
+        base = "arg_" + base
+    var, n = base, 2
+    while var in taken:
+        var, n = "%s_%d" % (base, n), n + 1
+    taken.add(var)
+    return var
+
+
+#: argument source that is worth naming (so the call's effect on it can be checked)
+_NAMED_ARG = re.compile(r"^(torch\.|\[|\(|\{|lambda)")
+
+
+class Scenario(object):
+    def __init__(self, setup, call, receiver="", statement=False):
+        self.setup = list(setup)
+        self.call = call
+        self.receiver = receiver
+        self.statement = statement
+        self.listify = False
+        self.checks = []
+        self.raises = None
+        self.varies = ""
+        self.watch = []  # variables whose change the call makes is checked
+        self.teardown = []
+        self.error = ""
+        self.getters = []  # global getters the call may move (``torch.is_warn_always_enabled()``)
+        self.context = False  # the call returns a context manager: checks marked "inside" hold in it
+        self.remove_handle = False
+
+    def source(self):
+        return "\n".join(self.setup + [self.call])
+
+    def to_json(self):
+        return {"setup": self.setup, "call": self.call, "receiver": self.receiver, "listify": self.listify,
+                "checks": self.checks, "raises": self.raises, "varies": self.varies,
+                "statement": self.statement, "teardown": self.teardown, "getters": self.getters,
+                "remove_handle": self.remove_handle, "context": self.context}
+
+
+class Engine(object):
+    def __init__(self, torch, res, obj, owner, device_type):
+        self.torch = torch
+        self.res = res
+        self.obj = obj
+        self.owner = owner
+        self.device_type = device_type
+        self.deadline = time.monotonic() + BUDGET
+        self.tried = 0
+        #: statements run before every scenario, and after it (a process group for torch.distributed)
+        self.prelude = []
+        self.postlude = []
+        self.getters = []
+        self.notes = []
+        self._typed_seen = {}
+        #: parameter -> category a call's TypeError asked for ("must be tuple of Tensors")
+        self.type_errors = {}
+
+    # -- running source ----------------------------------------------------------------------
+    def _namespace(self, tmp):
+        return {"torch": self.torch, "os": os, "DEVICE": self.torch.device("cpu"), "_TMP_": tmp,
+                "_API_": self.obj, "_OWNER_": self.owner}
+
+    def run(self, scenario):
+        """(namespace, value, before) of one fresh run; raises what the code raises."""
+        tmp = tempfile.mkdtemp(prefix="torchparity-probe-")
+        cwd = tempfile.mkdtemp(prefix="torchparity-cwd-")
+        here = os.getcwd()
+        old = signal.signal(signal.SIGALRM, _alarm)
+        signal.setitimer(signal.ITIMER_REAL, CALL_TIMEOUT)
+        self.tried += 1
+        ns = self._namespace(tmp)
+        try:
+            os.chdir(cwd)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for line in self.prelude + scenario.setup:
+                    exec(compile(line, "<setup>", "exec"), ns)
+                before = dict((v, observe(self.torch, ns[v], v)) for v in scenario.watch if v in ns)
+                before["_TMP_"] = sorted(os.listdir(tmp))
+                for getter in scenario.getters:
+                    before[getter] = observe(self.torch, eval(getter, ns), getter)
+                if scenario.statement:
+                    exec(compile(scenario.call, "<call>", "exec"), ns)
+                    value = None
+                else:
+                    value = eval(compile(scenario.call, "<call>", "eval"), ns)
+                    if is_iterator(value):
+                        value = list(value)
+                        scenario.listify = True
+                    if scenario.getters and _is_context_manager(value):
+                        with value as entered:
+                            for getter in scenario.getters:
+                                ns["__inside__" + getter] = eval(getter, ns)
+                        scenario.context = True
+                        value = entered
+                    if callable(getattr(value, "remove", None)) and type(value).__name__ == "RemovableHandle":
+                        value.remove()
+                        scenario.remove_handle = True
+                files = sorted(os.listdir(tmp))
+                ns["__files__"] = files
+                if os.listdir(cwd):
+                    raise WritesHere("the call wrote %s into the current folder" % ", ".join(os.listdir(cwd)))
+                for getter in scenario.getters:
+                    ns["__getter__" + getter] = eval(getter, ns)
+            return ns, value, before
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+            for line in scenario.teardown + self.postlude:
+                try:
+                    exec(compile(line, "<teardown>", "exec"), ns)
+                except Exception:
+                    pass
+            os.chdir(here)
+            shutil.rmtree(tmp, ignore_errors=True)
+            shutil.rmtree(cwd, ignore_errors=True)
+
+    def measure(self, scenario):
+        """Fill ``scenario.checks`` from two runs; False when the call raised or checks nothing."""
+        got = []
+        for _ in range(2):
+            try:
+                ns, value, before = self.run(scenario)
+            except Exception as exc:
+                scenario.raises = exc_name(exc)
+                scenario.error = error_text(exc)
+                if isinstance(exc, TypeError):
+                    self._type_hint(str(exc))
+                return False
+            named = dict((id(ns[v]), v) for v in scenario.watch + ([scenario.receiver] if scenario.receiver else [])
+                         if v in ns)
+            checks = [] if scenario.statement else observe(self.torch, value, "result", named)
+            if _plain_callable(value, self.torch) and not [c for c in checks if c[0] != "type"]:
+                checks += self._called(value, ns)
+            for var in scenario.watch:
+                if var in ns:
+                    after = observe(self.torch, ns[var], var)
+                    checks += [c for c in after if c not in before.get(var, [])]
+            for getter in scenario.getters:  # the state a setter set, whatever it was before
+                if scenario.context:  # inside the ``with``; after it, the state is back
+                    checks += [["inside"] + c for c in observe(self.torch, ns["__inside__" + getter], getter)]
+                    checks += [c for c in observe(self.torch, ns["__getter__" + getter], getter)]
+                else:
+                    checks += observe(self.torch, ns["__getter__" + getter], getter)
+            if ns.get("__files__") != before["_TMP_"]:
+                checks.append(["eq", "sorted(os.listdir(_TMP_))", repr(ns["__files__"])])
+            got.append(checks)
+        stable = [c for c in got[0] if c in got[1]]
+        if "DEVICE" in scenario.source():
+            stable = _device_checks(stable)
+        stable = stable[:MAX_CHECKS]
+        real = [c for c in stable if not (c[0] == "is" and c[1] == "result" and c[2] == "None")]
+        scenario.checks = stable
+        return bool(real)
+
+    def _called(self, fn, ns):
+        """Checks of what a returned function gives for a tensor (a wrapper, a decorator's result)."""
+        for src in list(pv.POOLS["tensor"][:2]) + ['"aten::add"', "2"]:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    got = fn(eval(src, ns))
+            except Exception:
+                continue
+            checks = observe(self.torch, got, "result(%s)" % src)
+            if checks:
+                return checks
+        return []
+
+    def _type_hint(self, message):
+        m = re.search(r"argument '(\w+)' \(position \d+\) must be ([\w ]+?)(?:,|$| not)", message)
+        if not m:
+            return
+        wanted = m.group(2)
+        cat = ("tensors" if "tuple of Tensors" in wanted else "tensor" if "Tensor" in wanted
+               else "size" if "tuple of ints" in wanted else "int" if wanted.startswith("int")
+               else "bool" if wanted.startswith("bool") else "float" if wanted.startswith("float")
+               else "dtype" if "dtype" in wanted else "")
+        if cat:
+            self.type_errors[m.group(1)] = cat
+
+    def raises_same(self, scenario):
+        names = set()
+        for _ in range(2):
+            try:
+                self.run(scenario)
+            except Exception as exc:
+                names.add(exc_name(exc))
+                continue
+            return None
+        return names.pop() if len(names) == 1 else None
+
+    def out_of_time(self):
+        return time.monotonic() > self.deadline
+
+    # -- receivers -----------------------------------------------------------------------------
+    def _class_names(self, cls):
+        names = []
+        for n in (_named_path(cls), "%s.%s" % (cls.__module__, cls.__qualname__)):
+            if n and n not in names:
+                names.append(n)
+        return names
+
+    def receivers(self, cls, spelled_owner):
+        """Setups (statement lists) whose last statement binds an instance of ``cls``."""
+        out = []
+        for klass in inspect.getmro(cls):
+            for name in self._class_names(klass):
+                for recipe in [pv.RECIPES.get(name)] + list(pv.MORE_RECIPES.get(name, ())):
+                    if recipe is None:
+                        continue
+                    lines = [line.replace("_OWNER_", spelled_owner) for line in recipe]
+                    if lines not in out and self._binds_instance(lines, cls):
+                        out.append(lines)
+        var = pv.var_name(cls.__name__)
+        for ctor_src in self.constructions(cls, spelled_owner, limit=2):
+            out.append(["%s = %s" % (var, ctor_src)])
+        return out
+
+    def _binds_instance(self, lines, cls):
+        var = _bound_var(lines)
+        sc = Scenario(lines, var)
+        try:
+            _, value, _ = self.run(sc)
+        except Exception:
+            return False
+        return isinstance(value, cls)
+
+    def constructions(self, cls, spelled, limit=4):
+        """Constructor calls of ``cls`` (or a concrete subclass) that work here, as source."""
+        found = []
+        targets = [] if inspect.isabstract(cls) else [(cls, spelled)]
+        # a concrete subclass stands for an abstract class or a protocol (FileSystemWriter for StorageWriter)
+        targets += [(sub, _named_path(sub)) for sub in _concrete_subclasses(cls)]
+        for klass, spelling in targets:
+            if not spelling or self.out_of_time() or (found and klass is not cls):
+                continue
+            for params in self.signatures([], spelling, klass):
+                src = self._construct(klass, spelling, params)
+                if src:
+                    found.append(src)
+                    break
+            if len(found) >= limit:
+                break
+        return found
+
+    def _construct(self, klass, spelling, params):
+        """``spelling(args)`` for the first arguments that construct ``klass`` here, or None."""
+        doc = _doc_types(klass.__doc__)
+        required = [p for p in params if not p["has_default"]]
+        lists = []
+        for p in required:
+            values = self.typed_values(p["annotation"])
+            cats = pv.categories(p["name"], p["annotation"], doc.get(p["name"]), p["default_bool"])
+            values += [v for v in pv.values_for(cats) if v not in values]
+            lists.append(values[:4 if len(required) < 3 else 2])
+        for combo in _ordered_product(lists, 12):
+            if self.out_of_time():
+                break
+            src = "%s(%s)" % (spelling, _args_src(required, combo))
+            try:
+                self.run(Scenario([], src))
+            except Exception:
+                continue
+            return src
+        return None
+
+    # -- calls -----------------------------------------------------------------------------------
+    def signatures(self, setup, target, fn):
+        """Parameter lists to try: the signature, else the ones a call without arguments reports.
+
+        ``self``/``cls`` are dropped for calls through a receiver or a class only: a
+        function may name its first parameter ``self`` (``torch._foreach_copy_``).
+        """
+        bound = target != "_API_"
+        params = _param_list(fn, self.res.get("signature") or "" if fn is self.obj else "")
+        if params is None:
+            params = _params_from_text(_doc_signature(fn))
+        found = [params] if params else []
+        if not params:
+            try:
+                self.run(Scenario(setup, "%s()" % target))
+            except Exception as exc:
+                found = _params_from_error(str(exc)) or [params]
+            else:
+                found = [params]
+        return [[p for i, p in enumerate(ps) if p["kind"] != "var" and not (
+            bound and i == 0 and p["name"] in ("self", "cls"))] for ps in found]
+
+    def call_scenarios(self, setup, target, fn, receiver="", holder=None):
+        """Valid and invalid scenarios calling ``target(...)`` (``fn``: the object called)."""
+        for params in self.signatures(setup, target, fn):
+            valid, invalid = self._call_scenarios(setup, target, fn, params, receiver, holder)
+            if valid or self.out_of_time():
+                return valid, invalid
+        return [], []
+
+    def typed_values(self, annotation):
+        """Values of a class an annotation names (``torch._C.DispatchKey``, ``<class '...WriteItem'>``)."""
+        out = []
+        for path in re.findall(r"\b((?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Z][A-Za-z0-9_]*)", annotation or ""):
+            if not path.startswith("torch"):
+                continue
+            if path in self._typed_seen:
+                out += self._typed_seen[path]
+                continue
+            self._typed_seen[path] = []
+            found = []
+            hit = try_walk(path)
+            if hit is None or not isinstance(hit.obj, type):
+                continue
+            cls = hit.obj
+            members = getattr(cls, "__members__", None)
+            if isinstance(members, dict) and members:
+                found = ["%s.%s" % (path, name) for name in list(members)[:2]]
+            else:
+                for klass in inspect.getmro(cls):
+                    for name in self._class_names(klass):
+                        recipe = pv.RECIPES.get(name)
+                        if recipe and len(recipe) == 1 and " = " in recipe[0]:
+                            found.append(recipe[0].split(" = ", 1)[1].replace("_OWNER_", path))
+                if not self.out_of_time():
+                    found += self.constructions(cls, path, limit=1)
+            self._typed_seen[path] = found
+            out += found
+        return out[:3]
+
+    def _call_scenarios(self, setup, target, fn, params, receiver, holder):
+        hints = {}
+        self.type_errors = {}
+        for _ in range(3):  # each round takes the types the failed calls asked for
+            valid, invalid = self._call_scenarios_once(setup, target, fn, params, receiver, holder, hints)
+            fresh = dict((k, v) for k, v in self.type_errors.items() if hints.get(k) != v)
+            if valid or not fresh or self.out_of_time():
+                return valid, invalid
+            hints.update(fresh)
+            self.type_errors = {}
+        return valid, invalid
+
+    def _call_scenarios_once(self, setup, target, fn, params, receiver, holder, hints):
+        doc = _doc_types(getattr(fn, "__doc__", None))
+        pools = []
+        keys = self._receiver_keys(setup) if receiver else []
+        for p in params:
+            cats = pv.categories(p["name"], p["annotation"], doc.get(p["name"]), p["default_bool"])
+            if p["name"] in hints:
+                cats = [hints[p["name"]]] + [c for c in cats if c != hints[p["name"]]]
+            values = self.typed_values(p["annotation"]) + self.typed_values(doc.get(p["name"], ""))
+            values += [v for v in pv.values_for(cats) if v not in values]
+            if holder is not None and params and p is params[0]:
+                values = ["\"torchparity_probe\""] + values
+            elif keys and p is params[0]:
+                values = keys + [v for v in values if v not in keys]
+            pools.append(values)
+        required = [i for i, p in enumerate(params) if not p["has_default"]]
+        width = {0: 1, 1: 8, 2: 4}.get(len(required), 2)
+        lists = [pools[i][:width] for i in required]
+        base, base_sc = None, None
+        for combo in _ordered_product(lists, MAX_BASE_TRIES):
+            if self.out_of_time():
+                break
+            values = [None] * len(params)
+            for k, i in enumerate(required):
+                values[i] = combo[k]
+            sc = self._call(setup, target, params, values, receiver)
+            if self.measure(sc):
+                if base is None:
+                    base, base_sc = values, sc
+                if _rich(sc.checks):  # values, not only identities and types
+                    base, base_sc = values, sc
+                    break
+        if base is None:
+            return [], []
+        valid, invalid = [base_sc], []
+        seen = set([str(base_sc.checks)])
+        for i, p in enumerate(params):
+            if len(valid) >= MAX_VALID or self.out_of_time():
+                break
+            for v in pools[i][:3]:
+                if v == base[i]:
+                    continue
+                values = list(base)
+                values[i] = v
+                sc = self._call(setup, target, params, values, receiver)
+                if self.measure(sc) and str(sc.checks) not in seen:
+                    sc.varies = p["name"]
+                    seen.add(str(sc.checks))
+                    valid.append(sc)
+                    break
+        for i, p in enumerate(params):
+            if len(invalid) >= MAX_INVALID or self.out_of_time() or base[i] is None and i not in required:
+                continue
+            values = list(base)
+            values[i] = pv.INVALID
+            sc = self._call(setup, target, params, values, receiver)
+            raised = self.raises_same(sc)
+            if raised and raised not in ("_Timeout",):
+                sc.raises = raised
+                sc.varies = p["name"]
+                invalid.append(sc)
+        return valid, invalid
+
+    def _receiver_keys(self, setup):
+        """Keys (as source) of a mapping receiver, so its methods get a key it holds."""
+        if not setup:
+            return []
+        var = _bound_var(setup)
+        try:
+            _, value, _ = self.run(Scenario(setup, var))
+        except Exception:
+            return []
+        if isinstance(value, dict):
+            items = list(value)[:2]
+        elif isinstance(value, (tuple, list)):
+            items = list(value)[:2]
+        else:
+            return []
+        out = []
+        for key in items:
+            src = _key_literal(key)
+            if src == 'torch.device("cpu")':
+                src = "DEVICE"
+            if src:
+                out.append(src)
+        return out
+
+    def _call(self, setup, target, params, values, receiver):
+        """A scenario: setup, named arguments, ``result = target(args)``."""
+        bound = re.findall(r"^([A-Za-z_][A-Za-z0-9_]*) =", "\n".join(setup), re.M)
+        taken = set(bound)
+        lines, args = list(setup), []
+        watch = [v for v in dict.fromkeys(bound) if v != "saved"]
+        for i, p in enumerate(params):
+            v = values[i]
+            if v is not None and v != pv.INVALID and _NAMED_ARG.match(v) and not v.startswith("lambda"):
+                var = _arg_var(p["name"], taken)
+                lines.append("%s = %s" % (var, v))
+                args.append(var)
+                watch.append(var)
+            else:
+                args.append(v)
+        sc = Scenario(lines, "%s(%s)" % (target, _args_src(params, args)), receiver)
+        sc.watch = [w for w in watch if w != "saved_state"]
+        sc.getters = list(self.getters)
+        sc.teardown = list(getattr(self, "_teardown", []))
+        return sc
+
+    # -- the API ---------------------------------------------------------------------------------
+    def scenarios(self):
+        res, obj, owner = self.res, self.obj, self.owner
+        kind = res.get("kind", "")
+        leaf = res["path"].rsplit(".", 1)[-1]
+        hit = try_walk(res["path"])
+        parent = hit.parent if hit is not None else None
+        if isinstance(obj, type) and kind in ("class", "context-manager", "storage-class"):
+            return self.class_scenarios(obj)
+        if owner is not None:
+            return self.member_scenarios(owner, leaf, kind)
+        if callable(obj) and not isinstance(obj, type):
+            holder = parent if isinstance(parent, CONTAINERS) else None
+            setup, teardown, getters = [], [], []
+            if holder is not None:
+                setup, teardown = _container_guard(res["path"].rsplit(".", 1)[0], holder)
+            getter = paired_getter(leaf, parent)
+            if getter:
+                setup, teardown, getters = ["saved_state = %s" % getter], ["_API_(saved_state)"], [getter]
+            self.getters = getters
+            valid, invalid = self.call_scenarios(setup, "_API_", obj, holder=holder)
+            for sc in valid + invalid:
+                sc.teardown = teardown
+            return valid, invalid
+        sc = Scenario([], "_API_")
+        if self.measure(sc):
+            return [sc], []
+        return [], []
+
+    def class_scenarios(self, cls):
+        var = pv.var_name(cls.__name__)
+        valid = []
+        for setup in self.receivers(cls, "_API_")[:3]:
+            if self.out_of_time():
+                break
+            if not any("_API_" in line for line in setup):
+                continue  # a recipe that does not construct this class itself
+            at = next(i for i, line in enumerate(setup) if "_API_" in line)
+            sc = Scenario(setup[:at], setup[at].split(" = ", 1)[1])
+            if self.measure(sc):
+                valid.append(sc)
+                break
+        if not valid:  # an abstract class or a protocol: a concrete subclass, checked to be one
+            for ctor_src in self.constructions(cls, "_API_", limit=1):
+                if "_API_" in ctor_src:
+                    continue
+                sc = Scenario([], ctor_src)
+                if self.measure(sc):
+                    sc.checks.insert(0, ["type", "result", "_API_"])
+                    valid.append(sc)
+                    break
+        if not valid:
+            return [], []
+        ctor = valid[0].call
+        methods = 0
+        for name in sorted(n for n in dir(cls) if not n.startswith("_")):
+            if methods >= MAX_METHODS or self.out_of_time():
+                break
+            member = inspect.getattr_static(cls, name, None)
+            if not (inspect.isfunction(member) or inspect.ismethoddescriptor(member)):
+                continue
+            fn = getattr(cls, name, None)
+            found, _ = self.call_scenarios(["%s = %s" % (var, ctor)], "%s.%s" % (var, name), fn, receiver=var)
+            if found:
+                sc = found[0]
+                sc.varies = name
+                valid.append(sc)
+                methods += 1
+        invalid = []
+        return valid, invalid
+
+    def member_scenarios(self, owner, leaf, kind):
+        raw = inspect.getattr_static(owner, leaf, None)
+        is_static = isinstance(raw, (staticmethod, classmethod)) or type(raw).__name__ == "classmethod_descriptor"
+        value = getattr(owner, leaf, None)
+        valid, invalid = [], []
+        if is_static and callable(value):
+            return self.call_scenarios([], "_OWNER_.%s" % leaf, value)
+        if kind not in ("property", "attribute") and not callable(value) and value is not None:
+            sc = Scenario([], "_OWNER_.%s" % leaf)
+            if self.measure(sc):
+                valid.append(sc)
+        for setup in self.receivers(owner, "_OWNER_"):
+            if self.out_of_time() or (valid and kind in ("property", "attribute")):
+                break
+            recv = _bound_var(setup)
+            if kind in ("property", "attribute") or (not callable(value) and value is not None):
+                sc = Scenario(setup, "%s.%s" % (recv, leaf), recv)
+                sc.watch = []
+                if self.measure(sc):
+                    valid.append(sc)
+                    break
+                continue
+            method = getattr(owner, leaf, None)
+            found, bad = self.call_scenarios(setup, "%s.%s" % (recv, leaf), method, receiver=recv)
+            if found:
+                return valid + found, bad
+        return valid, invalid
+
+
+def _rich(checks):
+    return any(c[0] in ("eq", "tensor", "float") or (c[0] == "is" and c[-1] != "None") for c in checks)
+
+
+def _plain_callable(value, torch):
+    import types as _types
+
+    return callable(value) and not isinstance(value, (type, _types.ModuleType, torch.Tensor, torch.nn.Module))
+
+
+def _is_context_manager(value):
+    return hasattr(type(value), "__enter__") and hasattr(type(value), "__exit__") and not isinstance(
+        value, (type, str, bytes))
+
+
+def _getter_names(leaf):
+    """Names the getter of a setter ``leaf`` goes by, most likely first."""
+    out = []
+    m = re.match(r"^(_?)(.*?)(?:_?)set_?(.+)$", leaf)
+    if m:
+        under, pre, rest = m.groups()
+        rest_l = rest[:1].lower() + rest[1:]
+        for name in ("%s%sget_%s" % (under, pre, rest), "%s%sget%s" % (under, pre, rest), "%sis_%s_enabled" % (under, rest),
+                     "%sis_%s" % (under, rest), "%s%s_enabled" % (under, rest), "%s%s%s" % (under, pre, rest),
+                     "%sget_%s" % (under, rest_l), "%s%sget_%s" % (under, pre, rest_l)):
+            name = name.replace("__", "_") if not name.startswith("__") else name
+            if name not in out:
+                out.append(name)
+    if "override_" in leaf:
+        out.append(leaf.replace("override_", ""))
+    m = re.match(r"^(_?)enable_(.+)$", leaf)
+    if m:
+        out += ["%s%s_enabled" % m.groups(), "%sis_%s_enabled" % m.groups()]
+    return out
+
+
+def paired_getter(leaf, holder):
+    """Source of a zero-argument getter reading the state setter ``leaf`` sets, or ""."""
+    import types as _types
+
+    torch = sys.modules.get("torch")
+    homes = []
+    if isinstance(holder, _types.ModuleType):
+        homes.append((holder.__name__, holder))
+    homes += [("torch", torch), ("torch._C", getattr(torch, "_C", None))]
+    for name in _getter_names(leaf):
+        for home_name, home in homes:
+            fn = getattr(home, name, None) if home is not None else None
+            if not callable(fn) or isinstance(fn, type):
+                continue
+            try:
+                value = fn()
+            except Exception:
+                continue
+            if isinstance(value, (bool, int, float, str)):
+                return "%s.%s()" % (home_name, name)
+    return ""
+
+
+def _bound_var(lines):
+    """The variable the last assignment of ``lines`` binds (a receiver setup's instance)."""
+    for line in reversed(lines):
+        m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*) = ", line)
+        if m:
+            return m.group(1)
+    return ""
+
+
+def _device_checks(checks):
+    """Checks of a scenario that used ``DEVICE`` (bound to the CPU here): a measured CPU device is that
+    device (``DEVICE``); a check whose text names the CPU otherwise is dropped, as it may not hold there."""
+    out = []
+    for check in checks:
+        payload = check[-1]
+        if payload == 'torch.device("cpu")':
+            payload = "DEVICE"
+        elif "cpu" in payload:
+            continue
+        out.append(list(check[:-1]) + [payload])
+    return out
+
+
+def _key_literal(key):
+    from .facts_literal import NotLiteral, literal
+
+    try:
+        return literal(key)
+    except NotLiteral:
+        return None
+
+
+def _doc_signature(fn):
+    doc = getattr(fn, "__doc__", None)
+    if not isinstance(doc, str):
+        return ""
+    first = doc.strip().splitlines()[0] if doc.strip() else ""
+    m = re.match(r"^[A-Za-z_.]+(\(.*\))", first)
+    if not m:
+        return ""
+    text = m.group(1)
+    text = re.sub(r"\[,\s*([A-Za-z_]+)\]", r", \1=None", text)
+    return text
+
+
+def _concrete_subclasses(cls, limit=6):
+    out, todo, seen = [], list(cls.__subclasses__()), set()
+    while todo and len(out) < limit:
+        sub = todo.pop(0)
+        if sub in seen:
+            continue
+        seen.add(sub)
+        todo.extend(sub.__subclasses__())
+        if inspect.isabstract(sub) or not (sub.__module__ or "").startswith("torch"):
+            continue
+        if _named_path(sub):
+            out.append(sub)
+    return out
+
+
+def _container_guard(holder_path, holder):
+    """Statements saving a module-level container, and restoring it after the test."""
+    kind = type(holder).__name__
+    copy = {"dict": "dict", "list": "list", "set": "set"}.get(kind)
+    if copy is None or not isinstance(holder, CONTAINERS):
+        return [], []
+    saved = "saved = %s(%s)" % ("dict" if isinstance(holder, dict) else "list" if isinstance(holder, list) else "set",
+                                holder_path)
+    setup = [saved]
+    if isinstance(holder, dict):
+        setup.append("%s[\"torchparity_probe\"] = \"value\"" % holder_path)
+        restore = ["%s.clear()" % holder_path, "%s.update(saved)" % holder_path]
+    elif isinstance(holder, list):
+        restore = ["%s[:] = saved" % holder_path]
+    else:
+        restore = ["%s.clear()" % holder_path, "%s.update(saved)" % holder_path]
+    return setup, restore
+
+
+def needed_imports(text, baseline):
+    """``import X`` lines for the torch modules ``text`` reaches that ``import torch`` did not load."""
+    out = []
+    for chain in re.findall(r"\b(torch(?:_npu)?(?:\.[A-Za-z_][A-Za-z0-9_]*)+)", text):
+        parts = chain.split(".")
+        best = None
+        for i in range(len(parts), 1, -1):
+            name = ".".join(parts[:i])
+            if name in sys.modules:
+                best = name
+                break
+        if best and best not in baseline:
+            line = "import %s" % best
+            if line not in out:
+                out.append(line)
+    return out
+
+
+def probe_isolated(torch, res, obj, owner, device_type, baseline=()):
+    """``probe_facts`` in a forked child: a call that crashes, hangs or changes globals costs only it."""
+    import json
+
+    fd, path = tempfile.mkstemp(prefix="torchparity-probe-", suffix=".json")
+    os.close(fd)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            with open(path, "w") as fh:
+                json.dump(probe_facts(torch, res, obj, owner, device_type, baseline), fh, default=str)
+        except BaseException:
+            code = 1
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    deadline = time.monotonic() + BUDGET + 20.0
+    try:
+        while True:
+            got, status = os.waitpid(pid, os.WNOHANG)
+            if got == pid:
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return {"valid": [], "invalid": [], "imports": [], "tried": 0,
+                        "problem": "probing %s did not finish in time" % res["canonical"]}
+            time.sleep(0.01)
+        try:
+            with open(path) as fh:
+                return json.load(fh)
+        except (OSError, ValueError):
+            return {"valid": [], "invalid": [], "imports": [], "tried": 0,
+                    "problem": "probing %s ended without a result (status %s)" % (res["canonical"], status)}
+    finally:
+        os.unlink(path)
+
+
+#: a one-process group, for APIs of torch.distributed that need one to exist
+PROCESS_GROUP = ("torch.distributed.init_process_group(backend=None, store=torch.distributed.HashStore(), "
+                 "rank=0, world_size=1)",)
+NO_PROCESS_GROUP = ("torch.distributed.destroy_process_group()",)
+
+
+def _distributed(res):
+    names = [res.get("canonical", ""), res.get("path", "")] + list(res.get("aliases", []))
+    return any(n.startswith(("torch.distributed", "torch._C._distributed")) for n in names)
+
+
+def probe_facts(torch, res, obj, owner, device_type, baseline=()):
+    """{"valid": [scenario], "invalid": [scenario], "imports", "problem", "tried"} for one API."""
+    engine = Engine(torch, res, obj, owner, device_type)
+    try:
+        valid, invalid = engine.scenarios()
+        dist = getattr(torch, "distributed", None)
+        if (not valid and _distributed(res) and dist is not None and dist.is_available()
+                and not dist.is_initialized() and not engine.out_of_time()):
+            engine.prelude, engine.postlude = list(PROCESS_GROUP), list(NO_PROCESS_GROUP)
+            valid, invalid = engine.scenarios()
+    except _Timeout as exc:
+        return {"valid": [], "invalid": [], "imports": [], "problem": str(exc), "tried": engine.tried}
+    out = {"valid": [], "invalid": [], "tried": engine.tried, "problem": ""}
+    text = []
+    for key, group in (("valid", valid), ("invalid", invalid)):
+        for sc in group:
+            doc = sc.to_json()
+            doc["prelude"] = list(engine.prelude)
+            doc["teardown"] = list(getattr(sc, "teardown", [])) + list(engine.postlude)
+            out[key].append(doc)
+            text.append("\n".join(engine.prelude) + "\n" + sc.source())
+    if not valid:
+        out["problem"] = ("no call of %s with candidate receivers and arguments gave a result or an effect "
+                          "a test can hold (%d tried)" % (res["canonical"], engine.tried))
+    out["imports"] = needed_imports("\n".join(text), set(baseline))
+    for group in (out["valid"], out["invalid"]):  # a type a check names from another module
+        for doc in group:
+            for check in doc.get("checks", []):
+                payload = check[-1]
+                if check[0] == "type" and "." in payload and not payload.startswith(("torch", "_API_", "_OWNER_")):
+                    line = "import %s" % payload.rsplit(".", 1)[0]
+                    if payload.rsplit(".", 1)[0] in sys.modules and line not in out["imports"]:
+                        out["imports"].append(line)
+    return out

@@ -1,0 +1,231 @@
+"""What a test can hold about a value: checks as (kind, expression, payload source).
+
+``observe(value, "result")`` turns a value measured here into checks a test
+repeats: ``["eq", "result.name", "\"linear\""]``, ``["tensor", "result[0]",
+"torch.tensor([1.0], dtype=torch.float32)"]``, ``["type", "result",
+"torch.fx.node.Node"]`` ... Values no source can hold are described by their
+type, length, shape and public attributes instead.
+"""
+
+import inspect
+import os
+import tempfile
+import types
+
+from .facts_literal import NotLiteral, literal
+from .objects import _named_path
+
+MAX_CHECKS = 14
+MAX_ITEMS = 6
+MAX_LITERAL = 300
+#: text that differs between machines: a literal holding it is not asserted
+_LOCAL = [p for p in (os.path.expanduser("~"), tempfile.gettempdir(), os.getcwd()) if p and p != "/"]
+
+
+def type_path(cls):
+    """A dotted name a test can write for ``cls`` (builtins bare), or None."""
+    if cls.__module__ == "builtins":
+        import builtins
+
+        return cls.__name__ if getattr(builtins, cls.__name__, None) is cls else None
+    if "<" in getattr(cls, "__qualname__", "<"):
+        return None
+    return _named_path(cls)
+
+
+def _local_text(text):
+    return any(p in text for p in _LOCAL) or " at 0x" in text
+
+
+def _literal(value, torch):
+    try:
+        src = literal(value, torch)
+    except (NotLiteral, RecursionError, ValueError, TypeError):
+        return None
+    if len(src) > MAX_LITERAL or _local_text(src):
+        return None
+    return src
+
+
+def _is_iterator(value):
+    return isinstance(value, (types.GeneratorType, type(iter(())), type(iter([])), type(iter({}))))  \
+        or (hasattr(value, "__next__") and getattr(value, "__iter__", None) is not None
+            and not isinstance(value, (str, bytes)))
+
+
+def is_iterator(value):
+    try:
+        return _is_iterator(value)
+    except Exception:
+        return False
+
+
+class Observer(object):
+    def __init__(self, torch, named=None):
+        self.torch = torch
+        #: id(object) -> variable name: a value that is one of them is checked by identity
+        self.named = named or {}
+        self.checks = []
+
+    def add(self, kind, expr, payload):
+        if len(self.checks) < MAX_CHECKS:
+            self.checks.append([kind, expr, payload])
+
+    def observe(self, value, expr, depth=0):
+        torch = self.torch
+        if id(value) in self.named and not isinstance(value, (bool, int, float, str, type(None))):
+            self.add("same", expr, self.named[id(value)])
+            return
+        if value is None or isinstance(value, bool):
+            self.add("is", expr, repr(value))
+            return
+        if isinstance(value, float):
+            src = _literal(value, torch)
+            if src is not None:
+                self.add("float", expr, src)
+            return
+        if isinstance(value, torch.Tensor):
+            self._tensor(value, expr)
+            return
+        if isinstance(value, torch.nn.Module):
+            self._type(value, expr)
+            graph = getattr(value, "graph", None)
+            if graph is not None and hasattr(graph, "nodes") and not callable(graph.nodes):
+                ops = [str(n.op) for n in graph.nodes]
+                self.add("eq", "[n.op for n in %s.graph.nodes]" % expr, _literal(ops, torch) or "[]")
+            self.add("eq", "list(%s.state_dict())" % expr, _literal(list(value.state_dict()), torch) or "[]")
+            self.add("is", "%s.training" % expr, repr(bool(value.training)))
+            return
+        if isinstance(value, (list, tuple)) and type(value) in (list, tuple) and self._has_tensor_or_float(value):
+            self.add("eq", "len(%s)" % expr, str(len(value)))
+            for i, item in enumerate(value[:MAX_ITEMS]):
+                self.observe(item, "%s[%d]" % (expr, i), depth + 1)
+            return
+        src = _literal(value, torch)
+        if src is not None:
+            self.add("eq", expr, src)
+            return
+        if isinstance(value, str):
+            self.add("type", expr, "str")
+            return
+        if depth >= 2 or _opaque(value):
+            self._type(value, expr)
+            return
+        self._structure(value, expr, depth)
+
+    @staticmethod
+    def _has_tensor_or_float(value):
+        import torch
+
+        return any(isinstance(v, (torch.Tensor, float)) for v in value)
+
+    def _type(self, value, expr):
+        path = type_path(type(value))
+        if path:
+            self.add("type", expr, path)
+
+    def _tensor(self, value, expr):
+        torch = self.torch
+        src = _literal(value, torch)
+        if value.requires_grad and value.is_leaf:
+            grad = value.grad
+            if grad is None:
+                self.add("is", "%s.grad" % expr, "None")
+            else:
+                self._tensor(grad, "%s.grad" % expr)
+        if src is not None:
+            self.add("tensor", expr, src)
+            return
+        self.add("eq", "%s.shape" % expr, _literal(value.shape, torch) or "None")
+        dtype = _literal(value.dtype, torch)
+        if dtype:
+            self.add("eq", "%s.dtype" % expr, dtype)
+        if value.layout == torch.strided and not value.is_meta and value.numel() and (
+                value.dtype.is_floating_point or value.dtype in (torch.int32, torch.int64, torch.int16)):
+            total = float(value.detach().double().sum().cpu())
+            self.add("float", "%s.double().sum().item()" % expr, _literal(total, torch))
+
+    def _structure(self, value, expr, depth):
+        self._type(value, expr)
+        enum_name = getattr(value, "name", None)
+        if type(getattr(type(value), "__members__", None)) is dict and isinstance(enum_name, str):
+            self.add("eq", "%s.name" % expr, _literal(enum_name, self.torch) or repr(enum_name))
+            return
+        if isinstance(value, dict):
+            keys = list(value)[:MAX_ITEMS + 4]
+            ksrc = _literal(keys, self.torch)
+            self.add("eq", "len(%s)" % expr, str(len(value)))
+            if ksrc is not None:
+                self.add("eq", "list(%s)" % expr, ksrc)
+                for key in keys[:MAX_ITEMS]:
+                    self.observe(value[key], "%s[%s]" % (expr, _literal(key, self.torch)), depth + 1)
+            return
+        if isinstance(value, (list, tuple)):
+            self.add("eq", "len(%s)" % expr, str(len(value)))
+            for i, item in enumerate(list(value)[:MAX_ITEMS]):
+                self.observe(item, "%s[%d]" % (expr, i), depth + 1)
+            return
+        if isinstance(value, (type({}.keys()), type({}.values()), type({}.items()))):
+            self.observe(list(value), "list(%s)" % expr, depth + 1)
+            return
+        if isinstance(value, (set, frozenset)):
+            self.add("eq", "len(%s)" % expr, str(len(value)))
+            return
+        try:
+            size = len(value)
+        except Exception:
+            size = None
+        if isinstance(size, int):
+            self.add("eq", "len(%s)" % expr, str(size))
+        attrs = _public_attrs(value)
+        if depth >= 1:  # below the top, only what a literal holds
+            attrs = [(n, a) for n, a in attrs if _literal(a, self.torch) is not None]
+        plain = [(n, a) for n, a in attrs if _literal(a, self.torch) is not None]
+        rest = [(n, a) for n, a in attrs if (n, a) not in plain]
+        for name, attr in (plain + rest)[:MAX_ITEMS]:
+            self.observe(attr, "%s.%s" % (expr, name), depth + 1)
+
+
+def _opaque(value):
+    """A context manager, generator or coroutine: its attributes are machinery, not results."""
+    if isinstance(value, (types.GeneratorType, types.CoroutineType)):
+        return True
+    return hasattr(type(value), "__enter__") and hasattr(type(value), "__exit__") and type(value).__module__ in (
+        "contextlib", "builtins")
+
+
+def _descriptor_attrs(value):
+    """(name, value) of the public data descriptors (properties, C getters, slots) of its type."""
+    items = []
+    for name in dir(type(value)):
+        if name.startswith("_"):
+            continue
+        raw = inspect.getattr_static(type(value), name, None)
+        if isinstance(raw, property) or inspect.isdatadescriptor(raw) or inspect.ismemberdescriptor(raw):
+            try:
+                items.append((name, getattr(value, name)))
+            except Exception:
+                continue
+    return items
+
+
+def _public_attrs(value):
+    """(name, value) of an object's own public data attributes, by name."""
+    try:
+        items = sorted(vars(value).items())
+    except TypeError:
+        items = []
+    if not [n for n, _ in items if not n.startswith("_")]:
+        items = _descriptor_attrs(value)
+    out = []
+    for name, attr in items:
+        if name.startswith("_") or inspect.isroutine(attr) or isinstance(attr, (types.ModuleType, type)):
+            continue
+        out.append((name, attr))
+    return out
+
+
+def observe(torch, value, expr, named=None):
+    obs = Observer(torch, named)
+    obs.observe(value, expr)
+    return obs.checks

@@ -1,0 +1,179 @@
+"""Source text a measured scenario is built from: receivers of classes, and argument values.
+
+Everything here is source that runs with ``torch`` and ``os`` bound, plus four
+placeholders the controller later spells for the test file: ``DEVICE`` (the
+device under test; bound to the CPU while measuring), ``_TMP_`` (a temporary
+folder the test creates), ``_OWNER_`` (the class the API belongs to, as the
+test spells it) and ``_API_`` (the API itself).
+"""
+
+import re
+
+#: a module traced by torch.fx, and its graph: a placeholder, a linear call, a relu, the output
+GRAPH_MODULE = ("gm = torch.fx.symbolic_trace(torch.nn.Sequential(torch.nn.Linear(3, 2), "
+                "torch.nn.ReLU()).to(DEVICE))")
+_PARAM = "param = torch.nn.Parameter(torch.tensor([1.0, -2.0, 3.0], device=DEVICE))"
+_OPTIMIZER = (_PARAM, "param.grad = torch.tensor([0.5, 0.5, -1.0], device=DEVICE)",
+              "optimizer = torch.optim.SGD([param], lr=0.1)")
+
+#: class (any name it is reached by) -> statements whose last one binds an instance of it
+RECIPES = {
+    "torch.nn.modules.module.Module": ("module = torch.nn.Linear(3, 2, device=DEVICE)",),
+    "torch.nn.parameter.Parameter": (_PARAM,),
+    "torch.nn.parameter.Buffer": ("buffer = _OWNER_(torch.tensor([1.0, 2.0], device=DEVICE))",),
+    "torch.nn.parameter.UninitializedParameter": ("param = _OWNER_(device=DEVICE)",),
+    "torch.nn.parameter.UninitializedBuffer": ("buffer = _OWNER_(device=DEVICE)",),
+    "torch.fx.graph_module.GraphModule": (GRAPH_MODULE,),
+    "torch.fx.graph.Graph": (GRAPH_MODULE, "graph = gm.graph"),
+    "torch.fx.node.Node": (GRAPH_MODULE, "node = list(gm.graph.nodes)[1]"),
+    "torch.fx.interpreter.Interpreter": (GRAPH_MODULE, "interpreter = _OWNER_(gm)"),
+    "torch.fx.interpreter.Transformer": (GRAPH_MODULE, "transformer = _OWNER_(gm)"),
+    "torch.fx.proxy.Proxy": ("graph = torch.fx.Graph()", "proxy = _OWNER_(graph.placeholder(\"x\"))"),
+    "torch.jit._script.ScriptModule": ("script_module = torch.jit.script(torch.nn.Linear(3, 2).to(DEVICE))",),
+    "torch.jit._script.RecursiveScriptModule": (
+        "script_module = torch.jit.script(torch.nn.Linear(3, 2).to(DEVICE))",),
+    "torch.jit.ScriptFunction": ("script_fn = torch.jit.script(torch.nn.functional.relu)",),
+    "torch._C.ScriptFunction": ("script_fn = torch.jit.script(torch.nn.functional.relu)",),
+    "torch.optim.optimizer.Optimizer": _OPTIMIZER,
+    "torch.optim.lr_scheduler.LRScheduler": _OPTIMIZER + (
+        "scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)",),
+    "torch.utils.data.dataset.Dataset": (
+        "dataset = torch.utils.data.TensorDataset(torch.arange(6.0, device=DEVICE).reshape(3, 2))",),
+    "torch.utils.data.dataloader.DataLoader": (
+        "loader = torch.utils.data.DataLoader(torch.arange(5.0, device=DEVICE), batch_size=2)",),
+    "torch.utils.data.sampler.Sampler": ("sampler = torch.utils.data.SequentialSampler(range(4))",),
+    "torch._C.Generator": ("generator = torch.Generator(device=DEVICE)", "generator.manual_seed(7)"),
+    "torch.Generator": ("generator = torch.Generator(device=DEVICE)", "generator.manual_seed(7)"),
+    "torch.storage.UntypedStorage": (
+        "storage = torch.tensor([1, 2, 3], dtype=torch.uint8, device=DEVICE).untyped_storage()",),
+    "torch.UntypedStorage": (
+        "storage = torch.tensor([1, 2, 3], dtype=torch.uint8, device=DEVICE).untyped_storage()",),
+    "torch._C.StorageBase": (
+        "storage = torch.tensor([1, 2, 3], dtype=torch.uint8, device=DEVICE).untyped_storage()",),
+    "torch.Tensor": ("x = torch.arange(1.0, 7.0, device=DEVICE).reshape(2, 3)",),
+    "torch._C.TensorBase": ("x = torch.arange(1.0, 7.0, device=DEVICE).reshape(2, 3)",),
+    "torch.Size": ("size = torch.Size([2, 3])",),
+    "torch.autograd.profiler_util.StringTable": ("table = _OWNER_()", "table[\"aten::add\"]"),
+    "torch.nn.utils.rnn.PackedSequence": (
+        "packed = _OWNER_(torch.tensor([1.0, 2.0, 3.0], device=DEVICE), torch.tensor([2, 1]))",),
+    "torch.fx.experimental.symbolic_shapes.ShapeEnv": ("shape_env = _OWNER_()",),
+    "torch.distributed.checkpoint.storage.StorageWriter": (
+        "writer = torch.distributed.checkpoint.FileSystemWriter(_TMP_)",),
+    "torch.distributed.checkpoint.storage.StorageReader": (
+        "reader = torch.distributed.checkpoint.FileSystemReader(_TMP_)",),
+}
+
+#: further receivers, tried after the recipe: a parameter and a tensor that have a gradient
+_BACKWARD = "(param * param).sum().backward()"
+MORE_RECIPES = {
+    "torch.nn.parameter.Parameter": ((_PARAM, _BACKWARD),),
+    "torch.Tensor": (("x = torch.tensor([1.0, -2.0, 3.0], device=DEVICE, requires_grad=True)",
+                      "(x * x).sum().backward()"),),
+}
+
+_TENSORS = ("torch.tensor([1.0, -2.0, 3.0], device=DEVICE)", "torch.arange(6.0, device=DEVICE).reshape(2, 3)",
+            "torch.tensor(2.5, device=DEVICE)", "torch.zeros(0, device=DEVICE)")
+#: argument values by category, most telling first
+POOLS = {
+    "tensor": _TENSORS,
+    "tensors": ("[torch.ones(2, device=DEVICE), torch.arange(3.0, device=DEVICE)]",
+                "[torch.full((2,), 5.0, device=DEVICE), torch.tensor([7.0, 8.0, 9.0], device=DEVICE)]",
+                "(torch.tensor([1.0, 2.0], device=DEVICE),)"),
+    "int": ("1", "0", "2", "-1"),
+    "bool": ("True", "False"),
+    "float": ("0.5", "1.0", "-2.0"),
+    "str": ("\"x\"", "\"weight\"", "\"\""),
+    "none": ("None",),
+    "dtype": ("torch.float32", "torch.int64", "torch.float16", "torch.bool"),
+    "device": ("DEVICE",),
+    "size": ("(2, 3)", "[3]", "()"),
+    "sequence": ("[1, 2, 3]", "(1, 2)", "[]"),
+    "dict": ("{\"a\": 1, \"b\": 2}", "{}"),
+    "callable": ("torch.relu", "lambda *args, **kwargs: None"),
+    "module": ("torch.nn.Linear(3, 2, device=DEVICE)",
+               "torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU()).to(DEVICE)"),
+    "graph_module": (GRAPH_MODULE.split(" = ", 1)[1],),
+    "path": ("os.path.join(_TMP_, \"item\")", "_TMP_"),
+    "tree": ("{\"a\": [1, 2], \"b\": (torch.ones(2, device=DEVICE), None)}", "[1, (2, 3)]"),
+    "op": ("torch.ops.aten.add.Tensor", "torch.ops.aten.relu.default"),
+}
+#: a value of no expected type: an invalid call
+INVALID = "object()"
+
+#: parameter name -> category (checked in order, the first match wins)
+NAME_HINTS = (
+    (r"^(fn|func|function|f|callable|hook|callback|wrapper|factory|default_factory|predicate|"
+     r"fx_fn|user_fn|compiler_fn|backend)$", "callable"),
+    (r"^(gm|graph_module)$", "graph_module"),
+    (r"^(module|mod|model|root|submodule|net)$", "module"),
+    (r"^(tensors|inputs|tensor_list|args|outputs|grad_tensors|flat_args|batch|samples|params|parameters)$",
+     "tensors"),
+    (r"(shape|sizes?|strides?)$", "size"),
+    (r"^(dim|dims|axis|in_dim|out_dim|level|index|idx|n|k|num\w*|count|rank|world_size|seed|step|"
+     r"batch_size|num_replicas|priority|port|timeout|max_\w+|min_\w+|\w+_size|\w+_count)$", "int"),
+    (r"^(path|file|filename|dir|directory|folder|checkpoint_id|root_dir|\w*_path|\w*_dir)$", "path"),
+    (r"(name|prefix|key|qualname|attr|target|tag|group|suffix|label|msg|message|string|fmt|text|"
+     r"backend_str|op_name)$", "str"),
+    (r"^(enabled?|mode|flag|strict|inplace|recurse|keep_vars|verbose|allow_\w+|use_\w+|is_\w+|"
+     r"\w+_enabled|optional|check)$", "bool"),
+    (r"dtype$|^type$", "dtype"),
+    (r"device$", "device"),
+    (r"^(tree|pytree|obj|state_dict|structure|tree_spec)$", "tree"),
+    (r"(dict|mapping|kwargs|options|config)$", "dict"),
+    (r"^(tensor|input|inp|x|y|self|other|src|t|a|b|data|value|grad|weight|bias|out)$", "tensor"),
+)
+#: words of an annotation or a docstring type -> category
+TYPE_HINTS = (
+    (r"\bbool(ean)?\b", "bool"), (r"\bint(eger)?s?\b|\bSymInt\b", "int"), (r"\bfloat\b|\bnumber\b", "float"),
+    (r"\bstr(ing)?\b", "str"), (r"\bNone\b|\bOptional\b|\boptional\b", "none"), (r"\bdtype\b", "dtype"),
+    (r"\bdevice\b", "device"), (r"\bGraphModule\b", "graph_module"), (r"\bModule\b", "module"),
+    (r"(List|Sequence|Tuple|Iterable|list|tuple)\[\s*(torch\.)?Tensor", "tensors"), (r"\bTensor\b", "tensor"),
+    (r"\bSize\b|\bshape\b", "size"), (r"\bCallable\b|\bcallable\b", "callable"),
+    (r"\bPyTree\b|\bpytree\b", "tree"), (r"\bdict\b|\bDict\b|\bMapping\b", "dict"),
+    (r"\bOpOverload\b", "op"), (r"\bPath\b|\bPathLike\b|\bpath\b", "path"),
+    (r"\blist\b|\btuple\b|\bSequence\b|\bList\b|\bTuple\b|\bIterable\b", "sequence"),
+)
+#: categories tried for a parameter nothing hints at
+ANY = ("tensor", "int", "bool", "str", "none", "sequence", "dict")
+
+
+def categories(name, annotation, doc_type, default_is_bool=False):
+    """Categories of values worth trying for one parameter, most likely first."""
+    found = []
+    if default_is_bool:
+        found.append("bool")
+    for text in (annotation or "", doc_type or ""):
+        for pattern, cat in TYPE_HINTS:
+            if re.search(pattern, text) and cat not in found:
+                found.append(cat)
+    for pattern, cat in NAME_HINTS:
+        if re.search(pattern, name or "") and cat not in found:
+            found.append(cat)
+            break
+    if not found:
+        found = list(ANY)
+    return found
+
+
+def values_for(cats, limit=8):
+    """Values of the categories: the first category's first two, then round-robin over all."""
+    out = []
+    first = list(POOLS.get(cats[0], ()))[:2] if cats else []
+    pools = [list(POOLS.get(c, ())) for c in cats]
+    for v in first:
+        if v not in out:
+            out.append(v)
+    for rank in range(max([len(p) for p in pools] or [0])):
+        for pool in pools:
+            if rank < len(pool) and pool[rank] not in out:
+                out.append(pool[rank])
+    return out[:limit]
+
+
+def var_name(class_name):
+    """``StringTable`` -> ``string_table``: a receiver's variable in the test."""
+    text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", class_name.strip("_")).lower()
+    text = re.sub(r"[^a-z0-9_]+", "_", text).strip("_") or "obj"
+    if text in ("self", "torch", "os", "result", "tmp", "api") or text[0].isdigit():
+        text = "obj_" + text
+    return text

@@ -1,0 +1,158 @@
+"""Replace an API, at every name it is reached by, with a stand-in that returns a sentinel.
+
+A generated test that still passes once its API only answers ``SENTINEL``
+checks nothing about that API. ``install(resolution)`` performs the
+replacement in this interpreter (a forked child, or a fresh one) and says
+where it replaced the API, or why it could not (a member of a C type, a
+bound method of a builtin object).
+"""
+
+import inspect
+import types
+
+from .objects import try_walk
+
+
+class Sentinel(object):
+    """What a stand-in returns: equal to nothing, with no attribute a test could use."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<torchparity stand-in sentinel>"
+
+    def __eq__(self, other):
+        return self is other
+
+    def __ne__(self, other):
+        return self is not other
+
+    def __hash__(self):
+        return 0
+
+
+SENTINEL = Sentinel()
+
+
+def _standin(*args, **kwargs):
+    return SENTINEL
+
+
+def _names(resolution):
+    names = [resolution.get("path", ""), resolution.get("canonical", "")] + list(resolution.get("aliases", []))
+    return [n for n in dict.fromkeys(names) if n and "." in n]
+
+
+def _spelled(resolution, kind, replaced, problems):
+    """The name the test spells the API by (``torch.npu.Event`` for ``torch.cuda.Event``), replaced too."""
+    name = resolution.get("spelled") or ""
+    if not name or name in replaced:
+        return
+    hit = try_walk(name)
+    if hit is None or not isinstance(hit.parent, (type, types.ModuleType)):
+        return
+    try:
+        setattr(hit.parent, hit.attr, _replacement(hit.parent, hit.attr, kind))
+    except (TypeError, AttributeError) as exc:
+        problems.append("%s cannot be replaced: %s" % (name, exc))
+        return
+    replaced.append(name)
+
+
+def _raw_member(holder, attr):
+    """The member as stored in the class dict that defines it (staticmethod/classmethod kept)."""
+    for klass in inspect.getmro(holder):
+        d = getattr(klass, "__dict__", {})
+        if attr in d:
+            return d[attr]
+    return None
+
+
+def _replacement(holder, attr, kind):
+    if kind == "property":
+        return property(lambda self: SENTINEL)
+    if isinstance(holder, type):
+        raw = _raw_member(holder, attr)
+        if isinstance(raw, staticmethod):
+            return staticmethod(_standin)
+        if isinstance(raw, classmethod) or type(raw).__name__ == "classmethod_descriptor":
+            return classmethod(_standin)
+        if kind == "attribute":
+            return SENTINEL
+        return _standin
+    if kind in ("attribute", "enum-member"):
+        return SENTINEL
+    return _standin
+
+
+def install(resolution):
+    """Replace the API everywhere it is spelled; returns {"replaced": [names], "problem": str}."""
+    kind = resolution.get("kind", "")
+    target = try_walk(resolution.get("path", ""))
+    if target is None:
+        return {"replaced": [], "problem": "%s is not found here" % resolution.get("path")}
+    original = target.obj
+    replaced, problems = [], []
+    for name in _names(resolution):
+        hit = try_walk(name)
+        if hit is None or hit.parent is None:
+            continue
+        same = hit.obj is original
+        try:
+            same = same or hit.obj == original
+        except Exception:
+            pass
+        if not same:
+            continue
+        holder = hit.parent
+        if not isinstance(holder, (type, types.ModuleType)):
+            problems.append("%s is reached through an instance (%s), which cannot be patched"
+                            % (name, type(holder).__name__))
+            continue
+        try:
+            setattr(holder, hit.attr, _replacement(holder, hit.attr, kind))
+        except (TypeError, AttributeError) as exc:
+            problems.append("%s cannot be replaced: %s" % (name, exc))
+            continue
+        replaced.append(name)
+    _spelled(resolution, kind, replaced, problems)
+    if replaced:
+        _replace_in_subclasses(resolution, kind, original)
+        if isinstance(target.parent, type):
+            replaced += _replace_overrides(target.parent, target.attr, kind)
+    return {"replaced": replaced, "problem": "" if replaced else "; ".join(problems) or "no holder found"}
+
+
+def _replace_overrides(owner, attr, kind, limit=50):
+    """Subclasses of ``owner`` (in torch) that define ``attr`` again: an instance reaches theirs."""
+    out, todo, seen = [], list(owner.__subclasses__()), set()
+    while todo and len(seen) < limit:
+        sub = todo.pop(0)
+        if sub in seen:
+            continue
+        seen.add(sub)
+        todo.extend(sub.__subclasses__())
+        if attr not in getattr(sub, "__dict__", {}) or not (sub.__module__ or "").startswith("torch"):
+            continue
+        try:
+            setattr(sub, attr, _replacement(sub, attr, kind))
+        except (TypeError, AttributeError):
+            continue
+        out.append("%s.%s.%s" % (sub.__module__, sub.__qualname__, attr))
+    return out
+
+
+def _replace_in_subclasses(resolution, kind, original):
+    """A member defined on a base class but overridden by none: also patch the defining class."""
+    definer = resolution.get("defined_in") or ""
+    if not definer or kind not in ("method", "classmethod", "staticmethod", "property"):
+        return
+    hit = try_walk(definer)
+    leaf = resolution.get("path", "").rsplit(".", 1)[-1]
+    if hit is None or not isinstance(hit.obj, type):
+        return
+    try:
+        if getattr(hit.obj, leaf, None) is original or _raw_member(hit.obj, leaf) is not None:
+            setattr(hit.obj, leaf, _replacement(hit.obj, leaf, kind))
+    except (TypeError, AttributeError):
+        pass

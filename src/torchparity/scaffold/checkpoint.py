@@ -1,0 +1,84 @@
+"""The ``checkpoint`` family: torch.distributed.checkpoint saved and loaded in one process.
+
+A state_dict of device tensors and a number is saved to a folder (a
+``.metadata`` file and ``.distcp`` data) and loaded back in place: values,
+dtypes and devices come back. The API under test takes its role: the save or
+load function (public, or the private ``_save_state_dict``/``_load_state_dict``
+with ``no_dist``), the storage writer or reader, the save or load planner
+(``_EmptyStateDictLoadPlanner`` loads into an empty dict).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..api.records import ApiInfo
+from .operators import split_methods
+from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
+from .render import render_macro
+
+DCP = "torch.distributed.checkpoint"
+WRITER, READER = f"{DCP}.FileSystemWriter", f"{DCP}.FileSystemReader"
+SAVE_PLANNER, LOAD_PLANNER = f"{DCP}.DefaultSavePlanner", f"{DCP}.DefaultLoadPlanner"
+ROLES = {
+    "save": "save", "state_dict_saver.save": "save", "_save_state_dict": "private_save",
+    "load": "load", "state_dict_loader.load": "load", "_load_state_dict": "private_load",
+    "FileSystemWriter": "writer", "FileSystemReader": "reader",
+    "DefaultSavePlanner": "save_planner", "DefaultLoadPlanner": "load_planner",
+    "_EmptyStateDictLoadPlanner": "empty_planner",
+    "StorageWriter": "abstract_writer", "StorageReader": "abstract_reader",
+    "SavePlanner": "abstract_save_planner", "LoadPlanner": "abstract_load_planner",
+}
+
+
+def checkpoint_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+    r = info.resolution
+    names = [r.canonical, r.path, *r.aliases]
+    if r.owner_class or not any(n.startswith(DCP + ".") for n in names):
+        raise CannotDecide("not a torch.distributed.checkpoint function or class")
+    leaf = r.canonical.rsplit(".", 1)[-1]
+    role = ROLES.get(leaf)
+    if role is None:
+        raise CannotDecide(f"no checkpoint template for {leaf}")
+    api = spelling_of(r)
+    writer, reader, abstract = WRITER, READER, ""
+    save_planner, load_planner = f"{SAVE_PLANNER}()", f"{LOAD_PLANNER}()"
+    save = f"{DCP}.save(state, storage_writer=writer, planner={save_planner})"
+    load = f"{DCP}.load(loaded, storage_reader={reader}(tmp), planner={load_planner})"
+    if role == "save":
+        save = f"{api}(state, storage_writer=writer)"
+    elif role == "private_save":
+        save = f"{api}(state, writer, planner={save_planner}, no_dist=True)"
+    elif role == "load":
+        load = f"{api}(loaded, storage_reader={reader}(tmp))"
+    elif role == "private_load":
+        load = f"{api}(loaded, {reader}(tmp), planner={load_planner}, no_dist=True)"
+    elif role == "writer":
+        writer = api
+    elif role == "reader":
+        reader = api
+        load = f"{DCP}.load(loaded, storage_reader={api}(tmp))"
+    elif role == "save_planner":
+        save = f"{DCP}.save(state, storage_writer=writer, planner={api}())"
+    elif role == "load_planner":
+        load = f"{DCP}.load(loaded, storage_reader={reader}(tmp), planner={api}())"
+    elif role == "empty_planner":
+        load = f"{DCP}.load(loaded, storage_reader={reader}(tmp), planner={api}())"
+    else:
+        abstract = api
+        if role == "abstract_save_planner":
+            save = f"{DCP}.save(state, storage_writer=writer, planner=planner)"
+            save = f"planner = {SAVE_PLANNER}()\n            self.assertIsInstance(planner, {api})\n            {save}"
+        elif role == "abstract_load_planner":
+            load = (f"planner = {LOAD_PLANNER}()\n            self.assertIsInstance(planner, {api})\n"
+                    f"            {DCP}.load(loaded, storage_reader={reader}(tmp), planner=planner)")
+    source = render_macro("checkpoint.py.j2", "checkpoint", {"device": device}, test=f"test_{stem_of(r)}",
+                          writer=writer, reader=reader, save=save, load=load, empty=role == "empty_planner",
+                          abstract=abstract if role in ("abstract_writer", "abstract_reader") else "")
+    what = ("a state_dict of device tensors saved to a folder (.metadata and .distcp files) and loaded back in "
+            f"place, values, dtypes and devices kept, with {api} as the {role.replace('_', ' ')}")
+    return TestPlan(
+        api=r.canonical, spelling=api, family="checkpoint", stem=stem_of(r), methods=tuple(split_methods(source)),
+        imports=("import os", "import tempfile", f"import {DCP}"), summary=what + ".",
+        coverage=coverage_rows(normal=what), facts=facts,
+    )

@@ -1,0 +1,95 @@
+"""The ``graph`` family: torch.jit, torch.fx and torch.compile capture a program that runs on the device.
+
+Every test checks the captured program's result on the device against values
+worked out by hand and against eager execution on the CPU, and the documented
+structure of what was captured: TorchScript node kinds in order and its code,
+a save/load round trip (to the device and with ``map_location``); fx nodes'
+ops, names, targets, args, users and neighbours, the generated code, and the
+member under test (graph editing, code generation, tracer helpers); for
+``torch.compile`` the graph a custom backend receives.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..api.records import ApiInfo
+from .measured import owner_spelling
+from .operators import split_methods
+from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
+from .render import render_macro
+
+JIT = {
+    "torch.jit._trace.trace": "trace", "torch.jit._script.script": "script",
+    "torch.jit._trace.trace_module": "trace_module", "torch.jit._freeze.freeze": "freeze",
+    "torch.jit._serialization.save": "save", "torch.jit._serialization.load": "load",
+    "torch.jit._script.ScriptModule": "script", "torch.jit._script.RecursiveScriptModule": "script",
+}
+FX_CLASSES = ("GraphModule", "Graph", "Node", "Tracer", "Interpreter", "Transformer")
+FX_HELPERS = ("map_arg", "map_aggregate", "has_side_effect", "_get_qualified_name", "_type_repr")
+COMPILE = ("torch.compile", "torch.compiler.compile", "torch._dynamo.eval_frame.optimize", "torch._dynamo.optimize")
+
+
+def _macro(name: str, device: str, leaf: str, owner: str, C: str, target: str = "", **kwargs: Any) -> str:
+    context = {"device": device, "leaf": leaf, "owner": owner, "C": C, "target": target}
+    return render_macro("graph.py.j2", name, context, **kwargs)
+
+
+def graph_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+    r = info.resolution
+    spelling = spelling_of(r)
+    stem = stem_of(r)
+    test = f"test_{stem}"
+    names = {r.canonical, r.path, *r.aliases}
+    member = bool(r.owner_class)
+    owner = owner_spelling(info) if member else ""
+    leaf = r.path.rsplit(".", 1)[-1] if member else ""
+    base = (r.owner_class if member else r.canonical) or ""
+    target = base.rsplit(".", 1)[-1]
+    imports = ["import io"]
+    if not member and r.canonical in JIT or member and base in JIT and leaf in ("code", "graph", "inlined_graph"):
+        capture = JIT[base if member else r.canonical]
+        save = spelling if capture == "save" else "torch.jit.save"
+        load = spelling if capture == "load" else "torch.jit.load"
+        source = _jit_module(device, leaf, owner, spelling, test, capture, save, load, member)
+        what = ("a TorchScript module captured on the device: its result against values worked out by hand and "
+                "the CPU, node kinds in order, its code, and a save/load round trip with and without map_location")
+    elif target == "ScriptFunction":
+        source = _macro("jit_function", device, leaf, owner, spelling, test=test)
+        imports += ["import os", "import tempfile"]
+        what = "a scripted function on the device: its result, graph and code" + (f", and {leaf}" if leaf else "")
+    elif not member and r.canonical in ("torch.jit._trace.is_tracing", "torch._jit_internal.is_scripting",
+                                        "torch.jit.is_tracing", "torch.jit.is_scripting"):
+        source = _macro("jit_flag", device, leaf, owner, spelling, test=test,
+                        scripting=r.canonical.endswith("is_scripting"))
+        what = "its value outside and inside capture, and the captured function's result on the device"
+    elif target in FX_CLASSES or r.canonical in ("torch.fx._symbolic_trace.symbolic_trace",):
+        kind = "symbolic_trace" if not member and target == "symbolic_trace" else target
+        source = _macro("fx", device, leaf, owner, spelling, kind, test=test)
+        what = ("a module traced by torch.fx: node ops, names, targets, args, users and neighbours, the generated "
+                "code, and the GraphModule's result on the device against values worked out by hand and the CPU"
+                + (f"; {leaf}" if leaf else ""))
+    elif not member and target in FX_HELPERS and (r.module or "").startswith("torch.fx"):
+        source = _macro("fx_helpers", device, leaf, owner, spelling, target, test=test)
+        what = f"{target} on the nodes of a small graph, and the graph's result on the device"
+    elif not member and (names & set(COMPILE)):
+        source = _macro("compiled", device, leaf, owner, spelling, test=test)
+        imports = ["import torch._dynamo"]
+        what = ("a function compiled with a recording backend and the eager backend: its result on the device "
+                "against values worked out by hand and eager on the CPU, and the captured graph's nodes")
+    else:
+        raise CannotDecide(f"no graph-capture template for {r.canonical}")
+    methods = split_methods(source)
+    return TestPlan(
+        api=r.canonical, spelling=spelling, family="graph", stem=stem, methods=tuple(methods),
+        imports=tuple(imports), summary=what + ".", coverage=coverage_rows(normal=what), facts=facts,
+    )
+
+
+def _jit_module(device: str, leaf: str, owner: str, spelling: str, test: str, capture: str, save: str, load: str,
+                member: bool) -> str:
+    """The jit_module macro with the capture spelled: the API itself when it captures, else torch.jit.script."""
+    if not member and capture in ("trace", "freeze", "trace_module"):
+        return _macro("jit_module", device, leaf, owner, spelling, test=test, capture=capture, save=save, load=load)
+    how = spelling if not member and capture == "script" and spelling.endswith(".script") else "torch.jit.script"
+    return _macro("jit_module", device, leaf, owner, spelling, test=test, capture=how, save=save, load=load)

@@ -1,0 +1,98 @@
+"""Runtime objects through the backend's spelling: events, streams, RNG state, memory, device contexts.
+
+``torch.cuda.Event`` is tested as ``torch.npu.Event`` when the device under
+test is the NPU (the agent finds the device module's own name for it). These
+tests need the device itself: the agent does not check them on the CPU.
+Generators (``torch.Generator`` and its members) are the ``generator`` family:
+seeding, state round trips and draws on the device, checked on the CPU too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..api.records import ApiInfo
+from .operators import split_methods
+from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
+from .render import render_macro
+
+RNG = ("manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state", "set_rng_state",
+       "get_rng_state_all", "set_rng_state_all")
+MEMORY = ("empty_cache", "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
+          "reset_peak_memory_stats", "memory_stats", "reset_max_memory_allocated")
+GENERATOR_MEMBERS = ("manual_seed", "initial_seed", "get_state", "set_state", "seed", "device", "clone_state")
+
+
+def _macro(name: str, device: str, X: str, M: str, **kwargs: Any) -> str:
+    return render_macro("runtime_more.py.j2", name, {"device": device, "X": X, "M": M}, **kwargs)
+
+
+def device_runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan | None:
+    """A plan for the runtime objects this module knows, or None (the older runtime templates decide)."""
+    r = info.resolution
+    rt = facts.get("runtime") or {}
+    spelled = str(rt.get("spelled") or spelling_of(r))
+    members = [str(m) for m in rt.get("module_members") or []]
+    leaf = spelled.rsplit(".", 1)[-1]
+    module = spelled.rsplit(".", 1)[0]
+    if module == "torch" and rt.get("home"):  # torch.Stream: the device module's stream functions
+        module = str(rt["home"])
+    test = f"test_{stem_of(r)}"
+    methods = rt.get("methods") or {}
+    usable = all((methods.get(m) or {}).get("ok") for m in ("record", "synchronize", "query"))
+    if leaf == "Event" and rt.get("is_class") and usable and rt.get("timing"):
+        source, what = _macro("event", device, spelled, module, test=test), (
+            "record, query, synchronize, wait and elapsed_time around work on the device")
+    elif leaf == "Stream" and rt.get("is_class") and "stream" in members and rt.get("device") is not None and all(
+            (methods.get(m) or {}).get("ok") for m in ("synchronize", "query")):
+        events = bool((methods.get("record_event") or {}).get("ok"))
+        source, what = _macro("stream", device, spelled, module, test=test, events=events), (
+            "work queued on a new stream, current_stream inside its context, synchronize, query, wait_stream "
+            "and record_event")
+    elif leaf == "stream" and "Stream" in members:
+        source, what = _macro("stream_context", device, spelled, module, test=test), (
+            "current_stream inside and after the context, and the work queued in it")
+    elif leaf in RNG and "get_rng_state" in members:
+        source, what = _macro("rng", device, spelled, module, test=test, leaf=leaf, members=members), (
+            "reproducible draws on the device after seeding, and RNG state round trips")
+    elif leaf in MEMORY and "memory_allocated" in members:
+        source, what = _macro("memory", device, spelled, module, test=test, leaf=leaf, members=members), (
+            "the memory counters around a 1 MiB allocation on the device")
+    elif leaf in ("device", "device_of") and rt.get("is_class"):
+        source, what = _macro("device_context", device, spelled, module, test=test, leaf=leaf), (
+            "the current device inside and after the context")
+    elif leaf == "current_accelerator":
+        source, what = _macro("current_accelerator", device, spelled, module, test=test), (
+            "the accelerator it reports: the device under test, or none on a CPU-only build")
+    elif leaf == "is_initialized":
+        source, what = _macro("is_initialized", device, spelled, module, test=test), (
+            "the runtime reported initialised once a tensor lives on the device")
+    elif leaf == "set_device" and "current_device" in members:
+        source, what = _macro("set_device", device, spelled, module, test=test), (
+            "the current device it sets, and where new tensors go")
+    else:
+        return None
+    return TestPlan(
+        api=r.canonical, spelling=spelled, family="runtime", stem=stem_of(r),
+        methods=tuple(split_methods(source)), summary=what + ".",
+        coverage=coverage_rows(normal=what), facts=facts,
+    )
+
+
+def generator_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+    r = info.resolution
+    names = {r.canonical, r.path, *r.aliases, r.owner_class or ""}
+    if not names & {"torch.Generator", "torch._C.Generator"} and not any(
+            n.startswith(("torch.Generator.", "torch._C.Generator.")) for n in names):
+        raise CannotDecide("not torch.Generator or one of its members")
+    leaf = r.path.rsplit(".", 1)[-1] if r.owner_class else ""
+    if leaf and leaf not in GENERATOR_MEMBERS:
+        raise CannotDecide(f"no generator template for {leaf!r}")
+    source = _macro("generator", device, spelling_of(r), "", test=f"test_{stem_of(r)}", leaf=leaf,
+                    C=spelling_of(r))
+    what = "seeding, reproducible draws on the device, initial_seed, and get_state/set_state round trips"
+    return TestPlan(
+        api=r.canonical, spelling=spelling_of(r), family="generator", stem=stem_of(r),
+        methods=tuple(split_methods(source)), summary=what + ".", coverage=coverage_rows(normal=what),
+        facts=facts,
+    )
