@@ -12,10 +12,17 @@ import sys
 
 import typer
 
-try:  # typer >= 0.2x carries its own copy of click
-    from typer._click.exceptions import ClickException
-except ImportError:  # pragma: no cover - older typer on top of click
-    from click import ClickException  # type: ignore[no-redef]
+
+def _click_exception() -> type[Exception]:
+    """Click's usage-error base: typer >= 0.2x carries its own copy of click, older typer uses click."""
+    try:
+        cls: type[Exception] = importlib.import_module("typer._click.exceptions").ClickException
+    except ImportError:  # pragma: no cover - older typer on top of click
+        cls = importlib.import_module("click").ClickException
+    return cls
+
+
+ClickException = _click_exception()
 
 from ..errors import ExitCode, TorchparityError
 from ..exec.interrupt import stop_on_signals
@@ -53,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         err.print("interrupted", markup=False)
         return int(ExitCode.INTERRUPTED)
     except ClickException as exc:
-        exc.show()
+        exc.show()  # type: ignore[attr-defined]
         return int(getattr(exc, 'exit_code', ExitCode.USAGE_ERROR) or ExitCode.USAGE_ERROR)
     except KeyboardInterrupt:
         err.print("interrupted", markup=False)
