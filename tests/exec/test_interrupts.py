@@ -110,9 +110,13 @@ def _stop(proc: subprocess.Popen[str], sig: int) -> tuple[float, str]:
 
 
 def _leftovers(tmp_path: Path) -> tuple[list[str], list[str]]:
-    """(temporary folders other than the agent's cache, processes started from the TMPDIR) now."""
+    """(temporary folders other than the agent's cache, processes started from the TMPDIR) now.
+
+    torch's own per-user compiler cache (``torchinductor_<user>``, made by ``import torch._dynamo``,
+    which the warm worker preloads and every torch ``TestCase`` imports) is torch's, not a leftover."""
     tmp = tmp_path / "tmp"
-    folders = sorted(p.name for p in tmp.iterdir() if not p.name.startswith("torchparity-agent-"))
+    folders = sorted(p.name for p in tmp.iterdir()
+                     if not p.name.startswith(("torchparity-agent-", "torchinductor_")))
     ps = subprocess.run(["ps", "-eo", "pid=,stat=,args="], capture_output=True, text=True, check=True).stdout
     procs = [ln.strip() for ln in ps.splitlines() if str(tmp) in ln and " Z" not in f" {ln.split()[1]}"]
     return folders, procs
