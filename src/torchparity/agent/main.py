@@ -72,9 +72,15 @@ def serve(backend_module, device, allow_cpu_fallback=False, modules=(), lanes=()
     if lanes:
         hello["lanes"] = lanes_mod.start(ctx, lanes, chan)
         chan.send(hello)
-        return lanes_mod.supervise(chan)
-    chan.send(hello)
-    return lanes_mod.serve_channel(ctx, chan)
+        code = lanes_mod.supervise(chan)
+    else:
+        chan.send(hello)
+        code = lanes_mod.serve_channel(ctx, chan)
+    # no interpreter teardown: with torch and its compiler imported it takes a second, for nothing
+    # (every job ran in a child; the answers are flushed)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def once(backend_module, device, job_json, allow_cpu_fallback=False):
