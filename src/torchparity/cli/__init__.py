@@ -41,8 +41,9 @@ def _verb_modules() -> list[str]:
 
 
 def _registered() -> set[str]:
-    names = {c.name or (c.callback.__name__.replace("_", "-") if c.callback else "") for c in app.registered_commands}
-    names |= {g.name or (g.typer_instance.info.name if g.typer_instance else "") for g in app.registered_groups}
+    names: list[object] = [c.name or (c.callback.__name__.replace("_", "-") if c.callback else "")
+                           for c in app.registered_commands]
+    names += [g.name or (g.typer_instance.info.name if g.typer_instance else "") for g in app.registered_groups]
     return {str(n) for n in names if n}
 
 

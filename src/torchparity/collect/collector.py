@@ -35,7 +35,7 @@ from ..errors import EnvironmentBroken, ExitCode, UsageError
 from ..exec import Job, JobResult, Runner, check_timeout
 from ..exec.interrupt import Interrupted, stopping, temp_dir
 from ..exec.pool import LocalPool, RunnerPool
-from ..gitrepo import blob_bytes, commit_title, git, repo_root, resolve_commit
+from ..gitrepo import blob_bytes, commit_title, git, path_exists, repo_root, resolve_commit
 from ..records.notes import Note
 from ..records.target import (
     Step,
@@ -204,7 +204,7 @@ class Collector:
                 for f in opt.files:
                     if self._relpath(f) in self.overlay_paths:
                         continue
-                    if blob_bytes(root, commit, self._relpath(f)) is None:
+                    if not path_exists(root, commit, self._relpath(f)):
                         raise UsageError(
                             f"test file {f} does not exist at {ref} ({commit[:12]}) in {root}; "
                             "give a path relative to the repo root that exists at every --ref"
@@ -341,7 +341,7 @@ class Collector:
                 warm(t.env, self._device(t))
         if opt.repo is not None and self.checkouts is None:
             own = RefCheckouts(opt.repo, opt.checkout_roots or self._top_folders(), opt.checkout)
-            own.prepare(targets, lambda t: [self._relpath(f) for f in (t.files or opt.files)])  # type: ignore[attr-defined, union-attr]
+            own.prepare(targets, lambda t: [self._relpath(f) for f in (t.files or opt.files)])  # type: ignore[attr-defined]
             self.checkouts = own
 
     def _top_folders(self) -> list[str]:
@@ -442,8 +442,9 @@ class Collector:
                     stack.close()  # the checkout goes first, then its exit code is recorded
                     if wt is not None:
                         rec.worktree_remove_exit_code = wt.remove_exit_code
-                        if wt.remove_exit_code is None and getattr(wt, "key", ""):
-                            wait_for = str(wt.key)
+                        key = str(getattr(wt, "key", "") or "")
+                        if wt.remove_exit_code is None and key:
+                            wait_for = key
             if opt.repo is not None and rec.worktree_remove_exit_code not in (0, None):
                 rec.notes.append(Note.of("worktree_remove_failed"))
         except EnvironmentBroken as exc:
