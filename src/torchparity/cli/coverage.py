@@ -130,15 +130,16 @@ def coverage(
         env = environment(names, python, cfg.backend_module, the_store)
     spellings = assemble(names, cfg, repo=repo if repo.is_dir() else None, docs=docs,
                          resolutions=env.resolutions if env else (), learnt=learnt,
-                         types=env.types if env else None)
+                         types=env.types if env else None, store=the_store)
     for note in spellings.notes():
         err.print(note, markup=False, style="dim")
     started = time.perf_counter()
 
     def progress(ix: RefIndex, seconds: float) -> None:
         where = f"{ix.repo.name}@{ix.ref}"
-        err.print(f"indexed {where}: {plural(len(ix.files), 'test file')} ({ix.parsed} parsed, "
-                  f"{len(ix.files) - ix.parsed} from cache), {plural(ix.tests, 'test')}, "
+        how = ("the index built before, loaded" if ix.kept else
+               f"{ix.parsed} parsed, {len(ix.files) - ix.parsed} from cache")
+        err.print(f"indexed {where}: {plural(len(ix.files), 'test file')} ({how}), {plural(ix.tests, 'test')}, "
                   f"{len(ix.skipped)} skipped in {seconds:.2f} s", markup=False, style="dim")
 
     report = coverage_for(

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 import shlex
+import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import UsageError
-from ..gitrepo import git
+from ..errors import EnvironmentBroken, UsageError
 from ..records.coverage import GrepResult
 from .gitobjects import TreeEntry, read_blobs
 
@@ -41,14 +41,39 @@ def command(pattern: str, ref: str, roots: Sequence[str]) -> str:
 
 def git_grep(repo: Path, ref: str, pattern: str, roots: Sequence[str]) -> GrepResult:
     """Run the printed command itself (exit 1 means no line matched)."""
-    res = git(repo, "grep", "-n", "-E", pattern, ref, "--", *roots, check=False)
-    if res.returncode not in (0, 1):
-        lines = [ln.strip() for ln in res.stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
-        why = lines[-1] if lines else f"exit {res.returncode}"
-        raise UsageError(f"git grep at {ref} failed in {repo}: {why}; check the ref and the repository, "
-                         "or pass --grep fast (or off)")
-    lines = [ln for ln in res.stdout.decode("utf-8", "replace").split("\n") if ln]
-    return GrepResult(command(pattern, ref, roots), pattern, len(lines), tuple(lines[:MAX_MATCHES]), "git grep")
+    return PendingGrep(repo, ref, pattern, roots).result()
+
+
+class PendingGrep:
+    """The printed command, started now (so that it runs while the index loads); ``result`` waits."""
+
+    def __init__(self, repo: Path, ref: str, pattern: str, roots: Sequence[str]) -> None:
+        self.repo, self.ref, self.pattern, self.roots = repo, ref, pattern, tuple(roots)
+        try:
+            self.proc = subprocess.Popen(["git", "-C", str(repo), "grep", "-n", "-E", pattern, ref, "--", *roots],
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        except FileNotFoundError as exc:
+            raise EnvironmentBroken("git is not installed or not on PATH; install git") from exc
+        self._result: GrepResult | None = None
+
+    def result(self) -> GrepResult:
+        if self._result is None:
+            out, err = self.proc.communicate()
+            if self.proc.returncode not in (0, 1):
+                lines = [ln.strip() for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
+                why = lines[-1] if lines else f"exit {self.proc.returncode}"
+                raise UsageError(f"git grep at {self.ref} failed in {self.repo}: {why}; check the ref and the "
+                                 "repository, or pass --grep fast (or off)")
+            found = [ln for ln in out.decode("utf-8", "replace").split("\n") if ln]
+            self._result = GrepResult(command(self.pattern, self.ref, self.roots), self.pattern, len(found),
+                                      tuple(found[:MAX_MATCHES]), "git grep")
+        return self._result
+
+    def cancel(self) -> None:
+        """Stop it (the run ended before its answer was needed)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.communicate()
 
 
 class BlobTexts:

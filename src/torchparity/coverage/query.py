@@ -21,8 +21,8 @@ from ..records.coverage import ApiCoverage, GrepResult, RefCoverage, TestHit
 from ..store import Store
 from .aliases import ATTR, CALL, DECORATOR, MEMBER, WITH, AliasSource, AliasTable, table_for
 from .chains import Normalizer
-from .gitobjects import open_repo
-from .grep import BlobTexts, TreeText, community_pattern, git_grep, needle
+from .gitobjects import clean_roots, open_repo
+from .grep import BlobTexts, PendingGrep, TreeText, community_pattern, needle
 from .index import Indexer, RefIndex, Use, typed_via
 from .justify import justify, section
 
@@ -178,11 +178,7 @@ class RefQuery:
         self._tests: dict[tuple[int, int], tuple[str, str, int, int]] = {}
 
     def _merge(self, attr: str) -> dict[str, list[int]]:
-        merged: dict[str, list[int]] = {}
-        for fi_no, fi in enumerate(self.index.indexes):
-            for key in getattr(fi, attr):
-                merged.setdefault(key, []).append(fi_no)
-        return merged
+        return self.index.lookup(attr)
 
     def files_using(self, name: str) -> list[int]:
         if self._names is None:
@@ -201,12 +197,7 @@ class RefQuery:
 
     def tests_named(self, word: str) -> list[tuple[int, int]]:
         if self._test_words is None:
-            words: dict[str, list[tuple[int, int]]] = {}
-            for fi_no, fi in enumerate(self.index.indexes):
-                for ti, (qual, _, _) in enumerate(fi.tests):
-                    for w in set(_short(qual).split("_")):
-                        words.setdefault(w, []).append((fi_no, ti))
-            self._test_words = words
+            self._test_words = self.index.lookup("words")
         return self._test_words.get(word, [])
 
     def members(self, parent: str) -> list[str]:
@@ -474,6 +465,25 @@ def coverage_for(
         raise UsageError("no API name given; pass one or more names, or --from FILE with one a line")
     roots = tuple(tests) if tests else load_config(None, repo).test_roots
     targets = resolve_targets(repo, refs, roots, upstream, upstream_tests)
+    if grep == "auto":
+        grep = "git" if len(names) * len(targets) <= GIT_GREP_MAX else "fast"
+    # a few git greps run while the indexes load
+    greps: dict[tuple[str, int], PendingGrep] = {}
+    try:
+        if grep == "git":
+            for i, t in enumerate(targets):
+                top, roots_at = open_repo(t.repo, t.flag), clean_roots(list(t.roots))
+                for api in names:
+                    greps[(api.canonical, i)] = PendingGrep(top, t.ref, community_pattern(api.canonical)[0], roots_at)
+        return _coverage(names, targets, table, store, grep, greps, jobs, progress)
+    finally:
+        for pending in greps.values():
+            pending.cancel()
+
+
+def _coverage(names: list[ApiName], targets: list[Any], table: AliasTable, store: Store, grep: str,
+              greps: dict[tuple[str, int], PendingGrep], jobs: int,
+              progress: Callable[[RefIndex, float], None] | None) -> CoverageReport:
     indexer = Indexer(store, table, jobs=jobs)
     indexes: list[RefIndex] = []
     for t in targets:
@@ -482,8 +492,6 @@ def coverage_for(
         if progress is not None:
             progress(indexes[-1], time.perf_counter() - started)
     queries = [RefQuery(ix, table) for ix in indexes]
-    if grep == "auto":
-        grep = "git" if len(names) * len(targets) <= GIT_GREP_MAX else "fast"
     texts: dict[int, TreeText] = {}
     pool = BlobTexts()  # the refs' files, read once, matched once per blob
     results: list[ApiCoverage] = []
@@ -495,7 +503,7 @@ def coverage_for(
             direct = answer.direct
             g: GrepResult | None = None
             if grep == "git":
-                g = git_grep(ix.repo, target.ref, pattern, ix.roots)
+                g = greps[(api.canonical, i)].result()
             elif grep == "fast":
                 if i not in texts:
                     texts[i] = TreeText(ix.repo, target.ref, ix.entries, ix.roots, pool)
@@ -514,6 +522,7 @@ def coverage_for(
         cov = replace(cov, justification_zh=zh, justification_en=en)
         szh, sen = section(cov)
         results.append(replace(cov, section_zh=szh, section_en=sen))
+    indexer.flush()
     return CoverageReport(tuple(results), tuple(indexes))
 
 
