@@ -643,7 +643,7 @@ class RefIndex:
         if hit is None:
             raw = self.kept_lookups.get(which)
             hit = made[which] = msgspec.msgpack.decode(raw) if raw is not None else lookups(self.indexes, which)
-        return hit  # type: ignore[no-any-return]
+        return hit
 
     @property
     def tests(self) -> int:
