@@ -90,6 +90,8 @@ class BlobTexts:
         self._vocab = ""
         self._hits: dict[tuple[str, str], list[tuple[int, str]] | bool] = {}
         self._needles: dict[str, set[str]] = {}
+        #: blobs too big for the word index (data files: mostly words found once): searched whole
+        self._scanned: list[str] = []
 
     def add(self, repo: Path, blobs: Sequence[str]) -> None:
         missing = [b for b in dict.fromkeys(blobs) if b not in self.text]
@@ -97,10 +99,14 @@ class BlobTexts:
             return
         data = read_blobs(repo, missing)
         for b in missing:
-            raw = data.get(b, b"")
+            raw = data.pop(b, b"")  # (each blob's bytes let go once decoded: not all twice in memory)
             self.text[b] = (raw.decode("latin-1"), b"\0" in raw[:_BINARY_PROBE])
+            del raw
         if self._posting is not None:  # keep the index: add the new blobs' words
             for b in missing:
+                if len(self.text[b][0]) > _INDEXED_MAX:
+                    self._scanned.append(b)
+                    continue
                 for word in set(_WORD.findall(self.text[b][0])):
                     self._posting.setdefault(word, []).append(b)
             self._vocab = "\n" + "\n".join(self._posting) + "\n"
@@ -110,6 +116,9 @@ class BlobTexts:
         if self._posting is None:
             posting: dict[str, list[str]] = {}
             for blob, (text, _) in self.text.items():
+                if len(text) > _INDEXED_MAX:
+                    self._scanned.append(blob)
+                    continue
                 for word in set(_WORD.findall(text)):
                     posting.setdefault(word, []).append(blob)
             self._posting = posting
@@ -133,8 +142,13 @@ class BlobTexts:
                 end = vocab.find("\n", pos)
                 found.update(posting[vocab[start:end]])
                 pos = vocab.find(needle, end)
+            found.update(b for b in self._scanned if needle in self.text[b][0])
         self._needles[needle] = found
         return found
+
+    def forget_matches(self) -> None:
+        """Drop the lines found so far (kept for the other refs of one API; a batch's would pile up)."""
+        self._hits.clear()
 
     def matches(self, blob: str, rx: re.Pattern[str], needle: str) -> list[tuple[int, str]] | bool:
         """(line number, line) of each matching line of ``blob``; for a binary blob, whether any matches."""
@@ -166,6 +180,8 @@ class BlobTexts:
 
 
 _WORD = re.compile(r"[A-Za-z0-9_]+")
+#: a blob longer than this is searched whole for a needle instead of entering the word index
+_INDEXED_MAX = 1 << 20
 
 
 class TreeText:

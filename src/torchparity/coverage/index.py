@@ -21,7 +21,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -60,6 +60,8 @@ CREATE TABLE IF NOT EXISTS coverage_file_uses (
     PRIMARY KEY (key, file)
 );
 """
+#: a kept index's time of use is written again only when older than this (seconds)
+_USED_EVERY = 3600.0
 #: built indexes kept per store (each is a few MB; a ref x alias table each)
 KEEP_BUILT = 24
 #: the built index's own layout (a change makes the kept ones unusable, and they are remade)
@@ -110,14 +112,16 @@ class BuiltIndexes:
         store.ensure_schema("coverage_ref_index", _INDEX_SCHEMA)
 
     def get(self, key: str) -> bytes | None:
-        rows = self.store.query("SELECT data FROM coverage_ref_index WHERE key=?", (key,))
+        rows = self.store.query("SELECT used, data FROM coverage_ref_index WHERE key=?", (key,))
         if not rows:
             return None
-        try:
-            with self.store.transaction() as conn:
-                conn.execute("UPDATE coverage_ref_index SET used=? WHERE key=?", (time.time(), key))
-        except Exception:  # a read-only store still answers
-            pass
+        now = time.time()
+        if now - float(rows[0]["used"]) > _USED_EVERY:  # (a write per call would cost more than the read)
+            try:
+                with self.store.transaction() as conn:
+                    conn.execute("UPDATE coverage_ref_index SET used=? WHERE key=?", (now, key))
+            except Exception:  # noqa: BLE001 - a read-only store still answers
+                pass
         return bytes(rows[0]["data"])
 
     def put(self, key: str, data: bytes) -> None:
@@ -128,15 +132,15 @@ class BuiltIndexes:
                          "(SELECT key FROM coverage_ref_index ORDER BY used DESC LIMIT ?)", (KEEP_BUILT,))
             conn.execute("DELETE FROM coverage_file_uses WHERE key NOT IN (SELECT key FROM coverage_ref_index)")
 
-    def uses(self, key: str, file: int) -> dict[str, dict[int, Use]] | None:
-        """The uses of file number ``file`` of the built index ``key``, as an earlier call built them."""
+    def uses(self, key: str, file: int) -> Mapping[str, dict[int, Use]] | None:
+        """The uses of file number ``file`` of the built index ``key``, as an earlier call built them
+        (each name's decoded when a query asks for it)."""
         rows = self.store.query("SELECT data FROM coverage_file_uses WHERE key=? AND file=?", (key, file))
         if not rows:
             return None
-        return {name: {ti: (role, via, chained, inh, line, chain) for ti, role, via, chained, inh, line, chain in per}
-                for name, per in msgspec.msgpack.decode(rows[0]["data"]).items()}
+        return RawLookup(bytes(rows[0]["data"]), _uses_of)
 
-    def put_uses(self, key: str, built: Sequence[tuple[int, dict[str, dict[int, Use]]]]) -> None:
+    def put_uses(self, key: str, built: Sequence[tuple[int, Mapping[str, dict[int, Use]]]]) -> None:
         rows = [(key, file, msgspec.msgpack.encode({name: [[ti, *use] for ti, use in per.items()]
                                                     for name, per in uses.items()}))
                 for file, uses in built]
@@ -404,7 +408,7 @@ class FileIndex:
         #: (the kept uses of a built index, this file's number in it), one per ref that has this file
         self.keepers: list[tuple[UsesKeeper, int]] = []
         self._normalizer = normalizer
-        self._uses: dict[str, dict[int, Use]] | None = None
+        self._uses: Mapping[str, dict[int, Use]] | None = None
         self._link = link
         self._path = path
         self._facts_of = facts_of
@@ -434,7 +438,7 @@ class FileIndex:
         return out
 
     @property
-    def uses(self) -> dict[str, dict[int, Use]]:
+    def uses(self) -> Mapping[str, dict[int, Use]]:
         """Canonical name -> {test number: how the test uses it} (built on first use)."""
         if self._uses is None:
             for keeper, n in self.keepers:  # built by an earlier call
@@ -525,12 +529,12 @@ class UsesKeeper:
     def __init__(self, built: BuiltIndexes, key: str) -> None:
         self.built_indexes = built
         self.key = key
-        self._new: list[tuple[int, dict[str, dict[int, Use]]]] = []
+        self._new: list[tuple[int, Mapping[str, dict[int, Use]]]] = []
 
-    def load(self, file: int) -> dict[str, dict[int, Use]] | None:
+    def load(self, file: int) -> Mapping[str, dict[int, Use]] | None:
         return self.built_indexes.uses(self.key, file)
 
-    def built(self, file: int, uses: dict[str, dict[int, Use]]) -> None:
+    def built(self, file: int, uses: Mapping[str, dict[int, Use]]) -> None:
         self._new.append((file, uses))
 
     def flush(self) -> None:
@@ -614,6 +618,39 @@ def lookups(indexes: Sequence[FileIndex], which: str) -> dict[str, Any]:
 
 LOOKUPS = ("names", "children", "weak", "words")
 
+_RAW_MAP = msgspec.msgpack.Decoder(dict[str, msgspec.Raw])
+
+
+def _uses_of(per: list[list[Any]]) -> dict[int, Use]:
+    return {ti: (role, via, chained, inh, line, chain) for ti, role, via, chained, inh, line, chain in per}
+
+
+class RawLookup(Mapping[str, Any]):
+    """A kept lookup: its keys read at once, each value decoded when asked for (a query asks a few)."""
+
+    def __init__(self, data: bytes, convert: Callable[[Any], Any] | None = None) -> None:
+        self._raw = _RAW_MAP.decode(data)
+        self._convert = convert
+        self._done: dict[str, Any] = {}
+
+    def __getitem__(self, key: str) -> Any:
+        hit = self._done.get(key)
+        if hit is None:
+            hit = msgspec.msgpack.decode(self._raw[key])
+            if self._convert is not None:
+                hit = self._convert(hit)
+            self._done[key] = hit
+        return hit
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._raw
+
 
 @dataclass
 class RefIndex:
@@ -636,13 +673,13 @@ class RefIndex:
     #: a kept index's merged lookups, as stored (decoded when first asked for)
     kept_lookups: dict[str, bytes] = field(default_factory=dict, repr=False)
 
-    def lookup(self, which: str) -> dict[str, Any]:
+    def lookup(self, which: str) -> Mapping[str, Any]:
         """One of ``LOOKUPS``, merged over the files (kept, or made now) once."""
         made = self.__dict__.setdefault("_lookups", {})
-        hit = made.get(which)
+        hit: Mapping[str, Any] | None = made.get(which)
         if hit is None:
             raw = self.kept_lookups.get(which)
-            hit = made[which] = msgspec.msgpack.decode(raw) if raw is not None else lookups(self.indexes, which)
+            hit = made[which] = RawLookup(raw) if raw is not None else lookups(self.indexes, which)
         return hit
 
     @property
@@ -741,7 +778,7 @@ class Indexer:
             "skipped": ix.skipped, "tests": ix.tests,
             # each file's state and each lookup as bytes of its own: a call decodes what it asks for
             "states": [enc(fi.state()) for fi in ix.indexes],
-            "lookups": {which: enc(ix.lookup(which)) for which in LOOKUPS}})
+            "lookups": {which: enc(dict(ix.lookup(which))) for which in LOOKUPS}})
 
     def _restore(self, data: bytes, root: Path, ref: str, commit: str, roots: tuple[str, ...],
                  keeper: UsesKeeper) -> RefIndex:

@@ -40,6 +40,8 @@ GIT_GREP_MAX = 8
 class CoverageReport:
     apis: tuple[ApiCoverage, ...]
     indexes: tuple[RefIndex, ...] = field(default=(), compare=False, repr=False)
+    #: APIs answered (those in ``apis``, or those handed one by one to ``coverage_for``'s ``each``)
+    answered: int = 0
 
     def to_json(self) -> list[dict[str, Any]]:
         return [a.to_json() for a in self.apis]
@@ -169,15 +171,15 @@ class RefQuery:
     def __init__(self, index: RefIndex, table: AliasTable) -> None:
         self.index = index
         self.table = table
-        self._names: dict[str, list[int]] | None = None
-        self._children: dict[str, list[int]] | None = None
-        self._weak: dict[str, list[int]] | None = None
-        self._test_words: dict[str, list[tuple[int, int]]] | None = None
+        self._names: Mapping[str, list[int]] | None = None
+        self._children: Mapping[str, list[int]] | None = None
+        self._weak: Mapping[str, list[int]] | None = None
+        self._test_words: Mapping[str, list[tuple[int, int]]] | None = None
         self._members: dict[str, list[str]] = {}
         self._by_leaf: dict[str, list[str]] | None = None
         self._tests: dict[tuple[int, int], tuple[str, str, int, int]] = {}
 
-    def _merge(self, attr: str) -> dict[str, list[int]]:
+    def _merge(self, attr: str) -> Mapping[str, list[int]]:
         return self.index.lookup(attr)
 
     def files_using(self, name: str) -> list[int]:
@@ -451,6 +453,7 @@ def coverage_for(
     grep: str = "auto",
     jobs: int = 0,
     progress: Callable[[RefIndex, float], None] | None = None,
+    each: Callable[[ApiCoverage], None] | None = None,
 ) -> CoverageReport:
     """Which tests cover each API at each ref of ``repo`` (and of upstream).
 
@@ -458,6 +461,8 @@ def coverage_for(
     :param tests: test roots (default: the config's ``test_roots``)
     :param aliases: what resolve knows, on top of the static table
     :param grep: "auto" (git grep for a few APIs, in process for many), "git", "fast" or "off"
+    :param each: given, each API's answer goes to it as soon as it is made, and the report keeps none
+        (a batch of thousands is written out one by one, never all in memory)
     """
     table = table_for(aliases)
     names = [ApiName.parse(a, table) for a in dict.fromkeys(a.strip() for a in apis if a.strip())]
@@ -475,7 +480,7 @@ def coverage_for(
                 top, roots_at = open_repo(t.repo, t.flag), clean_roots(list(t.roots))
                 for api in names:
                     greps[(api.canonical, i)] = PendingGrep(top, t.ref, community_pattern(api.canonical)[0], roots_at)
-        return _coverage(names, targets, table, store, grep, greps, jobs, progress)
+        return _coverage(names, targets, table, store, grep, greps, jobs, progress, each)
     finally:
         for pending in greps.values():
             pending.cancel()
@@ -483,7 +488,8 @@ def coverage_for(
 
 def _coverage(names: list[ApiName], targets: list[Any], table: AliasTable, store: Store, grep: str,
               greps: dict[tuple[str, int], PendingGrep], jobs: int,
-              progress: Callable[[RefIndex, float], None] | None) -> CoverageReport:
+              progress: Callable[[RefIndex, float], None] | None,
+              each: Callable[[ApiCoverage], None] | None = None) -> CoverageReport:
     indexer = Indexer(store, table, jobs=jobs)
     indexes: list[RefIndex] = []
     for t in targets:
@@ -521,9 +527,14 @@ def _coverage(names: list[ApiName], targets: list[Any], table: AliasTable, store
         zh, en = justify(cov)
         cov = replace(cov, justification_zh=zh, justification_en=en)
         szh, sen = section(cov)
-        results.append(replace(cov, section_zh=szh, section_en=sen))
+        cov = replace(cov, section_zh=szh, section_en=sen)
+        pool.forget_matches()
+        if each is None:
+            results.append(cov)
+        else:
+            each(cov)
     indexer.flush()
-    return CoverageReport(tuple(results), tuple(indexes))
+    return CoverageReport(tuple(results), tuple(indexes), answered=len(names))
 
 
 def _grep_in(g: GrepResult | None, direct: Sequence[TestHit]) -> int:
