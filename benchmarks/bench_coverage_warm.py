@@ -45,6 +45,7 @@ TARGETS = {"single": 0.6, "many_mib": 150.0}
 def _env() -> dict[str, str]:
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"))
     env.pop("TORCHPARITY_STORE", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode kept, as an installed tool has it
     return env
 
 
