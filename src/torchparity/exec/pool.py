@@ -69,10 +69,6 @@ class RunnerPool(Protocol):
         """The runner for ``env`` on ``device`` (``target``: the target it is lent for, None for resolve)."""
         ...
 
-    def warm(self, env: EnvLike, device: str) -> None:
-        """Start ``env``'s runner now, in the background (a no-op where there is nothing to start)."""
-        ...
-
     def finish_target(self, target: TargetLike, record: R, again: Callable[[TargetLike], R]) -> R:
         """``record`` of ``target`` as it is kept: amended, or redone once with ``again``."""
         ...
