@@ -171,20 +171,22 @@ def test_every_stage_runs_in_one_warm_worker(tmp_path, monkeypatch):
     interpreter imported torch for all of them, and every step's log names that same worker."""
     from torchparity.collect import EnvSpec
     from torchparity.config import load_config
-    from torchparity.exec.pool import warm_pool
     from torchparity.verify import Pipeline, VerifyOptions
+    from torchparity.verify.shared import Shared, pool_for
 
     monkeypatch.chdir(tmp_path)
     cfg = load_config(None, None)
     env = EnvSpec("python", sys.executable)
-    pool = warm_pool(cfg, [env], "auto")
+    store = Store(tmp_path / ".torchparity")
+    pool = pool_for(cfg, [env], mode="warm", workers=1, ray_address=None, repo=None)
+    shared = Shared(store, pool, test_roots=cfg.test_roots, owns_pool=False)
     try:
-        verdict = Pipeline(Store(tmp_path / ".torchparity"), cfg, VerifyOptions(api=API, envs=[env]),
-                           runners=pool).run()
+        verdict = Pipeline(store, cfg, VerifyOptions(api=API, envs=[env]), shared=shared).run()
         assert verdict.passed, verdict.blockers
         runner = pool.runner_for(env, "auto")
         assert pool.started == 1 and runner._counter >= 6  # type: ignore[attr-defined]
     finally:
+        shared.close()
         pool.close()
     (rec,) = verdict.records
     steps = [rec.probe, *rec.full, *rec.isolation, *rec.trace]
