@@ -22,13 +22,13 @@ def _click_exception() -> type[Exception]:
     return cls
 
 
-ClickException = _click_exception()
+from ..errors import ExitCode, TorchparityError  # noqa: E402 - after the helper above
+from ..exec.interrupt import stop_on_signals  # noqa: E402
+from ..fsutil import DISK_FULL  # noqa: E402
+from . import _app  # noqa: E402
+from ._app import app, err  # noqa: E402
 
-from ..errors import ExitCode, TorchparityError
-from ..exec.interrupt import stop_on_signals
-from ..fsutil import DISK_FULL
-from . import _app
-from ._app import app, err
+ClickException = _click_exception()
 
 #: verbs registered by a module of another name (every other verb lives in the module named after it)
 VERB_MODULES = {"trace": "resolve", "runs": "store", "show": "store"}
