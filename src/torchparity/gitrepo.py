@@ -64,5 +64,13 @@ def blob_bytes(repo: str | Path, commit: str, path: str) -> bytes | None:
     return res.stdout if res.returncode == 0 else None
 
 
+def path_exists(repo: str | Path, commit: str, path: str) -> bool:
+    """Whether the tree of ``commit`` names a file at ``path`` (its bytes are not read: a blob that
+    is missing from the object store still exists here, and a checkout says what is wrong with it)."""
+    res = git(repo, "ls-tree", "--full-tree", commit, "--", path, check=False)
+    return res.returncode == 0 and any(
+        line.split("\t", 1)[-1] == path and " blob " in line for line in res.text.splitlines())
+
+
 def commit_title(repo: str | Path, commit: str) -> str:
     return git(repo, "log", "-1", "--format=%s", commit).text.strip()

@@ -86,7 +86,9 @@ def test_batch_from_a_file_is_answered_from_one_index(
     captured = capsys.readouterr()
     fast = json.loads(captured.out)
     assert rc == 0
-    assert "(0 parsed" in captured.err  # the second run parses nothing: the facts are cached
+    # master is HEAD's tree: its built index is loaded in one read; v2.7.1 parses only its new blob
+    assert "indexed repo@master: 2 test files (the index built before, loaded)" in captured.err
+    assert "indexed repo@v2.7.1: 2 test files (1 parsed, 1 from cache)" in captured.err
     for d, f in zip(docs, fast, strict=True):
         assert f["refs"][0]["grep"]["engine"] == "in-process"
         # the first run asked for HEAD (master), this one for master: same lines, other prefix

@@ -53,6 +53,21 @@ def test_in_process_lines_equal_git_grep_lines(tricky: Path, roots: list[str]) -
         assert fast.command == real.command
 
 
+def test_a_blob_too_big_for_the_word_index_is_searched_whole(cov_repo: RepoFactory) -> None:
+    """A data file over the word index's limit (a list of test names) still gives git grep's lines."""
+    names = "".join(f'"test_case_{i}_set_grad_enabled_clone_{i}",\n' for i in range(40000))
+    repo = cov_repo({"master": {"test/disabled.json": "[\n" + names + '"set_grad_enabled.clone"]\n',
+                                "test/test_a.py": "set_grad_enabled(False).clone()\n"}})
+    assert len(names) > 1 << 20
+    entries = list_tree(repo, "master", ["test"])
+    texts = TreeText(repo, "master", entries, ["test"])
+    pattern, parent, leaf = community_pattern("torch.autograd.grad_mode.set_grad_enabled.clone")
+    real = git_grep(repo, "master", pattern, ["test"])
+    fast = texts.grep(pattern, needle(parent, leaf), parent)
+    assert real.count == 40002 and (fast.count, fast.matches) == (real.count, real.matches)
+    assert texts.grep("nothing_like_this", "nothing_like_this").count == 0
+
+
 def test_the_printed_command_gives_the_count(tricky: Path) -> None:
     pattern = community_pattern("torch.autograd.grad_mode.set_grad_enabled.clone")[0]
     res = git_grep(tricky, "master", pattern, ["test"])

@@ -30,16 +30,16 @@ def test_a_second_branch_parses_only_its_new_blobs(cov_repo: RepoFactory, tmp_pa
                    "test/test_added.py": "def test_added():\n    pass\n"},
     })
     store = Store(tmp_path / "store")
-    first = Indexer(store, static_table()).index(repo, "master", ["test"])
+    first = Indexer(store, static_table(), keep=False).index(repo, "master", ["test"])
     assert (first.parsed, first.cached, len(first.files)) == (30, 0, 30)
-    second = Indexer(store, static_table()).index(repo, "v2.7.1", ["test"])
+    second = Indexer(store, static_table(), keep=False).index(repo, "v2.7.1", ["test"])
     assert (second.parsed, second.cached, len(second.files)) == (2, 29, 31)
     # a new run (new Indexer, same store) parses nothing
-    again = Indexer(store, static_table()).index(repo, "master", ["test"])
+    again = Indexer(store, static_table(), keep=False).index(repo, "master", ["test"])
     assert (again.parsed, again.cached) == (0, 30)
     assert BlobCache(store).count() == 32
     # one Indexer across refs reuses what it built in memory
-    ix = Indexer(store, static_table())
+    ix = Indexer(store, static_table(), keep=False)
     ix.index(repo, "master", ["test"])
     both = ix.index(repo, "v2.7.1", ["test"])
     assert (both.parsed, both.cached) == (0, 2)
@@ -48,10 +48,10 @@ def test_a_second_branch_parses_only_its_new_blobs(cov_repo: RepoFactory, tmp_pa
 def test_facts_of_another_extractor_version_are_made_again(cov_repo: RepoFactory, tmp_path: Path) -> None:
     repo = cov_repo({"master": {"test/test_a.py": "def test_a():\n    pass\n"}})
     store = Store(tmp_path / "store")
-    Indexer(store, static_table()).index(repo, "master", ["test"])
+    Indexer(store, static_table(), keep=False).index(repo, "master", ["test"])
     with store.transaction() as conn:
         conn.execute("UPDATE coverage_blob_facts SET version=?", (VERSION - 1,))
-    again = Indexer(store, static_table()).index(repo, "master", ["test"])
+    again = Indexer(store, static_table(), keep=False).index(repo, "master", ["test"])
     assert (again.parsed, again.cached) == (1, 0)
     row = store.query("SELECT version, facts FROM coverage_blob_facts")[0]
     assert row["version"] == VERSION and json.loads(row["facts"])["f"][0][0] == "test_a"
@@ -71,8 +71,8 @@ def test_only_git_objects_are_read(cov_repo: RepoFactory, tmp_path: Path) -> Non
     bare = tmp_path / "bare.git"
     subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(bare)], check=True)
     store = Store(tmp_path / "store")
-    a = Indexer(store, static_table()).index(repo, "master", ["test"])
-    b = Indexer(store, static_table()).index(bare, "master", ["test"])
+    a = Indexer(store, static_table(), keep=False).index(repo, "master", ["test"])
+    b = Indexer(store, static_table(), keep=False).index(bare, "master", ["test"])
     assert a.files == b.files and a.skipped == [] and a.tests == b.tests == 12
 
 

@@ -166,6 +166,34 @@ def test_seed_apis_verify_with_the_embedded_default(tmp_path, monkeypatch, capsy
     assert "【功能验证】" in pr and "RESULT=PASS" in pr
 
 
+def test_every_stage_runs_in_one_warm_worker(tmp_path, monkeypatch):
+    """resolve, the scaffold's facts, the probe, the file, the isolation probe and the trace: one
+    interpreter imported torch for all of them, and every step's log names that same worker."""
+    from torchparity.collect import EnvSpec
+    from torchparity.config import load_config
+    from torchparity.verify import Pipeline, VerifyOptions
+    from torchparity.verify.shared import Shared, pool_for
+
+    monkeypatch.chdir(tmp_path)
+    cfg = load_config(None, None)
+    env = EnvSpec("python", sys.executable)
+    store = Store(tmp_path / ".torchparity")
+    pool = pool_for(cfg, [env], mode="warm", workers=1, ray_address=None, repo=None)
+    shared = Shared(store, pool, test_roots=cfg.test_roots, owns_pool=False)
+    try:
+        verdict = Pipeline(store, cfg, VerifyOptions(api=API, envs=[env]), shared=shared).run()
+        assert verdict.passed, verdict.blockers
+        runner = pool.runner_for(env, "auto")
+        assert pool.started == 1 and runner._counter >= 6  # type: ignore[attr-defined]
+    finally:
+        shared.close()
+        pool.close()
+    (rec,) = verdict.records
+    steps = [rec.probe, *rec.full, *rec.isolation, *rec.trace]
+    workers = {re.search(r"warm worker pid (\d+)", s.how)[1] for s in steps if s is not None}
+    assert workers == {str(runner.worker_pid)}  # type: ignore[attr-defined]
+
+
 def test_verify_twice_on_one_store_and_a_failed_stage_leaves_the_run_incomplete(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["verify", API, "--python", sys.executable]) == 0

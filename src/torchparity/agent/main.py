@@ -5,6 +5,10 @@
 
 Either takes ``allow-cpu-fallback`` last: a requested device that is not there
 then runs the jobs on the cpu (and says so) instead of refusing them.
+``serve`` also takes ``--preload=MOD,MOD`` (imported once before any fork,
+``preload.py``) and ``--lanes=R:W,R:W`` (file descriptors of one channel per
+lane: the worker forks a lane per channel, and each lane runs one job at a
+time, so that jobs run side by side; ``lanes.py``).
 
 Both first import torch and the backend module; a failed import answers
 ``{"event": "import_error", ...}`` (serve) or exits 3 (once).
@@ -14,7 +18,7 @@ import json
 import os
 import sys
 
-from . import AGENT_PROTOCOL, ALLOW_CPU_FALLBACK, backend, reap
+from . import AGENT_PROTOCOL, ALLOW_CPU_FALLBACK, backend, preload, reap
 from .ops import Context
 from .protocol import Channel
 
@@ -31,7 +35,20 @@ def _context(backend_module, device, allow_cpu_fallback=False):
     return Context(torch, backend_mod, backend_module, device, initialized, allow_cpu_fallback)
 
 
-def serve(backend_module, device, allow_cpu_fallback=False):
+def _preload(ctx, modules):
+    """Import ``modules`` before any fork; the context then knows what to replay in a job."""
+    dev = ctx.requested_device if ctx.requested_device not in ("", "auto") else None
+    if dev is None and ctx.backend_mod is not None:
+        dev = backend.backend_device(ctx.torch, ctx.backend_module)
+    report, replay = preload.preload(ctx.torch, modules, dev or "")
+    ctx.replay = replay
+    if dev and ctx.initialized_at_import is not None:  # the state the jobs are forked in
+        ctx.initialized_at_import = backend.device_initialized(ctx.torch, dev)
+    return report
+
+
+def serve(backend_module, device, allow_cpu_fallback=False, modules=(), lanes=()):
+    from . import lanes as lanes_mod
     from . import worker
 
     chan = Channel.from_stdio()
@@ -41,24 +58,29 @@ def serve(backend_module, device, allow_cpu_fallback=False):
         chan.send({"event": "import_error", "module": exc.module, "detail": exc.detail,
                    "python": sys.executable})
         return EXIT_IMPORT_FAILED
+    report = _preload(ctx, modules) if modules else []
     worker.stop_on_sigterm()
     subreaper = reap.become_subreaper()
     tracking = reap.TRACKING_SUBREAPER if subreaper else (
         reap.TRACKING_PROC if reap.have_proc() else reap.TRACKING_GROUP)
-    chan.send({"event": "ready", "pid": os.getpid(), "protocol": AGENT_PROTOCOL,
-               "python": sys.executable, "torch_version": str(ctx.torch.__version__),
-               "process_tracking": tracking})
-    channel_fds = (chan._in.fileno(), chan._out.fileno())
-    while True:
-        job = chan.recv()
-        if job is None or job.get("op") == "shutdown":
-            return 0
-        try:
-            answer = worker.run_forked(ctx, job, close_fds=channel_fds)
-        except Exception as exc:  # the worker itself must keep answering
-            answer = {"id": job.get("id"), "op": job.get("op"), "status": "ERROR",
-                      "error": "%s: %s" % (type(exc).__name__, exc)}
-        chan.send(answer)
+    hello = {"event": "ready", "pid": os.getpid(), "protocol": AGENT_PROTOCOL,
+             "python": sys.executable, "torch_version": str(ctx.torch.__version__),
+             "process_tracking": tracking, "preload": report}
+    if any(entry.get("initialised") for entry in report):
+        chan.send(hello)  # the controller starts a worker without that import; no job is forked here
+        return 0
+    if lanes:
+        hello["lanes"] = lanes_mod.start(ctx, lanes, chan)
+        chan.send(hello)
+        code = lanes_mod.supervise(chan)
+    else:
+        chan.send(hello)
+        code = lanes_mod.serve_channel(ctx, chan)
+    # no interpreter teardown: with torch and its compiler imported it takes a second, for nothing
+    # (every job ran in a child; the answers are flushed)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def once(backend_module, device, job_json, allow_cpu_fallback=False):
@@ -83,13 +105,34 @@ def once(backend_module, device, job_json, allow_cpu_fallback=False):
         reap.kill_and_reap_orphans()
 
 
+def _options(argv):
+    """(positional arguments, {option: value}) of ``--name=value`` arguments."""
+    plain, options = [], {}
+    for arg in argv:
+        if arg.startswith("--") and "=" in arg:
+            name, value = arg[2:].split("=", 1)
+            options[name] = value
+        else:
+            plain.append(arg)
+    return plain, options
+
+
+def _lane_fds(text):
+    out = []
+    for pair in filter(None, text.split(",")):
+        read_fd, write_fd = pair.split(":")
+        out.append((int(read_fd), int(write_fd)))
+    return out
+
+
 def main(argv=None):
-    argv = list(sys.argv[1:] if argv is None else argv)
-    fallback = argv[-1] == ALLOW_CPU_FALLBACK
+    argv, options = _options(list(sys.argv[1:] if argv is None else argv))
+    fallback = bool(argv) and argv[-1] == ALLOW_CPU_FALLBACK
     if fallback:
         argv = argv[:-1]
     if len(argv) >= 3 and argv[0] == "serve":
-        return serve(argv[1], argv[2], fallback)
+        modules = [m for m in options.get("preload", "").split(",") if m]
+        return serve(argv[1], argv[2], fallback, modules, _lane_fds(options.get("lanes", "")))
     if len(argv) >= 4 and argv[0] == "once":
         return once(argv[1], argv[2], argv[3], fallback)
     sys.stderr.write("usage: agent serve BACKEND DEVICE [%s] | once BACKEND DEVICE JOB_JSON [%s]\n"

@@ -32,6 +32,8 @@ class Context(object):
         self.requested_device = requested_device
         self.initialized_at_import = initialized_at_import
         self.allow_cpu_fallback = allow_cpu_fallback
+        #: what preloading torch's test framework changed, done again in a job (``preload.Replay``)
+        self.replay = None
         self._choice = None
 
     def _chosen(self):

@@ -134,6 +134,8 @@ def execute(ctx, job):
         problem = ctx.prepare_child()
         if problem and not ctx.device_problem:
             sys.stderr.write("torchparity: device initialisation failed: %s\n" % problem)
+        if ctx.replay is not None:  # what the preloads changed comes back when the test imports them
+            ctx.replay.arm()
         result = OPS[job["op"]](ctx, job.get("args", {}))
     sys.stdout.flush()
     sys.stderr.flush()

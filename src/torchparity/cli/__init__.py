@@ -22,24 +22,49 @@ def _click_exception() -> type[Exception]:
     return cls
 
 
+from ..errors import ExitCode, TorchparityError  # noqa: E402 - after the helper above
+from ..exec.interrupt import stop_on_signals  # noqa: E402
+from ..fsutil import DISK_FULL  # noqa: E402
+from . import _app  # noqa: E402
+from ._app import app, err  # noqa: E402
+
 ClickException = _click_exception()
 
-from ..errors import ExitCode, TorchparityError
-from ..exec.interrupt import stop_on_signals
-from ..fsutil import DISK_FULL
-from . import _app
-from ._app import app, err
+#: verbs registered by a module of another name (every other verb lives in the module named after it)
+VERB_MODULES = {"trace": "resolve", "runs": "store", "show": "store"}
+#: options of the root command that come before the verb and take no value
+_ROOT_FLAGS = ("--debug",)
 
 
-def _load_verbs() -> None:
-    for info in pkgutil.iter_modules(__path__):
-        if not info.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{info.name}")
+def _verb_modules() -> list[str]:
+    return [info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_")]
+
+
+def _registered() -> set[str]:
+    names: list[object] = [c.name or (c.callback.__name__.replace("_", "-") if c.callback else "")
+                           for c in app.registered_commands]
+    names += [g.name or (g.typer_instance.info.name if g.typer_instance else "") for g in app.registered_groups]
+    return {str(n) for n in names if n}
+
+
+def _load_verbs(argv: list[str] | None = None) -> None:
+    """Import the module of the verb ``argv`` runs, and only it (``--help``, no verb, or a verb its
+    module does not register: every verb module, so that help and errors list every verb)."""
+    verb = next((a for a in argv or [] if a not in _ROOT_FLAGS), None) if argv is not None else None
+    modules = _verb_modules()
+    if verb is not None and not verb.startswith("-"):
+        module = VERB_MODULES.get(verb, verb.replace("-", "_"))
+        if module in modules:
+            importlib.import_module(f"{__name__}.{module}")
+            if verb in _registered():
+                return
+    for name in modules:
+        importlib.import_module(f"{__name__}.{name}")
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    _load_verbs()
+    _load_verbs(argv)
     _app.INVOCATION[:] = argv
     _app.Session.debug = False
     _app.Session.notices = []

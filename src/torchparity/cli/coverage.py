@@ -47,6 +47,13 @@ def _read_apis(apis: list[str], from_file: Path | None) -> list[str]:
     return names
 
 
+def _note_unfound(cov: ApiCoverage) -> None:
+    if not cov.known and not any(r.direct or r.related for r in cov.refs):
+        hint = f"; did you mean {', '.join(cov.suggestions)}" if cov.suggestions else ""
+        where = "static alias table" if cov.alias_source == "static" else "alias table"
+        err.print(f"note: {cov.api} is not in the {where} and no test uses it by that name{hint}", markup=False)
+
+
 def _section(title: str, hits: tuple, total: int) -> None:
     more = f" (first {len(hits)})" if total > len(hits) else ""
     out.print(f"    {title:<8}{total}{more}", markup=False, emoji=False)
@@ -130,33 +137,44 @@ def coverage(
         env = environment(names, python, cfg.backend_module, the_store)
     spellings = assemble(names, cfg, repo=repo if repo.is_dir() else None, docs=docs,
                          resolutions=env.resolutions if env else (), learnt=learnt,
-                         types=env.types if env else None)
+                         types=env.types if env else None, store=the_store)
     for note in spellings.notes():
         err.print(note, markup=False, style="dim")
     started = time.perf_counter()
 
     def progress(ix: RefIndex, seconds: float) -> None:
         where = f"{ix.repo.name}@{ix.ref}"
-        err.print(f"indexed {where}: {plural(len(ix.files), 'test file')} ({ix.parsed} parsed, "
-                  f"{len(ix.files) - ix.parsed} from cache), {plural(ix.tests, 'test')}, "
+        how = ("the index built before, loaded" if ix.kept else
+               f"{ix.parsed} parsed, {len(ix.files) - ix.parsed} from cache")
+        err.print(f"indexed {where}: {plural(len(ix.files), 'test file')} ({how}), {plural(ix.tests, 'test')}, "
                   f"{len(ix.skipped)} skipped in {seconds:.2f} s", markup=False, style="dim")
+
+    # a batch as JSON (and not kept): each record written as it is made, never all of them in memory
+    stream = json_out and store is None and len(names) > 1
+    written = 0
+
+    def write(cov: ApiCoverage) -> None:
+        nonlocal written
+        _note_unfound(cov)
+        sys.stdout.write(("[" if not written else ", ") + json.dumps(cov.to_json(), ensure_ascii=False))
+        written += 1
 
     report = coverage_for(
         names, repo, list(ref or []), the_store, tests=tests_roots,
         aliases=spellings.table,
-        upstream=ups, grep=grep, jobs=jobs, progress=progress,
+        upstream=ups, grep=grep, jobs=jobs, progress=progress, each=write if stream else None,
     )
-    err.print(f"{len(report.apis)} API(s) answered in {time.perf_counter() - started:.2f} s",
+    if stream:
+        sys.stdout.write(("]" if written else "[]") + "\n")
+    err.print(f"{report.answered} API(s) answered in {time.perf_counter() - started:.2f} s",
               markup=False, style="dim")
+    if stream:
+        return 0
     if store is not None:
         rid = keep(the_store, "coverage", list(INVOCATION), [(cov.api, cov) for cov in report.apis])
         err.print(f"kept as run {rid} in {store}", markup=False, style="dim")
     for cov in report.apis:
-        if not cov.known and not any(r.direct or r.related for r in cov.refs):
-            hint = f"; did you mean {', '.join(cov.suggestions)}" if cov.suggestions else ""
-            where = "static alias table" if cov.alias_source == "static" else "alias table"
-            err.print(f"note: {cov.api} is not in the {where} and no test uses it by that name{hint}",
-                      markup=False)
+        _note_unfound(cov)
     if json_out:
         # written as it is: a batch's records run to millions of lines, more than a console should lay out
         indent = 2 if len(report.apis) == 1 else None  # a batch on one line each: json's fast encoder

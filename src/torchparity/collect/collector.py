@@ -1,10 +1,18 @@
 """Run a backend's test files for every (ref, environment) target and keep the evidence.
 
-For each target: a worktree at the ref (or the files as they are on disk),
+For each target: a checkout at the ref (or the files as they are on disk),
 the SHA-256 of every test file, then agent jobs on one runner (warm worker by
 default, fresh interpreters with ``fresh``): the environment probe, each file
 run whole as ``python FILE -v`` would, the state-leak check, and the isolation
 probe for the chosen states. The record and its log go to the store.
+
+The runners come from a pool (``exec.pool``: one warm worker per environment,
+with lanes so that targets of one environment run at once), given by the
+owner (``verify`` shares its pool with resolve and the scaffold's facts) or made
+for this collect. The checkouts (``ref_checkouts``: one per ref, shared by its
+environments, only what the run reads) are all started before the first job,
+while the workers import torch. A record is stored once its checkout is
+removed, so that its log states the cleanup, also when the checkout is shared.
 """
 
 from __future__ import annotations
@@ -13,20 +21,21 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .. import __version__
 from ..agent import state as agent_state
-from ..emulated import emulation, runner_settings
+from ..emulated import emulation
 from ..errors import EnvironmentBroken, ExitCode, UsageError
-from ..exec import Job, JobResult, Runner, check_timeout, make_runner
+from ..exec import Job, JobResult, Runner, check_timeout
 from ..exec.interrupt import Interrupted, stopping, temp_dir
-from ..exec.pool import RunnerPool
-from ..gitrepo import blob_bytes, commit_title, git, repo_root, resolve_commit
+from ..exec.pool import LocalPool, RunnerPool
+from ..gitrepo import blob_bytes, commit_title, git, path_exists, repo_root, resolve_commit
 from ..records.notes import Note
 from ..records.target import (
     Step,
@@ -40,12 +49,13 @@ from ..records.task import TaskRecord
 from ..store import Store, sha256_bytes, sha256_file
 from ..store import put as put_record
 from .evidence import render_log
+from .ref_checkouts import RefCheckouts
 from .resume import run_lock
 from .verdict import failing_tests, judge
-from .worktree import Worktree, worktree
 
 #: where a target's files come from: (repo, target) -> a checkout that lasts while the target runs
-Checkouts = Callable[[Path, "Target"], AbstractContextManager[Worktree]]
+#: (its ``path``; ``remove_exit_code`` once removed; ``key`` and ``description`` where it says them)
+Checkouts = Callable[[Path, "Target"], AbstractContextManager[Any]]
 
 
 @dataclass(frozen=True)
@@ -101,6 +111,12 @@ class CollectOptions:
     allow_cpu_fallback: bool = False
     #: target label -> lines an earlier stage adds to that target's log (the upstream stage's section)
     log_sections: dict[str, list[str]] = field(default_factory=dict)
+    #: how each ref's files are checked out: sparse (only what the run reads) | worktree (git worktree)
+    checkout: str = "sparse"
+    #: folders written into a sparse checkout beside the test files and what they import (test roots)
+    checkout_roots: list[str] = field(default_factory=list)
+    #: modules the warm workers import before forking (None: torch's test framework and compiler)
+    preload: Sequence[str] | None = None
 
 
 class Reporter:
@@ -142,18 +158,18 @@ def check_states(names: list[str]) -> None:
 class Collector:
     def __init__(self, store: Store, options: CollectOptions, reporter: Reporter | None = None, *,
                  runners: RunnerPool | None = None, checkouts: Checkouts | None = None) -> None:
-        """``runners``: a pool its owner keeps (and closes) across collectors; ``checkouts``: shared
-        checkouts; without them, a runner per environment and a worktree per target, of its own."""
+        """``runners``: a pool its owner keeps (and closes) across stages or collectors; ``checkouts``:
+        checkouts its owner keeps; without them, a pool and a checkout per ref of this collect's own."""
         self.store = store
         self.opt = options
         self.reporter = reporter or Reporter()
-        self.runners = runners
-        self.checkouts: Checkouts = checkouts or (lambda repo, t: worktree(repo, t.commit, t.ref))
         self._cancel = threading.Event()
-        #: one runner per environment (interpreter, device, emulation), shared by that environment's targets:
-        #: torch is imported once per environment, not once per ref
-        self._runners: dict[tuple[str, str, str], Runner] = {}
-        self._runner_logs: Path | None = None
+        self.given_runners = runners
+        self.given_checkouts = checkouts
+        #: the runners of this run: one per environment (interpreter, device), shared by that
+        #: environment's targets: torch is imported once per environment, not once per ref
+        self.runners: RunnerPool | None = runners
+        self.checkouts: Checkouts | None = checkouts
         self._lock = threading.Lock()
         check_states(options.isolation_states)
         check_timeout(options.timeout)
@@ -188,7 +204,7 @@ class Collector:
                 for f in opt.files:
                     if self._relpath(f) in self.overlay_paths:
                         continue
-                    if blob_bytes(root, commit, self._relpath(f)) is None:
+                    if not path_exists(root, commit, self._relpath(f)):
                         raise UsageError(
                             f"test file {f} does not exist at {ref} ({commit[:12]}) in {root}; "
                             "give a path relative to the repo root that exists at every --ref"
@@ -245,6 +261,7 @@ class Collector:
             targets = [t for t in targets if t.label not in kept]
         jobs = self.opt.jobs or min(len(targets), os.cpu_count() or 1)
         complete = True
+        self._setup(targets)
         pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="target")
         futures: dict[Future[TargetRecord], Target] = {}
         try:
@@ -267,12 +284,13 @@ class Collector:
                     rec = fut.result()
                     if rec not in records:
                         records.append(rec)
+            self._teardown()  # the checkouts go: the records waiting for them are stored
             if finish:
                 self._finish(run_id, records, complete=False)
             raise
         finally:
             pool.shutdown(wait=True)
-            self._close_runners()
+            self._teardown()
         order = {t.label: i for i, t in enumerate(targets)}
         records.sort(key=lambda r: order.get(r.label, -1))
         if finish:
@@ -301,52 +319,94 @@ class Collector:
         """Stop all work now: kill every runner (and its children); threads unwind."""
         self._cancel.set()
         with self._lock:
-            for r in list(self._runners.values()):
-                r.kill()  # type: ignore[attr-defined]
-        if self.runners is not None:
-            self.runners.kill()
+            runners = self.runners
+        if runners is not None:
+            runners.kill()
 
-    def _runner_for(self, env: EnvSpec, device: str, target: Target | None = None) -> Runner:
+    def _device(self, target: Target) -> str:
+        return target.env.device or self.opt.device
+
+    def _setup(self, targets: list[Target]) -> None:
+        """The runners and the checkouts of this run, all started now: the workers import torch
+        while the checkouts are written."""
+        opt = self.opt
+        with self._lock:
+            if self.runners is None:
+                self.runners = LocalPool(opt.mode, opt.backend_module, allow_cpu_fallback=opt.allow_cpu_fallback,
+                                         preload=opt.preload)
+            runners = self.runners
+        for t in targets:
+            warm = getattr(runners, "warm", None)
+            if warm is not None:
+                warm(t.env, self._device(t))
+        if opt.repo is not None and self.checkouts is None:
+            own = RefCheckouts(opt.repo, opt.checkout_roots or self._top_folders(), opt.checkout)
+            own.prepare(targets, lambda t: [self._relpath(f) for f in (t.files or opt.files)])  # type: ignore[attr-defined]
+            self.checkouts = own
+
+    def _top_folders(self) -> list[str]:
+        """Without test roots: the top folder of each test file (``test`` for ``test/npu/x.py``)."""
+        tops = [Path(self._relpath(f)).parts[0] for f in self.opt.files if len(Path(self._relpath(f)).parts) > 1]
+        return list(dict.fromkeys(tops))
+
+    def _teardown(self) -> None:
+        """Close what this collect made (not what its owner lent it)."""
+        with self._lock:
+            checkouts = self.checkouts if self.given_checkouts is None else None
+            runners = self.runners if self.given_runners is None else None
+            self.checkouts = self.given_checkouts
+            self.runners = self.given_runners
+        close = getattr(checkouts, "close", None)
+        if close is not None:
+            close()
+        if runners is not None:
+            runners.close()
+
+    def _runner_for(self, target: Target, device: str) -> Runner:
         if self._cancelled:
             raise Interrupted("interrupted: no new runner is started")
-        if self.runners is not None and target is not None:
-            return self.runners.runner_for(target.env, device, target)
         with self._lock:
-            key = (env.python, device, env.emulated)
-            if key not in self._runners:
-                if self._runner_logs is None:
-                    self._runner_logs = temp_dir("workers")
-                logs = self._runner_logs / str(len(self._runners))
-                run = runner_settings(env.emulated, self.opt.backend_module, device)
-                self._runners[key] = make_runner(self.opt.mode, env.python, run.backend_module, run.device,
-                                                 logs, self.opt.allow_cpu_fallback, run.environ)
-            return self._runners[key]
-
-    def _close_runners(self) -> None:
-        with self._lock:
-            runners, self._runners = list(self._runners.values()), {}
-            logs, self._runner_logs = self._runner_logs, None
-        for r in runners:
-            r.close()
-        if logs is not None:
-            shutil.rmtree(logs, ignore_errors=True)
+            if self.runners is None:  # collect() called on its own
+                self.runners = LocalPool(self.opt.mode, self.opt.backend_module,
+                                         allow_cpu_fallback=self.opt.allow_cpu_fallback, preload=self.opt.preload)
+            runners = self.runners
+        return runners.runner_for(target.env, device, target)
 
     def _collect_and_store(self, run_id: int, target: Target) -> TargetRecord:
         if self._cancelled:  # a target still queued when the signal came: it never starts
             raise Interrupted(f"interrupted before {target.label} started")
-        rec = self.collect(target)
+        rec, wait_for = self._collect(target)
         if self.runners is not None:  # the pool may note where it ran, or redo it once elsewhere
             rec = self.runners.finish_target(target, rec, self.collect)  # type: ignore[arg-type]
         rec.run_id = run_id
+        when_removed = getattr(self.checkouts, "when_removed", None)
+        if wait_for and when_removed is not None:
+            # the checkout is shared and still in use: stored once it is removed, with that exit code
+            def store(code: int, rec: TargetRecord = rec) -> None:
+                rec.worktree_remove_exit_code = code
+                if code != 0:
+                    rec.notes.append(Note.of("worktree_remove_failed"))
+                self._store(run_id, target, rec)
+
+            when_removed(wait_for, store)
+        else:
+            self._store(run_id, target, rec)
+        return rec
+
+    def _store(self, run_id: int, target: Target, rec: TargetRecord) -> None:
         log = render_log(rec, self.opt.log_sections.get(target.label, ())).encode("utf-8")
         self.store.add_target(
             run_id, label=target.label, ref=target.ref, env=target.env.name,
             result=rec.result, log=log, record=rec.to_json(),
         )
         self.reporter.target_done(target, rec)
-        return rec
 
     def collect(self, target: Target) -> TargetRecord:
+        """Collect ``target``: its checkout, its jobs, its record (not stored)."""
+        return self._collect(target)[0]
+
+    def _collect(self, target: Target) -> tuple[TargetRecord, str]:
+        """(record, key of the shared checkout still in use by other targets, else "")."""
         opt = self.opt
         device = target.env.device or opt.device
         rec = TargetRecord(
@@ -361,20 +421,30 @@ class Collector:
         steps = 1 + n_files * (1 + (opt.mode == "fresh") + len(opt.isolation_states) + opt.trace)
         self.reporter.target_started(target, steps)
         logs = temp_dir("jobs")
+        wait_for = ""
         try:
             wt = None
             with ExitStack() as stack:
                 if opt.repo is not None:
-                    wt = stack.enter_context(self.checkouts(opt.repo, target))
+                    checkouts = self.checkouts
+                    if checkouts is None:  # collect() called on its own: a checkout for this target
+                        checkouts = RefCheckouts(opt.repo, opt.checkout_roots or self._top_folders(), opt.checkout)
+                        stack.callback(checkouts.close)
+                    wt = stack.enter_context(checkouts(opt.repo, target))
                     root = wt.path
+                    rec.checkout = str(getattr(wt, "description", "") or "")
                 else:
                     root = Path.cwd()
                 try:
-                    self._run_target(rec, target, root, device, logs)
+                    self._run_target(rec, target, root, device, logs,
+                                     overlaid=bool(getattr(wt, "overlaid", False)))
                 finally:
-                    stack.close()  # the worktree goes first, then its exit code is recorded
+                    stack.close()  # the checkout goes first, then its exit code is recorded
                     if wt is not None:
                         rec.worktree_remove_exit_code = wt.remove_exit_code
+                        key = str(getattr(wt, "key", "") or "")
+                        if wt.remove_exit_code is None and key:
+                            wait_for = key
             if opt.repo is not None and rec.worktree_remove_exit_code not in (0, None):
                 rec.notes.append(Note.of("worktree_remove_failed"))
         except EnvironmentBroken as exc:
@@ -399,7 +469,7 @@ class Collector:
             "PASS": 0, "FAIL": 1, "ERROR": 3, "INCOMPLETE": 130
         }[rec.result]
         rec.finished = time.time()
-        return rec
+        return rec, wait_for
 
     def _step(self, runner: Runner, target: Target, job: Job, name: str, test_file: str = "") -> Step:
         if self._cancelled:
@@ -413,13 +483,15 @@ class Collector:
         self.reporter.step_done(target, step)
         return step
 
-    def _run_target(self, rec: TargetRecord, target: Target, root: Path, device: str, logs: Path) -> None:
+    def _run_target(self, rec: TargetRecord, target: Target, root: Path, device: str, logs: Path,
+                    overlaid: bool = False) -> None:
         opt = self.opt
         added = set()
         for rel, data in target.overlay:
-            dest = root / rel
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(data)
+            if not overlaid:  # a checkout of the owner's that does not write it
+                dest = root / rel
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                dest.write_bytes(data)
             added.add(rel)
         for f in target.files or opt.files:
             rel = self._relpath(f) if opt.repo is not None else f
@@ -432,7 +504,7 @@ class Collector:
             if rel in added:
                 rec.notes.append(Note.of("not_committed", path=rel, ref=target.ref))
         patterns = list(target.patterns or opt.patterns)
-        runner = self._runner_for(target.env, device, target)
+        runner = self._runner_for(target, device)
         rec.probe = self._step(runner, target, Job("probe", {}, logs / "probe.log", timeout=opt.timeout), "probe")
         rec.process_tracking = str(getattr(runner, "process_tracking", "") or "")
         if not rec.probe.ok:

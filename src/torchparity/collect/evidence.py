@@ -99,6 +99,8 @@ def render_log(rec: TargetRecord, sections: Sequence[str] = ()) -> str:
         lines.append(f"SOURCE_BRANCH={rec.source_branch}")
     lines.append(f"COMMIT={rec.commit}")
     lines.append(f"PYTHON={rec.python}")
+    if rec.checkout:
+        lines.append(f"CHECKOUT={one_line(rec.checkout)}")
     for tf in rec.test_files:
         lines.append(f"TEST_FILE={tf.abs_path}")
         lines.append(f"TEST_FILE_SHA256={tf.sha256}")

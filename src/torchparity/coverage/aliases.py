@@ -13,21 +13,14 @@ into the canonical names it touches, following aliases, constructor calls
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Protocol
 
 from ..errors import UsageError
 from .types import KNOWN_DEVICES, SELF, TypeFacts, static_types
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 
 @dataclass(frozen=True)
@@ -314,8 +307,9 @@ class StaticSource:
 
 @cache
 def static_table() -> AliasTable:
-    text = resources.files("torchparity.coverage").joinpath("static_aliases.toml").read_text("utf-8")
-    data = tomllib.loads(text)
+    from .shipped import shipped_toml
+
+    data = shipped_toml("static_aliases.toml")
     classes = {
         name: ClassInfo(tuple(info.get("bases", ())),
                         None if "defines" not in info else frozenset(info["defines"]))

@@ -15,7 +15,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..api import agent_session, resolve_api
 from ..store import Store
 from .aliases import AliasTable, static_table
 from .types import TypeFacts
@@ -82,6 +81,8 @@ def environment_table(names: Sequence[str], python: str, backend_module: str = "
 
     A name that resolves to nothing or to several things raises ``UnresolvedApi`` (exit 2).
     """
+    from ..api import resolve_api  # (the agent's side: imported when an environment is asked)
+
     infos = resolve_api(list(names), python, backend_module, "cpu", trace=False, mode=mode)
     return resolved_table([i.resolution for i in infos])
 
@@ -99,6 +100,8 @@ def environment(names: Sequence[str], python: str, backend_module: str, store: S
                 mode: str = "warm") -> Environment:
     """Resolve ``names`` in ``python`` and read its type facts there (one agent session), the type
     facts cached in ``store`` per torch version, backend module and interpreter."""
+    from ..api import agent_session, resolve_api  # (imported when an environment is asked)
+
     with agent_session(python, backend_module, "cpu", mode=mode) as session:
         infos = resolve_api(list(names), python, backend_module, "cpu", trace=False, session=session)
         resolutions = tuple(i.resolution for i in infos)

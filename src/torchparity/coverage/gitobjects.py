@@ -26,7 +26,18 @@ class TreeEntry:
 
 def open_repo(path: str | Path, flag: str = "--repo") -> Path:
     """The repository at ``path``: a checkout's top folder, or a bare repository (objects suffice)."""
-    p = Path(path)
+    key = str(Path(path).absolute())
+    found = _OPENED.get(key)
+    if found is None:
+        found = _OPENED[key] = _open_repo(Path(path), flag)
+    return found
+
+
+#: repositories found in this process (a call asks for its repo once per ref and per grep)
+_OPENED: dict[str, Path] = {}
+
+
+def _open_repo(p: Path, flag: str) -> Path:
     if not p.exists():
         raise UsageError(f"repository folder not found: {p}; pass an existing folder to {flag}")
     res = git(p, "rev-parse", "--show-toplevel", check=False)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 import shlex
+import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import UsageError
-from ..gitrepo import git
+from ..errors import EnvironmentBroken, UsageError
 from ..records.coverage import GrepResult
 from .gitobjects import TreeEntry, read_blobs
 
@@ -41,14 +41,39 @@ def command(pattern: str, ref: str, roots: Sequence[str]) -> str:
 
 def git_grep(repo: Path, ref: str, pattern: str, roots: Sequence[str]) -> GrepResult:
     """Run the printed command itself (exit 1 means no line matched)."""
-    res = git(repo, "grep", "-n", "-E", pattern, ref, "--", *roots, check=False)
-    if res.returncode not in (0, 1):
-        lines = [ln.strip() for ln in res.stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
-        why = lines[-1] if lines else f"exit {res.returncode}"
-        raise UsageError(f"git grep at {ref} failed in {repo}: {why}; check the ref and the repository, "
-                         "or pass --grep fast (or off)")
-    lines = [ln for ln in res.stdout.decode("utf-8", "replace").split("\n") if ln]
-    return GrepResult(command(pattern, ref, roots), pattern, len(lines), tuple(lines[:MAX_MATCHES]), "git grep")
+    return PendingGrep(repo, ref, pattern, roots).result()
+
+
+class PendingGrep:
+    """The printed command, started now (so that it runs while the index loads); ``result`` waits."""
+
+    def __init__(self, repo: Path, ref: str, pattern: str, roots: Sequence[str]) -> None:
+        self.repo, self.ref, self.pattern, self.roots = repo, ref, pattern, tuple(roots)
+        try:
+            self.proc = subprocess.Popen(["git", "-C", str(repo), "grep", "-n", "-E", pattern, ref, "--", *roots],
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        except FileNotFoundError as exc:
+            raise EnvironmentBroken("git is not installed or not on PATH; install git") from exc
+        self._result: GrepResult | None = None
+
+    def result(self) -> GrepResult:
+        if self._result is None:
+            out, err = self.proc.communicate()
+            if self.proc.returncode not in (0, 1):
+                lines = [ln.strip() for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
+                why = lines[-1] if lines else f"exit {self.proc.returncode}"
+                raise UsageError(f"git grep at {self.ref} failed in {self.repo}: {why}; check the ref and the "
+                                 "repository, or pass --grep fast (or off)")
+            found = [ln for ln in out.decode("utf-8", "replace").split("\n") if ln]
+            self._result = GrepResult(command(self.pattern, self.ref, self.roots), self.pattern, len(found),
+                                      tuple(found[:MAX_MATCHES]), "git grep")
+        return self._result
+
+    def cancel(self) -> None:
+        """Stop it (the run ended before its answer was needed)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.communicate()
 
 
 class BlobTexts:
@@ -65,6 +90,8 @@ class BlobTexts:
         self._vocab = ""
         self._hits: dict[tuple[str, str], list[tuple[int, str]] | bool] = {}
         self._needles: dict[str, set[str]] = {}
+        #: blobs too big for the word index (data files: mostly words found once): searched whole
+        self._scanned: list[str] = []
 
     def add(self, repo: Path, blobs: Sequence[str]) -> None:
         missing = [b for b in dict.fromkeys(blobs) if b not in self.text]
@@ -72,10 +99,14 @@ class BlobTexts:
             return
         data = read_blobs(repo, missing)
         for b in missing:
-            raw = data.get(b, b"")
+            raw = data.pop(b, b"")  # (each blob's bytes let go once decoded: not all twice in memory)
             self.text[b] = (raw.decode("latin-1"), b"\0" in raw[:_BINARY_PROBE])
+            del raw
         if self._posting is not None:  # keep the index: add the new blobs' words
             for b in missing:
+                if len(self.text[b][0]) > _INDEXED_MAX:
+                    self._scanned.append(b)
+                    continue
                 for word in set(_WORD.findall(self.text[b][0])):
                     self._posting.setdefault(word, []).append(b)
             self._vocab = "\n" + "\n".join(self._posting) + "\n"
@@ -85,6 +116,9 @@ class BlobTexts:
         if self._posting is None:
             posting: dict[str, list[str]] = {}
             for blob, (text, _) in self.text.items():
+                if len(text) > _INDEXED_MAX:
+                    self._scanned.append(blob)
+                    continue
                 for word in set(_WORD.findall(text)):
                     posting.setdefault(word, []).append(blob)
             self._posting = posting
@@ -108,8 +142,13 @@ class BlobTexts:
                 end = vocab.find("\n", pos)
                 found.update(posting[vocab[start:end]])
                 pos = vocab.find(needle, end)
+            found.update(b for b in self._scanned if needle in self.text[b][0])
         self._needles[needle] = found
         return found
+
+    def forget_matches(self) -> None:
+        """Drop the lines found so far (kept for the other refs of one API; a batch's would pile up)."""
+        self._hits.clear()
 
     def matches(self, blob: str, rx: re.Pattern[str], needle: str) -> list[tuple[int, str]] | bool:
         """(line number, line) of each matching line of ``blob``; for a binary blob, whether any matches."""
@@ -141,6 +180,8 @@ class BlobTexts:
 
 
 _WORD = re.compile(r"[A-Za-z0-9_]+")
+#: a blob longer than this is searched whole for a needle instead of entering the word index
+_INDEXED_MAX = 1 << 20
 
 
 class TreeText:

@@ -6,21 +6,32 @@ JSON) in the store's ``coverage_blob_facts`` table under the blob id. Warm (a
 second branch, a second run): only new blobs are parsed. The facts of each
 blob then become a ``FileIndex``: canonical name -> the tests that use it and
 how, under one alias table.
+
+The built index of a ref is kept too (``coverage_ref_index``), under the ref's
+tree id, its test roots, the alias table's digest and the extractor's and the
+tool's versions: a later call with the same inputs loads it in one read
+(``BuiltIndexes``), and the facts of a file are read only when a query asks
+that file how its tests use a name.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..gitrepo import resolve_commit
+import msgspec
+
+from .. import __version__
+from ..gitrepo import git, resolve_commit
 from ..store import Store
 from . import extract
 from .aliases import AliasTable, Normalizer
@@ -35,6 +46,26 @@ CREATE TABLE IF NOT EXISTS coverage_blob_facts (
     facts    TEXT NOT NULL         -- compact JSON (see coverage/extract.py)
 );
 """
+
+_INDEX_SCHEMA = """
+CREATE TABLE IF NOT EXISTS coverage_ref_index (
+    key   TEXT PRIMARY KEY,   -- digest of (tree id, roots, alias table, extractor and tool versions)
+    used  REAL NOT NULL,      -- when it was last made or loaded (the oldest go first)
+    data  BLOB NOT NULL       -- msgpack of the built index (``Indexer._dump``)
+);
+CREATE TABLE IF NOT EXISTS coverage_file_uses (
+    key   TEXT NOT NULL,      -- the built index's key
+    file  INTEGER NOT NULL,   -- the file's number in it
+    data  BLOB NOT NULL,      -- msgpack: name -> [[test number, role, via, chained, inherited, line, chain]]
+    PRIMARY KEY (key, file)
+);
+"""
+#: a kept index's time of use is written again only when older than this (seconds)
+_USED_EVERY = 3600.0
+#: built indexes kept per store (each is a few MB; a ref x alias table each)
+KEEP_BUILT = 24
+#: the built index's own layout (a change makes the kept ones unusable, and they are remade)
+BUILT_FORMAT = 2
 
 #: below this many new blobs a process pool costs more than it saves
 _POOL_MIN = 24
@@ -71,6 +102,67 @@ class BlobCache:
 
     def count(self) -> int:
         return int(self.store.query("SELECT COUNT(*) AS n FROM coverage_blob_facts")[0]["n"])
+
+
+class BuiltIndexes:
+    """Built ref indexes in the store, each one row read in one query."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        store.ensure_schema("coverage_ref_index", _INDEX_SCHEMA)
+
+    def get(self, key: str) -> bytes | None:
+        rows = self.store.query("SELECT used, data FROM coverage_ref_index WHERE key=?", (key,))
+        if not rows:
+            return None
+        now = time.time()
+        if now - float(rows[0]["used"]) > _USED_EVERY:  # (a write per call would cost more than the read)
+            try:
+                with self.store.transaction() as conn:
+                    conn.execute("UPDATE coverage_ref_index SET used=? WHERE key=?", (now, key))
+            except Exception:  # noqa: BLE001 - a read-only store still answers
+                pass
+        return bytes(rows[0]["data"])
+
+    def put(self, key: str, data: bytes) -> None:
+        with self.store.transaction() as conn:
+            conn.execute("INSERT OR REPLACE INTO coverage_ref_index(key, used, data) VALUES (?, ?, ?)",
+                         (key, time.time(), data))
+            conn.execute("DELETE FROM coverage_ref_index WHERE key NOT IN "
+                         "(SELECT key FROM coverage_ref_index ORDER BY used DESC LIMIT ?)", (KEEP_BUILT,))
+            conn.execute("DELETE FROM coverage_file_uses WHERE key NOT IN (SELECT key FROM coverage_ref_index)")
+
+    def uses(self, key: str, file: int) -> Mapping[str, dict[int, Use]] | None:
+        """The uses of file number ``file`` of the built index ``key``, as an earlier call built them
+        (each name's decoded when a query asks for it)."""
+        rows = self.store.query("SELECT data FROM coverage_file_uses WHERE key=? AND file=?", (key, file))
+        if not rows:
+            return None
+        return RawLookup(bytes(rows[0]["data"]), _uses_of)
+
+    def put_uses(self, key: str, built: Sequence[tuple[int, Mapping[str, dict[int, Use]]]]) -> None:
+        rows = [(key, file, msgspec.msgpack.encode({name: [[ti, *use] for ti, use in per.items()]
+                                                    for name, per in uses.items()}))
+                for file, uses in built]
+        with self.store.transaction() as conn:
+            conn.executemany("INSERT OR REPLACE INTO coverage_file_uses(key, file, data) VALUES (?, ?, ?)", rows)
+
+
+_DIGESTS: dict[int, tuple[AliasTable, str]] = {}
+
+
+def table_digest(table: AliasTable) -> str:
+    """A digest of everything in ``table`` that decides how a chain reads (kept per table object)."""
+    hit = _DIGESTS.get(id(table))
+    if hit is not None and hit[0] is table:
+        return hit[1]
+    doc = [sorted(table.aliases.items()),
+           sorted((k, list(v.bases), sorted(v.defines) if v.defines is not None else None)
+                  for k, v in table.classes.items()),
+           sorted(table.functions), sorted(table.returns.items()), sorted(table.attributes.items())]
+    digest = hashlib.sha256(msgspec.json.encode(doc)).hexdigest()
+    _DIGESTS[id(table)] = (table, digest)
+    return digest
 
 
 def _extract_json(data: bytes) -> str:
@@ -252,7 +344,7 @@ class FileIndex:
     """
 
     __slots__ = ("error", "tests", "names", "children", "weak", "module_weak", "_facts", "_normalizer",
-                 "_uses", "_link", "_path", "_facts_of", "_origins")
+                 "_uses", "_link", "_path", "_facts_of", "_origins", "_blob", "keepers")
 
     def __init__(self, facts: dict[str, Any] | FileFacts, normalizer: Normalizer, *, path: str = "",
                  link: Link | None = None, facts_of: Callable[[str], FileFacts] | None = None) -> None:
@@ -312,8 +404,11 @@ class FileIndex:
                 self.module_weak.setdefault(".".join(parts[k:]), line)
                 self.weak.setdefault(".".join(parts[k:]), set())
         self._facts: FileFacts | None = ff
+        self._blob = ff.blob
+        #: (the kept uses of a built index, this file's number in it), one per ref that has this file
+        self.keepers: list[tuple[UsesKeeper, int]] = []
         self._normalizer = normalizer
-        self._uses: dict[str, dict[int, Use]] | None = None
+        self._uses: Mapping[str, dict[int, Use]] | None = None
         self._link = link
         self._path = path
         self._facts_of = facts_of
@@ -343,13 +438,58 @@ class FileIndex:
         return out
 
     @property
-    def uses(self) -> dict[str, dict[int, Use]]:
+    def uses(self) -> Mapping[str, dict[int, Use]]:
         """Canonical name -> {test number: how the test uses it} (built on first use)."""
         if self._uses is None:
-            assert self._facts is not None
-            self._uses = self._build_uses(self._facts)
+            for keeper, n in self.keepers:  # built by an earlier call
+                self._uses = keeper.load(n)
+                if self._uses is not None:
+                    break
+            if self._uses is None:
+                facts = self._facts
+                if facts is None:  # a kept index: the file's facts are read now
+                    assert self._facts_of is not None
+                    facts = self._facts_of(self._blob)
+                self._uses = self._build_uses(facts)
+                for keeper, n in self.keepers:
+                    keeper.built(n, self._uses)
             self._facts = None
         return self._uses
+
+    def state(self) -> list[Any]:
+        """What a kept index stores of this file (``restore`` makes it again)."""
+        link = None
+        if self._link:
+            link = [[[k, t.path, t.blob, t.qual] for k, t in self._link.helpers.items()],
+                    [[c, [[t.path, t.blob, t.qual] for t in ts]] for c, ts in self._link.bases.items()]]
+        origins = {str(ti): [o[0].blob, o[1], o[2]] for ti, o in self._origins.items()}
+        return [self.error, self.tests, sorted(self.names), {k: sorted(v) for k, v in self.children.items()},
+                {k: sorted(v) for k, v in self.weak.items()}, self.module_weak, origins, link, self._path,
+                self._blob]
+
+    @classmethod
+    def restore(cls, state: list[Any], normalizer: Normalizer,
+                facts_of: Callable[[str], FileFacts]) -> FileIndex:
+        error, tests, names, children, weak, module_weak, origins, link, path, blob = state
+        fi = cls.__new__(cls)
+        fi.error = error
+        fi.tests = [(q, a, b) for q, a, b in tests]
+        fi.names = set(names)
+        fi.children = {k: set(v) for k, v in children.items()}
+        fi.weak = {k: set(v) for k, v in weak.items()}
+        fi.module_weak = module_weak
+        fi._origins = {int(ti): (_Lazy(facts_of, b), p, q) for ti, (b, p, q) in origins.items()}  # type: ignore[misc]
+        fi._link = None if link is None else Link(
+            {k: Target(p, b, q) for k, p, b, q in link[0]},
+            {c: [Target(p, b, q) for p, b, q in ts] for c, ts in link[1]})
+        fi._path = path
+        fi._blob = blob
+        fi._facts = None
+        fi._uses = None
+        fi._normalizer = normalizer
+        fi._facts_of = facts_of
+        fi.keepers = []
+        return fi
 
     def _build_uses(self, ff: FileFacts) -> dict[str, dict[int, Use]]:
         normalizer = self._normalizer
@@ -358,6 +498,8 @@ class FileIndex:
         flat = normalizer.flat
         for ti, (qual, start, end) in enumerate(self.tests):
             origin = self._origins.get(ti)
+            if origin is not None and isinstance(origin[0], _Lazy):
+                origin = (origin[0].get(), origin[1], origin[2])
             if origin is None:
                 refs = expander.refs(ff, self._path, qual, None, 0, (f"{self._path}::{qual}",), True)
             else:
@@ -380,6 +522,43 @@ class FileIndex:
         return uses
 
 
+class UsesKeeper:
+    """The per-file uses of one built index: read from the store when a query asks a file, and the
+    ones built now written back (``flush``) for the next call."""
+
+    def __init__(self, built: BuiltIndexes, key: str) -> None:
+        self.built_indexes = built
+        self.key = key
+        self._new: list[tuple[int, Mapping[str, dict[int, Use]]]] = []
+
+    def load(self, file: int) -> Mapping[str, dict[int, Use]] | None:
+        return self.built_indexes.uses(self.key, file)
+
+    def built(self, file: int, uses: Mapping[str, dict[int, Use]]) -> None:
+        self._new.append((file, uses))
+
+    def flush(self) -> None:
+        new, self._new = self._new, []
+        if new:
+            try:
+                self.built_indexes.put_uses(self.key, new)
+            except Exception:  # noqa: BLE001 - a store that cannot keep them: built again next time
+                pass
+
+
+class _Lazy:
+    """The facts of a blob, read when first needed (an inherited test's origin in a kept index)."""
+
+    __slots__ = ("_facts_of", "blob")
+
+    def __init__(self, facts_of: Callable[[str], FileFacts], blob: str) -> None:
+        self._facts_of = facts_of
+        self.blob = blob
+
+    def get(self) -> FileFacts:
+        return self._facts_of(self.blob)
+
+
 def typed_via(normalizer: Normalizer, chain: str, via: str) -> str:
     """``l:x#3=torch.randn(...).npu()`` -> ``l:x=Tensor=torch.randn(...).npu()``: the type of what x holds."""
     out = []
@@ -396,6 +575,83 @@ def typed_via(normalizer: Normalizer, chain: str, via: str) -> str:
 
 # -- one ref ----------------------------------------------------------------------------------
 
+class LazyIndexes(Sequence[FileIndex]):
+    """The file indexes of a kept index, each made from its stored state when first asked for."""
+
+    def __init__(self, states: list[bytes], make: Callable[[int, bytes], FileIndex]) -> None:
+        self._states = states
+        self._make = make
+        self._made: dict[int, FileIndex] = {}
+
+    def __len__(self) -> int:
+        return len(self._states)
+
+    def __getitem__(self, i: int) -> FileIndex:  # type: ignore[override]
+        fi = self._made.get(i)
+        if fi is None:
+            fi = self._made[i] = self._make(i, self._states[i])
+        return fi
+
+    def __iter__(self) -> Iterator[FileIndex]:
+        return (self[i] for i in range(len(self._states)))
+
+
+def _short(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+def lookups(indexes: Sequence[FileIndex], which: str) -> dict[str, Any]:
+    """A ref's merged lookups over its files: ``names``, ``children``, ``weak`` (key -> file numbers)
+    and ``words`` (a word of a test's name -> (file, test) numbers)."""
+    merged: dict[str, Any] = {}
+    if which == "words":
+        for fi_no, fi in enumerate(indexes):
+            for ti, (qual, _, _) in enumerate(fi.tests):
+                for w in set(_short(qual).split("_")):
+                    merged.setdefault(w, []).append((fi_no, ti))
+        return merged
+    for fi_no, fi in enumerate(indexes):
+        for key in getattr(fi, which):
+            merged.setdefault(key, []).append(fi_no)
+    return merged
+
+
+LOOKUPS = ("names", "children", "weak", "words")
+
+_RAW_MAP = msgspec.msgpack.Decoder(dict[str, msgspec.Raw])
+
+
+def _uses_of(per: list[list[Any]]) -> dict[int, Use]:
+    return {ti: (role, via, chained, inh, line, chain) for ti, role, via, chained, inh, line, chain in per}
+
+
+class RawLookup(Mapping[str, Any]):
+    """A kept lookup: its keys read at once, each value decoded when asked for (a query asks a few)."""
+
+    def __init__(self, data: bytes, convert: Callable[[Any], Any] | None = None) -> None:
+        self._raw = _RAW_MAP.decode(data)
+        self._convert = convert
+        self._done: dict[str, Any] = {}
+
+    def __getitem__(self, key: str) -> Any:
+        hit = self._done.get(key)
+        if hit is None:
+            hit = msgspec.msgpack.decode(self._raw[key])
+            if self._convert is not None:
+                hit = self._convert(hit)
+            self._done[key] = hit
+        return hit
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._raw
+
+
 @dataclass
 class RefIndex:
     """A ref's test tree: its files, each file's index, what was skipped."""
@@ -406,12 +662,25 @@ class RefIndex:
     roots: tuple[str, ...]
     entries: list[TreeEntry]  # every file under the roots (git grep searches them all)
     files: list[tuple[str, str]]  # (path, blob) of the Python files
-    indexes: list[FileIndex]
+    indexes: Sequence[FileIndex]
     skipped: list[tuple[str, str]]  # (path, why)
     parsed: int = 0  # blobs parsed for this index (not found in the cache)
     cached: int = 0  # blobs whose facts came from the cache
     #: the table's reading of chains (says what a local held, for the 'via' text)
     normalizer: Normalizer | None = None
+    #: loaded as it was built by an earlier call (``BuiltIndexes``), not built now
+    kept: bool = False
+    #: a kept index's merged lookups, as stored (decoded when first asked for)
+    kept_lookups: dict[str, bytes] = field(default_factory=dict, repr=False)
+
+    def lookup(self, which: str) -> Mapping[str, Any]:
+        """One of ``LOOKUPS``, merged over the files (kept, or made now) once."""
+        made = self.__dict__.setdefault("_lookups", {})
+        hit: Mapping[str, Any] | None = made.get(which)
+        if hit is None:
+            raw = self.kept_lookups.get(which)
+            hit = made[which] = RawLookup(raw) if raw is not None else lookups(self.indexes, which)
+        return hit
 
     @property
     def tests(self) -> int:
@@ -424,8 +693,11 @@ class RefIndex:
 class Indexer:
     """Builds ``RefIndex``es; keeps facts and file indexes in memory across refs of one run."""
 
-    def __init__(self, store: Store, table: AliasTable, *, jobs: int = 0) -> None:
+    def __init__(self, store: Store, table: AliasTable, *, jobs: int = 0, keep: bool = True) -> None:
+        """``keep``: load a ref's built index kept by an earlier call, and keep the ones built now."""
         self.cache = BlobCache(store)
+        self.built = BuiltIndexes(store) if keep else None
+        self._keepers: list[UsesKeeper] = []
         self.table = table
         self.normalizer = Normalizer(table)
         self.jobs = jobs
@@ -456,6 +728,77 @@ class Indexer:
         root = open_repo(repo, flag)
         commit = commit or resolve_commit(root, ref)
         clean = clean_roots(list(roots))
+        key = self._key(root, commit, clean) if self.built is not None else ""
+        if not key:
+            return self._build(root, ref, commit, clean)
+        assert self.built is not None
+        keeper = UsesKeeper(self.built, key)
+        self._keepers.append(keeper)
+        data = self.built.get(key)
+        if data is not None:
+            try:
+                return self._restore(data, root, ref, commit, clean, keeper)
+            except (msgspec.DecodeError, ValueError, TypeError, KeyError):
+                pass  # unreadable: built again below
+        ix = self._build(root, ref, commit, clean)
+        try:
+            self.built.put(key, self._dump(ix))
+        except Exception:  # noqa: BLE001 - a store that cannot keep it (read-only, full): built next time
+            return ix
+        for n, fi in enumerate(ix.indexes):
+            fi.keepers.append((keeper, n))  # (a file index shared by refs is kept under each)
+        return ix
+
+    def flush(self) -> None:
+        """Keep the per-file uses built during this call (for the next one)."""
+        for keeper in self._keepers:
+            keeper.flush()
+
+    def _key(self, root: Path, commit: str, roots: tuple[str, ...]) -> str:
+        tree = git(root, "rev-parse", f"{commit}^{{tree}}", check=False).text.strip()
+        if not tree:
+            return ""
+        parts = [tree, "\0".join(roots), table_digest(self.table), str(extract.VERSION), __version__,
+                 str(BUILT_FORMAT)]
+        return hashlib.sha256("|".join(parts).encode()).hexdigest()
+
+    def _facts_reader(self, root: Path) -> Callable[[str], FileFacts]:
+        def facts_of(blob: str) -> FileFacts:
+            if blob not in self._facts:
+                self._load(root, [blob])
+            return self._facts[blob]
+
+        return facts_of
+
+    @staticmethod
+    def _dump(ix: RefIndex) -> bytes:
+        enc = msgspec.msgpack.encode
+        return enc({
+            "entries": [[e.path, e.blob, e.mode] for e in ix.entries], "files": ix.files,
+            "skipped": ix.skipped, "tests": ix.tests,
+            # each file's state and each lookup as bytes of its own: a call decodes what it asks for
+            "states": [enc(fi.state()) for fi in ix.indexes],
+            "lookups": {which: enc(dict(ix.lookup(which))) for which in LOOKUPS}})
+
+    def _restore(self, data: bytes, root: Path, ref: str, commit: str, roots: tuple[str, ...],
+                 keeper: UsesKeeper) -> RefIndex:
+        doc = msgspec.msgpack.decode(data)
+        facts_of = self._facts_reader(root)
+        normalizer = self.normalizer
+
+        def make(n: int, state: bytes) -> FileIndex:
+            fi = FileIndex.restore(msgspec.msgpack.decode(state), normalizer, facts_of)
+            fi.keepers.append((keeper, n))
+            return fi
+
+        files = [(p, b) for p, b in doc["files"]]
+        ix = RefIndex(root, ref, commit, roots, [TreeEntry(p, b, m) for p, b, m in doc["entries"]], files,
+                      LazyIndexes(list(doc["states"]), make), [(p, w) for p, w in doc["skipped"]], 0, len(files),
+                      normalizer, kept=True, kept_lookups=dict(doc["lookups"]))
+        ix.__dict__["_tests"] = int(doc["tests"])
+        return ix
+
+    def _build(self, root: Path, ref: str, commit: str, clean: tuple[str, ...]) -> RefIndex:
         entries = list_tree(root, commit, clean)
         files = [(e.path, e.blob) for e in entries if e.is_python]
         parsed, cached = self._load(root, [b for _, b in files])

@@ -21,8 +21,8 @@ from ..records.coverage import ApiCoverage, GrepResult, RefCoverage, TestHit
 from ..store import Store
 from .aliases import ATTR, CALL, DECORATOR, MEMBER, WITH, AliasSource, AliasTable, table_for
 from .chains import Normalizer
-from .gitobjects import open_repo
-from .grep import BlobTexts, TreeText, community_pattern, git_grep, needle
+from .gitobjects import clean_roots, open_repo
+from .grep import BlobTexts, PendingGrep, TreeText, community_pattern, needle
 from .index import Indexer, RefIndex, Use, typed_via
 from .justify import justify, section
 
@@ -40,6 +40,8 @@ GIT_GREP_MAX = 8
 class CoverageReport:
     apis: tuple[ApiCoverage, ...]
     indexes: tuple[RefIndex, ...] = field(default=(), compare=False, repr=False)
+    #: APIs answered (those in ``apis``, or those handed one by one to ``coverage_for``'s ``each``)
+    answered: int = 0
 
     def to_json(self) -> list[dict[str, Any]]:
         return [a.to_json() for a in self.apis]
@@ -169,20 +171,16 @@ class RefQuery:
     def __init__(self, index: RefIndex, table: AliasTable) -> None:
         self.index = index
         self.table = table
-        self._names: dict[str, list[int]] | None = None
-        self._children: dict[str, list[int]] | None = None
-        self._weak: dict[str, list[int]] | None = None
-        self._test_words: dict[str, list[tuple[int, int]]] | None = None
+        self._names: Mapping[str, list[int]] | None = None
+        self._children: Mapping[str, list[int]] | None = None
+        self._weak: Mapping[str, list[int]] | None = None
+        self._test_words: Mapping[str, list[tuple[int, int]]] | None = None
         self._members: dict[str, list[str]] = {}
         self._by_leaf: dict[str, list[str]] | None = None
         self._tests: dict[tuple[int, int], tuple[str, str, int, int]] = {}
 
-    def _merge(self, attr: str) -> dict[str, list[int]]:
-        merged: dict[str, list[int]] = {}
-        for fi_no, fi in enumerate(self.index.indexes):
-            for key in getattr(fi, attr):
-                merged.setdefault(key, []).append(fi_no)
-        return merged
+    def _merge(self, attr: str) -> Mapping[str, list[int]]:
+        return self.index.lookup(attr)
 
     def files_using(self, name: str) -> list[int]:
         if self._names is None:
@@ -201,12 +199,7 @@ class RefQuery:
 
     def tests_named(self, word: str) -> list[tuple[int, int]]:
         if self._test_words is None:
-            words: dict[str, list[tuple[int, int]]] = {}
-            for fi_no, fi in enumerate(self.index.indexes):
-                for ti, (qual, _, _) in enumerate(fi.tests):
-                    for w in set(_short(qual).split("_")):
-                        words.setdefault(w, []).append((fi_no, ti))
-            self._test_words = words
+            self._test_words = self.index.lookup("words")
         return self._test_words.get(word, [])
 
     def members(self, parent: str) -> list[str]:
@@ -460,6 +453,7 @@ def coverage_for(
     grep: str = "auto",
     jobs: int = 0,
     progress: Callable[[RefIndex, float], None] | None = None,
+    each: Callable[[ApiCoverage], None] | None = None,
 ) -> CoverageReport:
     """Which tests cover each API at each ref of ``repo`` (and of upstream).
 
@@ -467,6 +461,8 @@ def coverage_for(
     :param tests: test roots (default: the config's ``test_roots``)
     :param aliases: what resolve knows, on top of the static table
     :param grep: "auto" (git grep for a few APIs, in process for many), "git", "fast" or "off"
+    :param each: given, each API's answer goes to it as soon as it is made, and the report keeps none
+        (a batch of thousands is written out one by one, never all in memory)
     """
     table = table_for(aliases)
     names = [ApiName.parse(a, table) for a in dict.fromkeys(a.strip() for a in apis if a.strip())]
@@ -474,6 +470,26 @@ def coverage_for(
         raise UsageError("no API name given; pass one or more names, or --from FILE with one a line")
     roots = tuple(tests) if tests else load_config(None, repo).test_roots
     targets = resolve_targets(repo, refs, roots, upstream, upstream_tests)
+    if grep == "auto":
+        grep = "git" if len(names) * len(targets) <= GIT_GREP_MAX else "fast"
+    # a few git greps run while the indexes load
+    greps: dict[tuple[str, int], PendingGrep] = {}
+    try:
+        if grep == "git":
+            for i, t in enumerate(targets):
+                top, roots_at = open_repo(t.repo, t.flag), clean_roots(list(t.roots))
+                for api in names:
+                    greps[(api.canonical, i)] = PendingGrep(top, t.ref, community_pattern(api.canonical)[0], roots_at)
+        return _coverage(names, targets, table, store, grep, greps, jobs, progress, each)
+    finally:
+        for pending in greps.values():
+            pending.cancel()
+
+
+def _coverage(names: list[ApiName], targets: list[Any], table: AliasTable, store: Store, grep: str,
+              greps: dict[tuple[str, int], PendingGrep], jobs: int,
+              progress: Callable[[RefIndex, float], None] | None,
+              each: Callable[[ApiCoverage], None] | None = None) -> CoverageReport:
     indexer = Indexer(store, table, jobs=jobs)
     indexes: list[RefIndex] = []
     for t in targets:
@@ -482,8 +498,6 @@ def coverage_for(
         if progress is not None:
             progress(indexes[-1], time.perf_counter() - started)
     queries = [RefQuery(ix, table) for ix in indexes]
-    if grep == "auto":
-        grep = "git" if len(names) * len(targets) <= GIT_GREP_MAX else "fast"
     texts: dict[int, TreeText] = {}
     pool = BlobTexts()  # the refs' files, read once, matched once per blob
     results: list[ApiCoverage] = []
@@ -495,7 +509,7 @@ def coverage_for(
             direct = answer.direct
             g: GrepResult | None = None
             if grep == "git":
-                g = git_grep(ix.repo, target.ref, pattern, ix.roots)
+                g = greps[(api.canonical, i)].result()
             elif grep == "fast":
                 if i not in texts:
                     texts[i] = TreeText(ix.repo, target.ref, ix.entries, ix.roots, pool)
@@ -513,8 +527,14 @@ def coverage_for(
         zh, en = justify(cov)
         cov = replace(cov, justification_zh=zh, justification_en=en)
         szh, sen = section(cov)
-        results.append(replace(cov, section_zh=szh, section_en=sen))
-    return CoverageReport(tuple(results), tuple(indexes))
+        cov = replace(cov, section_zh=szh, section_en=sen)
+        pool.forget_matches()
+        if each is None:
+            results.append(cov)
+        else:
+            each(cov)
+    indexer.flush()
+    return CoverageReport(tuple(results), tuple(indexes), answered=len(names))
 
 
 def _grep_in(g: GrepResult | None, direct: Sequence[TestHit]) -> int:

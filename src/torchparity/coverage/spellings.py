@@ -10,20 +10,30 @@
    ``torch_npu.npu.Event`` for ``torch.cuda.Event``), and for its class.
 
 Later sources win where they disagree.
+
+Which APIs each version's pages state a backend spelling for is kept in the store
+(``StatedApis``, under the folder's file sizes and times): a warm call parses a
+version's pages only when one of its APIs is among them.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import __version__
 from ..config import Config
 from ..docs import DocsTree
+from ..docs.parse import page_files
 from ..docs.tree import backend_names, find_docs_dir
 from ..docs.versions import version_key
 from ..errors import UsageError
+from ..store import Store
 from .aliases import AliasTable, static_table
 from .environment import resolved_table
 from .types import TypeFacts
@@ -63,8 +73,50 @@ def docs_tree(config: Config, repo: Path | None, docs: Path | None = None) -> Do
         return None
 
 
-def _docs_spellings(tree: DocsTree, apis: Sequence[str], base: AliasTable, resolutions: Sequence[Any]
-                    ) -> tuple[dict[str, str], dict[str, str], dict[str, bool]]:
+_STATED_SCHEMA = """
+CREATE TABLE IF NOT EXISTS docs_stated_apis (
+    key   TEXT PRIMARY KEY,   -- digest of a version folder's page files (paths, sizes, times) and the tool
+    apis  TEXT NOT NULL       -- JSON list: the APIs its pages state a backend spelling for
+);
+"""
+
+
+class StatedApis:
+    """Per version of a docs tree, the APIs whose entries state a backend spelling (kept in a store)."""
+
+    def __init__(self, tree: DocsTree, store: Store | None) -> None:
+        self.tree = tree
+        self.store = store
+        if store is not None:
+            store.ensure_schema("docs_stated_apis", _STATED_SCHEMA)
+
+    def _key(self, version: str) -> str:
+        folder = self.tree.folder(version)
+        digest = hashlib.sha256(f"{folder.resolve()}|{__version__}|{self.tree.products.items!r}".encode())
+        for page in page_files(folder):
+            st = os.stat(page)
+            digest.update(f"\0{page.name}|{st.st_size}|{st.st_mtime_ns}".encode())
+        return digest.hexdigest()
+
+    def of(self, version: str) -> set[str]:
+        if self.store is None:
+            return set(backend_names(self.tree.pages(version)).values())
+        key = self._key(version)
+        rows = self.store.query("SELECT apis FROM docs_stated_apis WHERE key=?", (key,))
+        if rows:
+            return set(json.loads(rows[0]["apis"]))
+        stated = set(backend_names(self.tree.pages(version)).values())
+        try:
+            with self.store.transaction() as conn:
+                conn.execute("INSERT OR REPLACE INTO docs_stated_apis(key, apis) VALUES (?, ?)",
+                             (key, json.dumps(sorted(stated))))
+        except Exception:  # noqa: BLE001 - a store that cannot keep it: read again next time
+            pass
+        return stated
+
+
+def _docs_spellings(tree: DocsTree, apis: Sequence[str], base: AliasTable, resolutions: Sequence[Any],
+                    store: Store | None = None) -> tuple[dict[str, str], dict[str, str], dict[str, bool]]:
     """{backend spelling: canonical}, {class spelling: class}, {spelling: is a class}, from the newest
     page that states one."""
     by_query = {getattr(r, "query", ""): r for r in resolutions}
@@ -75,6 +127,7 @@ def _docs_spellings(tree: DocsTree, apis: Sequence[str], base: AliasTable, resol
     out: dict[str, str] = {}
     owners: dict[str, str] = {}
     stated_apis: dict[str, set[str]] = {}
+    stated_in = StatedApis(tree, store)
     classes: dict[str, bool] = {}
     for api in apis:
         res = by_query.get(api)
@@ -91,7 +144,7 @@ def _docs_spellings(tree: DocsTree, apis: Sequence[str], base: AliasTable, resol
         for version in versions:
             stated = stated_apis.get(version)
             if stated is None:  # the entries (and their members) that state a backend spelling
-                stated = stated_apis[version] = set(backend_names(tree.pages(version)).values())
+                stated = stated_apis[version] = stated_in.of(version)
             if not any(n in stated or n.rpartition(".")[0] in stated for n in names):
                 continue
             spelled = next((s for s in (tree.backend_name(n, version) for n in names) if s), None)
@@ -117,6 +170,7 @@ def assemble(
     resolutions: Sequence[Any] = (),
     learnt: AliasTable | None = None,
     types: TypeFacts | None = None,
+    store: Store | None = None,
 ) -> Spellings:
     """Every spelling of ``apis`` coverage counts (see the module docstring).
 
@@ -124,6 +178,7 @@ def assemble(
     :param resolutions: resolve's answers for the APIs (verify's resolve stage, ``--python``)
     :param learnt: more that is known (an ``--aliases`` file, an environment's table)
     :param types: the environment's type facts (the static ones otherwise)
+    :param store: where what the docs pages state is kept between calls (None: read every time)
     """
     names = [a.strip() for a in apis if a.strip()]
     sources = ["static"]
@@ -146,7 +201,7 @@ def assemble(
     owners: dict[str, str] = {}
     tree = docs if isinstance(docs, DocsTree) else docs_tree(config, repo, docs)
     if tree is not None and names:
-        from_docs, owners, classes = _docs_spellings(tree, names, table, resolutions)
+        from_docs, owners, classes = _docs_spellings(tree, names, table, resolutions, store)
         backend.update(owners)
         backend.update(from_docs)
         if from_docs:

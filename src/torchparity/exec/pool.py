@@ -10,7 +10,10 @@ target once elsewhere when its node was lost.
 
 ``LocalPool`` runs on this machine: ``workers`` warm workers (or fresh
 interpreters) per (interpreter, device, emulation), lent round-robin; a warm worker runs one
-job at a time, so ``workers`` > 1 lets targets of one environment run at once.
+job at a time per lane, so ``workers`` > 1 lets targets of one environment run at once, and
+``lanes`` forked copies of one worker do the same without another ``import torch``. A warm worker
+preloads ``preload`` (torch's test framework and compiler by default) before forking;
+``warm`` starts one in the background (verify does it before its own imports).
 """
 
 from __future__ import annotations
@@ -19,12 +22,12 @@ import itertools
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol, TypeVar
 
 from ..emulated import runner_settings
-from .runners import Runner, make_runner
+from .runners import Runner, default_lanes, make_runner
 
 
 class EnvLike(Protocol):
@@ -82,11 +85,14 @@ class RunnerPool(Protocol):
 class LocalPool:
     """Warm workers (or fresh interpreters) on this machine, ``workers`` per (interpreter, device, emulation)."""
 
-    def __init__(self, mode: str, backend_module: str, *, workers: int = 1, allow_cpu_fallback: bool = False) -> None:
+    def __init__(self, mode: str, backend_module: str, *, workers: int = 1, allow_cpu_fallback: bool = False,
+                 preload: Sequence[str] | None = None, lanes: int | None = None) -> None:
         self.mode = mode
         self.backend_module = backend_module
         self.allow_cpu_fallback = allow_cpu_fallback
         self.workers = max(1, workers)
+        self.preload = None if preload is None else tuple(preload)
+        self.lanes = default_lanes() if lanes is None else max(1, lanes)
         self._runners: dict[tuple[str, str, str], list[Runner]] = {}
         self._turn: dict[tuple[str, str, str], itertools.count[int]] = {}
         self._lock = threading.Lock()
@@ -105,9 +111,15 @@ class LocalPool:
                 logs = self._logs / f"{len(self._runners)}-{len(slots)}"
                 run = runner_settings(env.emulated, self.backend_module, device)
                 slots.append(make_runner(self.mode, env.python, run.backend_module, run.device, logs,
-                                         self.allow_cpu_fallback, run.environ))
+                                         self.allow_cpu_fallback, run.environ, preload=self.preload,
+                                         lanes=self.lanes))
                 self.started += 1
             return slots[turn % len(slots)]
+
+    def warm(self, env: EnvLike, device: str) -> None:
+        warm = getattr(self.runner_for(env, device), "warm", None)
+        if warm is not None:
+            warm()
 
     def finish_target(self, target: TargetLike, record: R, again: Callable[[TargetLike], R]) -> R:
         return record
@@ -131,4 +143,17 @@ class LocalPool:
             shutil.rmtree(logs, ignore_errors=True)
 
 
-__all__ = ["EnvLike", "LocalPool", "RunnerPool", "TargetLike"]
+def preload_for(backend_module: str, testcase_import: str = "") -> tuple[str, ...]:
+    """What a warm worker preloads for a backend: torch's test framework and compiler, and the
+    backend's testing module (the module of the config's ``testcase_import``, when it is the
+    backend's: ``from torch_npu.testing.testcase import TestCase`` gives ``torch_npu.testing.testcase``)."""
+    from .runners import DEFAULT_PRELOAD
+
+    words = testcase_import.split()
+    module = words[1] if len(words) >= 2 and words[0] in ("from", "import") else ""
+    if backend_module and module.split(".")[0] == backend_module.split(".")[0]:
+        return (module, *DEFAULT_PRELOAD)  # first: what it imports of torch's is then seen as its own
+    return DEFAULT_PRELOAD
+
+
+__all__ = ["EnvLike", "LocalPool", "RunnerPool", "TargetLike", "preload_for"]

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -159,13 +160,39 @@ def _agent_args(backend_module: str, device: str, allow_cpu_fallback: bool) -> l
     return [backend_module or "", device] + ([ALLOW_CPU_FALLBACK] if allow_cpu_fallback else [])
 
 
+#: what a warm worker imports before it forks, unless told otherwise: torch's test framework and the
+#: compiler its ``TestCase.run`` imports in every test (the agent's ``preload.py`` says when it may)
+DEFAULT_PRELOAD = ("torch.testing._internal.common_utils", "torch._dynamo")
+
+
+def default_lanes() -> int:
+    """Lanes per warm worker when the owner does not say: one per core, at most 4."""
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+@dataclass
+class _Lane:
+    """One channel to a lane of the worker (the worker's own stdin/stdout when it has one lane)."""
+
+    pid: int
+    write: Any
+    reader: _LineReader
+    alive: bool = True
+
+
 class WarmWorker:
-    """One interpreter per environment; torch imported once; a forked child per job."""
+    """One interpreter per environment; torch (and the preloads) imported once; a forked child per job.
+
+    ``lanes`` > 1: the worker forks that many lanes (``agent/lanes.py``) and up to ``lanes`` jobs
+    run at once, each on a lane of its own. ``warm()`` starts the interpreter in the background, so
+    that its imports overlap with whatever the owner does before the first job.
+    """
 
     mode = "warm"
 
     def __init__(self, python: str, backend_module: str, device: str, log_dir: Path,
-                 allow_cpu_fallback: bool = False, environ: dict[str, str] | None = None) -> None:
+                 allow_cpu_fallback: bool = False, environ: dict[str, str] | None = None, *,
+                 preload: Sequence[str] | None = None, lanes: int = 1) -> None:
         _check_python(python)
         self.python = python
         self.backend_module = backend_module
@@ -174,60 +201,155 @@ class WarmWorker:
         self.log_dir = log_dir
         #: variables set on top of the isolated environment (an emulated backend's PYTHONPATH)
         self.environ = dict(environ or {})
+        self.preload = tuple(DEFAULT_PRELOAD if preload is None else preload)
+        self.lanes = max(1, int(lanes))
         self.proc: subprocess.Popen[bytes] | None = None
         self.restarts = 0
         self.startup_seconds = 0.0
+        self.worker_pid = 0
         self._reader: _LineReader | None = None
         self._counter = 0
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
+        self._control = threading.Lock()  # the worker's own channel (lanes > 1: questions about lanes)
+        self._idle: list[_Lane] = []
+        self._all: list[_Lane] = []
+        self._starting: threading.Thread | None = None
+        self._start_error: BaseException | None = None
         #: how the processes a test starts are found and killed (the worker says, at start)
         self.process_tracking = ""
+        #: what the worker imported before forking, as it reported it (module, status, seconds, why)
+        self.preloaded: list[dict[str, Any]] = []
+        #: preloads left out because importing them initialised the device (the fork would break)
+        self.preload_dropped: list[str] = []
 
     @property
     def argv(self) -> list[str]:
         return [self.python, *launcher(), "serve", *_agent_args(self.backend_module, self.device,
                                                                  self.allow_cpu_fallback)]
 
+    def _argv(self, lane_fds: list[tuple[int, int]]) -> list[str]:
+        extra = []
+        if self.preload:
+            extra.append("--preload=" + ",".join(self.preload))
+        if lane_fds:
+            extra.append("--lanes=" + ",".join(f"{r}:{w}" for r, w in lane_fds))
+        return [*self.argv, *extra]
+
+    # -- starting ------------------------------------------------------------------------------
+    def warm(self) -> None:
+        """Start the worker in the background (its imports overlap with the owner's own work)."""
+        with self._lock:
+            if self.proc is not None or self._starting is not None:
+                return
+            thread = threading.Thread(target=self._start_in_background, name="warm-worker", daemon=True)
+            self._starting = thread
+        thread.start()
+
+    def _start_in_background(self) -> None:
+        with self._lock:
+            try:
+                if self.proc is None:
+                    self._start_locked()
+            except BaseException as exc:  # given to the first job that asks
+                self._start_error = exc
+            finally:
+                self._starting = None
+                self._lock.notify_all()
+
     def start(self) -> None:
+        with self._lock:
+            self._start_locked()
+
+    def _start_locked(self) -> None:
+        while True:
+            hello = self._launch()
+            bad = [e["module"] for e in self.preloaded if e.get("initialised")]
+            if not bad:
+                break
+            # that import initialised the device: a child forked now could not use it
+            self._close_locked()
+            self.preload_dropped += bad
+            self.preload = tuple(m for m in self.preload if m not in bad)
+        self.worker_pid = int(hello["pid"])
+        self.process_tracking = str(hello.get("process_tracking") or "")
+
+    def _launch(self) -> dict[str, Any]:
         interrupt.check()  # after a signal nothing new starts
         self.log_dir.mkdir(parents=True, exist_ok=True)
         stderr = open(self.log_dir / "worker-stderr.log", "ab")
         started = time.monotonic()
+        ours: list[int] = []
+        theirs: list[tuple[int, int]] = []
+        if self.lanes > 1:
+            for _ in range(self.lanes):
+                req_r, req_w = os.pipe()
+                ans_r, ans_w = os.pipe()
+                theirs.append((req_r, ans_w))
+                ours += [req_w, ans_r]
         try:
             self.proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                self._argv(theirs), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
                 env=isolated_env(self.environ), start_new_session=True,
+                pass_fds=[fd for pair in theirs for fd in pair],
             )
         except OSError as exc:
+            for fd in ours:
+                os.close(fd)
             raise EnvironmentBroken(f"cannot start {self.python}: {exc}") from exc
         finally:
             stderr.close()
+            for pair in theirs:
+                for fd in pair:
+                    os.close(fd)
         interrupt.register(self)
-        assert self.proc.stdout is not None
+        assert self.proc.stdout is not None and self.proc.stdin is not None
         self._reader = _LineReader(self.proc.stdout.fileno())
-        hello = self._hello(time.monotonic() + STARTUP_TIMEOUT)
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        try:
+            hello = self._hello(self._reader, deadline)
+        except BaseException:
+            for fd in ours:
+                os.close(fd)
+            raise
         if hello.get("event") == "import_error":
-            self.close()
+            for fd in ours:
+                os.close(fd)
+            self._close_locked()
             raise EnvironmentBroken(_import_failed(self.python, hello["module"], hello["detail"]))
-        self.worker_pid = int(hello["pid"])
-        self.process_tracking = str(hello.get("process_tracking") or "")
+        self.preloaded = [dict(e) for e in hello.get("preload") or []]
+        if any(e.get("initialised") for e in self.preloaded):
+            for fd in ours:
+                os.close(fd)
+            return hello
+        lanes: list[_Lane] = []
+        if self.lanes > 1:
+            for i in range(self.lanes):
+                write = os.fdopen(ours[2 * i], "wb")
+                reader = _LineReader(ours[2 * i + 1])
+                lanes.append(_Lane(0, write, reader))
+            for lane in lanes:
+                ready = self._hello(lane.reader, deadline)
+                lane.pid = int(ready.get("pid") or 0)
+        else:
+            lanes.append(_Lane(int(hello["pid"]), self.proc.stdin, self._reader))
+        self._all, self._idle = list(lanes), list(lanes)
         self.startup_seconds = time.monotonic() - started
+        return hello
 
-    def _hello(self, deadline: float) -> dict[str, Any]:
+    def _hello(self, reader: _LineReader, deadline: float) -> dict[str, Any]:
         """The agent's first answer. Lines printed before it (a sitecustomize, a .pth) are skipped."""
-        assert self._reader is not None
         junk: list[str] = []
         while True:
             try:
-                line = self._reader.readline(max(0.0, deadline - time.monotonic()))
+                line = reader.readline(max(0.0, deadline - time.monotonic()))
             except TimeoutError:
-                self.close()
+                self._close_locked()
                 raise EnvironmentBroken(
                     f"{self.python} did not finish importing torch within {STARTUP_TIMEOUT:.0f}s"
                 ) from None
             if line is None:
                 err = _read_output(self.log_dir / "worker-stderr.log").strip().splitlines()
-                self.close()
+                self._close_locked()
                 last = err[-1] if err else (junk[-1] if junk else "no output")
                 raise EnvironmentBroken(f"{self.python} exited while starting the agent: {last}")
             try:
@@ -238,31 +360,68 @@ class WarmWorker:
                 return hello
             junk.append(line.decode("utf-8", "replace"))
 
-    def run(self, job: Job) -> JobResult:
+    # -- running -------------------------------------------------------------------------------
+    def _take(self) -> _Lane:
+        """A free lane (the worker started first when it is not running)."""
         with self._lock:
-            if self.proc is None or self.proc.poll() is not None:
-                self.start()
-            assert self.proc is not None and self.proc.stdin is not None and self._reader is not None
-            self._counter += 1
+            while True:
+                if self._starting is not None:
+                    self._lock.wait()
+                    continue
+                if self._start_error is not None:
+                    exc, self._start_error = self._start_error, None
+                    raise exc
+                if self.proc is None or (not self._all and self.proc.poll() is not None):
+                    self._close_locked()
+                    self._start_locked()
+                if self._idle:
+                    return self._idle.pop()
+                if not any(lane.alive for lane in self._all):
+                    # every lane died: a new worker for the next job
+                    self._close_locked()
+                    continue
+                self._lock.wait()
+
+    def _give_back(self, lane: _Lane) -> None:
+        with self._lock:
+            if lane.alive and lane in self._all:
+                self._idle.append(lane)
+            self._lock.notify_all()
+
+    def run(self, job: Job) -> JobResult:
+        lane = self._take()
+        try:
+            with self._lock:
+                self._counter += 1
+                number = self._counter
             request = {
-                "id": self._counter, "op": job.op, "args": dict(job.args, cwd=job.cwd),
+                "id": number, "op": job.op, "args": dict(job.args, cwd=job.cwd),
                 "output": str(job.output), "timeout": job.timeout,
             }
             started = time.monotonic()
             try:
-                self.proc.stdin.write((json.dumps(request) + "\n").encode())
-                self.proc.stdin.flush()
+                lane.write.write((json.dumps(request) + "\n").encode())
+                lane.write.flush()
                 wait = None if job.timeout is None else job.timeout + ANSWER_GRACE
-                line = self._reader.readline(wait)
-            except (BrokenPipeError, TimeoutError, OSError):
+                line = lane.reader.readline(wait)
+            except (BrokenPipeError, TimeoutError, OSError, ValueError):
                 line = None
             if line is None:
-                return self._worker_died(job, started)
+                return self._lane_died(lane, job, started)
             answer = json.loads(line)
+        finally:
+            self._give_back(lane)
+        via = f" of lane pid {lane.pid}" if self.lanes > 1 else ""
         how = (
-            f"forked child (pid {answer.get('pid')}) of warm worker pid {self.worker_pid} "
-            "(torch imported once in the worker)"
+            f"forked child (pid {answer.get('pid')}){via} of warm worker pid {self.worker_pid} "
+            "(torch imported once in the worker"
         )
+        preloaded = [e["module"] for e in self.preloaded if e.get("status") == "imported"]
+        if preloaded:
+            how += "; imported before the fork: " + ", ".join(preloaded)
+        if self.preload_dropped:
+            how += "; not preloaded, as importing it initialised the device: " + ", ".join(self.preload_dropped)
+        how += ")"
         if job.op == "run_file":
             how += f"; the file ran as __main__ with argv {[job.args['path'], *job.args.get('argv', [])]}"
         return JobResult(
@@ -272,32 +431,87 @@ class WarmWorker:
             command=command_line(job.literal, self.environ) if job.literal else "", how=how,
         )
 
-    def _worker_died(self, job: Job, started: float) -> JobResult:
+    def _lane_died(self, lane: _Lane, job: Job, started: float) -> JobResult:
         code = None
-        if self.proc is not None:
-            try:  # EOF comes before the exit status: give the kernel a moment to report it
-                code = self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                code = None
-        self.close()
-        self.restarts += 1
+        with self._lock:
+            lane.alive = False
+            proc = self.proc
+            last = not any(other.alive for other in self._all)
+        if self.lanes > 1 and proc is not None:
+            ended = self._ask_worker({"op": "lane_status", "pid": lane.pid})
+            if ended.get("signal"):
+                code = -int(ended["signal"])
+            elif ended.get("exit_code") is not None:
+                code = int(ended["exit_code"])
+        if last and proc is not None:
+            if self.lanes == 1:
+                try:  # EOF comes before the exit status: give the kernel a moment to report it
+                    code = proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    code = None
+            with self._lock:
+                if self.proc is proc:
+                    self._close_locked()
+                    self.restarts += 1
+        if self.lanes == 1:
+            what = f"the warm worker died during this job (exit {code}); it is restarted for the next job"
+        else:
+            what = (f"lane pid {lane.pid} of warm worker pid {self.worker_pid} died during this job (exit {code}); "
+                    + ("the worker is restarted for the next job" if last else "the next jobs run in its other lanes"))
         return JobResult(
             op=job.op, status="WORKER_DIED", exit_code=code, signal=(-code if code and code < 0 else None),
-            duration=time.monotonic() - started, output=_read_output(job.output),
-            how=f"the warm worker died during this job (exit {code}); it is restarted for the next job",
+            duration=time.monotonic() - started, output=_read_output(job.output), how=what,
         )
 
+    def _ask_worker(self, message: dict[str, Any]) -> dict[str, Any]:
+        """A question to the worker itself (not a lane): its answer, or {} when it does not answer."""
+        with self._control:
+            proc, reader = self.proc, self._reader
+            if proc is None or proc.stdin is None or reader is None:
+                return {}
+            try:
+                proc.stdin.write((json.dumps(message) + "\n").encode())
+                proc.stdin.flush()
+                line = reader.readline(ANSWER_GRACE)
+            except (OSError, TimeoutError, ValueError):
+                return {}
+        try:
+            answer = json.loads(line) if line else {}
+        except ValueError:
+            return {}
+        return answer if isinstance(answer, dict) else {}
+
+    # -- stopping ------------------------------------------------------------------------------
     def close(self) -> None:
+        if self._starting is not None:  # still importing in the background: no need to wait for it
+            self.kill_now()
+        with self._lock:
+            self._start_error = None
+            self._close_locked()
+
+    def _close_locked(self) -> None:
         interrupt.unregister(self)
         proc, self.proc = self.proc, None
+        lanes, self._all, self._idle = self._all, [], []
+        for lane in lanes:
+            lane.alive = False
+            if lane.write is not (proc.stdin if proc is not None else None):
+                try:  # a lane sees its channel end and stops
+                    lane.write.close()
+                except OSError:
+                    pass
+                try:
+                    os.close(lane.reader.fd)
+                except OSError:
+                    pass
         if proc is None:
             return
         try:
             if proc.poll() is None and proc.stdin is not None:
                 proc.stdin.write(b'{"op": "shutdown"}\n')
                 proc.stdin.flush()
-                proc.wait(timeout=5)
-        except (OSError, subprocess.TimeoutExpired):
+                proc.wait(timeout=5 + (5 if len(lanes) > 1 else 0))
+        except (OSError, subprocess.TimeoutExpired, ValueError):
             try:  # a worker stuck in a job: SIGTERM makes it take the job's group down first
                 proc.send_signal(signal.SIGTERM)
                 proc.wait(timeout=5)
@@ -308,6 +522,7 @@ class WarmWorker:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover
             pass
+        reap.kill_tree(proc.pid)  # a lane's job still running (its own group) goes too
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
                 try:
@@ -417,11 +632,15 @@ class FreshRunner:
 
 
 def make_runner(mode: str, python: str, backend_module: str, device: str, log_dir: Path,
-                allow_cpu_fallback: bool = False, environ: dict[str, str] | None = None) -> Runner:
+                allow_cpu_fallback: bool = False, environ: dict[str, str] | None = None, *,
+                preload: Sequence[str] | None = None, lanes: int = 1) -> Runner:
     """A runner; ``allow_cpu_fallback``: a requested device that is absent runs jobs on the cpu
-    (saying so) instead of refusing them as a broken environment."""
+    (saying so) instead of refusing them as a broken environment. ``preload`` and ``lanes`` are the
+    warm worker's (``WarmWorker``); fresh interpreters import what each step imports, as the seed did."""
     if mode == "warm" and not hasattr(os, "fork"):
         print("torchparity: fork is unavailable on this platform; using --fresh", file=sys.stderr)
         mode = "fresh"
-    cls = WarmWorker if mode == "warm" else FreshRunner
-    return cls(python, backend_module, device, log_dir, allow_cpu_fallback, environ)
+    if mode == "warm":
+        return WarmWorker(python, backend_module, device, log_dir, allow_cpu_fallback, environ, preload=preload,
+                          lanes=lanes)
+    return FreshRunner(python, backend_module, device, log_dir, allow_cpu_fallback, environ)

@@ -139,7 +139,11 @@ class TargetRecord(Record):
     #: how the processes a test starts were found and killed (process group, /proc, subreaper)
     process_tracking: str = ""
     collector_exit_code: int | None = None
+    #: exit code of removing the checkout (``git worktree remove``; 0/1 for a sparse one: the folder is
+    #: gone / is not), None without a checkout
     worktree_remove_exit_code: int | None = None
+    #: how the files at the ref were checked out (what was written, shared with whom); "" before the field
+    checkout: str = ""
     notes: list[Note] = field(default_factory=list)
     started: float = 0.0
     finished: float = 0.0

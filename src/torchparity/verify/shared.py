@@ -32,7 +32,7 @@ from ..coverage import coverage_for
 from ..coverage.aliases import AliasTable
 from ..errors import TorchparityError, UsageError
 from ..exec.interrupt import stopping, temp_dir
-from ..exec.pool import EnvLike, LocalPool, RunnerPool
+from ..exec.pool import EnvLike, LocalPool, RunnerPool, preload_for
 from ..records.coverage import ApiCoverage
 from ..store import Store
 
@@ -193,7 +193,9 @@ def pool_for(cfg: Config, envs: Sequence[EnvLike], *, mode: str, workers: int, r
              repo: Path | None, allow_cpu_fallback: bool = False) -> RunnerPool:
     """The local pool, or (a Ray address given, by ``--ray`` or ``[ray] address``) the Ray executor for
     the environments that name their Ray needs, the local pool for the others."""
-    local = LocalPool(mode, cfg.backend_module, workers=workers, allow_cpu_fallback=allow_cpu_fallback)
+    # the warm workers preload torch's test framework and compiler (and the backend's testing module)
+    local = LocalPool(mode, cfg.backend_module, workers=workers, allow_cpu_fallback=allow_cpu_fallback,
+                      preload=preload_for(cfg.backend_module, str(cfg.scaffold.get("testcase_import") or "")))
     address = ray_address or str(cfg.ray.get("address") or "")
     if not address:
         return local
