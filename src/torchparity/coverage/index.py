@@ -115,9 +115,20 @@ MAX_CALL_DEPTH = 3
 _TAG = re.compile(r"^([lsap]):([^#]*)#(\d+)=(.*)$")
 
 
+def asserted(use: Use) -> bool:
+    """Whether a name (not called) is an argument of an assertion (``assertIsInstance(x, C)``):
+    for a class, a test of the class itself, not a mere mention."""
+    return use[0] == "a" and (use[1].startswith("q:") or ",q:" in use[1])
+
+
+def _rank(use: Use) -> float:
+    return _ROLE_RANK[use[0]] + (0.5 if asserted(use) else 0)
+
+
 def _better(new: Use, old: Use) -> bool:
-    """Prefer direct roles, then plain spellings (no inheritance, no helper, no data flow)."""
-    rn, ro = _ROLE_RANK[new[0]], _ROLE_RANK[old[0]]
+    """Prefer direct roles (a name asserted on over one only named), then plain spellings (no
+    inheritance, no helper, no data flow)."""
+    rn, ro = _rank(new), _rank(old)
     if rn != ro:
         return rn > ro
     return (bool(new[3]), len(new[1]), new[4]) < (bool(old[3]), len(old[1]), old[4])
@@ -368,8 +379,9 @@ class FileIndex:
             for chain, kind, line, via in refs:
                 if not start <= line <= end:
                     line = start  # a use inside a helper: point at the test itself
-                for name, role, chained, inherited in flat(chain, kind):
-                    use: Use = (role, via, chained, inherited, line, chain)
+                for name, role, chained, inherited, wrapper in flat(chain, kind):
+                    use: Use = (role, _join_via(via, f"w:{wrapper}={name}") if wrapper else via, chained,
+                                inherited, line, chain)
                     per = uses.get(name)
                     if per is None:
                         uses[name] = {ti: use}
