@@ -43,6 +43,15 @@ class TestAsserted(unittest.TestCase):
     def test_assert_false_not_hasattr(self):
         self.assertFalse(not hasattr(torch.BoolStorage, "dtype"))
 
+    def test_named_then_asserted(self):
+        s = torch.ones(1, dtype=torch.bool).storage()
+        if isinstance(s, torch.BoolStorage):
+            self.assertIsInstance(s, torch.BoolStorage)
+
+    def test_ndim_read_then_asserted(self):
+        dims = torch.ones(2).ndim
+        self.assertEqual(dims, 1)
+
 
 class TestNamed(unittest.TestCase):
     def test_isinstance_in_if(self):
@@ -107,7 +116,7 @@ def report(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "tests")
     apis = ["torch.BoolStorage", "torch_npu.npu.BoolStorage", "torch.autograd.profiler.emit_itt",
-            "torch.autograd.gradcheck", "torch.autograd.gradgradcheck", "torch.autograd.backward"]
+            "torch.autograd.gradcheck", "torch.autograd.gradgradcheck", "torch.autograd.backward", "torch.Tensor.ndim"]
     return coverage_for(apis, repo, None, Store(tmp / "s"), grep="off")
 
 
@@ -123,10 +132,13 @@ def test_a_class_asserted_on_is_direct_and_says_which_assertion(report) -> None:
         "test_assert_true_isinstance": "the class asserted, in assertTrue(isinstance(…))",
         "test_assert_issubclass": "the class asserted, in assertTrue(issubclass(…))",
         "test_assert_false_not_hasattr": "the class asserted, in assertFalse(hasattr(…))",
+        "test_named_then_asserted": "the class asserted, in assertIsInstance(…)",
     }
     assert direct == {F + t: how for t, how in expected.items()}
     npu = _hits(report, "torch_npu.npu.BoolStorage", "direct")
     assert npu == {F + "test_assert_is_instance": "the class asserted, in assertIsInstance(…)"}
+    # no class: a name in an assertion reads as before (its first, plainest use; no assertion said)
+    assert _hits(report, "torch.Tensor.ndim", "direct") == {F + "test_ndim_read_then_asserted": "chained attribute"}
     itt = _hits(report, "torch.autograd.profiler.emit_itt", "direct")
     assert list(itt) == [F + "test_callable_or_hasattr"]
     assert itt[F + "test_callable_or_hasattr"].startswith("the class asserted, in assertTrue(")

@@ -121,14 +121,14 @@ def asserted(use: Use) -> bool:
     return use[0] == "a" and (use[1].startswith("q:") or ",q:" in use[1])
 
 
-def _rank(use: Use) -> float:
-    return _ROLE_RANK[use[0]] + (0.5 if asserted(use) else 0)
+def _rank(use: Use, of_class: bool) -> float:
+    return _ROLE_RANK[use[0]] + (0.5 if of_class and asserted(use) else 0)
 
 
-def _better(new: Use, old: Use) -> bool:
-    """Prefer direct roles (a name asserted on over one only named), then plain spellings (no
-    inheritance, no helper, no data flow)."""
-    rn, ro = _rank(new), _rank(old)
+def _better(new: Use, old: Use, of_class: bool = False) -> bool:
+    """Prefer direct roles (for a class: one an assertion checks over one only named), then plain
+    spellings (no inheritance, no helper, no data flow)."""
+    rn, ro = _rank(new, of_class), _rank(old, of_class)
     if rn != ro:
         return rn > ro
     return (bool(new[3]), len(new[1]), new[4]) < (bool(old[3]), len(old[1]), old[4])
@@ -387,7 +387,7 @@ class FileIndex:
                         uses[name] = {ti: use}
                     else:
                         old = per.get(ti)
-                        if old is None or (old != use and _better(use, old)):
+                        if old is None or (old != use and _better(use, old, role == "a" and normalizer.is_class(name))):
                             per[ti] = use
         return uses
 
