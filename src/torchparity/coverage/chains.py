@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 
 from .types import SELF, Type, cls, join, parse
+from .wrappers import wrapped_by
 
 #: roles of a name in a test: called, entered as a context manager, used as a decorator,
 #: or only named (an attribute read, a class passed to isinstance)
@@ -218,6 +219,8 @@ class Emission:
     inherited_via: str = ""
     #: is this the chain's last name (what the expression finally is)
     final: bool = False
+    #: reached by calling a wrapper that upstream implements with this API (``wrappers.py``)
+    wrapper: str = ""
 
 
 def _role(kind: str, called: bool, final: bool) -> str:
@@ -245,7 +248,7 @@ class Normalizer:
     def __init__(self, table) -> None:
         self.table = table
         self._memo: dict[tuple[str, str], tuple[Emission, ...]] = {}
-        self._flat: dict[tuple[str, str], tuple[tuple[str, str, bool, str], ...]] = {}
+        self._flat: dict[tuple[str, str], tuple[tuple[str, str, bool, str, str], ...]] = {}
         self._types: dict[tuple[str, int], Type | None] = {}
         self._classes: dict[str, bool] = {}
 
@@ -255,13 +258,13 @@ class Normalizer:
             hit = self._classes[name] = self.table.is_class(name)
         return hit
 
-    def flat(self, chain: str, kind: str) -> tuple[tuple[str, str, bool, str], ...]:
-        """``emissions`` as plain tuples (name, role, chained, inherited_via): the index's hot loop."""
+    def flat(self, chain: str, kind: str) -> tuple[tuple[str, str, bool, str, str], ...]:
+        """``emissions`` as plain tuples (name, role, chained, inherited_via, wrapper): the index's hot loop."""
         key = (chain, kind)
         hit = self._flat.get(key)
         if hit is None:
             hit = self._flat[key] = tuple(
-                (e.name, e.role, e.chained, e.inherited_via) for e in self.emissions(chain, kind))
+                (e.name, e.role, e.chained, e.inherited_via, e.wrapper) for e in self.emissions(chain, kind))
         return hit
 
     def emissions(self, chain: str, kind: str) -> tuple[Emission, ...]:
@@ -272,8 +275,20 @@ class Normalizer:
             out: list[Emission] = []
             if parsed is not None:
                 self._walk(parsed, kind, out, depth=0)
-            hit = self._memo[key] = tuple(out)
+            hit = self._memo[key] = tuple(self._settle(out))
         return hit
+
+    def _settle(self, out: list[Emission]) -> list[Emission]:
+        """A called wrapper (``wrappers.py``) also calls the public API it is implemented with."""
+        settled: list[Emission] = []
+        names = {e.name for e in out}
+        for e in out:
+            settled.append(e)
+            wrapped = wrapped_by(e.name) if e.role in (CALL, WITH, DECORATOR) else None
+            if wrapped is not None and wrapped not in names:
+                names.add(wrapped)
+                settled.append(Emission(wrapped, e.role, e.chained, e.aliased, "", e.final, e.name))
+        return settled
 
     def type_of(self, chain: str, nseg: int = 0) -> Type | None:
         """The type of ``chain`` (of its first ``nseg`` parts: the atom and nseg - 1 members)."""

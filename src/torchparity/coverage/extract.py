@@ -23,7 +23,8 @@ Facts (compact JSON, lists rather than objects)::
     via     comma-joined tags: "l:x#3=torch.randn(...).npu()" local x (the first 3 parts of
             the chain are its value, shown as written) | "s:opt#2=..." self attribute |
             "i:sge" import alias | "m:X" module name | "h:f" returned by helper f |
-            "f:ctx" pytest fixture
+            "f:ctx" pytest fixture | "q:assertTrue(callable(…))" an attribute use that is an
+            argument of this assertion (``assertIsInstance(x, C)``, ``assert callable(C)``)
     calls   [[callee, [arg chain...], {keyword: chain}, line], ...]: helpers this function calls,
             with the chains of their arguments ("s" indexes; 0 unknown); callee is a qualname
             of this file, or "@dotted.name" of an imported function (resolved per ref)
@@ -43,7 +44,7 @@ import tokenize
 from typing import Any
 
 #: bump when the facts change shape or meaning: cached facts of another version are re-made
-VERSION = 7
+VERSION = 8
 #: kind codes in the facts' refs
 KINDS = "cwda"
 
@@ -78,6 +79,8 @@ _COMPARE = {ast.Eq: ("__eq__", "__eq__"), ast.NotEq: ("__ne__", "__ne__"), ast.L
 _UNARY = {ast.USub: "__neg__", ast.UAdd: "__pos__", ast.Invert: "__invert__"}
 _LITERALS = {bool: "builtins.bool", int: "builtins.int", float: "builtins.float", str: "builtins.str",
              bytes: "builtins.bytes", complex: "builtins.complex", type(None): "builtins.NoneType"}
+#: predicates whose argument(s) an assertion checks: which positions are the thing checked
+_PREDICATES = {"isinstance": (1,), "issubclass": (0, 1), "callable": (0,), "hasattr": (0,)}
 #: builtins that keep the element type of what they are given
 _SEQ_OF_ELEMENTS = ("list", "tuple", "sorted", "reversed", "set", "frozenset")
 
@@ -298,6 +301,8 @@ class _Walker:
         #: nested defs visible in the current function(s): name -> node
         self.local_defs: list[dict[str, ast.FunctionDef | ast.AsyncFunctionDef]] = [{}]
         self.inlining = 0
+        #: names (and dotted names) that are an argument of an assertion: node id -> the assertion
+        self.asserted: dict[int, str] = {}
 
     # -- names -----------------------------------------------------------------------
     def lookup(self, name: str) -> _Binding:
@@ -356,6 +361,8 @@ class _Walker:
                 if _recordable(chain) and not (t is ast.Call and self.called_function(node.func)):  # type: ignore[attr-defined]
                     if t is ast.Call and kind == "a":
                         kind = "c"
+                    elif kind == "a" and id(node) in self.asserted:
+                        via = _join_via(via, f"q:{self.asserted[id(node)]}")
                     self.func.add(chain, kind, node.lineno, via)  # type: ignore[attr-defined]
             return value
         if t is ast.Constant:
@@ -484,8 +491,34 @@ class _Walker:
             return f"[{node.value}]" if node.value >= 0 else "[]"
         return "[]"
 
+    def mark_assertion(self, args: list[ast.expr], form: str) -> None:
+        """The names an assertion checks: its plain arguments (``assertIsInstance(x, C)``: x and C) and
+        what a predicate in it checks (``assertTrue(callable(C) or hasattr(C, "a"))``). Not a name in a
+        display or a comparison (``assertIsInstance(x, (A, B))``, ``assertTrue(t == C)``)."""
+        for arg in args:
+            t = type(arg)
+            if t is ast.Name or t is ast.Attribute:
+                self.asserted.setdefault(id(arg), f"{form}(…)" if form != "assert" else "assert …")
+            elif t is ast.BoolOp:
+                self.mark_assertion(arg.values, form)  # type: ignore[attr-defined]
+            elif t is ast.UnaryOp and type(arg.op) is ast.Not:  # type: ignore[attr-defined]
+                self.mark_assertion([arg.operand], form)  # type: ignore[attr-defined]
+            elif (t is ast.Call and type(arg.func) is ast.Name  # type: ignore[attr-defined]
+                  and arg.func.id in _PREDICATES and not self.bound_anywhere(arg.func.id)):  # type: ignore[attr-defined]
+                pred = arg.func.id  # type: ignore[attr-defined]
+                checked = f"{form} {pred}(…)" if form == "assert" else f"{form}({pred}(…))"
+                for i in _PREDICATES[pred]:
+                    if i < len(arg.args):  # type: ignore[attr-defined]
+                        a = arg.args[i]  # type: ignore[attr-defined]
+                        if type(a) is ast.Name or type(a) is ast.Attribute:
+                            self.asserted.setdefault(id(a), checked)
+
     def call(self, node: ast.Call) -> _Binding:
         func = node.func
+        if self.func is not None:
+            name = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else ""
+            if name.startswith("assert"):
+                self.mark_assertion([*node.args, *(kw.value for kw in node.keywords)], name)
         args = [self.use(a) for a in node.args]
         kws = {kw.arg: self.use(kw.value) for kw in node.keywords if kw.arg}
         for kw in node.keywords:
@@ -759,6 +792,11 @@ class _Walker:
             for case in node.cases:  # type: ignore[attr-defined]
                 self.use(case.guard)
             self.branches([c.body for c in node.cases], True)  # type: ignore[attr-defined]
+        elif t is ast.Assert:
+            if self.func is not None:
+                self.mark_assertion([node.test], "assert")  # type: ignore[attr-defined]
+            self.use(node.test)  # type: ignore[attr-defined]
+            self.use(node.msg)  # type: ignore[attr-defined]
         elif t is ast.Delete:
             for target in node.targets:  # type: ignore[attr-defined]
                 if isinstance(target, ast.Name):

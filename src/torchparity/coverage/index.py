@@ -207,9 +207,20 @@ MAX_CALL_DEPTH = 3
 _TAG = re.compile(r"^([lsap]):([^#]*)#(\d+)=(.*)$")
 
 
-def _better(new: Use, old: Use) -> bool:
-    """Prefer direct roles, then plain spellings (no inheritance, no helper, no data flow)."""
-    rn, ro = _ROLE_RANK[new[0]], _ROLE_RANK[old[0]]
+def asserted(use: Use) -> bool:
+    """Whether a name (not called) is an argument of an assertion (``assertIsInstance(x, C)``):
+    for a class, a test of the class itself, not a mere mention."""
+    return use[0] == "a" and (use[1].startswith("q:") or ",q:" in use[1])
+
+
+def _rank(use: Use, of_class: bool) -> float:
+    return _ROLE_RANK[use[0]] + (0.5 if of_class and asserted(use) else 0)
+
+
+def _better(new: Use, old: Use, of_class: bool = False) -> bool:
+    """Prefer direct roles (for a class: one an assertion checks over one only named), then plain
+    spellings (no inheritance, no helper, no data flow)."""
+    rn, ro = _rank(new, of_class), _rank(old, of_class)
     if rn != ro:
         return rn > ro
     return (bool(new[3]), len(new[1]), new[4]) < (bool(old[3]), len(old[1]), old[4])
@@ -510,14 +521,15 @@ class FileIndex:
             for chain, kind, line, via in refs:
                 if not start <= line <= end:
                     line = start  # a use inside a helper: point at the test itself
-                for name, role, chained, inherited in flat(chain, kind):
-                    use: Use = (role, via, chained, inherited, line, chain)
+                for name, role, chained, inherited, wrapper in flat(chain, kind):
+                    use: Use = (role, _join_via(via, f"w:{wrapper}={name}") if wrapper else via, chained,
+                                inherited, line, chain)
                     per = uses.get(name)
                     if per is None:
                         uses[name] = {ti: use}
                     else:
                         old = per.get(ti)
-                        if old is None or (old != use and _better(use, old)):
+                        if old is None or (old != use and _better(use, old, role == "a" and normalizer.is_class(name))):
                             per[ti] = use
         return uses
 

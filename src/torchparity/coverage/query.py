@@ -23,7 +23,7 @@ from .aliases import ATTR, CALL, DECORATOR, MEMBER, WITH, AliasSource, AliasTabl
 from .chains import Normalizer
 from .gitobjects import clean_roots, open_repo
 from .grep import BlobTexts, PendingGrep, TreeText, community_pattern, needle
-from .index import Indexer, RefIndex, Use, typed_via
+from .index import Indexer, RefIndex, Use, asserted, typed_via
 from .justify import justify, section
 
 _API = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -99,7 +99,7 @@ def _short(name: str) -> str:
     return name.rsplit(".", 1)[-1]
 
 
-def how(use: Use, normalizer: Normalizer | None = None) -> str:
+def how(use: Use, normalizer: Normalizer | None = None, class_asserted: bool = False) -> str:
     """``("c", "i:t", True, "", 12, chain)`` -> "call, import alias t"; with a normalizer the
     locals a use goes through say what they held: "call, via x: Tensor from torch.randn(...).npu()"."""
     role, via, chained, inherited = use[:4]
@@ -111,7 +111,7 @@ def how(use: Use, normalizer: Normalizer | None = None) -> str:
                 _TYPED.clear()
             typed = _TYPED[typed_key] = typed_via(normalizer, use[5], via)
         via = typed
-    key = (role, via, chained, inherited)
+    key = (role, via, chained, inherited, class_asserted)
     text = _HOW.get(key)
     if text is None:
         if len(_HOW) > 200_000:
@@ -120,18 +120,21 @@ def how(use: Use, normalizer: Normalizer | None = None) -> str:
     return text
 
 
-_HOW: dict[tuple[str, str, bool, str], str] = {}
+_HOW: dict[tuple[str, str, bool, str, bool], str] = {}
 _TYPED: dict[tuple[Normalizer, str, str], str] = {}
 
 
-def _how(role: str, via: str, chained: bool, inherited_via: str) -> str:
+def _how(role: str, via: str, chained: bool, inherited_via: str, class_asserted: bool = False) -> str:
+    """``class_asserted``: the API is a class and this use is an argument of an assertion."""
     tags = [t for t in via.split(",") if t]
     flows = [t for t in tags if t[0] in "lshfpa"]
-    word = _ROLE_WORD[role]
+    word = "the class asserted" if class_asserted else _ROLE_WORD[role]
     if chained and not flows:
         word = f"chained {word}"
     parts = [word]
     for tag in tags:
+        if tag.startswith("q:") and not class_asserted:
+            continue  # the assertion a plain name was in says nothing
         parts.append(_tag_text(tag))
     if inherited_via:
         parts.append(f"inherited via {_short(inherited_via)}")
@@ -141,6 +144,11 @@ def _how(role: str, via: str, chained: bool, inherited_via: str) -> str:
 def _tag_text(tag: str) -> str:
     """One via tag as a reviewer reads it: ``l:x=Tensor=torch.randn(...).npu()`` -> "via x: Tensor from ..."."""
     kind, _, rest = tag.partition(":")
+    if kind == "w":  # w:wrapper=wrapped
+        wrapper, _, wrapped = rest.partition("=")
+        return f"via {wrapper} (implemented with {wrapped})"
+    if kind == "q":
+        return f"in {rest}"
     name, typ, src = rest, "", ""
     if "#" in rest:  # not typed (no table at hand): l:x#3=src
         name, _, tail = rest.partition("#")
@@ -282,7 +290,9 @@ def query_ref(q: RefQuery, api: ApiName, related_limit: int = MAX_RELATED) -> Re
         per = indexes[fi_no].uses.get(name)
         if not per:  # only a helper no test calls uses it
             continue
-        named_only = {ti for ti, use in per.items() if use[0] == ATTR} if names_a_class else set()
+        # a class only named is related; one an assertion checks (assertIsInstance(x, C)) is tested
+        named_only = {ti for ti, use in per.items() if use[0] == ATTR and not asserted(use)} if names_a_class \
+            else set()
         direct_keys += [(fi_no, ti, use) for ti, use in per.items() if ti not in named_only]
         seen[fi_no] = set(per)
         if named_only:
@@ -348,7 +358,8 @@ def query_ref(q: RefQuery, api: ApiName, related_limit: int = MAX_RELATED) -> Re
 
     direct_keys.sort(key=lambda k: (k[0], k[1]))
     norm = index.normalizer
-    direct_hits = [q.hit(fi_no, ti, how(use, norm), use[4]) for fi_no, ti, use in direct_keys]
+    direct_hits = [q.hit(fi_no, ti, how(use, norm, names_a_class and asserted(use)), use[4])
+                   for fi_no, ti, use in direct_keys]
     chunks.sort(key=lambda c: (c[0], c[1]))
     related_hits: list[TestHit] = []
     for _, fi_no, label, chunk_uses, tis in chunks:
