@@ -42,15 +42,6 @@ def _missing(exc):
     return {"kind": "error", "name": type(exc).__name__, "detail": detail}
 
 
-def _iter_tests(suite):
-    for item in suite:
-        if isinstance(item, unittest.TestSuite):
-            for sub in _iter_tests(item):
-                yield sub
-        else:
-            yield item
-
-
 def _device_base(torch):
     mod = sys.modules.get("torch.testing._internal.common_device_type")
     return getattr(mod, "DeviceTypeTestBase", None) if mod is not None else None
@@ -128,7 +119,7 @@ def list_tests(ctx, path, api=""):
     pu1 = _privateuse1(ctx.torch)
     sanitize = _sanitizer()
     classes, index, tests, loader_errors = [], {}, [], []
-    for test in _iter_tests(unittest.defaultTestLoader.loadTestsFromModule(module)):
+    for test in testrun._iter_tests(unittest.defaultTestLoader.loadTestsFromModule(module)):
         cls = type(test)
         method = getattr(test, "_testMethodName", "")
         if cls.__module__ == "unittest.loader" or not method:

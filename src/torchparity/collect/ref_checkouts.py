@@ -23,9 +23,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from ..exec.interrupt import temp_dir
+from ..exec.pool import TargetLike
 from ..gitrepo import git
 from .sparse import write_checkout
 from .worktree import _safe, repo_lock
@@ -33,20 +33,6 @@ from .worktree import _safe, repo_lock
 KINDS = ("sparse", "worktree")
 #: checkouts made at once
 MAKERS = 2
-
-
-class TargetLike(Protocol):
-    @property
-    def label(self) -> str: ...
-
-    @property
-    def ref(self) -> str: ...
-
-    @property
-    def commit(self) -> str: ...
-
-    @property
-    def overlay(self) -> tuple[tuple[str, bytes], ...]: ...
 
 
 @dataclass
