@@ -42,7 +42,8 @@ if _flag and os.environ.get("TORCHPARITY_TEST_HANG_PY") == sys.executable and no
 
 class Test{cls}(TestCase):
     def {method}(self):
-        time.sleep(float(os.environ.get("TORCHPARITY_TEST_SLEEP", "0")))
+        time.sleep(float(os.environ.get("TORCHPARITY_TEST_SLEEP", "0"))
+                   + float(os.environ.get("TORCHPARITY_TEST_SLEEP_{refkey}", "0")))
         out = {api}(torch.ones(2, device=DEVICE), torch.ones(2, device=DEVICE))
         self.assertEqual((out.device.type, out.shape), (DEVICE, (2,)))
 
@@ -54,7 +55,8 @@ if __name__ == "__main__":
 
 def test_file(api: str, ref: str) -> str:
     method = APIS[api]
-    return _TEST.format(api=api, ref=ref, method=method, cls=method[5:].title())
+    refkey = "".join(c if c.isalnum() else "_" for c in ref).upper()  # TORCHPARITY_TEST_SLEEP_V2_11_0: that ref only
+    return _TEST.format(api=api, ref=ref, method=method, cls=method[5:].title(), refkey=refkey)
 
 
 def config(pythons: dict[str, str], extra: str = "") -> str:

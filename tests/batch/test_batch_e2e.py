@@ -87,18 +87,19 @@ def test_a_bad_api_and_a_ref_git_cannot_check_out_stop_nothing_else(tmp_path, ma
     assert "NOT RUN" in md and "unable to read sha1 file" in md
 
 
-def test_verify_keeps_the_other_targets_when_one_ref_cannot_be_checked_out(tmp_path, make_repo, capsys):
+def test_verify_runs_a_ref_whose_unread_blob_is_missing(tmp_path, make_repo, capsys):
+    """As a clone of Ascend/pytorch at v2.7.1 (test_upstream/disabled_testcases.json's blob absent): verify
+    checks out only what the run reads, so both refs run, where a full checkout of v2.7.1 fails."""
     repo = backend_repo(make_repo, {"main": PY}, broken=True)
     store = tmp_path / "store"
     rc = main(["verify", "torch.add", "--repo", str(repo), "--ref", "master", "--ref", "v2.7.1",
                "--out", str(tmp_path / "out"), "--store", str(store)])
     captured = capsys.readouterr()
-    assert rc == 3, captured.out + captured.err  # a target that could not run is an environment error
+    assert rc == 0, captured.out + captured.err
     st = Store(store)
     (run,) = st.runs()
-    assert run.status == "complete"  # not an aborted, INCOMPLETE verify
-    assert {t.label: t.result for t in st.targets(run.id)} == {"master@main": "PASS", "v2.7.1@main": "ERROR"}
-    assert "unable to read sha1 file of test_upstream/disabled_testcases.json" in captured.out
+    assert run.status == "complete"
+    assert {t.label: t.result for t in st.targets(run.id)} == {"master@main": "PASS", "v2.7.1@main": "PASS"}
 
 
 def test_batch_emulate_npu_runs_the_local_pool_on_the_emulated_npu_and_says_it_is_a_dry_run(tmp_path, make_repo,

@@ -120,8 +120,13 @@ def test_sigkill_mid_batch_then_resume_redoes_nothing_finished(tmp_path, make_re
     for key in done_before:
         assert runs_after[ref_of[key]] == runs_before[ref_of[key]], ref_of[key]
     # every target ran its file the same number of times (full run + trace) in the session that finished it
+    # (with parallel lanes every unfinished target may have started before the kill: then none is counted here)
     per_target = {runs_after[ref_of[k]] for k in targets if k not in done_before and runs_before[ref_of[k]] == 0}
-    assert len(per_target) == 1 and per_target.pop() >= 2
+    assert len(per_target) <= 1 and all(n >= 2 for n in per_target), per_target
+    # a target cut short by the kill is run again whole, once: its file ran at least once more after the kill
+    for k in targets:
+        if k not in done_before:
+            assert runs_after[ref_of[k]] > runs_before[ref_of[k]], ref_of[k]
     assert set(runs_after) == {(a, ref) for a in ("torch.add", "torch.sub", "torch.mul") for ref in ("master", "v2.11.0")}
     # nothing left behind: no worktree (the killed controller's checkouts were removed), no process
     assert git(repo, "worktree", "list").count("\n") == 0
@@ -134,9 +139,11 @@ def test_verify_resume_after_sigkill_keeps_the_finished_target(tmp_path, make_re
     repo = backend_repo(make_repo, {"main": PY})
     store, marker = tmp_path / "store", tmp_path / "marker.txt"
     env = dict(os.environ, TORCHPARITY_TEST_MARKER=str(marker), TORCHPARITY_TEST_SLEEP="2")
+    # the targets run side by side (lanes): v2.11.0's test takes longer, so master finishes first
+    first = dict(env, TORCHPARITY_TEST_SLEEP_V2_11_0="30")
     cmd = [PY, "-m", "torchparity", "verify", "torch.add", "--repo", str(repo), "--store", str(store),
            "--out", str(tmp_path / "out")]
-    proc = subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, env=first, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 300
         while not _finished(store) and time.monotonic() < deadline and proc.poll() is None:
