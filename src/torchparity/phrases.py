@@ -22,6 +22,8 @@ PHRASES: dict[str, tuple[str, str]] = {
     "not_committed": ("{path} is not committed at {ref}: it was written into the worktree for this run",
                       "{path} 在 {ref} 中尚未提交：本次运行时写入工作树"),
     "probe_unfinished": ("the environment probe did not finish ({status})", "环境探测未完成（{status}）"),
+    "probe_retried": ("an environment probe ended {status} ({detail}); the probe was run again (no test had run)",
+                      "一次环境探测以 {status} 结束（{detail}），已重新探测（此前没有运行任何测试）"),
     "device_unavailable": ("{detail}", "所需设备不可用：{detail}"),
     "not_a_pass": ("{path}: not a pass: {detail}", "{path} 不能算作通过：{detail}"),
     "checkout_failed": ("git could not check out {ref}: {detail}", "git 无法检出 {ref}：{detail}"),

@@ -155,6 +155,10 @@ def check_states(names: list[str]) -> None:
         )
 
 
+#: a probe whose worker was lost is tried again this many times (lanes die together when the worker does)
+PROBE_RETRIES = 3
+
+
 class Collector:
     def __init__(self, store: Store, options: CollectOptions, reporter: Reporter | None = None, *,
                  runners: RunnerPool | None = None, checkouts: Checkouts | None = None) -> None:
@@ -506,6 +510,13 @@ class Collector:
         patterns = list(target.patterns or opt.patterns)
         runner = self._runner_for(target, device)
         rec.probe = self._step(runner, target, Job("probe", {}, logs / "probe.log", timeout=opt.timeout), "probe")
+        for _ in range(PROBE_RETRIES):
+            if rec.probe.status != "WORKER_DIED":
+                break
+            # the probe is the agent's own code and no test ran: a worker (or lane) lost there is tried
+            # again (the next try goes to another lane or a restarted worker), and said
+            rec.notes.append(Note.of("probe_retried", status=rec.probe.status, detail=rec.probe.how))
+            rec.probe = self._step(runner, target, Job("probe", {}, logs / "probe.log", timeout=opt.timeout), "probe")
         rec.process_tracking = str(getattr(runner, "process_tracking", "") or "")
         if not rec.probe.ok:
             rec.result = "ERROR"
