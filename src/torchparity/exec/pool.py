@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import itertools
 import shutil
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol, TypeVar
 
 from ..emulated import runner_settings
+from .interrupt import temp_dir
 from .runners import Runner, default_lanes, make_runner
 
 
@@ -107,7 +107,7 @@ class LocalPool:
             turn = next(self._turn.setdefault(key, itertools.count()))
             if len(slots) < self.workers and turn >= len(slots):
                 if self._logs is None:
-                    self._logs = Path(tempfile.mkdtemp(prefix="torchparity-workers-"))
+                    self._logs = temp_dir("workers")  # pruned with its run should the run be killed
                 logs = self._logs / f"{len(self._runners)}-{len(slots)}"
                 run = runner_settings(env.emulated, self.backend_module, device)
                 slots.append(make_runner(self.mode, env.python, run.backend_module, run.device, logs,
