@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -60,8 +59,6 @@ class _Pool(LocalPool):
     def runner_for(self, env: Any, device: str, target: Any = None) -> Runner:
         real = super().runner_for(env, device, target)
         return self.wrapped.setdefault(id(real), _KillsItsWorkerOnce(real))  # type: ignore[return-value]
-
-    finish_target: Callable[..., Any] = LocalPool.finish_target
 
 
 def test_a_worker_lost_during_the_probe_is_retried_once_and_said(tmp_path, make_repo, python_with_torch):

@@ -46,12 +46,19 @@ class ProgressReporter(Reporter):
             err.print(f"{target.label}: {record.result}", markup=False)
 
 
+def emulated_table(title: str, emulated: list[str]) -> Table:
+    """A table titled ``title``; ``emulated``: each target's emulated device ("" for a real one), so a
+    table of emulated targets says so in its title and caption."""
+    names = sorted({e for e in emulated if e})
+    if names:
+        title += f" (EMULATED {', '.join(names)} on CPU)"
+    caption = (f"EMULATED: {sum(1 for e in emulated if e)} of {len(emulated)} target(s) ran on an emulated "
+               f"{', '.join(names)}: a dry run, not hardware evidence") if names else None
+    return Table(title=title, title_justify="left", caption=caption, caption_justify="left")
+
+
 def summary_table(run_id: int, records: list[TargetRecord], log_shas: dict[str, str]) -> Table:
-    emulated = sorted({r.emulated for r in records if r.emulated})
-    title = f"run {run_id}" + (f" (EMULATED {', '.join(emulated)} on CPU)" if emulated else "")
-    caption = (f"EMULATED: {sum(1 for r in records if r.emulated)} of {len(records)} target(s) ran on an emulated "
-               f"{', '.join(emulated)}: a dry run, not hardware evidence") if emulated else None
-    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
+    table = emulated_table(f"run {run_id}", [r.emulated for r in records])
     for col in ("target", "commit", "result", "files", "tests", "leaks", "isolation", "seconds", "log sha256"):
         table.add_column(col)
     for r in records:

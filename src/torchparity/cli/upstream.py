@@ -28,6 +28,7 @@ from ._app import (
     err,
     out,
 )
+from ._progress import emulated_table
 
 
 class _Hooks(UpstreamHooks):
@@ -43,12 +44,8 @@ class _Hooks(UpstreamHooks):
 
 
 def _table(run_id: int, rec: UpstreamRecord) -> Table:
-    emulated = sorted({t.emulated for t in rec.targets if t.emulated})
-    title = f"run {run_id}: official tests of {rec.api} ({rec.selection})" + (
-        f" (EMULATED {', '.join(emulated)} on CPU)" if emulated else "")
-    caption = (f"EMULATED: {sum(1 for t in rec.targets if t.emulated)} of {len(rec.targets)} target(s) ran on an "
-               f"emulated {', '.join(emulated)}: a dry run, not hardware evidence") if emulated else None
-    table = Table(title=title, title_justify="left", caption=caption, caption_justify="left")
+    emulated = [t.emulated for t in rec.targets]
+    table = emulated_table(f"run {run_id}: official tests of {rec.api} ({rec.selection})", emulated)
     for col in ("test", "target", "status", "why / detail"):
         table.add_column(col, overflow="fold")
     for t in rec.targets:
@@ -68,7 +65,7 @@ def _table(run_id: int, rec: UpstreamRecord) -> Table:
             table.add_row("stale entry", t.label, "delete", f"{e.list_file}: {json.dumps(e.key)}")
     for note in rec.notes:
         table.add_row("note", "", "", note)
-    table.add_row("RESULT", "", rec.result + (" (emulated)" if emulated else ""), "")
+    table.add_row("RESULT", "", rec.result + (" (emulated)" if any(emulated) else ""), "")
     return table
 
 
