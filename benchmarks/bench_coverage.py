@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         grep_b_t, _ = _t(lambda: [git_grep(ix_b.repo, ref_b, p, ix_b.roots) for p, _, _ in b_grep_sample])
 
         files_a = len(ix_a.files)
-        mb = sum(len(t) for t, _ in texts.pool.text.values()) / 1e6
+        mb = texts.pool.size / 1e6
         print(f"repo {repo} — {ref_a}: {files_a} Python test files, {ix_a.tests} tests, "
               f"{len(ix_a.entries)} files under {' '.join(args.roots)} ({mb:.1f} MB); "
               f"{ref_b}: {len(ix_b.files)} files, {shared} blobs shared with {ref_a}, {ix_b.parsed} parsed")

@@ -80,7 +80,7 @@ def test_batch_from_a_file_is_answered_from_one_index(
     assert [(d["api"], len(d["refs"][0]["direct"])) for d in docs] == [
         (files.API, 9), ("torch.optim.Optimizer.zero_grad", 2), ("torch.no_grad", 1)]
     # three APIs on one ref: few enough to run git grep itself
-    assert {d["refs"][0]["grep"]["engine"] for d in docs} == {"git grep"}
+    assert {d["refs"][0]["grep"]["engine"] for d in docs} == {"git grep -P"}
     rc = _cov(tmp_path, "--from", str(apis), "--repo", str(repo), "--ref", "master", "--ref", "v2.7.1",
               "--grep", "fast", "--json")
     captured = capsys.readouterr()

@@ -27,7 +27,8 @@ def test_the_pattern_is_the_one_contributors_write() -> None:
 def tricky(cov_repo: RepoFactory) -> Path:
     return cov_repo({"master": {
         "test/test_a.py": "x = 1\n# set_grad_enabled(False).clone()\nclone = set_grad_enabled\n",
-        "test/b/test_crlf.py": b"a = 'clone'  # set_grad_enabled\r\nb = 2\r\n",
+        "test/b/test_crlf.py": b"a = 'clone'  # set_grad_enabled\r\nb = 2\r\nclone\rset_grad_enabled\n",
+        "test/latin1.py": b"# \xe9t\xe9 clone \xff set_grad_enabled\n",
         "test/notes.md": "Use set_grad_enabled then clone.\nnothing here",  # no final newline
         "test/data.bin": b"\x00\x01set_grad_enabled clone\x00",
         "test/z_utf8.py": "# 中文 set_grad_enabled 克隆 clone\n",
@@ -71,10 +72,34 @@ def test_a_blob_too_big_for_the_word_index_is_searched_whole(cov_repo: RepoFacto
 def test_the_printed_command_gives_the_count(tricky: Path) -> None:
     pattern = community_pattern("torch.autograd.grad_mode.set_grad_enabled.clone")[0]
     res = git_grep(tricky, "master", pattern, ["test"])
-    shell = subprocess.run(res.command, shell=True, cwd=tricky, capture_output=True, text=True)
-    assert len(shell.stdout.splitlines()) == res.count == 6
+    shell = subprocess.run(res.command, shell=True, cwd=tricky, capture_output=True)
+    # a line with a lone CR is one line to git; the latin-1 line does not match in a UTF-8 locale
+    assert len(shell.stdout.rstrip(b"\n").split(b"\n")) == res.count == 7
     assert "Binary file master:test/data.bin matches" in res.matches
     assert shlex.split(res.command)[:4] == ["git", "grep", "-n", "-E"]
+    assert res.engine == "git grep -P"  # run by the faster engine, the same lines (below)
+
+
+@pytest.mark.parametrize("api", ["torch.autograd.grad_mode.set_grad_enabled.clone", "torch.Tensor.clone",
+                                 "torch.cuda.Event.elapsed_time", "torch.nothing.matches_this", "clone"])
+def test_the_perl_engine_finds_the_lines_of_the_printed_command(tricky: Path, api: str) -> None:
+    """Lone CRs inside a line, bytes that are not UTF-8, a binary file, no final newline: -P = -E."""
+    pattern = community_pattern(api)[0]
+    for roots in (["test"], ["test", "other", "tools"]):
+        erex = subprocess.run(["git", "grep", "-n", "-E", pattern, "master", "--", *roots], cwd=tricky,
+                              capture_output=True, check=False)
+        res = git_grep(tricky, "master", pattern, roots)
+        assert res.engine == "git grep -P"
+        assert "\n".join(res.matches) == erex.stdout.decode("utf-8", "replace").rstrip("\n")
+
+
+@pytest.mark.parametrize(("pattern", "engine"), [
+    ("set_grad_enabled.*clone|clone.*set_grad_enabled", "git grep -P"),
+    ("a+b", "git grep -E"),  # not words, ``.*`` and ``|``: as printed
+    ("x{,2}", "git grep -E"),
+])
+def test_only_a_plain_pattern_runs_with_the_perl_engine(tricky: Path, pattern: str, engine: str) -> None:
+    assert git_grep(tricky, "master", pattern, ["test"]).engine == engine
 
 
 @pytest.mark.parametrize(("ref", "pattern", "says"), [
@@ -90,3 +115,23 @@ def test_a_failing_git_grep_is_one_line_and_exit_2(tricky: Path, ref: str, patte
     assert "\n" not in msg and int(info.value.exit_code) == 2
     assert msg.startswith(f"git grep at {ref} failed in {tricky}: ") and says in msg.lower()
     assert msg.endswith("or pass --grep fast (or off)")
+
+
+def test_texts_let_go_and_opened_again_give_the_same_lines(tricky: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch keeps a few opened texts and needles: with room for none, every answer is the same."""
+    import torchparity.coverage.grep as grep_module
+
+    entries = list_tree(tricky, "master", ["test"])
+    roomy = TreeText(tricky, "master", entries, ["test"])
+    monkeypatch.setattr(grep_module, "_OPENED_MAX", 1)
+    monkeypatch.setattr(grep_module, "_NEEDLES_MAX", 1)
+    tight = TreeText(tricky, "master", entries, ["test"])
+    for _ in range(2):
+        for api in ("torch.autograd.grad_mode.set_grad_enabled.clone", "torch.Tensor.clone", "clone"):
+            pattern, parent, leaf = community_pattern(api)
+            want = roomy.grep(pattern, needle(parent, leaf), parent)
+            got = tight.grep(pattern, needle(parent, leaf), parent)
+            assert (got.count, got.matches) == (want.count, want.matches)
+            assert got.count > 0 or api == "torch.Tensor.clone"
+            tight.pool.forget_matches()
+    assert len(tight.pool._opened) <= 1 and len(tight.pool._needles) <= 1

@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import ast
 import os
-import subprocess
-import threading
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ..errors import EnvironmentBroken
+from ..gitblobs import BlobReader, stream_blobs
 from ..gitrepo import git
 
 #: threads writing files at once
@@ -87,71 +86,6 @@ def list_entries(repo: Path, commit: str, paths: Sequence[str] = ()) -> dict[str
         path = raw.decode("utf-8", "surrogateescape")
         out[path] = Entry(mode, blob, int(size) if size.isdigit() else 0, path)
     return out
-
-
-class BlobReader:
-    """One ``git cat-file --batch`` process answering blob requests one at a time."""
-
-    def __init__(self, repo: Path) -> None:
-        try:
-            self.proc = subprocess.Popen(["git", "-C", str(repo), "cat-file", "--batch"], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        except FileNotFoundError as exc:
-            raise EnvironmentBroken("git is not installed or not on PATH; install git") from exc
-
-    def read(self, blob: str) -> bytes | None:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.write(blob.encode("ascii") + b"\n")
-        self.proc.stdin.flush()
-        return _answer(self.proc.stdout)
-
-    def close(self) -> None:
-        for stream in (self.proc.stdin, self.proc.stdout):
-            if stream is not None:
-                stream.close()
-        self.proc.wait()
-
-
-def _answer(stream: object) -> bytes | None:
-    header = stream.readline().split()  # type: ignore[attr-defined]
-    if len(header) < 3 or header[1] == b"missing":
-        return None
-    size = int(header[2])
-    data = stream.read(size)  # type: ignore[attr-defined]
-    stream.read(1)  # type: ignore[attr-defined]  # the newline after the content
-    return bytes(data)
-
-
-def stream_blobs(repo: Path, blobs: Sequence[str]) -> Iterator[tuple[str, bytes | None]]:
-    """(blob id, bytes or None when missing) for each of ``blobs``, in order, from one process."""
-    if not blobs:
-        return
-    try:
-        proc = subprocess.Popen(["git", "-C", str(repo), "cat-file", "--batch"], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    except FileNotFoundError as exc:
-        raise EnvironmentBroken("git is not installed or not on PATH; install git") from exc
-    assert proc.stdin is not None and proc.stdout is not None
-    stdin = proc.stdin
-
-    def feed() -> None:
-        try:
-            for blob in blobs:
-                stdin.write(blob.encode("ascii") + b"\n")
-            stdin.close()
-        except OSError:  # the reader stopped early
-            pass
-
-    writer = threading.Thread(target=feed, daemon=True)
-    writer.start()
-    try:
-        for blob in blobs:
-            yield blob, _answer(proc.stdout)
-    finally:
-        proc.stdout.close()
-        proc.kill()
-        proc.wait()
-        writer.join()
 
 
 # -- which files a test imports ---------------------------------------------------------------

@@ -111,3 +111,4 @@ def read_blobs(repo: str | Path, blobs: Iterable[str]) -> dict[str, bytes]:
         out[header[0]] = data[pos : pos + size]
         pos += size + 1  # the content is followed by one newline
     return out
+

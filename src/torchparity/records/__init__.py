@@ -21,19 +21,46 @@ record              made by                              module
 ==================  ===================================  ======================
 """
 
-from .base import Record, RecordError, envelope, open_envelope
-from .change import ChangeRecord
-from .checklist import Checklist, ChecklistItem, ChecklistRecord
-from .coverage import ApiCoverage, GrepResult, RefCoverage, TestHit
-from .docs import DocsAddRecord, DocsCheckRecord
-from .notes import Note
-from .resolve import ApiInfo, ResolveRecord, Trace
-from .run import RunInfo, RunRecords, TargetEvidence
-from .scaffold import ScaffoldRecord
-from .target import Step, TargetRecord, TestFile
-from .task import TaskRecord
-from .upstream import UpstreamRecord
-from .verify import VerifyRecord
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .base import Record, RecordError, envelope, open_envelope
+    from .change import ChangeRecord
+    from .checklist import Checklist, ChecklistItem, ChecklistRecord
+    from .coverage import ApiCoverage, GrepResult, RefCoverage, TestHit
+    from .docs import DocsAddRecord, DocsCheckRecord
+    from .notes import Note
+    from .resolve import ApiInfo, ResolveRecord, Trace
+    from .run import RunInfo, RunRecords, TargetEvidence
+    from .scaffold import ScaffoldRecord
+    from .target import Step, TargetRecord, TestFile
+    from .task import TaskRecord
+    from .upstream import UpstreamRecord
+    from .verify import VerifyRecord
+
+#: where each name lives: a record module is imported when a name of it is first asked for (a verb
+#: imports the records it uses, not all of them)
+_WHERE = {
+    "ApiCoverage": "coverage", "ApiInfo": "resolve", "ChangeRecord": "change",
+    "Checklist": "checklist", "ChecklistItem": "checklist", "ChecklistRecord": "checklist",
+    "DocsAddRecord": "docs", "DocsCheckRecord": "docs", "GrepResult": "coverage", "Note": "notes",
+    "Record": "base", "RecordError": "base", "RefCoverage": "coverage", "ResolveRecord": "resolve",
+    "RunInfo": "run", "RunRecords": "run", "ScaffoldRecord": "scaffold", "Step": "target",
+    "TargetEvidence": "run", "TargetRecord": "target", "TaskRecord": "task", "TestFile": "target",
+    "TestHit": "coverage", "Trace": "resolve", "UpstreamRecord": "upstream",
+    "VerifyRecord": "verify", "envelope": "base", "open_envelope": "base",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ApiCoverage", "ApiInfo", "ChangeRecord", "Checklist", "ChecklistItem", "ChecklistRecord",

@@ -14,7 +14,7 @@ class GrepResult:
     pattern: str
     count: int
     matches: tuple[str, ...]
-    engine: str  # "git grep" | "in-process"
+    engine: str  # "git grep -P" | "git grep -E" (the command run) | "in-process"
 
     def to_json(self) -> dict[str, Any]:
         return {"command": self.command, "pattern": self.pattern, "count": self.count,
