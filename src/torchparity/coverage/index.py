@@ -140,12 +140,16 @@ class BuiltIndexes:
             return None
         return RawLookup(bytes(rows[0]["data"]), _uses_of)
 
-    def put_uses(self, key: str, built: Sequence[tuple[int, Mapping[str, dict[int, Use]]]]) -> None:
-        rows = [(key, file, msgspec.msgpack.encode({name: [[ti, *use] for ti, use in per.items()]
-                                                    for name, per in uses.items()}))
-                for file, uses in built]
+    def put_uses(self, key: str, built: Sequence[tuple[int, bytes]]) -> None:
+        """Keep each file's uses (``encode_uses``) under ``key``."""
+        rows = [(key, file, data) for file, data in built]
         with self.store.transaction() as conn:
             conn.executemany("INSERT OR REPLACE INTO coverage_file_uses(key, file, data) VALUES (?, ?, ?)", rows)
+
+
+def encode_uses(uses: Mapping[str, dict[int, Use]]) -> bytes:
+    """A file's uses as the store keeps them (``RawLookup(data, _uses_of)`` reads them back)."""
+    return msgspec.msgpack.encode({name: [[ti, *use] for ti, use in per.items()] for name, per in uses.items()})
 
 
 _DIGESTS: dict[int, tuple[AliasTable, str]] = {}
@@ -462,8 +466,11 @@ class FileIndex:
                     assert self._facts_of is not None
                     facts = self._facts_of(self._blob)
                 self._uses = self._build_uses(facts)
-                for keeper, n in self.keepers:
-                    keeper.built(n, self._uses)
+                if self.keepers:  # kept for the next call, and held as kept: a fifth of the dict's memory
+                    data = encode_uses(self._uses)
+                    for keeper, n in self.keepers:
+                        keeper.built(n, data)
+                    self._uses = RawLookup(data, _uses_of)
             self._facts = None
         return self._uses
 
@@ -541,13 +548,14 @@ class UsesKeeper:
     def __init__(self, built: BuiltIndexes, key: str) -> None:
         self.built_indexes = built
         self.key = key
-        self._new: list[tuple[int, Mapping[str, dict[int, Use]]]] = []
+        self._new: list[tuple[int, bytes]] = []
 
     def load(self, file: int) -> Mapping[str, dict[int, Use]] | None:
         return self.built_indexes.uses(self.key, file)
 
-    def built(self, file: int, uses: Mapping[str, dict[int, Use]]) -> None:
-        self._new.append((file, uses))
+    def built(self, file: int, data: bytes) -> None:
+        """File number ``file``'s uses (``encode_uses``), built now: written at ``flush``."""
+        self._new.append((file, data))
 
     def flush(self) -> None:
         new, self._new = self._new, []
