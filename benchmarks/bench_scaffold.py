@@ -96,7 +96,7 @@ def main() -> None:
         t_facts = time.perf_counter() - t
     jobs, owners = [], []
     for info, f in zip(infos, facts, strict=True):
-        sub = out / info.canonical
+        sub = out / info.resolution.query  # unique: two names of the list may resolve to one API
         result = scaffold_test(info, config, python=sys.executable, device=device, backend_module=backend,
                                out_dir=sub, facts=f)
         (sub / "facts.json").write_text(json.dumps(f, indent=1, default=str))
