@@ -116,6 +116,7 @@ def main() -> None:
         row["passes"] = clean["exit_code"] == 0 and clean["summary"].startswith("OK")
         row["caught"] = broken["exit_code"] != 0 if broken.get("replaced") else None
         row["standin"] = broken.get("standin_problem", "")
+        row["caught_by"] = broken.get("first_failure", "") if row["caught"] else ""
         if not row["passes"]:
             row["why"] = clean["summary"] + " " + clean.get("first_failure", "")
     where = f"{device} (emulated on CPU)" if args.emulate else "CPU"

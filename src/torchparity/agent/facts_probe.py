@@ -656,15 +656,17 @@ class Engine(object):
         if isinstance(value, dict):
             items = list(value)[:2]
         elif isinstance(value, (tuple, list)):
-            items = list(value)[:2]
+            items = list(value)[:4]
         else:
             return []
         out = []
-        for key in items:
+        for i, key in enumerate(items):
             src = _key_literal(key)
             if src == 'torch.device("cpu")':
                 src = "DEVICE"
-            if src:
+            if src is None and isinstance(value, (tuple, list)):
+                src = "%s[%d]" % (var, i)  # an item with no literal (a tensor): named by its place
+            if src and src not in out:
                 out.append(src)
         return out
 

@@ -49,12 +49,11 @@ def _spelled(resolution, kind, replaced, problems):
     if not name or name in replaced:
         return
     hit = try_walk(name)
-    if hit is None or not isinstance(hit.parent, (type, types.ModuleType)):
+    if hit is None or hit.parent is None:
         return
-    try:
-        setattr(hit.parent, hit.attr, _replacement(hit.parent, hit.attr, kind))
-    except (TypeError, AttributeError) as exc:
-        problems.append("%s cannot be replaced: %s" % (name, exc))
+    problem = _patch(name, hit, kind)
+    if problem:
+        problems.append(problem)
         return
     replaced.append(name)
 
@@ -104,15 +103,9 @@ def install(resolution):
             pass
         if not same:
             continue
-        holder = hit.parent
-        if not isinstance(holder, (type, types.ModuleType)):
-            problems.append("%s is reached through an instance (%s), which cannot be patched"
-                            % (name, type(holder).__name__))
-            continue
-        try:
-            setattr(holder, hit.attr, _replacement(holder, hit.attr, kind))
-        except (TypeError, AttributeError) as exc:
-            problems.append("%s cannot be replaced: %s" % (name, exc))
+        problem = _patch(name, hit, kind)
+        if problem:
+            problems.append(problem)
             continue
         replaced.append(name)
     _spelled(resolution, kind, replaced, problems)
@@ -156,3 +149,85 @@ def _replace_in_subclasses(resolution, kind, original):
             setattr(hit.obj, leaf, _replacement(hit.obj, leaf, kind))
     except (TypeError, AttributeError):
         pass
+
+
+class _Proxy(object):
+    """Stands where an instance was (a C object's member cannot be patched): the member answers
+    the sentinel, everything else is the instance's."""
+
+    def __init__(self, wrapped, attr, value):
+        object.__setattr__(self, "_torchparity_wrapped", wrapped)
+        object.__setattr__(self, attr, value)
+
+    def __getattr__(self, name):
+        return getattr(object.__getattribute__(self, "_torchparity_wrapped"), name)
+
+    def __setattr__(self, name, value):
+        setattr(object.__getattribute__(self, "_torchparity_wrapped"), name, value)
+
+
+def _delegate(dunder):
+    def method(self, *args, **kwargs):
+        return getattr(object.__getattribute__(self, "_torchparity_wrapped"), dunder)(*args, **kwargs)
+    method.__name__ = dunder
+    return method
+
+
+for _dunder in ("__call__", "__getitem__", "__setitem__", "__delitem__", "__contains__", "__iter__",
+                "__len__", "__repr__", "__bool__", "__enter__", "__exit__"):
+    setattr(_Proxy, _dunder, _delegate(_dunder))
+
+
+def _reaches(holder, attr, value):
+    try:
+        return getattr(holder, attr) is value or (isinstance(value, property) and getattr(holder, attr, None) is SENTINEL)
+    except Exception:
+        return False
+
+
+def _set_checked(holder, attr, value):
+    """Set ``holder.attr``, through the instance's own dict where its ``__setattr__`` refuses (a
+    config module); True only where the holder now answers the stand-in."""
+    try:
+        setattr(holder, attr, value)
+    except (TypeError, AttributeError):
+        if isinstance(holder, type) or not hasattr(holder, "__dict__"):
+            return False
+        try:
+            object.__setattr__(holder, attr, value)
+        except (TypeError, AttributeError):
+            return False
+    if isinstance(holder, type) or isinstance(value, property):
+        return True
+    return _reaches(holder, attr, value)
+
+
+def _patch(name, hit, kind):
+    """Replace ``name`` where it is read from; '' when done, else why not.
+
+    A class or module gets the stand-in as its attribute; an instance gets it in its own dict.
+    Where neither takes it (a C type, an instance with no dict), the holder itself is replaced
+    where it is read from: a C type by a subclass that overrides the member, an instance by a
+    proxy whose member is the stand-in."""
+    holder, attr = hit.parent, hit.attr
+    value = _replacement(holder, attr, kind) if isinstance(holder, (type, types.ModuleType)) \
+        else (property(lambda self: SENTINEL) if kind == "property" else
+              (SENTINEL if kind in ("attribute", "enum-member") else _standin))
+    if kind == "property" and not isinstance(holder, type):
+        value = SENTINEL  # an instance's dict holds values, not descriptors
+    if _set_checked(holder, attr, value):
+        return ""
+    outer = try_walk(name.rsplit(".", 1)[0]) if "." in name else None
+    if outer is None or outer.parent is None or outer.obj is not holder:
+        return "%s cannot be replaced: %s refuses the attribute" % (name, type(holder).__name__)
+    if isinstance(holder, type):
+        try:
+            stand = type(holder.__name__, (holder,), {attr: _replacement(holder, attr, kind)})
+        except TypeError as exc:
+            return "%s cannot be replaced: %s" % (name, exc)
+        stand.__module__ = holder.__module__
+    else:
+        stand = _Proxy(holder, attr, value)
+    if outer.parent is holder or not _set_checked(outer.parent, outer.attr, stand):
+        return "%s cannot be replaced: neither %s nor what holds it takes the stand-in" % (name, outer.path)
+    return ""
