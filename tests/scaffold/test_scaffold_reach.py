@@ -1,0 +1,120 @@
+"""APIs reached through an object that is neither a class nor a module, or through a C type.
+
+An OpOverload is read from its packet (``torch.ops.aten.mul.Tensor``), ``patch`` from a config
+module that refuses unknown names, ``run_backward`` from a C engine object, ``get_state`` from an
+immutable C type, ``pop`` from a dict, a method from a plain Python instance (``log_state``), and
+a tuple method from a named tuple (``PackedSequence.index``). Scaffold writes a real test for each;
+it passes on the CPU, fails under a targeted break, and the sentinel stand-in can be installed
+where the test reads the API (the subclass or proxy that takes a holder's place keeps the rest of
+the holder working).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.scaffold.conftest import Case, run_files
+from torchparity.exec.ship import isolated_env
+
+pytestmark = pytest.mark.slow
+
+CASES = (
+    Case("torch.nn.utils.rnn.PackedSequence.index", "measured",  # searches from the end
+         "torch.nn.utils.rnn.PackedSequence.index = (\n"
+         "    lambda self, v, *a: len(self) - 1 - tuple(reversed(tuple(self))).index(v))"),
+    Case("torch.nn.utils.rnn.PackedSequence.count", "measured",  # counts one match at most
+         "torch.nn.utils.rnn.PackedSequence.count = lambda self, v: int(v in tuple(self))"),
+    Case("torch.ops.aten.mul.Tensor", "measured",  # the overload adds
+         "torch.ops.aten.mul.Tensor = torch.ops.aten.add.Tensor"),
+    Case("torch.ops.aten.sub.Tensor", "measured",  # the overload ignores its second operand
+         "torch.ops.aten.sub.Tensor = lambda a, b, **kw: torch.ops.aten.clone.default(a)"),
+    Case("torch._dynamo.config.patch", "measured",  # patch that changes nothing
+         "import contextlib\n"
+         "object.__setattr__(torch._dynamo.config, 'patch', lambda *a, **k: contextlib.nullcontext())"),
+    Case("torch._logging._internal.log_state.get_log_level_pairs", "measured",  # reports a level nobody set
+         "import torch._logging._internal as internal\n"
+         "internal.log_state.get_log_level_pairs = lambda: [('torch', 10)]"),
+)
+
+ON_DEVICE = {c.api for c in CASES[:4]}
+
+#: API -> a statement that must still hold once the stand-in is installed (the holder still works)
+STILL_WORKS = {
+    "torch.autograd.Variable._execution_engine.run_backward":
+        "assert callable(torch.autograd.Variable._execution_engine.queue_callback)",
+    "torch.utils._pytree.SUPPORTED_NODES.pop": "assert tuple in torch.utils._pytree.SUPPORTED_NODES",
+    "torch.Generator.get_state": "assert torch.Generator().manual_seed(3).initial_seed() == 3",
+    "torch.ops.aten.mul.Tensor": "assert torch.ops.aten.add.Tensor(torch.ones(1), torch.ones(1)).item() == 2",
+    "torch._dynamo.config.patch": "assert isinstance(torch._dynamo.config.suppress_errors, bool)",
+    "torch._logging._internal.log_state.get_log_level_pairs":
+        "import torch._logging._internal as i\nassert isinstance(i.log_state.log_qname_to_level, dict)",
+}
+
+PROBE = r"""
+import json, sys
+import torch
+from torchparity.agent import standin
+res, code, member = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
+info = standin.install(res)
+from torchparity.agent.objects import try_walk
+hit = try_walk(member)
+value = hit.obj
+got = value() if callable(value) and value is not standin.SENTINEL else value
+exec(code, {"torch": torch})
+print(json.dumps({"info": info, "sentinel": got is standin.SENTINEL}))
+"""
+
+
+@pytest.fixture(scope="module")
+def scaffolded(tmp_path_factory):
+    pytest.importorskip("torch")
+    from torchparity.api import agent_session, resolve_api
+    from torchparity.config import load_preset
+    from torchparity.scaffold import scaffold_facts_many, scaffold_test
+
+    out = tmp_path_factory.mktemp("reach")
+    names = [c.api for c in CASES] + [n for n in STILL_WORKS if n not in {c.api for c in CASES}]
+    with agent_session(sys.executable, "", "cpu") as session:
+        infos = resolve_api(names, sys.executable, "", "cpu", trace=False, session=session)
+        facts = scaffold_facts_many(infos[: len(CASES)], session)
+    results = {}
+    for n, (case, info, f) in enumerate(zip(CASES, infos, facts)):
+        results[case.api] = scaffold_test(info, load_preset("default"), python=sys.executable, device="cpu",
+                                          out_dir=out / f"{n:02d}", facts=f)
+    return results, {name: info for name, info in zip(names, infos, strict=True)}
+
+
+def test_each_gets_a_real_test_that_passes_and_fails_once_broken(scaffolded, tmp_path):
+    results, _ = scaffolded
+    for case in CASES:
+        assert results[case.api].family == case.family, (case.api, results[case.api].fill_in)
+        if case.api in ON_DEVICE:  # the others are Python utilities that never touch the device
+            assert "device=DEVICE" in Path(results[case.api].path).read_text(), case.api
+    jobs = [{"file": results[c.api].path, "patch": p} for p in ("", None) for c in CASES]
+    for job, case in zip(jobs[len(CASES):], CASES):
+        job["patch"] = case.breakage
+    out = run_files(jobs, tmp_path)
+    for case, res in zip(CASES, out[: len(CASES)], strict=True):
+        assert res["exit_code"] == 0 and res["summary"] == "OK", (case.api, res["output"])
+    for case, res in zip(CASES, out[len(CASES):], strict=True):
+        assert res["exit_code"] != 0 and res["summary"].startswith("FAILED ("), (case.api, res["output"])
+
+
+def test_the_stand_in_installs_where_the_api_is_read_and_the_holder_still_works(scaffolded):
+    import dataclasses
+
+    _, infos = scaffolded
+    for name, still in STILL_WORKS.items():
+        res = dataclasses.asdict(infos[name].resolution)
+        proc = subprocess.run([sys.executable, "-c", PROBE, json.dumps(res), still, name],
+                              env=isolated_env(), capture_output=True, text=True, timeout=120,
+                              cwd=Path(__file__).resolve().parents[2])
+        assert proc.returncode == 0, (name, proc.stderr[-2000:])
+        got = json.loads(proc.stdout.splitlines()[-1])
+        assert got["info"]["problem"] == "" and got["info"]["replaced"], (name, got)
+        assert got["sentinel"], (name, "the name still reaches the real API")
