@@ -88,7 +88,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "autograd")
     if _under(r, "torch.distributed.checkpoint") and not r.owner_class:
         out.insert(0, "checkpoint")
-    if _under(r, "torch.jit") or _under(r, "torch.fx") or r.canonical in ("torch.compile", "torch.compiler.compile"):
+    if _under(r, "torch.jit") or _under(r, "torch.fx") or _under(r, "torch.export") or r.canonical in (
+            "torch.compile", "torch.compiler.compile"):
         out.insert(0, "graph")
     if r.kind != "module":
         out.append("measured")

@@ -27,6 +27,7 @@ JIT = {
 }
 FX_CLASSES = ("GraphModule", "Graph", "Node", "Tracer", "Interpreter", "Transformer")
 FX_HELPERS = ("map_arg", "map_aggregate", "has_side_effect", "_get_qualified_name", "_type_repr")
+EXPORT = ("torch.export.export", "torch.export._trace._export")
 COMPILE = ("torch.compile", "torch.compiler.compile", "torch._dynamo.eval_frame.optimize", "torch._dynamo.optimize")
 
 
@@ -72,6 +73,13 @@ def graph_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     elif not member and target in FX_HELPERS and (r.module or "").startswith("torch.fx"):
         source = _macro("fx_helpers", device, leaf, owner, spelling, target, test=test)
         what = f"{target} on the nodes of a small graph, and the graph's result on the device"
+    elif (not member and r.canonical in EXPORT
+          or member and base.endswith("ExportedProgram") and leaf in ("module", "run_decompositions")):
+        source = _macro("exported", device, leaf, owner, spelling, test=test)
+        imports = []
+        what = ("a module exported by torch.export: the ATen operators of its graph in order, its signature's "
+                "inputs and state_dict on the device, and the exported module's result on the device against "
+                "values worked out by hand and eager on the CPU")
     elif not member and (names & set(COMPILE)):
         source = _macro("compiled", device, leaf, owner, spelling, test=test)
         imports = ["import torch._dynamo"]

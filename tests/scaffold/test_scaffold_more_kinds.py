@@ -1,4 +1,11 @@
-"""APIs reached through an object that is neither a class nor a module, or through a C type.
+"""Kinds of API widened in the third round of issue 16.
+
+fx Tracer hooks a proxy calls during tracing (``to_bool``, ``iter``, ``keys``, ``getattr``),
+GraphModule's submodule edits, and ``torch.export``: scaffold writes graph tests (TraceError for
+control flow on a proxy, the recorded nodes, the exported program's ATen graph, signature and
+result on the device).
+
+APIs reached through an object that is neither a class nor a module, or through a C type.
 
 An OpOverload is read from its packet (``torch.ops.aten.mul.Tensor``), ``patch`` from a config
 module that refuses unknown names, ``run_backward`` from a C engine object, ``get_state`` from an
@@ -12,6 +19,7 @@ the holder working).
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -41,7 +49,32 @@ CASES = (
          "internal.log_state.get_log_level_pairs = lambda: [('torch', 10)]"),
 )
 
-ON_DEVICE = {c.api for c in CASES[:4]}
+GRAPH_CASES = (
+    Case("torch.fx.Tracer.iter", "graph",  # iterating a proxy yields nothing instead of raising
+         "torch.fx.Tracer.iter = lambda self, obj: iter(())"),
+    Case("torch.fx.Tracer.to_bool", "graph",  # control flow on a proxy always takes the first branch
+         "torch.fx.Tracer.to_bool = lambda self, obj: True"),
+    Case("torch.fx.Tracer.keys", "graph",  # records the wrong method
+         "torch.fx.Tracer.keys = lambda self, obj: torch.fx.proxy.Attribute(obj, 'values')()"),
+    Case("torch.fx.Tracer.getattr", "graph",  # a parameter read becomes a constant
+         "torch.fx.Tracer.getattr = lambda self, attr, value, cache: value.detach() * 1"),
+    Case("torch.fx.GraphModule.delete_all_unused_submodules", "graph",  # deletes nothing
+         "torch.fx.GraphModule.delete_all_unused_submodules = lambda self: None"),
+    Case("torch.fx.GraphModule.add_submodule", "graph",  # says it added the module, but did not
+         "torch.fx.GraphModule.add_submodule = lambda self, target, module: True"),
+    Case("torch.fx.GraphModule.delete_submodule", "graph",  # reports success for a missing name
+         "delete = torch.fx.GraphModule.delete_submodule\n"
+         "torch.fx.GraphModule.delete_submodule = lambda self, target: delete(self, target) or True"),
+    Case("torch.export.export", "graph",  # exports the module with an extra ReLU around it
+         "export = torch.export.export\n"
+         "torch.export.export = lambda mod, args, *a, **k: export(torch.nn.Sequential(mod, torch.nn.ReLU()), args)"),
+    Case("torch.export.ExportedProgram.module", "graph",  # a module that ignores the program
+         "torch.export.ExportedProgram.module = lambda self, **k: torch.fx.symbolic_trace(torch.nn.Identity())"),
+    Case("torch.export.ExportedProgram.run_decompositions", "graph",  # decomposes nothing
+         "torch.export.ExportedProgram.run_decompositions = lambda self, *a, **k: self"),
+)
+CASES = CASES + GRAPH_CASES
+ON_DEVICE = {c.api for c in CASES[:4] + GRAPH_CASES}
 
 #: API -> a statement that must still hold once the stand-in is installed (the holder still works)
 STILL_WORKS = {
@@ -94,7 +127,7 @@ def test_each_gets_a_real_test_that_passes_and_fails_once_broken(scaffolded, tmp
     for case in CASES:
         assert results[case.api].family == case.family, (case.api, results[case.api].fill_in)
         if case.api in ON_DEVICE:  # the others are Python utilities that never touch the device
-            assert "device=DEVICE" in Path(results[case.api].path).read_text(), case.api
+            assert re.search(r"device=DEVICE\b|\.to\(DEVICE\)", Path(results[case.api].path).read_text()), case.api
     jobs = [{"file": results[c.api].path, "patch": p} for p in ("", None) for c in CASES]
     for job, case in zip(jobs[len(CASES):], CASES):
         job["patch"] = case.breakage
