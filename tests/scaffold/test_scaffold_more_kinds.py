@@ -116,7 +116,7 @@ def scaffolded(tmp_path_factory):
         infos = resolve_api(names, sys.executable, "", "cpu", trace=False, session=session)
         facts = scaffold_facts_many(infos[: len(CASES)], session)
     results = {}
-    for n, (case, info, f) in enumerate(zip(CASES, infos, facts)):
+    for n, (case, info, f) in enumerate(zip(CASES, infos[: len(CASES)], facts, strict=True)):
         results[case.api] = scaffold_test(info, load_preset("default"), python=sys.executable, device="cpu",
                                           out_dir=out / f"{n:02d}", facts=f)
     return results, {name: info for name, info in zip(names, infos, strict=True)}
@@ -129,7 +129,7 @@ def test_each_gets_a_real_test_that_passes_and_fails_once_broken(scaffolded, tmp
         if case.api in ON_DEVICE:  # the others are Python utilities that never touch the device
             assert re.search(r"device=DEVICE\b|\.to\(DEVICE\)", Path(results[case.api].path).read_text()), case.api
     jobs = [{"file": results[c.api].path, "patch": p} for p in ("", None) for c in CASES]
-    for job, case in zip(jobs[len(CASES):], CASES):
+    for job, case in zip(jobs[len(CASES):], CASES, strict=True):
         job["patch"] = case.breakage
     out = run_files(jobs, tmp_path)
     for case, res in zip(CASES, out[: len(CASES)], strict=True):
