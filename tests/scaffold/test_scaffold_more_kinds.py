@@ -1,5 +1,8 @@
 """Kinds of API widened in the third round of issue 16.
 
+Members of torch.distributed.checkpoint's protocol classes (planners, storage readers and
+writers): save/load in one process call them on a recording subclass of the default class.
+
 fx Tracer hooks a proxy calls during tracing (``to_bool``, ``iter``, ``keys``, ``getattr``),
 GraphModule's submodule edits, and ``torch.export``: scaffold writes graph tests (TraceError for
 control flow on a proxy, the recorded nodes, the exported program's ATen graph, signature and
@@ -73,8 +76,27 @@ GRAPH_CASES = (
     Case("torch.export.ExportedProgram.run_decompositions", "graph",  # decomposes nothing
          "torch.export.ExportedProgram.run_decompositions = lambda self, *a, **k: self"),
 )
-CASES = CASES + GRAPH_CASES
-ON_DEVICE = {c.api for c in CASES[:4] + GRAPH_CASES}
+DCP = "torch.distributed.checkpoint"
+CHECKPOINT_CASES = (
+    Case(f"{DCP}.LoadPlanner.load_bytes", "checkpoint",  # drops the bytes it is given
+         "import torch.distributed.checkpoint\n"
+         f"{DCP}.DefaultLoadPlanner.load_bytes = lambda self, read_item, value: None"),
+    Case(f"{DCP}.LoadPlanner.resolve_tensor", "checkpoint",  # reads into a fresh tensor, not the target
+         "import torch.distributed.checkpoint\n"
+         f"{DCP}.DefaultLoadPlanner.resolve_tensor = (\n"
+         "    lambda self, read_item: torch.zeros_like(self.lookup_tensor(read_item.dest_index)))"),
+    Case(f"{DCP}.LoadPlanner.commit_tensor", "checkpoint",  # returns the tensor where None is annotated
+         "import torch.distributed.checkpoint\n"
+         f"{DCP}.DefaultLoadPlanner.commit_tensor = lambda self, read_item, tensor: tensor"),
+    Case(f"{DCP}.SavePlanner.create_local_plan", "checkpoint",  # the plan loses its last item
+         "import torch.distributed.checkpoint\n"
+         "import dataclasses\n"
+         f"plan = {DCP}.DefaultSavePlanner.create_local_plan\n"
+         f"{DCP}.DefaultSavePlanner.create_local_plan = lambda self: dataclasses.replace(\n"
+         "    plan(self), items=plan(self).items[:-1])"),
+)
+CASES = CASES + GRAPH_CASES + CHECKPOINT_CASES
+ON_DEVICE = {c.api for c in CASES[:4] + GRAPH_CASES + CHECKPOINT_CASES}
 
 #: API -> a statement that must still hold once the stand-in is installed (the holder still works)
 STILL_WORKS = {

@@ -31,11 +31,51 @@ ROLES = {
 }
 
 
+#: a protocol class (abstract, or the default concrete one) -> (its slot in save/load, the concrete class)
+MEMBER_SLOTS = {
+    "SavePlanner": ("save_planner", SAVE_PLANNER), "DefaultSavePlanner": ("save_planner", SAVE_PLANNER),
+    "LoadPlanner": ("load_planner", LOAD_PLANNER), "DefaultLoadPlanner": ("load_planner", LOAD_PLANNER),
+    "StorageWriter": ("writer", WRITER), "FileSystemWriter": ("writer", WRITER),
+    "_FileSystemWriter": ("writer", WRITER),
+    "StorageReader": ("reader", READER), "FileSystemReader": ("reader", READER),
+}
+
+
+def _member_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+    """A protocol member (``LoadPlanner.load_bytes``): save/load call it on a recording subclass of the
+    default concrete class, whose override calls the real one through ``super()``."""
+    r = info.resolution
+    owner = (r.owner_class or "").rsplit(".", 1)[-1]
+    leaf = r.path.rsplit(".", 1)[-1]
+    if owner not in MEMBER_SLOTS or r.kind != "method" or leaf.startswith("__"):
+        raise CannotDecide(f"no checkpoint template for {owner}.{leaf}")
+    slot, concrete = MEMBER_SLOTS[owner]
+    returns_none = (r.signature or "").replace(" ", "").endswith("->None")
+    writer, reader = ("Recording" if slot == "writer" else WRITER), ("Recording" if slot == "reader" else READER)
+    save_planner = "Recording()" if slot == "save_planner" else f"{SAVE_PLANNER}()"
+    load_planner = "Recording()" if slot == "load_planner" else f"{LOAD_PLANNER}()"
+    save = f"{DCP}.save(state, storage_writer=writer, planner={save_planner})"
+    load = f"{DCP}.load(loaded, storage_reader={reader}(tmp), planner={load_planner})"
+    source = render_macro("checkpoint.py.j2", "checkpoint", {"device": device}, test=f"test_{stem_of(r)}",
+                          writer=writer, reader=reader, save=save, load=load, empty=False, abstract="",
+                          recording=concrete, leaf=leaf, returns_none=returns_none)
+    what = (f"save and load of a state_dict of device tensors with {leaf} called by the protocol on a subclass of "
+            f"{concrete} (through super()): the calls happen{', each returns None as annotated' if returns_none else ''}"
+            ", and values, dtypes and devices come back")
+    return TestPlan(
+        api=r.canonical, spelling=spelling_of(r), family="checkpoint", stem=stem_of(r),
+        methods=tuple(split_methods(source)), imports=("import os", "import tempfile", f"import {DCP}"),
+        summary=what + ".", coverage=coverage_rows(normal=what), facts=facts,
+    )
+
+
 def checkpoint_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     r = info.resolution
     names = [r.canonical, r.path, *r.aliases]
-    if r.owner_class or not any(n.startswith(DCP + ".") for n in names):
+    if not any(n.startswith(DCP + ".") for n in names):
         raise CannotDecide("not a torch.distributed.checkpoint function or class")
+    if r.owner_class:
+        return _member_plan(info, facts, device)
     leaf = r.canonical.rsplit(".", 1)[-1]
     role = ROLES.get(leaf)
     if role is None:

@@ -86,7 +86,7 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     if _under(r, "torch.autograd") and r.path.rsplit(".", 1)[-1] in ("grad", "backward", "gradcheck",
                                                                      "gradgradcheck", "run_backward", "queue_callback"):
         out.insert(0, "autograd")
-    if _under(r, "torch.distributed.checkpoint") and not r.owner_class:
+    if _under(r, "torch.distributed.checkpoint"):
         out.insert(0, "checkpoint")
     if _under(r, "torch.jit") or _under(r, "torch.fx") or _under(r, "torch.export") or r.canonical in (
             "torch.compile", "torch.compiler.compile"):
