@@ -1,5 +1,8 @@
 """Kinds of API widened in the third round of issue 16.
 
+torch.distributed in one process: key-value stores (a Python subclass of ``Store`` too) and a
+one-rank process group on them; DDP communication hooks on a one-rank DDP model.
+
 Members of torch.distributed.checkpoint's protocol classes (planners, storage readers and
 writers): save/load in one process call them on a recording subclass of the default class.
 
@@ -95,7 +98,36 @@ CHECKPOINT_CASES = (
          f"{DCP}.DefaultSavePlanner.create_local_plan = lambda self: dataclasses.replace(\n"
          "    plan(self), items=plan(self).items[:-1])"),
 )
-CASES = CASES + GRAPH_CASES + CHECKPOINT_CASES
+HOOKS = "torch.distributed.algorithms.ddp_comm_hooks.default_hooks"
+IMPORT_HOOKS = f"import {HOOKS} as hooks\n"
+DISTRIBUTED_CASES = (
+    Case("torch.distributed.HashStore", "distributed",  # add ignores the amount
+         "add = torch.distributed.Store.add\n"
+         "torch.distributed.HashStore.add = lambda self, key, amount: add(self, key, 1)"),
+    Case("torch.distributed.FileStore", "distributed",  # compare_set sets whatever was expected
+         "torch.distributed.FileStore.compare_set = (\n"
+         "    lambda self, key, expected, desired: (self.set(key, desired), desired.encode())[1])"),
+    Case("torch.distributed.TCPStore.port", "distributed",  # reports no port
+         "torch.distributed.TCPStore.port = property(lambda self: 0)"),
+    Case("torch.distributed.PrefixStore", "distributed",  # forgets the store it wraps
+         "torch.distributed.PrefixStore.underlying_store = property(lambda self: torch.distributed.HashStore())"),
+    Case("torch.distributed.Store.__init__", "distributed",  # does not initialise the C++ store
+         "torch.distributed.Store.__init__ = lambda self: None"),
+    Case("torch.distributed.Store.timeout", "distributed",  # the default timeout, whatever was set
+         "from datetime import timedelta\n"
+         "torch.distributed.Store.timeout = property(lambda self: timedelta(seconds=300))"),
+    Case(f"{HOOKS}.allreduce_hook", "distributed",  # sums twice
+         IMPORT_HOOKS + "allreduce = hooks.allreduce_hook\n"
+         "def doubled(process_group, bucket):\n"
+         "    bucket.buffer().mul_(2)\n"
+         "    return allreduce(process_group, bucket)\n"
+         "hooks.allreduce_hook = doubled"),
+    Case(f"{HOOKS}.fp16_compress_hook", "distributed",  # sends 32 bits
+         IMPORT_HOOKS + "hooks.fp16_compress_hook = hooks.allreduce_hook"),
+    Case(f"{HOOKS}.fp16_compress_wrapper", "distributed",  # wraps nothing
+         IMPORT_HOOKS + "hooks.fp16_compress_wrapper = lambda hook: hook"),
+)
+CASES = CASES + GRAPH_CASES + CHECKPOINT_CASES + DISTRIBUTED_CASES
 ON_DEVICE = {c.api for c in CASES[:4] + GRAPH_CASES + CHECKPOINT_CASES}
 
 #: API -> a statement that must still hold once the stand-in is installed (the holder still works)

@@ -17,7 +17,7 @@ from ..fsutil import atomic_write, read_text_file
 from ..records.scaffold import ScaffoldRecord
 from .check import checked_facts
 from .conventions import Conventions, conventions_from, device_expression
-from .families import build_plan, candidates, tensor_formula, wants
+from .families import WANTS, build_plan, candidates, tensor_formula, wants
 from .insert import (
     device_reference,
     find_class,
@@ -83,9 +83,18 @@ def _resolution_doc(info: ApiInfo) -> dict[str, Any]:
     return dataclasses.asdict(info.resolution)
 
 
-def _facts_request(info: ApiInfo, dtypes: Sequence[str] | None, backend_module: str) -> dict[str, Any]:
+def _deferrable(info: ApiInfo, backend_module: str) -> bool:
+    """Whether the probe (the slowest fact: it tries calls, some of which wait for their timeout) can wait
+    until the families before ``measured`` are checked: only ``measured`` asks for it."""
     fams = candidates(info, backend_module)
-    args: dict[str, Any] = {"resolution": _resolution_doc(info), "wants": wants(fams)}
+    return "measured" in fams and not any("probe" in WANTS[f] for f in fams if f != "measured")
+
+
+def _facts_request(info: ApiInfo, dtypes: Sequence[str] | None, backend_module: str,
+                   probe: bool = True) -> dict[str, Any]:
+    fams = candidates(info, backend_module)
+    args: dict[str, Any] = {"resolution": _resolution_doc(info),
+                            "wants": [w for w in wants(fams) if probe or w != "probe"]}
     if dtypes:
         args["dtypes"] = list(dtypes)
     if "tensor" in fams:
@@ -100,20 +109,28 @@ def scaffold_facts(info: ApiInfo, session: AgentSession, dtypes: Sequence[str] |
     With ``check``, each family's candidate test is also run on the CPU by the
     agent, as written and with the API replaced by a stand-in (``facts["checked"]``).
     """
-    facts = session.call("scaffold_facts", _facts_request(info, dtypes, backend_module), FACTS_TIMEOUT)
-    if check:
-        checked_facts([info], [facts], session, backend_module)
-    return facts
+    return scaffold_facts_many([info], session, dtypes, backend_module, check)[0]
 
 
 def scaffold_facts_many(infos: Sequence[ApiInfo], session: AgentSession, dtypes: Sequence[str] | None = None,
                         backend_module: str = "", check: bool = True) -> list[dict[str, Any]]:
-    """Facts for several APIs in one agent job (torch's op_db is imported once), checked in one more."""
-    items = [_facts_request(i, dtypes, backend_module) for i in infos]
+    """Facts for several APIs in one agent job (torch's op_db is imported once), checked in one more.
+
+    With ``check``, an API whose only family that probes calls is ``measured`` is probed only when no
+    family before it is kept after the check (a second round for those): the plan is the same, sooner."""
+    defer = [check and _deferrable(i, backend_module) for i in infos]
+    items = [_facts_request(i, dtypes, backend_module, probe=not d) for i, d in zip(infos, defer, strict=True)]
     answer = session.call("scaffold_facts", {"items": items}, FACTS_TIMEOUT + 60.0 * len(items))
     facts = list(answer["items"])
     if check:
         checked_facts(infos, facts, session, backend_module)
+        again = [n for n, d in enumerate(defer) if d and build_plan(infos[n], facts[n], "DEVICE",
+                                                                    backend_module).family == "fill-in"]
+        if again:
+            more = scaffold_facts_many([infos[n] for n in again], session, dtypes, backend_module, check=False)
+            for n, f in zip(again, more, strict=True):
+                facts[n] = f
+            checked_facts([infos[n] for n in again], more, session, backend_module)
     return facts
 
 

@@ -31,6 +31,7 @@ from ..api.records import ApiInfo
 from .autograd import autograd_plan
 from .checkpoint import checkpoint_plan
 from .data import data_plan
+from .distributed import distributed_plan, is_distributed_utility
 from .doctest import doctest_plan
 from .graph import graph_plan
 from .measured import measured_plan
@@ -50,7 +51,7 @@ WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
-    "autograd": [], "checkpoint": [], "fill-in": [],
+    "autograd": [], "checkpoint": [], "distributed": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -86,6 +87,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     if _under(r, "torch.autograd") and r.path.rsplit(".", 1)[-1] in ("grad", "backward", "gradcheck",
                                                                      "gradgradcheck", "run_backward", "queue_callback"):
         out.insert(0, "autograd")
+    if is_distributed_utility(r):
+        out.insert(0, "distributed")
     if _under(r, "torch.distributed.checkpoint"):
         out.insert(0, "checkpoint")
     if _under(r, "torch.jit") or _under(r, "torch.fx") or _under(r, "torch.export") or r.canonical in (
@@ -441,4 +444,5 @@ BUILDERS.update({
     "optim": optim_plan, "serialization": serialization_plan,
     "data": data_plan, "graph": graph_plan, "generator": generator_plan,
     "doctest": doctest_plan, "autograd": autograd_plan, "checkpoint": checkpoint_plan,
+    "distributed": distributed_plan,
 })
