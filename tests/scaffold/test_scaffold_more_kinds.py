@@ -91,6 +91,20 @@ CHECKPOINT_CASES = (
     Case(f"{DCP}.LoadPlanner.commit_tensor", "checkpoint",  # returns the tensor where None is annotated
          "import torch.distributed.checkpoint\n"
          f"{DCP}.DefaultLoadPlanner.commit_tensor = lambda self, read_item, tensor: tensor"),
+    Case(f"{DCP}.format_utils.BroadcastingTorchSaveReader.read_data", "checkpoint",  # reads nothing
+         f"import {DCP}.format_utils as fu\n"
+         "from torch.futures import Future\n"
+         "def read_data(self, plan, planner):\n"
+         "    done = Future()\n"
+         "    done.set_result(None)\n"
+         "    return done\n"
+         "fu.BroadcastingTorchSaveReader.read_data = read_data"),
+    Case(f"{DCP}.format_utils.BroadcastingTorchSaveReader.reset", "checkpoint",  # forgets the checkpoint id
+         f"import {DCP}.format_utils as fu\n"
+         "fu.BroadcastingTorchSaveReader.reset = lambda self, checkpoint_id=None: None"),
+    Case(f"{DCP}.staging.BlockingAsyncStager", "checkpoint",  # stages the original, not a copy
+         f"import {DCP}.staging as staging\n"
+         "staging.BlockingAsyncStager.stage = lambda self, state_dict: state_dict"),
     Case(f"{DCP}.SavePlanner.create_local_plan", "checkpoint",  # the plan loses its last item
          "import torch.distributed.checkpoint\n"
          "import dataclasses\n"

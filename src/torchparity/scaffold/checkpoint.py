@@ -20,6 +20,9 @@ from .render import render_macro
 DCP = "torch.distributed.checkpoint"
 WRITER, READER = f"{DCP}.FileSystemWriter", f"{DCP}.FileSystemReader"
 SAVE_PLANNER, LOAD_PLANNER = f"{DCP}.DefaultSavePlanner", f"{DCP}.DefaultLoadPlanner"
+TORCH_SAVE_READER = f"{DCP}.format_utils.BroadcastingTorchSaveReader"
+DYNAMIC_PLANNER = f"{DCP}.format_utils.DynamicMetaLoadPlanner"
+_IMPORTS = ("import os", "import tempfile", f"import {DCP}", f"import {DCP}.format_utils", "import torch.distributed")
 ROLES = {
     "save": "save", "state_dict_saver.save": "save", "_save_state_dict": "private_save",
     "load": "load", "state_dict_loader.load": "load", "_load_state_dict": "private_load",
@@ -38,7 +41,28 @@ MEMBER_SLOTS = {
     "StorageWriter": ("writer", WRITER), "FileSystemWriter": ("writer", WRITER),
     "_FileSystemWriter": ("writer", WRITER),
     "StorageReader": ("reader", READER), "FileSystemReader": ("reader", READER),
+    "BroadcastingTorchSaveReader": ("torch_save_reader", TORCH_SAVE_READER),
 }
+STAGERS = ("AsyncStager", "BlockingAsyncStager")
+STAGER_MEMBERS = ("stage", "synchronize_staging", "should_synchronize_after_execute")
+
+
+def _stager_plan(info: ApiInfo, facts: dict[str, Any], device: str, owner: str, leaf: str) -> TestPlan:
+    """A stager (``BlockingAsyncStager``, the ``AsyncStager`` protocol) staging a state_dict of device tensors."""
+    r = info.resolution
+    if owner and leaf not in STAGER_MEMBERS or not owner and r.kind != "class":
+        raise CannotDecide(f"no stager template for {r.canonical}")
+    spelled = spelling_of(r)
+    C = spelled.rsplit(".", 1)[0] if owner else spelled
+    source = render_macro("checkpoint.py.j2", "stager", {"device": device}, test=f"test_{stem_of(r)}", C=C,
+                          leaf=leaf if owner else "")
+    what = ("a state_dict of device tensors staged by a blocking stager: host copies with the values, independent "
+            "of the original, synchronize_staging returning None and no synchronisation needed after execute")
+    return TestPlan(
+        api=r.canonical, spelling=spelled, family="checkpoint", stem=stem_of(r),
+        methods=tuple(split_methods(source)), imports=(f"import {DCP}.staging",), summary=what + ".",
+        coverage=coverage_rows(normal=what), facts=facts,
+    )
 
 
 def _member_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
@@ -47,6 +71,8 @@ def _member_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     r = info.resolution
     owner = (r.owner_class or "").rsplit(".", 1)[-1]
     leaf = r.path.rsplit(".", 1)[-1]
+    if owner in STAGERS:
+        return _stager_plan(info, facts, device, owner, leaf)
     if owner not in MEMBER_SLOTS or r.kind != "method" or leaf.startswith("__"):
         raise CannotDecide(f"no checkpoint template for {owner}.{leaf}")
     slot, concrete = MEMBER_SLOTS[owner]
@@ -56,15 +82,18 @@ def _member_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     load_planner = "Recording()" if slot == "load_planner" else f"{LOAD_PLANNER}()"
     save = f"{DCP}.save(state, storage_writer=writer, planner={save_planner})"
     load = f"{DCP}.load(loaded, storage_reader={reader}(tmp), planner={load_planner})"
+    if slot == "torch_save_reader":
+        load = f"{DCP}.load(loaded, storage_reader=Recording(), planner={DYNAMIC_PLANNER}(), checkpoint_id=path)"
     source = render_macro("checkpoint.py.j2", "checkpoint", {"device": device}, test=f"test_{stem_of(r)}",
                           writer=writer, reader=reader, save=save, load=load, empty=False, abstract="",
-                          recording=concrete, leaf=leaf, returns_none=returns_none)
+                          recording=concrete, leaf=leaf, returns_none=returns_none,
+                          torch_save=slot == "torch_save_reader")
     what = (f"save and load of a state_dict of device tensors with {leaf} called by the protocol on a subclass of "
             f"{concrete} (through super()): the calls happen{', each returns None as annotated' if returns_none else ''}"
             ", and values, dtypes and devices come back")
     return TestPlan(
         api=r.canonical, spelling=spelling_of(r), family="checkpoint", stem=stem_of(r),
-        methods=tuple(split_methods(source)), imports=("import os", "import tempfile", f"import {DCP}"),
+        methods=tuple(split_methods(source)), imports=_IMPORTS,
         summary=what + ".", coverage=coverage_rows(normal=what), facts=facts,
     )
 
@@ -77,6 +106,17 @@ def checkpoint_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPl
     if r.owner_class:
         return _member_plan(info, facts, device)
     leaf = r.canonical.rsplit(".", 1)[-1]
+    if leaf in STAGERS:
+        return _stager_plan(info, facts, device, "", "")
+    if leaf == "BroadcastingTorchSaveReader":
+        load = f"{DCP}.load(loaded, storage_reader={spelling_of(r)}(), planner={DYNAMIC_PLANNER}(), checkpoint_id=path)"
+        source = render_macro("checkpoint.py.j2", "checkpoint", {"device": device}, test=f"test_{stem_of(r)}",
+                              writer="", reader="", save="", load=load, empty=False, abstract="", torch_save=True)
+        what = ("a state_dict of device tensors written by torch.save and loaded in place through this reader in a "
+                "one-rank process group: values, dtypes and devices")
+        return TestPlan(api=r.canonical, spelling=spelling_of(r), family="checkpoint", stem=stem_of(r),
+                        methods=tuple(split_methods(source)), imports=_IMPORTS, summary=what + ".",
+                        coverage=coverage_rows(normal=what), facts=facts)
     role = ROLES.get(leaf)
     if role is None:
         raise CannotDecide(f"no checkpoint template for {leaf}")
@@ -119,6 +159,6 @@ def checkpoint_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPl
             f"place, values, dtypes and devices kept, with {api} as the {role.replace('_', ' ')}")
     return TestPlan(
         api=r.canonical, spelling=api, family="checkpoint", stem=stem_of(r), methods=tuple(split_methods(source)),
-        imports=("import os", "import tempfile", f"import {DCP}"), summary=what + ".",
+        imports=_IMPORTS, summary=what + ".",
         coverage=coverage_rows(normal=what), facts=facts,
     )
