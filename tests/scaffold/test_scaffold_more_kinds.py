@@ -1,5 +1,7 @@
 """Kinds of API widened in the third round of issue 16.
 
+torch.package: a package of source, a pickled device tensor, text and bytes written and read back.
+
 torch.distributed in one process: key-value stores (a Python subclass of ``Store`` too) and a
 one-rank process group on them; DDP communication hooks on a one-rank DDP model.
 
@@ -141,8 +143,21 @@ DISTRIBUTED_CASES = (
     Case(f"{HOOKS}.fp16_compress_wrapper", "distributed",  # wraps nothing
          IMPORT_HOOKS + "hooks.fp16_compress_wrapper = lambda hook: hook"),
 )
-CASES = CASES + GRAPH_CASES + CHECKPOINT_CASES + DISTRIBUTED_CASES
-ON_DEVICE = {c.api for c in CASES[:4] + GRAPH_CASES + CHECKPOINT_CASES}
+PACKAGE_CASES = (
+    Case("torch.package.PackageExporter.add_dependency", "package",  # adds nothing
+         "import torch.package\n"
+         "torch.package.PackageExporter.add_dependency = lambda self, module_name, dependencies=True: None"),
+    Case("torch.package.PackageImporter.load_pickle", "package",  # loses the values
+         "import torch.package\n"
+         "load = torch.package.PackageImporter.load_pickle\n"
+         "torch.package.PackageImporter.load_pickle = (\n"
+         "    lambda self, package, resource, map_location=None: load(self, package, resource) * 0)"),
+    Case("torch.package.PackageExporter", "package",  # writes no text
+         "import torch.package\n"
+         "torch.package.PackageExporter.save_text = lambda self, package, resource, text: None"),
+)
+CASES = CASES + GRAPH_CASES + CHECKPOINT_CASES + DISTRIBUTED_CASES + PACKAGE_CASES
+ON_DEVICE = {c.api for c in CASES[:4] + GRAPH_CASES + CHECKPOINT_CASES + PACKAGE_CASES}
 
 #: API -> a statement that must still hold once the stand-in is installed (the holder still works)
 STILL_WORKS = {

@@ -38,6 +38,7 @@ from .measured import measured_plan
 from .nn import nn_plan
 from .operators import TENSOR_FORMULAS, opinfo_plan, signature_plan, split_methods, tensor_plan
 from .optim import optim_plan
+from .package import package_plan
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, root_module, spelling_of, stem_of
 from .render import render
 from .runtime import device_runtime_plan, generator_plan
@@ -51,7 +52,7 @@ WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
-    "autograd": [], "checkpoint": [], "distributed": [], "fill-in": [],
+    "autograd": [], "checkpoint": [], "distributed": [], "package": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -87,6 +88,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     if _under(r, "torch.autograd") and r.path.rsplit(".", 1)[-1] in ("grad", "backward", "gradcheck",
                                                                      "gradgradcheck", "run_backward", "queue_callback"):
         out.insert(0, "autograd")
+    if _under(r, "torch.package"):
+        out.insert(0, "package")
     if is_distributed_utility(r):
         out.insert(0, "distributed")
     if _under(r, "torch.distributed.checkpoint"):
@@ -444,5 +447,5 @@ BUILDERS.update({
     "optim": optim_plan, "serialization": serialization_plan,
     "data": data_plan, "graph": graph_plan, "generator": generator_plan,
     "doctest": doctest_plan, "autograd": autograd_plan, "checkpoint": checkpoint_plan,
-    "distributed": distributed_plan,
+    "distributed": distributed_plan, "package": package_plan,
 })
