@@ -1,5 +1,9 @@
 """Kinds of API widened in the third round of issue 16.
 
+Functions called for their effect on a module-level registry they reach by name
+(``init_reductions`` refills ``ForkingPickler._extra_reducers``, ``torch._dynamo.reset`` empties a
+counter): the registry is emptied, or given a probe entry, first.
+
 torch.package: a package of source, a pickled device tensor, text and bytes written and read back.
 
 torch.distributed in one process: key-value stores (a Python subclass of ``Store`` too) and a
@@ -156,7 +160,15 @@ PACKAGE_CASES = (
          "import torch.package\n"
          "torch.package.PackageExporter.save_text = lambda self, package, resource, text: None"),
 )
-CASES = CASES + GRAPH_CASES + CHECKPOINT_CASES + DISTRIBUTED_CASES + PACKAGE_CASES
+REGISTRY_CASES = (  # called for their effect on a module-level registry (filled, or emptied)
+    Case("torch.multiprocessing.reductions.init_reductions", "measured",  # registers nothing
+         "import torch.multiprocessing.reductions\n"
+         "torch.multiprocessing.init_reductions = torch.multiprocessing.reductions.init_reductions = lambda: None"),
+    Case("torch._dynamo.reset", "measured",  # resets no counter
+         "import torch._dynamo\n"
+         "torch._dynamo.reset = lambda: None"),
+)
+CASES = CASES + GRAPH_CASES + CHECKPOINT_CASES + DISTRIBUTED_CASES + PACKAGE_CASES + REGISTRY_CASES
 ON_DEVICE = {c.api for c in CASES[:4] + GRAPH_CASES + CHECKPOINT_CASES + PACKAGE_CASES}
 
 #: API -> a statement that must still hold once the stand-in is installed (the holder still works)

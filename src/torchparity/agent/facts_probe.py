@@ -18,6 +18,7 @@ import signal
 import sys
 import tempfile
 import time
+import types
 import warnings
 
 from . import probe_values as pv
@@ -714,11 +715,54 @@ class Engine(object):
             valid, invalid = self.call_scenarios(setup, "_API_", obj, holder=holder)
             for sc in valid + invalid:
                 sc.teardown = teardown
+            if not valid and holder is None and not getters:
+                valid = self.registry_scenarios(obj)
             return valid, invalid
         sc = Scenario([], "_API_")
         if self.measure(sc):
             return [sc], []
         return [], []
+
+    def registry_scenarios(self, fn):
+        """A function called for its effect on a module-level registry it reaches by name
+        (``init_reductions`` fills ``ForkingPickler._extra_reducers``; a reset empties a cache): the
+        registry emptied, or given a probe entry, first; then the call; then the registry."""
+        try:
+            params = inspect.signature(fn).parameters.values()
+        except (TypeError, ValueError):
+            return []
+        if any(p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
+                                                                   p.KEYWORD_ONLY) for p in params):
+            return []
+        paths = touched_containers(fn)
+        originals = dict((path, try_walk(path).obj) for path in paths)
+        copies = dict((path, type(obj).__mro__[-2](obj)) for path, obj in originals.items())
+        try:
+            for path in paths:
+                for dirty in (False, True):
+                    if self.out_of_time():
+                        return []
+                    # measured with the registry as the call left it (restored below, and in the test's finally)
+                    sc = Scenario(_registry_setup(path, dirty), "_API_()")
+                    sc.watch = ["registry"]
+                    if not self.measure(sc):
+                        continue
+                    after = originals[path]
+                    if not dirty and after and all(k in copies[path] for k in after):
+                        # refilled: what it holds again, whatever else registered there before the test
+                        sc.checks = [c for c in sc.checks if "registry" not in c[1]] + [
+                            ["eq", "len(registry) > 0", "True"],
+                            ["eq", "all(key in saved for key in registry)", "True"]]
+                    sc.teardown = _registry_restore(path)
+                    return [sc]
+            return []
+        finally:
+            for path, obj in originals.items():
+                obj.clear()
+                if isinstance(obj, list):
+                    obj.extend(copies[path])
+                else:
+                    obj.update(copies[path])
 
     def class_scenarios(self, cls):
         var = pv.var_name(cls.__name__)
@@ -908,6 +952,70 @@ def _concrete_subclasses(cls, limit=6):
         if _named_path(sub):
             out.append(sub)
     return out
+
+
+def touched_containers(fn, limit=8):
+    """Source paths, from ``fn``'s module, of the dicts, lists and sets its code reaches by name: a
+    global, an attribute of a global module or class, and what the function or bound method named
+    there reaches in turn (``reduction.register`` is ``ForkingPickler.register``: its ``_extra_reducers``)."""
+    out = []
+    base, code = getattr(fn, "__module__", None), getattr(fn, "__code__", None)
+    if not base or code is None or not base.startswith("torch"):
+        return out
+
+    def add(path, obj):
+        if isinstance(obj, CONTAINERS) and path not in out and len(out) < limit:
+            out.append(path)
+
+    def deeper(path, holder, sub):
+        inner = getattr(sub, "__func__", sub)
+        icode = getattr(inner, "__code__", None)
+        if icode is None:
+            return
+        owner = getattr(sub, "__self__", None)
+        if isinstance(owner, type) and getattr(holder, owner.__name__, None) is owner:
+            for k in icode.co_names:
+                add("%s.%s.%s" % (path, owner.__name__, k), inspect.getattr_static(owner, k, None))
+        if getattr(inner, "__globals__", None) is getattr(holder, "__dict__", 0):
+            for k in icode.co_names:
+                add("%s.%s" % (path, k), inner.__globals__.get(k))
+
+    names = [n for n in code.co_names if not n.startswith("__") and n != "torch"]  # torch itself: too wide
+    for n in names:
+        if n not in fn.__globals__:
+            continue
+        obj, path = fn.__globals__[n], "%s.%s" % (base, n)
+        add(path, obj)
+        if isinstance(obj, (types.ModuleType, type)):
+            for m in names:
+                sub = inspect.getattr_static(obj, m, None) if isinstance(obj, type) else getattr(obj, m, None)
+                add("%s.%s" % (path, m), sub)
+                deeper(path, obj, getattr(obj, m, None) if sub is not None else None)
+        elif isinstance(obj, types.FunctionType):
+            mod = sys.modules.get(obj.__module__ or "")
+            if mod is not None and (obj.__module__ or "").startswith("torch"):
+                deeper(obj.__module__, mod, obj)
+    return out
+
+
+def _kind(path):
+    """``dict``, ``list`` or ``set``: the builtin container the object at ``path`` is."""
+    return type(try_walk(path).obj).__mro__[-2].__name__
+
+
+def _registry_setup(path, dirty):
+    kind = _kind(path)
+    setup = ["saved = %s(%s)" % (kind, path), "%s.clear()" % path]
+    if dirty:
+        setup.append({"dict": '%s["torchparity_probe"] = "value"', "list": '%s.append("torchparity_probe")',
+                      "set": '%s.add("torchparity_probe")'}[kind] % path)
+    return setup + ["registry = %s" % path]
+
+
+def _registry_restore(path):
+    if _kind(path) == "list":
+        return ["%s[:] = saved" % path]
+    return ["%s.clear()" % path, "%s.update(saved)" % path]
 
 
 def _container_guard(holder_path, holder):
