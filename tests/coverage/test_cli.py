@@ -46,6 +46,7 @@ def test_one_api_prints_sections_grep_and_both_paragraphs(
     assert out.startswith("torch.set_grad_enabled.clone -> torch.autograd.grad_mode.set_grad_enabled.clone\n")
     assert "test/npu/test_grad_mode.py::TestGradMode::test_set_grad_enabled_clone" in out
     assert "git grep -n -E 'set_grad_enabled.*clone|clone.*set_grad_enabled|test_.*set_grad_enabled.*clone' v2.7.1 -- test" in out
+    assert "v2.7.1 -- test (run as git grep -P)\n" in out  # what ran, after the command to rerun
     assert "  upstream main @ " in out
     assert "test/test_autograd.py::TestAutograd::test_set_grad_enabled_wraps" in out
     assert "【社区用例检索与新增必要性】" in out and "Existing coverage and why a new test is needed" in out

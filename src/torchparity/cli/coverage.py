@@ -79,8 +79,9 @@ def _print_detail(cov: ApiCoverage, justification: bool) -> None:
         _section("related", r.related, r.related_total)
         _section("weak", r.weak, r.weak_total)
         if r.grep is not None:
-            out.print(f"    regex   {r.grep.count} lines, {r.grep_in_direct} inside direct tests "
-                      f"({r.grep.engine}): {r.grep.command}", markup=False, emoji=False)
+            how = "matched in process" if r.grep.engine == "in-process" else f"run as {r.grep.engine}"
+            out.print(f"    regex   {r.grep.count} lines, {r.grep_in_direct} inside direct tests: "
+                      f"{r.grep.command} ({how})", markup=False, emoji=False)
         for path, why in r.skipped_files:
             out.print(f"    skipped {path}: {why}", markup=False, emoji=False)
     if justification:
