@@ -11,25 +11,25 @@ import subprocess
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import IO
 
-from .errors import EnvironmentBroken
+from .errors import EnvironmentBroken, UsageError
 
 
 class BlobReader:
     """One ``git cat-file --batch`` process answering blob requests one at a time."""
 
     def __init__(self, repo: Path) -> None:
-        try:
-            self.proc = subprocess.Popen(["git", "-C", str(repo), "cat-file", "--batch"], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        except FileNotFoundError as exc:
-            raise EnvironmentBroken("git is not installed or not on PATH; install git") from exc
+        self.proc = _cat_file(repo, stderr=subprocess.DEVNULL)
 
     def read(self, blob: str) -> bytes | None:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.write(blob.encode("ascii") + b"\n")
         self.proc.stdin.flush()
-        return _answer(self.proc.stdout)
+        try:
+            return _answer(self.proc.stdout)
+        except EOFError:  # git ended: nothing more to read
+            return None
 
     def close(self) -> None:
         for stream in (self.proc.stdin, self.proc.stdout):
@@ -38,43 +38,69 @@ class BlobReader:
         self.proc.wait()
 
 
-def _answer(stream: object) -> bytes | None:
-    header = stream.readline().split()  # type: ignore[attr-defined]
+def _cat_file(repo: Path, stderr: int) -> subprocess.Popen[bytes]:
+    try:
+        return subprocess.Popen(["git", "-C", str(repo), "cat-file", "--batch"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=stderr)
+    except FileNotFoundError as exc:
+        raise EnvironmentBroken("git is not installed or not on PATH; install git") from exc
+
+
+def _answer(stream: IO[bytes]) -> bytes | None:
+    """One answer's bytes (None: the blob is missing); EOFError when git answers no more."""
+    line = stream.readline()
+    if not line:
+        raise EOFError
+    header = line.split()
     if len(header) < 3 or header[1] == b"missing":
         return None
     size = int(header[2])
-    data = stream.read(size)  # type: ignore[attr-defined]
-    stream.read(1)  # type: ignore[attr-defined]  # the newline after the content
+    data = stream.read(size)
+    stream.read(1)  # the newline after the content
     return bytes(data)
 
 
 def stream_blobs(repo: Path, blobs: Sequence[str]) -> Iterator[tuple[str, bytes | None]]:
-    """(blob id, bytes or None when missing) for each of ``blobs``, in order, from one process."""
+    """(blob id, bytes or None when missing) for each of ``blobs``, in order, from one process; a git
+    that ends before answering them all (a broken repository) is one line, not empty blobs."""
     if not blobs:
         return
-    try:
-        proc = subprocess.Popen(["git", "-C", str(repo), "cat-file", "--batch"], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    except FileNotFoundError as exc:
-        raise EnvironmentBroken("git is not installed or not on PATH; install git") from exc
-    assert proc.stdin is not None and proc.stdout is not None
+    proc = _cat_file(repo, stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     stdin = proc.stdin
 
     def feed() -> None:
         try:
             for blob in blobs:
                 stdin.write(blob.encode("ascii") + b"\n")
-            stdin.close()
-        except OSError:  # the reader stopped early
+        except OSError:  # the reader stopped early, or git ended
             pass
+        finally:
+            try:
+                stdin.close()
+            except OSError:
+                pass
 
     writer = threading.Thread(target=feed, daemon=True)
     writer.start()
+    answered = 0
     try:
         for blob in blobs:
-            yield blob, _answer(proc.stdout)
+            try:
+                data = _answer(proc.stdout)
+            except EOFError:
+                break
+            answered += 1
+            yield blob, data
     finally:
         proc.stdout.close()
-        proc.kill()
-        proc.wait()
+        if answered < len(blobs):
+            proc.kill()
         writer.join()
+        err = proc.stderr.read().decode("utf-8", "replace").strip().splitlines()
+        proc.stderr.close()
+        code = proc.wait()
+    if answered < len(blobs):
+        why = err[-1] if err else f"exit {code}"
+        raise UsageError(f"git cat-file --batch in {repo} ended after {answered} of {len(blobs)} blobs ({why}); "
+                         "check the repository (git fsck)")

@@ -12,6 +12,7 @@ import pytest
 
 from tests.coverage import files
 from tests.coverage.conftest import RepoFactory
+from tests.coverage.test_grep import PERL
 from torchparity.cli import main
 from torchparity.coverage import BlobCache, coverage_for, resolve_targets
 from torchparity.errors import UsageError
@@ -46,7 +47,7 @@ def test_one_api_prints_sections_grep_and_both_paragraphs(
     assert out.startswith("torch.set_grad_enabled.clone -> torch.autograd.grad_mode.set_grad_enabled.clone\n")
     assert "test/npu/test_grad_mode.py::TestGradMode::test_set_grad_enabled_clone" in out
     assert "git grep -n -E 'set_grad_enabled.*clone|clone.*set_grad_enabled|test_.*set_grad_enabled.*clone' v2.7.1 -- test" in out
-    assert "v2.7.1 -- test (run as git grep -P)\n" in out  # what ran, after the command to rerun
+    assert f"v2.7.1 -- test (run as {PERL})\n" in out  # what ran, after the command to rerun
     assert "  upstream main @ " in out
     assert "test/test_autograd.py::TestAutograd::test_set_grad_enabled_wraps" in out
     assert "【社区用例检索与新增必要性】" in out and "Existing coverage and why a new test is needed" in out
@@ -81,7 +82,7 @@ def test_batch_from_a_file_is_answered_from_one_index(
     assert [(d["api"], len(d["refs"][0]["direct"])) for d in docs] == [
         (files.API, 9), ("torch.optim.Optimizer.zero_grad", 2), ("torch.no_grad", 1)]
     # three APIs on one ref: few enough to run git grep itself
-    assert {d["refs"][0]["grep"]["engine"] for d in docs} == {"git grep -P"}
+    assert {d["refs"][0]["grep"]["engine"] for d in docs} == {PERL}
     rc = _cov(tmp_path, "--from", str(apis), "--repo", str(repo), "--ref", "master", "--ref", "v2.7.1",
               "--grep", "fast", "--json")
     captured = capsys.readouterr()

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
+
+import pytest
 
 from tests.coverage.conftest import RepoFactory
 from torchparity.coverage.gitobjects import list_tree, read_blobs
+from torchparity.errors import UsageError
 from torchparity.gitblobs import BlobReader, stream_blobs
 
 
@@ -37,3 +41,14 @@ def test_a_reader_that_stops_early_leaves_no_git_running(cov_repo: RepoFactory) 
     it.close()
     ps = subprocess.run(["pgrep", "-f", f"git -C {repo} cat-file"], capture_output=True, text=True)
     assert ps.stdout.strip() == ""
+
+
+def test_a_git_that_ends_before_answering_is_one_line_not_empty_blobs(tmp_path: Path) -> None:
+    """(Here: no repository at all.) The reader says so instead of taking every blob as empty."""
+    with pytest.raises(UsageError) as info:
+        list(stream_blobs(tmp_path, ["0" * 40, "1" * 40]))
+    msg = str(info.value)
+    assert "\n" not in msg and "ended after 0 of 2 blobs (fatal: not a git repository" in msg
+    assert msg.endswith("check the repository (git fsck)")
+    with pytest.raises(UsageError):
+        read_blobs(tmp_path, ["0" * 40])

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import EnvironmentBroken, UsageError
+from ..errors import UsageError
+from ..gitblobs import stream_blobs
 from ..gitrepo import git
 
 
@@ -82,33 +82,5 @@ def list_tree(repo: str | Path, commit: str, roots: Sequence[str]) -> list[TreeE
 
 
 def read_blobs(repo: str | Path, blobs: Iterable[str]) -> dict[str, bytes]:
-    """The bytes of each blob, read with one ``git cat-file --batch``."""
-    wanted = list(dict.fromkeys(blobs))
-    if not wanted:
-        return {}
-    try:
-        proc = subprocess.run(
-            ["git", "-C", str(repo), "cat-file", "--batch"],
-            input=("\n".join(wanted) + "\n").encode("ascii"),
-            capture_output=True,
-            check=False,
-        )
-    except FileNotFoundError as exc:
-        raise EnvironmentBroken("git is not installed or not on PATH; install git") from exc
-    if proc.returncode != 0:
-        msg = proc.stderr.decode("utf-8", "replace").strip()
-        raise UsageError(f"git cat-file --batch failed in {repo}: {msg or proc.returncode}")
-    data = proc.stdout
-    out: dict[str, bytes] = {}
-    pos = 0
-    for _ in wanted:
-        nl = data.index(b"\n", pos)
-        header = data[pos:nl].decode("ascii", "replace").split(" ")
-        pos = nl + 1
-        if len(header) < 3 or header[1] == "missing":
-            continue
-        size = int(header[2])
-        out[header[0]] = data[pos : pos + size]
-        pos += size + 1  # the content is followed by one newline
-    return out
-
+    """The bytes of each blob (a missing one left out), read with one ``git cat-file --batch``."""
+    return {b: data for b, data in stream_blobs(Path(repo), list(dict.fromkeys(blobs))) if data is not None}

@@ -5,7 +5,7 @@ same blobs with the same pattern and git's own output format when a batch
 asks for hundreds: one ``git grep`` with hundreds of patterns takes minutes.
 A pattern made of words, ``.*`` and ``|`` (every API name's) means the same to
 git's Perl-compatible engine, about twice as fast here, so git runs it with
-``-P`` where it has one (``-E`` otherwise, or on any error); the printed
+``-P`` where it has one and is 2.39 or newer (``-E`` otherwise, or on any error); the printed
 command stays the ``-E`` one contributors write. Tests check that all of them
 give the same lines.
 """
@@ -54,6 +54,20 @@ def git_grep(repo: Path, ref: str, pattern: str, roots: Sequence[str]) -> GrepRe
 
 #: a pattern that means the same to POSIX ERE and to PCRE: words joined by ``.*`` and ``|``
 _PLAIN = re.compile(r"\w+(?:(?:\.\*|\|)\w+)*", re.ASCII)
+#: the git whose ``-P`` was checked to match lines that are not UTF-8 as ``-E`` does (older ones set
+#: PCRE's UTF mode only for patterns that are not ASCII, so ``.`` would match such bytes)
+PERL_GIT = (2, 39)
+
+
+@functools.cache
+def perl_grep_ok() -> bool:
+    """Whether this machine's git is one whose ``-P`` finds the printed ``-E`` command's lines."""
+    try:
+        out = subprocess.run(["git", "--version"], capture_output=True, text=True, check=False).stdout
+    except FileNotFoundError:
+        return False
+    found = re.search(r"(\d+)\.(\d+)", out)
+    return found is not None and (int(found[1]), int(found[2])) >= PERL_GIT
 
 
 class PendingGrep:
@@ -62,7 +76,7 @@ class PendingGrep:
 
     def __init__(self, repo: Path, ref: str, pattern: str, roots: Sequence[str]) -> None:
         self.repo, self.ref, self.pattern, self.roots = repo, ref, pattern, tuple(roots)
-        self.flag = "-P" if _PLAIN.fullmatch(pattern) else "-E"
+        self.flag = "-P" if _PLAIN.fullmatch(pattern) and perl_grep_ok() else "-E"
         self.proc = self._start()
         self._result: GrepResult | None = None
 
