@@ -734,9 +734,12 @@ class Engine(object):
         if any(p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
                                                                    p.KEYWORD_ONLY) for p in params):
             return []
-        paths = touched_containers(fn)
-        originals = dict((path, try_walk(path).obj) for path in paths)
-        copies = dict((path, type(obj).__mro__[-2](obj)) for path, obj in originals.items())
+        try:
+            paths = touched_containers(fn)
+            originals = dict((path, try_walk(path).obj) for path in paths)
+            copies = dict((path, type(obj).__mro__[-2](obj)) for path, obj in originals.items())
+        except Exception:  # a registry this probe cannot read or copy: no scenario, the others stand
+            return []
         try:
             for path in paths:
                 for dirty in (False, True):
@@ -959,13 +962,18 @@ def touched_containers(fn, limit=8):
     global, an attribute of a global module or class, and what the function or bound method named
     there reaches in turn (``reduction.register`` is ``ForkingPickler.register``: its ``_extra_reducers``)."""
     out = []
-    base, code = getattr(fn, "__module__", None), getattr(fn, "__code__", None)
-    if not base or code is None or not base.startswith("torch"):
+    code = getattr(fn, "__code__", None)
+    # the module the function's globals are (``__module__`` may name where it is exported from)
+    base = (getattr(fn, "__globals__", None) or {}).get("__name__")
+    if not isinstance(base, str) or code is None or not base.startswith("torch"):
         return out
 
     def add(path, obj):
+        # kept only where the path leads back to it (a function may hide a submodule of its name)
         if isinstance(obj, CONTAINERS) and path not in out and len(out) < limit:
-            out.append(path)
+            found = try_walk(path)
+            if found is not None and found.obj is obj:
+                out.append(path)
 
     def deeper(path, holder, sub):
         inner = getattr(sub, "__func__", sub)
