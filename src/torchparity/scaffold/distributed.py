@@ -44,6 +44,7 @@ def distributed_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestP
     spelled = spelling_of(r)
     leaf = r.path.rsplit(".", 1)[-1]
     test = f"test_{stem_of(r)}"
+    python_store = False
     if any(n.startswith(HOOKS + ".") for n in names):
         if leaf in HOOK_FUNCTIONS:
             hook = spelled
@@ -69,12 +70,18 @@ def distributed_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestP
         owner_spelled = spelled.rsplit(".", 1)[0] if owner else spelled
         source = render_macro("distributed.py.j2", "store", {"device": device, "C": owner_spelled, "leaf": member},
                               test=test, cls=cls, kind=r.kind)
-        what = (f"a {cls if cls != 'Store' else 'Python subclass of Store'} in one process: set/get, add, "
-                "compare_set, check, delete_key, multi_set/multi_get, append, wait with a timeout, set_timeout"
-                + (f", {member}" if member else "") + "; then a one-rank process group on it, all_reduce on the device")
+        # the base class itself: a Python subclass under a PrefixStore, a utility that never touches the device
+        python_store = cls == "Store" and member in ("", "__init__")
+        if python_store:
+            what = ("a Python subclass of Store in one process, its own __init__ calling Store's: a PrefixStore "
+                    "over it writes set/add under its prefix as bytes, get/add/check read them back")
+        else:
+            what = (f"a {cls} in one process: set/get, add, compare_set, check, delete_key, multi_set/multi_get, "
+                    "append, wait with a timeout, set_timeout" + (f", {member}" if member else "")
+                    + "; then a one-rank process group on it, all_reduce on the device")
         imports = ("import os", "import tempfile", "from datetime import timedelta", "import torch.distributed")
     return TestPlan(
         api=r.canonical, spelling=spelled, family="distributed", stem=stem_of(r),
         methods=tuple(split_methods(source)), imports=imports, summary=what + ".",
-        coverage=coverage_rows(normal=what), facts=facts,
+        coverage=coverage_rows(normal=what), facts=facts, uses_device=not python_store,
     )
