@@ -33,6 +33,8 @@ from .checkpoint import checkpoint_plan
 from .data import data_plan
 from .distributed import distributed_plan, is_distributed_utility
 from .doctest import doctest_plan
+from .dtypes import canonical_dtype, dtype_plan
+from .factories import factory_leaf, factory_plan
 from .graph import graph_plan
 from .measured import measured_plan
 from .nn import nn_plan
@@ -52,7 +54,7 @@ WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
-    "autograd": [], "checkpoint": [], "distributed": [], "package": [], "fill-in": [],
+    "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -97,6 +99,10 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     if _under(r, "torch.jit") or _under(r, "torch.fx") or _under(r, "torch.export") or r.canonical in (
             "torch.compile", "torch.compiler.compile"):
         out.insert(0, "graph")
+    if factory_leaf(info):
+        out.insert(0, "factory")
+    if canonical_dtype(info):
+        out.insert(0, "dtype")
     if r.kind != "module":
         out.append("measured")
     later = [i for i, f in enumerate(out) if f in ("signature", "measured")]
@@ -447,5 +453,5 @@ BUILDERS.update({
     "optim": optim_plan, "serialization": serialization_plan,
     "data": data_plan, "graph": graph_plan, "generator": generator_plan,
     "doctest": doctest_plan, "autograd": autograd_plan, "checkpoint": checkpoint_plan,
-    "distributed": distributed_plan, "package": package_plan,
+    "distributed": distributed_plan, "package": package_plan, "dtype": dtype_plan, "factory": factory_plan,
 })
