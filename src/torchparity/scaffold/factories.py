@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..api.records import ApiInfo
-from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of
+from .operators import split_methods
+from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
 
 #: samples drawn for a distribution check; the tolerances below are at least five standard errors
 SAMPLES = 20000
@@ -147,8 +148,9 @@ def factory_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         raise CannotDecide(f"{info.resolution.canonical} is no tensor factory with a template")
     F = spelling_of(info.resolution)
     bodies = _lines(leaf, F)
-    methods = tuple(Method(f"test_{leaf}_{part}", f"    def test_{leaf}_{part}(self):\n"
-                           + "".join(f"        {line}\n" for line in lines)) for part, lines in bodies.items())
+    source = "".join(f"    def test_{leaf}_{part}(self):\n" + "".join(f"        {line}\n" for line in lines) + "\n"
+                     for part, lines in bodies.items())
+    methods = tuple(split_methods(source))
     what = "the shape, dtype, device, layout, requires_grad and out= of the result"
     if "distribution" in bodies:
         what += f"; the documented distribution on {SAMPLES} samples and reproducibility under torch.manual_seed"
