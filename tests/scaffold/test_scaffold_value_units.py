@@ -1,0 +1,82 @@
+"""Which APIs the dtype and factory families take, and what their plans assert (no torch needed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.scaffold.scaffold_fixtures import api_info, resolution
+from torchparity.scaffold.dtypes import DTYPES, canonical_dtype, dtype_plan
+from torchparity.scaffold.factories import FACTORIES, factory_leaf, factory_plan
+from torchparity.scaffold.families import candidates
+from torchparity.scaffold.plan import CannotDecide
+
+
+def _attr(name: str, *aliases: str):
+    return api_info(resolution(name, "attribute", aliases=aliases))
+
+
+def _source(plan) -> str:
+    return "".join(m.source for m in plan.methods)
+
+
+@pytest.mark.parametrize(("info", "family"), [
+    (_attr("torch.float", "torch.float32"), "dtype"),
+    (_attr("torch.quint8"), "dtype"),
+    (_attr("torch.long"), "dtype"),  # its alias read from the documented table
+    (api_info(resolution("torch.rand", "builtin")), "factory"),
+    (api_info(resolution("torch.empty_strided", "builtin")), "factory"),
+])
+def test_the_kind_goes_to_its_family_first(info, family):
+    fams = candidates(info)
+    assert fams[0] == family and fams[-1] == "fill-in"
+
+
+def test_what_is_no_dtype_or_factory_is_not_decided():
+    for info in (_attr("torch.pi"), api_info(resolution("torch.float", "function"))):
+        assert canonical_dtype(info) == ""
+        with pytest.raises(CannotDecide):
+            dtype_plan(info, {}, "DEVICE")
+    member = api_info(resolution("torch.Tensor.random_", "method", owner="torch.Tensor", owner_kind="class"))
+    for info in (member, api_info(resolution("torch.zeros", "builtin")), api_info(resolution("torch.nn.init.normal",
+                                                                                             "function"))):
+        assert factory_leaf(info) == ""
+        with pytest.raises(CannotDecide):
+            factory_plan(info, {}, "DEVICE")
+
+
+def test_an_alias_is_asserted_to_be_its_canonical_dtype_with_the_documented_limits():
+    text = _source(dtype_plan(_attr("torch.int", "torch.int32"), {}, "DEVICE"))
+    assert "self.assertIs(dtype, torch.int32)" in text
+    assert "self.assertEqual(info.min, -2147483648)" in text and "self.assertEqual(info.max, 2147483647)" in text
+    assert "[2, -2, 0]" in text  # 2.7 and -2.7 truncated toward zero
+    text = _source(dtype_plan(_attr("torch.uint8"), {}, "DEVICE"))
+    assert "self.assertEqual(info.min, 0)" in text and "self.assertEqual(info.max, 255)" in text
+    assert "self.assertIs(dtype, " not in text  # no alias to assert
+
+
+def test_a_quantized_dtype_goes_through_quantize_per_tensor_on_the_cpu():
+    plan = dtype_plan(_attr("torch.quint8"), {}, "DEVICE")
+    text = _source(plan)
+    assert "torch.quantize_per_tensor(source, 0.5, 10, torch.quint8)" in text
+    assert "[10, 11, 15]" in text  # 0.0, 0.5, 2.5 at scale 0.5 and zero point 10
+    assert "with self.assertRaises(RuntimeError)" in text and "device=DEVICE" not in text
+    assert not plan.uses_device
+    assert [m.name for m in dtype_plan(_attr("torch.quint4x2"), {}, "DEVICE").methods] == ["test_quint4x2_dtype_facts"]
+
+
+def test_every_documented_dtype_and_factory_gets_a_plan():
+    for name in DTYPES:
+        assert dtype_plan(_attr(name), {}, "DEVICE").family == "dtype"
+    for leaf in FACTORIES:
+        plan = factory_plan(api_info(resolution(f"torch.{leaf}", "builtin")), {}, "DEVICE")
+        assert plan.tests and all(len(line) <= 100 for m in plan.methods for line in m.source.splitlines())
+
+
+def test_random_factories_check_bounds_moments_and_the_seed_and_empty_never_its_values():
+    text = _source(factory_plan(api_info(resolution("torch.rand", "builtin")), {}, "DEVICE"))
+    assert "self.assertLess(sample.max().item(), 1.0)" in text
+    assert text.count("torch.manual_seed(1234)") == 2 and "torch.manual_seed(0)" in text
+    assert "assertAlmostEqual(sample.double().mean().item(), 0.5" in text
+    plan = factory_plan(api_info(resolution("torch.empty", "builtin")), {}, "DEVICE")
+    assert plan.tests == ["test_empty_structure"]
+    assert "tolist" not in _source(plan) and "out=out" in _source(plan)
