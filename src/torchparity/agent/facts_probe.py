@@ -23,7 +23,7 @@ import warnings
 
 from . import probe_values as pv
 from .facts_literal import error_text, exc_name
-from .objects import _named_path, try_walk
+from .objects import _named_path, subclasses, try_walk
 from .observe import MAX_CHECKS, is_iterator, observe
 
 BUDGET = 20.0
@@ -943,13 +943,10 @@ def _doc_signature(fn):
 
 
 def _concrete_subclasses(cls, limit=6):
-    out, todo, seen = [], list(cls.__subclasses__()), set()
-    while todo and len(out) < limit:
-        sub = todo.pop(0)
-        if sub in seen:
-            continue
-        seen.add(sub)
-        todo.extend(sub.__subclasses__())
+    out = []
+    for sub in subclasses(cls):
+        if len(out) >= limit:
+            break
         if inspect.isabstract(sub) or not (sub.__module__ or "").startswith("torch"):
             continue
         if _named_path(sub):

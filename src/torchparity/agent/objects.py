@@ -76,6 +76,18 @@ def walk(path):
     return Found(path, obj, parent, attr)
 
 
+def subclasses(cls):
+    """Every subclass of ``cls``, nearest first, each once (a class reached twice, by two bases, once)."""
+    todo, seen = list(cls.__subclasses__()), set()
+    while todo:
+        sub = todo.pop(0)
+        if sub in seen:
+            continue
+        seen.add(sub)
+        todo.extend(sub.__subclasses__())
+        yield sub
+
+
 def try_walk(path):
     try:
         return walk(path)

@@ -8,9 +8,10 @@ bound method of a builtin object).
 """
 
 import inspect
+import itertools
 import types
 
-from .objects import try_walk
+from .objects import subclasses, try_walk
 
 
 class Sentinel(object):
@@ -118,13 +119,8 @@ def install(resolution):
 
 def _replace_overrides(owner, attr, kind, limit=50):
     """Subclasses of ``owner`` (in torch) that define ``attr`` again: an instance reaches theirs."""
-    out, todo, seen = [], list(owner.__subclasses__()), set()
-    while todo and len(seen) < limit:
-        sub = todo.pop(0)
-        if sub in seen:
-            continue
-        seen.add(sub)
-        todo.extend(sub.__subclasses__())
+    out = []
+    for sub in itertools.islice(subclasses(owner), limit):
         if attr not in getattr(sub, "__dict__", {}) or not (sub.__module__ or "").startswith("torch"):
             continue
         try:

@@ -87,16 +87,19 @@ def method(name: str, body: list[str], width: int = 100) -> str:
     return "\n".join(out) + "\n"
 
 
+def _first_line_ops(text: str) -> list[tokenize.TokenInfo]:
+    """The operator tokens of ``text``'s first line (none when it does not tokenize)."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return []
+    return [tok for tok in tokens if tok.type == tokenize.OP and tok.start[0] == 1]
+
+
 def _brackets(line: str) -> list[tuple[int, int]]:
     """(open, close) offsets of the bracket pairs of ``line``, outermost first; strings skipped."""
     pairs, stack = [], []
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(line).readline))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return []
-    for tok in tokens:
-        if tok.type != tokenize.OP or tok.start[0] != 1:
-            continue
+    for tok in _first_line_ops(line):
         if tok.string in "([{":
             stack.append(tok.start[1])
         elif tok.string in ")]}" and stack:
@@ -106,13 +109,7 @@ def _brackets(line: str) -> list[tuple[int, int]]:
 
 def _top_commas(text: str) -> list[int]:
     out, depth = [], 0
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        return []
-    for tok in tokens:
-        if tok.type != tokenize.OP or tok.start[0] != 1:
-            continue
+    for tok in _first_line_ops(text):
         if tok.string in "([{":
             depth += 1
         elif tok.string in ")]}":
