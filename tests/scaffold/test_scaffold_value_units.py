@@ -80,3 +80,29 @@ def test_random_factories_check_bounds_moments_and_the_seed_and_empty_never_its_
     plan = factory_plan(api_info(resolution("torch.empty", "builtin")), {}, "DEVICE")
     assert plan.tests == ["test_empty_structure"]
     assert "tolist" not in _source(plan) and "out=out" in _source(plan)
+
+
+@pytest.mark.parametrize(("name", "kind"), [
+    ("torch.dtype", "class"), ("torch.device", "context-manager"), ("torch.layout", "class"),
+    ("torch.memory_format", "class"), ("torch.finfo", "class"), ("torch.iinfo", "class"),
+])
+def test_a_tensor_attribute_class_goes_to_the_typeobject_family_first(name, kind):
+    from torchparity.scaffold.typeobjects import typeobject_plan
+
+    info = api_info(resolution(name, kind))
+    assert candidates(info)[0] == "typeobject"
+    plan = typeobject_plan(info, {}, "DEVICE")
+    text = _source(plan)
+    assert plan.family == "typeobject" and len(plan.methods) >= 2
+    assert text.count(name) >= 3 and "DEVICE" in text  # each test reads the class; one uses the device
+
+
+def test_what_is_no_tensor_attribute_class_is_not_a_typeobject():
+    from torchparity.scaffold.typeobjects import type_object, typeobject_plan
+
+    for info in (api_info(resolution("torch.Size", "class")), _attr("torch.float32"),
+                 api_info(resolution("torch.dtype.itemsize", "property", owner="torch.dtype", owner_kind="class"))):
+        assert type_object(info) == ""
+        assert "typeobject" not in candidates(info)
+        with pytest.raises(CannotDecide):
+            typeobject_plan(info, {}, "DEVICE")

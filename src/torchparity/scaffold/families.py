@@ -46,6 +46,7 @@ from .render import render
 from .runtime import device_runtime_plan, generator_plan
 from .serialization import serialization_plan
 from .states import StateCode, primary_and_secondaries, relation
+from .typeobjects import type_object, typeobject_plan
 
 MEMBER_KINDS = ("method", "classmethod", "staticmethod", "property", "attribute")
 CALLABLE_KINDS = ("function", "builtin", "method", "classmethod", "staticmethod")
@@ -54,7 +55,8 @@ WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
-    "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [], "fill-in": [],
+    "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [], "typeobject": [],
+    "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -103,6 +105,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "factory")
     if canonical_dtype(info):
         out.insert(0, "dtype")
+    if type_object(info):
+        out.insert(0, "typeobject")
     if r.kind != "module":
         out.append("measured")
     later = [i for i, f in enumerate(out) if f in ("signature", "measured")]
@@ -454,4 +458,5 @@ BUILDERS.update({
     "data": data_plan, "graph": graph_plan, "generator": generator_plan,
     "doctest": doctest_plan, "autograd": autograd_plan, "checkpoint": checkpoint_plan,
     "distributed": distributed_plan, "package": package_plan, "dtype": dtype_plan, "factory": factory_plan,
+    "typeobject": typeobject_plan,
 })
