@@ -106,3 +106,31 @@ def test_what_is_no_tensor_attribute_class_is_not_a_typeobject():
         assert "typeobject" not in candidates(info)
         with pytest.raises(CannotDecide):
             typeobject_plan(info, {}, "DEVICE")
+
+
+@pytest.mark.parametrize(("name", "kind", "aliases"), [
+    ("torch._subclasses.fake_tensor.FakeTensor", "class", ("torch._subclasses.FakeTensor",)),
+    ("torch._subclasses.fake_tensor.FakeTensorMode", "class", ()),
+    ("torch._subclasses.FakeTensorMode", "class", ()),  # the package's spelling
+    ("torch._guards.detect_fake_mode", "function", ()),
+    ("torch._subclasses.fake_tensor.unset_fake_temporarily", "function", ()),
+])
+def test_a_fake_tensor_api_goes_to_the_fake_family_first(name, kind, aliases):
+    from torchparity.scaffold.fake import fake_plan
+
+    info = api_info(resolution(name, kind, aliases=aliases))
+    assert candidates(info)[0] == "fake"
+    plan = fake_plan(info, {}, "DEVICE")
+    text = _source(plan)
+    assert plan.family == "fake" and "device=DEVICE" in text
+    assert all(name in m.source for m in plan.methods)  # every test calls the API as spelled
+
+
+def test_other_subclass_apis_are_not_fake():
+    from torchparity.scaffold.fake import fake_plan, fake_role
+
+    for info in (api_info(resolution("torch._subclasses.functional_tensor.FunctionalTensor", "class")),
+                 api_info(resolution("torch._guards.TracingContext", "class"))):
+        assert fake_role(info) == "" and "fake" not in candidates(info)
+        with pytest.raises(CannotDecide):
+            fake_plan(info, {}, "DEVICE")

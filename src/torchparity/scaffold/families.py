@@ -35,6 +35,7 @@ from .distributed import distributed_plan, is_distributed_utility
 from .doctest import doctest_plan
 from .dtypes import canonical_dtype, dtype_plan
 from .factories import factory_leaf, factory_plan
+from .fake import fake_plan, fake_role
 from .graph import graph_plan
 from .measured import measured_plan
 from .nn import nn_plan
@@ -55,7 +56,7 @@ WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
-    "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [], "typeobject": [],
+    "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [], "typeobject": [], "fake": [],
     "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
@@ -107,6 +108,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "dtype")
     if type_object(info):
         out.insert(0, "typeobject")
+    if fake_role(info):
+        out.insert(0, "fake")
     if r.kind != "module":
         out.append("measured")
     later = [i for i, f in enumerate(out) if f in ("signature", "measured")]
@@ -458,5 +461,5 @@ BUILDERS.update({
     "data": data_plan, "graph": graph_plan, "generator": generator_plan,
     "doctest": doctest_plan, "autograd": autograd_plan, "checkpoint": checkpoint_plan,
     "distributed": distributed_plan, "package": package_plan, "dtype": dtype_plan, "factory": factory_plan,
-    "typeobject": typeobject_plan,
+    "typeobject": typeobject_plan, "fake": fake_plan,
 })
