@@ -134,3 +134,31 @@ def test_other_subclass_apis_are_not_fake():
         assert fake_role(info) == "" and "fake" not in candidates(info)
         with pytest.raises(CannotDecide):
             fake_plan(info, {}, "DEVICE")
+
+
+@pytest.mark.parametrize(("name", "kind", "owner"), [
+    ("torch.library.custom_op", "function", ""), ("torch.library.Library", "class", ""),
+    ("torch.library.Library.define", "method", "torch.library.Library"),
+    ("torch.library.Library.impl", "method", "torch.library.Library"),
+    ("torch.library.define", "function", ""), ("torch.library.impl", "function", ""),
+    ("torch.library.register_autograd", "function", ""), ("torch.library.impl_abstract", "function", ""),
+])
+def test_a_torch_library_api_goes_to_the_library_family_first(name, kind, owner):
+    from torchparity.scaffold.library import library_plan
+
+    res = resolution(name, kind, owner=owner, owner_kind="class") if owner else resolution(name, kind)
+    info = api_info(res)
+    assert candidates(info)[0] == "library"
+    plan = library_plan(info, {}, "DEVICE")
+    assert plan.family == "library" and plan.uses_device
+    for m in plan.methods:
+        assert name in m.source and "device=DEVICE" in m.source, m.name
+        assert "torch.ops.torchparity_" in m.source  # the op is called through torch.ops, in its own namespace
+
+
+def test_library_apis_left_to_other_families():
+    from torchparity.scaffold.library import library_role
+
+    for name in ("torch.library.opcheck", "torch.library.register_fake", "torch.library.fallthrough_kernel"):
+        info = api_info(resolution(name, "function"))
+        assert library_role(info) == "" and "library" not in candidates(info)

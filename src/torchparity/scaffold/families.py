@@ -37,6 +37,7 @@ from .dtypes import canonical_dtype, dtype_plan
 from .factories import factory_leaf, factory_plan
 from .fake import fake_plan, fake_role
 from .graph import graph_plan
+from .library import library_plan, library_role
 from .measured import measured_plan
 from .nn import nn_plan
 from .operators import TENSOR_FORMULAS, opinfo_plan, signature_plan, split_methods, tensor_plan
@@ -56,7 +57,7 @@ WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
-    "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [], "typeobject": [], "fake": [],
+    "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [], "typeobject": [], "fake": [], "library": [],
     "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
@@ -110,6 +111,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "typeobject")
     if fake_role(info):
         out.insert(0, "fake")
+    if library_role(info):
+        out.insert(0, "library")
     if r.kind != "module":
         out.append("measured")
     later = [i for i, f in enumerate(out) if f in ("signature", "measured")]
@@ -461,5 +464,5 @@ BUILDERS.update({
     "data": data_plan, "graph": graph_plan, "generator": generator_plan,
     "doctest": doctest_plan, "autograd": autograd_plan, "checkpoint": checkpoint_plan,
     "distributed": distributed_plan, "package": package_plan, "dtype": dtype_plan, "factory": factory_plan,
-    "typeobject": typeobject_plan, "fake": fake_plan,
+    "typeobject": typeobject_plan, "fake": fake_plan, "library": library_plan,
 })
