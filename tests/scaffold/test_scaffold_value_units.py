@@ -162,3 +162,23 @@ def test_library_apis_left_to_other_families():
     for name in ("torch.library.opcheck", "torch.library.register_fake", "torch.library.fallthrough_kernel"):
         info = api_info(resolution(name, "function"))
         assert library_role(info) == "" and "library" not in candidates(info)
+
+
+@pytest.mark.parametrize("leaf", ["current_device_index", "set_device_index", "device_index", "current_stream",
+                                  "set_stream", "synchronize", "memory_allocated", "memory_stats", "empty_cache",
+                                  "reset_peak_memory_stats", "get_memory_info"])
+def test_a_torch_accelerator_function_gets_both_the_refusal_and_the_device_behaviour(leaf):
+    from torchparity.scaffold.accelerator import accelerator_plan
+
+    plan = accelerator_plan(api_info(resolution(f"torch.accelerator.{leaf}", "function")), {}, "DEVICE")
+    assert plan is not None and plan.family == "runtime"
+    text = _source(plan)
+    assert 'if DEVICE.type == "cpu":' in text and 'assertRaisesRegex(RuntimeError, "none is available")' in text
+    assert text.count(f"torch.accelerator.{leaf}(") >= 2  # refused on the CPU, checked on the device
+
+
+def test_accelerator_functions_without_a_template_are_left_to_the_other_runtime_templates():
+    from torchparity.scaffold.accelerator import accelerator_plan
+
+    for name in ("torch.accelerator.get_device_capability", "torch.cuda.synchronize", "torch.accelerator.is_available"):
+        assert accelerator_plan(api_info(resolution(name, "function")), {}, "DEVICE") is None

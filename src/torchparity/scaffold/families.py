@@ -28,6 +28,7 @@ from typing import Any
 
 from ..api.classify import is_device_runtime
 from ..api.records import ApiInfo
+from .accelerator import accelerator_plan
 from .autograd import autograd_plan
 from .checkpoint import checkpoint_plan
 from .data import data_plan
@@ -405,7 +406,7 @@ def _method_lines(methods: dict[str, Any], var: str) -> list[str]:
 def runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     r = info.resolution
     rt = facts.get("runtime") or {}
-    known = device_runtime_plan(info, facts, device)
+    known = accelerator_plan(info, facts, device) or device_runtime_plan(info, facts, device)
     if known is not None:
         return known
     spelling = str(rt.get("spelled") or spelling_of(r))
@@ -432,8 +433,11 @@ def runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
             ctx.update(kind="current_device", index_type=zero.get("type"),
                        device_count=f"{module_spelling}.device_count")
         elif leaf in ("device_count", "is_available"):
-            on_cpu = str(facts.get("device_type") or "cpu") == "cpu"
-            none_here = on_cpu and zero.get("literal") in ("0", "False")
+            device_type = str(facts.get("device_type") or "cpu")
+            # the CPU, or another backend's module (torch.xpu where the device is the NPU): none here
+            foreign = not spelling.startswith((f"torch.{device_type}.", "torch.accelerator.")) and not rt.get(
+                "spelled")
+            none_here = (device_type == "cpu" or foreign) and zero.get("literal") in ("0", "False")
             ctx.update(kind=leaf, minimum=0 if none_here else 1)
         else:
             ctx.update(kind=leaf)
