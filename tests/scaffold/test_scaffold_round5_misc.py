@@ -1,4 +1,4 @@
-"""Two general fixes of issue 16's fifth round, each on a real API and under a targeted break.
+"""Three general fixes of issue 16's fifth round, each on a real API and under a targeted break.
 
 * A state with no restore code kept a setter out of the signature family: the
   deterministic-algorithms ``warn_only`` state now restores (each of the two
@@ -9,6 +9,9 @@
   examples' namespace names are imported and shown values copied, so
   ``torch.from_numpy`` gets its example test; a ``from_numpy`` that converts
   to float fails.
+* The optimizer family tried a vector parameter only: an optimizer of 2-D
+  parameters (``torch.optim.Muon``) now gets a matrix (loss 14.25 by hand); a
+  step of the wrong sign fails.
 """
 
 from __future__ import annotations
@@ -26,6 +29,17 @@ CASES = (
          "torch.use_deterministic_algorithms = lambda mode, warn_only=False: use(mode)"),
     Case("torch.from_numpy", "doctest",
          "torch.from_numpy = lambda a: torch.tensor(a, dtype=torch.float32)"),
+    Case("torch.optim.Muon", "optim",  # a step of the wrong sign
+         "M = torch.optim.Muon\nstep = M.step\n"
+         "def broken(self, closure=None):\n"
+         "    params = [p for g in self.param_groups for p in g['params']]\n"
+         "    before = [p.detach().clone() for p in params]\n"
+         "    loss = step(self, closure)\n"
+         "    with torch.no_grad():\n"
+         "        for b, p in zip(before, params):\n"
+         "            p.copy_(2 * b - p)\n"
+         "    return loss\n"
+         "M.step = broken"),
 )
 
 
