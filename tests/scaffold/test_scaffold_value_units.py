@@ -182,3 +182,23 @@ def test_accelerator_functions_without_a_template_are_left_to_the_other_runtime_
 
     for name in ("torch.accelerator.get_device_capability", "torch.cuda.synchronize", "torch.accelerator.is_available"):
         assert accelerator_plan(api_info(resolution(name, "function")), {}, "DEVICE") is None
+
+
+@pytest.mark.parametrize(("name", "kind", "owner"), [
+    ("torch.nn.parameter.UninitializedParameter", "class", ""),
+    ("torch.nn.parameter.UninitializedBuffer", "class", ""),
+    ("torch.nn.parameter.UninitializedBuffer.materialize", "method", "torch.nn.parameter.UninitializedBuffer"),
+])
+def test_an_uninitialized_parameter_or_buffer_goes_to_the_lazy_family_first(name, kind, owner):
+    from torchparity.scaffold.lazy import lazy_plan
+
+    res = resolution(name, kind, owner=owner, owner_kind="class") if owner else resolution(name, kind)
+    info = api_info(res)
+    assert candidates(info)[0] == "lazy"
+    plan = lazy_plan(info, {}, "DEVICE")
+    for m in plan.methods:
+        assert "device=DEVICE" in m.source and ".cls_to_become" in m.source or "LazyLinear" in m.source or \
+            "register_buffer" in m.source, m.name
+    assert any("materialize" in m.source for m in plan.methods)
+    with pytest.raises(CannotDecide):
+        lazy_plan(api_info(resolution("torch.nn.parameter.Parameter", "class")), {}, "DEVICE")

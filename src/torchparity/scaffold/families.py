@@ -38,6 +38,7 @@ from .dtypes import canonical_dtype, dtype_plan
 from .factories import factory_leaf, factory_plan
 from .fake import fake_plan, fake_role
 from .graph import graph_plan
+from .lazy import lazy_plan, lazy_role
 from .library import library_plan, library_role
 from .measured import measured_plan
 from .nn import nn_plan
@@ -58,7 +59,7 @@ WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
-    "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [], "typeobject": [], "fake": [], "library": [],
+    "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [], "typeobject": [], "fake": [], "library": [], "lazy": [],
     "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
@@ -114,6 +115,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "fake")
     if library_role(info):
         out.insert(0, "library")
+    if lazy_role(info):
+        out.insert(0, "lazy")
     if r.kind != "module":
         out.append("measured")
     later = [i for i, f in enumerate(out) if f in ("signature", "measured")]
@@ -469,4 +472,5 @@ BUILDERS.update({
     "doctest": doctest_plan, "autograd": autograd_plan, "checkpoint": checkpoint_plan,
     "distributed": distributed_plan, "package": package_plan, "dtype": dtype_plan, "factory": factory_plan,
     "typeobject": typeobject_plan, "fake": fake_plan, "library": library_plan,
+    "lazy": lazy_plan,
 })
