@@ -207,3 +207,18 @@ def test_doctest_plan_imports_the_namespace_names_its_examples_use():
     assert _namespace_imports(["x = np.ones(2)", "y = math.pi", "m = nn.Linear(2, 2)"]) == (
         "import numpy as np", "import math", "from torch import nn")
     assert _namespace_imports(["y = torch.numpy_like(x)", "F = 3", "z = x.np"]) == ()  # not the names themselves
+
+
+def test_a_measured_log_record_or_warning_wraps_the_call():
+    from torchparity.scaffold.measured import effect_wrapped
+
+    lines = effect_wrapped(["result = f()"], [["logs", "pkg.mod", "WARNING:nothing started"],
+                                              ["warns", "FutureWarning", "f is deprecated"]])
+    assert lines == [
+        "with self.assertWarns(FutureWarning) as warned1:",
+        "    with self.assertLogs('pkg.mod', level='WARNING') as logged:",
+        "        result = f()",
+        "    self.assertIn('nothing started', [r.getMessage() for r in logged.records])",
+        "self.assertIn('f is deprecated', [str(w.message) for w in warned1.warnings])",
+    ]
+    assert effect_wrapped(["f()"], []) == ["f()"]

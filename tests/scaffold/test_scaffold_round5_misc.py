@@ -50,3 +50,21 @@ def test_each_gets_a_real_test_that_fails_once_broken(tmp_path_factory, tmp_path
     for case in CASES:
         assert results[case.api].family == case.family, (case.api, results[case.api].fill_in)
     _passes_and_fails_once_broken(CASES, results, tmp_path)
+
+
+HCS = "torch.distributed.elastic.agent.server.health_check_server.HealthCheckServer"
+
+
+def test_a_call_whose_only_effect_is_a_log_record_is_measured_and_fails_when_it_logs_nothing(
+        tmp_path_factory, tmp_path):
+    """``HealthCheckServer.start`` only logs "No health check server started": the measured test holds the
+    call in ``assertLogs`` with that message; a ``start`` that logs nothing fails it."""
+    pytest.importorskip("torch")
+    cases = (Case(f"{HCS}.start", "measured", f"import {HCS.rsplit('.', 1)[0]} as h\nh.HealthCheckServer.start = "
+                                               "lambda self: None"),)
+    results, _ = _scaffold(cases, [c.api for c in cases], tmp_path_factory.mktemp("logs"))
+    res = results[cases[0].api]
+    assert res.family == "measured", res.fill_in
+    text = open(res.path).read()
+    assert "with self.assertLogs(" in text and "No health check server started" in text
+    _passes_and_fails_once_broken(cases, results, tmp_path)

@@ -11,6 +11,7 @@ only effect is returning None is not a scenario: it would check nothing.
 
 import inspect
 import itertools
+import logging
 import os
 import re
 import shutil
@@ -252,6 +253,50 @@ def _arg_var(name, taken):
 
 
 #: argument source that is worth naming (so the call's effect on it can be checked)
+#: warning categories a test can name without an import
+WARNING_NAMES = ("UserWarning", "FutureWarning", "DeprecationWarning", "RuntimeWarning", "ResourceWarning")
+MAX_EFFECTS = 2
+
+
+class _Records(object):
+    """Collects the log records of WARNING and above any logger handles during a call (torch's loggers
+    do not propagate to the root, so the records are taken where a logger handles them)."""
+
+    def __init__(self):
+        self.records = []
+        self._handle = None
+
+    def __enter__(self):
+        self._handle = handle = logging.Logger.handle
+        records = self.records
+
+        def recording(logger, record):
+            if record.levelno >= logging.WARNING:
+                records.append(record)
+            return handle(logger, record)
+
+        logging.Logger.handle = recording
+        return self
+
+    def __exit__(self, *exc):
+        logging.Logger.handle = self._handle
+        return False
+
+
+def _effects_of(records, caught):
+    """``["logs", logger, "LEVEL:message"]`` and ``["warns", category, message]`` of one call."""
+    out = []
+    for r in records:
+        try:
+            out.append(["logs", r.name, "%s:%s" % (r.levelname, r.getMessage())])
+        except Exception:
+            pass
+    for w in caught:
+        cat = w.category.__name__ if w.category.__name__ in WARNING_NAMES else "Warning"
+        out.append(["warns", cat, str(w.message)])
+    return out
+
+
 _NAMED_ARG = re.compile(r"^(torch\.|\[|\(|\{|lambda)")
 
 
@@ -324,11 +369,15 @@ class Engine(object):
                 before["_TMP_"] = sorted(os.listdir(tmp))
                 for getter in scenario.getters:
                     before[getter] = observe(self.torch, eval(getter, ns), getter)
-                if scenario.statement:
-                    exec(compile(scenario.call, "<call>", "exec"), ns)
-                    value = None
-                else:
-                    value = eval(compile(scenario.call, "<call>", "eval"), ns)
+                with _Records() as logged, warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    if scenario.statement:
+                        exec(compile(scenario.call, "<call>", "exec"), ns)
+                        value = None
+                    else:
+                        value = eval(compile(scenario.call, "<call>", "eval"), ns)
+                ns["__effects__"] = _effects_of(logged.records, caught)
+                if not scenario.statement:
                     if is_iterator(value):
                         value = list(value)
                         scenario.listify = True
@@ -363,6 +412,7 @@ class Engine(object):
     def measure(self, scenario):
         """Fill ``scenario.checks`` from two runs; False when the call raised or checks nothing."""
         got = []
+        effects = []
         for _ in range(2):
             try:
                 ns, value, before = self.run(scenario)
@@ -390,11 +440,15 @@ class Engine(object):
             if ns.get("__files__") != before["_TMP_"]:
                 checks.append(["eq", "sorted(os.listdir(_TMP_))", repr(ns["__files__"])])
             got.append(checks)
+            effects.append(ns.get("__effects__") or [])
         stable = [c for c in got[0] if c in got[1]]
         if "DEVICE" in scenario.source():
             stable = _device_checks(stable)
         stable = stable[:MAX_CHECKS]
         real = [c for c in stable if not (c[0] == "is" and c[1] == "result" and c[2] == "None")]
+        if not real and not scenario.context:  # a call whose only effect is a log record or a warning
+            real = [e for e in effects[0] if e in effects[1]][:MAX_EFFECTS]
+            stable += real
         scenario.checks = stable
         return bool(real)
 

@@ -60,7 +60,7 @@ def scenario_body(sc: dict[str, Any], sp: Spelling, info: ApiInfo) -> list[str]:
     if r.kind == "method" and r.owner_class:
         call = _explicit_member(call, sc.get("receiver", ""), setup, sp.owner, leaf)
     inside = [check_line(c[1:], sp) for c in sc.get("checks", []) if c and c[0] == "inside"]
-    after = [check_line(c, sp) for c in sc.get("checks", []) if c and c[0] != "inside"]
+    after = [check_line(c, sp) for c in sc.get("checks", []) if c and c[0] not in ("inside",) + EFFECTS]
     body: list[str] = []
     if sc.get("context"):
         body += [f"with {call} as result:", *indent(inside or ["pass"])]
@@ -70,6 +70,7 @@ def scenario_body(sc: dict[str, Any], sp: Spelling, info: ApiInfo) -> list[str]:
         body.append(f"result = list({call})")
     else:
         body.append(f"result = {call}")
+    body = effect_wrapped(body, [c for c in sc.get("checks", []) if c and c[0] in EFFECTS])
     body += after
     teardown = [sp.apply(line) for line in sc.get("teardown", [])]
     if sc.get("remove_handle"):
@@ -81,6 +82,24 @@ def scenario_body(sc: dict[str, Any], sp: Spelling, info: ApiInfo) -> list[str]:
     if any(uses(line, sp.tmp) for line in lines):
         lines = wrap_tmp(lines, sp.tmp)
     return lines
+
+
+EFFECTS = ("logs", "warns")
+
+
+def effect_wrapped(call: list[str], effects: list[list[str]]) -> list[str]:
+    """The call inside ``assertLogs``/``assertWarns`` for each log record or warning it was measured to emit."""
+    for n, (kind, where, payload) in enumerate(effects):
+        var = f"{kind[:-1]}ged" if kind == "logs" else "warned"
+        var += str(n) if n else ""
+        if kind == "logs":
+            level, _, message = payload.partition(":")
+            call = [f"with self.assertLogs({where!r}, level={level!r}) as {var}:", *indent(call),
+                    f"self.assertIn({message!r}, [r.getMessage() for r in {var}.records])"]
+        else:
+            call = [f"with self.assertWarns({where}) as {var}:", *indent(call),
+                    f"self.assertIn({payload!r}, [str(w.message) for w in {var}.warnings])"]
+    return call
 
 
 def invalid_body(scenarios: list[dict[str, Any]], sp: Spelling, info: ApiInfo) -> list[str]:
