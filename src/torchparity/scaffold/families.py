@@ -40,6 +40,7 @@ from .measured import measured_plan
 from .nn import nn_plan
 from .operators import TENSOR_FORMULAS, opinfo_plan, signature_plan, split_methods, tensor_plan
 from .optim import optim_plan
+from .overloads import is_overload_kind, overload_plan
 from .package import package_plan
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, root_module, spelling_of, stem_of
 from .render import render
@@ -54,7 +55,8 @@ WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
-    "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [], "fill-in": [],
+    "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [],
+    "overload": ["overload"], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -99,6 +101,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     if _under(r, "torch.jit") or _under(r, "torch.fx") or _under(r, "torch.export") or r.canonical in (
             "torch.compile", "torch.compiler.compile"):
         out.insert(0, "graph")
+    if is_overload_kind(info):
+        out.insert(out.index("opinfo") + 1 if "opinfo" in out else 0, "overload")
     if factory_leaf(info):
         out.insert(0, "factory")
     if canonical_dtype(info):
@@ -454,4 +458,5 @@ BUILDERS.update({
     "data": data_plan, "graph": graph_plan, "generator": generator_plan,
     "doctest": doctest_plan, "autograd": autograd_plan, "checkpoint": checkpoint_plan,
     "distributed": distributed_plan, "package": package_plan, "dtype": dtype_plan, "factory": factory_plan,
+    "overload": overload_plan,
 })
