@@ -46,6 +46,7 @@ from .plan import CannotDecide, Method, TestPlan, coverage_rows, root_module, sp
 from .render import render
 from .runtime import device_runtime_plan, generator_plan
 from .serialization import serialization_plan
+from .sparse import sparse_leaf, sparse_plan
 from .states import StateCode, primary_and_secondaries, relation
 
 MEMBER_KINDS = ("method", "classmethod", "staticmethod", "property", "attribute")
@@ -56,7 +57,7 @@ WANTS = {
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
     "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [],
-    "overload": ["overload"], "fill-in": [],
+    "overload": ["overload"], "sparse": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -105,6 +106,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(out.index("opinfo") + 1 if "opinfo" in out else 0, "overload")
     if factory_leaf(info):
         out.insert(0, "factory")
+    if sparse_leaf(info):
+        out.insert(0, "sparse")
     if canonical_dtype(info):
         out.insert(0, "dtype")
     if r.kind != "module":
@@ -458,5 +461,5 @@ BUILDERS.update({
     "data": data_plan, "graph": graph_plan, "generator": generator_plan,
     "doctest": doctest_plan, "autograd": autograd_plan, "checkpoint": checkpoint_plan,
     "distributed": distributed_plan, "package": package_plan, "dtype": dtype_plan, "factory": factory_plan,
-    "overload": overload_plan,
+    "overload": overload_plan, "sparse": sparse_plan,
 })
