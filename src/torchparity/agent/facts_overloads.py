@@ -105,30 +105,58 @@ def _arranged(sample, order):
     return args
 
 
+def _needs_out(schemas):
+    """Whether the (single) overload's schema requires an ``out=`` tensor."""
+    if len(schemas) != 1:
+        return False
+    return any(a.name == "out" and a.kwarg_only and a.default_value is None for a in schemas[0].arguments)
+
+
+def _seeded(op):
+    """Whether the OpInfo's function draws random values under its own seed (``wrapper_set_seed``)."""
+    code = getattr(op.op, "__code__", None)
+    return code is not None and "wrapper_set_seed" in code.co_names
+
+
+def _copy(torch, sample):
+    return sample.transform(lambda t: t.clone() if isinstance(t, torch.Tensor) else t)
+
+
 def _check_dtype(torch, op, obj, schemas, order, dtype, reference):
     """(samples checked, problem or "") for one dtype, only samples the schema accepts."""
     checked = 0
     dtype_name = str(dtype).split(".")[-1]
+    out = _needs_out(schemas)
     for sample in op.sample_inputs("cpu", dtype):
         args = _arranged(sample, order)
-        if not _fits(torch, schemas, args, sample.kwargs):
+        kwargs = dict(sample.kwargs)
+        if out:
+            kwargs["out"] = torch.empty(0, dtype=dtype)
+        if not _fits(torch, schemas, args, kwargs):
             continue
         try:
             if reference == "numpy":
                 ref = sample.numpy()
                 expected = op.ref(ref.input, *ref.args, **ref.kwargs)
+            elif reference == "seeded":
+                same = _copy(torch, sample)
+                expected = op.op(same.input, *same.args, **same.kwargs)
             else:
                 wide = sample.transform(lambda t: _widen(torch, t))
-                kwargs = dict(wide.kwargs)
-                if isinstance(kwargs.get("dtype"), torch.dtype) and kwargs["dtype"].is_floating_point:
-                    kwargs["dtype"] = torch.float64
-                expected = op.op(wide.input, *wide.args, **kwargs)
+                wkwargs = dict(wide.kwargs)
+                if isinstance(wkwargs.get("dtype"), torch.dtype) and wkwargs["dtype"].is_floating_point:
+                    wkwargs["dtype"] = torch.float64
+                expected = op.op(wide.input, *wide.args, **wkwargs)
         except Exception as exc:
             return checked, "the %s reference fails: %s" % (reference, error_text(exc))
         try:
-            actual = obj(*args, **sample.kwargs)
+            if reference == "seeded":
+                torch.manual_seed(42)  # the seed wrapper_set_seed draws the reference with
+            actual = obj(*args, **kwargs)
         except Exception as exc:
             return checked, "a sample the schema accepts fails: %s" % error_text(exc)
+        if out and actual is not kwargs["out"]:
+            return checked, "the call does not return the out= tensor"
         try:
             _close(torch, actual, expected, dtype_name)
         except Exception as exc:
@@ -162,7 +190,7 @@ def _opinfo(torch, obj, name, schemas, device_type, dtypes):
     for op in entries:
         order = _order(op, schemas)
         supported = set(str(d).split(".")[-1] for d in _device_dtypes(op, device_type))
-        reference = "numpy" if op.ref is not None else "float64"
+        reference = "seeded" if _seeded(op) else ("numpy" if op.ref is not None else "float64")
         kept, excluded, samples = [], [], {}
         for dname in (list(dtypes) if dtypes else list(DEFAULT_DTYPES) + ["int32", "uint8"]):
             dtype = getattr(torch, dname, None)
@@ -183,6 +211,7 @@ def _opinfo(torch, obj, name, schemas, device_type, dtypes):
                 samples[dname] = count
         if kept:
             return {"found": True, "name": op.name, "variant_test_name": op.variant_test_name, "order": order,
+                    "out": _needs_out(schemas),
                     "reference": reference, "dtypes": kept, "excluded": excluded, "samples": samples,
                     "tolerances": dict((k, list(v)) for k, v in TOLERANCES.items())}
         tried.append("%s (%s)" % (op.name, "; ".join("%s: %s" % (e["dtype"], e["reason"]) for e in excluded)))

@@ -57,19 +57,33 @@ def _opinfo_methods(spelling: str, test: str, ov: dict[str, Any], op: dict[str, 
             lines += [f"        # {line}" for note in notes for line in _comment_lines(note)]
         lines += ["        checked = 0",
                   "        torch.manual_seed(0)  # the samples measured on the CPU when this test was written",
-                  f'        for sample in op.sample_inputs("cpu", torch.{dname}):',
-                  "            if not self._fits(schemas, self._arranged(sample), sample.kwargs):",
+                  f'        for sample in op.sample_inputs("cpu", torch.{dname}):']
+        kwargs = "sample.kwargs"
+        if op.get("out"):
+            lines += [f"            out = torch.empty(0, dtype=torch.{dname}, device={device})",
+                      "            kwargs = {**sample.kwargs, \"out\": out}"]
+            kwargs = "kwargs"
+        lines += [f"            if not self._fits(schemas, self._arranged(sample), {kwargs}):",
                   f"                continue  # a sample for another overload of {op['name']}"]
-        if op["reference"] == "numpy":
+        if op["reference"] == "seeded":
+            lines += [f"            same = self._sample_to(sample, {device})",
+                      "            # the OpInfo's function draws under torch.manual_seed(42) (wrapper_set_seed)",
+                      "            expected = op.op(same.input, *same.args, **same.kwargs)"]
+        elif op["reference"] == "numpy":
             lines += ["            ref = sample.numpy()",
                       "            expected = op.ref(ref.input, *ref.args, **ref.kwargs)  # OpInfo's NumPy reference"]
         else:
             lines += ['            wide = self._sample_to(sample, "cpu", widen=True)',
                       "            # the OpInfo's own function in float64 on the CPU",
                       "            expected = op.op(wide.input, *wide.args, **wide.kwargs)"]
-        lines += [f"            dev = self._sample_to(sample, {device})",
-                  f"            actual = {spelling}(*self._arranged(dev), **dev.kwargs)",
-                  "            self._assert_on_device(actual)",
+        lines += [f"            dev = self._sample_to(sample, {device})"]
+        if op["reference"] == "seeded":
+            lines += ["            torch.manual_seed(42)  # the reference's seed: the same draw"]
+        call_kwargs = "**dev.kwargs, out=out" if op.get("out") else "**dev.kwargs"
+        lines += [f"            actual = {spelling}(*self._arranged(dev), {call_kwargs})"]
+        if op.get("out"):
+            lines += ["            self.assertIs(actual, out)  # out= is filled and returned"]
+        lines += ["            self._assert_on_device(actual)",
                   f"            self._assert_matches(actual, expected, torch.{dname})",
                   "            checked += 1",
                   f"        # the samples of {op['name']} its schema accepts",
@@ -227,7 +241,8 @@ def overload_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
         methods += [Method(name, src, helper=True) for name, src in
                     render_helpers("opinfo_helpers.py.j2", device=device, tolerances="{" + tol + "}")]
         imports = (OPDB_IMPORT,)
-        ref = "OpInfo's NumPy reference" if op["reference"] == "numpy" else "the OpInfo's function in float64"
+        ref = {"numpy": "OpInfo's NumPy reference", "seeded": "the OpInfo's function under the same seed"}.get(
+            op["reference"], "the OpInfo's function in float64")
         parts.append(f"the sample inputs of OpInfo {op['name']} its schema accepts, for {', '.join(op['dtypes'])}, "
                      f"compared with {ref}")
     if not methods:
