@@ -91,14 +91,19 @@ def test_each_gets_a_real_test_on_the_cpu_that_fails_once_broken(tmp_path_factor
 
 
 def test_they_run_on_the_emulated_npu_and_fail_once_broken(tmp_path_factory, tmp_path):
-    """Facts measured on device npu of the emulated torch_npu; the samples move to the device there."""
+    """Facts measured on device npu of the emulated torch_npu; the samples move to the device there.
+
+    The sparse constructors are left out: the emulation has no sparse kernels for its device
+    (``col_indices`` of a CSR tensor there raises "expected sparse row compressed tensor layout").
+    """
     pytest.importorskip("torch")
     from torchparity.emulated import EMULATIONS
 
     npu = EMULATIONS["npu"]
-    results, _ = _scaffold(CASES, [c.api for c in CASES], tmp_path_factory.mktemp("ops-npu"),
+    cases = OVERLOAD_CASES + NORM_CASES
+    results, _ = _scaffold(cases, [c.api for c in cases], tmp_path_factory.mktemp("ops-npu"),
                            npu.module, npu.device, npu.environ(), "torch_npu")
-    _check_families(CASES, results)
-    for case in CASES:
+    _check_families(cases, results)
+    for case in cases:
         assert 'DEVICE = torch.device("npu:0")' in Path(results[case.api].path).read_text(), case.api
-    _passes_and_fails_once_broken(CASES, results, tmp_path, npu.environ())
+    _passes_and_fails_once_broken(cases, results, tmp_path, npu.environ())

@@ -82,13 +82,13 @@ def sparse_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         f"self.assertEqual(result.device.type, {device}.type)",
         f"self.assertEqual(tuple(result.shape), ({shape}))",
         "# the matrix worked out by hand from its compressed form",
-        f"self.assertEqual(result.to_dense().cpu().tolist(), {dense})",
+        f"self.assertEqual(result.cpu().to_dense().tolist(), {dense})",
     ]
     body += [f"self.assertEqual(result.{acc}.cpu().tolist(), {want})" for acc, want in kept]
     typed = [f"typed = {F}({args}, {on}, dtype=torch.float64)",
              "self.assertIs(typed.dtype, torch.float64)",
              f"self.assertEqual(typed.device.type, {device}.type)",
-             f"self.assertEqual(typed.to_dense().cpu().tolist(), {dense})"]
+             f"self.assertEqual(typed.cpu().to_dense().tolist(), {dense})"]
     bad = ["# the global check off (TestCase turns it on), so only check_invariants=True asks for it",
            "with torch.sparse.check_sparse_tensor_invariants(enable=False):",
            "    with self.assertRaises(RuntimeError):  # indices that break the layout's invariants",
