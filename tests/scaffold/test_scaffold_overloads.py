@@ -13,11 +13,13 @@ emulated npu, passes there and fails under a targeted break of its API.
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.scaffold.conftest import Case
+from tests.scaffold.test_scaffold_generated import RUFF
 from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
 
 pytestmark = pytest.mark.slow
@@ -54,6 +56,10 @@ NORM_CASES = (
     Case("torch.batch_norm", "overload",  # eval normalises with the batch's statistics
          "bn = torch.batch_norm\n"
          "torch.batch_norm = lambda x, w, b, rm, rv, training, m, e, c: bn(x, w, b, rm, rv, True, m, e, c)"),
+    Case("torch.ops.aten._native_batch_norm_legit_no_training.default", "overload",  # the biased variance as
+         "nt = torch.ops.aten._native_batch_norm_legit_no_training.default\n"  # the unbiased one: var * 4 / 3
+         "torch.ops.aten._native_batch_norm_legit_no_training.default = lambda x, w, b, rm, rv, m, e: nt(\n"
+         "    x, w, b, rm, rv * 4 / 3, m, e)"),
 )
 SPARSE_CASES = (
     Case("torch.sparse_csr_tensor", "sparse",  # the other compressed layout
@@ -85,6 +91,8 @@ def test_each_gets_a_real_test_on_the_cpu_that_fails_once_broken(tmp_path_factor
         if case in OVERLOAD_CASES:  # the samples its schema accepts, counted
             assert "torch._C._get_schema(" in text or "_jit_get_schemas_for_operator(" in text, case.api
             assert "self.assertEqual(checked, " in text, case.api
+    lint = subprocess.run([*RUFF, *(results[c.api].path for c in CASES)], capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout
     where = Path(results["torch.ops.aten.where.self"].path).read_text()
     assert "(1, 0, 2)" in where  # OpInfo's where takes self first, the overload the condition
     _passes_and_fails_once_broken(CASES, results, tmp_path)

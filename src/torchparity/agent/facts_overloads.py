@@ -226,7 +226,11 @@ def _norm(torch, obj, schemas):
         return {"found": False, "problem": "not a batch-norm schema"}
     modes, last, updates = [], "", False
     flag = "training" if "training" in names else ("train" if "train" in names else "")
-    for training in ((True, False) if flag else (True,)):
+    # eval normalises with the running statistics: without them only training is tried (the kernel of
+    # _native_batch_norm_legit.no_stats crashes the interpreter in eval)
+    # a kernel with no flag: eval where it is given running statistics (_no_training), else training
+    running = "running_mean" in names
+    for training in ((True, False) if flag and running else (True,) if flag else (not running,)):
         args = _norm_args(torch, names, training, flag)
         try:
             obj(*[args[n] for n in names])

@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..api.records import ApiInfo
@@ -122,7 +123,8 @@ _SETUP = [
     "bias64 = torch.tensor([0.25, 1.0], dtype=torch.float64)",
     "old_mean64 = torch.tensor([0.5, -1.0], dtype=torch.float64)",
     "old_var64 = torch.tensor([2.0, 0.5], dtype=torch.float64)",
-    "momentum, eps = 0.1, 1e-5",
+    "momentum = 0.1",
+    "eps = 1e-5",
     "mean64 = torch.tensor([4.0, 4.0], dtype=torch.float64)  # (1 + 3 + 5 + 7) / 4, (2 + 6 + 2 + 6) / 4",
     "var64 = torch.tensor([5.0, 4.0], dtype=torch.float64)  # (9 + 1 + 1 + 9) / 4, (4 + 4 + 4 + 4) / 4",
     "unbiased64 = torch.tensor([20.0 / 3, 16.0 / 3], dtype=torch.float64)  # the same sums over 3",
@@ -137,6 +139,22 @@ _ARG_EXPR = {"input": "x", "grad_out": "grad_out", "weight": "weight", "bias": "
              "running_mean": "running_mean", "running_var": "running_var", "save_mean": "save_mean",
              "save_invstd": "save_invstd", "mean": "save_mean", "invstd": "save_invstd", "momentum": "momentum",
              "eps": "eps", "cudnn_enabled": "False", "output_mask": "[True, True, True]"}
+
+
+def _grouped(expr: str) -> str:
+    return expr if expr.isidentifier() else f"({expr})"
+
+
+def _used(body: list[str]) -> list[str]:
+    """The body without the set-up assignments nothing after them reads (ruff's F841)."""
+    kept: list[str] = []
+    for line in reversed(body):
+        target = re.match(r"([A-Za-z_][A-Za-z0-9_]*) = ", line)
+        if target and line in _SETUP and not any(
+                re.search(rf"\b{target.group(1)}\b", later.split("#", 1)[0]) for later in kept):
+            continue
+        kept.insert(0, line)
+    return kept
 
 
 def _channel(name: str) -> str:
@@ -157,8 +175,8 @@ def _norm_methods(spelling: str, test: str, norm: dict[str, Any]) -> list[Method
             body += ["grad_out64 = torch.tensor([[[1.0, -2.0], [0.5, 3.0]], [[-1.0, 4.0], [2.0, -0.5]]], "
                      "dtype=torch.float64)",
                      "grad_out = grad_out64.to(DEVICE, torch.float32)",
-                     f"save_mean = ({stats_mean}).to(DEVICE, torch.float32)",
-                     f"save_invstd = ({stats_invstd}).to(DEVICE, torch.float32)",
+                     f"save_mean = {_grouped(stats_mean)}.to(DEVICE, torch.float32)",
+                     f"save_invstd = {_grouped(stats_invstd)}.to(DEVICE, torch.float32)",
                      "# the same normalisation written out in float64, differentiated by autograd",
                      "xr = x64.clone().requires_grad_(True)",
                      "wr = weight64.clone().requires_grad_(True)",
@@ -172,21 +190,25 @@ def _norm_methods(spelling: str, test: str, norm: dict[str, Any]) -> list[Method
                      "grads = torch.autograd.grad((y * grad_out64).sum(), (xr, wr, br))",
                      f"result = {spelling}({args})",
                      "self.assertEqual(len(result), 3)",
-                     "for got, want, what in zip(result, grads, ('grad_input', 'grad_weight', 'grad_bias')):",
-                     "    self.assertEqual(got.device.type, DEVICE.type)",
-                     "    torch.testing.assert_close(got.cpu().double(), want, rtol=1e-4, atol=1e-4, msg=what)",
+                     'for index, what in enumerate(("grad_input", "grad_weight", "grad_bias")):',
+                     "    self.assertEqual(result[index].device.type, DEVICE.type)",
+                     "    torch.testing.assert_close(",
+                     "        result[index].cpu().double(), grads[index], rtol=1e-4, atol=1e-4, msg=what",
+                     "    )",
                      "# the bias gradient is the channel sum of grad_out: 1 - 2 - 1 + 4, 0.5 + 3 + 2 - 0.5",
                      "torch.testing.assert_close(result[2].cpu().double(), "
                      "torch.tensor([2.0, 5.0], dtype=torch.float64), rtol=1e-5, atol=1e-5)"]
         else:
             if "mean" in names and "invstd" in names:  # an element-wise kernel given the statistics
-                body += [f"save_mean = ({stats_mean}).to(DEVICE, torch.float32)",
-                         f"save_invstd = ({stats_invstd}).to(DEVICE, torch.float32)"]
+                body += [f"save_mean = {_grouped(stats_mean)}.to(DEVICE, torch.float32)",
+                         f"save_invstd = {_grouped(stats_invstd)}.to(DEVICE, torch.float32)"]
             w = "weight64" if "weight" in names else "1.0"
             b = "bias64" if "bias" in names else "0.0"
             wc = _channel(w) if w != "1.0" else w
             bc = _channel(b) if b != "0.0" else b
-            body += [f"expected = (x64 - {_channel(stats_mean)}) * ({stats_invstd})[None, :, None] * {wc} + {bc}",
+            body += ["# the normalisation by hand: (x - mean) / sqrt(var + eps) * weight + bias, per channel",
+                     f"scale = {_grouped(stats_invstd)}[None, :, None]",
+                     f"expected = (x64 - {_channel(stats_mean)}) * scale * {wc} + {bc}",
                      f"result = {spelling}({args})"]
             if norm.get("returns", 1) > 1:
                 body += ["output = result[0]"]
@@ -210,6 +232,7 @@ def _norm_methods(spelling: str, test: str, norm: dict[str, Any]) -> list[Method
                     body += ["# eval normalises with the running statistics and leaves them as they were",
                              "torch.testing.assert_close(running_mean.cpu().double(), old_mean64)",
                              "torch.testing.assert_close(running_var.cpu().double(), old_var64)"]
+        body = _used(body)
         source = f"    def {test}_{mode}(self):\n" + "".join(f"        {line}\n" for line in body)
         out += split_methods(source)
     return out
