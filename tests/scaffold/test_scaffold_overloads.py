@@ -56,8 +56,8 @@ NORM_CASES = (
     Case("torch.batch_norm", "overload",  # eval normalises with the batch's statistics
          "bn = torch.batch_norm\n"
          "torch.batch_norm = lambda x, w, b, rm, rv, training, m, e, c: bn(x, w, b, rm, rv, True, m, e, c)"),
-    Case("torch.ops.aten._native_batch_norm_legit_no_training.default", "overload",  # the biased variance as
-         "nt = torch.ops.aten._native_batch_norm_legit_no_training.default\n"  # the unbiased one: var * 4 / 3
+    Case("torch.ops.aten._native_batch_norm_legit_no_training.default", "overload",  # the running variance
+         "nt = torch.ops.aten._native_batch_norm_legit_no_training.default\n"  # scaled by 4 / 3
          "torch.ops.aten._native_batch_norm_legit_no_training.default = lambda x, w, b, rm, rv, m, e: nt(\n"
          "    x, w, b, rm, rv * 4 / 3, m, e)"),
 )
