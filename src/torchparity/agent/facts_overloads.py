@@ -227,23 +227,23 @@ def _norm(torch, obj, schemas):
     modes, last, updates = [], "", False
     flag = "training" if "training" in names else ("train" if "train" in names else "")
     # eval normalises with the running statistics: without them only training is tried (the kernel of
-    # _native_batch_norm_legit.no_stats crashes the interpreter in eval)
-    # a kernel with no flag: eval where it is given running statistics (_no_training), else training
+    # _native_batch_norm_legit.no_stats crashes the interpreter in eval); a kernel with no flag is
+    # eval where it is given running statistics (_no_training), else training
     running = "running_mean" in names
     for training in ((True, False) if flag and running else (True,) if flag else (not running,)):
         args = _norm_args(torch, names, training, flag)
         try:
             obj(*[args[n] for n in names])
             modes.append(training)
-            if training and "running_mean" in names and "input" in names:
+            if training and running and "input" in names:
                 updates = not torch.equal(args["running_mean"], torch.zeros(2))
         except Exception as exc:
             last = error_text(exc)
     if not modes:
         return {"found": False, "problem": "its kernel does not run on the CPU here: %s" % last[:200]}
-    return {"found": True, "arguments": names, "flag": flag, "modes": modes,
-            "returns": len(schema.returns), "updates_running": updates, "mutates": [a.name for a in schema.arguments
-                                                         if a.alias_info is not None and a.alias_info.is_write]}
+    mutates = [a.name for a in schema.arguments if a.alias_info is not None and a.alias_info.is_write]
+    return {"found": True, "arguments": names, "flag": flag, "modes": modes, "returns": len(schema.returns),
+            "updates_running": updates, "mutates": mutates}
 
 
 def _norm_args(torch, names, training, flag):

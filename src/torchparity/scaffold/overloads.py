@@ -46,7 +46,6 @@ def _opinfo_methods(spelling: str, test: str, ov: dict[str, Any], op: dict[str, 
     else:
         schemas = f'list(torch._C._jit_get_schemas_for_operator("{qual}"))'
     order = op.get("order")
-    arrange = "(sample.input, *sample.args)"
     notes = [f"{e['dtype']} left out: {e['reason']}" for e in op.get("excluded", [])]
     lines: list[str] = []
     for n, dname in enumerate(op["dtypes"]):
@@ -103,7 +102,7 @@ def _opinfo_methods(spelling: str, test: str, ov: dict[str, Any], op: dict[str, 
         "",
         "    def _arranged(self, sample):",
         '        """The sample\'s positional arguments in the schema\'s order."""',
-        f"        args = {arrange}",
+        "        args = (sample.input, *sample.args)",
     ]
     if order is not None:
         helper.append(f"        return tuple(args[i] for i in {tuple(order)!r} if i < len(args))")
