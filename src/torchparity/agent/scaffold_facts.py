@@ -25,6 +25,7 @@ from .facts_doctest import doctest_facts
 from .facts_domain import optim_facts
 from .facts_literal import NotLiteral, error_text, literal
 from .facts_opinfo import opinfo_facts
+from .facts_overloads import overload_facts
 from .facts_probe import needed_imports, probe_isolated
 from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts
 from .objects import NotFound, walk
@@ -124,6 +125,8 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
         out["context"] = _guard("context-manager", context_facts, torch, res, obj, owner, device_type)
     if "opinfo" in wants:
         out["opinfo"] = _guard("OpInfo", opinfo_facts, torch, obj, device_type, dtypes)
+    if "overload" in wants:
+        out["overload"] = _guard("overload", overload_facts, torch, obj, res, device_type, dtypes)
     if "tensor" in wants:
         out["tensor"] = _guard("Tensor", tensor_facts, torch, res["path"].rsplit(".", 1)[-1], res["kind"], formula)
     if "calls" in wants and not (out.get("opinfo") or {}).get("found"):

@@ -44,11 +44,13 @@ from .measured import measured_plan
 from .nn import nn_plan
 from .operators import TENSOR_FORMULAS, opinfo_plan, signature_plan, split_methods, tensor_plan
 from .optim import optim_plan
+from .overloads import is_overload_kind, overload_plan
 from .package import package_plan
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, root_module, spelling_of, stem_of
 from .render import render
 from .runtime import device_runtime_plan, generator_plan
 from .serialization import serialization_plan
+from .sparse import sparse_leaf, sparse_plan
 from .states import StateCode, primary_and_secondaries, relation
 from .typeobjects import type_object, typeobject_plan
 
@@ -59,8 +61,8 @@ WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
-    "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [], "typeobject": [], "fake": [], "library": [], "lazy": [],
-    "fill-in": [],
+    "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [],
+    "overload": ["overload"], "sparse": [], "typeobject": [], "fake": [], "library": [], "lazy": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -105,8 +107,12 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     if _under(r, "torch.jit") or _under(r, "torch.fx") or _under(r, "torch.export") or r.canonical in (
             "torch.compile", "torch.compiler.compile"):
         out.insert(0, "graph")
+    if is_overload_kind(info):
+        out.insert(out.index("opinfo") + 1 if "opinfo" in out else 0, "overload")
     if factory_leaf(info):
         out.insert(0, "factory")
+    if sparse_leaf(info):
+        out.insert(0, "sparse")
     if canonical_dtype(info):
         out.insert(0, "dtype")
     if type_object(info):
@@ -471,6 +477,6 @@ BUILDERS.update({
     "data": data_plan, "graph": graph_plan, "generator": generator_plan,
     "doctest": doctest_plan, "autograd": autograd_plan, "checkpoint": checkpoint_plan,
     "distributed": distributed_plan, "package": package_plan, "dtype": dtype_plan, "factory": factory_plan,
-    "typeobject": typeobject_plan, "fake": fake_plan, "library": library_plan,
-    "lazy": lazy_plan,
+    "overload": overload_plan, "sparse": sparse_plan, "typeobject": typeobject_plan, "fake": fake_plan,
+    "library": library_plan, "lazy": lazy_plan,
 })

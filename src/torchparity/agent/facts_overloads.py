@@ -1,0 +1,274 @@
+"""ATen operator overloads and packets (``torch.ops.aten.X.ov``, ``torch.ops.aten.X``): facts for the ``overload`` family.
+
+Two kinds of facts, measured on the CPU:
+
+* ``opinfo``: the OpInfo entry of the operator's name ``X`` (the entry whose
+  ``name`` or ``aten_name`` is ``X``), its sample inputs filtered by what the
+  overload's schema accepts (``torch._C._check_schema_allow_fake_script_object``,
+  so a ``Tensor q`` overload never gets a float ``q``, a bitwise overload gets
+  integer and bool samples), bound to the schema's positional order by the
+  OpInfo function's parameter names (``where``'s OpInfo takes ``self`` first,
+  ``aten.where.self`` takes ``condition`` first). Per dtype the overload's
+  result is compared here with an independent reference: OpInfo's NumPy
+  ``ref``, or the OpInfo's own function in float64 for lower-precision floats.
+* ``norm``: a batch-norm operator (its schema names ``input``/``grad_out`` and
+  the per-channel ``running_mean``/``running_var``/``save_mean``/``invstd``):
+  which of training and eval its kernel runs here, so the test can compare it
+  with the normalisation worked out by hand (mean and variance of each channel)
+  and the running statistics' update.
+"""
+
+import inspect
+import warnings
+
+from .facts_literal import error_text
+from .facts_opinfo import (
+    DEFAULT_DTYPES,
+    LOW_PRECISION,
+    TOLERANCES,
+    _close,
+    _device_dtypes,
+    _op_db,
+    _widen,
+)
+
+#: the seed the test draws each dtype's samples with
+SEED = 0
+#: draws of the samples each dtype must hold on
+DRAWS = 3
+#: argument names of the batch-norm kernels the ``norm`` facts know how to fill
+NORM_ARGS = {"input", "grad_out", "weight", "bias", "running_mean", "running_var", "save_mean", "save_invstd",
+             "mean", "invstd", "training", "train", "momentum", "eps", "cudnn_enabled", "output_mask"}
+
+
+def _kind(torch, obj):
+    if isinstance(obj, torch._ops.OpOverload):
+        return "overload"
+    if isinstance(obj, torch._ops.OpOverloadPacket):
+        return "packet"
+    return "function"
+
+
+def _schemas(torch, obj, kind, res):
+    """(qualified name, overload name or None, schemas) of the API."""
+    if kind == "overload":
+        s = obj._schema
+        return s.name, s.overload_name, [s]
+    if kind == "packet":
+        qual = obj._qualified_op_name
+        return qual, None, [getattr(obj, o)._schema for o in obj.overloads()]
+    leaf = res["path"].rsplit(".", 1)[-1]
+    if not res["path"].startswith("torch.") or res["path"].count(".") != 1:
+        return "", None, []
+    qual = "aten::" + leaf
+    try:
+        return qual, None, list(torch._C._jit_get_schemas_for_operator(qual))
+    except Exception:
+        return qual, None, []
+
+
+def _fits(torch, schemas, args, kwargs):
+    for s in schemas:
+        try:
+            torch._C._check_schema_allow_fake_script_object(s, *args, **kwargs)
+            return True
+        except Exception:
+            continue
+    return False
+
+
+def _order(op, schemas):
+    """Positions of the OpInfo call's positional arguments in the schema's order (None: as they are)."""
+    try:
+        params = list(inspect.signature(op.op).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    schema_names = [a.name for a in schemas[0].arguments if not a.kwarg_only]
+    if not names or any(n not in schema_names for n in names):
+        return None
+    order = [names.index(n) for n in schema_names if n in names]
+    return None if order == list(range(len(order))) else order
+
+
+def _find(name, obj):
+    entries = [op for op in _op_db() if (op.name == name or getattr(op, "aten_name", None) == name)
+               and op.op is not obj]
+    entries.sort(key=lambda op: (op.name != name, op.variant_test_name != "", op.name))
+    return entries
+
+
+def _arranged(sample, order):
+    args = (sample.input,) + tuple(sample.args)
+    if order is not None:
+        args = tuple(args[i] for i in order if i < len(args))
+    return args
+
+
+def _needs_out(schemas):
+    """Whether the (single) overload's schema requires an ``out=`` tensor."""
+    if len(schemas) != 1:
+        return False
+    return any(a.name == "out" and a.kwarg_only and a.default_value is None for a in schemas[0].arguments)
+
+
+def _seeded(op):
+    """Whether the OpInfo's function draws random values under its own seed (``wrapper_set_seed``)."""
+    code = getattr(op.op, "__code__", None)
+    return code is not None and "wrapper_set_seed" in code.co_names
+
+
+def _copy(torch, sample):
+    return sample.transform(lambda t: t.clone() if isinstance(t, torch.Tensor) else t)
+
+
+def _check_dtype(torch, op, obj, schemas, order, dtype, reference):
+    """(samples checked, problem or "") for one dtype, only samples the schema accepts."""
+    checked = 0
+    dtype_name = str(dtype).split(".")[-1]
+    out = _needs_out(schemas)
+    for sample in op.sample_inputs("cpu", dtype):
+        args = _arranged(sample, order)
+        kwargs = dict(sample.kwargs)
+        if out:
+            kwargs["out"] = torch.empty(0, dtype=dtype)
+        if not _fits(torch, schemas, args, kwargs):
+            continue
+        try:
+            if reference == "numpy":
+                ref = sample.numpy()
+                expected = op.ref(ref.input, *ref.args, **ref.kwargs)
+            elif reference == "seeded":
+                same = _copy(torch, sample)
+                expected = op.op(same.input, *same.args, **same.kwargs)
+            else:
+                wide = sample.transform(lambda t: _widen(torch, t))
+                wkwargs = dict(wide.kwargs)
+                if isinstance(wkwargs.get("dtype"), torch.dtype) and wkwargs["dtype"].is_floating_point:
+                    wkwargs["dtype"] = torch.float64
+                expected = op.op(wide.input, *wide.args, **wkwargs)
+        except Exception as exc:
+            return checked, "the %s reference fails: %s" % (reference, error_text(exc))
+        try:
+            if reference == "seeded":
+                torch.manual_seed(42)  # the seed wrapper_set_seed draws the reference with
+            actual = obj(*args, **kwargs)
+        except Exception as exc:
+            return checked, "a sample the schema accepts fails: %s" % error_text(exc)
+        if out and actual is not kwargs["out"]:
+            return checked, "the call does not return the out= tensor"
+        try:
+            _close(torch, actual, expected, dtype_name)
+        except Exception as exc:
+            return checked, "differs from the %s reference on the CPU: %s" % (reference, error_text(exc))
+        checked += 1
+    if not checked:
+        return 0, "no sample input fits the schema"
+    return checked, ""
+
+
+def _check_draws(torch, op, obj, schemas, order, dtype, reference):
+    """``_check_dtype`` on several draws of the samples (the test's seed first): a dtype whose
+    comparison holds on only some draws (float16 against float64 within 1e-3) is left out."""
+    count, problem = 0, ""
+    for seed in range(SEED, SEED + DRAWS):
+        with warnings.catch_warnings(), torch.random.fork_rng():
+            warnings.simplefilter("ignore")
+            torch.manual_seed(seed)
+            n, problem = _check_dtype(torch, op, obj, schemas, order, dtype, reference)
+        if problem:
+            return n, problem + ("" if seed == SEED else " (on one of %d draws of the samples)" % DRAWS)
+        count = count or n
+    return count, problem
+
+
+def _opinfo(torch, obj, name, schemas, device_type, dtypes):
+    entries = _find(name, obj)
+    if not entries:
+        return {"found": False, "problem": "no OpInfo entry is named %s" % name}
+    tried = []
+    for op in entries:
+        order = _order(op, schemas)
+        supported = set(str(d).split(".")[-1] for d in _device_dtypes(op, device_type))
+        reference = "seeded" if _seeded(op) else ("numpy" if op.ref is not None else "float64")
+        kept, excluded, samples = [], [], {}
+        for dname in (list(dtypes) if dtypes else list(DEFAULT_DTYPES)):
+            dtype = getattr(torch, dname, None)
+            if not isinstance(dtype, torch.dtype) or dname not in supported:
+                continue  # the OpInfo does not list it
+            if reference == "float64" and dname not in LOW_PRECISION:
+                excluded.append({"dtype": dname, "reason": "no independent reference on the CPU (no NumPy ref; "
+                                 "a float64 computation serves only lower-precision floats)"})
+                continue
+            try:
+                count, problem = _check_draws(torch, op, obj, schemas, order, dtype, reference)
+            except Exception as exc:
+                count, problem = 0, "checking failed: %s" % error_text(exc)
+            if problem:
+                excluded.append({"dtype": dname, "reason": problem})
+            else:
+                kept.append(dname)
+                samples[dname] = count
+        if kept:
+            return {"found": True, "name": op.name, "variant_test_name": op.variant_test_name, "order": order,
+                    "out": _needs_out(schemas),
+                    "reference": reference, "dtypes": kept, "excluded": excluded, "samples": samples,
+                    "tolerances": dict((k, list(v)) for k, v in TOLERANCES.items())}
+        tried.append("%s (%s)" % (op.name, "; ".join("%s: %s" % (e["dtype"], e["reason"]) for e in excluded)))
+    return {"found": False, "problem": "no dtype of OpInfo %s could be checked" % ", ".join(tried)}
+
+
+def _norm(torch, obj, schemas):
+    """Which of training/eval the batch-norm kernel runs on the CPU here (by the schema's names)."""
+    schema = schemas[0]
+    names = [a.name for a in schema.arguments]
+    if not ({"input", "grad_out"} & set(names)) or not set(names) <= NORM_ARGS:
+        return {"found": False, "problem": "not a batch-norm schema"}
+    modes, last, updates = [], "", False
+    flag = "training" if "training" in names else ("train" if "train" in names else "")
+    # eval normalises with the running statistics: without them only training is tried (the kernel of
+    # _native_batch_norm_legit.no_stats crashes the interpreter in eval); a kernel with no flag is
+    # eval where it is given running statistics (_no_training), else training
+    running = "running_mean" in names
+    for training in ((True, False) if flag and running else (True,) if flag else (not running,)):
+        args = _norm_args(torch, names, training, flag)
+        try:
+            obj(*[args[n] for n in names])
+            modes.append(training)
+            if training and running and "input" in names:
+                updates = not torch.equal(args["running_mean"], torch.zeros(2))
+        except Exception as exc:
+            last = error_text(exc)
+    if not modes:
+        return {"found": False, "problem": "its kernel does not run on the CPU here: %s" % last[:200]}
+    mutates = [a.name for a in schema.arguments if a.alias_info is not None and a.alias_info.is_write]
+    return {"found": True, "arguments": names, "flag": flag, "modes": modes, "returns": len(schema.returns),
+            "updates_running": updates, "mutates": mutates}
+
+
+def _norm_args(torch, names, training, flag):
+    x = torch.arange(24, dtype=torch.float32).reshape(4, 2, 3) / 7
+    values = {"input": x, "grad_out": torch.ones(4, 2, 3), "weight": torch.ones(2), "bias": torch.zeros(2),
+              "running_mean": torch.zeros(2), "running_var": torch.ones(2), "save_mean": torch.zeros(2),
+              "save_invstd": torch.ones(2), "mean": torch.zeros(2), "invstd": torch.ones(2), "momentum": 0.1,
+              "eps": 1e-5, "cudnn_enabled": False, "output_mask": [True, True, True]}
+    out = {n: values.get(n) for n in names}
+    if flag:
+        out[flag] = training
+    return out
+
+
+def overload_facts(torch, obj, res, device_type, dtypes=None):
+    kind = _kind(torch, obj)
+    qual, overload_name, schemas = _schemas(torch, obj, kind, res)
+    if not schemas:
+        return {"found": False, "problem": "no ATen schema for %s" % res["path"]}
+    name = qual.split("::", 1)[-1]
+    out = {"found": True, "kind": kind, "qualified": qual, "overload": overload_name, "name": name,
+           "schemas": [str(s) for s in schemas]}
+    out["norm"] = _norm(torch, obj, schemas) if "batch_norm" in name else {"found": False, "problem": ""}
+    if kind == "function":
+        out["opinfo"] = {"found": False, "problem": "a torch function: the opinfo family's"}
+    else:
+        out["opinfo"] = _opinfo(torch, obj, name, schemas, device_type, dtypes)
+    return out
