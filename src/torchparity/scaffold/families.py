@@ -30,6 +30,7 @@ from ..api.classify import is_device_runtime
 from ..api.records import ApiInfo
 from .autograd import autograd_plan
 from .checkpoint import checkpoint_plan
+from .collectives import collectives_plan, is_collective
 from .data import data_plan
 from .distributed import distributed_plan, is_distributed_utility
 from .doctest import doctest_plan
@@ -55,6 +56,7 @@ WANTS = {
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
     "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [], "fill-in": [],
+    "collectives": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -94,6 +96,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "package")
     if is_distributed_utility(r):
         out.insert(0, "distributed")
+    if is_collective(r):
+        out.insert(0, "collectives")
     if _under(r, "torch.distributed.checkpoint"):
         out.insert(0, "checkpoint")
     if _under(r, "torch.jit") or _under(r, "torch.fx") or _under(r, "torch.export") or r.canonical in (
@@ -453,5 +457,5 @@ BUILDERS.update({
     "optim": optim_plan, "serialization": serialization_plan,
     "data": data_plan, "graph": graph_plan, "generator": generator_plan,
     "doctest": doctest_plan, "autograd": autograd_plan, "checkpoint": checkpoint_plan,
-    "distributed": distributed_plan, "package": package_plan, "dtype": dtype_plan, "factory": factory_plan,
+    "distributed": distributed_plan, "collectives": collectives_plan, "package": package_plan, "dtype": dtype_plan, "factory": factory_plan,
 })
