@@ -111,7 +111,7 @@ def collectives_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestP
                           leaf=leaf, spelled=spelled, owner=owner, d=d, f=f,
                           device_stage=section not in PEER_ONLY)
     imports: tuple[str, ...] = ("import math", "import multiprocessing", "import os", "import tempfile",
-                                "from datetime import timedelta", "import torch.distributed")
+                                "import time", "from datetime import timedelta", "import torch.distributed")
     if section == "fsdp_copy_in":
         imports += ("import torch.distributed.fsdp",)  # registers torch.ops.fsdp
     what = (f"{leaf} in a world of two ranks on the CPU with gloo (this process and a forked peer), each checking "
