@@ -5,7 +5,9 @@ runs one scenario and checks what each rank receives from the other against valu
 hand; on a device torch knows a collective backend for, the scenario runs again in a world of one
 there. Each is scaffolded, passes on the CPU and on device ``npu`` of the emulated torch_npu (which
 registers no collective backend: there the world of two is the whole test), and fails under a
-targeted break of its API: ranks swapped by ``init_process_group``, a ``destroy_process_group``
+targeted break of its API: ranks swapped by ``init_process_group``, ``get_global_rank``
+answering the group's rank, ``ReduceOp.MAX`` reducing with min, ``all_gather_tensor`` ignoring
+its dimension, a ``destroy_process_group``
 that keeps the group, an ``is_initialized`` always true, a ``barrier`` that does not wait,
 ``all_reduce`` ignoring its op, ``all_gather`` in reverse order, a broadcast from the wrong rank,
 ``reduce_scatter`` handing every rank the first element, ``isend`` sending zeros, ``irecv``
@@ -82,6 +84,22 @@ CASES = (
          "torch.ops.fsdp.all_gather_copy_in = lambda i, o, s, n, rank: orig(i, o, s, n, 0)"),
     Case("torch._C._distributed_c10d._verify_params_across_processes", "collectives",  # verifies nothing
          "torch._C._distributed_c10d._verify_params_across_processes = lambda group, params, logger: None"),
+    Case(f"{D}.get_global_rank", "collectives",  # the group's rank, not the global one
+         "torch.distributed.get_global_rank = lambda group, group_rank: group_rank"),
+    Case(f"{D}._reduce_scatter_base", "collectives",  # every rank gets the first element's sum
+         "import torch.distributed.distributed_c10d as c10d\n"
+         "orig = c10d.all_reduce\n"
+         "def wrong(out, x, op=None, group=None, async_op=False):\n"
+         "    y = x.clone()\n"
+         "    orig(y)\n"
+         "    out.copy_(y[:1])\n"
+         "torch.distributed._reduce_scatter_base = wrong"),
+    Case(f"{D}.ReduceOp.MAX", "collectives",  # the wrong reduction under its name
+         "torch.distributed.ReduceOp.MAX = torch.distributed.ReduceOp.MIN"),
+    Case(f"{D}._functional_collectives.all_gather_tensor", "collectives",  # ignores the gather dimension
+         "import torch.distributed._functional_collectives as fc\n"
+         "orig = fc.all_gather_tensor\n"
+         "fc.all_gather_tensor = lambda x, dim, group, tag='': orig(x, 0, group, tag)"),
     Case("torch._C._distributed_c10d.ProcessGroup._get_sequence_number_for_group", "collectives",
          "torch._C._distributed_c10d.ProcessGroup._get_sequence_number_for_group = lambda self: 0"),  # no count
 )

@@ -55,6 +55,13 @@ def _has(text: str, code: str) -> bool:
     (_op("torch.ops.fsdp.all_gather_copy_in"), "fsdp_copy_in"),
     (_op("torch._C._distributed_c10d._verify_params_across_processes"), "verify_params"),
     (_member("_get_sequence_number_for_group"), "process_group"),
+    (_fn("torch.distributed.get_group_rank"), "lifecycle"),
+    (_fn("torch.distributed._reduce_scatter_base"), "reduce_scatter_tensor"),
+    (_fn("torch.distributed.all_gather_single"), "all_gather_into_tensor"),
+    (_fn("torch.distributed.ReduceOp", "class"), "all_reduce"),
+    (api_info(resolution(f"{C10D}.ReduceOp.MAX", "attribute", owner=f"{C10D}.ReduceOp", owner_kind="class",
+                         aliases=("torch.distributed.ReduceOp.MAX",))), "all_reduce"),
+    (_op("torch.distributed._functional_collectives.all_gather_tensor"), "funcol"),
 ])
 def test_the_kind_goes_to_the_collectives_family_first(info, section):
     assert collective_section(info.resolution)[0] == section
@@ -65,6 +72,9 @@ def test_the_kind_goes_to_the_collectives_family_first(info, section):
 def test_what_it_has_no_scenario_for_is_not_decided():
     for info in (_fn("torch.distributed.monitored_barrier"), _fn("torch.distributed.HashStore", "class"),
                  _op("torch.ops._c10d_functional.isend"), _member("allreduce"), _op("torch.ops.aten.add"),
+                 _op("torch.distributed._functional_collectives.permute_tensor"),
+                 api_info(resolution(f"{C10D}.ReduceOp.BAND", "attribute", owner=f"{C10D}.ReduceOp",
+                                     owner_kind="class")),  # nccl and hccl have no bitwise reductions
                  api_info(resolution("torch.all_reduce_like", "function"))):
         assert collective_section(info.resolution) is None
         assert "collectives" not in candidates(info)
@@ -119,3 +129,15 @@ def test_process_group_members_are_called_through_their_class():
     text = _source(collectives_plan(_member("_get_sequence_number_for_group"), {}, "DEVICE"))
     assert _has(text, f"start = {C10D}.ProcessGroup._get_sequence_number_for_group(group)")
     assert "self.assertEqual(start, 0)" in text and "start + 2" in text
+
+
+def test_a_reduce_op_is_read_where_the_test_names_it_and_each_single_tensor_name_is_called():
+    info = api_info(resolution(f"{C10D}.ReduceOp.MAX", "attribute", owner=f"{C10D}.ReduceOp", owner_kind="class",
+                               aliases=("torch.distributed.ReduceOp.MAX",)))
+    text = _source(collectives_plan(info, {}, "DEVICE"))
+    assert "op=torch.distributed.ReduceOp.MAX)" in text and "op=torch.distributed.ReduceOp.MIN)" in text
+    text = _source(collectives_plan(_fn("torch.distributed._reduce_scatter_base"), {}, "DEVICE"))
+    assert "self.assertIsNone(torch.distributed._reduce_scatter_base(out, x))" in text
+    plan = collectives_plan(_op("torch.distributed._functional_collectives.all_gather_tensor"), {}, "DEVICE")
+    assert "import torch.distributed._functional_collectives" in plan.imports
+    assert _has(_source(plan), "torch.distributed._functional_collectives.all_gather_tensor(x.reshape(1, 2), 1, group)")

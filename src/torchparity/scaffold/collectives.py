@@ -13,13 +13,16 @@ emulated npu) the test says so and the world of two is the whole test.
 
 Kinds: the lifecycle (``init_process_group``, ``destroy_process_group``,
 ``is_initialized``, ``get_rank``/``get_world_size``/``get_backend``,
-``new_group``, ``get_process_group_ranks``, ``barrier``); the collectives of
+``new_group``, ``get_process_group_ranks``, ``get_global_rank``/``get_group_rank``, ``barrier``); the
+collectives of
 ``torch.distributed`` (``all_reduce``, ``all_gather``, ``all_gather_into_tensor``,
 ``broadcast``, ``reduce``, ``reduce_scatter``, ``reduce_scatter_tensor``,
-``all_to_all``, ``all_to_all_single``, ``gather``, ``scatter``) and their
+``all_to_all``, ``all_to_all_single``, ``gather``, ``scatter``, the single-tensor
+``*_single``/``_*_base`` names, ``ReduceOp`` and its SUM/PRODUCT/MIN/MAX) and their
 object forms; point-to-point ``send``/``recv``/``isend``/``irecv``,
 ``batch_isend_irecv``/``P2POp``; the functional ops of
-``torch.ops._c10d_functional`` (with ``wait_tensor``); FSDP's
+``torch.ops._c10d_functional`` (with ``wait_tensor``) and their Python wrappers in
+``torch.distributed._functional_collectives``; FSDP's
 ``torch.ops.fsdp.all_gather_copy_in`` followed by the all-gather it prepares;
 ``_verify_params_across_processes``; ``ProcessGroup`` members (``rank``,
 ``size``, ``name``, ``_get_sequence_number_for_group``).
@@ -40,10 +43,14 @@ FSDP_OPS = "torch.ops.fsdp"
 #: functions of torch.distributed the template calls, by the section that tests each
 SECTIONS: dict[str, tuple[str, ...]] = {
     "lifecycle": ("init_process_group", "destroy_process_group", "is_initialized", "get_rank", "get_world_size",
-                  "get_backend", "new_group", "get_process_group_ranks", "barrier"),
-    "all_reduce": ("all_reduce",), "all_gather": ("all_gather",), "all_gather_into_tensor": ("all_gather_into_tensor",),
+                  "get_backend", "new_group", "get_process_group_ranks", "get_global_rank", "get_group_rank",
+                  "barrier"),
+    "all_reduce": ("all_reduce", "ReduceOp"), "all_gather": ("all_gather",),
+    # the single-tensor forms under their three names (the private ``_base`` ones older tests call)
+    "all_gather_into_tensor": ("all_gather_into_tensor", "all_gather_single", "_all_gather_base"),
     "broadcast": ("broadcast",), "reduce": ("reduce",), "reduce_scatter": ("reduce_scatter",),
-    "reduce_scatter_tensor": ("reduce_scatter_tensor",), "all_to_all": ("all_to_all",),
+    "reduce_scatter_tensor": ("reduce_scatter_tensor", "reduce_scatter_single", "_reduce_scatter_base"),
+    "all_to_all": ("all_to_all",),
     "all_to_all_single": ("all_to_all_single",), "gather": ("gather",), "scatter": ("scatter",),
     "objects": ("all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list"),
     "p2p": ("send", "recv", "isend", "irecv"), "batch_p2p": ("batch_isend_irecv", "P2POp"),
@@ -51,6 +58,12 @@ SECTIONS: dict[str, tuple[str, ...]] = {
 #: the functional ops (``torch.ops._c10d_functional``) with a section of their own
 FUNCTIONAL_OPS = ("all_reduce", "all_reduce_", "all_gather_into_tensor", "reduce_scatter_tensor",
                   "all_to_all_single", "broadcast", "broadcast_", "wait_tensor")
+#: the Python functional collectives (``torch.distributed._functional_collectives``) with a section
+FUNCOL = "torch.distributed._functional_collectives"
+FUNCOL_FUNCTIONS = ("all_reduce", "all_gather_tensor", "reduce_scatter_tensor", "all_to_all_single", "broadcast",
+                    "wait_tensor")
+#: ReduceOp members the all_reduce scenario uses (nccl and hccl have no bitwise reductions)
+REDUCE_OPS = ("SUM", "PRODUCT", "MIN", "MAX")
 #: ProcessGroup members the template checks
 GROUP_MEMBERS = ("rank", "size", "name", "_get_sequence_number_for_group")
 VERIFY_PARAMS = "_verify_params_across_processes"
@@ -71,10 +84,14 @@ def collective_section(r: Any) -> tuple[str, str] | None:
     owner = (r.owner_class or "").rsplit(".", 1)[-1]
     if owner == "ProcessGroup" and "distributed" in (r.owner_class or ""):
         return ("process_group", "group") if leaf in GROUP_MEMBERS else None
+    if owner == "ReduceOp" and "distributed" in (r.owner_class or ""):
+        return ("all_reduce", "reduce_op") if leaf in REDUCE_OPS else None
     if r.owner_class:
         return None
     if any(n == f"{FUNCTIONAL}.{leaf}" for n in names):
         return ("functional", "functional") if leaf in FUNCTIONAL_OPS else None
+    if any(n == f"{FUNCOL}.{leaf}" for n in names):
+        return ("funcol", "funcol") if leaf in FUNCOL_FUNCTIONS else None
     if any(n == f"{FSDP_OPS}.all_gather_copy_in" for n in names):
         return "fsdp_copy_in", "fsdp"
     if leaf == VERIFY_PARAMS and any("distributed" in n for n in names):
@@ -101,19 +118,26 @@ def collectives_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestP
     leaf = r.path.rsplit(".", 1)[-1]
     d = {n: f"{C10D}.{n}" for n in HELPERS}
     f = {n: f"{FUNCTIONAL}.{n}" for n in FUNCTIONAL_OPS}
+    fc = {n: f"{FUNCOL}.{n}" for n in FUNCOL_FUNCTIONS}
     if namespace == "c10d" and section != "verify_params":
         d[leaf] = spelled
+    elif namespace == "reduce_op":
+        d["ReduceOp"] = spelled.rsplit(".", 1)[0]
     elif namespace == "functional":
         f[leaf] = spelled
+    elif namespace == "funcol":
+        fc[leaf] = spelled
     owner = spelled.rsplit(".", 1)[0] if namespace == "group" else ""
     test = f"test_{stem_of(r)}"
     source = render_macro("collectives.py.j2", "collective", {"device": device}, test=test, section=section,
-                          leaf=leaf, spelled=spelled, owner=owner, d=d, f=f,
+                          leaf=leaf, spelled=spelled, owner=owner, d=d, f=f, fc=fc,
                           device_stage=section not in PEER_ONLY)
     imports: tuple[str, ...] = ("import math", "import multiprocessing", "import os", "import tempfile",
                                 "import time", "from datetime import timedelta", "import torch.distributed")
     if section == "fsdp_copy_in":
         imports += ("import torch.distributed.fsdp",)  # registers torch.ops.fsdp
+    if section == "funcol":
+        imports += (f"import {FUNCOL}",)  # ``import torch.distributed`` does not load it
     what = (f"{leaf} in a world of two ranks on the CPU with gloo (this process and a forked peer), each checking "
             "what it receives from the other against values worked out by hand"
             + ("; then in a world of one on the device with the collective backend torch knows for it"
