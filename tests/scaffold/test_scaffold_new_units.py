@@ -76,7 +76,8 @@ def test_doctest_plan_compares_with_the_printed_results_and_lists_what_it_left_o
     test = plan.methods[0].source
     assert plan.family == "doctest" and plan.tests == ["test_narrow_docstring_examples"]
     assert "x = torch.tensor([[1, 2], [3, 4]], device=device)" in test
-    assert "shown.append(torch.narrow(x, 0, 0, 1))" in test and "torch.tensor([[1, 2]])," in test
+    assert "shown.append(keep(torch.narrow(x, 0, 0, 1)))" in test and "torch.tensor([[1, 2]])," in test
+    assert "def keep(value):" in test  # a shown value is copied: a later example may change it in place
     assert "with self.assertRaises(IndexError):" in test
     assert "# left out: `x.cuda()`: needs CUDA" in test
     assert 'cpu_results = run(torch.device("cpu"))' in test
@@ -197,3 +198,12 @@ def test_the_into_patch_applies_to_the_original_file(tmp_path):
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
     subprocess.run(["git", "apply", "a.patch"], cwd=tmp_path, check=True)
     assert (tmp_path / "test" / "test_a.py").read_text() == new
+
+
+def test_doctest_plan_imports_the_namespace_names_its_examples_use():
+    from torchparity.scaffold.doctest import _namespace_imports
+
+    assert _namespace_imports(["a = numpy.array([1, 2, 3])", "t = torch.from_numpy(a)"]) == ("import numpy",)
+    assert _namespace_imports(["x = np.ones(2)", "y = math.pi", "m = nn.Linear(2, 2)"]) == (
+        "import numpy as np", "import math", "from torch import nn")
+    assert _namespace_imports(["y = torch.numpy_like(x)", "F = 3", "z = x.np"]) == ()  # not the names themselves

@@ -80,3 +80,125 @@ def test_random_factories_check_bounds_moments_and_the_seed_and_empty_never_its_
     plan = factory_plan(api_info(resolution("torch.empty", "builtin")), {}, "DEVICE")
     assert plan.tests == ["test_empty_structure"]
     assert "tolist" not in _source(plan) and "out=out" in _source(plan)
+
+
+@pytest.mark.parametrize(("name", "kind"), [
+    ("torch.dtype", "class"), ("torch.device", "context-manager"), ("torch.layout", "class"),
+    ("torch.memory_format", "class"), ("torch.finfo", "class"), ("torch.iinfo", "class"),
+])
+def test_a_tensor_attribute_class_goes_to_the_typeobject_family_first(name, kind):
+    from torchparity.scaffold.typeobjects import typeobject_plan
+
+    info = api_info(resolution(name, kind))
+    assert candidates(info)[0] == "typeobject"
+    plan = typeobject_plan(info, {}, "DEVICE")
+    text = _source(plan)
+    assert plan.family == "typeobject" and len(plan.methods) >= 2
+    assert text.count(name) >= 3 and "DEVICE" in text  # each test reads the class; one uses the device
+
+
+def test_what_is_no_tensor_attribute_class_is_not_a_typeobject():
+    from torchparity.scaffold.typeobjects import type_object, typeobject_plan
+
+    for info in (api_info(resolution("torch.Size", "class")), _attr("torch.float32"),
+                 api_info(resolution("torch.dtype.itemsize", "property", owner="torch.dtype", owner_kind="class"))):
+        assert type_object(info) == ""
+        assert "typeobject" not in candidates(info)
+        with pytest.raises(CannotDecide):
+            typeobject_plan(info, {}, "DEVICE")
+
+
+@pytest.mark.parametrize(("name", "kind", "aliases"), [
+    ("torch._subclasses.fake_tensor.FakeTensor", "class", ("torch._subclasses.FakeTensor",)),
+    ("torch._subclasses.fake_tensor.FakeTensorMode", "class", ()),
+    ("torch._subclasses.FakeTensorMode", "class", ()),  # the package's spelling
+    ("torch._guards.detect_fake_mode", "function", ()),
+    ("torch._subclasses.fake_tensor.unset_fake_temporarily", "function", ()),
+])
+def test_a_fake_tensor_api_goes_to_the_fake_family_first(name, kind, aliases):
+    from torchparity.scaffold.fake import fake_plan
+
+    info = api_info(resolution(name, kind, aliases=aliases))
+    assert candidates(info)[0] == "fake"
+    plan = fake_plan(info, {}, "DEVICE")
+    text = _source(plan)
+    assert plan.family == "fake" and "device=DEVICE" in text
+    assert all(name in m.source for m in plan.methods)  # every test calls the API as spelled
+
+
+def test_other_subclass_apis_are_not_fake():
+    from torchparity.scaffold.fake import fake_plan, fake_role
+
+    for info in (api_info(resolution("torch._subclasses.functional_tensor.FunctionalTensor", "class")),
+                 api_info(resolution("torch._guards.TracingContext", "class"))):
+        assert fake_role(info) == "" and "fake" not in candidates(info)
+        with pytest.raises(CannotDecide):
+            fake_plan(info, {}, "DEVICE")
+
+
+@pytest.mark.parametrize(("name", "kind", "owner"), [
+    ("torch.library.custom_op", "function", ""), ("torch.library.Library", "class", ""),
+    ("torch.library.Library.define", "method", "torch.library.Library"),
+    ("torch.library.Library.impl", "method", "torch.library.Library"),
+    ("torch.library.define", "function", ""), ("torch.library.impl", "function", ""),
+    ("torch.library.register_autograd", "function", ""), ("torch.library.impl_abstract", "function", ""),
+])
+def test_a_torch_library_api_goes_to_the_library_family_first(name, kind, owner):
+    from torchparity.scaffold.library import library_plan
+
+    res = resolution(name, kind, owner=owner, owner_kind="class") if owner else resolution(name, kind)
+    info = api_info(res)
+    assert candidates(info)[0] == "library"
+    plan = library_plan(info, {}, "DEVICE")
+    assert plan.family == "library" and plan.uses_device
+    for m in plan.methods:
+        assert name in m.source and "device=DEVICE" in m.source, m.name
+        assert "torch.ops.torchparity_" in m.source  # the op is called through torch.ops, in its own namespace
+
+
+def test_library_apis_left_to_other_families():
+    from torchparity.scaffold.library import library_role
+
+    for name in ("torch.library.opcheck", "torch.library.register_fake", "torch.library.fallthrough_kernel"):
+        info = api_info(resolution(name, "function"))
+        assert library_role(info) == "" and "library" not in candidates(info)
+
+
+@pytest.mark.parametrize("leaf", ["current_device_index", "set_device_index", "device_index", "current_stream",
+                                  "set_stream", "synchronize", "memory_allocated", "memory_stats", "empty_cache",
+                                  "reset_peak_memory_stats", "get_memory_info"])
+def test_a_torch_accelerator_function_gets_both_the_refusal_and_the_device_behaviour(leaf):
+    from torchparity.scaffold.accelerator import accelerator_plan
+
+    plan = accelerator_plan(api_info(resolution(f"torch.accelerator.{leaf}", "function")), {}, "DEVICE")
+    assert plan is not None and plan.family == "runtime"
+    text = _source(plan)
+    assert 'if DEVICE.type == "cpu":' in text and 'assertRaisesRegex(RuntimeError, "none is available")' in text
+    assert text.count(f"torch.accelerator.{leaf}(") >= 2  # refused on the CPU, checked on the device
+
+
+def test_accelerator_functions_without_a_template_are_left_to_the_other_runtime_templates():
+    from torchparity.scaffold.accelerator import accelerator_plan
+
+    for name in ("torch.accelerator.get_device_capability", "torch.cuda.synchronize", "torch.accelerator.is_available"):
+        assert accelerator_plan(api_info(resolution(name, "function")), {}, "DEVICE") is None
+
+
+@pytest.mark.parametrize(("name", "kind", "owner"), [
+    ("torch.nn.parameter.UninitializedParameter", "class", ""),
+    ("torch.nn.parameter.UninitializedBuffer", "class", ""),
+    ("torch.nn.parameter.UninitializedBuffer.materialize", "method", "torch.nn.parameter.UninitializedBuffer"),
+])
+def test_an_uninitialized_parameter_or_buffer_goes_to_the_lazy_family_first(name, kind, owner):
+    from torchparity.scaffold.lazy import lazy_plan
+
+    res = resolution(name, kind, owner=owner, owner_kind="class") if owner else resolution(name, kind)
+    info = api_info(res)
+    assert candidates(info)[0] == "lazy"
+    plan = lazy_plan(info, {}, "DEVICE")
+    for m in plan.methods:
+        assert "device=DEVICE" in m.source, m.name
+        assert any(k in m.source for k in (".cls_to_become", "LazyLinear", "register_buffer")), m.name
+    assert any("materialize" in m.source for m in plan.methods)
+    with pytest.raises(CannotDecide):
+        lazy_plan(api_info(resolution("torch.nn.parameter.Parameter", "class")), {}, "DEVICE")

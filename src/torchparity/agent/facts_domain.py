@@ -39,8 +39,9 @@ def _scheduler_bases(torch):
 
 def optimizer_facts(torch, cls):
     """How ``cls([param], ...)`` is built and that one closure step works here."""
-    for ctor in (", lr=0.1", ""):
-        param = torch.nn.Parameter(torch.tensor([1.0, -2.0, 3.0]))
+    tries = [(ctor, values) for values in ([1.0, -2.0, 3.0], [[1.0, -2.0], [3.0, 0.5]]) for ctor in (", lr=0.1", "")]
+    for ctor, values in tries:  # a vector first; a matrix for optimizers of 2-D parameters only (Muon)
+        param = torch.nn.Parameter(torch.tensor(values))
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -56,7 +57,7 @@ def optimizer_facts(torch, cls):
         except Exception as exc:
             last = error_text(exc)
             continue
-        return {"kind": "optimizer", "ctor": ctor, "problem": ""}
+        return {"kind": "optimizer", "ctor": ctor, "matrix": isinstance(values[0], list), "problem": ""}
     return {"kind": "optimizer", "problem": "%s([param]) with one closure step failed here: %s" % (cls.__name__, last)}
 
 

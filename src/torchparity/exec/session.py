@@ -19,6 +19,10 @@ from .interrupt import temp_dir
 from .runners import Job, Runner, make_runner
 
 
+class AgentJobCrashed(EnvironmentBroken):
+    """An agent job ended without a result (the interpreter crashed, was killed, or timed out)."""
+
+
 class AgentSession:
     """One runner (warm worker or fresh interpreters) for a batch of resolve/trace jobs."""
 
@@ -39,7 +43,7 @@ class AgentSession:
             detail = f": {tail[0]}" if tail else ""
             log = output if self.keep_logs else keep_log(output, op)
             where = f"; its log (with the traceback): {log}" if log is not None else ""
-            raise EnvironmentBroken(
+            raise AgentJobCrashed(
                 f"agent job {op!r} in {self.runner.python} ended {res.status}"
                 f"{f' (exit {res.exit_code})' if res.exit_code is not None else ''}{detail}{where}"
             )

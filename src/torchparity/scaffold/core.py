@@ -12,7 +12,7 @@ from typing import Any
 from ..api.records import ApiInfo
 from ..config import Config
 from ..errors import UsageError
-from ..exec.session import AgentSession, agent_session
+from ..exec.session import AgentJobCrashed, AgentSession, agent_session
 from ..fsutil import atomic_write, read_text_file
 from ..records.scaffold import ScaffoldRecord
 from .check import checked_facts
@@ -120,8 +120,7 @@ def scaffold_facts_many(infos: Sequence[ApiInfo], session: AgentSession, dtypes:
     family before it is kept after the check (a second round for those): the plan is the same, sooner."""
     defer = [check and _deferrable(i, backend_module) for i in infos]
     items = [_facts_request(i, dtypes, backend_module, probe=not d) for i, d in zip(infos, defer, strict=True)]
-    answer = session.call("scaffold_facts", {"items": items}, FACTS_TIMEOUT + 60.0 * len(items))
-    facts = list(answer["items"])
+    facts = _ask_facts(session, items)
     if check:
         checked_facts(infos, facts, session, backend_module)
         again = [n for n, d in enumerate(defer) if d and build_plan(infos[n], facts[n], "DEVICE",
@@ -132,6 +131,22 @@ def scaffold_facts_many(infos: Sequence[ApiInfo], session: AgentSession, dtypes:
                 facts[n] = f
             checked_facts([infos[n] for n in again], more, session, backend_module)
     return facts
+
+
+def _ask_facts(session: AgentSession, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The agent's facts for ``items``; a batch whose job crashed is asked again in halves.
+
+    An API whose measuring ends the interpreter (a segfault inside torch, an
+    ``os._exit``) loses only its own facts: they say why, and it gets the fill-in.
+    """
+    try:
+        return list(session.call("scaffold_facts", {"items": items}, FACTS_TIMEOUT + 60.0 * len(items))["items"])
+    except AgentJobCrashed as exc:
+        if len(items) > 1:
+            half = len(items) // 2
+            return _ask_facts(session, items[:half]) + _ask_facts(session, items[half:])
+        why = f"measuring its facts ended the interpreter: {exc}"
+        return [{"problem": why, "states": [], **{w: {"problem": why, "found": False} for w in items[0]["wants"]}}]
 
 
 def check_destination(into: str | Path | None, out_dir: str | Path | None) -> None:

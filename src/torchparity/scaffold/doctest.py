@@ -118,7 +118,7 @@ def doctest_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
             if not _expected_ok(expected):
                 left_out.append(f"`{first[:60]}`: its printed result names more than torch")
                 continue
-            run.append(f"shown.append({on_device(str(ex['shown']))})")
+            run.append(f"shown.append(keep({on_device(str(ex['shown']))}))")
             documented.append(_expected_source(expected))
         else:
             run += code.splitlines()
@@ -130,7 +130,10 @@ def doctest_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     body.append(f"# (tensors: shape, dtype, and values within {TOLERANCE}: the 4 decimals a repr prints).")
     for note in left_out:
         body.append(f"# left out: {note}")
-    body += ["def run(device):", *indent(head + ["shown = []"] + run + ["return shown"]), ""]
+    keep = ["def keep(value):  # the value as shown then: a later example may change it in place",
+            "    return torch.utils._pytree.tree_map_only(torch.Tensor, lambda t: t.detach().clone(), value)",
+            ""] if documented else []
+    body += ["def run(device):", *indent(head + keep + ["shown = []"] + run + ["return shown"]), ""]
     body.append("documented = [")
     body += [f"    {d}," for d in documented]
     body.append("]")
@@ -152,7 +155,21 @@ def doctest_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
             + ", on the device and on the CPU")
     return TestPlan(
         api=r.canonical, spelling=spelling, family="doctest", stem=stem, methods=tuple(methods),
+        imports=_namespace_imports(run),
         summary=what + (f"; {len(left_out)} example(s) left out (reasons in the test)" if left_out else "") + ".",
         coverage=coverage_rows(normal=what, invalid="文档示例中的异常" if raising else ""),
         notes=tuple(f"docstring example left out: {n}" for n in left_out), facts=facts,
     )
+
+
+#: names the agent's example namespace binds beyond ``torch`` (agent/facts_doctest.py), and their imports
+NAMESPACE_IMPORTS = (("np", "import numpy as np"), ("numpy", "import numpy"), ("math", "import math"),
+                     ("nn", "from torch import nn"), ("F", "import torch.nn.functional as F"),
+                     ("namedtuple", "from collections import namedtuple"))
+
+
+def _namespace_imports(lines: list[str]) -> tuple[str, ...]:
+    """The imports of the namespace names the examples use (``numpy.array``, ``np.ones``, ``math.pi``)."""
+    text = "\n".join(lines)
+    return tuple(imp for name, imp in NAMESPACE_IMPORTS if re.search(rf"(?<![\w.]){name}\b(?!\s*=)", text))
+

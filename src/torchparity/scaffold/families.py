@@ -28,6 +28,7 @@ from typing import Any
 
 from ..api.classify import is_device_runtime
 from ..api.records import ApiInfo
+from .accelerator import accelerator_plan
 from .autograd import autograd_plan
 from .checkpoint import checkpoint_plan
 from .collectives import collectives_plan, is_collective
@@ -36,7 +37,10 @@ from .distributed import distributed_plan, is_distributed_utility
 from .doctest import doctest_plan
 from .dtypes import canonical_dtype, dtype_plan
 from .factories import factory_leaf, factory_plan
+from .fake import fake_plan, fake_role
 from .graph import graph_plan
+from .lazy import lazy_plan, lazy_role
+from .library import library_plan, library_role
 from .measured import measured_plan
 from .nn import nn_plan
 from .operators import TENSOR_FORMULAS, opinfo_plan, signature_plan, split_methods, tensor_plan
@@ -47,6 +51,7 @@ from .render import render
 from .runtime import device_runtime_plan, generator_plan
 from .serialization import serialization_plan
 from .states import StateCode, primary_and_secondaries, relation
+from .typeobjects import type_object, typeobject_plan
 
 MEMBER_KINDS = ("method", "classmethod", "staticmethod", "property", "attribute")
 CALLABLE_KINDS = ("function", "builtin", "method", "classmethod", "staticmethod")
@@ -55,8 +60,8 @@ WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
-    "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [], "fill-in": [],
-    "collectives": [],
+    "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [], "typeobject": [], "fake": [], "library": [], "lazy": [],
+    "collectives": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -107,6 +112,14 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "factory")
     if canonical_dtype(info):
         out.insert(0, "dtype")
+    if type_object(info):
+        out.insert(0, "typeobject")
+    if fake_role(info):
+        out.insert(0, "fake")
+    if library_role(info):
+        out.insert(0, "library")
+    if lazy_role(info):
+        out.insert(0, "lazy")
     if r.kind != "module":
         out.append("measured")
     later = [i for i, f in enumerate(out) if f in ("signature", "measured")]
@@ -399,7 +412,7 @@ def _method_lines(methods: dict[str, Any], var: str) -> list[str]:
 def runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     r = info.resolution
     rt = facts.get("runtime") or {}
-    known = device_runtime_plan(info, facts, device)
+    known = accelerator_plan(info, facts, device) or device_runtime_plan(info, facts, device)
     if known is not None:
         return known
     spelling = str(rt.get("spelled") or spelling_of(r))
@@ -426,8 +439,11 @@ def runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
             ctx.update(kind="current_device", index_type=zero.get("type"),
                        device_count=f"{module_spelling}.device_count")
         elif leaf in ("device_count", "is_available"):
-            on_cpu = str(facts.get("device_type") or "cpu") == "cpu"
-            none_here = on_cpu and zero.get("literal") in ("0", "False")
+            device_type = str(facts.get("device_type") or "cpu")
+            # the CPU, or another backend's module (torch.xpu where the device is the NPU): none here
+            foreign = not spelling.startswith((f"torch.{device_type}.", "torch.accelerator.")) and not rt.get(
+                "spelled")
+            none_here = (device_type == "cpu" or foreign) and zero.get("literal") in ("0", "False")
             ctx.update(kind=leaf, minimum=0 if none_here else 1)
         else:
             ctx.update(kind=leaf)
@@ -457,5 +473,7 @@ BUILDERS.update({
     "optim": optim_plan, "serialization": serialization_plan,
     "data": data_plan, "graph": graph_plan, "generator": generator_plan,
     "doctest": doctest_plan, "autograd": autograd_plan, "checkpoint": checkpoint_plan,
-    "distributed": distributed_plan, "collectives": collectives_plan, "package": package_plan, "dtype": dtype_plan, "factory": factory_plan,
+    "distributed": distributed_plan, "package": package_plan, "dtype": dtype_plan, "factory": factory_plan,
+    "typeobject": typeobject_plan, "fake": fake_plan, "library": library_plan,
+    "lazy": lazy_plan, "collectives": collectives_plan,
 })

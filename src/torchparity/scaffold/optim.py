@@ -42,7 +42,8 @@ def optim_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     if op["kind"] == "optimizer":
         if member and leaf not in OPTIMIZER_MEMBERS:
             raise CannotDecide(f"no optimizer template for {leaf!r}")
-        source = _macro("optimizer", leaf, owner, device, test=test, OPT=cls, ctor=op.get("ctor", ""))
+        source = _macro("optimizer", leaf, owner, device, test=test, OPT=cls, ctor=op.get("ctor", ""),
+                        matrix=bool(op.get("matrix")))
         what = ("one closure step on the device: the loss it returns, a descent step equal to the CPU step, "
                 "the state on the device through a state_dict round trip, and zero_grad both ways of set_to_none")
     else:

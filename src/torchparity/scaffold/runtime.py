@@ -65,8 +65,11 @@ def device_runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> Te
         source, what = _macro("current_accelerator", device, spelled, module, test=test), (
             "the accelerator it reports: the device under test, or none on a CPU-only build")
     elif leaf == "is_initialized":
-        source, what = _macro("is_initialized", device, spelled, module, test=test), (
-            "the runtime reported initialised once a tensor lives on the device")
+        device_type = str(facts.get("device_type") or "cpu")
+        own = module == f"torch.{device_type}" or bool(rt.get("spelled"))
+        source, what = _macro("is_initialized", device, spelled, module, test=test, own=own), (
+            "the runtime reported initialised once a tensor lives on the device" if own else
+            "the runtime of another backend not started by work on the device under test")
     elif leaf == "set_device" and "current_device" in members:
         source, what = _macro("set_device", device, spelled, module, test=test), (
             "the current device it sets, and where new tensors go")

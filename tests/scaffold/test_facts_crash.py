@@ -1,0 +1,44 @@
+"""A facts batch whose agent job crashes is asked again in halves: only the crashing API loses its facts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from torchparity.exec.session import AgentJobCrashed
+from torchparity.scaffold.core import _ask_facts
+
+
+class CrashingSession:
+    """Answers ``scaffold_facts`` like the agent, and crashes any batch holding both ``a`` and ``b`` (as
+    a segfault that needs two calls in one interpreter does) or the item ``boom``."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []
+
+    def call(self, op: str, args: dict[str, Any], timeout: float) -> dict[str, Any]:
+        paths = [i["resolution"]["path"] for i in args["items"]]
+        self.batches.append(paths)
+        if "boom" in paths or {"a", "b"} <= set(paths):
+            raise AgentJobCrashed("agent job 'scaffold_facts' in python ended CRASH (exit -11)")
+        return {"items": [{"path": p, "calls": {"found": True}} for p in paths]}
+
+
+def _items(*paths: str) -> list[dict[str, Any]]:
+    return [{"resolution": {"path": p}, "wants": ["calls", "probe"]} for p in paths]
+
+
+def test_a_pair_that_crashes_together_gets_its_facts_one_by_one():
+    session = CrashingSession()
+    facts = _ask_facts(session, _items("x", "a", "y", "b"))  # type: ignore[arg-type]
+    assert [f["path"] for f in facts] == ["x", "a", "y", "b"]
+    assert session.batches[0] == ["x", "a", "y", "b"] and len(session.batches) == 3
+
+
+def test_an_api_that_crashes_alone_says_why_and_the_others_keep_theirs():
+    session = CrashingSession()
+    facts = _ask_facts(session, _items("x", "boom", "y"))  # type: ignore[arg-type]
+    assert [f.get("path") for f in facts] == ["x", None, "y"]
+    crashed = facts[1]
+    assert "ended the interpreter" in crashed["problem"] and "exit -11" in crashed["problem"]
+    assert crashed["calls"] == {"problem": crashed["problem"], "found": False}
+    assert crashed["probe"]["found"] is False and crashed["states"] == []

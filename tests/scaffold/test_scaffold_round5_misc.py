@@ -1,0 +1,52 @@
+"""Three general fixes of issue 16's fifth round, each on a real API and under a targeted break.
+
+* A state with no restore code kept a setter out of the signature family: the
+  deterministic-algorithms ``warn_only`` state now restores (each of the two
+  restores keeps the other state), so ``torch.use_deterministic_algorithms``
+  gets its getters checked; a setter that ignores ``warn_only`` fails.
+* Docstring examples that use ``numpy`` got a ``NameError`` and a shown value
+  changed in place by a later example (``t[0] = -1``) no longer matched: the
+  examples' namespace names are imported and shown values copied, so
+  ``torch.from_numpy`` gets its example test; a ``from_numpy`` that converts
+  to float fails.
+* The optimizer family tried a vector parameter only: an optimizer of 2-D
+  parameters (``torch.optim.Muon``) now gets a matrix (loss 14.25 by hand); a
+  step of the wrong sign fails.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.scaffold.conftest import Case
+from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
+
+pytestmark = pytest.mark.slow
+
+CASES = (
+    Case("torch.use_deterministic_algorithms", "signature",
+         "use = torch.use_deterministic_algorithms\n"
+         "torch.use_deterministic_algorithms = lambda mode, warn_only=False: use(mode)"),
+    Case("torch.from_numpy", "doctest",
+         "torch.from_numpy = lambda a: torch.tensor(a, dtype=torch.float32)"),
+    Case("torch.optim.Muon", "optim",  # a step of the wrong sign
+         "M = torch.optim.Muon\nstep = M.step\n"
+         "def broken(self, closure=None):\n"
+         "    params = [p for g in self.param_groups for p in g['params']]\n"
+         "    before = [p.detach().clone() for p in params]\n"
+         "    loss = step(self, closure)\n"
+         "    with torch.no_grad():\n"
+         "        for b, p in zip(before, params):\n"
+         "            p.copy_(2 * b - p)\n"
+         "    return loss\n"
+         "M.step = broken"),
+)
+
+
+def test_each_gets_a_real_test_that_fails_once_broken(tmp_path_factory, tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("numpy")
+    results, _ = _scaffold(CASES, [c.api for c in CASES], tmp_path_factory.mktemp("misc"))
+    for case in CASES:
+        assert results[case.api].family == case.family, (case.api, results[case.api].fill_in)
+    _passes_and_fails_once_broken(CASES, results, tmp_path)
