@@ -31,6 +31,7 @@ from ..api.records import ApiInfo
 from .accelerator import accelerator_plan
 from .autograd import autograd_plan
 from .checkpoint import checkpoint_plan
+from .collectives import collectives_plan, is_collective
 from .data import data_plan
 from .distributed import distributed_plan, is_distributed_utility
 from .doctest import doctest_plan
@@ -62,7 +63,8 @@ WANTS = {
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
     "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [],
-    "overload": ["overload"], "sparse": [], "typeobject": [], "fake": [], "library": [], "lazy": [], "fill-in": [],
+    "overload": ["overload"], "sparse": [], "typeobject": [], "fake": [], "library": [], "lazy": [],
+    "collectives": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -102,6 +104,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "package")
     if is_distributed_utility(r):
         out.insert(0, "distributed")
+    if is_collective(r):
+        out.insert(0, "collectives")
     if _under(r, "torch.distributed.checkpoint"):
         out.insert(0, "checkpoint")
     if _under(r, "torch.jit") or _under(r, "torch.fx") or _under(r, "torch.export") or r.canonical in (
@@ -478,5 +482,5 @@ BUILDERS.update({
     "doctest": doctest_plan, "autograd": autograd_plan, "checkpoint": checkpoint_plan,
     "distributed": distributed_plan, "package": package_plan, "dtype": dtype_plan, "factory": factory_plan,
     "overload": overload_plan, "sparse": sparse_plan, "typeobject": typeobject_plan, "fake": fake_plan,
-    "library": library_plan, "lazy": lazy_plan,
+    "library": library_plan, "lazy": lazy_plan, "collectives": collectives_plan,
 })

@@ -89,9 +89,11 @@ def import_sections(plan: TestPlan, conv: Conventions) -> tuple[list[str], list[
     """(stdlib imports, third-party imports) in the order ruff's isort wants them."""
     body = class_body(plan)
     imports = used_imports(plan.imports, body)
-    stdlib = sorted({i for i in imports if i.split()[1].split(".")[0] in STDLIB
-                     or i.split()[1].split(".")[0] in sys.stdlib_module_names})
-    other = {i for i in imports if i not in stdlib}
+    stdlib_set = {i for i in imports if i.split()[1].split(".")[0] in STDLIB
+                  or i.split()[1].split(".")[0] in sys.stdlib_module_names}
+    # isort's order: ``import x`` lines first, then ``from x import y`` lines
+    stdlib = sorted(stdlib_set, key=lambda s: (s.startswith("from "), s))
+    other = {i for i in imports if i not in stdlib_set}
     if plan.uses_device or "torch" in names_used(body):
         other.add("import torch")
     other.add(conv.testcase_import)
