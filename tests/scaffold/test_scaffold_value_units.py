@@ -202,3 +202,16 @@ def test_an_uninitialized_parameter_or_buffer_goes_to_the_lazy_family_first(name
     assert any("materialize" in m.source for m in plan.methods)
     with pytest.raises(CannotDecide):
         lazy_plan(api_info(resolution("torch.nn.parameter.Parameter", "class")), {}, "DEVICE")
+
+
+def test_a_config_modules_copy_and_load_methods_go_to_the_config_family():
+    from torchparity.scaffold.configs import config_leaf, config_plan
+
+    for name, leaf in (("torch._inductor.config.get_config_copy", "get_config_copy"),
+                       ("torch._dynamo.config.load_config", "load_config")):
+        info = api_info(resolution(name, "method"))
+        assert config_leaf(info) == leaf and candidates(info)[0] == "config"
+        text = _source(config_plan(info, {}, "DEVICE"))
+        assert f"{name}(" in text and ".patch({key: not value})" in text
+    for name in ("torch._inductor.config.patch", "torch.utils.data.get_config_copy", "torch.load_config"):
+        assert config_leaf(api_info(resolution(name, "function"))) == ""

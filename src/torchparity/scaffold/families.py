@@ -32,6 +32,7 @@ from .accelerator import accelerator_plan
 from .autograd import autograd_plan
 from .checkpoint import checkpoint_plan
 from .collectives import collectives_plan, is_collective
+from .configs import config_leaf, config_plan
 from .data import data_plan
 from .distributed import distributed_plan, is_distributed_utility
 from .doctest import doctest_plan
@@ -64,7 +65,7 @@ WANTS = {
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
     "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [],
     "overload": ["overload"], "sparse": [], "typeobject": [], "fake": [], "library": [], "lazy": [],
-    "collectives": [], "fill-in": [],
+    "collectives": [], "config": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -127,6 +128,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "library")
     if lazy_role(info):
         out.insert(0, "lazy")
+    if config_leaf(info):
+        out.insert(0, "config")
     if r.kind != "module":
         out.append("measured")
     later = [i for i, f in enumerate(out) if f in ("signature", "measured")]
@@ -482,5 +485,5 @@ BUILDERS.update({
     "doctest": doctest_plan, "autograd": autograd_plan, "checkpoint": checkpoint_plan,
     "distributed": distributed_plan, "package": package_plan, "dtype": dtype_plan, "factory": factory_plan,
     "overload": overload_plan, "sparse": sparse_plan, "typeobject": typeobject_plan, "fake": fake_plan,
-    "library": library_plan, "lazy": lazy_plan, "collectives": collectives_plan,
+    "library": library_plan, "lazy": lazy_plan, "collectives": collectives_plan, "config": config_plan,
 })
