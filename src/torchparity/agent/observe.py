@@ -155,8 +155,9 @@ class Observer(object):
             keys = list(value)[:MAX_ITEMS + 4]
             ksrc = _literal(keys, self.torch)
             self.add("eq", "len(%s)" % expr, str(len(value)))
-            if ksrc is not None:
-                self.add("eq", "list(%s)" % expr, ksrc)
+            if ksrc is not None:  # the first keys only, of a larger dict
+                shown = "list(%s)" % expr if len(keys) == len(value) else "list(%s)[:%d]" % (expr, len(keys))
+                self.add("eq", shown, ksrc)
                 for key in keys[:MAX_ITEMS]:
                     self.observe(value[key], "%s[%s]" % (expr, _literal(key, self.torch)), depth + 1)
             return
