@@ -48,6 +48,7 @@ from .render import render
 from .runtime import device_runtime_plan, generator_plan
 from .serialization import serialization_plan
 from .states import StateCode, primary_and_secondaries, relation
+from .utilities import utility_kind, utility_plan
 
 MEMBER_KINDS = ("method", "classmethod", "staticmethod", "property", "attribute")
 CALLABLE_KINDS = ("function", "builtin", "method", "classmethod", "staticmethod")
@@ -57,7 +58,7 @@ WANTS = {
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
     "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [], "inherited": [],
-    "fill-in": [],
+    "utility": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -104,6 +105,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "graph")
     if inherited_applies(info):
         out.insert(0, "inherited")
+    if utility_kind(info):
+        out.insert(0, "utility")
     if factory_leaf(info):
         out.insert(0, "factory")
     if canonical_dtype(info):
@@ -459,5 +462,5 @@ BUILDERS.update({
     "data": data_plan, "graph": graph_plan, "generator": generator_plan,
     "doctest": doctest_plan, "autograd": autograd_plan, "checkpoint": checkpoint_plan,
     "distributed": distributed_plan, "package": package_plan, "dtype": dtype_plan, "factory": factory_plan,
-    "inherited": inherited_plan,
+    "inherited": inherited_plan, "utility": utility_plan,
 })

@@ -1,0 +1,97 @@
+"""The ``utility`` family: Python-level torch utilities with documented behaviour and no other template.
+
+* futures: ``torch.futures.Future`` and its members (``set_result``, ``wait``,
+  ``value``, ``then``, ``add_done_callback``, ``done``, ``set_exception``),
+  ``collect_all``, ``wait_all``: a result set once, the callbacks and chained
+  futures it runs, an error raised by ``wait`` and by what is chained after it,
+  a second ``set_result`` refused;
+* shared values: ``torch.multiprocessing.Value``/``Array``: the typecode's
+  values, a lock, and a change made by a forked child process seen by the parent;
+* autocast entry and exit: ``torch.amp._enter_autocast``/``_exit_autocast``
+  (either spelling): autocast on, with its dtype, between them, a matmul on the
+  device in that dtype, and off again after;
+* compile caches: ``torch.compiler.reset``: a compiled function cached after one
+  compile and compiled again after the reset (a ``CompileCounter`` backend);
+* dynamic shapes: ``torch._dynamo.mark_dynamic``: the marked dimension, one
+  compile for two sizes (two without the mark), a symbolic size in the graph;
+* control flow: ``torch.cond``: each branch by the predicate, eager and
+  exported (a ``cond`` node with both branch graphs).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..api.records import ApiInfo
+from .measured import owner_spelling
+from .operators import split_methods
+from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
+from .render import render_macro
+
+FUTURES = ("torch.futures.Future", "torch.jit.Future", "torch._C.Future")
+FUTURE_MEMBERS = ("set_result", "wait", "value", "then", "add_done_callback", "done", "set_exception")
+#: API name -> (macro, what its test asserts)
+KINDS = {
+    "torch.futures.collect_all": "future", "torch.futures.wait_all": "future",
+    "torch.multiprocessing.Value": "shared", "torch.multiprocessing.Array": "shared",
+    "torch.amp.autocast_mode._enter_autocast": "autocast", "torch.amp.autocast_mode._exit_autocast": "autocast",
+    "torch.amp._enter_autocast": "autocast", "torch.amp._exit_autocast": "autocast",
+    "torch.compiler.reset": "reset",
+    "torch._dynamo.mark_dynamic": "dynamic", "torch._dynamo.decorators.mark_dynamic": "dynamic",
+    "torch.cond": "cond", "torch._higher_order_ops.cond.cond": "cond",
+}
+WHAT = {
+    "future": ("a future's result set once, the callbacks and chained futures it runs, an error raised by wait "
+               "and by what is chained after it"),
+    "shared": "the shared value's contents and lock, and a change a forked child process makes, seen by the parent",
+    "autocast": "autocast on with its dtype between entry and exit (a matmul on the device in that dtype), off after",
+    "reset": "a compiled function cached after one compile and compiled again after the reset",
+    "dynamic": "the marked dimension compiled once for two sizes (twice without the mark), symbolic in the graph",
+    "cond": "each branch taken by the predicate on the device, eager and exported (a cond node with both branches)",
+}
+IMPORTS = {
+    "reset": ("import torch._dynamo", "import torch._dynamo.testing"),
+    "dynamic": ("import torch._dynamo", "import torch._dynamo.testing"),
+}
+
+
+def _names(info: ApiInfo) -> list[str]:
+    r = info.resolution
+    return [n for n in (r.canonical, r.path, *r.aliases) if n]
+
+
+def utility_kind(info: ApiInfo) -> str:
+    """The utility kind of the API ("" when it is none of them)."""
+    r = info.resolution
+    for name in _names(info):
+        if name in KINDS:
+            return KINDS[name]
+        if name in FUTURES:
+            return "future"
+    leaf = r.path.rsplit(".", 1)[-1]
+    if r.owner_class in FUTURES and leaf in FUTURE_MEMBERS:
+        return "future"
+    return ""
+
+
+def utility_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+    r = info.resolution
+    kind = utility_kind(info)
+    if not kind:
+        raise CannotDecide("not a Python utility this family covers")
+    spelling = spelling_of(r)
+    stem = stem_of(r)
+    leaf = r.path.rsplit(".", 1)[-1]
+    owner = owner_spelling(info) if r.owner_class else ""
+    context = {"device": device, "leaf": leaf if owner else "", "owner": owner}
+    source = render_macro("utilities.py.j2", kind, context, test=f"test_{stem}", C=spelling, leaf=leaf)
+    methods = split_methods(source)
+    if not methods:
+        raise CannotDecide("the template wrote no test")
+    imports = ["import torch.multiprocessing"] if kind == "shared" else []
+    return TestPlan(
+        api=r.canonical, spelling=spelling, family="utility", stem=stem, methods=tuple(methods),
+        imports=(*imports, *IMPORTS.get(kind, ())), summary=WHAT[kind] + ".",
+        coverage=coverage_rows(normal=WHAT[kind], invalid="异常结果、重复设置" if kind == "future" else ""),
+        facts=facts,
+    )
