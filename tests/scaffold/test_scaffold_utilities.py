@@ -1,0 +1,84 @@
+"""Fifth round of issue 16: Python-level torch utilities with documented behaviour and no other template.
+
+Futures, shared multiprocessing values, autocast entry and exit, the compile
+caches' reset, ``mark_dynamic`` and ``torch.cond``, each scaffolded for the CPU
+(and, but for the three that need dynamo, which cannot start in the emulation's
+forked children, for the emulated npu), passing there, and failing under a
+targeted break: a future whose callbacks never run or whose error is lost, a
+shared value that is a private copy, autocast entered disabled or never
+left, a reset that clears nothing, a mark that is ignored, a ``cond``
+that always takes the true branch.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.scaffold.conftest import Case
+from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
+
+pytestmark = pytest.mark.slow
+
+#: a shared value breaks as a private object with a lock of its own
+_PRIVATE = "from threading import Lock\n"
+CASES = (
+    Case("torch.futures.Future", "utility",  # callbacks never run
+         "torch.futures.Future.add_done_callback = lambda self, callback: None"),
+    Case("torch.futures.Future.set_exception", "utility",  # the error is lost: a result instead
+         "torch.futures.Future.set_exception = lambda self, result: self.set_result(None)"),
+    Case("torch.futures.Future.then", "utility",  # the chained future holds the parent's value
+         "orig = torch.futures.Future.then\n"
+         "torch.futures.Future.then = lambda self, callback: orig(self, lambda f: f.wait())"),
+    Case("torch.futures.collect_all", "utility",  # done before every future is
+         "torch.futures.collect_all = lambda futures: futures[0].then(lambda f: futures)"),
+    Case("torch.multiprocessing.Value", "utility", _PRIVATE + (  # a private copy, not shared memory
+        "class FakeValue:\n"
+        "    def __init__(self, typecode, value, lock=True):\n"
+        "        self.value = value\n"
+        "        if lock:\n"
+        "            self.get_lock = Lock\n"
+        "torch.multiprocessing.Value = FakeValue")),
+    Case("torch.multiprocessing.Array", "utility", _PRIVATE + (  # a plain list
+        "class FakeArray(list):\n"
+        "    get_lock = Lock\n"
+        "torch.multiprocessing.Array = lambda typecode, values: FakeArray(\n"
+        "    values if isinstance(values, list) else [0.0] * values)")),
+    Case("torch.amp._enter_autocast", "utility",  # entered disabled
+         "import torch.amp.autocast_mode as am\n"
+         "orig = am._enter_autocast\n"
+         "torch.amp._enter_autocast = lambda device, dtype, enabled, cache: orig(device, dtype, False, cache)"),
+    Case("torch.amp.autocast_mode._exit_autocast", "utility",  # never leaves
+         "torch.amp.autocast_mode._exit_autocast = lambda mode: None"),
+    Case("torch.compiler.reset", "utility", "torch.compiler.reset = lambda: None"),  # clears nothing
+    Case("torch._dynamo.mark_dynamic", "utility",  # the mark ignored
+         "import torch._dynamo\ntorch._dynamo.mark_dynamic = lambda t, index, **k: None"),
+    Case("torch.cond", "utility",  # always the true branch
+         "torch.cond = lambda pred, true_fn, false_fn, operands: true_fn(*operands)"),
+)
+#: dynamo cannot start on the emulated npu in the forked children the files run in
+NPU_CASES = tuple(c for c in CASES if c.api not in ("torch.compiler.reset", "torch._dynamo.mark_dynamic",
+                                                    "torch.cond"))
+
+
+def _check_families(cases, results):
+    wrong = [(c.api, results[c.api].family, results[c.api].fill_in[:1]) for c in cases
+             if results[c.api].family != c.family]
+    assert not wrong, wrong
+
+
+def test_each_gets_a_real_test_on_the_cpu_that_fails_once_broken(tmp_path_factory, tmp_path):
+    pytest.importorskip("torch")
+    results, _ = _scaffold(CASES, [c.api for c in CASES], tmp_path_factory.mktemp("utilities"))
+    _check_families(CASES, results)
+    _passes_and_fails_once_broken(CASES, results, tmp_path)
+
+
+def test_they_run_on_the_emulated_npu_and_fail_once_broken(tmp_path_factory, tmp_path):
+    pytest.importorskip("torch")
+    from torchparity.emulated import EMULATIONS
+
+    npu = EMULATIONS["npu"]
+    results, _ = _scaffold(NPU_CASES, [c.api for c in NPU_CASES], tmp_path_factory.mktemp("utilities-npu"),
+                           npu.module, npu.device, npu.environ(), "torch_npu")
+    _check_families(NPU_CASES, results)
+    _passes_and_fails_once_broken(NPU_CASES, results, tmp_path, npu.environ())
