@@ -15,7 +15,11 @@
 * dynamic shapes: ``torch._dynamo.mark_dynamic``: the marked dimension, one
   compile for two sizes (two without the mark), a symbolic size in the graph;
 * control flow: ``torch.cond``: each branch by the predicate, eager and
-  exported (a ``cond`` node with both branch graphs).
+  exported (a ``cond`` node with both branch graphs);
+* symbolic shapes: ``constrain_range``, ``constrain_unify``,
+  ``compute_unbacked_bindings`` and ``ShapeEnv.add_backed_var_to_val`` on a
+  fresh ``ShapeEnv``: the bounds, replacements, bindings and values each
+  records, and the errors documented for plain ints and repeated symbols.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 from .render import render_macro
 
 FUTURES = ("torch.futures.Future", "torch.jit.Future", "torch._C.Future")
+SYMBOLIC = "torch.fx.experimental.symbolic_shapes"
 FUTURE_MEMBERS = ("set_result", "wait", "value", "then", "add_done_callback", "done", "set_exception")
 #: API name -> (macro, what its test asserts)
 KINDS = {
@@ -39,6 +44,8 @@ KINDS = {
     "torch.compiler.reset": "reset",
     "torch._dynamo.mark_dynamic": "dynamic", "torch._dynamo.decorators.mark_dynamic": "dynamic",
     "torch.cond": "cond", "torch._higher_order_ops.cond.cond": "cond",
+    f"{SYMBOLIC}.constrain_range": "symbolic", f"{SYMBOLIC}.constrain_unify": "symbolic",
+    f"{SYMBOLIC}.compute_unbacked_bindings": "symbolic", f"{SYMBOLIC}.ShapeEnv.add_backed_var_to_val": "symbolic",
 }
 WHAT = {
     "future": ("a future's result set once, the callbacks and chained futures it runs, an error raised by wait "
@@ -47,6 +54,8 @@ WHAT = {
     "autocast": "autocast on with its dtype between entry and exit (a matmul on the device in that dtype), off after",
     "reset": "a compiled function cached after one compile and compiled again after the reset",
     "dynamic": "the marked dimension compiled once for two sizes (twice without the mark), symbolic in the graph",
+    "symbolic": ("what it records in a ShapeEnv: the range of an unbacked size, the symbol standing for another, "
+                 "the binding of a fresh symbol to its size, a symbol's value and the hints that follow from it"),
     "cond": "each branch taken by the predicate on the device, eager and exported (a cond node with both branches)",
 }
 IMPORTS = {
@@ -89,6 +98,8 @@ def utility_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     if not methods:
         raise CannotDecide("the template wrote no test")
     imports = ["import torch.multiprocessing"] if kind == "shared" else []
+    if kind == "symbolic" and "sympy." in "".join(m.source for m in methods):
+        imports.append("import sympy")
     return TestPlan(
         api=r.canonical, spelling=spelling, family="utility", stem=stem, methods=tuple(methods),
         imports=(*imports, *IMPORTS.get(kind, ())), summary=WHAT[kind] + ".",
