@@ -7,7 +7,10 @@ forked children, for the emulated npu), passing there, and failing under a
 targeted break: a future whose callbacks never run or whose error is lost, a
 shared value that is a private copy, autocast entered disabled or never
 left, a reset that clears nothing, a mark that is ignored, a ``cond``
-that always takes the true branch.
+that always takes the true branch; and the symbolic-shape helpers
+(``constrain_range`` ignoring the upper bound, ``constrain_unify`` the wrong way
+round, ``compute_unbacked_bindings`` consuming on a peek, a symbol's value off by
+one).
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broke
 
 pytestmark = pytest.mark.slow
 
+SYM = "torch.fx.experimental.symbolic_shapes"
+_SYM = f"import {SYM} as sym\n"
 #: a shared value breaks as a private object with a lock of its own
 _PRIVATE = "from threading import Lock\n"
 CASES = (
@@ -54,6 +59,16 @@ CASES = (
          "import torch._dynamo\ntorch._dynamo.mark_dynamic = lambda t, index, **k: None"),
     Case("torch.cond", "utility",  # always the true branch
          "torch.cond = lambda pred, true_fn, false_fn, operands: true_fn(*operands)"),
+    Case(f"{SYM}.constrain_range", "utility",  # the upper bound ignored
+         _SYM + "orig = sym.constrain_range\nsym.constrain_range = lambda a, *, min, max=None: orig(a, min=min)"),
+    Case(f"{SYM}.constrain_unify", "utility",  # the wrong way round
+         _SYM + "orig = sym.constrain_unify\nsym.constrain_unify = lambda a, b: orig(b, a)"),
+    Case(f"{SYM}.compute_unbacked_bindings", "utility",  # a peek that consumes the pending symbols
+         _SYM + "orig = sym.compute_unbacked_bindings\n"
+         "sym.compute_unbacked_bindings = lambda env, value, old=None, peek=False: orig(env, value, old)"),
+    Case(f"{SYM}.ShapeEnv.add_backed_var_to_val", "utility",  # off by one
+         _SYM + "orig = sym.ShapeEnv.add_backed_var_to_val\n"
+         "sym.ShapeEnv.add_backed_var_to_val = lambda self, expr, val: orig(self, expr, val + 1)"),
 )
 #: dynamo cannot start on the emulated npu in the forked children the files run in
 NPU_CASES = tuple(c for c in CASES if c.api not in ("torch.compiler.reset", "torch._dynamo.mark_dynamic",

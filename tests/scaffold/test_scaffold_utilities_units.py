@@ -17,7 +17,7 @@ def _source(plan) -> str:
 @pytest.mark.parametrize(("name", "kind"), [
     ("torch.multiprocessing.Value", "shared"), ("torch.amp.autocast_mode._exit_autocast", "autocast"),
     ("torch.compiler.reset", "reset"), ("torch._dynamo.decorators.mark_dynamic", "dynamic"), ("torch.cond", "cond"),
-    ("torch.futures.collect_all", "future"),
+    ("torch.futures.collect_all", "future"), ("torch.fx.experimental.symbolic_shapes.constrain_unify", "symbolic"),
 ])
 def test_each_utility_goes_to_the_family_first(name, kind):
     info = api_info(resolution(name, "function"))
@@ -46,3 +46,11 @@ def test_what_is_no_utility_is_not_decided():
     assert utility_kind(info) == ""
     with pytest.raises(CannotDecide):
         utility_plan(info, {}, "DEVICE")
+
+
+def test_a_shape_env_member_is_named_through_its_class_and_imports_sympy():
+    owner = "torch.fx.experimental.symbolic_shapes.ShapeEnv"
+    res = resolution(f"{owner}.add_backed_var_to_val", "method", owner=owner, owner_kind="class")
+    plan = utility_plan(api_info(res), {}, "DEVICE")
+    assert f"{owner}.add_backed_var_to_val(env, symbol, 5)" in _source(plan)
+    assert "import sympy" in plan.imports
