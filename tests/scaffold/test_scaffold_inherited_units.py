@@ -33,6 +33,8 @@ def test_a_member_of_a_module_or_fx_class_goes_to_the_family_first():
     assert candidates(info)[0] == "inherited"
     assert candidates(api_info(resolution("torch.jit._script.script_method", "function")))[0] == "inherited"
     assert "inherited" not in candidates(api_info(resolution("torch.add", "builtin")))
+    # a member the module family has a template for stays the module family's
+    assert "inherited" not in candidates(_member(MODULE, "state_dict", "torch.nn.Module"))
 
 
 @pytest.mark.parametrize("leaf", ["register_full_backward_hook", "register_state_dict_post_hook",

@@ -45,13 +45,20 @@ TRANSFORMER = "torch.fx.interpreter.Transformer"
 TRACER = "torch.fx._symbolic_trace.Tracer"
 
 
+FX_MEMBERS = ("get_attr", "get_fresh_qualname")
+
+
 def applies(info: ApiInfo) -> bool:
-    """Whether the family may decide (a member of a module or fx class, or ``script_method``)."""
+    """Whether the family may decide: ``script_method``, or a member it has a template for of a class
+    under ``torch.nn``/``torch.jit`` (a module's) or ``torch.fx``."""
     r = info.resolution
     if r.canonical in SCRIPT_METHOD:
         return True
     owner = r.owner_class or ""
-    return bool(owner) and owner.startswith(("torch.nn.", "torch.jit.", "torch.fx."))
+    leaf = r.path.rsplit(".", 1)[-1]
+    if owner.startswith(("torch.nn.", "torch.jit.")):
+        return leaf in HOOKS + SCRIPT_ONLY
+    return owner.startswith("torch.fx.") and leaf in FX_MEMBERS
 
 
 def _macro(name: str, device: str, **kwargs: Any) -> str:
