@@ -19,7 +19,10 @@
 * symbolic shapes: ``constrain_range``, ``constrain_unify``,
   ``compute_unbacked_bindings`` and ``ShapeEnv.add_backed_var_to_val`` on a
   fresh ``ShapeEnv``: the bounds, replacements, bindings and values each
-  records, and the errors documented for plain ints and repeated symbols.
+  records, and the errors documented for plain ints and repeated symbols;
+* fake tensors: ``FakeTensor``/``FakeTensorMode``: a device tensor's metadata
+  without data, propagated through operators under the mode;
+* the ``torch.dtype`` class: the predefined dtypes its only instances.
 """
 
 from __future__ import annotations
@@ -44,6 +47,8 @@ KINDS = {
     "torch.compiler.reset": "reset",
     "torch._dynamo.mark_dynamic": "dynamic", "torch._dynamo.decorators.mark_dynamic": "dynamic",
     "torch.cond": "cond", "torch._higher_order_ops.cond.cond": "cond",
+    "torch._subclasses.fake_tensor.FakeTensor": "fake", "torch._subclasses.fake_tensor.FakeTensorMode": "fake",
+    "torch.dtype": "dtype_class",
     f"{SYMBOLIC}.constrain_range": "symbolic", f"{SYMBOLIC}.constrain_unify": "symbolic",
     f"{SYMBOLIC}.compute_unbacked_bindings": "symbolic", f"{SYMBOLIC}.ShapeEnv.add_backed_var_to_val": "symbolic",
 }
@@ -56,6 +61,9 @@ WHAT = {
     "dynamic": "the marked dimension compiled once for two sizes (twice without the mark), symbolic in the graph",
     "symbolic": ("what it records in a ShapeEnv: the range of an unbacked size, the symbol standing for another, "
                  "the binding of a fresh symbol to its size, a symbol's value and the hints that follow from it"),
+    "fake": ("a fake tensor made from a device tensor: its metadata and mode, shapes and dtypes through operators "
+             "under the mode, no data"),
+    "dtype_class": "the predefined dtypes are its instances, none can be made, pickling keeps them, their conversions",
     "cond": "each branch taken by the predicate on the device, eager and exported (a cond node with both branches)",
 }
 IMPORTS = {
@@ -97,7 +105,7 @@ def utility_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     methods = split_methods(source)
     if not methods:
         raise CannotDecide("the template wrote no test")
-    imports = ["import torch.multiprocessing"] if kind == "shared" else []
+    imports = {"shared": ["import torch.multiprocessing"], "dtype_class": ["import pickle"]}.get(kind, [])
     if kind == "symbolic" and "sympy." in "".join(m.source for m in methods):
         imports.append("import sympy")
     return TestPlan(
