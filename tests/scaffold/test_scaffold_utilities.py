@@ -10,7 +10,8 @@ left, a reset that clears nothing, a mark that is ignored, a ``cond``
 that always takes the true branch; and the symbolic-shape helpers
 (``constrain_range`` ignoring the upper bound, ``constrain_unify`` the wrong way
 round, ``compute_unbacked_bindings`` consuming on a peek, a symbol's value off by
-one).
+one), a fake tensor reporting another device, and a ``torch.dtype`` that the
+dtypes are not instances of.
 """
 
 from __future__ import annotations
@@ -59,6 +60,10 @@ CASES = (
          "import torch._dynamo\ntorch._dynamo.mark_dynamic = lambda t, index, **k: None"),
     Case("torch.cond", "utility",  # always the true branch
          "torch.cond = lambda pred, true_fn, false_fn, operands: true_fn(*operands)"),
+    Case("torch._subclasses.fake_tensor.FakeTensor", "utility",  # reports another device
+         "from torch._subclasses.fake_tensor import FakeTensor\n"
+         "FakeTensor.device = property(lambda self: torch.device('meta'))"),
+    Case("torch.dtype", "utility", "torch.dtype = type('dtype', (), {})"),  # a class of its own
     Case(f"{SYM}.constrain_range", "utility",  # the upper bound ignored
          _SYM + "orig = sym.constrain_range\nsym.constrain_range = lambda a, *, min, max=None: orig(a, min=min)"),
     Case(f"{SYM}.constrain_unify", "utility",  # the wrong way round
