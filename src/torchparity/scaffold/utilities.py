@@ -22,7 +22,12 @@
   records, and the errors documented for plain ints and repeated symbols;
 * fake tensors: ``FakeTensor``/``FakeTensorMode``: a device tensor's metadata
   without data, propagated through operators under the mode;
-* the ``torch.dtype`` class: the predefined dtypes its only instances.
+* the ``torch.dtype`` class: the predefined dtypes its only instances; the
+  ``torch.device`` class: type, index, equality, pickling, its context;
+* ``get_config_copy`` of any torch config module: a copy, following a patch;
+* ``torch._dynamo.mark_static_address``: the mark dynamo reads;
+* ``torch.use_deterministic_algorithms``: the flags it sets, ``torch.empty``
+  filling its memory with NaN on the CPU.
 """
 
 from __future__ import annotations
@@ -48,7 +53,9 @@ KINDS = {
     "torch._dynamo.mark_dynamic": "dynamic", "torch._dynamo.decorators.mark_dynamic": "dynamic",
     "torch.cond": "cond", "torch._higher_order_ops.cond.cond": "cond",
     "torch._subclasses.fake_tensor.FakeTensor": "fake", "torch._subclasses.fake_tensor.FakeTensorMode": "fake",
-    "torch.dtype": "dtype_class",
+    "torch.dtype": "dtype_class", "torch.device": "device_class",
+    "torch._dynamo.mark_static_address": "static", "torch._dynamo.decorators.mark_static_address": "static",
+    "torch.use_deterministic_algorithms": "deterministic",
     f"{SYMBOLIC}.constrain_range": "symbolic", f"{SYMBOLIC}.constrain_unify": "symbolic",
     f"{SYMBOLIC}.compute_unbacked_bindings": "symbolic", f"{SYMBOLIC}.ShapeEnv.add_backed_var_to_val": "symbolic",
 }
@@ -64,6 +71,11 @@ WHAT = {
     "fake": ("a fake tensor made from a device tensor: its metadata and mode, shapes and dtypes through operators "
              "under the mode, no data"),
     "dtype_class": "the predefined dtypes are its instances, none can be made, pickling keeps them, their conversions",
+    "device_class": "its type, index, string form, equality, hash and pickling, a device tensor's device, and "
+                    "the default device inside its context",
+    "static": "the static-address mark dynamo reads, guarded and not, and the error for a non-tensor",
+    "config_copy": "a copy of the config's values: equal to the config, independent of it, following a patch",
+    "deterministic": "the deterministic and warn-only flags it sets (restored after), and torch.empty filling memory",
     "cond": "each branch taken by the predicate on the device, eager and exported (a cond node with both branches)",
 }
 IMPORTS = {
@@ -83,6 +95,8 @@ def utility_kind(info: ApiInfo) -> str:
     for name in _names(info):
         if name in KINDS:
             return KINDS[name]
+        if name.endswith(".config.get_config_copy"):  # any torch config module's
+            return "config_copy"
         if name in FUTURES:
             return "future"
     leaf = r.path.rsplit(".", 1)[-1]
@@ -105,7 +119,8 @@ def utility_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     methods = split_methods(source)
     if not methods:
         raise CannotDecide("the template wrote no test")
-    imports = {"shared": ["import torch.multiprocessing"], "dtype_class": ["import pickle"]}.get(kind, [])
+    imports = {"shared": ["import torch.multiprocessing"], "dtype_class": ["import pickle"],
+               "device_class": ["import pickle"]}.get(kind, [])
     if kind == "symbolic" and "sympy." in "".join(m.source for m in methods):
         imports.append("import sympy")
     return TestPlan(
