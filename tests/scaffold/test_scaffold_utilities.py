@@ -10,8 +10,9 @@ left, a reset that clears nothing, a mark that is ignored, a ``cond``
 that always takes the true branch; and the symbolic-shape helpers
 (``constrain_range`` ignoring the upper bound, ``constrain_unify`` the wrong way
 round, ``compute_unbacked_bindings`` consuming on a peek, a symbol's value off by
-one), a fake tensor reporting another device, and a ``torch.dtype`` that the
-dtypes are not instances of.
+one), a fake tensor reporting another device, a ``torch.dtype`` that the
+dtypes are not instances of, a ``torch.device`` dropping its index, a static
+address always guarded, a stale config copy, ``warn_only`` ignored.
 """
 
 from __future__ import annotations
@@ -64,6 +65,17 @@ CASES = (
          "from torch._subclasses.fake_tensor import FakeTensor\n"
          "FakeTensor.device = property(lambda self: torch.device('meta'))"),
     Case("torch.dtype", "utility", "torch.dtype = type('dtype', (), {})"),  # a class of its own
+    Case("torch.device", "utility",  # the index dropped
+         "orig = torch.device\ntorch.device = lambda kind, index=None: orig(kind.split(':')[0])"),
+    Case("torch._dynamo.mark_static_address", "utility",  # always guarded
+         "import torch._dynamo\ntorch._dynamo.mark_static_address = "
+         "lambda t, guard=False: setattr(t, '_dynamo_static_input_type', 'guarded')"),
+    Case("torch._inductor.config.get_config_copy", "utility",  # a stale copy
+         "import torch._inductor.config as ic\nsnapshot = ic.get_config_copy()\n"
+         "ic.get_config_copy = lambda: dict(snapshot)"),
+    Case("torch.use_deterministic_algorithms", "utility",  # warn_only ignored
+         "orig = torch.use_deterministic_algorithms\n"
+         "torch.use_deterministic_algorithms = lambda mode, *, warn_only=False: orig(mode)"),
     Case(f"{SYM}.constrain_range", "utility",  # the upper bound ignored
          _SYM + "orig = sym.constrain_range\nsym.constrain_range = lambda a, *, min, max=None: orig(a, min=min)"),
     Case(f"{SYM}.constrain_unify", "utility",  # the wrong way round

@@ -19,6 +19,7 @@ def _source(plan) -> str:
     ("torch.compiler.reset", "reset"), ("torch._dynamo.decorators.mark_dynamic", "dynamic"), ("torch.cond", "cond"),
     ("torch.futures.collect_all", "future"), ("torch.fx.experimental.symbolic_shapes.constrain_unify", "symbolic"),
     ("torch._subclasses.fake_tensor.FakeTensor", "fake"), ("torch.dtype", "dtype_class"),
+    ("torch._functorch.config.get_config_copy", "config_copy"),  # any config module's
 ])
 def test_each_utility_goes_to_the_family_first(name, kind):
     info = api_info(resolution(name, "function"))
