@@ -72,7 +72,7 @@ CASES = (
          "lambda t, guard=False: setattr(t, '_dynamo_static_input_type', 'guarded')"),
     Case("torch._inductor.config.get_config_copy", "utility",  # a stale copy
          "import torch._inductor.config as ic\nsnapshot = ic.get_config_copy()\n"
-         "ic.get_config_copy = lambda: dict(snapshot)"),
+         "ic.__dict__['get_config_copy'] = lambda: dict(snapshot)"),
     Case("torch.use_deterministic_algorithms", "utility",  # warn_only ignored
          "orig = torch.use_deterministic_algorithms\n"
          "torch.use_deterministic_algorithms = lambda mode, *, warn_only=False: orig(mode)"),
