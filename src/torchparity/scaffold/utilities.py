@@ -26,6 +26,8 @@
   ``torch.device`` class: type, index, equality, pickling, its context;
 * ``get_config_copy`` of any torch config module: a copy, following a patch;
 * ``torch._dynamo.mark_static_address``: the mark dynamo reads;
+* operator libraries: ``torch.library.custom_op`` and ``Library``: the
+  operator each defines (schema, result, fake shape; removal on destroy);
 * ``torch.use_deterministic_algorithms``: the flags it sets, ``torch.empty``
   filling its memory with NaN on the CPU.
 """
@@ -56,6 +58,8 @@ KINDS = {
     "torch.dtype": "dtype_class", "torch.device": "device_class",
     "torch._dynamo.mark_static_address": "static", "torch._dynamo.decorators.mark_static_address": "static",
     "torch.use_deterministic_algorithms": "deterministic",
+    "torch.library.custom_op": "library", "torch._library.custom_ops.custom_op": "library",
+    "torch.library.Library": "library",
     f"{SYMBOLIC}.constrain_range": "symbolic", f"{SYMBOLIC}.constrain_unify": "symbolic",
     f"{SYMBOLIC}.compute_unbacked_bindings": "symbolic", f"{SYMBOLIC}.ShapeEnv.add_backed_var_to_val": "symbolic",
 }
@@ -76,6 +80,8 @@ WHAT = {
     "static": "the static-address mark dynamo reads, guarded and not, and the error for a non-tensor",
     "config_copy": "a copy of the config's values: equal to the config, independent of it, following a patch",
     "deterministic": "the deterministic and warn-only flags it sets (restored after), and torch.empty filling memory",
+    "library": ("an operator it defines: its schema, its result on the device by hand, its fake implementation "
+                "or its removal with the library"),
     "cond": "each branch taken by the predicate on the device, eager and exported (a cond node with both branches)",
 }
 IMPORTS = {
