@@ -12,7 +12,8 @@ that always takes the true branch; and the symbolic-shape helpers
 round, ``compute_unbacked_bindings`` consuming on a peek, a symbol's value off by
 one), a fake tensor reporting another device, a ``torch.dtype`` that the
 dtypes are not instances of, a ``torch.device`` dropping its index, a static
-address always guarded, a stale config copy, ``warn_only`` ignored.
+address always guarded, a stale config copy, ``warn_only`` ignored, and operators registered under
+another name or namespace.
 """
 
 from __future__ import annotations
@@ -76,6 +77,11 @@ CASES = (
     Case("torch.use_deterministic_algorithms", "utility",  # warn_only ignored
          "orig = torch.use_deterministic_algorithms\n"
          "torch.use_deterministic_algorithms = lambda mode, *, warn_only=False: orig(mode)"),
+    Case("torch.library.custom_op", "utility",  # registers under another name
+         "orig = torch.library.custom_op\n"
+         "torch.library.custom_op = lambda name, *a, **k: orig(name.replace('::', '::other_'), *a, **k)"),
+    Case("torch.library.Library", "utility",  # another namespace
+         "orig = torch.library.Library\ntorch.library.Library = lambda ns, kind, *a: orig(ns + '_other', kind, *a)"),
     Case(f"{SYM}.constrain_range", "utility",  # the upper bound ignored
          _SYM + "orig = sym.constrain_range\nsym.constrain_range = lambda a, *, min, max=None: orig(a, min=min)"),
     Case(f"{SYM}.constrain_unify", "utility",  # the wrong way round

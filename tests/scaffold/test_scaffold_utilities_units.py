@@ -20,6 +20,7 @@ def _source(plan) -> str:
     ("torch.futures.collect_all", "future"), ("torch.fx.experimental.symbolic_shapes.constrain_unify", "symbolic"),
     ("torch._subclasses.fake_tensor.FakeTensor", "fake"), ("torch.dtype", "dtype_class"),
     ("torch._functorch.config.get_config_copy", "config_copy"),  # any config module's
+    ("torch.library.Library", "library"),
 ])
 def test_each_utility_goes_to_the_family_first(name, kind):
     info = api_info(resolution(name, "function"))
