@@ -45,7 +45,7 @@ from .render import render_macro
 FUTURES = ("torch.futures.Future", "torch.jit.Future", "torch._C.Future")
 SYMBOLIC = "torch.fx.experimental.symbolic_shapes"
 FUTURE_MEMBERS = ("set_result", "wait", "value", "then", "add_done_callback", "done", "set_exception")
-#: API name -> (macro, what its test asserts)
+#: API name -> the kind (its macro in utilities.py.j2)
 KINDS = {
     "torch.futures.collect_all": "future", "torch.futures.wait_all": "future",
     "torch.multiprocessing.Value": "shared", "torch.multiprocessing.Array": "shared",
