@@ -14,9 +14,12 @@ recorded as a forward one, ``compile`` that does nothing or ignores its backend,
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from tests.scaffold.conftest import Case
+from tests.scaffold.test_scaffold_generated import RUFF
 from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
 
 pytestmark = pytest.mark.slow
@@ -88,6 +91,8 @@ def test_each_gets_a_real_test_on_the_cpu_that_fails_once_broken(tmp_path_factor
     pytest.importorskip("torch")
     results, _ = _scaffold(CASES, [c.api for c in CASES], tmp_path_factory.mktemp("inherited"))
     _check_families(CASES, results)
+    proc = subprocess.run([*RUFF, *(results[c.api].path for c in CASES)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-4000:]
     scripted = [c for c in CASES if c.api.startswith(SM) and "compile" not in c.api]
     for case in scripted:  # the base's member test, on a scripted module
         assert "torch.jit.script(make(DEVICE))" in open(results[case.api].path).read(), case.api

@@ -12,15 +12,18 @@ that always takes the true branch; and the symbolic-shape helpers
 round, ``compute_unbacked_bindings`` consuming on a peek, a symbol's value off by
 one), a fake tensor reporting another device, a ``torch.dtype`` that the
 dtypes are not instances of, a ``torch.device`` dropping its index, a static
-address always guarded, a stale config copy, ``warn_only`` ignored, and operators registered under
-another name or namespace.
+address always guarded, a stale config copy, ``warn_only`` ignored, operators registered under
+another name or namespace, and ``from_numpy`` copying the array.
 """
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 from tests.scaffold.conftest import Case
+from tests.scaffold.test_scaffold_generated import RUFF
 from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
 
 pytestmark = pytest.mark.slow
@@ -82,6 +85,8 @@ CASES = (
          "torch.library.custom_op = lambda name, *a, **k: orig(name.replace('::', '::other_'), *a, **k)"),
     Case("torch.library.Library", "utility",  # another namespace
          "orig = torch.library.Library\ntorch.library.Library = lambda ns, kind, *a: orig(ns + '_other', kind, *a)"),
+    Case("torch.from_numpy", "utility",  # a copy, not the array's memory
+         "orig = torch.from_numpy\ntorch.from_numpy = lambda a: orig(a).clone()"),
     Case(f"{SYM}.constrain_range", "utility",  # the upper bound ignored
          _SYM + "orig = sym.constrain_range\nsym.constrain_range = lambda a, *, min, max=None: orig(a, min=min)"),
     Case(f"{SYM}.constrain_unify", "utility",  # the wrong way round
@@ -108,6 +113,8 @@ def test_each_gets_a_real_test_on_the_cpu_that_fails_once_broken(tmp_path_factor
     pytest.importorskip("torch")
     results, _ = _scaffold(CASES, [c.api for c in CASES], tmp_path_factory.mktemp("utilities"))
     _check_families(CASES, results)
+    proc = subprocess.run([*RUFF, *(results[c.api].path for c in CASES)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-4000:]
     _passes_and_fails_once_broken(CASES, results, tmp_path)
 
 

@@ -28,6 +28,7 @@
 * ``torch._dynamo.mark_static_address``: the mark dynamo reads;
 * operator libraries: ``torch.library.custom_op`` and ``Library``: the
   operator each defines (schema, result, fake shape; removal on destroy);
+* ``torch.from_numpy``: memory shared with the array both ways, the dtypes;
 * ``torch.use_deterministic_algorithms``: the flags it sets, ``torch.empty``
   filling its memory with NaN on the CPU.
 """
@@ -59,7 +60,7 @@ KINDS = {
     "torch._dynamo.mark_static_address": "static", "torch._dynamo.decorators.mark_static_address": "static",
     "torch.use_deterministic_algorithms": "deterministic",
     "torch.library.custom_op": "library", "torch._library.custom_ops.custom_op": "library",
-    "torch.library.Library": "library",
+    "torch.library.Library": "library", "torch.from_numpy": "from_numpy",
     f"{SYMBOLIC}.constrain_range": "symbolic", f"{SYMBOLIC}.constrain_unify": "symbolic",
     f"{SYMBOLIC}.compute_unbacked_bindings": "symbolic", f"{SYMBOLIC}.ShapeEnv.add_backed_var_to_val": "symbolic",
 }
@@ -82,6 +83,7 @@ WHAT = {
     "deterministic": "the deterministic and warn-only flags it sets (restored after), and torch.empty filling memory",
     "library": ("an operator it defines: its schema, its result on the device by hand, its fake implementation "
                 "or its removal with the library"),
+    "from_numpy": "the array's memory shared both ways, the dtypes it maps, a list refused, the values on the device",
     "cond": "each branch taken by the predicate on the device, eager and exported (a cond node with both branches)",
 }
 IMPORTS = {
@@ -126,7 +128,8 @@ def utility_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     if not methods:
         raise CannotDecide("the template wrote no test")
     imports = {"shared": ["import torch.multiprocessing"], "dtype_class": ["import pickle"],
-               "device_class": ["import pickle"]}.get(kind, [])
+               "device_class": ["import pickle"],
+               "from_numpy": ["import numpy"]}.get(kind, [])
     if kind == "symbolic" and "sympy." in "".join(m.source for m in methods):
         imports.append("import sympy")
     return TestPlan(
