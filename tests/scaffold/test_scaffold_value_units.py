@@ -153,7 +153,7 @@ def test_a_torch_library_api_goes_to_the_library_family_first(name, kind, owner)
     assert plan.family == "library" and plan.uses_device
     for m in plan.methods:
         assert name in m.source and "device=DEVICE" in m.source, m.name
-        assert "torch.ops.torchparity_" in m.source  # the op is called through torch.ops, in its own namespace
+        assert "torch.ops.tp_" in m.source  # the op is called through torch.ops, in its own namespace
 
 
 def test_library_apis_left_to_other_families():

@@ -62,6 +62,24 @@ def _members(cls):
         return []
 
 
+def _defined_on(owner, path):
+    """``module.qualname`` of the class in ``owner``'s MRO whose own dict holds the member ("" if none).
+
+    A member reached through a class that inherits it (``ScriptModule.state_dict`` is
+    ``Module.state_dict``) names the base class, whose family may cover it.
+    """
+    if not isinstance(owner, type):
+        return ""
+    leaf = path.rsplit(".", 1)[-1]
+    try:
+        for k in owner.__mro__:
+            if leaf in vars(k):
+                return "%s.%s" % (k.__module__, k.__qualname__)
+    except Exception:
+        pass
+    return ""
+
+
 def _guard(what, fn, *args):
     """``fn(*args)``, or a record of why it failed (the traceback goes to the job's log)."""
     try:
@@ -119,6 +137,7 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
     out["classes"] = {"api": _mro(obj), "owner": _mro(owner)}
     out["callable"] = callable(obj)
     out["members"] = _members(obj if isinstance(obj, type) else owner)
+    out["defined_on"] = _defined_on(owner, res["path"])
     if "states" in wants:
         out["states"] = _guard("state", state_facts, res, device_type)
     if "context" in wants:

@@ -75,17 +75,27 @@ def _lines(role: str, S: str) -> dict[str, list[str]]:
     ]
     if role in ("FakeTensor", "FakeTensorMode", "from_tensor"):
         return {"made_in_mode": made_in_mode, "from_tensor": converted}
-    if role in ("detect_fake_mode", "active_fake_mode"):
-        call = (lambda args: f"{S}({args})") if role == "detect_fake_mode" else (lambda args: f"{S}()")
+    if role == "detect_fake_mode":
         return {"finds_the_mode": [
             f"mode = {M}()",
             "real = torch.ones(2, device=DEVICE)",
-            f"self.assertIsNone({call('[real]')})  # no fake mode is active and no input is fake",
+            f"self.assertIsNone({S}([real]))  # no fake mode is active and no input is fake",
             "with mode:",
             "    fake = torch.ones(2, device=DEVICE)",
-            f"    self.assertIs({call('[fake]')}, mode)",
-            f"self.assertIsNone({S}())" if role == "active_fake_mode" else f"self.assertIs({S}([real, fake]), mode)",
-        ] + ([f"self.assertIsNone({S}([real]))"] if role == "detect_fake_mode" else [])}
+            f"    self.assertIs({S}([fake]), mode)",
+            f"self.assertIs({S}([real, fake]), mode)  # found from a fake input",
+            f"self.assertIsNone({S}([real]))",
+        ]}
+    if role == "active_fake_mode":
+        return {"finds_the_mode": [
+            f"mode = {M}()",
+            f"self.assertIsNone({S}())  # no fake mode is active",
+            "with mode:",
+            f"    self.assertIs({S}(), mode)",
+            "    made = torch.ones(2, device=DEVICE)",
+            f"self.assertIsNone({S}())",
+            f"self.assertIsInstance(made, {T})  # what the mode made is fake",
+        ]}
     return {"real_inside_a_fake_mode": [  # unset_fake_temporarily
         f"mode = {M}()",
         "with mode:",

@@ -40,6 +40,8 @@ from .dtypes import canonical_dtype, dtype_plan
 from .factories import factory_leaf, factory_plan
 from .fake import fake_plan, fake_role
 from .graph import graph_plan
+from .inherited import applies as inherited_applies
+from .inherited import inherited_plan
 from .lazy import lazy_plan, lazy_role
 from .library import library_plan, library_role
 from .measured import measured_plan
@@ -55,6 +57,7 @@ from .serialization import serialization_plan
 from .sparse import sparse_leaf, sparse_plan
 from .states import StateCode, primary_and_secondaries, relation
 from .typeobjects import type_object, typeobject_plan
+from .utilities import utility_kind, utility_plan
 
 MEMBER_KINDS = ("method", "classmethod", "staticmethod", "property", "attribute")
 CALLABLE_KINDS = ("function", "builtin", "method", "classmethod", "staticmethod")
@@ -65,7 +68,7 @@ WANTS = {
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
     "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [],
     "overload": ["overload"], "sparse": [], "typeobject": [], "fake": [], "library": [], "lazy": [],
-    "collectives": [], "config": [], "fill-in": [],
+    "collectives": [], "config": [], "inherited": [], "utility": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -114,6 +117,10 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "graph")
     if is_overload_kind(info):
         out.insert(out.index("opinfo") + 1 if "opinfo" in out else 0, "overload")
+    if inherited_applies(info):
+        out.insert(0, "inherited")
+    if utility_kind(info):
+        out.insert(0, "utility")
     if factory_leaf(info):
         out.insert(0, "factory")
     if sparse_leaf(info):
@@ -486,4 +493,5 @@ BUILDERS.update({
     "distributed": distributed_plan, "package": package_plan, "dtype": dtype_plan, "factory": factory_plan,
     "overload": overload_plan, "sparse": sparse_plan, "typeobject": typeobject_plan, "fake": fake_plan,
     "library": library_plan, "lazy": lazy_plan, "collectives": collectives_plan, "config": config_plan,
+    "inherited": inherited_plan, "utility": utility_plan,
 })

@@ -44,7 +44,7 @@ def _bodies(role: str, S: str) -> dict[str, list[str]]:
                 "self.assertIsInstance(p, torch.nn.Parameter)",
                 "self.assertTrue(p.requires_grad)",
                 'with self.assertRaisesRegex(RuntimeError, "uninitialized"):  # no shape before materialize',
-                "    p.shape",
+                "    tuple(p.shape)",
                 'with self.assertRaisesRegex(ValueError, "uninitialized"):  # torch functions refuse it',
                 "    p + 1",
                 mat("p", "(2, 3)"),
@@ -74,7 +74,7 @@ def _bodies(role: str, S: str) -> dict[str, list[str]]:
         "materialize": [
             f"b = {C}(requires_grad=False, device=DEVICE, dtype=torch.float64)",
             'with self.assertRaisesRegex(RuntimeError, "uninitialized"):',
-            "    b.shape",
+            "    tuple(b.shape)",
             mat("b", "(4,)"),
             f"self.assertIs({C}.cls_to_become, torch.Tensor)",
             "self.assertIs(type(b), torch.Tensor)  # a buffer becomes a plain tensor",

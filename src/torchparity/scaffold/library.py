@@ -194,7 +194,7 @@ def library_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         raise CannotDecide(f"{info.resolution.canonical} is none of the torch.library APIs this family knows")
     S = spelling_of(info.resolution)
     stem = role.replace(".", "_").lower()
-    ns = f"torchparity_{stem}"
+    ns = f"tp_{stem}"
     if role == "custom_op":
         bodies = _custom_op(S, ns)
     elif role == "Library":
