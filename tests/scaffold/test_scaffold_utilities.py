@@ -38,6 +38,9 @@ _PRIVATE = "from threading import Lock\n"
 CASES = (
     Case("torch.futures.Future", "utility",  # callbacks never run
          "torch.futures.Future.add_done_callback = lambda self, callback: None"),
+    Case("torch._C.Future", "utility",  # the C class: its done callbacks never run
+         "class F(torch._C.Future):\n    def add_done_callback(self, fn):\n        pass\n"
+         "torch._C.Future = torch.Future = F"),
     Case("torch.futures.Future.set_exception", "utility",  # the error is lost: a result instead
          "torch.futures.Future.set_exception = lambda self, result: self.set_result(None)"),
     Case("torch.futures.Future.then", "utility",  # the chained future holds the parent's value
