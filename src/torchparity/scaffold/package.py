@@ -18,7 +18,7 @@ from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 from .render import render_macro
 
 EXPORTER = ("extern", "save_source_string", "save_pickle", "save_text", "save_binary", "add_dependency",
-            "externed_modules", "interned_modules", "dependency_graph_string", "__init__")
+            "externed_modules", "interned_modules", "dependency_graph_string", "close", "__init__")
 IMPORTER = ("load_pickle", "load_text", "load_binary", "get_source", "import_module", "file_structure", "__init__")
 
 
