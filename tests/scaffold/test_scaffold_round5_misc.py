@@ -102,3 +102,16 @@ def test_package_exporter_close_gets_a_real_test_that_fails_when_close_writes_no
     results, _ = _scaffold(cases, [c.api for c in cases], tmp_path_factory.mktemp("close"))
     assert results[cases[0].api].family == "package", results[cases[0].api].fill_in
     _passes_and_fails_once_broken(cases, results, tmp_path)
+
+
+def test_a_setter_measured_first_leaves_its_getter_as_it_found_it(tmp_path_factory, tmp_path):
+    """The signature family's calls of ``set_warn_always(True)`` left the state set in the agent, so
+    ``is_warn_always_enabled`` measured after it in the same batch was measured True, and its test failed
+    in a fresh interpreter: the state the setter found is restored after its calls."""
+    pytest.importorskip("torch")
+    cases = (Case("torch.set_warn_always", "measured", "torch.set_warn_always = lambda b: None"),
+             Case("torch.is_warn_always_enabled", "signature", "torch.is_warn_always_enabled = lambda: True"))
+    results, _ = _scaffold(cases, [c.api for c in cases], tmp_path_factory.mktemp("leak"))
+    for case in cases:
+        assert results[case.api].family == case.family, (case.api, results[case.api].fill_in)
+    _passes_and_fails_once_broken(cases, results, tmp_path)

@@ -283,7 +283,32 @@ def _pick(outcomes, key, limit, per_key):
 
 
 def call_facts(torch, obj, resolution, device_type):
-    """Valid calls (values measured on the CPU) and invalid ones (the exception measured)."""
+    """Valid calls (values measured on the CPU) and invalid ones (the exception measured).
+
+    A setter with a paired getter (``set_warn_always`` and ``is_warn_always_enabled``) gets the
+    state it found back afterwards, so the facts of the APIs measured after it are not changed."""
+    import sys
+
+    from .facts_probe import paired_getter
+
+    getter = paired_getter(resolution["path"].rsplit(".", 1)[-1], sys.modules.get(getattr(obj, "__module__", "")))
+    saved = None
+    if getter:
+        try:
+            saved = (eval(getter, {"torch": torch}),)
+        except Exception:
+            getter = ""
+    try:
+        return _call_facts(torch, obj, resolution, device_type)
+    finally:
+        if getter and saved is not None:
+            try:
+                obj(*saved)
+            except Exception:
+                pass
+
+
+def _call_facts(torch, obj, resolution, device_type):
     params = _signature_params(obj, resolution)
     if params is None:
         return {"problem": "no signature could be read for %s" % resolution["canonical"], "valid": [],
