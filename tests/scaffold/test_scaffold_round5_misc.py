@@ -7,8 +7,10 @@
 * Docstring examples that use ``numpy`` got a ``NameError`` and a shown value
   changed in place by a later example (``t[0] = -1``) no longer matched: the
   examples' namespace names are imported and shown values copied, so
-  ``torch.from_numpy`` gets its example test; a ``from_numpy`` that converts
-  to float fails.
+  ``torch.as_tensor`` (whose example changes ``t[0]`` of a tensor sharing a
+  NumPy array's memory) gets its example test; an ``as_tensor`` that converts
+  the array's integers to float64 fails. (``torch.from_numpy``, the first API this was seen on, now takes the
+  utility family; a ``from_numpy`` that converts to float fails there.)
 * The optimizer family tried a vector parameter only: an optimizer of 2-D
   parameters (``torch.optim.Muon``) now gets a matrix (loss 14.25 by hand); a
   step of the wrong sign fails.
@@ -27,7 +29,9 @@ CASES = (
     Case("torch.use_deterministic_algorithms", "signature",
          "use = torch.use_deterministic_algorithms\n"
          "torch.use_deterministic_algorithms = lambda mode, warn_only=False: use(mode)"),
-    Case("torch.from_numpy", "doctest",
+    Case("torch.as_tensor", "doctest",  # an array's integers converted to float64
+         "as_tensor = torch.as_tensor\ntorch.as_tensor = lambda data, *a, **k: as_tensor(data, *a, **k).double()"),
+    Case("torch.from_numpy", "utility",  # the utility family takes it since the fifth round's merge
          "torch.from_numpy = lambda a: torch.tensor(a, dtype=torch.float32)"),
     Case("torch.optim.Muon", "optim",  # a step of the wrong sign
          "M = torch.optim.Muon\nstep = M.step\n"
