@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..api.records import ApiInfo
-from .operators import split_methods
-from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of
+from .operators import lines_method as _method
+from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
 
 LEAVES = ("get_config_copy", "shallow_copy_dict", "load_config")
 
@@ -61,10 +61,6 @@ def _lines(leaf: str, S: str, C: str) -> dict[str, list[str]]:
         "copy[key] = not value",
         "self.assertEqual(operator.attrgetter(key)(" + C + "), value)  # changing the copy leaves the module",
     ]}
-
-
-def _method(name: str, lines: list[str]) -> Method:
-    return split_methods(f"    def {name}(self):\n" + "".join(f"        {line}\n" for line in lines))[0]
 
 
 def config_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:

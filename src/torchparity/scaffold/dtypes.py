@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..api.records import ApiInfo
-from .operators import split_methods
-from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of
+from .operators import lines_method as _method
+from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
 
 
 @dataclass(frozen=True)
@@ -152,10 +152,6 @@ def _quantized_lines(d: str, f: DtypeFacts) -> list[str]:
             f"self.assertEqual(q.int_repr().tolist(), {reprs})",
             "self.assertEqual(q.dequantize().tolist(), source.tolist())",
             f"self.assertEqual(q.element_size(), {f.itemsize})"]
-
-
-def _method(name: str, lines: list[str]) -> Method:
-    return split_methods(f"    def {name}(self):\n" + "".join(f"        {line}\n" for line in lines))[0]
 
 
 def dtype_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:

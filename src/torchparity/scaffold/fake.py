@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..api.records import ApiInfo
-from .operators import split_methods
-from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of
+from .operators import lines_method as _method
+from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
 
 MODULE = "torch._subclasses.fake_tensor"
 NAMES = {
@@ -109,10 +109,6 @@ def _lines(role: str, S: str) -> dict[str, list[str]]:
         "self.assertEqual(real.device.type, DEVICE.type)",
         "self.assertEqual(real.cpu().tolist(), [7.0, 7.0])",
     ]}
-
-
-def _method(name: str, lines: list[str]) -> Method:
-    return split_methods(f"    def {name}(self):\n" + "".join(f"        {line}\n" for line in lines))[0]
 
 
 def fake_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:

@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..api.records import ApiInfo
-from .operators import split_methods
-from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of
+from .operators import lines_method as _method
+from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
 
 P = "torch.nn.parameter.UninitializedParameter"
 B = "torch.nn.parameter.UninitializedBuffer"
@@ -97,10 +97,6 @@ def _bodies(role: str, S: str) -> dict[str, list[str]]:
             'self.assertEqual(state["running"].device.type, DEVICE.type)',
         ],
     }
-
-
-def _method(name: str, lines: list[str]) -> Method:
-    return split_methods(f"    def {name}(self):\n" + "".join(f"        {line}\n" for line in lines))[0]
 
 
 def lazy_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:

@@ -17,8 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..api.records import ApiInfo
-from .operators import split_methods
-from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of
+from .operators import lines_method as _method
+from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
 
 #: canonical -> role
 ROLES = {
@@ -182,10 +182,6 @@ def _impl_abstract(S: str, ns: str) -> dict[str, list[str]]:
         f"real = torch.ops.{ns}_s.row_sums(torch.ones(3, 4, device=DEVICE))",
         "self.assertEqual(real.cpu().tolist(), [4.0, 4.0, 4.0])",
     ]}
-
-
-def _method(name: str, lines: list[str]) -> Method:
-    return split_methods(f"    def {name}(self):\n" + "".join(f"        {line}\n" for line in lines))[0]
 
 
 def library_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:

@@ -116,6 +116,11 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     )
 
 
+def lines_method(name: str, lines: list[str]) -> Method:
+    """One test method ``name`` whose body is ``lines`` (relative to the method)."""
+    return split_methods(f"    def {name}(self):\n" + "".join(f"        {line}\n" for line in lines))[0]
+
+
 def split_methods(source: str) -> list[Method]:
     """The ``def`` blocks of rendered class-body source, one Method each (long lines wrapped)."""
     out = []

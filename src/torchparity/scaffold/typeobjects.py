@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..api.records import ApiInfo
-from .operators import split_methods
-from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of
+from .operators import lines_method as _method
+from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
 
 
 def _dtype(C: str) -> dict[str, list[str]]:
@@ -213,10 +213,6 @@ def type_object(info: ApiInfo) -> str:
         if name in TYPE_OBJECTS:
             return name
     return ""
-
-
-def _method(name: str, lines: list[str]) -> Method:
-    return split_methods(f"    def {name}(self):\n" + "".join(f"        {line}\n" for line in lines))[0]
 
 
 def typeobject_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
