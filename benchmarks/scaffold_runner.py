@@ -13,6 +13,7 @@ import json
 import os
 import re
 import runpy
+import shutil
 import sys
 import tempfile
 
@@ -22,7 +23,7 @@ for _name in ("torch", "torch._dynamo", "torch.testing._internal.common_utils"):
 from torchparity.agent import standin  # noqa: E402
 
 
-def run_child(job, log_path, info_path):
+def run_child(job, log_path, info_path, work):
     import signal
 
     signal.alarm(300)  # a test that hangs ends its own run
@@ -31,7 +32,7 @@ def run_child(job, log_path, info_path):
     os.dup2(fd, 2)
     sys.argv = [job["file"], "-v"]
     sys.path[0] = os.path.dirname(os.path.abspath(job["file"]))
-    work = tempfile.mkdtemp(prefix="bench-run-")
+    os.makedirs(work)
     os.chdir(work)
     code = 1
     try:
@@ -75,7 +76,7 @@ def main():
         info_path = os.path.join(folder, f"{n:04d}.json")
         pid = os.fork()
         if pid == 0:
-            run_child(job, log, info_path)
+            run_child(job, log, info_path, os.path.join(folder, f"{n:04d}.cwd"))
         _, status = os.waitpid(pid, 0)
         text = open(log, encoding="utf-8", errors="replace").read()
         info = json.load(open(info_path)) if os.path.exists(info_path) else {}
@@ -83,6 +84,7 @@ def main():
                         "summary": summary(text), "first_failure": first_failure(text),
                         "replaced": info.get("replaced", []), "standin_problem": info.get("problem", "")})
     json.dump(results, open(sys.argv[2], "w"))
+    shutil.rmtree(folder, ignore_errors=True)  # the logs and the tests' working folders
 
 
 if __name__ == "__main__":
