@@ -25,6 +25,7 @@ from .facts_doctest import doctest_facts
 from .facts_domain import optim_facts
 from .facts_literal import NotLiteral, error_text, literal
 from .facts_opinfo import opinfo_facts
+from .facts_backward import backward_facts
 from .facts_overloads import overload_facts
 from .facts_probe import needed_imports, probe_isolated
 from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts
@@ -146,6 +147,8 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
         out["opinfo"] = _guard("OpInfo", opinfo_facts, torch, obj, device_type, dtypes)
     if "overload" in wants:
         out["overload"] = _guard("overload", overload_facts, torch, obj, res, device_type, dtypes)
+    if "backward" in wants:
+        out["backward"] = _guard("backward kernel", backward_facts, torch, obj, res)
     if "tensor" in wants:
         out["tensor"] = _guard("Tensor", tensor_facts, torch, res["path"].rsplit(".", 1)[-1], res["kind"], formula)
     if "calls" in wants and not (out.get("opinfo") or {}).get("found"):
