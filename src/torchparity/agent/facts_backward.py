@@ -297,15 +297,25 @@ def _search(torch, target, overload):
                 continue
         # the smallest samples with a few elements first
         ordered = sorted(samples, key=lambda s: _size_key(torch, s))
-        for sample in ordered[:4]:
+        reaching = 0
+        for sample in ordered[:40]:
             try:
                 with Recorder() as rec:
-                    op.op(sample.input, *sample.args, **sample.kwargs)
+                    outs = [o for o in _flat(torch, op.op(sample.input, *sample.args, **sample.kwargs))
+                            if isinstance(o, torch.Tensor) and o.requires_grad]
+                    forward_calls = list(rec.calls)
+                    if outs:
+                        torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])
             except Exception as exc:
                 problems.append("%s: %s" % (op.name, error_text(exc)))
                 continue
+            if not any(_name(c[0])[0] == target for c in rec.calls[len(forward_calls):]):
+                continue  # this sample's backward does not reach the kernel
+            reaching += 1
+            if reaching > 3:
+                break
             seen = set()
-            for func, args, kwargs, _ in reversed(rec.calls):
+            for func, args, kwargs, _ in reversed(forward_calls):
                 fname = _name(func)
                 if fname in seen or fname[0] == target:
                     continue
