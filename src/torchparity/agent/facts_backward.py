@@ -69,27 +69,28 @@ def _flat(torch, value):
 
 
 def _index(torch):
-    """ATen operator name -> [(OpInfo name, variant, sample index)] of the samples whose forward or backward call it."""
+    """ATen operator name -> [(OpInfo name, variant)] of the entries whose first sample's forward or backward
+    calls it (a sample with grad and one without: without grad a forward may call another operator)."""
     if _INDEX:
         return _INDEX
     from torch.testing._internal.common_methods_invocations import op_db
 
     Recorder = _recorder(torch)
     for op in op_db:
-        if not op.supports_autograd:
-            continue
+        rec = Recorder()
         with warnings.catch_warnings(), torch.random.fork_rng():
             warnings.simplefilter("ignore")
             torch.manual_seed(0)
-            try:
-                sample = next(iter(op.sample_inputs("cpu", torch.float32, requires_grad=True)))
-                with Recorder() as rec:
-                    outs = [o for o in _flat(torch, op.op(sample.input, *sample.args, **sample.kwargs))
-                            if isinstance(o, torch.Tensor) and o.requires_grad]
-                    if outs:
-                        torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])
-            except Exception:
-                continue
+            for grad in (True, False) if op.supports_autograd else (False,):
+                try:
+                    sample = next(iter(op.sample_inputs("cpu", torch.float32, requires_grad=grad)))
+                    with rec:
+                        outs = [o for o in _flat(torch, op.op(sample.input, *sample.args, **sample.kwargs))
+                                if isinstance(o, torch.Tensor) and o.requires_grad]
+                        if outs:
+                            torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])
+                except Exception:
+                    continue
         for func, _, _, _ in rec.calls:
             name = _name(func)[0]
             if name:
@@ -272,9 +273,10 @@ def backward_facts(torch, obj, res):
 
 
 def _size_key(torch, sample):
-    size = sum(t.numel() for t in _flat(torch, (sample.input, sample.args, sample.kwargs))
-               if isinstance(t, torch.Tensor))
-    return (size < 4, size)
+    """Smallest first, after the samples with an empty tensor or fewer than four elements."""
+    tensors = [t for t in _flat(torch, (sample.input, sample.args, sample.kwargs)) if isinstance(t, torch.Tensor)]
+    size = sum(t.numel() for t in tensors)
+    return (size < 4 or any(t.numel() == 0 for t in tensors), size)
 
 
 def _search(torch, target, overload):

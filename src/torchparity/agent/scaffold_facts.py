@@ -26,6 +26,7 @@ from .facts_domain import optim_facts
 from .facts_literal import NotLiteral, error_text, literal
 from .facts_opinfo import opinfo_facts
 from .facts_backward import backward_facts
+from .facts_captured import captured_facts
 from .facts_overloads import overload_facts
 from .facts_probe import needed_imports, probe_isolated
 from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts
@@ -149,6 +150,8 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
         out["overload"] = _guard("overload", overload_facts, torch, obj, res, device_type, dtypes)
     if "backward" in wants:
         out["backward"] = _guard("backward kernel", backward_facts, torch, obj, res)
+    if "captured" in wants:
+        out["captured"] = _guard("captured call", captured_facts, torch, obj, res)
     if "tensor" in wants:
         out["tensor"] = _guard("Tensor", tensor_facts, torch, res["path"].rsplit(".", 1)[-1], res["kind"], formula)
     if "calls" in wants and not (out.get("opinfo") or {}).get("found"):

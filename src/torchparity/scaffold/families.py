@@ -31,6 +31,7 @@ from ..api.records import ApiInfo
 from .accelerator import accelerator_plan
 from .autograd import autograd_plan
 from .backward import backward_kernel, backward_plan
+from .captured import captured_plan, private_aten
 from .checkpoint import checkpoint_plan
 from .collectives import collectives_plan, is_collective
 from .configs import config_leaf, config_plan
@@ -68,7 +69,7 @@ WANTS = {
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
     "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [],
-    "overload": ["overload"], "backward": ["backward"], "sparse": [], "typeobject": [], "fake": [], "library": [], "lazy": [],
+    "overload": ["overload"], "backward": ["backward"], "captured": ["captured"], "sparse": [], "typeobject": [], "fake": [], "library": [], "lazy": [],
     "collectives": [], "config": [], "inherited": [], "utility": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
@@ -120,6 +121,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(out.index("opinfo") + 1 if "opinfo" in out else 0, "overload")
     if backward_kernel(info):
         out.insert(out.index("overload") + 1 if "overload" in out else 0, "backward")
+    elif private_aten(info) and "opinfo" in out:
+        out.insert(out.index("overload") + 1 if "overload" in out else out.index("opinfo") + 1, "captured")
     if inherited_applies(info):
         out.insert(0, "inherited")
     if utility_kind(info):
@@ -494,7 +497,7 @@ BUILDERS.update({
     "data": data_plan, "graph": graph_plan, "generator": generator_plan,
     "doctest": doctest_plan, "autograd": autograd_plan, "checkpoint": checkpoint_plan,
     "distributed": distributed_plan, "package": package_plan, "dtype": dtype_plan, "factory": factory_plan,
-    "overload": overload_plan, "backward": backward_plan, "sparse": sparse_plan, "typeobject": typeobject_plan, "fake": fake_plan,
+    "overload": overload_plan, "backward": backward_plan, "captured": captured_plan, "sparse": sparse_plan, "typeobject": typeobject_plan, "fake": fake_plan,
     "library": library_plan, "lazy": lazy_plan, "collectives": collectives_plan, "config": config_plan,
     "inherited": inherited_plan, "utility": utility_plan,
 })
