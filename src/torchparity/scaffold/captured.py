@@ -29,6 +29,8 @@ def captured_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
     stem = stem_of(r)
     variant = f" ({cap['variant_test_name']})" if cap.get("variant_test_name") else ""
     reference = _spelled_op(cap["target"], cap["overload"])
+    if spelling == reference:  # the packet, not the very attribute the test calls
+        reference = reference.rsplit(".", 1)[0]
     body = [f"# {line}" for line in _comment_lines(
         f"{cap['target']} as a sample of OpInfo {cap['opinfo']}{variant} calls it (recorded below "
         "autograd), here with its float inputs rounded to four decimals")]
