@@ -1,12 +1,11 @@
 """The ``backward`` family (issue 16, sixth round): ATen backward kernels against central differences.
 
 A backward kernel gets the forward ATen call whose backward reaches it (found by
-recording OpInfo samples), the kernel's arguments as autograd passes them on the
-CPU, and its outputs compared on the device with central differences of the
-forward in float64. Each case is scaffolded for the CPU (and the emulated npu),
-passes there and fails under a targeted break of the kernel: a wrapper that
-keeps the operator's overloads (so autograd's own calls are unchanged) and
-returns a wrong gradient from the call the test makes.
+recording OpInfo samples), the kernel's arguments as autograd passed them on the
+CPU, written out, and its outputs compared on the device with central
+differences of the forward in float64. Each case is scaffolded for the CPU (and
+the emulated npu), passes there and fails under a targeted break of the kernel:
+a wrapper that keeps the operator's overloads and returns a wrong gradient.
 """
 
 from __future__ import annotations
@@ -73,6 +72,7 @@ def test_each_gets_a_real_test_on_the_cpu_that_fails_once_broken(tmp_path_factor
         text = Path(results[case.api].path).read_text()
         assert "self._central_differences(" in text, case.api  # the independent reference
         assert "_to_device(call_args)" in text, case.api  # the kernel runs on the device
+        assert "TorchDispatchMode" not in text, case.api  # its arguments are written out
     conv = Path(results["torch.ops.aten.convolution_backward"].path).read_text()
     assert conv.count("torch.testing.assert_close(") == 3  # input, weight and bias gradients
     lint = subprocess.run([*RUFF, *(results[c.api].path for c in cases)], capture_output=True, text=True)

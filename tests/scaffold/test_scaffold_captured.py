@@ -2,7 +2,7 @@
 
 Such an operator gets the call an OpInfo sample makes of it (recorded below
 autograd, written out), run on the device and compared with the same call in
-float64 on the CPU, integer results equal. Each case is scaffolded for the CPU
+float64 on the CPU (its floating results: integer ones are each backend's bookkeeping). Each case is scaffolded for the CPU
 and the emulated npu, passes there and fails under a targeted break.
 """
 
@@ -23,8 +23,8 @@ pytestmark = pytest.mark.slow
 CASES = (
     Case("torch._trilinear", "captured",  # the product halved
          _wrapped("torch._trilinear", "r * 0.5")),
-    Case("torch.ops.aten._embedding_bag", "captured",  # the bag offsets shifted
-         _wrapped("torch.ops.aten._embedding_bag", "(r[0], r[1] + 1, r[2], r[3])")),
+    Case("torch.ops.aten._embedding_bag", "captured",  # the last bag's row dropped
+         _wrapped("torch.ops.aten._embedding_bag", "(r[0][:-1], r[1], r[2], r[3])")),
     Case("torch._adaptive_avg_pool3d", "captured",  # the mirror image of the pooled output
          _wrapped("torch._adaptive_avg_pool3d", "torch.flip(r, [-1])")),
     Case("torch.ops.aten._log_softmax.default", "captured",  # a softmax, not its log

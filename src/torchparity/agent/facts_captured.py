@@ -10,19 +10,22 @@ floats below float64), within the tolerances the test states.
 
 import warnings
 
-from .facts_backward import _build, _flat, _index, _literal, _name, _numel, _recorder, _size_key, _targets
+from .facts_backward import (
+    _build,
+    _flat,
+    _index,
+    _literal,
+    _name,
+    _numel,
+    _recorder,
+    _size_key,
+    _targets,
+    _widened,
+)
 from .facts_literal import error_text
 
 MAX_LITERAL = 1200
-RTOL, ATOL = 1e-4, 1e-5
-
-
-def _widen(torch, value):
-    if isinstance(value, torch.Tensor) and value.is_floating_point():
-        return value.double()
-    if isinstance(value, (list, tuple)):
-        return type(value)(_widen(torch, v) for v in value)
-    return value
+RTOL, ATOL = 1e-3, 1e-4
 
 
 def _agrees(torch, got, want):
@@ -31,20 +34,17 @@ def _agrees(torch, got, want):
     b = [t for t in _flat(torch, want) if isinstance(t, torch.Tensor)]
     if len(a) != len(b) or not a:
         return "its float64 call returns %d tensors, its float32 call %d" % (len(b), len(a))
-    floats = 0
-    for x, y in zip(a, b):
+    floats = [(x, y) for x, y in zip(a, b) if x.is_floating_point()]
+    for x, y in floats:
         if x.shape != y.shape:
             return "the float32 and float64 results differ in shape"
-        if x.is_floating_point():
-            floats += 1
-            if not torch.allclose(x.double(), y, rtol=RTOL, atol=ATOL, equal_nan=True):
-                return "the float32 result differs from the float64 one beyond rtol=%g, atol=%g" % (RTOL, ATOL)
-        elif not torch.equal(x, y):
-            return "an integer result differs between the float32 and float64 calls"
+        if not torch.allclose(x.double(), y, rtol=RTOL, atol=ATOL, equal_nan=True):
+            return "the float32 result differs from the float64 one beyond rtol=%g, atol=%g" % (RTOL, ATOL)
     if not floats:
         return "no floating result to compare"
-    if not any(x.is_floating_point() and x.numel() for x in a):
-        return "its floating results are empty on that sample"
+    # the integer results (offsets, bag sizes) are the kernel's bookkeeping, which differs by backend: not compared
+    if not any(x.numel() and float(y.abs().max()) > 10 * ATOL for x, y in floats):
+        return "its floating results are empty or nearly zero on that sample (a wrong kernel would agree)"
     return ""
 
 
@@ -107,6 +107,8 @@ def _check(torch, func, args, kwargs):
         return "%s takes %s" % (_name(func)[0], exc)
     if sum(_numel(v) for v in lit_args) + sum(_numel(v) for v in lit_kwargs.values()) > MAX_LITERAL:
         return "its inputs have more than %d elements" % MAX_LITERAL
+    if func._schema.is_mutable:
+        return "%s changes its arguments" % _name(func)[0]
     floats = [v for v in args if isinstance(v, torch.Tensor) and v.is_floating_point()]
     if not floats or any(v.dtype != torch.float32 for v in floats):
         return "no float32 tensor argument to widen"
@@ -114,7 +116,7 @@ def _check(torch, func, args, kwargs):
     bkw = dict((k, _build(torch, v)) for k, v in lit_kwargs.items())
     try:
         got = func(*built, **bkw)
-        want = func(*_widen(torch, built), **_widen(torch, bkw))
+        want = func(*_widened(torch, built), **_widened(torch, bkw))
     except Exception as exc:
         return "calling it in float32 and float64 failed: %s" % error_text(exc)
     problem = _agrees(torch, got, want)
@@ -123,4 +125,5 @@ def _check(torch, func, args, kwargs):
     results = [t for t in _flat(torch, got) if isinstance(t, torch.Tensor)]
     return {"found": True, "args": lit_args, "kwargs": lit_kwargs, "results": len(results),
             "float_results": [i for i, t in enumerate(results) if t.is_floating_point()],
+            "dtypes": [str(t.dtype).split(".")[-1] for t in results],
             "tolerance": [RTOL, ATOL]}

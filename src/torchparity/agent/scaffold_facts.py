@@ -19,14 +19,14 @@ import sys
 import tempfile
 import traceback
 
+from .facts_backward import backward_facts
 from .facts_calls import _doc_types, _pools_for, _strip_sig, call_facts, tensor_facts
+from .facts_captured import captured_facts
 from .facts_context import context_facts, state_facts
 from .facts_doctest import doctest_facts
 from .facts_domain import optim_facts
 from .facts_literal import NotLiteral, error_text, literal
 from .facts_opinfo import opinfo_facts
-from .facts_backward import backward_facts
-from .facts_captured import captured_facts
 from .facts_overloads import overload_facts
 from .facts_probe import needed_imports, probe_isolated
 from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts

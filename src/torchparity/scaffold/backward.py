@@ -4,15 +4,16 @@ An ATen operator that autograd calls (``aten::upsample_bicubic2d_backward``,
 ``aten::convolution_backward``, ...) has no OpInfo entry of its own. The agent
 finds an OpInfo sample whose differentiation reaches it, the forward ATen call
 whose backward calls it, and which of its outputs is the gradient of which of
-that forward's arguments (``agent/facts_backward.py``). The test writes that
-forward call out (its float inputs rounded to four decimals) with a cotangent,
-takes the kernel's arguments as autograd passes them on the CPU, calls the
-kernel on the device, and compares each output with the central differences
-of the forward in float64 on the CPU: a value the kernel itself never computed.
+that forward's arguments (``agent/facts_backward.py``). The test writes out
+that forward call (its float inputs rounded to four decimals), a cotangent and
+the kernel's arguments as autograd passed them on the CPU, calls the kernel on
+the device, and compares each output with the central differences of the
+forward in float64 on the CPU: a value the kernel itself never computed.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..api.records import ApiInfo
@@ -20,8 +21,9 @@ from .operators import _comment_lines, lines_method
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
 from .render import render_helpers
 
-#: values per line where a tensor is written out
+#: values per line where a tensor is written out (at most), and the width of those lines' values
 PER_LINE = 8
+WIDTH = 84
 
 
 def _number(value: Any) -> str:
@@ -43,11 +45,16 @@ def _literal(lit: dict[str, Any], name: str) -> tuple[list[str], str]:
         if len(values) <= PER_LINE:
             return [f"{name} = torch.tensor([{', '.join(values)}{tail}"], name
         lines = [f"{name} = torch.tensor(["]
-        for i in range(0, len(values), PER_LINE):
-            lines.append("    " + ", ".join(values[i:i + PER_LINE]) + ",")
+        row: list[str] = []
+        for v in values:  # as many values as fit in a line of the method's body
+            if row and len(", ".join(row + [v])) + 1 > WIDTH:
+                lines.append("    " + ", ".join(row) + ",")
+                row = []
+            row.append(v)
+        lines.append("    " + ", ".join(row) + ",")
         return lines + [tail], name
     if "value" in lit:
-        return [], repr(lit["value"])
+        return [], _number(lit["value"])
     if "list" in lit:
         built: list[str] = []
         items = []
@@ -81,30 +88,31 @@ def backward_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
         f"{bw['target']} is the gradient of {forward}: a sample of OpInfo {bw['opinfo']}{variant} calls it, "
         "here with its float inputs rounded to four decimals")]
     body += [f"forward = {forward}"]
-    exprs = []
-    for n, lit in enumerate(bw["args"]):
-        lines, expr = _literal(lit, f"arg{n}")
-        body += lines
-        exprs.append(expr)
-    kw = []
-    for key, lit in bw["kwargs"].items():
-        lines, expr = _literal(lit, f"kw_{key}")
-        body += lines
-        kw.append(f'"{key}": {expr}')
+    written: dict[str, str] = {}  # a tensor written once is named again where it comes back
+
+    def write(lit: dict[str, Any], name: str) -> str:
+        key = json.dumps(lit, sort_keys=True)
+        if "tensor" in lit and key in written:
+            return written[key]
+        lines, expr = _literal(lit, name)
+        body.extend(lines)
+        if "tensor" in lit:
+            written[key] = expr
+        return expr
+
+    exprs = [write(lit, f"arg{n}") for n, lit in enumerate(bw["args"])]
+    kw = [f'"{key}": {write(lit, f"kw_{key}")}' for key, lit in bw["kwargs"].items()]
     body += [f"args = [{', '.join(exprs)}]", f"kwargs = {{{', '.join(kw)}}}"]
-    cots = []
-    for n, lit in enumerate(bw["cotangents"]):
-        lines, expr = _literal(lit, f"cotangent{n}")
-        body += lines
-        cots.append(expr)
+    cots = [write(lit, f"cotangent{n}") for n, lit in enumerate(bw["cotangents"])]
     leaves, outputs = bw["leaves"], bw["outputs"]
     body += [f"cotangents = [{', '.join(cots)}]",
              "# the arguments differentiated, the outputs weighed by the cotangents",
              f"leaves, outputs = {leaves!r}, {outputs!r}",
-             "# the kernel's arguments, as autograd passes them when it differentiates the forward",
-             "# on the CPU",
-             f"call_args, call_kwargs = self._kernel_arguments(\"{bw['target']}\", forward, args, kwargs, leaves,"
-             " outputs, cotangents)"]
+             "# the kernel's arguments as autograd passes them when it differentiates the forward on",
+             "# the CPU (recorded when this test was written; floats to seven significant digits)"]
+    kexprs = [write(lit, f"grad_arg{n}") for n, lit in enumerate(bw["kernel_args"])]
+    kkw = [f'"{key}": {write(lit, f"grad_kw_{key}")}' for key, lit in bw["kernel_kwargs"].items()]
+    body += [f"call_args = [{', '.join(kexprs)}]", f"call_kwargs = {{{', '.join(kkw)}}}"]
     call_kwargs = "self._to_device(call_kwargs)"
     if bw.get("out"):
         outs = ", ".join(f'"{name}": torch.empty(0, device={device})' for name in bw["out"])
@@ -143,4 +151,4 @@ def backward_kernel(info: ApiInfo) -> bool:
     leaf = (aten[0][len("torch.ops.aten."):].split(".", 1)[0] if aten else r.path.rsplit(".", 1)[-1])
     if "backward" not in leaf:
         return False
-    return bool(aten) or (r.kind in ("function", "builtin") and r.path.count(".") <= 3)
+    return bool(aten) or (r.kind in ("function", "builtin") and r.path.count(".") == 1)

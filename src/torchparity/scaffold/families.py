@@ -121,8 +121,9 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(out.index("opinfo") + 1 if "opinfo" in out else 0, "overload")
     if backward_kernel(info):
         out.insert(out.index("overload") + 1 if "overload" in out else 0, "backward")
-    elif private_aten(info) and "opinfo" in out:
-        out.insert(out.index("overload") + 1 if "overload" in out else out.index("opinfo") + 1, "captured")
+    if private_aten(info) and "opinfo" in out:
+        after = [f for f in ("backward", "overload", "opinfo") if f in out][0]
+        out.insert(out.index(after) + 1, "captured")
     if inherited_applies(info):
         out.insert(0, "inherited")
     if utility_kind(info):
