@@ -64,7 +64,7 @@ CALLABLE_KINDS = ("function", "builtin", "method", "classmethod", "staticmethod"
 #: what each family asks the agent for
 WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
-    "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
+    "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe", "module_db"], "optim": ["optim"],
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
     "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [],
     "overload": ["overload"], "sparse": [], "typeobject": [], "fake": [], "library": [], "lazy": [],
