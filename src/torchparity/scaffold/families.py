@@ -42,6 +42,7 @@ from .fake import fake_plan, fake_role
 from .graph import graph_plan
 from .inherited import applies as inherited_applies
 from .inherited import inherited_plan
+from .jittypes import jit_type_leaf, jittype_plan
 from .lazy import lazy_plan, lazy_role
 from .library import library_plan, library_role
 from .measured import measured_plan
@@ -67,7 +68,7 @@ WANTS = {
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe", "module_db"], "optim": ["optim"],
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
     "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [],
-    "overload": ["overload"], "sparse": [], "typeobject": [], "fake": [], "library": [], "lazy": [],
+    "overload": ["overload"], "sparse": [], "typeobject": [], "jittype": [], "fake": [], "library": [], "lazy": [],
     "collectives": [], "config": [], "inherited": [], "utility": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
@@ -129,6 +130,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "dtype")
     if type_object(info):
         out.insert(0, "typeobject")
+    if jit_type_leaf(info):
+        out.insert(0, "jittype")
     if fake_role(info):
         out.insert(0, "fake")
     if library_role(info):
@@ -493,5 +496,5 @@ BUILDERS.update({
     "distributed": distributed_plan, "package": package_plan, "dtype": dtype_plan, "factory": factory_plan,
     "overload": overload_plan, "sparse": sparse_plan, "typeobject": typeobject_plan, "fake": fake_plan,
     "library": library_plan, "lazy": lazy_plan, "collectives": collectives_plan, "config": config_plan,
-    "inherited": inherited_plan, "utility": utility_plan,
+    "inherited": inherited_plan, "utility": utility_plan, "jittype": jittype_plan,
 })
