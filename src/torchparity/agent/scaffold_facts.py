@@ -29,6 +29,7 @@ from .facts_opinfo import opinfo_facts
 from .facts_overloads import overload_facts
 from .facts_probe import needed_imports, probe_isolated
 from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts
+from .facts_switch import switch_facts
 from .objects import NotFound, walk
 
 #: names other code (and the tests) reach through this module
@@ -169,6 +170,8 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
         out["optim"] = _guard("optimizer", optim_facts, torch, obj, owner)
     if "probe" in wants:
         out["probe"] = _guard("probe", probe_isolated, torch, res, obj, owner, device_type, BASELINE)
+    if "switch" in wants:
+        out["switch"] = _guard("switch", switch_facts, torch, obj, res)
     if "module_db" in wants and isinstance(obj, type) and not _constructed(out.get("probe")):
         out["module_db"] = _guard("module_db", module_db_facts, torch, obj)
     if isinstance(out.get("states"), dict):  # a failed state lookup reads as no states

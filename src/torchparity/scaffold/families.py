@@ -28,7 +28,7 @@ from typing import Any
 
 from ..api.classify import is_device_runtime
 from ..api.records import ApiInfo
-from .accelerator import accelerator_plan
+from .accelerator import accelerator_binding, accelerator_plan
 from .autograd import autograd_plan
 from .checkpoint import checkpoint_plan
 from .collectives import collectives_plan, is_collective
@@ -57,6 +57,7 @@ from .runtime import device_runtime_plan, generator_plan
 from .serialization import serialization_plan
 from .sparse import sparse_leaf, sparse_plan
 from .states import StateCode, primary_and_secondaries, relation
+from .switches import switch_leaf, switch_plan
 from .typeobjects import type_object, typeobject_plan
 from .utilities import utility_kind, utility_plan
 
@@ -68,7 +69,7 @@ WANTS = {
     "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe", "module_db"], "optim": ["optim"],
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
     "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [],
-    "overload": ["overload"], "sparse": [], "typeobject": [], "jittype": [], "fake": [], "library": [], "lazy": [],
+    "overload": ["overload"], "sparse": [], "typeobject": [], "jittype": [], "switch": ["switch"], "fake": [], "library": [], "lazy": [],
     "collectives": [], "config": [], "inherited": [], "utility": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
@@ -116,6 +117,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     if _under(r, "torch.jit") or _under(r, "torch.fx") or _under(r, "torch.export") or r.canonical in (
             "torch.compile", "torch.compiler.compile"):
         out.insert(0, "graph")
+    if accelerator_binding(info) and "runtime" not in out:
+        out.insert(0, "runtime")
     if is_overload_kind(info):
         out.insert(out.index("opinfo") + 1 if "opinfo" in out else 0, "overload")
     if inherited_applies(info):
@@ -145,6 +148,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     later = [i for i, f in enumerate(out) if f in ("signature", "measured")]
     if later:
         out.insert(later[0], "doctest")
+    if switch_leaf(info):  # after every other family: a setter no other template could hold
+        out.append("switch")
     out.append("fill-in")
     return out
 
@@ -497,4 +502,5 @@ BUILDERS.update({
     "overload": overload_plan, "sparse": sparse_plan, "typeobject": typeobject_plan, "fake": fake_plan,
     "library": library_plan, "lazy": lazy_plan, "collectives": collectives_plan, "config": config_plan,
     "inherited": inherited_plan, "utility": utility_plan, "jittype": jittype_plan,
+    "switch": switch_plan,
 })
