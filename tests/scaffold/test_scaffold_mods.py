@@ -32,7 +32,7 @@ def _forward_changed(cls: str, change: str) -> str:
 
 MODULES = (
     Case("torch.nn.LSTM", "module", _forward_changed("torch.nn.LSTM", "lambda r: (r[0] * 2, r[1])")),
-    Case("torch.nn.GRU", "module",  # the last hidden state taken from the first step
+    Case("torch.nn.GRU", "module",  # the last hidden state halved
          _forward_changed("torch.nn.GRU", "lambda r: (r[0], r[1] * 0.5)")),
     Case("torch.nn.RNN", "module", _forward_changed("torch.nn.RNN", "lambda r: (r[0] + 0.01, r[1])")),
     Case("torch.nn.Transformer", "module", _forward_changed("torch.nn.Transformer", "lambda r: r.flip(-1)")),
