@@ -50,11 +50,6 @@ TYPES = (
 SWITCHES = (
     Case("torch._C._set_autograd_fallback_mode", "switch",  # the mode ignored
          "torch._C._set_autograd_fallback_mode = lambda mode: None"),
-    Case("torch._C._set_float32_matmul_precision", "switch",  # every value taken as "highest"
-         "setter = torch._C._set_float32_matmul_precision\n"
-         "torch._C._set_float32_matmul_precision = lambda value: setter('highest')"),
-    Case("torch._C._set_mkldnn_enabled", "switch",  # a bool switch stuck on
-         "setter = torch._C._set_mkldnn_enabled\ntorch._C._set_mkldnn_enabled = lambda value: setter(True)"),
     Case("torch._C._autograd._unsafe_set_version_counter", "switch",  # the versions ignored
          "torch._C._autograd._unsafe_set_version_counter = lambda tensors, versions: None"),
     Case("torch.set_default_device", "switch",  # None not resetting to the CPU
@@ -72,7 +67,7 @@ CPU_CASES = MODULES + TYPES + SWITCHES + ACCELERATOR
 #: the emulated npu: the Transformer (the recurrent modules need the fused cell kernels, ``_thnn_fused_lstm_cell``,
 #: which the emulation lacks: a real torch_npu has them), the types and the switches (its torch.accelerator has no
 #: graphs or host cache)
-NPU_CASES = MODULES[3:] + TYPES[:2] + TYPES[5:6] + SWITCHES[:1] + SWITCHES[3:]
+NPU_CASES = MODULES[3:] + TYPES[:2] + TYPES[5:6] + SWITCHES
 
 
 def test_each_gets_a_real_test_on_the_cpu_that_fails_once_broken(tmp_path_factory, tmp_path):
@@ -99,6 +94,23 @@ def test_they_run_on_the_emulated_npu_and_fail_once_broken(tmp_path_factory, tmp
     for case in NPU_CASES:
         res = results[case.api]
         assert res.family == case.family, (case.api, res.fill_in)
-    for case in (MODULES[3], TYPES[5], SWITCHES[3], SWITCHES[4]):
+    for case in (MODULES[3], TYPES[5], SWITCHES[1], SWITCHES[2]):
         assert 'DEVICE = torch.device("npu:0")' in Path(results[case.api].path).read_text(), case.api
     _passes_and_fails_once_broken(NPU_CASES, results, tmp_path, npu.environ())
+
+
+def test_the_agent_measures_the_values_a_switch_takes_and_restores_it():
+    """Bool and str switches the ``measured`` family already holds (it comes first): the facts still hold."""
+    torch = pytest.importorskip("torch")
+    from torchparity.agent.facts_switch import switch_facts
+
+    before = torch._C._get_float32_matmul_precision()
+    facts = switch_facts(torch, torch._C._set_float32_matmul_precision,
+                         {"path": "torch._C._set_float32_matmul_precision"})
+    assert facts["kind"] == "str" and {"highest", "high", "medium"} <= set(facts["accepted"]), facts
+    assert "refused" in facts and torch._C._get_float32_matmul_precision() == before  # restored after the tries
+    enabled = torch._C._get_mkldnn_enabled()
+    facts = switch_facts(torch, torch._C._set_mkldnn_enabled, {"path": "torch._C._set_mkldnn_enabled"})
+    assert facts["kind"] == "bool" and facts["accepted"] == [True, False]
+    assert torch._C._get_mkldnn_enabled() == enabled
+    assert switch_facts(torch, torch.set_num_threads, {"path": "torch.set_num_threads"})["found"] is False  # an int
