@@ -26,10 +26,12 @@ from .facts_context import context_facts, state_facts
 from .facts_doctest import doctest_facts
 from .facts_domain import optim_facts
 from .facts_literal import NotLiteral, error_text, literal
+from .facts_modules import module_db_facts
 from .facts_opinfo import opinfo_facts
 from .facts_overloads import overload_facts
 from .facts_probe import needed_imports, probe_isolated
 from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts
+from .facts_switch import switch_facts
 from .objects import NotFound, walk
 
 #: names other code (and the tests) reach through this module
@@ -80,6 +82,12 @@ def _defined_on(owner, path):
     except Exception:
         pass
     return ""
+
+
+def _constructed(probe):
+    """Whether the probe measured a plain construction of the class (``_API_(...)`` without setup)."""
+    valid = (probe or {}).get("valid") if isinstance(probe, dict) else None
+    return any(str(sc.get("call", "")).startswith("_API_(") and not sc.get("setup") for sc in valid or [])
 
 
 def _guard(what, fn, *args):
@@ -168,6 +176,10 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
         out["optim"] = _guard("optimizer", optim_facts, torch, obj, owner)
     if "probe" in wants:
         out["probe"] = _guard("probe", probe_isolated, torch, res, obj, owner, device_type, BASELINE)
+    if "switch" in wants:
+        out["switch"] = _guard("switch", switch_facts, torch, obj, res)
+    if "module_db" in wants and isinstance(obj, type) and not _constructed(out.get("probe")):
+        out["module_db"] = _guard("module_db", module_db_facts, torch, obj)
     if isinstance(out.get("states"), dict):  # a failed state lookup reads as no states
         out["states"] = []
     return out

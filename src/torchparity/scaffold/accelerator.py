@@ -19,6 +19,8 @@ from .operators import split_methods
 from .plan import Method, TestPlan, coverage_rows, spelling_of, stem_of
 
 A = "torch.accelerator"
+#: the C bindings behind torch.accelerator (torch._C._accelerator_isAllocatorInitialized)
+C_PREFIX = "torch._C._accelerator_"
 MIB = "t = torch.empty(1024 * 1024, dtype=torch.uint8, device=DEVICE)"
 
 
@@ -120,6 +122,38 @@ def _body(leaf: str, X: str) -> tuple[str, list[str]] | None:
             f"self.assertLessEqual({A}.memory_reserved(), before)  # cached blocks are released",
             f"self.assertLessEqual({A}.memory_reserved() - {A}.memory_allocated(), before)",
         ]
+    if leaf == "isAllocatorInitialized":  # torch._C._accelerator_isAllocatorInitialized
+        return f"{X}()", [
+            MIB,
+            f"self.assertIs({X}(), True)  # allocating on the device has initialised its allocator",
+            "del t",
+            f"self.assertIs({X}(), True)  # and freeing keeps it",
+        ]
+    if leaf in ("empty_host_cache", "emptyHostCache"):
+        return f"{X}()", [
+            "x = torch.full((1024,), 2.0, device=DEVICE)",
+            f"self.assertIsNone({X}())  # releases cached pinned host memory only",
+            "self.assertEqual(x.sum().item(), 2048.0)  # device memory in use is untouched",
+            f"self.assertIsNone({X}())  # nothing cached: a no-op",
+        ]
+    if leaf == "Graph":
+        return f"{X}()", [
+            "x = torch.ones(8, device=DEVICE)",
+            "y = x * 2  # warm up outside the capture",
+            f"{A}.synchronize()",
+            f"graph = {X}()",
+            "stream = torch.Stream(device=DEVICE)",
+            "with stream:",
+            "    with graph:  # captured, not run",
+            "        y.copy_(x * 3)",
+            "graph.replay()",
+            f"{A}.synchronize()",
+            "self.assertEqual(y.cpu().tolist(), [3.0] * 8)",
+            "x.fill_(5.0)",
+            "graph.replay()  # the captured work reads x again",
+            f"{A}.synchronize()",
+            "self.assertEqual(y.cpu().tolist(), [15.0] * 8)",
+        ]
     if leaf == "get_memory_info":
         return f"{X}()", [
             f"free, total = {X}()",
@@ -130,11 +164,19 @@ def _body(leaf: str, X: str) -> tuple[str, list[str]] | None:
     return None
 
 
+def accelerator_binding(info: ApiInfo) -> bool:
+    """Whether the API is a C binding of torch.accelerator this module has a template for."""
+    r = info.resolution
+    names = [n for n in (r.canonical, r.path, *r.aliases) if n and n.startswith(C_PREFIX)]
+    return any(_body(n[len(C_PREFIX):], n) is not None for n in names)
+
+
 def accelerator_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan | None:
     """A plan for a ``torch.accelerator`` function this module knows, or None."""
     r = info.resolution
     names = [r.canonical, r.path, *r.aliases]
-    leaf = next((n[len(A) + 1:].rsplit(".", 1)[-1] for n in names if n and n.startswith(A + ".")), "")
+    leaf = next((n[len(A) + 1:].rsplit(".", 1)[-1] for n in names if n and n.startswith(A + ".")), "") or next(
+        (n[len(C_PREFIX):] for n in names if n and n.startswith(C_PREFIX)), "")
     X = spelling_of(r)
     got = _body(leaf, X) if leaf else None
     if got is None:

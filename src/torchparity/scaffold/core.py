@@ -90,6 +90,13 @@ def _deferrable(info: ApiInfo, backend_module: str) -> bool:
     return "measured" in fams and not any("probe" in WANTS[f] for f in fams if f != "measured")
 
 
+def _after_measured(info: ApiInfo, family: str, backend_module: str) -> bool:
+    """Whether ``family`` (kept without the probe) is the fill-in or comes after ``measured`` (``switch``):
+    then the probe is asked for, and ``measured`` is tried in its place first."""
+    fams = candidates(info, backend_module)
+    return family == "fill-in" or family in fams and fams.index(family) > fams.index("measured")
+
+
 def _facts_request(info: ApiInfo, dtypes: Sequence[str] | None, backend_module: str,
                    probe: bool = True) -> dict[str, Any]:
     fams = candidates(info, backend_module)
@@ -123,8 +130,8 @@ def scaffold_facts_many(infos: Sequence[ApiInfo], session: AgentSession, dtypes:
     facts = _ask_facts(session, items)
     if check:
         checked_facts(infos, facts, session, backend_module)
-        again = [n for n, d in enumerate(defer) if d and build_plan(infos[n], facts[n], "DEVICE",
-                                                                    backend_module).family == "fill-in"]
+        again = [n for n, d in enumerate(defer) if d and _after_measured(
+            infos[n], build_plan(infos[n], facts[n], "DEVICE", backend_module).family, backend_module)]
         if again:
             more = scaffold_facts_many([infos[n] for n in again], session, dtypes, backend_module, check=False)
             for n, f in zip(again, more, strict=True):

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..api.classify import is_device_runtime
 from ..api.records import ApiInfo
-from .accelerator import accelerator_plan
+from .accelerator import accelerator_binding, accelerator_plan
 from .autograd import autograd_plan
 from .backward import backward_kernel, backward_plan
 from .captured import captured_plan, private_aten
@@ -44,6 +44,7 @@ from .fake import fake_plan, fake_role
 from .graph import graph_plan
 from .inherited import applies as inherited_applies
 from .inherited import inherited_plan
+from .jittypes import jit_type_leaf, jittype_plan
 from .lazy import lazy_plan, lazy_role
 from .library import library_plan, library_role
 from .measured import measured_plan
@@ -58,6 +59,7 @@ from .runtime import device_runtime_plan, generator_plan
 from .serialization import serialization_plan
 from .sparse import sparse_leaf, sparse_plan
 from .states import StateCode, primary_and_secondaries, relation
+from .switches import switch_leaf, switch_plan
 from .typeobjects import type_object, typeobject_plan
 from .utilities import utility_kind, utility_plan
 
@@ -66,10 +68,11 @@ CALLABLE_KINDS = ("function", "builtin", "method", "classmethod", "staticmethod"
 #: what each family asks the agent for
 WANTS = {
     "context": ["context"], "opinfo": ["opinfo"], "tensor": ["tensor"], "signature": ["calls", "states"],
-    "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe"], "optim": ["optim"],
+    "storage": ["storage"], "runtime": ["runtime"], "measured": ["probe"], "module": ["probe", "module_db"], "optim": ["optim"],
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
     "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [],
-    "overload": ["overload"], "backward": ["backward"], "captured": ["captured"], "sparse": [], "typeobject": [], "fake": [], "library": [], "lazy": [],
+    "overload": ["overload"], "backward": ["backward"], "captured": ["captured"], "sparse": [], "typeobject": [],
+    "jittype": [], "switch": ["switch"], "fake": [], "library": [], "lazy": [],
     "collectives": [], "config": [], "inherited": [], "utility": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
@@ -117,6 +120,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     if _under(r, "torch.jit") or _under(r, "torch.fx") or _under(r, "torch.export") or r.canonical in (
             "torch.compile", "torch.compiler.compile"):
         out.insert(0, "graph")
+    if accelerator_binding(info) and "runtime" not in out:
+        out.insert(0, "runtime")
     if is_overload_kind(info):
         out.insert(out.index("opinfo") + 1 if "opinfo" in out else 0, "overload")
     if backward_kernel(info):
@@ -136,6 +141,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "dtype")
     if type_object(info):
         out.insert(0, "typeobject")
+    if jit_type_leaf(info):
+        out.insert(0, "jittype")
     if fake_role(info):
         out.insert(0, "fake")
     if library_role(info):
@@ -149,6 +156,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     later = [i for i, f in enumerate(out) if f in ("signature", "measured")]
     if later:
         out.insert(later[0], "doctest")
+    if switch_leaf(info):  # after every other family: a setter no other template could hold
+        out.append("switch")
     out.append("fill-in")
     return out
 
@@ -498,7 +507,9 @@ BUILDERS.update({
     "data": data_plan, "graph": graph_plan, "generator": generator_plan,
     "doctest": doctest_plan, "autograd": autograd_plan, "checkpoint": checkpoint_plan,
     "distributed": distributed_plan, "package": package_plan, "dtype": dtype_plan, "factory": factory_plan,
-    "overload": overload_plan, "backward": backward_plan, "captured": captured_plan, "sparse": sparse_plan, "typeobject": typeobject_plan, "fake": fake_plan,
+    "overload": overload_plan, "backward": backward_plan, "captured": captured_plan, "sparse": sparse_plan,
+    "typeobject": typeobject_plan, "fake": fake_plan,
     "library": library_plan, "lazy": lazy_plan, "collectives": collectives_plan, "config": config_plan,
-    "inherited": inherited_plan, "utility": utility_plan,
+    "inherited": inherited_plan, "utility": utility_plan, "jittype": jittype_plan,
+    "switch": switch_plan,
 })

@@ -17,7 +17,8 @@ from typing import Any
 
 from ..api.records import ApiInfo
 from .measured import owner_spelling
-from .operators import split_methods
+from .moduledb import forward_lines, make_of, rnn_lines
+from .operators import lines_method, split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 from .render import render_macro
 
@@ -99,10 +100,22 @@ def nn_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
             what = "registration in a module and, for a parameter, its gradient on the device"
         elif MODULE in api_mro:
             make = _construction(facts, spelling)
-            if not make:
-                raise CannotDecide(f"no construction of {spelling} was measured")
-            sources.append(_macro("module_class", test=test, C=spelling, make=make, device=device))
-            what = "its parameters and buffers on the device and its state_dict round trip to the CPU"
+            db = facts.get("module_db") or {}
+            if not make and db.get("found"):  # the probe measured none: upstream's module_db sample
+                make = make_of(db, spelling)
+                sources.append(_macro("module_class", test=test, C=spelling, make=make, device=device))
+                sources.append(lines_method(f"{test}_forward", forward_lines(db, make, device)).source)
+                if db.get("rnn"):
+                    sources.append(lines_method(f"{test}_batched_shapes", rnn_lines(db, make, device)).source)
+                what = ("its parameters and buffers on the device, its state_dict round trip to the CPU and its "
+                        "forward on a module_db sample against values measured on the CPU"
+                        + (" and the documented shapes of a batched input" if db.get("rnn") else ""))
+            elif not make:
+                why = f"; module_db: {db['problem']}" if db.get("problem") else ""
+                raise CannotDecide(f"no construction of {spelling} was measured{why}")
+            else:
+                sources.append(_macro("module_class", test=test, C=spelling, make=make, device=device))
+                what = "its parameters and buffers on the device and its state_dict round trip to the CPU"
         else:
             raise CannotDecide("not an nn module, container or parameter")
     elif MODULE in owner_mro and r.kind in ("method", "property", "attribute"):
