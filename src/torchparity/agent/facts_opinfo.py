@@ -12,10 +12,27 @@ from .facts_literal import error_text
 
 #: dtypes tried, in this order, when no list is asked for
 DEFAULT_DTYPES = ("float32", "float16", "bfloat16", "int64", "bool")
-#: floating dtypes a float64 computation can serve as the reference for
-LOW_PRECISION = ("float32", "float16", "bfloat16")
+#: tried, in this order, when the OpInfo lists none of DEFAULT_DTYPES for the device (an operator of
+#: complex tensors only, such as view_as_real, or of some integer types only)
+FALLBACK_DTYPES = ("complex64", "complex128", "complex32", "float64", "int32", "int16", "int8", "uint8")
+#: dtypes a wider computation can serve as the reference for: the floating ones in float64, the
+#: complex ones in complex128
+LOW_PRECISION = ("float32", "float16", "bfloat16", "complex64", "complex32")
+#: the dtype each LOW_PRECISION dtype's reference is computed in
+WIDE = {"float32": "float64", "float16": "float64", "bfloat16": "float64",
+        "complex64": "complex128", "complex32": "complex128"}
 #: per dtype (rtol, atol) for comparing with a reference; others use assert_close's defaults
 TOLERANCES = {"float16": (1e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2)}
+
+
+def wanted_dtypes(supported, dtypes=None):
+    """The dtypes to try: those asked for, else DEFAULT_DTYPES, else (the OpInfo lists none of them)
+    the FALLBACK_DTYPES it lists."""
+    if dtypes:
+        return list(dtypes)
+    if any(d in supported for d in DEFAULT_DTYPES):
+        return list(DEFAULT_DTYPES)
+    return [d for d in FALLBACK_DTYPES if d in supported] or list(DEFAULT_DTYPES)
 
 
 def _op_db():
@@ -74,7 +91,18 @@ def _close(torch, actual, expected, dtype_name):
 def _widen(torch, t):
     if isinstance(t, torch.Tensor) and t.is_floating_point():
         return t.to(torch.float64)
+    if isinstance(t, torch.Tensor) and t.is_complex():
+        return t.to(torch.complex128)
     return t
+
+
+def widened_dtype(torch, dtype):
+    """The dtype a ``dtype=`` keyword gets in the widened reference (float64, complex128), or itself."""
+    if isinstance(dtype, torch.dtype) and dtype.is_floating_point:
+        return torch.float64
+    if isinstance(dtype, torch.dtype) and dtype.is_complex:
+        return torch.complex128
+    return dtype
 
 
 def _cpu_check(torch, op, fn, kind, dtype, reference):
@@ -142,7 +170,7 @@ def opinfo_facts(torch, obj, device_type, dtypes=None):
     if op is None:
         return {"found": False, "error": ""}
     supported = set(str(d).split(".")[-1] for d in _device_dtypes(op, device_type))
-    wanted = list(dtypes) if dtypes else list(DEFAULT_DTYPES)
+    wanted = wanted_dtypes(supported, dtypes)
     # an independent reference (NumPy, or float64 for lower-precision floats) on every device; on
     # another device the CPU result is compared too, and serves alone for dtypes with no other
     reference = "numpy" if op.ref is not None else "float64"
@@ -156,9 +184,9 @@ def opinfo_facts(torch, obj, device_type, dtypes=None):
         if name not in supported:
             excluded.append({"dtype": name, "reason": "the OpInfo does not list it for %s" % device_type})
             continue
-        if reference == "float64" and (name not in LOW_PRECISION or "float64" not in supported):
-            problem = ("no independent reference on the CPU "
-                       "(no NumPy ref; a float64 computation serves only lower-precision floats)")
+        if reference == "float64" and (name not in LOW_PRECISION or WIDE[name] not in supported):
+            problem = ("no independent reference on the CPU (no NumPy ref; a float64 or complex128 "
+                       "computation serves only lower-precision floating and complex dtypes)")
             count = 0
         else:
             try:
