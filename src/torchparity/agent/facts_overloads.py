@@ -23,13 +23,14 @@ import warnings
 
 from .facts_literal import error_text
 from .facts_opinfo import (
-    DEFAULT_DTYPES,
     LOW_PRECISION,
     TOLERANCES,
     _close,
     _device_dtypes,
     _op_db,
     _widen,
+    wanted_dtypes,
+    widened_dtype,
 )
 
 #: the seed the test draws each dtype's samples with
@@ -118,18 +119,99 @@ def _seeded(op):
     return code is not None and "wrapper_set_seed" in code.co_names
 
 
+def _decorator_reasons(op):
+    """The reasons of the skips and expected failures the OpInfo's own tests are decorated with."""
+    out = []
+    for info in getattr(op, "decorators", ()) or ():
+        for dec in getattr(info, "decorators", None) or (info,):
+            for cell in getattr(dec, "__closure__", None) or ():
+                try:
+                    value = cell.cell_contents
+                except ValueError:
+                    continue
+                if isinstance(value, str):
+                    out.append(value)
+    return out
+
+
+def _undefined_values(op):
+    """Whether the OpInfo marks its results' values as undefined: its tests skip comparing them
+    (``unittest.skip("Expected: empty_like is not comparable")``)."""
+    return any("not comparable" in reason for reason in _decorator_reasons(op))
+
+
+def _aten_calls(torch, op, sample, qual, overload_name):
+    """The (args, kwargs) of each call of the operator ``qual`` (``overload_name``: that overload
+    only) that the OpInfo's function makes for the sample, recorded under a TorchDispatchMode."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    calls = []
+
+    class Record(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            schema = func._schema
+            if schema.name == qual and (overload_name is None or schema.overload_name == overload_name):
+                calls.append((args, kwargs))
+            return func(*args, **kwargs)
+
+    with Record():
+        op.op(sample.input, *sample.args, **sample.kwargs)
+    return calls
+
+
+def _to_meta(torch, sample):
+    moved = sample.transform(lambda t: t.to("meta") if isinstance(t, torch.Tensor) else t)
+    kwargs = dict(moved.kwargs)
+    if "device" in kwargs:
+        kwargs["device"] = "meta"
+    moved.kwargs = kwargs
+    return moved
+
+
+def _same_metadata(torch, actual, expected):
+    """What an operator of undefined values defines: type, shape, dtype, layout, strides, requires_grad."""
+    if isinstance(expected, torch.Tensor):
+        if not isinstance(actual, torch.Tensor):
+            raise AssertionError("not a tensor: %r" % type(actual).__name__)
+        for what in ("shape", "dtype", "layout", "requires_grad"):
+            if getattr(actual, what) != getattr(expected, what):
+                raise AssertionError("%s %s, the meta kernels give %s" % (
+                    what, getattr(actual, what), getattr(expected, what)))
+        if actual.layout == torch.strided and actual.stride() != expected.stride():
+            raise AssertionError("strides %s, the meta kernels give %s" % (actual.stride(), expected.stride()))
+        return
+    if isinstance(expected, (tuple, list)):
+        if not isinstance(actual, (tuple, list)) or len(actual) != len(expected):
+            raise AssertionError("not a sequence of %d results" % len(expected))
+        for a, e in zip(actual, expected, strict=True):
+            _same_metadata(torch, a, e)
+        return
+    raise AssertionError("a result that is not a tensor: %r" % type(expected).__name__)
+
+
 def _copy(torch, sample):
     return sample.transform(lambda t: t.clone() if isinstance(t, torch.Tensor) else t)
 
 
-def _check_dtype(torch, op, obj, schemas, order, dtype, reference):
-    """(samples checked, problem or "") for one dtype, only samples the schema accepts."""
+def _check_dtype(torch, op, obj, schemas, order, dtype, reference, captured=None):
+    """(samples checked, problem or "") for one dtype, only samples the schema accepts.
+
+    ``captured`` ((qualified name, overload name)): each sample's arguments are those the OpInfo's
+    function passes to the operator (recorded), not the sample's own; a sample whose function calls
+    the operator other than once is skipped."""
     checked = 0
     dtype_name = str(dtype).split(".")[-1]
     out = _needs_out(schemas)
     for sample in op.sample_inputs("cpu", dtype):
-        args = _arranged(sample, order)
-        kwargs = dict(sample.kwargs)
+        if captured:
+            calls = _aten_calls(torch, op, sample, *captured)
+            if len(calls) != 1:
+                continue
+            args, kwargs = tuple(calls[0][0]), dict(calls[0][1])
+        else:
+            args = _arranged(sample, order)
+            kwargs = dict(sample.kwargs)
         if out:
             kwargs["out"] = torch.empty(0, dtype=dtype)
         if not _fits(torch, schemas, args, kwargs):
@@ -141,11 +223,14 @@ def _check_dtype(torch, op, obj, schemas, order, dtype, reference):
             elif reference == "seeded":
                 same = _copy(torch, sample)
                 expected = op.op(same.input, *same.args, **same.kwargs)
+            elif reference == "meta":
+                meta = _to_meta(torch, sample)
+                expected = op.op(meta.input, *meta.args, **meta.kwargs)
             else:
                 wide = sample.transform(lambda t: _widen(torch, t))
                 wkwargs = dict(wide.kwargs)
-                if isinstance(wkwargs.get("dtype"), torch.dtype) and wkwargs["dtype"].is_floating_point:
-                    wkwargs["dtype"] = torch.float64
+                if "dtype" in wkwargs:
+                    wkwargs["dtype"] = widened_dtype(torch, wkwargs["dtype"])
                 expected = op.op(wide.input, *wide.args, **wkwargs)
         except Exception as exc:
             return checked, "the %s reference fails: %s" % (reference, error_text(exc))
@@ -158,7 +243,10 @@ def _check_dtype(torch, op, obj, schemas, order, dtype, reference):
         if out and actual is not kwargs["out"]:
             return checked, "the call does not return the out= tensor"
         try:
-            _close(torch, actual, expected, dtype_name)
+            if reference == "meta":
+                _same_metadata(torch, actual, expected)
+            else:
+                _close(torch, actual, expected, dtype_name)
         except Exception as exc:
             return checked, "differs from the %s reference on the CPU: %s" % (reference, error_text(exc))
         checked += 1
@@ -167,7 +255,7 @@ def _check_dtype(torch, op, obj, schemas, order, dtype, reference):
     return checked, ""
 
 
-def _check_draws(torch, op, obj, schemas, order, dtype, reference):
+def _check_draws(torch, op, obj, schemas, order, dtype, reference, captured=None):
     """``_check_dtype`` on several draws of the samples (the test's seed first): a dtype whose
     comparison holds on only some draws (float16 against float64 within 1e-3) is left out."""
     count, problem = 0, ""
@@ -175,45 +263,58 @@ def _check_draws(torch, op, obj, schemas, order, dtype, reference):
         with warnings.catch_warnings(), torch.random.fork_rng():
             warnings.simplefilter("ignore")
             torch.manual_seed(seed)
-            n, problem = _check_dtype(torch, op, obj, schemas, order, dtype, reference)
+            n, problem = _check_dtype(torch, op, obj, schemas, order, dtype, reference, captured)
         if problem:
             return n, problem + ("" if seed == SEED else " (on one of %d draws of the samples)" % DRAWS)
         count = count or n
     return count, problem
 
 
-def _opinfo(torch, obj, name, schemas, device_type, dtypes):
+def _opinfo(torch, obj, name, schemas, device_type, dtypes, overload_name=None):
     entries = _find(name, obj)
     if not entries:
         return {"found": False, "problem": "no OpInfo entry is named %s" % name}
     tried = []
+    qual = "aten::" + name
     for op in entries:
         order = _order(op, schemas)
         supported = set(str(d).split(".")[-1] for d in _device_dtypes(op, device_type))
-        reference = "seeded" if _seeded(op) else ("numpy" if op.ref is not None else "float64")
-        kept, excluded, samples = [], [], {}
-        for dname in (list(dtypes) if dtypes else list(DEFAULT_DTYPES)):
-            dtype = getattr(torch, dname, None)
-            if not isinstance(dtype, torch.dtype) or dname not in supported:
-                continue  # the OpInfo does not list it
-            if reference == "float64" and dname not in LOW_PRECISION:
-                excluded.append({"dtype": dname, "reason": "no independent reference on the CPU (no NumPy ref; "
-                                 "a float64 computation serves only lower-precision floats)"})
-                continue
-            try:
-                count, problem = _check_draws(torch, op, obj, schemas, order, dtype, reference)
-            except Exception as exc:
-                count, problem = 0, "checking failed: %s" % error_text(exc)
-            if problem:
-                excluded.append({"dtype": dname, "reason": problem})
-            else:
-                kept.append(dname)
-                samples[dname] = count
-        if kept:
-            return {"found": True, "name": op.name, "variant_test_name": op.variant_test_name, "order": order,
-                    "out": _needs_out(schemas),
-                    "reference": reference, "dtypes": kept, "excluded": excluded, "samples": samples,
-                    "tolerances": dict((k, list(v)) for k, v in TOLERANCES.items())}
+        if _undefined_values(op):  # values undefined (empty, empty_like, ...): what the meta kernels give
+            reference = "meta"
+        elif _seeded(op):
+            reference = "seeded"
+        elif op.ref is not None:
+            reference = "numpy"
+        else:
+            reference = "float64"
+        # the sample's own arguments first; where none fits the schema, those the OpInfo's function
+        # passes to the operator (F.max_unpool2d computes output_size from kernel_size and stride)
+        for captured in (None, (qual, overload_name)):
+            kept, excluded, samples = [], [], {}
+            for dname in wanted_dtypes(supported, dtypes):
+                dtype = getattr(torch, dname, None)
+                if not isinstance(dtype, torch.dtype) or dname not in supported:
+                    continue  # the OpInfo does not list it
+                if reference == "float64" and dname not in LOW_PRECISION:
+                    excluded.append({"dtype": dname, "reason": "no independent reference on the CPU (no NumPy ref; "
+                                     "a float64 computation serves only lower-precision floats)"})
+                    continue
+                try:
+                    count, problem = _check_draws(torch, op, obj, schemas, order, dtype, reference, captured)
+                except Exception as exc:
+                    count, problem = 0, "checking failed: %s" % error_text(exc)
+                if problem:
+                    excluded.append({"dtype": dname, "reason": problem})
+                else:
+                    kept.append(dname)
+                    samples[dname] = count
+            if kept:
+                return {"found": True, "name": op.name, "variant_test_name": op.variant_test_name, "order": order,
+                        "out": _needs_out(schemas), "captured": bool(captured),
+                        "reference": reference, "dtypes": kept, "excluded": excluded, "samples": samples,
+                        "tolerances": dict((k, list(v)) for k, v in TOLERANCES.items())}
+            if not all(e["reason"].startswith("no sample input fits") for e in excluded):
+                break  # samples fit and fail: recording their calls would not change that
         tried.append("%s (%s)" % (op.name, "; ".join("%s: %s" % (e["dtype"], e["reason"]) for e in excluded)))
     return {"found": False, "problem": "no dtype of OpInfo %s could be checked" % ", ".join(tried)}
 
@@ -270,5 +371,5 @@ def overload_facts(torch, obj, res, device_type, dtypes=None):
     if kind == "function":
         out["opinfo"] = {"found": False, "problem": "a torch function: the opinfo family's"}
     else:
-        out["opinfo"] = _opinfo(torch, obj, name, schemas, device_type, dtypes)
+        out["opinfo"] = _opinfo(torch, obj, name, schemas, device_type, dtypes, overload_name)
     return out
