@@ -68,10 +68,10 @@ def _opinfo_methods(spelling: str, test: str, ov: dict[str, Any], op: dict[str, 
                   "        torch.manual_seed(0)  # the samples measured on the CPU when this test was written",
                   f'        for sample in op.sample_inputs("cpu", torch.{dname}):']
         if captured:
-            lines += [f"            # the arguments the OpInfo's function passes to {qual} (recorded on the CPU)",
+            lines += ["            # the arguments the OpInfo's function passes to the operator (recorded)",
                       "            calls = self._aten_calls(op, sample)",
                       "            if len(calls) != 1:",
-                      f"                continue  # a sample whose function calls {qual} other than once",
+                      "                continue  # a sample whose function calls the operator other than once",
                       "            args, kwargs = calls[0]"]
         kwargs = "kwargs" if captured else "sample.kwargs"
         if op.get("out"):
@@ -153,7 +153,7 @@ def _opinfo_methods(spelling: str, test: str, ov: dict[str, Any], op: dict[str, 
         helper += [
             "",
             "    def _aten_calls(self, op, sample):",
-            f'        """The (args, kwargs) of each call of {qual} that the OpInfo\'s function makes."""',
+            f'        """(args, kwargs) of each call of {qual} by the OpInfo\'s function."""',
             "        calls = []",
             "",
             "        class Record(TorchDispatchMode):",
@@ -338,8 +338,11 @@ def overload_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
     if op.get("found") and op.get("dtypes"):
         methods += _opinfo_methods(spelling, test, ov, op, device)
         tol = ", ".join(f"torch.{k}: ({v[0]}, {v[1]})" for k, v in sorted((op.get("tolerances") or {}).items()))
+        # values undefined: no value comparison, so neither its helper nor the one it reads
+        unused = {"_assert_matches", "_on_cpu"} if op["reference"] == "meta" else set()
         methods += [Method(name, src, helper=True) for name, src in
-                    render_helpers("opinfo_helpers.py.j2", device=device, tolerances="{" + tol + "}")]
+                    render_helpers("opinfo_helpers.py.j2", device=device, tolerances="{" + tol + "}")
+                    if name not in unused]
         imports = (OPDB_IMPORT,)
         if op.get("captured"):
             imports += (DISPATCH_IMPORT,)
