@@ -184,8 +184,8 @@ def _same_metadata(torch, actual, expected):
     if isinstance(expected, (tuple, list)):
         if not isinstance(actual, (tuple, list)) or len(actual) != len(expected):
             raise AssertionError("not a sequence of %d results" % len(expected))
-        for a, e in zip(actual, expected, strict=True):
-            _same_metadata(torch, a, e)
+        for i in range(len(expected)):  # zip(strict=) is Python 3.10's
+            _same_metadata(torch, actual[i], expected[i])
         return
     raise AssertionError("a result that is not a tensor: %r" % type(expected).__name__)
 
