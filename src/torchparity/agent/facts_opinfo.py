@@ -105,6 +105,57 @@ def widened_dtype(torch, dtype):
     return dtype
 
 
+def _decorator_reasons(op):
+    """The reasons of the skips and expected failures the OpInfo's own tests are decorated with."""
+    out = []
+    for info in getattr(op, "decorators", ()) or ():
+        for dec in getattr(info, "decorators", None) or (info,):
+            for cell in getattr(dec, "__closure__", None) or ():
+                try:
+                    value = cell.cell_contents
+                except ValueError:
+                    continue
+                if isinstance(value, str):
+                    out.append(value)
+    return out
+
+
+def _undefined_values(op):
+    """Whether the OpInfo marks its results' values as undefined: its tests skip comparing them
+    (``unittest.skip("Expected: empty_like is not comparable")``)."""
+    return any("not comparable" in reason for reason in _decorator_reasons(op))
+
+
+def _to_meta(torch, sample):
+    moved = sample.transform(lambda t: t.to("meta") if isinstance(t, torch.Tensor) else t)
+    kwargs = dict(moved.kwargs)
+    if "device" in kwargs:
+        kwargs["device"] = "meta"
+    moved.kwargs = kwargs
+    return moved
+
+
+def _same_metadata(torch, actual, expected):
+    """What an operator of undefined values defines: type, shape, dtype, layout, strides, requires_grad."""
+    if isinstance(expected, torch.Tensor):
+        if not isinstance(actual, torch.Tensor):
+            raise AssertionError("not a tensor: %r" % type(actual).__name__)
+        for what in ("shape", "dtype", "layout", "requires_grad"):
+            if getattr(actual, what) != getattr(expected, what):
+                raise AssertionError("%s %s, the meta kernels give %s" % (
+                    what, getattr(actual, what), getattr(expected, what)))
+        if actual.layout == torch.strided and actual.stride() != expected.stride():
+            raise AssertionError("strides %s, the meta kernels give %s" % (actual.stride(), expected.stride()))
+        return
+    if isinstance(expected, (tuple, list)):
+        if not isinstance(actual, (tuple, list)) or len(actual) != len(expected):
+            raise AssertionError("not a sequence of %d results" % len(expected))
+        for i in range(len(expected)):  # zip(strict=) is Python 3.10's
+            _same_metadata(torch, actual[i], expected[i])
+        return
+    raise AssertionError("a result that is not a tensor: %r" % type(expected).__name__)
+
+
 def _cpu_check(torch, op, fn, kind, dtype, reference):
     """Run the test's comparison on the CPU for one dtype: (samples checked, problem or "")."""
     checked = 0
@@ -116,6 +167,9 @@ def _cpu_check(torch, op, fn, kind, dtype, reference):
             if reference == "numpy":
                 ref = sample.numpy()
                 expected = op.ref(ref.input, *ref.args, **ref.kwargs)
+            elif reference == "meta":  # the test calls the API itself on the meta device
+                meta = _to_meta(torch, sample)
+                expected = fn(meta.input, *meta.args, **meta.kwargs)
             else:
                 wide = sample.transform(lambda t: _widen(torch, t))
                 expected = op.op(wide.input, *wide.args, **wide.kwargs)
@@ -129,7 +183,10 @@ def _cpu_check(torch, op, fn, kind, dtype, reference):
                 continue
             raise
         try:
-            _close(torch, actual, expected, dtype_name)
+            if reference == "meta":
+                _same_metadata(torch, actual, expected)
+            else:
+                _close(torch, actual, expected, dtype_name)
         except Exception as exc:
             return checked, "differs from the %s reference on the CPU: %s" % (reference, error_text(exc))
         checked += 1
@@ -174,6 +231,8 @@ def opinfo_facts(torch, obj, device_type, dtypes=None):
     # an independent reference (NumPy, or float64 for lower-precision floats) on every device; on
     # another device the CPU result is compared too, and serves alone for dtypes with no other
     reference = "numpy" if op.ref is not None else "float64"
+    if _undefined_values(op):  # empty_permuted, new_empty, ...: the metadata the meta kernels give
+        reference = "meta"
     on_device = device_type != "cpu"
     kept, cpu_kept, excluded, samples = [], [], [], {}
     for name in wanted:
@@ -199,7 +258,7 @@ def opinfo_facts(torch, obj, device_type, dtypes=None):
             kept.append(name)
             samples[name] = count
             continue
-        if on_device:
+        if on_device and reference != "meta":  # undefined values: never compared with the CPU's
             try:
                 count = sum(1 for _ in op.sample_inputs("cpu", dtype))
             except Exception as exc:
@@ -209,14 +268,14 @@ def opinfo_facts(torch, obj, device_type, dtypes=None):
                 samples[name] = count
                 continue
         excluded.append({"dtype": name, "reason": problem})
-    if on_device and not kept:  # no dtype with an independent reference: the CPU is the only one
+    if on_device and not kept and reference != "meta":  # no independent reference: the CPU is the only one
         reference, kept, cpu_kept = "cpu", cpu_kept, []
     errors = _error_inputs(torch, op, obj) if kind == "function" else {"count": 0, "problem": ""}
     return {
         "found": True, "name": op.name, "variant_test_name": op.variant_test_name, "matches": names,
         "error_inputs": errors,
         "call": kind, "has_ref": op.ref is not None, "reference": reference,
-        "cpu_reference": on_device, "cpu_dtypes": cpu_kept,
+        "cpu_reference": on_device and reference != "meta", "cpu_dtypes": cpu_kept,
         "supported": sorted(supported), "dtypes": kept, "excluded": excluded, "samples": samples,
         "tolerances": dict((k, list(v)) for k, v in TOLERANCES.items()),
     }

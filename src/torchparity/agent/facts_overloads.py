@@ -28,6 +28,9 @@ from .facts_opinfo import (
     _close,
     _device_dtypes,
     _op_db,
+    _same_metadata,
+    _to_meta,
+    _undefined_values,
     _widen,
     wanted_dtypes,
     widened_dtype,
@@ -119,27 +122,6 @@ def _seeded(op):
     return code is not None and "wrapper_set_seed" in code.co_names
 
 
-def _decorator_reasons(op):
-    """The reasons of the skips and expected failures the OpInfo's own tests are decorated with."""
-    out = []
-    for info in getattr(op, "decorators", ()) or ():
-        for dec in getattr(info, "decorators", None) or (info,):
-            for cell in getattr(dec, "__closure__", None) or ():
-                try:
-                    value = cell.cell_contents
-                except ValueError:
-                    continue
-                if isinstance(value, str):
-                    out.append(value)
-    return out
-
-
-def _undefined_values(op):
-    """Whether the OpInfo marks its results' values as undefined: its tests skip comparing them
-    (``unittest.skip("Expected: empty_like is not comparable")``)."""
-    return any("not comparable" in reason for reason in _decorator_reasons(op))
-
-
 def _aten_calls(torch, op, sample, qual, overload_name):
     """The (args, kwargs) of each call of the operator ``qual`` (``overload_name``: that overload
     only) that the OpInfo's function makes for the sample, recorded under a TorchDispatchMode."""
@@ -158,36 +140,6 @@ def _aten_calls(torch, op, sample, qual, overload_name):
     with Record():
         op.op(sample.input, *sample.args, **sample.kwargs)
     return calls
-
-
-def _to_meta(torch, sample):
-    moved = sample.transform(lambda t: t.to("meta") if isinstance(t, torch.Tensor) else t)
-    kwargs = dict(moved.kwargs)
-    if "device" in kwargs:
-        kwargs["device"] = "meta"
-    moved.kwargs = kwargs
-    return moved
-
-
-def _same_metadata(torch, actual, expected):
-    """What an operator of undefined values defines: type, shape, dtype, layout, strides, requires_grad."""
-    if isinstance(expected, torch.Tensor):
-        if not isinstance(actual, torch.Tensor):
-            raise AssertionError("not a tensor: %r" % type(actual).__name__)
-        for what in ("shape", "dtype", "layout", "requires_grad"):
-            if getattr(actual, what) != getattr(expected, what):
-                raise AssertionError("%s %s, the meta kernels give %s" % (
-                    what, getattr(actual, what), getattr(expected, what)))
-        if actual.layout == torch.strided and actual.stride() != expected.stride():
-            raise AssertionError("strides %s, the meta kernels give %s" % (actual.stride(), expected.stride()))
-        return
-    if isinstance(expected, (tuple, list)):
-        if not isinstance(actual, (tuple, list)) or len(actual) != len(expected):
-            raise AssertionError("not a sequence of %d results" % len(expected))
-        for i in range(len(expected)):  # zip(strict=) is Python 3.10's
-            _same_metadata(torch, actual[i], expected[i])
-        return
-    raise AssertionError("a result that is not a tensor: %r" % type(expected).__name__)
 
 
 def _copy(torch, sample):

@@ -23,7 +23,7 @@ import re
 from typing import Any
 
 from ..api.records import ApiInfo
-from .operators import OPDB_IMPORT, _comment_lines, _lookup, split_methods
+from .operators import OPDB_IMPORT, _comment_lines, _lookup, metadata_helper, split_methods
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
 from .render import render_helpers
 
@@ -172,26 +172,10 @@ def _opinfo_methods(spelling: str, test: str, ov: dict[str, Any], op: dict[str, 
             "            op.op(sample.input, *sample.args, **sample.kwargs)",
             "        return calls",
         ]
-    if meta:
-        helper += [
-            "",
-            "    def _assert_same_metadata(self, actual, expected):",
-            '        """What an operator of undefined values defines (not its values)."""',
-            "        if isinstance(expected, (tuple, list)):",
-            "            self.assertEqual(len(actual), len(expected))",
-            "            for index, item in enumerate(expected):",
-            "                self._assert_same_metadata(actual[index], item)",
-            "            return",
-            "        self.assertIsInstance(actual, torch.Tensor)",
-            "        self.assertEqual(actual.shape, expected.shape)",
-            "        self.assertEqual(actual.dtype, expected.dtype)",
-            "        self.assertEqual(actual.layout, expected.layout)",
-            "        self.assertEqual(actual.requires_grad, expected.requires_grad)",
-            "        if actual.layout == torch.strided:",
-            "            self.assertEqual(actual.stride(), expected.stride())",
-        ]
     methods = split_methods("\n".join(lines) + "\n")
     methods += [Method(m.name, m.source, helper=True) for m in split_methods("\n".join(helper) + "\n")]
+    if meta:
+        methods.append(metadata_helper())
     return methods
 
 
