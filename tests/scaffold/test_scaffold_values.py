@@ -44,6 +44,18 @@ CASES = (
          "torch.view_as_real = broken"),
     Case("torch.ops.aten.view_as_real.default", "overload",  # the real and imaginary parts swapped
          "torch.ops.aten.view_as_real.default = lambda z: torch.view_as_real(z).flip(-1)"),
+    # a kernel that ignores the physical layout (contiguous strides), but not the meta kernel: the reference
+    Case("torch.empty_permuted", "opinfo",
+         "ep = torch.empty_permuted\n"
+         "torch.empty_permuted = lambda size, perm, **k: (\n"
+         "    ep(size, perm, **k) if str(k.get('device')) == 'meta' else torch.empty(size, **k))"),
+    Case("torch.Tensor.new_empty", "opinfo",  # dtype= ignored
+         "ne = torch.Tensor.new_empty\n"
+         "torch.Tensor.new_empty = lambda self, size, *, dtype=None, **k: ne(self, size, **k)"),
+    Case("torch.Tensor.new_empty_strided", "opinfo",  # a kernel that ignores the strides (not the meta one)
+         "nes = torch.Tensor.new_empty_strided\n"
+         "torch.Tensor.new_empty_strided = lambda self, size, stride, **k: (\n"
+         "    nes(self, size, stride, **k) if self.is_meta else self.new_empty(size, **k))"),
     Case("torch.ops.aten.empty_like.default", "overload",  # dtype= ignored
          "el = torch.ops.aten.empty_like.default\n"
          "torch.ops.aten.empty_like.default = lambda x, *, dtype=None, **k: el(x, **k)"),
@@ -59,7 +71,8 @@ CASES = (
          "mu = torch.ops.aten.max_unpool3d.default\n"
          "torch.ops.aten.max_unpool3d.default = lambda x, i, s: mu(x, i, s).flip(-1)"),
 )
-META = ("torch.ops.aten.empty_like.default", "torch.ops.aten.new_empty.default",
+META = ("torch.empty_permuted", "torch.Tensor.new_empty", "torch.Tensor.new_empty_strided",
+        "torch.ops.aten.empty_like.default", "torch.ops.aten.new_empty.default",
         "torch.ops.aten.empty_strided.default")
 CAPTURED = ("torch.ops.aten.max_unpool2d", "torch.ops.aten.max_unpool3d.default")
 
@@ -73,7 +86,7 @@ def _check(cases, results):
         body = text.split("class Test", 1)[1]
         assert "DEVICE" in body, case.api  # the calls run on the device
         if case.api in META:  # the metadata against the meta kernels, never the values
-            assert '_sample_to(sample, "meta")' in body and "_assert_same_metadata(actual, expected)" in body
+            assert '_sample_to(sample, "meta")' in body and "_assert_same_metadata(actual, expected, " in body
             assert "_assert_matches" not in body and "stride()" in body, case.api
         if case.api in CAPTURED:  # the arguments the OpInfo's function passes to the operator
             assert "class Record(TorchDispatchMode)" in body and "calls = self._aten_calls(op, sample)" in body

@@ -17,7 +17,8 @@ def test_undefined_values_are_checked_on_the_meta_kernels_metadata_never_compare
     text = _source(plan)
     assert 'on_meta = self._sample_to(sample, "meta")' in text
     assert "expected = op.op(on_meta.input, *on_meta.args, **on_meta.kwargs)" in text
-    assert "self._assert_same_metadata(actual, expected)" in text
+    assert "self._assert_same_metadata(actual, expected, dev.kwargs)" in text
+    assert 'self.assertEqual(getattr(actual, what), kwargs[what], what + "= given")' in text  # as documented
     for what in ("shape", "dtype", "layout", "requires_grad"):
         assert f"self.assertEqual(actual.{what}, expected.{what})" in text
     assert "self.assertEqual(actual.stride(), expected.stride())" in text

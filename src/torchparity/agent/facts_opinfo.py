@@ -135,11 +135,19 @@ def _to_meta(torch, sample):
     return moved
 
 
-def _same_metadata(torch, actual, expected):
-    """What an operator of undefined values defines: type, shape, dtype, layout, strides, requires_grad."""
+#: factory keywords whose documented meaning is the result's attribute of the same name
+KEYWORDS = ("dtype", "layout", "requires_grad")
+
+
+def _same_metadata(torch, actual, expected, kwargs=None):
+    """What an operator of undefined values defines: type, shape, dtype, layout, strides, requires_grad
+    (against the meta kernels' result), and the ``dtype=``/``layout=``/``requires_grad=`` it was given."""
     if isinstance(expected, torch.Tensor):
         if not isinstance(actual, torch.Tensor):
             raise AssertionError("not a tensor: %r" % type(actual).__name__)
+        for what in KEYWORDS:
+            if (kwargs or {}).get(what) is not None and getattr(actual, what) != kwargs[what]:
+                raise AssertionError("%s %s, given %s=%s" % (what, getattr(actual, what), what, kwargs[what]))
         for what in ("shape", "dtype", "layout", "requires_grad"):
             if getattr(actual, what) != getattr(expected, what):
                 raise AssertionError("%s %s, the meta kernels give %s" % (
@@ -184,7 +192,7 @@ def _cpu_check(torch, op, fn, kind, dtype, reference):
             raise
         try:
             if reference == "meta":
-                _same_metadata(torch, actual, expected)
+                _same_metadata(torch, actual, expected, dev.kwargs)
             else:
                 _close(torch, actual, expected, dtype_name)
         except Exception as exc:

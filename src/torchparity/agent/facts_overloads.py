@@ -196,7 +196,7 @@ def _check_dtype(torch, op, obj, schemas, order, dtype, reference, captured=None
             return checked, "the call does not return the out= tensor"
         try:
             if reference == "meta":
-                _same_metadata(torch, actual, expected)
+                _same_metadata(torch, actual, expected, kwargs)
             else:
                 _close(torch, actual, expected, dtype_name)
         except Exception as exc:

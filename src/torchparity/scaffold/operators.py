@@ -124,14 +124,18 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
 
 #: what an operator of undefined values (OpInfo: "not comparable") defines, against the meta kernels
 _METADATA_HELPER = [
-    '    def _assert_same_metadata(self, actual, expected):',
-    '        """What an operator of undefined values defines (not its values)."""',
+    '    def _assert_same_metadata(self, actual, expected, kwargs):',
+    '        """What an operator of undefined values defines (not its values): the meta kernels\' result\'s',
+    '        metadata, and the dtype=, layout= and requires_grad= the call was given (as documented)."""',
     '        if isinstance(expected, (tuple, list)):',
     '            self.assertEqual(len(actual), len(expected))',
     '            for index, item in enumerate(expected):',
-    '                self._assert_same_metadata(actual[index], item)',
+    '                self._assert_same_metadata(actual[index], item, {})',
     '            return',
     '        self.assertIsInstance(actual, torch.Tensor)',
+    '        for what in ("dtype", "layout", "requires_grad"):',
+    '            if kwargs.get(what) is not None:',
+    '                self.assertEqual(getattr(actual, what), kwargs[what], what + "= given")',
     '        self.assertEqual(actual.shape, expected.shape)',
     '        self.assertEqual(actual.dtype, expected.dtype)',
     '        self.assertEqual(actual.layout, expected.layout)',

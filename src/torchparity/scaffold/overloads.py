@@ -109,7 +109,7 @@ def _opinfo_methods(spelling: str, test: str, ov: dict[str, Any], op: dict[str, 
             lines += ["            self.assertIs(actual, out)  # out= is filled and returned"]
         lines += ["            self._assert_on_device(actual)"]
         if meta:
-            lines += ["            self._assert_same_metadata(actual, expected)"]
+            lines += [f"            self._assert_same_metadata(actual, expected, {'kwargs' if captured else 'dev.kwargs'})"]
         else:
             lines += [f"            self._assert_matches(actual, expected, torch.{dname})"]
         lines += ["            checked += 1",
