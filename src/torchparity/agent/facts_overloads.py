@@ -40,6 +40,9 @@ from .facts_opinfo import (
 SEED = 0
 #: draws of the samples each dtype must hold on
 DRAWS = 3
+#: samples a test of recorded arguments checks at most per dtype (recording each sample's calls costs
+#: a run of the OpInfo's function: max_pool2d_with_indices_backward has 1440 samples)
+CAPTURED_LIMIT = 40
 #: argument names of the batch-norm kernels the ``norm`` facts know how to fill
 NORM_ARGS = {"input", "grad_out", "weight", "bias", "running_mean", "running_var", "save_mean", "save_invstd",
              "mean", "invstd", "training", "train", "momentum", "eps", "cudnn_enabled", "output_mask"}
@@ -156,6 +159,8 @@ def _check_dtype(torch, op, obj, schemas, order, dtype, reference, captured=None
     dtype_name = str(dtype).split(".")[-1]
     out = _needs_out(schemas)
     for sample in op.sample_inputs("cpu", dtype):
+        if captured and checked >= CAPTURED_LIMIT:
+            break
         if captured:
             calls = _aten_calls(torch, op, sample, *captured)
             if len(calls) != 1:
@@ -263,6 +268,7 @@ def _opinfo(torch, obj, name, schemas, device_type, dtypes, overload_name=None):
             if kept:
                 return {"found": True, "name": op.name, "variant_test_name": op.variant_test_name, "order": order,
                         "out": _needs_out(schemas), "captured": bool(captured),
+                        "limit": CAPTURED_LIMIT if captured else 0,
                         "reference": reference, "dtypes": kept, "excluded": excluded, "samples": samples,
                         "tolerances": dict((k, list(v)) for k, v in TOLERANCES.items())}
             if not all(e["reason"].startswith("no sample input fits") for e in excluded):
