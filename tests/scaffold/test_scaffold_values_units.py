@@ -58,3 +58,10 @@ def test_an_opinfo_listing_none_of_the_defaults_gets_the_dtypes_it_lists():
     assert wanted_dtypes({"uint8", "int32"}) == ["int32", "uint8"]
     assert wanted_dtypes({"complex64"}, ["float16"]) == ["float16"]  # what is asked for, as asked
     assert WIDE["complex64"] == "complex128" and WIDE["float16"] == "float64"
+
+
+def test_backward_kernels_are_left_to_the_backward_family():
+    from torchparity.agent.facts_overloads import _backward_kernel
+
+    assert _backward_kernel("max_pool2d_with_indices_backward") and _backward_kernel("_softmax_backward_data")
+    assert not _backward_kernel("max_unpool2d") and not _backward_kernel("empty_like")

@@ -125,6 +125,11 @@ def _seeded(op):
     return code is not None and "wrapper_set_seed" in code.co_names
 
 
+def _backward_kernel(name):
+    """An ATen backward kernel by its name (``max_pool2d_with_indices_backward``, ``_backward_data``)."""
+    return name.endswith("_backward") or "_backward_" in name
+
+
 def _aten_calls(torch, op, sample, qual, overload_name):
     """The (args, kwargs) of each call of the operator ``qual`` (``overload_name``: that overload
     only) that the OpInfo's function makes for the sample, recorded under a TorchDispatchMode."""
@@ -246,7 +251,8 @@ def _opinfo(torch, obj, name, schemas, device_type, dtypes, overload_name=None):
             reference = "float64"
         # the sample's own arguments first; where none fits the schema, those the OpInfo's function
         # passes to the operator (F.max_unpool2d computes output_size from kernel_size and stride)
-        for captured in (None, (qual, overload_name)):
+        # (not for a backward kernel, aten::X_backward: the backward family's, against the forward's gradient)
+        for captured in (None,) if _backward_kernel(name) else (None, (qual, overload_name)):
             kept, excluded, samples = [], [], {}
             for dname in wanted_dtypes(supported, dtypes):
                 dtype = getattr(torch, dname, None)
