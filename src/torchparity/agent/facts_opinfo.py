@@ -12,10 +12,27 @@ from .facts_literal import error_text
 
 #: dtypes tried, in this order, when no list is asked for
 DEFAULT_DTYPES = ("float32", "float16", "bfloat16", "int64", "bool")
-#: floating dtypes a float64 computation can serve as the reference for
-LOW_PRECISION = ("float32", "float16", "bfloat16")
+#: tried, in this order, when the OpInfo lists none of DEFAULT_DTYPES for the device (an operator of
+#: complex tensors only, such as view_as_real, or of some integer types only)
+FALLBACK_DTYPES = ("complex64", "complex128", "complex32", "float64", "int32", "int16", "int8", "uint8")
+#: dtypes a wider computation can serve as the reference for: the floating ones in float64, the
+#: complex ones in complex128
+LOW_PRECISION = ("float32", "float16", "bfloat16", "complex64", "complex32")
+#: the dtype each LOW_PRECISION dtype's reference is computed in
+WIDE = {"float32": "float64", "float16": "float64", "bfloat16": "float64",
+        "complex64": "complex128", "complex32": "complex128"}
 #: per dtype (rtol, atol) for comparing with a reference; others use assert_close's defaults
 TOLERANCES = {"float16": (1e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2)}
+
+
+def wanted_dtypes(supported, dtypes=None):
+    """The dtypes to try: those asked for, else DEFAULT_DTYPES, else (the OpInfo lists none of them)
+    the FALLBACK_DTYPES it lists."""
+    if dtypes:
+        return list(dtypes)
+    if any(d in supported for d in DEFAULT_DTYPES):
+        return list(DEFAULT_DTYPES)
+    return [d for d in FALLBACK_DTYPES if d in supported] or list(DEFAULT_DTYPES)
 
 
 def _op_db():
@@ -74,7 +91,77 @@ def _close(torch, actual, expected, dtype_name):
 def _widen(torch, t):
     if isinstance(t, torch.Tensor) and t.is_floating_point():
         return t.to(torch.float64)
+    if isinstance(t, torch.Tensor) and t.is_complex():
+        return t.to(torch.complex128)
     return t
+
+
+def widened_dtype(torch, dtype):
+    """The dtype a ``dtype=`` keyword gets in the widened reference (float64, complex128), or itself."""
+    if isinstance(dtype, torch.dtype) and dtype.is_floating_point:
+        return torch.float64
+    if isinstance(dtype, torch.dtype) and dtype.is_complex:
+        return torch.complex128
+    return dtype
+
+
+def _decorator_reasons(op):
+    """The reasons of the skips and expected failures the OpInfo's own tests are decorated with."""
+    out = []
+    for info in getattr(op, "decorators", ()) or ():
+        for dec in getattr(info, "decorators", None) or (info,):
+            for cell in getattr(dec, "__closure__", None) or ():
+                try:
+                    value = cell.cell_contents
+                except ValueError:
+                    continue
+                if isinstance(value, str):
+                    out.append(value)
+    return out
+
+
+def _undefined_values(op):
+    """Whether the OpInfo marks its results' values as undefined: its tests skip comparing them
+    (``unittest.skip("Expected: empty_like is not comparable")``)."""
+    return any("not comparable" in reason for reason in _decorator_reasons(op))
+
+
+def _to_meta(torch, sample):
+    moved = sample.transform(lambda t: t.to("meta") if isinstance(t, torch.Tensor) else t)
+    kwargs = dict(moved.kwargs)
+    if "device" in kwargs:
+        kwargs["device"] = "meta"
+    moved.kwargs = kwargs
+    return moved
+
+
+#: factory keywords whose documented meaning is the result's attribute of the same name
+KEYWORDS = ("dtype", "layout", "requires_grad")
+
+
+def _same_metadata(torch, actual, expected, kwargs=None):
+    """What an operator of undefined values defines: type, shape, dtype, layout, strides, requires_grad
+    (against the meta kernels' result), and the ``dtype=``/``layout=``/``requires_grad=`` it was given."""
+    if isinstance(expected, torch.Tensor):
+        if not isinstance(actual, torch.Tensor):
+            raise AssertionError("not a tensor: %r" % type(actual).__name__)
+        for what in KEYWORDS:
+            if (kwargs or {}).get(what) is not None and getattr(actual, what) != kwargs[what]:
+                raise AssertionError("%s %s, given %s=%s" % (what, getattr(actual, what), what, kwargs[what]))
+        for what in ("shape", "dtype", "layout", "requires_grad"):
+            if getattr(actual, what) != getattr(expected, what):
+                raise AssertionError("%s %s, the meta kernels give %s" % (
+                    what, getattr(actual, what), getattr(expected, what)))
+        if actual.layout == torch.strided and actual.stride() != expected.stride():
+            raise AssertionError("strides %s, the meta kernels give %s" % (actual.stride(), expected.stride()))
+        return
+    if isinstance(expected, (tuple, list)):
+        if not isinstance(actual, (tuple, list)) or len(actual) != len(expected):
+            raise AssertionError("not a sequence of %d results" % len(expected))
+        for i in range(len(expected)):  # zip(strict=) is Python 3.10's
+            _same_metadata(torch, actual[i], expected[i])
+        return
+    raise AssertionError("a result that is not a tensor: %r" % type(expected).__name__)
 
 
 def _cpu_check(torch, op, fn, kind, dtype, reference):
@@ -88,6 +175,9 @@ def _cpu_check(torch, op, fn, kind, dtype, reference):
             if reference == "numpy":
                 ref = sample.numpy()
                 expected = op.ref(ref.input, *ref.args, **ref.kwargs)
+            elif reference == "meta":  # the test calls the API itself on the meta device
+                meta = _to_meta(torch, sample)
+                expected = fn(meta.input, *meta.args, **meta.kwargs)
             else:
                 wide = sample.transform(lambda t: _widen(torch, t))
                 expected = op.op(wide.input, *wide.args, **wide.kwargs)
@@ -101,7 +191,10 @@ def _cpu_check(torch, op, fn, kind, dtype, reference):
                 continue
             raise
         try:
-            _close(torch, actual, expected, dtype_name)
+            if reference == "meta":
+                _same_metadata(torch, actual, expected, dev.kwargs)
+            else:
+                _close(torch, actual, expected, dtype_name)
         except Exception as exc:
             return checked, "differs from the %s reference on the CPU: %s" % (reference, error_text(exc))
         checked += 1
@@ -142,10 +235,12 @@ def opinfo_facts(torch, obj, device_type, dtypes=None):
     if op is None:
         return {"found": False, "error": ""}
     supported = set(str(d).split(".")[-1] for d in _device_dtypes(op, device_type))
-    wanted = list(dtypes) if dtypes else list(DEFAULT_DTYPES)
+    wanted = wanted_dtypes(supported, dtypes)
     # an independent reference (NumPy, or float64 for lower-precision floats) on every device; on
     # another device the CPU result is compared too, and serves alone for dtypes with no other
     reference = "numpy" if op.ref is not None else "float64"
+    if _undefined_values(op):  # empty_permuted, new_empty, ...: the metadata the meta kernels give
+        reference = "meta"
     on_device = device_type != "cpu"
     kept, cpu_kept, excluded, samples = [], [], [], {}
     for name in wanted:
@@ -156,9 +251,9 @@ def opinfo_facts(torch, obj, device_type, dtypes=None):
         if name not in supported:
             excluded.append({"dtype": name, "reason": "the OpInfo does not list it for %s" % device_type})
             continue
-        if reference == "float64" and (name not in LOW_PRECISION or "float64" not in supported):
-            problem = ("no independent reference on the CPU "
-                       "(no NumPy ref; a float64 computation serves only lower-precision floats)")
+        if reference == "float64" and (name not in LOW_PRECISION or WIDE[name] not in supported):
+            problem = ("no independent reference on the CPU (no NumPy ref; a float64 or complex128 "
+                       "computation serves only lower-precision floating and complex dtypes)")
             count = 0
         else:
             try:
@@ -171,7 +266,7 @@ def opinfo_facts(torch, obj, device_type, dtypes=None):
             kept.append(name)
             samples[name] = count
             continue
-        if on_device:
+        if on_device and reference != "meta":  # undefined values: never compared with the CPU's
             try:
                 count = sum(1 for _ in op.sample_inputs("cpu", dtype))
             except Exception as exc:
@@ -181,14 +276,14 @@ def opinfo_facts(torch, obj, device_type, dtypes=None):
                 samples[name] = count
                 continue
         excluded.append({"dtype": name, "reason": problem})
-    if on_device and not kept:  # no dtype with an independent reference: the CPU is the only one
+    if on_device and not kept and reference != "meta":  # no independent reference: the CPU is the only one
         reference, kept, cpu_kept = "cpu", cpu_kept, []
     errors = _error_inputs(torch, op, obj) if kind == "function" else {"count": 0, "problem": ""}
     return {
         "found": True, "name": op.name, "variant_test_name": op.variant_test_name, "matches": names,
         "error_inputs": errors,
         "call": kind, "has_ref": op.ref is not None, "reference": reference,
-        "cpu_reference": on_device, "cpu_dtypes": cpu_kept,
+        "cpu_reference": on_device and reference != "meta", "cpu_dtypes": cpu_kept,
         "supported": sorted(supported), "dtypes": kept, "excluded": excluded, "samples": samples,
         "tolerances": dict((k, list(v)) for k, v in TOLERANCES.items()),
     }

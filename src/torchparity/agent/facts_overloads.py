@@ -23,19 +23,26 @@ import warnings
 
 from .facts_literal import error_text
 from .facts_opinfo import (
-    DEFAULT_DTYPES,
     LOW_PRECISION,
     TOLERANCES,
     _close,
     _device_dtypes,
     _op_db,
+    _same_metadata,
+    _to_meta,
+    _undefined_values,
     _widen,
+    wanted_dtypes,
+    widened_dtype,
 )
 
 #: the seed the test draws each dtype's samples with
 SEED = 0
 #: draws of the samples each dtype must hold on
 DRAWS = 3
+#: samples a test of recorded arguments checks at most per dtype (recording each sample's calls costs
+#: a run of the OpInfo's function: max_pool2d_with_indices_backward has 1440 samples)
+CAPTURED_LIMIT = 40
 #: argument names of the batch-norm kernels the ``norm`` facts know how to fill
 NORM_ARGS = {"input", "grad_out", "weight", "bias", "running_mean", "running_var", "save_mean", "save_invstd",
              "mean", "invstd", "training", "train", "momentum", "eps", "cudnn_enabled", "output_mask"}
@@ -118,18 +125,55 @@ def _seeded(op):
     return code is not None and "wrapper_set_seed" in code.co_names
 
 
+def _backward_kernel(name):
+    """An ATen backward kernel by its name (``max_pool2d_with_indices_backward``, ``_backward_data``)."""
+    return name.endswith("_backward") or "_backward_" in name
+
+
+def _aten_calls(torch, op, sample, qual, overload_name):
+    """The (args, kwargs) of each call of the operator ``qual`` (``overload_name``: that overload
+    only) that the OpInfo's function makes for the sample, recorded under a TorchDispatchMode."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    calls = []
+
+    class Record(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            schema = func._schema
+            if schema.name == qual and (overload_name is None or schema.overload_name == overload_name):
+                calls.append((args, kwargs))
+            return func(*args, **kwargs)
+
+    with Record():
+        op.op(sample.input, *sample.args, **sample.kwargs)
+    return calls
+
+
 def _copy(torch, sample):
     return sample.transform(lambda t: t.clone() if isinstance(t, torch.Tensor) else t)
 
 
-def _check_dtype(torch, op, obj, schemas, order, dtype, reference):
-    """(samples checked, problem or "") for one dtype, only samples the schema accepts."""
+def _check_dtype(torch, op, obj, schemas, order, dtype, reference, captured=None):
+    """(samples checked, problem or "") for one dtype, only samples the schema accepts.
+
+    ``captured`` ((qualified name, overload name)): each sample's arguments are those the OpInfo's
+    function passes to the operator (recorded), not the sample's own; a sample whose function calls
+    the operator other than once is skipped."""
     checked = 0
     dtype_name = str(dtype).split(".")[-1]
     out = _needs_out(schemas)
     for sample in op.sample_inputs("cpu", dtype):
-        args = _arranged(sample, order)
-        kwargs = dict(sample.kwargs)
+        if captured and checked >= CAPTURED_LIMIT:
+            break
+        if captured:
+            calls = _aten_calls(torch, op, sample, *captured)
+            if len(calls) != 1:
+                continue
+            args, kwargs = tuple(calls[0][0]), dict(calls[0][1])
+        else:
+            args = _arranged(sample, order)
+            kwargs = dict(sample.kwargs)
         if out:
             kwargs["out"] = torch.empty(0, dtype=dtype)
         if not _fits(torch, schemas, args, kwargs):
@@ -141,11 +185,14 @@ def _check_dtype(torch, op, obj, schemas, order, dtype, reference):
             elif reference == "seeded":
                 same = _copy(torch, sample)
                 expected = op.op(same.input, *same.args, **same.kwargs)
+            elif reference == "meta":
+                meta = _to_meta(torch, sample)
+                expected = op.op(meta.input, *meta.args, **meta.kwargs)
             else:
                 wide = sample.transform(lambda t: _widen(torch, t))
                 wkwargs = dict(wide.kwargs)
-                if isinstance(wkwargs.get("dtype"), torch.dtype) and wkwargs["dtype"].is_floating_point:
-                    wkwargs["dtype"] = torch.float64
+                if "dtype" in wkwargs:
+                    wkwargs["dtype"] = widened_dtype(torch, wkwargs["dtype"])
                 expected = op.op(wide.input, *wide.args, **wkwargs)
         except Exception as exc:
             return checked, "the %s reference fails: %s" % (reference, error_text(exc))
@@ -158,7 +205,10 @@ def _check_dtype(torch, op, obj, schemas, order, dtype, reference):
         if out and actual is not kwargs["out"]:
             return checked, "the call does not return the out= tensor"
         try:
-            _close(torch, actual, expected, dtype_name)
+            if reference == "meta":
+                _same_metadata(torch, actual, expected, kwargs)
+            else:
+                _close(torch, actual, expected, dtype_name)
         except Exception as exc:
             return checked, "differs from the %s reference on the CPU: %s" % (reference, error_text(exc))
         checked += 1
@@ -167,7 +217,7 @@ def _check_dtype(torch, op, obj, schemas, order, dtype, reference):
     return checked, ""
 
 
-def _check_draws(torch, op, obj, schemas, order, dtype, reference):
+def _check_draws(torch, op, obj, schemas, order, dtype, reference, captured=None):
     """``_check_dtype`` on several draws of the samples (the test's seed first): a dtype whose
     comparison holds on only some draws (float16 against float64 within 1e-3) is left out."""
     count, problem = 0, ""
@@ -175,45 +225,60 @@ def _check_draws(torch, op, obj, schemas, order, dtype, reference):
         with warnings.catch_warnings(), torch.random.fork_rng():
             warnings.simplefilter("ignore")
             torch.manual_seed(seed)
-            n, problem = _check_dtype(torch, op, obj, schemas, order, dtype, reference)
+            n, problem = _check_dtype(torch, op, obj, schemas, order, dtype, reference, captured)
         if problem:
             return n, problem + ("" if seed == SEED else " (on one of %d draws of the samples)" % DRAWS)
         count = count or n
     return count, problem
 
 
-def _opinfo(torch, obj, name, schemas, device_type, dtypes):
+def _opinfo(torch, obj, name, schemas, device_type, dtypes, overload_name=None):
     entries = _find(name, obj)
     if not entries:
         return {"found": False, "problem": "no OpInfo entry is named %s" % name}
     tried = []
+    qual = "aten::" + name
     for op in entries:
         order = _order(op, schemas)
         supported = set(str(d).split(".")[-1] for d in _device_dtypes(op, device_type))
-        reference = "seeded" if _seeded(op) else ("numpy" if op.ref is not None else "float64")
-        kept, excluded, samples = [], [], {}
-        for dname in (list(dtypes) if dtypes else list(DEFAULT_DTYPES)):
-            dtype = getattr(torch, dname, None)
-            if not isinstance(dtype, torch.dtype) or dname not in supported:
-                continue  # the OpInfo does not list it
-            if reference == "float64" and dname not in LOW_PRECISION:
-                excluded.append({"dtype": dname, "reason": "no independent reference on the CPU (no NumPy ref; "
-                                 "a float64 computation serves only lower-precision floats)"})
-                continue
-            try:
-                count, problem = _check_draws(torch, op, obj, schemas, order, dtype, reference)
-            except Exception as exc:
-                count, problem = 0, "checking failed: %s" % error_text(exc)
-            if problem:
-                excluded.append({"dtype": dname, "reason": problem})
-            else:
-                kept.append(dname)
-                samples[dname] = count
-        if kept:
-            return {"found": True, "name": op.name, "variant_test_name": op.variant_test_name, "order": order,
-                    "out": _needs_out(schemas),
-                    "reference": reference, "dtypes": kept, "excluded": excluded, "samples": samples,
-                    "tolerances": dict((k, list(v)) for k, v in TOLERANCES.items())}
+        if _undefined_values(op):  # values undefined (empty, empty_like, ...): what the meta kernels give
+            reference = "meta"
+        elif _seeded(op):
+            reference = "seeded"
+        elif op.ref is not None:
+            reference = "numpy"
+        else:
+            reference = "float64"
+        # the sample's own arguments first; where none fits the schema, those the OpInfo's function
+        # passes to the operator (F.max_unpool2d computes output_size from kernel_size and stride)
+        # (not for a backward kernel, aten::X_backward: the backward family's, against the forward's gradient)
+        for captured in (None,) if _backward_kernel(name) else (None, (qual, overload_name)):
+            kept, excluded, samples = [], [], {}
+            for dname in wanted_dtypes(supported, dtypes):
+                dtype = getattr(torch, dname, None)
+                if not isinstance(dtype, torch.dtype) or dname not in supported:
+                    continue  # the OpInfo does not list it
+                if reference == "float64" and dname not in LOW_PRECISION:
+                    excluded.append({"dtype": dname, "reason": "no independent reference on the CPU (no NumPy ref; "
+                                     "a float64 computation serves only lower-precision floats)"})
+                    continue
+                try:
+                    count, problem = _check_draws(torch, op, obj, schemas, order, dtype, reference, captured)
+                except Exception as exc:
+                    count, problem = 0, "checking failed: %s" % error_text(exc)
+                if problem:
+                    excluded.append({"dtype": dname, "reason": problem})
+                else:
+                    kept.append(dname)
+                    samples[dname] = count
+            if kept:
+                return {"found": True, "name": op.name, "variant_test_name": op.variant_test_name, "order": order,
+                        "out": _needs_out(schemas), "captured": bool(captured),
+                        "limit": CAPTURED_LIMIT if captured else 0,
+                        "reference": reference, "dtypes": kept, "excluded": excluded, "samples": samples,
+                        "tolerances": dict((k, list(v)) for k, v in TOLERANCES.items())}
+            if not all(e["reason"].startswith("no sample input fits") for e in excluded):
+                break  # samples fit and fail: recording their calls would not change that
         tried.append("%s (%s)" % (op.name, "; ".join("%s: %s" % (e["dtype"], e["reason"]) for e in excluded)))
     return {"found": False, "problem": "no dtype of OpInfo %s could be checked" % ", ".join(tried)}
 
@@ -270,5 +335,5 @@ def overload_facts(torch, obj, res, device_type, dtypes=None):
     if kind == "function":
         out["opinfo"] = {"found": False, "problem": "a torch function: the opinfo family's"}
     else:
-        out["opinfo"] = _opinfo(torch, obj, name, schemas, device_type, dtypes)
+        out["opinfo"] = _opinfo(torch, obj, name, schemas, device_type, dtypes, overload_name)
     return out

@@ -81,15 +81,21 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         cpu_reference=bool(op.get("cpu_reference")) and reference != "cpu", cpu_dtypes=cpu_dtypes,
     )
     tol = ", ".join(f"torch.{k}: ({v[0]}, {v[1]})" for k, v in sorted((op.get("tolerances") or {}).items()))
+    unused = {"_assert_matches", "_on_cpu"} if reference == "meta" else set()  # no value is compared
     helpers = [Method(name, src, helper=True)
-               for name, src in render_helpers("opinfo_helpers.py.j2", device=device, tolerances="{" + tol + "}")]
+               for name, src in render_helpers("opinfo_helpers.py.j2", device=device, tolerances="{" + tol + "}")
+               if name not in unused]
+    if reference == "meta":
+        helpers.append(metadata_helper())
     methods = split_methods(source)
     ref_text = {
         "numpy": "the OpInfo's NumPy reference",
         "float64": "the same computation in float64 on the CPU",
         "cpu": "the CPU result",
+        "meta": "the shape, dtype, layout, strides and requires_grad the meta kernels give (its values are undefined)",
     }[reference]
-    ref_zh = {"numpy": "OpInfo 的 NumPy 参考实现", "float64": "CPU 上的 float64 计算结果", "cpu": "CPU 计算结果"}[reference]
+    ref_zh = {"numpy": "OpInfo 的 NumPy 参考实现", "float64": "CPU 上的 float64 计算结果", "cpu": "CPU 计算结果",
+              "meta": "meta 设备给出的形状、dtype、布局、步长与 requires_grad（其值未定义）"}[reference]
     variant = {"function": "", "method": " (method variant)", "inplace": " (in-place variant)"}[kind]
     if op.get("cpu_reference") and reference != "cpu":
         ref_text += " and with the CPU result"
@@ -114,6 +120,34 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         ),
         notes=tuple(notes), facts=facts,
     )
+
+
+#: what an operator of undefined values (OpInfo: "not comparable") defines, against the meta kernels
+_METADATA_HELPER = [
+    '    def _assert_same_metadata(self, actual, expected, kwargs):',
+    '        """What an operator of undefined values defines (not its values): the meta kernels\' result\'s',
+    '        metadata, and the dtype=, layout= and requires_grad= the call was given (as documented)."""',
+    '        if isinstance(expected, (tuple, list)):',
+    '            self.assertEqual(len(actual), len(expected))',
+    '            for index, item in enumerate(expected):',
+    '                self._assert_same_metadata(actual[index], item, {})',
+    '            return',
+    '        self.assertIsInstance(actual, torch.Tensor)',
+    '        for what in ("dtype", "layout", "requires_grad"):',
+    '            if kwargs.get(what) is not None:',
+    '                self.assertEqual(getattr(actual, what), kwargs[what], what + "= given")',
+    '        self.assertEqual(actual.shape, expected.shape)',
+    '        self.assertEqual(actual.dtype, expected.dtype)',
+    '        self.assertEqual(actual.layout, expected.layout)',
+    '        self.assertEqual(actual.requires_grad, expected.requires_grad)',
+    '        if actual.layout == torch.strided:',
+    '            self.assertEqual(actual.stride(), expected.stride())',
+]
+
+
+def metadata_helper() -> Method:
+    """The ``_assert_same_metadata`` helper method (shape, dtype, layout, requires_grad, strides)."""
+    return Method("_assert_same_metadata", "\n".join(_METADATA_HELPER) + "\n", helper=True)
 
 
 def lines_method(name: str, lines: list[str]) -> Method:

@@ -23,9 +23,11 @@ import re
 from typing import Any
 
 from ..api.records import ApiInfo
-from .operators import OPDB_IMPORT, _comment_lines, _lookup, split_methods
+from .operators import OPDB_IMPORT, _comment_lines, _lookup, metadata_helper, split_methods
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
 from .render import render_helpers
+
+DISPATCH_IMPORT = "from torch.utils._python_dispatch import TorchDispatchMode"
 
 
 def is_overload_kind(info: ApiInfo) -> bool:
@@ -47,6 +49,9 @@ def _opinfo_methods(spelling: str, test: str, ov: dict[str, Any], op: dict[str, 
         schemas = f'list(torch._C._jit_get_schemas_for_operator("{qual}"))'
     order = op.get("order")
     notes = [f"{e['dtype']} left out: {e['reason']}" for e in op.get("excluded", [])]
+    captured = bool(op.get("captured"))
+    meta = op["reference"] == "meta"
+    overload_name = ov.get("overload") if ov.get("kind") == "overload" else None
     lines: list[str] = []
     for n, dname in enumerate(op["dtypes"]):
         lines += [f"    def {test}_{dname}(self):",
@@ -55,15 +60,26 @@ def _opinfo_methods(spelling: str, test: str, ov: dict[str, Any], op: dict[str, 
                   f"        schemas = {schemas}"]
         if n == 0:
             lines += [f"        # {line}" for note in notes for line in _comment_lines(note)]
+            if meta:
+                lines += [f"        # OpInfo {op['name']} marks its values as undefined (its tests skip comparing them):",
+                          "        # the result's shape, dtype, layout, strides and requires_grad are checked against",
+                          "        # what the meta kernels give for the same sample, never its values"]
         lines += ["        checked = 0",
                   "        torch.manual_seed(0)  # the samples measured on the CPU when this test was written",
                   f'        for sample in op.sample_inputs("cpu", torch.{dname}):']
-        kwargs = "sample.kwargs"
+        if captured:
+            lines += ["            # the arguments the OpInfo's function passes to the operator (recorded)",
+                      "            calls = self._aten_calls(op, sample)",
+                      "            if len(calls) != 1:",
+                      "                continue  # a sample whose function calls the operator other than once",
+                      "            args, kwargs = calls[0]"]
+        kwargs = "kwargs" if captured else "sample.kwargs"
         if op.get("out"):
             lines += [f"            out = torch.empty(0, dtype=torch.{dname}, device={device})",
-                      "            kwargs = {**sample.kwargs, \"out\": out}"]
+                      f"            kwargs = {{**{kwargs}, \"out\": out}}"]
             kwargs = "kwargs"
-        lines += [f"            if not self._fits(schemas, self._arranged(sample), {kwargs}):",
+        args = "args" if captured else "self._arranged(sample)"
+        lines += [f"            if not self._fits(schemas, {args}, {kwargs}):",
                   f"                continue  # a sample for another overload of {op['name']}"]
         if op["reference"] == "seeded":
             lines += [f"            same = self._sample_to(sample, {device})",
@@ -72,21 +88,35 @@ def _opinfo_methods(spelling: str, test: str, ov: dict[str, Any], op: dict[str, 
         elif op["reference"] == "numpy":
             lines += ["            ref = sample.numpy()",
                       "            expected = op.ref(ref.input, *ref.args, **ref.kwargs)  # OpInfo's NumPy reference"]
+        elif meta:
+            lines += ['            on_meta = self._sample_to(sample, "meta")',
+                      "            # the OpInfo's function on the meta device: shapes, dtypes and strides, no values",
+                      "            expected = op.op(on_meta.input, *on_meta.args, **on_meta.kwargs)"]
         else:
             lines += ['            wide = self._sample_to(sample, "cpu", widen=True)',
                       "            # the OpInfo's own function in float64 on the CPU",
                       "            expected = op.op(wide.input, *wide.args, **wide.kwargs)"]
-        lines += [f"            dev = self._sample_to(sample, {device})"]
+        if captured:
+            lines += [f"            args, kwargs = self._moved(args, {device}), self._moved(kwargs, {device})"]
+            call_args = "*args, **kwargs"
+        else:
+            lines += [f"            dev = self._sample_to(sample, {device})"]
+            call_args = "*self._arranged(dev), **dev.kwargs, out=out" if op.get("out") else "*self._arranged(dev), **dev.kwargs"
         if op["reference"] == "seeded":
             lines += ["            torch.manual_seed(42)  # the reference's seed: the same draw"]
-        call_kwargs = "**dev.kwargs, out=out" if op.get("out") else "**dev.kwargs"
-        lines += [f"            actual = {spelling}(*self._arranged(dev), {call_kwargs})"]
+        lines += [f"            actual = {spelling}({call_args})"]
         if op.get("out"):
             lines += ["            self.assertIs(actual, out)  # out= is filled and returned"]
-        lines += ["            self._assert_on_device(actual)",
-                  f"            self._assert_matches(actual, expected, torch.{dname})",
-                  "            checked += 1",
-                  f"        # the samples of {op['name']} its schema accepts",
+        lines += ["            self._assert_on_device(actual)"]
+        if meta:
+            lines += [f"            self._assert_same_metadata(actual, expected, {'kwargs' if captured else 'dev.kwargs'})"]
+        else:
+            lines += [f"            self._assert_matches(actual, expected, torch.{dname})"]
+        lines += ["            checked += 1"]
+        if captured and op.get("limit"):
+            lines += [f"            if checked == {int(op['limit'])}:",
+                      "                break  # the first samples: recording each one's calls runs its function"]
+        lines += [f"        # the samples of {op['name']} its schema accepts",
                   f"        self.assertEqual(checked, {int((op.get('samples') or {}).get(dname, 0))})",
                   ""]
     helper = [
@@ -108,8 +138,47 @@ def _opinfo_methods(spelling: str, test: str, ov: dict[str, Any], op: dict[str, 
         helper.append(f"        return tuple(args[i] for i in {tuple(order)!r} if i < len(args))")
     else:
         helper.append("        return args")
+    if captured:
+        helper += [
+            "",
+            "    def _moved(self, value, device):",
+            '        """Arguments copied to ``device``: tensors (in lists, tuples and dicts too) and a factory\'s',
+            '        ``device=`` keyword."""',
+            "        if isinstance(value, torch.Tensor):",
+            "            return value.to(device, copy=True)",
+            "        if isinstance(value, (list, tuple)):",
+            "            return type(value)(self._moved(v, device) for v in value)",
+            "        if isinstance(value, dict):",
+            "            return {",
+            '                k: device if k == "device" and v is not None else self._moved(v, device)',
+            "                for k, v in value.items()",
+            "            }",
+            "        return value",
+        ]
+        want = (f"schema.name == {qual!r} and schema.overload_name == {overload_name!r}" if overload_name is not None
+                else f"schema.name == {qual!r}")
+        helper += [
+            "",
+            "    def _aten_calls(self, op, sample):",
+            f'        """(args, kwargs) of each call of {qual} by the OpInfo\'s function."""',
+            "        calls = []",
+            "",
+            "        class Record(TorchDispatchMode):",
+            "            def __torch_dispatch__(self, func, types, args=(), kwargs=None):",
+            "                kwargs = kwargs or {}",
+            "                schema = func._schema",
+            f"                if {want}:",
+            "                    calls.append((tuple(args), dict(kwargs)))",
+            "                return func(*args, **kwargs)",
+            "",
+            "        with Record():",
+            "            op.op(sample.input, *sample.args, **sample.kwargs)",
+            "        return calls",
+        ]
     methods = split_methods("\n".join(lines) + "\n")
     methods += [Method(m.name, m.source, helper=True) for m in split_methods("\n".join(helper) + "\n")]
+    if meta:
+        methods.append(metadata_helper())
     return methods
 
 
@@ -260,13 +329,20 @@ def overload_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
     if op.get("found") and op.get("dtypes"):
         methods += _opinfo_methods(spelling, test, ov, op, device)
         tol = ", ".join(f"torch.{k}: ({v[0]}, {v[1]})" for k, v in sorted((op.get("tolerances") or {}).items()))
+        # values undefined: no value comparison, so neither its helper nor the one it reads
+        unused = {"_assert_matches", "_on_cpu"} if op["reference"] == "meta" else set()
         methods += [Method(name, src, helper=True) for name, src in
-                    render_helpers("opinfo_helpers.py.j2", device=device, tolerances="{" + tol + "}")]
+                    render_helpers("opinfo_helpers.py.j2", device=device, tolerances="{" + tol + "}")
+                    if name not in unused]
         imports = (OPDB_IMPORT,)
-        ref = {"numpy": "OpInfo's NumPy reference", "seeded": "the OpInfo's function under the same seed"}.get(
-            op["reference"], "the OpInfo's function in float64")
-        parts.append(f"the sample inputs of OpInfo {op['name']} its schema accepts, for {', '.join(op['dtypes'])}, "
-                     f"compared with {ref}")
+        if op.get("captured"):
+            imports += (DISPATCH_IMPORT,)
+        ref = {"numpy": "OpInfo's NumPy reference", "seeded": "the OpInfo's function under the same seed",
+               "meta": "the shape, dtype, layout, strides and requires_grad the meta kernels give (its values "
+                       "are undefined)"}.get(op["reference"], "the OpInfo's function in float64")
+        what = (f"the arguments OpInfo {op['name']}'s function passes to the operator" if op.get("captured")
+                else f"the sample inputs of OpInfo {op['name']} its schema accepts")
+        parts.append(f"{what}, for {', '.join(op['dtypes'])}, compared with {ref}")
     if not methods:
         raise CannotDecide("; ".join(p for p in (norm.get("problem"), op.get("problem")) if p)
                            or "neither an OpInfo entry nor a batch-norm schema")
