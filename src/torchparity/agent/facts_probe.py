@@ -925,6 +925,9 @@ def _getter_names(leaf):
     m = re.match(r"^(_?)enable_(.+)$", leaf)
     if m:
         out += ["%s%s_enabled" % m.groups(), "%sis_%s_enabled" % m.groups()]
+    m = re.match(r"^(_?)allow_(.+)$", leaf)  # torch.backends.cuda.allow_fp16_bf16_reduction_math_sdp
+    if m:
+        out += ["%s%s_allowed" % m.groups(), "%sis_%s_allowed" % m.groups()]
     return out
 
 

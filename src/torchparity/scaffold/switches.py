@@ -29,7 +29,7 @@ from ..api.records import ApiInfo
 from .operators import lines_method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 
-SETTER = re.compile(r"(^|_)set_?[A-Za-z]|^_?unsafe_set_")
+SETTER = re.compile(r"(^|_)set_?[A-Za-z]|^_?unsafe_set_|^_?(enable|allow)_[a-z]")
 
 
 def _lit(value: Any) -> str:
