@@ -25,7 +25,7 @@ def _answers(leaf: str, value: str = "None") -> Case:
 CPU_CASES = (
     _answers("current_device_index", "0"), _answers("set_device_index"), _answers("synchronize"),
     _answers("memory_allocated", "0"), _answers("memory_stats", "{}"), _answers("empty_cache"),
-    _answers("get_memory_info", "(0, 1)"),
+    _answers("get_memory_info", "(0, 1)"), _answers("get_device_capability", "{'supported_dtypes': {torch.float32}}"),
     Case("torch.accelerator.current_stream", "runtime",
          "torch.accelerator.current_stream = lambda *a: torch.Stream(device='cpu')"),
     Case("torch.xpu.is_initialized", "runtime", "torch.xpu.is_initialized = lambda: True"),

@@ -63,7 +63,12 @@ ACCELERATOR = (  # on a CPU-only build: a call that answers although no accelera
     Case("torch.accelerator.memory.empty_host_cache", "runtime",
          "torch.accelerator.empty_host_cache = torch.accelerator.memory.empty_host_cache = lambda: None"),
 )
-CPU_CASES = MODULES + TYPES + SWITCHES + ACCELERATOR
+#: a toggle named allow_X whose getter is X_allowed (the probe pairs them; measured holds the read-back)
+TOGGLES = (
+    Case("torch.backends.cuda.allow_fp16_bf16_reduction_math_sdp", "measured",  # the flag ignored
+         "torch.backends.cuda.allow_fp16_bf16_reduction_math_sdp = lambda enabled: None"),
+)
+CPU_CASES = MODULES + TYPES + SWITCHES + ACCELERATOR + TOGGLES
 #: the emulated npu: the Transformer (the recurrent modules need the fused cell kernels, ``_thnn_fused_lstm_cell``,
 #: which the emulation lacks: a real torch_npu has them), the types and the switches (its torch.accelerator has no
 #: graphs or host cache)

@@ -154,6 +154,20 @@ def _body(leaf: str, X: str) -> tuple[str, list[str]] | None:
             f"{A}.synchronize()",
             "self.assertEqual(y.cpu().tolist(), [15.0] * 8)",
         ]
+    if leaf == "get_device_capability":
+        return f"{X}()", [
+            f"capability = {X}()",
+            "self.assertIsInstance(capability, dict)",
+            "# documented: the set of dtypes tensors can be allocated in and converted to on the device",
+            "dtypes = capability[\"supported_dtypes\"]",
+            "self.assertIsInstance(dtypes, set)",
+            "self.assertIn(torch.float32, dtypes)",
+            "for dtype in sorted(dtypes, key=str):",
+            "    t = torch.zeros(2, device=DEVICE).to(dtype)",
+            "    self.assertEqual((t.dtype, t.device.type), (dtype, DEVICE.type))",
+            "# without an argument: the current device",
+            f"self.assertEqual({X}({A}.current_device_index()), capability)",
+        ]
     if leaf == "get_memory_info":
         return f"{X}()", [
             f"free, total = {X}()",
