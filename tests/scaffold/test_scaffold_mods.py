@@ -55,6 +55,10 @@ SWITCHES = (
     Case("torch.set_default_device", "switch",  # None not resetting to the CPU
          "setter = torch.set_default_device\n"
          "torch.set_default_device = lambda device: setter('meta' if device is None else device)"),
+    Case("torch.get_autocast_dtype", "switch",  # a getter keyed by device type: one dtype whatever was set
+         "torch.get_autocast_dtype = lambda device_type: torch.bfloat16"),
+    Case("torch.set_autocast_dtype", "switch",  # its setter: the dtype ignored
+         "torch.set_autocast_dtype = lambda device_type, dtype: None"),
 )
 ACCELERATOR = (  # on a CPU-only build: a call that answers although no accelerator exists
     Case("torch._C._accelerator_isAllocatorInitialized", "runtime",

@@ -47,12 +47,82 @@ def _getter(torch, leaf, holder):
     return "", None
 
 
-def switch_facts(torch, obj, res):
+GETTER = re.compile(r"^(_?)(?:get_(.+)|is_(.+)_enabled)$")
+
+
+def _homes(torch, obj):
+    holder = sys.modules.get(getattr(obj, "__module__", None) or "")
+    homes = [("torch", torch), ("torch._C", torch._C)]
+    if holder is not None and holder is not torch:
+        homes.insert(0, (holder.__name__, holder))
+    return homes
+
+
+def _spelled(torch, value):
+    return "torch.%s" % str(value).split(".")[-1] if isinstance(value, torch.dtype) else repr(value)
+
+
+def _keyed(torch, obj, res, device_type):
+    """A getter and setter keyed by a device type (``get_autocast_dtype(device_type)`` and
+    ``set_autocast_dtype(device_type, dtype)``): each value set for the key, read back, restored."""
+    leaf = res["path"].rsplit(".", 1)[-1]
+    m = GETTER.match(leaf)
+    if m:  # the API is the getter: its setter by name
+        under, got, enabled = m.groups()
+        getter_leaf, setter_leaves = leaf, ["%sset_%s" % (under, got)] if got else ["%sset_%s_enabled" % (under, enabled)]
+    else:
+        from .facts_probe import _getter_names
+
+        getter_leaf, setter_leaves = None, [leaf]
+    homes = _homes(torch, obj)
+    names = [getter_leaf] if getter_leaf else _getter_names(leaf)
+    for key in dict.fromkeys([device_type or "cpu", "cpu"]):
+        for gname in names:
+            for setter_leaf in setter_leaves:
+                for hname, home in homes:
+                    get, put = getattr(home, gname, None), getattr(home, setter_leaf, None)
+                    if not callable(get) or not callable(put) or isinstance(get, type):
+                        continue
+                    try:
+                        value = get(key)
+                    except Exception:
+                        continue
+                    if isinstance(value, bool):
+                        candidates = [not value, value]
+                    elif isinstance(value, torch.dtype):
+                        candidates = [d for d in (torch.float16, torch.bfloat16, torch.float32) if d != value] + [value]
+                    else:
+                        continue
+                    accepted = []
+                    try:
+                        for v in candidates:
+                            try:
+                                put(key, v)
+                            except Exception:
+                                continue
+                            if get(key) == v:
+                                accepted.append(v)
+                    finally:
+                        put(key, value)
+                    if get(key) != value or len(accepted) < 2:
+                        continue
+                    return {"found": True, "kind": "keyed", "key": key, "getter": "%s.%s" % (hname, gname),
+                            "setter": "%s.%s" % (hname, setter_leaf), "saved": _spelled(torch, value),
+                            "accepted": [_spelled(torch, v) for v in accepted]}
+    return None
+
+
+def switch_facts(torch, obj, res, device_type=""):
     leaf = res["path"].rsplit(".", 1)[-1]
     if VERSION.match(leaf):
         return {"found": True, "kind": "version"}
     if not callable(obj) or isinstance(obj, type):
         return {"found": False, "problem": "not a function"}
+    keyed = _keyed(torch, obj, res, device_type)
+    if keyed:
+        return keyed
+    if GETTER.match(leaf):
+        return {"found": False, "problem": "no setter keyed like the getter %s was found" % leaf}
     holder = sys.modules.get(getattr(obj, "__module__", None) or "")
     getter, value = _getter(torch, leaf, holder)
     if not getter:

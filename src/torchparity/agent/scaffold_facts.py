@@ -177,7 +177,7 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
     if "probe" in wants:
         out["probe"] = _guard("probe", probe_isolated, torch, res, obj, owner, device_type, BASELINE)
     if "switch" in wants:
-        out["switch"] = _guard("switch", switch_facts, torch, obj, res)
+        out["switch"] = _guard("switch", switch_facts, torch, obj, res, device_type)
     if "module_db" in wants and isinstance(obj, type) and not _constructed(out.get("probe")):
         out["module_db"] = _guard("module_db", module_db_facts, torch, obj)
     if isinstance(out.get("states"), dict):  # a failed state lookup reads as no states

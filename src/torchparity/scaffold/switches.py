@@ -30,6 +30,8 @@ from .operators import lines_method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 
 SETTER = re.compile(r"(^|_)set_?[A-Za-z]|^_?unsafe_set_|^_?(enable|allow)_[a-z]")
+#: a getter whose setter is keyed like it (``get_autocast_dtype(device_type)``)
+GETTER = re.compile(r"^_?(get_.+|is_.+_enabled)$")
 
 
 def _lit(value: Any) -> str:
@@ -38,7 +40,8 @@ def _lit(value: Any) -> str:
 
 def switch_leaf(info: ApiInfo) -> bool:
     r = info.resolution
-    return r.kind in ("function", "builtin") and bool(SETTER.search(r.path.rsplit(".", 1)[-1]))
+    leaf = r.path.rsplit(".", 1)[-1]
+    return r.kind in ("function", "builtin") and bool(SETTER.search(leaf) or GETTER.match(leaf))
 
 
 def _restore(X: str, getter: str, body: list[str], put_back: str = "saved") -> list[str]:
@@ -101,6 +104,22 @@ def switch_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         uses_device = True
         what = "the default device it sets: the getter, where factories put tensors (meta and the device), an " \
                "explicit device winning, None resetting to the CPU, restored after"
+    elif kind == "keyed":
+        key, get, put = json.dumps(sw["key"]), f"{sw['getter']}({json.dumps(sw['key'])})", str(sw["setter"])
+        order = [v for v in sw["accepted"] if v != sw["saved"]] + [sw["saved"]]
+        tests["set_and_read_back"] = [
+            f"saved = {get}",
+            f"self.assertEqual(saved, {sw['saved']})  # as in a fresh interpreter",
+            "try:",
+            f"    for value in [{', '.join(order)}]:",
+            f"        self.assertIsNone({put}({key}, value))",
+            f"        self.assertEqual({get}, value)",
+            "finally:",
+            f"    {put}({key}, saved)",
+            f"self.assertEqual({get}, saved)  # restored",
+        ]
+        what = (f"each value {put} takes for {key} ({', '.join(order)}) read back through {get}, the value of a "
+                "fresh interpreter first, restored after")
     elif kind in ("str", "bool"):
         accepted = list(sw.get("accepted") or [])
         saved = sw.get("saved")
@@ -124,7 +143,7 @@ def switch_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
                     for suffix, lines in tests.items())
     return TestPlan(
         api=r.canonical, spelling=X, family="switch", stem=stem, methods=methods, summary=what + ".",
-        coverage=coverage_rows(enum="取值逐一设置并读回" if kind in ("str", "bool") else "", normal=what,
+        coverage=coverage_rows(enum="取值逐一设置并读回" if kind in ("str", "bool", "keyed") else "", normal=what,
                                invalid="非法取值抛出异常" if kind == "str" and sw.get("refused") else ""),
         uses_device=uses_device, facts=facts,
     )
