@@ -180,7 +180,7 @@ def test_a_torch_accelerator_function_gets_both_the_refusal_and_the_device_behav
 def test_accelerator_functions_without_a_template_are_left_to_the_other_runtime_templates():
     from torchparity.scaffold.accelerator import accelerator_plan
 
-    for name in ("torch.accelerator.get_device_capability", "torch.cuda.synchronize", "torch.accelerator.is_available"):
+    for name in ("torch.accelerator.get_device_module", "torch.cuda.synchronize", "torch.accelerator.is_available"):
         assert accelerator_plan(api_info(resolution(name, "function")), {}, "DEVICE") is None
 
 
