@@ -105,3 +105,13 @@ def test_an_api_that_cannot_be_looked_up_fails_only_its_own_item():
     assert bad["problem"] == "looking up torch.NoSuchStorage failed: torch has no 'NoSuchStorage'"
     assert bad["storage"] == {"problem": bad["problem"], "found": False} and bad["states"] == []
     assert ok["storage"]["problem"] == "" and ok["storage"]["size"] == 3
+
+
+def test_a_global_state_an_apis_facts_leave_changed_is_restored():
+    """``get_default_dtype``'s docstring example sets float64: every API measured after it in a batch
+    got float64 tensors (the batch-norm facts failed with "mixed dtype")."""
+    assert torch.get_default_dtype() == torch.float32
+    out = facts("torch.get_default_dtype", ["doctest"])
+    assert any("set_default_dtype(torch.float64)" in e["source"] for e in out["doctest"]["examples"])
+    assert torch.get_default_dtype() == torch.float32
+    assert torch.is_grad_enabled()

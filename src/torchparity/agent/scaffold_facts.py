@@ -128,8 +128,45 @@ def _not_found(out, path, exc, wants):
 BASELINE = set()  # type: set
 
 
+def _states_now(device_type):
+    """The registry's settable global states and their values here (a context-only state is left out)."""
+    from .state import registry
+
+    out = []
+    for spec in registry(device_type).values():
+        if spec._setter is None or spec.available():
+            continue
+        out.append((spec, spec.get()))
+    return out
+
+
+def _restore_states(saved):
+    """Put back each state an API's facts left changed (a docstring example's ``set_default_dtype``
+    would otherwise hold for every API measured after it in the batch); the names of those restored."""
+    changed = []
+    for spec, value in saved:
+        try:
+            if spec.get() != value:
+                spec.push(value)
+                changed.append(spec.name)
+        except Exception:
+            traceback.print_exc()
+    return changed
+
+
 def facts_for(ctx, res, wants, dtypes=None, formula=""):
-    """The facts ``wants`` names for one resolved API (a resolution record)."""
+    """The facts ``wants`` names for one resolved API (a resolution record), the global states as they
+    were before restored after."""
+    saved = _states_now(ctx.device_type)
+    try:
+        return _facts_for(ctx, res, wants, dtypes, formula)
+    finally:
+        changed = _restore_states(saved)
+        if changed:
+            sys.stderr.write("torchparity: %s left %s changed; restored\n" % (res.get("path"), ", ".join(changed)))
+
+
+def _facts_for(ctx, res, wants, dtypes=None, formula=""):
     torch = ctx.torch
     device_type = ctx.device_type
     out = {"device_type": device_type, "torch_version": str(torch.__version__),
