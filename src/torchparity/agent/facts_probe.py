@@ -931,8 +931,9 @@ def _getter_names(leaf):
     return out
 
 
-def paired_getter(leaf, holder):
-    """Source of a zero-argument getter reading the state setter ``leaf`` sets, or ""."""
+def getters(leaf, holder):
+    """(source, value) of each zero-argument getter that may read the state setter ``leaf`` sets, most
+    likely first: the names ``_getter_names`` gives, in ``holder`` (a module), ``torch`` and ``torch._C``."""
     import types as _types
 
     torch = sys.modules.get("torch")
@@ -949,8 +950,14 @@ def paired_getter(leaf, holder):
                 value = fn()
             except Exception:
                 continue
-            if isinstance(value, (bool, int, float, str)):
-                return "%s.%s()" % (home_name, name)
+            yield "%s.%s()" % (home_name, name), value
+
+
+def paired_getter(leaf, holder):
+    """Source of a zero-argument getter reading the state setter ``leaf`` sets (a plain value), or ""."""
+    for source, value in getters(leaf, holder):
+        if isinstance(value, (bool, int, float, str)):
+            return source
     return ""
 
 

@@ -28,23 +28,10 @@ VERSION = re.compile(r"^_?(unsafe_)?set_version_counter$")
 
 
 def _getter(torch, leaf, holder):
-    from .facts_probe import _getter_names
+    """(source, value) of the first getter paired with the setter ``leaf``, or ("", None)."""
+    from .facts_probe import getters
 
-    homes = []
-    if holder is not None:
-        homes.append((holder.__name__, holder))
-    homes += [("torch", torch), ("torch._C", torch._C)]
-    for name in _getter_names(leaf):
-        for home_name, home in homes:
-            fn = getattr(home, name, None)
-            if not callable(fn) or isinstance(fn, type):
-                continue
-            try:
-                value = fn()
-            except Exception:
-                continue
-            return "%s.%s()" % (home_name, name), value
-    return "", None
+    return next(getters(leaf, holder), ("", None))
 
 
 GETTER = re.compile(r"^(_?)(?:get_(.+)|is_(.+)_enabled)$")

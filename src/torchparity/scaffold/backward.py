@@ -70,6 +70,32 @@ def _literal(lit: dict[str, Any], name: str) -> tuple[list[str], str]:
     return [], f"torch.device({lit['device']!r})"
 
 
+class Writer:
+    """Writes out the literal arguments of a call into ``body``; a tensor written once is named again
+    where it comes back (the kernel's ``grad_output`` is the cotangent)."""
+
+    def __init__(self, body: list[str]) -> None:
+        self.body = body
+        self.written: dict[str, str] = {}
+
+    def __call__(self, lit: dict[str, Any], name: str) -> str:
+        key = json.dumps(lit, sort_keys=True)
+        if "tensor" in lit and key in self.written:
+            return self.written[key]
+        lines, expr = _literal(lit, name)
+        self.body.extend(lines)
+        if "tensor" in lit:
+            self.written[key] = expr
+        return expr
+
+    def call(self, args: list[dict[str, Any]], kwargs: dict[str, dict[str, Any]],
+             prefix: str = "") -> tuple[list[str], list[str]]:
+        """(positional expressions, ``"key": expr`` items) of a call's written-out arguments."""
+        exprs = [self(lit, f"{prefix}arg{n}") for n, lit in enumerate(args)]
+        items = [f'"{key}": {self(lit, f"{prefix}kw_{key}")}' for key, lit in kwargs.items()]
+        return exprs, items
+
+
 def _spelled_op(name: str, overload: str) -> str:
     ns, op = name.split("::", 1)
     return f"torch.ops.{ns}.{op}.{overload or 'default'}"
@@ -88,20 +114,8 @@ def backward_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
         f"{bw['target']} is the gradient of {forward}: a sample of OpInfo {bw['opinfo']}{variant} calls it, "
         "here with its float inputs rounded to four decimals")]
     body += [f"forward = {forward}"]
-    written: dict[str, str] = {}  # a tensor written once is named again where it comes back
-
-    def write(lit: dict[str, Any], name: str) -> str:
-        key = json.dumps(lit, sort_keys=True)
-        if "tensor" in lit and key in written:
-            return written[key]
-        lines, expr = _literal(lit, name)
-        body.extend(lines)
-        if "tensor" in lit:
-            written[key] = expr
-        return expr
-
-    exprs = [write(lit, f"arg{n}") for n, lit in enumerate(bw["args"])]
-    kw = [f'"{key}": {write(lit, f"kw_{key}")}' for key, lit in bw["kwargs"].items()]
+    write = Writer(body)
+    exprs, kw = write.call(bw["args"], bw["kwargs"])
     body += [f"args = [{', '.join(exprs)}]", f"kwargs = {{{', '.join(kw)}}}"]
     cots = [write(lit, f"cotangent{n}") for n, lit in enumerate(bw["cotangents"])]
     leaves, outputs = bw["leaves"], bw["outputs"]
@@ -110,8 +124,7 @@ def backward_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
              f"leaves, outputs = {leaves!r}, {outputs!r}",
              "# the kernel's arguments as autograd passes them when it differentiates the forward on",
              "# the CPU (recorded when this test was written; floats to seven significant digits)"]
-    kexprs = [write(lit, f"grad_arg{n}") for n, lit in enumerate(bw["kernel_args"])]
-    kkw = [f'"{key}": {write(lit, f"grad_kw_{key}")}' for key, lit in bw["kernel_kwargs"].items()]
+    kexprs, kkw = write.call(bw["kernel_args"], bw["kernel_kwargs"], "grad_")
     body += [f"call_args = [{', '.join(kexprs)}]", f"call_kwargs = {{{', '.join(kkw)}}}"]
     call_kwargs = "self._to_device(call_kwargs)"
     if bw.get("out"):

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..api.records import ApiInfo
-from .backward import _literal
+from .backward import Writer
 from .operators import _comment_lines, lines_method
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
 from .render import render_helpers
@@ -34,16 +34,7 @@ def captured_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
     body = [f"# {line}" for line in _comment_lines(
         f"{cap['target']} as a sample of OpInfo {cap['opinfo']}{variant} calls it (recorded below "
         "autograd), here with its float inputs rounded to four decimals")]
-    exprs = []
-    for n, lit in enumerate(cap["args"]):
-        lines, expr = _literal(lit, f"arg{n}")
-        body += lines
-        exprs.append(expr)
-    kw = []
-    for key, lit in cap["kwargs"].items():
-        lines, expr = _literal(lit, f"kw_{key}")
-        body += lines
-        kw.append(f'"{key}": {expr}')
+    exprs, kw = Writer(body).call(cap["args"], cap["kwargs"])
     rtol, atol = cap["tolerance"]
     body += [f"args = [{', '.join(exprs)}]", f"kwargs = {{{', '.join(kw)}}}",
              f"result = {spelling}(*self._to_device(args), **self._to_device(kwargs))",
