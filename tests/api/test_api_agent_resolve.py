@@ -99,6 +99,14 @@ def test_aliases_name_the_same_object(agent_resolve):
     assert not any(a.startswith("torch.fft.") for a in agent_resolve.resolve("torch.Tensor.ndim")["aliases"])
 
 
+def test_interpreter_shared_values_have_no_aliases(agent_resolve):
+    """A bool or int is shared by the interpreter: another module's equal flag is no alias of it."""
+    enabled = agent_resolve.resolve("torch.backends.cudnn.enabled")
+    assert enabled["aliases"] == []
+    debug = agent_resolve.resolve("torch.version.debug")
+    assert not any(a.startswith("torch.has_") or a.startswith("torch.backends.") for a in debug["aliases"])
+
+
 def test_member_facts(agent_resolve):
     r = agent_resolve.resolve("torch.no_grad.clone")
     assert r["owner_class"] == "torch.autograd.grad_mode.no_grad"

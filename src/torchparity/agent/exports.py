@@ -78,6 +78,8 @@ def aliases_of(hit, canonical, kind, roots, query):
         spellings = ["%s.%s" % (s, hit.attr) for s in _spellings(hit.parent, roots)]
     elif kind == "enum-member":
         spellings = ["%s.%s" % (s, hit.attr) for s in _spellings(hit.parent, roots)]
+    elif hit.obj is None or isinstance(hit.obj, (bool, int, str, bytes)):
+        spellings = []  # shared by the interpreter: ``torch.version.debug is torch.has_mkl`` is no alias
     else:
         spellings = _spellings(hit.obj, roots)
     if query != canonical and query not in spellings and hit.path == query:
