@@ -128,9 +128,18 @@ def private_segment(path):
     return None
 
 
+def class_path(cls):
+    """``module.qualname``; a pybind class whose qualname is already its path keeps it
+    (``torch.jit.ScriptFunction``, not ``torch.jit.torch.jit.ScriptFunction``)."""
+    mod, qual = cls.__module__, cls.__qualname__
+    return qual if qual.startswith(mod + ".") else "%s.%s" % (mod, qual)
+
+
 def qualified_name(obj):
     mod = getattr(obj, "__module__", None) or ""
     qual = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", "?")
+    if mod and isinstance(qual, str) and qual.startswith(mod + "."):
+        return qual  # a pybind class whose qualname is already its path
     return "%s.%s" % (mod, qual) if mod and mod != "builtins" else qual
 
 

@@ -32,7 +32,7 @@ from .facts_overloads import overload_facts
 from .facts_probe import needed_imports, probe_isolated
 from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts
 from .facts_switch import switch_facts
-from .objects import NotFound, walk
+from .objects import NotFound, class_path, walk
 
 #: names other code (and the tests) reach through this module
 __all__ = [
@@ -49,7 +49,7 @@ def _mro(cls):
     if not isinstance(cls, type):
         return []
     try:
-        return ["%s.%s" % (k.__module__, k.__qualname__) for k in cls.__mro__]
+        return [class_path(k) for k in cls.__mro__]
     except Exception:
         return []
 
@@ -78,7 +78,7 @@ def _defined_on(owner, path):
     try:
         for k in owner.__mro__:
             if leaf in vars(k):
-                return "%s.%s" % (k.__module__, k.__qualname__)
+                return class_path(k)
     except Exception:
         pass
     return ""

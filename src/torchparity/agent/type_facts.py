@@ -67,7 +67,9 @@ class Types(object):
         if mod == "torch.return_types":
             return self.return_type(cls.__name__)
         if mod.startswith("torch"):
-            return "%s.%s" % (mod, cls.__qualname__)
+            qual = cls.__qualname__
+            # a pybind class whose qualname is already its path (torch.jit.ScriptFunction)
+            return qual if qual.startswith(mod + ".") else "%s.%s" % (mod, qual)
         return UNKNOWN
 
     def return_type(self, name):
