@@ -353,3 +353,10 @@ def load_config(path: str | Path | None = None, repo: str | Path | None = None) 
     preset = str(data.pop("preset", "default"))
     merged = _merge(_preset_data(preset), data)
     return _build(merged, preset, str(file))
+
+
+def emulated_config(config: Config, emulate: str) -> Config:
+    """The config a scaffold under ``--emulate`` follows: ``config`` where it names a backend, else the
+    preset of the backend the emulation stands for (its device variable, imports and test base)."""
+    emu = emulation(emulate)
+    return config if config.backend_module else load_preset(emu.module)

@@ -24,6 +24,8 @@ pytestmark = pytest.mark.slow
     (["--into", "broken.py"], "broken.py does not parse (line "),
     (["--out", "plain.txt"], "--out plain.txt is not a folder"),
     (["--dtype", "fancy"], "--dtype 'fancy' names no dtype"),
+    (["--emulate", "tpu"], "--emulate: no emulated backend 'tpu'; known: npu"),
+    (["--emulate", "npu", "--device", "cuda"], "the emulated npu runs on device npu, not cuda"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, args, fragment):
     monkeypatch.chdir(tmp_path)
@@ -69,6 +71,21 @@ def test_cli_writes_prints_and_refuses_to_overwrite(tmp_path, capsys):
 
 
 @pytest.mark.slow
+def test_emulate_npu_writes_the_backend_s_conventions_and_the_file_runs_there(tmp_path, capsys):
+    out = tmp_path / "tests"
+    assert main(["scaffold", "torch.nn.ModuleList.append", "--out", str(out), "--emulate", "npu"]) == 0
+    captured = capsys.readouterr()
+    assert "EMULATED npu on CPU" in captured.err
+    path = out / "test_modulelist_append.py"
+    assert f"wrote {path} (module family, npu)" in captured.out
+    text = path.read_text()
+    # the torch_npu preset's conventions, since the config names no backend
+    assert "from torch_npu.testing.testcase import TestCase, run_tests" in text
+    assert 'DEVICE = torch.device("npu:0")' in text
+    assert main(["run", str(path), "--emulate", "npu"]) == 0
+    assert "PASS" in capsys.readouterr().out
+
+
 def test_repo_config_decides_where_and_how(tmp_path, capsys):
     repo = tmp_path / "backend"
     repo.mkdir()

@@ -10,9 +10,11 @@ from typing import Annotated
 import typer
 
 from ..api import agent_session, resolve_api
+from ..config import emulated_config
+from ..emulated import emulation, runner_settings
 from ..errors import ExitCode, UsageError
 from ..scaffold import check_destination, conventions_from, dtypes_from_text, scaffold_test
-from ._app import ConfigOpt, CpuFallbackOpt, DebugOpt, JsonOpt, app, config_for, err, out
+from ._app import ConfigOpt, CpuFallbackOpt, DebugOpt, EmulateOpt, JsonOpt, app, config_for, err, out
 
 
 @app.command()
@@ -27,12 +29,15 @@ def scaffold(
     class_name: Annotated[str | None, typer.Option("--class", help="With --into: the class to add to (default: the first TestCase).")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the file instead of writing it.")] = False,
     allow_cpu_fallback: CpuFallbackOpt = False,
+    emulate: EmulateOpt = None,
     json_out: JsonOpt = False,
     config: ConfigOpt = None,
     debug: DebugOpt = False,
 ) -> int:
     """Write API's test (header, docstring, imports, device, TestCase) from resolve and agent facts."""
     cfg = config_for(config, repo)
+    if emulate:
+        cfg = emulated_config(cfg, emulate)
     dtypes: list[str] = []
     for text in dtype or []:
         found = dtypes_from_text(text)
@@ -43,11 +48,15 @@ def scaffold(
         out_dir = repo / conventions_from(cfg).test_dir
     check_destination(into, out_dir)
     interp = python or sys.executable
-    dev = device or cfg.device
-    with agent_session(interp, cfg.backend_module, dev, allow_cpu_fallback=allow_cpu_fallback) as session:
-        info = resolve_api([api], interp, cfg.backend_module, dev, trace=False, session=session)[0]
+    settings = runner_settings(emulate or "", cfg.backend_module, device or cfg.device)
+    backend, dev = settings.backend_module, settings.device
+    if emulate:
+        err.print(emulation(emulate).note(interp), markup=False)
+    with agent_session(interp, backend, dev, allow_cpu_fallback=allow_cpu_fallback,
+                       environ=settings.environ) as session:
+        info = resolve_api([api], interp, backend, dev, trace=False, session=session)[0]
         result = scaffold_test(
-            info, cfg, python=interp, device=dev, into=into, out_dir=out_dir, backend_module=cfg.backend_module,
+            info, cfg, python=interp, device=dev, into=into, out_dir=out_dir, backend_module=backend,
             dtypes=dtypes, class_name=class_name, session=session, write=not dry_run,
         )
     if json_out:
