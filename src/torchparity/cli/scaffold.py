@@ -14,7 +14,17 @@ from ..config import emulated_config
 from ..emulated import emulation, runner_settings
 from ..errors import ExitCode, UsageError
 from ..scaffold import check_destination, conventions_from, dtypes_from_text, scaffold_test
-from ._app import ConfigOpt, CpuFallbackOpt, DebugOpt, EmulateOpt, JsonOpt, app, config_for, err, out
+from ._app import (
+    ConfigOpt,
+    CpuFallbackOpt,
+    DebugOpt,
+    EmulateOpt,
+    JsonOpt,
+    app,
+    config_for,
+    err,
+    out,
+)
 
 
 @app.command()
