@@ -29,6 +29,9 @@ DTYPE_CASES = (
     Case("torch.cfloat", "dtype", "torch.cfloat = torch.complex128"),
     Case("torch.quint8", "dtype", "torch.quint8 = torch.qint8"),
     Case("torch.qint32", "dtype", "torch.qint32 = torch.qint8"),
+    # the fnuz float8 formats: same size and eps as their neighbour, other limits
+    Case("torch.float8_e4m3fnuz", "dtype", "torch.float8_e4m3fnuz = torch.float8_e4m3fn"),
+    Case("torch.float8_e5m2fnuz", "dtype", "torch.float8_e5m2fnuz = torch.float8_e4m3fnuz"),
 )
 FACTORY_CASES = (
     Case("torch.empty", "factory",  # the wrong shape

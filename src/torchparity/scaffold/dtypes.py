@@ -48,6 +48,9 @@ DTYPES: dict[str, DtypeFacts] = {
     "torch.float16": F16, "torch.bfloat16": BF16, "torch.float32": F32, "torch.float64": F64,
     "torch.float8_e4m3fn": DtypeFacts("float", 1, 8, 448.0, 0.125),
     "torch.float8_e5m2": DtypeFacts("float", 1, 8, 57344.0, 0.25),
+    # the fnuz formats: no infinities, no negative zero, one NaN (exponent bias one more than e4m3fn/e5m2)
+    "torch.float8_e4m3fnuz": DtypeFacts("float", 1, 8, 240.0, 0.125),
+    "torch.float8_e5m2fnuz": DtypeFacts("float", 1, 8, 57344.0, 0.125),
     "torch.complex32": DtypeFacts("complex", 4, 16, F16.max, F16.eps),
     "torch.complex64": DtypeFacts("complex", 8, 32, F32.max, F32.eps),
     "torch.complex128": DtypeFacts("complex", 16, 64, F64.max, F64.eps),
