@@ -9,6 +9,7 @@ the reason. On another device the CPU is the reference.
 import warnings
 
 from .facts_literal import error_text
+from .opinfo_wrappers import as_called, wrapped_call
 
 #: dtypes tried, in this order, when no list is asked for
 DEFAULT_DTYPES = ("float32", "float16", "bfloat16", "int64", "bool")
@@ -60,11 +61,21 @@ def find_opinfo(obj):
                 matches.append((op, kind))
                 break
     if not matches:
-        return None, None, []
+        return _find_wrapper(obj)
     matches.sort(key=lambda m: (m[0].variant_test_name != "", m[0].name))
     names = ["%s%s" % (m[0].name, "." + m[0].variant_test_name if m[0].variant_test_name else "")
              for m in matches]
     return matches[0][0], matches[0][1], names
+
+
+def _find_wrapper(obj):
+    """(OpInfo, "wrapper", names) for an entry whose ``op`` is a lambda calling ``obj`` (see
+    opinfo_wrappers), or (None, None, [])."""
+    for op in _op_db():
+        if getattr(op.op, "__name__", "") == "<lambda>" and wrapped_call(op.op, obj) is not None:
+            name = op.name + ("." + op.variant_test_name if op.variant_test_name else "")
+            return op, "wrapper", [name]
+    return None, None, []
 
 
 def _device_dtypes(op, device_type):
@@ -234,6 +245,8 @@ def opinfo_facts(torch, obj, device_type, dtypes=None):
         return {"found": False, "error": "importing op_db failed: %s" % error_text(exc)}
     if op is None:
         return {"found": False, "error": ""}
+    # a wrapper entry is checked through its lambda, which calls the API with the arguments rearranged
+    fn = as_called(obj, wrapped_call(op.op, obj)) if kind == "wrapper" else obj
     supported = set(str(d).split(".")[-1] for d in _device_dtypes(op, device_type))
     wanted = wanted_dtypes(supported, dtypes)
     # an independent reference (NumPy, or float64 for lower-precision floats) on every device; on
@@ -259,7 +272,7 @@ def opinfo_facts(torch, obj, device_type, dtypes=None):
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    count, problem = _cpu_check(torch, op, obj, kind, dtype, reference)
+                    count, problem = _cpu_check(torch, op, fn, kind, dtype, reference)
             except Exception as exc:
                 count, problem = 0, "checking failed: %s" % error_text(exc)
         if not problem:
@@ -282,7 +295,8 @@ def opinfo_facts(torch, obj, device_type, dtypes=None):
     return {
         "found": True, "name": op.name, "variant_test_name": op.variant_test_name, "matches": names,
         "error_inputs": errors,
-        "call": kind, "has_ref": op.ref is not None, "reference": reference,
+        "call": kind, "wrapper_args": wrapped_call(op.op, obj) if kind == "wrapper" else "",
+        "has_ref": op.ref is not None, "reference": reference,
         "cpu_reference": on_device and reference != "meta", "cpu_dtypes": cpu_kept,
         "supported": sorted(supported), "dtypes": kept, "excluded": excluded, "samples": samples,
         "tolerances": dict((k, list(v)) for k, v in TOLERANCES.items()),

@@ -43,9 +43,11 @@ TENSOR_FORMULAS = {
 
 
 # -- OpInfo ------------------------------------------------------------------------------------
-def _call_builder(spelling: str, kind: str, leaf: str):
+def _call_builder(spelling: str, kind: str, leaf: str, wrapper_args: str = ""):
     def call(var: str) -> str:
         args = f"{var}.input, *{var}.args, **{var}.kwargs"
+        if kind == "wrapper":  # the OpInfo's lambda rearranges the sample for the API (embedding)
+            return f"{spelling}({wrapper_args.replace('@S@', var)})"
         if kind == "function":
             return f"{spelling}({args})"
         return f"torch.Tensor.{leaf}({args})"
@@ -64,9 +66,11 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     spelling = spelling_of(r)
     leaf = r.path.rsplit(".", 1)[-1]
     kind = op["call"]
-    if kind != "function" and r.owner_class != "torch.Tensor":
+    if kind not in ("function", "wrapper") and r.owner_class != "torch.Tensor":
         kind = "function"
-    call = _call_builder(spelling, kind, leaf)
+    if kind == "wrapper" and not op.get("wrapper_args"):
+        raise CannotDecide(f"OpInfo {op['name']} wraps the API in a lambda whose call could not be read")
+    call = _call_builder(spelling, kind, leaf, op.get("wrapper_args", ""))
     stem = stem_of(r)
     test = f"test_{stem}"
     dtypes = [f"torch.{d}" for d in op["dtypes"]]
@@ -96,7 +100,8 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     }[reference]
     ref_zh = {"numpy": "OpInfo 的 NumPy 参考实现", "float64": "CPU 上的 float64 计算结果", "cpu": "CPU 计算结果",
               "meta": "meta 设备给出的形状、dtype、布局、步长与 requires_grad（其值未定义）"}[reference]
-    variant = {"function": "", "method": " (method variant)", "inplace": " (in-place variant)"}[kind]
+    variant = {"function": "", "wrapper": " (its arguments as the OpInfo's lambda passes them)",
+               "method": " (method variant)", "inplace": " (in-place variant)"}[kind]
     if op.get("cpu_reference") and reference != "cpu":
         ref_text += " and with the CPU result"
         ref_zh += "及 CPU 计算结果"
