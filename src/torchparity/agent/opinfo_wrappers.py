@@ -13,7 +13,7 @@ Stdlib only (runs inside the environment under test).
 import ast
 
 SAMPLE = "@S@"
-_TREES = {}
+_TREES = {}  # type: dict
 
 
 def _tree(filename):
