@@ -1,0 +1,291 @@
+"""Facts of the ``jitgraph`` family: TorchScript IR objects, passes and ``torch._C._jit_*`` helpers.
+
+Each scenario builds a small TorchScript graph (``torch._C.parse_ir`` of IR
+written here, so its text carries no source path) or a scripted function or
+module, calls the API (spelled ``API``; the test spells it by its name) and
+reads back the documented structure: node kinds in order, value types, sizes,
+the result the graph computes. The values the test holds are measured here on
+the CPU; the test runs the same lines with ``DEVICE`` bound to the device under
+test, so structure is compared exactly and results computed on the device.
+
+A scenario is a list of lines:
+
+* a plain line runs here and is written into the test;
+* ``"= EXPR"`` is measured here and written as ``self.assertEqual(EXPR, <value>)``;
+* ``"! LINE"`` is written into the test only (an assertion worked out by hand).
+
+``restore`` lines run (and are written) in a ``finally``: a switch is put back.
+"""
+
+from .facts_literal import NotLiteral, error_text, literal
+
+#: IR of a function with a dead ``relu``: ``(x + x) * x``
+IR_DEAD = [
+    "graph(%x : Tensor):",
+    "  %one : int = prim::Constant[value=1]()",
+    "  %y : Tensor = aten::add(%x, %x, %one)",
+    "  %z : Tensor = aten::mul(%y, %x)",
+    "  %dead : Tensor = aten::relu(%x)",
+    "  return (%z)",
+]
+#: ``relu(x + y)``: what the add-relu fusion matches
+IR_ADD_RELU = [
+    "graph(%x : Tensor, %y : Tensor):",
+    "  %one : int = prim::Constant[value=1]()",
+    "  %s : Tensor = aten::add(%x, %y, %one)",
+    "  %r : Tensor = aten::relu(%s)",
+    "  return (%r)",
+]
+#: a tuple built and taken apart again
+IR_TUPLE = [
+    "graph(%x : Tensor, %y : Tensor):",
+    "  %t : (Tensor, Tensor) = prim::TupleConstruct(%x, %y)",
+    "  %a : Tensor, %b : Tensor = prim::TupleUnpack(%t)",
+    "  %one : int = prim::Constant[value=1]()",
+    "  %s : Tensor = aten::sub(%a, %b, %one)",
+    "  return (%s)",
+]
+#: the length of a list built from two tensors
+IR_LIST_LEN = [
+    "graph(%x : Tensor, %y : Tensor):",
+    "  %l : Tensor[] = prim::ListConstruct(%x, %y)",
+    "  %n : int = aten::len(%l)",
+    "  return (%n)",
+]
+#: a complete input type: float32 of shape (2, 3) on the CPU
+IR_TYPED = [
+    "graph(%x : Float(2, 3, strides=[3, 1], requires_grad=0, device=cpu)):",
+    "  %y : Tensor = aten::relu(%x)",
+    "  %z : Tensor = aten::t(%y)",
+    "  return (%z)",
+]
+#: ``x.t().t()``: peephole removes the double transpose? (measured)
+IR_PEEP = [
+    "graph(%x : Tensor):",
+    "  %one : int = prim::Constant[value=1]()",
+    "  %zero : int = prim::Constant[value=0]()",
+    "  %y : Tensor = aten::add(%x, %zero, %one)",
+    "  %z : Tensor = aten::mul(%y, %x)",
+    "  return (%z)",
+]
+INLINE_SOURCE = "def inner(x):\\n    return x * 2\\n\\ndef outer(x):\\n    return inner(x) + 1\\n"
+
+
+def _parse(var, ir):
+    return ['%s = torch._C.parse_ir("\\n".join([' % var] + ['    "%s",' % line for line in ir] + ["]))"]
+
+
+KINDS = "= [n.kind() for n in graph.nodes()]"
+X = "x = torch.tensor([1.0, -2.0, 3.0], device=DEVICE)"
+Y = "y = torch.tensor([0.5, 4.0, -5.0], device=DEVICE)"
+
+
+def _interpret(args):
+    """The graph run by the interpreter on device tensors: its values, and its device by hand."""
+    return [
+        "out = torch._C._jit_interpret_graph(graph, (%s,))" % args,
+        "! self.assertEqual(out.device.type, DEVICE.type)",
+        "= out.cpu().tolist()",
+    ]
+
+
+def _switch(getter, setter, returns_old):
+    """A bool switch: each value set is read back (or the old value returned), then put back."""
+    if returns_old:  # the setter returns the value it replaced
+        return {"lines": [
+            "old = API(True)",
+            "= API(False)",
+            "= API(True)",
+            "= API(True)",
+        ], "restore": ["API(old)"]}
+    return {"lines": [
+        "old = %s()" % getter,
+        "%s(True)" % setter,
+        "= %s()" % getter,
+        "%s(False)" % setter,
+        "= %s()" % getter,
+    ], "restore": ["%s(old)" % setter]}
+
+
+PASSES = {
+    "_jit_pass_dce": {"lines": _parse("graph", IR_DEAD) + [
+        KINDS, "= API(graph)", KINDS, "= [str(v.type()) for v in graph.outputs()]", X] + _interpret("x")},
+    "_jit_pass_inline": {"lines": [
+        'unit = torch.jit.CompilationUnit("%s")' % INLINE_SOURCE,
+        "graph = unit.outer.graph.copy()",
+        "= [n.kind() for n in graph.nodes() if n.kind() != 'prim::Constant']",
+        "= API(graph)",
+        "= [n.kind() for n in graph.nodes() if n.kind() != 'prim::Constant']",
+        X] + _interpret("x")},
+    "_jit_pass_fuse_add_relu": {"lines": _parse("graph", IR_ADD_RELU) + [
+        KINDS, "= API(graph)", KINDS, X, Y] + _interpret("x, y")},
+    "_jit_pass_lower_all_tuples": {"lines": _parse("graph", IR_TUPLE) + [
+        KINDS, "= API(graph)", KINDS, X, Y] + _interpret("x, y")},
+    "_jit_pass_erase_shape_information": {"lines": _parse("graph", IR_TYPED) + [
+        "= [str(v.type()) for v in graph.inputs()]", "= API(graph)",
+        "= [str(v.type()) for v in graph.inputs()]", KINDS]},
+    "_jit_pass_propagate_shapes_on_graph": {"lines": _parse("graph", IR_TYPED) + [
+        "= [str(v.type()) for v in graph.outputs()]", "= API(graph)",
+        "= [v.type().sizes() for v in graph.outputs()]",
+        "= [v.type().scalarType() for v in graph.outputs()]"]},
+    "_jit_pass_propagate_device": {"lines": _parse("graph", IR_TYPED) + [
+        "= API(graph)", "= [str(v.type().device()) for v in graph.outputs()]"]},
+    "_jit_pass_complete_shape_analysis": {"lines": _parse("graph", IR_ADD_RELU[:1] + [
+        "  %s : Tensor = aten::mul(%x, %y)", "  %r : Tensor = aten::relu(%s)", "  return (%r)"]) + [
+        "= [str(v.type()) for v in graph.outputs()]",
+        "= API(graph, (torch.ones(2, 3), torch.ones(2, 3)), False)",
+        "= [v.type().sizes() for v in graph.outputs()]",
+        "= [v.type().scalarType() for v in graph.outputs()]"]},
+    "_jit_pass_peephole": {"lines": _parse("graph", IR_PEEP) + [KINDS, "changed = API(graph)", KINDS, X]
+                           + _interpret("x")},
+    "_jit_pass_peephole_list_idioms": {"lines": _parse("graph", IR_LIST_LEN) + [
+        KINDS, "= API(graph)", KINDS, "= [n.i('value') for n in graph.findAllNodes('prim::Constant')]"]},
+    "_jit_pass_canonicalize": {"lines": _parse("graph", IR_DEAD) + [
+        "canonical = API(graph, False)",
+        "= [v.debugName() for v in graph.inputs()]",
+        "= [v.debugName() for v in canonical.inputs()]",
+        "= [n.kind() for n in canonical.nodes()]"]},
+    "_jit_pass_custom_pattern_based_rewrite_graph": {"lines": _parse("graph", IR_ADD_RELU) + [
+        "pattern = '\\n'.join([",
+        "    'graph(%a, %b, %c):',",
+        "    '  %s = aten::add(%a, %b, %c)',",
+        "    '  %r = aten::relu(%s)',",
+        "    '  return (%r)',",
+        "])",
+        "= API(pattern, 'my::add_relu', graph)",
+        KINDS]},
+    "_jit_pass_lint": {"lines": _parse("graph", IR_DEAD) + [
+        "= API(graph)",
+        "add, mul = graph.findNode('aten::add'), graph.findNode('aten::mul')",
+        "mul.moveBefore(add)  # now mul reads a value not yet defined",
+        "! with self.assertRaises(RuntimeError):",
+        "!     API(graph)"]},
+    "_jit_pass_remove_dropout": {"lines": [
+        "model = torch.jit.script(torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Dropout(0.5)).eval())",
+        "graph = model.graph",
+        "torch._C._jit_pass_inline(graph)",
+        "= 'aten::dropout' in [n.kind() for n in graph.nodes()]",
+        "= API(model._c)",
+        "= 'aten::dropout' in [n.kind() for n in model.graph.nodes()]"]},
+}
+
+HELPERS = {
+    "_jit_interpret_graph": {"lines": _parse("graph", IR_DEAD) + [X] + _interpret("x") + [
+        "! self.assertEqual(out.cpu(), (x.cpu() + x.cpu()) * x.cpu())  # (x + x) * x by hand"]},
+    "_jit_get_operation": {"lines": [
+        "op, overloads = API('aten::add')",
+        "= 'Tensor' in overloads",
+        X, Y,
+        "out = op(x, y)",
+        "! self.assertEqual(out.device.type, DEVICE.type)",
+        "= out.cpu().tolist()",
+        "= op(x, y, alpha=2).cpu().tolist()"]},
+    "_jit_get_schemas_for_operator": {"lines": [
+        "schemas = API('aten::relu')",
+        "= sorted(s.overload_name for s in schemas)",
+        "= sorted({s.name for s in schemas})",
+        "= sorted(str(s) for s in schemas)"]},
+    "_jit_flatten": {"lines": [
+        X, Y,
+        "flat, desc = API((x, (y, x)))",
+        "= len(flat)",
+        "! self.assertIs(flat[0], x)",
+        "! self.assertIs(flat[1], y)",
+        "= [t.cpu().tolist() for t in flat]",
+        "back = torch._C._jit_unflatten(flat, desc)",
+        "! self.assertIs(back[1][0], y)",
+        "= len(back)"]},
+    "_jit_object_is_non_holding": {"lines": _parse("graph", IR_DEAD) + [
+        "= API(graph.findNode('aten::add'))"]},
+    "_jit_debug_module_iterators": {"lines": [
+        "model = torch.jit.script(torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU()))",
+        "found = API(model._c)",
+        "= sorted(found)",
+        "= [name for name, _ in found['named_children']]",
+        "= sorted(name for name, _ in found['named_parameters'])"]},
+    "_jit_can_fuse_on_gpu": {"lines": [
+        "old = API()", "torch._C._jit_override_can_fuse_on_gpu(True)", "= API()",
+        "torch._C._jit_override_can_fuse_on_gpu(False)", "= API()"],
+        "restore": ["torch._C._jit_override_can_fuse_on_gpu(old)"]},
+    "_jit_override_can_fuse_on_gpu": {"lines": [
+        "old = torch._C._jit_can_fuse_on_gpu()", "= API(True)", "= torch._C._jit_can_fuse_on_gpu()",
+        "= API(False)", "= torch._C._jit_can_fuse_on_gpu()"],
+        "restore": ["API(old)"]},
+    "_jit_texpr_fuser_enabled": _switch("API", "torch._C._jit_set_texpr_fuser_enabled", False),
+    "_jit_set_texpr_fuser_enabled": {"lines": [
+        "old = torch._C._jit_texpr_fuser_enabled()", "= API(True)", "= torch._C._jit_texpr_fuser_enabled()",
+        "= API(False)", "= torch._C._jit_texpr_fuser_enabled()"], "restore": ["API(old)"]},
+    "_jit_set_texpr_reductions_enabled": _switch("", "", True),
+    "_jit_set_profiling_executor": _switch("", "", True),
+    "_jit_set_autocast_mode": _switch("", "", True),
+    "_jit_get_te_must_use_llvm_cpu": _switch("API", "torch._C._jit_set_te_must_use_llvm_cpu", False),
+    "_jit_debug_fuser_num_cached_kernel_specs": {"lines": [
+        "= API()",
+        "! self.assertIsInstance(API(), int)"]},
+    "_jit_has_cpp_tests": {"lines": ["= API()"]},
+}
+
+SCENARIOS = dict(PASSES)
+SCENARIOS.update(HELPERS)
+
+
+def scenario_for(res):
+    """The scenario of the API (by its leaf under ``torch._C``), or None."""
+    for name in [res.get("path", ""), res.get("canonical", "")] + list(res.get("aliases", [])):
+        if name.startswith("torch._C.") and name.count(".") == 2:
+            leaf = name.rsplit(".", 1)[-1]
+            if leaf in SCENARIOS:
+                return leaf, SCENARIOS[leaf]
+    return None, None
+
+
+def _run_lines(torch, obj, lines, restore):
+    """Run the scenario's lines here; the measured value of each ``=`` line, in order."""
+    namespace = {"torch": torch, "API": obj, "DEVICE": torch.device("cpu")}
+    measured = []
+    code = []
+    for line in lines:
+        if line.startswith("! "):
+            continue
+        if line.startswith("= "):
+            measured.append((len(code), line[2:]))
+            code.append("__measured__.append(%s)" % line[2:])
+        else:
+            code.append(line)
+    namespace["__measured__"] = values = []
+    source = "\n".join(code)
+    try:
+        exec(compile(source, "<jitgraph scenario>", "exec"), namespace)
+    finally:
+        if restore:
+            exec(compile("\n".join(restore), "<jitgraph restore>", "exec"), namespace)
+    return values
+
+
+def jitgraph_facts(torch, obj, res):
+    """``{"found": True, "leaf", "lines": [line or ["=", expr, literal]], "restore"}``, or a problem."""
+    leaf, scenario = scenario_for(res)
+    if scenario is None:
+        return {"found": False, "problem": "no TorchScript IR scenario for %s" % res.get("path")}
+    lines, restore = scenario["lines"], scenario.get("restore") or []
+    try:
+        first = _run_lines(torch, obj, lines, restore)
+        second = _run_lines(torch, obj, lines, restore)
+    except Exception as exc:
+        return {"found": False, "problem": "its scenario failed here: %s" % error_text(exc)}
+    out = []
+    index = 0
+    for line in lines:
+        if not line.startswith("= "):
+            out.append(line)
+            continue
+        value, again = first[index], second[index]
+        index += 1
+        try:
+            text = literal(value, torch)
+        except NotLiteral as exc:
+            return {"found": False, "problem": "%s gives no literal (%s)" % (line[2:], exc)}
+        if text != literal(again, torch):
+            continue  # differs between runs: not a fact
+        out.append(["=", line[2:], text])
+    return {"found": True, "leaf": leaf, "lines": out, "restore": list(restore)}
