@@ -122,17 +122,19 @@ PASSES = {
     "_jit_pass_lower_all_tuples": {"lines": _parse("graph", IR_TUPLE) + [
         KINDS, "= API(graph)", KINDS, X, Y] + _interpret("x, y")},
     "_jit_pass_erase_shape_information": {"lines": _parse("graph", IR_TYPED) + [
-        "= [str(v.type()) for v in graph.inputs()]", "= API(graph)",
-        "= [str(v.type()) for v in graph.inputs()]", KINDS]},
+        "= [v.type().sizes() for v in graph.inputs()]", "= [v.type().scalarType() for v in graph.inputs()]",
+        "= API(graph)",
+        "= [v.type().sizes() for v in graph.inputs()]", "= [v.type().scalarType() for v in graph.inputs()]",
+        KINDS]},
     "_jit_pass_propagate_shapes_on_graph": {"lines": _parse("graph", IR_TYPED) + [
-        "= [str(v.type()) for v in graph.outputs()]", "= API(graph)",
+        "= [v.type().sizes() for v in graph.outputs()]", "= API(graph)",
         "= [v.type().sizes() for v in graph.outputs()]",
         "= [v.type().scalarType() for v in graph.outputs()]"]},
     "_jit_pass_propagate_device": {"lines": _parse("graph", IR_TYPED) + [
         "= API(graph)", "= [str(v.type().device()) for v in graph.outputs()]"]},
     "_jit_pass_complete_shape_analysis": {"lines": _parse("graph", IR_ADD_RELU[:1] + [
         "  %s : Tensor = aten::mul(%x, %y)", "  %r : Tensor = aten::relu(%s)", "  return (%r)"]) + [
-        "= [str(v.type()) for v in graph.outputs()]",
+        "= [v.type().scalarType() for v in graph.outputs()]",
         "= API(graph, (torch.ones(2, 3), torch.ones(2, 3)), False)",
         "= [v.type().sizes() for v in graph.outputs()]",
         "= [v.type().scalarType() for v in graph.outputs()]"]},
@@ -152,21 +154,20 @@ PASSES = {
         "    '  %r = aten::relu(%s)',",
         "    '  return (%r)',",
         "])",
-        "= API(pattern, 'my::add_relu', graph)",
-        KINDS]},
+        "fused = '\\n'.join([",
+        "    'graph(%a, %b, %c):',",
+        "    '  %r = aten::_add_relu(%a, %b, %c)',",
+        "    '  return (%r)',",
+        "])",
+        KINDS,
+        "= API(pattern, fused, graph)",
+        KINDS, X, Y] + _interpret("x, y")},
     "_jit_pass_lint": {"lines": _parse("graph", IR_DEAD) + [
         "= API(graph)",
         "add, mul = graph.findNode('aten::add'), graph.findNode('aten::mul')",
         "mul.moveBefore(add)  # now mul reads a value not yet defined",
         "! with self.assertRaises(RuntimeError):",
         "!     API(graph)"]},
-    "_jit_pass_remove_dropout": {"lines": [
-        "model = torch.jit.script(torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Dropout(0.5)).eval())",
-        "graph = model.graph",
-        "torch._C._jit_pass_inline(graph)",
-        "= 'aten::dropout' in [n.kind() for n in graph.nodes()]",
-        "= API(model._c)",
-        "= 'aten::dropout' in [n.kind() for n in model.graph.nodes()]"]},
 }
 
 HELPERS = {
@@ -195,8 +196,6 @@ HELPERS = {
         "back = torch._C._jit_unflatten(flat, desc)",
         "! self.assertIs(back[1][0], y)",
         "= len(back)"]},
-    "_jit_object_is_non_holding": {"lines": _parse("graph", IR_DEAD) + [
-        "= API(graph.findNode('aten::add'))"]},
     "_jit_debug_module_iterators": {"lines": [
         "model = torch.jit.script(torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU()))",
         "found = API(model._c)",
@@ -225,31 +224,97 @@ HELPERS = {
     "_jit_has_cpp_tests": {"lines": ["= API()"]},
 }
 
-SCENARIOS = dict(PASSES)
-SCENARIOS.update(HELPERS)
+#: TorchScript's IR classes: built and read through the class (``API``), so a stand-in class is seen
+CLASSES = {
+    "Graph": {"lines": [
+        "graph = API()",
+        "x_in = graph.addInput()",
+        "relu = graph.create('aten::relu', [x_in])",
+        "graph.appendNode(relu)",
+        "= graph.registerOutput(relu.output())",
+        "! self.assertIsInstance(graph, API)",
+        KINDS,
+        "= [v.unique() == x_in.unique() for v in graph.inputs()]",
+        "= [u.user.kind() for u in x_in.uses()]",
+        "= len(list(graph.inputs()))",
+        X] + _interpret("x")},
+    "Node": {"lines": _parse("graph", IR_DEAD) + [
+        "mul = graph.findNode('aten::mul')",
+        "! self.assertIsInstance(mul, API)",
+        "= API.kind(mul)",
+        "= [v.debugName() for v in API.inputsAt(mul, 0).node().outputs()] + [API.inputsAt(mul, 1).debugName()]",
+        "= API.output(mul).debugName()",
+        "= [u.user.kind() for u in API.output(mul).uses()]",
+        "= API.kind(API.inputsAt(mul, 0).node())",
+        "= API.i(graph.findNode('prim::Constant'), 'value')",
+        "= API.hasUses(graph.findNode('aten::relu'))",
+        "API.destroy(graph.findNode('aten::relu'))",
+        KINDS, X] + _interpret("x")},
+    "ScriptModule": {"lines": [
+        "linear = torch.nn.Linear(2, 1)",
+        "with torch.no_grad():",
+        "    linear.weight.copy_(torch.tensor([[1.0, -1.0]]))",
+        "    linear.bias.fill_(0.5)",
+        "model = torch.jit.script(linear).to(DEVICE)",
+        "! self.assertIsInstance(model._c, API)",
+        "= API.hasattr(model._c, 'weight')",
+        "= API.hasattr(model._c, 'missing')",
+        "= API._has_method(model._c, 'forward')",
+        "= sorted(API._method_names(model._c))",
+        "= API.getattr(model._c, 'bias').cpu().tolist()",
+        "out = model(torch.tensor([[3.0, 1.0]], device=DEVICE))",
+        "! self.assertEqual(out.device.type, DEVICE.type)",
+        "= out.cpu().tolist()  # 3 - 1 + 0.5 by hand"]},
+}
+#: the tensor-expression kernel: compiled for the CPU with its IR interpreter (no LLVM needed)
+TE = {"TensorExprKernel": {"lines": [
+    "old = torch._C._jit_get_te_must_use_llvm_cpu()",
+    "torch._C._jit_set_te_must_use_llvm_cpu(False)",
+] + _parse("graph", [
+    "graph(%x : Float(3, strides=[1], requires_grad=0, device=cpu)):",
+    "  %y : Float(3, strides=[1], requires_grad=0, device=cpu) = aten::relu(%x)",
+    "  %z : Float(3, strides=[1], requires_grad=0, device=cpu) = aten::mul(%y, %y)",
+    "  return (%z)",
+]) + [
+    "kernel = API(graph)",
+    "! self.assertIsInstance(kernel, API)",
+    "x = torch.tensor([1.0, -2.0, 3.0])  # the kernel is compiled for the CPU",
+    "= kernel.run((x,)).tolist()  # relu(x) ** 2 by hand: [1, 0, 9]",
+    "= kernel.fallback((x,)).tolist()"], "restore": ["torch._C._jit_set_te_must_use_llvm_cpu(old)"]}}
+
+SCENARIOS = {}
+for _leaf, _scenario in list(PASSES.items()) + list(HELPERS.items()) + list(CLASSES.items()):
+    SCENARIOS["torch._C." + _leaf] = _scenario
+for _leaf, _scenario in TE.items():
+    SCENARIOS["torch._C._te." + _leaf] = _scenario
 
 
 def scenario_for(res):
-    """The scenario of the API (by its leaf under ``torch._C``), or None."""
+    """The scenario of the API (by any of its names), and its leaf; or (None, None)."""
     for name in [res.get("path", ""), res.get("canonical", "")] + list(res.get("aliases", [])):
-        if name.startswith("torch._C.") and name.count(".") == 2:
-            leaf = name.rsplit(".", 1)[-1]
-            if leaf in SCENARIOS:
-                return leaf, SCENARIOS[leaf]
+        if name in SCENARIOS:
+            return name.rsplit(".", 1)[-1], SCENARIOS[name]
     return None, None
+
+
+def _expr(line):
+    """The expression of a ``=`` line, without its comment."""
+    return line[2:].split("  # ", 1)[0]
+
+
+def _comment(line):
+    return line.split("  # ", 1)[1] if "  # " in line else ""
 
 
 def _run_lines(torch, obj, lines, restore):
     """Run the scenario's lines here; the measured value of each ``=`` line, in order."""
     namespace = {"torch": torch, "API": obj, "DEVICE": torch.device("cpu")}
-    measured = []
     code = []
     for line in lines:
         if line.startswith("! "):
             continue
         if line.startswith("= "):
-            measured.append((len(code), line[2:]))
-            code.append("__measured__.append(%s)" % line[2:])
+            code.append("__measured__.append(%s)" % _expr(line))
         else:
             code.append(line)
     namespace["__measured__"] = values = []
@@ -263,7 +328,7 @@ def _run_lines(torch, obj, lines, restore):
 
 
 def jitgraph_facts(torch, obj, res):
-    """``{"found": True, "leaf", "lines": [line or ["=", expr, literal]], "restore"}``, or a problem."""
+    """``{"found": True, "leaf", "lines": [line or ["=", expr, literal, comment]], "restore"}``, or a problem."""
     leaf, scenario = scenario_for(res)
     if scenario is None:
         return {"found": False, "problem": "no TorchScript IR scenario for %s" % res.get("path")}
@@ -287,5 +352,5 @@ def jitgraph_facts(torch, obj, res):
             return {"found": False, "problem": "%s gives no literal (%s)" % (line[2:], exc)}
         if text != literal(again, torch):
             continue  # differs between runs: not a fact
-        out.append(["=", line[2:], text])
+        out.append(["=", _expr(line), text, _comment(line)])
     return {"found": True, "leaf": leaf, "lines": out, "restore": list(restore)}

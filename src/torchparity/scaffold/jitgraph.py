@@ -22,14 +22,16 @@ from .operators import lines_method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 
 PREFIX = "torch._C._jit_"
+#: TorchScript's IR classes the agent has a scenario of
+CLASSES = ("torch._C.Graph", "torch._C.Node", "torch._C.ScriptModule", "torch._C._te.TensorExprKernel")
 _API = re.compile(r"\bAPI\b")
 
 
 def jitgraph_applies(info: ApiInfo) -> bool:
-    """Whether the API is a ``torch._C._jit_*`` function (a pass or a helper of TorchScript)."""
+    """Whether the API is a ``torch._C._jit_*`` function (a pass or a helper of TorchScript) or an IR class."""
     r = info.resolution
     names = (r.canonical, r.path, *r.aliases)
-    return not r.owner_class and any(n.startswith(PREFIX) and n.count(".") == 2 for n in names)
+    return not r.owner_class and any(n.startswith(PREFIX) and n.count(".") == 2 or n in CLASSES for n in names)
 
 
 def jitgraph_only(info: ApiInfo) -> bool:
@@ -53,8 +55,9 @@ def scenario_lines(lines: list[Any], restore: list[str], spelling: str, device: 
     """The test body: each line spelled, measured lines asserted, the restore in a ``finally``."""
     body: list[str] = []
     for line in lines:
-        if isinstance(line, list) and len(line) == 3 and line[0] == "=":
-            body.append(_assertion(_spell(str(line[1]), spelling, device), str(line[2])))
+        if isinstance(line, list) and len(line) in (3, 4) and line[0] == "=":
+            comment = f"  # {line[3]}" if len(line) == 4 and line[3] else ""
+            body.append(_assertion(_spell(str(line[1]), spelling, device), str(line[2])) + comment)
         elif isinstance(line, str):
             body.append(_spell(line[2:] if line.startswith("! ") else line, spelling, device))
         else:
@@ -69,7 +72,7 @@ def scenario_lines(lines: list[Any], restore: list[str], spelling: str, device: 
 
 def jitgraph_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     if not jitgraph_applies(info):
-        raise CannotDecide(f"{info.resolution.canonical} is no torch._C._jit_* function")
+        raise CannotDecide(f"{info.resolution.canonical} is no torch._C._jit_* function nor TorchScript IR class")
     found = facts.get("jitgraph") or {}
     if not found.get("found"):
         raise CannotDecide(str(found.get("problem") or "no TorchScript IR facts"))
