@@ -162,6 +162,15 @@ PASSES = {
         KINDS,
         "= API(pattern, fused, graph)",
         KINDS, X, Y] + _interpret("x, y")},
+    "_jit_pass_remove_dropout": {"lines": [
+        "frozen = torch._C._freeze_module(torch.jit.script(torch.nn.Dropout(0.5).eval())._c)",
+        "= [n.kind() for n in frozen._get_method('forward').graph.nodes()]",
+        "= API(frozen)",
+        "= [n.kind() for n in frozen._get_method('forward').graph.nodes()]",
+        "model = torch.jit._recursive.wrap_cpp_module(frozen)",
+        X,
+        "! self.assertEqual(model(x), x)  # no dropout left: the identity",
+    ]},
     "_jit_pass_lint": {"lines": _parse("graph", IR_DEAD) + [
         "= API(graph)",
         "add, mul = graph.findNode('aten::add'), graph.findNode('aten::mul')",
@@ -266,6 +275,131 @@ CLASSES = {
         "! self.assertEqual(out.device.type, DEVICE.type)",
         "= out.cpu().tolist()  # 3 - 1 + 0.5 by hand"]},
 }
+_SEQ = "torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU())"
+#: helpers of torch.jit and torch.fx that no other family writes a test of
+PYTHON = {
+    "torch.jit._state.enable": {"lines": [
+        "torch.jit._state.disable()",
+        "= isinstance(torch.jit.script(torch.nn.ReLU()), torch.jit.ScriptModule)  # disabled: the module as is",
+        "= API()",
+        "= isinstance(torch.jit.script(torch.nn.ReLU()), torch.jit.ScriptModule)",
+        X,
+        "! self.assertEqual(torch.jit.script(torch.nn.ReLU())(x), torch.relu(x))",
+    ], "restore": ["torch.jit._state.enable()"]},
+    "torch.jit._wait": {"lines": [
+        X, Y,
+        "future = torch.jit._fork(torch.add, x, y, alpha=2)",
+        "out = API(future)",
+        "! self.assertEqual(out.device.type, DEVICE.type)",
+        "= out.cpu().tolist()  # x + 2 * y by hand",
+    ]},
+    "torch.jit.export_opnames": {"lines": [
+        "= API(torch.jit.script(torch.nn.Linear(2, 1)))",
+        "= sorted(API(torch.jit.script(%s)))" % _SEQ,
+    ]},
+    "torch.jit.isinstance": {"lines": [
+        "from typing import Dict, List, Optional",
+        "= API([1, 2], List[int])",
+        "= API([1, 2], List[str])",
+        "= API({'a': torch.ones(1, device=DEVICE)}, Dict[str, torch.Tensor])",
+        "= API(None, Optional[int])",
+        "= API(torch.ones(1, device=DEVICE), List[torch.Tensor])",
+    ]},
+    "torch.jit.last_executed_optimized_graph": {"lines": [
+        'unit = torch.jit.CompilationUnit("def f(x):\\n    return x * 2 + 1\\n")',
+        X,
+        "for _ in range(3):  # the profiling executor optimizes after its profiling runs",
+        "    out = unit.f(x)",
+        "= out.cpu().tolist()",
+        "graph = API()",
+        "! self.assertIsInstance(graph, torch._C.Graph)",
+        "= [n.kind() for n in graph.nodes() if n.kind().startswith('aten::')]",
+    ]},
+    "torch.jit.run_frozen_optimizations": {"lines": [
+        "model = torch.nn.Sequential(torch.nn.Conv2d(1, 1, 1), torch.nn.BatchNorm2d(1)).eval()",
+        "with torch.no_grad():",
+        "    model[0].weight.fill_(2.0)",
+        "    model[0].bias.fill_(1.0)",
+        "    model[1].running_mean.fill_(1.0)",
+        "    model[1].running_var.fill_(4.0 - 1e-5)",
+        "frozen = torch.jit.freeze(torch.jit.script(model.to(DEVICE)), optimize_numerics=False)",
+        "= 'aten::batch_norm' in [n.kind() for n in frozen.graph.nodes()]",
+        "= API(frozen)",
+        "= 'aten::batch_norm' in [n.kind() for n in frozen.graph.nodes()]  # folded into the convolution",
+        "x = torch.tensor([[[[1.0, 3.0]]]], device=DEVICE)",
+        "out = frozen(x)",
+        "! self.assertEqual(out.device.type, DEVICE.type)",
+        "= [round(v, 4) for v in out.cpu().flatten().tolist()]  # (2x + 1 - 1) / 2 by hand: x",
+    ]},
+    "torch.jit.optimize_for_inference": {"lines": [
+        "model = torch.nn.Sequential(torch.nn.Conv2d(1, 1, 1), torch.nn.BatchNorm2d(1)).eval()",
+        "with torch.no_grad():",
+        "    model[0].weight.fill_(2.0)",
+        "    model[0].bias.fill_(1.0)",
+        "    model[1].running_mean.fill_(1.0)",
+        "    model[1].running_var.fill_(4.0 - 1e-5)",
+        "optimized = API(torch.jit.script(model.to(DEVICE)))",
+        "! self.assertIsInstance(optimized, torch.jit.ScriptModule)",
+        "= 'aten::batch_norm' in [n.kind() for n in optimized.graph.nodes()]  # folded away",
+        "= [n for n, _ in optimized.named_parameters()]  # frozen: its parameters are constants",
+        "x = torch.tensor([[[[1.0, 3.0]]]], device=DEVICE)",
+        "= [round(v, 4) for v in optimized(x).cpu().flatten().tolist()]  # (2x + 1 - 1) / 2 by hand: x",
+    ]},
+    "torch.jit.frontend.get_jit_def": {"lines": [
+        "definition = API(torch.nn.functional.hardtanh, 'hardtanh')",
+        "= type(definition).__name__",
+        "= definition.name().name",
+    ]},
+    "torch.fx.passes.split_module.split_module": {"lines": [
+        "import torch.fx",
+        "torch.manual_seed(0)",
+        "traced = torch.fx.symbolic_trace(%s.to(DEVICE))" % _SEQ,
+        "split = API(traced, traced, lambda node: 0 if node.target == '0' else 1)",
+        "= [name for name, _ in split.named_children()]",
+        "= [(n.op, str(n.target)) for n in split.graph.nodes]",
+        "= [type(m).__name__ for m in split.submod_1.modules()]",
+        "x = torch.tensor([[1.0, -2.0], [0.5, 3.0]], device=DEVICE)",
+        "! self.assertEqual(split(x), traced(x))",
+        "! self.assertEqual(split(x).cpu(), traced.cpu()(x.cpu()))",
+    ]},
+    "torch.fx.proxy.Proxy": {"lines": [
+        "import torch.fx",
+        "graph = torch.fx.Graph()",
+        "tracer = torch.fx.Tracer()",
+        "tracer.graph = graph",
+        "proxy = API(graph.placeholder('x'), tracer)",
+        "! self.assertIsInstance(proxy, API)",
+        "result = proxy * 2 + 1  # each operation on a proxy records a node",
+        "graph.output(result.node)",
+        "= [(n.op, str(n.target)) for n in graph.nodes]",
+        "= [n.name for n in graph.nodes]",
+        "module = torch.fx.GraphModule(torch.nn.Module(), graph)",
+        X,
+        "out = module(x)",
+        "! self.assertEqual(out.device.type, DEVICE.type)",
+        "= out.cpu().tolist()  # 2x + 1 by hand",
+    ]},
+    "torch.fx._symbolic_trace.ProxyableClassMeta": {"lines": [
+        "import torch.fx",
+        "class Pair(metaclass=API):",
+        "    def __init__(self, a, b):",
+        "        self.a = a",
+        "        self.b = b",
+        "def make(x):",
+        "    pair = Pair(x, x * 2)  # its construction is recorded, not run, while tracing",
+        "    return pair.a + pair.b",
+        "traced = torch.fx.symbolic_trace(make)",
+        "= [(n.op, getattr(n.target, '__name__', str(n.target))) for n in traced.graph.nodes]",
+        X,
+        "out = traced(x)",
+        "! self.assertEqual(out.device.type, DEVICE.type)",
+        "= out.cpu().tolist()  # x + 2x by hand",
+        "= type(Pair(1, 2)).__name__  # outside tracing, a plain construction",
+    ]},
+}
+PYTHON["torch.fx.Proxy"] = PYTHON["torch.fx.proxy.Proxy"]
+PYTHON["torch.fx.ProxyableClassMeta"] = PYTHON["torch.fx._symbolic_trace.ProxyableClassMeta"]
+
 #: the tensor-expression kernel: compiled for the CPU with its IR interpreter (no LLVM needed)
 TE = {"TensorExprKernel": {"lines": [
     "old = torch._C._jit_get_te_must_use_llvm_cpu()",
@@ -285,6 +419,7 @@ TE = {"TensorExprKernel": {"lines": [
 SCENARIOS = {}
 for _leaf, _scenario in list(PASSES.items()) + list(HELPERS.items()) + list(CLASSES.items()):
     SCENARIOS["torch._C." + _leaf] = _scenario
+SCENARIOS.update(PYTHON)
 for _leaf, _scenario in TE.items():
     SCENARIOS["torch._C._te." + _leaf] = _scenario
 

@@ -24,14 +24,24 @@ from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 PREFIX = "torch._C._jit_"
 #: TorchScript's IR classes the agent has a scenario of
 CLASSES = ("torch._C.Graph", "torch._C.Node", "torch._C.ScriptModule", "torch._C._te.TensorExprKernel")
+#: helpers of torch.jit and torch.fx the agent has a scenario of (no other family writes their test)
+HELPERS = (
+    "torch.jit._state.enable", "torch.jit._wait", "torch.jit.export_opnames", "torch.jit.isinstance",
+    "torch.jit.last_executed_optimized_graph", "torch.jit.run_frozen_optimizations",
+    "torch.jit.optimize_for_inference", "torch.jit.frontend.get_jit_def", "torch.fx.passes.split_module.split_module",
+    "torch.fx.proxy.Proxy", "torch.fx.Proxy", "torch.fx._symbolic_trace.ProxyableClassMeta",
+    "torch.fx.ProxyableClassMeta",
+)
 _API = re.compile(r"\bAPI\b")
 
 
 def jitgraph_applies(info: ApiInfo) -> bool:
-    """Whether the API is a ``torch._C._jit_*`` function (a pass or a helper of TorchScript) or an IR class."""
+    """Whether the API is a ``torch._C._jit_*`` function (a pass or a helper of TorchScript), an IR class,
+    or one of the torch.jit/torch.fx helpers the agent has a scenario of."""
     r = info.resolution
     names = (r.canonical, r.path, *r.aliases)
-    return not r.owner_class and any(n.startswith(PREFIX) and n.count(".") == 2 or n in CLASSES for n in names)
+    return not r.owner_class and any(n.startswith(PREFIX) and n.count(".") == 2 or n in CLASSES or n in HELPERS
+                                         for n in names)
 
 
 def jitgraph_only(info: ApiInfo) -> bool:
@@ -72,7 +82,7 @@ def scenario_lines(lines: list[Any], restore: list[str], spelling: str, device: 
 
 def jitgraph_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     if not jitgraph_applies(info):
-        raise CannotDecide(f"{info.resolution.canonical} is no torch._C._jit_* function nor TorchScript IR class")
+        raise CannotDecide(f"{info.resolution.canonical} is no torch._C._jit_* function nor a TorchScript IR class or helper")
     found = facts.get("jitgraph") or {}
     if not found.get("found"):
         raise CannotDecide(str(found.get("problem") or "no TorchScript IR facts"))
