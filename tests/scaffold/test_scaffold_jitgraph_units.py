@@ -6,7 +6,12 @@ import pytest
 
 from tests.scaffold.scaffold_fixtures import api_info, resolution
 from torchparity.scaffold.families import candidates
-from torchparity.scaffold.jitgraph import jitgraph_applies, jitgraph_only, jitgraph_plan, scenario_lines
+from torchparity.scaffold.jitgraph import (
+    jitgraph_applies,
+    jitgraph_only,
+    jitgraph_plan,
+    scenario_lines,
+)
 from torchparity.scaffold.plan import CannotDecide
 
 
