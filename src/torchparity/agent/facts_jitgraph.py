@@ -17,6 +17,10 @@ A scenario is a list of lines:
 ``restore`` lines run (and are written) in a ``finally``: a switch is put back.
 """
 
+import linecache
+import sys
+import types
+
 from .facts_literal import NotLiteral, error_text, literal
 
 #: IR of a function with a dead ``relu``: ``(x + x) * x``
@@ -297,13 +301,13 @@ PYTHON = {
         "= API(torch.jit.script(torch.nn.Linear(2, 1)))",
         "= sorted(API(torch.jit.script(%s)))" % _SEQ,
     ]},
-    "torch.jit.isinstance": {"lines": [
-        "from typing import Dict, List, Optional",
-        "= API([1, 2], List[int])",
-        "= API([1, 2], List[str])",
-        "= API({'a': torch.ones(1, device=DEVICE)}, Dict[str, torch.Tensor])",
-        "= API(None, Optional[int])",
-        "= API(torch.ones(1, device=DEVICE), List[torch.Tensor])",
+    "torch.jit.isinstance": {"lines": [  # builtin generics: Python >= 3.9
+        "= API([1, 2], list[int])",
+        "= API([1, 2], list[str])",
+        "= API({'a': torch.ones(1, device=DEVICE)}, dict[str, torch.Tensor])",
+        "= API({'a': torch.ones(1, device=DEVICE)}, dict[str, int])",
+        "= API((1, 'a'), tuple[int, str])",
+        "= API(torch.ones(1, device=DEVICE), list[torch.Tensor])",
     ]},
     "torch.jit.last_executed_optimized_graph": {"lines": [
         'unit = torch.jit.CompilationUnit("def f(x):\\n    return x * 2 + 1\\n")',
@@ -397,6 +401,117 @@ PYTHON = {
         "= type(Pair(1, 2)).__name__  # outside tracing, a plain construction",
     ]},
 }
+#: scripted from source the test itself holds (here: a module ``inspect`` reads, see ``_module``)
+PYTHON.update({
+    "torch.jit.Final": {"lines": [
+        "class Scaled(torch.nn.Module):",
+        "    scale: API[int]",
+        "    def __init__(self):",
+        "        super().__init__()",
+        "        self.scale = 3",
+        "    def forward(self, x):",
+        "        return x * self.scale",
+        "scripted = torch.jit.script(Scaled())",
+        "= [n.kind() for n in scripted.graph.nodes()]  # a constant, not a prim::GetAttr",
+        "= [n.i('value') for n in scripted.graph.findAllNodes('prim::Constant') if n.kindOf('value') == 'i']",
+        X,
+        "out = scripted(x)",
+        "! self.assertEqual(out.device.type, DEVICE.type)",
+        "= out.cpu().tolist()  # 3x by hand",
+    ]},
+    "torch.jit.interface": {"lines": [
+        "@API",
+        "class Doubler(torch.nn.Module):",
+        "    def forward(self, x: torch.Tensor) -> torch.Tensor:",
+        "        pass",
+        "class Twice(torch.nn.Module):",
+        "    def forward(self, x: torch.Tensor) -> torch.Tensor:",
+        "        return x * 2",
+        "class Holder(torch.nn.Module):",
+        "    inner: Doubler",
+        "    def __init__(self):",
+        "        super().__init__()",
+        "        self.inner = Twice()",
+        "    def forward(self, x):",
+        "        return self.inner.forward(x)",
+        "scripted = torch.jit.script(Holder())",
+        "= [n.kind() for n in scripted.graph.nodes()]  # a call through the interface",
+        "= scripted.graph.findNode('prim::CallMethod').inputsAt(0).type().annotation_str.endswith('Doubler')",
+        X,
+        "out = scripted(x)",
+        "! self.assertEqual(out.device.type, DEVICE.type)",
+        "= out.cpu().tolist()  # 2x by hand",
+    ]},
+    "torch.jit._overload": {"lines": [
+        "@API",
+        "def twice(x: int) -> int:",
+        "    pass",
+        "@API",
+        "def twice(x: float) -> float:  # noqa: F811",
+        "    pass",
+        "def twice(x):  # noqa: F811",
+        "    return x * 2",
+        "def both(a: int, b: float) -> float:",
+        "    return twice(a) + twice(b)",
+        "scripted = torch.jit.script(both)",
+        "= [n.kind() for n in scripted.graph.nodes() if n.kind() != 'prim::Constant']",
+        "= [str(n.output().type()) for n in scripted.graph.findAllNodes('prim::CallFunction')]",
+        "= scripted(2, 1.5)  # 4 + 3.0 by hand",
+    ]},
+    "torch.jit._overload_method": {"lines": [
+        "class Twice(torch.nn.Module):",
+        "    @API",
+        "    def twice(self, x: int) -> int:",
+        "        pass",
+        "    @API",
+        "    def twice(self, x: float) -> float:  # noqa: F811",
+        "        pass",
+        "    def twice(self, x):  # noqa: F811",
+        "        return x * 2",
+        "    def forward(self, a: int, b: float) -> float:",
+        "        return self.twice(a) + self.twice(b)",
+        "scripted = torch.jit.script(Twice())",
+        "= sorted(scripted._c._method_names())",
+        "= scripted(2, 1.5)  # 4 + 3.0 by hand",
+    ]},
+    "torch.jit.frontend.FrontendError": {"lines": [
+        "def uses_lambda(x):",
+        "    return (lambda y: y)(x)",
+        "try:",
+        "    torch.jit.script(uses_lambda)",
+        "    caught = None",
+        "except API as exc:  # lambdas are not supported",
+        "    caught = exc",
+        "= type(caught).__name__",
+        "= isinstance(caught, torch.jit.frontend.NotSupportedError)",
+        "= 'Lambda' in str(caught)",
+    ]},
+    "torch.jit.frontend.NotSupportedError": {"lines": [
+        "def variadic(x, *rest):",
+        "    return x",
+        "try:",
+        "    torch.jit.script(variadic)",
+        "    caught = None",
+        "except API as exc:  # no variable number of arguments",
+        "    caught = exc",
+        "= type(caught).__name__",
+        "= isinstance(caught, torch.jit.frontend.FrontendError)",
+        "= 'variable number of arguments' in str(caught)",
+    ]},
+    "torch.jit.TracingCheckError": {"lines": [
+        "def branchy(x):",
+        "    if bool(x.sum() > 0):",
+        "        return x * 2",
+        "    return x - 1",
+        "try:",
+        "    torch.jit.trace(branchy, (torch.ones(2),), check_inputs=[(-torch.ones(2),)])",
+        "    caught = None",
+        "except API as exc:  # each input traces another graph",
+        "    caught = exc",
+        "= type(caught).__name__",
+        "= 'Graphs differed across invocations' in str(caught)",
+    ]},
+})
 PYTHON["torch.fx.Proxy"] = PYTHON["torch.fx.proxy.Proxy"]
 PYTHON["torch.fx.ProxyableClassMeta"] = PYTHON["torch.fx._symbolic_trace.ProxyableClassMeta"]
 
@@ -441,24 +556,40 @@ def _comment(line):
     return line.split("  # ", 1)[1] if "  # " in line else ""
 
 
+_RUNS = [0]
+
+
+def _module(torch, source):
+    """A fresh module whose source ``inspect`` can read (``torch.jit.script`` of a function or class
+    defined in the scenario reads it), as the test file's is."""
+    _RUNS[0] += 1
+    name = "torchparity_jitgraph_scenario_%d" % _RUNS[0]
+    filename = "<%s>" % name
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    module = types.ModuleType(name)
+    module.__file__ = filename
+    sys.modules[name] = module
+    return module, filename
+
+
 def _run_lines(torch, obj, lines, restore):
-    """Run the scenario's lines here; the measured value of each ``=`` line, in order."""
-    namespace = {"torch": torch, "API": obj, "DEVICE": torch.device("cpu")}
+    """Run the scenario's lines here, in a function as the test's method runs them; the measured
+    value of each ``=`` line, in order."""
     code = []
     for line in lines:
         if line.startswith("! "):
             continue
-        if line.startswith("= "):
-            code.append("__measured__.append(%s)" % _expr(line))
-        else:
-            code.append(line)
-    namespace["__measured__"] = values = []
-    source = "\n".join(code)
+        code.append("__measured__.append(%s)" % _expr(line) if line.startswith("= ") else line)
+    if restore:
+        code = ["try:"] + ["    " + line for line in code] + ["finally:"] + ["    " + line for line in restore]
+    source = "def __scenario__():\n" + "".join("    %s\n" % line for line in code) + "\n__scenario__()\n"
+    module, filename = _module(torch, source)
+    values = []
+    module.__dict__.update({"torch": torch, "API": obj, "DEVICE": torch.device("cpu"), "__measured__": values})
     try:
-        exec(compile(source, "<jitgraph scenario>", "exec"), namespace)
+        exec(compile(source, filename, "exec"), module.__dict__)
     finally:
-        if restore:
-            exec(compile("\n".join(restore), "<jitgraph restore>", "exec"), namespace)
+        sys.modules.pop(module.__name__, None)
     return values
 
 

@@ -30,7 +30,10 @@ HELPERS = (
     "torch.jit.last_executed_optimized_graph", "torch.jit.run_frozen_optimizations",
     "torch.jit.optimize_for_inference", "torch.jit.frontend.get_jit_def", "torch.fx.passes.split_module.split_module",
     "torch.fx.proxy.Proxy", "torch.fx.Proxy", "torch.fx._symbolic_trace.ProxyableClassMeta",
-    "torch.fx.ProxyableClassMeta",
+    "torch.fx.ProxyableClassMeta", "torch.jit.Final", "torch.jit.interface", "torch.jit._overload",
+    "torch.jit._overload_method", "torch.jit.frontend.FrontendError", "torch.jit.frontend.NotSupportedError",
+    "torch.jit.TracingCheckError", "torch.jit._trace.TracingCheckError", "torch.jit._script.interface",
+    "torch._jit_internal._overload", "torch._jit_internal._overload_method", "torch._jit_internal.Final",
 )
 _API = re.compile(r"\bAPI\b")
 
