@@ -10,7 +10,9 @@ switch that returns the new value instead of the old one, a ``Node.kind`` that
 names another operator, a ``Graph`` whose ``addInput`` adds two inputs, a
 tensor-expression kernel that returns its input, ``enable`` that leaves
 scripting off, ``isinstance`` ignoring the element type, ``split_module`` that
-puts every node in one partition, a ``Proxy`` whose ``*`` records an ``add``.
+puts every node in one partition, a ``Proxy`` whose ``*`` records an ``add``,
+``Final`` read as ``Optional`` (an attribute, not a constant), ``_overload``
+registering nothing, a ``NotSupportedError`` that is no ``FrontendError``.
 """
 
 from __future__ import annotations
@@ -64,6 +66,11 @@ CASES = (
          "import torch.fx.passes.split_module as sm\n"
          "orig = sm.split_module\n"
          "sm.split_module = lambda m, root, callback, *a, **k: orig(m, root, lambda node: 0, *a, **k)"),
+    Case("torch.jit.Final", "jitgraph",  # an attribute, not a constant
+         "import typing\ntorch.jit.Final = typing.Optional"),
+    Case("torch.jit._overload", "jitgraph", "torch.jit._overload = lambda fn: fn"),  # nothing registered
+    Case("torch.jit.frontend.NotSupportedError", "jitgraph",  # no longer a FrontendError
+         "import torch.jit.frontend as fe\nfe.NotSupportedError = type('NotSupportedError', (Exception,), {})"),
     Case("torch.fx.Proxy", "jitgraph",  # `*` records an add
          "import torch.fx\n"
          "torch.fx.Proxy.__mul__ = torch.fx.Proxy.__add__"),

@@ -142,7 +142,7 @@ PASSES = {
         "= API(graph, (torch.ones(2, 3), torch.ones(2, 3)), False)",
         "= [v.type().sizes() for v in graph.outputs()]",
         "= [v.type().scalarType() for v in graph.outputs()]"]},
-    "_jit_pass_peephole": {"lines": _parse("graph", IR_PEEP) + [KINDS, "changed = API(graph)", KINDS, X]
+    "_jit_pass_peephole": {"lines": _parse("graph", IR_PEEP) + [KINDS, "API(graph)", KINDS, X]
                            + _interpret("x")},
     "_jit_pass_peephole_list_idioms": {"lines": _parse("graph", IR_LIST_LEN) + [
         KINDS, "= API(graph)", KINDS, "= [n.i('value') for n in graph.findAllNodes('prim::Constant')]"]},
