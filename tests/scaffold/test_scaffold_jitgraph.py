@@ -52,7 +52,7 @@ CASES = (
          "        value = super().addInput(*args)\n"
          "        super().addInput()\n"
          "        return value\n"
-         "torch._C.Graph = G"),
+         "torch._C.Graph = torch.Graph = G"),
     Case(C + "_te.TensorExprKernel", "jitgraph",  # the input back
          "class K(torch._C._te.TensorExprKernel):\n"
          "    def run(self, inputs):\n"
@@ -66,8 +66,8 @@ CASES = (
          "import torch.fx.passes.split_module as sm\n"
          "orig = sm.split_module\n"
          "sm.split_module = lambda m, root, callback, *a, **k: orig(m, root, lambda node: 0, *a, **k)"),
-    Case("torch.jit.Final", "jitgraph",  # an attribute, not a constant
-         "import typing\ntorch.jit.Final = typing.Optional"),
+    Case("torch.jit.Final", "jitgraph",  # an attribute, not a constant (it is typing.Final, spelled so)
+         "import typing\ntyping.Final = torch.jit.Final = typing.Optional"),
     Case("torch.jit._overload", "jitgraph", "torch.jit._overload = lambda fn: fn"),  # nothing registered
     Case("torch.jit.frontend.NotSupportedError", "jitgraph",  # no longer a FrontendError
          "import torch.jit.frontend as fe\nfe.NotSupportedError = type('NotSupportedError', (Exception,), {})"),
