@@ -12,7 +12,8 @@ tensor-expression kernel that returns its input, ``enable`` that leaves
 scripting off, ``isinstance`` ignoring the element type, ``split_module`` that
 puts every node in one partition, a ``Proxy`` whose ``*`` records an ``add``,
 ``Final`` read as ``Optional`` (an attribute, not a constant), ``_overload``
-registering nothing, a ``NotSupportedError`` that is no ``FrontendError``.
+registering nothing, a ``NotSupportedError`` that is no ``FrontendError``,
+frozen optimizations that fold nothing.
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ CASES = (
     Case("torch.jit._overload", "jitgraph", "torch.jit._overload = lambda fn: fn"),  # nothing registered
     Case("torch.jit.frontend.NotSupportedError", "jitgraph",  # no longer a FrontendError
          "import torch.jit.frontend as fe\nfe.NotSupportedError = type('NotSupportedError', (Exception,), {})"),
+    Case("torch.jit.run_frozen_optimizations", "jitgraph",  # folds nothing
+         "torch.jit.run_frozen_optimizations = lambda module, *a, **k: None"),
     Case("torch.fx.Proxy", "jitgraph",  # `*` records an add
          "import torch.fx\n"
          "torch.fx.Proxy.__mul__ = torch.fx.Proxy.__add__"),
