@@ -25,6 +25,7 @@ from .facts_captured import captured_facts
 from .facts_context import context_facts, state_facts
 from .facts_doctest import doctest_facts
 from .facts_domain import optim_facts
+from .facts_jitgraph import jitgraph_facts
 from .facts_literal import NotLiteral, error_text, literal
 from .facts_modules import module_db_facts
 from .facts_opinfo import opinfo_facts
@@ -213,6 +214,8 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
         out["optim"] = _guard("optimizer", optim_facts, torch, obj, owner)
     if "probe" in wants:
         out["probe"] = _guard("probe", probe_isolated, torch, res, obj, owner, device_type, BASELINE)
+    if "jitgraph" in wants:
+        out["jitgraph"] = _guard("TorchScript IR", jitgraph_facts, torch, obj, res)
     if "switch" in wants:
         out["switch"] = _guard("switch", switch_facts, torch, obj, res, device_type)
     if "module_db" in wants and isinstance(obj, type) and not _constructed(out.get("probe")):

@@ -44,6 +44,7 @@ from .fake import fake_plan, fake_role
 from .graph import graph_plan
 from .inherited import applies as inherited_applies
 from .inherited import inherited_plan
+from .jitgraph import jitgraph_applies, jitgraph_only, jitgraph_plan
 from .jittypes import jit_type_leaf, jittype_plan
 from .lazy import lazy_plan, lazy_role
 from .library import library_plan, library_role
@@ -72,7 +73,7 @@ WANTS = {
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
     "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [],
     "overload": ["overload"], "backward": ["backward"], "captured": ["captured"], "sparse": [], "typeobject": [],
-    "jittype": [], "switch": ["switch"], "fake": [], "library": [], "lazy": [],
+    "jittype": [], "jitgraph": ["jitgraph"], "switch": ["switch"], "fake": [], "library": [], "lazy": [],
     "collectives": [], "config": [], "inherited": [], "utility": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
@@ -83,6 +84,8 @@ DEVICE_ONLY = ("runtime",)
 def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     """Families to try for this API, best first (``fill-in`` always last)."""
     r = info.resolution
+    if jitgraph_only(info):  # probing calls of the other families end the interpreter
+        return ["jitgraph", "fill-in"]
     out: list[str] = []
     if r.kind == "storage-class":
         out.append("storage")
@@ -143,6 +146,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "typeobject")
     if jit_type_leaf(info):
         out.insert(0, "jittype")
+    if jitgraph_applies(info):
+        out.insert(0, "jitgraph")
     if fake_role(info):
         out.insert(0, "fake")
     if library_role(info):
@@ -511,5 +516,5 @@ BUILDERS.update({
     "typeobject": typeobject_plan, "fake": fake_plan,
     "library": library_plan, "lazy": lazy_plan, "collectives": collectives_plan, "config": config_plan,
     "inherited": inherited_plan, "utility": utility_plan, "jittype": jittype_plan,
-    "switch": switch_plan,
+    "jitgraph": jitgraph_plan, "switch": switch_plan,
 })
