@@ -31,6 +31,7 @@ from .facts_opinfo import opinfo_facts
 from .facts_overloads import overload_facts
 from .facts_probe import needed_imports, probe_isolated
 from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts
+from .facts_pairs import pair_facts
 from .facts_switch import switch_facts
 from .objects import NotFound, walk
 
@@ -215,6 +216,8 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
         out["probe"] = _guard("probe", probe_isolated, torch, res, obj, owner, device_type, BASELINE)
     if "switch" in wants:
         out["switch"] = _guard("switch", switch_facts, torch, obj, res, device_type)
+    if "pair" in wants:
+        out["pair"] = _guard("pair", pair_facts, torch, obj, owner, res)
     if "module_db" in wants and isinstance(obj, type) and not _constructed(out.get("probe")):
         out["module_db"] = _guard("module_db", module_db_facts, torch, obj)
     if isinstance(out.get("states"), dict):  # a failed state lookup reads as no states

@@ -53,6 +53,7 @@ from .operators import TENSOR_FORMULAS, opinfo_plan, signature_plan, split_metho
 from .optim import optim_plan
 from .overloads import is_overload_kind, overload_plan
 from .package import package_plan
+from .pairs import pair_leaf, pair_plan
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, root_module, spelling_of, stem_of
 from .render import render
 from .runtime import device_runtime_plan, generator_plan
@@ -72,7 +73,7 @@ WANTS = {
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
     "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [],
     "overload": ["overload"], "backward": ["backward"], "captured": ["captured"], "sparse": [], "typeobject": [],
-    "jittype": [], "switch": ["switch"], "fake": [], "library": [], "lazy": [],
+    "jittype": [], "switch": ["switch"], "pair": ["pair"], "fake": [], "library": [], "lazy": [],
     "collectives": [], "config": [], "inherited": [], "utility": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
@@ -156,6 +157,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     later = [i for i, f in enumerate(out) if f in ("signature", "measured")]
     if later:
         out.insert(later[0], "doctest")
+    if pair_leaf(info):  # after every other family: a function and its partner found by name
+        out.append("pair")
     if switch_leaf(info):  # after every other family: a setter no other template could hold
         out.append("switch")
     out.append("fill-in")
@@ -511,5 +514,5 @@ BUILDERS.update({
     "typeobject": typeobject_plan, "fake": fake_plan,
     "library": library_plan, "lazy": lazy_plan, "collectives": collectives_plan, "config": config_plan,
     "inherited": inherited_plan, "utility": utility_plan, "jittype": jittype_plan,
-    "switch": switch_plan,
+    "switch": switch_plan, "pair": pair_plan,
 })

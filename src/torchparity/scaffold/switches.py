@@ -57,8 +57,24 @@ def switch_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     X = spelling_of(r)
     stem = stem_of(r)
     kind = sw.get("kind")
+    tests, what, uses_device = switch_tests(X, sw)
+    methods = tuple(lines_method(f"test_{stem}_{suffix}", [line.replace("DEVICE", device) for line in lines])
+                    for suffix, lines in tests.items())
+    return TestPlan(
+        api=r.canonical, spelling=X, family="switch", stem=stem, methods=methods, summary=what + ".",
+        coverage=coverage_rows(enum="取值逐一设置并读回" if kind in ("str", "bool", "keyed", "dtype", "int") else "",
+                               normal=what,
+                               invalid="非法取值抛出异常" if kind == "str" and sw.get("refused") else ""),
+        uses_device=uses_device, facts=facts,
+    )
+
+
+def switch_tests(X: str, sw: dict[str, Any]) -> tuple[dict[str, list[str]], str, bool]:
+    """The test bodies of a switch whose setter is spelled ``X``, what they check, whether they use DEVICE."""
+    kind = sw.get("kind")
     getter = str(sw.get("getter") or "")
     tests: dict[str, list[str]] = {}
+    uses_device = False
     uses_device = False
     if kind == "version":
         tests["read_back"] = [
@@ -151,11 +167,4 @@ def switch_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
                 + ", the value before restored")
     else:
         raise CannotDecide(f"no switch template for a {kind} value")
-    methods = tuple(lines_method(f"test_{stem}_{suffix}", [line.replace("DEVICE", device) for line in lines])
-                    for suffix, lines in tests.items())
-    return TestPlan(
-        api=r.canonical, spelling=X, family="switch", stem=stem, methods=methods, summary=what + ".",
-        coverage=coverage_rows(enum="取值逐一设置并读回" if kind in ("str", "bool", "keyed", "dtype", "int") else "", normal=what,
-                               invalid="非法取值抛出异常" if kind == "str" and sw.get("refused") else ""),
-        uses_device=uses_device, facts=facts,
-    )
+    return tests, what, uses_device
