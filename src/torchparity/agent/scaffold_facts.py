@@ -22,6 +22,7 @@ import traceback
 from .facts_backward import backward_facts
 from .facts_calls import _doc_types, _pools_for, _strip_sig, call_facts, tensor_facts
 from .facts_captured import captured_facts
+from .facts_checker import checker_facts
 from .facts_context import context_facts, state_facts
 from .facts_doctest import doctest_facts
 from .facts_domain import optim_facts
@@ -216,6 +217,8 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
         out["probe"] = _guard("probe", probe_isolated, torch, res, obj, owner, device_type, BASELINE)
     if "switch" in wants:
         out["switch"] = _guard("switch", switch_facts, torch, obj, res, device_type)
+    if "checker" in wants:
+        out["checker"] = _guard("checker", checker_facts, torch, obj, owner, device_type)
     if "pair" in wants:
         out["pair"] = _guard("pair", pair_facts, torch, obj, owner, res)
     if "module_db" in wants and isinstance(obj, type) and not _constructed(out.get("probe")):

@@ -32,6 +32,7 @@ from .accelerator import accelerator_binding, accelerator_plan
 from .autograd import autograd_plan
 from .backward import backward_kernel, backward_plan
 from .captured import captured_plan, private_aten
+from .checker import checker_leaf, checker_plan
 from .checkpoint import checkpoint_plan
 from .collectives import collectives_plan, is_collective
 from .configs import config_leaf, config_plan
@@ -73,7 +74,7 @@ WANTS = {
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
     "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [],
     "overload": ["overload"], "backward": ["backward"], "captured": ["captured"], "sparse": [], "typeobject": [],
-    "jittype": [], "switch": ["switch"], "pair": ["pair"], "fake": [], "library": [], "lazy": [],
+    "jittype": [], "switch": ["switch"], "pair": ["pair"], "checker": ["checker"], "fake": [], "library": [], "lazy": [],
     "collectives": [], "config": [], "inherited": [], "utility": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
@@ -157,6 +158,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     later = [i for i, f in enumerate(out) if f in ("signature", "measured")]
     if later:
         out.insert(later[0], "doctest")
+    if checker_leaf(info):  # after every other family: a predicate or validator on measured arguments
+        out.append("checker")
     if pair_leaf(info):  # after every other family: a function and its partner found by name
         out.append("pair")
     if switch_leaf(info):  # after every other family: a setter no other template could hold
@@ -514,5 +517,5 @@ BUILDERS.update({
     "typeobject": typeobject_plan, "fake": fake_plan,
     "library": library_plan, "lazy": lazy_plan, "collectives": collectives_plan, "config": config_plan,
     "inherited": inherited_plan, "utility": utility_plan, "jittype": jittype_plan,
-    "switch": switch_plan, "pair": pair_plan,
+    "switch": switch_plan, "pair": pair_plan, "checker": checker_plan,
 })
