@@ -32,7 +32,7 @@ from .facts_opinfo import opinfo_facts
 from .facts_overloads import overload_facts
 from .facts_probe import needed_imports, probe_isolated
 from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts
-from .facts_pairs import pair_facts
+from .facts_pairs import dispatch_tls, pair_facts, restore_dispatch_tls
 from .facts_switch import switch_facts
 from .objects import NotFound, walk
 
@@ -160,10 +160,11 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
     """The facts ``wants`` names for one resolved API (a resolution record), the global states as they
     were before restored after."""
     saved = _states_now(ctx.device_type)
+    tls = dispatch_tls(ctx.torch)
     try:
         return _facts_for(ctx, res, wants, dtypes, formula)
     finally:
-        changed = _restore_states(saved)
+        changed = _restore_states(saved) + restore_dispatch_tls(ctx.torch, tls)
         if changed:
             sys.stderr.write("torchparity: %s left %s changed; restored\n" % (res.get("path"), ", ".join(changed)))
 
