@@ -30,9 +30,9 @@ from .facts_literal import NotLiteral, error_text, literal
 from .facts_modules import module_db_facts
 from .facts_opinfo import opinfo_facts
 from .facts_overloads import overload_facts
+from .facts_pairs import dispatch_tls, pair_facts, restore_dispatch_tls
 from .facts_probe import needed_imports, probe_isolated
 from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts
-from .facts_pairs import dispatch_tls, pair_facts, restore_dispatch_tls
 from .facts_switch import switch_facts
 from .objects import NotFound, walk
 
