@@ -24,6 +24,11 @@ import sys
 
 from .facts_literal import NotLiteral, literal
 
+#: the two sides of a nesting pair, as they appear in a name (``autocast_increment_nesting``, ``_enter_inference_mode``)
+NEST_VERBS = (("increment", "decrement"), ("enter", "exit"), ("push_on", "pop"), ("push", "pop"))
+NEST = re.compile(r"(^|_)(increment|decrement|enter|exit|push_on|push|pop)(_|$)")
+#: what an increment is tried with: nothing, a flag, a batch size and a randomness (``_vmap_increment_nesting``)
+NEST_ARGS = ((), (True,), (2, "error"), (2,))
 TOGGLE = re.compile(r"^(_?)(enable|disable)(?:_(.+))?$")
 READER = re.compile(r"^(_?)(?:is_enabled|is_(.+)_enabled|(.+)_enabled|get_(.+)|is_(.+))$")
 #: what an enable is tried with (a flag it may take: ``_enable_functionalization(reapply_views=True)``)
@@ -258,10 +263,89 @@ def _getter_side(torch, obj, owner, res, leaf):
     return None
 
 
+def _partner_name(leaf):
+    """(up, down) names of the nesting pair ``leaf`` is a side of, or None."""
+    m = NEST.search(leaf)
+    if not m:
+        return None
+    verb = m.group(2)
+    for up, down in NEST_VERBS:
+        if verb in (up, down):
+            other = down if verb == up else up
+            if verb == "push" and leaf[m.end(2):].startswith("_on"):
+                continue
+            new = leaf[:m.start(2)] + other + leaf[m.end(2):]
+            return (leaf, new) if verb == up else (new, leaf)
+    return None
+
+
+def _int_relation(values):
+    """The returns of up, up, down, down as offsets from the first, if all are ints."""
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+        return None
+    return [v - values[0] for v in values]
+
+
+def _nesting(torch, obj, owner, res, leaf):
+    names = _partner_name(leaf)
+    if names is None:
+        return None
+    homes = _homes(torch, obj, owner)
+    up_src, up = _find(homes, [names[0]], obj)
+    down_src, down = _find(homes, [names[1]], obj)
+    if up is None or down is None:
+        return {"found": False, "problem": "no partner %s of %s was found" % (
+            names[1] if names[0] == leaf else names[0], leaf)}
+    stem = re.sub(r"(^|_)(increment|decrement|enter|exit|push_on|push|pop)(_|$)", "_", leaf).strip("_")
+    readers = _readers(torch, homes, "_", stem, set(names)) if len(stem) >= 5 else []
+    readers = [(src, fn) for src, fn in readers if not _partner_name(src.rsplit(".", 1)[-1].rstrip("()"))]
+    before = _read(readers)
+    for args in NEST_ARGS:
+        try:
+            a = up(*args)
+        except Exception:
+            continue
+        inside = _read(readers)
+        takes = ()
+        try:
+            try:
+                c = down()
+            except TypeError:  # the exit takes what the enter gave (``_exit_inference_mode(guard)``)
+                c, takes = down(a), ("token",)
+        except Exception:
+            return {"found": False, "problem": "%s after %s failed" % (down_src, up_src)}
+        after = _read(readers)
+        keep = []
+        for (src, _), x, y, z in zip(readers, before, inside, after):
+            if x == z and x != y and not isinstance(y, type):
+                lx, ly = _lit(x), _lit(y)
+                if lx is not None and ly is not None:
+                    keep.append([src, ly, lx])
+        relation = None
+        if not takes:
+            try:
+                values = [up(*args), up(*args), down(), down()]
+                relation = _int_relation(values)
+            except Exception:
+                relation = None
+        if _read(readers) != before:
+            return {"found": False, "problem": "%s and %s did not leave the state as they found it" % (
+                up_src, down_src)}
+        if not keep and not (relation and relation[1] == 1):
+            continue
+        return {"found": True, "kind": "nesting", "up": up_src, "down": down_src,
+                "args": ", ".join(repr(x) for x in args), "token": bool(takes), "readers": keep[:4],
+                "relation": relation if relation and relation[1] == 1 else None}
+    return {"found": False, "problem": "no reader found tells inside %s from outside" % up_src}
+
+
 def pair_facts(torch, obj, owner, res):
     leaf = res["path"].rsplit(".", 1)[-1]
     if not callable(obj) or isinstance(obj, type):
         return {"found": False, "problem": "not a function"}
+    found = _nesting(torch, obj, owner, res, leaf)
+    if found is not None:
+        return found
     m = TOGGLE.match(leaf)
     if m:
         found = _receiver(torch, obj, res, leaf, m)

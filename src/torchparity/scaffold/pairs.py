@@ -28,12 +28,14 @@ from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 from .switches import switch_tests
 
 PAIR = re.compile(r"^_?(enable|disable)(_.+)?$|^_?(is_enabled|is_.+_enabled|.+_enabled|get_.+)$")
+#: a side of a nesting pair (``autocast_increment_nesting``, ``_enter_inference_mode``, ``_push_on_X_stack``)
+NEST = re.compile(r"(^|_)(increment|decrement|enter|exit|push_on|push|pop)(_|$)")
 
 
 def pair_leaf(info: ApiInfo) -> bool:
     r = info.resolution
     leaf = r.path.rsplit(".", 1)[-1]
-    return r.kind in ("function", "builtin", "staticmethod") and bool(PAIR.match(leaf))
+    return r.kind in ("function", "builtin", "staticmethod") and bool(PAIR.match(leaf) or NEST.search(leaf))
 
 
 def _call(fn: str, args: str, returns_none: bool) -> str:
@@ -69,6 +71,34 @@ def _receiver(X: str, pr: dict[str, Any]) -> tuple[list[str], str]:
     return body, f"{disable} and {enable} on {pr['receiver']}: {names} after each (measured on the CPU)"
 
 
+def _nesting(X: str, pr: dict[str, Any]) -> tuple[dict[str, list[str]], str]:
+    up, down = str(pr["up"]).replace("_API_", X), str(pr["down"]).replace("_API_", X)
+    args = str(pr.get("args") or "")
+    tests: dict[str, list[str]] = {}
+    parts = []
+    readers = [(str(src).replace("_API_", X), str(inside), str(outside)) for src, inside, outside in pr["readers"]]
+    if readers:
+        body = [f"token = {up}({args})", "try:"]
+        body += [f"    self.assertEqual({src}, {inside})" for src, inside, _ in readers]
+        body += ["finally:", f"    {down}({'token' if pr.get('token') else ''})"]
+        body += [f"self.assertEqual({src}, {outside})  # as before" for src, _, outside in readers]
+        tests["inside_and_after"] = body
+        parts.append(f"{', '.join(src for src, _, _ in readers)} inside {up}({args}) and after {down} "
+                     "(values measured on the CPU)")
+    relation = pr.get("relation")
+    if relation:
+        def offset(k: int) -> str:
+            return "first" if k == 0 else f"first + {k}" if k > 0 else f"first - {-k}"
+
+        tests["returns"] = [f"first = {up}({args})", f"self.assertEqual({up}({args}), first + 1)  # one deeper",
+                            f"self.assertEqual({down}(), {offset(relation[2])})",
+                            f"self.assertEqual({down}(), {offset(relation[3])})"]
+        parts.append(f"the depths {up} and {down} return, one level apart (measured on the CPU)")
+    if not tests:
+        raise CannotDecide("no reader and no depth returned")
+    return tests, "; ".join(parts)
+
+
 def pair_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     r = info.resolution
     pr = facts.get("pair") or {}
@@ -84,6 +114,8 @@ def pair_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     elif kind == "receiver":
         body, what = _receiver(X, pr)
         tests = {"toggle": body}
+    elif kind == "nesting":
+        tests, what = _nesting(X, pr)
     elif kind == "getter":
         sw = dict(pr["switch"], getter=str(pr["switch"].get("getter") or "").replace("_API_", X))
         tests, what, uses_device = switch_tests(str(pr["setter"]), sw)
