@@ -5,6 +5,8 @@
 * ``pair``: ``enable_X``/``disable_X`` read back through a reader found by name or by the dispatch
   key they move (functionalization), a class's ``is_enabled`` with its ``enable``/``disable``, and
   ``enable_X(mod)``/``disable_X(mod)`` on an object of the function's module (``FakeQuantize``);
+* ``pair`` of a nesting: ``increment``/``decrement``, ``_enter_X``/``_exit_X``, ``push``/``pop``: the
+  readers inside and after, the depths returned one level apart;
 * ``checker``: a predicate's True and False cases and a validator's accepted and refused cases,
   measured on candidate arguments.
 
@@ -43,6 +45,14 @@ PAIRS = (
     Case("torch.ao.quantization.enable_fake_quant", "pair",  # the observer enabled instead
          AO + "q.enable_fake_quant = fq.enable_fake_quant = fq.enable_observer"),
 )
+NESTING = (
+    Case("torch._C.autocast_increment_nesting", "pair",  # no deeper
+         "torch.autocast_increment_nesting = torch._C.autocast_increment_nesting = lambda: 0"),
+    Case("torch._C._functorch._vmap_decrement_nesting", "pair",  # pops nothing, answers the level below
+         "torch._C._functorch._vmap_decrement_nesting = lambda: torch._C._functorch.maybe_current_level() - 1"),
+    Case("torch.autograd.grad_mode._exit_inference_mode", "pair",  # the mode left on
+         "torch.autograd.grad_mode._exit_inference_mode = lambda mode: None"),
+)
 CHECKERS = (
     Case("torch.Tensor.is_coalesced", "checker", "torch.Tensor.is_coalesced = lambda self: True"),
     Case("torch.serialization._is_zipfile", "checker",  # the zip magic not read
@@ -50,7 +60,7 @@ CHECKERS = (
     Case("torch._functorch.vmap._check_randomness_arg", "checker",  # everything accepted
          "import torch._functorch.vmap as v\nv._check_randomness_arg = lambda randomness: None"),
 )
-CASES = SWITCHES + PAIRS + CHECKERS
+CASES = SWITCHES + PAIRS + NESTING + CHECKERS
 
 
 def test_each_gets_a_real_test_on_the_cpu_that_fails_once_broken(tmp_path_factory, tmp_path):

@@ -72,3 +72,18 @@ def test_a_checker_asserts_each_measured_case_and_the_refusal():
                          "refused": [], "uses_io": True}}
     plan = checker_plan(_fn("torch.is_x"), facts, "DEVICE")
     assert "import io" in plan.imports and "self.assertIs(torch.is_x(0), False)" in _source(plan)
+
+
+def test_a_nesting_pair_reads_inside_and_after_and_checks_the_depths():
+    facts = {"pair": {"found": True, "kind": "nesting", "up": "torch._enter_x", "down": "_API_", "args": "True",
+                      "token": True, "readers": [["torch.x_on()", "True", "False"]], "relation": None}}
+    text = _source(pair_plan(_fn("torch._exit_x"), facts, "DEVICE"))
+    assert "token = torch._enter_x(True)" in text and "torch._exit_x(token)" in text
+    assert "self.assertEqual(torch.x_on(), False)  # as before" in text
+    facts = {"pair": {"found": True, "kind": "nesting", "up": "_API_", "down": "torch.x_decrement_nesting",
+                      "args": "", "token": False, "readers": [], "relation": [0, 1, 0, -1]}}
+    text = _source(pair_plan(_fn("torch.x_increment_nesting"), facts, "DEVICE"))
+    assert "self.assertEqual(torch.x_increment_nesting(), first + 1)" in text
+    assert "self.assertEqual(torch.x_decrement_nesting(), first)" in text
+    assert "self.assertEqual(torch.x_decrement_nesting(), first - 1)" in text
+    assert pair_leaf(_fn("torch._C._functorch._vmap_decrement_nesting", "builtin"))

@@ -61,6 +61,11 @@ def _find(homes, names, api=None):
     return "", None
 
 
+def _args(args):
+    """Arguments as a test spells them (strings in double quotes)."""
+    return ", ".join('"%s"' % a if isinstance(a, str) and '"' not in a else repr(a) for a in args)
+
+
 def _lit(value):
     try:
         return literal(value)
@@ -157,7 +162,7 @@ def _measure_toggle(torch, enable_src, enable, disable_src, disable, readers):
         if not keep or _read(readers) != before:
             continue
         return {"found": True, "kind": "toggle", "enable": enable_src, "disable": disable_src,
-                "args": ", ".join(repr(a) for a in args), "readers": keep[:4],
+                "args": _args(args), "readers": keep[:4],
                 "enable_returns_none": on_ret is None, "disable_returns_none": off_ret is None}
     return {"found": False, "problem": "no reader found tells %s from %s" % (enable_src, disable_src)}
 
@@ -309,9 +314,10 @@ def _nesting(torch, obj, owner, res, leaf):
         takes = ()
         try:
             try:
-                c = down()
+                down()
             except TypeError:  # the exit takes what the enter gave (``_exit_inference_mode(guard)``)
-                c, takes = down(a), ("token",)
+                down(a)
+                takes = ("token",)
         except Exception:
             return {"found": False, "problem": "%s after %s failed" % (down_src, up_src)}
         after = _read(readers)
@@ -334,7 +340,7 @@ def _nesting(torch, obj, owner, res, leaf):
         if not keep and not (relation and relation[1] == 1):
             continue
         return {"found": True, "kind": "nesting", "up": up_src, "down": down_src,
-                "args": ", ".join(repr(x) for x in args), "token": bool(takes), "readers": keep[:4],
+                "args": _args(args), "token": bool(takes), "readers": keep[:4],
                 "relation": relation if relation and relation[1] == 1 else None}
     return {"found": False, "problem": "no reader found tells inside %s from outside" % up_src}
 
