@@ -22,7 +22,7 @@ import traceback
 from .facts_backward import backward_facts
 from .facts_calls import _doc_types, _pools_for, _strip_sig, call_facts, tensor_facts
 from .facts_captured import captured_facts
-from .facts_checker import checker_facts
+from .facts_checker import checker_facts, in_child
 from .facts_context import context_facts, state_facts
 from .facts_doctest import doctest_facts
 from .facts_domain import optim_facts
@@ -219,9 +219,9 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
     if "switch" in wants:
         out["switch"] = _guard("switch", switch_facts, torch, obj, res, device_type)
     if "checker" in wants:
-        out["checker"] = _guard("checker", checker_facts, torch, obj, owner, device_type)
+        out["checker"] = _guard("checker", in_child, checker_facts, (torch, obj, owner, device_type))
     if "pair" in wants:
-        out["pair"] = _guard("pair", pair_facts, torch, obj, owner, res)
+        out["pair"] = _guard("pair", in_child, pair_facts, (torch, obj, owner, res))
     if "module_db" in wants and isinstance(obj, type) and not _constructed(out.get("probe")):
         out["module_db"] = _guard("module_db", module_db_facts, torch, obj)
     if isinstance(out.get("states"), dict):  # a failed state lookup reads as no states
