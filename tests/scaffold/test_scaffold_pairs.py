@@ -1,7 +1,8 @@
 """Seventh round (helper ``pairs``): paired functions, switches and checkers that got the fill-in.
 
 * ``switch``: a private setter read by its public getter (``_set_grad_enabled`` and
-  ``is_grad_enabled``), a dtype mode, a tensor state set back after a draw (``set_rng_state``);
+  ``is_grad_enabled``), a prefix before the verb (``_jit_set_X``), a dtype mode, a tensor state set
+  back after a draw (``set_rng_state``, ``default_generator.set_state``);
 * ``pair``: ``enable_X``/``disable_X`` read back through a reader found by name or by the dispatch
   key they move (functionalization), a class's ``is_enabled`` with its ``enable``/``disable``, and
   ``enable_X(mod)``/``disable_X(mod)`` on an object of the function's module (``FakeQuantize``);
@@ -30,6 +31,16 @@ SWITCHES = (
          "torch.set_autocast_cpu_dtype = torch._C.set_autocast_cpu_dtype = lambda dtype: None"),
     Case("torch.set_rng_state", "switch",  # the state not set
          "torch.set_rng_state = torch.random.set_rng_state = lambda state: None"),
+    Case("torch._C._jit_set_texpr_fuser_enabled", "switch",  # a prefix before the verb: _jit_texpr_fuser_enabled
+         "torch._C._jit_set_texpr_fuser_enabled = lambda enabled: None"),
+    Case("torch.default_generator.set_state", "switch",  # a method of an instance: returns itself, sets nothing
+         "real = torch.default_generator\n"
+         "class Holder:\n"
+         "    def get_state(self):\n"
+         "        return real.get_state()\n"
+         "    def set_state(self, state):\n"
+         "        return self\n"
+         "torch.default_generator = Holder()"),
 )
 PAIRS = (
     Case("torch._enable_functionalization", "pair",  # the key never included

@@ -30,25 +30,32 @@ VERSION = re.compile(r"^_?(unsafe_)?set_version_counter$")
 def _more_names(leaf):
     """Getter names the probe's list leaves out: the public spelling of a private setter's getter
     (``_set_grad_enabled`` is read by ``is_grad_enabled``) and ``is_X`` for a setter ``set_X_enabled``."""
+    out = []
     m = re.match(r"^(_?)set_(.+)$", leaf)
-    if not m:
-        return []
-    under, rest = m.groups()
-    out = ["is_%s" % rest, "get_%s" % rest, "_is_%s" % rest, "_get_%s" % rest]
-    if not rest.endswith("_enabled"):
-        out.append("is_%s_enabled" % rest)
+    if m:
+        under, rest = m.groups()
+        out += ["is_%s" % rest, "get_%s" % rest, "_is_%s" % rest, "_get_%s" % rest]
+        if not rest.endswith("_enabled"):
+            out.append("is_%s_enabled" % rest)
+    m = re.match(r"^(_?[a-z]+_)set_(.+)$", leaf)  # a prefix before the verb: _jit_set_X, _debug_set_X
+    if m:
+        pre, rest = m.groups()
+        out += ["%sget_%s" % (pre, rest), "%s%s" % (pre, rest), "%sis_%s" % (pre, rest)]
     return [n for n in dict.fromkeys(out)]
 
 
-def _getter(torch, leaf, holder):
-    """(source, value) of the first getter paired with the setter ``leaf``, or ("", None)."""
+def _getter(torch, leaf, holder, bound=None):
+    """(source, value) of the first getter paired with the setter ``leaf``, or ("", None); ``bound``: the
+    (spelling, instance) a bound method's getter is looked up on first."""
     from .facts_probe import getters
 
-    hit = next(getters(leaf, holder), None)
+    hit = next(getters(leaf, holder), None) if bound is None else None
     if hit is not None:
         return hit
     homes = ([(holder.__name__, holder)] if holder is not None and holder is not torch else []) + [
         ("torch", torch), ("torch._C", torch._C)]
+    if bound is not None:  # a method of an instance (``torch.default_generator.set_state``): its getter there
+        homes.insert(0, bound)
     for name in _more_names(leaf):
         for hname, home in homes:
             fn = getattr(home, name, None)
@@ -142,7 +149,11 @@ def switch_facts(torch, obj, res, device_type=""):
     if GETTER.match(leaf):
         return {"found": False, "problem": "no setter keyed like the getter %s was found" % leaf}
     holder = sys.modules.get(getattr(obj, "__module__", None) or "")
-    getter, value = _getter(torch, leaf, holder)
+    owner = getattr(obj, "__self__", None)
+    bound = None
+    if owner is not None and not isinstance(owner, type(sys)) and "." in res["path"]:
+        bound = (res["path"].rsplit(".", 1)[0], owner)
+    getter, value = _getter(torch, leaf, holder, bound)
     if not getter:
         return {"found": False, "problem": "no getter paired with %s was found" % leaf}
     env = {"torch": torch}
@@ -200,14 +211,16 @@ def _state(torch, obj, getter, value, env, out):
             moved = eval(getter, env)
             if torch.equal(moved, saved):
                 continue
-            obj(saved)
+            returned = obj(saved)
             back = eval(getter, env)
             again = eval(mover, env)
             obj(moved)
         except Exception:
             continue
         if torch.equal(back, saved) and torch.equal(first, again):
-            out.update(kind="state", mover=mover)
+            owner = getattr(obj, "__self__", None)
+            out.update(kind="state", mover=mover, returns="none" if returned is None else
+                       "self" if owner is not None and returned is owner else "other")
             return out
     return {"found": False, "problem": "no draw moved the state %s reads and was repeated after it was set"
             % getter}

@@ -141,7 +141,9 @@ def switch_tests(X: str, sw: dict[str, Any]) -> tuple[dict[str, list[str]], str,
         tests["round_trip"] = _restore(X, getter, [
             f"first = {mover}",
             f"self.assertFalse(torch.equal({getter}, saved))  # the draw moved the state",
-            f"self.assertIsNone({X}(saved))",
+            {"none": f"self.assertIsNone({X}(saved))",  # the setter's own return, as measured
+             "self": f"self.assertIs({X}(saved), {X.rsplit('.', 1)[0]})"}.get(str(sw.get("returns", "none")),
+                                                                           f"{X}(saved)"),
             f"self.assertTrue(torch.equal({getter}, saved))  # read back as it was set",
             f"again = {mover}",
             "self.assertTrue(torch.equal(first, again))  # the same state gives the same draws",
