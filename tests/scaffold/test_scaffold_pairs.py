@@ -63,6 +63,9 @@ NESTING = (
          "torch._C._functorch._vmap_decrement_nesting = lambda: torch._C._functorch.maybe_current_level() - 1"),
     Case("torch.autograd.grad_mode._exit_inference_mode", "pair",  # the mode left on
          "torch.autograd.grad_mode._exit_inference_mode = lambda mode: None"),
+    Case("torch.autograd.graph.increment_version", "pair",  # counts by two
+         "import torch.autograd.graph as g\nincrement = g.increment_version\n"
+         "g.increment_version = lambda t: (increment(t), increment(t))[0]"),
 )
 CHECKERS = (
     Case("torch.Tensor.is_coalesced", "checker", "torch.Tensor.is_coalesced = lambda self: True"),

@@ -87,3 +87,10 @@ def test_a_nesting_pair_reads_inside_and_after_and_checks_the_depths():
     assert "self.assertEqual(torch.x_decrement_nesting(), first)" in text
     assert "self.assertEqual(torch.x_decrement_nesting(), first - 1)" in text
     assert pair_leaf(_fn("torch._C._functorch._vmap_decrement_nesting", "builtin"))
+
+
+def test_a_version_counter_step_is_checked_on_the_tensor_and_its_view():
+    facts = {"pair": {"found": True, "kind": "version", "step": 1, "returns_none": True}}
+    plan = pair_plan(_fn("torch.autograd.graph.increment_version"), facts, "DEVICE")
+    text = _source(plan)
+    assert "self.assertEqual(view._version, before + 1)" in text and "before + 2" in text and plan.uses_device

@@ -345,11 +345,31 @@ def _nesting(torch, obj, owner, res, leaf):
     return {"found": False, "problem": "no reader found tells inside %s from outside" % up_src}
 
 
+def _version(torch, obj):
+    """A single side whose effect is its tensor's version counter (``autograd.graph.increment_version``):
+    the counter after one call and after a second, the values untouched."""
+    try:
+        t = torch.zeros(3)
+        before = t._version
+        returned = obj(t)
+        once = t._version
+        obj(t)
+        twice = t._version
+    except Exception:
+        return None
+    step = once - before
+    if step <= 0 or twice - once != step or t.tolist() != [0.0, 0.0, 0.0]:
+        return None
+    return {"found": True, "kind": "version", "step": step, "returns_none": returned is None}
+
+
 def pair_facts(torch, obj, owner, res):
     leaf = res["path"].rsplit(".", 1)[-1]
     if not callable(obj) or isinstance(obj, type):
         return {"found": False, "problem": "not a function"}
     found = _nesting(torch, obj, owner, res, leaf)
+    if found is not None and not found.get("found") and "version" in leaf:
+        found = _version(torch, obj) or found
     if found is not None:
         return found
     m = TOGGLE.match(leaf)

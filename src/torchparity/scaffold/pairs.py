@@ -114,6 +114,16 @@ def pair_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     elif kind == "receiver":
         body, what = _receiver(X, pr)
         tests = {"toggle": body}
+    elif kind == "version":
+        step = int(pr["step"])
+        call = f"self.assertIsNone({X}(t))" if pr.get("returns_none") else f"{X}(t)"
+        tests = {"version": ["t = torch.zeros(3, device=DEVICE)", "view = t.view(-1)", "before = t._version", call,
+                             f"self.assertEqual(t._version, before + {step})",
+                             f"self.assertEqual(view._version, before + {step})  # a view shares the counter",
+                             call, f"self.assertEqual(t._version, before + {2 * step})",
+                             "self.assertEqual(t.cpu().tolist(), [0.0, 0.0, 0.0])  # the values untouched"]}
+        what = f"the tensor's version counter {step} higher after each call (measured on the CPU), a view's too"
+        uses_device = True
     elif kind == "nesting":
         tests, what = _nesting(X, pr)
     elif kind == "getter":
