@@ -90,7 +90,7 @@ def checker_facts(torch, obj, owner, device_type):
                 **cases)
 
 
-def in_child(fn, args, seconds=60.0):
+def in_child(fn, args, seconds=30.0):
     """``fn(*args)`` in a forked child (its result as JSON): a call that crashes the interpreter, hangs or
     leaves a global changed costs only the child. The checker and pair facts call APIs with made-up
     arguments, so they run here."""
