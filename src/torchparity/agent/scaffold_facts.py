@@ -217,7 +217,7 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
     if "probe" in wants:
         out["probe"] = _guard("probe", probe_isolated, torch, res, obj, owner, device_type, BASELINE)
     if "switch" in wants:
-        out["switch"] = _guard("switch", switch_facts, torch, obj, res, device_type)
+        out["switch"] = _guard("switch", in_child, switch_facts, (torch, obj, res, device_type))
     if "checker" in wants:
         out["checker"] = _guard("checker", in_child, checker_facts, (torch, obj, owner, device_type))
     if "pair" in wants:
