@@ -27,11 +27,49 @@ MODE_WORDS = ("nothing", "warn", "error", "default", "none", "off", "on", "ignor
 VERSION = re.compile(r"^_?(unsafe_)?set_version_counter$")
 
 
-def _getter(torch, leaf, holder):
-    """(source, value) of the first getter paired with the setter ``leaf``, or ("", None)."""
+def _more_names(leaf):
+    """Getter names the probe's list leaves out: the public spelling of a private setter's getter
+    (``_set_grad_enabled`` is read by ``is_grad_enabled``) and ``is_X`` for a setter ``set_X_enabled``."""
+    out = []
+    m = re.match(r"^(_?)set_(.+)$", leaf)
+    if m:
+        under, rest = m.groups()
+        out += ["is_%s" % rest, "get_%s" % rest, "_is_%s" % rest, "_get_%s" % rest]
+        if not rest.endswith("_enabled"):
+            out.append("is_%s_enabled" % rest)
+    m = re.match(r"^(_?[a-z]+_)set_(.+)$", leaf)  # a prefix before the verb: _jit_set_X, _debug_set_X
+    if m:
+        pre, rest = m.groups()
+        out += ["%sget_%s" % (pre, rest), "%s%s" % (pre, rest), "%sis_%s" % (pre, rest)]
+    return [n for n in dict.fromkeys(out)]
+
+
+def _getter(torch, leaf, holder, bound=None):
+    """(source, value) of the first getter paired with the setter ``leaf``, or ("", None); ``bound``: the
+    (spelling, instance) a bound method's getter is looked up on first."""
     from .facts_probe import getters
 
-    return next(getters(leaf, holder), ("", None))
+    hit = next(getters(leaf, holder), None) if bound is None else None
+    if hit is not None:
+        return hit
+    homes = ([(holder.__name__, holder)] if holder is not None and holder is not torch else []) + [
+        ("torch", torch), ("torch._C", torch._C)]
+    if bound is not None:  # a method of an instance (``torch.default_generator.set_state``): its getter there
+        homes.insert(0, bound)
+    for name in _more_names(leaf):
+        for hname, home in homes:
+            fn = getattr(home, name, None)
+            if not callable(fn) or isinstance(fn, type):
+                continue
+            try:
+                return "%s.%s()" % (hname, name), fn()
+            except Exception:
+                continue
+    return ("", None)
+
+
+#: draws that move a generator state a state getter reads (``get_rng_state``)
+MOVERS = ("torch.rand(3)",)
 
 
 GETTER = re.compile(r"^(_?)(?:get_(.+)|is_(.+)_enabled)$")
@@ -111,7 +149,11 @@ def switch_facts(torch, obj, res, device_type=""):
     if GETTER.match(leaf):
         return {"found": False, "problem": "no setter keyed like the getter %s was found" % leaf}
     holder = sys.modules.get(getattr(obj, "__module__", None) or "")
-    getter, value = _getter(torch, leaf, holder)
+    owner = getattr(obj, "__self__", None)
+    bound = None
+    if owner is not None and not isinstance(owner, type(sys)) and "." in res["path"]:
+        bound = (res["path"].rsplit(".", 1)[0], owner)
+    getter, value = _getter(torch, leaf, holder, bound)
     if not getter:
         return {"found": False, "problem": "no getter paired with %s was found" % leaf}
     env = {"torch": torch}
@@ -119,8 +161,15 @@ def switch_facts(torch, obj, res, device_type=""):
     if isinstance(value, torch.device):
         out.update(kind="device", saved=str(value))
         return out
+    if hasattr(torch, "Tensor") and isinstance(value, torch.Tensor):
+        return _state(torch, obj, getter, value, env, out)
     if isinstance(value, bool):
         candidates, kind = [True, False], "bool"
+    elif isinstance(value, torch.dtype):
+        candidates, kind = [value] + [d for d in (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+                                      if d != value], "dtype"
+    elif isinstance(value, int):
+        candidates, kind = [value] + [v for v in (value + 1, 1, 2) if v != value], "int"
     elif isinstance(value, str):
         candidates, kind = [value] + [w for w in MODE_WORDS if w != value], "str"
     else:
@@ -145,5 +194,33 @@ def switch_facts(torch, obj, res, device_type=""):
         obj(value)
     if eval(getter, env) != value:
         return {"found": False, "problem": "%s did not restore the value it read" % leaf}
+    if kind == "dtype":
+        out.update(kind=kind, saved=_spelled(torch, value), accepted=[_spelled(torch, v) for v in accepted])
+        return out
     out.update(kind=kind, saved=value, accepted=accepted)
     return out
+
+
+def _state(torch, obj, getter, value, env, out):
+    """A tensor state (``set_rng_state``/``get_rng_state``): a draw moves it, the setter puts it back (the
+    getter reads it back, the same draws follow)."""
+    for mover in MOVERS:
+        try:
+            saved = value.clone()
+            first = eval(mover, env)
+            moved = eval(getter, env)
+            if torch.equal(moved, saved):
+                continue
+            returned = obj(saved)
+            back = eval(getter, env)
+            again = eval(mover, env)
+            obj(moved)
+        except Exception:
+            continue
+        if torch.equal(back, saved) and torch.equal(first, again):
+            owner = getattr(obj, "__self__", None)
+            out.update(kind="state", mover=mover, returns="none" if returned is None else
+                       "self" if owner is not None and returned is owner else "other")
+            return out
+    return {"found": False, "problem": "no draw moved the state %s reads and was repeated after it was set"
+            % getter}

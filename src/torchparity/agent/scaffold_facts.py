@@ -22,6 +22,7 @@ import traceback
 from .facts_backward import backward_facts
 from .facts_calls import _doc_types, _pools_for, _strip_sig, call_facts, tensor_facts
 from .facts_captured import captured_facts
+from .facts_checker import checker_facts, in_child
 from .facts_context import context_facts, state_facts
 from .facts_doctest import doctest_facts
 from .facts_domain import optim_facts
@@ -30,6 +31,7 @@ from .facts_literal import NotLiteral, error_text, literal
 from .facts_modules import module_db_facts
 from .facts_opinfo import opinfo_facts
 from .facts_overloads import overload_facts
+from .facts_pairs import dispatch_tls, pair_facts, restore_dispatch_tls
 from .facts_probe import needed_imports, probe_isolated
 from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts
 from .facts_switch import switch_facts
@@ -159,10 +161,11 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
     """The facts ``wants`` names for one resolved API (a resolution record), the global states as they
     were before restored after."""
     saved = _states_now(ctx.device_type)
+    tls = dispatch_tls(ctx.torch)
     try:
         return _facts_for(ctx, res, wants, dtypes, formula)
     finally:
-        changed = _restore_states(saved)
+        changed = _restore_states(saved) + restore_dispatch_tls(ctx.torch, tls)
         if changed:
             sys.stderr.write("torchparity: %s left %s changed; restored\n" % (res.get("path"), ", ".join(changed)))
 
@@ -217,7 +220,11 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
     if "jitgraph" in wants:
         out["jitgraph"] = _guard("TorchScript IR", jitgraph_facts, torch, obj, res)
     if "switch" in wants:
-        out["switch"] = _guard("switch", switch_facts, torch, obj, res, device_type)
+        out["switch"] = _guard("switch", in_child, switch_facts, (torch, obj, res, device_type))
+    if "checker" in wants:
+        out["checker"] = _guard("checker", in_child, checker_facts, (torch, obj, owner, device_type))
+    if "pair" in wants:
+        out["pair"] = _guard("pair", in_child, pair_facts, (torch, obj, owner, res))
     if "module_db" in wants and isinstance(obj, type) and not _constructed(out.get("probe")):
         out["module_db"] = _guard("module_db", module_db_facts, torch, obj)
     if isinstance(out.get("states"), dict):  # a failed state lookup reads as no states

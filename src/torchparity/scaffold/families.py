@@ -32,6 +32,7 @@ from .accelerator import accelerator_binding, accelerator_plan
 from .autograd import autograd_plan
 from .backward import backward_kernel, backward_plan
 from .captured import captured_plan, private_aten
+from .checker import checker_leaf, checker_plan
 from .checkpoint import checkpoint_plan
 from .collectives import collectives_plan, is_collective
 from .configs import config_leaf, config_plan
@@ -54,6 +55,7 @@ from .operators import TENSOR_FORMULAS, opinfo_plan, signature_plan, split_metho
 from .optim import optim_plan
 from .overloads import is_overload_kind, overload_plan
 from .package import package_plan
+from .pairs import pair_leaf, pair_plan
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, root_module, spelling_of, stem_of
 from .render import render
 from .runtime import device_runtime_plan, generator_plan
@@ -73,7 +75,8 @@ WANTS = {
     "serialization": [], "data": ["data"], "graph": [], "generator": [], "doctest": ["doctest"],
     "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [],
     "overload": ["overload"], "backward": ["backward"], "captured": ["captured"], "sparse": [], "typeobject": [],
-    "jittype": [], "jitgraph": ["jitgraph"], "switch": ["switch"], "fake": [], "library": [], "lazy": [],
+    "jittype": [], "jitgraph": ["jitgraph"], "switch": ["switch"], "pair": ["pair"], "checker": ["checker"],
+    "fake": [], "library": [], "lazy": [],
     "collectives": [], "config": [], "inherited": [], "utility": [], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
@@ -161,6 +164,10 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     later = [i for i, f in enumerate(out) if f in ("signature", "measured")]
     if later:
         out.insert(later[0], "doctest")
+    if checker_leaf(info):  # after every other family: a predicate or validator on measured arguments
+        out.append("checker")
+    if pair_leaf(info):  # after every other family: a function and its partner found by name
+        out.append("pair")
     if switch_leaf(info):  # after every other family: a setter no other template could hold
         out.append("switch")
     out.append("fill-in")
@@ -516,5 +523,5 @@ BUILDERS.update({
     "typeobject": typeobject_plan, "fake": fake_plan,
     "library": library_plan, "lazy": lazy_plan, "collectives": collectives_plan, "config": config_plan,
     "inherited": inherited_plan, "utility": utility_plan, "jittype": jittype_plan,
-    "jitgraph": jitgraph_plan, "switch": switch_plan,
+    "jitgraph": jitgraph_plan, "switch": switch_plan, "pair": pair_plan, "checker": checker_plan,
 })

@@ -57,8 +57,24 @@ def switch_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     X = spelling_of(r)
     stem = stem_of(r)
     kind = sw.get("kind")
+    tests, what, uses_device = switch_tests(X, sw)
+    methods = tuple(lines_method(f"test_{stem}_{suffix}", [line.replace("DEVICE", device) for line in lines])
+                    for suffix, lines in tests.items())
+    return TestPlan(
+        api=r.canonical, spelling=X, family="switch", stem=stem, methods=methods, summary=what + ".",
+        coverage=coverage_rows(enum="取值逐一设置并读回" if kind in ("str", "bool", "keyed", "dtype", "int") else "",
+                               normal=what,
+                               invalid="非法取值抛出异常" if kind == "str" and sw.get("refused") else ""),
+        uses_device=uses_device, facts=facts,
+    )
+
+
+def switch_tests(X: str, sw: dict[str, Any]) -> tuple[dict[str, list[str]], str, bool]:
+    """The test bodies of a switch whose setter is spelled ``X``, what they check, whether they use DEVICE."""
+    kind = sw.get("kind")
     getter = str(sw.get("getter") or "")
     tests: dict[str, list[str]] = {}
+    uses_device = False
     uses_device = False
     if kind == "version":
         tests["read_back"] = [
@@ -120,13 +136,27 @@ def switch_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         ]
         what = (f"each value {put} takes for {key} ({', '.join(order)}) read back through {get}, the value of a "
                 "fresh interpreter first, restored after")
-    elif kind in ("str", "bool"):
+    elif kind == "state":
+        mover = str(sw.get("mover") or "torch.rand(3)")
+        tests["round_trip"] = _restore(X, getter, [
+            f"first = {mover}",
+            f"self.assertFalse(torch.equal({getter}, saved))  # the draw moved the state",
+            {"none": f"self.assertIsNone({X}(saved))",  # the setter's own return, as measured
+             "self": f"self.assertIs({X}(saved), {X.rsplit('.', 1)[0]})"}.get(str(sw.get("returns", "none")),
+                                                                           f"{X}(saved)"),
+            f"self.assertTrue(torch.equal({getter}, saved))  # read back as it was set",
+            f"again = {mover}",
+            "self.assertTrue(torch.equal(first, again))  # the same state gives the same draws",
+        ])
+        what = f"a state {getter} reads, moved by a draw and set back: read back, the same draws after it"
+    elif kind in ("str", "bool", "dtype", "int"):
         accepted = list(sw.get("accepted") or [])
         saved = sw.get("saved")
         if len(accepted) < 2 or not any(v != saved for v in accepted):
             raise CannotDecide(f"{X} took no value but the one it had ({saved!r})")
         order = [v for v in accepted if v != saved] + [saved]
-        body = [f"for value in [{', '.join(_lit(v) for v in order)}]:", f"    self.assertIsNone({X}(value))",
+        lit = (lambda v: str(v)) if kind == "dtype" else _lit  # a dtype comes spelled (torch.float16)
+        body = [f"for value in [{', '.join(lit(v) for v in order)}]:", f"    self.assertIsNone({X}(value))",
                 f"    self.assertEqual({getter}, value)"]
         if kind == "str" and sw.get("refused"):
             body += [f"{X}({_lit(order[0])})",
@@ -134,16 +164,9 @@ def switch_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
                      f'    {X}("no_such_mode_word")',
                      f"self.assertEqual({getter}, {_lit(order[0])})  # a refused value changes nothing"]
         tests["set_and_read_back"] = _restore(X, getter, body)
-        what = (f"each value it takes ({', '.join(_lit(v) for v in order)}) set and read back through {getter}"
+        what = (f"each value it takes ({', '.join(lit(v) for v in order)}) set and read back through {getter}"
                 + (", an unknown value refused" if kind == "str" and sw.get("refused") else "")
                 + ", the value before restored")
     else:
         raise CannotDecide(f"no switch template for a {kind} value")
-    methods = tuple(lines_method(f"test_{stem}_{suffix}", [line.replace("DEVICE", device) for line in lines])
-                    for suffix, lines in tests.items())
-    return TestPlan(
-        api=r.canonical, spelling=X, family="switch", stem=stem, methods=methods, summary=what + ".",
-        coverage=coverage_rows(enum="取值逐一设置并读回" if kind in ("str", "bool", "keyed") else "", normal=what,
-                               invalid="非法取值抛出异常" if kind == "str" and sw.get("refused") else ""),
-        uses_device=uses_device, facts=facts,
-    )
+    return tests, what, uses_device

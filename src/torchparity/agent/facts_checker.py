@@ -1,0 +1,136 @@
+"""Predicates and validators (``is_X``, ``has_X``, ``check_X``, ``_assert_X``): cases measured on candidate arguments.
+
+Each candidate argument (tensors of several kinds on the device, a sparse
+tensor coalesced or not, numbers, words, a file buffer written by
+``torch.save`` and one that is not, ...) is built afresh and given to the API
+twice; an outcome that differs between the two is dropped. What is kept:
+
+* the arguments it answers ``True`` and ``False`` for (a predicate);
+* the arguments it accepts by returning ``None`` (a validator);
+* the arguments it refuses, with the exception's type, except ``TypeError``
+  and ``AttributeError``: an argument of the wrong type says nothing of the
+  check itself.
+
+A method of ``torch.Tensor`` takes the candidate tensors as its receiver.
+"""
+
+import io
+import sys
+
+from .facts_literal import exc_name
+
+#: candidate arguments, as the test spells them (``DEVICE`` bound to the device under test)
+TENSORS = (
+    "torch.tensor([1.0, 2.0], device=DEVICE)",
+    "torch.tensor([1, 2], device=DEVICE)",
+    "torch.tensor([True, False], device=DEVICE)",
+    "torch.tensor([1 + 2j], device=DEVICE)",
+    "torch.tensor(3.0, device=DEVICE)",
+    "torch.zeros(0, device=DEVICE)",
+    "torch.ones(2, 3, device=DEVICE).t()",
+    "torch.sparse_coo_tensor([[0, 0], [1, 1]], [1.0, 2.0], (2, 2)).to(DEVICE)",
+    "torch.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2)).coalesce().to(DEVICE)",
+)
+#: a buffer ``torch.save`` wrote (a zip file) and one holding other bytes
+ZIP_BUFFER = "(lambda b: (torch.save(torch.ones(1), b), b.seek(0), b)[2])(io.BytesIO())"
+OTHERS = (
+    "None", "0", "1", "-1", "True", "False", "2.5", '""', '"same"', '"different"', '"error"', '"no_such_word"',
+    "[1, 2]", "(1, 2)", "{}", "torch.float32", "torch.int64", 'torch.device("cpu")', "torch.nn.Linear(2, 2)",
+    ZIP_BUFFER, 'io.BytesIO(b"not a zip file")',
+)
+NOT_REFUSALS = ("TypeError", "AttributeError")
+KEEP = 3
+
+
+def _outcome(obj, src, env):
+    """("true"|"false"|"none"|"refused"|"other", exception name) of ``obj(value)`` for a fresh value."""
+    value = eval(src, env)
+    try:
+        got = obj(value)
+    except Exception as exc:
+        name = exc_name(exc)
+        return ("other", name) if name.split(".")[-1] in NOT_REFUSALS else ("refused", name)
+    if got is True:
+        return "true", ""
+    if got is False:
+        return "false", ""
+    if got is None:
+        return "none", ""
+    return "other", ""
+
+
+def checker_facts(torch, obj, owner, device_type):
+    if not callable(obj) or isinstance(obj, type):
+        return {"found": False, "problem": "not a function"}
+    env = {"torch": torch, "io": io, "DEVICE": torch.device("cpu")}
+    tensor_method = owner is torch.Tensor
+    pool = TENSORS if tensor_method else TENSORS + OTHERS
+    cases = {"true": [], "false": [], "none": [], "refused": []}
+    for src in pool:
+        try:
+            first = _outcome(obj, src, env)
+            second = _outcome(obj, src, env)
+        except Exception:  # the value itself could not be built here
+            continue
+        if first != second or first[0] == "other":
+            continue
+        kind, exc = first
+        cases[kind].append([src, exc] if kind == "refused" else src)
+    # a refusal of a value of the right kind first (a word, a number) over one of a tensor
+    cases["refused"].sort(key=lambda case: case[0] in TENSORS)
+    cases = dict((k, v[:KEEP]) for k, v in cases.items())
+    if cases["true"] and cases["false"]:
+        kind = "predicate"
+    elif cases["none"] and cases["refused"]:
+        kind = "validator"
+    else:
+        return {"found": False, "problem": "no candidate argument gave both outcomes (true %d, false %d, "
+                "accepted %d, refused %d)" % tuple(len(cases[k]) for k in ("true", "false", "none", "refused"))}
+    return dict({"found": True, "kind": kind, "uses_io": any("io." in str(c) for v in cases.values() for c in v)},
+                **cases)
+
+
+def in_child(fn, args, seconds=30.0):
+    """``fn(*args)`` in a forked child (its result as JSON): a call that crashes the interpreter, hangs or
+    leaves a global changed costs only the child. The checker and pair facts call APIs with made-up
+    arguments, so they run here."""
+    import json
+    import os
+    import signal
+    import tempfile
+    import time
+
+    fd, path = tempfile.mkstemp(prefix="torchparity-pairs-", suffix=".json")
+    os.close(fd)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            with open(path, "w") as fh:
+                json.dump(fn(*args), fh, default=str)
+        except BaseException:
+            code = 1
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    deadline = time.monotonic() + seconds
+    try:
+        while True:
+            got, status = os.waitpid(pid, os.WNOHANG)
+            if got == pid:
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return {"found": False, "problem": "measuring did not finish in %d s" % seconds}
+            time.sleep(0.01)
+        try:
+            with open(path) as fh:
+                return json.load(fh)
+        except (OSError, ValueError):
+            return {"found": False, "problem": "measuring ended without a result (status %s)" % status}
+    finally:
+        os.unlink(path)
