@@ -32,6 +32,7 @@ from .facts_overloads import overload_facts
 from .facts_probe import needed_imports, probe_isolated
 from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts
 from .facts_switch import switch_facts
+from .tensor_kinds import kind_facts
 from .objects import NotFound, walk
 
 #: names other code (and the tests) reach through this module
@@ -213,6 +214,8 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
         out["optim"] = _guard("optimizer", optim_facts, torch, obj, owner)
     if "probe" in wants:
         out["probe"] = _guard("probe", probe_isolated, torch, res, obj, owner, device_type, BASELINE)
+    if "kinds" in wants:
+        out["kinds"] = _guard("tensor kind", kind_facts, torch, res, obj, owner)
     if "switch" in wants:
         out["switch"] = _guard("switch", switch_facts, torch, obj, res, device_type)
     if "module_db" in wants and isinstance(obj, type) and not _constructed(out.get("probe")):

@@ -60,6 +60,7 @@ from .serialization import serialization_plan
 from .sparse import sparse_leaf, sparse_plan
 from .states import StateCode, primary_and_secondaries, relation
 from .switches import switch_leaf, switch_plan
+from .tensor_kinds import kinds_plan
 from .typeobjects import type_object, typeobject_plan
 from .utilities import utility_kind, utility_plan
 
@@ -73,7 +74,7 @@ WANTS = {
     "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [],
     "overload": ["overload"], "backward": ["backward"], "captured": ["captured"], "sparse": [], "typeobject": [],
     "jittype": [], "switch": ["switch"], "fake": [], "library": [], "lazy": [],
-    "collectives": [], "config": [], "inherited": [], "utility": [], "fill-in": [],
+    "collectives": [], "config": [], "inherited": [], "utility": [], "kinds": ["kinds"], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -151,6 +152,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "lazy")
     if config_leaf(info):
         out.insert(0, "config")
+    if r.kind in CALLABLE_KINDS:  # tensors of another kind (sparse, nested, ...), before ``measured``
+        out.append("kinds")
     if r.kind != "module":
         out.append("measured")
     later = [i for i, f in enumerate(out) if f in ("signature", "measured")]
@@ -511,5 +514,5 @@ BUILDERS.update({
     "typeobject": typeobject_plan, "fake": fake_plan,
     "library": library_plan, "lazy": lazy_plan, "collectives": collectives_plan, "config": config_plan,
     "inherited": inherited_plan, "utility": utility_plan, "jittype": jittype_plan,
-    "switch": switch_plan,
+    "switch": switch_plan, "kinds": kinds_plan,
 })
