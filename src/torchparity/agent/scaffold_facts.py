@@ -32,8 +32,8 @@ from .facts_overloads import overload_facts
 from .facts_probe import needed_imports, probe_isolated
 from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts
 from .facts_switch import switch_facts
-from .tensor_kinds import kind_facts
 from .objects import NotFound, walk
+from .tensor_kinds import kind_facts
 
 #: names other code (and the tests) reach through this module
 __all__ = [

@@ -18,9 +18,15 @@ import signal
 import time
 import warnings
 
-from .facts_literal import error_text, literal, NotLiteral
-from .facts_probe import _args_src, _doc_signature, _ordered_product, _param_list, _params_from_error, \
-    _params_from_text
+from .facts_literal import NotLiteral, error_text, literal
+from .facts_probe import (
+    _args_src,
+    _doc_signature,
+    _ordered_product,
+    _param_list,
+    _params_from_error,
+    _params_from_text,
+)
 
 BUDGET = 15.0
 DENSE_BUDGET = 3.0
@@ -107,8 +113,9 @@ PAIR_KINDS = {
 }
 #: what a failed call's message asks for
 ERROR_KINDS = (
-    (r"[Ss]parse ?[Cc]sr|sparse_csr|\bCSR\b", ("sparse_csr",)), (r"sparse_csc|\bCSC\b", ("sparse_csc",)),
-    (r"sparse_bsr|\bBSR\b", ("sparse_bsr",)), (r"sparse_bsc|\bBSC\b", ("sparse_bsc",)),
+    (r"[Ss]parse ?[Cc]sr|sparse_csr|\bCSR\b|(?<!block )row compressed", ("sparse_csr",)),
+    (r"sparse_csc|\bCSC\b|(?<!block )column compressed", ("sparse_csc",)),
+    (r"sparse_bsr|\bBSR\b|block row", ("sparse_bsr",)), (r"sparse_bsc|\bBSC\b|block column", ("sparse_bsc",)),
     (r"[Ss]parse|\bCOO\b", SPARSE), (r"[Nn]ested", ("nested",)), (r"[Cc]omplex", ("complex",)),
     (r"[Qq]uantized|QuantizedCPU", ("quantized",)), (r"[Ii]nteger|\bLong\b|\bInt\b", ("int",)),
     (r"Boolean|\bBool\b", ("bool",)),
@@ -171,7 +178,7 @@ def kinds_in_error(message):
 def _schemas(torch, obj, leaf):
     """Parameter lists of the ATen operator the API is (a packet's overloads, or ``aten::leaf``)."""
     out = []
-    packet = obj if hasattr(obj, "overloads") and callable(getattr(obj, "overloads")) else None
+    packet = obj if hasattr(obj, "overloads") and callable(obj.overloads) else None
     if packet is not None:
         for name in packet.overloads()[:4]:
             params = _param_list(getattr(packet, name), "")

@@ -152,13 +152,13 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "lazy")
     if config_leaf(info):
         out.insert(0, "config")
-    if r.kind in CALLABLE_KINDS:  # tensors of another kind (sparse, nested, ...), before ``measured``
-        out.append("kinds")
     if r.kind != "module":
         out.append("measured")
     later = [i for i, f in enumerate(out) if f in ("signature", "measured")]
     if later:
         out.insert(later[0], "doctest")
+    if r.kind in CALLABLE_KINDS and "measured" in out:  # tensors of another kind (sparse, nested, ...)
+        out.insert(out.index("measured"), "kinds")
     if switch_leaf(info):  # after every other family: a setter no other template could hold
         out.append("switch")
     out.append("fill-in")
