@@ -64,3 +64,13 @@ def test_a_nested_argument_is_checked_by_its_components() -> None:
     lines = scenario_lines(sc, Spelling(api="torch.nested.to_padded_tensor", owner="", device="DEVICE"))
     assert "self.assertEqual([t.tolist() for t in nt.cpu().unbind()], [[1.0]])" in lines
     assert "result = torch.nested.to_padded_tensor(nt, 0.0)" in lines
+
+
+def test_a_check_of_its_arguments_returns_none_and_refuses_an_index_outside_the_matrix() -> None:
+    sc = {"setup": [], "call": "_API_(torch.tensor([[0], [1]], device=DEVICE), (2, 3))",
+          "checks": [["is", "result", "None"]], "kind": "dense",
+          "raises": ["_API_(torch.tensor([[0], [5]], device=DEVICE), (2, 3))", "RuntimeError"]}
+    lines = scenario_lines(sc, Spelling(api="torch._validate_sparse_coo_tensor_args", owner="", device="DEVICE"))
+    assert "self.assertIs(result, None)" in lines
+    assert lines[-2:] == ["with self.assertRaises(RuntimeError):",
+                          "    torch._validate_sparse_coo_tensor_args(torch.tensor([[0], [5]], device=DEVICE), (2, 3))"]

@@ -18,7 +18,7 @@ import signal
 import time
 import warnings
 
-from .facts_literal import NotLiteral, error_text, literal
+from .facts_literal import NotLiteral, error_text, exc_name, literal
 from .facts_probe import (
     _args_src,
     _doc_signature,
@@ -32,6 +32,7 @@ BUDGET = 15.0
 DENSE_BUDGET = 3.0
 CALL_TIMEOUT = 3.0
 MAX_SCENARIOS = 3
+MAX_FOUND = 8
 MAX_ITEMS = 4
 
 _DENSE = "[[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]]"
@@ -134,6 +135,10 @@ NAME_VALUES = (
     (r"^(scale)$", ("0.5",)),
     (r"zero_point", ("4",)),
 )
+#: an argument -> one that breaks an invariant (an index out of the matrix)
+INVALID = {
+    "torch.tensor([[0, 0, 1], [0, 2, 2]], device=DEVICE)": "torch.tensor([[0, 0, 5], [0, 2, 2]], device=DEVICE)",
+}
 TYPE_VALUES = (
     (r"List\[Tensor|Tensor\[\]|tuple of Tensors", ("[torch.tensor([1.0, 2.0, 3.0], device=DEVICE), "
                                                   "torch.tensor([4.0, 5.0], device=DEVICE)]",)),
@@ -244,6 +249,10 @@ class KindProbe(object):
         out = []
         for ps in found:
             ps = [p for p in ps if p["kind"] != "var"]
+            for p in ps:  # an optional argument may be left out
+                ann = str(p.get("annotation") or "")
+                if ann.startswith("Optional[") or ann.endswith("?"):
+                    p["has_default"] = True
             if self.owner is not None and ps and ps[0]["name"] in ("self", "cls", "input"):
                 ps = ps[1:]
             if ps not in out:
@@ -251,12 +260,14 @@ class KindProbe(object):
         return out
 
     def tensors(self, kinds):
+        """The kinds' tensors, the first of each kind first, then the dense ones."""
         out = []
-        for kind in list(kinds) + ["dense"]:
-            for src, hand in KIND_POOLS.get(kind, ()):
-                if (src, hand, kind) not in out:
-                    out.append((src, hand, kind))
-        return out
+        for rank in range(max(len(KIND_POOLS[k]) for k in KIND_POOLS)):
+            for kind in kinds:
+                pool = KIND_POOLS.get(kind, ())
+                if rank < len(pool) and (pool[rank] + (kind,)) not in out:
+                    out.append(pool[rank] + (kind,))
+        return out + [entry + ("dense",) for entry in KIND_POOLS["dense"] if "dense" not in kinds]
 
     def values_for(self, p, kinds):
         name, ann = p["name"], p.get("annotation") or ""
@@ -274,8 +285,9 @@ class KindProbe(object):
         return [("None", "", "")]
 
     def scenarios(self, kinds):
-        """Up to MAX_SCENARIOS measured calls, each with a tensor of a kind other than dense if any works."""
-        found, seen_kinds = [], set()
+        """Up to MAX_SCENARIOS measured calls with tensors of the kinds (or giving one): one against the
+        dense operator where any is, then as many kinds as work, then other values."""
+        found, seen = [], set()
         receiver = self.owner is not None and self.res.get("kind") in ("method", "property")
         for params in self.params():
             required = [p for p in params if not p["has_default"]]
@@ -285,22 +297,22 @@ class KindProbe(object):
             width = {0: 1, 1: 12, 2: 8}.get(len(lists), 4)
             lists = [lst[:width] for lst in lists]
             for combo in _ordered_product(lists, 40):
-                if time.monotonic() > self.deadline or len(found) >= MAX_SCENARIOS:
-                    return found
+                if time.monotonic() > self.deadline or len(found) >= MAX_FOUND:
+                    break
                 kind = next((c[2] for c in combo if c[2] and c[2] != "dense"), "")
                 if kinds == ["dense"] or not kind:  # dense arguments: kept if the result is of a kind
                     kind = "dense"
-                if kind in seen_kinds and kind == "dense":
+                if kind == "dense" and kind in seen:
                     continue
                 sc = self.measure(combo, required, receiver)
                 if sc and kind == "dense" and kinds != ["dense"]:
-                    kind = _result_kind(sc["checks"])
-                if sc and kind and (kind, str(sc["checks"])) not in seen_kinds:
-                    seen_kinds.add((kind, str(sc["checks"])))
-                    seen_kinds.add(kind)
+                    kind = _result_kind(sc["checks"]) or ("dense" if sc.get("raises") else "")
+                if sc and kind and (kind, str(sc["checks"])) not in seen:
+                    seen.add((kind, str(sc["checks"])))
+                    seen.add(kind)
                     sc["kind"] = kind
                     found.append(sc)
-        return found
+        return _chosen(found)
 
     def measure(self, combo, required, receiver):
         setup, args, taken, hands = [], [], set(), {}
@@ -329,6 +341,11 @@ class KindProbe(object):
         if got[0] != got[1] or not got[0]:
             return None
         sc = {"setup": setup, "call": call, "checks": got[0], "hand": hands}
+        if got[0] == [["is", "result", "None"]]:  # a check of its arguments: only with a call it refuses
+            refused = self.refused(setup, args, params)
+            if not refused:
+                return None
+            sc["raises"] = refused
         dense = self.counterpart(setup, args, params, ns, value)
         if dense:
             sc["counterpart"] = dense
@@ -338,11 +355,11 @@ class KindProbe(object):
         """Kind-aware checks of a result (None: nothing a test can hold)."""
         torch = self.torch
         named = dict((id(ns[v]), v) for v in (line.split(" = ", 1)[0] for line in setup) if v in ns)
-        if value is None:  # an in-place call: what it did to its tensors
+        if value is None:  # an in-place call: what it did to its tensors; else a check of its arguments
             out = [["is", expr, "None"]]
             for var in named.values():
                 out += _tensor_checks(torch, ns[var], var) or []
-            return out if len(out) > 1 and self._changed(setup, ns) else None
+            return out if len(out) > 1 and self._changed(setup, ns) else [["is", expr, "None"]]
         if id(value) in named:
             return [["same", expr, named[id(value)]]] + (_tensor_checks(torch, value, named[id(value)]) or [])
         if isinstance(value, (bool, int)):
@@ -359,6 +376,26 @@ class KindProbe(object):
                     return None
                 out += more
             return out
+        return None
+
+    def refused(self, setup, args, params):
+        """``[call, exception]`` of the same call with one argument that breaks an invariant, raising alike
+        twice; None when no such argument is known or the call takes it."""
+        for i, a in enumerate(args):
+            bad = INVALID.get(a)
+            if bad is None:
+                continue
+            call = "_API_(%s)" % _args_src(params, args[:i] + [bad] + args[i + 1:])
+            names = set()
+            for _ in range(2):
+                try:
+                    self.run(setup, call)
+                except Exception as exc:
+                    names.add(exc_name(exc))
+                else:
+                    return None
+            if len(names) == 1 and "_Timeout" not in names:
+                return [call, names.pop()]
         return None
 
     def _changed(self, setup, ns):
@@ -399,6 +436,18 @@ class KindProbe(object):
         except Exception:
             return ""
         return src
+
+
+def _chosen(found):
+    """One call against the dense operator (if any), then one of each kind, then the rest, in order."""
+    out = [sc for sc in found if sc.get("counterpart")][:1]
+    kinds = set(sc["kind"] for sc in out)
+    for sc in found:
+        if sc not in out and sc["kind"] not in kinds:
+            out.append(sc)
+            kinds.add(sc["kind"])
+    out += [sc for sc in found if sc not in out]
+    return out[:MAX_SCENARIOS]
 
 
 def _result_kind(checks):

@@ -62,6 +62,10 @@ def scenario_lines(sc: dict[str, Any], sp: Spelling) -> list[str]:
     body.append(f"result = {sp.apply(sc['call'])}")
     body.append("# as measured on the CPU")
     body += [check_line(c, sp) for c in sc.get("checks", [])]
+    raises = sc.get("raises")
+    if raises:
+        body += ["# an index outside the matrix breaks the invariants: refused",
+                 f"with self.assertRaises({raises[1]}):", f"    {sp.apply(raises[0])}"]
     counterpart = sc.get("counterpart")
     if counterpart:
         sparse_result = any(c[1] == "result.layout" for c in sc.get("checks", []))
