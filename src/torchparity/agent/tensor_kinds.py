@@ -86,11 +86,14 @@ KIND_POOLS = {
     # quantized on the CPU: a device backend is not assumed to quantize
     "quantized": [
         ("torch.quantize_per_tensor(torch.tensor([0.5, 1.0, -1.5]), 0.5, 4, torch.quint8)", "[0.5, 1.0, -1.5]"),
+        ("torch.quantize_per_channel(torch.tensor([[0.5, 1.0], [-1.5, 2.0]]), torch.tensor([0.5, 0.25]), "
+         "torch.tensor([0, 1]), 0, torch.qint8)", "[[0.5, 1.0], [-1.5, 2.0]]"),
     ],
     "dense": [
         ("torch.tensor(%s, device=DEVICE)" % _DENSE, _DENSE),
         ("torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 0.0]], device=DEVICE)", "[[1.0, 2.0, 3.0], [4.0, 5.0, 0.0]]"),
-        ("torch.arange(12.0, device=DEVICE).reshape(2, 3, 2)", ""),
+        ("torch.arange(12.0, device=DEVICE).reshape(2, 3, 2)",
+         "[[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]], [[6.0, 7.0], [8.0, 9.0], [10.0, 11.0]]]"),
     ],
 }
 SPARSE = ("sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc")
@@ -104,13 +107,13 @@ WORD_KINDS = {
     "indices": ("sparse_coo",), "values": ("sparse_coo", "sparse_csr"), "dense": SPARSE + ("nested",),
     "nested": ("nested",), "jagged": ("nested",), "padded": ("nested",),
     "complex": ("complex",), "cfloat": ("complex",), "imag": ("complex",), "conj": ("complex",),
-    "quantize": ("quantized",), "dequantize": ("quantized",), "quantized": ("quantized",), "qscheme": ("quantized",),
+    "quantize": ("quantized",), "q": ("quantized",), "dequantize": ("quantized",), "quantized": ("quantized",), "qscheme": ("quantized",),
     "bitwise": ("int", "bool"), "bool": ("bool",), "logical": ("bool",), "int": ("int",),
 }
 #: two words together (``col_indices``, ``row_indices``)
 PAIR_KINDS = {
     ("col", "indices"): ("sparse_csr", "sparse_bsr"), ("row", "indices"): ("sparse_csc", "sparse_bsc"),
-    ("int", "repr"): ("quantized",), ("q", "scale"): ("quantized",), ("q", "zero"): ("quantized",),
+    ("int", "repr"): ("quantized",), ("per", "channel"): ("quantized",), ("q", "scale"): ("quantized",), ("q", "zero"): ("quantized",),
 }
 #: what a failed call's message asks for
 ERROR_KINDS = (
@@ -124,11 +127,12 @@ ERROR_KINDS = (
 #: parameter name -> values for it (sources); tensors come from the kinds
 NAME_VALUES = (
     (r"^(dim|dims|axis)$", ("0", "1", "-1")),
+    (r"^block_?size$", ("(1, 1)", "(2, 2)")),
     (r"(^size$|^shape$|_size$)", ("(2, 2, 3)", "(2, 3)", "(3, 4)")),
     (r"sizes$|shape_example$", ("torch.tensor([[3], [2]])", "torch.tensor([[3, 2], [1, 2]])")),
     (r"^padding$|^value$|^fill_value$", ("0.0", "-1.0")),
-    (r"mask", ("torch.tensor([[True, True, True], [True, False, False]], device=DEVICE)",
-               "torch.tensor([[True, False, True], [False, False, True]], device=DEVICE)")),
+    (r"mask$", ("torch.tensor([[True, True, True], [True, False, False]], device=DEVICE)",
+                "torch.tensor([[True, False, True], [False, False, True]], device=DEVICE)", "_KINDS_")),
     (r"^indices$", ("torch.tensor([[0, 0, 1], [0, 2, 2]], device=DEVICE)",)),
     (r"^values$", ("torch.tensor([1.0, 2.0, 3.0], device=DEVICE)",)),
     (r"dtype$", ("torch.float64",)),
@@ -214,6 +218,12 @@ class KindProbe(object):
         self.owner = owner
         self.deadline = time.monotonic() + BUDGET
         self.errors = []
+        #: a property of a tensor: read from the receiver (``x.is_sparse``)
+        leaf = res.get("path", "").rsplit(".", 1)[-1]
+        self.prop = leaf if res.get("kind") == "property" and isinstance(owner, type) and issubclass(
+            owner, torch.Tensor) and re.match(r"^[A-Za-z_]\w*$", leaf) else ""
+        #: whole messages of failed calls (the kinds a backend list names are past the first line)
+        self.messages = []
 
     def run(self, setup, call):
         """(namespace, value) of a fresh run on the CPU; raises what the call raises."""
@@ -233,12 +243,14 @@ class KindProbe(object):
 
     def params(self):
         obj, leaf = self.obj, self.res["path"].rsplit(".", 1)[-1]
+        if self.prop:
+            return [[]]
         found = _schemas(self.torch, obj, leaf)
         plain = _param_list(obj, self.res.get("signature") or "")
         if plain is None:
             plain = _params_from_text(_doc_signature(obj))
         if plain:
-            found.insert(0, plain)
+            found.append(plain)
         if not found:
             try:
                 self.run([], "_API_()")
@@ -262,21 +274,25 @@ class KindProbe(object):
     def tensors(self, kinds):
         """The kinds' tensors, the first of each kind first, then the dense ones."""
         out = []
+        dense = [entry + ("dense",) for entry in KIND_POOLS["dense"]] if "dense" not in kinds else []
         for rank in range(max(len(KIND_POOLS[k]) for k in KIND_POOLS)):
             for kind in kinds:
                 pool = KIND_POOLS.get(kind, ())
                 if rank < len(pool) and (pool[rank] + (kind,)) not in out:
                     out.append(pool[rank] + (kind,))
-        return out + [entry + ("dense",) for entry in KIND_POOLS["dense"] if "dense" not in kinds]
+            if rank == 0:
+                out += dense[:1]
+        return out + dense[1:]
 
     def values_for(self, p, kinds):
         name, ann = p["name"], p.get("annotation") or ""
         for pattern, values in NAME_VALUES:
             if re.search(pattern, name):
-                return [(v, "", "") for v in values]
+                out = [(v, "", "") for v in values if v != "_KINDS_"]
+                return out + (self.tensors(kinds)[:6] if "_KINDS_" in values else [])
         if not ann or re.search(r"Tensor\b(?!\[)", ann) and not re.search(r"List\[Tensor|Tensor\[\]", ann):
-            if not ann and not re.search(r"^(self|input|x|t|tensor|src|other|the_template|a|b|mat|"
-                                         r"padded|nt|inp|data)$", name):
+            if not ann and not re.search(r"^(self|input|x|t|tensor|src|other|the_template|a|b|"
+                                         r"mat\d*|padded|nt|inp|data|\w*tensor\w*)$", name):
                 return [(v, "", "") for v in ("0", "(2, 3)")] + self.tensors(kinds)[:4]
             return self.tensors(kinds)
         for pattern, values in TYPE_VALUES:
@@ -326,7 +342,7 @@ class KindProbe(object):
             else:
                 args.append(src)
         params = ([{"name": "x", "kind": "positional", "has_default": False}] if receiver else []) + required
-        call = "_API_(%s)" % _args_src(params, args)
+        call = "x.%s" % self.prop if self.prop else "_API_(%s)" % _args_src(params, args)
         got = []
         for _ in range(2):
             try:
@@ -334,6 +350,7 @@ class KindProbe(object):
                 checks = self.observe(value, "result", ns, setup)
             except Exception as exc:
                 self.errors.append(error_text(exc))
+                self.messages.append(str(exc)[:4000])
                 return None
             if checks is None:
                 return None
@@ -532,8 +549,8 @@ def kind_facts(torch, res, obj, owner):
     for name in names:
         kinds += [k for k in kinds_in_name(name) if k not in kinds]
     probe = KindProbe(torch, res, obj, owner)
-    if not callable(obj) or isinstance(obj, type):
-        return {"found": False, "kinds": kinds, "problem": "not a function or method"}
+    if isinstance(obj, type) or not (callable(obj) or probe.prop):
+        return {"found": False, "kinds": kinds, "problem": "not a function, method or tensor property"}
     try:
         params = probe.params()
     except Exception as exc:
@@ -547,7 +564,7 @@ def kind_facts(torch, res, obj, owner):
         probe.deadline = time.monotonic() + DENSE_BUDGET
         probe.scenarios(["dense"])
         probe.deadline = time.monotonic() + BUDGET
-        for message in probe.errors:
+        for message in probe.messages:
             kinds += [k for k in kinds_in_error(message) if k not in kinds]
     if not kinds:
         return {"found": False, "kinds": [], "problem": "neither its name, its parameters nor a failed call "
@@ -555,7 +572,7 @@ def kind_facts(torch, res, obj, owner):
     found = probe.scenarios(kinds)
     if not found:
         more = []
-        for message in probe.errors:
+        for message in probe.messages:
             more += [k for k in kinds_in_error(message) if k not in kinds + more]
         if more:
             found = probe.scenarios(more)
