@@ -378,6 +378,8 @@ class KindProbe(object):
                 out += _tensor_checks(torch, ns[var], var) or []
             return out if len(out) > 1 and self._changed(setup, ns) else [["is", expr, "None"]]
         if id(value) in named:
+            if self.res.get("path", "").endswith("_") and not self._changed(setup, ns):
+                return None  # an in-place call that changed nothing here shows nothing
             return [["same", expr, named[id(value)]]] + (_tensor_checks(torch, value, named[id(value)]) or [])
         if isinstance(value, (bool, int)):
             return [["eq" if not isinstance(value, bool) else "is", expr, repr(value)]]

@@ -56,7 +56,7 @@ def scenario_lines(sc: dict[str, Any], sp: Spelling) -> list[str]:
     for line in sc.get("setup", []):
         var = line.split(" = ", 1)[0]
         value, kind = (hand.get(var) or ["", ""])[:2]
-        body.append(f"# {KIND_WORDS.get(kind, 'a tensor')}" + (f", by hand {value}" if value else ""))
+        body.append(f"# {KIND_WORDS.get(kind, 'a tensor')}" + (", its values by hand" if value else ""))
         body.append(sp.apply(line))
         body += _hand_check(var, value, kind)
     body.append(f"result = {sp.apply(sc['call'])}")
