@@ -89,6 +89,12 @@ KIND_POOLS = {
         ("torch.quantize_per_channel(torch.tensor([[0.5, 1.0], [-1.5, 2.0]]), torch.tensor([0.5, 0.25]), "
          "torch.tensor([0, 1]), 0, torch.qint8)", "[[0.5, 1.0], [-1.5, 2.0]]"),
     ],
+    # a fake-quantize module with its observer and fake quantization switched off, and one as built
+    "quant_module": [
+        ("(lambda m: (m.disable_observer(), m.disable_fake_quant(), m)[-1])(torch.ao.quantization.FakeQuantize())",
+         ""),
+        ("torch.ao.quantization.FakeQuantize()", ""),
+    ],
     "dense": [
         ("torch.tensor(%s, device=DEVICE)" % _DENSE, _DENSE),
         ("torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 0.0]], device=DEVICE)", "[[1.0, 2.0, 3.0], [4.0, 5.0, 0.0]]"),
@@ -108,12 +114,14 @@ WORD_KINDS = {
     "nested": ("nested",), "jagged": ("nested",), "padded": ("nested",),
     "complex": ("complex",), "cfloat": ("complex",), "imag": ("complex",), "conj": ("complex",),
     "quantize": ("quantized",), "q": ("quantized",), "dequantize": ("quantized",), "quantized": ("quantized",), "qscheme": ("quantized",),
+    "quantization": ("quantized", "quant_module"), "observer": ("quant_module",),
     "bitwise": ("int", "bool"), "bool": ("bool",), "logical": ("bool",), "int": ("int",),
 }
 #: two words together (``col_indices``, ``row_indices``)
 PAIR_KINDS = {
     ("col", "indices"): ("sparse_csr", "sparse_bsr"), ("row", "indices"): ("sparse_csc", "sparse_bsc"),
-    ("int", "repr"): ("quantized",), ("per", "channel"): ("quantized",), ("q", "scale"): ("quantized",), ("q", "zero"): ("quantized",),
+    ("int", "repr"): ("quantized",), ("per", "channel"): ("quantized",),
+    ("fake", "quant"): ("quant_module",), ("q", "scale"): ("quantized",), ("q", "zero"): ("quantized",),
 }
 #: what a failed call's message asks for
 ERROR_KINDS = (
@@ -127,6 +135,7 @@ ERROR_KINDS = (
 #: parameter name -> values for it (sources); tensors come from the kinds
 NAME_VALUES = (
     (r"^(dim|dims|axis)$", ("0", "1", "-1")),
+    (r"^(mod|module|model)$", ("_KINDS_",)),
     (r"^block_?size$", ("(1, 1)", "(2, 2)")),
     (r"(^size$|^shape$|_size$)", ("(2, 2, 3)", "(2, 3)", "(3, 4)")),
     (r"sizes$|shape_example$", ("torch.tensor([[3], [2]])", "torch.tensor([[3, 2], [1, 2]])")),
@@ -511,8 +520,22 @@ def _lit(torch, t):
     return "torch.tensor(%s, dtype=%s)" % (literal(data.tolist(), torch), literal(t.dtype, torch))
 
 
+def _module_checks(torch, m, expr):
+    """A module's small buffers (a fake-quantize module's switches, scale and observed range)."""
+    out = []
+    for name, buf in list(m.named_buffers())[:8]:
+        if buf.numel() <= 4 and re.match(r"^[A-Za-z_][\w.]*$", name):
+            out.append(["tensor", "%s.%s" % (expr, name), _lit(torch, buf)])
+    return out or None
+
+
 def _tensor_checks(torch, t, expr):
     """Checks of one tensor of any kind, or None when it holds too much to write out."""
+    if isinstance(t, torch.nn.Module):
+        try:
+            return _module_checks(torch, t, expr)
+        except (NotLiteral, RuntimeError, TypeError, ValueError):
+            return None
     if not isinstance(t, torch.Tensor):
         return None
     try:

@@ -30,6 +30,7 @@ KIND_WORDS = {
     "sparse_bsr": "a sparse BSR matrix", "sparse_bsc": "a sparse BSC matrix", "nested": "a nested tensor",
     "complex": "a complex tensor", "int": "an integer tensor", "bool": "a bool tensor",
     "quantized": "a quantized tensor", "dense": "a dense tensor",
+    "quant_module": "a fake-quantize module (its switches are Python state, on the CPU)",
 }
 SPARSE = ("sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc")
 
