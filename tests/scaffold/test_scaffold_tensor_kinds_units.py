@@ -41,7 +41,7 @@ def test_errors_ask_for_kinds() -> None:
 def test_pools_build_on_the_device_and_carry_their_values_by_hand() -> None:
     for kind, pool in KIND_POOLS.items():
         for src, _hand in pool:
-            assert "device=DEVICE" in src or kind == "quantized", src
+            assert "device=DEVICE" in src or kind in ("quantized", "quant_module"), src
 
 
 def test_a_scenario_spells_the_device_the_hand_values_the_checks_and_the_dense_operator() -> None:
