@@ -158,7 +158,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     if later:
         out.insert(later[0], "doctest")
     tensor_property = r.kind == "property" and r.owner_class in ("torch.Tensor", "torch._C.TensorBase")
-    if (r.kind in CALLABLE_KINDS or tensor_property) and "measured" in out:  # tensors of another kind
+    if (r.kind in CALLABLE_KINDS or tensor_property) and "measured" in out and not {
+            "runtime", "context", "storage"} & set(out):  # tensors of another kind (sparse, nested, ...)
         out.insert(out.index("measured"), "kinds")
     if switch_leaf(info):  # after every other family: a setter no other template could hold
         out.append("switch")
