@@ -97,6 +97,7 @@ KIND_POOLS = {
     ],
     "dense": [
         ("torch.tensor(%s, device=DEVICE)" % _DENSE, _DENSE),
+        ("torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], device=DEVICE)", "[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]"),
         ("torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 0.0]], device=DEVICE)", "[[1.0, 2.0, 3.0], [4.0, 5.0, 0.0]]"),
         ("torch.arange(12.0, device=DEVICE).reshape(2, 3, 2)",
          "[[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]], [[6.0, 7.0], [8.0, 9.0], [10.0, 11.0]]]"),
@@ -134,6 +135,8 @@ ERROR_KINDS = (
 )
 #: parameter name -> values for it (sources); tensors come from the kinds
 NAME_VALUES = (
+    (r"^(tensor_list|tensors|ts)$", ("[torch.tensor([1.0, 2.0, 3.0], device=DEVICE), torch.tensor([4.0, 5.0], "
+                                     "device=DEVICE)]",)),
     (r"^(dim|dims|axis)$", ("0", "1", "-1")),
     (r"^(mod|module|model)$", ("_KINDS_",)),
     (r"^block_?size$", ("(1, 1)", "(2, 2)")),
@@ -396,6 +399,15 @@ class KindProbe(object):
             return [["float", expr, literal(value, torch)]]
         if isinstance(value, torch.Tensor):
             return _tensor_checks(torch, value, expr)
+        named_value = _torch_name(torch, value)
+        if named_value:  # a layout, a qscheme, a memory format: torch's own name for it
+            return [["is", expr, named_value]]
+        if not isinstance(value, (torch.Tensor, tuple, list)) or isinstance(value, (tuple, list)) and not any(
+                isinstance(v, torch.Tensor) for v in value):
+            try:
+                return [["eq", expr, literal(value, torch)]]
+            except NotLiteral:
+                return None
         if isinstance(value, (tuple, list)) and value and all(isinstance(v, torch.Tensor) for v in value):
             out = [["eq", "len(%s)" % expr, str(len(value))]]
             for i, item in enumerate(value[:MAX_ITEMS]):
@@ -464,6 +476,16 @@ class KindProbe(object):
         except Exception:
             return ""
         return src
+
+
+def _torch_name(torch, value):
+    """``torch.per_tensor_affine`` for a value torch names at its top level (not a number, str or tensor)."""
+    if isinstance(value, (bool, int, float, str, tuple, list, dict, torch.Tensor)) or value is None:
+        return ""
+    name = str(value).rsplit(".", 1)[-1]
+    if re.match(r"^[a-z_][a-z0-9_]*$", name) and getattr(torch, name, None) is value:
+        return "torch." + name
+    return ""
 
 
 def _chosen(found):
