@@ -607,7 +607,9 @@ def kind_facts(torch, res, obj, owner):
             kinds += [k for k in kinds_in_name(p["name"]) + kinds_in_name(p.get("annotation") or "")
                       if k not in kinds and k not in ("int", "bool")]
     python = hasattr(obj, "__code__") or hasattr(getattr(obj, "__wrapped__", None), "__code__")
-    if not kinds and not python:  # a dense call's error may ask for a kind (a short look: most APIs ask for none)
+    risky = re.search(r"crash|abort|exit|kill|shutdown|destroy|(^|_)set_|free|release|reset|sleep|wait",
+                      res.get("path", "").rsplit(".", 1)[-1])
+    if not kinds and not python and not risky:  # a dense call's error may ask for a kind (a short look)
         probe.deadline = time.monotonic() + DENSE_BUDGET
         probe.scenarios(["dense"])
         probe.deadline = time.monotonic() + BUDGET
