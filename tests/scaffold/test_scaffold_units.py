@@ -57,11 +57,12 @@ def test_candidate_families_by_kind():
         return candidates(api_info(res), backend)
 
     assert fams(CLONE) == ["context", "doctest", "measured", "fill-in"]
-    assert fams(resolution("torch.add", "builtin")) == ["opinfo", "doctest", "signature", "measured", "fill-in"]
+    assert fams(resolution("torch.add", "builtin")) == ["opinfo", "doctest", "signature", "kinds", "measured",
+                                                        "fill-in"]
     assert fams(resolution("torch.Tensor.add_", "method", owner="torch.Tensor")) == [
-        "opinfo", "tensor", "doctest", "measured", "fill-in"]
+        "opinfo", "tensor", "doctest", "kinds", "measured", "fill-in"]
     assert fams(resolution("torch.Tensor.ndim", "property", owner="torch.Tensor")) == [
-        "tensor", "doctest", "measured", "fill-in"]
+        "tensor", "doctest", "kinds", "measured", "fill-in"]
     assert fams(resolution("torch.UntypedStorage", "storage-class")) == ["storage", "doctest", "measured", "fill-in"]
     assert fams(resolution("torch.cuda.synchronize", "function", module="torch.cuda")) == [
         "runtime", "doctest", "measured", "fill-in"]

@@ -36,6 +36,7 @@ from .facts_probe import needed_imports, probe_isolated
 from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts
 from .facts_switch import switch_facts
 from .objects import NotFound, class_path, walk
+from .tensor_kinds import kind_facts
 
 #: names other code (and the tests) reach through this module
 __all__ = [
@@ -219,6 +220,8 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
         out["probe"] = _guard("probe", probe_isolated, torch, res, obj, owner, device_type, BASELINE)
     if "jitgraph" in wants:
         out["jitgraph"] = _guard("TorchScript IR", jitgraph_facts, torch, obj, res)
+    if "kinds" in wants:
+        out["kinds"] = _guard("tensor kind", kind_facts, torch, res, obj, owner)
     if "switch" in wants:
         out["switch"] = _guard("switch", in_child, switch_facts, (torch, obj, res, device_type))
     if "checker" in wants:

@@ -63,6 +63,7 @@ from .serialization import serialization_plan
 from .sparse import sparse_leaf, sparse_plan
 from .states import StateCode, primary_and_secondaries, relation
 from .switches import switch_leaf, switch_plan
+from .tensor_kinds import kinds_plan
 from .typeobjects import type_object, typeobject_plan
 from .utilities import utility_kind, utility_plan
 
@@ -77,7 +78,7 @@ WANTS = {
     "overload": ["overload"], "backward": ["backward"], "captured": ["captured"], "sparse": [], "typeobject": [],
     "jittype": [], "jitgraph": ["jitgraph"], "switch": ["switch"], "pair": ["pair"], "checker": ["checker"],
     "fake": [], "library": [], "lazy": [],
-    "collectives": [], "config": [], "inherited": [], "utility": [], "fill-in": [],
+    "collectives": [], "config": [], "inherited": [], "utility": [], "kinds": ["kinds"], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -164,6 +165,10 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     later = [i for i, f in enumerate(out) if f in ("signature", "measured")]
     if later:
         out.insert(later[0], "doctest")
+    tensor_property = r.kind == "property" and r.owner_class in ("torch.Tensor", "torch._C.TensorBase")
+    if (r.kind in CALLABLE_KINDS or tensor_property) and "measured" in out and not {
+            "runtime", "context", "storage"} & set(out):  # tensors of another kind (sparse, nested, ...)
+        out.insert(out.index("measured"), "kinds")
     if checker_leaf(info):  # after every other family: a predicate or validator on measured arguments
         out.append("checker")
     if pair_leaf(info):  # after every other family: a function and its partner found by name
@@ -524,4 +529,5 @@ BUILDERS.update({
     "library": library_plan, "lazy": lazy_plan, "collectives": collectives_plan, "config": config_plan,
     "inherited": inherited_plan, "utility": utility_plan, "jittype": jittype_plan,
     "jitgraph": jitgraph_plan, "switch": switch_plan, "pair": pair_plan, "checker": checker_plan,
+    "kinds": kinds_plan,
 })
