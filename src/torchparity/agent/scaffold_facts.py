@@ -30,6 +30,7 @@ from .facts_modules import module_db_facts
 from .facts_opinfo import opinfo_facts
 from .facts_overloads import overload_facts
 from .facts_probe import needed_imports, probe_isolated
+from .facts_recorded import recorded_facts
 from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts
 from .facts_switch import switch_facts
 from .objects import NotFound, walk
@@ -197,6 +198,8 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
         out["backward"] = _guard("backward kernel", backward_facts, torch, obj, res)
     if "captured" in wants:
         out["captured"] = _guard("captured call", captured_facts, torch, obj, res)
+    if "recorded" in wants:
+        out["recorded"] = _guard("recorded call", recorded_facts, torch, obj, res)
     if "tensor" in wants:
         out["tensor"] = _guard("Tensor", tensor_facts, torch, res["path"].rsplit(".", 1)[-1], res["kind"], formula)
     if "calls" in wants and not (out.get("opinfo") or {}).get("found"):

@@ -54,6 +54,7 @@ from .optim import optim_plan
 from .overloads import is_overload_kind, overload_plan
 from .package import package_plan
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, root_module, spelling_of, stem_of
+from .recorded import recorded_kind, recorded_plan
 from .render import render
 from .runtime import device_runtime_plan, generator_plan
 from .serialization import serialization_plan
@@ -73,7 +74,7 @@ WANTS = {
     "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [],
     "overload": ["overload"], "backward": ["backward"], "captured": ["captured"], "sparse": [], "typeobject": [],
     "jittype": [], "switch": ["switch"], "fake": [], "library": [], "lazy": [],
-    "collectives": [], "config": [], "inherited": [], "utility": [], "fill-in": [],
+    "collectives": [], "config": [], "inherited": [], "utility": [], "recorded": ["recorded"], "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -156,6 +157,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     later = [i for i, f in enumerate(out) if f in ("signature", "measured")]
     if later:
         out.insert(later[0], "doctest")
+    if recorded_kind(info):  # calls public code makes of it, before the probe's
+        out.insert(out.index("measured") if "measured" in out else len(out), "recorded")
     if switch_leaf(info):  # after every other family: a setter no other template could hold
         out.append("switch")
     out.append("fill-in")
@@ -511,5 +514,5 @@ BUILDERS.update({
     "typeobject": typeobject_plan, "fake": fake_plan,
     "library": library_plan, "lazy": lazy_plan, "collectives": collectives_plan, "config": config_plan,
     "inherited": inherited_plan, "utility": utility_plan, "jittype": jittype_plan,
-    "switch": switch_plan,
+    "switch": switch_plan, "recorded": recorded_plan,
 })
