@@ -129,6 +129,18 @@ def _record(torch):
                                     torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])
                     except Exception:
                         continue
+    for n, scenario in enumerate(_scenarios(torch)):
+        with warnings.catch_warnings(), torch.random.fork_rng():
+            warnings.simplefilter("ignore")
+            torch.manual_seed(0)
+            try:
+                with Functions(), Dispatch():
+                    scenario()
+                if n < 2:  # the nn fast paths are taken only where no torch function mode is on
+                    with Dispatch():
+                        scenario()
+            except Exception:
+                continue
 
 
 def _bases(name):
@@ -161,6 +173,55 @@ def _overload_rank(ov, wanted):
     return 0 if ov == wanted else 1 if ov == base else 2
 
 
+def _scenarios(torch):
+    """Public code beyond OpInfo that reaches private builtins (fast paths of nn modules, packed sequences,
+    the math attention kernel, the gradient scaler, foreach optimizers)."""
+    nn, F = torch.nn, torch.nn.functional
+
+    def attention():
+        m = nn.MultiheadAttention(4, 2, batch_first=True).eval()
+        x = torch.randn(1, 3, 4)
+        with torch.no_grad():
+            m(x, x, x, need_weights=False)
+
+    def encoder():
+        m = nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, batch_first=True).eval()
+        with torch.no_grad():
+            m(torch.randn(1, 3, 4))
+
+    def packed():
+        p = nn.utils.rnn.pack_padded_sequence(torch.randn(3, 2, 2), [3, 2])
+        nn.utils.rnn.pad_packed_sequence(p)
+
+    def math_attention():
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+
+        q = torch.randn(1, 2, 3, 4)
+        with sdpa_kernel(SDPBackend.MATH):
+            F.scaled_dot_product_attention(q, q * 0.5, q + 1)
+
+    def scaler():
+        w = nn.Parameter(torch.tensor([1.0, -2.0]))
+        opt = torch.optim.SGD([w], lr=0.1)
+        s = torch.amp.GradScaler("cpu", init_scale=4.0, growth_interval=1)
+        s.scale((w * w).sum()).backward()
+        s.step(opt)
+        s.update()
+
+    def optimizers():
+        for cls in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
+            w = nn.Parameter(torch.tensor([1.0, -2.0]))
+            v = nn.Parameter(torch.tensor([0.5]))
+            kw = {"momentum": 0.9} if cls is torch.optim.SGD else {}
+            opt = cls([w, v], lr=0.1, foreach=True, **kw)
+            for _ in range(2):
+                opt.zero_grad()
+                ((w * w).sum() + (v * 3).sum()).backward()
+                opt.step()
+
+    return [attention, encoder, packed, math_attention, scaler, optimizers]
+
+
 def _target(torch, obj, res):
     """(keys of the recorded calls to use, best first; whether they are the API's own calls)."""
     if isinstance(obj, torch._ops.OpOverload):
@@ -187,7 +248,20 @@ def _target(torch, obj, res):
 
 def _aten_keys(name, wanted, exact=True):
     keys = [k for k in _CALLS if k[0] == "aten" and k[1] == name and (not exact or not wanted or k[2] == wanted)]
-    return sorted(keys, key=lambda k: _overload_rank(k[2], wanted or k[2]))
+    keys = sorted(keys, key=lambda k: _overload_rank(k[2], wanted or k[2]))
+    # a composite operator never reaches the dispatcher's Python mode: the torch-level builtin of its name does
+    return keys + [("function", id(f)) for f in _builtins(name.split("::", 1)[-1]) if ("function", id(f)) in _CALLS]
+
+
+def _builtins(leaf):
+    import torch
+
+    out = []
+    for module in (torch._C._VariableFunctions, torch._C._nn, torch._C._linalg, torch._C._special, torch._C._fft):
+        f = getattr(module, leaf, None)
+        if f is not None and f not in out:
+            out.append(f)
+    return out
 
 
 def _literal(torch, value, digits=0):
@@ -252,6 +326,9 @@ def _run(torch, obj, lit_args, lit_kwargs, seed):
 
 
 def _differs(torch, before, after):
+    """Whether a tensor argument (or a list of them) was changed by the call."""
+    if isinstance(after, (list, tuple)) and isinstance(before, (list, tuple)):
+        return any(_differs(torch, b, a) for b, a in zip(before, after))
     if not isinstance(after, torch.Tensor):
         return False
     return before.shape != after.shape or before.dtype != after.dtype or not torch.equal(before, after)
