@@ -53,7 +53,9 @@ def _plain(torch, value):
         if isinstance(t, torch.Tensor):
             if type(t) is not torch.Tensor and type(t) is not torch.nn.Parameter:
                 return False
-            if t.layout != torch.strided or t.is_complex() or t.is_quantized or t.device.type != "cpu":
+            if t.layout not in (torch.strided, torch.sparse_coo) or t.is_complex() or t.is_quantized:
+                return False
+            if t.device.type != "cpu":
                 return False
     return True
 
@@ -155,6 +157,10 @@ def _bases(name):
         out.append(n)
         if n.endswith("_copy"):
             todo.append(n[:-len("_copy")])
+        if n.endswith("_functional"):
+            todo.append(n[:-len("_functional")])
+        if n == name and not n.endswith("_"):
+            todo.append(n + "_")  # the in-place variant's calls (their arguments as they were before it)
         if n.endswith("_") and not n.endswith("__"):
             todo.append(n[:-1])
         if n.startswith("_unsafe_"):
@@ -163,7 +169,10 @@ def _bases(name):
             todo.append(n[1:])
         todo += {"_reshape_alias": ["view", "as_strided"], "_lazy_clone": ["clone"], "alias": ["clone", "view"],
                  "lift_fresh": ["clone"], "_neg_view": ["neg"], "absolute": ["abs"], "_unsafe_view": ["view"],
-                 "detach": ["clone"], "_to_copy": ["to"], "resize": ["resize_"]}.get(n, [])
+                 "detach": ["clone"], "_to_copy": ["to"], "resize": ["resize_"],
+                 "_scaled_dot_product_attention_math": ["scaled_dot_product_attention"],
+                 "_fused_sdp_choice": ["scaled_dot_product_attention"],
+                 "_sparse_broadcast_to": ["broadcast_to"], "_spdiags": ["spdiags"]}.get(n, [])
     return out[1:]
 
 
@@ -219,7 +228,21 @@ def _scenarios(torch):
                 ((w * w).sum() + (v * 3).sum()).backward()
                 opt.step()
 
-    return [attention, encoder, packed, math_attention, scaler, optimizers]
+    def fake_quant():
+        m = torch.ao.quantization.FusedMovingAvgObsFakeQuantize()
+        for _ in range(2):
+            m(torch.randn(6))
+
+    def sparse():
+        s = torch.tensor([[0.0, 1.5, 0.0], [2.5, 0.0, -1.0]]).to_sparse()
+        s.indices(), s.values(), s._indices(), s._values(), s.to_dense()
+        torch.zeros(2, 3).to_sparse().copy_(s * 2)
+        torch.sspaddmm(torch.zeros(2, 2).to_sparse(), s, torch.ones(3, 2), out=torch.zeros(2, 2).to_sparse())
+        torch.sparse_coo_tensor(s.indices(), s.values(), (2, 3), check_invariants=True)
+        torch.sparse.spdiags(torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), torch.tensor([0, 1]), (3, 3))
+        torch.tensor([[0.0, 2.0]]).to_sparse().sum(0)
+
+    return [attention, encoder, packed, math_attention, scaler, optimizers, fake_quant, sparse]
 
 
 def _target(torch, obj, res):
@@ -266,6 +289,12 @@ def _builtins(leaf):
 
 def _literal(torch, value, digits=0):
     """A JSON-able description of a value (floats of tensors rounded), or raise ValueError."""
+    if isinstance(value, torch.Tensor) and value.layout == torch.sparse_coo and not value.is_complex():
+        # a COO tensor: its coalesced indices and values (the test builds it with is_coalesced as it was)
+        coalesced = value.detach().coalesce()
+        return {"sparse": {"indices": _literal(torch, coalesced.indices(), digits),
+                           "values": _literal(torch, coalesced.values(), digits), "shape": list(value.shape),
+                           "coalesced": bool(value.is_coalesced())}}
     if isinstance(value, torch.Tensor):
         if value.layout != torch.strided or value.is_complex() or value.is_quantized:
             raise ValueError("a %s tensor" % value.layout)
@@ -293,6 +322,10 @@ def _literal(torch, value, digits=0):
 
 
 def _build(torch, lit):
+    if "sparse" in lit:
+        sp = lit["sparse"]
+        return torch.sparse_coo_tensor(_build(torch, sp["indices"]), _build(torch, sp["values"]), sp["shape"],
+                                       is_coalesced=True if sp["coalesced"] else None)
     if "tensor" in lit:
         return torch.tensor(lit["tensor"], dtype=getattr(torch, lit["dtype"])).reshape(lit["shape"])
     if "value" in lit:
@@ -307,6 +340,9 @@ def _build(torch, lit):
 
 def _strip(lit):
     """The literal without strides (arguments are written contiguous)."""
+    if "sparse" in lit:
+        sp = lit["sparse"]
+        return {"sparse": dict(sp, indices=_strip(sp["indices"]), values=_strip(sp["values"]))}
     if "tensor" in lit:
         return dict((k, v) for k, v in lit.items() if k != "stride")
     if "list" in lit:
@@ -331,11 +367,17 @@ def _differs(torch, before, after):
         return any(_differs(torch, b, a) for b, a in zip(before, after))
     if not isinstance(after, torch.Tensor):
         return False
-    return before.shape != after.shape or before.dtype != after.dtype or not torch.equal(before, after)
+    if before.shape != after.shape or before.dtype != after.dtype or before.layout != after.layout:
+        return True
+    if after.layout == torch.sparse_coo:
+        before, after = before.coalesce(), after.coalesce()
+        return before.indices().shape != after.indices().shape or not (
+            torch.equal(before.indices(), after.indices()) and torch.equal(before.values(), after.values()))
+    return not torch.equal(before, after)
 
 
 def _has_value(torch, lit):
-    if "tensor" in lit:
+    if "tensor" in lit or "sparse" in lit:
         return True
     if "list" in lit:
         return any(_has_value(torch, v) for v in lit["list"])
@@ -383,6 +425,8 @@ def _check(torch, obj, func, args, kwargs):
 def _tensors(lit):
     if "tensor" in lit:
         return [lit]
+    if "sparse" in lit:
+        return [lit["sparse"]["values"]]
     return [t for v in lit.get("list", []) for t in _tensors(v)]
 
 

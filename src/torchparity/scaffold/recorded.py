@@ -40,12 +40,34 @@ def recorded_kind(info: ApiInfo) -> bool:
     return any(n.startswith(BUILTIN_MODULES) for n in names) or (r.path.count(".") == 1 and leaf.startswith("_"))
 
 
+def _arg(write: Writer, lit: dict[str, Any], name: str) -> str:
+    """The expression of one written-out argument (a COO tensor from its indices and values)."""
+    if "sparse" in lit:
+        sp = lit["sparse"]
+        indices, values = write(sp["indices"], f"{name}_indices"), write(sp["values"], f"{name}_values")
+        shape = ", ".join(str(n) for n in sp["shape"]) + ("," if len(sp["shape"]) == 1 else "")
+        coalesced = ", is_coalesced=True" if sp.get("coalesced") else ""
+        return f"torch.sparse_coo_tensor({indices}, {values}, ({shape}){coalesced})"
+    if "list" in lit:
+        items = [_arg(write, item, f"{name}_{n}") for n, item in enumerate(lit["list"])]
+        if lit.get("tuple"):
+            return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        return "[" + ", ".join(items) + "]"
+    return write(lit, name)
+
+
 def _expected(write: Writer, lit: dict[str, Any], name: str, got: str, device: str,
               rtol: float, atol: float, body: list[str]) -> None:
     """Lines comparing ``got`` (a result on the device) with the value ``lit`` measured on the CPU."""
     if "tensor" in lit:
         expr = write({k: v for k, v in lit.items() if k != "stride"}, name)
         body.append(f"self._assert_value({got}, {expr}, {device}, rtol={rtol}, atol={atol})")
+    elif "sparse" in lit:
+        sp = lit["sparse"]
+        indices = write({k: v for k, v in sp["indices"].items() if k != "stride"}, f"{name}_indices")
+        values = write({k: v for k, v in sp["values"].items() if k != "stride"}, f"{name}_values")
+        body.append(f"self._assert_sparse({got}, {indices}, {values}, {tuple(sp['shape'])!r}, {device}, "
+                    f"rtol={rtol}, atol={atol})")
     elif "list" in lit:
         body.append(f"self.assertEqual(len({got}), {len(lit['list'])})")
         for n, item in enumerate(lit["list"]):
@@ -74,7 +96,8 @@ def recorded_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
         f"{whose} as torch's own code makes it for an OpInfo sample (recorded on the CPU), with its float "
         "inputs rounded to four decimals; the values below were measured on the CPU")]
     write = Writer(body)
-    exprs, kw = write.call(rec["args"], rec["kwargs"])
+    exprs = [_arg(write, lit, f"arg{n}") for n, lit in enumerate(rec["args"])]
+    kw = [f'"{key}": {_arg(write, lit, f"kw_{key}")}' for key, lit in rec["kwargs"].items()]
     body += [f"args = self._to_device([{', '.join(exprs)}])",
              f"kwargs = self._to_device({{{', '.join(kw)}}})",
              f"result = {spelling}(*args, **kwargs)"]
