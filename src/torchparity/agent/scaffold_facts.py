@@ -155,14 +155,39 @@ def _restore_states(saved):
     return changed
 
 
+#: dispatch keys an API's call may leave included in the thread's dispatch set
+#: (``torch._enable_functionalization``: every tensor made afterwards would have no storage)
+TLS_KEYS = ("Functionalize",)
+
+
+def _tls_now(torch):
+    out = []
+    for name in TLS_KEYS:
+        key = getattr(torch._C.DispatchKey, name, None)
+        if key is not None:
+            out.append((name, key, torch._C._dispatch_tls_is_dispatch_key_included(key)))
+    return out
+
+
+def _restore_tls(torch, saved):
+    """Put back the dispatch keys of ``TLS_KEYS`` an API's facts left included or excluded."""
+    changed = []
+    for name, key, included in saved:
+        if torch._C._dispatch_tls_is_dispatch_key_included(key) != included:
+            torch._C._dispatch_tls_set_dispatch_key_included(key, included)
+            changed.append("the %s dispatch key" % name)
+    return changed
+
+
 def facts_for(ctx, res, wants, dtypes=None, formula=""):
     """The facts ``wants`` names for one resolved API (a resolution record), the global states as they
     were before restored after."""
     saved = _states_now(ctx.device_type)
+    tls = _tls_now(ctx.torch)
     try:
         return _facts_for(ctx, res, wants, dtypes, formula)
     finally:
-        changed = _restore_states(saved)
+        changed = _restore_states(saved) + _restore_tls(ctx.torch, tls)
         if changed:
             sys.stderr.write("torchparity: %s left %s changed; restored\n" % (res.get("path"), ", ".join(changed)))
 
