@@ -37,8 +37,10 @@ CASES = (
          _instead("torch.ops.aten.squeeze_.dims", "a[0]")),
     Case("torch.ops.aten.select_copy.int", "recorded",  # the result negated
          _wrapped("torch.ops.aten.select_copy.int", "-r")),
-    Case("torch.ops.aten.log_sigmoid", "recorded",  # a sigmoid, not its log
-         _wrapped("torch.ops.aten.log_sigmoid", "r.exp()")),
+    Case("torch.ops.aten.sspaddmm.out", "recorded",  # a COO result with its values doubled
+         _wrapped("torch.ops.aten.sspaddmm.out", "r * 2")),
+    Case("torch._lazy_clone", "recorded",  # the copy off by one
+         _wrapped("torch._lazy_clone", "r + 1")),
     Case("torch.ops.aten.index_put_.hacked_twin", "recorded",  # the values accumulated twice
          _wrapped("torch.ops.aten.index_put_.hacked_twin", "r.mul_(2)")),
     Case("torch._pad_packed_sequence", "recorded",  # the lengths off by one
