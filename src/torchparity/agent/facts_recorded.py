@@ -138,7 +138,7 @@ def _record(torch):
             try:
                 with Functions(), Dispatch():
                     scenario()
-                if n < 2:  # the nn fast paths are taken only where no torch function mode is on
+                if n < 3:  # the nn fast paths are taken only where no torch function mode is on
                     with Dispatch():
                         scenario()
             except Exception:
@@ -242,7 +242,14 @@ def _scenarios(torch):
         torch.sparse.spdiags(torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), torch.tensor([0, 1]), (3, 3))
         torch.tensor([[0.0, 2.0]]).to_sparse().sum(0)
 
-    return [attention, encoder, packed, math_attention, scaler, optimizers, fake_quant, sparse]
+    def nested():
+        torch.nested.nested_tensor([torch.randn(2, 4), torch.randn(3, 4)])
+        m = nn.TransformerEncoder(nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, batch_first=True), 1,
+                                  enable_nested_tensor=True).eval()
+        with torch.no_grad():
+            m(torch.randn(2, 3, 4), src_key_padding_mask=torch.tensor([[False, False, True], [False, False, False]]))
+
+    return [attention, encoder, nested, packed, math_attention, scaler, optimizers, fake_quant, sparse]
 
 
 def _target(torch, obj, res):
@@ -295,9 +302,14 @@ def _literal(torch, value, digits=0):
         return {"sparse": {"indices": _literal(torch, coalesced.indices(), digits),
                            "values": _literal(torch, coalesced.values(), digits), "shape": list(value.shape),
                            "coalesced": bool(value.is_coalesced())}}
+    if isinstance(value, torch.Tensor) and value.is_nested:
+        # a nested tensor: its components (the test compares each)
+        return {"nested": [_literal(torch, t, digits) for t in value.detach().unbind()]}
     if isinstance(value, torch.Tensor):
         if value.layout != torch.strided or value.is_complex() or value.is_quantized:
             raise ValueError("a %s tensor" % value.layout)
+        if value._is_zerotensor():  # an efficient zero tensor has no storage to read
+            value = value.detach() + 0
         values = value.detach().cpu().reshape(-1).tolist()
         if value.is_floating_point():
             if digits:
@@ -377,7 +389,7 @@ def _differs(torch, before, after):
 
 
 def _has_value(torch, lit):
-    if "tensor" in lit or "sparse" in lit:
+    if "tensor" in lit or "sparse" in lit or "nested" in lit:
         return True
     if "list" in lit:
         return any(_has_value(torch, v) for v in lit["list"])
@@ -427,6 +439,8 @@ def _tensors(lit):
         return [lit]
     if "sparse" in lit:
         return [lit["sparse"]["values"]]
+    if "nested" in lit:
+        return [t for v in lit["nested"] for t in _tensors(v)]
     return [t for v in lit.get("list", []) for t in _tensors(v)]
 
 

@@ -68,6 +68,12 @@ def _expected(write: Writer, lit: dict[str, Any], name: str, got: str, device: s
         values = write({k: v for k, v in sp["values"].items() if k != "stride"}, f"{name}_values")
         body.append(f"self._assert_sparse({got}, {indices}, {values}, {tuple(sp['shape'])!r}, {device}, "
                     f"rtol={rtol}, atol={atol})")
+    elif "nested" in lit:
+        parts = lit["nested"]
+        body += [f"self.assertTrue({got}.is_nested)", f"self.assertEqual({got}.device.type, {device}.type)",
+                 f"self.assertEqual(len({got}.unbind()), {len(parts)})"]
+        for n, item in enumerate(parts):
+            _expected(write, item, f"{name}_{n}", f"{got}.unbind()[{n}]", device, rtol, atol, body)
     elif "list" in lit:
         body.append(f"self.assertEqual(len({got}), {len(lit['list'])})")
         for n, item in enumerate(lit["list"]):
