@@ -15,7 +15,9 @@ def _builtin(name: str):
 
 
 def _flat(plan) -> str:
-    return " ".join("".join(m.source for m in plan.methods).split())
+    """The plan's methods with wrapped lines joined."""
+    text = " ".join("".join(m.source for m in plan.methods).split())
+    return text.replace("( ", "(").replace(" )", ")").replace("[ ", "[").replace(" ]", "]")
 
 
 def _t(values, shape, dtype="float32"):
@@ -80,3 +82,19 @@ def test_no_recorded_call_is_a_reason():
     with pytest.raises(CannotDecide, match="no OpInfo sample"):
         recorded_plan(_builtin("torch._sync"), {"recorded": {"found": False,
                                                               "problem": "no OpInfo sample's code calls it"}}, "DEVICE")
+
+
+def test_coo_and_nested_values_are_written_and_compared_by_their_parts():
+    coo = {"sparse": {"indices": _t([0, 1], [2, 1], "int64"), "values": _t([2.5], [1]), "shape": [2, 3],
+                      "coalesced": True}}
+    facts = {"recorded": {
+        "found": True, "own": True, "recorded": "aten::_nested_tensor_from_mask.default", "tolerance": [1e-3, 1e-4],
+        "args": [coo], "kwargs": {},
+        "result": {"nested": [_t([1.0, 2.0], [2]), _t([3.0], [1])]}, "changed": {},
+        "kwchanged": {"out": coo}}}
+    src = _flat(recorded_plan(_builtin("torch._nested_tensor_from_mask"), facts, "DEVICE"))
+    assert "torch.sparse_coo_tensor(arg0_indices, arg0_values, (2, 3), is_coalesced=True)" in src
+    assert "self.assertTrue(result.is_nested)" in src and "self.assertEqual(len(result.unbind()), 2)" in src
+    assert "self._assert_value(result.unbind()[1], expected_1, DEVICE" in src
+    # the COO tensor it wrote into: its coalesced indices and values, and its shape
+    assert 'self._assert_sparse(kwargs["out"], arg0_indices, arg0_values, (2, 3), DEVICE' in src
