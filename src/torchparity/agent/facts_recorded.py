@@ -388,6 +388,26 @@ def _differs(torch, before, after):
     return not torch.equal(before, after)
 
 
+#: arguments documented to stay on the CPU whatever the device (a packed sequence's ``batch_sizes``)
+CPU_ARGUMENTS = ("batch_sizes", "lengths")
+
+
+def _cpu_arguments(torch, func, count):
+    """Positions of the call's arguments whose schema names them as CPU-only."""
+    schema = getattr(func, "_schema", None)
+    schemas = [schema] if schema is not None else []
+    if not schemas:
+        try:
+            schemas = list(torch._C._jit_get_schemas_for_operator("aten::" + getattr(func, "__name__", "")))
+        except Exception:
+            schemas = []
+    out = []
+    for s in schemas[:1]:
+        names = [a.name for a in s.arguments if not a.kwarg_only]
+        out = [i for i, n in enumerate(names[:count]) if n in CPU_ARGUMENTS]
+    return out
+
+
 def _has_value(torch, lit):
     if "tensor" in lit or "sparse" in lit or "nested" in lit:
         return True
@@ -430,6 +450,7 @@ def _check(torch, obj, func, args, kwargs):
     if schema is not None:
         name = "%s.%s" % (schema.name, schema.overload_name or "default")
     return {"found": True, "args": lit_args, "kwargs": lit_kwargs, "result": result,
+            "cpu_args": _cpu_arguments(torch, func, len(lit_args)),
             "changed": changed, "kwchanged": kwchanged,
             "recorded": name, "tolerance": [RTOL, ATOL]}
 

@@ -57,11 +57,13 @@ def _arg(write: Writer, lit: dict[str, Any], name: str) -> str:
 
 
 def _expected(write: Writer, lit: dict[str, Any], name: str, got: str, device: str,
-              rtol: float, atol: float, body: list[str]) -> None:
+              rtol: float, atol: float, body: list[str], cpu_ints: bool = False) -> None:
     """Lines comparing ``got`` (a result on the device) with the value ``lit`` measured on the CPU."""
     if "tensor" in lit:
         expr = write({k: v for k, v in lit.items() if k != "stride"}, name)
-        body.append(f"self._assert_value({got}, {expr}, {device}, rtol={rtol}, atol={atol})")
+        # an integer result of a call with CPU-only arguments (lengths) may stay there with them
+        where = "None" if cpu_ints and lit["dtype"] in ("int64", "int32", "bool") else device
+        body.append(f"self._assert_value({got}, {expr}, {where}, rtol={rtol}, atol={atol})")
     elif "sparse" in lit:
         sp = lit["sparse"]
         indices = write({k: v for k, v in sp["indices"].items() if k != "stride"}, f"{name}_indices")
@@ -77,7 +79,7 @@ def _expected(write: Writer, lit: dict[str, Any], name: str, got: str, device: s
     elif "list" in lit:
         body.append(f"self.assertEqual(len({got}), {len(lit['list'])})")
         for n, item in enumerate(lit["list"]):
-            _expected(write, item, f"{name}_{n}", f"{got}[{n}]", device, rtol, atol, body)
+            _expected(write, item, f"{name}_{n}", f"{got}[{n}]", device, rtol, atol, body, cpu_ints)
     elif "value" in lit:
         value = lit["value"]
         if isinstance(value, float):
@@ -104,12 +106,13 @@ def recorded_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
     write = Writer(body)
     exprs = [_arg(write, lit, f"arg{n}") for n, lit in enumerate(rec["args"])]
     kw = [f'"{key}": {_arg(write, lit, f"kw_{key}")}' for key, lit in rec["kwargs"].items()]
-    body += [f"args = self._to_device([{', '.join(exprs)}])",
-             f"kwargs = self._to_device({{{', '.join(kw)}}})",
-             f"result = {spelling}(*args, **kwargs)"]
+    body += [f"args = self._to_device([{', '.join(exprs)}])"]
+    for pos in rec.get("cpu_args") or []:
+        body.append(f"args[{pos}] = {exprs[pos]}  # documented to stay on the CPU")
+    body += [f"kwargs = self._to_device({{{', '.join(kw)}}})", f"result = {spelling}(*args, **kwargs)"]
     rtol, atol = rec["tolerance"]
     check: list[str] = []
-    _expected(write, rec["result"], "expected", "result", device, rtol, atol, check)
+    _expected(write, rec["result"], "expected", "result", device, rtol, atol, check, bool(rec.get("cpu_args")))
     for pos, lit in sorted(rec.get("changed", {}).items()):
         check.append(f"# argument {pos} as the call leaves it (it writes into it)")
         _expected(write, lit, f"expected_arg{pos}", f"args[{pos}]", device, rtol, atol, check)
