@@ -63,3 +63,22 @@ def test_each_gets_a_real_test_on_the_cpu_that_fails_once_broken(tmp_path_factor
     lint = subprocess.run([*RUFF, *(results[c.api].path for c in CASES)], capture_output=True, text=True)
     assert lint.returncode == 0, lint.stdout
     _passes_and_fails_once_broken(CASES, results, tmp_path)
+
+
+#: the cases the emulated npu can run (it has no sparse backend, and no nested kernels)
+ON_NPU = ("torch.ops.aten.squeeze_.dims", "torch.ops.aten.select_copy.int", "torch.ops.aten.index_put_.hacked_twin",
+          "torch._pad_packed_sequence", "torch._amp_update_scale_")
+
+
+def test_they_run_on_the_emulated_npu_and_fail_once_broken(tmp_path_factory, tmp_path):
+    pytest.importorskip("torch")
+    from torchparity.emulated import EMULATIONS
+
+    npu = EMULATIONS["npu"]
+    cases = tuple(c for c in CASES if c.api in ON_NPU)
+    results, _ = _scaffold(cases, [c.api for c in cases], tmp_path_factory.mktemp("recorded-npu"),
+                           npu.module, npu.device, npu.environ(), "torch_npu")
+    assert all(results[c.api].family == c.family for c in cases), [results[c.api].fill_in[:1] for c in cases]
+    text = Path(results["torch._pad_packed_sequence"].path).read_text()
+    assert "# documented to stay on the CPU" in text  # batch_sizes is not moved to the device
+    _passes_and_fails_once_broken(cases, results, tmp_path, npu.environ())
