@@ -19,6 +19,7 @@ import sys
 import tempfile
 import traceback
 
+from .dispatch_keys import dispatch_tls, restore_dispatch_tls
 from .facts_backward import backward_facts
 from .facts_calls import _doc_types, _pools_for, _strip_sig, call_facts, tensor_facts
 from .facts_captured import captured_facts
@@ -31,8 +32,9 @@ from .facts_literal import NotLiteral, error_text, literal
 from .facts_modules import module_db_facts
 from .facts_opinfo import opinfo_facts
 from .facts_overloads import overload_facts
-from .facts_pairs import dispatch_tls, pair_facts, restore_dispatch_tls
+from .facts_pairs import pair_facts
 from .facts_probe import needed_imports, probe_isolated
+from .facts_recorded import recorded_facts
 from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts
 from .facts_switch import switch_facts
 from .objects import NotFound, class_path, walk
@@ -202,6 +204,8 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
         out["backward"] = _guard("backward kernel", backward_facts, torch, obj, res)
     if "captured" in wants:
         out["captured"] = _guard("captured call", captured_facts, torch, obj, res)
+    if "recorded" in wants:
+        out["recorded"] = _guard("recorded call", recorded_facts, torch, obj, res)
     if "tensor" in wants:
         out["tensor"] = _guard("Tensor", tensor_facts, torch, res["path"].rsplit(".", 1)[-1], res["kind"], formula)
     if "calls" in wants and not (out.get("opinfo") or {}).get("found"):

@@ -57,7 +57,10 @@ SECTIONS: dict[str, tuple[str, ...]] = {
 }
 #: the functional ops (``torch.ops._c10d_functional``) with a section of their own
 FUNCTIONAL_OPS = ("all_reduce", "all_reduce_", "all_gather_into_tensor", "reduce_scatter_tensor",
-                  "all_to_all_single", "broadcast", "broadcast_", "wait_tensor")
+                  "all_to_all_single", "broadcast", "broadcast_", "wait_tensor",
+                  # a list of tensors in one call (seventh round), and the gather into a given out=
+                  "all_reduce_coalesced", "all_reduce_coalesced_", "all_gather_into_tensor_coalesced",
+                  "reduce_scatter_tensor_coalesced", "all_gather_into_tensor_out")
 #: the Python functional collectives (``torch.distributed._functional_collectives``) with a section
 FUNCOL = "torch.distributed._functional_collectives"
 FUNCOL_FUNCTIONS = ("all_reduce", "all_gather_tensor", "reduce_scatter_tensor", "all_to_all_single", "broadcast",

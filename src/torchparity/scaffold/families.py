@@ -57,6 +57,7 @@ from .overloads import is_overload_kind, overload_plan
 from .package import package_plan
 from .pairs import pair_leaf, pair_plan
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, root_module, spelling_of, stem_of
+from .recorded import recorded_kind, recorded_plan
 from .render import render
 from .runtime import device_runtime_plan, generator_plan
 from .serialization import serialization_plan
@@ -78,7 +79,8 @@ WANTS = {
     "overload": ["overload"], "backward": ["backward"], "captured": ["captured"], "sparse": [], "typeobject": [],
     "jittype": [], "jitgraph": ["jitgraph"], "switch": ["switch"], "pair": ["pair"], "checker": ["checker"],
     "fake": [], "library": [], "lazy": [],
-    "collectives": [], "config": [], "inherited": [], "utility": [], "kinds": ["kinds"], "fill-in": [],
+    "collectives": [], "config": [], "inherited": [], "utility": [], "kinds": ["kinds"], "recorded": ["recorded"],
+    "fill-in": [],
 }
 #: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
@@ -173,6 +175,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.append("checker")
     if pair_leaf(info):  # after every other family: a function and its partner found by name
         out.append("pair")
+    if recorded_kind(info):  # calls public code makes of it, before the probe's
+        out.insert(out.index("measured") if "measured" in out else len(out), "recorded")
     if switch_leaf(info):  # after every other family: a setter no other template could hold
         out.append("switch")
     out.append("fill-in")
@@ -529,5 +533,5 @@ BUILDERS.update({
     "library": library_plan, "lazy": lazy_plan, "collectives": collectives_plan, "config": config_plan,
     "inherited": inherited_plan, "utility": utility_plan, "jittype": jittype_plan,
     "jitgraph": jitgraph_plan, "switch": switch_plan, "pair": pair_plan, "checker": checker_plan,
-    "kinds": kinds_plan,
+    "kinds": kinds_plan, "recorded": recorded_plan,
 })
