@@ -23,6 +23,7 @@ import types
 import warnings
 
 from . import probe_values as pv
+from .isolate import ChildFailed, fork_safe, in_child
 from .facts_literal import error_text, exc_name
 from .objects import _named_path, subclasses, try_walk
 from .observe import MAX_CHECKS, is_iterator, observe
@@ -34,6 +35,31 @@ MAX_VALID = 4
 MAX_INVALID = 2
 MAX_METHODS = 3
 CONTAINERS = (dict, list, set)
+
+
+#: instances no constructor of their class makes here: built by the API that makes them (class -> statements
+#: whose last binds one). A test reaches such a receiver or argument the way a user does.
+MADE_ELSEWHERE = {
+    "torch._ops.OpOverload": ("op = torch.ops.aten.add.Tensor",),
+    "torch._ops.OpOverloadPacket": ("packet = torch.ops.aten.add",),
+    "torch._dynamo.eval_frame.OptimizedModule": (
+        "compiled = torch.compile(torch.nn.Linear(3, 2).to(DEVICE), backend=\"eager\")",),
+    "torch.export.exported_program.ExportedProgram": (
+        "exported = torch.export.export(torch.nn.ReLU(), (torch.tensor([1.0, -2.0, 3.0], device=DEVICE),))",),
+}
+#: further receivers of a class, tried after its recipes: a sparse tensor for the sparse members of Tensor
+MORE_MADE = {
+    "torch.Tensor": (("x = torch.tensor([[1.0, 0.0], [0.0, 2.0]], device=DEVICE).to_sparse_csr()",),
+                     ("x = torch.tensor([[1.0, 0.0], [0.0, 2.0]], device=DEVICE).to_sparse()",)),
+}
+
+
+def recipes_for(name):
+    """Setups (statement tuples) binding an instance of the class ``name``: the shared recipes, then
+    those made elsewhere."""
+    out = [pv.RECIPES.get(name)] + list(pv.MORE_RECIPES.get(name, ()))
+    out += [MADE_ELSEWHERE.get(name)] + list(MORE_MADE.get(name, ()))
+    return [r for r in out if r is not None]
 
 
 class _Timeout(Exception):
@@ -334,6 +360,7 @@ class Engine(object):
         self.obj = obj
         self.owner = owner
         self.device_type = device_type
+        self.each_call = False
         self.deadline = time.monotonic() + BUDGET
         self.tried = 0
         #: statements run before every scenario, and after it (a process group for torch.distributed)
@@ -411,6 +438,27 @@ class Engine(object):
 
     def measure(self, scenario):
         """Fill ``scenario.checks`` from two runs; False when the call raised or checks nothing."""
+        if not self.each_call:
+            return self._measure(scenario)
+
+        def job():
+            ok = self._measure(scenario)
+            return ok, scenario.to_json(), scenario.raises, scenario.error, self.type_errors, self.tried
+
+        try:
+            ok, doc, raises, error, hints, tried = in_child(job, timeout=2 * CALL_TIMEOUT + 10.0)
+        except ChildFailed as exc:
+            self.tried += 1
+            scenario.raises, scenario.error = "ChildFailed", str(exc)
+            return False
+        self.tried = tried
+        self.type_errors.update(hints)
+        for key in ("checks", "listify", "context", "remove_handle"):
+            setattr(scenario, key, doc[key])
+        scenario.raises, scenario.error = raises, error
+        return ok
+
+    def _measure(self, scenario):
         got = []
         effects = []
         for _ in range(2):
@@ -419,8 +467,7 @@ class Engine(object):
             except Exception as exc:
                 scenario.raises = exc_name(exc)
                 scenario.error = error_text(exc)
-                if isinstance(exc, TypeError):
-                    self._type_hint(str(exc))
+                self._type_hint(str(exc))
                 return False
             named = dict((id(ns[v]), v) for v in scenario.watch + ([scenario.receiver] if scenario.receiver else [])
                          if v in ns)
@@ -467,6 +514,10 @@ class Engine(object):
         return []
 
     def _type_hint(self, message):
+        for pattern, key in _INDEX_ERRORS:  # a tensor of indices, by the argument's place or name
+            m = re.search(pattern, message)
+            if m:
+                self.type_errors[key % m.group(1)] = "index"
         m = re.search(r"argument '(\w+)' \(position \d+\) must be ([\w ]+?)(?:,|$| not)", message)
         if not m:
             return
@@ -479,6 +530,17 @@ class Engine(object):
             self.type_errors[m.group(1)] = cat
 
     def raises_same(self, scenario):
+        """The exception type two runs of an invalid call raise alike, or None; in a child of its own
+        where forking is safe: an argument of no expected type may abort the interpreter."""
+        if not fork_safe(self.device_type):
+            return self._raises_same(scenario)
+        try:
+            return in_child(self._raises_same, (scenario,), timeout=2 * CALL_TIMEOUT + 10.0)
+        except ChildFailed:
+            self.tried += 2
+            return None
+
+    def _raises_same(self, scenario):
         names = set()
         for _ in range(2):
             try:
@@ -505,9 +567,7 @@ class Engine(object):
         out = []
         for klass in inspect.getmro(cls):
             for name in self._class_names(klass):
-                for recipe in [pv.RECIPES.get(name)] + list(pv.MORE_RECIPES.get(name, ())):
-                    if recipe is None:
-                        continue
+                for recipe in recipes_for(name):
                     lines = [line.replace("_OWNER_", spelled_owner) for line in recipe]
                     if lines not in out and self._binds_instance(lines, cls):
                         out.append(lines)
@@ -615,7 +675,7 @@ class Engine(object):
             else:
                 for klass in inspect.getmro(cls):
                     for name in self._class_names(klass):
-                        recipe = pv.RECIPES.get(name)
+                        recipe = pv.RECIPES.get(name) or MADE_ELSEWHERE.get(name)
                         if recipe and len(recipe) == 1 and " = " in recipe[0]:
                             found.append(recipe[0].split(" = ", 1)[1].replace("_OWNER_", path))
                 if not self.out_of_time():
@@ -642,10 +702,12 @@ class Engine(object):
         keys = self._receiver_keys(setup) if receiver else []
         for p in params:
             cats = pv.categories(p["name"], p["annotation"], doc.get(p["name"]), p["default_bool"])
-            if p["name"] in hints:
-                cats = [hints[p["name"]]] + [c for c in cats if c != hints[p["name"]]]
+            hint = hints.get(p["name"]) or hints.get("#%d" % (params.index(p) + 1))
+            if hint:
+                cats = [hint] + [c for c in cats if c != hint]
             values = self.typed_values(p["annotation"]) + self.typed_values(doc.get(p["name"], ""))
             values += [v for v in pv.values_for(cats) if v not in values]
+            values = _with_extra(values, cats)
             if holder is not None and params and p is params[0]:
                 values = ["\"torchparity_probe\""] + values
             elif keys and p is params[0]:
@@ -892,6 +954,33 @@ class Engine(object):
         return valid, invalid
 
 
+#: what a failed call says when an argument must hold indices: (pattern, hint key: "#N" a place, else a name)
+_INDEX_ERRORS = (
+    (r"argument #(\d+) '\w+' to have one of the following scalar types: (?:Long|Int)", "#%s"),
+    (r"'(\w+)' argument should be a \w* ?(?:CPU )?int64 tensor", "%s"),
+    (r"[Ee]xpected (\w+) to be (?:a )?(?:Long|int64|integer)", "%s"),
+)
+#: values worth trying besides the shared pools: indices (small int64 tensors: on the device, and one on the
+#: CPU for a lengths argument), and a function of a number a tracer can capture
+EXTRA_POOLS = {
+    "index": ("torch.tensor([1, 0], device=DEVICE)", "torch.tensor([2, 1, 1])"),
+    "callable": ("lambda x: x * 2 + 1",),
+}
+
+
+def _with_extra(values, cats):
+    """``values`` with the extra pools' values of ``cats``: a hinted index pool first, a callable's after
+    the first shared one."""
+    out = list(values)
+    if cats and cats[0] == "index":
+        out = list(EXTRA_POOLS["index"]) + [v for v in out if v not in EXTRA_POOLS["index"]]
+    if "callable" in cats:
+        for v in EXTRA_POOLS["callable"]:
+            if v not in out:
+                out.insert(1 if out else 0, v)
+    return out
+
+
 def _rich(checks):
     return any(c[0] in ("eq", "tensor", "float") or (c[0] == "is" and c[-1] != "None") for c in checks)
 
@@ -1125,45 +1214,29 @@ def needed_imports(text, baseline):
 
 
 def probe_isolated(torch, res, obj, owner, device_type, baseline=()):
-    """``probe_facts`` in a forked child: a call that crashes, hangs or changes globals costs only it."""
+    """``probe_facts`` in a forked child (``isolate.in_child``): a call that crashes, hangs or changes globals
+    costs only the child. When the child ends without a result (a call aborted the interpreter), the probe
+    runs again with every call in a child of its own, so the calls that worked are kept."""
+    if not fork_safe(device_type):
+        return probe_facts(torch, res, obj, owner, device_type, baseline)
+    problem = ""
+    for each_call in (False, True):
+        try:
+            return in_child(_probe_json, (torch, res, obj, owner, device_type, baseline, each_call),
+                            timeout=BUDGET + 20.0)
+        except ChildFailed as exc:
+            problem = "probing %s %s" % (res["canonical"], exc)
+            if exc.status == "timeout":
+                break
+    return {"valid": [], "invalid": [], "imports": [], "tried": 0, "problem": problem}
+
+
+def _probe_json(torch, res, obj, owner, device_type, baseline, each_call):
+    """``probe_facts`` as plain JSON data (what a value no JSON holds becomes: its text)."""
     import json
 
-    fd, path = tempfile.mkstemp(prefix="torchparity-probe-", suffix=".json")
-    os.close(fd)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        code = 0
-        try:
-            with open(path, "w") as fh:
-                json.dump(probe_facts(torch, res, obj, owner, device_type, baseline), fh, default=str)
-        except BaseException:
-            code = 1
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code)
-    deadline = time.monotonic() + BUDGET + 20.0
-    try:
-        while True:
-            got, status = os.waitpid(pid, os.WNOHANG)
-            if got == pid:
-                break
-            if time.monotonic() > deadline:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                return {"valid": [], "invalid": [], "imports": [], "tried": 0,
-                        "problem": "probing %s did not finish in time" % res["canonical"]}
-            time.sleep(0.01)
-        try:
-            with open(path) as fh:
-                return json.load(fh)
-        except (OSError, ValueError):
-            return {"valid": [], "invalid": [], "imports": [], "tried": 0,
-                    "problem": "probing %s ended without a result (status %s)" % (res["canonical"], status)}
-    finally:
-        os.unlink(path)
+    return json.loads(json.dumps(probe_facts(torch, res, obj, owner, device_type, baseline, each_call),
+                                 default=str))
 
 
 #: a one-process group, for APIs of torch.distributed that need one to exist
@@ -1177,9 +1250,11 @@ def _distributed(res):
     return any(n.startswith(("torch.distributed", "torch._C._distributed")) for n in names)
 
 
-def probe_facts(torch, res, obj, owner, device_type, baseline=()):
-    """{"valid": [scenario], "invalid": [scenario], "imports", "problem", "tried"} for one API."""
+def probe_facts(torch, res, obj, owner, device_type, baseline=(), each_call=False):
+    """{"valid": [scenario], "invalid": [scenario], "imports", "problem", "tried"} for one API;
+    ``each_call``: every measured call in a forked child of its own."""
     engine = Engine(torch, res, obj, owner, device_type)
+    engine.each_call = each_call and fork_safe(device_type)
     try:
         valid, invalid = engine.scenarios()
         dist = getattr(torch, "distributed", None)
