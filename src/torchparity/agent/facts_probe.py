@@ -47,6 +47,15 @@ MADE_ELSEWHERE = {
     "torch.export.exported_program.ExportedProgram": (
         "exported = torch.export.export(torch.nn.ReLU(), (torch.tensor([1.0, -2.0, 3.0], device=DEVICE),))",),
 }
+_SGD = ("param = torch.nn.Parameter(torch.tensor([1.0, -2.0, 3.0], device=DEVICE))",
+        "optimizer = torch.optim.SGD([param], lr=0.1)")
+_TWO_SCHEDULERS = ("[torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5), "
+                   "torch.optim.lr_scheduler.ConstantLR(optimizer, factor=0.5, total_iters=2)]")
+#: schedulers made of other schedulers of one optimizer
+MADE_ELSEWHERE["torch.optim.lr_scheduler.SequentialLR"] = _SGD + (
+    "scheduler = _OWNER_(optimizer, %s, milestones=[2])" % _TWO_SCHEDULERS,)
+MADE_ELSEWHERE["torch.optim.lr_scheduler.ChainedScheduler"] = _SGD + (
+    "scheduler = _OWNER_(%s, optimizer=optimizer)" % _TWO_SCHEDULERS,)
 #: further receivers of a class, tried after its recipes: a sparse tensor for the sparse members of Tensor
 MORE_MADE = {
     "torch.Tensor": (("x = torch.tensor([[1.0, 0.0], [0.0, 2.0]], device=DEVICE).to_sparse_csr()",),
@@ -361,6 +370,8 @@ class Engine(object):
         self.owner = owner
         self.device_type = device_type
         self.each_call = False
+        #: values the first parameter is given first (a handle the setup made)
+        self.lead_values = []
         self.deadline = time.monotonic() + BUDGET
         self.tried = 0
         #: statements run before every scenario, and after it (a process group for torch.distributed)
@@ -710,6 +721,8 @@ class Engine(object):
             values = _with_extra(values, cats)
             if holder is not None and params and p is params[0]:
                 values = ["\"torchparity_probe\""] + values
+            elif self.lead_values and p is params[0]:
+                values = self.lead_values + [v for v in values if v not in self.lead_values]
             elif keys and p is params[0]:
                 values = keys + [v for v in values if v not in keys]
             pools.append(values)
@@ -827,6 +840,9 @@ class Engine(object):
             getter = paired_getter(leaf, parent)
             if getter:
                 setup, teardown, getters = ["saved_state = %s" % getter], ["_API_(saved_state)"], [getter]
+            entered = self.entered(leaf, res["path"].rsplit(".", 1)[0], parent)
+            if entered and holder is None:  # ``_exit_X(handle)`` is given what ``_enter_X`` returned
+                setup, teardown, getters = entered
             self.getters = getters
             valid, invalid = self.call_scenarios(setup, "_API_", obj, holder=holder)
             for sc in valid + invalid:
@@ -838,6 +854,27 @@ class Engine(object):
         if self.measure(sc):
             return [sc], []
         return [], []
+
+    def entered(self, leaf, parent_path, parent):
+        """For ``_exit_X``: (setup entering X through its sibling ``_enter_X``, teardown, getters of the
+        state X sets); None for any other API or where no call of ``_enter_X`` works here."""
+        m = re.match(r"^(_?)exit_(\w+)$", leaf)
+        enter = getattr(parent, "%senter_%s" % m.groups(), None) if m else None
+        if not callable(enter) or isinstance(parent, type):
+            return None
+        spelled = "%s.%senter_%s" % ((parent_path,) + m.groups())
+        getters_found = [src for src, value in _state_getters(m.group(2), parent) if isinstance(value, bool)]
+        for args in ("True", "", "None"):
+            line = "entered = %s(%s)" % (spelled, args)
+            try:
+                _, value, _ = self.run(Scenario([line], "entered"))
+            except Exception:
+                continue
+            if value is None:
+                continue
+            self.lead_values = ["entered"]
+            return [line], [], getters_found[:1]
+        return None
 
     def registry_scenarios(self, fn):
         """A function called for its effect on a module-level registry it reaches by name
@@ -916,7 +953,8 @@ class Engine(object):
             if not (inspect.isfunction(member) or inspect.ismethoddescriptor(member)):
                 continue
             fn = getattr(cls, name, None)
-            found, _ = self.call_scenarios(["%s = %s" % (var, ctor)], "%s.%s" % (var, name), fn, receiver=var)
+            found, _ = self.call_scenarios(list(valid[0].setup) + ["%s = %s" % (var, ctor)], "%s.%s" % (var, name),
+                                           fn, receiver=var)
             if found:
                 sc = found[0]
                 sc.varies = name
@@ -1040,6 +1078,25 @@ def getters(leaf, holder):
             except Exception:
                 continue
             yield "%s.%s()" % (home_name, name), value
+
+
+def _state_getters(state, holder):
+    """(source, value) of zero-argument getters of the state named ``state`` (``inference_mode``):
+    ``is_<state>_enabled``, ``<state>_enabled``, ``is_<state>`` in ``holder``, ``torch`` and ``torch._C``."""
+    torch = sys.modules.get("torch")
+    homes = []
+    if isinstance(holder, types.ModuleType):
+        homes.append((holder.__name__, holder))
+    homes += [("torch", torch), ("torch._C", getattr(torch, "_C", None))]
+    for name in ("is_%s_enabled" % state, "%s_enabled" % state, "is_%s" % state):
+        for home_name, home in homes:
+            fn = getattr(home, name, None) if home is not None else None
+            if not callable(fn) or isinstance(fn, type):
+                continue
+            try:
+                yield "%s.%s()" % (home_name, name), fn()
+            except Exception:
+                continue
 
 
 def paired_getter(leaf, holder):
@@ -1177,22 +1234,26 @@ def _registry_restore(path):
 
 
 def _container_guard(holder_path, holder):
-    """Statements saving a module-level container, and restoring it after the test."""
+    """Statements saving a module-level container and giving it a probe entry, and restoring it after the
+    test; a list or set holds only that entry (so what its method does to it is the same wherever the
+    test runs) and is watched as ``registry``."""
     kind = type(holder).__name__
     copy = {"dict": "dict", "list": "list", "set": "set"}.get(kind)
     if copy is None or not isinstance(holder, CONTAINERS):
         return [], []
     saved = "saved = %s(%s)" % ("dict" if isinstance(holder, dict) else "list" if isinstance(holder, list) else "set",
                                 holder_path)
-    setup = [saved]
-    if isinstance(holder, dict):
-        setup.append("%s[\"torchparity_probe\"] = \"value\"" % holder_path)
-        restore = ["%s.clear()" % holder_path, "%s.update(saved)" % holder_path]
-    elif isinstance(holder, list):
+    if isinstance(holder, dict):  # kept as it is, with an entry of the probe's (its size is the environment's)
+        setup = [saved, "%s[\"torchparity_probe\"] = \"value\"" % holder_path]
+        return setup, ["%s.clear()" % holder_path, "%s.update(saved)" % holder_path]
+    setup = [saved, "%s.clear()" % holder_path]
+    if isinstance(holder, list):
+        setup.append("%s.append(\"torchparity_probe\")" % holder_path)
         restore = ["%s[:] = saved" % holder_path]
     else:
+        setup.append("%s.add(\"torchparity_probe\")" % holder_path)
         restore = ["%s.clear()" % holder_path, "%s.update(saved)" % holder_path]
-    return setup, restore
+    return setup + ["registry = %s" % holder_path], restore
 
 
 def needed_imports(text, baseline):
