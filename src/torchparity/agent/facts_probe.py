@@ -23,8 +23,8 @@ import types
 import warnings
 
 from . import probe_values as pv
-from .isolate import ChildFailed, fork_safe, in_child
 from .facts_literal import error_text, exc_name
+from .isolate import ChildFailed, fork_safe, in_child
 from .objects import _named_path, subclasses, try_walk
 from .observe import MAX_CHECKS, is_iterator, observe
 
@@ -56,6 +56,11 @@ MADE_ELSEWHERE["torch.optim.lr_scheduler.SequentialLR"] = _SGD + (
     "scheduler = _OWNER_(optimizer, %s, milestones=[2])" % _TWO_SCHEDULERS,)
 MADE_ELSEWHERE["torch.optim.lr_scheduler.ChainedScheduler"] = _SGD + (
     "scheduler = _OWNER_(%s, optimizer=optimizer)" % _TWO_SCHEDULERS,)
+#: a loader's file, written by its saver first: API -> (setup, the value its first parameter is given first)
+SAVED_FIRST = {
+    "torch.export.load": (MADE_ELSEWHERE["torch.export.exported_program.ExportedProgram"] + (
+        "path = os.path.join(_TMP_, \"exported.pt2\")", "torch.export.save(exported, path)"), "path"),
+}
 #: further receivers of a class, tried after its recipes: a sparse tensor for the sparse members of Tensor
 MORE_MADE = {
     "torch.Tensor": (("x = torch.tensor([[1.0, 0.0], [0.0, 2.0]], device=DEVICE).to_sparse_csr()",),
@@ -840,6 +845,10 @@ class Engine(object):
             getter = paired_getter(leaf, parent)
             if getter:
                 setup, teardown, getters = ["saved_state = %s" % getter], ["_API_(saved_state)"], [getter]
+            saved_first = SAVED_FIRST.get(res.get("canonical", ""))
+            if saved_first and holder is None and not getter:
+                setup = list(saved_first[0])
+                self.lead_values = [saved_first[1]]
             entered = self.entered(leaf, res["path"].rsplit(".", 1)[0], parent)
             if entered and holder is None:  # ``_exit_X(handle)`` is given what ``_enter_X`` returned
                 setup, teardown, getters = entered

@@ -36,14 +36,15 @@ class ChildFailed(Exception):
 
 def fork_safe(device_type=""):
     """Whether a fork of this process can run torch: no real device runtime has been started here
-    (CUDA, or the device type's own runtime, unless its backend only emulates the device)."""
+    (CUDA's, another known backend's or the device type's own, unless its backend only emulates the
+    device)."""
     if not hasattr(os, "fork"):
         return False
     torch = sys.modules.get("torch")
     if torch is None:
         return True
-    names = ["cuda"]
-    if device_type and device_type not in ("cpu", "meta", "cuda"):
+    names = ["cuda", "xpu", "npu", "mlu", "musa"]
+    if device_type and device_type not in names + ["cpu", "meta"]:
         names.append(device_type)
     for name in names:
         mod = getattr(torch, name, None)
@@ -157,7 +158,7 @@ def in_child(fn, args=(), kwargs=None, timeout=TIMEOUT):
         ok, value = pickle.loads(data)
     except Exception:
         raise ChildFailed("sent back a result that cannot be read (%s)" % _status_text(status),
-                          _status_text(status))
+                          _status_text(status)) from None
     if not ok:
         raise ChildFailed(str(value), _status_text(status))
     return value
@@ -168,3 +169,12 @@ def run_isolated(fn, args=(), kwargs=None, device_type="", timeout=TIMEOUT):
     if not fork_safe(device_type):
         return fn(*args, **(kwargs or {}))
     return in_child(fn, args, kwargs, timeout)
+
+
+def isolated_facts(what, fn, args=(), device_type="", timeout=300.0):
+    """A facts function run isolated (``run_isolated``); where its child gives no result, the record
+    of why (``{"problem", "found": False}``) as a failed measurement gives."""
+    try:
+        return run_isolated(fn, args, device_type=device_type, timeout=timeout)
+    except ChildFailed as exc:
+        return {"problem": "measuring the %s facts failed: the call %s" % (what, exc), "found": False}

@@ -107,6 +107,8 @@ class Observer(object):
         if src is not None:
             self.add("eq", expr, src)
             return
+        if depth == 0 and self._program(value, expr):
+            return
         if isinstance(value, str):
             self.add("type", expr, "str")
             return
@@ -142,6 +144,28 @@ class Observer(object):
         training = getattr(value, "training", None)
         if isinstance(training, bool):
             self.add("is", "%s.training" % expr, repr(training))
+
+    def _program(self, value, expr):
+        """An exported program: its type, the ATen operators of its graph and what its module gives for a
+        tensor (an exported ``relu``: ``[1, 0, 3]``)."""
+        torch = self.torch
+        if type(value).__name__ != "ExportedProgram" or not callable(getattr(value, "module", None)):
+            return False
+        self._type(value, expr)
+        try:
+            targets = [str(n.target) for n in value.graph.nodes if n.op == "call_function"]
+            self.add("eq", "[str(n.target) for n in %s.graph.nodes if n.op == \"call_function\"]" % expr,
+                     _literal(targets, torch) or "[]")
+        except Exception:
+            pass
+        arg = "torch.tensor([1.0, -2.0, 3.0], device=DEVICE)"
+        try:
+            got = value.module()(torch.tensor([1.0, -2.0, 3.0]))
+        except Exception:
+            return True
+        if isinstance(got, torch.Tensor):
+            self._tensor(got, "%s.module()(%s)" % (expr, arg))
+        return True
 
     def _type(self, value, expr):
         path = type_path(type(value))
