@@ -39,7 +39,7 @@ CONTAINERS = (dict, list, set)
 
 #: instances no constructor of their class makes here: built by the API that makes them (class -> statements
 #: whose last binds one). A test reaches such a receiver or argument the way a user does.
-MADE_ELSEWHERE = {
+MADE_ELSEWHERE = {  # type: dict
     "torch._ops.OpOverload": ("op = torch.ops.aten.add.Tensor",),
     "torch._ops.OpOverloadPacket": ("packet = torch.ops.aten.add",),
     "torch._dynamo.eval_frame.OptimizedModule": (
@@ -530,6 +530,8 @@ class Engine(object):
         return []
 
     def _type_hint(self, message):
+        for name in _wanted_names(message):  # an optional parameter the call needs after all: given next round
+            self.type_errors["+" + name] = "given"
         for pattern, key in _INDEX_ERRORS:  # a tensor of indices, by the argument's place or name
             m = re.search(pattern, message)
             if m:
@@ -620,24 +622,34 @@ class Engine(object):
         return found
 
     def _construct(self, klass, spelling, params):
-        """``spelling(args)`` for the first arguments that construct ``klass`` here, or None."""
+        """``spelling(args)`` for the first arguments that construct ``klass`` here, or None; an optional
+        parameter a failed construction asks for (``Either `probs` or `logits` must be specified``) is
+        given in a second round."""
         doc = _doc_types(klass.__doc__)
-        required = [p for p in params if not p["has_default"]]
-        lists = []
-        for p in required:
-            values = self.typed_values(p["annotation"])
-            cats = pv.categories(p["name"], p["annotation"], doc.get(p["name"]), p["default_bool"])
-            values += [v for v in pv.values_for(cats) if v not in values]
-            lists.append(values[:4 if len(required) < 3 else 2])
-        for combo in _ordered_product(lists, 12):
-            if self.out_of_time():
+        wanted = set()
+        for _ in range(2):
+            required = [p for p in params if not p["has_default"] or p["name"] in wanted]
+            lists = []
+            for p in required:
+                values = self.typed_values(p["annotation"])
+                cats = pv.categories(p["name"], p["annotation"], doc.get(p["name"]), p["default_bool"])
+                values += [v for v in pv.values_for(cats) if v not in values]
+                lists.append(values[:4 if len(required) < 3 else 2])
+            asked = set()
+            for combo in _ordered_product(lists, 12):
+                if self.out_of_time():
+                    break
+                src = "%s(%s)" % (spelling, _args_src(required, combo))
+                try:
+                    self.run(Scenario([], src))
+                except Exception as exc:
+                    asked.update(_wanted_names(str(exc)))
+                    continue
+                return src
+            fresh = set(p["name"] for p in params if p["has_default"] and p["name"] in asked) - wanted
+            if not fresh or self.out_of_time():
                 break
-            src = "%s(%s)" % (spelling, _args_src(required, combo))
-            try:
-                self.run(Scenario([], src))
-            except Exception:
-                continue
-            return src
+            wanted |= fresh
         return None
 
     # -- calls -----------------------------------------------------------------------------------
@@ -705,7 +717,9 @@ class Engine(object):
         self.type_errors = {}
         for _ in range(3):  # each round takes the types the failed calls asked for
             valid, invalid = self._call_scenarios_once(setup, target, fn, params, receiver, holder, hints)
-            fresh = dict((k, v) for k, v in self.type_errors.items() if hints.get(k) != v)
+            names = set(p["name"] for p in params)
+            fresh = dict((k, v) for k, v in self.type_errors.items()
+                         if hints.get(k) != v and (not k.startswith("+") or k[1:] in names))
             if valid or not fresh or self.out_of_time():
                 return valid, invalid
             hints.update(fresh)
@@ -731,7 +745,7 @@ class Engine(object):
             elif keys and p is params[0]:
                 values = keys + [v for v in values if v not in keys]
             pools.append(values)
-        required = [i for i, p in enumerate(params) if not p["has_default"]]
+        required = [i for i, p in enumerate(params) if not p["has_default"] or "+" + p["name"] in hints]
         width = {0: 1, 1: 8, 2: 4}.get(len(required), 2)
         lists = [pools[i][:width] for i in required]
         base, base_sc = None, None
@@ -1007,6 +1021,23 @@ _INDEX_ERRORS = (
     (r"'(\w+)' argument should be a \w* ?(?:CPU )?int64 tensor", "%s"),
     (r"[Ee]xpected (\w+) to be (?:a )?(?:Long|int64|integer)", "%s"),
 )
+#: what a failed call says when it needs an optional parameter after all (its name, group 1)
+_WANTED_ERRORS = (
+    r"[`'\"](\w+)[`'\"] (?:or [`'\"]\w+[`'\"] )?(?:must|should|needs to|has to) be (?:specified|given|provided|passed|set)",
+    r"(?:[Ss]pecify|[Pp]rovide|[Pp]ass|[Ss]et) (?:either )?(?:the )?(?:argument |parameter )?[`'\"](\w+)[`'\"]",
+    r"[Rr]equires? (?:the |an? )?(?:argument |parameter |keyword )?[`'\"](\w+)[`'\"]",
+    r"[`'\"](\w+)[`'\"] (?:is required|must not be None|cannot be None|should not be None)",
+)
+
+
+def _wanted_names(message):
+    """Names of the parameters a failed call's message asks for."""
+    out = []
+    for pattern in _WANTED_ERRORS:
+        out += [n for n in re.findall(pattern, message) if n not in out]
+    return out
+
+
 #: values worth trying besides the shared pools: indices (small int64 tensors: on the device, and one on the
 #: CPU for a lengths argument), and a function of a number a tracer can capture
 EXTRA_POOLS = {
