@@ -870,6 +870,9 @@ class Engine(object):
             valid, invalid = self.call_scenarios(setup, "_API_", obj, holder=holder)
             for sc in valid + invalid:
                 sc.teardown = teardown
+            if entered and holder is None:  # an invalid call left X entered: the test leaves it
+                for sc in invalid:
+                    sc.teardown = ["_API_(entered)"]
             if not valid and holder is None and not getters:
                 valid = self.registry_scenarios(obj)
             return valid, invalid
