@@ -96,6 +96,7 @@ def test_each_receiver_made_elsewhere_binds_an_instance_of_its_class(cls: str) -
 def test_a_call_that_aborts_the_interpreter_costs_only_its_child() -> None:
     """``torch.export.save(ep, object())`` ends the interpreter (a C++ terminate): the probe still keeps
     the call that worked, and the invalid first argument's exception."""
+    torch.export.export(torch.nn.ReLU(), (torch.ones(1),))  # imported as the agent's preload does
     res = resolve("torch.export.save")
     got = fp.probe_isolated(torch, res, walk(res["path"]).obj, None, "cpu")
     assert got["valid"], got["problem"]
