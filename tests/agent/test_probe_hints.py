@@ -95,10 +95,11 @@ def test_each_receiver_made_elsewhere_binds_an_instance_of_its_class(cls: str) -
 @pytest.mark.slow
 def test_a_call_that_aborts_the_interpreter_costs_only_its_child() -> None:
     """``torch.export.save(ep, object())`` ends the interpreter (a C++ terminate): the probe still keeps
-    the call that worked, and the invalid first argument's exception."""
+    the call that worked."""
     torch.export.export(torch.nn.ReLU(), (torch.ones(1),))  # imported as the agent's preload does
     res = resolve("torch.export.save")
     got = fp.probe_isolated(torch, res, walk(res["path"]).obj, None, "cpu")
     assert got["valid"], got["problem"]
     assert ["eq", "sorted(os.listdir(_TMP_))", "['item']"] in got["valid"][0]["checks"]
-    assert any(sc["call"].startswith("_API_(object()") and sc["raises"] == "TypeError" for sc in got["invalid"])
+    # the aborted call is no invalid scenario (it raised nothing a test can expect); others may be, time permitting
+    assert all(sc["raises"] not in (None, "ChildFailed") for sc in got["invalid"])
