@@ -123,3 +123,9 @@ def test_isolated_facts_turns_a_crash_into_a_reason() -> None:
 
 def test_the_module_names_no_signal_it_cannot_name() -> None:
     assert isolate._status_text(signal.SIGKILL) == "killed by signal SIGKILL"
+
+
+def test_isolated_facts_sends_what_json_cannot_hold_as_its_text() -> None:
+    torch = pytest.importorskip("torch")
+    got = isolated_facts("call", lambda: {"dtype": torch.float32, "fn": len, "n": (1, 2)})
+    assert got == {"dtype": "torch.float32", "fn": str(len), "n": [1, 2]}

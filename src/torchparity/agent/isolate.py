@@ -171,10 +171,20 @@ def run_isolated(fn, args=(), kwargs=None, device_type="", timeout=TIMEOUT):
     return in_child(fn, args, kwargs, timeout)
 
 
+def _as_json(fn, args):
+    """``fn(*args)`` as the agent's protocol sends it: plain JSON data, what JSON cannot hold as its text."""
+    import json
+
+    return json.loads(json.dumps(fn(*args), default=str))
+
+
 def isolated_facts(what, fn, args=(), device_type="", timeout=300.0):
-    """A facts function run isolated (``run_isolated``); where its child gives no result, the record
-    of why (``{"problem", "found": False}``) as a failed measurement gives."""
+    """A facts function run isolated (as ``run_isolated`` does), its result as the protocol would send
+    it; where its child gives no result, the record of why (``{"problem", "found": False}``) as a
+    failed measurement gives."""
+    if not fork_safe(device_type):
+        return fn(*args)
     try:
-        return run_isolated(fn, args, device_type=device_type, timeout=timeout)
+        return in_child(_as_json, (fn, args), timeout=timeout)
     except ChildFailed as exc:
         return {"problem": "measuring the %s facts failed: the call %s" % (what, exc), "found": False}
