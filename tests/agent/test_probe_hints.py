@@ -103,3 +103,20 @@ def test_a_call_that_aborts_the_interpreter_costs_only_its_child() -> None:
     assert ["eq", "sorted(os.listdir(_TMP_))", "['item']"] in got["valid"][0]["checks"]
     # the aborted call is no invalid scenario (it raised nothing a test can expect); others may be, time permitting
     assert all(sc["raises"] not in (None, "ChildFailed") for sc in got["invalid"])
+
+
+def test_the_annotations_outermost_type_decides_the_first_values() -> None:
+    ann = ("collections.abc.Iterable[torch.Tensor] | collections.abc.Iterable[dict[str, typing.Any]] | "
+           "collections.abc.Iterable[tuple[str, torch.Tensor]]")
+    got = fp._outer_first(["torch.Tensor()", '"x"'], ann)
+    assert got[0].startswith("[torch.ones(2") and got[-2:] == ["torch.Tensor()", '"x"']
+    assert fp._outer_first(['"x"', '{"a": 1, "b": 2}'], "dict[str, typing.Any]")[0] == '{"a": 1, "b": 2}'
+    assert fp._outer_first(['"x"'], "str") == ['"x"']
+
+
+def test_the_optimizer_base_class_is_constructed_from_a_list_of_tensors_and_a_dict() -> None:
+    torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=0.1)  # imported as the agent's preload does
+    engine = _engine(torch.optim.Optimizer)
+    params = engine.signatures([], "_API_", torch.optim.Optimizer)[0]
+    src = engine._construct(torch.optim.Optimizer, "_API_", params)
+    assert src is not None and src.startswith("_API_([torch.ones(2") and '{"a": 1, "b": 2}' in src

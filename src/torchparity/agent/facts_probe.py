@@ -634,6 +634,7 @@ class Engine(object):
                 values = self.typed_values(p["annotation"])
                 cats = pv.categories(p["name"], p["annotation"], doc.get(p["name"]), p["default_bool"])
                 values += [v for v in pv.values_for(cats) if v not in values]
+                values = _outer_first(_unique(values), p["annotation"])
                 lists.append(values[:4 if len(required) < 3 else 2])
             asked = set()
             for combo in _ordered_product(lists, 12):
@@ -737,7 +738,7 @@ class Engine(object):
                 cats = [hint] + [c for c in cats if c != hint]
             values = self.typed_values(p["annotation"]) + self.typed_values(doc.get(p["name"], ""))
             values += [v for v in pv.values_for(cats) if v not in values]
-            values = _with_extra(values, cats)
+            values = _with_extra(_outer_first(_unique(values), p["annotation"]), cats)
             if holder is not None and params and p is params[0]:
                 values = ["\"torchparity_probe\""] + values
             elif self.lead_values and p is params[0]:
@@ -1047,6 +1048,28 @@ EXTRA_POOLS = {
     "index": ("torch.tensor([1, 0], device=DEVICE)", "torch.tensor([2, 1, 1])"),
     "callable": ("lambda x: x * 2 + 1",),
 }
+
+
+def _unique(values):
+    return list(dict.fromkeys(values))
+
+
+#: an annotation's outermost type -> the pool its values come from (``Iterable[Tensor] | ...``: a list of
+#: tensors, not a tensor; ``dict[str, Any]``: a dict, not a string)
+_OUTER = (
+    (r"^(?:typing\.|collections\.abc\.)?(?:Iterable|Sequence|List|list|Tuple|tuple)\[\s*(?:torch\.)?Tensor\b",
+     "tensors"),
+    (r"^(?:typing\.|collections\.abc\.)?(?:Dict|dict|Mapping|MutableMapping)\b", "dict"),
+)
+
+
+def _outer_first(values, annotation):
+    """``values`` with the pool of the annotation's outermost type first."""
+    for pattern, cat in _OUTER:
+        if re.search(pattern, (annotation or "").strip()):
+            first = [v for v in pv.POOLS[cat] if v not in ("{}",)]
+            return first + [v for v in values if v not in first]
+    return values
 
 
 def _with_extra(values, cats):
