@@ -120,3 +120,15 @@ def test_the_optimizer_base_class_is_constructed_from_a_list_of_tensors_and_a_di
     params = engine.signatures([], "_API_", torch.optim.Optimizer)[0]
     src = engine._construct(torch.optim.Optimizer, "_API_", params)
     assert src is not None and src.startswith("_API_([torch.ones(2") and '{"a": 1, "b": 2}' in src
+
+
+def test_a_dict_subclass_holder_is_guarded_and_its_probe_entry_read_after_the_call() -> None:
+    import collections
+
+    setup, restore = fp._container_guard("m.counters", collections.defaultdict(collections.Counter))
+    assert setup == ["saved = dict(m.counters)", 'm.counters["torchparity_probe"] = "value"'] and restore
+    import torch._dynamo.utils
+
+    res = resolve("torch._dynamo.utils.counters.clear")
+    valid, _ = fp.Engine(torch, res, walk(res["path"]).obj, None, "cpu").scenarios()
+    assert valid and ["is", '"torchparity_probe" in torch._dynamo.utils.counters', "False"] in valid[0].checks

@@ -857,6 +857,8 @@ class Engine(object):
             setup, teardown, getters = [], [], []
             if holder is not None:
                 setup, teardown = _container_guard(res["path"].rsplit(".", 1)[0], holder)
+                if isinstance(holder, dict):  # whether the probe's entry is still there after the call
+                    getters = ['"torchparity_probe" in %s' % res["path"].rsplit(".", 1)[0]]
             getter = paired_getter(leaf, parent)
             if getter:
                 setup, teardown, getters = ["saved_state = %s" % getter], ["_API_(saved_state)"], [getter]
@@ -1303,9 +1305,7 @@ def _container_guard(holder_path, holder):
     """Statements saving a module-level container and giving it a probe entry, and restoring it after the
     test; a list or set holds only that entry (so what its method does to it is the same wherever the
     test runs) and is watched as ``registry``."""
-    kind = type(holder).__name__
-    copy = {"dict": "dict", "list": "list", "set": "set"}.get(kind)
-    if copy is None or not isinstance(holder, CONTAINERS):
+    if not isinstance(holder, CONTAINERS):  # a subclass too (``counters``: a defaultdict of Counters)
         return [], []
     saved = "saved = %s(%s)" % ("dict" if isinstance(holder, dict) else "list" if isinstance(holder, list) else "set",
                                 holder_path)
