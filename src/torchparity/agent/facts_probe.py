@@ -1069,7 +1069,7 @@ def _outer_first(values, annotation):
     """``values`` with the pool of the annotation's outermost type first."""
     for pattern, cat in _OUTER:
         if re.search(pattern, (annotation or "").strip()):
-            first = [v for v in pv.POOLS[cat] if v not in ("{}",)]
+            first = [v for v in pv.POOLS[cat] if v not in ("{}",)][:2]  # then the typed values, as before
             return first + [v for v in values if v not in first]
     return values
 
