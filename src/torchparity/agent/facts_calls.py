@@ -282,7 +282,7 @@ def _pick(outcomes, key, limit, per_key):
     return sorted(out, key=lambda o: order[id(o)])
 
 
-def call_facts(torch, obj, resolution, device_type):
+def call_facts_here(torch, obj, resolution, device_type):
     """Valid calls (values measured on the CPU) and invalid ones (the exception measured).
 
     A setter with a paired getter (``set_warn_always`` and ``is_warn_always_enabled``) gets the
@@ -355,3 +355,12 @@ def _call_facts(torch, obj, resolution, device_type):
     return {"problem": "", "valid": _pick(valid, "varies", MAX_VALID_CALLS, 3),
             "invalid": _pick(invalid, "varies", MAX_INVALID_CALLS, 1),
             "params": [p["name"] for p in params], "states": [n for n, _ in specs]}
+
+
+def call_facts(torch, obj, resolution, device_type):
+    """``call_facts_here`` in a forked child (``isolate.run_isolated``): what its calls change
+    in this interpreter (a global mode, a registry) stays there, and a call that aborts costs only the
+    child."""
+    from .isolate import isolated_facts
+
+    return isolated_facts("call", call_facts_here, (torch, obj, resolution, device_type), device_type)

@@ -15,7 +15,6 @@ A method of ``torch.Tensor`` takes the candidate tensors as its receiver.
 """
 
 import io
-import sys
 
 from .facts_literal import exc_name
 
@@ -88,49 +87,3 @@ def checker_facts(torch, obj, owner, device_type):
                 "accepted %d, refused %d)" % tuple(len(cases[k]) for k in ("true", "false", "none", "refused"))}
     return dict({"found": True, "kind": kind, "uses_io": any("io." in str(c) for v in cases.values() for c in v)},
                 **cases)
-
-
-def in_child(fn, args, seconds=30.0):
-    """``fn(*args)`` in a forked child (its result as JSON): a call that crashes the interpreter, hangs or
-    leaves a global changed costs only the child. The checker and pair facts call APIs with made-up
-    arguments, so they run here."""
-    import json
-    import os
-    import signal
-    import tempfile
-    import time
-
-    fd, path = tempfile.mkstemp(prefix="torchparity-pairs-", suffix=".json")
-    os.close(fd)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        code = 0
-        try:
-            with open(path, "w") as fh:
-                json.dump(fn(*args), fh, default=str)
-        except BaseException:
-            code = 1
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code)
-    deadline = time.monotonic() + seconds
-    try:
-        while True:
-            got, status = os.waitpid(pid, os.WNOHANG)
-            if got == pid:
-                break
-            if time.monotonic() > deadline:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                return {"found": False, "problem": "measuring did not finish in %d s" % seconds}
-            time.sleep(0.01)
-        try:
-            with open(path) as fh:
-                return json.load(fh)
-        except (OSError, ValueError):
-            return {"found": False, "problem": "measuring ended without a result (status %s)" % status}
-    finally:
-        os.unlink(path)

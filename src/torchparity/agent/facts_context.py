@@ -95,7 +95,7 @@ def undo_all(undo):
         fn()
 
 
-def context_facts(torch, resolution, obj, owner, device_type):
+def context_facts_here(torch, resolution, obj, owner, device_type):
     """How the context manager (or its member) moves each state, from every start value."""
     states = state_facts(resolution, device_type)
     cls = obj if isinstance(obj, type) else owner
@@ -182,3 +182,13 @@ def api_specs(resolution, device_type):
     specs = state_mod.registry(device_type)
     return [(s["name"], specs[s["name"]]) for s in state_facts(resolution, device_type)
             if s["available"] and s["name"] in specs]
+
+
+def context_facts(torch, resolution, obj, owner, device_type):
+    """``context_facts_here`` in a forked child (``isolate.run_isolated``): what its calls change
+    in this interpreter (a global mode, a registry) stays there, and a call that aborts costs only the
+    child."""
+    from .isolate import isolated_facts
+
+    return isolated_facts("context-manager", context_facts_here, (torch, resolution, obj, owner, device_type),
+                          device_type)

@@ -179,7 +179,7 @@ def _replay_random(examples, outcomes):
     return fixed if changed else None
 
 
-def doctest_facts(torch, obj, res):
+def doctest_facts_here(torch, obj, res):
     """{"examples": [...], "kept": n, "problem"}: the docstring's examples and what they give here."""
     doc = getattr(obj, "__doc__", None)
     if not isinstance(doc, str) or ">>>" not in doc:
@@ -208,3 +208,12 @@ def doctest_facts(torch, obj, res):
     problem = "" if checked else "no example reproduces a printed result or a documented exception here"
     sys.stdout.flush()
     return {"examples": outcomes, "kept": checked, "problem": problem, "leaf": leaf}
+
+
+def doctest_facts(torch, obj, res):
+    """``doctest_facts_here`` in a forked child (``isolate.run_isolated``): what its calls change
+    in this interpreter (a global mode, a registry) stays there, and a call that aborts costs only the
+    child."""
+    from .isolate import isolated_facts
+
+    return isolated_facts("docstring example", doctest_facts_here, (torch, obj, res), "")

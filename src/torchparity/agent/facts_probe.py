@@ -24,6 +24,7 @@ import warnings
 
 from . import probe_values as pv
 from .facts_literal import error_text, exc_name
+from .isolate import ChildFailed, fork_safe, in_child
 from .objects import _named_path, subclasses, try_walk
 from .observe import MAX_CHECKS, is_iterator, observe
 
@@ -34,6 +35,45 @@ MAX_VALID = 4
 MAX_INVALID = 2
 MAX_METHODS = 3
 CONTAINERS = (dict, list, set)
+
+
+#: instances no constructor of their class makes here: built by the API that makes them (class -> statements
+#: whose last binds one). A test reaches such a receiver or argument the way a user does.
+MADE_ELSEWHERE = {  # type: dict
+    "torch._ops.OpOverload": ("op = torch.ops.aten.add.Tensor",),
+    "torch._ops.OpOverloadPacket": ("packet = torch.ops.aten.add",),
+    "torch._dynamo.eval_frame.OptimizedModule": (
+        "compiled = torch.compile(torch.nn.Linear(3, 2).to(DEVICE), backend=\"eager\")",),
+    "torch.export.exported_program.ExportedProgram": (
+        "exported = torch.export.export(torch.nn.ReLU(), (torch.tensor([1.0, -2.0, 3.0], device=DEVICE),))",),
+}
+_SGD = ("param = torch.nn.Parameter(torch.tensor([1.0, -2.0, 3.0], device=DEVICE))",
+        "optimizer = torch.optim.SGD([param], lr=0.1)")
+_TWO_SCHEDULERS = ("[torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5), "
+                   "torch.optim.lr_scheduler.ConstantLR(optimizer, factor=0.5, total_iters=2)]")
+#: schedulers made of other schedulers of one optimizer
+MADE_ELSEWHERE["torch.optim.lr_scheduler.SequentialLR"] = _SGD + (
+    "scheduler = _OWNER_(optimizer, %s, milestones=[2])" % _TWO_SCHEDULERS,)
+MADE_ELSEWHERE["torch.optim.lr_scheduler.ChainedScheduler"] = _SGD + (
+    "scheduler = _OWNER_(%s, optimizer=optimizer)" % _TWO_SCHEDULERS,)
+#: a loader's file, written by its saver first: API -> (setup, the value its first parameter is given first)
+SAVED_FIRST = {
+    "torch.export.load": (MADE_ELSEWHERE["torch.export.exported_program.ExportedProgram"] + (
+        "path = os.path.join(_TMP_, \"exported.pt2\")", "torch.export.save(exported, path)"), "path"),
+}
+#: further receivers of a class, tried after its recipes: a sparse tensor for the sparse members of Tensor
+MORE_MADE = {
+    "torch.Tensor": (("x = torch.tensor([[1.0, 0.0], [0.0, 2.0]], device=DEVICE).to_sparse_csr()",),
+                     ("x = torch.tensor([[1.0, 0.0], [0.0, 2.0]], device=DEVICE).to_sparse()",)),
+}
+
+
+def recipes_for(name):
+    """Setups (statement tuples) binding an instance of the class ``name``: the shared recipes, then
+    those made elsewhere."""
+    out = [pv.RECIPES.get(name)] + list(pv.MORE_RECIPES.get(name, ()))
+    out += [MADE_ELSEWHERE.get(name)] + list(MORE_MADE.get(name, ()))
+    return [r for r in out if r is not None]
 
 
 class _Timeout(Exception):
@@ -334,6 +374,9 @@ class Engine(object):
         self.obj = obj
         self.owner = owner
         self.device_type = device_type
+        self.each_call = False
+        #: values the first parameter is given first (a handle the setup made)
+        self.lead_values = []
         self.deadline = time.monotonic() + BUDGET
         self.tried = 0
         #: statements run before every scenario, and after it (a process group for torch.distributed)
@@ -411,6 +454,27 @@ class Engine(object):
 
     def measure(self, scenario):
         """Fill ``scenario.checks`` from two runs; False when the call raised or checks nothing."""
+        if not self.each_call:
+            return self._measure(scenario)
+
+        def job():
+            ok = self._measure(scenario)
+            return ok, scenario.to_json(), scenario.raises, scenario.error, self.type_errors, self.tried
+
+        try:
+            ok, doc, raises, error, hints, tried = in_child(job, timeout=2 * CALL_TIMEOUT + 10.0)
+        except ChildFailed as exc:
+            self.tried += 1
+            scenario.raises, scenario.error = "ChildFailed", str(exc)
+            return False
+        self.tried = tried
+        self.type_errors.update(hints)
+        for key in ("checks", "listify", "context", "remove_handle"):
+            setattr(scenario, key, doc[key])
+        scenario.raises, scenario.error = raises, error
+        return ok
+
+    def _measure(self, scenario):
         got = []
         effects = []
         for _ in range(2):
@@ -419,8 +483,7 @@ class Engine(object):
             except Exception as exc:
                 scenario.raises = exc_name(exc)
                 scenario.error = error_text(exc)
-                if isinstance(exc, TypeError):
-                    self._type_hint(str(exc))
+                self._type_hint(str(exc))
                 return False
             named = dict((id(ns[v]), v) for v in scenario.watch + ([scenario.receiver] if scenario.receiver else [])
                          if v in ns)
@@ -467,6 +530,12 @@ class Engine(object):
         return []
 
     def _type_hint(self, message):
+        for name in _wanted_names(message):  # an optional parameter the call needs after all: given next round
+            self.type_errors["+" + name] = "given"
+        for pattern, key in _INDEX_ERRORS:  # a tensor of indices, by the argument's place or name
+            m = re.search(pattern, message)
+            if m:
+                self.type_errors[key % m.group(1)] = "index"
         m = re.search(r"argument '(\w+)' \(position \d+\) must be ([\w ]+?)(?:,|$| not)", message)
         if not m:
             return
@@ -479,6 +548,17 @@ class Engine(object):
             self.type_errors[m.group(1)] = cat
 
     def raises_same(self, scenario):
+        """The exception type two runs of an invalid call raise alike, or None; in a child of its own
+        where forking is safe: an argument of no expected type may abort the interpreter."""
+        if not fork_safe(self.device_type):
+            return self._raises_same(scenario)
+        try:
+            return in_child(self._raises_same, (scenario,), timeout=2 * CALL_TIMEOUT + 10.0)
+        except ChildFailed:
+            self.tried += 2
+            return None
+
+    def _raises_same(self, scenario):
         names = set()
         for _ in range(2):
             try:
@@ -505,9 +585,7 @@ class Engine(object):
         out = []
         for klass in inspect.getmro(cls):
             for name in self._class_names(klass):
-                for recipe in [pv.RECIPES.get(name)] + list(pv.MORE_RECIPES.get(name, ())):
-                    if recipe is None:
-                        continue
+                for recipe in recipes_for(name):
                     lines = [line.replace("_OWNER_", spelled_owner) for line in recipe]
                     if lines not in out and self._binds_instance(lines, cls):
                         out.append(lines)
@@ -544,24 +622,35 @@ class Engine(object):
         return found
 
     def _construct(self, klass, spelling, params):
-        """``spelling(args)`` for the first arguments that construct ``klass`` here, or None."""
+        """``spelling(args)`` for the first arguments that construct ``klass`` here, or None; an optional
+        parameter a failed construction asks for (``Either `probs` or `logits` must be specified``) is
+        given in a second round."""
         doc = _doc_types(klass.__doc__)
-        required = [p for p in params if not p["has_default"]]
-        lists = []
-        for p in required:
-            values = self.typed_values(p["annotation"])
-            cats = pv.categories(p["name"], p["annotation"], doc.get(p["name"]), p["default_bool"])
-            values += [v for v in pv.values_for(cats) if v not in values]
-            lists.append(values[:4 if len(required) < 3 else 2])
-        for combo in _ordered_product(lists, 12):
-            if self.out_of_time():
+        wanted = set()
+        for _ in range(2):
+            required = [p for p in params if not p["has_default"] or p["name"] in wanted]
+            lists = []
+            for p in required:
+                values = self.typed_values(p["annotation"])
+                cats = pv.categories(p["name"], p["annotation"], doc.get(p["name"]), p["default_bool"])
+                values += [v for v in pv.values_for(cats) if v not in values]
+                values = _outer_first(_unique(values), p["annotation"])
+                lists.append(values[:4 if len(required) < 3 else 2])
+            asked = set()
+            for combo in _ordered_product(lists, 12):
+                if self.out_of_time():
+                    break
+                src = "%s(%s)" % (spelling, _args_src(required, combo))
+                try:
+                    self.run(Scenario([], src))
+                except Exception as exc:
+                    asked.update(_wanted_names(str(exc)))
+                    continue
+                return src
+            fresh = set(p["name"] for p in params if p["has_default"] and p["name"] in asked) - wanted
+            if not fresh or self.out_of_time():
                 break
-            src = "%s(%s)" % (spelling, _args_src(required, combo))
-            try:
-                self.run(Scenario([], src))
-            except Exception:
-                continue
-            return src
+            wanted |= fresh
         return None
 
     # -- calls -----------------------------------------------------------------------------------
@@ -615,7 +704,7 @@ class Engine(object):
             else:
                 for klass in inspect.getmro(cls):
                     for name in self._class_names(klass):
-                        recipe = pv.RECIPES.get(name)
+                        recipe = pv.RECIPES.get(name) or MADE_ELSEWHERE.get(name)
                         if recipe and len(recipe) == 1 and " = " in recipe[0]:
                             found.append(recipe[0].split(" = ", 1)[1].replace("_OWNER_", path))
                 if not self.out_of_time():
@@ -629,7 +718,9 @@ class Engine(object):
         self.type_errors = {}
         for _ in range(3):  # each round takes the types the failed calls asked for
             valid, invalid = self._call_scenarios_once(setup, target, fn, params, receiver, holder, hints)
-            fresh = dict((k, v) for k, v in self.type_errors.items() if hints.get(k) != v)
+            names = set(p["name"] for p in params)
+            fresh = dict((k, v) for k, v in self.type_errors.items()
+                         if hints.get(k) != v and (not k.startswith("+") or k[1:] in names))
             if valid or not fresh or self.out_of_time():
                 return valid, invalid
             hints.update(fresh)
@@ -642,16 +733,20 @@ class Engine(object):
         keys = self._receiver_keys(setup) if receiver else []
         for p in params:
             cats = pv.categories(p["name"], p["annotation"], doc.get(p["name"]), p["default_bool"])
-            if p["name"] in hints:
-                cats = [hints[p["name"]]] + [c for c in cats if c != hints[p["name"]]]
+            hint = hints.get(p["name"]) or hints.get("#%d" % (params.index(p) + 1))
+            if hint:
+                cats = [hint] + [c for c in cats if c != hint]
             values = self.typed_values(p["annotation"]) + self.typed_values(doc.get(p["name"], ""))
             values += [v for v in pv.values_for(cats) if v not in values]
+            values = _with_extra(_outer_first(_unique(values), p["annotation"]), cats)
             if holder is not None and params and p is params[0]:
                 values = ["\"torchparity_probe\""] + values
+            elif self.lead_values and p is params[0]:
+                values = self.lead_values + [v for v in values if v not in self.lead_values]
             elif keys and p is params[0]:
                 values = keys + [v for v in values if v not in keys]
             pools.append(values)
-        required = [i for i, p in enumerate(params) if not p["has_default"]]
+        required = [i for i, p in enumerate(params) if not p["has_default"] or "+" + p["name"] in hints]
         width = {0: 1, 1: 8, 2: 4}.get(len(required), 2)
         lists = [pools[i][:width] for i in required]
         base, base_sc = None, None
@@ -762,13 +857,25 @@ class Engine(object):
             setup, teardown, getters = [], [], []
             if holder is not None:
                 setup, teardown = _container_guard(res["path"].rsplit(".", 1)[0], holder)
+                if isinstance(holder, dict):  # whether the probe's entry is still there after the call
+                    getters = ['"torchparity_probe" in %s' % res["path"].rsplit(".", 1)[0]]
             getter = paired_getter(leaf, parent)
             if getter:
                 setup, teardown, getters = ["saved_state = %s" % getter], ["_API_(saved_state)"], [getter]
+            saved_first = SAVED_FIRST.get(res.get("canonical", ""))
+            if saved_first and holder is None and not getter:
+                setup = list(saved_first[0])
+                self.lead_values = [saved_first[1]]
+            entered = self.entered(leaf, res["path"].rsplit(".", 1)[0], parent)
+            if entered and holder is None:  # ``_exit_X(handle)`` is given what ``_enter_X`` returned
+                setup, teardown, getters = entered
             self.getters = getters
             valid, invalid = self.call_scenarios(setup, "_API_", obj, holder=holder)
             for sc in valid + invalid:
                 sc.teardown = teardown
+            if entered and holder is None:  # an invalid call left X entered: the test leaves it
+                for sc in invalid:
+                    sc.teardown = ["_API_(entered)"]
             if not valid and holder is None and not getters:
                 valid = self.registry_scenarios(obj)
             return valid, invalid
@@ -776,6 +883,27 @@ class Engine(object):
         if self.measure(sc):
             return [sc], []
         return [], []
+
+    def entered(self, leaf, parent_path, parent):
+        """For ``_exit_X``: (setup entering X through its sibling ``_enter_X``, teardown, getters of the
+        state X sets); None for any other API or where no call of ``_enter_X`` works here."""
+        m = re.match(r"^(_?)exit_(\w+)$", leaf)
+        enter = getattr(parent, "%senter_%s" % m.groups(), None) if m else None
+        if not callable(enter) or isinstance(parent, type):
+            return None
+        spelled = "%s.%senter_%s" % ((parent_path,) + m.groups())
+        getters_found = [src for src, value in _state_getters(m.group(2), parent) if isinstance(value, bool)]
+        for args in ("True", "", "None"):
+            line = "entered = %s(%s)" % (spelled, args)
+            try:
+                _, value, _ = self.run(Scenario([line], "entered"))
+            except Exception:
+                continue
+            if value is None:
+                continue
+            self.lead_values = ["entered"]
+            return [line], [], getters_found[:1]
+        return None
 
     def registry_scenarios(self, fn):
         """A function called for its effect on a module-level registry it reaches by name
@@ -854,7 +982,8 @@ class Engine(object):
             if not (inspect.isfunction(member) or inspect.ismethoddescriptor(member)):
                 continue
             fn = getattr(cls, name, None)
-            found, _ = self.call_scenarios(["%s = %s" % (var, ctor)], "%s.%s" % (var, name), fn, receiver=var)
+            found, _ = self.call_scenarios(list(valid[0].setup) + ["%s = %s" % (var, ctor)], "%s.%s" % (var, name),
+                                           fn, receiver=var)
             if found:
                 sc = found[0]
                 sc.varies = name
@@ -890,6 +1019,72 @@ class Engine(object):
             if found:
                 return valid + found, bad
         return valid, invalid
+
+
+#: what a failed call says when an argument must hold indices: (pattern, hint key: "#N" a place, else a name)
+_INDEX_ERRORS = (
+    (r"argument #(\d+) '\w+' to have one of the following scalar types: (?:Long|Int)", "#%s"),
+    (r"'(\w+)' argument should be a \w* ?(?:CPU )?int64 tensor", "%s"),
+    (r"[Ee]xpected (\w+) to be (?:a )?(?:Long|int64|integer)", "%s"),
+)
+#: what a failed call says when it needs an optional parameter after all (its name, group 1)
+_WANTED_ERRORS = (
+    r"[`'\"](\w+)[`'\"] (?:or [`'\"]\w+[`'\"] )?(?:must|should|needs to|has to) be (?:specified|given|provided|passed|set)",
+    r"(?:[Ss]pecify|[Pp]rovide|[Pp]ass|[Ss]et) (?:either )?(?:the )?(?:argument |parameter )?[`'\"](\w+)[`'\"]",
+    r"[Rr]equires? (?:the |an? )?(?:argument |parameter |keyword )?[`'\"](\w+)[`'\"]",
+    r"[`'\"](\w+)[`'\"] (?:is required|must not be None|cannot be None|should not be None)",
+)
+
+
+def _wanted_names(message):
+    """Names of the parameters a failed call's message asks for."""
+    out = []
+    for pattern in _WANTED_ERRORS:
+        out += [n for n in re.findall(pattern, message) if n not in out]
+    return out
+
+
+#: values worth trying besides the shared pools: indices (small int64 tensors: on the device, and one on the
+#: CPU for a lengths argument), and a function of a number a tracer can capture
+EXTRA_POOLS = {
+    "index": ("torch.tensor([1, 0], device=DEVICE)", "torch.tensor([2, 1, 1])"),
+    "callable": ("lambda x: x * 2 + 1",),
+}
+
+
+def _unique(values):
+    return list(dict.fromkeys(values))
+
+
+#: an annotation's outermost type -> the pool its values come from (``Iterable[Tensor] | ...``: a list of
+#: tensors, not a tensor; ``dict[str, Any]``: a dict, not a string)
+_OUTER = (
+    (r"^(?:typing\.|collections\.abc\.)?(?:Iterable|Sequence|List|list|Tuple|tuple)\[\s*(?:torch\.)?Tensor\b",
+     "tensors"),
+    (r"^(?:typing\.|collections\.abc\.)?(?:Dict|dict|Mapping|MutableMapping)\b", "dict"),
+)
+
+
+def _outer_first(values, annotation):
+    """``values`` with the pool of the annotation's outermost type first."""
+    for pattern, cat in _OUTER:
+        if re.search(pattern, (annotation or "").strip()):
+            first = [v for v in pv.POOLS[cat] if v not in ("{}",)][:2]  # then the typed values, as before
+            return first + [v for v in values if v not in first]
+    return values
+
+
+def _with_extra(values, cats):
+    """``values`` with the extra pools' values of ``cats``: a hinted index pool first, a callable's after
+    the first shared one."""
+    out = list(values)
+    if cats and cats[0] == "index":
+        out = list(EXTRA_POOLS["index"]) + [v for v in out if v not in EXTRA_POOLS["index"]]
+    if "callable" in cats:
+        for v in EXTRA_POOLS["callable"]:
+            if v not in out:
+                out.insert(1 if out else 0, v)
+    return out
 
 
 def _rich(checks):
@@ -951,6 +1146,25 @@ def getters(leaf, holder):
             except Exception:
                 continue
             yield "%s.%s()" % (home_name, name), value
+
+
+def _state_getters(state, holder):
+    """(source, value) of zero-argument getters of the state named ``state`` (``inference_mode``):
+    ``is_<state>_enabled``, ``<state>_enabled``, ``is_<state>`` in ``holder``, ``torch`` and ``torch._C``."""
+    torch = sys.modules.get("torch")
+    homes = []
+    if isinstance(holder, types.ModuleType):
+        homes.append((holder.__name__, holder))
+    homes += [("torch", torch), ("torch._C", getattr(torch, "_C", None))]
+    for name in ("is_%s_enabled" % state, "%s_enabled" % state, "is_%s" % state):
+        for home_name, home in homes:
+            fn = getattr(home, name, None) if home is not None else None
+            if not callable(fn) or isinstance(fn, type):
+                continue
+            try:
+                yield "%s.%s()" % (home_name, name), fn()
+            except Exception:
+                continue
 
 
 def paired_getter(leaf, holder):
@@ -1088,22 +1302,24 @@ def _registry_restore(path):
 
 
 def _container_guard(holder_path, holder):
-    """Statements saving a module-level container, and restoring it after the test."""
-    kind = type(holder).__name__
-    copy = {"dict": "dict", "list": "list", "set": "set"}.get(kind)
-    if copy is None or not isinstance(holder, CONTAINERS):
+    """Statements saving a module-level container and giving it a probe entry, and restoring it after the
+    test; a list or set holds only that entry (so what its method does to it is the same wherever the
+    test runs) and is watched as ``registry``."""
+    if not isinstance(holder, CONTAINERS):  # a subclass too (``counters``: a defaultdict of Counters)
         return [], []
     saved = "saved = %s(%s)" % ("dict" if isinstance(holder, dict) else "list" if isinstance(holder, list) else "set",
                                 holder_path)
-    setup = [saved]
-    if isinstance(holder, dict):
-        setup.append("%s[\"torchparity_probe\"] = \"value\"" % holder_path)
-        restore = ["%s.clear()" % holder_path, "%s.update(saved)" % holder_path]
-    elif isinstance(holder, list):
+    if isinstance(holder, dict):  # kept as it is, with an entry of the probe's (its size is the environment's)
+        setup = [saved, "%s[\"torchparity_probe\"] = \"value\"" % holder_path]
+        return setup, ["%s.clear()" % holder_path, "%s.update(saved)" % holder_path]
+    setup = [saved, "%s.clear()" % holder_path]
+    if isinstance(holder, list):
+        setup.append("%s.append(\"torchparity_probe\")" % holder_path)
         restore = ["%s[:] = saved" % holder_path]
     else:
+        setup.append("%s.add(\"torchparity_probe\")" % holder_path)
         restore = ["%s.clear()" % holder_path, "%s.update(saved)" % holder_path]
-    return setup, restore
+    return setup + ["registry = %s" % holder_path], restore
 
 
 def needed_imports(text, baseline):
@@ -1125,45 +1341,29 @@ def needed_imports(text, baseline):
 
 
 def probe_isolated(torch, res, obj, owner, device_type, baseline=()):
-    """``probe_facts`` in a forked child: a call that crashes, hangs or changes globals costs only it."""
+    """``probe_facts`` in a forked child (``isolate.in_child``): a call that crashes, hangs or changes globals
+    costs only the child. When the child ends without a result (a call aborted the interpreter), the probe
+    runs again with every call in a child of its own, so the calls that worked are kept."""
+    if not fork_safe(device_type):
+        return probe_facts(torch, res, obj, owner, device_type, baseline)
+    problem = ""
+    for each_call in (False, True):
+        try:
+            return in_child(_probe_json, (torch, res, obj, owner, device_type, baseline, each_call),
+                            timeout=BUDGET + 20.0)
+        except ChildFailed as exc:
+            problem = "probing %s %s" % (res["canonical"], exc)
+            if exc.status == "timeout":
+                break
+    return {"valid": [], "invalid": [], "imports": [], "tried": 0, "problem": problem}
+
+
+def _probe_json(torch, res, obj, owner, device_type, baseline, each_call):
+    """``probe_facts`` as plain JSON data (what a value no JSON holds becomes: its text)."""
     import json
 
-    fd, path = tempfile.mkstemp(prefix="torchparity-probe-", suffix=".json")
-    os.close(fd)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        code = 0
-        try:
-            with open(path, "w") as fh:
-                json.dump(probe_facts(torch, res, obj, owner, device_type, baseline), fh, default=str)
-        except BaseException:
-            code = 1
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(code)
-    deadline = time.monotonic() + BUDGET + 20.0
-    try:
-        while True:
-            got, status = os.waitpid(pid, os.WNOHANG)
-            if got == pid:
-                break
-            if time.monotonic() > deadline:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                return {"valid": [], "invalid": [], "imports": [], "tried": 0,
-                        "problem": "probing %s did not finish in time" % res["canonical"]}
-            time.sleep(0.01)
-        try:
-            with open(path) as fh:
-                return json.load(fh)
-        except (OSError, ValueError):
-            return {"valid": [], "invalid": [], "imports": [], "tried": 0,
-                    "problem": "probing %s ended without a result (status %s)" % (res["canonical"], status)}
-    finally:
-        os.unlink(path)
+    return json.loads(json.dumps(probe_facts(torch, res, obj, owner, device_type, baseline, each_call),
+                                 default=str))
 
 
 #: a one-process group, for APIs of torch.distributed that need one to exist
@@ -1177,9 +1377,11 @@ def _distributed(res):
     return any(n.startswith(("torch.distributed", "torch._C._distributed")) for n in names)
 
 
-def probe_facts(torch, res, obj, owner, device_type, baseline=()):
-    """{"valid": [scenario], "invalid": [scenario], "imports", "problem", "tried"} for one API."""
+def probe_facts(torch, res, obj, owner, device_type, baseline=(), each_call=False):
+    """{"valid": [scenario], "invalid": [scenario], "imports", "problem", "tried"} for one API;
+    ``each_call``: every measured call in a forked child of its own."""
     engine = Engine(torch, res, obj, owner, device_type)
+    engine.each_call = each_call and fork_safe(device_type)
     try:
         valid, invalid = engine.scenarios()
         dist = getattr(torch, "distributed", None)

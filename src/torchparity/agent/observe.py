@@ -72,6 +72,14 @@ class Observer(object):
             self.checks.append([kind, expr, payload])
 
     def observe(self, value, expr, depth=0):
+        """Checks of ``value`` (spelled ``expr``); a part that cannot be read here (a lazy parameter's
+        shape, a frozen module's state) is left out rather than ending the whole observation."""
+        try:
+            self._observe(value, expr, depth)
+        except Exception:
+            self._type(value, expr)
+
+    def _observe(self, value, expr, depth):
         torch = self.torch
         if id(value) in self.named and not isinstance(value, (bool, int, float, str, type(None))):
             self.add("same", expr, self.named[id(value)])
@@ -88,13 +96,7 @@ class Observer(object):
             self._tensor(value, expr)
             return
         if isinstance(value, torch.nn.Module):
-            self._type(value, expr)
-            graph = getattr(value, "graph", None)
-            if graph is not None and hasattr(graph, "nodes") and not callable(graph.nodes):
-                ops = [str(n.op) for n in graph.nodes]
-                self.add("eq", "[n.op for n in %s.graph.nodes]" % expr, _literal(ops, torch) or "[]")
-            self.add("eq", "list(%s.state_dict())" % expr, _literal(list(value.state_dict()), torch) or "[]")
-            self.add("is", "%s.training" % expr, repr(bool(value.training)))
+            self._module(value, expr)
             return
         if isinstance(value, (list, tuple)) and type(value) in (list, tuple) and self._has_tensor_or_float(value):
             self.add("eq", "len(%s)" % expr, str(len(value)))
@@ -104,6 +106,8 @@ class Observer(object):
         src = _literal(value, torch)
         if src is not None:
             self.add("eq", expr, src)
+            return
+        if depth == 0 and self._program(value, expr):
             return
         if isinstance(value, str):
             self.add("type", expr, "str")
@@ -119,6 +123,50 @@ class Observer(object):
 
         return any(isinstance(v, (torch.Tensor, float)) for v in value)
 
+    def _module(self, value, expr):
+        """A module's type, its graph's node ops, its state_dict keys and training flag: each part that
+        reads here (a frozen ScriptModule has no state_dict hooks, a lazy one no shapes)."""
+        torch = self.torch
+        self._type(value, expr)
+        try:
+            graph = getattr(value, "graph", None)
+            if graph is not None and hasattr(graph, "nodes") and not callable(graph.nodes):
+                ops = [str(n.op) for n in graph.nodes]
+                self.add("eq", "[n.op for n in %s.graph.nodes]" % expr, _literal(ops, torch) or "[]")
+        except Exception:
+            pass
+        try:
+            keys = list(value.state_dict())
+        except Exception:
+            keys = None
+        if keys is not None:
+            self.add("eq", "list(%s.state_dict())" % expr, _literal(keys, torch) or "[]")
+        training = getattr(value, "training", None)
+        if isinstance(training, bool):
+            self.add("is", "%s.training" % expr, repr(training))
+
+    def _program(self, value, expr):
+        """An exported program: its type, the ATen operators of its graph and what its module gives for a
+        tensor (an exported ``relu``: ``[1, 0, 3]``)."""
+        torch = self.torch
+        if type(value).__name__ != "ExportedProgram" or not callable(getattr(value, "module", None)):
+            return False
+        self._type(value, expr)
+        try:
+            targets = [str(n.target) for n in value.graph.nodes if n.op == "call_function"]
+            self.add("eq", "[str(n.target) for n in %s.graph.nodes if n.op == \"call_function\"]" % expr,
+                     _literal(targets, torch) or "[]")
+        except Exception:
+            pass
+        arg = "torch.tensor([1.0, -2.0, 3.0], device=DEVICE)"
+        try:
+            got = value.module()(torch.tensor([1.0, -2.0, 3.0]))
+        except Exception:
+            return True
+        if isinstance(got, torch.Tensor):
+            self._tensor(got, "%s.module()(%s)" % (expr, arg))
+        return True
+
     def _type(self, value, expr):
         path = type_path(type(value))
         if path:
@@ -126,6 +174,9 @@ class Observer(object):
 
     def _tensor(self, value, expr):
         torch = self.torch
+        if _uninitialized(value, torch):  # a lazy module's parameter: no shape, dtype or values yet
+            self._type(value, expr)
+            return
         src = _literal(value, torch)
         if value.requires_grad and value.is_leaf:
             grad = value.grad
@@ -185,6 +236,11 @@ class Observer(object):
         rest = [(n, a) for n, a in attrs if (n, a) not in plain]
         for name, attr in (plain + rest)[:MAX_ITEMS]:
             self.observe(attr, "%s.%s" % (expr, name), depth + 1)
+
+
+def _uninitialized(value, torch):
+    mixin = getattr(getattr(getattr(torch, "nn", None), "parameter", None), "UninitializedTensorMixin", None)
+    return mixin is not None and isinstance(value, mixin)
 
 
 def _opaque(value):

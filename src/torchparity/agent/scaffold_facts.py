@@ -23,7 +23,7 @@ from .dispatch_keys import dispatch_tls, restore_dispatch_tls
 from .facts_backward import backward_facts
 from .facts_calls import _doc_types, _pools_for, _strip_sig, call_facts, tensor_facts
 from .facts_captured import captured_facts
-from .facts_checker import checker_facts, in_child
+from .facts_checker import checker_facts
 from .facts_context import context_facts, state_facts
 from .facts_doctest import doctest_facts
 from .facts_domain import optim_facts
@@ -37,6 +37,7 @@ from .facts_probe import needed_imports, probe_isolated
 from .facts_recorded import recorded_facts
 from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts
 from .facts_switch import switch_facts
+from .isolate import isolated_facts
 from .objects import NotFound, class_path, walk
 from .tensor_kinds import kind_facts
 
@@ -160,6 +161,10 @@ def _restore_states(saved):
     return changed
 
 
+#: seconds the checker, pair and switch facts may take in their forked child
+ISOLATED_SECONDS = 30.0
+
+
 def facts_for(ctx, res, wants, dtypes=None, formula=""):
     """The facts ``wants`` names for one resolved API (a resolution record), the global states as they
     were before restored after."""
@@ -227,11 +232,14 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
     if "kinds" in wants:
         out["kinds"] = _guard("tensor kind", kind_facts, torch, res, obj, owner)
     if "switch" in wants:
-        out["switch"] = _guard("switch", in_child, switch_facts, (torch, obj, res, device_type))
+        out["switch"] = _guard("switch", isolated_facts, "switch", switch_facts, (torch, obj, res, device_type),
+                               device_type, ISOLATED_SECONDS)
     if "checker" in wants:
-        out["checker"] = _guard("checker", in_child, checker_facts, (torch, obj, owner, device_type))
+        out["checker"] = _guard("checker", isolated_facts, "checker", checker_facts, (torch, obj, owner, device_type),
+                                device_type, ISOLATED_SECONDS)
     if "pair" in wants:
-        out["pair"] = _guard("pair", in_child, pair_facts, (torch, obj, owner, res))
+        out["pair"] = _guard("pair", isolated_facts, "pair", pair_facts, (torch, obj, owner, res),
+                             device_type, ISOLATED_SECONDS)
     if "module_db" in wants and isinstance(obj, type) and not _constructed(out.get("probe")):
         out["module_db"] = _guard("module_db", module_db_facts, torch, obj)
     if isinstance(out.get("states"), dict):  # a failed state lookup reads as no states

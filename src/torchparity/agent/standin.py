@@ -183,15 +183,16 @@ def _reaches(holder, attr, value):
 
 def _set_checked(holder, attr, value):
     """Set ``holder.attr``, through the instance's own dict where its ``__setattr__`` refuses (a
-    config module); True only where the holder now answers the stand-in."""
+    config module); True only where the holder now answers the stand-in. A flag whose setter checks
+    its argument (``torch.backends.cudnn.enabled``) refuses both: its holder gets a proxy instead."""
     try:
         setattr(holder, attr, value)
-    except (TypeError, AttributeError):
+    except Exception:  # a flag whose setter checks its argument raises what it likes (RuntimeError)
         if isinstance(holder, type) or not hasattr(holder, "__dict__"):
             return False
         try:
             object.__setattr__(holder, attr, value)
-        except (TypeError, AttributeError):
+        except Exception:
             return False
     if isinstance(holder, type) or isinstance(value, property):
         return True
