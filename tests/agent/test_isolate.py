@@ -53,12 +53,14 @@ def test_what_the_child_raised_is_reported() -> None:
     with pytest.raises(ChildFailed, match="ValueError: bad argument 7") as info:
         in_child(_raise)
     assert info.value.status == "exit status 1"
+    assert info.value.raised  # its error came back: a retry would raise it again
 
 
 def test_a_child_that_aborts_is_reported_by_its_signal() -> None:
     with pytest.raises(ChildFailed, match="ended without a result") as info:
         in_child(os.abort)
     assert info.value.status == "killed by signal SIGABRT"
+    assert not info.value.raised
 
 
 def test_a_child_that_exits_without_a_result_is_reported_by_its_status() -> None:
@@ -72,6 +74,25 @@ def test_a_child_that_hangs_is_killed_at_its_timeout() -> None:
         in_child(time.sleep, (30,), timeout=1.0)
     assert info.value.status == "timeout"
     assert time.monotonic() - t0 < 10
+
+
+def test_an_interrupted_wait_kills_the_child_and_removes_its_folder() -> None:
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    before = set(os.listdir(isolate.tempfile.gettempdir()))
+    old = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            in_child(time.sleep, (30,), timeout=60.0)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert time.monotonic() - t0 < 10  # the hung child was killed, not waited for
+    left = {n for n in set(os.listdir(isolate.tempfile.gettempdir())) - before if n.startswith("torchparity-child-")}
+    assert not left
 
 
 def test_a_result_that_cannot_be_sent_is_reported() -> None:

@@ -210,10 +210,10 @@ def doctest_facts_here(torch, obj, res):
     return {"examples": outcomes, "kept": checked, "problem": problem, "leaf": leaf}
 
 
-def doctest_facts(torch, obj, res):
+def doctest_facts(torch, obj, res, device_type=""):
     """``doctest_facts_here`` in a forked child (``isolate.run_isolated``): what its calls change
     in this interpreter (a global mode, a registry) stays there, and a call that aborts costs only the
     child."""
     from .isolate import isolated_facts
 
-    return isolated_facts("docstring example", doctest_facts_here, (torch, obj, res), "")
+    return isolated_facts("docstring example", doctest_facts_here, (torch, obj, res), device_type)

@@ -23,6 +23,7 @@ import re
 import sys
 
 from .facts_literal import NotLiteral, literal
+from .objects import class_path
 
 #: the two sides of a nesting pair, as they appear in a name (``autocast_increment_nesting``, ``_enter_inference_mode``)
 NEST_VERBS = (("increment", "decrement"), ("enter", "exit"), ("push_on", "pop"), ("push", "pop"))
@@ -38,16 +39,12 @@ ENABLE_ARGS = ((), (True,))
 def _homes(torch, obj, owner):
     out = []
     if isinstance(owner, type):
-        out.append((_qualname(owner), owner))
+        out.append((class_path(owner), owner))
     holder = sys.modules.get(getattr(obj, "__module__", None) or "")
     if holder is not None and holder is not torch:
         out.append((holder.__name__, holder))
     out += [("torch", torch), ("torch._C", torch._C)]
     return out
-
-
-def _qualname(cls):
-    return "%s.%s" % (cls.__module__, cls.__qualname__)
 
 
 def _find(homes, names, api=None):

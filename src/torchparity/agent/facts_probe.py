@@ -901,6 +901,10 @@ class Engine(object):
                 continue
             if value is None:
                 continue
+            try:  # leave X as it was: a level left entered would refuse the scenarios' own entries
+                getattr(parent, leaf)(value)
+            except Exception:
+                pass
             self.lead_values = ["entered"]
             return [line], [], getters_found[:1]
         return None
@@ -1353,7 +1357,7 @@ def probe_isolated(torch, res, obj, owner, device_type, baseline=()):
                             timeout=BUDGET + 20.0)
         except ChildFailed as exc:
             problem = "probing %s %s" % (res["canonical"], exc)
-            if exc.status == "timeout":
+            if exc.status == "timeout" or exc.raised:  # a retry helps only where a call took the child down
                 break
     return {"valid": [], "invalid": [], "imports": [], "tried": 0, "problem": problem}
 

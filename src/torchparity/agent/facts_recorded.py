@@ -105,11 +105,15 @@ def _record(torch):
     """Run every OpInfo entry's first samples (forward, and backward where it has one) under both modes."""
     if _DONE:
         return
-    _DONE.append(True)
-    from torch.testing._internal.common_methods_invocations import op_db
-    from torch.utils._pytree import tree_flatten
+    try:
+        from torch.testing._internal.common_methods_invocations import op_db
+        from torch.utils._pytree import tree_flatten
 
-    Functions, Dispatch = _modes(torch)
+        Functions, Dispatch = _modes(torch)
+    except Exception as exc:  # said on every later API, not taken for "nothing calls it"
+        _DONE.append("recording the calls torch makes failed: %s" % error_text(exc))
+        return
+    _DONE.append("")
     for op in op_db:
         with warnings.catch_warnings(), torch.random.fork_rng():
             warnings.simplefilter("ignore")
@@ -479,6 +483,8 @@ def recorded_facts(torch, obj, res):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _record(torch)
+        if _DONE[0]:
+            return {"found": False, "problem": _DONE[0]}
         keys, own = _target(torch, obj, res)
         keys = [k for k in keys if _CALLS.get(k)]
         if not keys:

@@ -29,9 +29,11 @@ TIMEOUT = 60.0
 class ChildFailed(Exception):
     """The child gave no result: it raised, crashed, was killed by a signal or ran out of time."""
 
-    def __init__(self, message, status=""):
+    def __init__(self, message, status="", raised=False):
         Exception.__init__(self, message)
         self.status = status
+        #: the function raised in the child (its error came back); not a crash, a signal or a timeout
+        self.raised = raised
 
 
 def fork_safe(device_type=""):
@@ -113,13 +115,23 @@ def _child(fn, args, kwargs, write_fd, folder):
 def in_child(fn, args=(), kwargs=None, timeout=TIMEOUT):
     """``fn(*args, **kwargs)`` in a forked child; its result, or ``ChildFailed`` saying why none came."""
     folder = tempfile.mkdtemp(prefix="torchparity-child-")
-    read_fd, write_fd = os.pipe()
+    try:
+        read_fd, write_fd = os.pipe()
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     try:
         sys.stdout.flush()
         sys.stderr.flush()
     except Exception:
         pass
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except BaseException:
+        os.close(read_fd)
+        os.close(write_fd)
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     if pid == 0:
         os.close(read_fd)
         _child(fn, args, kwargs or {}, write_fd, folder)
@@ -127,6 +139,7 @@ def in_child(fn, args=(), kwargs=None, timeout=TIMEOUT):
     chunks = []
     deadline = time.monotonic() + timeout
     timed_out = False
+    finished = False
     try:
         while True:
             left = deadline - time.monotonic()
@@ -138,11 +151,12 @@ def in_child(fn, args=(), kwargs=None, timeout=TIMEOUT):
                 continue
             chunk = os.read(read_fd, 65536)
             if not chunk:
+                finished = True
                 break
             chunks.append(chunk)
     finally:
         os.close(read_fd)
-        if timed_out:
+        if not finished:  # timed out, or this loop was interrupted: the child must not outlive it
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
@@ -160,7 +174,7 @@ def in_child(fn, args=(), kwargs=None, timeout=TIMEOUT):
         raise ChildFailed("sent back a result that cannot be read (%s)" % _status_text(status),
                           _status_text(status)) from None
     if not ok:
-        raise ChildFailed(str(value), _status_text(status))
+        raise ChildFailed(str(value), _status_text(status), raised=True)
     return value
 
 

@@ -220,7 +220,8 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
     if "runtime" in wants:
         out["runtime"] = _guard("runtime", runtime_facts, torch, obj, res, device_type)
     if "doctest" in wants:
-        out["doctest"] = _guard("docstring example", _in_scratch_folder, doctest_facts, torch, obj, res)
+        out["doctest"] = _guard("docstring example", _in_scratch_folder, doctest_facts, torch, obj, res,
+                                 device_type)
     if "data" in wants and device_type not in ("", "cpu"):
         out["pinned_memory"] = _guard("pinned memory", pinned_memory_facts, torch, device_type)
     if "optim" in wants:
@@ -230,7 +231,8 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
     if "jitgraph" in wants:
         out["jitgraph"] = _guard("TorchScript IR", jitgraph_facts, torch, obj, res)
     if "kinds" in wants:
-        out["kinds"] = _guard("tensor kind", kind_facts, torch, res, obj, owner)
+        out["kinds"] = _guard("tensor kind", isolated_facts, "tensor kind", kind_facts, (torch, res, obj, owner),
+                              device_type)
     if "switch" in wants:
         out["switch"] = _guard("switch", isolated_facts, "switch", switch_facts, (torch, obj, res, device_type),
                                device_type, ISOLATED_SECONDS)

@@ -167,6 +167,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
     later = [i for i, f in enumerate(out) if f in ("signature", "measured")]
     if later:
         out.insert(later[0], "doctest")
+    if recorded_kind(info):  # calls public code makes of it, before the probe's and the name-guessed kinds
+        out.insert(out.index("measured") if "measured" in out else len(out), "recorded")
     tensor_property = r.kind == "property" and r.owner_class in ("torch.Tensor", "torch._C.TensorBase")
     if (r.kind in CALLABLE_KINDS or tensor_property) and "measured" in out and not {
             "runtime", "context", "storage"} & set(out):  # tensors of another kind (sparse, nested, ...)
@@ -175,8 +177,6 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.append("checker")
     if pair_leaf(info):  # after every other family: a function and its partner found by name
         out.append("pair")
-    if recorded_kind(info):  # calls public code makes of it, before the probe's
-        out.insert(out.index("measured") if "measured" in out else len(out), "recorded")
     if switch_leaf(info):  # after every other family: a setter no other template could hold
         out.append("switch")
     out.append("fill-in")
