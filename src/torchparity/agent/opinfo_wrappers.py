@@ -14,6 +14,7 @@ import ast
 
 SAMPLE = "@S@"
 _TREES = {}  # type: dict
+_LAMBDAS = {}  # type: dict
 
 
 def _tree(filename):
@@ -26,14 +27,23 @@ def _tree(filename):
     return _TREES[filename]
 
 
+def _lambdas(filename):
+    """Line -> the lambdas starting on it, for one file (one walk of its tree, kept)."""
+    if filename not in _LAMBDAS:
+        tree = _tree(filename)
+        index = {}  # type: dict
+        for n in ast.walk(tree) if tree is not None else ():
+            if isinstance(n, ast.Lambda):
+                index.setdefault(n.lineno, []).append(n)
+        _LAMBDAS[filename] = index
+    return _LAMBDAS[filename]
+
+
 def _lambda_node(fn):
     code = getattr(fn, "__code__", None)
     if code is None or getattr(fn, "__name__", "") != "<lambda>":
         return None
-    tree = _tree(code.co_filename)
-    if tree is None:
-        return None
-    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno]
+    found = _lambdas(code.co_filename).get(code.co_firstlineno, [])
     params = code.co_varnames[:code.co_argcount]
     found = [n for n in found if tuple(a.arg for a in n.args.args) == params]
     return found[0] if len(found) == 1 else None
@@ -92,6 +102,12 @@ def _argument(arg, bound):
 def wrapped_call(fn, obj):
     """The API's arguments over the sample (see the module docstring), or None when ``fn`` is not a
     lambda that only rearranges its parameters into one call of ``obj``."""
+    name = getattr(obj, "__name__", None)
+    code = getattr(fn, "__code__", None)
+    if not isinstance(name, str) or code is None or not {name, name.rsplit("_", 1)[-1]} & set(code.co_names):
+        # the lambda names no attribute or global of the API's name (``special_polygamma`` is reached as
+        # ``torch.special.polygamma``): no need to read its source
+        return None
     node = _lambda_node(fn)
     if node is None or not isinstance(node.body, ast.Call):
         return None
