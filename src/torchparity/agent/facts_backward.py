@@ -129,6 +129,10 @@ def _literal(torch, value, significant=0):
 
 def _build(torch, lit):
     """The value a literal description stands for (as the test builds it)."""
+    if "sparse" in lit:
+        sp = lit["sparse"]
+        return torch.sparse_coo_tensor(_build(torch, sp["indices"]), _build(torch, sp["values"]), sp["shape"],
+                                       is_coalesced=True if sp["coalesced"] else None)
     if "tensor" in lit:
         return torch.tensor(lit["tensor"], dtype=getattr(torch, lit["dtype"])).reshape(lit["shape"])
     if "value" in lit:

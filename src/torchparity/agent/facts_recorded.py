@@ -19,6 +19,7 @@ test makes that call on the device and compares with those values.
 
 import warnings
 
+from .facts_backward import _build
 from .facts_literal import error_text
 
 #: the most tensor elements a recorded call's arguments, and its results, may have
@@ -335,23 +336,6 @@ def _literal(torch, value, digits=0):
     if isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)):
         raise ValueError("a symbolic value")
     raise ValueError("a value of type %s" % type(value).__name__)
-
-
-def _build(torch, lit):
-    if "sparse" in lit:
-        sp = lit["sparse"]
-        return torch.sparse_coo_tensor(_build(torch, sp["indices"]), _build(torch, sp["values"]), sp["shape"],
-                                       is_coalesced=True if sp["coalesced"] else None)
-    if "tensor" in lit:
-        return torch.tensor(lit["tensor"], dtype=getattr(torch, lit["dtype"])).reshape(lit["shape"])
-    if "value" in lit:
-        return lit["value"]
-    if "list" in lit:
-        items = [_build(torch, v) for v in lit["list"]]
-        return tuple(items) if lit["tuple"] else items
-    if "torch" in lit:
-        return getattr(torch, lit["torch"])
-    return torch.device(lit["device"])
 
 
 def _strip(lit):
