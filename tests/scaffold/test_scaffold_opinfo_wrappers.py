@@ -49,6 +49,8 @@ def test_the_lambda_s_rearrangement_is_read_from_its_source():
     assert wrapped_call(_entry(torch.nn.functional.embedding).op, torch.nn.functional.embedding_bag) is None
     # an entry matched by identity stays a function entry
     assert find_opinfo(torch.add)[1] == "function"
+    # a Tensor member wrapped by its entry (``item``) is left to the tensor family
+    assert find_opinfo(torch.Tensor.item)[0] is None
 
 
 def api(*args, **kwargs):

@@ -71,6 +71,8 @@ def find_opinfo(obj):
 def _find_wrapper(obj):
     """(OpInfo, "wrapper", names) for an entry whose ``op`` is a lambda calling ``obj`` (see
     opinfo_wrappers), or (None, None, [])."""
+    if str(getattr(obj, "__qualname__", "")).startswith(("Tensor.", "TensorBase.")):
+        return None, None, []  # Tensor members: their method variants, and the tensor family's formulas
     for op in _op_db():
         if getattr(op.op, "__name__", "") == "<lambda>" and wrapped_call(op.op, obj) is not None:
             name = op.name + ("." + op.variant_test_name if op.variant_test_name else "")
