@@ -31,7 +31,9 @@ SWITCHES = (
          "torch.set_autocast_cpu_dtype = torch._C.set_autocast_cpu_dtype = lambda dtype: None"),
     Case("torch.set_rng_state", "switch",  # the state not set
          "torch.set_rng_state = torch.random.set_rng_state = lambda state: None"),
-    Case("torch._C._jit_set_texpr_fuser_enabled", "switch",  # a prefix before the verb: _jit_texpr_fuser_enabled
+    # a prefix before the verb (_jit_texpr_fuser_enabled): the jitgraph family, tried first for _jit_* functions,
+    # now writes its test; the switch family is the fallback and the break must still be caught
+    Case("torch._C._jit_set_texpr_fuser_enabled", "jitgraph",
          "torch._C._jit_set_texpr_fuser_enabled = lambda enabled: None"),
     Case("torch.default_generator.set_state", "switch",  # a method of an instance: returns itself, sets nothing
          "real = torch.default_generator\n"
@@ -49,11 +51,11 @@ PAIRS = (
          "torch._disable_functionalization = lambda: None"),
     Case("torch.sparse.check_sparse_tensor_invariants.is_enabled", "pair",  # one answer whatever the state
          "torch.sparse.check_sparse_tensor_invariants.is_enabled = staticmethod(lambda: False)"),
-    Case("torch.ao.quantization.enable_observer", "pair",  # the observer left off
+    Case("torch.ao.quantization.enable_observer", "pair|kinds",  # the observer left off
          AO + "q.enable_observer = fq.enable_observer = lambda mod: None"),
-    Case("torch.ao.quantization.disable_observer", "pair",  # turns it on instead
+    Case("torch.ao.quantization.disable_observer", "pair|kinds",  # turns it on instead
          AO + "q.disable_observer = fq.disable_observer = fq.enable_observer"),
-    Case("torch.ao.quantization.enable_fake_quant", "pair",  # the observer enabled instead
+    Case("torch.ao.quantization.enable_fake_quant", "pair|kinds",  # the observer enabled instead
          AO + "q.enable_fake_quant = fq.enable_fake_quant = fq.enable_observer"),
 )
 NESTING = (
@@ -61,14 +63,14 @@ NESTING = (
          "torch.autocast_increment_nesting = torch._C.autocast_increment_nesting = lambda: 0"),
     Case("torch._C._functorch._vmap_decrement_nesting", "pair",  # pops nothing, answers the level below
          "torch._C._functorch._vmap_decrement_nesting = lambda: torch._C._functorch.maybe_current_level() - 1"),
-    Case("torch.autograd.grad_mode._exit_inference_mode", "pair",  # the mode left on
+    Case("torch.autograd.grad_mode._exit_inference_mode", "pair|measured",  # the mode left on
          "torch.autograd.grad_mode._exit_inference_mode = lambda mode: None"),
     Case("torch.autograd.graph.increment_version", "pair",  # counts by two
          "import torch.autograd.graph as g\nincrement = g.increment_version\n"
          "g.increment_version = lambda t: (increment(t), increment(t))[0]"),
 )
 CHECKERS = (
-    Case("torch.Tensor.is_coalesced", "checker", "torch.Tensor.is_coalesced = lambda self: True"),
+    Case("torch.Tensor.is_coalesced", "checker|kinds", "torch.Tensor.is_coalesced = lambda self: True"),
     Case("torch.serialization._is_zipfile", "checker",  # the zip magic not read
          "torch.serialization._is_zipfile = lambda f: False"),
     Case("torch._functorch.vmap._check_randomness_arg", "checker",  # everything accepted
@@ -80,10 +82,13 @@ CASES = SWITCHES + PAIRS + NESTING + CHECKERS
 def test_each_gets_a_real_test_on_the_cpu_that_fails_once_broken(tmp_path_factory, tmp_path):
     pytest.importorskip("torch")
     results, _ = _scaffold(CASES, [c.api for c in CASES], tmp_path_factory.mktemp("pairs"))
+    # a case may name the families that can win it since the round's families were merged ("pair|kinds":
+    # the kinds family, tried before measured, also holds a fake-quantize module's switch); each is real
+    wrong = [(c.api, results[c.api].family, results[c.api].fill_in[:1]) for c in CASES
+             if results[c.api].family not in c.family.split("|")]
+    assert not wrong, "\n".join(map(str, wrong))
     for case in CASES:
-        res = results[case.api]
-        assert res.family == case.family, (case.api, res.fill_in)
-        assert not res.notes, (case.api, res.notes)  # every template test passes on the CPU
+        assert not results[case.api].notes, (case.api, results[case.api].notes)  # every template test passes
     _passes_and_fails_once_broken(CASES, results, tmp_path)
 
 
