@@ -31,10 +31,11 @@ CASES = (
     Case("torch.nested.to_padded_tensor", "kinds",  # the padding value ignored
          "tp = torch.nested.to_padded_tensor\n"
          "torch.nested.to_padded_tensor = lambda x, padding, *a, **k: tp(x, padding + 1.0, *a, **k)"),
-    Case("torch._nested_tensor_from_mask", "kinds",  # the values doubled
+    # "kinds|recorded": an operator torch's own code calls is now tried by the recorded family first
+    Case("torch._nested_tensor_from_mask", "kinds|recorded",  # the values doubled
          "nm = torch._nested_tensor_from_mask\n"
          "torch._nested_tensor_from_mask = lambda t, m, *a, **k: nm(t * 2, m, *a, **k)"),
-    Case("torch.ops.aten._values.default", "kinds",  # the values negated
+    Case("torch.ops.aten._values.default", "kinds|recorded",  # the values negated
          "torch.ops.aten._values.default = lambda x: -x._values()"),
     Case("torch.resize_as_sparse_", "kinds",  # nothing resized
          "torch.resize_as_sparse_ = lambda x, t: x"),
@@ -55,9 +56,11 @@ def test_each_gets_a_real_test_on_the_cpu_that_fails_once_broken(tmp_path_factor
     pytest.importorskip("torch")
     results, _ = _scaffold(CASES, [c.api for c in CASES], tmp_path_factory.mktemp("tensor-kinds"))
     wrong = [(c.api, results[c.api].family, results[c.api].fill_in[:1]) for c in CASES
-             if results[c.api].family != c.family]
+             if results[c.api].family not in c.family.split("|")]
     assert not wrong, wrong
     for case in CASES:
+        if results[case.api].family != "kinds":
+            continue  # the recorded family's test: its own checks, and the breaks below
         body = Path(results[case.api].path).read_text().split("class Test", 1)[1]
         assert "# as measured on the CPU" in body, case.api
         if case.api not in OFF_DEVICE:
