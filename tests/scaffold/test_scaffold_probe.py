@@ -32,11 +32,14 @@ CASES = (
     Case("torch.export.load", "measured",  # loads another program
          "load = torch.export.load\n"
          "torch.export.load = lambda f, **kwargs: torch.export.export(torch.nn.Tanh(), (torch.ones(3),))"),
-    Case("torch.Tensor.crow_indices", "measured",  # the column indices instead
+    Case("torch.Tensor.crow_indices", "measured|kinds",  # the kinds family, merged after, is tried first  # the column indices instead
          "torch.Tensor.crow_indices = torch.Tensor.col_indices"),
-    Case("torch.nn.functional.embedding", "measured",  # the weight's rows in reverse
+    # the weight's rows in reverse below float64 (the OpInfo test, tried first since the wrapper entries are
+    # found, compares with the same call in float64)
+    Case("torch.nn.functional.embedding", "measured|opinfo",
          "E = torch.nn.functional.embedding\n"
-         "torch.nn.functional.embedding = lambda input, weight, *a, **k: E(input, weight.flip(0), *a, **k)"),
+         "torch.nn.functional.embedding = lambda input, weight, *a, **k: E(\n"
+         "    input, weight if weight.dtype == torch.float64 else weight.flip(0), *a, **k)"),
     Case("torch.nn.utils.rnn.pack_padded_sequence", "measured",  # every sequence taken at full length
          "P = torch.nn.utils.rnn.pack_padded_sequence\n"
          "torch.nn.utils.rnn.pack_padded_sequence = lambda input, lengths, *a, **k: P(\n"
@@ -70,11 +73,12 @@ def test_each_gets_a_measured_test_that_fails_once_broken(tmp_path_factory, tmp_
     pytest.importorskip("torch")
     results, _ = _scaffold(CASES, [c.api for c in CASES], tmp_path_factory.mktemp("probe"))
     for case in CASES:
-        assert results[case.api].family == case.family, (case.api, results[case.api].fill_in)
+        assert results[case.api].family in case.family.split("|"), (case.api, results[case.api].fill_in)
     text = open(results["torch.export.load"].path).read()
     assert "torch.export.save(exported, path)" in text and "aten.relu.default" in text
-    text = open(results["torch.nn.functional.embedding"].path).read()
-    assert "torch.tensor([1, 0], device=DEVICE)" in text
+    if results["torch.nn.functional.embedding"].family == "measured":  # the index tensor a failed call asked for
+        text = open(results["torch.nn.functional.embedding"].path).read()
+        assert "torch.tensor([1, 0], device=DEVICE)" in text
     text = open(results["torch.autograd.grad_mode._exit_inference_mode"].path).read()
     assert "_enter_inference_mode(True)" in text and "torch.is_inference_mode_enabled(), False" in text
     _passes_and_fails_once_broken(CASES, results, tmp_path)

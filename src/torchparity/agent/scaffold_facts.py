@@ -242,7 +242,7 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
     if "pair" in wants:
         out["pair"] = _guard("pair", isolated_facts, "pair", pair_facts, (torch, obj, owner, res),
                              device_type, ISOLATED_SECONDS)
-    if "module_db" in wants and isinstance(obj, type) and not _constructed(out.get("probe")):
+    if "module_db" in wants and isinstance(obj, type):  # its sample's forward, where upstream has one
         out["module_db"] = _guard("module_db", module_db_facts, torch, obj)
     if isinstance(out.get("states"), dict):  # a failed state lookup reads as no states
         out["states"] = []

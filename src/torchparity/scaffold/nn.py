@@ -101,7 +101,7 @@ def nn_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         elif MODULE in api_mro:
             make = _construction(facts, spelling)
             db = facts.get("module_db") or {}
-            if not make and db.get("found"):  # the probe measured none: upstream's module_db sample
+            if db.get("found"):  # upstream's module_db sample: its forward is checked too
                 make = make_of(db, spelling)
                 sources.append(_macro("module_class", test=test, C=spelling, make=make, device=device))
                 sources.append(lines_method(f"{test}_forward", forward_lines(db, make, device)).source)
