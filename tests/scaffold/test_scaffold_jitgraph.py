@@ -24,7 +24,11 @@ import pytest
 
 from tests.scaffold.conftest import Case
 from tests.scaffold.test_scaffold_generated import RUFF
-from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
+from tests.scaffold.test_scaffold_more_kinds import (
+    _check_families,
+    _passes_and_fails_once_broken,
+    _scaffold,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -80,12 +84,6 @@ CASES = (
 )
 #: the tensor-expression kernel is compiled for the CPU only
 NPU_CASES = tuple(c for c in CASES if c.api != C + "_te.TensorExprKernel")
-
-
-def _check_families(cases, results):
-    wrong = [(c.api, results[c.api].family, results[c.api].fill_in[:1]) for c in cases
-             if results[c.api].family != c.family]
-    assert not wrong, wrong
 
 
 def test_each_gets_a_real_test_on_the_cpu_that_fails_once_broken(tmp_path_factory, tmp_path):

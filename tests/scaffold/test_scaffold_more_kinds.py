@@ -228,6 +228,12 @@ def scaffolded(tmp_path_factory):
     return _scaffold(CASES, names, tmp_path_factory.mktemp("reach"))
 
 
+def _check_families(cases, results):
+    wrong = [(c.api, results[c.api].family, results[c.api].fill_in[:1]) for c in cases
+             if results[c.api].family != c.family]
+    assert not wrong, wrong
+
+
 def _passes_and_fails_once_broken(cases, results, tmp_path, environ=None):
     jobs = [{"file": results[c.api].path, "patch": ""} for c in cases]
     jobs += [{"file": results[c.api].path, "patch": c.breakage} for c in cases]

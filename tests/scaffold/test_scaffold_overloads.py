@@ -20,7 +20,11 @@ import pytest
 
 from tests.scaffold.conftest import Case
 from tests.scaffold.test_scaffold_generated import RUFF
-from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
+from tests.scaffold.test_scaffold_more_kinds import (
+    _check_families,
+    _passes_and_fails_once_broken,
+    _scaffold,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -73,12 +77,6 @@ SPARSE_CASES = (
          "torch.sparse_csc_tensor = lambda *a, check_invariants=None, **k: csc(*a, **k)"),
 )
 CASES = OVERLOAD_CASES + NORM_CASES + SPARSE_CASES
-
-
-def _check_families(cases, results):
-    wrong = [(c.api, results[c.api].family, results[c.api].fill_in[:1]) for c in cases
-             if results[c.api].family != c.family]
-    assert not wrong, wrong
 
 
 def test_each_gets_a_real_test_on_the_cpu_that_fails_once_broken(tmp_path_factory, tmp_path):

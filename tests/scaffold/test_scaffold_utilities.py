@@ -27,7 +27,11 @@ import pytest
 
 from tests.scaffold.conftest import Case
 from tests.scaffold.test_scaffold_generated import RUFF
-from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
+from tests.scaffold.test_scaffold_more_kinds import (
+    _check_families,
+    _passes_and_fails_once_broken,
+    _scaffold,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -107,12 +111,6 @@ CASES = (
 #: dynamo cannot start on the emulated npu in the forked children the files run in
 NPU_CASES = tuple(c for c in CASES if c.api not in ("torch.compiler.reset", "torch._dynamo.mark_dynamic",
                                                     "torch.cond"))
-
-
-def _check_families(cases, results):
-    wrong = [(c.api, results[c.api].family, results[c.api].fill_in[:1]) for c in cases
-             if results[c.api].family != c.family]
-    assert not wrong, wrong
 
 
 def test_each_gets_a_real_test_on_the_cpu_that_fails_once_broken(tmp_path_factory, tmp_path):

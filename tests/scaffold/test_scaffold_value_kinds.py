@@ -16,7 +16,11 @@ from pathlib import Path
 import pytest
 
 from tests.scaffold.conftest import Case
-from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
+from tests.scaffold.test_scaffold_more_kinds import (
+    _check_families,
+    _passes_and_fails_once_broken,
+    _scaffold,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -54,12 +58,6 @@ FACTORY_CASES = (
          "bernoulli = torch.bernoulli\ntorch.bernoulli = lambda p, *a, **k: bernoulli(torch.full_like(p, 0.5))"),
 )
 CASES = DTYPE_CASES + FACTORY_CASES
-
-
-def _check_families(cases, results):
-    wrong = [(c.api, results[c.api].family, results[c.api].fill_in[:1]) for c in cases
-             if results[c.api].family != c.family]
-    assert not wrong, wrong
 
 
 def test_each_gets_a_real_test_on_the_cpu_that_fails_once_broken(tmp_path_factory, tmp_path):
