@@ -106,6 +106,55 @@ def _schema_params(obj):
     return out
 
 
+_CHOICES = re.compile(r"[`'\"]?\b([A-Za-z_]\w*)[`'\"]?\s+(?:to be|must be|should be|needs to be|can only be)\s+"
+                      r"(?:either\s+)?(?:one of|in)\b[\s:]*(.*)", re.S)
+_CHOICE_ITEM = re.compile(r"'([^'\n]{0,40})'|\"([^\"\n]{0,40})\"|\b(None|True|False)\b")
+
+
+#: what a message says the argument should have been -> the category tried for the first parameter
+_WANTED_KINDS = ((r"expected an? code object|must be a code object", "code"),
+                 (r"a bytes-like object is required|expected a bytes-like object", "bytes"),
+                 (r"issubclass\(\) arg 1 must be a class|must be a (?:subclass|class)\b", "class"),
+                 (r"does not require grad|doesn't require grad|does not have a grad_fn", "grad_tensor"))
+
+
+def choices_named(message):
+    """(parameter, [value source]) an error lists the allowed values of ("expected rounding_mode to be one
+    of None, 'trunc', or 'floor' but found 'x'"), or ("", [])."""
+    m = _CHOICES.search(message or "")
+    if not m:
+        return "", []
+    rest = re.split(r"\b(?:but|got|found|instead|received)\b", m.group(2), maxsplit=1)[0][:300]
+    out = []
+    for q1, q2, word in _CHOICE_ITEM.findall(rest):
+        src = word or repr(q1 if q1 or not q2 else q2)
+        if src not in out:
+            out.append(src)
+    return (m.group(1), out[:6]) if len(out) >= 1 else ("", [])
+
+
+def _packet_params(obj, limit=4):
+    """Parameter lists of an operator packet's overloads (``torch.ops.aten._add_relu``), ``default``
+    first; [] for anything else."""
+    if getattr(obj, "_schema", None) is not None or not callable(getattr(obj, "overloads", None)) \
+            or not type(obj).__name__.endswith("OpOverloadPacket"):
+        return []
+    try:
+        names = list(obj.overloads())
+    except Exception:
+        return []
+    names.sort(key=lambda n: (n != "default", n.startswith("out") or n.endswith("_out"), n))
+    out = []
+    for name in names[:limit]:
+        try:
+            params = _schema_params(getattr(obj, name))
+        except Exception:
+            continue
+        if params is not None and params not in out:
+            out.append(params)
+    return out
+
+
 def _resolved_names(text, obj):
     """`` module.Class`` for capitalised names a string annotation uses, looked up where ``obj`` lives."""
     module = sys.modules.get(getattr(obj, "__module__", "") or "")
@@ -387,6 +436,8 @@ class Engine(object):
         self._typed_seen = {}
         #: parameter -> category a call's TypeError asked for ("must be tuple of Tensors")
         self.type_errors = {}
+        #: the first messages of failed calls (what a retry with a different prelude looks for)
+        self.errors_seen = []
 
     # -- running source ----------------------------------------------------------------------
     def _namespace(self, tmp):
@@ -472,6 +523,8 @@ class Engine(object):
         for key in ("checks", "listify", "context", "remove_handle"):
             setattr(scenario, key, doc[key])
         scenario.raises, scenario.error = raises, error
+        if error and len(self.errors_seen) < 64:
+            self.errors_seen.append(str(error)[:300])
         return ok
 
     def _measure(self, scenario):
@@ -484,6 +537,8 @@ class Engine(object):
                 scenario.raises = exc_name(exc)
                 scenario.error = error_text(exc)
                 self._type_hint(str(exc))
+                if len(self.errors_seen) < 64:
+                    self.errors_seen.append(str(exc)[:300])
                 return False
             named = dict((id(ns[v]), v) for v in scenario.watch + ([scenario.receiver] if scenario.receiver else [])
                          if v in ns)
@@ -536,11 +591,18 @@ class Engine(object):
             m = re.search(pattern, message)
             if m:
                 self.type_errors[key % m.group(1)] = "index"
+        for pattern, cat in _WANTED_KINDS:  # "expected a code object": the first argument's kind
+            if re.search(pattern, message):
+                self.type_errors.setdefault("#1", cat)
+        name, choices = choices_named(message)
+        if name and choices:  # "expected rounding_mode to be one of None, 'trunc', or 'floor'"
+            self.type_errors[name] = "choice:" + "|".join(choices)
         m = re.search(r"argument '(\w+)' \(position \d+\) must be ([\w ]+?)(?:,|$| not)", message)
         if not m:
             return
         wanted = m.group(2)
-        cat = ("tensors" if "tuple of Tensors" in wanted else "tensor" if "Tensor" in wanted
+        cat = ("class" if wanted.startswith("a class") or wanted == "type"
+               else "tensors" if "tuple of Tensors" in wanted else "tensor" if "Tensor" in wanted
                else "size" if "tuple of ints" in wanted else "int" if wanted.startswith("int")
                else "bool" if wanted.startswith("bool") else "float" if wanted.startswith("float")
                else "dtype" if "dtype" in wanted else "")
@@ -661,17 +723,24 @@ class Engine(object):
         function may name its first parameter ``self`` (``torch._foreach_copy_``).
         """
         bound = target != "_API_"
+        packet = _packet_params(fn)
+        if packet:
+            return packet
         params = _param_list(fn, self.res.get("signature") or "" if fn is self.obj else "")
         if params is None:
             params = _params_from_text(_doc_signature(fn))
-        found = [params] if params else []
-        if not params:
-            try:
-                self.run(Scenario(setup, "%s()" % target))
-            except Exception as exc:
-                found = _params_from_error(str(exc)) or [params]
-            else:
-                found = [params]
+        opaque = not params or any(p["kind"] == "var" for p in params)
+        if params:
+            params = [p for i, p in enumerate(params) if p["kind"] != "var" and not (
+                bound and i == 0 and p["name"] in ("self", "cls"))]
+        if params or not opaque:
+            return [params]
+        try:  # nothing named (``*args, **kwargs``): the parameters a call without arguments asks for
+            self.run(Scenario(setup, "%s()" % target))
+        except Exception as exc:
+            found = _params_from_error(str(exc)) or [params or []]
+        else:
+            found = [params or []]
         return [[p for i, p in enumerate(ps) if p["kind"] != "var" and not (
             bound and i == 0 and p["name"] in ("self", "cls"))] for ps in found]
 
@@ -731,12 +800,18 @@ class Engine(object):
         doc = _doc_types(getattr(fn, "__doc__", None))
         pools = []
         keys = self._receiver_keys(setup) if receiver else []
+        spatial = pv.spatial_tensor(str(getattr(fn, "__name__", "") or self.res.get("path", "").rsplit(".", 1)[-1]))
         for p in params:
             cats = pv.categories(p["name"], p["annotation"], doc.get(p["name"]), p["default_bool"])
             hint = hints.get(p["name"]) or hints.get("#%d" % (params.index(p) + 1))
+            chosen = []
+            if hint and hint.startswith("choice:"):
+                chosen, hint = hint[len("choice:"):].split("|"), None
             if hint:
                 cats = [hint] + [c for c in cats if c != hint]
-            values = self.typed_values(p["annotation"]) + self.typed_values(doc.get(p["name"], ""))
+            if cats[:1] == ["tensor"] and spatial and not pools:  # the input of a pool2d, a conv3d
+                chosen = chosen + [spatial]
+            values = chosen + self.typed_values(p["annotation"]) + self.typed_values(doc.get(p["name"], ""))
             values += [v for v in pv.values_for(cats) if v not in values]
             values = _with_extra(_outer_first(_unique(values), p["annotation"]), cats)
             if holder is not None and params and p is params[0]:
@@ -1374,6 +1449,14 @@ def _probe_json(torch, res, obj, owner, device_type, baseline, each_call):
 PROCESS_GROUP = ("torch.distributed.init_process_group(backend=None, store=torch.distributed.HashStore(), "
                  "rank=0, world_size=1)",)
 NO_PROCESS_GROUP = ("torch.distributed.destroy_process_group()",)
+#: a one-device mesh made current after the process group: DTensor factories and ops ask for one
+DEVICE_MESH = ("_MESH_ = torch.distributed.device_mesh.init_device_mesh(DEVICE.type, (1,))", "_MESH_.__enter__()")
+NO_DEVICE_MESH = ("_MESH_.__exit__(None, None, None)",)
+
+
+def _asks_for_mesh(engine):
+    """Whether a failed call asked for a current device mesh (``No device mesh is currently active``)."""
+    return any("device mesh" in e.lower() or "DeviceMesh" in e for e in engine.errors_seen)
 
 
 def _distributed(res):
@@ -1393,6 +1476,10 @@ def probe_facts(torch, res, obj, owner, device_type, baseline=(), each_call=Fals
                 and not dist.is_initialized() and not engine.out_of_time()):
             engine.prelude, engine.postlude = list(PROCESS_GROUP), list(NO_PROCESS_GROUP)
             valid, invalid = engine.scenarios()
+            if not valid and not engine.out_of_time() and _asks_for_mesh(engine):
+                engine.prelude = list(PROCESS_GROUP + DEVICE_MESH)
+                engine.postlude = list(NO_DEVICE_MESH + NO_PROCESS_GROUP)
+                valid, invalid = engine.scenarios()
     except _Timeout as exc:
         return {"valid": [], "invalid": [], "imports": [], "problem": str(exc), "tried": engine.tried}
     out = {"valid": [], "invalid": [], "tried": engine.tried, "problem": ""}

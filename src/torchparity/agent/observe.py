@@ -92,6 +92,12 @@ class Observer(object):
             if src is not None:
                 self.add("float", expr, src)
             return
+        if isinstance(value, torch.Tensor) and callable(getattr(value, "full_tensor", None)):
+            self._type(value, expr)  # a DTensor: its type, its placements and the whole tensor it stands for
+            self.add("eq", "[str(p) for p in %s.placements]" % expr, _literal([str(p) for p in value.placements],
+                                                                            torch) or "[]")
+            self._tensor(value.full_tensor(), "%s.full_tensor()" % expr)
+            return
         if isinstance(value, torch.Tensor):
             self._tensor(value, expr)
             return

@@ -96,15 +96,25 @@ POOLS = {
     "path": ("os.path.join(_TMP_, \"item\")", "_TMP_"),
     "tree": ("{\"a\": [1, 2], \"b\": (torch.ones(2, device=DEVICE), None)}", "[1, (2, 3)]"),
     "op": ("torch.ops.aten.add.Tensor", "torch.ops.aten.relu.default"),
+    "class": ("torch.nn.ReLU", "torch.nn.Identity", "torch.nn.Linear", "torch.Tensor"),
+    "bytes": ("b\"\\x00\\x00\\x80?\\x00\\x00\\x00@\"", "bytearray(8)"),
+    "code": ("(lambda x: x + 1).__code__",),
+    "grad_tensor": ("torch.tensor([1.0, -2.0, 3.0], device=DEVICE, requires_grad=True) * 2",
+                    "torch.tensor([1.0, -2.0, 3.0], device=DEVICE, requires_grad=True)"),
+    "backend": ("\"eager\"", "lambda gm, example_inputs: gm.forward", "\"aot_eager\""),
 }
 #: a value of no expected type: an invalid call
 INVALID = "object()"
 
 #: parameter name -> category (checked in order, the first match wins)
 NAME_HINTS = (
+    (r"^(backend|compiler_fn)$", "backend"),
     (r"^(fn|func|function|f|callable|hook|callback|wrapper|factory|default_factory|predicate|"
-     r"fx_fn|user_fn|compiler_fn|backend)$", "callable"),
+     r"fx_fn|user_fn)$", "callable"),
+    (r"^(code|f_code|co|code_obj|code_object)$", "code"),
+    (r"^(buffer|buf|data_bytes|raw|byte_data)$", "bytes"),
     (r"^(gm|graph_module)$", "graph_module"),
+    (r"^(cls|klass|\w+_cls|\w+_class|module_type)$", "class"),
     (r"^(module|mod|model|root|submodule|net)$", "module"),
     (r"^(tensors|inputs|tensor_list|args|outputs|grad_tensors|flat_args|batch|samples|params|parameters)$",
      "tensors"),
@@ -130,7 +140,8 @@ TYPE_HINTS = (
     (r"(List|Sequence|Tuple|Iterable|list|tuple)\[\s*(torch\.)?Tensor", "tensors"), (r"\bTensor\b", "tensor"),
     (r"\bSize\b|\bshape\b", "size"), (r"\bCallable\b|\bcallable\b", "callable"),
     (r"\bPyTree\b|\bpytree\b", "tree"), (r"\bdict\b|\bDict\b|\bMapping\b", "dict"),
-    (r"\bOpOverload\b", "op"), (r"\bPath\b|\bPathLike\b|\bpath\b", "path"),
+    (r"\bOpOverload\b", "op"), (r"\b[Tt]ype\[", "class"), (r"\bbytes\b|\bbytearray\b|\bBuffer\b", "bytes"),
+    (r"\bCodeType\b", "code"), (r"\bPath\b|\bPathLike\b|\bpath\b", "path"),
     (r"\blist\b|\btuple\b|\bSequence\b|\bList\b|\bTuple\b|\bIterable\b", "sequence"),
 )
 #: categories tried for a parameter nothing hints at
@@ -168,6 +179,16 @@ def values_for(cats, limit=8):
             if rank < len(pool) and pool[rank] not in out:
                 out.append(pool[rank])
     return out[:limit]
+
+
+def spatial_tensor(api_name):
+    """A batch of one with two channels and 4-wide spatial dims for an API named for 1, 2 or 3 of them
+    (``lp_pool2d``, ``conv_transpose3d``, ``ReflectionPad1d``), or ""."""
+    m = re.search(r"(?<![0-9])([123])d(?:_|$)", api_name or "")
+    if not m:
+        return ""
+    n = int(m.group(1))
+    return "torch.arange(1.0, %d.0, device=DEVICE).reshape(1, 2%s)" % (2 * 4 ** n + 1, ", 4" * n)
 
 
 def var_name(class_name):

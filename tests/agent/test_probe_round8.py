@@ -1,0 +1,147 @@
+"""The probe's eighth-round rules, on real messages and real torch operators.
+
+* an error that lists the allowed values of a parameter gives those values in the next round;
+* an operator packet (``torch.ops.aten._add_relu``, no ``_schema`` of its own) is called with the
+  parameters of its overloads' schemas, ``default`` first;
+* an API named for its spatial dims (``lp_pool2d``) gets a batch with that many as its first tensor;
+* parameter names and error messages pick classes, code objects, bytes, compiler backends and tensors
+  with a ``grad_fn``;
+* a function of only ``*args, **kwargs`` gets the parameters its error names;
+* DTensor factories run under a one-device mesh, and a DTensor is checked by its placements and the
+  whole tensor it stands for.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from torchparity.agent import facts_probe as fp  # noqa: E402
+from torchparity.agent.objects import walk  # noqa: E402
+from torchparity.agent.resolve import resolve  # noqa: E402
+
+
+@pytest.mark.parametrize(("message", "name", "choices"), [
+    ("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'x'",
+     "rounding_mode", ["None", "'trunc'", "'floor'"]),
+    ("padding_mode must be one of ['zeros', 'reflect'], but got padding_mode='x'", "padding_mode",
+     ["'zeros'", "'reflect'"]),
+    ('mode should be one of "sum", "mean"', "mode", ["'sum'", "'mean'"]),
+    ("expected 2 arguments, got 1", "", []),
+])
+def test_the_values_a_message_allows(message: str, name: str, choices: list[str]) -> None:
+    assert fp.choices_named(message) == (name, choices)
+
+
+def _probe(name: str) -> tuple[list[fp.Scenario], list[fp.Scenario]]:
+    res = resolve(name)
+    return fp.Engine(torch, res, walk(res["path"]).obj, None, "cpu").scenarios()
+
+
+def test_a_listed_value_makes_the_call_work() -> None:
+    valid, _ = _probe("torch.ops.aten.div.Scalar_mode")
+    assert valid
+    calls = " ".join(sc.call for sc in valid)
+    assert "rounding_mode=None" in calls or "rounding_mode='trunc'" in calls, calls
+    assert any(c[0] == "tensor" for c in valid[0].checks), valid[0].checks
+
+
+def test_an_operator_packet_is_called_with_its_overloads_parameters() -> None:
+    packet = torch.ops.aten._add_relu
+    lists = fp._packet_params(packet)
+    assert lists and [p["name"] for p in lists[0]][:2] == ["self", "other"]
+    assert fp._packet_params(torch.ops.aten._add_relu.Tensor) == []
+    assert fp._packet_params(torch.add) == []
+    valid, invalid = _probe("torch.ops.aten._add_relu")
+    assert valid and invalid
+    base = valid[0]
+    assert base.call.startswith("_API_(") and any(c[0] == "tensor" for c in base.checks), base.checks
+
+
+@pytest.mark.parametrize(("name", "shape"), [
+    ("lp_pool2d", (1, 2, 4, 4)), ("conv_transpose3d", (1, 2, 4, 4, 4)), ("ReflectionPad1d", (1, 2, 4)),
+    ("add", None), ("fft2", None), ("_upsample_bilinear2d_aa", (1, 2, 4, 4)),
+])
+def test_an_api_named_for_its_spatial_dims_gets_a_batch_of_that_many(name: str, shape: tuple[int, ...] | None) -> None:
+    src = fp.pv.spatial_tensor(name)
+    if shape is None:
+        assert src == ""
+    else:
+        assert tuple(eval(src, {"torch": torch, "DEVICE": torch.device("cpu")}).shape) == shape
+
+
+def test_a_pooling_function_is_called_on_a_4d_input() -> None:
+    valid, _ = _probe("torch.nn.functional.lp_pool2d")
+    assert valid
+    assert any("reshape(1, 2, 4, 4)" in line for line in valid[0].setup), valid[0].setup
+    assert any(c[0] == "tensor" for c in valid[0].checks), valid[0].checks
+
+
+@pytest.mark.parametrize(("param", "category"), [
+    ("module_cls", "class"), ("cls", "class"), ("backend", "backend"), ("compiler_fn", "backend"),
+    ("code", "code"), ("buffer", "bytes"), ("fn", "callable"),
+])
+def test_parameter_names_pick_their_values(param: str, category: str) -> None:
+    assert fp.pv.categories(param, "", "")[0] == category
+    for src in fp.pv.POOLS[category]:
+        eval(src, {"torch": torch, "DEVICE": torch.device("cpu")})
+
+
+@pytest.mark.parametrize(("message", "category"), [
+    ("expected a code object", "code"),
+    ("issubclass() arg 1 must be a class", "class"),
+    ("a bytes-like object is required, not 'str'", "bytes"),
+    ("element 0 of tensors does not require grad and does not have a grad_fn", "grad_tensor"),
+    ("It is not possible to get the gradient edge for a Tensor that does not require gradients", "grad_tensor"),
+])
+def test_a_message_naming_the_kind_it_wanted_hints_the_first_argument(message: str, category: str) -> None:
+    engine = fp.Engine(torch, {"path": "x", "canonical": "x"}, None, None, "cpu")
+    engine._type_hint(message)
+    assert engine.type_errors.get("#1") == category
+
+
+def test_a_function_of_only_args_and_kwargs_gets_the_parameters_its_error_names() -> None:
+    # optimize_assert(*args, **kwargs) says "missing 1 required positional argument: 'backend'"
+    valid, _ = _probe("torch._dynamo.optimize_assert")
+    assert valid
+    assert valid[0].call in ('_API_("eager")', "_API_(lambda gm, example_inputs: gm.forward)"), valid[0].call
+    assert ["type", "result", "torch._dynamo.eval_frame.OptimizeContext"] in valid[0].checks
+
+
+def test_a_code_object_for_an_argument_an_error_says_must_be_one() -> None:
+    res = resolve("torch._dynamo.eval_frame.reset_code")
+    engine = fp.Engine(torch, res, walk(res["path"]).obj, None, "cpu")
+    ran: list[str] = []
+    run = engine.run
+
+    def recording(scenario: fp.Scenario) -> object:
+        ran.append("\n".join(scenario.setup + [scenario.call]))
+        return run(scenario)
+
+    engine.run = recording  # type: ignore[method-assign]
+    engine.scenarios()
+    assert any("__code__" in text for text in ran), ran
+
+
+def test_dtensor_factories_run_under_a_one_device_mesh() -> None:
+    if not torch.distributed.is_available():
+        pytest.skip("this torch has no torch.distributed")
+    res = resolve("torch.distributed.tensor.ones")
+    out = fp.probe_facts(torch, res, walk(res["path"]).obj, None, "cpu")
+    assert out["valid"], out["problem"]
+    first = out["valid"][0]
+    assert any("init_device_mesh" in line for line in first["prelude"]), first["prelude"]
+    assert "_MESH_.__exit__(None, None, None)" in first["teardown"]
+    kinds = [c[0] for c in first["checks"]]
+    assert ["type", "result", "torch.distributed.tensor.DTensor"] in first["checks"]
+    assert "tensor" in kinds and any(c[1] == "result.full_tensor()" for c in first["checks"]), first["checks"]
+    assert not torch.distributed.is_initialized()
+
+
+def test_a_tensor_with_a_grad_fn_where_an_error_asks_for_one() -> None:
+    valid, _ = _probe("torch.autograd.graph.get_gradient_edge")
+    assert valid
+    assert any("requires_grad=True" in line for line in valid[0].setup), valid[0].setup
+    assert ["type", "result", "torch.autograd.graph.GradientEdge"] in valid[0].checks or any(
+        "MulBackward0" in str(c) for c in valid[0].checks), valid[0].checks
