@@ -53,6 +53,10 @@ def _has(text: str, code: str) -> bool:
     (_op("torch.ops._c10d_functional.reduce_scatter_tensor"), "functional"),
     (_op("torch.ops._c10d_functional.wait_tensor"), "functional"),
     (_op("torch.ops.fsdp.all_gather_copy_in"), "fsdp_copy_in"),
+    (_op("torch.ops.fsdp.all_gather_copy_in.default"), "fsdp_copy_in"),
+    (_op("torch.ops._c10d_functional.all_reduce.default"), "functional"),
+    (_op("torch.ops.c10d_functional.all_gather_into_tensor"), "legacy"),
+    (_op("torch.ops.c10d_functional.wait_tensor.default"), "legacy"),
     (_op("torch._C._distributed_c10d._verify_params_across_processes"), "verify_params"),
     (_member("_get_sequence_number_for_group"), "process_group"),
     (_fn("torch.distributed.get_group_rank"), "lifecycle"),
@@ -72,6 +76,8 @@ def test_the_kind_goes_to_the_collectives_family_first(info, section):
 def test_what_it_has_no_scenario_for_is_not_decided():
     for info in (_fn("torch.distributed.monitored_barrier"), _fn("torch.distributed.HashStore", "class"),
                  _op("torch.ops._c10d_functional.isend"), _member("allreduce"), _op("torch.ops.aten.add"),
+                 _op("torch.ops.c10d_functional.all_gather_into_tensor_coalesced"),
+                 _op("torch.ops._c10d_functional.all_reduce.out"),
                  _op("torch.distributed._functional_collectives.permute_tensor"),
                  api_info(resolution(f"{C10D}.ReduceOp.BAND", "attribute", owner=f"{C10D}.ReduceOp",
                                      owner_kind="class")),  # nccl and hccl have no bitwise reductions
@@ -141,3 +147,11 @@ def test_a_reduce_op_is_read_where_the_test_names_it_and_each_single_tensor_name
     plan = collectives_plan(_op("torch.distributed._functional_collectives.all_gather_tensor"), {}, "DEVICE")
     assert "import torch.distributed._functional_collectives" in plan.imports
     assert _has(_source(plan), "torch.distributed._functional_collectives.all_gather_tensor(x.reshape(1, 2), 1, group)")
+
+
+def test_the_legacy_spelling_names_its_group_by_tag_ranks_and_size():
+    plan = collectives_plan(_op("torch.ops.c10d_functional.reduce_scatter_tensor"), {}, "DEVICE")
+    text = _source(plan)
+    assert "torch.ops.c10d_functional.reduce_scatter_tensor(x, \"sum\", \"\", ranks, world)" in text
+    assert "torch.ops.c10d_functional.wait_tensor(" in text
+    assert "import torch.distributed._functional_collectives" in plan.imports

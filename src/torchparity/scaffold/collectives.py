@@ -61,6 +61,11 @@ FUNCTIONAL_OPS = ("all_reduce", "all_reduce_", "all_gather_into_tensor", "reduce
                   # a list of tensors in one call (seventh round), and the gather into a given out=
                   "all_reduce_coalesced", "all_reduce_coalesced_", "all_gather_into_tensor_coalesced",
                   "reduce_scatter_tensor_coalesced", "all_gather_into_tensor_out")
+#: the legacy spelling of the functional ops (``torch.ops.c10d_functional``, a group named by a tag, its
+#: ranks and its size), registered by ``torch.distributed._functional_collectives``
+LEGACY = "torch.ops.c10d_functional"
+LEGACY_OPS = ("all_reduce", "all_reduce_coalesced", "all_gather_into_tensor", "reduce_scatter_tensor",
+              "all_to_all_single", "broadcast", "wait_tensor")
 #: the Python functional collectives (``torch.distributed._functional_collectives``) with a section
 FUNCOL = "torch.distributed._functional_collectives"
 FUNCOL_FUNCTIONS = ("all_reduce", "all_gather_tensor", "reduce_scatter_tensor", "all_to_all_single", "broadcast",
@@ -77,13 +82,20 @@ HELPERS = tuple(dict.fromkeys(n for names in SECTIONS.values() for n in names))
 
 
 def _names(r: Any) -> list[str]:
-    return [n for n in (r.canonical, r.path, *r.aliases) if n]
+    """The API's names, an operator's ``.default`` overload named by its packet."""
+    return [n.removesuffix(".default") if n.startswith("torch.ops.") else n
+            for n in (r.canonical, r.path, *r.aliases) if n]
+
+
+def _leaf(r: Any) -> str:
+    path = r.path.removesuffix(".default") if r.path.startswith("torch.ops.") else r.path
+    return str(path.rsplit(".", 1)[-1])
 
 
 def collective_section(r: Any) -> tuple[str, str] | None:
     """(section, namespace) of an API this family covers, else None."""
     names = _names(r)
-    leaf = r.path.rsplit(".", 1)[-1]
+    leaf = _leaf(r)
     owner = (r.owner_class or "").rsplit(".", 1)[-1]
     if owner == "ProcessGroup" and "distributed" in (r.owner_class or ""):
         return ("process_group", "group") if leaf in GROUP_MEMBERS else None
@@ -93,6 +105,8 @@ def collective_section(r: Any) -> tuple[str, str] | None:
         return None
     if any(n == f"{FUNCTIONAL}.{leaf}" for n in names):
         return ("functional", "functional") if leaf in FUNCTIONAL_OPS else None
+    if any(n == f"{LEGACY}.{leaf}" for n in names):
+        return ("legacy", "legacy") if leaf in LEGACY_OPS else None
     if any(n == f"{FUNCOL}.{leaf}" for n in names):
         return ("funcol", "funcol") if leaf in FUNCOL_FUNCTIONS else None
     if any(n == f"{FSDP_OPS}.all_gather_copy_in" for n in names):
@@ -118,8 +132,9 @@ def collectives_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestP
         raise CannotDecide(f"no collectives template for {r.canonical}")
     section, namespace = found
     spelled = spelling_of(r)
-    leaf = r.path.rsplit(".", 1)[-1]
+    leaf = _leaf(r)
     d = {n: f"{C10D}.{n}" for n in HELPERS}
+    lg = {n: f"{LEGACY}.{n}" for n in LEGACY_OPS}
     f = {n: f"{FUNCTIONAL}.{n}" for n in FUNCTIONAL_OPS}
     fc = {n: f"{FUNCOL}.{n}" for n in FUNCOL_FUNCTIONS}
     if namespace == "c10d" and section != "verify_params":
@@ -130,17 +145,19 @@ def collectives_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestP
         f[leaf] = spelled
     elif namespace == "funcol":
         fc[leaf] = spelled
+    elif namespace == "legacy":
+        lg[leaf] = spelled
     owner = spelled.rsplit(".", 1)[0] if namespace == "group" else ""
     test = f"test_{stem_of(r)}"
     source = render_macro("collectives.py.j2", "collective", {"device": device}, test=test, section=section,
-                          leaf=leaf, spelled=spelled, owner=owner, d=d, f=f, fc=fc,
+                          leaf=leaf, spelled=spelled, owner=owner, d=d, f=f, fc=fc, lg=lg,
                           device_stage=section not in PEER_ONLY)
     imports: tuple[str, ...] = ("import math", "import multiprocessing", "import os", "import tempfile",
                                 "import time", "from datetime import timedelta", "import torch.distributed")
     if section == "fsdp_copy_in":
         imports += ("import torch.distributed.fsdp",)  # registers torch.ops.fsdp
-    if section == "funcol":
-        imports += (f"import {FUNCOL}",)  # ``import torch.distributed`` does not load it
+    if section in ("funcol", "legacy"):
+        imports += (f"import {FUNCOL}",)  # ``import torch.distributed`` does not load it (nor register the legacy ops)
     what = (f"{leaf} in a world of two ranks on the CPU with gloo (this process and a forked peer), each checking "
             "what it receives from the other against values worked out by hand"
             + ("; then in a world of one on the device with the collective backend torch knows for it"
