@@ -79,7 +79,7 @@ def test_a_pooling_function_is_called_on_a_4d_input() -> None:
 
 
 @pytest.mark.parametrize(("param", "category"), [
-    ("module_cls", "class"), ("cls", "class"), ("backend", "backend"), ("compiler_fn", "backend"),
+    ("module_cls", "class"), ("cls", "fresh_class"), ("backend", "backend"), ("compiler_fn", "backend"),
     ("code", "code"), ("buffer", "bytes"), ("fn", "callable"),
 ])
 def test_parameter_names_pick_their_values(param: str, category: str) -> None:
@@ -145,3 +145,49 @@ def test_a_tensor_with_a_grad_fn_where_an_error_asks_for_one() -> None:
     assert any("requires_grad=True" in line for line in valid[0].setup), valid[0].setup
     assert ["type", "result", "torch.autograd.graph.GradientEdge"] in valid[0].checks or any(
         "MulBackward0" in str(c) for c in valid[0].checks), valid[0].checks
+
+
+def test_a_class_parameter_of_a_registry_gets_a_class_of_the_tests_own_first() -> None:
+    assert fp.pv.categories("cls", "type[Any]", "")[0] == "fresh_class"
+    assert fp.pv.categories("module_cls", "", "")[0] == "class"
+    fresh = eval(fp.pv.POOLS["fresh_class"][0], {"torch": torch})
+    import dataclasses
+    assert dataclasses.is_dataclass(dataclasses.dataclass(fresh))  # a decorator of classes takes it
+
+
+@pytest.mark.parametrize(("name", "annotation"), [
+    ("tensorlistlist", ""), ("lists", "List[List[Optional[Tensor]]]"),
+    ("x", "collections.abc.Sequence[collections.abc.Sequence[torch.Tensor | None]]"),
+])
+def test_a_list_of_tensor_lists(name: str, annotation: str) -> None:
+    assert fp.pv.categories(name, annotation, "")[0] == "tensor_lists"
+
+
+def test_a_nested_tensor_list_makes_the_grouping_helper_work() -> None:
+    valid, _ = _probe("torch.utils._foreach_utils._group_tensors_by_device_and_dtype")
+    assert valid
+    assert any("[[torch.ones(2" in line for line in valid[0].setup), valid[0].setup
+
+
+def test_a_module_level_deque_is_emptied_given_a_probe_entry_and_put_back() -> None:
+    import collections
+
+    import torch._dynamo.utils as dynamo_utils
+
+    path = "torch._dynamo.utils._compilation_metrics"
+    if not isinstance(getattr(dynamo_utils, "_compilation_metrics", None), collections.deque):
+        pytest.skip("this torch keeps its compilation metrics elsewhere")
+    before = list(dynamo_utils._compilation_metrics)
+    setup = fp._registry_setup(path, dirty=True)
+    restore = fp._registry_restore(path)
+    assert setup[0] == f"saved = list({path})"
+    ns: dict[str, object] = {"torch": torch}
+    for line in setup:
+        exec(line, ns)
+    assert list(dynamo_utils._compilation_metrics) == ["torchparity_probe"]
+    for line in restore:
+        exec(line, ns)
+    assert list(dynamo_utils._compilation_metrics) == before
+    assert isinstance(dynamo_utils._compilation_metrics, collections.deque)
+    valid, _ = _probe("torch._dynamo.utils.clear_compilation_metrics")
+    assert valid and any("registry" in str(c) for c in valid[0].checks), valid[0].checks

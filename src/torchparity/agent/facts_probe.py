@@ -9,6 +9,7 @@ ids, random draws, times and temporary paths never reach a test. A call whose
 only effect is returning None is not a scenario: it would check nothing.
 """
 
+import collections
 import inspect
 import itertools
 import logging
@@ -34,7 +35,7 @@ MAX_BASE_TRIES = 40
 MAX_VALID = 4
 MAX_INVALID = 2
 MAX_METHODS = 3
-CONTAINERS = (dict, list, set)
+CONTAINERS = (dict, list, set, collections.deque)
 
 
 #: instances no constructor of their class makes here: built by the API that makes them (class -> statements
@@ -1023,7 +1024,7 @@ class Engine(object):
         finally:
             for path, obj in originals.items():
                 obj.clear()
-                if isinstance(obj, list):
+                if isinstance(obj, (list, collections.deque)):
                     obj.extend(copies[path])
                 else:
                     obj.update(copies[path])
@@ -1367,16 +1368,19 @@ def _kind(path):
 
 def _registry_setup(path, dirty):
     kind = _kind(path)
-    setup = ["saved = %s(%s)" % (kind, path), "%s.clear()" % path]
+    setup = ["saved = %s(%s)" % ("list" if kind == "deque" else kind, path), "%s.clear()" % path]
     if dirty:
         setup.append({"dict": '%s["torchparity_probe"] = "value"', "list": '%s.append("torchparity_probe")',
-                      "set": '%s.add("torchparity_probe")'}[kind] % path)
+                      "deque": '%s.append("torchparity_probe")', "set": '%s.add("torchparity_probe")'}[kind] % path)
     return setup + ["registry = %s" % path]
 
 
 def _registry_restore(path):
-    if _kind(path) == "list":
+    kind = _kind(path)
+    if kind == "list":
         return ["%s[:] = saved" % path]
+    if kind == "deque":  # a bounded deque keeps its maxlen
+        return ["%s.clear()" % path, "%s.extend(saved)" % path]
     return ["%s.clear()" % path, "%s.update(saved)" % path]
 
 
@@ -1386,7 +1390,7 @@ def _container_guard(holder_path, holder):
     test runs) and is watched as ``registry``."""
     if not isinstance(holder, CONTAINERS):  # a subclass too (``counters``: a defaultdict of Counters)
         return [], []
-    saved = "saved = %s(%s)" % ("dict" if isinstance(holder, dict) else "list" if isinstance(holder, list) else "set",
+    saved = "saved = %s(%s)" % ("dict" if isinstance(holder, dict) else "set" if isinstance(holder, set) else "list",
                                 holder_path)
     if isinstance(holder, dict):  # kept as it is, with an entry of the probe's (its size is the environment's)
         setup = [saved, "%s[\"torchparity_probe\"] = \"value\"" % holder_path]
@@ -1395,6 +1399,9 @@ def _container_guard(holder_path, holder):
     if isinstance(holder, list):
         setup.append("%s.append(\"torchparity_probe\")" % holder_path)
         restore = ["%s[:] = saved" % holder_path]
+    elif isinstance(holder, collections.deque):
+        setup.append("%s.append(\"torchparity_probe\")" % holder_path)
+        restore = ["%s.clear()" % holder_path, "%s.extend(saved)" % holder_path]
     else:
         setup.append("%s.add(\"torchparity_probe\")" % holder_path)
         restore = ["%s.clear()" % holder_path, "%s.update(saved)" % holder_path]

@@ -97,8 +97,14 @@ POOLS = {
     "tree": ("{\"a\": [1, 2], \"b\": (torch.ones(2, device=DEVICE), None)}", "[1, (2, 3)]"),
     "op": ("torch.ops.aten.add.Tensor", "torch.ops.aten.relu.default"),
     "class": ("torch.nn.ReLU", "torch.nn.Identity", "torch.nn.Linear", "torch.Tensor"),
+    # a class of the test's own (a registry or a decorator changes it, not one of torch's), then torch's
+    "fresh_class": ("type(\"Point\", (), {\"__module__\": \"__main__\", \"__annotations__\": {\"x\": int, \"y\": int}, "
+                    "\"x\": 0, \"y\": 1})",
+                    "torch.nn.ReLU", "torch.Tensor"),
     "bytes": ("b\"\\x00\\x00\\x80?\\x00\\x00\\x00@\"", "bytearray(8)"),
     "code": ("(lambda x: x + 1).__code__",),
+    "tensor_lists": ("[[torch.ones(2, device=DEVICE), torch.arange(3.0, device=DEVICE)], "
+                     "[torch.zeros(2, device=DEVICE), torch.full((3,), 2.0, device=DEVICE)]]",),
     "grad_tensor": ("torch.tensor([1.0, -2.0, 3.0], device=DEVICE, requires_grad=True) * 2",
                     "torch.tensor([1.0, -2.0, 3.0], device=DEVICE, requires_grad=True)"),
     "backend": ("\"eager\"", "lambda gm, example_inputs: gm.forward", "\"aot_eager\""),
@@ -106,6 +112,8 @@ POOLS = {
 #: a value of no expected type: an invalid call
 INVALID = "object()"
 
+#: parameters given a class of the test's own first (what a registry or a class decorator changes)
+FRESH_CLASS_NAMES = r"^(cls|klass|typ|type_|node_type)$"
 #: parameter name -> category (checked in order, the first match wins)
 NAME_HINTS = (
     (r"^(backend|compiler_fn)$", "backend"),
@@ -113,8 +121,10 @@ NAME_HINTS = (
      r"fx_fn|user_fn)$", "callable"),
     (r"^(code|f_code|co|code_obj|code_object)$", "code"),
     (r"^(buffer|buf|data_bytes|raw|byte_data)$", "bytes"),
+    (r"^(tensorlistlist|tensor_lists|nested_tensors)$", "tensor_lists"),
     (r"^(gm|graph_module)$", "graph_module"),
-    (r"^(cls|klass|\w+_cls|\w+_class|module_type)$", "class"),
+    (FRESH_CLASS_NAMES, "fresh_class"),
+    (r"^(\w+_cls|\w+_class|module_type)$", "class"),
     (r"^(module|mod|model|root|submodule|net)$", "module"),
     (r"^(tensors|inputs|tensor_list|args|outputs|grad_tensors|flat_args|batch|samples|params|parameters)$",
      "tensors"),
@@ -134,6 +144,7 @@ NAME_HINTS = (
 )
 #: words of an annotation or a docstring type -> category
 TYPE_HINTS = (
+    (r"(List|Sequence|list)\[\s*([\w.]*\.)?(List|Sequence|list)\[", "tensor_lists"),
     (r"\bbool(ean)?\b", "bool"), (r"\bint(eger)?s?\b|\bSymInt\b", "int"), (r"\bfloat\b|\bnumber\b", "float"),
     (r"\bstr(ing)?\b", "str"), (r"\bNone\b|\bOptional\b|\boptional\b", "none"), (r"\bdtype\b", "dtype"),
     (r"\bdevice\b", "device"), (r"\bGraphModule\b", "graph_module"), (r"\bModule\b", "module"),
@@ -163,6 +174,8 @@ def categories(name, annotation, doc_type, default_is_bool=False):
             break
     if not found:
         found = list(ANY)
+    if "class" in found and re.search(FRESH_CLASS_NAMES, name or ""):  # ``cls: type``: a class of the test's own
+        found = ["fresh_class"] + [c for c in found if c not in ("class", "fresh_class")]
     return found
 
 
