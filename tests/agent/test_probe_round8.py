@@ -191,3 +191,16 @@ def test_a_module_level_deque_is_emptied_given_a_probe_entry_and_put_back() -> N
     assert isinstance(dynamo_utils._compilation_metrics, collections.deque)
     valid, _ = _probe("torch._dynamo.utils.clear_compilation_metrics")
     assert valid and any("registry" in str(c) for c in valid[0].checks), valid[0].checks
+
+
+def test_a_code_object_is_checked_by_its_type_only() -> None:
+    from torchparity.agent.observe import observe
+
+    class Holder:
+        def __init__(self) -> None:
+            self.code = compile("x + 1", "<measured here>", "eval")
+            self.name = "kept"
+
+    checks = observe(torch, Holder(), "result")
+    assert not any("<measured here>" in str(c) or "co_filename" in c[1] for c in checks), checks
+    assert ["eq", "result.name", "'kept'"] in checks or ["eq", "result.name", '"kept"'] in checks, checks

@@ -250,8 +250,9 @@ def _uninitialized(value, torch):
 
 
 def _opaque(value):
-    """A context manager, generator or coroutine: its attributes are machinery, not results."""
-    if isinstance(value, (types.GeneratorType, types.CoroutineType)):
+    """A context manager, generator, coroutine, code object or frame: its attributes are machinery (a code
+    object's file is where the measurement compiled it), not results."""
+    if isinstance(value, (types.GeneratorType, types.CoroutineType, types.CodeType, types.FrameType)):
         return True
     return hasattr(type(value), "__enter__") and hasattr(type(value), "__exit__") and type(value).__module__ in (
         "contextlib", "builtins")
