@@ -204,3 +204,13 @@ def test_a_code_object_is_checked_by_its_type_only() -> None:
     checks = observe(torch, Holder(), "result")
     assert not any("<measured here>" in str(c) or "co_filename" in c[1] for c in checks), checks
     assert ["eq", "result.name", "'kept'"] in checks or ["eq", "result.name", '"kept"'] in checks, checks
+
+
+def test_an_in_place_member_whose_result_is_double_gets_a_double_receiver() -> None:
+    res = resolve("torch.Tensor.float_power_")
+    engine = fp.Engine(torch, res, walk(res["path"]).obj, torch.Tensor, "cpu")
+    valid, _ = engine.scenarios()
+    assert valid
+    assert "dtype=torch.float64" in valid[0].setup[0], valid[0].setup
+    assert ["same", "result", "x"] in valid[0].checks and any(c[0] == "tensor" and c[1] == "x"
+                                                              for c in valid[0].checks), valid[0].checks

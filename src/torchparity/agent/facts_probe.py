@@ -62,9 +62,11 @@ SAVED_FIRST = {
     "torch.export.load": (MADE_ELSEWHERE["torch.export.exported_program.ExportedProgram"] + (
         "path = os.path.join(_TMP_, \"exported.pt2\")", "torch.export.save(exported, path)"), "path"),
 }
-#: further receivers of a class, tried after its recipes: a sparse tensor for the sparse members of Tensor
+#: further receivers of a class, tried after its recipes: a double tensor for the in-place members whose
+#: result is double (``float_power_``), a sparse tensor for the sparse members of Tensor
 MORE_MADE = {
-    "torch.Tensor": (("x = torch.tensor([[1.0, 0.0], [0.0, 2.0]], device=DEVICE).to_sparse_csr()",),
+    "torch.Tensor": (("x = torch.arange(1.0, 7.0, dtype=torch.float64, device=DEVICE).reshape(2, 3)",),
+                     ("x = torch.tensor([[1.0, 0.0], [0.0, 2.0]], device=DEVICE).to_sparse_csr()",),
                      ("x = torch.tensor([[1.0, 0.0], [0.0, 2.0]], device=DEVICE).to_sparse()",)),
 }
 
