@@ -214,3 +214,31 @@ def test_an_in_place_member_whose_result_is_double_gets_a_double_receiver() -> N
     assert "dtype=torch.float64" in valid[0].setup[0], valid[0].setup
     assert ["same", "result", "x"] in valid[0].checks and any(c[0] == "tensor" and c[1] == "x"
                                                               for c in valid[0].checks), valid[0].checks
+
+
+def test_a_star_parameter_is_given_one_value_when_the_call_needs_it() -> None:
+    def take(f: object, *primals: object, flag: bool = False) -> object:
+        return primals
+
+    assert [p["kind"] for p in fp._param_list(take, "")] == ["positional", "var", "keyword"]
+    engine = fp.Engine(torch, {"path": "x", "canonical": "x"}, take, None, "cpu")
+    params = engine.signatures([], "_API_", take)[0]
+    assert [(p["name"], p["kind"]) for p in params] == [("f", "positional"), ("primals", "vararg"),
+                                                         ("flag", "keyword")]
+    assert fp._args_src(params, ["g", "t", None]) == "g, t"
+    assert fp._args_src(params, ["g", None, "True"]) == "g, flag=True"
+    assert fp._args_src(params, [None, "t", "True"]) == "flag=True"  # it cannot go in place: left out
+
+    def wrapper(*args: object, **kwargs: object) -> None:
+        raise TypeError("wrapper() missing 1 required positional argument: 'backend'")
+
+    engine = fp.Engine(torch, {"path": "x", "canonical": "x"}, wrapper, None, "cpu")
+    assert [p["name"] for p in engine.signatures([], "_API_", wrapper)[0]] == ["backend"]
+
+
+def test_vjp_gets_its_primal() -> None:
+    valid, _ = _probe("torch.func.vjp")
+    assert valid
+    base = valid[0]
+    assert base.call.startswith("_API_(") and "primals" in base.call, base.call
+    assert any(c[0] == "tensor" and c[1] == "result[0]" for c in base.checks), base.checks

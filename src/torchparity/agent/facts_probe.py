@@ -187,6 +187,8 @@ def _param_list(obj, signature_text):
             params.append({"name": p.name, "kind": kind, "has_default": p.default is not p.empty,
                            "default_bool": isinstance(p.default, bool),
                            "annotation": ann_text + _annotation_classes(ann) + _resolved_names(ann, obj)})
+            if p.kind == p.VAR_POSITIONAL:
+                params[-1]["star"] = 1
     except (TypeError, ValueError):
         pass
     if params is None and signature_text:
@@ -310,12 +312,22 @@ def _doc_types(doc):
     return out
 
 
+def _vararg(param):
+    """``*primals`` as an optional parameter given one value where a call asks for it (``func.vjp(f, x)``)."""
+    return {"name": param["name"], "kind": "vararg", "has_default": True, "default_bool": False,
+            "annotation": param.get("annotation", "")}
+
+
 def _args_src(params, values):
     pos, kw, omitted = [], [], False
     for i, p in enumerate(params):
         v = values[i]
         if v is None:
             omitted = True
+            continue
+        if p["kind"] == "vararg":  # one value, in place; where an earlier one was left out it cannot be
+            if not omitted and not kw:
+                pos.append(v)
             continue
         if p["kind"] == "keyword" or (p["kind"] == "positional" and (omitted or kw or p["has_default"])):
             kw.append("%s=%s" % (p["name"], v))
@@ -734,8 +746,11 @@ class Engine(object):
             params = _params_from_text(_doc_signature(fn))
         opaque = not params or any(p["kind"] == "var" for p in params)
         if params:
-            params = [p for i, p in enumerate(params) if p["kind"] != "var" and not (
-                bound and i == 0 and p["name"] in ("self", "cls"))]
+            params = [_vararg(p) if p.get("star") == 1 else p for i, p in enumerate(params)
+                      if (p["kind"] != "var" or p.get("star") == 1) and not (
+                          bound and i == 0 and p["name"] in ("self", "cls"))]
+            if all(p["kind"] == "vararg" for p in params):  # ``*args, **kwargs`` only: a wrapper
+                params = []
         if params or not opaque:
             return [params]
         try:  # nothing named (``*args, **kwargs``): the parameters a call without arguments asks for
@@ -793,6 +808,9 @@ class Engine(object):
             names = set(p["name"] for p in params)
             fresh = dict((k, v) for k, v in self.type_errors.items()
                          if hints.get(k) != v and (not k.startswith("+") or k[1:] in names))
+            if not valid:  # ``*primals`` given one value in the next round
+                fresh.update(("+" + p["name"], "given") for p in params
+                             if p["kind"] == "vararg" and "+" + p["name"] not in hints)
             if valid or not fresh or self.out_of_time():
                 return valid, invalid
             hints.update(fresh)
