@@ -242,3 +242,12 @@ def test_vjp_gets_its_primal() -> None:
     base = valid[0]
     assert base.call.startswith("_API_(") and "primals" in base.call, base.call
     assert any(c[0] == "tensor" and c[1] == "result[0]" for c in base.checks), base.checks
+
+
+@pytest.mark.parametrize(("message", "count"), [
+    ("Requires two arguments, got 0", 2), ("takes exactly 2 arguments (0 given)", 2),
+    ("expected 3 arguments, got 0", 3), ("takes exactly one argument (0 given)", 1), ("no such thing", 0),
+])
+def test_a_count_of_arguments_in_an_error_gives_that_many_parameters(message: str, count: int) -> None:
+    lists = fp._params_from_error(message)
+    assert (len(lists[0]) if lists else 0) == count

@@ -300,6 +300,12 @@ def _params_from_error(message):
     if m and not out:
         out.append([{"name": "arg", "kind": "positional", "has_default": False, "default_bool": False,
                      "annotation": ""}])
+    m = re.search(r"(?:[Rr]equires|[Ee]xpect(?:s|ed)|takes) (?:exactly )?(one|two|three|four|[1-4]) (?:positional )?"
+                  r"arguments?(?:,| but)? (?:got|\(?0 given)", message)
+    if m and not out:
+        n = {"one": 1, "two": 2, "three": 3, "four": 4}.get(m.group(1)) or int(m.group(1))
+        out.append([{"name": "arg%d" % i, "kind": "positional", "has_default": False, "default_bool": False,
+                     "annotation": ""} for i in range(n)])
     return out[:3]
 
 
