@@ -251,3 +251,33 @@ def test_vjp_gets_its_primal() -> None:
 def test_a_count_of_arguments_in_an_error_gives_that_many_parameters(message: str, count: int) -> None:
     lists = fp._params_from_error(message)
     assert (len(lists[0]) if lists else 0) == count
+
+
+@pytest.mark.parametrize(("message", "name", "category"), [
+    ("threshold(): argument 'threshold' (position 2) must be Number, not Tensor", "threshold", "float"),
+    ("foo(): argument 'mode' (position 3) must be str, not int", "mode", "str"),
+    ("empty(): argument 'device' (position 2) must be torch.device, not int", "device", "device"),
+])
+def test_the_type_an_argument_must_be(message: str, name: str, category: str) -> None:
+    engine = fp.Engine(torch, {"path": "x", "canonical": "x"}, None, None, "cpu")
+    engine._type_hint(message)
+    assert engine.type_errors.get(name) == category
+
+
+@pytest.mark.parametrize(("api", "wanted"), [
+    ("torch.threshold", "_API_(input, "),  # two numbers after the tensor
+    ("torch.index_put_", "indices = "),  # a tuple or list of index tensors
+    ("torch.autograd.functional.jvp", "v=v"),  # "The vector v can only be None if ..."
+])
+def test_torch_functions_the_pools_did_not_reach(api: str, wanted: str) -> None:
+    valid, _ = _probe(api)
+    assert valid, api
+    text = "\n".join(valid[0].setup + [valid[0].call])
+    assert wanted in text, text
+    assert any(c[0] == "tensor" for c in valid[0].checks), valid[0].checks
+
+
+def test_a_returned_function_is_also_called_on_a_0d_tensor() -> None:
+    valid, _ = _probe("torch.func.grad")  # grad(f) asks for a function of one number
+    assert valid
+    assert any(c[1] == "result(torch.tensor(2.5, device=DEVICE))" for c in valid[0].checks), valid[0].checks

@@ -593,7 +593,7 @@ class Engine(object):
 
     def _called(self, fn, ns):
         """Checks of what a returned function gives for a tensor (a wrapper, a decorator's result)."""
-        for src in list(pv.POOLS["tensor"][:2]) + ['"aten::add"', "2"]:
+        for src in list(pv.POOLS["tensor"][:3]) + ['"aten::add"', "2"]:  # the third: a 0-d tensor (func.grad)
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -618,14 +618,16 @@ class Engine(object):
         name, choices = choices_named(message)
         if name and choices:  # "expected rounding_mode to be one of None, 'trunc', or 'floor'"
             self.type_errors[name] = "choice:" + "|".join(choices)
-        m = re.search(r"argument '(\w+)' \(position \d+\) must be ([\w ]+?)(?:,|$| not)", message)
+        m = re.search(r"argument '(\w+)' \(position \d+\) must be ([\w .]+?)(?:,|$| not)", message)
         if not m:
             return
         wanted = m.group(2)
         cat = ("class" if wanted.startswith("a class") or wanted == "type"
                else "tensors" if "tuple of Tensors" in wanted else "tensor" if "Tensor" in wanted
                else "size" if "tuple of ints" in wanted else "int" if wanted.startswith("int")
-               else "bool" if wanted.startswith("bool") else "float" if wanted.startswith("float")
+               else "bool" if wanted.startswith("bool")
+               else "float" if wanted.startswith(("float", "Number", "Scalar", "number"))
+               else "str" if wanted.startswith("str") else "device" if wanted.lower().startswith(("device", "torch.device"))
                else "dtype" if "dtype" in wanted else "")
         if cat:
             self.type_errors[m.group(1)] = cat
@@ -1139,6 +1141,7 @@ _WANTED_ERRORS = (
     r"(?:[Ss]pecify|[Pp]rovide|[Pp]ass|[Ss]et) (?:either )?(?:the )?(?:argument |parameter )?[`'\"](\w+)[`'\"]",
     r"[Rr]equires? (?:the |an? )?(?:argument |parameter |keyword )?[`'\"](\w+)[`'\"]",
     r"[`'\"](\w+)[`'\"] (?:is required|must not be None|cannot be None|should not be None)",
+    r"\b(?:[Tt]he (?:vector |argument |parameter )?)?(\w+) can only be None if",  # autograd.functional.jvp's v
 )
 
 

@@ -103,6 +103,9 @@ POOLS = {
                     "torch.nn.ReLU", "torch.Tensor"),
     "bytes": ("b\"\\x00\\x00\\x80?\\x00\\x00\\x00@\"", "bytearray(8)"),
     "code": ("(lambda x: x + 1).__code__",),
+    # one index tensor per indexed dim (``index_put_``), as a tuple, a list and alone
+    "index_tuple": ("(torch.tensor([0, 2, 1], device=DEVICE),)", "[torch.tensor([2, 0, 1], device=DEVICE)]",
+                    "torch.tensor([0, 2, 1], device=DEVICE)"),
     "tensor_lists": ("[[torch.ones(2, device=DEVICE), torch.arange(3.0, device=DEVICE)], "
                      "[torch.zeros(2, device=DEVICE), torch.full((3,), 2.0, device=DEVICE)]]",),
     "grad_tensor": ("torch.tensor([1.0, -2.0, 3.0], device=DEVICE, requires_grad=True) * 2",
@@ -122,6 +125,7 @@ NAME_HINTS = (
     (r"^(code|f_code|co|code_obj|code_object)$", "code"),
     (r"^(buffer|buf|data_bytes|raw|byte_data)$", "bytes"),
     (r"^(tensorlistlist|tensor_lists|nested_tensors)$", "tensor_lists"),
+    (r"^indices$", "index_tuple"),
     (r"^(gm|graph_module)$", "graph_module"),
     (FRESH_CLASS_NAMES, "fresh_class"),
     (r"^(\w+_cls|\w+_class|module_type)$", "class"),
