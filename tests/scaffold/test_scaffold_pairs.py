@@ -75,6 +75,8 @@ CHECKERS = (
          "torch.serialization._is_zipfile = lambda f: False"),
     Case("torch._functorch.vmap._check_randomness_arg", "checker",  # everything accepted
          "import torch._functorch.vmap as v\nv._check_randomness_arg = lambda randomness: None"),
+    Case("torch._check", "checker",  # a bare verb (eighth round): nothing refused
+         "torch._check = lambda cond, message=None: None"),
 )
 CASES = SWITCHES + PAIRS + NESTING + CHECKERS
 

@@ -30,6 +30,8 @@ def test_each_kind_goes_to_its_family_after_measured():
     assert pair_leaf(_fn("torch.ao.quantization.disable_observer")) and pair_leaf(_fn("torch.is_grad_enabled"))
     assert not pair_leaf(_fn("torch.cos")) and not checker_leaf(_fn("torch.cos"))
     assert checker_leaf(_fn("torch.Tensor.is_coalesced", "method")) and checker_leaf(_fn("torch.hub._check_module_exists"))
+    assert checker_leaf(_fn("torch._check")) and checker_leaf(_fn("torch._assert"))  # the bare verbs
+    assert not checker_leaf(_fn("torch.checkpoint")) and not checker_leaf(_fn("torch._assert_scalar_x", "class"))
 
 
 def test_a_toggle_moves_the_state_both_ways_and_restores_it():

@@ -18,7 +18,7 @@ from ..api.records import ApiInfo
 from .operators import lines_method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 
-CHECKER = re.compile(r"^_?(?:(?:is|has|check|assert|are)_|(?:is|has)[A-Z])")
+CHECKER = re.compile(r"^_?(?:(?:is|has|check|assert|are)_|(?:is|has)[A-Z]|(?:check|assert)$)")
 
 
 def checker_leaf(info: ApiInfo) -> bool:
