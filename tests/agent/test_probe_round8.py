@@ -281,3 +281,13 @@ def test_a_returned_function_is_also_called_on_a_0d_tensor() -> None:
     valid, _ = _probe("torch.func.grad")  # grad(f) asks for a function of one number
     assert valid
     assert any(c[1] == "result(torch.tensor(2.5, device=DEVICE))" for c in valid[0].checks), valid[0].checks
+
+
+def test_a_checker_that_requires_a_message_is_given_one() -> None:
+    from torchparity.agent.facts_checker import MESSAGE, checker_facts
+
+    for fn in (torch._assert, torch.ops.aten._assert_async.msg):
+        facts = checker_facts(torch, fn, None, "cpu")
+        assert facts["found"] and facts["tail"] == ", " + MESSAGE, facts
+        assert facts["none"] and facts["refused"], facts
+    assert checker_facts(torch, torch._check, None, "cpu")["tail"] == ""

@@ -77,6 +77,8 @@ CHECKERS = (
          "import torch._functorch.vmap as v\nv._check_randomness_arg = lambda randomness: None"),
     Case("torch._check", "checker",  # a bare verb (eighth round): nothing refused
          "torch._check = lambda cond, message=None: None"),
+    Case("torch._assert", "checker",  # given its message too (eighth round): nothing refused
+         "torch._assert = lambda condition, message: None"),
 )
 CASES = SWITCHES + PAIRS + NESTING + CHECKERS
 

@@ -32,6 +32,12 @@ def test_each_kind_goes_to_its_family_after_measured():
     assert checker_leaf(_fn("torch.Tensor.is_coalesced", "method")) and checker_leaf(_fn("torch.hub._check_module_exists"))
     assert checker_leaf(_fn("torch._check")) and checker_leaf(_fn("torch._assert"))  # the bare verbs
     assert not checker_leaf(_fn("torch.checkpoint")) and not checker_leaf(_fn("torch._assert_scalar_x", "class"))
+    assert checker_leaf(_fn("torch.ops.aten._assert_async.msg", "builtin"))  # named by its operator
+    facts = {"checker": {"found": True, "kind": "validator", "none": ["True"], "refused": [["False", "AssertionError"]],
+                         "true": [], "false": [], "tail": ', "torchparity check"'}}
+    text = _source(checker_plan(_fn("torch._assert"), facts, "DEVICE"))
+    assert 'self.assertIsNone(torch._assert(True, "torchparity check"))' in text
+    assert 'torch._assert(False, "torchparity check")' in text
 
 
 def test_a_toggle_moves_the_state_both_ways_and_restores_it():

@@ -15,6 +15,7 @@ A method of ``torch.Tensor`` takes the candidate tensors as its receiver.
 """
 
 import io
+import re
 
 from .facts_literal import exc_name
 
@@ -41,11 +42,36 @@ NOT_REFUSALS = ("TypeError", "AttributeError")
 KEEP = 3
 
 
-def _outcome(obj, src, env):
+#: a second argument a checker may require: the message it raises with (``torch._assert(cond, message)``)
+MESSAGE = '"torchparity check"'
+_MISSING = re.compile(r"missing (?:\d+ )?(?:required )?(?:positional )?(?:argument|value for argument)|"
+                      r"takes (?:exactly )?2 (?:positional )?arguments|expected 2 arguments")
+
+
+def _tail(obj):
+    """``""`` or ``, MESSAGE`` where a call with one argument asks for a second (a message)."""
+    schema = getattr(obj, "_schema", None)
+    if schema is not None:  # an operator overload: ``_assert_async.msg(Tensor self, str assert_msg)``
+        needed = [a for a in schema.arguments if a.default_value is None and not str(a.type).endswith("?")]
+        return ", " + MESSAGE if len(needed) == 2 and str(needed[1].type) == "str" else ""
+    try:
+        obj(True)
+    except Exception as exc:
+        if _MISSING.search(str(exc)):
+            try:
+                obj(True, eval(MESSAGE))
+            except Exception as again:
+                if _MISSING.search(str(again)):
+                    return ""
+            return ", " + MESSAGE
+    return ""
+
+
+def _outcome(obj, src, env, tail=""):
     """("true"|"false"|"none"|"refused"|"other", exception name) of ``obj(value)`` for a fresh value."""
     value = eval(src, env)
     try:
-        got = obj(value)
+        got = obj(value, *([eval(tail[2:], env)] if tail else []))
     except Exception as exc:
         name = exc_name(exc)
         return ("other", name) if name.split(".")[-1] in NOT_REFUSALS else ("refused", name)
@@ -65,10 +91,11 @@ def checker_facts(torch, obj, owner, device_type):
     tensor_method = owner is torch.Tensor
     pool = TENSORS if tensor_method else TENSORS + OTHERS
     cases = {"true": [], "false": [], "none": [], "refused": []}
+    tail = "" if tensor_method else _tail(obj)
     for src in pool:
         try:
-            first = _outcome(obj, src, env)
-            second = _outcome(obj, src, env)
+            first = _outcome(obj, src, env, tail)
+            second = _outcome(obj, src, env, tail)
         except Exception:  # the value itself could not be built here
             continue
         if first != second or first[0] == "other":
@@ -85,5 +112,5 @@ def checker_facts(torch, obj, owner, device_type):
     else:
         return {"found": False, "problem": "no candidate argument gave both outcomes (true %d, false %d, "
                 "accepted %d, refused %d)" % tuple(len(cases[k]) for k in ("true", "false", "none", "refused"))}
-    return dict({"found": True, "kind": kind, "uses_io": any("io." in str(c) for v in cases.values() for c in v)},
-                **cases)
+    return dict({"found": True, "kind": kind, "uses_io": any("io." in str(c) for v in cases.values() for c in v),
+                 "tail": tail}, **cases)

@@ -23,7 +23,9 @@ CHECKER = re.compile(r"^_?(?:(?:is|has|check|assert|are)_|(?:is|has)[A-Z]|(?:che
 
 def checker_leaf(info: ApiInfo) -> bool:
     r = info.resolution
-    leaf = r.path.rsplit(".", 1)[-1]
+    parts = r.path.split(".")
+    # an operator overload is named by its operator (``torch.ops.aten._assert_async.msg``)
+    leaf = parts[3] if r.path.startswith("torch.ops.") and len(parts) == 5 else parts[-1]
     return r.kind in ("function", "builtin", "method", "staticmethod") and bool(CHECKER.match(leaf))
 
 
@@ -34,19 +36,20 @@ def checker_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         raise CannotDecide(ck.get("problem") or "no checker facts")
     X = spelling_of(r)
     stem = stem_of(r)
+    tail = str(ck.get("tail") or "")  # the message a checker is given besides its argument
     tests: dict[str, list[str]] = {}
     if ck.get("kind") == "predicate":
-        tests["true"] = [f"self.assertIs({X}({src}), True)" for src in ck["true"]]
-        tests["false"] = [f"self.assertIs({X}({src}), False)" for src in ck["false"]]
+        tests["true"] = [f"self.assertIs({X}({src}{tail}), True)" for src in ck["true"]]
+        tests["false"] = [f"self.assertIs({X}({src}{tail}), False)" for src in ck["false"]]
         what = f"True for {len(ck['true'])} argument(s) and False for {len(ck['false'])} (measured on the CPU)"
     elif ck.get("kind") == "validator":
-        tests["accepted"] = [f"self.assertIsNone({X}({src}))" for src in ck["none"]]
+        tests["accepted"] = [f"self.assertIsNone({X}({src}{tail}))" for src in ck["none"]]
         what = f"None for {len(ck['none'])} accepted argument(s) (measured on the CPU)"
     else:
         raise CannotDecide(f"no checker template for a {ck.get('kind')}")
     if ck.get("refused"):
         tests["refused"] = [line for src, exc in ck["refused"]
-                            for line in (f"with self.assertRaises({exc}):", f"    {X}({src})")]
+                            for line in (f"with self.assertRaises({exc}):", f"    {X}({src}{tail})")]
         what += f", {len(ck['refused'])} refused with the exception measured"
     uses_device = any("DEVICE" in line for lines in tests.values() for line in lines)
     methods = tuple(lines_method(f"test_{stem}_{suffix}", [line.replace("DEVICE", device) for line in lines])
