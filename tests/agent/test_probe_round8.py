@@ -94,6 +94,7 @@ def test_parameter_names_pick_their_values(param: str, category: str) -> None:
     ("a bytes-like object is required, not 'str'", "bytes"),
     ("element 0 of tensors does not require grad and does not have a grad_fn", "grad_tensor"),
     ("It is not possible to get the gradient edge for a Tensor that does not require gradients", "grad_tensor"),
+    ("at::functionalization::impl::isFunctionalTensor(t) INTERNAL ASSERT FAILED at ...", "functional_tensor"),
 ])
 def test_a_message_naming_the_kind_it_wanted_hints_the_first_argument(message: str, category: str) -> None:
     engine = fp.Engine(torch, {"path": "x", "canonical": "x"}, None, None, "cpu")
@@ -291,3 +292,10 @@ def test_a_checker_that_requires_a_message_is_given_one() -> None:
         assert facts["found"] and facts["tail"] == ", " + MESSAGE, facts
         assert facts["none"] and facts["refused"], facts
     assert checker_facts(torch, torch._check, None, "cpu")["tail"] == ""
+
+
+def test_a_functional_tensor_where_the_call_asserts_one() -> None:
+    valid, _ = _probe("torch._functionalize_are_all_mutations_hidden_from_autograd")
+    assert valid
+    assert any("_to_functional_tensor(" in line for line in valid[0].setup), valid[0].setup
+    assert ["is", "result", "True"] in valid[0].checks

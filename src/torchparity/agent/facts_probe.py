@@ -118,7 +118,8 @@ _CHOICE_ITEM = re.compile(r"'([^'\n]{0,40})'|\"([^\"\n]{0,40})\"|\b(None|True|Fa
 _WANTED_KINDS = ((r"expected an? code object|must be a code object", "code"),
                  (r"a bytes-like object is required|expected a bytes-like object", "bytes"),
                  (r"issubclass\(\) arg 1 must be a class|must be a (?:subclass|class)\b", "class"),
-                 (r"does not require grad|doesn't require grad|does not have a grad_fn", "grad_tensor"))
+                 (r"does not require grad|doesn't require grad|does not have a grad_fn", "grad_tensor"),
+                 (r"isFunctionalTensor\(", "functional_tensor"))
 
 
 def choices_named(message):

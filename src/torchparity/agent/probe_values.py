@@ -103,6 +103,7 @@ POOLS = {
                     "torch.nn.ReLU", "torch.Tensor"),
     "bytes": ("b\"\\x00\\x00\\x80?\\x00\\x00\\x00@\"", "bytearray(8)"),
     "code": ("(lambda x: x + 1).__code__",),
+    "functional_tensor": ("torch._to_functional_tensor(torch.tensor([1.0, -2.0, 3.0], device=DEVICE))",),
     # one index tensor per indexed dim (``index_put_``), as a tuple, a list and alone
     "index_tuple": ("(torch.tensor([0, 2, 1], device=DEVICE),)", "[torch.tensor([2, 0, 1], device=DEVICE)]",
                     "torch.tensor([0, 2, 1], device=DEVICE)"),
