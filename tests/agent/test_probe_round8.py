@@ -299,3 +299,22 @@ def test_a_functional_tensor_where_the_call_asserts_one() -> None:
     assert valid
     assert any("_to_functional_tensor(" in line for line in valid[0].setup), valid[0].setup
     assert ["is", "result", "True"] in valid[0].checks
+
+
+def test_a_protocol_is_checked_by_its_shape() -> None:
+    pytest.importorskip("torch._inductor.pattern_matcher")
+    valid, _ = _probe("torch._inductor.pattern_matcher.SearchFn")
+    assert valid
+    checks = valid[0].checks
+    assert valid[0].call == "_API_" and ["is", "result._is_protocol", "True"] in checks, checks
+    assert any("__call__" in c[2] for c in checks if c[0] == "eq"), checks
+
+
+def test_a_typing_alias_is_checked_by_its_origin_and_arguments() -> None:
+    valid, _ = _probe("torch.fx.node.Argument")
+    assert valid
+    checks = valid[0].checks
+    assert ["eq", "repr(result.__origin__)", "'typing.Union'"] in checks or [
+        "eq", "repr(result.__origin__)", '"typing.Union"'] in checks, checks
+    names = [c for c in checks if c[1].startswith("[getattr(a")]
+    assert names and "Tensor" in names[0][2] and "ForwardRef('Node')" in names[0][2], names

@@ -957,6 +957,9 @@ class Engine(object):
             return self.class_scenarios(obj)
         if owner is not None:
             return self.member_scenarios(owner, leaf, kind)
+        if type(obj).__module__ == "typing" and getattr(obj, "__origin__", None) is not None:  # an alias
+            sc = Scenario([], "_API_")
+            return ([sc], []) if self.measure(sc) else ([], [])
         if callable(obj) and not isinstance(obj, type):
             holder = parent if isinstance(parent, CONTAINERS) else None
             setup, teardown, getters = [], [], []
@@ -1060,6 +1063,9 @@ class Engine(object):
 
     def class_scenarios(self, cls):
         var = pv.var_name(cls.__name__)
+        if getattr(cls, "_is_protocol", False) and cls.__module__ != "typing":  # a Protocol: its shape
+            sc = Scenario([], "_API_")
+            return ([sc], []) if self.measure(sc) else ([], [])
         valid = []
         for setup in self.receivers(cls, "_API_")[:3]:
             if self.out_of_time():

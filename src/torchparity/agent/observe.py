@@ -104,6 +104,8 @@ class Observer(object):
         if isinstance(value, torch.nn.Module):
             self._module(value, expr)
             return
+        if depth == 0 and self._typing(value, expr):
+            return
         if isinstance(value, (list, tuple)) and type(value) in (list, tuple) and self._has_tensor_or_float(value):
             self.add("eq", "len(%s)" % expr, str(len(value)))
             for i, item in enumerate(value[:MAX_ITEMS]):
@@ -150,6 +152,30 @@ class Observer(object):
         training = getattr(value, "training", None)
         if isinstance(training, bool):
             self.add("is", "%s.training" % expr, repr(training))
+
+    def _typing(self, value, expr):
+        """A typing Protocol (its members, the parameters of its ``__call__``) or a typing alias (its origin
+        and its arguments): the shape the type promises, which a stand-in does not have."""
+        torch = self.torch
+        if isinstance(value, type) and getattr(value, "_is_protocol", False):
+            self.add("is", "%s._is_protocol" % expr, "True")
+            members = sorted(n for n in vars(value) if n == "__call__" or not n.startswith("_"))
+            self.add("eq", "sorted(n for n in vars(%s) if n == \"__call__\" or not n.startswith(\"_\"))" % expr,
+                     _literal(members, torch) or "[]")
+            code = getattr(vars(value).get("__call__"), "__code__", None)
+            if code is not None:
+                names = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+                self.add("eq", "list(%s.__call__.__code__.co_varnames[:%d])" % (expr, len(names)),
+                         _literal(names, torch) or "[]")
+            return True
+        origin, args = getattr(value, "__origin__", None), getattr(value, "__args__", None)
+        if origin is None or not isinstance(args, tuple) or isinstance(value, type) or type(value).__module__ != "typing":
+            return False
+        self.add("eq", "repr(%s.__origin__)" % expr, _literal(repr(origin), torch) or "''")
+        names = [getattr(a, "__name__", None) or repr(a) for a in args]
+        self.add("eq", "[getattr(a, \"__name__\", None) or repr(a) for a in %s.__args__]" % expr,
+                 _literal(names, torch) or "[]")
+        return True
 
     def _program(self, value, expr):
         """An exported program: its type, the ATen operators of its graph and what its module gives for a
