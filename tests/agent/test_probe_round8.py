@@ -318,3 +318,9 @@ def test_a_typing_alias_is_checked_by_its_origin_and_arguments() -> None:
         "eq", "repr(result.__origin__)", '"typing.Union"'] in checks, checks
     names = [c for c in checks if c[1].startswith("[getattr(a")]
     assert names and "Tensor" in names[0][2] and "ForwardRef('Node')" in names[0][2], names
+
+
+def test_a_3d_pooling_function_gets_a_kernel_per_spatial_dim() -> None:
+    valid, _ = _probe("torch.nn.functional.lp_pool3d")
+    assert valid
+    assert "kernel_size = (2, 2, 2)" in valid[0].setup, valid[0].setup

@@ -841,6 +841,8 @@ class Engine(object):
                 cats = [hint] + [c for c in cats if c != hint]
             if cats[:1] == ["tensor"] and spatial and not pools:  # the input of a pool2d, a conv3d
                 chosen = chosen + [spatial]
+            elif cats[:1] == ["size"] and spatial:  # its kernel size, stride, padding: one per spatial dim
+                chosen = chosen + ["(%s)" % ", ".join(["2"] * spatial.count(", 4"))]
             values = chosen + self.typed_values(p["annotation"]) + self.typed_values(doc.get(p["name"], ""))
             values += [v for v in pv.values_for(cats) if v not in values]
             values = _with_extra(_outer_first(_unique(values), p["annotation"]), cats)
