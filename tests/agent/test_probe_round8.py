@@ -324,3 +324,10 @@ def test_a_3d_pooling_function_gets_a_kernel_per_spatial_dim() -> None:
     valid, _ = _probe("torch.nn.functional.lp_pool3d")
     assert valid
     assert "kernel_size = (2, 2, 2)" in valid[0].setup, valid[0].setup
+
+
+def test_a_3d_transposed_convolution_gets_a_weight_of_its_dims() -> None:
+    valid, _ = _probe("torch.nn.functional.conv_transpose3d")
+    assert valid
+    assert any("reshape(2, 2, 2, 2, 2)" in line for line in valid[0].setup), valid[0].setup
+    assert ["eq", "result.shape", "torch.Size([1, 2, 5, 5, 5])"] in valid[0].checks, valid[0].checks

@@ -841,6 +841,10 @@ class Engine(object):
                 cats = [hint] + [c for c in cats if c != hint]
             if cats[:1] == ["tensor"] and spatial and not pools:  # the input of a pool2d, a conv3d
                 chosen = chosen + [spatial]
+            elif cats[:1] == ["tensor"] and spatial and p["name"] == "weight":  # a conv's: 2 in, 2 out, 2-wide
+                n = spatial.count(", 4")
+                chosen = chosen + ["torch.arange(1.0, %d.0, device=DEVICE).reshape(2, 2%s) / 10" % (
+                    4 * 2 ** n + 1, ", 2" * n)]
             elif cats[:1] == ["size"] and spatial:  # its kernel size, stride, padding: one per spatial dim
                 chosen = chosen + ["(%s)" % ", ".join(["2"] * spatial.count(", 4"))]
             values = chosen + self.typed_values(p["annotation"]) + self.typed_values(doc.get(p["name"], ""))
