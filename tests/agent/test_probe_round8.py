@@ -138,6 +138,10 @@ def test_dtensor_factories_run_under_a_one_device_mesh() -> None:
     assert ["type", "result", "torch.distributed.tensor.DTensor"] in first["checks"]
     assert "tensor" in kinds and any(c[1] == "result.full_tensor()" for c in first["checks"]), first["checks"]
     assert not torch.distributed.is_initialized()
+    assert not torch.distributed.device_mesh._mesh_resources.mesh_stack  # the mesh left too
+    # the group goes first in the teardown: a mesh that failed to build leaves no _MESH_ to exit
+    assert first["teardown"].index("torch.distributed.destroy_process_group()") < first["teardown"].index(
+        "_MESH_.__exit__(None, None, None)")
 
 
 def test_a_tensor_with_a_grad_fn_where_an_error_asks_for_one() -> None:
@@ -183,11 +187,13 @@ def test_a_module_level_deque_is_emptied_given_a_probe_entry_and_put_back() -> N
     restore = fp._registry_restore(path)
     assert setup[0] == f"saved = list({path})"
     ns: dict[str, object] = {"torch": torch}
-    for line in setup:
-        exec(line, ns)
-    assert list(dynamo_utils._compilation_metrics) == ["torchparity_probe"]
-    for line in restore:
-        exec(line, ns)
+    try:
+        for line in setup:
+            exec(line, ns)
+        assert list(dynamo_utils._compilation_metrics) == ["torchparity_probe"]
+    finally:
+        for line in restore:
+            exec(line, ns)
     assert list(dynamo_utils._compilation_metrics) == before
     assert isinstance(dynamo_utils._compilation_metrics, collections.deque)
     valid, _ = _probe("torch._dynamo.utils.clear_compilation_metrics")
@@ -331,3 +337,25 @@ def test_a_3d_transposed_convolution_gets_a_weight_of_its_dims() -> None:
     assert valid
     assert any("reshape(2, 2, 2, 2, 2)" in line for line in valid[0].setup), valid[0].setup
     assert ["eq", "result.shape", "torch.Size([1, 2, 5, 5, 5])"] in valid[0].checks, valid[0].checks
+
+
+def test_bytes_only_for_an_annotation_that_is_bytes() -> None:
+    assert fp.pv.categories("data", "bytes", "")[0] == "bytes"
+    # a file argument (``torch.export.save``'s f) keeps its path and string values first
+    assert "bytes" not in fp.pv.categories("f", "typing.Union[str, os.PathLike[str], typing.IO[bytes]]", "")
+
+
+@pytest.mark.parametrize(("name", "spatial"), [("atleast_2d", False), ("avg_pool2d.default", True)])
+def test_the_spatial_rule_leaves_atleast_out_and_takes_overloads(name: str, spatial: bool) -> None:
+    assert bool(fp.pv.spatial_tensor(name)) is spatial
+
+
+def test_a_rejected_value_is_no_choice_and_a_second_operand_no_message() -> None:
+    assert fp.choices_named("act must be one of 'none' or 'tanh'. Got: 'bogus'") == ("act", ["'none'", "'tanh'"])
+    from torchparity.agent.facts_checker import _tail
+
+    def same_shape(a: object, b: object) -> bool:
+        raise TypeError("same_shape() missing 1 required positional argument: 'b'")
+
+    assert _tail(same_shape) == ""
+    assert fp.pv.categories("indices", "", "")[:2] == ["index_tuple", "tensor"]

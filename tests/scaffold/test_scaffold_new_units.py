@@ -222,3 +222,20 @@ def test_a_measured_log_record_or_warning_wraps_the_call():
         "self.assertIn('f is deprecated', [str(w.message) for w in warned1.warnings])",
     ]
     assert effect_wrapped(["f()"], []) == ["f()"]
+
+
+def test_a_device_mesh_after_the_process_group_is_built_inside_the_try():
+    ones = api_info(resolution("torch.distributed.tensor.ones", "function"))
+    prelude = ["torch.distributed.init_process_group(backend=None, store=torch.distributed.HashStore(), rank=0, "
+               "world_size=1)", "_MESH_ = torch.distributed.device_mesh.init_device_mesh(DEVICE.type, (1,))",
+               "_MESH_.__enter__()"]
+    sc = _scenario(call="_API_()", checks=[["eq", "result.shape", "torch.Size([])"]],
+                   teardown=["torch.distributed.destroy_process_group()", "_MESH_.__exit__(None, None, None)"])
+    sc["prelude"] = prelude
+    plan = measured_plan(ones, {"probe": {"valid": [sc], "invalid": [], "imports": []}}, "DEVICE")
+    lines = [line.strip() for line in plan.methods[0].source.splitlines()]
+    at_try = lines.index("try:")
+    assert any(line.startswith("torch.distributed.init_process_group(") for line in lines[:at_try]), lines
+    assert any(line.startswith("_MESH_ = torch.distributed.device_mesh.init_device_mesh(")
+               for line in lines[at_try:]), lines
+    assert lines.index("finally:") < lines.index("torch.distributed.destroy_process_group()")

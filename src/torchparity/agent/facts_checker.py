@@ -14,6 +14,7 @@ twice; an outcome that differs between the two is dropped. What is kept:
 A method of ``torch.Tensor`` takes the candidate tensors as its receiver.
 """
 
+import inspect
 import io
 import re
 
@@ -54,6 +55,12 @@ def _tail(obj):
     if schema is not None:  # an operator overload: ``_assert_async.msg(Tensor self, str assert_msg)``
         needed = [a for a in schema.arguments if a.default_value is None and not str(a.type).endswith("?")]
         return ", " + MESSAGE if len(needed) == 2 and str(needed[1].type) == "str" else ""
+    try:
+        params = list(inspect.signature(obj).parameters)
+    except (TypeError, ValueError):
+        params = []
+    if len(params) >= 2 and not re.search(r"msg|message|text", params[1]):  # a second operand, not a message
+        return ""
     try:
         obj(True)
     except Exception as exc:

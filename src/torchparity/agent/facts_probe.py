@@ -128,7 +128,7 @@ def choices_named(message):
     m = _CHOICES.search(message or "")
     if not m:
         return "", []
-    rest = re.split(r"\b(?:but|got|found|instead|received)\b", m.group(2), maxsplit=1)[0][:300]
+    rest = re.split(r"\b(?:but|got|found|instead|received)\b", m.group(2), maxsplit=1, flags=re.I)[0][:300]
     out = []
     for q1, q2, word in _CHOICE_ITEM.findall(rest):
         src = word or repr(q1 if q1 or not q2 else q2)
@@ -302,7 +302,7 @@ def _params_from_error(message):
         out.append([{"name": "arg", "kind": "positional", "has_default": False, "default_bool": False,
                      "annotation": ""}])
     m = re.search(r"(?:[Rr]equires|[Ee]xpect(?:s|ed)|takes) (?:exactly )?(one|two|three|four|[1-4]) (?:positional )?"
-                  r"arguments?(?:,| but)? (?:got|\(?0 given)", message)
+                  r"arguments?,? (?:but )?(?:got 0|\(?0 given|0 were given)", message)
     if m and not out:
         n = {"one": 1, "two": 2, "three": 3, "four": 4}.get(m.group(1)) or int(m.group(1))
         out.append([{"name": "arg%d" % i, "kind": "positional", "has_default": False, "default_bool": False,
@@ -1524,10 +1524,12 @@ def probe_facts(torch, res, obj, owner, device_type, baseline=(), each_call=Fals
         if (not valid and _distributed(res) and dist is not None and dist.is_available()
                 and not dist.is_initialized() and not engine.out_of_time()):
             engine.prelude, engine.postlude = list(PROCESS_GROUP), list(NO_PROCESS_GROUP)
+            engine.errors_seen = []  # what this pass asks for (a mesh), not the plain pass's missing group
             valid, invalid = engine.scenarios()
             if not valid and not engine.out_of_time() and _asks_for_mesh(engine):
                 engine.prelude = list(PROCESS_GROUP + DEVICE_MESH)
-                engine.postlude = list(NO_DEVICE_MESH + NO_PROCESS_GROUP)
+                engine.postlude = list(NO_PROCESS_GROUP + NO_DEVICE_MESH)  # the group first: a mesh that failed
+                # to build leaves no _MESH_ to exit, and the group must still go
                 valid, invalid = engine.scenarios()
     except _Timeout as exc:
         return {"valid": [], "invalid": [], "imports": [], "problem": str(exc), "tried": engine.tried}

@@ -94,8 +94,9 @@ class Observer(object):
             return
         if isinstance(value, torch.Tensor) and callable(getattr(value, "full_tensor", None)):
             self._type(value, expr)  # a DTensor: its type, its placements and the whole tensor it stands for
-            self.add("eq", "[str(p) for p in %s.placements]" % expr, _literal([str(p) for p in value.placements],
-                                                                            torch) or "[]")
+            placements = _literal([str(p) for p in value.placements], torch)
+            if placements is not None:
+                self.add("eq", "[str(p) for p in %s.placements]" % expr, placements)
             self._tensor(value.full_tensor(), "%s.full_tensor()" % expr)
             return
         if isinstance(value, torch.Tensor):
@@ -159,22 +160,24 @@ class Observer(object):
         torch = self.torch
         if isinstance(value, type) and getattr(value, "_is_protocol", False):
             self.add("is", "%s._is_protocol" % expr, "True")
-            members = sorted(n for n in vars(value) if n == "__call__" or not n.startswith("_"))
-            self.add("eq", "sorted(n for n in vars(%s) if n == \"__call__\" or not n.startswith(\"_\"))" % expr,
-                     _literal(members, torch) or "[]")
+            members = _literal(sorted(n for n in vars(value) if n == "__call__" or not n.startswith("_")), torch)
+            if members is not None:
+                self.add("eq", "sorted(n for n in vars(%s) if n == \"__call__\" or not n.startswith(\"_\"))" % expr,
+                         members)
             code = getattr(vars(value).get("__call__"), "__code__", None)
             if code is not None:
                 names = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
-                self.add("eq", "list(%s.__call__.__code__.co_varnames[:%d])" % (expr, len(names)),
-                         _literal(names, torch) or "[]")
+                src = _literal(names, torch)
+                if src is not None:
+                    self.add("eq", "list(%s.__call__.__code__.co_varnames[:%d])" % (expr, len(names)), src)
             return True
         origin, args = getattr(value, "__origin__", None), getattr(value, "__args__", None)
         if origin is None or not isinstance(args, tuple) or isinstance(value, type) or type(value).__module__ != "typing":
             return False
-        self.add("eq", "repr(%s.__origin__)" % expr, _literal(repr(origin), torch) or "''")
-        names = [getattr(a, "__name__", None) or repr(a) for a in args]
-        self.add("eq", "[getattr(a, \"__name__\", None) or repr(a) for a in %s.__args__]" % expr,
-                 _literal(names, torch) or "[]")
+        self.add("eq", "repr(%s.__origin__)" % expr, _literal(repr(origin), torch) or repr(repr(origin)))
+        names = _literal([getattr(a, "__name__", None) or repr(a) for a in args], torch)
+        if names is not None:  # too long or local to this machine: not asserted
+            self.add("eq", "[getattr(a, \"__name__\", None) or repr(a) for a in %s.__args__]" % expr, names)
         return True
 
     def _program(self, value, expr):

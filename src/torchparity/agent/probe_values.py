@@ -156,7 +156,7 @@ TYPE_HINTS = (
     (r"(List|Sequence|Tuple|Iterable|list|tuple)\[\s*(torch\.)?Tensor", "tensors"), (r"\bTensor\b", "tensor"),
     (r"\bSize\b|\bshape\b", "size"), (r"\bCallable\b|\bcallable\b", "callable"),
     (r"\bPyTree\b|\bpytree\b", "tree"), (r"\bdict\b|\bDict\b|\bMapping\b", "dict"),
-    (r"\bOpOverload\b", "op"), (r"\b[Tt]ype\[", "class"), (r"\bbytes\b|\bbytearray\b|\bBuffer\b", "bytes"),
+    (r"\bOpOverload\b", "op"), (r"\b[Tt]ype\[", "class"), (r"^\s*(?:bytes|bytearray|(?:collections\.abc\.)?Buffer)\s*$", "bytes"),  # bytes alone, not IO[bytes]
     (r"\bCodeType\b", "code"), (r"\bPath\b|\bPathLike\b|\bpath\b", "path"),
     (r"\blist\b|\btuple\b|\bSequence\b|\bList\b|\bTuple\b|\bIterable\b", "sequence"),
 )
@@ -177,8 +177,8 @@ def categories(name, annotation, doc_type, default_is_bool=False):
         if re.search(pattern, name or "") and cat not in found:
             found.append(cat)
             break
-    if not found:
-        found = list(ANY)
+    if not found or found == ["index_tuple"]:  # indices with no annotation: the general pools after
+        found = found + [c for c in ANY if c not in found]
     if "class" in found and re.search(FRESH_CLASS_NAMES, name or ""):  # ``cls: type``: a class of the test's own
         found = ["fresh_class"] + [c for c in found if c not in ("class", "fresh_class")]
     return found
@@ -202,8 +202,8 @@ def values_for(cats, limit=8):
 def spatial_tensor(api_name):
     """A batch of one with two channels and 4-wide spatial dims for an API named for 1, 2 or 3 of them
     (``lp_pool2d``, ``conv_transpose3d``, ``ReflectionPad1d``), or ""."""
-    m = re.search(r"(?<![0-9])([123])d(?:_|$)", api_name or "")
-    if not m:
+    m = re.search(r"(?<![0-9])([123])d(?:_|\.|$)", api_name or "")  # ``avg_pool2d.default`` too
+    if not m or (api_name or "").startswith("atleast_"):  # atleast_2d makes its dims: any input
         return ""
     n = int(m.group(1))
     return "torch.arange(1.0, %d.0, device=DEVICE).reshape(1, 2%s)" % (2 * 4 ** n + 1, ", 4" * n)

@@ -76,8 +76,9 @@ def scenario_body(sc: dict[str, Any], sp: Spelling, info: ApiInfo) -> list[str]:
     if sc.get("remove_handle"):
         teardown = ["result.remove()", *teardown]
     prelude = [sp.apply(line) for line in sc.get("prelude", [])]
-    saved = prelude + [line for line in setup if line.startswith("saved")]
-    rest = [line for line in setup if not line.startswith("saved")]
+    # the process group before the ``try``; what follows it (a device mesh) inside, so the teardown runs
+    saved = prelude[:1] + [line for line in setup if line.startswith("saved")]
+    rest = prelude[1:] + [line for line in setup if not line.startswith("saved")]
     lines = saved + wrap_finally(rest + body, teardown) if teardown else prelude + setup + body
     if any(uses(line, sp.tmp) for line in lines):
         lines = wrap_tmp(lines, sp.tmp)
