@@ -13,7 +13,11 @@ from pathlib import Path
 import pytest
 
 from tests.scaffold.conftest import Case
-from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
+from tests.scaffold.test_scaffold_more_kinds import (
+    _check_families,
+    _passes_and_fails_once_broken,
+    _scaffold,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -34,9 +38,7 @@ CASES = (
 def test_each_gets_a_two_rank_test_on_the_cpu_that_fails_once_broken(tmp_path_factory, tmp_path):
     pytest.importorskip("torch")
     results, _ = _scaffold(CASES, [c.api for c in CASES], tmp_path_factory.mktemp("legacy"))
-    wrong = [(c.api, results[c.api].family, results[c.api].fill_in[:1]) for c in CASES
-             if results[c.api].family != c.family]
-    assert not wrong, wrong
+    _check_families(CASES, results)
     for case in CASES:
         text = Path(results[case.api].path).read_text()
         assert "import torch.distributed._functional_collectives" in text, case.api

@@ -830,7 +830,7 @@ class Engine(object):
         doc = _doc_types(getattr(fn, "__doc__", None))
         pools = []
         keys = self._receiver_keys(setup) if receiver else []
-        spatial = pv.spatial_tensor(str(getattr(fn, "__name__", "") or self.res.get("path", "").rsplit(".", 1)[-1]))
+        dims = pv.spatial_dims(str(getattr(fn, "__name__", "") or self.res.get("path", "").rsplit(".", 1)[-1]))
         for p in params:
             cats = pv.categories(p["name"], p["annotation"], doc.get(p["name"]), p["default_bool"])
             hint = hints.get(p["name"]) or hints.get("#%d" % (params.index(p) + 1))
@@ -839,14 +839,13 @@ class Engine(object):
                 chosen, hint = hint[len("choice:"):].split("|"), None
             if hint:
                 cats = [hint] + [c for c in cats if c != hint]
-            if cats[:1] == ["tensor"] and spatial and not pools:  # the input of a pool2d, a conv3d
-                chosen = chosen + [spatial]
-            elif cats[:1] == ["tensor"] and spatial and p["name"] == "weight":  # a conv's: 2 in, 2 out, 2-wide
-                n = spatial.count(", 4")
+            if cats[:1] == ["tensor"] and dims and not pools:  # the input of a pool2d, a conv3d
+                chosen = chosen + [pv.spatial_input(dims)]
+            elif cats[:1] == ["tensor"] and dims and p["name"] == "weight":  # a conv's: 2 in, 2 out, 2-wide
                 chosen = chosen + ["torch.arange(1.0, %d.0, device=DEVICE).reshape(2, 2%s) / 10" % (
-                    4 * 2 ** n + 1, ", 2" * n)]
-            elif cats[:1] == ["size"] and spatial:  # its kernel size, stride, padding: one per spatial dim
-                chosen = chosen + ["(%s)" % ", ".join(["2"] * spatial.count(", 4"))]
+                    4 * 2 ** dims + 1, ", 2" * dims)]
+            elif cats[:1] == ["size"] and dims:  # its kernel size, stride, padding: one per spatial dim
+                chosen = chosen + ["(%s)" % ", ".join(["2"] * dims)]
             values = chosen + self.typed_values(p["annotation"]) + self.typed_values(doc.get(p["name"], ""))
             values += [v for v in pv.values_for(cats) if v not in values]
             values = _with_extra(_outer_first(_unique(values), p["annotation"]), cats)

@@ -199,14 +199,21 @@ def values_for(cats, limit=8):
     return out[:limit]
 
 
+def spatial_dims(api_name):
+    """1, 2 or 3 for an API named for that many spatial dims (``lp_pool2d``, ``conv_transpose3d``,
+    ``ReflectionPad1d``, ``avg_pool2d.default``), else 0; ``atleast_2d`` makes its dims from any input."""
+    m = re.search(r"(?<![0-9])([123])d(?:_|\.|$)", api_name or "")
+    return 0 if not m or (api_name or "").startswith("atleast_") else int(m.group(1))
+
+
+def spatial_input(n):
+    """A batch of one with two channels and ``n`` 4-wide spatial dims, as source; "" for no dims."""
+    return "torch.arange(1.0, %d.0, device=DEVICE).reshape(1, 2%s)" % (2 * 4 ** n + 1, ", 4" * n) if n else ""
+
+
 def spatial_tensor(api_name):
-    """A batch of one with two channels and 4-wide spatial dims for an API named for 1, 2 or 3 of them
-    (``lp_pool2d``, ``conv_transpose3d``, ``ReflectionPad1d``), or ""."""
-    m = re.search(r"(?<![0-9])([123])d(?:_|\.|$)", api_name or "")  # ``avg_pool2d.default`` too
-    if not m or (api_name or "").startswith("atleast_"):  # atleast_2d makes its dims: any input
-        return ""
-    n = int(m.group(1))
-    return "torch.arange(1.0, %d.0, device=DEVICE).reshape(1, 2%s)" % (2 * 4 ** n + 1, ", 4" * n)
+    """The input of an API named for 1, 2 or 3 spatial dims, or ""."""
+    return spatial_input(spatial_dims(api_name))
 
 
 def var_name(class_name):
