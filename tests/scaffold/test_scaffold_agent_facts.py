@@ -115,3 +115,27 @@ def test_a_global_state_an_apis_facts_leave_changed_is_restored():
     assert any("set_default_dtype(torch.float64)" in e["source"] for e in out["doctest"]["examples"])
     assert torch.get_default_dtype() == torch.float32
     assert torch.is_grad_enabled()
+
+
+def test_modes_an_api_enters_for_good_are_left_after_its_facts(capfd):
+    # enable_cuda_sanitizer enters a dispatch mode it never leaves; every later CPU call in the
+    # agent would then ask for CUDA (a batch's later operators measured no dtype at all)
+    import torch.cuda._sanitizer  # noqa: F401
+
+    before = (torch._C._len_torch_dispatch_stack(), torch._C._len_torch_function_stack())
+    facts("torch.cuda._sanitizer.enable_cuda_sanitizer", ["runtime"])
+    assert "left CUDASanitizerDispatchMode changed" in capfd.readouterr().err
+
+    class Entered(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    orig = sf._facts_for
+    try:
+        sf._facts_for = lambda *a: (orig(*a), Entered().__enter__())[0]
+        facts("torch.Tensor.sqrt_", ["tensor"])
+    finally:
+        sf._facts_for = orig
+    assert "left Entered changed" in capfd.readouterr().err
+    assert (torch._C._len_torch_dispatch_stack(), torch._C._len_torch_function_stack()) == before
+    assert torch.ones(2).sqrt_().tolist() == [1.0, 1.0]

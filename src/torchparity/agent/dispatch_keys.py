@@ -34,3 +34,34 @@ def restore_dispatch_tls(torch, saved):
         except Exception:
             continue
     return changed
+
+
+def mode_stacks(torch):
+    """How many Python modes are entered now: (torch dispatch modes, torch function modes)."""
+    c = torch._C
+    return (c._len_torch_dispatch_stack() if hasattr(c, "_len_torch_dispatch_stack") else 0,
+            c._len_torch_function_stack() if hasattr(c, "_len_torch_function_stack") else 0)
+
+
+def restore_mode_stacks(torch, saved):
+    """Leave the modes an API's facts entered and never left (``enable_cuda_sanitizer`` enters a
+    dispatch mode for good, and every later CPU call then asks for CUDA); the names of those left."""
+    changed = []
+    dispatch, function = mode_stacks(torch)
+    try:
+        from torch.utils._python_dispatch import _pop_mode
+    except ImportError:
+        _pop_mode = None
+    while _pop_mode is not None and dispatch > saved[0]:
+        try:
+            changed.append(type(_pop_mode()).__name__)
+        except Exception:
+            break
+        dispatch -= 1
+    while function > saved[1] and hasattr(torch._C, "_pop_torch_function_stack"):
+        try:
+            changed.append(type(torch._C._pop_torch_function_stack()).__name__)
+        except Exception:
+            break
+        function -= 1
+    return changed

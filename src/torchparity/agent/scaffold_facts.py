@@ -19,7 +19,7 @@ import sys
 import tempfile
 import traceback
 
-from .dispatch_keys import dispatch_tls, restore_dispatch_tls
+from .dispatch_keys import dispatch_tls, mode_stacks, restore_dispatch_tls, restore_mode_stacks
 from .facts_backward import backward_facts
 from .facts_calls import _doc_types, _pools_for, _strip_sig, call_facts, tensor_facts
 from .facts_captured import captured_facts
@@ -170,10 +170,12 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
     were before restored after."""
     saved = _states_now(ctx.device_type)
     tls = dispatch_tls(ctx.torch)
+    modes = mode_stacks(ctx.torch)
     try:
         return _facts_for(ctx, res, wants, dtypes, formula)
     finally:
-        changed = _restore_states(saved) + restore_dispatch_tls(ctx.torch, tls)
+        changed = (restore_mode_stacks(ctx.torch, modes) + _restore_states(saved)
+                   + restore_dispatch_tls(ctx.torch, tls))
         if changed:
             sys.stderr.write("torchparity: %s left %s changed; restored\n" % (res.get("path"), ", ".join(changed)))
 
