@@ -831,12 +831,15 @@ class Engine(object):
         pools = []
         keys = self._receiver_keys(setup) if receiver else []
         dims = pv.spatial_dims(str(getattr(fn, "__name__", "") or self.res.get("path", "").rsplit(".", 1)[-1]))
+        # what the receiver's setup made under a parameter's name is that parameter's first value (the module
+        # a pruning method was applied to, for its ``remove(module)``)
+        made = set(re.findall(r"^([A-Za-z_][A-Za-z0-9_]*) =", "\n".join(setup), re.M)) - set([receiver])
         for p in params:
             cats = pv.categories(p["name"], p["annotation"], doc.get(p["name"]), p["default_bool"])
             hint = hints.get(p["name"]) or hints.get("#%d" % (params.index(p) + 1))
-            chosen = []
+            chosen = [p["name"]] if p["name"] in made else []
             if hint and hint.startswith("choice:"):
-                chosen, hint = hint[len("choice:"):].split("|"), None
+                chosen, hint = chosen + hint[len("choice:"):].split("|"), None
             if hint:
                 cats = [hint] + [c for c in cats if c != hint]
             if cats[:1] == ["tensor"] and dims and not pools:  # the input of a pool2d, a conv3d
@@ -1138,7 +1141,31 @@ class Engine(object):
             found, bad = self.call_scenarios(setup, "%s.%s" % (recv, leaf), method, receiver=recv)
             if found:
                 return valid + found, bad
+        if not valid and kind in ("property", "attribute", "method") and not self.out_of_time():
+            return self.inherited_scenarios(owner, leaf, kind)
         return valid, invalid
+
+    def inherited_scenarios(self, owner, leaf, kind):
+        """The member on instances of concrete subclasses that inherit it as it is (``Gamma(...).stddev`` for
+        ``Distribution.stddev``, which needs the variance a subclass defines): a base class's own instance
+        raises NotImplementedError, and a subclass that overrides the member would not reach it."""
+        raw = inspect.getattr_static(owner, leaf, None)
+        for sub in _concrete_subclasses(owner, inheriting=(leaf, raw)):
+            if self.out_of_time():
+                break
+            spelled = _named_path(sub)
+            for setup in self.receivers(sub, spelled)[:2]:
+                recv = _bound_var(setup)
+                if kind != "method":
+                    sc = Scenario(setup, "%s.%s" % (recv, leaf), recv)
+                    sc.watch = []
+                    if self.measure(sc):
+                        return [sc], []
+                    continue
+                found, bad = self.call_scenarios(setup, "%s.%s" % (recv, leaf), getattr(sub, leaf), receiver=recv)
+                if found:
+                    return found, bad
+        return [], []
 
 
 #: what a failed call says when an argument must hold indices: (pattern, hint key: "#N" a place, else a name)
@@ -1341,12 +1368,16 @@ def _doc_signature(fn):
     return text
 
 
-def _concrete_subclasses(cls, limit=6):
+def _concrete_subclasses(cls, limit=6, inheriting=None):
+    """Concrete torch subclasses of ``cls`` with a name; ``inheriting=(name, attr)``: only those whose member
+    ``name`` is ``attr`` itself."""
     out = []
     for sub in subclasses(cls):
         if len(out) >= limit:
             break
         if inspect.isabstract(sub) or not (sub.__module__ or "").startswith("torch"):
+            continue
+        if inheriting is not None and inspect.getattr_static(sub, inheriting[0], None) is not inheriting[1]:
             continue
         if _named_path(sub):
             out.append(sub)

@@ -63,6 +63,28 @@ RECIPES = {
         "reader = torch.distributed.checkpoint.FileSystemReader(_TMP_)",),
 }
 
+
+def _pruned(*calls):
+    """A module whose weight the pruning ``calls`` pruned (seeded: two of them draw at random), and the
+    method they left as its forward pre-hook: what ``apply_mask``, ``remove`` and the mask methods act on."""
+    return (("module = torch.nn.Linear(3, 2, device=DEVICE)", "torch.manual_seed(0)")
+            + tuple("torch.nn.utils.prune.%s" % c for c in calls)
+            + ("method = next(iter(module._forward_pre_hooks.values()))",))
+
+
+_P = "torch.nn.utils.prune."
+RECIPES.update({
+    _P + "RandomUnstructured": _pruned("random_unstructured(module, \"weight\", amount=0.5)"),
+    _P + "L1Unstructured": _pruned("l1_unstructured(module, \"weight\", amount=0.5)"),
+    _P + "RandomStructured": _pruned("random_structured(module, \"weight\", amount=0.5, dim=0)"),
+    _P + "LnStructured": _pruned("ln_structured(module, \"weight\", amount=0.5, n=2, dim=0)"),
+    _P + "Identity": _pruned("identity(module, \"weight\")"),
+    _P + "CustomFromMask": _pruned("custom_from_mask(module, \"weight\", mask=torch.tensor([[1.0, 0.0, 1.0], "
+                                   "[0.0, 1.0, 0.0]], device=DEVICE))"),
+    _P + "PruningContainer": _pruned("l1_unstructured(module, \"weight\", amount=0.5)",
+                                     "random_unstructured(module, \"weight\", amount=0.25)"),
+})
+
 #: further receivers, tried after the recipe: a parameter and a tensor that have a gradient
 _BACKWARD = "(param * param).sum().backward()"
 MORE_RECIPES = {
