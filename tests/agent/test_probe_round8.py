@@ -116,9 +116,9 @@ def test_a_code_object_for_an_argument_an_error_says_must_be_one() -> None:
     ran: list[str] = []
     run = engine.run
 
-    def recording(scenario: fp.Scenario) -> object:
+    def recording(scenario: fp.Scenario, *look: object) -> object:
         ran.append("\n".join(scenario.setup + [scenario.call]))
-        return run(scenario)
+        return run(scenario, *look)
 
     engine.run = recording  # type: ignore[method-assign]
     engine.scenarios()

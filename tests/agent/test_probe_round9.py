@@ -66,3 +66,27 @@ def test_a_mask_is_computed_by_the_container_of_two_prunings() -> None:
     ns: dict[str, object] = {"torch": torch, "DEVICE": torch.device("cpu")}
     exec(setup, ns)
     assert type(ns["method"]).__name__ == "PruningContainer"
+
+
+@pytest.mark.parametrize(("name", "check"), [
+    ("torch.distributed.rpc.remote", ["eq", "result.to_here()", "0"]),  # read before the agent shuts down
+    ("torch.distributed.rpc.rpc_async", ["eq", "result.wait()", "0"]),
+])
+def test_an_rpc_runs_on_a_one_worker_agent_and_its_result_is_awaited(name: str, check: list[str]) -> None:
+    res = resolve(name)
+    out = fp.probe_facts(torch, res, walk(res["path"]).obj, None, "cpu")
+    assert out["valid"], out["problem"]
+    sc = out["valid"][0]
+    assert sc["prelude"] == list(fp.RPC_AGENT), sc["prelude"]
+    assert "int)" in sc["call"], sc["call"]  # a function that pickles and is no torch builtin
+    assert check in sc["checks"], sc["checks"]
+    assert not torch.distributed.rpc.api._is_current_rpc_agent_set()
+
+
+def test_a_future_is_observed_by_what_it_completes_with() -> None:
+    from torchparity.agent.observe import observe
+
+    fut = torch.futures.Future()
+    fut.set_result(torch.tensor([1.0, 2.0]))
+    assert observe(torch, fut, "result")[1] == ["tensor", "result.wait()",
+                                                "torch.tensor([1.0, 2.0], dtype=torch.float32)"]

@@ -466,8 +466,10 @@ class Engine(object):
         return {"torch": self.torch, "os": os, "DEVICE": self.torch.device("cpu"), "_TMP_": tmp,
                 "_API_": self.obj, "_OWNER_": self.owner}
 
-    def run(self, scenario):
-        """(namespace, value, before) of one fresh run; raises what the code raises."""
+    def run(self, scenario, look=None):
+        """(namespace, value, before) of one fresh run; raises what the code raises. ``look(ns, value, before)``
+        runs before the teardown and the postlude (what an RPC reference holds is read while the agent
+        is up); its result is ``ns["__looked__"]``."""
         tmp = tempfile.mkdtemp(prefix="torchparity-probe-")
         cwd = tempfile.mkdtemp(prefix="torchparity-cwd-")
         here = os.getcwd()
@@ -512,6 +514,8 @@ class Engine(object):
                     raise WritesHere("the call wrote %s into the current folder" % ", ".join(os.listdir(cwd)))
                 for getter in scenario.getters:
                     ns["__getter__" + getter] = eval(getter, ns)
+                if look is not None:
+                    ns["__looked__"] = look(ns, value, before)
             return ns, value, before
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
@@ -554,7 +558,7 @@ class Engine(object):
         effects = []
         for _ in range(2):
             try:
-                ns, value, before = self.run(scenario)
+                ns, value, before = self.run(scenario, self._look(scenario))
             except Exception as exc:
                 scenario.raises = exc_name(exc)
                 scenario.error = error_text(exc)
@@ -562,6 +566,24 @@ class Engine(object):
                 if len(self.errors_seen) < 64:
                     self.errors_seen.append(str(exc)[:300])
                 return False
+            got.append(ns["__looked__"])
+            effects.append(ns.get("__effects__") or [])
+        stable = [c for c in got[0] if c in got[1]]
+        if "DEVICE" in scenario.source():
+            stable = _device_checks(stable)
+        stable = stable[:MAX_CHECKS]
+        real = [c for c in stable if not (c[0] == "is" and c[1] == "result" and c[2] == "None")]
+        if not real and not scenario.context:  # a call whose only effect is a log record or a warning
+            real = [e for e in effects[0] if e in effects[1]][:MAX_EFFECTS]
+            stable += real
+        scenario.checks = stable
+        return bool(real)
+
+    def _look(self, scenario):
+        """What one run of ``scenario`` shows, as checks: the result, the watched variables and getters
+        that changed, the files written; read inside the run (``run``'s ``look``)."""
+
+        def look(ns, value, before):
             named = dict((id(ns[v]), v) for v in scenario.watch + ([scenario.receiver] if scenario.receiver else [])
                          if v in ns)
             checks = [] if scenario.statement else observe(self.torch, value, "result", named)
@@ -579,18 +601,9 @@ class Engine(object):
                     checks += observe(self.torch, ns["__getter__" + getter], getter)
             if ns.get("__files__") != before["_TMP_"]:
                 checks.append(["eq", "sorted(os.listdir(_TMP_))", repr(ns["__files__"])])
-            got.append(checks)
-            effects.append(ns.get("__effects__") or [])
-        stable = [c for c in got[0] if c in got[1]]
-        if "DEVICE" in scenario.source():
-            stable = _device_checks(stable)
-        stable = stable[:MAX_CHECKS]
-        real = [c for c in stable if not (c[0] == "is" and c[1] == "result" and c[2] == "None")]
-        if not real and not scenario.context:  # a call whose only effect is a log record or a warning
-            real = [e for e in effects[0] if e in effects[1]][:MAX_EFFECTS]
-            stable += real
-        scenario.checks = stable
-        return bool(real)
+            return checks
+
+        return look
 
     def _called(self, fn, ns):
         """Checks of what a returned function gives for a tensor (a wrapper, a decorator's result)."""
@@ -1533,6 +1546,20 @@ DEVICE_MESH = ("_MESH_ = torch.distributed.device_mesh.init_device_mesh(DEVICE.t
 NO_DEVICE_MESH = ("_MESH_.__exit__(None, None, None)",)
 
 
+#: a one-worker RPC agent (its rendezvous a file in the test's folder): rpc_sync, remote, RRef ask for one
+RPC_AGENT = ("torch.distributed.rpc.init_rpc(\"worker0\", rank=0, world_size=1, "
+             "rpc_backend_options=torch.distributed.rpc.TensorPipeRpcBackendOptions("
+             "init_method=\"file://\" + os.path.join(_TMP_, \"rpc_store\")))",)
+NO_RPC_AGENT = ("torch.distributed.rpc.shutdown()",)
+
+
+def _asks_for_rpc(res, engine):
+    """Whether the API is RPC's, or a failed call asked for an RPC agent (``RPC has not been initialized``)."""
+    names = [res.get("canonical", ""), res.get("path", "")] + list(res.get("aliases", []))
+    return (any(n.startswith(("torch.distributed.rpc", "torch._C._distributed_rpc")) for n in names)
+            or any("init_rpc" in e or "RPC has not been initialized" in e for e in engine.errors_seen))
+
+
 def _asks_for_mesh(engine):
     """Whether a failed call asked for a current device mesh (``No device mesh is currently active``)."""
     return any("device mesh" in e.lower() or "DeviceMesh" in e for e in engine.errors_seen)
@@ -1556,6 +1583,9 @@ def probe_facts(torch, res, obj, owner, device_type, baseline=(), each_call=Fals
             engine.prelude, engine.postlude = list(PROCESS_GROUP), list(NO_PROCESS_GROUP)
             engine.errors_seen = []  # what this pass asks for (a mesh), not the plain pass's missing group
             valid, invalid = engine.scenarios()
+            if not valid and not engine.out_of_time() and _asks_for_rpc(res, engine):
+                engine.prelude, engine.postlude = list(RPC_AGENT), list(NO_RPC_AGENT)
+                valid, invalid = engine.scenarios()
             if not valid and not engine.out_of_time() and _asks_for_mesh(engine):
                 engine.prelude = list(PROCESS_GROUP + DEVICE_MESH)
                 engine.postlude = list(NO_PROCESS_GROUP + NO_DEVICE_MESH)  # the group first: a mesh that failed

@@ -105,6 +105,8 @@ class Observer(object):
         if isinstance(value, torch.nn.Module):
             self._module(value, expr)
             return
+        if depth < 2 and self._awaited(value, expr, depth):
+            return
         if depth == 0 and self._typing(value, expr):
             return
         if isinstance(value, (list, tuple)) and type(value) in (list, tuple) and self._has_tensor_or_float(value):
@@ -125,6 +127,19 @@ class Observer(object):
             self._type(value, expr)
             return
         self._structure(value, expr, depth)
+
+    def _awaited(self, value, expr, depth):
+        """A future by its type and the value it completes with (``rpc_async``'s); an RPC reference by its type
+        and the value it holds (``remote``'s ``to_here()``)."""
+        if isinstance(value, getattr(self.torch._C, "Future", ())):  # torch.futures.Future and rpc_async's
+            member = "wait"
+        elif type(value).__name__ in ("PyRRef", "RRef") and callable(getattr(value, "to_here", None)):
+            member = "to_here"
+        else:
+            return False
+        self._type(value, expr)
+        self.observe(getattr(value, member)(), "%s.%s()" % (expr, member), depth + 1)
+        return True
 
     @staticmethod
     def _has_tensor_or_float(value):

@@ -111,7 +111,8 @@ POOLS = {
     "size": ("(2, 3)", "[3]", "()"),
     "sequence": ("[1, 2, 3]", "(1, 2)", "[]"),
     "dict": ("{\"a\": 1, \"b\": 2}", "{}"),
-    "callable": ("torch.relu", "lambda *args, **kwargs: None"),
+    # a function of no argument that pickles and is no torch builtin (an RPC runs it on its worker) last
+    "callable": ("torch.relu", "lambda *args, **kwargs: None", "int"),
     "module": ("torch.nn.Linear(3, 2, device=DEVICE)",
                "torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU()).to(DEVICE)"),
     "graph_module": (GRAPH_MODULE.split(" = ", 1)[1],),
@@ -134,6 +135,8 @@ POOLS = {
     "grad_tensor": ("torch.tensor([1.0, -2.0, 3.0], device=DEVICE, requires_grad=True) * 2",
                     "torch.tensor([1.0, -2.0, 3.0], device=DEVICE, requires_grad=True)"),
     "backend": ("\"eager\"", "lambda gm, example_inputs: gm.forward", "\"aot_eager\""),
+    # an RPC destination: the one worker of the probe's RPC agent, by name and by rank
+    "worker": ("\"worker0\"", "0"),
 }
 #: a value of no expected type: an invalid call
 INVALID = "object()"
@@ -147,6 +150,7 @@ NAME_HINTS = (
      r"fx_fn|user_fn)$", "callable"),
     (r"^(code|f_code|co|code_obj|code_object)$", "code"),
     (r"^(buffer|buf|data_bytes|raw|byte_data)$", "bytes"),
+    (r"^(to|worker_name|dst_worker_name|owner_name)$", "worker"),
     (r"^(tensorlistlist|tensor_lists|nested_tensors)$", "tensor_lists"),
     (r"^indices$", "index_tuple"),
     (r"^(gm|graph_module)$", "graph_module"),
