@@ -90,3 +90,56 @@ def test_a_future_is_observed_by_what_it_completes_with() -> None:
     fut.set_result(torch.tensor([1.0, 2.0]))
     assert observe(torch, fut, "result")[1] == ["tensor", "result.wait()",
                                                 "torch.tensor([1.0, 2.0], dtype=torch.float32)"]
+
+
+def test_a_linear_algebra_input_is_a_square_matrix_when_an_error_asks_for_one() -> None:
+    valid, _ = _probe("torch.slogdet")
+    assert valid
+    assert any("[[2.0, 1.0], [1.0, 3.0]]" in line for line in valid[0].setup), valid[0].setup
+
+
+def test_a_class_parameter_typed_type_of_x_gets_x_s_concrete_subclasses() -> None:
+    res = resolve("torch.distributed.optim.ZeroRedundancyOptimizer")
+    engine = fp.Engine(torch, res, walk(res["path"]).obj, None, "cpu")
+    values = engine.typed_values("type[torch.optim.optimizer.Optimizer]")
+    assert values and all(issubclass(walk(v).obj, torch.optim.Optimizer) for v in values), values
+    assert values[0] != "torch.optim.optimizer.Optimizer"  # a concrete subclass first
+
+
+@pytest.mark.parametrize("name", [
+    "torch.distributions.multivariate_normal.MultivariateNormal.mean",
+    "torch.distributions.lowrank_multivariate_normal.LowRankMultivariateNormal.variance",
+    "torch.distributions.wishart.Wishart.mode",
+    "torch.distributions.independent.Independent.variance",
+    "torch.distributions.mixture_same_family.MixtureSameFamily.mean",
+])
+def test_distributions_with_agreeing_parameters_are_built_from_recipes(name: str) -> None:
+    valid, _ = _probe(name)
+    made = [sc for sc in valid if sc.setup]
+    assert made, name
+    assert made[0].setup[0].startswith("distribution = _OWNER_("), made[0].setup
+    assert any(c[0] == "tensor" for c in made[0].checks), made[0].checks
+
+
+def test_probabilities_are_given_for_probs_before_any_tensor() -> None:
+    valid, _ = _probe("torch.distributions.bernoulli.Bernoulli.variance")
+    assert valid
+    assert "probs=torch.tensor([0.25, 0.5]" in valid[0].setup[0], valid[0].setup
+
+
+def test_a_drawn_result_is_checked_by_its_shape_and_dtype_not_its_values() -> None:
+    valid, _ = _probe("torch.distributions.mixture_same_family.MixtureSameFamily.sample")
+    assert valid
+    checks = valid[0].checks
+    assert ["eq", "result.shape", "torch.Size([])"] in checks, checks
+    assert ["eq", "result.dtype", "torch.float32"] in checks, checks
+    assert not [c for c in checks if c[0] == "tensor" and c[1] == "result"], checks
+
+
+def test_drawn_tensors_agree_only_where_shape_and_dtype_agree() -> None:
+    first = [["tensor", "result", "torch.tensor([1.0, 2.0], dtype=torch.float32)"],
+             ["tensor", "other", "torch.tensor([1.0], dtype=torch.float32)"]]
+    second = [["tensor", "result", "torch.tensor([3.0, 4.0], dtype=torch.float32)"],
+              ["tensor", "other", "torch.tensor([1.0, 2.0], dtype=torch.float32)"]]
+    assert fp._drawn_tensors(torch, first, second) == [["eq", "result.shape", "torch.Size([2])"],
+                                                        ["eq", "result.dtype", "torch.float32"]]

@@ -119,7 +119,8 @@ _WANTED_KINDS = ((r"expected an? code object|must be a code object", "code"),
                  (r"a bytes-like object is required|expected a bytes-like object", "bytes"),
                  (r"issubclass\(\) arg 1 must be a class|must be a (?:subclass|class)\b", "class"),
                  (r"does not require grad|doesn't require grad|does not have a grad_fn", "grad_tensor"),
-                 (r"isFunctionalTensor\(", "functional_tensor"))
+                 (r"isFunctionalTensor\(", "functional_tensor"),
+                 (r"(?:batch(?:es)? of )?square matri|must have at least 2 dimensions", "square_matrix"))
 
 
 def choices_named(message):
@@ -568,7 +569,7 @@ class Engine(object):
                 return False
             got.append(ns["__looked__"])
             effects.append(ns.get("__effects__") or [])
-        stable = [c for c in got[0] if c in got[1]]
+        stable = [c for c in got[0] if c in got[1]] + _drawn_tensors(self.torch, got[0], got[1])
         if "DEVICE" in scenario.source():
             stable = _device_checks(stable)
         stable = stable[:MAX_CHECKS]
@@ -733,7 +734,7 @@ class Engine(object):
                 values = self.typed_values(p["annotation"])
                 cats = pv.categories(p["name"], p["annotation"], doc.get(p["name"]), p["default_bool"])
                 values += [v for v in pv.values_for(cats) if v not in values]
-                values = _outer_first(_unique(values), p["annotation"])
+                values = _narrowed_first(_outer_first(_unique(values), p["annotation"]), cats)
                 lists.append(values[:4 if len(required) < 3 else 2])
             asked = set()
             for combo in _ordered_product(lists, 12):
@@ -793,7 +794,13 @@ class Engine(object):
         return [], []
 
     def typed_values(self, annotation):
-        """Values of a class an annotation names (``torch._C.DispatchKey``, ``<class '...WriteItem'>``)."""
+        """Values of a class an annotation names (``torch._C.DispatchKey``, ``<class '...WriteItem'>``); for
+        ``type[X]`` classes: X's concrete subclasses in torch, then X (``optimizer_class``: SGD ...)."""
+        m = re.search(r"\b[Tt]ype\[\s*((?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Z][A-Za-z0-9_]*)\s*\]", annotation or "")
+        hit = try_walk(m.group(1)) if m and m.group(1).startswith("torch") else None
+        if hit is not None and isinstance(hit.obj, type):
+            subs = [_named_path(sub) for sub in _concrete_subclasses(hit.obj, limit=3)]
+            return [p for p in subs + [m.group(1)] if p][:3]
         out = []
         for path in re.findall(r"\b((?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Z][A-Za-z0-9_]*)", annotation or ""):
             if not path.startswith("torch"):
@@ -864,7 +871,7 @@ class Engine(object):
                 chosen = chosen + ["(%s)" % ", ".join(["2"] * dims)]
             values = chosen + self.typed_values(p["annotation"]) + self.typed_values(doc.get(p["name"], ""))
             values += [v for v in pv.values_for(cats) if v not in values]
-            values = _with_extra(_outer_first(_unique(values), p["annotation"]), cats)
+            values = _narrowed_first(_with_extra(_outer_first(_unique(values), p["annotation"]), cats), cats)
             if holder is not None and params and p is params[0]:
                 values = ["\"torchparity_probe\""] + values
             elif self.lead_values and p is params[0]:
@@ -1233,6 +1240,32 @@ def _outer_first(values, annotation):
             first = [v for v in pv.POOLS[cat] if v not in ("{}",)][:2]  # then the typed values, as before
             return first + [v for v in values if v not in first]
     return values
+
+
+def _drawn_tensors(torch, first, second):
+    """Shape and dtype checks of the tensors whose values differ between two runs (a distribution's
+    ``sample``): what is drawn is not asserted, its shape and dtype are, where both runs agree on them."""
+    other = dict((c[1], c[2]) for c in second if c[0] == "tensor")
+    out = []
+    for kind, expr, src in first:
+        if kind != "tensor" or other.get(expr, src) == src:
+            continue
+        try:
+            a, b = eval(src, {"torch": torch}), eval(other[expr], {"torch": torch})
+        except Exception:
+            continue
+        if a.shape == b.shape and a.dtype == b.dtype:
+            out += [["eq", "%s.shape" % expr, "torch.Size(%r)" % (list(a.shape),)],
+                    ["eq", "%s.dtype" % expr, str(a.dtype)]]
+    return out
+
+
+def _narrowed_first(values, cats):
+    """The values of a category that narrows the annotation's (``probs``) before the annotation's own."""
+    if not cats or cats[0] not in pv.NARROWING:
+        return values
+    first = list(pv.POOLS.get(cats[0], ()))
+    return first + [v for v in values if v not in first]
 
 
 def _with_extra(values, cats):

@@ -72,6 +72,25 @@ def _pruned(*calls):
             + ("method = next(iter(module._forward_pre_hooks.values()))",))
 
 
+#: distributions whose parameters must agree in shape or be positive definite (a covariance, a mixture)
+_COV = "torch.tensor([[2.0, 1.0], [1.0, 3.0]], device=DEVICE)"
+_D = "torch.distributions."
+RECIPES.update({
+    _D + "multivariate_normal.MultivariateNormal": (
+        "distribution = _OWNER_(torch.zeros(2, device=DEVICE), covariance_matrix=%s)" % _COV,),
+    _D + "lowrank_multivariate_normal.LowRankMultivariateNormal": (
+        "distribution = _OWNER_(torch.zeros(2, device=DEVICE), torch.tensor([[1.0], [0.5]], device=DEVICE), "
+        "torch.tensor([1.0, 2.0], device=DEVICE))",),
+    _D + "wishart.Wishart": ("distribution = _OWNER_(torch.tensor(3.0, device=DEVICE), covariance_matrix=%s)" % _COV,),
+    _D + "independent.Independent": (
+        "distribution = _OWNER_(torch.distributions.Normal(torch.zeros(2, device=DEVICE), "
+        "torch.ones(2, device=DEVICE)), 1)",),
+    _D + "mixture_same_family.MixtureSameFamily": (
+        "distribution = _OWNER_(torch.distributions.Categorical(torch.tensor([0.25, 0.75], device=DEVICE)), "
+        "torch.distributions.Normal(torch.tensor([0.0, 1.0], device=DEVICE), torch.tensor([1.0, 2.0], "
+        "device=DEVICE)))",),
+})
+
 _P = "torch.nn.utils.prune."
 RECIPES.update({
     _P + "RandomUnstructured": _pruned("random_unstructured(module, \"weight\", amount=0.5)"),
@@ -108,7 +127,7 @@ POOLS = {
     "none": ("None",),
     "dtype": ("torch.float32", "torch.int64", "torch.float16", "torch.bool"),
     "device": ("DEVICE",),
-    "size": ("(2, 3)", "[3]", "()"),
+    "size": ("(2, 3)", "[3]", "()", "(3, 2)"),
     "sequence": ("[1, 2, 3]", "(1, 2)", "[]"),
     "dict": ("{\"a\": 1, \"b\": 2}", "{}"),
     # a function of no argument that pickles and is no torch builtin (an RPC runs it on its worker) last
@@ -135,6 +154,11 @@ POOLS = {
     "grad_tensor": ("torch.tensor([1.0, -2.0, 3.0], device=DEVICE, requires_grad=True) * 2",
                     "torch.tensor([1.0, -2.0, 3.0], device=DEVICE, requires_grad=True)"),
     "backend": ("\"eager\"", "lambda gm, example_inputs: gm.forward", "\"aot_eager\""),
+    # a linear-algebra input: square, symmetric, positive definite, well conditioned; then a batch of two
+    "square_matrix": ("torch.tensor([[2.0, 1.0], [1.0, 3.0]], device=DEVICE)",
+                      "torch.tensor([[[2.0, 1.0], [1.0, 3.0]], [[4.0, 0.0], [0.0, 1.0]]], device=DEVICE)"),
+    # probabilities, each strictly between 0 and 1 (a distribution's ``probs``)
+    "probs": ("torch.tensor([0.25, 0.5], device=DEVICE)", "torch.tensor(0.25, device=DEVICE)"),
     # an RPC destination: the one worker of the probe's RPC agent, by name and by rank
     "worker": ("\"worker0\"", "0"),
 }
@@ -151,6 +175,7 @@ NAME_HINTS = (
     (r"^(code|f_code|co|code_obj|code_object)$", "code"),
     (r"^(buffer|buf|data_bytes|raw|byte_data)$", "bytes"),
     (r"^(to|worker_name|dst_worker_name|owner_name)$", "worker"),
+    (r"^probs$", "probs"),
     (r"^(tensorlistlist|tensor_lists|nested_tensors)$", "tensor_lists"),
     (r"^indices$", "index_tuple"),
     (r"^(gm|graph_module)$", "graph_module"),
@@ -186,6 +211,8 @@ TYPE_HINTS = (
     (r"\bCodeType\b", "code"), (r"\bPath\b|\bPathLike\b|\bpath\b", "path"),
     (r"\blist\b|\btuple\b|\bSequence\b|\bList\b|\bTuple\b|\bIterable\b", "sequence"),
 )
+#: name categories that narrow an annotation's category, tried before it
+NARROWING = ("probs",)
 #: categories tried for a parameter nothing hints at
 ANY = ("tensor", "int", "bool", "str", "none", "sequence", "dict")
 
@@ -201,7 +228,8 @@ def categories(name, annotation, doc_type, default_is_bool=False):
                 found.append(cat)
     for pattern, cat in NAME_HINTS:
         if re.search(pattern, name or "") and cat not in found:
-            found.append(cat)
+            # a name that narrows its annotation's kind (``probs: Tensor``: probabilities) comes first
+            found.insert(0, cat) if cat in NARROWING else found.append(cat)
             break
     if not found or found == ["index_tuple"]:  # indices with no annotation: the general pools after
         found = found + [c for c in ANY if c not in found]
