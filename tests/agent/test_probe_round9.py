@@ -143,3 +143,18 @@ def test_drawn_tensors_agree_only_where_shape_and_dtype_agree() -> None:
               ["tensor", "other", "torch.tensor([1.0, 2.0], dtype=torch.float32)"]]
     assert fp._drawn_tensors(torch, first, second) == [["eq", "result.shape", "torch.Size([2])"],
                                                         ["eq", "result.dtype", "torch.float32"]]
+
+
+@pytest.mark.parametrize(("name", "cats"), [
+    ("hidden_size", ["int"]), ("in_channels", ["int"]), ("kernel_size", ["size"]), ("qconfig", ["qconfig"]),
+])
+def test_layer_widths_are_numbers_and_a_qconfig_is_a_qconfig(name: str, cats: list[str]) -> None:
+    from torchparity.agent import probe_values as pv
+
+    assert pv.categories(name, "", None) == cats
+
+
+def test_a_qat_module_is_built_with_the_qconfig_its_error_asks_for() -> None:
+    valid, _ = _probe("torch.ao.nn.intrinsic.qat.ConvBnReLU2d")
+    assert valid
+    assert "qconfig=torch.ao.quantization.get_default_qat_qconfig(" in valid[0].call, valid[0].call

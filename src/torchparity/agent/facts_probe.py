@@ -1200,6 +1200,7 @@ _WANTED_ERRORS = (
     r"(?:[Ss]pecify|[Pp]rovide|[Pp]ass|[Ss]et) (?:either )?(?:the )?(?:argument |parameter )?[`'\"](\w+)[`'\"]",
     r"[Rr]equires? (?:the |an? )?(?:argument |parameter |keyword )?[`'\"](\w+)[`'\"]",
     r"[`'\"](\w+)[`'\"] (?:is required|must not be None|cannot be None|should not be None)",
+    r"^(\w+) must be (?:provided|specified|given) for",  # a QAT module's "qconfig must be provided for QAT module"
     r"\b(?:[Tt]he (?:vector |argument |parameter )?)?(\w+) can only be None if",  # autograd.functional.jvp's v
 )
 

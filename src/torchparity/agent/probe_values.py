@@ -159,6 +159,8 @@ POOLS = {
                       "torch.tensor([[[2.0, 1.0], [1.0, 3.0]], [[4.0, 0.0], [0.0, 1.0]]], device=DEVICE)"),
     # probabilities, each strictly between 0 and 1 (a distribution's ``probs``)
     "probs": ("torch.tensor([0.25, 0.5], device=DEVICE)", "torch.tensor(0.25, device=DEVICE)"),
+    # a quantization-aware-training config (a QAT module asks for one)
+    "qconfig": ("torch.ao.quantization.get_default_qat_qconfig(\"fbgemm\")",),
     # an RPC destination: the one worker of the probe's RPC agent, by name and by rank
     "worker": ("\"worker0\"", "0"),
 }
@@ -176,6 +178,7 @@ NAME_HINTS = (
     (r"^(buffer|buf|data_bytes|raw|byte_data)$", "bytes"),
     (r"^(to|worker_name|dst_worker_name|owner_name)$", "worker"),
     (r"^probs$", "probs"),
+    (r"^qconfig$", "qconfig"),
     (r"^(tensorlistlist|tensor_lists|nested_tensors)$", "tensor_lists"),
     (r"^indices$", "index_tuple"),
     (r"^(gm|graph_module)$", "graph_module"),
@@ -184,6 +187,9 @@ NAME_HINTS = (
     (r"^(module|mod|model|root|submodule|net)$", "module"),
     (r"^(tensors|inputs|tensor_list|args|outputs|grad_tensors|flat_args|batch|samples|params|parameters)$",
      "tensors"),
+    # a layer's widths are numbers, whatever their ending (``hidden_size``, ``in_channels``)
+    (r"^(input_size|hidden_size|proj_size|embed_dim|in_channels|out_channels|in_features|out_features|"
+     r"num_features)$", "int"),
     (r"(shape|sizes?|strides?)$", "size"),
     (r"^(dim|dims|axis|in_dim|out_dim|level|index|idx|n|k|num\w*|count|rank|world_size|seed|step|"
      r"batch_size|num_replicas|priority|port|timeout|max_\w+|min_\w+|\w+_size|\w+_count)$", "int"),
