@@ -158,3 +158,11 @@ def test_a_qat_module_is_built_with_the_qconfig_its_error_asks_for() -> None:
     valid, _ = _probe("torch.ao.nn.intrinsic.qat.ConvBnReLU2d")
     assert valid
     assert "qconfig=torch.ao.quantization.get_default_qat_qconfig(" in valid[0].call, valid[0].call
+
+
+def test_a_shape_environment_simplifies_a_symbolic_expression() -> None:
+    res = resolve("torch.fx.experimental.symbolic_shapes.ShapeEnv.simplify")
+    hit = walk(res["path"])
+    valid, _ = fp.Engine(torch, res, hit.obj, hit.parent, "cpu").scenarios()
+    assert valid
+    assert "sympy" in valid[0].call and "Symbol" in valid[0].call, valid[0].call

@@ -76,6 +76,10 @@ def _pruned(*calls):
 _COV = "torch.tensor([[2.0, 1.0], [1.0, 3.0]], device=DEVICE)"
 _D = "torch.distributions."
 RECIPES.update({
+    # a module whose weight is parametrized by weight normalisation (a parametrization with a right inverse)
+    "torch.nn.utils.parametrize.ParametrizationList": (
+        "module = torch.nn.Linear(3, 2, device=DEVICE)", "torch.nn.utils.parametrizations.weight_norm(module)",
+        "parametrizations = module.parametrizations.weight"),
     _D + "multivariate_normal.MultivariateNormal": (
         "distribution = _OWNER_(torch.zeros(2, device=DEVICE), covariance_matrix=%s)" % _COV,),
     _D + "lowrank_multivariate_normal.LowRankMultivariateNormal": (
@@ -161,6 +165,9 @@ POOLS = {
     "probs": ("torch.tensor([0.25, 0.5], device=DEVICE)", "torch.tensor(0.25, device=DEVICE)"),
     # a quantization-aware-training config (a QAT module asks for one)
     "qconfig": ("torch.ao.quantization.get_default_qat_qconfig(\"fbgemm\")",),
+    # a symbolic expression (a shape environment's ``replace(expr)``, ``simplify(expr)``)
+    "sym_expr": ("__import__(\"sympy\").Symbol(\"s0\", positive=True, integer=True) + 1",
+                 "__import__(\"sympy\").Integer(2)"),
     # an RPC destination: the one worker of the probe's RPC agent, by name and by rank
     "worker": ("\"worker0\"", "0"),
 }
@@ -179,6 +186,7 @@ NAME_HINTS = (
     (r"^(to|worker_name|dst_worker_name|owner_name)$", "worker"),
     (r"^probs$", "probs"),
     (r"^qconfig$", "qconfig"),
+    (r"^(expr|sympy_expr|orig_expr)$", "sym_expr"),
     (r"^(tensorlistlist|tensor_lists|nested_tensors)$", "tensor_lists"),
     (r"^indices$", "index_tuple"),
     (r"^(gm|graph_module)$", "graph_module"),
