@@ -102,7 +102,7 @@ def main() -> None:
         (sub / "facts.json").write_text(json.dumps(f, indent=1, default=str))
         row = rows[info.resolution.query]
         row.update(family=result.family, file=result.path, tests=len(result.methods),
-                   fill_in=result.fill_in[0][:200] if result.fill_in else "")
+                   fill_in=result.fill_in[0][:1200] if result.fill_in else "")
         if result.fill_in:
             continue
         res = dict(dataclasses.asdict(info.resolution), spelled=result.spelling)

@@ -147,6 +147,7 @@ def test_drawn_tensors_agree_only_where_shape_and_dtype_agree() -> None:
 
 @pytest.mark.parametrize(("name", "cats"), [
     ("hidden_size", ["int"]), ("in_channels", ["int"]), ("kernel_size", ["size"]), ("qconfig", ["qconfig"]),
+    ("nonlinearity", ["nonlinearity"]),
 ])
 def test_layer_widths_are_numbers_and_a_qconfig_is_a_qconfig(name: str, cats: list[str]) -> None:
     from torchparity.agent import probe_values as pv

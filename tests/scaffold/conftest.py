@@ -173,6 +173,8 @@ FAMILY_CASES = (
          "torch.optim.Optimizer.zero_grad = lambda self, set_to_none=True: orig(self, set_to_none=True)"),
     Case("torch.optim.Adam", "optim",  # load_state_dict that keeps nothing
          "torch.optim.Adam.load_state_dict = lambda self, state_dict: None"),
+    Case("torch.optim.SGD.load_state_dict", "optim",  # keeps nothing: SGD without momentum has no state, so
+         "torch.optim.SGD.load_state_dict = lambda self, state_dict: None"),  # only the rates can show it
     Case("torch.optim.lr_scheduler.StepLR", "optim",  # gamma ignored
          "torch.optim.lr_scheduler.StepLR.get_lr = lambda self: [g['lr'] for g in self.optimizer.param_groups]"),
     # data loading

@@ -163,6 +163,8 @@ POOLS = {
                       "torch.tensor([[[2.0, 1.0], [1.0, 3.0]], [[4.0, 0.0], [0.0, 1.0]]], device=DEVICE)"),
     # probabilities, each strictly between 0 and 1 (a distribution's ``probs``)
     "probs": ("torch.tensor([0.25, 0.5], device=DEVICE)", "torch.tensor(0.25, device=DEVICE)"),
+    # an activation's name (``calculate_gain``, ``kaiming_uniform_``)
+    "nonlinearity": ("\"relu\"", "\"tanh\"", "\"leaky_relu\""),
     # a quantization-aware-training config (a QAT module asks for one)
     "qconfig": ("torch.ao.quantization.get_default_qat_qconfig(\"fbgemm\")",),
     # a symbolic expression (a shape environment's ``replace(expr)``, ``simplify(expr)``)
@@ -186,6 +188,7 @@ NAME_HINTS = (
     (r"^(to|worker_name|dst_worker_name|owner_name)$", "worker"),
     (r"^probs$", "probs"),
     (r"^qconfig$", "qconfig"),
+    (r"^nonlinearity$", "nonlinearity"),
     (r"^(expr|sympy_expr|orig_expr)$", "sym_expr"),
     (r"^(tensorlistlist|tensor_lists|nested_tensors)$", "tensor_lists"),
     (r"^indices$", "index_tuple"),
