@@ -46,7 +46,7 @@ def test_no_subclass_that_overrides_the_member_stands_for_it() -> None:
 
 
 @pytest.mark.parametrize("name", [
-    "torch.nn.utils.prune.RandomUnstructured.remove",
+    "torch.nn.utils.prune.L1Unstructured.remove",
     "torch.nn.utils.prune.RandomStructured.apply_mask",
     "torch.nn.utils.prune.PruningContainer.remove",
 ])
@@ -62,7 +62,7 @@ def test_a_mask_is_computed_by_the_container_of_two_prunings() -> None:
     valid, _ = _probe("torch.nn.utils.prune.PruningContainer.compute_mask")
     assert valid
     setup = "\n".join(valid[0].setup)
-    assert "l1_unstructured" in setup and "random_unstructured" in setup
+    assert "l1_unstructured" in setup and "random_structured" in setup
     ns: dict[str, object] = {"torch": torch, "DEVICE": torch.device("cpu")}
     exec(setup, ns)
     assert type(ns["method"]).__name__ == "PruningContainer"
@@ -167,3 +167,29 @@ def test_a_shape_environment_simplifies_a_symbolic_expression() -> None:
     valid, _ = fp.Engine(torch, res, hit.obj, hit.parent, "cpu").scenarios()
     assert valid
     assert "sympy" in valid[0].call and "Symbol" in valid[0].call, valid[0].call
+
+
+def test_a_future_not_done_is_not_waited_on() -> None:
+    from torchparity.agent.observe import observe
+
+    checks = observe(torch, torch.futures.Future(), "result")
+    assert not [c for c in checks if "wait" in c[1]], checks
+
+
+def test_context_checks_are_not_read_as_drawn_tensors() -> None:
+    first = [["inside", "eq", "torch.is_grad_enabled()", "False"],
+             ["tensor", "result", "torch.tensor([1.0], dtype=torch.float32)"]]
+    second = [["inside", "eq", "torch.is_grad_enabled()", "False"],
+              ["tensor", "result", "torch.tensor([2.0], dtype=torch.float32)"]]
+    assert fp._drawn_tensors(torch, first, second) == [["eq", "result.shape", "torch.Size([1])"],
+                                                        ["eq", "result.dtype", "torch.float32"]]
+
+
+def test_no_pruning_recipe_draws_a_mask_on_the_device() -> None:
+    from torchparity.agent import probe_values as pv
+
+    # random_unstructured draws with rand_like on the device: a mask measured here would not hold there
+    assert "torch.nn.utils.prune.RandomUnstructured" not in pv.RECIPES
+    for name, recipe in pv.RECIPES.items():
+        if name.startswith("torch.nn.utils.prune."):
+            assert not any("random_unstructured" in line for line in recipe), name

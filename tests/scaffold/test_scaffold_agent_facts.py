@@ -125,6 +125,8 @@ def test_modes_an_api_enters_for_good_are_left_after_its_facts(capfd):
     before = (torch._C._len_torch_dispatch_stack(), torch._C._len_torch_function_stack())
     facts("torch.cuda._sanitizer.enable_cuda_sanitizer", ["runtime"])
     assert "left CUDASanitizerDispatchMode changed" in capfd.readouterr().err
+    # left by its __exit__, which also resets the flag its __enter__ set
+    assert not torch.utils._python_dispatch.is_in_torch_dispatch_mode()
 
     class Entered(torch.overrides.TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):

@@ -45,23 +45,32 @@ def mode_stacks(torch):
 
 def restore_mode_stacks(torch, saved):
     """Leave the modes an API's facts entered and never left (``enable_cuda_sanitizer`` enters a
-    dispatch mode for good, and every later CPU call then asks for CUDA); the names of those left."""
+    dispatch mode for good, and every later CPU call then asks for CUDA); the names of those left.
+    Each is left by its ``__exit__`` (which also resets the flags its ``__enter__`` set), else popped."""
     changed = []
-    dispatch, function = mode_stacks(torch)
+    c = torch._C
     try:
-        from torch.utils._python_dispatch import _pop_mode
+        from torch.utils._python_dispatch import _get_current_dispatch_mode, _pop_mode
     except ImportError:
-        _pop_mode = None
-    while _pop_mode is not None and dispatch > saved[0]:
-        try:
-            changed.append(type(_pop_mode()).__name__)
-        except Exception:
-            break
-        dispatch -= 1
-    while function > saved[1] and hasattr(torch._C, "_pop_torch_function_stack"):
-        try:
-            changed.append(type(torch._C._pop_torch_function_stack()).__name__)
-        except Exception:
-            break
-        function -= 1
+        _get_current_dispatch_mode = _pop_mode = None
+    stacks = (
+        (lambda: mode_stacks(torch)[0], saved[0], _get_current_dispatch_mode, _pop_mode),
+        (lambda: mode_stacks(torch)[1], saved[1],
+         lambda: c._get_function_stack_at(c._len_torch_function_stack() - 1),
+         getattr(c, "_pop_torch_function_stack", None)),
+    )
+    for depth, wanted, top, pop in stacks:
+        while top is not None and pop is not None and depth() > wanted:
+            before = depth()
+            try:
+                mode = top()
+                changed.append(type(mode).__name__)
+                mode.__exit__(None, None, None)
+            except Exception:
+                pass
+            if depth() >= before:  # its __exit__ did not leave it: taken off the stack
+                try:
+                    pop()
+                except Exception:
+                    break
     return changed

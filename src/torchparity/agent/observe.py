@@ -10,6 +10,7 @@ type, length, shape and public attributes instead.
 import inspect
 import os
 import tempfile
+import time
 import types
 
 from .facts_literal import NotLiteral, literal
@@ -132,13 +133,21 @@ class Observer(object):
         """A future by its type and the value it completes with (``rpc_async``'s); an RPC reference by its type
         and the value it holds (``remote``'s ``to_here()``)."""
         if isinstance(value, getattr(self.torch._C, "Future", ())):  # torch.futures.Future and rpc_async's
+            for _ in range(50):  # a blocking wait would outlast the probe's timer (it runs without the GIL)
+                if value.done():
+                    break
+                time.sleep(0.1)
+            else:
+                return False
+            got = value.wait()
             member = "wait"
         elif type(value).__name__ in ("PyRRef", "RRef") and callable(getattr(value, "to_here", None)):
+            got = value.to_here(timeout=10.0)
             member = "to_here"
         else:
             return False
         self._type(value, expr)
-        self.observe(getattr(value, member)(), "%s.%s()" % (expr, member), depth + 1)
+        self.observe(got, "%s.%s()" % (expr, member), depth + 1)
         return True
 
     @staticmethod

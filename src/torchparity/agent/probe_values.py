@@ -65,8 +65,10 @@ RECIPES = {
 
 
 def _pruned(*calls):
-    """A module whose weight the pruning ``calls`` pruned (seeded: two of them draw at random), and the
-    method they left as its forward pre-hook: what ``apply_mask``, ``remove`` and the mask methods act on."""
+    """A module whose weight the pruning ``calls`` pruned, and the method they left as its forward pre-hook:
+    what ``apply_mask``, ``remove`` and the mask methods act on. Seeded: ``random_structured`` draws its
+    channels with the CPU generator, the same on every device. ``random_unstructured`` draws on the device
+    (``rand_like``), whose stream is its own, so it has no recipe: a mask measured here would not hold there."""
     return (("module = torch.nn.Linear(3, 2, device=DEVICE)", "torch.manual_seed(0)")
             + tuple("torch.nn.utils.prune.%s" % c for c in calls)
             + ("method = next(iter(module._forward_pre_hooks.values()))",))
@@ -97,7 +99,6 @@ RECIPES.update({
 
 _P = "torch.nn.utils.prune."
 RECIPES.update({
-    _P + "RandomUnstructured": _pruned("random_unstructured(module, \"weight\", amount=0.5)"),
     _P + "L1Unstructured": _pruned("l1_unstructured(module, \"weight\", amount=0.5)"),
     _P + "RandomStructured": _pruned("random_structured(module, \"weight\", amount=0.5, dim=0)"),
     _P + "LnStructured": _pruned("ln_structured(module, \"weight\", amount=0.5, n=2, dim=0)"),
@@ -105,7 +106,7 @@ RECIPES.update({
     _P + "CustomFromMask": _pruned("custom_from_mask(module, \"weight\", mask=torch.tensor([[1.0, 0.0, 1.0], "
                                    "[0.0, 1.0, 0.0]], device=DEVICE))"),
     _P + "PruningContainer": _pruned("l1_unstructured(module, \"weight\", amount=0.5)",
-                                     "random_unstructured(module, \"weight\", amount=0.25)"),
+                                     "random_structured(module, \"weight\", amount=0.5, dim=0)"),
 })
 
 #: further receivers, tried after the recipe: a parameter and a tensor that have a gradient
@@ -185,7 +186,7 @@ NAME_HINTS = (
      r"fx_fn|user_fn)$", "callable"),
     (r"^(code|f_code|co|code_obj|code_object)$", "code"),
     (r"^(buffer|buf|data_bytes|raw|byte_data)$", "bytes"),
-    (r"^(to|worker_name|dst_worker_name|owner_name)$", "worker"),
+    (r"^(worker_name|dst_worker_name|owner_name)$", "worker"),
     (r"^probs$", "probs"),
     (r"^qconfig$", "qconfig"),
     (r"^nonlinearity$", "nonlinearity"),
