@@ -228,6 +228,30 @@ FAMILY_CASES = (
          "    done.set_result(None)\n"
          "    return done\n"
          "dcp.FileSystemReader.read_data = read_data"),
+    Case("torch.distributed.checkpoint.state_dict.get_optimizer_state_dict", "checkpoint",  # numbered, not named
+         "import torch.distributed.checkpoint.state_dict as dsd\n"
+         "dsd.get_optimizer_state_dict = lambda model, optimizers, **kwargs: optimizers.state_dict()"),
+    Case("torch.distributed.checkpoint.state_dict.set_state_dict", "checkpoint",  # the optimizer's state ignored
+         "import torch.distributed.checkpoint.state_dict as dsd\n"
+         "def set_state_dict(model, optimizers, *, model_state_dict, optim_state_dict, options=None):\n"
+         "    return dsd.set_model_state_dict(model, model_state_dict)\n"
+         "dsd.set_state_dict = set_state_dict"),
+    # pipeline parallelism in a one-rank group
+    Case("torch.distributed.pipelining.ScheduleGPipe", "pipelining",  # the micro-batches' losses not handed back
+         "import torch.distributed.pipelining as pp\n"
+         "step = pp.ScheduleGPipe.step\n"
+         "pp.ScheduleGPipe.step = lambda self, *args, target=None, losses=None, **kwargs: step(\n"
+         "    self, *args, target=target, **kwargs)"),
+    Case("torch.distributed.pipelining.ScheduleInterleaved1F1B", "pipelining",  # gradients not scaled
+         "import torch.distributed.pipelining as pp\n"
+         "init = pp.ScheduleInterleaved1F1B.__init__\n"
+         "pp.ScheduleInterleaved1F1B.__init__ = lambda self, *args, **kwargs: init(\n"
+         "    self, *args, **dict(kwargs, scale_grads=False))"),
+    Case("torch.distributed.pipelining.pipeline", "pipelining",  # the split points ignored: one stage
+         "import torch.distributed.pipelining as pp\n"
+         "pipeline = pp.pipeline\n"
+         "pp.pipeline = lambda module, mb_args, mb_kwargs=None, split_spec=None, split_policy=None: pipeline(\n"
+         "    module, mb_args, mb_kwargs)"),
     # documented examples, and behaviour measured on the CPU
     Case("torch.is_tensor", "doctest", "torch.is_tensor = lambda obj: False"),
     Case("torch.autograd.profiler_util.StringTable.pop", "measured",

@@ -10,6 +10,7 @@ only effect is returning None is not a scenario: it would check nothing.
 """
 
 import collections
+import importlib
 import inspect
 import itertools
 import logging
@@ -69,6 +70,14 @@ MORE_MADE = {
                      ("x = torch.tensor([[1.0, 0.0], [0.0, 2.0]], device=DEVICE).to_sparse_csr()",),
                      ("x = torch.tensor([[1.0, 0.0], [0.0, 2.0]], device=DEVICE).to_sparse()",)),
 }
+
+#: a distribution's own values for its ``value`` parameter (``log_prob``, ``cdf``): its mean lies in the support of
+#: most continuous ones, an enumerated support in that of the discrete ones, both in the batch shape
+DISTRIBUTION_VALUES = ("mean", "enumerate_support()")
+
+
+def _is_distribution_member(fn):
+    return str(getattr(fn, "__module__", "") or "").startswith("torch.distributions.")
 
 
 def recipes_for(name):
@@ -486,6 +495,7 @@ class Engine(object):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 for line in self.prelude + scenario.setup:
+                    _load_modules(line)
                     exec(compile(line, "<setup>", "exec"), ns)
                 before = dict((v, observe(self.torch, ns[v], v)) for v in scenario.watch if v in ns)
                 before["_TMP_"] = sorted(os.listdir(tmp))
@@ -862,6 +872,8 @@ class Engine(object):
             cats = pv.categories(p["name"], p["annotation"], doc.get(p["name"]), p["default_bool"])
             hint = hints.get(p["name"]) or hints.get("#%d" % (params.index(p) + 1))
             chosen = [p["name"]] if p["name"] in made else []
+            if receiver and p["name"] == "value" and _is_distribution_member(fn):
+                chosen += ["%s.%s" % (receiver, v) for v in DISTRIBUTION_VALUES]
             if hint and hint.startswith("choice:"):
                 chosen, hint = chosen + hint[len("choice:"):].split("|"), None
             if hint:
@@ -1162,7 +1174,9 @@ class Engine(object):
                     break
                 continue
             method = getattr(owner, leaf, None)
+            self.getters = _member_getters(owner, leaf, recv)
             found, bad = self.call_scenarios(setup, "%s.%s" % (recv, leaf), method, receiver=recv)
+            self.getters = []
             if found:
                 return valid + found, bad
         if (not valid and kind in ("property", "attribute", "method") and not self.out_of_time()
@@ -1325,6 +1339,20 @@ def _getter_names(leaf):
     if m:
         out += ["%s%s_allowed" % m.groups(), "%sis_%s_allowed" % m.groups()]
     return out
+
+
+def _member_getters(owner, leaf, recv):
+    """``recv.buffer()`` for ``recv.set_buffer(...)``: the zero-argument method or property of ``owner`` that
+    reads what the setter member ``leaf`` sets, as a getter a scenario reads before and after its call."""
+    for name in _getter_names(leaf):
+        raw = inspect.getattr_static(owner, name, None)
+        if raw is None or name == leaf:
+            continue
+        if isinstance(raw, property):
+            return ["%s.%s" % (recv, name)]
+        if callable(raw) and not isinstance(raw, (staticmethod, classmethod, type)):
+            return ["%s.%s()" % (recv, name)]
+    return []
 
 
 def getters(leaf, holder):
@@ -1531,6 +1559,27 @@ def _container_guard(holder_path, holder):
         setup.append("%s.add(\"torchparity_probe\")" % holder_path)
         restore = ["%s.clear()" % holder_path, "%s.update(saved)" % holder_path]
     return setup + ["registry = %s" % holder_path], restore
+
+
+_NOT_MODULES = set()  # type: set[str]
+
+
+def _load_modules(text):
+    """Imports the torch submodules ``text`` spells out (``torch.distributed.elastic.rendezvous.
+    c10d_rendezvous_backend.C10dRendezvousBackend``) that nothing imported yet: the test imports them too."""
+    for chain in re.findall(r"\b(torch(?:\.[A-Za-z_][A-Za-z0-9_]*)+)", text):
+        parts = chain.split(".")
+        for i in range(2, len(parts) + 1):
+            name = ".".join(parts[:i])
+            if name in sys.modules:
+                continue
+            if name in _NOT_MODULES or not parts[i - 1][:1].islower():
+                break
+            try:
+                importlib.import_module(name)
+            except Exception:
+                _NOT_MODULES.add(name)
+                break
 
 
 def needed_imports(text, baseline):

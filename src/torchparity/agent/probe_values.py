@@ -74,6 +74,44 @@ def _pruned(*calls):
             + ("method = next(iter(module._forward_pre_hooks.values()))",))
 
 
+#: torch.distributed.elastic: a rendezvous over in-process stores (no network), its handler, and an agent
+_E = "torch.distributed.elastic."
+_BACKEND = _E + "rendezvous.c10d_rendezvous_backend.C10dRendezvousBackend(torch.distributed.HashStore(), \"run\")"
+_HANDLER = ("handler = %srendezvous.dynamic_rendezvous.DynamicRendezvousHandler.from_backend(\"run\", "
+            "torch.distributed.HashStore(), %s, 1, 1)" % (_E, _BACKEND))
+_SPEC = ("spec = %sagent.server.api.WorkerSpec(role=\"trainer\", local_world_size=1, rdzv_handler=handler, "
+         "entrypoint=\"echo\", args=(\"torchparity\",))" % _E)
+RECIPES.update({
+    "torch._C._distributed_c10d.Store": ("store = torch.distributed.HashStore()",),
+    "torch.distributed.Store": ("store = torch.distributed.HashStore()",),
+    "torch.distributed.distributed_c10d.Store": ("store = torch.distributed.HashStore()",),
+    _E + "rendezvous.dynamic_rendezvous.RendezvousBackend": ("backend = " + _BACKEND,),
+    _E + "rendezvous.api.RendezvousHandler": (_HANDLER,),
+    _E + "agent.server.api.SimpleElasticAgent": (
+        _HANDLER, _SPEC, "worker_group = %sagent.server.api.WorkerGroup(spec)" % _E,
+        "agent = %sagent.server.local_elastic_agent.LocalElasticAgent(spec, logs_specs=%smultiprocessing."
+        "DefaultLogsSpecs(log_dir=_TMP_))" % (_E, _E)),
+    _E + "timer.api.TimerServer": (
+        "server = %stimer.local_timer.LocalTimerServer(__import__(\"multiprocessing\").Queue())" % _E,),
+})
+
+#: a DDP gradient bucket, caught by a communication hook during one backward pass (the probe's second pass
+#: runs it in a one-process group); the model's weights drawn with the CPU generator, seeded
+_GRAD_BUCKET = (
+    "torch.manual_seed(0)",
+    "model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(3, 2).to(DEVICE))",
+    "buckets = []",
+    "model.register_comm_hook(None, lambda state, bucket: buckets.append(bucket) or "
+    "(lambda future: future.set_result(bucket.buffer()) or future)(torch.futures.Future()))",
+    "model(torch.ones(1, 3, device=DEVICE)).sum().backward()",
+    "bucket = buckets[0]",
+)
+#: a one-device mesh over the probe's one-process group (its second pass: the first line fails without a group,
+#: where ``init_device_mesh`` would start one of its own that nothing ends)
+RECIPES["torch.distributed.device_mesh.DeviceMesh"] = (
+    "torch.distributed.get_world_size()", "mesh = torch.distributed.device_mesh.init_device_mesh(DEVICE.type, (1,), mesh_dim_names=(\"dp\",))",)
+RECIPES.update({"torch._C._distributed_c10d.GradBucket": _GRAD_BUCKET, "torch.distributed.GradBucket": _GRAD_BUCKET})
+
 #: distributions whose parameters must agree in shape or be positive definite (a covariance, a mixture)
 _COV = "torch.tensor([[2.0, 1.0], [1.0, 3.0]], device=DEVICE)"
 _D = "torch.distributions."
@@ -172,6 +210,8 @@ POOLS = {
     "sym_expr": ("__import__(\"sympy\").Symbol(\"s0\", positive=True, integer=True) + 1",
                  "__import__(\"sympy\").Integer(2)"),
     # an RPC destination: the one worker of the probe's RPC agent, by name and by rank
+    "store": ("torch.distributed.HashStore()",),
+    "dynamo_source": ("torch._dynamo.source.LocalSource(\"x\")",),
     "worker": ("\"worker0\"", "0"),
 }
 #: a value of no expected type: an invalid call
@@ -188,6 +228,8 @@ NAME_HINTS = (
     (r"^(buffer|buf|data_bytes|raw|byte_data)$", "bytes"),
     (r"^(worker_name|dst_worker_name|owner_name)$", "worker"),
     (r"^probs$", "probs"),
+    (r"^(store|\w+_store)$", "store"),
+    (r"^source$", "dynamo_source"),
     (r"^qconfig$", "qconfig"),
     (r"^nonlinearity$", "nonlinearity"),
     (r"^(expr|sympy_expr|orig_expr)$", "sym_expr"),

@@ -65,6 +65,30 @@ def _stager_plan(info: ApiInfo, facts: dict[str, Any], device: str, owner: str, 
     )
 
 
+#: torch.distributed.checkpoint.state_dict's readers and loaders of a model's and an optimizer's state
+STATE_DICT_FUNCTIONS = ("get_model_state_dict", "get_optimizer_state_dict", "get_state_dict", "set_model_state_dict",
+                        "set_optimizer_state_dict", "set_state_dict")
+
+
+def _state_dict_plan(info: ApiInfo, facts: dict[str, Any], device: str, leaf: str) -> TestPlan:
+    """A model and its SGD optimizer after one step: their state_dicts read by name, or loaded into others."""
+    r = info.resolution
+    X = spelling_of(r)
+    source = render_macro("checkpoint.py.j2", "state_dict_api", {"device": device}, test=f"test_{stem_of(r)}",
+                          X=X, leaf=leaf)
+    if leaf.startswith("get_"):
+        what = ("the state of a Linear and its SGD optimizer after one step, keyed by parameter names: values and "
+                "devices, and each momentum buffer equal to the step's gradient (ones)")
+    else:
+        what = ("a Linear's and its SGD optimizer's state after one step loaded into another pair: weights, the "
+                "rate and the momentum buffers (the step's gradient, ones) come over on the device")
+    return TestPlan(
+        api=r.canonical, spelling=X, family="checkpoint", stem=stem_of(r), methods=tuple(split_methods(source)),
+        imports=("import torch.distributed.checkpoint.state_dict",), summary=what + ".",
+        coverage=coverage_rows(normal=what), facts=facts,
+    )
+
+
 def _member_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     """A protocol member (``LoadPlanner.load_bytes``): save/load call it on a recording subclass of the
     default concrete class, whose override calls the real one through ``super()``."""
@@ -117,6 +141,8 @@ def checkpoint_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPl
         return TestPlan(api=r.canonical, spelling=spelling_of(r), family="checkpoint", stem=stem_of(r),
                         methods=tuple(split_methods(source)), imports=_IMPORTS, summary=what + ".",
                         coverage=coverage_rows(normal=what), facts=facts)
+    if leaf in STATE_DICT_FUNCTIONS and any(n.startswith(f"{DCP}.state_dict.") for n in names):
+        return _state_dict_plan(info, facts, device, leaf)
     role = ROLES.get(leaf)
     if role is None:
         raise CannotDecide(f"no checkpoint template for {leaf}")

@@ -56,6 +56,7 @@ from .optim import optim_plan
 from .overloads import is_overload_kind, overload_plan
 from .package import package_plan
 from .pairs import pair_leaf, pair_plan
+from .pipelining import pipelining_plan, pipelining_role
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, root_module, spelling_of, stem_of
 from .recorded import recorded_kind, recorded_plan
 from .render import render
@@ -78,7 +79,7 @@ WANTS = {
     "autograd": [], "checkpoint": [], "distributed": [], "package": [], "dtype": [], "factory": [],
     "overload": ["overload"], "backward": ["backward"], "captured": ["captured"], "sparse": [], "typeobject": [],
     "jittype": [], "jitgraph": ["jitgraph"], "switch": ["switch"], "pair": ["pair"], "checker": ["checker"],
-    "fake": [], "library": [], "lazy": [],
+    "fake": [], "library": [], "lazy": [], "pipelining": [],
     "collectives": [], "config": [], "inherited": [], "utility": [], "kinds": ["kinds"], "recorded": ["recorded"],
     "fill-in": [],
 }
@@ -126,6 +127,8 @@ def candidates(info: ApiInfo, backend_module: str = "") -> list[str]:
         out.insert(0, "collectives")
     if _under(r, "torch.distributed.checkpoint"):
         out.insert(0, "checkpoint")
+    if pipelining_role(info):
+        out.insert(0, "pipelining")
     if _under(r, "torch.jit") or _under(r, "torch.fx") or _under(r, "torch.export") or r.canonical in (
             "torch.compile", "torch.compiler.compile"):
         out.insert(0, "graph")
@@ -527,6 +530,7 @@ BUILDERS.update({
     "optim": optim_plan, "serialization": serialization_plan,
     "data": data_plan, "graph": graph_plan, "generator": generator_plan,
     "doctest": doctest_plan, "autograd": autograd_plan, "checkpoint": checkpoint_plan,
+    "pipelining": pipelining_plan,
     "distributed": distributed_plan, "package": package_plan, "dtype": dtype_plan, "factory": factory_plan,
     "overload": overload_plan, "backward": backward_plan, "captured": captured_plan, "sparse": sparse_plan,
     "typeobject": typeobject_plan, "fake": fake_plan,

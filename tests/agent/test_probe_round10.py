@@ -1,0 +1,78 @@
+"""The probe's tenth-round rules, on real torch classes.
+
+* a distribution's ``value`` parameter is given the distribution's own values first (its mean, its
+  enumerated support), which lie in its support and batch shape;
+* the torch submodules a setup spells out are imported before it runs (the test imports them too);
+* torch.distributed.elastic's rendezvous backend, handler and agent, a store, a DDP gradient bucket and a
+  device mesh have recipes; a member setter (``set_buffer``) is read back through its getter (``buffer()``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from torchparity.agent import facts_probe as fp  # noqa: E402
+from torchparity.agent.objects import walk  # noqa: E402
+from torchparity.agent.resolve import resolve  # noqa: E402
+
+
+def _facts(name: str) -> dict:
+    res = resolve(name)
+    hit = walk(res["path"])
+    owner = hit.parent if isinstance(hit.parent, type) else None
+    return fp.probe_facts(torch, res, hit.obj, owner, "cpu", ())
+
+
+@pytest.mark.parametrize("name, value", [
+    ("torch.distributions.bernoulli.Bernoulli.log_prob", "enumerate_support()"),
+    ("torch.distributions.continuous_bernoulli.ContinuousBernoulli.cdf", "mean"),
+])
+def test_a_distribution_is_given_its_own_values(name: str, value: str) -> None:
+    out = _facts(name)
+    assert out["valid"], out["problem"]
+    sc = out["valid"][0]
+    receiver, leaf = sc["receiver"], name.rsplit(".", 1)[-1]
+    assert sc["call"] == f"{receiver}.{leaf}({receiver}.{value})"
+    assert sc["checks"][0][:2] == ["tensor", "result"]
+
+
+def test_the_modules_a_setup_spells_are_imported_first() -> None:
+    import sys
+
+    name = "torch.distributed.elastic.rendezvous.c10d_rendezvous_backend"
+    sys.modules.pop(name, None)
+    fp._load_modules(f"backend = {name}.C10dRendezvousBackend(store, 'run')")
+    assert name in sys.modules
+    fp._load_modules("torch.nn.Linear(3, 2)")  # a class is not a module: nothing is remembered as one
+    assert "torch.nn.Linear" not in sys.modules
+
+
+@pytest.mark.parametrize("name, call, check", [
+    ("torch.distributed.elastic.rendezvous.dynamic_rendezvous.RendezvousBackend.set_state", "backend.set_state(",
+     ["type", "result", "tuple"]),
+    ("torch.distributed.elastic.rendezvous.RendezvousHandler.get_run_id", "handler.get_run_id()",
+     ["eq", "result", "'run'"]),
+    ("torch.distributed.device_mesh.DeviceMesh.get_coordinate", "mesh.get_coordinate()", ["eq", "result", "(0,)"]),
+])
+def test_distributed_objects_have_recipes(name: str, call: str, check: list) -> None:
+    out = _facts(name)
+    assert out["valid"], out["problem"]
+    sc = out["valid"][0]
+    assert sc["call"].startswith(call), sc["call"]
+    assert check in sc["checks"]
+
+
+def test_a_member_setter_is_read_back_through_its_getter() -> None:
+    out = _facts("torch.distributed.GradBucket.set_buffer")
+    assert out["valid"], out["problem"]
+    sc = out["valid"][0]
+    assert "bucket = buckets[0]" in sc["setup"]
+    assert sc["call"].startswith("bucket.set_buffer(")
+    assert sc["getters"] == ["bucket.buffer()"]
+    # it ran in the probe's one-process group, and its test starts and ends one too
+    assert any("init_process_group" in line for line in sc["prelude"])
+    assert any("destroy_process_group" in line for line in sc["teardown"])
+    assert fp._member_getters(torch.distributed.GradBucket, "set_buffer", "b") == ["b.buffer()"]
+    assert fp._member_getters(torch.distributed.GradBucket, "index", "b") == []
