@@ -76,3 +76,31 @@ def test_a_member_setter_is_read_back_through_its_getter() -> None:
     assert any("destroy_process_group" in line for line in sc["teardown"])
     assert fp._member_getters(torch.distributed.GradBucket, "set_buffer", "b") == ["b.buffer()"]
     assert fp._member_getters(torch.distributed.GradBucket, "index", "b") == []
+
+
+def test_a_member_that_moves_a_modules_buffers_is_held_by_their_values() -> None:
+    out = _facts("torch.ao.quantization.observer.MinMaxObserver.reset_min_max_vals")
+    assert out["valid"], out["problem"]
+    sc = out["valid"][0]
+    # the recipe's observer has seen a batch: the call puts its minimum and maximum back to +-inf
+    assert sc["setup"][-1].startswith("observer(")
+    checks = {c[1]: c[2] for c in sc["checks"] if c[0] == "tensor"}
+    assert checks["observer.get_buffer('min_val')"] == 'torch.tensor(float("inf"), dtype=torch.float32)'
+    assert checks["observer.get_buffer('max_val')"] == 'torch.tensor(-float("inf"), dtype=torch.float32)'
+
+
+def test_a_transformed_distribution_is_given_a_value_in_its_support() -> None:
+    out = _facts("torch.distributions.transformed_distribution.TransformedDistribution.log_prob")
+    assert out["valid"], out["problem"]
+    sc = out["valid"][0]
+    assert "ExpTransform()" in sc["setup"][0]
+    # its mean is not defined and it enumerates nothing: ones, in its batch shape, lie in its support
+    assert sc["setup"][-1] == "value = torch.ones(distribution.batch_shape + distribution.event_shape, device=DEVICE)"
+
+
+def test_a_recipe_that_asks_for_rpc_gets_the_rpc_pass() -> None:
+    out = _facts("torch.distributed.nn.api.remote_module.RemoteModule.get_module_rref")
+    assert out["valid"], out["problem"]
+    sc = out["valid"][0]
+    assert any("init_rpc" in line for line in sc["prelude"])
+    assert ["type", "result.to_here()", "torch.nn.modules.linear.Linear"] in sc["checks"]

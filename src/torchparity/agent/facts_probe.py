@@ -71,9 +71,10 @@ MORE_MADE = {
                      ("x = torch.tensor([[1.0, 0.0], [0.0, 2.0]], device=DEVICE).to_sparse()",)),
 }
 
-#: a distribution's own values for its ``value`` parameter (``log_prob``, ``cdf``): its mean lies in the support of
-#: most continuous ones, an enumerated support in that of the discrete ones, both in the batch shape
-DISTRIBUTION_VALUES = ("mean", "enumerate_support()")
+#: a distribution's own values for its ``value`` parameter (``log_prob``, ``cdf``), in its batch and event shape: its
+#: mean lies in the support of most continuous ones, an enumerated support in that of the discrete ones
+DISTRIBUTION_VALUES = ("{0}.mean", "{0}.enumerate_support()",
+                       "torch.ones({0}.batch_shape + {0}.event_shape, device=DEVICE)")  # 1 lies in most supports
 
 
 def _is_distribution_member(fn):
@@ -713,7 +714,9 @@ class Engine(object):
         sc = Scenario(lines, var)
         try:
             _, value, _ = self.run(sc)
-        except Exception:
+        except Exception as exc:
+            if len(self.errors_seen) < 64:  # what a recipe asks for (an RPC agent) is what a retry looks for
+                self.errors_seen.append(str(exc)[:300])
             return False
         return isinstance(value, cls)
 
@@ -873,7 +876,7 @@ class Engine(object):
             hint = hints.get(p["name"]) or hints.get("#%d" % (params.index(p) + 1))
             chosen = [p["name"]] if p["name"] in made else []
             if receiver and p["name"] == "value" and _is_distribution_member(fn):
-                chosen += ["%s.%s" % (receiver, v) for v in DISTRIBUTION_VALUES]
+                chosen += [v.format(receiver) for v in DISTRIBUTION_VALUES]
             if hint and hint.startswith("choice:"):
                 chosen, hint = chosen + hint[len("choice:"):].split("|"), None
             if hint:
@@ -1646,7 +1649,8 @@ def _asks_for_rpc(res, engine):
     """Whether the API is RPC's, or a failed call asked for an RPC agent (``RPC has not been initialized``)."""
     names = [res.get("canonical", ""), res.get("path", "")] + list(res.get("aliases", []))
     return (any(n.startswith(("torch.distributed.rpc", "torch._C._distributed_rpc")) for n in names)
-            or any("init_rpc" in e or "RPC has not been initialized" in e for e in engine.errors_seen))
+            or any("init_rpc" in e or "RPC has not been initialized" in e or "only works in RPC" in e
+                   for e in engine.errors_seen))
 
 
 def _asks_for_mesh(engine):

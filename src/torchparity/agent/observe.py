@@ -9,6 +9,7 @@ type, length, shape and public attributes instead.
 
 import inspect
 import os
+import re
 import tempfile
 import time
 import types
@@ -19,6 +20,9 @@ from .objects import _named_path
 MAX_CHECKS = 14
 MAX_ITEMS = 6
 MAX_LITERAL = 300
+#: a module's own buffers observed by value: at most this many, of at most this many items each
+MAX_BUFFERS = 6
+MAX_BUFFER_ITEMS = 64
 #: text that differs between machines: a literal holding it is not asserted
 _LOCAL = [p for p in (os.path.expanduser("~"), tempfile.gettempdir(), os.getcwd()) if p and p != "/"]
 
@@ -177,6 +181,20 @@ class Observer(object):
         training = getattr(value, "training", None)
         if isinstance(training, bool):
             self.add("is", "%s.training" % expr, repr(training))
+        self._module_buffers(value, expr)
+
+    def _module_buffers(self, value, expr):
+        """The values of a small module's own buffers (running statistics, an observer's minimum and
+        maximum, a pruning mask): the state a member call moves."""
+        try:
+            buffers = list(value.named_buffers(recurse=False))
+        except Exception:
+            return
+        if len(buffers) > MAX_BUFFERS:
+            return
+        for name, buf in buffers:
+            if isinstance(buf, self.torch.Tensor) and buf.numel() <= MAX_BUFFER_ITEMS and re.match(r"^\w+$", name):
+                self._tensor(buf, "%s.get_buffer(%r)" % (expr, name))
 
     def _typing(self, value, expr):
         """A typing Protocol (its members, the parameters of its ``__call__``) or a typing alias (its origin

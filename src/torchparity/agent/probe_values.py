@@ -106,6 +106,14 @@ _GRAD_BUCKET = (
     "model(torch.ones(1, 3, device=DEVICE)).sum().backward()",
     "bucket = buckets[0]",
 )
+#: a quantization observer that has seen a batch (its running minimum and maximum are set)
+RECIPES["torch.ao.quantization.observer.ObserverBase"] = (
+    "observer = _OWNER_()", "observer(torch.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], device=DEVICE))")
+#: a module held by the probe's one RPC worker (its RPC pass), built on the device under test
+RECIPES["torch.distributed.nn.api.remote_module.RemoteModule"] = (
+    "torch.manual_seed(0)",
+    "remote_module = torch.distributed.nn.api.remote_module.RemoteModule(\"worker0/\" + str(DEVICE), "
+    "torch.nn.Linear, args=(3, 2))",)
 #: a one-device mesh over the probe's one-process group (its second pass: the first line fails without a group,
 #: where ``init_device_mesh`` would start one of its own that nothing ends)
 RECIPES["torch.distributed.device_mesh.DeviceMesh"] = (
@@ -126,6 +134,9 @@ RECIPES.update({
         "distribution = _OWNER_(torch.zeros(2, device=DEVICE), torch.tensor([[1.0], [0.5]], device=DEVICE), "
         "torch.tensor([1.0, 2.0], device=DEVICE))",),
     _D + "wishart.Wishart": ("distribution = _OWNER_(torch.tensor(3.0, device=DEVICE), covariance_matrix=%s)" % _COV,),
+    _D + "transformed_distribution.TransformedDistribution": (
+        "distribution = _OWNER_(torch.distributions.Normal(torch.tensor([0.0, 1.0], device=DEVICE), "
+        "torch.tensor([1.0, 2.0], device=DEVICE)), [torch.distributions.transforms.ExpTransform()])",),
     _D + "independent.Independent": (
         "distribution = _OWNER_(torch.distributions.Normal(torch.zeros(2, device=DEVICE), "
         "torch.ones(2, device=DEVICE)), 1)",),
