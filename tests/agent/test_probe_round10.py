@@ -104,3 +104,24 @@ def test_a_recipe_that_asks_for_rpc_gets_the_rpc_pass() -> None:
     sc = out["valid"][0]
     assert any("init_rpc" in line for line in sc["prelude"])
     assert ["type", "result.to_here()", "torch.nn.modules.linear.Linear"] in sc["checks"]
+
+
+def test_a_construction_that_asks_for_a_process_group_gets_the_group_pass() -> None:
+    # DistributedDataParallel lives in torch.nn.parallel: only its failed construction asks for a group
+    out = _facts("torch.nn.parallel.DistributedDataParallel.join_hook")
+    assert out["valid"], out["problem"]
+    sc = out["valid"][0]
+    assert any("init_process_group" in line for line in sc["prelude"])
+    assert ["same", "result.ddp", sc["receiver"]] in sc["checks"]
+
+
+def test_a_submodule_torch_code_reaches_unimported_is_imported_and_named() -> None:
+    import sys
+
+    name = "torch.ao.quantization.backend_config.utils"
+    if name in sys.modules:
+        pytest.skip("imported already in this process")
+    out = _facts("torch.ao.quantization.backend_config.BackendConfig.set_backend_pattern_config")
+    assert out["valid"], out["problem"]
+    assert f"import {name}" in out["imports"]
+    assert fp._missing_submodule("module 'torch.nn' has no attribute 'no_such_module'") == ""

@@ -474,6 +474,8 @@ class Engine(object):
         self.errors_seen = []
         #: a receiver's call raised NotImplementedError: a subclass may define what the member needs
         self.not_implemented = False
+        #: submodules a call reached without importing them (``backend_config.utils``), imported since
+        self.submodules = []
 
     # -- running source ----------------------------------------------------------------------
     def _namespace(self, tmp):
@@ -575,6 +577,10 @@ class Engine(object):
             try:
                 ns, value, before = self.run(scenario, self._look(scenario))
             except Exception as exc:
+                missing = _missing_submodule(str(exc))
+                if missing:  # torch code reaching a submodule nothing imported: imported, and the test imports it
+                    self.submodules.append(missing)
+                    return self._measure(scenario)
                 scenario.raises = exc_name(exc)
                 scenario.error = error_text(exc)
                 self.not_implemented = self.not_implemented or isinstance(exc, NotImplementedError)
@@ -762,6 +768,8 @@ class Engine(object):
                     self.run(Scenario([], src))
                 except Exception as exc:
                     asked.update(_wanted_names(str(exc)))
+                    if len(self.errors_seen) < 64:  # a process group or an RPC agent it asks for
+                        self.errors_seen.append(str(exc)[:300])
                     continue
                 return src
             fresh = set(p["name"] for p in params if p["has_default"] and p["name"] in asked) - wanted
@@ -1585,6 +1593,23 @@ def _load_modules(text):
                 break
 
 
+def _missing_submodule(message):
+    """``torch.X.Y`` where ``message`` says module ``torch.X`` has no attribute ``Y`` and ``torch.X.Y`` is a
+    submodule not imported until now (it is, on return); else ""."""
+    m = re.search(r"module '(torch(?:\.\w+)*)' has no attribute '(\w+)'", message)
+    if not m:
+        return ""
+    name = "%s.%s" % m.groups()
+    if name in sys.modules or name in _NOT_MODULES:
+        return ""
+    try:
+        importlib.import_module(name)
+    except Exception:
+        _NOT_MODULES.add(name)
+        return ""
+    return name
+
+
 def needed_imports(text, baseline):
     """``import X`` lines for the torch modules ``text`` reaches that ``import torch`` did not load."""
     out = []
@@ -1658,6 +1683,12 @@ def _asks_for_mesh(engine):
     return any("device mesh" in e.lower() or "DeviceMesh" in e for e in engine.errors_seen)
 
 
+def _asks_for_group(engine):
+    """Whether a failed call asked for a process group (``DistributedDataParallel`` outside torch.distributed)."""
+    return any("process group has not been initialized" in e or "init_process_group" in e
+               for e in engine.errors_seen)
+
+
 def _distributed(res):
     names = [res.get("canonical", ""), res.get("path", "")] + list(res.get("aliases", []))
     return any(n.startswith(("torch.distributed", "torch._C._distributed")) for n in names)
@@ -1671,7 +1702,7 @@ def probe_facts(torch, res, obj, owner, device_type, baseline=(), each_call=Fals
     try:
         valid, invalid = engine.scenarios()
         dist = getattr(torch, "distributed", None)
-        if (not valid and _distributed(res) and dist is not None and dist.is_available()
+        if (not valid and (_distributed(res) or _asks_for_group(engine)) and dist is not None and dist.is_available()
                 and not dist.is_initialized() and not engine.out_of_time()):
             engine.prelude, engine.postlude = list(PROCESS_GROUP), list(NO_PROCESS_GROUP)
             engine.errors_seen = []  # what this pass asks for (a mesh), not the plain pass's missing group
@@ -1699,6 +1730,7 @@ def probe_facts(torch, res, obj, owner, device_type, baseline=(), each_call=Fals
         out["problem"] = ("no call of %s with candidate receivers and arguments gave a result or an effect "
                           "a test can hold (%d tried)" % (res["canonical"], engine.tried))
     out["imports"] = needed_imports("\n".join(text), set(baseline))
+    out["imports"] += ["import %s" % name for name in engine.submodules if "import %s" % name not in out["imports"]]
     for group in (out["valid"], out["invalid"]):  # a type a check names from another module
         for doc in group:
             for check in doc.get("checks", []):

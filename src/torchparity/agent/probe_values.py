@@ -106,6 +106,9 @@ _GRAD_BUCKET = (
     "model(torch.ones(1, 3, device=DEVICE)).sum().backward()",
     "bucket = buckets[0]",
 )
+#: a quantization backend's pattern: a Linear
+RECIPES["torch.ao.quantization.backend_config.backend_config.BackendPatternConfig"] = (
+    "pattern_config = _OWNER_(torch.nn.Linear)",)
 #: a quantization observer that has seen a batch (its running minimum and maximum are set)
 RECIPES["torch.ao.quantization.observer.ObserverBase"] = (
     "observer = _OWNER_()", "observer(torch.tensor([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]], device=DEVICE))")
