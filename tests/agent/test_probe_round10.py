@@ -125,3 +125,23 @@ def test_a_submodule_torch_code_reaches_unimported_is_imported_and_named() -> No
     assert out["valid"], out["problem"]
     assert f"import {name}" in out["imports"]
     assert fp._missing_submodule("module 'torch.nn' has no attribute 'no_such_module'") == ""
+
+
+def test_a_getter_guessed_by_name_that_needs_arguments_does_not_sink_the_setter() -> None:
+    # Module.get_submodule needs a target: it is no getter of set_submodule, whose calls still count
+    out = _facts("torch.nn.Module.set_submodule")
+    assert out["valid"], out["problem"]
+    assert all(sc["getters"] == [] for sc in out["valid"])
+
+
+def test_a_submodule_imported_on_an_error_is_named_for_every_api_that_reaches_it() -> None:
+    name = "torch.ao.quantization.backend_config.BackendConfig.set_backend_pattern_config"
+    first, second = _facts(name), _facts(name)
+    line = "import torch.ao.quantization.backend_config.utils"
+    assert line in first["imports"] and line in second["imports"]
+
+
+def test_only_a_distribution_is_given_a_distributions_values() -> None:
+    out = _facts("torch.distributions.constraints._Interval.check")
+    assert out["valid"], out["problem"]
+    assert not any(".mean" in line or "enumerate_support" in line for sc in out["valid"] for line in sc["setup"])

@@ -30,9 +30,10 @@ RUFF = [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "E,F,W,
 def test_at_least_twelve_apis_across_every_family(generated):
     families = {c.family for c in ALL_CASES}
     assert families == {"context", "opinfo", "tensor", "signature", "storage", "runtime", "module", "graph",
-                        "serialization", "optim", "data", "generator", "doctest", "measured", "autograd", "checkpoint"}
+                        "serialization", "optim", "data", "generator", "doctest", "measured", "autograd", "checkpoint",
+                        "pipelining"}
     assert len(CASES) >= 12
-    for family in ("module", "graph", "serialization", "optim", "data"):  # several APIs of each kind
+    for family in ("module", "graph", "serialization", "optim", "data", "pipelining"):  # several APIs of each kind
         assert sum(1 for c in FAMILY_CASES if c.family == family) >= 3, family
     wrong = [(c.api, generated[c.api].result.family, generated[c.api].result.fill_in[:1]) for c in ALL_CASES
              if generated[c.api].result.family != c.family]

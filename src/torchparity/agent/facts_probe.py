@@ -77,8 +77,9 @@ DISTRIBUTION_VALUES = ("{0}.mean", "{0}.enumerate_support()",
                        "torch.ones({0}.batch_shape + {0}.event_shape, device=DEVICE)")  # 1 lies in most supports
 
 
-def _is_distribution_member(fn):
-    return str(getattr(fn, "__module__", "") or "").startswith("torch.distributions.")
+def _is_distribution(torch, owner):
+    base = getattr(getattr(torch, "distributions", None), "Distribution", None)
+    return isinstance(owner, type) and base is not None and issubclass(owner, base)
 
 
 def recipes_for(name):
@@ -502,8 +503,13 @@ class Engine(object):
                     exec(compile(line, "<setup>", "exec"), ns)
                 before = dict((v, observe(self.torch, ns[v], v)) for v in scenario.watch if v in ns)
                 before["_TMP_"] = sorted(os.listdir(tmp))
-                for getter in scenario.getters:
-                    before[getter] = observe(self.torch, eval(getter, ns), getter)
+                for getter in list(scenario.getters):
+                    try:
+                        got = eval(getter, ns)
+                    except Exception:  # a getter guessed by name that needs arguments or raises: none
+                        scenario.getters.remove(getter)
+                        continue
+                    before[getter] = observe(self.torch, got, getter)
                 with _Records() as logged, warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
                     if scenario.statement:
@@ -553,16 +559,18 @@ class Engine(object):
 
         def job():
             ok = self._measure(scenario)
-            return ok, scenario.to_json(), scenario.raises, scenario.error, self.type_errors, self.tried
+            return (ok, scenario.to_json(), scenario.raises, scenario.error, self.type_errors, self.tried,
+                    self.submodules)
 
         try:
-            ok, doc, raises, error, hints, tried = in_child(job, timeout=2 * CALL_TIMEOUT + 10.0)
+            ok, doc, raises, error, hints, tried, submodules = in_child(job, timeout=2 * CALL_TIMEOUT + 10.0)
         except ChildFailed as exc:
             self.tried += 1
             scenario.raises, scenario.error = "ChildFailed", str(exc)
             return False
         self.tried = tried
         self.type_errors.update(hints)
+        self.submodules += [name for name in submodules if name not in self.submodules]
         for key in ("checks", "listify", "context", "remove_handle"):
             setattr(scenario, key, doc[key])
         scenario.raises, scenario.error = raises, error
@@ -883,7 +891,7 @@ class Engine(object):
             cats = pv.categories(p["name"], p["annotation"], doc.get(p["name"]), p["default_bool"])
             hint = hints.get(p["name"]) or hints.get("#%d" % (params.index(p) + 1))
             chosen = [p["name"]] if p["name"] in made else []
-            if receiver and p["name"] == "value" and _is_distribution_member(fn):
+            if receiver and p["name"] == "value" and _is_distribution(self.torch, self.owner):
                 chosen += [v.format(receiver) for v in DISTRIBUTION_VALUES]
             if hint and hint.startswith("choice:"):
                 chosen, hint = chosen + hint[len("choice:"):].split("|"), None
@@ -1698,7 +1706,25 @@ def probe_facts(torch, res, obj, owner, device_type, baseline=(), each_call=Fals
     """{"valid": [scenario], "invalid": [scenario], "imports", "problem", "tried"} for one API;
     ``each_call``: every measured call in a forked child of its own."""
     engine = Engine(torch, res, obj, owner, device_type)
+    engine.baseline = baseline
     engine.each_call = each_call and fork_safe(device_type)
+    try:
+        return _probe_with(engine, torch, res)
+    finally:  # the next API reaching the same submodule must find it missing too, and name it in its imports
+        _forget_submodules(engine.submodules)
+
+
+def _forget_submodules(names):
+    for name in names:
+        module = sys.modules.pop(name, None)
+        parent, _, leaf = name.rpartition(".")
+        holder = sys.modules.get(parent)
+        if module is not None and holder is not None and getattr(holder, leaf, None) is module:
+            delattr(holder, leaf)
+
+
+def _probe_with(engine, torch, res):
+    baseline = engine.baseline
     try:
         valid, invalid = engine.scenarios()
         dist = getattr(torch, "distributed", None)

@@ -74,7 +74,8 @@ def _pruned(*calls):
             + ("method = next(iter(module._forward_pre_hooks.values()))",))
 
 
-#: torch.distributed.elastic: a rendezvous over in-process stores (no network), its handler, and an agent
+#: torch.distributed.elastic: a rendezvous over in-process stores (no network), its handler, and an agent (a timer
+#: server has none: its watchdog thread would outlive the test)
 _E = "torch.distributed.elastic."
 _BACKEND = _E + "rendezvous.c10d_rendezvous_backend.C10dRendezvousBackend(torch.distributed.HashStore(), \"run\")"
 _HANDLER = ("handler = %srendezvous.dynamic_rendezvous.DynamicRendezvousHandler.from_backend(\"run\", "
@@ -91,8 +92,6 @@ RECIPES.update({
         _HANDLER, _SPEC, "worker_group = %sagent.server.api.WorkerGroup(spec)" % _E,
         "agent = %sagent.server.local_elastic_agent.LocalElasticAgent(spec, logs_specs=%smultiprocessing."
         "DefaultLogsSpecs(log_dir=_TMP_))" % (_E, _E)),
-    _E + "timer.api.TimerServer": (
-        "server = %stimer.local_timer.LocalTimerServer(__import__(\"multiprocessing\").Queue())" % _E,),
 })
 
 #: a DDP gradient bucket, caught by a communication hook during one backward pass (the probe's second pass

@@ -66,6 +66,7 @@ def pipelining_plan(info: ApiInfo, facts: dict, device: str) -> TestPlan:
             "loss over the number of micro-batches")
     return TestPlan(
         api=r.canonical, spelling=X, family="pipelining", stem=stem_of(r), methods=tuple(split_methods(source)),
-        imports=("import copy", "import torch.distributed", f"import {PIPELINING}"), summary=what + ".",
+        imports=("import copy", "import inspect", "import torch.distributed", f"import {PIPELINING}",
+                 f"import {PIPELINING}.schedules"), summary=what + ".",
         coverage=coverage_rows(normal=what), facts=facts,
     )
