@@ -51,7 +51,8 @@ def test_the_modules_a_setup_spells_are_imported_first() -> None:
 
 @pytest.mark.parametrize("name, call, check", [
     ("torch.distributed.elastic.rendezvous.dynamic_rendezvous.RendezvousBackend.set_state", "backend.set_state(",
-     ["type", "result", "tuple"]),
+     # the state, its token and that it was set: bytes held by value
+     ["eq", "result", "(b'\\x00\\x00\\x80?\\x00\\x00\\x00@', b'AACAPwAAAEA=', True)"]),
     ("torch.distributed.elastic.rendezvous.RendezvousHandler.get_run_id", "handler.get_run_id()",
      ["eq", "result", "'run'"]),
     ("torch.distributed.device_mesh.DeviceMesh.get_coordinate", "mesh.get_coordinate()", ["eq", "result", "(0,)"]),

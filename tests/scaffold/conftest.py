@@ -109,6 +109,8 @@ FAMILY_CASES = (
          "orig = torch.nn.Module.state_dict\n"
          "torch.nn.Module.state_dict = lambda self, *a, **k: {\n"
          "    n: v for n, v in orig(self, *a, **k).items() if not n.endswith('scale')}"),
+    Case("torch.nn.TransformerEncoderLayer.forward", "module",  # the feed-forward block skipped
+         "torch.nn.TransformerEncoderLayer._ff_block = lambda self, x: torch.zeros_like(x)"),
     Case("torch.nn.Parameter", "module",  # parameters that do not require grad
          "orig = torch.nn.Parameter.__new__\n"
          "torch.nn.Parameter.__new__ = lambda cls, data=None, requires_grad=True: orig(cls, data, False)"),
@@ -177,6 +179,8 @@ FAMILY_CASES = (
          "torch.optim.SGD.load_state_dict = lambda self, state_dict: None"),  # only the rates can show it
     Case("torch.optim.lr_scheduler.StepLR", "optim",  # gamma ignored
          "torch.optim.lr_scheduler.StepLR.get_lr = lambda self: [g['lr'] for g in self.optimizer.param_groups]"),
+    Case("torch.optim.lr_scheduler.ChainedScheduler.load_state_dict", "optim",  # the chained ones not restored
+         "torch.optim.lr_scheduler.ChainedScheduler.load_state_dict = lambda self, state_dict: None"),
     # data loading
     Case("torch.utils.data.DataLoader", "data",  # a DataLoader that drops the last batch
          "orig = torch.utils.data.DataLoader.__init__\n"

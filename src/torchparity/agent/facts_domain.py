@@ -2,6 +2,7 @@
 (and the learning rates it gives), and which tensor factories an example uses.
 """
 
+import re
 import warnings
 
 from .facts_literal import error_text, literal
@@ -14,6 +15,10 @@ SCHEDULER_KWARGS = (
     "patience=0, factor=0.5", "",
 )
 STEPS = 3
+#: a scheduler made of others (ChainedScheduler, SequentialLR): its arguments, ``opt`` the optimizer
+_TWO = ("[torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5), "
+        "torch.optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=2)]")
+COMPOSITE_ARGS = (_TWO, "opt, %s, milestones=[2]" % _TWO)
 
 
 def _subclass(obj, torch, path):
@@ -65,14 +70,15 @@ def scheduler_facts(torch, cls):
     """The first keyword arguments that build ``cls`` over SGD(lr=1.0), and the rates of 3 steps."""
     plateau = getattr(torch.optim.lr_scheduler, "ReduceLROnPlateau", None)
     found = None
-    for kwargs in SCHEDULER_KWARGS:
+    tries = [("opt" + (", " + kwargs if kwargs else ""), kwargs) for kwargs in SCHEDULER_KWARGS]
+    tries += [(args, None) for args in COMPOSITE_ARGS]
+    for args, kwargs in tries:
         weight = torch.nn.Parameter(torch.ones(2))
         opt = torch.optim.SGD([weight], lr=1.0)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                sched = eval("cls(opt%s)" % (", " + kwargs if kwargs else ""),
-                             {"cls": cls, "opt": opt, "torch": torch})
+                sched = eval("cls(%s)" % args, {"cls": cls, "opt": opt, "torch": torch})
                 lrs = []
                 for _ in range(STEPS):
                     opt.step()
@@ -84,7 +90,10 @@ def scheduler_facts(torch, cls):
                 last = [float(v) for v in sched.get_last_lr()]
         except Exception:
             continue
-        record = {"kind": "scheduler", "kwargs": kwargs, "lrs": literal(lrs), "last_lr": literal(last),
+        epoch = getattr(sched, "last_epoch", None)
+        record = {"kind": "scheduler", "kwargs": kwargs or "", "lrs": literal(lrs), "last_lr": literal(last),
+                  "args": None if kwargs is not None else re.sub(r"\bopt\b", "optimizer", args),
+                  "last_epoch": epoch if isinstance(epoch, int) else None,
                   "metric": "1.0" if plateau is not None and isinstance(sched, plateau) else "",
                   "problem": ""}
         if len(set(lrs + [1.0])) > 1:

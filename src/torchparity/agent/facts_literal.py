@@ -38,10 +38,14 @@ def dtype_src(torch, dtype):
 def literal(value, torch=None):
     """Python source that evaluates (with ``torch`` bound) to ``value``; raises NotLiteral."""
     torch = torch or torch_module()
-    if value is None or isinstance(value, (bool, str)):
+    if value is None or isinstance(value, bool):
         return repr(value)
+    if isinstance(value, str):  # a str enum's member compares equal to its text, whose repr is source
+        return repr(str.__str__(value))
     if isinstance(value, int):
         return repr(int(value))
+    if type(value) is bytes:
+        return repr(value)
     if isinstance(value, float):
         return float_src(value)
     if isinstance(value, complex):

@@ -10,6 +10,8 @@ only effect is returning None is not a scenario: it would check nothing.
 """
 
 import collections
+import datetime
+import enum
 import importlib
 import inspect
 import itertools
@@ -210,6 +212,17 @@ def _param_list(obj, signature_text):
     return params
 
 
+def _inspectable(obj):
+    """Whether ``obj``'s parameters come from itself (a Python signature or an operator schema), not text."""
+    if _schema_params(obj) is not None:
+        return True
+    try:
+        inspect.signature(obj)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def _annotation_classes(ann):
     """`` module.Class`` for each class an annotation names (``Optional[X]`` included), for the pools."""
     out = []
@@ -305,7 +318,7 @@ def _params_from_error(message):
     if m and not out:
         names = re.findall(r"[\"']([A-Za-z_][A-Za-z0-9_]*)[\"']", m.group(1))
         out.append([{"name": n, "kind": "positional", "has_default": False, "default_bool": False,
-                     "annotation": ""} for n in names])
+                     "annotation": "", "missing": True} for n in names])  # the receiver is bound already
     m = re.search(r"missing required argument '([A-Za-z_][A-Za-z0-9_]*)'", message)
     if m and not out:
         out.append([{"name": m.group(1), "kind": "positional", "has_default": False, "default_bool": False,
@@ -477,10 +490,12 @@ class Engine(object):
         self.not_implemented = False
         #: submodules a call reached without importing them (``backend_config.utils``), imported since
         self.submodules = []
+        #: (method, arguments) that a failed call's message asks to be called first
+        self.asked_calls = []
 
     # -- running source ----------------------------------------------------------------------
     def _namespace(self, tmp):
-        return {"torch": self.torch, "os": os, "DEVICE": self.torch.device("cpu"), "_TMP_": tmp,
+        return {"torch": self.torch, "os": os, "datetime": datetime, "DEVICE": self.torch.device("cpu"), "_TMP_": tmp,
                 "_API_": self.obj, "_OWNER_": self.owner}
 
     def run(self, scenario, look=None):
@@ -574,9 +589,18 @@ class Engine(object):
         for key in ("checks", "listify", "context", "remove_handle"):
             setattr(scenario, key, doc[key])
         scenario.raises, scenario.error = raises, error
+        if error:
+            self._note_asked_call(str(error))
         if error and len(self.errors_seen) < 64:
             self.errors_seen.append(str(error)[:300])
         return ok
+
+    def _note_asked_call(self, message):
+        """A call the error asks for first (``Please call `consolidate_state_dict(to=0)` ... beforehand``)."""
+        for m in re.finditer(r"\b[Cc]all [`'\"]?(?:\w+\.)?(\w+)\(([\w=., \"']*)\)[^.;]*?"
+                             r"\b(?:first|before|beforehand|prior)\b", message):
+            if (m.group(1), m.group(2)) not in self.asked_calls:
+                self.asked_calls.append((m.group(1), m.group(2)))
 
     def _measure(self, scenario):
         got = []
@@ -593,6 +617,7 @@ class Engine(object):
                 scenario.error = error_text(exc)
                 self.not_implemented = self.not_implemented or isinstance(exc, NotImplementedError)
                 self._type_hint(str(exc))
+                self._note_asked_call(str(exc))
                 if len(self.errors_seen) < 64:
                     self.errors_seen.append(str(exc)[:300])
                 return False
@@ -798,13 +823,15 @@ class Engine(object):
         if packet:
             return packet
         params = _param_list(fn, self.res.get("signature") or "" if fn is self.obj else "")
+        # a signature from text (a docstring's ``as_subclass(cls)``) names no receiver: its ``cls`` is an argument
+        bound_names = ("self", "cls") if _inspectable(fn) else ("self",)
         if params is None:
             params = _params_from_text(_doc_signature(fn))
         opaque = not params or any(p["kind"] == "var" for p in params)
         if params:
             params = [_vararg(p) if p.get("star") == 1 else p for i, p in enumerate(params)
                       if (p["kind"] != "var" or p.get("star") == 1) and not (
-                          bound and i == 0 and p["name"] in ("self", "cls"))]
+                          bound and i == 0 and p["name"] in bound_names)]
             if all(p["kind"] == "vararg" for p in params):  # ``*args, **kwargs`` only: a wrapper
                 params = []
         if params or not opaque:
@@ -816,7 +843,7 @@ class Engine(object):
         else:
             found = [params or []]
         return [[p for i, p in enumerate(ps) if p["kind"] != "var" and not (
-            bound and i == 0 and p["name"] in ("self", "cls"))] for ps in found]
+            bound and i == 0 and p["name"] in ("self", "cls") and not p.get("missing"))] for ps in found]
 
     def call_scenarios(self, setup, target, fn, receiver="", holder=None):
         """Valid and invalid scenarios calling ``target(...)`` (``fn``: the object called)."""
@@ -889,6 +916,8 @@ class Engine(object):
         made = set(re.findall(r"^([A-Za-z_][A-Za-z0-9_]*) =", "\n".join(setup), re.M)) - set([receiver])
         for p in params:
             cats = pv.categories(p["name"], p["annotation"], doc.get(p["name"]), p["default_bool"])
+            if p["kind"] == "vararg":  # ``*primals``: each one a tensor, not a tuple of them
+                cats = [c for c in cats if c != "tensor_tuple"] or list(pv.ANY)
             hint = hints.get(p["name"]) or hints.get("#%d" % (params.index(p) + 1))
             chosen = [p["name"]] if p["name"] in made else []
             if receiver and p["name"] == "value" and _is_distribution(self.torch, self.owner):
@@ -1124,8 +1153,27 @@ class Engine(object):
                 else:
                     obj.update(copies[path])
 
+    def enum_scenarios(self, cls):
+        """An enum: its members in order, its first member by name and by value."""
+        members = list(cls.__members__.items())
+        name, member = members[0]
+        calls = ["list(_API_)", "_API_[%r]" % name]
+        value = getattr(member, "value", None)
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            calls.append("_API_(%r)" % (value,))
+        valid = []
+        for call in calls:
+            sc = Scenario([], call)
+            if not self.out_of_time() and self.measure(sc):
+                valid.append(sc)
+        return valid, []
+
     def class_scenarios(self, cls):
         var = pv.var_name(cls.__name__)
+        if isinstance(cls, enum.EnumMeta) and getattr(cls, "__members__", None):
+            valid, invalid = self.enum_scenarios(cls)
+            if valid:
+                return valid, invalid
         if getattr(cls, "_is_protocol", False) and cls.__module__ != "typing":  # a Protocol: its shape
             sc = Scenario([], "_API_")
             return ([sc], []) if self.measure(sc) else ([], [])
@@ -1176,7 +1224,10 @@ class Engine(object):
         value = getattr(owner, leaf, None)
         valid, invalid = [], []
         if is_static and callable(value):
-            return self.call_scenarios([], "_OWNER_.%s" % leaf, value)
+            valid, invalid = self.call_scenarios([], "_OWNER_.%s" % leaf, value)
+            if not valid and not self.out_of_time():
+                return self.static_on_instance(owner, leaf, value) or (valid, invalid)
+            return valid, invalid
         if kind not in ("property", "attribute") and not callable(value) and value is not None:
             sc = Scenario([], "_OWNER_.%s" % leaf)
             if self.measure(sc):
@@ -1194,7 +1245,13 @@ class Engine(object):
                 continue
             method = getattr(owner, leaf, None)
             self.getters = _member_getters(owner, leaf, recv)
+            self.asked_calls = []
             found, bad = self.call_scenarios(setup, "%s.%s" % (recv, leaf), method, receiver=recv)
+            for name, args in list(self.asked_calls)[:2]:  # the receiver's method the error asks for, first
+                if found or self.out_of_time() or name == leaf or not callable(getattr(owner, name, None)):
+                    continue
+                first = setup + ["%s.%s(%s)" % (recv, name, args)]
+                found, bad = self.call_scenarios(first, "%s.%s" % (recv, leaf), method, receiver=recv)
             self.getters = []
             if found:
                 return valid + found, bad
@@ -1202,6 +1259,51 @@ class Engine(object):
                 and (inspect.isabstract(owner) or self.not_implemented)):
             return self.inherited_scenarios(owner, leaf, kind)
         return valid, invalid
+
+    def static_on_instance(self, owner, leaf, fn):
+        """A static method of a module class given an instance of the class (a recipe's) for its model or
+        module parameter, and an Adam that took a step over its parameters for its optimizer one
+        (``FullyShardedDataParallel.optim_state_dict(model, optim)``); None where it takes neither."""
+        try:
+            names = list(inspect.signature(fn).parameters)
+        except (TypeError, ValueError):
+            return None
+        modules = [n for n in names if n in ("model", "module", "root_module")]
+        if not modules or not issubclass(owner, self.torch.nn.Module):
+            return None
+        for setup in self.receivers(owner, "_OWNER_")[:1]:
+            recv = _bound_var(setup)
+            lines = list(setup) + ["%s = %s" % (n, recv) for n in modules if n != recv]
+            bound = set(modules)
+            for n in names:
+                if n in ("optim", "optimizer"):  # a step taken: its state holds the moments
+                    lines += ["%s = torch.optim.Adam(%s.parameters(), lr=0.1)" % (n, recv), "%s.step()" % n]
+                    bound.add(n)
+            lines += self._sibling_results(owner, leaf, names, bound)
+            valid, invalid = self.call_scenarios(lines, "_OWNER_.%s" % leaf, fn)
+            if valid:
+                return valid, invalid
+        return None
+
+    def _sibling_results(self, owner, leaf, names, bound):
+        """``X = _OWNER_.X(model, optim)`` for a parameter named after a static sibling method that takes
+        only what is bound already (``flatten_sharded_optim_state_dict(sharded_optim_state_dict, ...)``)."""
+        lines = []
+        for n in names:
+            raw = inspect.getattr_static(owner, n, None)
+            if n == leaf or n in bound or not isinstance(raw, (staticmethod, classmethod)):
+                continue
+            try:
+                params = inspect.signature(getattr(owner, n)).parameters.values()
+            except (TypeError, ValueError):
+                continue
+            params = list(params)
+            args = ["%s=%s" % (p.name, p.name) for p in params if p.name in bound]
+            if all(p.name in bound or p.default is not p.empty for p in params) and args and not any(
+                    p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL) for p in params):
+                lines.append("%s = _OWNER_.%s(%s)" % (n, n, ", ".join(args)))
+                bound.add(n)
+        return lines
 
     def inherited_scenarios(self, owner, leaf, kind):
         """The member on instances of concrete subclasses that inherit it as it is (``Gamma(...).stddev`` for

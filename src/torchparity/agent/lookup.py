@@ -100,7 +100,8 @@ def locate(name, backend_module=""):
         try:
             return walk(name)
         except NotFound as exc:
-            return _moved(name, exc, roots)
+            hit = _shadowed(name, exc)
+            return hit if hit is not None else _moved(name, exc, roots)
     candidates = _pick(_search(name, roots))
     if len(candidates) == 1:
         hit = list(candidates.values())[0]
@@ -121,6 +122,29 @@ def locate(name, backend_module=""):
             if exc.furthest.count(".") > furthest.count("."):
                 furthest, missing, suggestions = exc.furthest, exc.missing, exc.suggestions
     raise NotFound(name, furthest, missing, suggestions)
+
+
+def _shadowed(name, exc):
+    """A module its parent hides behind an object of the same name: ``torch.autograd.gradcheck`` is the
+    function, and the module ``torch.autograd.gradcheck`` holds ``gradcheck.gradcheck``. Found only where
+    the name reaches the hiding object itself, which is then spelled by the path that reaches it (a path
+    through the hidden module cannot be written in a test); None otherwise."""
+    mod = sys.modules.get(exc.furthest)
+    if not isinstance(mod, types.ModuleType) or not name.startswith(exc.furthest + "."):
+        return None
+    hiding = try_walk(exc.furthest)
+    if hiding is None or hiding.obj is mod:
+        return None
+    obj = mod
+    for part in name[len(exc.furthest) + 1:].split("."):
+        try:
+            obj = getattr(obj, part)
+        except Exception:
+            return None
+    if obj is not hiding.obj:
+        return None
+    hiding.via = "%s is hidden by the object of its name, which is %s" % (exc.furthest, name)
+    return hiding
 
 
 #: a missing segment this close to a name that exists is a typo, never a moved module

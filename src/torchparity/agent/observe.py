@@ -7,6 +7,7 @@ repeats: ``["eq", "result.name", "\"linear\""]``, ``["tensor", "result[0]",
 type, length, shape and public attributes instead.
 """
 
+import enum
 import inspect
 import os
 import re
@@ -118,6 +119,19 @@ class Observer(object):
             self.add("eq", "len(%s)" % expr, str(len(value)))
             for i, item in enumerate(value[:MAX_ITEMS]):
                 self.observe(item, "%s[%d]" % (expr, i), depth + 1)
+            return
+        storages = tuple(c for c in (getattr(torch, "UntypedStorage", None),
+                                     getattr(getattr(torch, "storage", None), "TypedStorage", None)) if c)
+        if storages and isinstance(value, storages) and value.nbytes() <= 64:
+            self._type(value, expr)  # a small storage: its device and its values
+            self.add("eq", "%s.device.type" % expr, repr(value.device.type))
+            src = _literal(value.cpu().tolist(), torch)
+            if src is not None:
+                self.add("eq", "%s.cpu().tolist()" % expr, src)
+            return
+        if isinstance(value, enum.Enum):  # a member: its class and its name
+            self._type(value, expr)
+            self.add("eq", "%s.name" % expr, repr(value.name))
             return
         src = _literal(value, torch)
         if src is not None:

@@ -83,6 +83,7 @@ _HANDLER = ("handler = %srendezvous.dynamic_rendezvous.DynamicRendezvousHandler.
 _SPEC = ("spec = %sagent.server.api.WorkerSpec(role=\"trainer\", local_world_size=1, rdzv_handler=handler, "
          "entrypoint=\"echo\", args=(\"torchparity\",))" % _E)
 RECIPES.update({
+    _E + "agent.server.api.WorkerSpec": (_HANDLER, _SPEC),
     "torch._C._distributed_c10d.Store": ("store = torch.distributed.HashStore()",),
     "torch.distributed.Store": ("store = torch.distributed.HashStore()",),
     "torch.distributed.distributed_c10d.Store": ("store = torch.distributed.HashStore()",),
@@ -121,6 +122,36 @@ RECIPES["torch.distributed.nn.api.remote_module.RemoteModule"] = (
 RECIPES["torch.distributed.device_mesh.DeviceMesh"] = (
     "torch.distributed.get_world_size()", "mesh = torch.distributed.device_mesh.init_device_mesh(DEVICE.type, (1,), mesh_dim_names=(\"dp\",))",)
 RECIPES.update({"torch._C._distributed_c10d.GradBucket": _GRAD_BUCKET, "torch.distributed.GradBucket": _GRAD_BUCKET})
+#: containers holding one entry (a member that empties or reads them has something to act on)
+RECIPES.update({
+    "torch.nn.modules.container.ParameterDict": (
+        "params = _OWNER_({\"weight\": torch.nn.Parameter(torch.tensor([1.0, -2.0], device=DEVICE))})",),
+    "torch.nn.modules.container.ParameterList": (
+        "params = _OWNER_([torch.nn.Parameter(torch.tensor([1.0, -2.0], device=DEVICE))])",),
+    "torch.nn.modules.container.ModuleDict": ("modules = _OWNER_({\"linear\": torch.nn.Linear(3, 2, device=DEVICE)})",),
+    "torch.nn.modules.container.ModuleList": ("modules = _OWNER_([torch.nn.Linear(3, 2, device=DEVICE)])",),
+    # a package written first, holding one pickled object
+    "torch.package.package_importer.PackageImporter": (
+        "path = os.path.join(_TMP_, \"probe.pt\")", "exporter = torch.package.PackageExporter(path)",
+        "exporter.save_pickle(\"probe\", \"obj.pkl\", {\"a\": 1})", "exporter.close()",
+        "importer = _OWNER_(path)"),
+    # a child that failed with exit code 1 and left no error file
+    "torch.distributed.elastic.multiprocessing.errors.ChildFailedError": (
+        "error = _OWNER_(\"trainer\", {0: torch.distributed.elastic.multiprocessing.errors.ProcessFailure("
+        "local_rank=0, pid=1, exitcode=1, error_file=\"\")})",),
+})
+#: a module sharded by FSDP over the probe's one-process group (on the device under test, which FSDP needs
+#: named on a CPU), after one backward pass
+RECIPES["torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel"] = (
+    "torch.distributed.get_world_size()", "torch.manual_seed(0)",
+    "fsdp = _OWNER_(torch.nn.Linear(3, 2).to(DEVICE), device_id=DEVICE)",
+    "fsdp(torch.ones(1, 3, device=DEVICE)).sum().backward()")
+#: torch.monitor: a stat that has seen two values, an event with a fixed time and data
+RECIPES["torch._C._monitor.Stat"] = (
+    "stat = _OWNER_(\"probe.stat\", [torch.monitor.Aggregation.SUM, torch.monitor.Aggregation.COUNT], "
+    "datetime.timedelta(seconds=60))", "stat.add(2.0)", "stat.add(3.5)")
+RECIPES["torch._C._monitor.Event"] = (
+    "event = _OWNER_(\"probe.event\", datetime.datetime(2026, 1, 2, 3, 4, 5), {\"loss\": 0.5, \"step\": 3})",)
 
 #: distributions whose parameters must agree in shape or be positive definite (a covariance, a mixture)
 _COV = "torch.tensor([[2.0, 1.0], [1.0, 3.0]], device=DEVICE)"
@@ -166,6 +197,13 @@ MORE_RECIPES = {
     "torch.nn.parameter.Parameter": ((_PARAM, _BACKWARD),),
     "torch.Tensor": (("x = torch.tensor([1.0, -2.0, 3.0], device=DEVICE, requires_grad=True)",
                       "(x * x).sum().backward()"),),
+    # a rendezvous backend that holds a state already (``get_state`` has something to give back)
+    "torch.distributed.elastic.rendezvous.dynamic_rendezvous.RendezvousBackend": (
+        ("backend = torch.distributed.elastic.rendezvous.c10d_rendezvous_backend.C10dRendezvousBackend("
+         "torch.distributed.HashStore(), \"run\")", "backend.set_state(b\"probe-state\")"),),
+    # eight bytes: whole elements of every width up to 8 (``byteswap(dtype)``, a view as int64)
+    "torch.storage.UntypedStorage": (
+        ("storage = torch.arange(1, 9, dtype=torch.uint8, device=DEVICE).untyped_storage()",),),
 }
 
 _TENSORS = ("torch.tensor([1.0, -2.0, 3.0], device=DEVICE)", "torch.arange(6.0, device=DEVICE).reshape(2, 3)",
@@ -226,6 +264,15 @@ POOLS = {
     "store": ("torch.distributed.HashStore()",),
     "dynamo_source": ("torch._dynamo.source.LocalSource(\"x\")",),
     "worker": ("\"worker0\"", "0"),
+    # the probe's one-process group (its process-group pass)
+    "process_group": ("torch.distributed.group.WORLD",),
+    # two normal distributions of one shape (``kl_divergence(p, q)``)
+    "distribution": ("torch.distributions.Normal(torch.tensor([0.0, 1.0], device=DEVICE), torch.tensor([1.0, 2.0], "
+                     "device=DEVICE))",
+                     "torch.distributions.Normal(torch.tensor([0.5, -1.0], device=DEVICE), torch.tensor([2.0, 0.5], "
+                     "device=DEVICE))"),
+    # a function transform's primals and tangents: a tuple of one tensor each
+    "tensor_tuple": ("(torch.tensor([1.0, -2.0, 3.0], device=DEVICE),)", "(torch.tensor([0.5, 1.0, -1.5], device=DEVICE),)"),
 }
 #: a value of no expected type: an invalid call
 INVALID = "object()"
@@ -243,6 +290,7 @@ NAME_HINTS = (
     (r"^probs$", "probs"),
     (r"^(store|\w+_store)$", "store"),
     (r"^source$", "dynamo_source"),
+    (r"^(primals|tangents|cotangents)$", "tensor_tuple"),
     (r"^qconfig$", "qconfig"),
     (r"^nonlinearity$", "nonlinearity"),
     (r"^(expr|sympy_expr|orig_expr)$", "sym_expr"),
@@ -280,7 +328,7 @@ TYPE_HINTS = (
     (r"(List|Sequence|Tuple|Iterable|list|tuple)\[\s*(torch\.)?Tensor", "tensors"), (r"\bTensor\b", "tensor"),
     (r"\bSize\b|\bshape\b", "size"), (r"\bCallable\b|\bcallable\b", "callable"),
     (r"\bPyTree\b|\bpytree\b", "tree"), (r"\bdict\b|\bDict\b|\bMapping\b", "dict"),
-    (r"\bOpOverload\b", "op"), (r"\b[Tt]ype\[", "class"), (r"^\s*(?:bytes|bytearray|(?:collections\.abc\.)?Buffer)\s*$", "bytes"),  # bytes alone, not IO[bytes]
+    (r"\bProcessGroup\b", "process_group"), (r"\bDistribution\b", "distribution"), (r"\bOpOverload\b", "op"), (r"\b[Tt]ype\[", "class"), (r"^\s*(?:bytes|bytearray|(?:collections\.abc\.)?Buffer)\s*$", "bytes"),  # bytes alone, not IO[bytes]
     (r"\bCodeType\b", "code"), (r"\bPath\b|\bPathLike\b|\bpath\b", "path"),
     (r"\blist\b|\btuple\b|\bSequence\b|\bList\b|\bTuple\b|\bIterable\b", "sequence"),
 )

@@ -246,9 +246,19 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
                              device_type, ISOLATED_SECONDS)
     if "module_db" in wants and isinstance(obj, type):  # its sample's forward, where upstream has one
         out["module_db"] = _guard("module_db", module_db_facts, torch, obj)
+    elif "module_db" in wants and _forward_of(torch, res, owner):  # a module class's own forward: its sample
+        out["module_db"] = _guard("module_db", module_db_facts, torch, owner)
     if isinstance(out.get("states"), dict):  # a failed state lookup reads as no states
         out["states"] = []
     return out
+
+
+def _forward_of(torch, res, owner):
+    """Whether the API is the ``forward`` (or ``__call__``) of an nn module class other than Module."""
+    leaf = res["path"].rsplit(".", 1)[-1]
+    module = torch.nn.Module
+    return (leaf in ("forward", "__call__") and isinstance(owner, type) and issubclass(owner, module)
+            and owner is not module)
 
 
 def op_scaffold_facts(ctx, args):

@@ -152,6 +152,8 @@ def measured_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
         imports.append("import os")
     if "tempfile." in text:
         imports.append("import tempfile")
+    if re.search(r"\bdatetime\.", text):
+        imports.append("import datetime")
     floats = "torch.testing.assert_close(" in text and f"rtol={FLOAT_RTOL}" in text
     version = facts.get("torch_version", "")
     summary = (f"{len(valid)} call(s) of {spelling} measured on the CPU with torch {version}, repeated on the "

@@ -53,12 +53,15 @@ def _call(db: dict[str, Any], device: str) -> str:
     return ", ".join(args)
 
 
-def forward_lines(db: dict[str, Any], make: str, device: str) -> list[str]:
-    """The forward on the device against the CPU-measured values and the CPU module."""
+def forward_lines(db: dict[str, Any], make: str, device: str, forward: str = "") -> list[str]:
+    """The forward on the device against the CPU-measured values and the CPU module; ``forward``: the
+    member to call it through (``torch.nn.TransformerEncoderLayer.forward``), else the module is called."""
     outputs = db.get("outputs") or []
+    args = _call(db, device)
+    call = f"{forward}(module, {args})" if forward and args else f"{forward}(module)" if forward else f"module({args})"
     lines = [f"module = {make}.to({device}).eval()", *(x.format(m="module") for x in FILL), *LEAVES,
              "with torch.no_grad():",
-             f"    result = leaves(module({_call(db, device)}))",
+             f"    result = leaves({call})",
              f"self.assertEqual(len(result), {len(outputs)})"]
     for i, out in enumerate(outputs):
         if out is None:

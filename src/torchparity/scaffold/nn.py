@@ -121,7 +121,14 @@ def nn_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     elif MODULE in owner_mro and r.kind in ("method", "property", "attribute"):
         owner = owner_spelling(info)
         kind = _container_kind(owner_mro)
-        if kind and leaf in CONTAINER_MEMBERS[kind]:
+        db = facts.get("module_db") or {}
+        if leaf in ("forward", "__call__") and owner_mro[0] != MODULE and not kind and db.get("found"):
+            make = make_of(db, owner)  # the class's own forward, through a module_db sample of the class
+            forward = f"{owner}.{leaf}" if leaf == "forward" else ""  # named, so the checklist sees the call
+            sources.append(lines_method(test, forward_lines(db, make, device, forward)).source)
+            what = (f"{owner}'s forward on the device on a module_db sample, against values measured on the CPU "
+                    "and the CPU module with the same state")
+        elif kind and leaf in CONTAINER_MEMBERS[kind]:
             sources.append(_container_source(kind, test, owner, owner_mro, members, device))
             what = f"{leaf} within the {owner} container's semantics"
         elif leaf in MODULE_MEMBERS and not kind:

@@ -49,8 +49,11 @@ def optim_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     else:
         if member and leaf not in SCHEDULER_MEMBERS:
             raise CannotDecide(f"no scheduler template for {leaf!r}")
-        source = _macro("scheduler", leaf, owner, device, test=test, SCHED=cls, kwargs=op.get("kwargs", ""),
-                        lrs=op["lrs"], last_lr=op["last_lr"], metric=op.get("metric", ""))
+        kwargs = op.get("kwargs", "")
+        args = op.get("args") or "optimizer" + (", " + kwargs if kwargs else "")
+        epoch = op.get("last_epoch", 3) if "last_epoch" in op else 3
+        source = _macro("scheduler", leaf, owner, device, test=test, SCHED=cls, args=args,
+                        lrs=op["lrs"], last_lr=op["last_lr"], metric=op.get("metric", ""), last_epoch=epoch)
         what = ("three steps over parameters on the device: the learning rates measured on the CPU, "
                 "get_last_lr, and a state_dict round trip")
     methods = split_methods(source)
