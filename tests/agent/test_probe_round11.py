@@ -10,6 +10,7 @@
 * an enum class is probed through its members (in order, by name, by value); a str enum's member is
   held as its text, any enum member by its class and name; a small storage by its device and bytes;
 * a call that an error asks for first (``consolidate_state_dict(to=0)``) is made first;
+* a Node parameter is another node of the receiver's traced graph, whose node names are observed in order;
 * FSDP has a recipe (a one-process group, the module on the device named to FSDP); a static method of
   a module class is given an instance for its model, an optimizer that stepped, and its siblings' results.
 """
@@ -169,3 +170,15 @@ def test_more_recipes(name: str, call: str, check: list | None) -> None:
     sc = out["valid"][0]
     assert sc["call"].startswith(call), sc["call"]
     assert check is None or check in sc["checks"], sc["checks"]
+
+
+@pytest.mark.parametrize("name, call, names", [
+    ("torch.fx.Node.append", "node.append(list(gm.graph.nodes)[0])", "['_0', 'input_1', '_1', 'output']"),
+    ("torch.fx.Node.prepend", "node.prepend(list(gm.graph.nodes)[2])", "['input_1', '_1', '_0', 'output']"),
+])
+def test_a_node_parameter_is_another_node_of_the_traced_graph(name: str, call: str, names: str) -> None:
+    """Its effect shows in the order of the graph's node names (two call_module nodes swapped)."""
+    out = _facts(name)
+    calls = {sc["call"]: sc["checks"] for sc in out["valid"]}
+    assert call in calls, list(calls)
+    assert ["eq", "[n.name for n in gm.graph.nodes]", names] in calls[call]

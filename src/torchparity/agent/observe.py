@@ -184,6 +184,9 @@ class Observer(object):
             if graph is not None and hasattr(graph, "nodes") and not callable(graph.nodes):
                 ops = [str(n.op) for n in graph.nodes]
                 self.add("eq", "[n.op for n in %s.graph.nodes]" % expr, _literal(ops, torch) or "[]")
+                if len(ops) <= 16:  # their names in order: a node moved among nodes of one op shows
+                    names = [str(n.name) for n in graph.nodes]
+                    self.add("eq", "[n.name for n in %s.graph.nodes]" % expr, _literal(names, torch) or "[]")
         except Exception:
             pass
         try:

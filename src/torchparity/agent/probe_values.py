@@ -265,6 +265,8 @@ POOLS = {
     "dynamo_source": ("torch._dynamo.source.LocalSource(\"x\")",),
     "worker": ("\"worker0\"", "0"),
     # the probe's one-process group (its process-group pass)
+    # another node of the receiver's traced graph (where the setup traced one), else a graph's own placeholder
+    "fx_node": ("list(gm.graph.nodes)[0]", "list(gm.graph.nodes)[2]", "torch.fx.Graph().placeholder(\"y\")"),
     "process_group": ("torch.distributed.group.WORLD",),
     # two normal distributions of one shape (``kl_divergence(p, q)``)
     "distribution": ("torch.distributions.Normal(torch.tensor([0.0, 1.0], device=DEVICE), torch.tensor([1.0, 2.0], "
@@ -328,7 +330,7 @@ TYPE_HINTS = (
     (r"(List|Sequence|Tuple|Iterable|list|tuple)\[\s*(torch\.)?Tensor", "tensors"), (r"\bTensor\b", "tensor"),
     (r"\bSize\b|\bshape\b", "size"), (r"\bCallable\b|\bcallable\b", "callable"),
     (r"\bPyTree\b|\bpytree\b", "tree"), (r"\bdict\b|\bDict\b|\bMapping\b", "dict"),
-    (r"\bProcessGroup\b", "process_group"), (r"\bDistribution\b", "distribution"), (r"\bOpOverload\b", "op"), (r"\b[Tt]ype\[", "class"), (r"^\s*(?:bytes|bytearray|(?:collections\.abc\.)?Buffer)\s*$", "bytes"),  # bytes alone, not IO[bytes]
+    (r"^\s*(?:torch\.fx\.(?:node\.)?)?['\"]?Node['\"]?\s*$", "fx_node"), (r"\bProcessGroup\b", "process_group"), (r"\bDistribution\b", "distribution"), (r"\bOpOverload\b", "op"), (r"\b[Tt]ype\[", "class"), (r"^\s*(?:bytes|bytearray|(?:collections\.abc\.)?Buffer)\s*$", "bytes"),  # bytes alone, not IO[bytes]
     (r"\bCodeType\b", "code"), (r"\bPath\b|\bPathLike\b|\bpath\b", "path"),
     (r"\blist\b|\btuple\b|\bSequence\b|\bList\b|\bTuple\b|\bIterable\b", "sequence"),
 )
