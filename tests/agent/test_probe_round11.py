@@ -10,6 +10,7 @@
 * an enum class is probed through its members (in order, by name, by value); a str enum's member is
   held as its text, any enum member by its class and name; a small storage by its device and bytes;
 * a call that an error asks for first (``consolidate_state_dict(to=0)``) is made first;
+* a parameter named ``parameters`` is given parameters holding gradients when plain tensors find no call;
 * a Node parameter is another node of the receiver's traced graph, whose node names are observed in order;
 * FSDP has a recipe (a one-process group, the module on the device named to FSDP); a static method of
   a module class is given an instance for its model, an optimizer that stepped, and its siblings' results.
@@ -182,3 +183,11 @@ def test_a_node_parameter_is_another_node_of_the_traced_graph(name: str, call: s
     calls = {sc["call"]: sc["checks"] for sc in out["valid"]}
     assert call in calls, list(calls)
     assert ["eq", "[n.name for n in gm.graph.nodes]", names] in calls[call]
+
+
+def test_parameters_are_given_gradients_when_plain_tensors_find_no_call() -> None:
+    out = _facts("torch.nn.utils.clip_grad_value_")
+    assert out["valid"], out["problem"]
+    sc = out["valid"][0]
+    assert sc["setup"][0].startswith("parameters = [torch.nn.Parameter(")
+    assert ["tensor", "parameters[0].grad", "torch.tensor([0.25, -0.5, 0.5], dtype=torch.float32)"] in sc["checks"]

@@ -1076,6 +1076,9 @@ class Engine(object):
             if entered and holder is None:  # an invalid call left X entered: the test leaves it
                 for sc in invalid:
                     sc.teardown = ["_API_(entered)"]
+            named = _named_setup(obj) if not (valid or setup or holder is not None) else None
+            if named and not self.out_of_time():  # ``clip_grad_value_(parameters, ...)``: parameters with gradients
+                valid, invalid = self.call_scenarios(list(named), "_API_", obj)
             if not valid and holder is None and not getters:
                 valid = self.registry_scenarios(obj)
             return valid, invalid
@@ -1532,6 +1535,18 @@ def _bound_var(lines):
         if m:
             return m.group(1)
     return ""
+
+
+def _named_setup(fn):
+    """The setup ``pv.NAMED_SETUPS`` has for one of ``fn``'s parameter names (it binds that name), or None."""
+    try:
+        names = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return None
+    for name in names:
+        if name in pv.NAMED_SETUPS:
+            return pv.NAMED_SETUPS[name]
+    return None
 
 
 def _device_checks(checks):

@@ -276,6 +276,14 @@ POOLS = {
     # a function transform's primals and tangents: a tuple of one tensor each
     "tensor_tuple": ("(torch.tensor([1.0, -2.0, 3.0], device=DEVICE),)", "(torch.tensor([0.5, 1.0, -1.5], device=DEVICE),)"),
 }
+#: setups binding a parameter of that name, tried when no call with the pools' values worked: parameters
+#: that hold gradients (what ``clip_grad_value_`` and ``clip_grad_norm_`` act on)
+NAMED_SETUPS = {
+    "parameters": ("parameters = [torch.nn.Parameter(torch.tensor([1.0, -2.0, 3.0], device=DEVICE)), "
+                   "torch.nn.Parameter(torch.tensor([0.5, 4.0], device=DEVICE))]",
+                   "parameters[0].grad = torch.tensor([0.25, -3.0, 2.0], device=DEVICE)",
+                   "parameters[1].grad = torch.tensor([-0.5, 1.5], device=DEVICE)"),
+}
 #: a value of no expected type: an invalid call
 INVALID = "object()"
 
