@@ -72,6 +72,9 @@ class Observer(object):
         #: id(object) -> variable name: a value that is one of them is checked by identity
         self.named = named or {}
         self.checks = []
+        #: the storage classes this torch has (a small storage is held by its bytes)
+        self.storages = tuple(c for c in (getattr(torch, "UntypedStorage", None),
+                                          getattr(getattr(torch, "storage", None), "TypedStorage", None)) if c)
 
     def add(self, kind, expr, payload):
         if len(self.checks) < MAX_CHECKS:
@@ -120,18 +123,15 @@ class Observer(object):
             for i, item in enumerate(value[:MAX_ITEMS]):
                 self.observe(item, "%s[%d]" % (expr, i), depth + 1)
             return
-        storages = tuple(c for c in (getattr(torch, "UntypedStorage", None),
-                                     getattr(getattr(torch, "storage", None), "TypedStorage", None)) if c)
-        if storages and isinstance(value, storages) and value.nbytes() <= 64:
+        if self.storages and isinstance(value, self.storages) and value.nbytes() <= 64:
             self._type(value, expr)  # a small storage: its device and its values
             self.add("eq", "%s.device.type" % expr, repr(value.device.type))
             src = _literal(value.cpu().tolist(), torch)
             if src is not None:
                 self.add("eq", "%s.cpu().tolist()" % expr, src)
             return
-        if isinstance(value, enum.Enum):  # a member: its class and its name
-            self._type(value, expr)
-            self.add("eq", "%s.name" % expr, repr(value.name))
+        if isinstance(value, enum.Enum):  # before its text or number: a member is held by class and name
+            self._structure(value, expr, depth)
             return
         src = _literal(value, torch)
         if src is not None:
@@ -293,7 +293,8 @@ class Observer(object):
     def _structure(self, value, expr, depth):
         self._type(value, expr)
         enum_name = getattr(value, "name", None)
-        if type(getattr(type(value), "__members__", None)) is dict and isinstance(enum_name, str):
+        members = getattr(type(value), "__members__", None)  # a pybind11 enum's dict, an Enum's mapping proxy
+        if isinstance(members, (dict, types.MappingProxyType)) and isinstance(enum_name, str):
             self.add("eq", "%s.name" % expr, _literal(enum_name, self.torch) or repr(enum_name))
             return
         if isinstance(value, dict):
