@@ -134,7 +134,10 @@ _WANTED_KINDS = ((r"expected an? code object|must be a code object", "code"),
                  (r"does not require grad|doesn't require grad|does not have a grad_fn", "grad_tensor"),
                  (r"isFunctionalTensor\(", "functional_tensor"),
                  (r"(?:batch(?:es)? of )?square matri|must have at least 2 dimensions", "square_matrix"),
-                 (r"could not find destination (?:name|id)", "worker"))  # an RPC's ``to``
+                 (r"could not find destination (?:name|id)", "worker"),  # an RPC's ``to``
+                 # the function given to ``hvp``, ``vhp``, ``hessian``: one of a tensor to a scalar
+                 (r"(?:returned by|given to) .*should (?:contain|return) (?:a Tensor with )?a single element",
+                  "scalar_fn"))
 
 
 def choices_named(message):
@@ -516,7 +519,7 @@ class Engine(object):
                 for line in self.prelude + scenario.setup:
                     _load_modules(line)
                     exec(compile(line, "<setup>", "exec"), ns)
-                before = dict((v, observe(self.torch, ns[v], v)) for v in scenario.watch if v in ns)
+                before = dict((v, observe(self.torch, ns[v], v, wide=True)) for v in scenario.watch if v in ns)
                 before["_TMP_"] = sorted(os.listdir(tmp))
                 for getter in list(scenario.getters):
                     try:
@@ -646,7 +649,7 @@ class Engine(object):
                 checks += self._called(value, ns)
             for var in scenario.watch:
                 if var in ns:
-                    after = observe(self.torch, ns[var], var)
+                    after = observe(self.torch, ns[var], var, wide=True)
                     checks += [c for c in after if c not in before.get(var, [])]
             for getter in scenario.getters:  # the state a setter set, whatever it was before
                 if scenario.context:  # inside the ``with``; after it, the state is back
@@ -656,9 +659,26 @@ class Engine(object):
                     checks += observe(self.torch, ns["__getter__" + getter], getter)
             if ns.get("__files__") != before["_TMP_"]:
                 checks.append(["eq", "sorted(os.listdir(_TMP_))", repr(ns["__files__"])])
-            return checks
+            return checks + self._read_back(ns, value, scenario)
 
         return look
+
+    def _read_back(self, ns, value, scenario):
+        """``seed()`` returns a number drawn afresh each time, and ``initial_seed()`` reads it back after:
+        a check that the getter named for the API (``initial_<leaf>``, ``get_<leaf>``) gives the result."""
+        if scenario.statement or not isinstance(value, int) or isinstance(value, bool):
+            return []
+        leaf = str(self.res.get("path", "")).rsplit(".", 1)[-1]
+        homes = [scenario.receiver] if scenario.receiver else ["torch"]
+        for home in homes:
+            for name in ("initial_%s" % leaf, "get_%s" % leaf):
+                src = "%s.%s()" % (home, name)
+                try:
+                    if home in ns and eval(src, ns) == value:
+                        return [["eq", src, "result"]]
+                except Exception:
+                    continue
+        return []
 
     def _called(self, fn, ns):
         """Checks of what a returned function gives for a tensor (a wrapper, a decorator's result)."""
@@ -677,6 +697,10 @@ class Engine(object):
     def _type_hint(self, message):
         for name in _wanted_names(message):  # an optional parameter the call needs after all: given next round
             self.type_errors["+" + name] = "given"
+        # a parameter no signature named, asked for by the call (``from_buffer(b"..")``: "byte_order (pos 2)")
+        m = re.search(r"missing required argument '([A-Za-z_]\w*)' \(pos \d+\)", message)
+        if m:
+            self.type_errors["+" + m.group(1)] = "missing"
         for pattern, key in _INDEX_ERRORS:  # a tensor of indices, by the argument's place or name
             m = re.search(pattern, message)
             if m:
@@ -900,6 +924,14 @@ class Engine(object):
             if not valid:  # ``*primals`` given one value in the next round
                 fresh.update(("+" + p["name"], "given") for p in params
                              if p["kind"] == "vararg" and "+" + p["name"] not in hints)
+                # asked for by name and in no signature (``from_buffer``'s "byte_order (pos 2)", "argument
+                # 'dtype' cannot be None"): the next round passes it too, after those named
+                asked = [(k[1:], v) for k, v in self.type_errors.items() if k.startswith("+") and k[1:] not in names]
+                if asked and not [p for p in params if p["kind"] == "var"]:
+                    params = params + [{"name": n, "kind": "positional" if v == "missing" else "keyword",
+                                        "has_default": False, "default_bool": False, "annotation": ""}
+                                       for n, v in asked]
+                    fresh.update(("+" + n, "given") for n, _ in asked)
             if valid or not fresh or self.out_of_time():
                 return valid, invalid
             hints.update(fresh)
@@ -910,7 +942,9 @@ class Engine(object):
         doc = _doc_types(getattr(fn, "__doc__", None))
         pools = []
         keys = self._receiver_keys(setup) if receiver else []
-        dims = pv.spatial_dims(str(getattr(fn, "__name__", "") or self.res.get("path", "").rsplit(".", 1)[-1]))
+        # named for its dims, or a method of a class that is (``ConvBnReLU2d.forward``)
+        dims = (pv.spatial_dims(str(getattr(fn, "__name__", "") or ""))
+                or pv.spatial_dims(str(self.res.get("path", "")).rsplit(".", 1)[-1]))
         # what the receiver's setup made under a parameter's name is that parameter's first value (the module
         # a pruning method was applied to, for its ``remove(module)``)
         made = set(re.findall(r"^([A-Za-z_][A-Za-z0-9_]*) =", "\n".join(setup), re.M)) - set([receiver])
@@ -1079,6 +1113,9 @@ class Engine(object):
             named = _named_setup(obj) if not (valid or setup or holder is not None) else None
             if named and not self.out_of_time():  # ``clip_grad_value_(parameters, ...)``: parameters with gradients
                 valid, invalid = self.call_scenarios(list(named), "_API_", obj)
+                # each value the setup made is passed (a download left to its default folder writes in $HOME)
+                names = set(re.findall(r"^([A-Za-z_]\w*) =", "\n".join(named), re.M))
+                valid = [sc for sc in valid if all(re.search(r"\b%s\b" % n, sc.call) for n in names)]
             if not valid and holder is None and not getters:
                 valid = self.registry_scenarios(obj)
             return valid, invalid
@@ -1204,7 +1241,8 @@ class Engine(object):
             return [], []
         ctor = valid[0].call
         methods = 0
-        for name in sorted(n for n in dir(cls) if not n.startswith("_")):
+        # a module's forward first: what the module computes says more than what its container does
+        for name in sorted((n for n in dir(cls) if not n.startswith("_")), key=lambda n: (n != "forward", n)):
             if methods >= MAX_METHODS or self.out_of_time():
                 break
             member = inspect.getattr_static(cls, name, None)
@@ -1538,15 +1576,13 @@ def _bound_var(lines):
 
 
 def _named_setup(fn):
-    """The setup ``pv.NAMED_SETUPS`` has for one of ``fn``'s parameter names (it binds that name), or None."""
+    """The setups ``pv.NAMED_SETUPS`` has for ``fn``'s parameter names (each binds its name), joined, or None."""
     try:
         names = list(inspect.signature(fn).parameters)
     except (TypeError, ValueError):
         return None
-    for name in names:
-        if name in pv.NAMED_SETUPS:
-            return pv.NAMED_SETUPS[name]
-    return None
+    lines = [line for name in names for line in pv.NAMED_SETUPS.get(name, ())]
+    return tuple(lines) or None
 
 
 def _device_checks(checks):
@@ -1825,10 +1861,18 @@ def probe_facts(torch, res, obj, owner, device_type, baseline=(), each_call=Fals
     engine = Engine(torch, res, obj, owner, device_type)
     engine.baseline = baseline
     engine.each_call = each_call and fork_safe(device_type)
+    # a download a guessed call makes (``load_url("weight")``) lands in a folder of the probe's, not in $HOME
+    home = os.environ.get("TORCH_HOME")
+    os.environ["TORCH_HOME"] = tempfile.mkdtemp(prefix="torchparity-home-")
     try:
         return _probe_with(engine, torch, res)
     finally:  # the next API reaching the same submodule must find it missing too, and name it in its imports
         _forget_submodules(engine.submodules)
+        shutil.rmtree(os.environ["TORCH_HOME"], ignore_errors=True)
+        if home is None:
+            os.environ.pop("TORCH_HOME", None)
+        else:
+            os.environ["TORCH_HOME"] = home
 
 
 def _forget_submodules(names):

@@ -67,8 +67,12 @@ def is_iterator(value):
 
 
 class Observer(object):
-    def __init__(self, torch, named=None):
+    def __init__(self, torch, named=None, wide=False):
         self.torch = torch
+        #: every plain attribute of the top object, not the first few (a watched object: what a call changed
+        #: in it may come late in the alphabet, ``profile.step_num``)
+        self.wide = wide
+        self.limit = MAX_CHECKS * 4 if wide else MAX_CHECKS
         #: id(object) -> variable name: a value that is one of them is checked by identity
         self.named = named or {}
         self.checks = []
@@ -77,7 +81,7 @@ class Observer(object):
                                           getattr(getattr(torch, "storage", None), "TypedStorage", None)) if c)
 
     def add(self, kind, expr, payload):
-        if len(self.checks) < MAX_CHECKS:
+        if len(self.checks) < self.limit:
             self.checks.append([kind, expr, payload])
 
     def observe(self, value, expr, depth=0):
@@ -329,7 +333,10 @@ class Observer(object):
             attrs = [(n, a) for n, a in attrs if _literal(a, self.torch) is not None]
         plain = [(n, a) for n, a in attrs if _literal(a, self.torch) is not None]
         rest = [(n, a) for n, a in attrs if (n, a) not in plain]
-        for name, attr in (plain + rest)[:MAX_ITEMS]:
+        shown = (plain + rest)[:MAX_ITEMS]
+        if self.wide and depth == 0:
+            shown = plain + rest[:max(0, MAX_ITEMS - len(plain))]
+        for name, attr in shown:
             self.observe(attr, "%s.%s" % (expr, name), depth + 1)
 
 
@@ -378,7 +385,7 @@ def _public_attrs(value):
     return out
 
 
-def observe(torch, value, expr, named=None):
-    obs = Observer(torch, named)
+def observe(torch, value, expr, named=None, wide=False):
+    obs = Observer(torch, named, wide)
     obs.observe(value, expr)
     return obs.checks

@@ -196,11 +196,19 @@ _BACKWARD = "(param * param).sum().backward()"
 MORE_RECIPES = {
     "torch.nn.parameter.Parameter": ((_PARAM, _BACKWARD),),
     "torch.Tensor": (("x = torch.tensor([1.0, -2.0, 3.0], device=DEVICE, requires_grad=True)",
-                      "(x * x).sum().backward()"),),
+                      "(x * x).sum().backward()"),
+                     # a scalar result of a graph (``backward`` fills the leaf's gradient)
+                     ("leaf = torch.tensor([1.0, -2.0, 3.0], device=DEVICE, requires_grad=True)",
+                      "x = (leaf * leaf).sum()")),
     # a rendezvous backend that holds a state already (``get_state`` has something to give back)
     "torch.distributed.elastic.rendezvous.dynamic_rendezvous.RendezvousBackend": (
         ("backend = torch.distributed.elastic.rendezvous.c10d_rendezvous_backend.C10dRendezvousBackend("
          "torch.distributed.HashStore(), \"run\")", "backend.set_state(b\"probe-state\")"),),
+    # a profiler that recorded one matrix product (what ``key_averages`` and the exports have to show)
+    "torch.profiler.profiler._KinetoProfile": (
+        ("profiler = _OWNER_(activities=[torch.profiler.ProfilerActivity.CPU], record_shapes=True)",
+         "profiler.start()", "torch.mm(torch.ones(2, 3, device=DEVICE), torch.ones(3, 2, device=DEVICE))",
+         "profiler.stop()"),),
     # eight bytes: whole elements of every width up to 8 (``byteswap(dtype)``, a view as int64)
     "torch.storage.UntypedStorage": (
         ("storage = torch.arange(1, 9, dtype=torch.uint8, device=DEVICE).untyped_storage()",),),
@@ -273,6 +281,19 @@ POOLS = {
                      "device=DEVICE))",
                      "torch.distributions.Normal(torch.tensor([0.5, -1.0], device=DEVICE), torch.tensor([2.0, 0.5], "
                      "device=DEVICE))"),
+    # the parts a fused module is made of (``LinearReLU(linear, relu)``, ``ConvBn2d(conv, bn)``): of each width
+    "conv_layer": tuple("torch.nn.Conv%dd(2, 2, 1, device=DEVICE)" % n for n in (1, 2, 3)),
+    "norm_layer": tuple("torch.nn.BatchNorm%dd(2, device=DEVICE)" % n for n in (1, 2, 3)),
+    "linear_layer": ("torch.nn.Linear(3, 2, device=DEVICE)",),
+    "relu_layer": ("torch.nn.ReLU()",),
+    "leaky_relu_layer": ("torch.nn.LeakyReLU(0.1)",),
+    "tanh_layer": ("torch.nn.Tanh()",),
+    # a relaxed distribution's temperature: one positive number (it broadcasts with any parameter)
+    "temperature": ("torch.tensor(0.5, device=DEVICE)",),
+    # the order of a buffer's bytes (``from_buffer``): one that reads alike on every host first
+    "byte_order": ("\"little\"", "\"big\""),
+    # a function of one tensor to a scalar, with a nonzero second derivative (``hvp``, ``hessian``)
+    "scalar_fn": ("lambda x: (x ** 3).sum()",),
     # a function transform's primals and tangents: a tuple of one tensor each
     "tensor_tuple": ("(torch.tensor([1.0, -2.0, 3.0], device=DEVICE),)", "(torch.tensor([0.5, 1.0, -1.5], device=DEVICE),)"),
 }
@@ -283,6 +304,16 @@ NAMED_SETUPS = {
                    "torch.nn.Parameter(torch.tensor([0.5, 4.0], device=DEVICE))]",
                    "parameters[0].grad = torch.tensor([0.25, -3.0, 2.0], device=DEVICE)",
                    "parameters[1].grad = torch.tensor([-0.5, 1.5], device=DEVICE)"),
+    # a checkpoint behind a file URL, and a folder to download it into (``load_state_dict_from_url``: no
+    # network, and nothing written outside the probe's folder)
+    "url": ("torch.save({\"weight\": torch.tensor([1.0, -2.0, 3.0])}, os.path.join(_TMP_, \"weights.pt\"))",
+            "url = \"file://\" + os.path.join(_TMP_, \"weights.pt\")"),
+    "model_dir": ("model_dir = os.path.join(_TMP_, \"checkpoints\")",),
+    # a batch of one 2-D affine matrix (a shear) and the 4-D size of its output grid (``affine_grid``)
+    "theta": ("theta = torch.tensor([[[1.0, 0.5, 0.0], [0.0, 1.0, 0.25]]], device=DEVICE)",),
+    "size": ("size = (1, 1, 2, 3)",),
+    # a flat vector of as many values as those parameters hold (``vector_to_parameters(vec, parameters)``)
+    "vec": ("vec = torch.tensor([2.0, 0.0, -1.0, 3.0, 5.0], device=DEVICE)",),
 }
 #: a value of no expected type: an invalid call
 INVALID = "object()"
@@ -298,6 +329,8 @@ NAME_HINTS = (
     (r"^(buffer|buf|data_bytes|raw|byte_data)$", "bytes"),
     (r"^(worker_name|dst_worker_name|owner_name)$", "worker"),
     (r"^probs$", "probs"),
+    (r"^temperature$", "temperature"),
+    (r"^byte_order$", "byte_order"),
     (r"^(store|\w+_store)$", "store"),
     (r"^source$", "dynamo_source"),
     (r"^(primals|tangents|cotangents)$", "tensor_tuple"),
@@ -307,6 +340,8 @@ NAME_HINTS = (
     (r"^(tensorlistlist|tensor_lists|nested_tensors)$", "tensor_lists"),
     (r"^indices$", "index_tuple"),
     (r"^(gm|graph_module)$", "graph_module"),
+    (r"^conv$", "conv_layer"), (r"^(bn|batch_norm)$", "norm_layer"), (r"^linear$", "linear_layer"),
+    (r"^relu$", "relu_layer"), (r"^leaky_relu$", "leaky_relu_layer"), (r"^tanh$", "tanh_layer"),
     (FRESH_CLASS_NAMES, "fresh_class"),
     (r"^(\w+_cls|\w+_class|module_type)$", "class"),
     (r"^(module|mod|model|root|submodule|net)$", "module"),
@@ -318,7 +353,7 @@ NAME_HINTS = (
     (r"(shape|sizes?|strides?)$", "size"),
     (r"^(dim|dims|axis|in_dim|out_dim|level|index|idx|n|k|num\w*|count|rank|world_size|seed|step|"
      r"batch_size|num_replicas|priority|port|timeout|max_\w+|min_\w+|\w+_size|\w+_count)$", "int"),
-    (r"^(path|file|filename|dir|directory|folder|checkpoint_id|root_dir|\w*_path|\w*_dir)$", "path"),
+    (r"^(path|file|filename|dir|directory|folder|checkpoint_id|root_dir|dst|\w*_path|\w*_dir)$", "path"),
     (r"(name|prefix|key|qualname|attr|target|tag|group|suffix|label|msg|message|string|fmt|text|"
      r"backend_str|op_name)$", "str"),
     (r"^(enabled?|mode|flag|strict|inplace|recurse|keep_vars|verbose|allow_\w+|use_\w+|is_\w+|"
@@ -343,7 +378,7 @@ TYPE_HINTS = (
     (r"\blist\b|\btuple\b|\bSequence\b|\bList\b|\bTuple\b|\bIterable\b", "sequence"),
 )
 #: name categories that narrow an annotation's category, tried before it
-NARROWING = ("probs",)
+NARROWING = ("probs", "temperature")
 #: categories tried for a parameter nothing hints at
 ANY = ("tensor", "int", "bool", "str", "none", "sequence", "dict")
 
