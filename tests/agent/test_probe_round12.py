@@ -12,6 +12,13 @@
 * a watched object is observed whole (``profile.step_num`` comes late in the alphabet);
 * a profiler that recorded a product is a receiver (``key_averages``);
 * a number drawn afresh each call is checked against the getter named for the API (``initial_seed``);
+* a library's own BaseException (``CheckpointException``) is an error of the call, not the probe's end;
+* a ``process_group`` parameter is the world group by its name alone; a ``bucket`` is a DDP gradient bucket;
+* ``models`` are two modules of one architecture (``stack_module_state``);
+* a tensor's receivers include small non-negative integers (``bincount``);
+* a class whose recipes reach an instance another way (``torch.Tensor``'s) is still constructed itself;
+* a name through a module hidden by a function reaches the sibling its parent exports
+  (``torch.autograd.gradcheck.gradgradcheck`` is ``torch.autograd.gradgradcheck``);
 * a parameter an error names and no signature lists (``byte_order (pos 2)``, ``'dtype' cannot be None``)
   is passed in the next round.
 """
@@ -52,9 +59,12 @@ def test_a_fused_module_is_built_from_its_parts_and_its_forward_comes_first(
         name: str, ctor: str, call: str, shape: str) -> None:
     out = _facts(name)
     assert out["valid"], out["problem"]
-    assert out["valid"][0]["call"] == ctor
-    assert out["valid"][1]["call"] == call  # before add_module, append, apply
-    assert ["eq", "result.shape", f"torch.Size({shape})"] in out["valid"][1]["checks"]
+    calls = [sc["call"] for sc in out["valid"]]
+    assert calls[0] == ctor, calls
+    assert call in calls, calls
+    assert all(calls.index(call) < i for i, c in enumerate(calls) if ".add_module(" in c)  # forward first
+    sc = out["valid"][calls.index(call)]
+    assert ["eq", "result.shape", f"torch.Size({shape})"] in sc["checks"]
 
 
 def test_a_function_that_must_give_one_element_is_given_a_scalar_function() -> None:
@@ -138,3 +148,46 @@ def test_named_setups_join() -> None:
     assert lines[0].startswith("vec = ")
     assert any(line.startswith("parameters = ") for line in lines)
     assert fp._named_setup(lambda x: x) is None
+
+
+def test_a_base_exception_of_the_library_is_an_error_of_the_call() -> None:
+    """``save_state_dict("x", writer)`` raises CheckpointException, a BaseException: the probe goes on."""
+    calls = _calls("torch.distributed.checkpoint.state_dict_saver.save_state_dict")
+    sc = calls["_API_(state_dict, storage_writer)"]
+    assert "storage_writer = torch.distributed.checkpoint.FileSystemWriter(_TMP_)" in sc["setup"]
+    assert ["eq", "result.version", "'1.0.0'"] in sc["checks"]
+
+
+def test_a_comm_hook_is_given_a_state_for_the_world_group_and_a_gradient_bucket() -> None:
+    calls = _calls("torch.distributed.algorithms.ddp_comm_hooks.powerSGD_hook.batched_powerSGD_hook")
+    sc = calls["_API_(state, bucket)"]
+    assert sc["setup"][-1].endswith("PowerSGDState(torch.distributed.group.WORLD)")
+    assert "bucket = buckets[0]" in sc["setup"]
+    # before start_powerSGD_iter the hook is a plain allreduce: of one process, the bucket itself
+    assert ["tensor", "result.wait()", "torch.tensor([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0], "
+            "dtype=torch.float32)"] in sc["checks"]
+
+
+def test_models_are_modules_of_one_architecture() -> None:
+    sc = _calls("torch.func.stack_module_state")["_API_(models)"]
+    assert ["eq", "list(result[0])", "['weight', 'bias']"] in sc["checks"]
+
+
+def test_bincount_is_called_on_counts() -> None:
+    sc = _calls("torch.Tensor.bincount")["x.bincount()"]
+    assert ["tensor", "result", "torch.tensor([1, 1, 2, 0, 1], dtype=torch.int64)"] in sc["checks"]
+
+
+def test_a_class_reached_another_way_by_its_recipes_is_still_constructed() -> None:
+    calls = _calls("torch.Tensor")
+    assert "_API_()" in calls
+    assert ["tensor", "result", "torch.tensor([], dtype=torch.float32)"] in calls["_API_()"]["checks"]
+
+
+def test_a_name_through_a_hidden_module_reaches_the_parents_sibling() -> None:
+    from torchparity.agent.lookup import locate
+
+    hit = locate("torch.autograd.gradcheck.gradgradcheck", "")
+    assert hit.obj is torch.autograd.gradgradcheck
+    assert hit.path == "torch.autograd.gradgradcheck"
+    assert locate("torch.autograd.gradcheck.gradcheck", "").obj is torch.autograd.gradcheck

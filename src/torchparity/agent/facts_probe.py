@@ -96,6 +96,10 @@ class _Timeout(Exception):
     pass
 
 
+#: what a probe never takes for an API's error: an interrupt, an exit
+_STOPS = (KeyboardInterrupt, SystemExit, GeneratorExit)
+
+
 class WritesHere(Exception):
     """The call wrote into the current folder: a test repeating it would litter the checkout."""
 
@@ -611,7 +615,9 @@ class Engine(object):
         for _ in range(2):
             try:
                 ns, value, before = self.run(scenario, self._look(scenario))
-            except Exception as exc:
+            except _STOPS:
+                raise
+            except BaseException as exc:  # a library's own BaseException too (``CheckpointException``)
                 missing = _missing_submodule(str(exc))
                 if missing:  # torch code reaching a submodule nothing imported: imported, and the test imports it
                     self.submodules.append(missing)
@@ -741,7 +747,9 @@ class Engine(object):
         for _ in range(2):
             try:
                 self.run(scenario)
-            except Exception as exc:
+            except _STOPS:
+                raise
+            except BaseException as exc:
                 names.add(exc_name(exc))
                 continue
             return None
@@ -1114,7 +1122,7 @@ class Engine(object):
             if named and not self.out_of_time():  # ``clip_grad_value_(parameters, ...)``: parameters with gradients
                 valid, invalid = self.call_scenarios(list(named), "_API_", obj)
                 # each value the setup made is passed (a download left to its default folder writes in $HOME)
-                names = set(re.findall(r"^([A-Za-z_]\w*) =", "\n".join(named), re.M))
+                names = _named_params(obj)
                 valid = [sc for sc in valid if all(re.search(r"\b%s\b" % n, sc.call) for n in names)]
             if not valid and holder is None and not getters:
                 valid = self.registry_scenarios(obj)
@@ -1218,11 +1226,12 @@ class Engine(object):
             sc = Scenario([], "_API_")
             return ([sc], []) if self.measure(sc) else ([], [])
         valid = []
-        for setup in self.receivers(cls, "_API_")[:3]:
+        # the recipes that construct this class itself (not those reaching an instance another way, the
+        # tensors of ``torch.Tensor``), then its plain constructions
+        own = [setup for setup in self.receivers(cls, "_API_") if any("_API_" in line for line in setup)]
+        for setup in own[:3]:
             if self.out_of_time():
                 break
-            if not any("_API_" in line for line in setup):
-                continue  # a recipe that does not construct this class itself
             at = next(i for i, line in enumerate(setup) if "_API_" in line)
             sc = Scenario(setup[:at], setup[at].split(" = ", 1)[1])
             if self.measure(sc):
@@ -1575,13 +1584,17 @@ def _bound_var(lines):
     return ""
 
 
+def _named_params(fn):
+    """``fn``'s parameter names that ``pv.NAMED_SETUPS`` has a setup for, in order."""
+    try:
+        return [name for name in inspect.signature(fn).parameters if name in pv.NAMED_SETUPS]
+    except (TypeError, ValueError):
+        return []
+
+
 def _named_setup(fn):
     """The setups ``pv.NAMED_SETUPS`` has for ``fn``'s parameter names (each binds its name), joined, or None."""
-    try:
-        names = list(inspect.signature(fn).parameters)
-    except (TypeError, ValueError):
-        return None
-    lines = [line for name in names for line in pv.NAMED_SETUPS.get(name, ())]
+    lines = [line for name in _named_params(fn) for line in pv.NAMED_SETUPS[name]]
     return tuple(lines) or None
 
 

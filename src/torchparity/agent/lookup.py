@@ -141,8 +141,13 @@ def _shadowed(name, exc):
             obj = getattr(obj, part)
         except Exception:
             return None
-    if obj is not hiding.obj:
-        return None
+    if obj is not hiding.obj:  # a sibling the parent exports too (``torch.autograd.gradgradcheck``)
+        parent, leaf = exc.furthest.rsplit(".", 1)[0], name.rsplit(".", 1)[-1]
+        alt = try_walk("%s.%s" % (parent, leaf)) if "." in exc.furthest else None
+        if alt is None or alt.obj is not obj:
+            return None
+        alt.via = "%s is hidden by the object of its name; %s is %s" % (exc.furthest, name, alt.path)
+        return alt
     hiding.via = "%s is hidden by the object of its name, which is %s" % (exc.furthest, name)
     return hiding
 

@@ -199,7 +199,9 @@ MORE_RECIPES = {
                       "(x * x).sum().backward()"),
                      # a scalar result of a graph (``backward`` fills the leaf's gradient)
                      ("leaf = torch.tensor([1.0, -2.0, 3.0], device=DEVICE, requires_grad=True)",
-                      "x = (leaf * leaf).sum()")),
+                      "x = (leaf * leaf).sum()"),
+                     # counts: small non-negative integers, one repeated (``bincount``)
+                     ("x = torch.tensor([0, 2, 1, 2, 4], device=DEVICE)",)),
     # a rendezvous backend that holds a state already (``get_state`` has something to give back)
     "torch.distributed.elastic.rendezvous.dynamic_rendezvous.RendezvousBackend": (
         ("backend = torch.distributed.elastic.rendezvous.c10d_rendezvous_backend.C10dRendezvousBackend("
@@ -237,6 +239,8 @@ POOLS = {
     "module": ("torch.nn.Linear(3, 2, device=DEVICE)",
                "torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU()).to(DEVICE)"),
     "graph_module": (GRAPH_MODULE.split(" = ", 1)[1],),
+    # models of one architecture (``stack_module_state``, an ensemble): two linear layers, seeded apart
+    "modules": ("[torch.nn.Linear(3, 2, device=DEVICE) for _ in range(2)]",),
     "path": ("os.path.join(_TMP_, \"item\")", "_TMP_"),
     "tree": ("{\"a\": [1, 2], \"b\": (torch.ones(2, device=DEVICE), None)}", "[1, (2, 3)]"),
     "op": ("torch.ops.aten.add.Tensor", "torch.ops.aten.relu.default"),
@@ -312,6 +316,8 @@ NAMED_SETUPS = {
     # a batch of one 2-D affine matrix (a shear) and the 4-D size of its output grid (``affine_grid``)
     "theta": ("theta = torch.tensor([[[1.0, 0.5, 0.0], [0.0, 1.0, 0.25]]], device=DEVICE)",),
     "size": ("size = (1, 1, 2, 3)",),
+    # a gradient bucket of a DDP model's backward (what a communication hook is given)
+    "bucket": _GRAD_BUCKET,
     # a flat vector of as many values as those parameters hold (``vector_to_parameters(vec, parameters)``)
     "vec": ("vec = torch.tensor([2.0, 0.0, -1.0, 3.0, 5.0], device=DEVICE)",),
 }
@@ -330,6 +336,7 @@ NAME_HINTS = (
     (r"^(worker_name|dst_worker_name|owner_name)$", "worker"),
     (r"^probs$", "probs"),
     (r"^temperature$", "temperature"),
+    (r"^(process_group|pg)$", "process_group"),
     (r"^byte_order$", "byte_order"),
     (r"^(store|\w+_store)$", "store"),
     (r"^source$", "dynamo_source"),
@@ -345,6 +352,7 @@ NAME_HINTS = (
     (FRESH_CLASS_NAMES, "fresh_class"),
     (r"^(\w+_cls|\w+_class|module_type)$", "class"),
     (r"^(module|mod|model|root|submodule|net)$", "module"),
+    (r"^(models|modules)$", "modules"),
     (r"^(tensors|inputs|tensor_list|args|outputs|grad_tensors|flat_args|batch|samples|params|parameters)$",
      "tensors"),
     # a layer's widths are numbers, whatever their ending (``hidden_size``, ``in_channels``)
