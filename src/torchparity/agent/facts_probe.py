@@ -230,6 +230,18 @@ def _inspectable(obj):
     return True
 
 
+def _open_signature(obj):
+    """Whether ``obj``'s own signature may not list every parameter: none inspectable, or one taking
+    ``*args``/``**kwargs`` (``TypedStorage.from_buffer(cls, *args, **kwargs)``)."""
+    if _schema_params(obj) is not None:
+        return False
+    try:
+        params = inspect.signature(obj).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
+
+
 def _annotation_classes(ann):
     """`` module.Class`` for each class an annotation names (``Optional[X]`` included), for the pools."""
     out = []
@@ -674,13 +686,14 @@ class Engine(object):
         a check that the getter named for the API (``initial_<leaf>``, ``get_<leaf>``) gives the result."""
         if scenario.statement or not isinstance(value, int) or isinstance(value, bool):
             return []
-        leaf = str(self.res.get("path", "")).rsplit(".", 1)[-1]
-        homes = [scenario.receiver] if scenario.receiver else ["torch"]
-        for home in homes:
+        parent, _, leaf = str(self.res.get("path", "")).rpartition(".")
+        # the receiver's getter; else the API's own module's (``torch.cuda.initial_seed``), then torch's
+        homes = [scenario.receiver] if scenario.receiver else [h for h in (parent, "torch") if h.startswith("torch")]
+        for home in _unique(homes):
             for name in ("initial_%s" % leaf, "get_%s" % leaf):
                 src = "%s.%s()" % (home, name)
                 try:
-                    if home in ns and eval(src, ns) == value:
+                    if home.split(".")[0] in ns and eval(src, ns) == value:
                         return [["eq", src, "result"]]
                 except Exception:
                     continue
@@ -750,6 +763,8 @@ class Engine(object):
             except _STOPS:
                 raise
             except BaseException as exc:
+                if not isinstance(exc, Exception):  # named ``BaseException`` in a test: any error would do
+                    return None
                 names.add(exc_name(exc))
                 continue
             return None
@@ -935,7 +950,7 @@ class Engine(object):
                 # asked for by name and in no signature (``from_buffer``'s "byte_order (pos 2)", "argument
                 # 'dtype' cannot be None"): the next round passes it too, after those named
                 asked = [(k[1:], v) for k, v in self.type_errors.items() if k.startswith("+") and k[1:] not in names]
-                if asked and not [p for p in params if p["kind"] == "var"]:
+                if asked and _open_signature(fn):  # a closed signature of the callable's own lists them all
                     params = params + [{"name": n, "kind": "positional" if v == "missing" else "keyword",
                                         "has_default": False, "default_bool": False, "annotation": ""}
                                        for n, v in asked]
@@ -1123,7 +1138,7 @@ class Engine(object):
                 valid, invalid = self.call_scenarios(list(named), "_API_", obj)
                 # each value the setup made is passed (a download left to its default folder writes in $HOME)
                 names = _named_params(obj)
-                valid = [sc for sc in valid if all(re.search(r"\b%s\b" % n, sc.call) for n in names)]
+                valid = [sc for sc in valid if all(re.search(r"(?<![\w.])%s(?![\w=(])" % n, sc.call) for n in names)]
             if not valid and holder is None and not getters:
                 valid = self.registry_scenarios(obj)
             return valid, invalid
@@ -1875,17 +1890,19 @@ def probe_facts(torch, res, obj, owner, device_type, baseline=(), each_call=Fals
     engine.baseline = baseline
     engine.each_call = each_call and fork_safe(device_type)
     # a download a guessed call makes (``load_url("weight")``) lands in a folder of the probe's, not in $HOME
-    home = os.environ.get("TORCH_HOME")
-    os.environ["TORCH_HOME"] = tempfile.mkdtemp(prefix="torchparity-home-")
+    home, probe_home = os.environ.get("TORCH_HOME"), tempfile.mkdtemp(prefix="torchparity-home-")
+    os.environ["TORCH_HOME"] = probe_home
     try:
         return _probe_with(engine, torch, res)
     finally:  # the next API reaching the same submodule must find it missing too, and name it in its imports
-        _forget_submodules(engine.submodules)
-        shutil.rmtree(os.environ["TORCH_HOME"], ignore_errors=True)
-        if home is None:
-            os.environ.pop("TORCH_HOME", None)
-        else:
-            os.environ["TORCH_HOME"] = home
+        try:
+            _forget_submodules(engine.submodules)
+        finally:
+            shutil.rmtree(probe_home, ignore_errors=True)
+            if home is None:
+                os.environ.pop("TORCH_HOME", None)
+            else:
+                os.environ["TORCH_HOME"] = home
 
 
 def _forget_submodules(names):

@@ -126,9 +126,10 @@ def locate(name, backend_module=""):
 
 def _shadowed(name, exc):
     """A module its parent hides behind an object of the same name: ``torch.autograd.gradcheck`` is the
-    function, and the module ``torch.autograd.gradcheck`` holds ``gradcheck.gradcheck``. Found only where
-    the name reaches the hiding object itself, which is then spelled by the path that reaches it (a path
-    through the hidden module cannot be written in a test); None otherwise."""
+    function, and the module ``torch.autograd.gradcheck`` holds ``gradcheck.gradcheck``. Found where the
+    name reaches the hiding object itself, spelled by the path that reaches it (a path through the hidden
+    module cannot be written in a test), or where it reaches an object the parent exports under the same
+    last name (``gradcheck.gradgradcheck`` is ``torch.autograd.gradgradcheck``); None otherwise."""
     mod = sys.modules.get(exc.furthest)
     if not isinstance(mod, types.ModuleType) or not name.startswith(exc.furthest + "."):
         return None

@@ -239,7 +239,7 @@ POOLS = {
     "module": ("torch.nn.Linear(3, 2, device=DEVICE)",
                "torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU()).to(DEVICE)"),
     "graph_module": (GRAPH_MODULE.split(" = ", 1)[1],),
-    # models of one architecture (``stack_module_state``, an ensemble): two linear layers, seeded apart
+    # models of one architecture (``stack_module_state``, an ensemble): two linear layers
     "modules": ("[torch.nn.Linear(3, 2, device=DEVICE) for _ in range(2)]",),
     "path": ("os.path.join(_TMP_, \"item\")", "_TMP_"),
     "tree": ("{\"a\": [1, 2], \"b\": (torch.ones(2, device=DEVICE), None)}", "[1, (2, 3)]"),
@@ -361,7 +361,7 @@ NAME_HINTS = (
     (r"(shape|sizes?|strides?)$", "size"),
     (r"^(dim|dims|axis|in_dim|out_dim|level|index|idx|n|k|num\w*|count|rank|world_size|seed|step|"
      r"batch_size|num_replicas|priority|port|timeout|max_\w+|min_\w+|\w+_size|\w+_count)$", "int"),
-    (r"^(path|file|filename|dir|directory|folder|checkpoint_id|root_dir|dst|\w*_path|\w*_dir)$", "path"),
+    (r"^(path|file|filename|dir|directory|folder|checkpoint_id|root_dir|\w*_path|\w*_dir)$", "path"),
     (r"(name|prefix|key|qualname|attr|target|tag|group|suffix|label|msg|message|string|fmt|text|"
      r"backend_str|op_name)$", "str"),
     (r"^(enabled?|mode|flag|strict|inplace|recurse|keep_vars|verbose|allow_\w+|use_\w+|is_\w+|"
