@@ -64,6 +64,33 @@ class TestTensors(TestCase):
         self.assertEqual(z.device.type, "npu")
         self.assertIn("aten.lift_fresh.default", mode.seen)
 
+    def test_a_composite_kernels_wrapped_scalar_reaches_the_cpu_kernel_as_a_tensor(self):
+        # remainder.Scalar calls remainder.Tensor_out with its 1 wrapped as a 0-dim tensor, which the
+        # Python fallback is handed as a number (the support check of a distribution: value % 1 == 0)
+        x = torch.tensor([1.5, 2.0, -3.0], device="npu")
+        self.assertEqual((x % 1).cpu(), torch.tensor([0.5, 0.0, 0.0]))
+        counts = torch.tensor([1, 2, 3], device="npu", dtype=torch.int32)
+        self.assertEqual((counts % 2).dtype, torch.int32)  # the scalar does not promote
+        self.assertEqual((x.half() % 2).dtype, torch.float16)
+
+    def test_convolutions_and_their_gradients_match_the_cpu(self):
+        # a backend's convolution is convolution_overrideable, its backward convolution_backward_overrideable
+        torch.manual_seed(0)
+        for module, shape in ((torch.nn.Conv2d(2, 3, 3, padding=1), (1, 2, 5, 5)),
+                              (torch.nn.ConvTranspose2d(2, 4, 3, stride=2, groups=2), (1, 2, 4, 4))):
+            x = torch.randn(*shape, requires_grad=True)
+            module(x).square().sum().backward()
+            copy = __import__("copy").deepcopy(module).to("npu")
+            copy.zero_grad()
+            xd = x.detach().to("npu").requires_grad_()
+            y = copy(xd)
+            self.assertEqual(y.device.type, "npu")
+            y.square().sum().backward()
+            self.assertEqual(y.cpu(), module(x).detach(), atol=1e-5, rtol=1e-5)
+            self.assertEqual(xd.grad.cpu(), x.grad, atol=1e-5, rtol=1e-5)
+            self.assertEqual(copy.weight.grad.cpu(), module.weight.grad, atol=1e-5, rtol=1e-5)
+            self.assertEqual(copy.bias.grad.cpu(), module.bias.grad, atol=1e-5, rtol=1e-5)
+
     def test_views_share_the_storage_and_writes_reach_the_base(self):
         a = torch.zeros(3, 4, device="npu")
         t = a.t()

@@ -64,6 +64,16 @@ def test_tensor_factories_get_the_device():
     assert on_device("y = x.sum()") == "y = x.sum()"
 
 
+def test_modules_an_example_builds_are_moved_to_the_device():
+    """``custom_from_mask(nn.Linear(5, 3), mask=torch.tensor(...))``: the mask on the device meets weights
+    there; a parameter is left as it is (``.to`` would make it a plain tensor)."""
+    assert on_device("m = f(nn.Linear(5, 3), mask=torch.tensor([0, 1]))") == (
+        "m = f(nn.Linear(5, 3).to(device), mask=torch.tensor([0, 1], device=device))")
+    assert on_device("torch.nn.ReLU()") == "torch.nn.ReLU().to(device)"
+    assert on_device("p = nn.Parameter(torch.ones(2))") == "p = nn.Parameter(torch.ones(2, device=device))"
+    assert on_device("y = nn.functional.relu(x)") == "y = nn.functional.relu(x)"
+
+
 def test_doctest_plan_compares_with_the_printed_results_and_lists_what_it_left_out():
     facts = {"doctest": {"kept": 2, "leaf": "narrow", "examples": [
         {"source": "x = torch.tensor([[1, 2], [3, 4]])\n", "kept": True, "want": ""},

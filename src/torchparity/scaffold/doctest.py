@@ -50,8 +50,24 @@ HELPER = '''\
 '''
 
 
+#: ``nn`` classes that are no module: ``.to(device)`` would turn a parameter into a plain tensor
+NOT_MODULES = ("Parameter", "UninitializedParameter", "Buffer", "UninitializedBuffer")
+
+
+def _module_class_call(node: ast.Call) -> bool:
+    """``nn.Linear(5, 3)`` or ``torch.nn.Linear(5, 3)``: a module built by an example."""
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr[:1].isupper() and func.attr not in NOT_MODULES):
+        return False
+    owner = func.value
+    return (isinstance(owner, ast.Name) and owner.id == "nn") or (
+        isinstance(owner, ast.Attribute) and owner.attr == "nn"
+        and isinstance(owner.value, ast.Name) and owner.value.id == "torch")
+
+
 def on_device(source: str, device: str = "device") -> str:
-    """``source`` with ``device=`` added to each ``torch.<factory>(...)`` call that has none."""
+    """``source`` with ``device=`` added to each ``torch.<factory>(...)`` call that has none, and each
+    module an example builds (``nn.Linear(5, 3)``) moved there: a mask on the device meets its weights."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -62,6 +78,10 @@ def on_device(source: str, device: str = "device") -> str:
         offsets.append(offsets[-1] + len(line))
     inserts: list[tuple[int, str]] = []
     for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _module_class_call(node) and node.end_lineno is not None \
+                and node.end_col_offset is not None:
+            inserts.append((offsets[node.end_lineno - 1] + node.end_col_offset, f".to({device})"))
+            continue
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == "torch"
                 and node.func.attr in FACTORIES):

@@ -225,6 +225,37 @@ _SPECIAL = {
 }
 
 
+#: entry points a backend must implement itself: their composite kernel only raises (``_cpu_twin``)
+_OWN_KERNELS = ("aten::convolution_overrideable", "aten::convolution_backward_overrideable")
+
+
+def _cpu_twin(name, op, args):
+    """The CPU operator that computes what a PrivateUse1-only entry point asks for: a backend's
+    convolution is ``convolution_overrideable``, which the CPU has no kernel of."""
+    if name == "aten::convolution_overrideable":
+        return torch.ops.aten.convolution.default, list(args)
+    if name == "aten::convolution_backward_overrideable":
+        grad, inp, weight, stride, padding, dilation, transposed, output_padding, groups, mask = args
+        bias_sizes = [weight.size(1) * groups] if transposed else [weight.size(0)]
+        return torch.ops.aten.convolution_backward.default, [
+            grad, inp, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, mask]
+    return op, args
+
+
+def _rewrap_numbers(op, args, kwargs):
+    """A composite kernel's wrapped scalar (``x % 1``: remainder.Scalar calls remainder.Tensor_out with
+    the 1 as a 0-dim tensor) reaches a Python fallback as a Python number: a tensor again, for the CPU
+    kernel whose schema asks for one."""
+    numbers = (bool, int, float, complex)
+    for i, arg in enumerate(op._schema.arguments):
+        if str(arg.type) != "Tensor":
+            continue
+        if i < len(args) and isinstance(args[i], numbers):
+            args[i] = torch.tensor(args[i])
+        elif arg.name in kwargs and isinstance(kwargs[arg.name], numbers):
+            kwargs[arg.name] = torch.tensor(kwargs[arg.name])
+
+
 def fallback(op, *args, **kwargs):
     """The PrivateUse1 kernel of every operator that has none of its own."""
     _device.lazy_init()
@@ -258,6 +289,8 @@ def fallback(op, *args, **kwargs):
             temp = target.clone() if target.numel() else torch.empty_like(target)
             temps[name] = (target, temp)
             cpu_kwargs[name] = temp
+    _rewrap_numbers(op, cpu_args, cpu_kwargs)
+    op, cpu_args = _cpu_twin(spec.name, op, cpu_args)
     mutated = [(i, _view_of(cpu_args[i])) for i in spec.mutates
                if i < len(cpu_args) and isinstance(cpu_args[i], torch.Tensor)]
     result = op(*cpu_args, **cpu_kwargs)
@@ -337,7 +370,7 @@ def install():
     aten = torch.library.Library("aten", "IMPL")
     has = torch._C._dispatch_has_kernel_for_dispatch_key
     for name in torch._C._dispatch_get_all_op_names():
-        if name.startswith("aten::") and not any(has(name, key) for key in _SERVED_BY):
+        if name.startswith("aten::") and (name in _OWN_KERNELS or not any(has(name, key) for key in _SERVED_BY)):
             aten.impl(name[len("aten::"):], _OpKernel(name[len("aten::"):]), "PrivateUse1")
     _LIBRARIES.extend([lib, aten])
     # torch.UntypedStorage(n, device="npu") would ask a C++ allocator the emulation cannot register
