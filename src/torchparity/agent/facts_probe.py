@@ -31,6 +31,7 @@ from .facts_literal import error_text, exc_name
 from .isolate import ChildFailed, fork_safe, in_child
 from .objects import _named_path, subclasses, try_walk
 from .observe import MAX_CHECKS, is_iterator, observe
+from .scratch_home import scratch_torch_home
 
 BUDGET = 20.0
 CALL_TIMEOUT = 5.0
@@ -1889,20 +1890,11 @@ def probe_facts(torch, res, obj, owner, device_type, baseline=(), each_call=Fals
     engine = Engine(torch, res, obj, owner, device_type)
     engine.baseline = baseline
     engine.each_call = each_call and fork_safe(device_type)
-    # a download a guessed call makes (``load_url("weight")``) lands in a folder of the probe's, not in $HOME
-    home, probe_home = os.environ.get("TORCH_HOME"), tempfile.mkdtemp(prefix="torchparity-home-")
-    os.environ["TORCH_HOME"] = probe_home
-    try:
-        return _probe_with(engine, torch, res)
-    finally:  # the next API reaching the same submodule must find it missing too, and name it in its imports
+    with scratch_torch_home():  # a download a guessed call makes (``load_url("weight")``) is not in $HOME
         try:
+            return _probe_with(engine, torch, res)
+        finally:  # the next API reaching the same submodule must find it missing too, and name it in its imports
             _forget_submodules(engine.submodules)
-        finally:
-            shutil.rmtree(probe_home, ignore_errors=True)
-            if home is None:
-                os.environ.pop("TORCH_HOME", None)
-            else:
-                os.environ["TORCH_HOME"] = home
 
 
 def _forget_submodules(names):

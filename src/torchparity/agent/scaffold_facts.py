@@ -39,6 +39,7 @@ from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts
 from .facts_switch import switch_facts
 from .isolate import isolated_facts
 from .objects import NotFound, class_path, walk
+from .scratch_home import scratch_torch_home
 from .tensor_kinds import kind_facts
 
 #: names other code (and the tests) reach through this module
@@ -172,7 +173,8 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
     tls = dispatch_tls(ctx.torch)
     modes = mode_stacks(ctx.torch)
     try:
-        return _facts_for(ctx, res, wants, dtypes, formula)
+        with scratch_torch_home():  # every family's guessed calls, not only the probe's
+            return _facts_for(ctx, res, wants, dtypes, formula)
     finally:
         changed = (restore_mode_stacks(ctx.torch, modes) + _restore_states(saved)
                    + restore_dispatch_tls(ctx.torch, tls))
