@@ -11,6 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from .tiers import FastTierPlugin
+
+pytest_plugins = ["pytester"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # the fast tier imports no torch and starts no interpreter: tests/tiers.py holds it to that
+    config.pluginmanager.register(FastTierPlugin(), "torchparity-fast-tier")
+
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "torchparity tests", "GIT_AUTHOR_EMAIL": "tests@example.invalid",
     "GIT_COMMITTER_NAME": "torchparity tests", "GIT_COMMITTER_EMAIL": "tests@example.invalid",
@@ -65,3 +74,22 @@ def python_without_torch(tmp_path_factory: pytest.TempPathFactory) -> str:
     home = tmp_path_factory.mktemp("notorch")
     venv.EnvBuilder(with_pip=False, system_site_packages=False).create(home)
     return str(home / "bin" / "python")
+
+
+def _ruff_bin() -> str:
+    """ruff's own binary (``python -m ruff`` would start an interpreter only to exec it)."""
+    from ruff.__main__ import find_ruff_bin
+
+    return str(find_ruff_bin())
+
+
+RUFF_BIN = _ruff_bin()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """With TORCHPARITY_TEST_TIMES=FILE, each test phase's seconds go to FILE as it ends (the shares of a
+    long run, read while it runs; benchmarks/test_times.py sums them)."""
+    path = os.environ.get("TORCHPARITY_TEST_TIMES")
+    if path:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"{report.duration:.3f}\t{report.when}\t{report.outcome}\t{report.nodeid}\n")

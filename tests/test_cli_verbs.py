@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from torchparity.cli import main
 
 
@@ -17,12 +19,14 @@ def _loaded(argv: list[str]) -> list[str]:
     return json.loads(proc.stdout)
 
 
+@pytest.mark.slow
 def test_a_verb_loads_its_own_module_only():
     assert _loaded(["runs", "--store", "x"]) == ["torchparity.cli.store"]
     assert _loaded(["--debug", "trace", "torch.add"]) == ["torchparity.cli.resolve"]
     assert _loaded(["coverage", "torch.add"]) == ["torchparity.cli.coverage"]
 
 
+@pytest.mark.slow
 def test_help_and_unknown_verbs_load_every_verb():
     every = _loaded(["--help"])
     assert {"torchparity.cli.verify", "torchparity.cli.run", "torchparity.cli.coverage"} <= set(every)

@@ -223,6 +223,7 @@ print(" ".join(names))
 """
 
 
+@pytest.mark.slow
 def test_the_agent_package_imports_under_python_38(tmp_path: Path) -> None:
     py38 = _python38()
     if py38 is None:

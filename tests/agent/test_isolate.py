@@ -100,6 +100,7 @@ def test_a_result_that_cannot_be_sent_is_reported() -> None:
         in_child(lambda: (lambda: 1))  # a lambda does not pickle
 
 
+@pytest.mark.slow
 def test_torch_runs_with_one_thread_in_the_child_and_its_mode_stays_there() -> None:
     torch = pytest.importorskip("torch")
     before = torch.is_grad_enabled()
@@ -113,6 +114,7 @@ def test_torch_runs_with_one_thread_in_the_child_and_its_mode_stays_there() -> N
     assert torch.is_grad_enabled() is before
 
 
+@pytest.mark.slow
 def test_fork_safe_on_the_cpu_and_run_isolated_runs_here_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
     torch = pytest.importorskip("torch")
     assert fork_safe("cpu") is True
@@ -123,6 +125,7 @@ def test_fork_safe_on_the_cpu_and_run_isolated_runs_here_otherwise(monkeypatch: 
     assert run_isolated(os.getpid, device_type="cuda") == os.getpid()
 
 
+@pytest.mark.slow
 def test_an_emulated_backend_is_fork_safe(monkeypatch: pytest.MonkeyPatch) -> None:
     torch = pytest.importorskip("torch")
     npu = type(sys)("torch_npu_runtime")
@@ -146,6 +149,7 @@ def test_the_module_names_no_signal_it_cannot_name() -> None:
     assert isolate._status_text(signal.SIGKILL) == "killed by signal SIGKILL"
 
 
+@pytest.mark.slow
 def test_isolated_facts_sends_what_json_cannot_hold_as_its_text() -> None:
     torch = pytest.importorskip("torch")
     got = isolated_facts("call", lambda: {"dtype": torch.float32, "fn": len, "n": (1, 2)})

@@ -64,6 +64,7 @@ def python_with_fake_backend(tmp_path_factory) -> str:
     return str(home / "venv" / "bin" / "python")
 
 
+@pytest.mark.slow
 def test_probe_reports_backend_and_device_without_initialising_it_at_import(tmp_path, python_with_fake_backend):
     worker = WarmWorker(python_with_fake_backend, "fake_backend_for_tests", "auto", tmp_path)
     try:
@@ -89,6 +90,7 @@ def test_probe_reports_backend_and_device_without_initialising_it_at_import(tmp_
         worker.close()
 
 
+@pytest.mark.slow
 def test_missing_backend_module_is_an_environment_error(tmp_path):
     from torchparity.errors import EnvironmentBroken
 
@@ -99,6 +101,7 @@ def test_missing_backend_module_is_an_environment_error(tmp_path):
     assert 'or run without it: backend_module = "" in torchparity.toml' in str(caught.value)
 
 
+@pytest.mark.slow
 def test_probe_states_the_variables_that_steer_the_run(tmp_path, python_with_fake_backend, monkeypatch):
     from torchparity.agent.probe import steering_environment
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-torch = pytest.importorskip("torch")
-
+from tests.lazy import torch  # noqa: E402  (imported on first use: fast tests here need none)
 from torchparity.agent import facts_probe as fp  # noqa: E402
 from torchparity.agent.objects import walk  # noqa: E402
 from torchparity.agent.resolve import resolve  # noqa: E402
@@ -43,6 +42,7 @@ def test_a_message_asking_for_indices_hints_the_index_pool_by_place_and_by_name(
     assert engine.type_errors == {"#1": "index", "lengths": "index"}
 
 
+@pytest.mark.slow
 def test_real_failed_calls_lead_to_index_tensors() -> None:
     for name, want in (("torch.nn.functional.embedding", "torch.tensor([1, 0], device=DEVICE)"),
                        ("torch.nn.utils.rnn.pack_padded_sequence", "torch.tensor([2, 1, 1])")):
@@ -75,6 +75,7 @@ def test_a_set_or_list_holder_holds_one_probe_entry_and_is_watched_a_dict_is_kep
     assert setup == ["saved = dict(m.table)", 'm.table["torchparity_probe"] = "value"']
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", ["torch._ops.OpOverload", "torch._ops.OpOverloadPacket",
                                  "torch.export.exported_program.ExportedProgram",
                                  "torch.optim.lr_scheduler.SequentialLR",
@@ -114,6 +115,7 @@ def test_the_annotations_outermost_type_decides_the_first_values() -> None:
     assert fp._outer_first(['"x"'], "str") == ['"x"']
 
 
+@pytest.mark.slow
 def test_the_optimizer_base_class_is_constructed_from_a_list_of_tensors_and_a_dict() -> None:
     torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=0.1)  # imported as the agent's preload does
     engine = _engine(torch.optim.Optimizer)
@@ -122,6 +124,7 @@ def test_the_optimizer_base_class_is_constructed_from_a_list_of_tensors_and_a_di
     assert src is not None and src.startswith("_API_([torch.ones(2") and '{"a": 1, "b": 2}' in src
 
 
+@pytest.mark.slow
 def test_a_dict_subclass_holder_is_guarded_and_its_probe_entry_read_after_the_call() -> None:
     import collections
 

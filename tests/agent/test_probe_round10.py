@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-torch = pytest.importorskip("torch")
-
+from tests.lazy import torch  # noqa: E402  (imported on first use: fast tests here need none)
 from torchparity.agent import facts_probe as fp  # noqa: E402
 from torchparity.agent.objects import walk  # noqa: E402
 from torchparity.agent.resolve import resolve  # noqa: E402
@@ -25,6 +24,7 @@ def _facts(name: str) -> dict:
     return fp.probe_facts(torch, res, hit.obj, owner, "cpu", ())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, value", [
     ("torch.distributions.bernoulli.Bernoulli.log_prob", "enumerate_support()"),
     ("torch.distributions.continuous_bernoulli.ContinuousBernoulli.cdf", "mean"),
@@ -38,6 +38,7 @@ def test_a_distribution_is_given_its_own_values(name: str, value: str) -> None:
     assert sc["checks"][0][:2] == ["tensor", "result"]
 
 
+@pytest.mark.slow
 def test_the_modules_a_setup_spells_are_imported_first() -> None:
     import sys
 
@@ -49,6 +50,7 @@ def test_the_modules_a_setup_spells_are_imported_first() -> None:
     assert "torch.nn.Linear" not in sys.modules
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, call, check", [
     ("torch.distributed.elastic.rendezvous.dynamic_rendezvous.RendezvousBackend.set_state", "backend.set_state(",
      # the state, its token and that it was set: bytes held by value
@@ -65,6 +67,7 @@ def test_distributed_objects_have_recipes(name: str, call: str, check: list) -> 
     assert check in sc["checks"]
 
 
+@pytest.mark.slow
 def test_a_member_setter_is_read_back_through_its_getter() -> None:
     out = _facts("torch.distributed.GradBucket.set_buffer")
     assert out["valid"], out["problem"]
@@ -79,6 +82,7 @@ def test_a_member_setter_is_read_back_through_its_getter() -> None:
     assert fp._member_getters(torch.distributed.GradBucket, "index", "b") == []
 
 
+@pytest.mark.slow
 def test_a_member_that_moves_a_modules_buffers_is_held_by_their_values() -> None:
     out = _facts("torch.ao.quantization.observer.MinMaxObserver.reset_min_max_vals")
     assert out["valid"], out["problem"]
@@ -90,6 +94,7 @@ def test_a_member_that_moves_a_modules_buffers_is_held_by_their_values() -> None
     assert checks["observer.get_buffer('max_val')"] == 'torch.tensor(-float("inf"), dtype=torch.float32)'
 
 
+@pytest.mark.slow
 def test_a_transformed_distribution_is_given_a_value_in_its_support() -> None:
     out = _facts("torch.distributions.transformed_distribution.TransformedDistribution.log_prob")
     assert out["valid"], out["problem"]
@@ -99,6 +104,7 @@ def test_a_transformed_distribution_is_given_a_value_in_its_support() -> None:
     assert sc["setup"][-1] == "value = torch.ones(distribution.batch_shape + distribution.event_shape, device=DEVICE)"
 
 
+@pytest.mark.slow
 def test_a_recipe_that_asks_for_rpc_gets_the_rpc_pass() -> None:
     out = _facts("torch.distributed.nn.api.remote_module.RemoteModule.get_module_rref")
     assert out["valid"], out["problem"]
@@ -107,6 +113,7 @@ def test_a_recipe_that_asks_for_rpc_gets_the_rpc_pass() -> None:
     assert ["type", "result.to_here()", "torch.nn.modules.linear.Linear"] in sc["checks"]
 
 
+@pytest.mark.slow
 def test_a_construction_that_asks_for_a_process_group_gets_the_group_pass() -> None:
     # DistributedDataParallel lives in torch.nn.parallel: only its failed construction asks for a group
     out = _facts("torch.nn.parallel.DistributedDataParallel.join_hook")
@@ -116,6 +123,7 @@ def test_a_construction_that_asks_for_a_process_group_gets_the_group_pass() -> N
     assert ["same", "result.ddp", sc["receiver"]] in sc["checks"]
 
 
+@pytest.mark.slow
 def test_a_submodule_torch_code_reaches_unimported_is_imported_and_named() -> None:
     import sys
 
@@ -128,6 +136,7 @@ def test_a_submodule_torch_code_reaches_unimported_is_imported_and_named() -> No
     assert fp._missing_submodule("module 'torch.nn' has no attribute 'no_such_module'") == ""
 
 
+@pytest.mark.slow
 def test_a_getter_guessed_by_name_that_needs_arguments_does_not_sink_the_setter() -> None:
     # Module.get_submodule needs a target: it is no getter of set_submodule, whose calls still count
     out = _facts("torch.nn.Module.set_submodule")
@@ -135,6 +144,7 @@ def test_a_getter_guessed_by_name_that_needs_arguments_does_not_sink_the_setter(
     assert all(sc["getters"] == [] for sc in out["valid"])
 
 
+@pytest.mark.slow
 def test_a_submodule_imported_on_an_error_is_named_for_every_api_that_reaches_it() -> None:
     name = "torch.ao.quantization.backend_config.BackendConfig.set_backend_pattern_config"
     first, second = _facts(name), _facts(name)
@@ -142,6 +152,7 @@ def test_a_submodule_imported_on_an_error_is_named_for_every_api_that_reaches_it
     assert line in first["imports"] and line in second["imports"]
 
 
+@pytest.mark.slow
 def test_only_a_distribution_is_given_a_distributions_values() -> None:
     out = _facts("torch.distributions.constraints._Interval.check")
     assert out["valid"], out["problem"]

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import pytest
 
-torch = pytest.importorskip("torch")
-
 from tests.agent.test_probe_round10 import _facts  # noqa: E402
+from tests.lazy import torch  # noqa: E402  (imported on first use: fast tests here need none)
 from torchparity.agent import facts_probe as fp  # noqa: E402
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, check", [
     ("torch.monitor.Stat.name", ["eq", "result", "'probe.stat'"]),
     ("torch.monitor.Stat.count", ["eq", "result", "2"]),
@@ -39,6 +39,7 @@ def test_monitor_objects_have_recipes(name: str, check: list) -> None:
     assert check in sc["checks"], sc["checks"]
 
 
+@pytest.mark.slow
 def test_a_process_group_parameter_is_given_the_world_group() -> None:
     """``DeviceMesh.from_group(group, device_type)``: the probe's one-process group."""
     out = _facts("torch.distributed.device_mesh.DeviceMesh.from_group")
@@ -50,6 +51,7 @@ def test_a_process_group_parameter_is_given_the_world_group() -> None:
     assert any("init_process_group" in line for line in sc["prelude"])
 
 
+@pytest.mark.slow
 def test_primals_and_tangents_are_tuples() -> None:
     out = _facts("torch.func.jvp")
     assert out["valid"], out["problem"]
@@ -58,12 +60,14 @@ def test_primals_and_tangents_are_tuples() -> None:
     assert ["tensor", "result[0]", "torch.tensor([1.0, 0.0, 3.0], dtype=torch.float32)"] in sc["checks"]
 
 
+@pytest.mark.slow
 def test_a_docstring_cls_is_an_argument() -> None:
     out = _facts("torch.Tensor.as_subclass")
     assert out["valid"], out["problem"]
     assert out["valid"][0]["call"].startswith("x.as_subclass(")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, call, check", [
     ("torch.distributed.elastic.events.api.EventSource", "list(_API_)", ["eq", "result", "['AGENT', 'WORKER']"]),
     ("torch.distributed.elastic.events.api.EventSource", "_API_('AGENT')", ["eq", "result.name", "'AGENT'"]),
@@ -76,6 +80,7 @@ def test_an_enum_is_probed_through_its_members(name: str, call: str, check: list
     assert check in calls[call]
 
 
+@pytest.mark.slow
 def test_a_small_storage_is_observed_by_its_bytes() -> None:
     out = _facts("torch.UntypedStorage.byteswap")
     assert out["valid"], out["problem"]
@@ -83,6 +88,7 @@ def test_a_small_storage_is_observed_by_its_bytes() -> None:
     assert ["eq", "storage.cpu().tolist()", "[4, 3, 2, 1, 8, 7, 6, 5]"] in checks
 
 
+@pytest.mark.slow
 def test_the_call_an_error_asks_for_is_made_first() -> None:
     out = _facts("torch.distributed.optim.ZeroRedundancyOptimizer.state_dict")
     assert out["valid"], out["problem"]
@@ -91,6 +97,7 @@ def test_the_call_an_error_asks_for_is_made_first() -> None:
     assert ["eq", "list(result)", "['state', 'param_groups']"] in sc["checks"]
 
 
+@pytest.mark.slow
 def test_fsdp_has_a_recipe() -> None:
     out = _facts("torch.distributed.fsdp.FullyShardedDataParallel.clip_grad_norm_")
     assert out["valid"], out["problem"]
@@ -99,6 +106,7 @@ def test_fsdp_has_a_recipe() -> None:
     assert sc["checks"] == [["tensor", "result", "torch.tensor(2.8284270763397217, dtype=torch.float32)"]]
 
 
+@pytest.mark.slow
 def test_a_scheduler_made_of_others_is_built_from_two() -> None:
     from torchparity.agent.facts_domain import scheduler_facts
 
@@ -111,6 +119,7 @@ def test_a_scheduler_made_of_others_is_built_from_two() -> None:
     assert step["args"] is None and step["kwargs"] == "step_size=1, gamma=0.5"
 
 
+@pytest.mark.slow
 def test_a_str_enum_member_is_spelled_as_its_text() -> None:
     import importlib
 
@@ -124,6 +133,7 @@ def test_a_str_enum_member_is_spelled_as_its_text() -> None:
         ["type", "r", "torch.distributed.rpc.backend_registry.BackendType"], ["eq", "r.name", "'TENSORPIPE'"]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, line, check", [
     ("torch.distributed.fsdp.FullyShardedDataParallel.optim_state_dict", "optim.step()",
      ["eq", "list(result['state'])", "['weight', 'bias']"]),
@@ -153,6 +163,7 @@ def test_only_a_call_asked_for_first_is_noted(message: str, asked: list) -> None
     assert engine.asked_calls == asked
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, call, check", [
     # two distributions for a Distribution annotation
     ("torch.distributions.kl.kl_divergence", "_API_(p, q)", None),
@@ -173,6 +184,7 @@ def test_more_recipes(name: str, call: str, check: list | None) -> None:
     assert check is None or check in sc["checks"], sc["checks"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, call, names", [
     ("torch.fx.Node.append", "node.append(list(gm.graph.nodes)[0])", "['_0', 'input_1', '_1', 'output']"),
     ("torch.fx.Node.prepend", "node.prepend(list(gm.graph.nodes)[2])", "['input_1', '_1', '_0', 'output']"),
@@ -185,6 +197,7 @@ def test_a_node_parameter_is_another_node_of_the_traced_graph(name: str, call: s
     assert ["eq", "[n.name for n in gm.graph.nodes]", names] in calls[call]
 
 
+@pytest.mark.slow
 def test_parameters_are_given_gradients_when_plain_tensors_find_no_call() -> None:
     out = _facts("torch.nn.utils.clip_grad_value_")
     assert out["valid"], out["problem"]

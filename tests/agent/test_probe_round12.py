@@ -29,9 +29,8 @@ import os
 
 import pytest
 
-torch = pytest.importorskip("torch")
-
 from tests.agent.test_probe_round10 import _facts  # noqa: E402
+from tests.lazy import torch  # noqa: E402  (imported on first use: fast tests here need none)
 from torchparity.agent import facts_probe as fp  # noqa: E402
 from torchparity.agent.observe import observe  # noqa: E402
 
@@ -42,12 +41,14 @@ def _calls(name: str) -> dict:
     return {sc["call"]: sc for sc in out["valid"]}
 
 
+@pytest.mark.slow
 def test_backward_is_called_on_a_scalar_result_and_fills_the_leaf_gradient() -> None:
     sc = _calls("torch.Tensor.backward")["x.backward()"]
     assert sc["setup"][-1] == "x = (leaf * leaf).sum()"
     assert ["tensor", "leaf.grad", "torch.tensor([2.0, -4.0, 6.0], dtype=torch.float32)"] in sc["checks"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, ctor, call, shape", [
     ("torch.ao.nn.intrinsic.LinearReLU",
      "_API_(torch.nn.Linear(3, 2, device=DEVICE), torch.nn.ReLU())", "linear_re_lu.forward(input)", "[2]"),
@@ -68,12 +69,14 @@ def test_a_fused_module_is_built_from_its_parts_and_its_forward_comes_first(
     assert ["eq", "result.shape", f"torch.Size({shape})"] in sc["checks"]
 
 
+@pytest.mark.slow
 def test_a_function_that_must_give_one_element_is_given_a_scalar_function() -> None:
     sc = _calls("torch.autograd.functional.hvp")["_API_(lambda x: (x ** 3).sum(), inputs, v=v)"]
     # the Hessian of sum(x**3) is diag(6x): times v = [1, -2, 3] at x = [1, -2, 3]
     assert ["tensor", "result[1]", "torch.tensor([6.0, 24.0, 54.0], dtype=torch.float32)"] in sc["checks"]
 
 
+@pytest.mark.slow
 def test_a_temperature_is_one_number() -> None:
     calls = _calls("torch.distributions.relaxed_bernoulli.LogitRelaxedBernoulli.rsample")
     sc = calls["logit_relaxed_bernoulli.rsample()"]
@@ -81,6 +84,7 @@ def test_a_temperature_is_one_number() -> None:
     assert ["eq", "result.shape", "torch.Size([2])"] in sc["checks"]
 
 
+@pytest.mark.slow
 def test_every_named_setup_is_made_and_each_value_is_passed() -> None:
     calls = _calls("torch.nn.utils.vector_to_parameters")
     assert list(calls) == ["_API_(vec, parameters)"]  # not a call leaving the made parameters aside
@@ -89,12 +93,14 @@ def test_every_named_setup_is_made_and_each_value_is_passed() -> None:
     assert ["tensor", "parameters[1]", "torch.tensor([3.0, 5.0], dtype=torch.float32)"] in sc["checks"]
 
 
+@pytest.mark.slow
 def test_affine_grid_is_given_a_batch_of_matrices_and_a_4d_size() -> None:
     sc = _calls("torch.nn.functional.affine_grid")["_API_(theta, size)"]
     assert sc["setup"][-1] == "size = (1, 1, 2, 3)"
     assert sc["checks"][0][:2] == ["tensor", "result"]
 
 
+@pytest.mark.slow
 def test_a_download_reads_a_file_url_into_the_folder_given(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.delenv("TORCH_HOME", raising=False)
@@ -107,6 +113,7 @@ def test_a_download_reads_a_file_url_into_the_folder_given(tmp_path, monkeypatch
     assert "TORCH_HOME" not in os.environ  # put back as it was
 
 
+@pytest.mark.slow
 def test_a_watched_object_is_observed_whole() -> None:
     prof = torch.profiler.profile()
     narrow = observe(torch, prof, "p")
@@ -117,12 +124,14 @@ def test_a_watched_object_is_observed_whole() -> None:
     assert ["eq", "profiler.step_num", "1"] in sc["checks"]
 
 
+@pytest.mark.slow
 def test_a_profiler_that_recorded_a_product_is_a_receiver() -> None:
     sc = _calls("torch.profiler._KinetoProfile.key_averages")["profiler.key_averages()"]
     assert "profiler.stop()" in sc["setup"]
     assert ["type", "result", "torch.autograd.profiler_util.EventList"] in sc["checks"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, call, check", [
     ("torch.random.seed", "_API_()", ["eq", "torch.random.initial_seed()", "result"]),
     ("torch.Generator.seed", "generator.seed()", ["eq", "generator.initial_seed()", "result"]),
@@ -132,6 +141,7 @@ def test_a_fresh_seed_is_read_back(name: str, call: str, check: list) -> None:
     assert sc["checks"] == [check]
 
 
+@pytest.mark.slow
 def test_a_parameter_an_error_names_is_passed_next() -> None:
     calls = _calls("torch.TypedStorage.from_buffer")
     sc = calls['_OWNER_.from_buffer(b"\\x00\\x00\\x80?\\x00\\x00\\x00@", "little")']
@@ -151,6 +161,7 @@ def test_named_setups_join() -> None:
     assert fp._named_setup(lambda x: x) is None
 
 
+@pytest.mark.slow
 def test_a_base_exception_of_the_library_is_an_error_of_the_call() -> None:
     """``save_state_dict("x", writer)`` raises CheckpointException, a BaseException: the probe goes on."""
     calls = _calls("torch.distributed.checkpoint.state_dict_saver.save_state_dict")
@@ -159,6 +170,7 @@ def test_a_base_exception_of_the_library_is_an_error_of_the_call() -> None:
     assert ["eq", "result.version", "'1.0.0'"] in sc["checks"]
 
 
+@pytest.mark.slow
 def test_a_comm_hook_is_given_a_state_for_the_world_group_and_a_gradient_bucket() -> None:
     calls = _calls("torch.distributed.algorithms.ddp_comm_hooks.powerSGD_hook.batched_powerSGD_hook")
     sc = calls["_API_(state, bucket)"]
@@ -169,22 +181,26 @@ def test_a_comm_hook_is_given_a_state_for_the_world_group_and_a_gradient_bucket(
             "dtype=torch.float32)"] in sc["checks"]
 
 
+@pytest.mark.slow
 def test_models_are_modules_of_one_architecture() -> None:
     sc = _calls("torch.func.stack_module_state")["_API_(models)"]
     assert ["eq", "list(result[0])", "['weight', 'bias']"] in sc["checks"]
 
 
+@pytest.mark.slow
 def test_bincount_is_called_on_counts() -> None:
     sc = _calls("torch.Tensor.bincount")["x.bincount()"]
     assert ["tensor", "result", "torch.tensor([1, 1, 2, 0, 1], dtype=torch.int64)"] in sc["checks"]
 
 
+@pytest.mark.slow
 def test_a_class_reached_another_way_by_its_recipes_is_still_constructed() -> None:
     calls = _calls("torch.Tensor")
     assert "_API_()" in calls
     assert ["tensor", "result", "torch.tensor([], dtype=torch.float32)"] in calls["_API_()"]["checks"]
 
 
+@pytest.mark.slow
 def test_a_name_through_a_hidden_module_reaches_the_parents_sibling() -> None:
     from torchparity.agent.lookup import locate
 
@@ -194,6 +210,7 @@ def test_a_name_through_a_hidden_module_reaches_the_parents_sibling() -> None:
     assert locate("torch.autograd.gradcheck.gradcheck", "").obj is torch.autograd.gradcheck
 
 
+@pytest.mark.slow
 def test_a_library_base_exception_makes_no_invalid_test() -> None:
     """An invalid call raising a BaseException outside Exception would be written as
     ``assertRaises(BaseException)``, which any error passes: it is left out."""
@@ -208,6 +225,7 @@ def test_a_library_base_exception_makes_no_invalid_test() -> None:
     assert engine.raises_same(fp.Scenario([], "_API_.missing_attribute")) == "AttributeError"
 
 
+@pytest.mark.slow
 def test_an_asked_parameter_is_added_only_without_a_signature_of_its_own() -> None:
     """A Python function's own signature lists its parameters: a name its error mentions is not added
     (the rounds that would pass it only fail with "unexpected keyword argument")."""

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-torch = pytest.importorskip("torch")
-
+from tests.lazy import torch  # noqa: E402  (imported on first use: fast tests here need none)
 from torchparity.agent import facts_probe as fp  # noqa: E402
 from torchparity.agent.objects import walk  # noqa: E402
 from torchparity.agent.resolve import resolve  # noqa: E402
@@ -39,6 +38,7 @@ def _probe(name: str) -> tuple[list[fp.Scenario], list[fp.Scenario]]:
     return fp.Engine(torch, res, walk(res["path"]).obj, None, "cpu").scenarios()
 
 
+@pytest.mark.slow
 def test_a_listed_value_makes_the_call_work() -> None:
     valid, _ = _probe("torch.ops.aten.div.Scalar_mode")
     assert valid
@@ -47,6 +47,7 @@ def test_a_listed_value_makes_the_call_work() -> None:
     assert any(c[0] == "tensor" for c in valid[0].checks), valid[0].checks
 
 
+@pytest.mark.slow
 def test_an_operator_packet_is_called_with_its_overloads_parameters() -> None:
     packet = torch.ops.aten._add_relu
     lists = fp._packet_params(packet)
@@ -59,6 +60,7 @@ def test_an_operator_packet_is_called_with_its_overloads_parameters() -> None:
     assert base.call.startswith("_API_(") and any(c[0] == "tensor" for c in base.checks), base.checks
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "shape"), [
     ("lp_pool2d", (1, 2, 4, 4)), ("conv_transpose3d", (1, 2, 4, 4, 4)), ("ReflectionPad1d", (1, 2, 4)),
     ("add", None), ("fft2", None), ("_upsample_bilinear2d_aa", (1, 2, 4, 4)),
@@ -71,6 +73,7 @@ def test_an_api_named_for_its_spatial_dims_gets_a_batch_of_that_many(name: str, 
         assert tuple(eval(src, {"torch": torch, "DEVICE": torch.device("cpu")}).shape) == shape
 
 
+@pytest.mark.slow
 def test_a_pooling_function_is_called_on_a_4d_input() -> None:
     valid, _ = _probe("torch.nn.functional.lp_pool2d")
     assert valid
@@ -78,6 +81,7 @@ def test_a_pooling_function_is_called_on_a_4d_input() -> None:
     assert any(c[0] == "tensor" for c in valid[0].checks), valid[0].checks
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("param", "category"), [
     ("module_cls", "class"), ("cls", "fresh_class"), ("backend", "backend"), ("compiler_fn", "backend"),
     ("code", "code"), ("buffer", "bytes"), ("fn", "callable"),
@@ -102,6 +106,7 @@ def test_a_message_naming_the_kind_it_wanted_hints_the_first_argument(message: s
     assert engine.type_errors.get("#1") == category
 
 
+@pytest.mark.slow
 def test_a_function_of_only_args_and_kwargs_gets_the_parameters_its_error_names() -> None:
     # optimize_assert(*args, **kwargs) says "missing 1 required positional argument: 'backend'"
     valid, _ = _probe("torch._dynamo.optimize_assert")
@@ -110,6 +115,7 @@ def test_a_function_of_only_args_and_kwargs_gets_the_parameters_its_error_names(
     assert ["type", "result", "torch._dynamo.eval_frame.OptimizeContext"] in valid[0].checks
 
 
+@pytest.mark.slow
 def test_a_code_object_for_an_argument_an_error_says_must_be_one() -> None:
     res = resolve("torch._dynamo.eval_frame.reset_code")
     engine = fp.Engine(torch, res, walk(res["path"]).obj, None, "cpu")
@@ -125,6 +131,7 @@ def test_a_code_object_for_an_argument_an_error_says_must_be_one() -> None:
     assert any("__code__" in text for text in ran), ran
 
 
+@pytest.mark.slow
 def test_dtensor_factories_run_under_a_one_device_mesh() -> None:
     if not torch.distributed.is_available():
         pytest.skip("this torch has no torch.distributed")
@@ -144,6 +151,7 @@ def test_dtensor_factories_run_under_a_one_device_mesh() -> None:
         "_MESH_.__exit__(None, None, None)")
 
 
+@pytest.mark.slow
 def test_a_tensor_with_a_grad_fn_where_an_error_asks_for_one() -> None:
     valid, _ = _probe("torch.autograd.graph.get_gradient_edge")
     assert valid
@@ -168,12 +176,14 @@ def test_a_list_of_tensor_lists(name: str, annotation: str) -> None:
     assert fp.pv.categories(name, annotation, "")[0] == "tensor_lists"
 
 
+@pytest.mark.slow
 def test_a_nested_tensor_list_makes_the_grouping_helper_work() -> None:
     valid, _ = _probe("torch.utils._foreach_utils._group_tensors_by_device_and_dtype")
     assert valid
     assert any("[[torch.ones(2" in line for line in valid[0].setup), valid[0].setup
 
 
+@pytest.mark.slow
 def test_a_module_level_deque_is_emptied_given_a_probe_entry_and_put_back() -> None:
     import collections
 
@@ -200,6 +210,7 @@ def test_a_module_level_deque_is_emptied_given_a_probe_entry_and_put_back() -> N
     assert valid and any("registry" in str(c) for c in valid[0].checks), valid[0].checks
 
 
+@pytest.mark.slow
 def test_a_code_object_is_checked_by_its_type_only() -> None:
     from torchparity.agent.observe import observe
 
@@ -213,6 +224,7 @@ def test_a_code_object_is_checked_by_its_type_only() -> None:
     assert ["eq", "result.name", "'kept'"] in checks or ["eq", "result.name", '"kept"'] in checks, checks
 
 
+@pytest.mark.slow
 def test_an_in_place_member_whose_result_is_double_gets_a_double_receiver() -> None:
     res = resolve("torch.Tensor.float_power_")
     engine = fp.Engine(torch, res, walk(res["path"]).obj, torch.Tensor, "cpu")
@@ -223,6 +235,7 @@ def test_an_in_place_member_whose_result_is_double_gets_a_double_receiver() -> N
                                                               for c in valid[0].checks), valid[0].checks
 
 
+@pytest.mark.slow
 def test_a_star_parameter_is_given_one_value_when_the_call_needs_it() -> None:
     def take(f: object, *primals: object, flag: bool = False) -> object:
         return primals
@@ -243,6 +256,7 @@ def test_a_star_parameter_is_given_one_value_when_the_call_needs_it() -> None:
     assert [p["name"] for p in engine.signatures([], "_API_", wrapper)[0]] == ["backend"]
 
 
+@pytest.mark.slow
 def test_vjp_gets_its_primal() -> None:
     valid, _ = _probe("torch.func.vjp")
     assert valid
@@ -271,6 +285,7 @@ def test_the_type_an_argument_must_be(message: str, name: str, category: str) ->
     assert engine.type_errors.get(name) == category
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("api", "wanted"), [
     ("torch.threshold", "_API_(input, "),  # two numbers after the tensor
     ("torch.index_put_", "indices = "),  # a tuple or list of index tensors
@@ -284,12 +299,14 @@ def test_torch_functions_the_pools_did_not_reach(api: str, wanted: str) -> None:
     assert any(c[0] == "tensor" for c in valid[0].checks), valid[0].checks
 
 
+@pytest.mark.slow
 def test_a_returned_function_is_also_called_on_a_0d_tensor() -> None:
     valid, _ = _probe("torch.func.grad")  # grad(f) asks for a function of one number
     assert valid
     assert any(c[1] == "result(torch.tensor(2.5, device=DEVICE))" for c in valid[0].checks), valid[0].checks
 
 
+@pytest.mark.slow
 def test_a_checker_that_requires_a_message_is_given_one() -> None:
     from torchparity.agent.facts_checker import MESSAGE, checker_facts
 
@@ -300,6 +317,7 @@ def test_a_checker_that_requires_a_message_is_given_one() -> None:
     assert checker_facts(torch, torch._check, None, "cpu")["tail"] == ""
 
 
+@pytest.mark.slow
 def test_a_functional_tensor_where_the_call_asserts_one() -> None:
     valid, _ = _probe("torch._functionalize_are_all_mutations_hidden_from_autograd")
     assert valid
@@ -307,6 +325,7 @@ def test_a_functional_tensor_where_the_call_asserts_one() -> None:
     assert ["is", "result", "True"] in valid[0].checks
 
 
+@pytest.mark.slow
 def test_a_protocol_is_checked_by_its_shape() -> None:
     pytest.importorskip("torch._inductor.pattern_matcher")
     valid, _ = _probe("torch._inductor.pattern_matcher.SearchFn")
@@ -316,6 +335,7 @@ def test_a_protocol_is_checked_by_its_shape() -> None:
     assert any("__call__" in c[2] for c in checks if c[0] == "eq"), checks
 
 
+@pytest.mark.slow
 def test_a_typing_alias_is_checked_by_its_origin_and_arguments() -> None:
     valid, _ = _probe("torch.fx.node.Argument")
     assert valid
@@ -326,12 +346,14 @@ def test_a_typing_alias_is_checked_by_its_origin_and_arguments() -> None:
     assert names and "Tensor" in names[0][2] and "ForwardRef('Node')" in names[0][2], names
 
 
+@pytest.mark.slow
 def test_a_3d_pooling_function_gets_a_kernel_per_spatial_dim() -> None:
     valid, _ = _probe("torch.nn.functional.lp_pool3d")
     assert valid
     assert "kernel_size = (2, 2, 2)" in valid[0].setup, valid[0].setup
 
 
+@pytest.mark.slow
 def test_a_3d_transposed_convolution_gets_a_weight_of_its_dims() -> None:
     valid, _ = _probe("torch.nn.functional.conv_transpose3d")
     assert valid

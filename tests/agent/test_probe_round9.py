@@ -13,8 +13,7 @@ import inspect
 
 import pytest
 
-torch = pytest.importorskip("torch")
-
+from tests.lazy import torch  # noqa: E402  (imported on first use: fast tests here need none)
 from torchparity.agent import facts_probe as fp  # noqa: E402
 from torchparity.agent.objects import walk  # noqa: E402
 from torchparity.agent.resolve import resolve  # noqa: E402
@@ -27,6 +26,7 @@ def _probe(name: str) -> tuple[list[fp.Scenario], list[fp.Scenario]]:
     return fp.Engine(torch, res, hit.obj, owner, "cpu").scenarios()
 
 
+@pytest.mark.slow
 def test_a_base_class_member_is_measured_on_a_subclass_that_inherits_it() -> None:
     base = torch.distributions.Distribution
     valid, _ = _probe("torch.distributions.distribution.Distribution.stddev")
@@ -39,12 +39,14 @@ def test_a_base_class_member_is_measured_on_a_subclass_that_inherits_it() -> Non
     assert sc.call == sc.receiver + ".stddev"
 
 
+@pytest.mark.slow
 def test_no_subclass_that_overrides_the_member_stands_for_it() -> None:
     # every subclass defines its own variance: none would reach Distribution.variance
     valid, _ = _probe("torch.distributions.distribution.Distribution.variance")
     assert valid == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [
     "torch.nn.utils.prune.L1Unstructured.remove",
     "torch.nn.utils.prune.RandomStructured.apply_mask",
@@ -58,6 +60,7 @@ def test_a_pruning_method_acts_on_the_module_it_was_applied_to(name: str) -> Non
     assert sc.call.endswith("(module)"), sc.call
 
 
+@pytest.mark.slow
 def test_a_mask_is_computed_by_the_container_of_two_prunings() -> None:
     valid, _ = _probe("torch.nn.utils.prune.PruningContainer.compute_mask")
     assert valid
@@ -68,6 +71,7 @@ def test_a_mask_is_computed_by_the_container_of_two_prunings() -> None:
     assert type(ns["method"]).__name__ == "PruningContainer"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "check"), [
     ("torch.distributed.rpc.remote", ["eq", "result.to_here()", "0"]),  # read before the agent shuts down
     ("torch.distributed.rpc.rpc_async", ["eq", "result.wait()", "0"]),
@@ -83,6 +87,7 @@ def test_an_rpc_runs_on_a_one_worker_agent_and_its_result_is_awaited(name: str, 
     assert not torch.distributed.rpc.api._is_current_rpc_agent_set()
 
 
+@pytest.mark.slow
 def test_a_future_is_observed_by_what_it_completes_with() -> None:
     from torchparity.agent.observe import observe
 
@@ -92,12 +97,14 @@ def test_a_future_is_observed_by_what_it_completes_with() -> None:
                                                 "torch.tensor([1.0, 2.0], dtype=torch.float32)"]
 
 
+@pytest.mark.slow
 def test_a_linear_algebra_input_is_a_square_matrix_when_an_error_asks_for_one() -> None:
     valid, _ = _probe("torch.slogdet")
     assert valid
     assert any("[[2.0, 1.0], [1.0, 3.0]]" in line for line in valid[0].setup), valid[0].setup
 
 
+@pytest.mark.slow
 def test_a_class_parameter_typed_type_of_x_gets_x_s_concrete_subclasses() -> None:
     res = resolve("torch.distributed.optim.ZeroRedundancyOptimizer")
     engine = fp.Engine(torch, res, walk(res["path"]).obj, None, "cpu")
@@ -106,6 +113,7 @@ def test_a_class_parameter_typed_type_of_x_gets_x_s_concrete_subclasses() -> Non
     assert values[0] != "torch.optim.optimizer.Optimizer"  # a concrete subclass first
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [
     "torch.distributions.multivariate_normal.MultivariateNormal.mean",
     "torch.distributions.lowrank_multivariate_normal.LowRankMultivariateNormal.variance",
@@ -121,12 +129,14 @@ def test_distributions_with_agreeing_parameters_are_built_from_recipes(name: str
     assert any(c[0] == "tensor" for c in made[0].checks), made[0].checks
 
 
+@pytest.mark.slow
 def test_probabilities_are_given_for_probs_before_any_tensor() -> None:
     valid, _ = _probe("torch.distributions.bernoulli.Bernoulli.variance")
     assert valid
     assert "probs=torch.tensor([0.25, 0.5]" in valid[0].setup[0], valid[0].setup
 
 
+@pytest.mark.slow
 def test_a_drawn_result_is_checked_by_its_shape_and_dtype_not_its_values() -> None:
     valid, _ = _probe("torch.distributions.mixture_same_family.MixtureSameFamily.sample")
     assert valid
@@ -136,6 +146,7 @@ def test_a_drawn_result_is_checked_by_its_shape_and_dtype_not_its_values() -> No
     assert not [c for c in checks if c[0] == "tensor" and c[1] == "result"], checks
 
 
+@pytest.mark.slow
 def test_drawn_tensors_agree_only_where_shape_and_dtype_agree() -> None:
     first = [["tensor", "result", "torch.tensor([1.0, 2.0], dtype=torch.float32)"],
              ["tensor", "other", "torch.tensor([1.0], dtype=torch.float32)"]]
@@ -155,12 +166,14 @@ def test_layer_widths_are_numbers_and_a_qconfig_is_a_qconfig(name: str, cats: li
     assert pv.categories(name, "", None) == cats
 
 
+@pytest.mark.slow
 def test_a_qat_module_is_built_with_the_qconfig_its_error_asks_for() -> None:
     valid, _ = _probe("torch.ao.nn.intrinsic.qat.ConvBnReLU2d")
     assert valid
     assert "qconfig=torch.ao.quantization.get_default_qat_qconfig(" in valid[0].call, valid[0].call
 
 
+@pytest.mark.slow
 def test_a_shape_environment_simplifies_a_symbolic_expression() -> None:
     res = resolve("torch.fx.experimental.symbolic_shapes.ShapeEnv.simplify")
     hit = walk(res["path"])
@@ -169,6 +182,7 @@ def test_a_shape_environment_simplifies_a_symbolic_expression() -> None:
     assert "sympy" in valid[0].call and "Symbol" in valid[0].call, valid[0].call
 
 
+@pytest.mark.slow
 def test_a_future_not_done_is_not_waited_on() -> None:
     from torchparity.agent.observe import observe
 
@@ -176,6 +190,7 @@ def test_a_future_not_done_is_not_waited_on() -> None:
     assert not [c for c in checks if "wait" in c[1]], checks
 
 
+@pytest.mark.slow
 def test_context_checks_are_not_read_as_drawn_tensors() -> None:
     first = [["inside", "eq", "torch.is_grad_enabled()", "False"],
              ["tensor", "result", "torch.tensor([1.0], dtype=torch.float32)"]]

@@ -6,8 +6,6 @@ import importlib
 
 import pytest
 
-torch = pytest.importorskip("torch")
-
 from torchparity.agent.facts_probe import touched_containers  # noqa: E402
 from torchparity.agent.objects import try_walk  # noqa: E402
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-torch = pytest.importorskip("torch")
-
+from tests.lazy import torch  # noqa: E402  (imported on first use: fast tests here need none)
 from torchparity.agent.isolate import in_child  # noqa: E402
 from torchparity.agent.resolve import resolve  # noqa: E402
 
@@ -27,6 +26,7 @@ def _install_and_read(name: str) -> tuple[dict[str, object], str, bool, str]:
         eval(holder, {"torch": torch})).__name__
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["torch.backends.cudnn.enabled", "torch.backends.mkldnn.enabled"])
 def test_a_checked_flag_is_replaced_through_a_proxy_of_its_holder(name: str) -> None:
     before = eval(name, {"torch": torch})

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import torch
+import pytest
 
+from tests.lazy import torch
 from torchparity.agent import state
 
 
+@pytest.mark.slow
 def test_registry_has_every_named_state_and_values_round_trip():
     reg = state.registry("cpu")
     expected = set(state.STATE_NAMES) - {"autocast_device"}
@@ -30,6 +32,7 @@ def test_autocast_for_the_run_device_is_added():
     assert state.registry("cpu").get("autocast_device") is None
 
 
+@pytest.mark.slow
 def test_inference_mode_is_entered_and_left():
     spec = state.registry("cpu")["inference_mode"]
     undo = spec.push(True)
@@ -48,6 +51,7 @@ def test_api_to_state_link_is_data_and_follows_parents_and_aliases():
         assert set(states) <= set(state.STATE_NAMES)
 
 
+@pytest.mark.slow
 def test_a_state_this_torch_lacks_is_skipped_with_the_reason():
     spec = state.StateSpec("imaginary", "IMAGINARY", getter=lambda: torch.imaginary_state(),
                            setter=None, values=(False, True), requires=("torch.imaginary_state",))

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import torch
+import pytest
 
+from tests.lazy import torch
 from torchparity.agent.objects import class_path, qualified_name, try_walk
 from torchparity.agent.scaffold_facts import _defined_on, _mro
 from torchparity.agent.type_facts import Types
 
 
+@pytest.mark.slow
 def test_a_pybind_class_whose_qualname_is_its_path_is_not_prefixed_twice():
     # torch.jit.ScriptFunction reports __module__ "torch.jit" and __qualname__ "torch.jit.ScriptFunction"
     cls = torch.jit.ScriptFunction
@@ -17,6 +19,7 @@ def test_a_pybind_class_whose_qualname_is_its_path_is_not_prefixed_twice():
         assert try_walk(name) is not None and try_walk(name).obj is cls
 
 
+@pytest.mark.slow
 def test_ordinary_classes_keep_module_dot_qualname():
     assert class_path(torch.nn.Linear) == "torch.nn.modules.linear.Linear"
     assert _mro(torch.nn.Linear)[-1] == "builtins.object"

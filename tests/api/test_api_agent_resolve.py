@@ -69,6 +69,7 @@ def _site(torch_mod) -> Path:
     return Path(torch_mod.__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("query,canonical,kind,source,public", CASES, ids=[c[0] for c in CASES])
 def test_resolves_real_api(agent_resolve, torch_mod, query, canonical, kind, source, public):
     r = agent_resolve.resolve(query)
@@ -89,10 +90,12 @@ def test_resolves_real_api(agent_resolve, torch_mod, query, canonical, kind, sou
     assert re.match(rf"\s*(async\s+)?(def|class)\s+{re.escape(leaf)}\b", text), text
 
 
+@pytest.mark.slow
 def test_every_kind_is_covered(agent_resolve):
     assert {c[2] for c in CASES} == set(KINDS)
 
 
+@pytest.mark.slow
 def test_aliases_name_the_same_object(agent_resolve):
     r = agent_resolve.resolve("torch.autograd.grad_mode.set_grad_enabled")
     assert "torch.set_grad_enabled" in r["aliases"]
@@ -103,6 +106,7 @@ def test_aliases_name_the_same_object(agent_resolve):
     assert not any(a.startswith("torch.fft.") for a in agent_resolve.resolve("torch.Tensor.ndim")["aliases"])
 
 
+@pytest.mark.slow
 def test_interpreter_shared_values_have_no_aliases(agent_resolve):
     """A bool or int is shared by the interpreter: another module's equal flag is no alias of it."""
     enabled = agent_resolve.resolve("torch.backends.cudnn.enabled")
@@ -111,6 +115,7 @@ def test_interpreter_shared_values_have_no_aliases(agent_resolve):
     assert not any(a.startswith("torch.has_") or a.startswith("torch.backends.") for a in debug["aliases"])
 
 
+@pytest.mark.slow
 def test_member_facts(agent_resolve):
     r = agent_resolve.resolve("torch.no_grad.clone")
     assert r["owner_class"] == "torch.autograd.grad_mode.no_grad"
@@ -122,6 +127,7 @@ def test_member_facts(agent_resolve):
     assert add_["signature"].startswith("(other")  # from the docstring: C has no inspect signature
 
 
+@pytest.mark.slow
 def test_signatures(agent_resolve):
     assert agent_resolve.resolve("torch._utils._get_device_index")["signature"].startswith("(device")
     assert agent_resolve.resolve("torch.add")["signature"].startswith("(input, other")
@@ -129,6 +135,7 @@ def test_signatures(agent_resolve):
     assert agent_resolve.resolve("Tensor.ndim")["signature"] is None
 
 
+@pytest.mark.slow
 def test_public_reasons(agent_resolve):
     r = agent_resolve.resolve("torch._utils._get_device_index")
     assert "'_utils'" in r["public_reason"]
@@ -142,6 +149,7 @@ def test_public_reasons(agent_resolve):
     assert not ok and "__all__" in why
 
 
+@pytest.mark.slow
 def test_docs_urls(agent_resolve, torch_mod):
     ver = docs_version(torch_mod.__version__)
     base = f"https://pytorch.org/docs/{ver}"
@@ -158,6 +166,7 @@ def test_docs_urls(agent_resolve, torch_mod):
     assert agent_resolve.resolve("torch._utils._get_device_index")["docs_url"] == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version,expected", [
     ("2.13.0+cpu", "2.13"), ("2.7.1", "2.7"), ("2.14.0a0+git1234", "main"), ("2.12.0.dev20260101", "main"),
 ])
@@ -165,12 +174,14 @@ def test_docs_version(agent_resolve, version, expected):
     assert docs_version(version) == expected
 
 
+@pytest.mark.slow
 def test_short_form_maps_when_unambiguous(agent_resolve):
     r = agent_resolve.resolve("Optimizer.zero_grad")
     assert r["resolved_via"].startswith("short form")
     assert agent_resolve.resolve("nn.functional.relu")["canonical"] == "torch.nn.functional.relu"
 
 
+@pytest.mark.slow
 def test_short_form_lists_candidates_when_ambiguous(agent_resolve):
     with pytest.raises(agent_resolve.NotFound) as info:
         agent_resolve.locate("relu")
@@ -180,6 +191,7 @@ def test_short_form_lists_candidates_when_ambiguous(agent_resolve):
     assert {"torch.Event", "torch.cuda.Event"} <= set(info.value.candidates)
 
 
+@pytest.mark.slow
 def test_unknown_name_suggests_from_the_furthest_module(agent_resolve):
     with pytest.raises(agent_resolve.NotFound) as info:
         agent_resolve.locate("torch.nn.functional.relux")
@@ -209,6 +221,7 @@ def moved_package(tmp_path, monkeypatch):
         del sys.modules[name]
 
 
+@pytest.mark.slow
 def test_a_moved_module_is_found_by_its_tail(agent_resolve, moved_package):
     import importlib
 
@@ -223,6 +236,7 @@ def test_a_moved_module_is_found_by_its_tail(agent_resolve, moved_package):
         agent_resolve.locate("oldbk.streams.Evnt.record", backend_module="oldbk")
 
 
+@pytest.mark.slow
 def test_resolution_is_jsonable_and_typed(agent_resolve):
     import json
 
@@ -232,6 +246,7 @@ def test_resolution_is_jsonable_and_typed(agent_resolve):
     assert all(isinstance(i["resolution"]["aliases"], list) for i in items)
 
 
+@pytest.mark.slow
 def test_a_typo_mid_name_is_unknown_not_moved(agent_resolve):
     """``torch.set_grad_enabld.clone`` must not turn into ``torch.clone``."""
     with pytest.raises(agent_resolve.NotFound) as info:
@@ -240,6 +255,7 @@ def test_a_typo_mid_name_is_unknown_not_moved(agent_resolve):
     assert "torch.set_grad_enabled" in info.value.suggestions
 
 
+@pytest.mark.slow
 def test_reexports_of_one_constant_are_one_candidate(agent_resolve):
     """``inf`` is imported from math by a dozen torch modules: one object, spelled torch.inf."""
     r = agent_resolve.resolve("inf")
@@ -263,6 +279,7 @@ def consts_backend(tmp_path, monkeypatch):
         del sys.modules[name]
 
 
+@pytest.mark.slow
 def test_equal_small_values_in_two_modules_stay_two_candidates(agent_resolve, consts_backend):
     """Two ``LEVEL = 1`` share the interpreter's cached int: that is no re-export."""
     with pytest.raises(agent_resolve.NotFound) as info:

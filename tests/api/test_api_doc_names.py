@@ -7,6 +7,7 @@ import pytest
 from torchparity.api.records import Resolution
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("query", "first", "also"),
     [

@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow  # runs the benchmark script in its own interpreter
 
 
 def test_bench_docs_small_set_prints_its_figures():

@@ -217,6 +217,7 @@ def test_the_environment_s_type_facts_are_cached_per_torch_version(tmp_path) -> 
     assert again.types.source.startswith("environment (torch ")
 
 
+@pytest.mark.slow
 def test_the_generator_itself_never_imports_torch(tmp_path, capsys) -> None:
     from torchparity.coverage import tablegen
 

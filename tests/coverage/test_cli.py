@@ -36,6 +36,7 @@ def _cov(tmp_path: Path, *args: str) -> int:
     return main(["coverage", *args, "--store", str(tmp_path / "store")])
 
 
+@pytest.mark.slow
 def test_one_api_prints_sections_grep_and_both_paragraphs(
     repo: Path, upstream: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -151,6 +152,7 @@ def test_bad_input_is_one_line_and_exit_2(
     assert len(err) == 1 and err[0].startswith("ERROR: ") and message in err[0]
 
 
+@pytest.mark.slow
 def test_not_a_git_repo_exits_2_in_a_subprocess(tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()

@@ -126,6 +126,7 @@ def test_check_cli_follows_the_static_aliases(docs_dir: Path, capsys: pytest.Cap
     assert f"add with: torchparity docs add {CLONE} --docs" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_docs_package_imports_no_higher_part() -> None:
     code = ("import sys, torchparity.docs; "
             "print(' '.join(sorted(m for m in sys.modules if m.startswith('torchparity'))))")

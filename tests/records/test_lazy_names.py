@@ -22,6 +22,7 @@ def test_an_unknown_name_is_an_attribute_error() -> None:
         records.NoSuchRecord  # noqa: B018
 
 
+@pytest.mark.slow
 def test_the_package_alone_imports_no_record_module() -> None:
     code = ("import sys, torchparity.records as r; "
             "print(sorted(m for m in sys.modules if m.startswith('torchparity.records.')))")

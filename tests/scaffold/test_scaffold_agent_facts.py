@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-torch = pytest.importorskip("torch")
-
+from tests.lazy import torch  # noqa: E402  (imported on first use: fast tests here need none)
 from torchparity.agent import resolve as agent_resolve  # noqa: E402
 from torchparity.agent import scaffold_facts as sf  # noqa: E402
 
@@ -20,14 +19,19 @@ def facts(name: str, wants: list[str], **kw):
     return sf.facts_for(Ctx(), agent_resolve.resolve(name), wants, kw.get("dtypes"), kw.get("formula", ""))
 
 
-@pytest.mark.parametrize(("value", "source"), [
-    (None, "None"), (True, "True"), (3, "3"), (1.5, "1.5"), (float("nan"), 'float("nan")'),
-    (-float("inf"), '-float("inf")'), ("cpu", "'cpu'"), (torch.float16, "torch.float16"),
-    (torch.Size([2, 3]), "torch.Size([2, 3])"), (torch.device("cpu"), 'torch.device("cpu")'),
-    ((1,), "(1,)"), ([1, (2, 3)], "[1, (2, 3)]"),
-    (torch.tensor([1.0, 2.5]), "torch.tensor([1.0, 2.5], dtype=torch.float32)"),
-])
-def test_literal_round_trips(value, source):
+_LITERALS = [
+    ("None", "None"), ("True", "True"), ("3", "3"), ("1.5", "1.5"), ('float("nan")', 'float("nan")'),
+    ('-float("inf")', '-float("inf")'), ("'cpu'", "'cpu'"), ("torch.float16", "torch.float16"),
+    ("torch.Size([2, 3])", "torch.Size([2, 3])"), ('torch.device("cpu")', 'torch.device("cpu")'),
+    ("(1,)", "(1,)"), ("[1, (2, 3)]", "[1, (2, 3)]"),
+    ("torch.tensor([1.0, 2.5])", "torch.tensor([1.0, 2.5], dtype=torch.float32)"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("made_by", "source"), _LITERALS)
+def test_literal_round_trips(made_by, source):
+    value = eval(made_by, {"torch": torch})
     assert sf.literal(value, torch) == source
     again = eval(source, {"torch": torch})
     if isinstance(value, torch.Tensor):
@@ -36,12 +40,17 @@ def test_literal_round_trips(value, source):
         assert again == value
 
 
-@pytest.mark.parametrize("value", [object(), torch.ones(100), torch.return_types.max((torch.ones(1), torch.ones(1)))])
-def test_values_a_test_cannot_hold_literally(value):
+@pytest.mark.slow
+@pytest.mark.parametrize("make", [
+    lambda: object(), lambda: torch.ones(100), lambda: torch.return_types.max((torch.ones(1), torch.ones(1))),
+], ids=["object", "big-tensor", "return-type"])
+def test_values_a_test_cannot_hold_literally(make):
+    value = make()
     with pytest.raises(sf._NotLiteral):
         sf.literal(value, torch)
 
 
+@pytest.mark.slow
 def test_signatures_and_documented_types():
     assert sf._strip_sig("(type1, type2) -> dtype") == "type1, type2"
     assert sf._strip_sig("(input, *, out=None) -> Tensor") == "input, *, out=None"
@@ -50,6 +59,7 @@ def test_signatures_and_documented_types():
     assert sf._pools_for("torch.device or int, optional") == ["int", "none", "device"]
 
 
+@pytest.mark.slow
 def test_context_facts_measure_every_start_value():
     ctx = facts("torch.set_grad_enabled.clone", ["context"])["context"]
     assert ctx["problem"] == "" and ctx["member"] == "clone" and ctx["mode_attrs"] == ["mode"]
@@ -61,6 +71,7 @@ def test_context_facts_measure_every_start_value():
     assert torch.is_grad_enabled()  # measuring left the state as it was
 
 
+@pytest.mark.slow
 def test_opinfo_facts_exclude_what_has_no_independent_reference():
     op = facts("torch.mul", ["opinfo"])["opinfo"]
     assert op["found"] and op["reference"] == "float64" and op["dtypes"] == ["float32", "float16", "bfloat16"]
@@ -71,6 +82,7 @@ def test_opinfo_facts_exclude_what_has_no_independent_reference():
     assert reasons == {"complex64": "the OpInfo does not list it for cpu", "nosuch": "this torch has no torch.nosuch"}
 
 
+@pytest.mark.slow
 def test_call_facts_valid_and_invalid_and_restored_state():
     before = torch.get_default_dtype()
     calls = facts("torch.set_default_dtype", ["calls", "states"])["calls"]
@@ -79,12 +91,14 @@ def test_call_facts_valid_and_invalid_and_restored_state():
     assert [c["raises"] for c in calls["invalid"]] == ["TypeError"]
 
 
+@pytest.mark.slow
 def test_calls_run_in_a_scratch_folder(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     sf.facts_for(Ctx(), agent_resolve.resolve("torch.save"), ["calls"])
     assert list(tmp_path.iterdir()) == []  # torch.save(0, "cpu") wrote into the scratch folder
 
 
+@pytest.mark.slow
 def test_a_failing_measurement_is_a_reason_not_a_crash(monkeypatch):
     def boom(*args):
         raise RuntimeError("measurement broke")
@@ -94,6 +108,7 @@ def test_a_failing_measurement_is_a_reason_not_a_crash(monkeypatch):
     assert out["storage"]["problem"] == "measuring the storage facts failed: RuntimeError: measurement broke"
 
 
+@pytest.mark.slow
 def test_an_api_that_cannot_be_looked_up_fails_only_its_own_item():
     good = agent_resolve.resolve("torch.BoolStorage")
     gone = dict(good, path="torch.NoSuchStorage", canonical="torch.NoSuchStorage")
@@ -107,6 +122,7 @@ def test_an_api_that_cannot_be_looked_up_fails_only_its_own_item():
     assert ok["storage"]["problem"] == "" and ok["storage"]["size"] == 3
 
 
+@pytest.mark.slow
 def test_a_global_state_an_apis_facts_leave_changed_is_restored():
     """``get_default_dtype``'s docstring example sets float64: every API measured after it in a batch
     got float64 tensors (the batch-norm facts failed with "mixed dtype")."""
@@ -117,6 +133,7 @@ def test_a_global_state_an_apis_facts_leave_changed_is_restored():
     assert torch.is_grad_enabled()
 
 
+@pytest.mark.slow
 def test_modes_an_api_enters_for_good_are_left_after_its_facts(capfd):
     # enable_cuda_sanitizer enters a dispatch mode it never leaves; every later CPU call in the
     # agent would then ask for CUDA (a batch's later operators measured no dtype at all)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import RUFF_BIN
 from tests.scaffold.conftest import ALL_CASES, CASES, FAMILY_CASES, FILL_IN, run_files
 from torchparity.checks.checklist import (
     PASS,
@@ -23,7 +24,7 @@ from torchparity.config import load_preset
 
 pytestmark = pytest.mark.slow
 
-RUFF = [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "E,F,W,I,B,UP",
+RUFF = [RUFF_BIN, "check", "--isolated", "--select", "E,F,W,I,B,UP",
         "--line-length", "100", "--target-version", f"py3{sys.version_info[1]}"]
 
 

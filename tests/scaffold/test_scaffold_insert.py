@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.conftest import RUFF_BIN
 from tests.scaffold.scaffold_fixtures import EXISTING, TWO_SPACE
 from torchparity.errors import UsageError
 from torchparity.scaffold import Method, check_only_insertions, insert_methods
@@ -113,9 +114,8 @@ _SORTED_FILES = {
 
 def _ruff(path, select: str = "E,F,W,I") -> str:
     import subprocess
-    import sys
 
-    proc = subprocess.run([sys.executable, "-m", "ruff", "check", "--isolated", "--select", select,
+    proc = subprocess.run([RUFF_BIN, "check", "--isolated", "--select", select,
                            "--line-length", "100", str(path)], capture_output=True, text=True)
     return "" if proc.returncode == 0 else proc.stdout
 

@@ -73,6 +73,7 @@ def test_no_facts_or_nothing_measured_cannot_decide():
         jitgraph_plan(info, {"jitgraph": {"found": True, "lines": ["x = 1"]}}, "DEVICE")
 
 
+@pytest.mark.slow
 def test_the_agent_measures_a_pass_on_the_cpu_and_the_plan_writes_it():
     torch = pytest.importorskip("torch")
     from torchparity.agent.facts_jitgraph import jitgraph_facts
@@ -91,6 +92,7 @@ def test_the_agent_measures_a_pass_on_the_cpu_and_the_plan_writes_it():
     assert "device=DEVICE" in text
 
 
+@pytest.mark.slow
 def test_the_agent_puts_a_switch_back():
     torch = pytest.importorskip("torch")
     from torchparity.agent.facts_jitgraph import jitgraph_facts
@@ -103,6 +105,7 @@ def test_the_agent_puts_a_switch_back():
     assert torch._C._jit_set_profiling_executor(before) == before  # as it was
 
 
+@pytest.mark.slow
 def test_an_api_without_a_scenario_says_so():
     torch = pytest.importorskip("torch")
     from torchparity.agent.facts_jitgraph import jitgraph_facts

@@ -8,8 +8,8 @@ float64 reference and fails under a targeted break (rows off by one, the other o
 from __future__ import annotations
 
 import pytest
-import torch
 
+from tests.lazy import torch
 from tests.scaffold.conftest import Case
 from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
 from torchparity.agent.facts_opinfo import find_opinfo
@@ -39,6 +39,7 @@ def _entry(obj):
     return op
 
 
+@pytest.mark.slow
 def test_the_lambda_s_rearrangement_is_read_from_its_source():
     assert wrapped_call(_entry(torch.nn.functional.embedding).op, torch.nn.functional.embedding) == \
         "@S@.args[0], @S@.input, **@S@.kwargs"

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import RUFF_BIN
 from tests.scaffold.scaffold_fixtures import api_info, resolution
 from torchparity.config import load_preset
 from torchparity.errors import UsageError
@@ -155,12 +156,13 @@ def _context_facts(rule_inside, rule_construct=lambda m, b: b, decorator=True):
 
 
 def _ruff_ok(path: Path) -> str:
-    proc = subprocess.run([sys.executable, "-m", "ruff", "check", "--isolated", "--select", "E,F,W,I,B,UP",
+    proc = subprocess.run([RUFF_BIN, "check", "--isolated", "--select", "E,F,W,I,B,UP",
                            "--line-length", "100", "--target-version", "py38", str(path)],
                           capture_output=True, text=True)
     return "" if proc.returncode == 0 else proc.stdout
 
 
+@pytest.mark.slow
 def test_context_plan_asserts_the_measured_rules(tmp_path):
     plan = build_plan(api_info(CLONE), _context_facts(lambda m, b: m), "DEVICE")
     assert plan.family == "context"
@@ -202,6 +204,7 @@ def _opinfo_facts(reference="numpy", dtypes=("float32", "float16"), errors=0, ca
         "tolerances": {"float16": [0.001, 0.001]}, "error_inputs": {"count": errors}}}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reference", ["numpy", "float64", "cpu"])
 def test_opinfo_plan_per_reference(tmp_path, reference):
     res = resolution("torch.nn.functional.relu", "function")
@@ -219,6 +222,7 @@ def test_opinfo_plan_per_reference(tmp_path, reference):
     assert _ruff_ok(path) == ""
 
 
+@pytest.mark.slow
 def test_opinfo_plan_on_a_device_keeps_an_independent_reference(tmp_path):
     """On another device the result meets the NumPy reference and the CPU's; a dtype with no
     independent reference gets a loop of its own against the CPU only."""
@@ -288,6 +292,7 @@ def test_tensor_plan_formula_then_measured_values():
     assert "((0,), 1)," in body and "x.cpu()" not in body  # the CPU itself: no CPU-vs-CPU check
 
 
+@pytest.mark.slow
 def test_fill_in_plan_fails_and_says_what_to_write(tmp_path):
     pytest.importorskip("torch")  # the file imports torch's TestCase
     plan = build_plan(api_info(resolution("torch.nn.Linear", "class")), {}, "DEVICE")
@@ -338,6 +343,7 @@ def test_written_files_take_the_umask_and_added_files_keep_their_mode(tmp_path, 
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left
 
 
+@pytest.mark.slow
 def test_methods_added_into_a_generated_file_keep_it_ruff_clean(tmp_path):
     """The tensor family needs ``import math``: it goes above ``import torch``, in its own section."""
     from torchparity.scaffold import scaffold_test

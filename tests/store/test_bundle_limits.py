@@ -120,6 +120,7 @@ def test_a_run_with_a_512_mib_log_imports_in_bounded_memory(tmp_path: Path) -> N
         shutil.rmtree(store, ignore_errors=True)
 
 
+@pytest.mark.slow
 def test_a_header_that_understates_the_size_is_caught_while_streaming(tmp_path: Path) -> None:
     """The central directory says 1000 bytes; the deflate stream holds 64 MiB."""
     name = "blobs/" + "a" * 64

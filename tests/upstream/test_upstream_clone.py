@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
-import torch
 
 from tests.conftest import git, write
+from tests.lazy import torch
 from tests.upstream import files
 from tests.upstream.files import make_backend
 from torchparity.cli import main
@@ -19,7 +19,8 @@ from torchparity.upstream.find import torch_tag
 #: every test here starts interpreters with torch (seconds each): the slow tier
 pytestmark = pytest.mark.slow
 
-TAG = torch_tag(torch.__version__)
+def _tag() -> str:
+    return torch_tag(torch.__version__)
 
 
 def _clone(root: Path, tag: str | None) -> Path:
@@ -36,6 +37,7 @@ def _clone(root: Path, tag: str | None) -> Path:
 
 
 def test_the_clones_tests_at_the_environments_tag_with_the_backends_list(tmp_path: Path) -> None:
+    TAG = _tag()
     assert TAG is not None, "the test interpreter's torch is a release build"
     backend, clone = make_backend(tmp_path), _clone(tmp_path, TAG)
     store = tmp_path / "store"
@@ -55,6 +57,7 @@ def test_the_clones_tests_at_the_environments_tag_with_the_backends_list(tmp_pat
 
 
 def test_a_clone_without_the_tag_is_said(tmp_path: Path) -> None:
+    TAG = _tag()
     clone = _clone(tmp_path, None)
     store = tmp_path / "store"
     code = main(["upstream", files.API, "--upstream-repo", str(clone), "--python", sys.executable,

@@ -637,6 +637,19 @@ def make_runner(mode: str, python: str, backend_module: str, device: str, log_di
     """A runner; ``allow_cpu_fallback``: a requested device that is absent runs jobs on the cpu
     (saying so) instead of refusing them as a broken environment. ``preload`` and ``lanes`` are the
     warm worker's (``WarmWorker``); fresh interpreters import what each step imports, as the seed did."""
+    from .fake import installed_runner
+
+    def real() -> Runner:
+        return _make_real_runner(mode, python, backend_module, device, log_dir, allow_cpu_fallback, environ,
+                                 preload=preload, lanes=lanes)
+
+    # tests: the agent answered by a handler in this process, or a real runner wrapped (exec/fake.py)
+    return installed_runner(python, backend_module, device, log_dir, real) or real()
+
+
+def _make_real_runner(mode: str, python: str, backend_module: str, device: str, log_dir: Path,
+                      allow_cpu_fallback: bool, environ: dict[str, str] | None, *,
+                      preload: Sequence[str] | None, lanes: int) -> Runner:
     if mode == "warm" and not hasattr(os, "fork"):
         print("torchparity: fork is unavailable on this platform; using --fresh", file=sys.stderr)
         mode = "fresh"
