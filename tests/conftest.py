@@ -8,12 +8,13 @@ import sys
 import textwrap
 import venv
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from .tiers import FastTierPlugin
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "tests.fakeagent"]  # pytester: the tier guard's tests; the `agent` fixture
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -26,11 +27,14 @@ GIT_ENV = {
 }
 
 
-def git(repo: Path, *args: str) -> str:
-    env = dict(os.environ, **GIT_ENV)
-    return subprocess.run(
-        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env
-    ).stdout.strip()
+def git(repo: Path, *args: str, input: str | None = None, env: dict[str, str] | None = None,
+        completed: bool = False) -> Any:
+    """``git -C repo *args`` with ``input`` on its stdin, as the tests' author (``env``, on top of this
+    process's environment, replaces ``GIT_ENV``: another author, fixed dates). Its stdout, stripped, and an
+    error if it fails; with ``completed``, the ``CompletedProcess`` whatever its exit status."""
+    proc = subprocess.run(["git", "-C", str(repo), *args], check=not completed, capture_output=True, text=True,
+                          env=dict(os.environ, **(GIT_ENV if env is None else env)), input=input)
+    return proc if completed else proc.stdout.strip()
 
 
 def write(path: Path, text: str) -> Path:
@@ -88,8 +92,26 @@ RUFF_BIN = _ruff_bin()
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """With TORCHPARITY_TEST_TIMES=FILE, each test phase's seconds go to FILE as it ends (the shares of a
-    long run, read while it runs; benchmarks/test_times.py sums them)."""
+    long run, read while it runs; benchmarks/bench_ci.py sums them)."""
     path = os.environ.get("TORCHPARITY_TEST_TIMES")
-    if path:
+    if path and not os.environ.get("PYTEST_XDIST_WORKER"):  # with -n, the controller writes each report once
         with open(path, "a", encoding="utf-8") as fh:
             fh.write(f"{report.duration:.3f}\t{report.when}\t{report.outcome}\t{report.nodeid}\n")
+
+
+@pytest.fixture
+def store_contents():
+    """What the ``store`` fixture puts in its fresh store: ``None`` (nothing) here; a test module that
+    wants it filled overrides this fixture with a function of the store that fills it."""
+    return None
+
+
+@pytest.fixture
+def store(tmp_path: Path, store_contents):
+    """A real store under ``tmp_path``, holding what ``store_contents`` writes into it."""
+    from torchparity.store import Store
+
+    st = Store(tmp_path / "store")
+    if store_contents is not None:
+        store_contents(st)
+    return st

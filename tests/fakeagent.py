@@ -17,13 +17,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from torchparity.exec.fake import Answer
+import pytest
+
+from torchparity.exec.fake import Answer, answering
 from torchparity.exec.runners import Job
 
 RECORDINGS = Path(__file__).resolve().parent / "recordings"
@@ -70,6 +74,7 @@ class RecordedAgent:
     recordings: list[Recorded]
     overrides: dict[str, Callable[[Job], Any]] = field(default_factory=dict)
     asked: list[Job] = field(default_factory=list)
+    _used: dict[tuple[str, str], int] = field(default_factory=dict)
 
     @classmethod
     def of(cls, *names: str | Path, **overrides: Callable[[Job], Any]) -> RecordedAgent:
@@ -87,9 +92,12 @@ class RecordedAgent:
             raise LookupError(f"no recorded answer to a {job.op!r} job ({sorted(job.args)}); record one with "
                               "`python -m tests.fakeagent`")
         key = _key(job.op, job.args)
-        for rec in same_op:
-            if _key(rec.op, rec.args) == key:
-                return rec.answer
+        matching = [rec for rec in same_op if _key(rec.op, rec.args) == key]
+        if matching:
+            # answers in the order they were recorded; the last one again when they run out
+            used = self._used.get((job.op, key), 0)
+            self._used[(job.op, key)] = used + 1
+            return matching[min(used, len(matching) - 1)].answer
         raise LookupError(f"no recorded {job.op!r} answer for {key!r}; recorded: "
                           f"{sorted({_key(r.op, r.args) for r in same_op})}")
 
@@ -97,9 +105,10 @@ class RecordedAgent:
         return [job.op for job in self.asked]
 
 
-def record(out: Path, argv: Iterable[str]) -> int:
-    """Run ``torchparity ARGV`` for real and write every agent job it made, with its answer, to ``out``."""
-    from torchparity.cli import main
+@contextmanager
+def recording(out: Path) -> Iterator[None]:
+    """While active, every runner made is the real one, and every job it runs is written to ``out``
+    with the real agent's answer."""
     from torchparity.exec.fake import wrapping
 
     lines: list[str] = []
@@ -119,11 +128,46 @@ def record(out: Path, argv: Iterable[str]) -> int:
         def __getattr__(self, name: str) -> Any:
             return getattr(self.runner, name)
 
-    with wrapping(Recording):
-        code = main(list(argv))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return code
+    try:
+        with wrapping(Recording):
+            yield
+    finally:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+
+def record(out: Path, argv: Iterable[str]) -> int:
+    """Run ``torchparity ARGV`` for real and write every agent job it made, with its answer, to ``out``."""
+    from torchparity.cli import main
+
+    with recording(out):
+        return main(list(argv))
+
+
+#: set to record the real agent's answers for the tests that use the ``agent`` fixture (the slow way)
+RECORD_VARIABLE = "TORCHPARITY_RECORD_AGENT"
+
+
+def recording_path(nodeid_module: str, test_name: str) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", test_name).strip("_")
+    return RECORDINGS / nodeid_module / f"{safe}.jsonl"
+
+
+@pytest.fixture
+def agent(request: pytest.FixtureRequest) -> Iterator[RecordedAgent | None]:
+    """The agent of this test, answered from its recording (no interpreter); with
+    TORCHPARITY_RECORD_AGENT=1 the real agent runs instead and the recording is written anew."""
+    path = recording_path(request.module.__name__.rsplit(".", 1)[-1], request.node.name)
+    if os.environ.get(RECORD_VARIABLE):
+        with recording(path):
+            yield None
+        return
+    if not path.exists():
+        pytest.fail(f"no recording {path.relative_to(RECORDINGS.parent.parent)}: run this test once with "
+                    f"{RECORD_VARIABLE}=1 to record the real agent's answers")
+    replay = RecordedAgent.of(path)
+    with answering(replay):
+        yield replay
 
 
 if __name__ == "__main__":

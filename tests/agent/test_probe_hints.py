@@ -1,4 +1,4 @@
-"""The probe's seventh-round rules, on real messages and real torch calls.
+"""The probe's hints from failed calls and its holders, on real messages and real torch calls.
 
 * an optional parameter a failed call names is given in the next round;
 * index tensors where a failed call asked for int64 indices (by place or by name);

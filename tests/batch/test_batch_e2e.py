@@ -14,9 +14,11 @@ from torchparity.records.batch import BatchTaskState
 from torchparity.records.target import record_from_json
 from torchparity.store import Store, read_run
 
-pytestmark = pytest.mark.slow
+# the real end-to-end tests here are marked slow; the others answer the agent from recordings of the
+# real one (the `agent` fixture, tests/fakeagent.py)
 
 
+@pytest.mark.slow
 def test_three_apis_two_refs_two_envs_share_workers_checkouts_resolve_and_index(tmp_path, make_repo, capsys):
     py2 = second_python(tmp_path / "env2")
     repo = backend_repo(make_repo, {"main": PY, "second": py2})
@@ -56,7 +58,7 @@ def test_three_apis_two_refs_two_envs_share_workers_checkouts_resolve_and_index(
     assert "| `torch.mul` | master, v2.11.0 | main, second | PASS |" in md
 
 
-def test_a_bad_api_and_a_ref_git_cannot_check_out_stop_nothing_else(tmp_path, make_repo, capsys):
+def test_a_bad_api_and_a_ref_git_cannot_check_out_stop_nothing_else(agent, tmp_path, make_repo, capsys):
     repo = backend_repo(make_repo, {"main": PY}, broken=True)
     tasks = tasks_file(tmp_path / "tasks.txt", ["torch.add", "torch.no_such_api_here"])
     out, store = tmp_path / "out", tmp_path / "store"
@@ -87,7 +89,7 @@ def test_a_bad_api_and_a_ref_git_cannot_check_out_stop_nothing_else(tmp_path, ma
     assert "NOT RUN" in md and "unable to read sha1 file" in md
 
 
-def test_verify_runs_a_ref_whose_unread_blob_is_missing(tmp_path, make_repo, capsys):
+def test_verify_runs_a_ref_whose_unread_blob_is_missing(agent, tmp_path, make_repo, capsys):
     """As a clone of Ascend/pytorch at v2.7.1 (test_upstream/disabled_testcases.json's blob absent): verify
     checks out only what the run reads, so both refs run, where a full checkout of v2.7.1 fails."""
     repo = backend_repo(make_repo, {"main": PY}, broken=True)
@@ -102,6 +104,7 @@ def test_verify_runs_a_ref_whose_unread_blob_is_missing(tmp_path, make_repo, cap
     assert {t.label: t.result for t in st.targets(run.id)} == {"master@main": "PASS", "v2.7.1@main": "PASS"}
 
 
+@pytest.mark.slow
 def test_batch_emulate_npu_runs_the_local_pool_on_the_emulated_npu_and_says_it_is_a_dry_run(tmp_path, make_repo,
                                                                                              capsys):
     repo = backend_repo(make_repo, {"main": PY})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 
@@ -12,11 +13,11 @@ from tests.report.report_fixtures import (
     COPYRIGHT_2026,
     GOOD_TEST,
     TEST_PATH,
-    make_repo,
+    make_pr_repo,
     target_record,
 )
 from torchparity.checks import checklist_from_json, evaluate_checklist
-from torchparity.checks.checklist import alias_table, resolve_aliases
+from torchparity.checks.checklist import alias_table, failing_tests, resolve_aliases
 from torchparity.cli import main
 from torchparity.config import load_preset
 from torchparity.errors import UsageError
@@ -30,7 +31,7 @@ def run_checklist(tmp_path: Path, text: str = GOOD_TEST, *, extra_files: dict[st
                   messages: tuple[str, ...] = ("test: add clone coverage",), api: str | None = API,
                   config=NPU, records=None, title: str | None = None, aliases=()):
     files = {TEST_PATH: text, **(extra_files or {})}
-    repo = make_repo(tmp_path / "repo", files, messages=messages)
+    repo = make_pr_repo(tmp_path / "repo", files, messages=messages)
     return evaluate_checklist(repo, RANGE, [TEST_PATH], api=api, config=config, run_records=records,
                               title=title, aliases=aliases)
 
@@ -268,7 +269,7 @@ def test_titles_without_a_type_tag_fail(tmp_path: Path) -> None:
 
 # -- the engine and the verb ----------------------------------------------------------------------------
 def test_items_without_a_range_are_na(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", {TEST_PATH: GOOD_TEST})
+    repo = make_pr_repo(tmp_path / "repo", {TEST_PATH: GOOD_TEST})
     result = evaluate_checklist(repo, None, [TEST_PATH], api=API, config=NPU)
     for item in ("single_commit", "only_target_files", "type_tag"):
         assert status(result, item) == "n.a."
@@ -276,7 +277,7 @@ def test_items_without_a_range_are_na(tmp_path: Path) -> None:
 
 
 def test_bad_input_is_one_clear_error(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", {TEST_PATH: GOOD_TEST})
+    repo = make_pr_repo(tmp_path / "repo", {TEST_PATH: GOOD_TEST})
     with pytest.raises(UsageError, match="does not exist at"):
         evaluate_checklist(repo, RANGE, ["test/nope.py"], api=API)
     with pytest.raises(UsageError, match="not a range"):
@@ -294,8 +295,8 @@ def test_json_round_trip(tmp_path: Path) -> None:
 
 
 def test_checklist_verb_exit_codes_and_stored_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    good = make_repo(tmp_path / "good", {TEST_PATH: GOOD_TEST})
-    bad = make_repo(tmp_path / "bad", {TEST_PATH: GOOD_TEST}, messages=("wip", "test: add"))
+    good = make_pr_repo(tmp_path / "good", {TEST_PATH: GOOD_TEST})
+    bad = make_pr_repo(tmp_path / "bad", {TEST_PATH: GOOD_TEST}, messages=("wip", "test: add"))
     (tmp_path / "torchparity.toml").write_text('preset = "torch_npu"\n')
     store = tmp_path / "store"
     common = ["--range", RANGE, "--file", TEST_PATH, "--api", API, "--store", str(store),
@@ -359,7 +360,7 @@ def test_resolve_record_spellings_reach_the_checklist(tmp_path: Path, capsys: py
     record = {"query": "torch.my_alias.clone", "canonical": API, "aliases": ["torch.set_grad_enabled.clone"],
               "kind": "method"}
     assert status(run_checklist(tmp_path / "a", text), "calls_api") == "fail"
-    repo = make_repo(tmp_path / "b" / "repo", {TEST_PATH: text})
+    repo = make_pr_repo(tmp_path / "b" / "repo", {TEST_PATH: text})
     direct = evaluate_checklist(repo, RANGE, [TEST_PATH], api=API, config=NPU, resolve=record)
     assert status(direct, "calls_api") == "pass"
     store = Store(tmp_path / "store")
@@ -392,3 +393,13 @@ def test_a_private_spelling_matches_through_the_resolve_records_canonical_name()
     item = check_calls(src, api, table)
     assert item.status == "pass" and item.en == "t.py:8 in T.test_add_: x.add_(1)"
     assert check_docstring(src, api, table).status == "pass"
+
+
+# -- placeholders fail the calls item -----------------------------------------------------------------
+def test_tests_that_fail_unconditionally_are_placeholders():
+    tree = ast.parse(
+        "class TestA:\n"
+        "    def test_fill(self):\n        self.assertIsNotNone(torch.x)\n        self.fail('write me')\n"
+        "    def test_real(self):\n        if torch.x() != 1:\n            self.fail('wrong')\n"
+    )
+    assert failing_tests(tree) == {"TestA.test_fill"}

@@ -33,8 +33,7 @@ def test_a_missing_device_is_exit_3_naming_it(tmp_path, make_repo, python_with_t
     assert keys["RESULT"] == "ERROR" and keys[f"{device}_available"] == "False"
 
 
-@pytest.mark.slow
-def test_cpu_fallback_only_when_asked_and_said(tmp_path, make_repo, python_with_torch):
+def test_cpu_fallback_only_when_asked_and_said(agent, tmp_path, make_repo, python_with_torch):
     repo = make_repo({"master": {TEST: files.SEED_LIKE}})
     rc = _run(tmp_path, TEST, "--repo", str(repo), "--python", python_with_torch, "--device", "npu",
               "--allow-cpu-fallback")
@@ -45,8 +44,7 @@ def test_cpu_fallback_only_when_asked_and_said(tmp_path, make_repo, python_with_
     assert "--allow-cpu-fallback" in keys["DEVICE_CHOICE"]
 
 
-@pytest.mark.slow
-def test_auto_says_which_device_and_why(tmp_path, make_repo, python_with_torch, capsys):
+def test_auto_says_which_device_and_why(agent, tmp_path, make_repo, python_with_torch, capsys):
     repo = make_repo({"master": {TEST: files.SEED_LIKE}})
     assert _run(tmp_path, TEST, "--repo", str(repo), "--python", python_with_torch, "--device", "auto") == 0
     err = capsys.readouterr().err

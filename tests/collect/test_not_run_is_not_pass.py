@@ -12,8 +12,8 @@ from tests.collect.test_collector import _keys, _logs, _records, _run
 from torchparity.collect import CollectOptions, Collector, EnvSpec
 from torchparity.store import Store
 
-#: every test here starts interpreters with torch (seconds each): the slow tier
-pytestmark = pytest.mark.slow
+# the real end-to-end tests here are marked slow; the others answer the agent from recordings of the
+# real one (the `agent` fixture, tests/fakeagent.py)
 
 BROKEN = "test/test_needs_backend.py"
 BROKEN_TEXT = '''
@@ -49,6 +49,7 @@ if __name__ == "__main__":
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["warm", "fresh"])
 def test_leak_check_of_a_file_that_fails_at_import_is_not_run(tmp_path, make_repo, python_with_torch, mode):
     repo = make_repo({"master": {BROKEN: BROKEN_TEXT}})
@@ -64,7 +65,7 @@ def test_leak_check_of_a_file_that_fails_at_import_is_not_run(tmp_path, make_rep
     assert "no test method ran" in rec["leak_reason"]
 
 
-def test_leak_check_over_a_running_and_a_broken_file_is_partial(tmp_path, make_repo, python_with_torch):
+def test_leak_check_over_a_running_and_a_broken_file_is_partial(agent, tmp_path, make_repo, python_with_torch):
     repo = make_repo({"master": {BROKEN: BROKEN_TEXT, GOOD: GOOD_TEXT}})
     assert _run(tmp_path, GOOD, BROKEN, "--repo", str(repo), "--python", python_with_torch) == 1
     keys = _keys(next(iter(_logs(tmp_path).values())))
@@ -74,7 +75,7 @@ def test_leak_check_over_a_running_and_a_broken_file_is_partial(tmp_path, make_r
     assert (rec["leak_status"], rec["leak_tests_watched"]) == ("PARTIAL", 1)
 
 
-def test_leak_check_of_a_file_whose_tests_ran_passes_with_the_count(tmp_path, make_repo, python_with_torch):
+def test_leak_check_of_a_file_whose_tests_ran_passes_with_the_count(agent, tmp_path, make_repo, python_with_torch):
     repo = make_repo({"master": {GOOD: GOOD_TEXT}})
     assert _run(tmp_path, GOOD, "--repo", str(repo), "--python", python_with_torch) == 0
     keys = _keys(next(iter(_logs(tmp_path).values())))
@@ -83,7 +84,7 @@ def test_leak_check_of_a_file_whose_tests_ran_passes_with_the_count(tmp_path, ma
     assert (rec["leak_status"], rec["leak_reason"], rec["leak_tests_watched"]) == ("PASS", "", 1)
 
 
-def test_an_errored_dispatch_trace_has_a_non_zero_exit_code(tmp_path, make_repo, python_with_torch):
+def test_an_errored_dispatch_trace_has_a_non_zero_exit_code(agent, tmp_path, make_repo, python_with_torch):
     repo = make_repo({"master": {BROKEN: BROKEN_TEXT, GOOD: GOOD_TEXT}})
     opts = CollectOptions(files=[BROKEN, GOOD], repo=repo, envs=[EnvSpec("py", python_with_torch)], trace=True)
     outcome = Collector(Store(tmp_path / "store"), opts).run(["test"])

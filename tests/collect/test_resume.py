@@ -6,13 +6,12 @@ import pytest
 
 from torchparity.collect.resume import plan_resume
 from torchparity.errors import UsageError
-from torchparity.store import Store
 
 
-@pytest.fixture
-def store(tmp_path, monkeypatch):
+@pytest.fixture(autouse=True)
+def _in_tmp_path(tmp_path, monkeypatch):
+    """Each test starts in its tmp_path (a run records the folder it was started from)."""
     monkeypatch.chdir(tmp_path)
-    return Store(tmp_path / "st")
 
 
 def test_an_interrupted_run_is_re_run_into_this_store_from_its_folder(store, tmp_path):

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.docs_pages import git, write_docs
+from tests.conftest import git
+from tests.docs.docs_pages import write_docs
 
 
 @pytest.fixture
@@ -17,7 +18,7 @@ def docs_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def docs_repo(docs_dir: Path) -> Path:
     """The fixture folder as a git repository with one commit (for git diff --check)."""
-    assert git(docs_dir, "init", "-q").returncode == 0
-    git(docs_dir, "add", "-A")
-    assert git(docs_dir, "commit", "-qm", "pages").returncode == 0
+    assert git(docs_dir, "init", "-q", completed=True).returncode == 0
+    git(docs_dir, "add", "-A", completed=True)
+    assert git(docs_dir, "commit", "-qm", "pages", completed=True).returncode == 0
     return docs_dir

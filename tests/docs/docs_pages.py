@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -162,12 +161,6 @@ def write_docs(root: Path) -> Path:
         page.write_text(torch_page(fmt, version, with_clone=version == "2.12.0"), "utf-8")
     (root / "pytorch_2-11-0" / "_menu_pt_native_apis.md").write_text("- [torch](torch.md)\n", "utf-8")
     return root
-
-
-def git(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.invalid",
-               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid")
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, env=env)
 
 
 def cuda_event_page(version: str = "2.11.0") -> str:

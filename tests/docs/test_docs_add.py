@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.docs_pages import PRODUCTS, git, need_reference, torch_page
+from tests.conftest import git
+from tests.docs.docs_pages import PRODUCTS, need_reference, torch_page
 from torchparity.cli import main
 from torchparity.docs import add_entry, check_api, lint_paths, read_page
 from torchparity.errors import UsageError
@@ -119,11 +120,11 @@ def test_sub_method_like_parent_in_each_format(docs_repo: Path, version: str) ->
     clone = again.find(CLONE)
     assert clone.parent == PARENT and clone.start == change.start
     assert [(p.code, p.supported) for p in clone.products] == [(p.code, p.supported) for p in parent.products]
-    assert git(docs_repo, "diff", "--check").returncode == 0
+    assert git(docs_repo, "diff", "--check", completed=True).returncode == 0
     before = {(f.rule, f.key) for f in lint_paths([page_of(docs_repo, version)], PRODUCTS)[0]}
-    git(docs_repo, "stash", "-q")
+    git(docs_repo, "stash", "-q", completed=True)
     old_findings = {(f.rule, f.key) for f in lint_paths([page], PRODUCTS)[0]}
-    git(docs_repo, "stash", "pop", "-q")
+    git(docs_repo, "stash", "pop", "-q", completed=True)
     assert before == old_findings  # nothing new for lint (the yes/no page keeps its old placeholders)
 
 
@@ -159,7 +160,7 @@ def test_function_with_status_in_each_format(docs_repo: Path, version: str) -> N
     assert f"(https://pytorch.org/docs/{short}/generated/torch.is_inference_mode_enabled.html)" in block
     e = read_page(page, PRODUCTS).find("torch.is_inference_mode_enabled")
     assert e.section == "Locally disabling gradient computation" and e.restrictions == "`mode`仅支持True"
-    assert git(docs_repo, "diff", "--check").returncode == 0
+    assert git(docs_repo, "diff", "--check", completed=True).returncode == 0
     new_rules = {f.rule for f in lint_paths([page], PRODUCTS)[0] if "is_inference_mode_enabled" in f.message}
     assert new_rules == set()
 
@@ -283,8 +284,8 @@ def test_the_seed_task_four_versions(docs_repo: Path, capsys: pytest.CaptureFixt
     assert main(["docs", "check", CLONE, "--docs", str(docs_repo)]) == 0
     assert main(["docs", "lint", str(docs_repo), "--baseline", str(base)]) == 0
     capsys.readouterr()
-    assert git(docs_repo, "diff", "--check").returncode == 0
-    stat = git(docs_repo, "diff", "--numstat").stdout.split()
+    assert git(docs_repo, "diff", "--check", completed=True).returncode == 0
+    stat = git(docs_repo, "diff", "--numstat", completed=True).stdout.split()
     assert stat[1::3] == ["0", "0", "0"]  # insertions only, in three pages
     for v in ("2.7.1", "2.9.0", "2.11.0"):
         clone = read_page(page_of(docs_repo, v), PRODUCTS).find(CLONE)

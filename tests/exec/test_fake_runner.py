@@ -108,6 +108,6 @@ def test_the_recordings_have_the_shape_the_real_agent_answers_with(tmp_path: Pat
     assert record(fresh, ["verify", API, "--python", sys.executable]) == 0
     old, new = load("verify_seed_api"), load(fresh)
     assert [r.op for r in new] == [r.op for r in old] == SEED_OPS
-    for was, now in zip(old, new):
+    for was, now in zip(old, new, strict=True):
         assert _shape(now.answer.result) == _shape(was.answer.result), f"the {now.op} answer changed shape"
         assert now.answer.status == was.answer.status

@@ -9,10 +9,10 @@ version's entry. The bare store holds the same runs and nothing else.
 from __future__ import annotations
 
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.conftest import git
 from torchparity.checks import checklist_for_runs, evaluate_change
 from torchparity.collect.evidence import render_log
 from torchparity.config import Config, load_config
@@ -84,31 +84,25 @@ GIT_ENV = {
 }
 
 
-def git(repo: Path, *args: str) -> str:
-    env = dict(os.environ, **GIT_ENV)
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
-                          env=env).stdout.strip()
-
-
-def make_repo(path: Path, files: dict[str, str], base_files: dict[str, str] | None = None,
-              messages: tuple[str, ...] = ("test: add clone coverage for set_grad_enabled",),
-              branch: str = SOURCE_BRANCH) -> Path:
+def make_pr_repo(path: Path, files: dict[str, str], base_files: dict[str, str] | None = None,
+                 messages: tuple[str, ...] = ("test: add clone coverage for set_grad_enabled",),
+                 branch: str = SOURCE_BRANCH) -> Path:
     """A repo with a base commit on master and ``messages`` commits on ``branch`` writing ``files``."""
     path.mkdir(parents=True)
-    git(path, "init", "-q", "-b", "master")
+    git(path, "init", "-q", "-b", "master", env=GIT_ENV)
     base = {"README.md": "backend\n", "test/__init__.py": "", **(base_files or {})}
     for rel, text in base.items():
         (path / rel).parent.mkdir(parents=True, exist_ok=True)
         (path / rel).write_text(text)
-    git(path, "add", "-A")
-    git(path, "commit", "-q", "-m", "init")
-    git(path, "checkout", "-q", "-b", branch)
+    git(path, "add", "-A", env=GIT_ENV)
+    git(path, "commit", "-q", "-m", "init", env=GIT_ENV)
+    git(path, "checkout", "-q", "-b", branch, env=GIT_ENV)
     for i, msg in enumerate(messages):
         for rel, text in files.items():
             (path / rel).parent.mkdir(parents=True, exist_ok=True)
             (path / rel).write_text(text if i == len(messages) - 1 else text + f"# draft {i}\n")
-        git(path, "add", "-A")
-        git(path, "commit", "-q", "-m", msg)
+        git(path, "add", "-A", env=GIT_ENV)
+        git(path, "commit", "-q", "-m", msg, env=GIT_ENV)
     return path
 
 
@@ -345,7 +339,7 @@ def _fill_store(store: Store, commit: str, sha: str, with_records: bool, config:
 
 
 def build_fixture(root: Path, with_records: bool = True) -> Fixture:
-    repo = make_repo(root / "backend", {TEST_PATH: GOOD_TEST})
+    repo = make_pr_repo(root / "backend", {TEST_PATH: GOOD_TEST})
     head = git(repo, "rev-parse", "HEAD")
     base = git(repo, "rev-parse", "master")
     sha = sha256_bytes(GOOD_TEST.encode())

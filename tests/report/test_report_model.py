@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import git
 from tests.report.report_fixtures import (
     API,
     COVERAGE,
@@ -13,8 +14,7 @@ from tests.report.report_fixtures import (
     TEST_PATH,
     Fixture,
     build_fixture,
-    git,
-    make_repo,
+    make_pr_repo,
     model_of,
 )
 from torchparity.checks import checklist_for_runs, evaluate_change
@@ -120,7 +120,7 @@ def test_a_record_of_another_schema_is_refused(tmp_path: Path) -> None:
 
 
 def test_changes_beyond_tests_are_flagged(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", {TEST_PATH: GOOD_TEST, "test_upstream/patches/p.patch": "diff\n",
+    repo = make_pr_repo(tmp_path / "repo", {TEST_PATH: GOOD_TEST, "test_upstream/patches/p.patch": "diff\n",
                                          "torch_npu/csrc/op.cpp": "int y;\n"})
     fx = build_fixture(tmp_path / "fx", with_records=False)
     runs = [read_run(fx.store, r) for r in fx.runs]
@@ -184,13 +184,13 @@ def test_test_ids_are_split_in_one_place() -> None:
 
 
 def test_a_fixture_commit_is_deterministic(tmp_path: Path) -> None:
-    a = make_repo(tmp_path / "a", {TEST_PATH: GOOD_TEST})
-    b = make_repo(tmp_path / "b", {TEST_PATH: GOOD_TEST})
+    a = make_pr_repo(tmp_path / "a", {TEST_PATH: GOOD_TEST})
+    b = make_pr_repo(tmp_path / "b", {TEST_PATH: GOOD_TEST})
     assert git(a, "rev-parse", "HEAD") == git(b, "rev-parse", "HEAD")  # goldens rely on it
 
 
 def test_run_files_missing_at_the_pr_head_leave_the_checklist_out(tmp_path: Path) -> None:
-    repo = make_repo(tmp_path / "repo", {"test/other_test.py": "x = 1\n"})
+    repo = make_pr_repo(tmp_path / "repo", {"test/other_test.py": "x = 1\n"})
     fx = build_fixture(tmp_path / "fx", with_records=False)
     runs = [read_run(fx.store, r) for r in fx.runs]
     change = evaluate_change(repo, "master..HEAD", fx.config, API)

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.report.report_fixtures import make_repo
+from tests.report.report_fixtures import make_pr_repo
 from torchparity.cli import main
 
-#: every test here starts interpreters with torch (seconds each): the slow tier
-pytestmark = pytest.mark.slow
+# the run answers the agent from a recording of the real one (the `agent` fixture, tests/fakeagent.py)
 
 API = "torch.autograd.grad_mode.set_grad_enabled.clone"
 TEST = '''"""Checks torch.autograd.grad_mode.set_grad_enabled.clone on the backend."""
@@ -35,8 +34,8 @@ if __name__ == "__main__":
 
 
 @pytest.fixture
-def stored_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
-    repo = make_repo(tmp_path / "repo", {"test/test_clone.py": TEST}, messages=("test: add clone test",))
+def stored_run(agent: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    repo = make_pr_repo(tmp_path / "repo", {"test/test_clone.py": TEST}, messages=("test: add clone test",))
     store = str(tmp_path / "store")
     # no --isolation: as for an API with no linked state
     rc = main(["run", "test/test_clone.py", "--repo", str(repo), "--python", sys.executable, "--store", store])

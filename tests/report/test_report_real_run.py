@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from xmlschema import XMLSchema
 
-from tests.report.report_fixtures import make_repo
+from tests.report.report_fixtures import make_pr_repo
 from torchparity.cli import main
 
 #: every test here starts interpreters with torch (seconds each): the slow tier
@@ -42,7 +42,7 @@ if __name__ == "__main__":
 
 @pytest.mark.slow
 def test_reports_of_a_real_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    repo = make_repo(tmp_path / "repo", {"test/test_clone.py": TEST}, messages=("test: add clone test",))
+    repo = make_pr_repo(tmp_path / "repo", {"test/test_clone.py": TEST}, messages=("test: add clone test",))
     store = str(tmp_path / "store")
     rc = main(["run", "test/test_clone.py", "--repo", str(repo), "--python", sys.executable, "--isolation",
                "--api", API, "--store", store])

@@ -14,16 +14,13 @@ squash-merging forge does not.
 from __future__ import annotations
 
 import hashlib
-import os
-import subprocess
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.conftest import git
 from tests.docs.docs_pages import torch_page
 
-ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
-       "GIT_COMMITTER_EMAIL": "t@example.invalid"}
 SUB_OLD = "1" * 40
 SUB_NEW = "2" * 40
 SUB_PATH = "third_party/op-plugin"
@@ -68,11 +65,6 @@ instantiate_device_type_tests(TestOps, globals())
 if __name__ == "__main__":
     run_tests()
 '''
-
-
-def git(repo: Path, *args: str, input: str | None = None) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True,
-                          env=dict(os.environ, **ENV), input=input).stdout.strip()
 
 
 def _write(repo: Path, rel: str, text: str) -> None:

@@ -19,6 +19,14 @@ def api_info(res: Resolution, category: str = "python-state") -> ApiInfo:
     return ApiInfo(res, Classification(category, "", "", "resolution"), None, "cpu")
 
 
+def _scenario(**kw):
+    """A measured scenario as the agent gives it, with ``kw`` set."""
+    doc = {"setup": [], "call": "_API_()", "receiver": "", "checks": [], "teardown": [], "listify": False,
+           "statement": False, "context": False, "remove_handle": False, "varies": ""}
+    doc.update(kw)
+    return doc
+
+
 #: a test file as people write them: header comment, odd spacing, comments, a helper, main guard
 EXISTING = '''\
 # Copyright (c) 2024 Someone

@@ -1,4 +1,4 @@
-"""``torch.accelerator`` runtime templates (issue 16, fifth round), and another backend's ``is_initialized``.
+"""``torch.accelerator`` runtime templates, and another backend's ``is_initialized``.
 
 On a CPU-only build the tests assert the documented refusal (``is_available()``
 False, ``RuntimeError`` "none is available"); on the emulated npu, the device
@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from tests.scaffold.conftest import Case
-from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
+from tests.scaffold.scaffold_run import _passes_and_fails_once_broken, _scaffold
 
 pytestmark = pytest.mark.slow
 

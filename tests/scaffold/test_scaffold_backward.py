@@ -1,4 +1,4 @@
-"""The ``backward`` family (issue 16, sixth round): ATen backward kernels against central differences.
+"""The ``backward`` family: ATen backward kernels against central differences.
 
 A backward kernel gets the forward ATen call whose backward reaches it (found by
 recording OpInfo samples), the kernel's arguments as autograd passed them on the
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.scaffold.conftest import Case
+from tests.scaffold.scaffold_run import _passes_and_fails_once_broken, _scaffold
 from tests.scaffold.test_scaffold_generated import RUFF
-from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
 
 pytestmark = pytest.mark.slow
 

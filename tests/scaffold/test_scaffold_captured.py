@@ -1,4 +1,4 @@
-"""The ``captured`` family (issue 16, sixth round): ATen operators that OpInfo samples reach, no entry names.
+"""The ``captured`` family: ATen operators that OpInfo samples reach, no entry names.
 
 Such an operator gets the call an OpInfo sample makes of it (recorded below
 autograd, written out), run on the device and compared with the same call in
@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.scaffold.conftest import Case
+from tests.scaffold.scaffold_run import _passes_and_fails_once_broken, _scaffold
 from tests.scaffold.test_scaffold_backward import _wrapped
 from tests.scaffold.test_scaffold_generated import RUFF
-from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
 
 pytestmark = pytest.mark.slow
 

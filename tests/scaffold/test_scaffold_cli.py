@@ -12,8 +12,8 @@ from tests.scaffold.scaffold_fixtures import EXISTING, TWO_SPACE
 from tests.scaffold.test_scaffold_insert import removed
 from torchparity.cli import main
 
-#: every test here starts interpreters with torch (seconds each): the slow tier
-pytestmark = pytest.mark.slow
+# the real end-to-end tests here are marked slow; the others answer the agent from recordings of the
+# real one (the `agent` fixture, tests/fakeagent.py)
 
 
 
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow
     (["--emulate", "tpu"], "--emulate: no emulated backend 'tpu'; known: npu"),
     (["--emulate", "npu", "--device", "cuda"], "the emulated npu runs on device npu, not cuda"),
 ])
-def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, args, fragment):
+def test_bad_input_is_one_line_and_exit_2(agent, tmp_path, monkeypatch, capsys, args, fragment):
     monkeypatch.chdir(tmp_path)
     Path("broken.py").write_text("class TestX:\n    def test_a(self)\n        pass\n")
     Path("plain.txt").write_text("not a folder")
@@ -38,8 +38,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, args, f
 
 
 # -- the real thing ------------------------------------------------------------------------------------
-@pytest.mark.slow
-def test_cli_writes_prints_and_refuses_to_overwrite(tmp_path, capsys):
+def test_cli_writes_prints_and_refuses_to_overwrite(agent, tmp_path, capsys):
     out = tmp_path / "tests"
     assert main(["scaffold", "torch._utils._get_device_index", "--out", str(out), "--device", "cpu"]) == 0
     text = capsys.readouterr().out
@@ -86,7 +85,7 @@ def test_emulate_npu_writes_the_backend_s_conventions_and_the_file_runs_there(tm
     assert "PASS" in capsys.readouterr().out
 
 
-def test_repo_config_decides_where_and_how(tmp_path, capsys):
+def test_repo_config_decides_where_and_how(agent, tmp_path, capsys):
     repo = tmp_path / "backend"
     repo.mkdir()
     (repo / "torchparity.toml").write_text(
@@ -101,8 +100,7 @@ def test_repo_config_decides_where_and_how(tmp_path, capsys):
     assert "        count = torch.cpu.device_count()\n" in text
 
 
-@pytest.mark.slow
-def test_into_an_existing_file_keeps_it_and_the_collector_runs_all(tmp_path, capsys):
+def test_into_an_existing_file_keeps_it_and_the_collector_runs_all(agent, tmp_path, capsys):
     target = tmp_path / "test_grad_modes.py"
     target.write_text(EXISTING)
     rc = main(["scaffold", "torch.set_grad_enabled.clone", "--into", str(target), "--device", "cpu"])
@@ -122,8 +120,7 @@ def test_into_an_existing_file_keeps_it_and_the_collector_runs_all(tmp_path, cap
                         "test_set_grad_enabled_clone": "passed", "test_set_grad_enabled_clone_decorator": "passed"}
 
 
-@pytest.mark.slow
-def test_into_a_file_whose_device_is_a_string(tmp_path, capsys):
+def test_into_a_file_whose_device_is_a_string(agent, tmp_path, capsys):
     target = tmp_path / "test_two.py"
     target.write_text(TWO_SPACE)
     assert main(["scaffold", "torch.no_grad", "--into", str(target), "--device", "cpu"]) == 0
@@ -150,8 +147,7 @@ def test_the_collector_runs_scaffolded_files_unchanged(generated, tmp_path, caps
     assert all(step["exit_code"] == 0 and step["status"] == "OK" for step in record["full"]), record["full"]
 
 
-@pytest.mark.slow
-def test_into_follows_the_file_s_own_device_variable_and_imports(tmp_path, capsys):
+def test_into_follows_the_file_s_own_device_variable_and_imports(agent, tmp_path, capsys):
     """A file that names its device ``device = "cpu"`` (lowercase) gets methods using it: no second
     device variable, and only the imports it lacks."""
     target = tmp_path / "test_own.py"
@@ -171,8 +167,7 @@ def test_into_follows_the_file_s_own_device_variable_and_imports(tmp_path, capsy
     capsys.readouterr()
 
 
-@pytest.mark.slow
-def test_verify_into_writes_a_patch_that_adds_the_methods(tmp_path, monkeypatch, capsys):
+def test_verify_into_writes_a_patch_that_adds_the_methods(agent, tmp_path, monkeypatch, capsys):
     """``verify --into FILE`` (no repo): the methods go into the file, and the patch from the file as
     it was applies cleanly to a copy of it."""
     import subprocess

@@ -1,4 +1,4 @@
-"""The coalesced functional collectives and ``all_gather_into_tensor_out`` (issue 16, seventh round).
+"""The coalesced functional collectives and ``all_gather_into_tensor_out``.
 
 Each gets the collectives family's world of two gloo ranks (the test's process and a forked
 peer): every tensor of the list reduced, gathered or scattered on its own against values worked
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.scaffold.conftest import Case
-from tests.scaffold.test_scaffold_more_kinds import (
+from tests.scaffold.scaffold_run import (
     _check_families,
     _passes_and_fails_once_broken,
     _scaffold,

@@ -1,4 +1,4 @@
-"""torch.distributed process groups and collectives (fifth round of issue 16), for the CPU and the emulated npu.
+"""torch.distributed process groups and collectives, for the CPU and the emulated npu.
 
 Each API gets a test in which a world of two gloo ranks (the test's process and a forked peer)
 runs one scenario and checks what each rank receives from the other against values worked out by
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from tests.scaffold.conftest import Case
-from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
+from tests.scaffold.scaffold_run import _passes_and_fails_once_broken, _scaffold
 
 pytestmark = pytest.mark.slow
 

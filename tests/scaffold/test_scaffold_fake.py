@@ -1,4 +1,4 @@
-"""The ``fake`` family (issue 16, fifth round): fake tensors and the guards that find their mode.
+"""The ``fake`` family: fake tensors and the guards that find their mode.
 
 ``FakeTensor``, ``FakeTensorMode`` (also as ``torch._subclasses.FakeTensorMode``),
 its ``from_tensor``, ``unset_fake_temporarily``, ``detect_fake_mode`` and
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.scaffold.conftest import Case
-from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
+from tests.scaffold.scaffold_run import _passes_and_fails_once_broken, _scaffold
 
 pytestmark = pytest.mark.slow
 

@@ -1,4 +1,4 @@
-"""Fifth round of issue 16: members reached through a class that inherits them, and fx members with no template.
+"""Members reached through a class that inherits them, and fx members with no template.
 
 ``torch.jit.ScriptModule.register_state_dict_pre_hook`` is ``torch.nn.Module``'s
 own function: its test is Module's member test run on a scripted module. Each is
@@ -19,12 +19,12 @@ import subprocess
 import pytest
 
 from tests.scaffold.conftest import Case
-from tests.scaffold.test_scaffold_generated import RUFF
-from tests.scaffold.test_scaffold_more_kinds import (
+from tests.scaffold.scaffold_run import (
     _check_families,
     _passes_and_fails_once_broken,
     _scaffold,
 )
+from tests.scaffold.test_scaffold_generated import RUFF
 
 pytestmark = pytest.mark.slow
 

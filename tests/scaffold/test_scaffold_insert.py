@@ -1,13 +1,19 @@
-"""Adding methods to an existing test file: every other byte kept; clashes and odd files refused."""
+"""Adding methods to an existing test file (``--into``): every other byte kept; clashes and odd files
+refused; the file's own device variable found; the patch of the change applies to the original file."""
 
 from __future__ import annotations
 
+import subprocess
+
+import libcst as cst
 import pytest
 
 from tests.conftest import RUFF_BIN
 from tests.scaffold.scaffold_fixtures import EXISTING, TWO_SPACE
 from torchparity.errors import UsageError
 from torchparity.scaffold import Method, check_only_insertions, insert_methods
+from torchparity.scaffold.insert import device_reference, find_class
+from torchparity.verify.pipeline import _change_patch
 
 NEW_TEST = Method("test_set_grad_enabled_clone", (
     "    def test_set_grad_enabled_clone(self):\n"
@@ -141,3 +147,30 @@ def test_a_comment_above_the_first_import_stays_with_it():
     old = _SORTED_FILES["future and a comment"]
     ins = insert_methods(old, "t.py", [_USES], imports=["import math"])
     assert "from __future__ import annotations\n\nimport math\n\n# the torch stack\nimport torch\n" in ins.text
+
+
+# -- --into: the file's own device ----------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "ref"), [
+    ('device = "npu:0"\n\n\nclass TestA(TestCase):\n    pass\n', "torch.device(device)"),
+    ('DEVICE = torch.device("npu:0")\n\n\nclass TestA(TestCase):\n    pass\n', "DEVICE"),
+    ('npu_device = f"npu:{0}"\n\n\nclass TestA(TestCase):\n    pass\n', "torch.device(npu_device)"),
+    ('class TestA(TestCase):\n    device = torch.device("npu")\n', "self.device"),
+    ('class TestA(TestCase):\n    def setUp(self):\n        self.device = "npu:1"\n', "torch.device(self.device)"),
+    ('class TestA(TestCase):\n    pass\n', ""),
+    ('name = "weights"\n\n\nclass TestA(TestCase):\n    pass\n', ""),
+])
+def test_the_file_s_own_device_variable_is_found(text, ref):
+    module = cst.parse_module("import torch\n" + text)
+    assert device_reference(module, find_class(module, "t.py"), "DEVICE") == ref
+
+
+# -- verify: the patch for --into ---------------------------------------------------------------------------
+def test_the_into_patch_applies_to_the_original_file(tmp_path):
+    old = "import torch\n\n\nclass TestA:\n    def test_a(self):\n        pass\n"
+    new = old + "\n    def test_b(self):\n        self.assertTrue(True)\n"
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "test_a.py").write_text(old)
+    (tmp_path / "a.patch").write_text(_change_patch("test/test_a.py", old, new))
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "apply", "a.patch"], cwd=tmp_path, check=True)
+    assert (tmp_path / "test" / "test_a.py").read_text() == new

@@ -1,4 +1,4 @@
-"""Seventh round of issue 16: TorchScript IR and jit internals (the ``jitgraph`` family).
+"""TorchScript IR and jit internals (the ``jitgraph`` family).
 
 Passes, helpers and IR classes of ``torch._C`` and a few torch.jit/torch.fx
 helpers, each scaffolded for the CPU (and for the emulated npu), ruff-clean,
@@ -23,12 +23,12 @@ import subprocess
 import pytest
 
 from tests.scaffold.conftest import Case
-from tests.scaffold.test_scaffold_generated import RUFF
-from tests.scaffold.test_scaffold_more_kinds import (
+from tests.scaffold.scaffold_run import (
     _check_families,
     _passes_and_fails_once_broken,
     _scaffold,
 )
+from tests.scaffold.test_scaffold_generated import RUFF
 
 pytestmark = pytest.mark.slow
 

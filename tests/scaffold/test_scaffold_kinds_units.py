@@ -1,4 +1,5 @@
-"""Which family the third round's kinds go to, and what their plans spell (no torch needed)."""
+"""Which family stores, DDP hooks, packages, checkpoint protocols, fx hooks and ``torch.export`` go to,
+and what their plans spell (no torch needed)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ``lazy`` family (issue 16, fifth round): uninitialized parameters and buffers.
+"""The ``lazy`` family: uninitialized parameters and buffers.
 
 ``UninitializedParameter`` (also as ``torch.nn.UninitializedParameter``),
 ``UninitializedBuffer`` and their ``materialize`` are scaffolded for the CPU and
@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.scaffold.conftest import Case
-from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
+from tests.scaffold.scaffold_run import _passes_and_fails_once_broken, _scaffold
 
 pytestmark = pytest.mark.slow
 

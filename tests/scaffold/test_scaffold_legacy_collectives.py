@@ -1,5 +1,5 @@
 """The legacy functional collectives (``torch.ops.c10d_functional``: a group named by a tag, its ranks
-and its size) and operators named by their ``.default`` overload (issue 16, eighth round).
+and its size) and operators named by their ``.default`` overload.
 
 Each gets the collectives family's world of two gloo ranks (the test's process and a forked peer),
 checked against values worked out by hand. Each is scaffolded for the CPU, passes and fails under a
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.scaffold.conftest import Case
-from tests.scaffold.test_scaffold_more_kinds import (
+from tests.scaffold.scaffold_run import (
     _check_families,
     _passes_and_fails_once_broken,
     _scaffold,

@@ -1,4 +1,4 @@
-"""The ``library`` family (issue 16, fifth round): custom operators through ``torch.library``.
+"""The ``library`` family: custom operators through ``torch.library``.
 
 ``custom_op``, ``Library`` and its ``define``/``impl``, the functions ``define``,
 ``impl``, ``register_autograd`` and ``impl_abstract`` are scaffolded for the CPU
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.scaffold.conftest import Case
-from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
+from tests.scaffold.scaffold_run import _passes_and_fails_once_broken, _scaffold
 
 pytestmark = pytest.mark.slow
 

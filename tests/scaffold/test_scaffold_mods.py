@@ -1,4 +1,4 @@
-"""Sixth round (helper ``mods``): non-ATen APIs that got the fill-in.
+"""Non-ATen APIs (helper ``mods``) that got the fill-in.
 
 * nn module classes the probe cannot construct (``torch.nn.LSTM(*args, **kwargs)``),
   built from upstream's ``module_db`` sample (the ``module`` family);
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.scaffold.conftest import Case
-from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
+from tests.scaffold.scaffold_run import _passes_and_fails_once_broken, _scaffold
 
 pytestmark = pytest.mark.slow
 
@@ -122,7 +122,7 @@ def test_the_agent_measures_the_values_a_switch_takes_and_restores_it():
     facts = switch_facts(torch, torch._C._set_mkldnn_enabled, {"path": "torch._C._set_mkldnn_enabled"})
     assert facts["kind"] == "bool" and facts["accepted"] == [True, False]
     assert torch._C._get_mkldnn_enabled() == enabled
-    threads = torch.get_num_threads()  # an int mode (seventh round): the values it takes, restored after
+    threads = torch.get_num_threads()  # an int mode: the values it takes, restored after
     facts = switch_facts(torch, torch.set_num_threads, {"path": "torch.set_num_threads"})
     assert facts["kind"] == "int" and {threads, threads + 1} <= set(facts["accepted"]), facts
     assert torch.get_num_threads() == threads

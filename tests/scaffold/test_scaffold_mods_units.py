@@ -1,4 +1,4 @@
-"""Fast units of the sixth round's ``mods`` kinds: which family takes them and what their plans spell."""
+"""Fast units of the ``mods`` kinds (nn modules from ``module_db``, jit types, runtime switches): which family takes them and what their plans spell."""
 
 from __future__ import annotations
 

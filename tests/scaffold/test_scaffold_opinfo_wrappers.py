@@ -11,7 +11,7 @@ import pytest
 
 from tests.lazy import torch
 from tests.scaffold.conftest import Case
-from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
+from tests.scaffold.scaffold_run import _passes_and_fails_once_broken, _scaffold
 from torchparity.agent.facts_opinfo import find_opinfo
 from torchparity.agent.opinfo_wrappers import as_called, wrapped_call
 

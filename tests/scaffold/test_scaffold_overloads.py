@@ -1,4 +1,4 @@
-"""Kinds added in the fifth round of issue 16 ("ops"): ATen overloads and packets, batch-norm kernels, sparse constructors.
+"""Operator kinds ("ops"): ATen overloads and packets, batch-norm kernels, sparse constructors.
 
 An overload or packet ``torch.ops.aten.X[.ov]`` gets the sample inputs of the
 OpInfo entry named ``X`` that its schema accepts (arranged in the schema's
@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 
 from tests.scaffold.conftest import Case
-from tests.scaffold.test_scaffold_generated import RUFF
-from tests.scaffold.test_scaffold_more_kinds import (
+from tests.scaffold.scaffold_run import (
     _check_families,
     _passes_and_fails_once_broken,
     _scaffold,
 )
+from tests.scaffold.test_scaffold_generated import RUFF
 
 pytestmark = pytest.mark.slow
 

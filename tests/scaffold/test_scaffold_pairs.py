@@ -1,4 +1,4 @@
-"""Seventh round (helper ``pairs``): paired functions, switches and checkers that got the fill-in.
+"""Paired functions (helper ``pairs``), switches and checkers that got the fill-in.
 
 * ``switch``: a private setter read by its public getter (``_set_grad_enabled`` and
   ``is_grad_enabled``), a prefix before the verb (``_jit_set_X``), a dtype mode, a tensor state set
@@ -20,7 +20,7 @@ from __future__ import annotations
 import pytest
 
 from tests.scaffold.conftest import Case
-from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
+from tests.scaffold.scaffold_run import _passes_and_fails_once_broken, _scaffold
 
 pytestmark = pytest.mark.slow
 
@@ -75,9 +75,9 @@ CHECKERS = (
          "torch.serialization._is_zipfile = lambda f: False"),
     Case("torch._functorch.vmap._check_randomness_arg", "checker",  # everything accepted
          "import torch._functorch.vmap as v\nv._check_randomness_arg = lambda randomness: None"),
-    Case("torch._check", "checker",  # a bare verb (eighth round): nothing refused
+    Case("torch._check", "checker",  # a bare verb: nothing refused
          "torch._check = lambda cond, message=None: None"),
-    Case("torch._assert", "checker",  # given its message too (eighth round): nothing refused
+    Case("torch._assert", "checker",  # given its message too: nothing refused
          "torch._assert = lambda condition, message: None"),
 )
 CASES = SWITCHES + PAIRS + NESTING + CHECKERS
@@ -86,7 +86,7 @@ CASES = SWITCHES + PAIRS + NESTING + CHECKERS
 def test_each_gets_a_real_test_on_the_cpu_that_fails_once_broken(tmp_path_factory, tmp_path):
     pytest.importorskip("torch")
     results, _ = _scaffold(CASES, [c.api for c in CASES], tmp_path_factory.mktemp("pairs"))
-    # a case may name the families that can win it since the round's families were merged ("pair|kinds":
+    # a case may name the families that can win it since the families were merged ("pair|kinds":
     # the kinds family, tried before measured, also holds a fake-quantize module's switch); each is real
     wrong = [(c.api, results[c.api].family, results[c.api].fill_in[:1]) for c in CASES
              if results[c.api].family not in c.family.split("|")]

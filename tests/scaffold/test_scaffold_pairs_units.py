@@ -1,4 +1,4 @@
-"""Fast units of the seventh round's pairs, switches and checkers: which family takes them and what the plans spell."""
+"""Fast units of the pairs, switches and checkers: which family takes them and what the plans spell."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The seventh round's probe (the ``measured`` family) on real APIs that got the fill-in before it.
+"""The probe (the ``measured`` family) on real APIs that got the fill-in before it.
 
 Each API is scaffolded by a real agent, its file runs on the CPU and passes, and
 runs again under a targeted break of the API, which must fail it:
@@ -15,6 +15,9 @@ runs again under a targeted break of the API, which must fail it:
 * a scheduler made of two schedulers of one optimizer (``SequentialLR``);
 * a set's method on a set holding one probe entry;
 * a lazy module observed though its parameters have no shape yet.
+
+A call whose only effect is a log record (``HealthCheckServer.start``) is measured: its test holds the
+call in ``assertLogs`` with the message, and a ``start`` that logs nothing fails it.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from __future__ import annotations
 import pytest
 
 from tests.scaffold.conftest import Case
-from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
+from tests.scaffold.scaffold_run import _passes_and_fails_once_broken, _scaffold
 
 pytestmark = pytest.mark.slow
 
@@ -84,3 +87,21 @@ def test_each_gets_a_measured_test_that_fails_once_broken(tmp_path_factory, tmp_
     text = open(results["torch.autograd.grad_mode._exit_inference_mode"].path).read()
     assert "_enter_inference_mode(True)" in text and "torch.is_inference_mode_enabled(), False" in text
     _passes_and_fails_once_broken(CASES, results, tmp_path)
+
+
+HCS = "torch.distributed.elastic.agent.server.health_check_server.HealthCheckServer"
+
+
+def test_a_call_whose_only_effect_is_a_log_record_is_measured_and_fails_when_it_logs_nothing(
+        tmp_path_factory, tmp_path):
+    """``HealthCheckServer.start`` only logs "No health check server started": the measured test holds the
+    call in ``assertLogs`` with that message; a ``start`` that logs nothing fails it."""
+    pytest.importorskip("torch")
+    cases = (Case(f"{HCS}.start", "measured", f"import {HCS.rsplit('.', 1)[0]} as h\nh.HealthCheckServer.start = "
+                                               "lambda self: None"),)
+    results, _ = _scaffold(cases, [c.api for c in cases], tmp_path_factory.mktemp("logs"))
+    res = results[cases[0].api]
+    assert res.family == "measured", res.fill_in
+    text = open(res.path).read()
+    assert "with self.assertLogs(" in text and "No health check server started" in text
+    _passes_and_fails_once_broken(cases, results, tmp_path)

@@ -1,4 +1,4 @@
-"""The ``recorded`` family (issue 16, seventh round): ATen overloads and private builtins called as torch calls them.
+"""The ``recorded`` family: ATen overloads and private builtins called as torch calls them.
 
 Each case gets the call torch's own code makes of it (or of the operator it is
 a variant of) for an OpInfo sample or a public scenario, recorded on the CPU;
@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from tests.scaffold.conftest import Case
+from tests.scaffold.scaffold_run import _passes_and_fails_once_broken, _scaffold
 from tests.scaffold.test_scaffold_backward import _wrapped
 from tests.scaffold.test_scaffold_generated import RUFF
-from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
 
 pytestmark = pytest.mark.slow
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.scaffold.conftest import Case
+from tests.scaffold.scaffold_run import _passes_and_fails_once_broken, _scaffold
 from tests.scaffold.test_scaffold_generated import RUFF
-from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
 
 pytestmark = pytest.mark.slow
 

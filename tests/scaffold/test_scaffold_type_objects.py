@@ -1,4 +1,4 @@
-"""The ``typeobject`` family (issue 16, fifth round): torch's tensor-attribute classes.
+"""The ``typeobject`` family: torch's tensor-attribute classes.
 
 ``torch.dtype``, ``device``, ``layout``, ``memory_format``, ``finfo`` and
 ``iinfo`` get tests of what "Tensor Attributes" and "Type Info" document.
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.scaffold.conftest import Case
-from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
+from tests.scaffold.scaffold_run import _passes_and_fails_once_broken, _scaffold
 
 pytestmark = pytest.mark.slow
 

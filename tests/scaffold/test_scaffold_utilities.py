@@ -1,4 +1,4 @@
-"""Fifth round of issue 16: Python-level torch utilities with documented behaviour and no other template.
+"""Python-level torch utilities with documented behaviour and no other template.
 
 Futures, shared multiprocessing values, autocast entry and exit, the compile
 caches' reset, ``mark_dynamic`` and ``torch.cond``, each scaffolded for the CPU
@@ -26,12 +26,12 @@ import subprocess
 import pytest
 
 from tests.scaffold.conftest import Case
-from tests.scaffold.test_scaffold_generated import RUFF
-from tests.scaffold.test_scaffold_more_kinds import (
+from tests.scaffold.scaffold_run import (
     _check_families,
     _passes_and_fails_once_broken,
     _scaffold,
 )
+from tests.scaffold.test_scaffold_generated import RUFF
 
 pytestmark = pytest.mark.slow
 

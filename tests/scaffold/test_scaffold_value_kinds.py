@@ -1,4 +1,4 @@
-"""Kinds added in the fourth round of issue 16: dtypes used as values, and factories whose values vary.
+"""Value kinds: dtypes used as values, and factories whose values vary.
 
 A dtype's test asserts what PyTorch documents of it (alias, flags, itemsize,
 finfo/iinfo, value conversion, ``to()`` round trips, quantize_per_tensor); a
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.scaffold.conftest import Case
-from tests.scaffold.test_scaffold_more_kinds import (
+from tests.scaffold.scaffold_run import (
     _check_families,
     _passes_and_fails_once_broken,
     _scaffold,

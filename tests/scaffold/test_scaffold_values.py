@@ -1,4 +1,4 @@
-"""Operators that have an OpInfo entry but got the fill-in before the sixth round ("values").
+"""Operators that have an OpInfo entry but got the fill-in before ("values").
 
 * an OpInfo that lists none of the default dtypes (``view_as_real``: complex
   only) gets the dtypes it lists, complex64 compared with the same computation
@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 
 from tests.scaffold.conftest import Case
+from tests.scaffold.scaffold_run import _passes_and_fails_once_broken, _scaffold
 from tests.scaffold.test_scaffold_generated import RUFF
-from tests.scaffold.test_scaffold_more_kinds import _passes_and_fails_once_broken, _scaffold
 
 pytestmark = pytest.mark.slow
 

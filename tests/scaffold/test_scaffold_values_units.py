@@ -1,4 +1,4 @@
-"""What the overload and opinfo plans spell for the sixth round's kinds ("values"), without torch.
+"""What the overload and opinfo plans spell for operators with an OpInfo entry ("values"), without torch.
 
 Undefined values (a metadata check against the meta kernels), the arguments the OpInfo's function
 passes to the operator (recorded), and the dtypes an OpInfo lists when it lists none of the defaults.

@@ -7,6 +7,7 @@ re-hashed, the file list made consistent), checked by the real CLI; signatures b
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import subprocess
@@ -30,10 +31,9 @@ needs_ssh = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-k
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    st = Store(tmp_path / "store")
-    fill(st, second_target=True)
-    return st
+def store_contents():
+    """The ``store`` fixture's store is filled by ``fill``, with a second target."""
+    return functools.partial(fill, second_target=True)
 
 
 def export(store: Store, dest: Path, *extra: str) -> Path:

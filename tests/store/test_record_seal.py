@@ -44,10 +44,12 @@ def _verify_run(store: Store, failed: bool) -> int:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    st = Store(tmp_path / "store")
-    assert (_verify_run(st, failed=False), _verify_run(st, failed=True)) == (1, 2)
-    return st
+def store_contents() -> Callable[[Store], None]:
+    """The ``store`` fixture's store holds two verify runs, one passing and one failing."""
+    def two_verify_runs(st: Store) -> None:
+        assert (_verify_run(st, failed=False), _verify_run(st, failed=True)) == (1, 2)
+
+    return two_verify_runs
 
 
 def _sha(store: Store, run: int, kind: str) -> str:

@@ -17,10 +17,9 @@ from torchparity.store import Store
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    st = Store(tmp_path / "store")
-    fill(st)
-    return st
+def store_contents():
+    """The ``store`` fixture's store is filled by ``fill``."""
+    return fill
 
 
 def _files(folder: Path) -> dict[str, bytes]:

@@ -8,6 +8,7 @@ and print none of the evidence.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -107,10 +108,9 @@ CASES: dict[str, tuple[Callable[[Store], None], str]] = {
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    st = Store(tmp_path / "store")
-    fill(st, second_target=True)
-    return st
+def store_contents():
+    """The ``store`` fixture's store is filled by ``fill``, with a second target."""
+    return functools.partial(fill, second_target=True)
 
 
 def test_an_untouched_store_reads_clean(store: Store, capsys: pytest.CaptureFixture[str]) -> None:

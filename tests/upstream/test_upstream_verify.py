@@ -14,11 +14,11 @@ from torchparity.cli import main
 from torchparity.store import Store, read_run
 from torchparity.verify.pipeline import EMULATED_BLOCKER
 
-#: every test here starts interpreters with torch (seconds each): the slow tier
-pytestmark = pytest.mark.slow
+# the real end-to-end tests here are marked slow; the others answer the agent from recordings of the
+# real one (the `agent` fixture, tests/fakeagent.py)
 
 
-def test_verify_runs_the_official_tests_as_a_stage(tmp_path: Path) -> None:
+def test_verify_runs_the_official_tests_as_a_stage(agent, tmp_path: Path) -> None:
     repo = make_backend(tmp_path)
     store, out = tmp_path / "store", tmp_path / "out"
     code = main(["verify", files.API, "--repo", str(repo), "--python", sys.executable, "--store", str(store),
@@ -41,6 +41,7 @@ def test_verify_runs_the_official_tests_as_a_stage(tmp_path: Path) -> None:
     assert code == 0, run.verify.blockers
 
 
+@pytest.mark.slow
 def test_verify_on_the_emulated_npu_runs_them_there_and_a_stale_entry_is_a_note(tmp_path: Path) -> None:
     repo = make_backend(tmp_path)
     store = tmp_path / "store"

@@ -18,8 +18,8 @@ from tests.docs.docs_pages import torch_page
 from torchparity.cli import main
 from torchparity.store import Store, read_run
 
-#: every test here starts interpreters with torch (seconds each): the slow tier
-pytestmark = pytest.mark.slow
+# The real end-to-end runs (slow tier) start interpreters with torch; the others answer the agent from
+# recordings of those interpreters (the `agent` fixture, tests/fakeagent.py) and run in milliseconds.
 
 API = "torch.autograd.grad_mode.set_grad_enabled.clone"
 MT_API = "torch.autograd.grad_mode.set_multithreading_enabled.clone"
@@ -94,6 +94,7 @@ def _backend_repo(tmp_path: Path, make_repo, second_python: str) -> Path:
     })
 
 
+@pytest.mark.slow
 def test_verify_on_a_fixture_backend_repo(tmp_path, make_repo, second_python, capsys):
     repo = _backend_repo(tmp_path, make_repo, second_python)
     out = tmp_path / "out"
@@ -143,13 +144,14 @@ def test_verify_on_a_fixture_backend_repo(tmp_path, make_repo, second_python, ca
     assert "RESULT" in captured.out and "PASS" in captured.out
 
 
-def test_maintenance_branch_is_refused(tmp_path, make_repo, second_python, capsys):
+def test_maintenance_branch_is_refused(agent, tmp_path, make_repo, second_python, capsys):
     repo = _backend_repo(tmp_path, make_repo, second_python)
     rc = main(["verify", API, "--repo", str(repo), "--ref", "v2.9.0", "--store", str(tmp_path / "s")])
     assert rc == 2
     assert "v2.9.0 is a maintenance branch (in maintenance: takes no new tests)" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("api", [API, MT_API])
 def test_seed_apis_verify_with_the_embedded_default(tmp_path, monkeypatch, capsys, api):
     monkeypatch.chdir(tmp_path)
@@ -166,6 +168,7 @@ def test_seed_apis_verify_with_the_embedded_default(tmp_path, monkeypatch, capsy
     assert "【功能验证】" in pr and "RESULT=PASS" in pr
 
 
+@pytest.mark.slow
 def test_every_stage_runs_in_one_warm_worker(tmp_path, monkeypatch):
     """resolve, the scaffold's facts, the probe, the file, the isolation probe and the trace: one
     interpreter imported torch for all of them, and every step's log names that same worker."""
@@ -194,7 +197,7 @@ def test_every_stage_runs_in_one_warm_worker(tmp_path, monkeypatch):
     assert workers == {str(runner.worker_pid)}  # type: ignore[attr-defined]
 
 
-def test_verify_twice_on_one_store_and_a_failed_stage_leaves_the_run_incomplete(tmp_path, monkeypatch, capsys):
+def test_verify_twice_on_one_store_and_a_failed_stage_leaves_the_run_incomplete(agent, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["verify", API, "--python", sys.executable]) == 0
     assert main(["verify", API, "--python", sys.executable]) == 0  # a work folder per run
@@ -215,7 +218,7 @@ def test_verify_twice_on_one_store_and_a_failed_stage_leaves_the_run_incomplete(
     assert "is a file; pass a folder for the reports" in capsys.readouterr().err
 
 
-def test_docs_are_read_and_written_under_the_name_pytorch_documents(tmp_path, make_repo, second_python, capsys):
+def test_docs_are_read_and_written_under_the_name_pytorch_documents(agent, tmp_path, make_repo, second_python, capsys):
     # torch.Generator's canonical home is torch._C.Generator; the pages say torch.Generator
     repo = _backend_repo(tmp_path, make_repo, second_python)
     common = ["--repo", str(repo), "--ref", "master", "--env", "main", "--store", str(tmp_path / "store")]
@@ -235,7 +238,7 @@ def test_docs_are_read_and_written_under_the_name_pytorch_documents(tmp_path, ma
         assert "torch._C" not in text
 
 
-def test_docs_add_nests_under_the_parent_as_the_page_spells_it(tmp_path, make_repo, second_python, capsys):
+def test_docs_add_nests_under_the_parent_as_the_page_spells_it(agent, tmp_path, make_repo, second_python, capsys):
     # asked as torch.set_grad_enabled.clone; the 2.11.0 page has torch.autograd.grad_mode.set_grad_enabled
     repo = _backend_repo(tmp_path, make_repo, second_python)
     page = repo / "docs/zh/api/native_api/pytorch_2-11-0/torch.md"
@@ -249,7 +252,7 @@ def test_docs_add_nests_under_the_parent_as_the_page_spells_it(tmp_path, make_re
     assert "torch.set_grad_enabled.clone" not in text
 
 
-def test_docs_add_without_a_parent_entry_asks_for_statuses(tmp_path, make_repo, second_python, capsys):
+def test_docs_add_without_a_parent_entry_asks_for_statuses(agent, tmp_path, make_repo, second_python, capsys):
     repo = _backend_repo(tmp_path, make_repo, second_python)
     common = ["verify", "torch.is_nonzero", "--repo", str(repo), "--ref", "master", "--env", "main",
               "--store", str(tmp_path / "store"), "--out", str(tmp_path / "out"), "--docs-add"]
@@ -279,7 +282,7 @@ if __name__ == "__main__":
 '''
 
 
-def test_an_existing_test_of_a_member_whose_home_is_private_is_found(tmp_path, make_repo, capsys):
+def test_an_existing_test_of_a_member_whose_home_is_private_is_found(agent, tmp_path, make_repo, capsys):
     # tests call torch.Generator().seed(); the canonical name is torch._C.Generator.seed
     repo = make_repo({"master": {"test/test_generator.py": GENERATOR_TEST}})
     rc = main(["verify", "torch.Generator.seed", "--repo", str(repo), "--python", sys.executable,
@@ -294,7 +297,7 @@ def test_an_existing_test_of_a_member_whose_home_is_private_is_found(tmp_path, m
     assert rc == 0, captured.out
 
 
-def test_a_bad_docs_version_is_refused_before_any_work(tmp_path, make_repo, second_python, capsys):
+def test_a_bad_docs_version_is_refused_before_any_work(agent, tmp_path, make_repo, second_python, capsys):
     repo = _backend_repo(tmp_path, make_repo, second_python)
     store = tmp_path / "store"
     rc = main(["verify", API, "--repo", str(repo), "--docs-version", "2.9.0", "--docs-version", "v2.7.1",
@@ -310,7 +313,7 @@ def test_a_bad_docs_version_is_refused_before_any_work(tmp_path, make_repo, seco
     assert "--docs-version given but there is no docs folder (no --repo); pass --docs DIR" in capsys.readouterr().err
 
 
-def test_verify_takes_the_pr_fields_its_draft_asks_for(tmp_path, monkeypatch, capsys):
+def test_verify_takes_the_pr_fields_its_draft_asks_for(agent, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["verify", API, "--python", sys.executable, "--source-type", "feature"]) == 2
     err = capsys.readouterr().err
@@ -324,7 +327,7 @@ def test_verify_takes_the_pr_fields_its_draft_asks_for(tmp_path, monkeypatch, ca
     assert "未采集（--source-branch）" not in pr and "未指定合入类型" not in pr
 
 
-def test_the_output_folder_is_named_as_pytorch_documents_the_api(tmp_path, monkeypatch, capsys):
+def test_the_output_folder_is_named_as_pytorch_documents_the_api(agent, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     main(["verify", "torch.cuda.Event", "--python", sys.executable, "--json"])
     doc = json.loads(capsys.readouterr().out)
@@ -332,7 +335,7 @@ def test_the_output_folder_is_named_as_pytorch_documents_the_api(tmp_path, monke
     assert (tmp_path / "torchparity-out" / "cuda_event" / "pr.zh.md").is_file()  # not streams_event
 
 
-def test_many_files_with_direct_tests_are_noted_and_test_file_chooses(tmp_path, make_repo, capsys):
+def test_many_files_with_direct_tests_are_noted_and_test_file_chooses(agent, tmp_path, make_repo, capsys):
     repo = make_repo({"master": {f"test/test_gen{i}.py": GENERATOR_TEST for i in range(6)}})
     common = ["verify", "torch.Generator.seed", "--repo", str(repo), "--python", sys.executable,
               "--store", str(tmp_path / "store"), "--out", str(tmp_path / "out"), "--json"]
@@ -375,7 +378,7 @@ if __name__ == "__main__":
 '''
 
 
-def test_coverage_counts_the_backend_spelling_the_docs_state(tmp_path, make_repo, capsys):
+def test_coverage_counts_the_backend_spelling_the_docs_state(agent, tmp_path, make_repo, capsys):
     # the page says torch.cuda.Event is torch_npu.npu.Event on NPU; the preset says torch.npu is torch_npu.npu
     from tests.docs.docs_pages import cuda_event_page
 
@@ -394,7 +397,7 @@ def test_coverage_counts_the_backend_spelling_the_docs_state(tmp_path, make_repo
     assert doc["scaffolded"] is None  # the backend's own tests are the evidence (they need torch_npu to run)
 
 
-def test_a_test_file_that_needs_a_missing_module_says_what_to_do(tmp_path, make_repo, capsys):
+def test_a_test_file_that_needs_a_missing_module_says_what_to_do(agent, tmp_path, make_repo, capsys):
     test = GENERATOR_TEST.replace("import torch\n", "import torch\nimport backend_module_not_here_xyz.sub\n", 1)
     repo = make_repo({"master": {"test/test_generator.py": test}})
     rc = main(["verify", "torch.Generator.seed", "--repo", str(repo), "--python", sys.executable,

@@ -1,24 +1,33 @@
-"""The probe's eighth-round rules, on real messages and real torch operators.
+"""The values the probe gives a parameter, on real messages and real torch APIs.
 
-* an error that lists the allowed values of a parameter gives those values in the next round;
-* an operator packet (``torch.ops.aten._add_relu``, no ``_schema`` of its own) is called with the
-  parameters of its overloads' schemas, ``default`` first;
-* an API named for its spatial dims (``lp_pool2d``) gets a batch with that many as its first tensor;
-* parameter names and error messages pick classes, code objects, bytes, compiler backends and tensors
-  with a ``grad_fn``;
-* a function of only ``*args, **kwargs`` gets the parameters its error names;
-* DTensor factories run under a one-device mesh, and a DTensor is checked by its placements and the
-  whole tensor it stands for.
+* a parameter's name and annotation pick its pools (classes, a class of the test's own, code objects,
+  bytes only where the annotation is bytes, compiler backends, lists of tensor lists, layer widths, a
+  qconfig, index tuples);
+* an error message picks the values the next call tries: the allowed values it lists, the kind or
+  type it wanted (a code object, a tensor with a ``grad_fn``, a functional tensor, a square matrix),
+  the number of arguments it counts;
+* an API named for its spatial dims (``lp_pool2d``) gets a batch with that many as its first tensor, and a
+  kernel and weight of its dims;
+* a class parameter typed ``type[X]`` gets X's concrete subclasses; ``probs`` gets probabilities before
+  any tensor; a symbolic expression goes to a shape environment;
+* a distribution's ``value`` parameter is given the distribution's own values first (its mean, its
+  enumerated support), which lie in its support and batch shape; only a distribution is;
+* ``primals``/``tangents`` are tuples of one tensor, ``parameters`` hold gradients when plain tensors find
+  no call, a Node parameter is another node of the receiver's traced graph;
+* a function an error says must give a single element is given a function of a tensor to a scalar
+  (``hvp``); a relaxed distribution's ``temperature`` is one number; ``models`` are two modules of one
+  architecture; ``bincount`` is called on small non-negative integers.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.lazy import torch  # noqa: E402  (imported on first use: fast tests here need none)
-from torchparity.agent import facts_probe as fp  # noqa: E402
-from torchparity.agent.objects import walk  # noqa: E402
-from torchparity.agent.resolve import resolve  # noqa: E402
+from tests.agent.probe_fixtures import _calls, _facts, _probe
+from tests.lazy import torch  # imported on first use, not at collection
+from torchparity.agent import facts_probe as fp
+from torchparity.agent.objects import walk
+from torchparity.agent.resolve import resolve
 
 
 @pytest.mark.parametrize(("message", "name", "choices"), [
@@ -33,11 +42,6 @@ def test_the_values_a_message_allows(message: str, name: str, choices: list[str]
     assert fp.choices_named(message) == (name, choices)
 
 
-def _probe(name: str) -> tuple[list[fp.Scenario], list[fp.Scenario]]:
-    res = resolve(name)
-    return fp.Engine(torch, res, walk(res["path"]).obj, None, "cpu").scenarios()
-
-
 @pytest.mark.slow
 def test_a_listed_value_makes_the_call_work() -> None:
     valid, _ = _probe("torch.ops.aten.div.Scalar_mode")
@@ -45,19 +49,6 @@ def test_a_listed_value_makes_the_call_work() -> None:
     calls = " ".join(sc.call for sc in valid)
     assert "rounding_mode=None" in calls or "rounding_mode='trunc'" in calls, calls
     assert any(c[0] == "tensor" for c in valid[0].checks), valid[0].checks
-
-
-@pytest.mark.slow
-def test_an_operator_packet_is_called_with_its_overloads_parameters() -> None:
-    packet = torch.ops.aten._add_relu
-    lists = fp._packet_params(packet)
-    assert lists and [p["name"] for p in lists[0]][:2] == ["self", "other"]
-    assert fp._packet_params(torch.ops.aten._add_relu.Tensor) == []
-    assert fp._packet_params(torch.add) == []
-    valid, invalid = _probe("torch.ops.aten._add_relu")
-    assert valid and invalid
-    base = valid[0]
-    assert base.call.startswith("_API_(") and any(c[0] == "tensor" for c in base.checks), base.checks
 
 
 @pytest.mark.slow
@@ -107,15 +98,6 @@ def test_a_message_naming_the_kind_it_wanted_hints_the_first_argument(message: s
 
 
 @pytest.mark.slow
-def test_a_function_of_only_args_and_kwargs_gets_the_parameters_its_error_names() -> None:
-    # optimize_assert(*args, **kwargs) says "missing 1 required positional argument: 'backend'"
-    valid, _ = _probe("torch._dynamo.optimize_assert")
-    assert valid
-    assert valid[0].call in ('_API_("eager")', "_API_(lambda gm, example_inputs: gm.forward)"), valid[0].call
-    assert ["type", "result", "torch._dynamo.eval_frame.OptimizeContext"] in valid[0].checks
-
-
-@pytest.mark.slow
 def test_a_code_object_for_an_argument_an_error_says_must_be_one() -> None:
     res = resolve("torch._dynamo.eval_frame.reset_code")
     engine = fp.Engine(torch, res, walk(res["path"]).obj, None, "cpu")
@@ -129,26 +111,6 @@ def test_a_code_object_for_an_argument_an_error_says_must_be_one() -> None:
     engine.run = recording  # type: ignore[method-assign]
     engine.scenarios()
     assert any("__code__" in text for text in ran), ran
-
-
-@pytest.mark.slow
-def test_dtensor_factories_run_under_a_one_device_mesh() -> None:
-    if not torch.distributed.is_available():
-        pytest.skip("this torch has no torch.distributed")
-    res = resolve("torch.distributed.tensor.ones")
-    out = fp.probe_facts(torch, res, walk(res["path"]).obj, None, "cpu")
-    assert out["valid"], out["problem"]
-    first = out["valid"][0]
-    assert any("init_device_mesh" in line for line in first["prelude"]), first["prelude"]
-    assert "_MESH_.__exit__(None, None, None)" in first["teardown"]
-    kinds = [c[0] for c in first["checks"]]
-    assert ["type", "result", "torch.distributed.tensor.DTensor"] in first["checks"]
-    assert "tensor" in kinds and any(c[1] == "result.full_tensor()" for c in first["checks"]), first["checks"]
-    assert not torch.distributed.is_initialized()
-    assert not torch.distributed.device_mesh._mesh_resources.mesh_stack  # the mesh left too
-    # the group goes first in the teardown: a mesh that failed to build leaves no _MESH_ to exit
-    assert first["teardown"].index("torch.distributed.destroy_process_group()") < first["teardown"].index(
-        "_MESH_.__exit__(None, None, None)")
 
 
 @pytest.mark.slow
@@ -181,79 +143,6 @@ def test_a_nested_tensor_list_makes_the_grouping_helper_work() -> None:
     valid, _ = _probe("torch.utils._foreach_utils._group_tensors_by_device_and_dtype")
     assert valid
     assert any("[[torch.ones(2" in line for line in valid[0].setup), valid[0].setup
-
-
-@pytest.mark.slow
-def test_a_module_level_deque_is_emptied_given_a_probe_entry_and_put_back() -> None:
-    import collections
-
-    import torch._dynamo.utils as dynamo_utils
-
-    path = "torch._dynamo.utils._compilation_metrics"
-    if not isinstance(getattr(dynamo_utils, "_compilation_metrics", None), collections.deque):
-        pytest.skip("this torch keeps its compilation metrics elsewhere")
-    before = list(dynamo_utils._compilation_metrics)
-    setup = fp._registry_setup(path, dirty=True)
-    restore = fp._registry_restore(path)
-    assert setup[0] == f"saved = list({path})"
-    ns: dict[str, object] = {"torch": torch}
-    try:
-        for line in setup:
-            exec(line, ns)
-        assert list(dynamo_utils._compilation_metrics) == ["torchparity_probe"]
-    finally:
-        for line in restore:
-            exec(line, ns)
-    assert list(dynamo_utils._compilation_metrics) == before
-    assert isinstance(dynamo_utils._compilation_metrics, collections.deque)
-    valid, _ = _probe("torch._dynamo.utils.clear_compilation_metrics")
-    assert valid and any("registry" in str(c) for c in valid[0].checks), valid[0].checks
-
-
-@pytest.mark.slow
-def test_a_code_object_is_checked_by_its_type_only() -> None:
-    from torchparity.agent.observe import observe
-
-    class Holder:
-        def __init__(self) -> None:
-            self.code = compile("x + 1", "<measured here>", "eval")
-            self.name = "kept"
-
-    checks = observe(torch, Holder(), "result")
-    assert not any("<measured here>" in str(c) or "co_filename" in c[1] for c in checks), checks
-    assert ["eq", "result.name", "'kept'"] in checks or ["eq", "result.name", '"kept"'] in checks, checks
-
-
-@pytest.mark.slow
-def test_an_in_place_member_whose_result_is_double_gets_a_double_receiver() -> None:
-    res = resolve("torch.Tensor.float_power_")
-    engine = fp.Engine(torch, res, walk(res["path"]).obj, torch.Tensor, "cpu")
-    valid, _ = engine.scenarios()
-    assert valid
-    assert "dtype=torch.float64" in valid[0].setup[0], valid[0].setup
-    assert ["same", "result", "x"] in valid[0].checks and any(c[0] == "tensor" and c[1] == "x"
-                                                              for c in valid[0].checks), valid[0].checks
-
-
-@pytest.mark.slow
-def test_a_star_parameter_is_given_one_value_when_the_call_needs_it() -> None:
-    def take(f: object, *primals: object, flag: bool = False) -> object:
-        return primals
-
-    assert [p["kind"] for p in fp._param_list(take, "")] == ["positional", "var", "keyword"]
-    engine = fp.Engine(torch, {"path": "x", "canonical": "x"}, take, None, "cpu")
-    params = engine.signatures([], "_API_", take)[0]
-    assert [(p["name"], p["kind"]) for p in params] == [("f", "positional"), ("primals", "vararg"),
-                                                         ("flag", "keyword")]
-    assert fp._args_src(params, ["g", "t", None]) == "g, t"
-    assert fp._args_src(params, ["g", None, "True"]) == "g, flag=True"
-    assert fp._args_src(params, [None, "t", "True"]) == "flag=True"  # it cannot go in place: left out
-
-    def wrapper(*args: object, **kwargs: object) -> None:
-        raise TypeError("wrapper() missing 1 required positional argument: 'backend'")
-
-    engine = fp.Engine(torch, {"path": "x", "canonical": "x"}, wrapper, None, "cpu")
-    assert [p["name"] for p in engine.signatures([], "_API_", wrapper)[0]] == ["backend"]
 
 
 @pytest.mark.slow
@@ -300,50 +189,11 @@ def test_torch_functions_the_pools_did_not_reach(api: str, wanted: str) -> None:
 
 
 @pytest.mark.slow
-def test_a_returned_function_is_also_called_on_a_0d_tensor() -> None:
-    valid, _ = _probe("torch.func.grad")  # grad(f) asks for a function of one number
-    assert valid
-    assert any(c[1] == "result(torch.tensor(2.5, device=DEVICE))" for c in valid[0].checks), valid[0].checks
-
-
-@pytest.mark.slow
-def test_a_checker_that_requires_a_message_is_given_one() -> None:
-    from torchparity.agent.facts_checker import MESSAGE, checker_facts
-
-    for fn in (torch._assert, torch.ops.aten._assert_async.msg):
-        facts = checker_facts(torch, fn, None, "cpu")
-        assert facts["found"] and facts["tail"] == ", " + MESSAGE, facts
-        assert facts["none"] and facts["refused"], facts
-    assert checker_facts(torch, torch._check, None, "cpu")["tail"] == ""
-
-
-@pytest.mark.slow
 def test_a_functional_tensor_where_the_call_asserts_one() -> None:
     valid, _ = _probe("torch._functionalize_are_all_mutations_hidden_from_autograd")
     assert valid
     assert any("_to_functional_tensor(" in line for line in valid[0].setup), valid[0].setup
     assert ["is", "result", "True"] in valid[0].checks
-
-
-@pytest.mark.slow
-def test_a_protocol_is_checked_by_its_shape() -> None:
-    pytest.importorskip("torch._inductor.pattern_matcher")
-    valid, _ = _probe("torch._inductor.pattern_matcher.SearchFn")
-    assert valid
-    checks = valid[0].checks
-    assert valid[0].call == "_API_" and ["is", "result._is_protocol", "True"] in checks, checks
-    assert any("__call__" in c[2] for c in checks if c[0] == "eq"), checks
-
-
-@pytest.mark.slow
-def test_a_typing_alias_is_checked_by_its_origin_and_arguments() -> None:
-    valid, _ = _probe("torch.fx.node.Argument")
-    assert valid
-    checks = valid[0].checks
-    assert ["eq", "repr(result.__origin__)", "'typing.Union'"] in checks or [
-        "eq", "repr(result.__origin__)", '"typing.Union"'] in checks, checks
-    names = [c for c in checks if c[1].startswith("[getattr(a")]
-    assert names and "Tensor" in names[0][2] and "ForwardRef('Node')" in names[0][2], names
 
 
 @pytest.mark.slow
@@ -381,3 +231,141 @@ def test_a_rejected_value_is_no_choice_and_a_second_operand_no_message() -> None
 
     assert _tail(same_shape) == ""
     assert fp.pv.categories("indices", "", "")[:2] == ["index_tuple", "tensor"]
+
+
+@pytest.mark.slow
+def test_a_linear_algebra_input_is_a_square_matrix_when_an_error_asks_for_one() -> None:
+    valid, _ = _probe("torch.slogdet")
+    assert valid
+    assert any("[[2.0, 1.0], [1.0, 3.0]]" in line for line in valid[0].setup), valid[0].setup
+
+
+@pytest.mark.slow
+def test_a_class_parameter_typed_type_of_x_gets_x_s_concrete_subclasses() -> None:
+    res = resolve("torch.distributed.optim.ZeroRedundancyOptimizer")
+    engine = fp.Engine(torch, res, walk(res["path"]).obj, None, "cpu")
+    values = engine.typed_values("type[torch.optim.optimizer.Optimizer]")
+    assert values and all(issubclass(walk(v).obj, torch.optim.Optimizer) for v in values), values
+    assert values[0] != "torch.optim.optimizer.Optimizer"  # a concrete subclass first
+
+
+@pytest.mark.slow
+def test_probabilities_are_given_for_probs_before_any_tensor() -> None:
+    valid, _ = _probe("torch.distributions.bernoulli.Bernoulli.variance")
+    assert valid
+    assert "probs=torch.tensor([0.25, 0.5]" in valid[0].setup[0], valid[0].setup
+
+
+@pytest.mark.parametrize(("name", "cats"), [
+    ("hidden_size", ["int"]), ("in_channels", ["int"]), ("kernel_size", ["size"]), ("qconfig", ["qconfig"]),
+    ("nonlinearity", ["nonlinearity"]),
+])
+def test_layer_widths_are_numbers_and_a_qconfig_is_a_qconfig(name: str, cats: list[str]) -> None:
+    from torchparity.agent import probe_values as pv
+
+    assert pv.categories(name, "", None) == cats
+
+
+@pytest.mark.slow
+def test_a_shape_environment_simplifies_a_symbolic_expression() -> None:
+    res = resolve("torch.fx.experimental.symbolic_shapes.ShapeEnv.simplify")
+    hit = walk(res["path"])
+    valid, _ = fp.Engine(torch, res, hit.obj, hit.parent, "cpu").scenarios()
+    assert valid
+    assert "sympy" in valid[0].call and "Symbol" in valid[0].call, valid[0].call
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, value", [
+    ("torch.distributions.bernoulli.Bernoulli.log_prob", "enumerate_support()"),
+    ("torch.distributions.continuous_bernoulli.ContinuousBernoulli.cdf", "mean"),
+])
+def test_a_distribution_is_given_its_own_values(name: str, value: str) -> None:
+    out = _facts(name)
+    assert out["valid"], out["problem"]
+    sc = out["valid"][0]
+    receiver, leaf = sc["receiver"], name.rsplit(".", 1)[-1]
+    assert sc["call"] == f"{receiver}.{leaf}({receiver}.{value})"
+    assert sc["checks"][0][:2] == ["tensor", "result"]
+
+
+@pytest.mark.slow
+def test_a_transformed_distribution_is_given_a_value_in_its_support() -> None:
+    out = _facts("torch.distributions.transformed_distribution.TransformedDistribution.log_prob")
+    assert out["valid"], out["problem"]
+    sc = out["valid"][0]
+    assert "ExpTransform()" in sc["setup"][0]
+    # its mean is not defined and it enumerates nothing: ones, in its batch shape, lie in its support
+    assert sc["setup"][-1] == "value = torch.ones(distribution.batch_shape + distribution.event_shape, device=DEVICE)"
+
+
+@pytest.mark.slow
+def test_only_a_distribution_is_given_a_distributions_values() -> None:
+    out = _facts("torch.distributions.constraints._Interval.check")
+    assert out["valid"], out["problem"]
+    assert not any(".mean" in line or "enumerate_support" in line for sc in out["valid"] for line in sc["setup"])
+
+
+@pytest.mark.slow
+def test_primals_and_tangents_are_tuples() -> None:
+    out = _facts("torch.func.jvp")
+    assert out["valid"], out["problem"]
+    sc = out["valid"][0]
+    assert "primals = (torch.tensor([1.0, -2.0, 3.0], device=DEVICE),)" in sc["setup"]
+    assert ["tensor", "result[0]", "torch.tensor([1.0, 0.0, 3.0], dtype=torch.float32)"] in sc["checks"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, call, names", [
+    ("torch.fx.Node.append", "node.append(list(gm.graph.nodes)[0])", "['_0', 'input_1', '_1', 'output']"),
+    ("torch.fx.Node.prepend", "node.prepend(list(gm.graph.nodes)[2])", "['input_1', '_1', '_0', 'output']"),
+])
+def test_a_node_parameter_is_another_node_of_the_traced_graph(name: str, call: str, names: str) -> None:
+    """Its effect shows in the order of the graph's node names (two call_module nodes swapped)."""
+    out = _facts(name)
+    calls = {sc["call"]: sc["checks"] for sc in out["valid"]}
+    assert call in calls, list(calls)
+    assert ["eq", "[n.name for n in gm.graph.nodes]", names] in calls[call]
+
+
+@pytest.mark.slow
+def test_parameters_are_given_gradients_when_plain_tensors_find_no_call() -> None:
+    out = _facts("torch.nn.utils.clip_grad_value_")
+    assert out["valid"], out["problem"]
+    sc = out["valid"][0]
+    assert sc["setup"][0].startswith("parameters = [torch.nn.Parameter(")
+    assert ["tensor", "parameters[0].grad", "torch.tensor([0.25, -0.5, 0.5], dtype=torch.float32)"] in sc["checks"]
+
+
+@pytest.mark.slow
+def test_a_function_that_must_give_one_element_is_given_a_scalar_function() -> None:
+    sc = _calls("torch.autograd.functional.hvp")["_API_(lambda x: (x ** 3).sum(), inputs, v=v)"]
+    # the Hessian of sum(x**3) is diag(6x): times v = [1, -2, 3] at x = [1, -2, 3]
+    assert ["tensor", "result[1]", "torch.tensor([6.0, 24.0, 54.0], dtype=torch.float32)"] in sc["checks"]
+
+
+@pytest.mark.slow
+def test_a_temperature_is_one_number() -> None:
+    calls = _calls("torch.distributions.relaxed_bernoulli.LogitRelaxedBernoulli.rsample")
+    sc = calls["logit_relaxed_bernoulli.rsample()"]
+    assert sc["setup"][0].startswith("logit_relaxed_bernoulli = _OWNER_(torch.tensor(0.5, device=DEVICE), ")
+    assert ["eq", "result.shape", "torch.Size([2])"] in sc["checks"]
+
+
+@pytest.mark.slow
+def test_affine_grid_is_given_a_batch_of_matrices_and_a_4d_size() -> None:
+    sc = _calls("torch.nn.functional.affine_grid")["_API_(theta, size)"]
+    assert sc["setup"][-1] == "size = (1, 1, 2, 3)"
+    assert sc["checks"][0][:2] == ["tensor", "result"]
+
+
+@pytest.mark.slow
+def test_models_are_modules_of_one_architecture() -> None:
+    sc = _calls("torch.func.stack_module_state")["_API_(models)"]
+    assert ["eq", "list(result[0])", "['weight', 'bias']"] in sc["checks"]
+
+
+@pytest.mark.slow
+def test_bincount_is_called_on_counts() -> None:
+    sc = _calls("torch.Tensor.bincount")["x.bincount()"]
+    assert ["tensor", "result", "torch.tensor([1, 1, 2, 0, 1], dtype=torch.int64)"] in sc["checks"]

@@ -1,4 +1,4 @@
-"""Kinds of API widened in the third round of issue 16, scaffolded for the CPU and for the emulated npu.
+"""Families of API kinds, each scaffolded for the CPU and for the emulated npu on real APIs.
 
 Functions called for their effect on a module-level registry they reach by name
 (``init_reductions`` refills ``ForkingPickler._extra_reducers``, ``torch._dynamo.reset`` empties a
@@ -38,7 +38,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.scaffold.conftest import Case, run_files
+from tests.scaffold.conftest import Case
+from tests.scaffold.scaffold_run import _passes_and_fails_once_broken, _scaffold
 from torchparity.exec.ship import isolated_env
 
 pytestmark = pytest.mark.slow
@@ -206,42 +207,11 @@ NOT_ON_EMULATED_NPU = {c.api for c in CHECKPOINT_CASES if ".format_utils." not i
 NPU_CASES = tuple(c for c in CASES if c.api not in NOT_ON_EMULATED_NPU)
 
 
-def _scaffold(cases, names, out, backend="", device="cpu", environ=None, preset="default"):
-    from torchparity.api import agent_session, resolve_api
-    from torchparity.config import load_preset
-    from torchparity.scaffold import scaffold_facts_many, scaffold_test
-
-    with agent_session(sys.executable, backend, device, environ=environ) as session:
-        infos = resolve_api(names, sys.executable, backend, device, trace=False, session=session)
-        facts = scaffold_facts_many(infos[: len(cases)], session, backend_module=backend)
-    results = {}
-    for n, (case, info, f) in enumerate(zip(cases, infos[: len(cases)], facts, strict=True)):
-        results[case.api] = scaffold_test(info, load_preset(preset), python=sys.executable, device=device,
-                                          backend_module=backend, out_dir=out / f"{n:02d}", facts=f)
-    return results, {name: info for name, info in zip(names, infos, strict=True)}
-
-
 @pytest.fixture(scope="module")
 def scaffolded(tmp_path_factory):
     pytest.importorskip("torch")
     names = [c.api for c in CASES] + [n for n in STILL_WORKS if n not in {c.api for c in CASES}]
     return _scaffold(CASES, names, tmp_path_factory.mktemp("reach"))
-
-
-def _check_families(cases, results):
-    wrong = [(c.api, results[c.api].family, results[c.api].fill_in[:1]) for c in cases
-             if results[c.api].family != c.family]
-    assert not wrong, wrong
-
-
-def _passes_and_fails_once_broken(cases, results, tmp_path, environ=None):
-    jobs = [{"file": results[c.api].path, "patch": ""} for c in cases]
-    jobs += [{"file": results[c.api].path, "patch": c.breakage} for c in cases]
-    out = run_files(jobs, tmp_path, environ)
-    for case, res in zip(cases, out[: len(cases)], strict=True):
-        assert res["exit_code"] == 0 and res["summary"] == "OK", (case.api, res["output"])
-    for case, res in zip(cases, out[len(cases):], strict=True):
-        assert res["exit_code"] != 0 and res["summary"].startswith("FAILED ("), (case.api, res["output"])
 
 
 def test_each_gets_a_real_test_that_passes_and_fails_once_broken(scaffolded, tmp_path):
