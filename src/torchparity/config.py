@@ -4,6 +4,11 @@ Lookup order: ``--config FILE`` if given, else ``torchparity.toml`` at the
 backend repo root (``--repo``), else in the current folder, else the embedded
 default. A file may start from a preset (``preset = "torch_npu"``); its own
 keys then override the preset's, table by table.
+
+Report templates are code that runs on this machine: ``[report] templates`` of
+the backend repository's own config (found at ``--repo``, not given with
+``--config``) is ignored, with a note, unless the user allows it
+(``--allow-repo-templates``); either way templates render in a sandbox.
 """
 
 from __future__ import annotations
@@ -92,6 +97,8 @@ class Config:
     backend_aliases: dict[str, str] = field(default_factory=dict)
     #: ``[ray]``: ``address`` of a cluster, ``ship`` (paths of a ref sent with each job, beside the test roots)
     ray: dict[str, Any] = field(default_factory=dict)
+    #: ``[run]``: ``max_output`` (bytes of each step's output kept, its head and tail; 0: all)
+    run: dict[str, Any] = field(default_factory=dict)
     #: how this config was chosen, when the user did not choose it (a preset detected in --repo, or
     #: the generic defaults): one line the CLI prints once
     notice: str = ""
@@ -183,7 +190,7 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 _TOP_KEYS = {
     "preset", "backend_module", "device", "test_roots", "active_branches",
     "maintenance_branches", "maintenance_reason", "envs", "scaffold", "docs", "report", "backend_aliases",
-    "upstream", "ray",
+    "upstream", "ray", "run",
 }
 
 
@@ -250,6 +257,18 @@ def _ray(data: dict[str, Any], source: str) -> dict[str, Any]:
     return table
 
 
+def _run(data: dict[str, Any], source: str) -> dict[str, Any]:
+    run = _table(data, "run", source)
+    unknown = sorted(set(run) - {"max_output"})
+    if unknown:
+        raise UsageError(f"{source}: [run] has unknown key(s) {', '.join(unknown)}; known keys: max_output")
+    value = run.get("max_output", 0)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise UsageError(f"{source}: [run] max_output = {value!r}: give the bytes of each step's output kept "
+                         "(its head and tail), 0 to keep everything, e.g. max_output = 16777216")
+    return run
+
+
 def _build(data: dict[str, Any], preset: str, source: str) -> Config:
     unknown = sorted(set(data) - _TOP_KEYS)
     if unknown:
@@ -296,6 +315,7 @@ def _build(data: dict[str, Any], preset: str, source: str) -> Config:
         upstream=_table(data, "upstream", source),
         backend_aliases=_aliases(data, source),
         ray=_ray(data, source),
+        run=_run(data, source),
     )
 
 
@@ -337,8 +357,26 @@ def _without_file(repo: str | Path | None) -> Config:
     return load_preset("default")
 
 
-def load_config(path: str | Path | None = None, repo: str | Path | None = None) -> Config:
-    """The config for this invocation (see the module docstring for the lookup order)."""
+#: the flag that lets a backend repository's own config choose the report templates
+ALLOW_REPO_TEMPLATES = "--allow-repo-templates"
+
+
+def _without_repo_templates(config: Config, file: Path) -> Config:
+    """``config`` (read from the repository's own ``file``) without its ``[report] templates``, and a note."""
+    from dataclasses import replace
+
+    report = {k: v for k, v in config.report.items() if k != "templates"}
+    note = (f"[report] templates = {str(config.report['templates'])!r} in {file} is ignored: templates run on "
+            "this machine, and a repository's own config does not choose code to run here; the built-in "
+            f"templates are used (verify, batch and report take {ALLOW_REPO_TEMPLATES} to use the repository's, "
+            "rendered in a sandbox; or name a config of your own with --config)")
+    return replace(config, report=report, notice="; ".join(n for n in (config.notice, note) if n))
+
+
+def load_config(path: str | Path | None = None, repo: str | Path | None = None, *,
+                allow_repo_templates: bool = False) -> Config:
+    """The config for this invocation (see the module docstring for the lookup order);
+    ``allow_repo_templates``: keep the ``[report] templates`` of a config found in ``repo``."""
     if path is not None:
         file = Path(path)
         if not file.is_file():
@@ -352,7 +390,11 @@ def load_config(path: str | Path | None = None, repo: str | Path | None = None) 
     data = _read_toml(read_text_file(file, "--config" if path is not None else "config file"), str(file))
     preset = str(data.pop("preset", "default"))
     merged = _merge(_preset_data(preset), data)
-    return _build(merged, preset, str(file))
+    config = _build(merged, preset, str(file))
+    from_repo = path is None and repo is not None and file == Path(repo) / CONFIG_FILENAME
+    if from_repo and config.report.get("templates") and not allow_repo_templates:
+        return _without_repo_templates(config, file)
+    return config
 
 
 def emulated_config(config: Config, emulate: str) -> Config:

@@ -1,5 +1,6 @@
 """Files in and out: atomic writes (readers see the old content or the new one, never a half-written
-file; a full disk is a broken environment naming the path), and text files read as bad input when
+file; a full disk is a broken environment naming the path), output files that are regular files only
+(``write_regular``: never a FIFO, a device or a folder replaced), and text files read as bad input when
 they are binary or not UTF-8.
 
 Stands on the ground: imports only the standard library and ``errors``.
@@ -10,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -23,6 +25,50 @@ def disk_full(path: Path | str, exc: OSError) -> EnvironmentBroken:
     """The broken-environment error for a write to ``path`` that ran out of space."""
     return EnvironmentBroken(f"no space left writing {path} ({os.strerror(exc.errno or errno.ENOSPC)}); "
                              "free space there (or point the output elsewhere) and rerun")
+
+
+def file_kind(mode: int) -> str:
+    """What a file of ``mode`` (``st_mode``) is, in words: "a FIFO", "a character device", "a folder"..."""
+    for test, words in ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
+                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                        (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symlink")):
+        if test(mode):
+            return words
+    return "not a regular file"
+
+
+def write_regular(path: Path | str, data: bytes | str, flag: str) -> Path:
+    """Write ``data`` whole to the output file ``path`` given to ``flag``; returns the file written.
+
+    Only a regular file is written: a new one, an existing one (replaced atomically, with the mode a
+    plain ``open`` gives), or the regular file a symlink names (written through; the link stays a
+    link). A FIFO, a device node, a socket, a folder, a symlink to any of them or to nothing is refused
+    with a ``UsageError`` naming ``path`` (exit 2) and left as it is: a plain rename over it would
+    replace a named pipe a reader waits on, or a link someone made on purpose, with a regular file.
+    """
+    given = Path(path)
+    target = given
+    try:
+        if given.is_symlink():
+            st = os.stat(given)  # a loop of links is an OSError here
+            target = Path(os.path.realpath(given))
+            if not stat.S_ISREG(st.st_mode):
+                raise UsageError(f"{flag} {given} is a symlink to {target}, which is {file_kind(st.st_mode)}, "
+                                 "not a regular file; pass a file path")
+        else:
+            st = os.stat(given)
+            if not stat.S_ISREG(st.st_mode):
+                raise UsageError(f"{flag} {given} is {file_kind(st.st_mode)}, not a regular file; pass a file path")
+    except FileNotFoundError:
+        if given.is_symlink():
+            raise UsageError(f"{flag} {given} is a symlink that names nothing ({os.readlink(given)}); "
+                             "pass a file path") from None
+    except OSError as exc:
+        raise UsageError(f"{flag} {given} cannot be looked at ({exc.strerror}); pass another path") from None
+    if not target.parent.is_dir():
+        raise UsageError(f"folder for {flag} does not exist: {target.parent}; create it or pass another path")
+    atomic_write(target, data)  # the mode a plain open gives (0o666 less the umask), as before
+    return target
 
 
 def read_text_file(path: Path | str, flag: str) -> str:

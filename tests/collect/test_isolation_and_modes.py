@@ -106,7 +106,7 @@ def test_warm_worker_survives_crash_hang_and_its_own_death(tmp_path, make_repo, 
         "test/test_kill.py": files.KILLS_WORKER, TEST: files.SEED_LIKE,
     }})
     names = ["test/test_abort.py", "test/test_hang.py", "test/test_kill.py", TEST]
-    rc = _run(tmp_path, *names, "--repo", str(repo), "--python", python_with_torch, "--timeout", "4")
+    rc = _run(tmp_path, *names, "--repo", str(repo), "--python", python_with_torch, "--timeout", "12")  # also the bound on the worker's (re)start
     assert rc == 1
     rec = next(iter(_records(tmp_path).values()))
     statuses = [(s["test_file"], s["status"], s["signal"]) for s in rec["full"]]

@@ -113,7 +113,7 @@ def test_a_leak_a_timeout_a_crash_and_two_devices_are_recorded_as_on_cpu(tmp_pat
     }})
     names = ["test/npu/test_abort.py", "test/npu/test_hang.py", "test/npu/test_leaky.py", "test/npu/test_two.py"]
     rc = _run(tmp_path, *names, "--repo", str(repo), "--python", sys.executable, "--emulate", "npu",
-              "--timeout", "8")
+              "--timeout", "12")
     assert rc == 1
     log, rec = single_target(tmp_path / "store")
     assert rec["emulated"] == "npu" and rec["device"] == "npu"

@@ -32,7 +32,7 @@ def serve_channel(ctx, chan):
         try:
             answer = worker.run_forked(ctx, job, close_fds=channel_fds)
         except Exception as exc:  # the worker itself must keep answering
-            answer = {"id": job.get("id"), "op": job.get("op"), "status": "ERROR",
+            answer = {"id": job.get("id"), "op": job.get("op"), "status": "ERROR", "token": job.get("token"),
                       "error": "%s: %s" % (type(exc).__name__, exc)}
         chan.send(answer)
 
@@ -98,7 +98,7 @@ def supervise(chan):
         if msg.get("op") == "lane_status":
             chan.send(lane_status(int(msg.get("pid") or 0)))
             continue
-        chan.send({"id": msg.get("id"), "op": msg.get("op"), "status": "ERROR",
+        chan.send({"id": msg.get("id"), "op": msg.get("op"), "status": "ERROR", "token": msg.get("token"),
                    "error": "this worker runs jobs in its lanes; send them there"})
     stop_lanes()
     return 0

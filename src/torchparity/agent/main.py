@@ -1,7 +1,9 @@
 """Agent entry point.
 
 ``serve BACKEND DEVICE``     warm worker: JSON-line requests on stdin, answers on stdout
-``once BACKEND DEVICE JOB``  fresh mode: one job (JSON) in this interpreter, then exit
+``once BACKEND DEVICE JOB``  fresh mode: one job (JSON) in this interpreter, then exit; its answer goes
+                             over the pipe of ``--answer=KEY_FD:ANSWER_FD`` (``results.py``: the job's
+                             key is read from KEY_FD, which is closed, before anything else runs)
 
 Either takes ``allow-cpu-fallback`` last: a requested device that is not there
 then runs the jobs on the cpu (and says so) instead of refusing them.
@@ -19,6 +21,7 @@ import os
 import sys
 
 from . import AGENT_PROTOCOL, ALLOW_CPU_FALLBACK, backend, preload, reap
+from . import results as results_mod
 from .ops import Context
 from .protocol import Channel
 
@@ -60,6 +63,8 @@ def serve(backend_module, device, allow_cpu_fallback=False, modules=(), lanes=()
         return EXIT_IMPORT_FAILED
     report = _preload(ctx, modules) if modules else []
     worker.stop_on_sigterm()
+    # a job's child (and what a test starts) cannot open this process's descriptors or read its memory
+    worker.set_dumpable(False)
     subreaper = reap.become_subreaper()
     tracking = reap.TRACKING_SUBREAPER if subreaper else (
         reap.TRACKING_PROC if reap.have_proc() else reap.TRACKING_GROUP)
@@ -83,9 +88,11 @@ def serve(backend_module, device, allow_cpu_fallback=False, modules=(), lanes=()
     os._exit(code)
 
 
-def once(backend_module, device, job_json, allow_cpu_fallback=False):
+def once(backend_module, device, job_json, allow_cpu_fallback=False, answer=""):
     from . import worker
 
+    # before anything else: the key leaves its pipe, and the answer pipe is closed in any fork
+    channel = results_mod.open_answer_channel(answer) if answer else None
     if job_json.startswith("@"):  # a large job comes in a file
         with open(job_json[1:]) as fh:
             job_json = fh.read()
@@ -94,13 +101,12 @@ def once(backend_module, device, job_json, allow_cpu_fallback=False):
         ctx = _context(backend_module, device, allow_cpu_fallback)
     except backend.ImportFailure as exc:
         sys.stderr.write("torchparity-agent: %s\n" % exc)
-        result_path = job["output"] + ".result.json"
-        with open(result_path, "w") as fh:
-            json.dump({"import_error": {"module": exc.module, "detail": exc.detail}}, fh)
+        if channel is not None:
+            channel.send({"import_error": {"module": exc.module, "detail": exc.detail}})
         return EXIT_IMPORT_FAILED
     reap.become_subreaper()
     try:
-        return worker.execute(ctx, job)
+        return worker.execute(ctx, job, channel)
     finally:  # what the job started and left running goes with it
         reap.kill_and_reap_orphans()
 
@@ -134,7 +140,7 @@ def main(argv=None):
         modules = [m for m in options.get("preload", "").split(",") if m]
         return serve(argv[1], argv[2], fallback, modules, _lane_fds(options.get("lanes", "")))
     if len(argv) >= 4 and argv[0] == "once":
-        return once(argv[1], argv[2], argv[3], fallback)
+        return once(argv[1], argv[2], argv[3], fallback, options.get("answer", ""))
     sys.stderr.write("usage: agent serve BACKEND DEVICE [%s] | once BACKEND DEVICE JOB_JSON [%s]\n"
                      % (ALLOW_CPU_FALLBACK, ALLOW_CPU_FALLBACK))
     return 2

@@ -10,6 +10,12 @@ Two mechanisms, both Linux's:
   orphan whose parent already exited (a double fork) is re-parented to the
   worker instead of init, and the worker kills and reaps it after the job.
 
+``supervise`` (this file run as a script: ``python reap.py -- COMMAND ...``)
+runs a command that cannot be instrumented (``--fresh``'s literal ``python FILE
+-v``) as the child of a subreaper, so that a double-forked grandchild whose
+parent already exited is still below it: found at a timeout or a signal, and
+killed when the command ends.
+
 Elsewhere (no ``/proc``) only the process groups are killed, and the callers
 say so in the log. Standard library only (Python >= 3.8).
 """
@@ -17,6 +23,7 @@ say so in the log. Standard library only (Python >= 3.8).
 import ctypes
 import os
 import signal
+import sys
 import time
 
 PR_SET_CHILD_SUBREAPER = 36
@@ -144,3 +151,56 @@ def kill_and_reap_orphans(wait=5.0):
             return
         left = {p for p in left if os.path.exists("/proc/%d" % p)}
         time.sleep(0.005)
+
+
+def supervise(argv):
+    """Run ``argv`` as this process's child, this process being its child subreaper; when it ends,
+    kill what it left running (in any process group or session) and end as it did (its exit status,
+    or the signal that killed it). SIGTERM, SIGINT or SIGHUP here kill the whole tree first."""
+    become_subreaper()
+
+    def stop(signum, frame):
+        kill_tree(os.getpid(), include_self=False)
+        os._exit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, stop)
+    try:
+        pid = os.fork()
+    except OSError as exc:
+        sys.stderr.write("torchparity: cannot start %s: %s\n" % (argv[0], exc))
+        return 127
+    if pid == 0:
+        try:
+            # as subprocess.Popen leaves them for the command it starts (restore_signals)
+            for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGPIPE", "SIGXFSZ", "SIGXFZ"):
+                if hasattr(signal, name):
+                    signal.signal(getattr(signal, name), signal.SIG_DFL)
+            os.execvp(argv[0], argv)
+        except BaseException as exc:
+            try:
+                sys.stderr.write("torchparity: cannot run %s: %s\n" % (argv[0], exc))
+                sys.stderr.flush()
+            finally:
+                os._exit(127)
+    _, status = os.waitpid(pid, 0)
+    kill_and_reap_orphans()
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:  # end by the same signal, without a core file of this process
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        except (ImportError, ValueError, OSError):
+            pass
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+        return 128 + sig
+    return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3 or sys.argv[1] != "--":
+        sys.stderr.write("usage: python reap.py -- COMMAND [ARG ...]\n")
+        sys.exit(2)
+    sys.exit(supervise(sys.argv[2:]))

@@ -6,8 +6,11 @@
   test method is wrapped by a state snapshot before and after (leak detection):
   ``unittest.TestCase.run`` for unittest-style tests, a pytest plugin for
   pytest-style ones. Nothing is restored between tests, so the results are
-  exactly those of a plain run. Each test's outcome comes from the runner's
-  own result API (``results.py``), not from the text it prints.
+  exactly those of a plain run. Each test's outcome comes from the agent's own
+  result object, which unittest is given in place of the runner's, and from a
+  pytest plugin (``results.py``), never from the text the run prints; the tests
+  a runner was given are listed before it runs, so that those that never ran
+  are named.
 * ``isolation``: the selected tests run once from every start value of one
   state, as the community's isolation probe does.
 """
@@ -159,7 +162,7 @@ def run_as_main(path, argv, specs):
             traceback.print_exc()
             code = 1
     finally:
-        for fn in undo:
+        for fn in reversed(undo):  # the last hook installed wraps the ones before it
             fn()
         sys.stdout.flush()
         sys.stderr.flush()

@@ -2,14 +2,23 @@
 
 The child gets its own process group (so a timeout kills whatever the test
 started), its fd 1 and 2 point at the job's output file, it initialises the
-device, runs the job and writes the job's answer to ``<output>.result.json``.
-The worker waits with a deadline and reports OK / FAIL / TIMEOUT / CRASH; a
-child's death never takes the worker down. The worker is a child subreaper
-(``reap.py``): what a test started, even in a session of its own, is killed
-with the job. A worker whose controller is gone stops its job and exits.
+device, runs the job and sends the job's answer once over a pipe the worker
+made for that job, signed with a key the worker made for it (``results.py``:
+``AnswerChannel``). The worker reads the pipe while it waits, takes the one
+message signed with the key and sent by the child it forked, and says what else
+came; there is no answer file a test could write. The worker waits with a
+deadline and reports OK / FAIL / TIMEOUT / CRASH; a child's death never takes
+the worker down. The worker is a child subreaper (``reap.py``): what a test
+started, even in a session of its own, is killed with the job. A worker whose
+controller is gone stops its job and exits.
+
+The worker (and its lanes) are not dumpable (``PR_SET_DUMPABLE``): a job's
+child, made dumpable again for its own sake, cannot open the worker's
+descriptors through ``/proc/<worker>/fd`` (its channel to the controller) nor
+read its memory.
 """
 
-import json
+import ctypes
 import os
 import select
 import signal
@@ -18,6 +27,7 @@ import time
 import traceback
 
 from . import reap
+from . import results as results_mod
 from .ops import OPS
 
 #: a job's exit code when the device it was asked to run on is not there (a broken environment)
@@ -42,13 +52,26 @@ def stop_on_sigterm():
 #: seconds between two looks at whether the controller (the worker's parent) is still there
 PARENT_CHECK = 0.5
 
+PR_SET_DUMPABLE = 4
+
+
+def set_dumpable(flag):
+    """``PR_SET_DUMPABLE`` (Linux): a process that is not dumpable keeps its ``/proc/<pid>/fd`` and memory
+    from other processes of the same user, its own children included. False where it cannot."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_DUMPABLE, 1 if flag else 0, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
 
 class ControllerGone(Exception):
     """The controller that started the worker died (killed outright): nobody waits for the job."""
 
 
-def _wait(pid, deadline):
-    """(status, timed_out): wait for ``pid`` until ``deadline`` (monotonic seconds).
+def _wait(pid, deadline, reader=None):
+    """(status, timed_out): wait for ``pid`` until ``deadline`` (monotonic seconds), reading the job's
+    answer pipe (``reader``) as the answer comes, so that a large answer never blocks its writer.
 
     Raises ``ControllerGone`` when the worker's parent changes while waiting."""
     parent = os.getppid()
@@ -61,6 +84,8 @@ def _wait(pid, deadline):
     try:
         delay = 0.0005
         while True:
+            if reader is not None:
+                reader.pump()
             got, status = os.waitpid(pid, os.WNOHANG)
             if got == pid:
                 return status, False
@@ -69,8 +94,12 @@ def _wait(pid, deadline):
                 return None, True
             if os.getppid() != parent:
                 raise ControllerGone()
+            answer = [] if reader is None or reader.eof else [reader.fd]
             if pidfd is not None:
-                select.select([pidfd], [], [], min(left, PARENT_CHECK))
+                select.select([pidfd] + answer, [], [], min(left, PARENT_CHECK))
+            elif answer:
+                select.select(answer, [], [], min(delay, left))
+                delay = min(delay * 2, 0.02)
             else:
                 time.sleep(min(delay, left))
                 delay = min(delay * 2, 0.02)
@@ -86,8 +115,8 @@ def _kill_group(pgid):
         pass
 
 
-def run_child(ctx, job, close_fds=()):
-    """Body of the forked child: never returns."""
+def run_child(ctx, job, close_fds=(), answer=None):
+    """Body of the forked child: never returns. ``answer``: (write end of the job's answer pipe, key)."""
     code = 70
     try:
         try:
@@ -108,7 +137,12 @@ def run_child(ctx, job, close_fds=()):
         os.dup2(out, 1)
         os.dup2(out, 2)
         os.close(out)
-        code = execute(ctx, job)
+        channel = None
+        if answer is not None:
+            channel = results_mod.AnswerChannel(answer[0], answer[1])
+            results_mod.wipe(answer[1])  # the worker's copy of the key, in this process's memory
+        set_dumpable(True)  # the job's own process: debuggers and core dumps work as without the worker
+        code = execute(ctx, job, channel)
     except BaseException:
         try:
             traceback.print_exc()
@@ -123,9 +157,9 @@ def run_child(ctx, job, close_fds=()):
         os._exit(code)
 
 
-def execute(ctx, job):
-    """Run one job in this process; writes the answer file; returns the exit code."""
-    result_path = job["output"] + ".result.json"
+def execute(ctx, job, channel=None):
+    """Run one job in this process; sends its answer over ``channel`` (``results.AnswerChannel``);
+    returns the exit code."""
     if ctx.device_problem and job["op"] != "probe":
         # a requested device that is not there: no job runs on something else instead
         sys.stderr.write("torchparity: %s\n" % ctx.device_problem)
@@ -139,22 +173,27 @@ def execute(ctx, job):
         result = OPS[job["op"]](ctx, job.get("args", {}))
     sys.stdout.flush()
     sys.stderr.flush()
-    tmp = result_path + ".tmp"
-    with open(tmp, "w") as fh:
-        json.dump(result, fh, default=str)
-    os.rename(tmp, result_path)
+    if channel is not None:
+        channel.send(result)
+    else:
+        sys.stderr.write("torchparity-agent: no answer channel was given to this job; its answer is not sent\n")
     return int(result.get("exit_code", 0) or 0)
 
 
 def run_forked(ctx, job, close_fds=()):
     """Fork a child for ``job``, wait for it, and describe how it ended."""
     timeout = float(job.get("timeout") or 0) or None
+    key = results_mod.new_key()
+    read_fd, write_fd = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
     started = time.monotonic()
     pid = os.fork()
     if pid == 0:
-        run_child(ctx, job, close_fds)
+        os.close(read_fd)
+        run_child(ctx, job, close_fds, (write_fd, key))
+    os.close(write_fd)
+    reader = results_mod.AnswerReader(read_fd)
     try:
         os.setpgid(pid, pid)
     except OSError:
@@ -162,7 +201,7 @@ def run_forked(ctx, job, close_fds=()):
     RUNNING.append(pid)
     deadline = started + timeout if timeout else float("inf")
     try:
-        status, timed_out = _wait(pid, deadline)
+        status, timed_out = _wait(pid, deadline, reader)
     except ControllerGone:
         reap.kill_tree(pid)
         reap.kill_tree(os.getpid(), include_self=False)
@@ -176,8 +215,10 @@ def run_forked(ctx, job, close_fds=()):
     # the orphans it left behind in groups of their own.
     _kill_group(pid)
     reap.kill_and_reap_orphans()
+    # every writer is gone now (the child and what it left behind were killed): the whole answer is there
+    result, problems = results_mod.read_answer(reader.finish(), key, pid)
     answer = {"id": job.get("id"), "op": job["op"], "duration": time.monotonic() - started,
-              "output": job["output"], "pid": pid}
+              "output": job["output"], "pid": pid, "token": job.get("token")}
     if timed_out:
         answer.update(status="TIMEOUT", exit_code=None, signal=signal.SIGKILL)
     elif os.WIFSIGNALED(status):
@@ -185,9 +226,8 @@ def run_forked(ctx, job, close_fds=()):
     else:
         code = os.WEXITSTATUS(status)
         answer.update(status="OK" if code == 0 else "FAIL", exit_code=code, signal=None)
-    result_path = job["output"] + ".result.json"
-    if os.path.exists(result_path):
-        with open(result_path) as fh:
-            answer["result"] = json.load(fh)
-        os.unlink(result_path)
+    if result is not None:
+        answer["result"] = result
+    if problems:
+        answer["answer_problems"] = problems
     return answer

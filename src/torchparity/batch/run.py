@@ -13,7 +13,9 @@ verify run) and when it ends, each target of its verify run when that target
 ends (``Collector``), each stage's record when the stage ends. ``resume`` (after
 Ctrl-C or a SIGKILL of the controller) reads the plan from the store, removes
 the checkouts the killed process left, keeps finished tasks, and continues each
-started task's verify run: its finished stages and targets are kept.
+started task's verify run: its finished stages and targets are kept. The batch run is held by
+one process at a time (its store's lock, taken before any work): a second ``batch --resume`` of it
+is refused untouched while the first runs.
 """
 
 from __future__ import annotations
@@ -238,14 +240,21 @@ def run_batch(store: Store, cfg: Config, opt: BatchOptions, argv: list[str], *,
         run_id = store.new_run("batch", argv)
         put(store, plan, run_id, plan.source)
     else:
-        row = store.run(continue_run)
-        if row.kind != "batch":
-            raise UsageError(f"run {continue_run} is a {row.kind} run, not a batch; resume it with its own verb")
-        if row.status == "complete":
-            raise UsageError(f"batch {continue_run} is complete; nothing to resume (see its batch-summary.md)")
-        plan = _stored_plan(store, continue_run)
-        run_id = row.id
-        store.reopen_run(run_id)
+        # one writer per run, before any work: while another process resumes this batch, this one is
+        # refused here (naming it), before a run is reopened, a checkout removed or a task started
+        store.claim_run(continue_run)
+        try:
+            row = store.run(continue_run)
+            if row.kind != "batch":
+                raise UsageError(f"run {continue_run} is a {row.kind} run, not a batch; resume it with its own verb")
+            if row.status == "complete":
+                raise UsageError(f"batch {continue_run} is complete; nothing to resume (see its batch-summary.md)")
+            plan = _stored_plan(store, continue_run)
+            run_id = row.id
+            store.reopen_run(run_id)
+        except BaseException:
+            store.release_run(continue_run)
+            raise
         remove_leftovers(root, row.uid)  # what a killed controller left: its checkouts
     batch = _Batch(store, cfg, opt, plan, run_id, argv, progress)
     if progress is not None:

@@ -94,6 +94,10 @@ ConfigOpt = Annotated[
     Path | None, typer.Option("--config", metavar="FILE", help="torchparity.toml to use (default: repo root, then cwd).")
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+AllowRepoTemplatesOpt = Annotated[
+    bool, typer.Option("--allow-repo-templates", help="Use the [report] templates that the backend repository's "
+                       "own torchparity.toml names (they render in a sandbox); without it they are ignored.")
+]
 EmulateOpt = Annotated[
     str | None,
     typer.Option("--emulate", metavar="npu", help="Run every environment with torchparity's emulated backend "
@@ -107,10 +111,10 @@ CpuFallbackOpt = Annotated[
                        "(the log says so) instead of stopping with exit 3.")
 ]
 
-def config_for(path: Path | None, repo: Path | None) -> Config:
+def config_for(path: Path | None, repo: Path | None, *, allow_repo_templates: bool = False) -> Config:
     """The config (``load_config``); how it was chosen, when the user did not choose it, is said on
-    stderr after the verb's own output."""
-    cfg = load_config(path, repo)
+    stderr after the verb's own output (and that the repository's report templates were ignored)."""
+    cfg = load_config(path, repo, allow_repo_templates=allow_repo_templates)
     if cfg.notice and cfg.notice not in Session.notices:
         Session.notices.append(cfg.notice)
     return cfg

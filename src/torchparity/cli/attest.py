@@ -25,7 +25,10 @@ def attest(
     """Write the run's test results as an in-toto statement (predicate test-result/v0.1)."""
     made = attest_run(Store(store, create=False), run, output, key)
     subjects = ", ".join(s["digest"]["gitCommit"][:12] for s in made.statement["subject"])
-    out.print(f"wrote {made.path} (subject {subjects}, result {made.statement['predicate']['result']})", markup=False)
+    pred = made.statement["predicate"]
+    out.print(f"wrote {made.path} (subject {subjects}, result {pred['result']})", markup=False)
+    for e in pred.get("emulated", []):
+        out.print(f"emulated: {e['target']} ({e['note']})", markup=False)
     if made.signature is not None:
         out.print(f"signed: {made.signature}", markup=False)
     return 0

@@ -18,6 +18,7 @@ from ..verify import VerifyOptions
 from ._app import (
     DEFAULT_STORE,
     INVOCATION,
+    AllowRepoTemplatesOpt,
     ConfigOpt,
     CpuFallbackOpt,
     DebugOpt,
@@ -103,6 +104,7 @@ def batch(
     resume: Annotated[str | None, typer.Option("--resume", metavar="RUN", help="Finish interrupted batch RUN with its own arguments; nothing finished is done again.")] = None,
     continue_run: ContinueOpt = None,
     json_out: JsonOpt = False,
+    allow_repo_templates: AllowRepoTemplatesOpt = False,
     config: ConfigOpt = None,
     store: StoreOpt = DEFAULT_STORE,
     debug: DebugOpt = False,
@@ -112,7 +114,7 @@ def batch(
         return resume_run("batch", resume, store)
     if tasks is None:
         raise UsageError("give TASKS (a task list file), or --resume RUN")
-    cfg = config_for(config, repo)
+    cfg = config_for(config, repo, allow_repo_templates=allow_repo_templates)
     fields = pr_fields(title=None, source_type=source_type, task_issue=task_issue, result_issue=result_issue,
                        source_branch=source_branch, target_branch=None, interface_change=interface_change,
                        upstream_patch=upstream_patch, upstream_note=upstream_note)

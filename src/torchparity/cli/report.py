@@ -10,11 +10,21 @@ import typer
 
 from ..checks import checklist_for_runs, evaluate_change
 from ..errors import UsageError
-from ..fsutil import atomic_write
+from ..fsutil import write_regular
 from ..report import build_report, render
 from ..report.render import config_output_lines, config_templates_dir
 from ..store import Store, keep, read_run
-from ._app import DEFAULT_STORE, INVOCATION, ConfigOpt, DebugOpt, StoreOpt, app, config_for, err
+from ._app import (
+    DEFAULT_STORE,
+    INVOCATION,
+    AllowRepoTemplatesOpt,
+    ConfigOpt,
+    DebugOpt,
+    StoreOpt,
+    app,
+    config_for,
+    err,
+)
 from ._choices import Kind, Lang
 from ._pr_fields import (
     DocsPrOpt,
@@ -32,7 +42,7 @@ from ._pr_fields import (
 
 
 def write_output(text: str, out_file: Path | None) -> None:
-    """Print, or write ``out_file`` whole (``atomic_write``)."""
+    """Print, or write ``out_file`` whole (``write_regular``: atomically, and only a regular file)."""
     if out_file is None:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -40,7 +50,7 @@ def write_output(text: str, out_file: Path | None) -> None:
     parent = out_file.absolute().parent
     if not parent.is_dir():
         raise UsageError(f"folder for --out does not exist: {parent}; create it or pass another path")
-    atomic_write(out_file, text)
+    write_regular(out_file, text, "--out")  # a FIFO, a device, a folder is refused; a symlink written through
 
 
 @app.command()
@@ -63,6 +73,7 @@ def report(
     upstream_patch: UpstreamPatchOpt = None,
     upstream_note: UpstreamNoteOpt = None,
     docs_pr: DocsPrOpt = None,
+    allow_repo_templates: AllowRepoTemplatesOpt = False,
     config: ConfigOpt = None,
     store: StoreOpt = DEFAULT_STORE,
     debug: DebugOpt = False,
@@ -78,7 +89,7 @@ def report(
                       source_branch=source_branch, target_branch=target_branch, interface_change=interface_change,
                       upstream_patch=upstream_patch, upstream_note=upstream_note, api=api,
                       docs_pr=docs_pr)
-    cfg = config_for(config, repo)
+    cfg = config_for(config, repo, allow_repo_templates=allow_repo_templates)
     change = checklist = None
     if repo is not None and rev_range:
         resolve = next((r.resolve for r in records if r.resolve is not None), None)

@@ -10,6 +10,7 @@ import typer
 from ..agent.state import states_for_api
 from ..collect import CollectOptions, Collector, emulation_notes, select_envs
 from ..errors import ExitCode, UsageError
+from ..exec.capture import check_max_output
 from ..names import name_patterns
 from ..phrases import phrase
 from ..store import Store
@@ -40,6 +41,7 @@ def run(
     device: Annotated[str | None, typer.Option("--device", metavar="D", help="auto|cpu|cuda|npu|xpu|mps|<name>.")] = None,
     emulate: EmulateOpt = None,
     timeout: Annotated[float, typer.Option("--timeout", metavar="S", help="Seconds per step before its process group is killed.")] = 900.0,
+    max_output: Annotated[int | None, typer.Option("--max-output", metavar="BYTES", help="Bytes of each step's output kept in the evidence (its head and tail; 0: all; default 16 MiB or [run] max_output).")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="A new interpreter per step (the literal commands) instead of the warm worker.")] = False,
     allow_cpu_fallback: CpuFallbackOpt = False,
     isolation: Annotated[bool, typer.Option("--isolation", help="Run the isolation probe for the API's states (--api) or --state.")] = False,
@@ -77,6 +79,7 @@ def run(
         files=list(test_files or []), repo=repo, refs=list(ref or []),
         envs=envs, device=device or cfg.device,
         backend_module=cfg.backend_module, timeout=timeout, mode="fresh" if fresh else "warm",
+        max_output=check_max_output(max_output if max_output is not None else cfg.run.get("max_output")),
         isolation_states=states if isolation else [], patterns=patterns,
         fail_on_leak=fail_on_leak, jobs=jobs, allow_cpu_fallback=allow_cpu_fallback,
         task=cfg.task_record(api, None, repo=repo is not None, lang=str(cfg.report.get("lang") or "zh")),

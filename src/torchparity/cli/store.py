@@ -11,13 +11,30 @@ import typer
 from rich.table import Table
 
 from ..errors import UsageError
+from ..records.target import emulated_device, record_from_json
+from ..report.logkeys import check_log
 from ..store import Store
-from ..textsafe import escape_controls
-from ._app import DEFAULT_STORE, DebugOpt, JsonOpt, StoreOpt, app, out
+from ..store.db import TargetRow
+from ..textsafe import escape_controls, one_line
+from ._app import DEFAULT_STORE, DebugOpt, JsonOpt, StoreOpt, app, err, out
 
 
 def _when(ts: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(ts)) if ts else "-"
+
+
+def _emulated(st: Store, t: TargetRow) -> str:
+    """The device the target's backend only emulated ("" on hardware), from its sealed record."""
+    if not t.record_sha:
+        return ""
+    rec = record_from_json(st.read_json(t.record_sha))
+    return rec.emulated or emulated_device(rec)
+
+
+def _result(result: str | None, emulated: list[str]) -> str:
+    """A result as listed: an emulated one says so (a dry run, never hardware evidence)."""
+    text = result or "-"
+    return f"{text} (emulated {', '.join(emulated)})" if emulated else text
 
 
 @app.command()
@@ -27,26 +44,29 @@ def runs(
     store: StoreOpt = DEFAULT_STORE,
     debug: DebugOpt = False,
 ) -> int:
-    """List runs: id, time, targets, result."""
+    """List runs: id, time, targets, result (an emulated target's says so: a dry run, not hardware evidence)."""
     st = Store(store, create=False)
     rows = st.runs(limit)
+    listed = [(r, [(t, _emulated(st, t)) for t in st.targets(r.id)]) for r in rows]
     if json_out:
         doc = [
             {"id": r.id, "kind": r.kind, "created": r.created, "finished": r.finished,
              "status": r.status, "result": r.result,
-             "targets": [{"label": t.label, "result": t.result, "log_sha256": t.log_sha}
-                         for t in st.targets(r.id)]}
-            for r in rows
+             "emulated": sorted({emu for _, emu in targets if emu}),
+             "targets": [{"label": t.label, "result": t.result, "emulated": emu, "log_sha256": t.log_sha}
+                         for t, emu in targets]}
+            for r, targets in listed
         ]
         out.print_json(json.dumps(doc, ensure_ascii=False))
         return 0
     table = Table()
     for col in ("id", "time", "kind", "targets", "result", "status"):
         table.add_column(col)
-    for r in rows:
-        targets = ", ".join(f"{t.label}={t.result}" for t in st.targets(r.id)) or "-"
+    for r, targets in listed:
+        shown = ", ".join(f"{t.label}={_result(t.result, [emu] if emu else [])}" for t, emu in targets) or "-"
         status = "incomplete (its process is gone)" if r.orphaned else r.status
-        table.add_row(str(r.id), _when(r.created), r.kind, targets, r.result or "-", status)
+        emulated = sorted({emu for _, emu in targets if emu})
+        table.add_row(str(r.id), _when(r.created), r.kind, shown, _result(r.result, emulated), status)
     out.print(table)
     return 0
 
@@ -59,7 +79,8 @@ def show(
     store: StoreOpt = DEFAULT_STORE,
     debug: DebugOpt = False,
 ) -> int:
-    """Print a run's evidence logs (verified against their SHA-256)."""
+    """Print a run's evidence logs (verified against their SHA-256); exit 1 when a log holds a key the tool
+    writes once twice (its KEY=VALUE lines cannot be trusted)."""
     st = Store(store, create=False)
     row = st.run(run)
     targets = st.targets(row.id)
@@ -71,6 +92,7 @@ def show(
     if not targets:
         out.print(f"run {row.id} has no stored target (status: {row.status})", markup=False)
         return 0
+    rc = 0
     for t in targets:
         sha = t.record_sha if record else t.log_sha
         if sha is None:
@@ -84,4 +106,9 @@ def show(
             sys.stdout.buffer.write(data)
             sys.stdout.buffer.flush()
         out.print(f"# {'record' if record else 'log'} sha256 {sha} verified", markup=False, style="dim")
-    return 0
+        problem = "" if record else check_log(data.decode("utf-8", "replace"))
+        if problem:
+            err.print(f"ERROR: the log of run {row.id} target {one_line(t.label)} ({sha[:12]}) is rejected: "
+                      f"{problem}", markup=False)
+            rc = 1
+    return rc

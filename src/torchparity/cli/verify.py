@@ -16,6 +16,7 @@ from ..verify import Pipeline, Stages, Verdict, VerifyOptions
 from ._app import (
     DEFAULT_STORE,
     INVOCATION,
+    AllowRepoTemplatesOpt,
     ConfigOpt,
     CpuFallbackOpt,
     DebugOpt,
@@ -138,6 +139,7 @@ def verify(
     resume: Annotated[str | None, typer.Option("--resume", metavar="RUN", help="Finish interrupted verify RUN with its own arguments; finished stages and targets are kept.")] = None,
     continue_run: ContinueOpt = None,
     json_out: JsonOpt = False,
+    allow_repo_templates: AllowRepoTemplatesOpt = False,
     config: ConfigOpt = None,
     store: StoreOpt = DEFAULT_STORE,
     debug: DebugOpt = False,
@@ -147,7 +149,7 @@ def verify(
         return resume_run("verify", resume, store)
     if api is None:
         raise UsageError("give the API to verify (e.g. torch.nn.functional.relu), or --resume RUN")
-    cfg = config_for(config, repo)
+    cfg = config_for(config, repo, allow_repo_templates=allow_repo_templates)
     given = pr_fields(title=title, source_type=source_type, task_issue=task_issue, result_issue=result_issue,
                       source_branch=source_branch, target_branch=target_branch, interface_change=interface_change,
                       upstream_patch=upstream_patch, upstream_note=upstream_note, docs_pr=docs_pr)

@@ -33,6 +33,7 @@ from ..agent import state as agent_state
 from ..emulated import emulation
 from ..errors import EnvironmentBroken, ExitCode, UsageError
 from ..exec import Job, JobResult, Runner, check_timeout
+from ..exec.capture import check_max_output
 from ..exec.interrupt import Interrupted, stopping, temp_dir
 from ..exec.pool import LocalPool, RunnerPool
 from ..gitrepo import blob_bytes, commit_title, git, path_exists, repo_root, resolve_commit
@@ -50,7 +51,6 @@ from ..store import Store, sha256_bytes, sha256_file
 from ..store import put as put_record
 from .evidence import render_log
 from .ref_checkouts import RefCheckouts
-from .resume import run_lock
 from .verdict import failing_tests, judge
 
 #: where a target's files come from: (repo, target) -> a checkout that lasts while the target runs
@@ -117,6 +117,8 @@ class CollectOptions:
     checkout_roots: list[str] = field(default_factory=list)
     #: modules the warm workers import before forking (None: torch's test framework and compiler)
     preload: Sequence[str] | None = None
+    #: bytes of each step's output kept (its head and tail, ``exec/capture.py``); None: 16 MiB; 0: all
+    max_output: int | None = None
 
 
 class Reporter:
@@ -177,10 +179,13 @@ class Collector:
         self._lock = threading.Lock()
         check_states(options.isolation_states)
         check_timeout(options.timeout)
+        check_max_output(options.max_output)
         #: paths that a target may overlay (so planning does not ask git for them)
         self.overlay_paths: set[str] = set()
         if options.mode not in ("warm", "fresh"):
             raise UsageError(f"unknown run mode {options.mode!r}; use warm or fresh")
+        if options.jobs < 0:
+            raise UsageError(f"--jobs {options.jobs}: give how many targets run at once (0: up to the CPU count)")
 
     # -- planning: every input checked before any work starts ----------------------------
     def plan(self) -> list[Target]:
@@ -247,8 +252,9 @@ class Collector:
             run_id = self.store.new_run(kind, argv)
             if self.opt.task is not None:
                 put_record(self.store, self.opt.task, run_id, self.opt.task.api or "")
-        # one process at a time works on a run: a second resume of it is refused, naming the holder
-        with run_lock(self.store.root, run_id):
+        # one process at a time works on a run (its store's lock, ``store/runlock.py``): a second resume
+        # of it is refused, naming the holder
+        with self.store.hold_run(run_id):
             return self._run(targets, run_id, resumed=given, finish=finish)
 
     def _run(self, targets: list[Target], run_id: int, resumed: bool, finish: bool) -> CollectOutcome:
@@ -478,6 +484,8 @@ class Collector:
     def _step(self, runner: Runner, target: Target, job: Job, name: str, test_file: str = "") -> Step:
         if self._cancelled:
             raise EnvironmentBroken("interrupted")
+        if job.max_output is None:
+            job.max_output = self.opt.max_output
         res: JobResult = runner.run(job)
         step = Step(
             name=name, status=res.status, exit_code=res.exit_code, signal=res.signal_name,

@@ -1,12 +1,10 @@
-"""Resume an interrupted ``torchparity run``: its own command line, into the same run id."""
+"""Resume an interrupted ``torchparity run``: its own command line, into the same run id.
+
+Which process may write the run is the store's lock (``store/runlock.py``), taken by the resumed
+verb before any work; the check here only says early why a run cannot be resumed."""
 
 from __future__ import annotations
 
-import errno
-import fcntl
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,44 +46,10 @@ def plan_resume(store: Store, run_id: int | str, verb: str = "run") -> Resumptio
     if row.status == "complete":
         raise UsageError(f"run {run_id} is complete; nothing to resume (see 'torchparity show {run_id}')")
     if row.status == "running" and not row.orphaned:
-        raise UsageError(f"run {run_id} is still running (pid {row.summary.get('pid')}); wait for it or stop it")
+        raise UsageError(f"run {run_id} is being worked on by another torchparity process: it is still running "
+                         f"(pid {row.summary.get('pid')}); wait for it to finish or stop it, then resume")
     # the stored command line, into this store (the one the run lives in)
     argv = [*_without_store(row.argv), "--store", str(store.root)]
     cwd = row.summary.get("cwd")
     return Resumption(row.id, argv, Path(cwd) if cwd and Path(cwd).is_dir() else None)
 
-
-def _lock_path(store_root: Path, run_id: int) -> Path:
-    return Path(store_root) / "locks" / f"run-{run_id}.lock"
-
-
-@contextmanager
-def run_lock(store_root: Path, run_id: int) -> Iterator[None]:
-    """Hold run ``run_id`` for this process (an exclusive ``flock``, freed when the process dies).
-
-    A second process that asks for it while held (two ``run --resume N`` at once) gets a
-    ``UsageError`` naming the holder's pid, before it does any work.
-    """
-    path = _lock_path(store_root, run_id)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                raise
-            holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
-            raise UsageError(
-                f"run {run_id} is being worked on by another torchparity process (pid {holder}, lock {path}); "
-                "wait for it to finish or stop it, then resume"
-            ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
-        try:
-            yield
-        finally:
-            os.ftruncate(fd, 0)
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)

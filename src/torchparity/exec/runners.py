@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import select
 import signal
 import subprocess
@@ -20,12 +21,15 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..agent import ALLOW_CPU_FALLBACK, reap
+from ..agent.results import AnswerPipe
 from ..config import CONFIG_FILENAME
 from ..errors import EnvironmentBroken, UsageError
 from . import interrupt
+from .capture import DRAIN_SECONDS, OutputCapture, read_text, write_failed
 from .ship import command_line, isolated_env, launcher
 
-#: seconds allowed for interpreter start + import torch (+ backend) before giving up
+#: seconds allowed for interpreter start + import torch (+ backend) before giving up (a step's
+#: timeout, when it is shorter, bounds the wait instead)
 STARTUP_TIMEOUT = 300.0
 #: extra seconds the controller waits beyond a job's own timeout for the worker's answer
 ANSWER_GRACE = 30.0
@@ -36,7 +40,13 @@ MAX_INLINE_JOB = 16384
 FRESH_TRACKING = (
     "each step's process group, and at a timeout or an interrupt its descendants found through /proc "
     "(also those that left the group with setsid); the agent's own runs are child subreapers that kill "
-    "what a job left running") if reap.have_proc() else reap.TRACKING_GROUP
+    "what a job left running, and the literal command runs as the only child of a supervisor that is "
+    "its child subreaper (agent/reap.py), so that a double-forked grandchild is found and killed too"
+) if reap.have_proc() else reap.TRACKING_GROUP
+
+#: the supervisor of a literal command (``python -I -S reap.py -- COMMAND``): stdlib only, run by this
+#: interpreter, so that nothing of the environment under test (a sitecustomize) runs in it
+SUPERVISOR = str(Path(reap.__file__).resolve())
 
 
 @dataclass
@@ -48,6 +58,8 @@ class Job:
     cwd: str | None = None
     #: for run_file in fresh mode: run the file literally (python FILE ARGS), no agent
     literal: list[str] | None = None
+    #: bytes of output kept (head and tail, ``exec/capture.py``); None: ``capture.MAX_OUTPUT``; 0: all
+    max_output: int | None = None
 
 
 @dataclass
@@ -112,11 +124,97 @@ def _check_python(python: str) -> None:
             raise UsageError(f"python interpreter {python!r} is not on PATH; give its full path (--python or the env's python)")
 
 
-def _read_output(path: Path) -> str:
+def _read_output(path: Path, max_output: int | None = None) -> str:
+    """A step's kept output (``exec/capture.py``): never more than its cap is read into memory."""
+    return read_text(path, max_output)
+
+
+#: free bytes below which the folder of a job that gave no answer counts as full
+FULL_BELOW = 1024 * 1024
+
+
+def _check_room(output: Path, answered: bool) -> None:
+    """A job that gave no answer while the folder of its ``output`` (TMPDIR) has no room left: the disk is
+    full (a broken environment naming the path), not the test failing. (A full disk under the output
+    itself is the capture's ``check``.)"""
+    if answered:
+        return
     try:
-        return path.read_bytes().decode("utf-8", "replace")
-    except FileNotFoundError:
-        return ""
+        fs = os.statvfs(output.parent)
+    except OSError:
+        return
+    if fs.f_bavail * fs.f_frsize < FULL_BELOW or (fs.f_files and not fs.f_favail):
+        import errno
+
+        raise write_failed(output, OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)))
+
+
+#: where a job's answer was once written (``<output>.result.json``): the agent answers over a pipe now, so a
+#: file there was written by the test (it guessed the path from its output, argv or cwd), and is not read
+OLD_ANSWER_SUFFIXES = (".result.json", ".result.json.tmp")
+#: jobs whose results are read key by key (a verdict, outcomes): what went wrong with their answer is kept
+#: in the result (``answer_problems``) even when no answer came; other jobs' results stay empty then
+KEEP_ANSWER_PROBLEMS = ("run_file", "upstream_run", "isolation")
+
+
+def _stray_answer_files(outputs: Sequence[Path]) -> list[str]:
+    """A sentence for each file at the place answers were once written (each is removed, never read)."""
+    problems: list[str] = []
+    for output in dict.fromkeys(outputs):
+        for suffix in OLD_ANSWER_SUFFIXES:
+            path = Path(str(output) + suffix)
+            if not (path.exists() or path.is_symlink()):
+                continue
+            problems.append(f"{path.name} was written during this step, but it is not the agent's answer (the "
+                            "agent answers over a pipe it holds, never through a file): something in the test "
+                            "wrote it; ignored")
+            try:
+                path.unlink()
+            except OSError:
+                pass
+    return problems
+
+
+def _with_problems(op: str, result: dict[str, Any], problems: Sequence[str]) -> dict[str, Any]:
+    """``result`` with what went wrong with its answer (``answer_problems``: never a pass)."""
+    if not problems or not (result or op in KEEP_ANSWER_PROBLEMS):
+        return result
+    return dict(result, answer_problems=[*result.get("answer_problems", []), *problems])
+
+
+def _answer_line(reader: _LineReader, wait: float | None, token: str) -> tuple[bytes | None, list[str]]:
+    """The worker's answer to the request carrying ``token`` (None: none came in time, or the channel
+    ended), and a sentence for each line before it that is not that answer: a line something else wrote
+    into the channel (a job's descendant through ``/proc/<pid>/fd``) is never taken for the job's answer."""
+    deadline = None if wait is None else time.monotonic() + wait
+    strays: list[str] = []
+    while True:
+        line = reader.readline(None if deadline is None else max(0.0, deadline - time.monotonic()))
+        if line is None:
+            return None, strays
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            answer = None
+        if isinstance(answer, dict) and answer.get("token") == token:
+            return line, strays
+        strays.append(f"the worker's channel carried a line ({len(line)} bytes) that is not its answer to this "
+                      "job (no token, or another job's): something other than the worker wrote it; ignored")
+
+
+def _fifo_capture(job: Job) -> OutputCapture | None:
+    """The capture of a warm job's output (None where its folder holds no named pipe)."""
+    try:
+        job.output.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise write_failed(job.output.parent, exc) from exc
+    return OutputCapture.fifo_for(job.output, job.max_output)
+
+
+def _finish(capture: OutputCapture | None) -> None:
+    """The job ended: the capture writes what it kept (at once when stopping on a signal)."""
+    if capture is not None:
+        capture.finish(0.0 if interrupt.stopping() else DRAIN_SECONDS)
 
 
 def _kill_group(pid: int) -> None:
@@ -215,6 +313,10 @@ class WarmWorker:
         self._all: list[_Lane] = []
         self._starting: threading.Thread | None = None
         self._start_error: BaseException | None = None
+        #: the step timeout bounding the start under way (None: ``STARTUP_TIMEOUT``), and whether a step
+        #: gave up waiting for it (``_start_overdue``)
+        self._start_within: float | None = None
+        self._overdue = False
         #: how the processes a test starts are found and killed (the worker says, at start)
         self.process_tracking = ""
         #: what the worker imported before forking, as it reported it (module, status, seconds, why)
@@ -260,9 +362,11 @@ class WarmWorker:
         with self._lock:
             self._start_locked()
 
-    def _start_locked(self) -> None:
+    def _start_locked(self, within: float | None = None) -> None:
+        """Start the worker; ``within``: a step's timeout, which bounds the wait when shorter than
+        ``STARTUP_TIMEOUT``."""
         while True:
-            hello = self._launch()
+            hello = self._launch(within)
             bad = [e["module"] for e in self.preloaded if e.get("initialised")]
             if not bad:
                 break
@@ -273,7 +377,7 @@ class WarmWorker:
         self.worker_pid = int(hello["pid"])
         self.process_tracking = str(hello.get("process_tracking") or "")
 
-    def _launch(self) -> dict[str, Any]:
+    def _launch(self, within: float | None = None) -> dict[str, Any]:
         interrupt.check()  # after a signal nothing new starts
         self.log_dir.mkdir(parents=True, exist_ok=True)
         stderr = open(self.log_dir / "worker-stderr.log", "ab")
@@ -304,7 +408,11 @@ class WarmWorker:
         interrupt.register(self)
         assert self.proc.stdout is not None and self.proc.stdin is not None
         self._reader = _LineReader(self.proc.stdout.fileno())
-        deadline = time.monotonic() + STARTUP_TIMEOUT
+        deadline = time.monotonic() + (STARTUP_TIMEOUT if within is None else min(STARTUP_TIMEOUT, within))
+        if self._overdue:  # the step that waited for this start gave up before it began
+            self._close_locked()
+            raise EnvironmentBroken(self._not_started())
+        self._start_within = within
         try:
             hello = self._hello(self._reader, deadline)
         except BaseException:
@@ -344,9 +452,10 @@ class WarmWorker:
                 line = reader.readline(max(0.0, deadline - time.monotonic()))
             except TimeoutError:
                 self._close_locked()
-                raise EnvironmentBroken(
-                    f"{self.python} did not finish importing torch within {STARTUP_TIMEOUT:.0f}s"
-                ) from None
+                raise EnvironmentBroken(self._not_started()) from None
+            if line is None and self._overdue:  # killed by ``_start_overdue``
+                self._close_locked()
+                raise EnvironmentBroken(self._not_started())
             if line is None:
                 err = _read_output(self.log_dir / "worker-stderr.log").strip().splitlines()
                 self._close_locked()
@@ -361,8 +470,41 @@ class WarmWorker:
             junk.append(line.decode("utf-8", "replace"))
 
     # -- running -------------------------------------------------------------------------------
-    def _take(self) -> _Lane:
-        """A free lane (the worker started first when it is not running)."""
+    def _take(self, within: float | None = None) -> _Lane:
+        """A free lane (the worker started first when it is not running); ``within``: the step's timeout,
+        which bounds the wait for a worker that is starting, here or in the background."""
+        deadline = None if within is None else time.monotonic() + within
+        timer = None
+        if within is not None and within < STARTUP_TIMEOUT and self._starting is not None:
+            # the background start holds the lock while the interpreter imports: stop it at the deadline
+            timer = threading.Timer(within, self._start_overdue, args=(within,))
+            timer.daemon = True
+            timer.start()
+        try:
+            return self._take_locked(deadline)
+        finally:
+            if timer is not None:
+                timer.cancel()
+                self._overdue = False
+
+    def _start_overdue(self, within: float) -> None:
+        """The step's timeout passed while the worker was still starting: kill the start (its thread then
+        gives the error to the job waiting for it)."""
+        if self._starting is None:
+            return
+        self._start_within = within
+        self._overdue = True
+        self.kill_now()
+
+    def _not_started(self) -> str:
+        within = self._start_within
+        if within is not None and within < STARTUP_TIMEOUT:
+            return (f"{self.python} did not start within {within:g} s (the step's timeout): the interpreter's "
+                    "start and import torch (and the backend) took longer; give a longer --timeout, or look "
+                    "at what that interpreter runs at start (a sitecustomize, a .pth file)")
+        return f"{self.python} did not finish importing torch within {STARTUP_TIMEOUT:.0f}s"
+
+    def _take_locked(self, deadline: float | None) -> _Lane:
         with self._lock:
             while True:
                 if self._starting is not None:
@@ -373,7 +515,8 @@ class WarmWorker:
                     raise exc
                 if self.proc is None or (not self._all and self.proc.poll() is not None):
                     self._close_locked()
-                    self._start_locked()
+                    left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                    self._start_locked(left)
                 if self._idle:
                     return self._idle.pop()
                 if not any(lane.alive for lane in self._all):
@@ -389,28 +532,44 @@ class WarmWorker:
             self._lock.notify_all()
 
     def run(self, job: Job) -> JobResult:
-        lane = self._take()
+        lane = self._take(job.timeout)
+        capture: OutputCapture | None = None
         try:
             with self._lock:
                 self._counter += 1
                 number = self._counter
+            # the child writes a named pipe, read here within the job's cap (exec/capture.py)
+            capture = _fifo_capture(job)
+            output = capture.fifo if capture is not None and capture.fifo is not None else job.output
+            # the worker echoes the token: a line without it is not the answer to this request
+            token = secrets.token_hex(16)
             request = {
                 "id": number, "op": job.op, "args": dict(job.args, cwd=job.cwd),
-                "output": str(job.output), "timeout": job.timeout,
+                "output": str(output), "timeout": job.timeout, "token": token,
             }
             started = time.monotonic()
+            strays: list[str] = []
             try:
                 lane.write.write((json.dumps(request) + "\n").encode())
                 lane.write.flush()
                 wait = None if job.timeout is None else job.timeout + ANSWER_GRACE
-                line = lane.reader.readline(wait)
+                line, strays = _answer_line(lane.reader, wait, token)
             except (BrokenPipeError, TimeoutError, OSError, ValueError):
                 line = None
             if line is None:
-                return self._lane_died(lane, job, started)
+                _finish(capture)
+                died = self._lane_died(lane, job, started)
+                if capture is not None:
+                    capture.check()
+                return died
             answer = json.loads(line)
         finally:
             self._give_back(lane)
+            _finish(capture)
+        if capture is not None:
+            capture.check()  # a full disk: the output could not be kept
+        problems = [*strays, *answer.get("answer_problems", []), *_stray_answer_files([output, job.output])]
+        _check_room(job.output, "result" in answer)
         via = f" of lane pid {lane.pid}" if self.lanes > 1 else ""
         how = (
             f"forked child (pid {answer.get('pid')}){via} of warm worker pid {self.worker_pid} "
@@ -427,7 +586,8 @@ class WarmWorker:
         return JobResult(
             op=job.op, status=answer.get("status", "ERROR"), exit_code=answer.get("exit_code"),
             signal=answer.get("signal"), duration=float(answer.get("duration", 0.0)),
-            output=_read_output(job.output), result=answer.get("result") or {},
+            output=_read_output(job.output, job.max_output),
+            result=_with_problems(job.op, answer.get("result") or {}, problems),
             command=command_line(job.literal, self.environ) if job.literal else "", how=how,
         )
 
@@ -460,7 +620,7 @@ class WarmWorker:
                     + ("the worker is restarted for the next job" if last else "the next jobs run in its other lanes"))
         return JobResult(
             op=job.op, status="WORKER_DIED", exit_code=code, signal=(-code if code and code < 0 else None),
-            duration=time.monotonic() - started, output=_read_output(job.output), how=what,
+            duration=time.monotonic() - started, output=_read_output(job.output, job.max_output), how=what,
         )
 
     def _ask_worker(self, message: dict[str, Any]) -> dict[str, Any]:
@@ -562,27 +722,55 @@ class FreshRunner:
 
     def run(self, job: Job) -> JobResult:
         interrupt.check()  # after a signal nothing new starts
-        job.output.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            job.output.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise write_failed(job.output.parent, exc) from exc
         if job.literal is not None:
             argv = list(job.literal)
+            # its only parent is a supervisor that is its child subreaper: what it double-forks stays below
+            launch = [sys.executable, "-I", "-S", SUPERVISOR, "--", *argv]
         else:
             payload = json.dumps({"op": job.op, "args": dict(job.args, cwd=job.cwd), "output": str(job.output)})
             if len(payload) > MAX_INLINE_JOB:  # beyond what one argument may carry: pass a file
                 job_file = Path(str(job.output) + ".job.json")
-                job_file.write_text(payload)
+                try:
+                    job_file.write_text(payload)
+                except OSError as exc:
+                    raise write_failed(job_file, exc) from exc
                 payload = "@" + str(job_file)
             backend, device, *flag = _agent_args(self.backend_module, self.device, self.allow_cpu_fallback)
-            argv = [self.python, *launcher(), "once", backend, device, payload, *flag]
+            argv = launch = [self.python, *launcher(), "once", backend, device, payload, *flag]
         env = isolated_env(self.environ)
         started = time.monotonic()
-        with open(job.output, "wb") as out:
+        # the agent's answer comes back over a pipe of its own, with a key made here (agent/results.py)
+        answer = AnswerPipe() if job.literal is None else None
+        # stdout and stderr go to a pipe, kept within the job's cap (exec/capture.py)
+        try:
+            capture, out = OutputCapture.pipe(job.output, job.max_output)
+        except BaseException:
+            if answer is not None:
+                answer.abandon()
+            raise
+        answered: dict[str, Any] | None = None
+        problems: list[str] = []
+        try:
             try:
                 proc = subprocess.Popen(
-                    argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                    launch + ([answer.argument()] if answer is not None else []), stdout=out,
+                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                     env=env, cwd=job.cwd, start_new_session=True,
+                    pass_fds=answer.child_fds() if answer is not None else (),
                 )
             except OSError as exc:
+                if answer is not None:
+                    answer.abandon()
+                    answer = None
                 raise EnvironmentBroken(f"cannot start {self.python}: {exc}") from exc
+            finally:
+                os.close(out)
+            if answer is not None:
+                answer.started()
             with self._lock:
                 self._live.add(proc.pid)
             timed_out = False
@@ -596,12 +784,16 @@ class FreshRunner:
                 _kill_group(proc.pid)
                 with self._lock:
                     self._live.discard(proc.pid)
+        finally:
+            _finish(capture)
+            if answer is not None:  # the interpreter is gone: its answer, once, signed with the job's key
+                answered, problems = answer.finish()
         duration = time.monotonic() - started
-        result: dict[str, Any] = {}
-        result_path = Path(str(job.output) + ".result.json")
-        if result_path.exists():
-            result = json.loads(result_path.read_text())
-            result_path.unlink()
+        capture.check()  # a full disk: the output could not be kept
+        problems += _stray_answer_files([job.output])
+        if job.literal is None:
+            _check_room(job.output, answered is not None)
+        result = _with_problems(job.op, answered or {}, problems)
         rc = proc.returncode
         if timed_out:
             status, code, sig = "TIMEOUT", None, signal.SIGKILL.value
@@ -614,7 +806,7 @@ class FreshRunner:
             raise EnvironmentBroken(_import_failed(self.python, err["module"], err["detail"]))
         return JobResult(
             op=job.op, status=status, exit_code=code, signal=sig, duration=duration,
-            output=_read_output(job.output), result=result, command=command_line(argv, self.environ),
+            output=_read_output(job.output, job.max_output), result=result, command=command_line(argv, self.environ),
             how="a fresh interpreter for this step (the literal command above)",
         )
 

@@ -7,6 +7,13 @@ prints), ``lang`` and ``kind``. Lookup order for ``pr``/``comment``/
 same names among the built-in templates. Undefined names are errors, so a
 template that reads a key the model lacks fails loudly instead of printing
 nothing.
+
+Every template renders in Jinja2's immutable sandbox: it reads the model and
+calls the filters given to it, never Python's internals (``cycler.__init__.
+__globals__``, ``__class__``, ``__subclasses__``) nor a method that changes a
+value; a template that tries is refused (exit 2), and nothing of it runs. A
+templates folder named by the backend repository's own ``torchparity.toml`` is
+used only when the user asks for it (``--allow-repo-templates``, ``config``).
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.sandbox
 
 from .. import textsafe
 from ..config import Config
@@ -96,7 +104,8 @@ def tidy(text: str) -> str:
 
 
 def config_templates_dir(config: Config) -> Path | None:
-    """``[report] templates`` of the config, relative to the config file that names it."""
+    """``[report] templates`` of the config, relative to the config file that names it (a backend
+    repository's own config names none unless the user allowed it: ``config.load_config``)."""
     value = config.report.get("templates")
     if not value:
         return None
@@ -117,7 +126,8 @@ def config_output_lines(config: Config) -> int:
 
 
 def _environment(loader: jinja2.BaseLoader, output_lines: int = textsafe.DEFAULT_OUTPUT_LINES) -> jinja2.Environment:
-    env = jinja2.Environment(
+    # a template is code: whoever wrote it (a team, a repository's config) gets the sandbox, not Python
+    env = jinja2.sandbox.ImmutableSandboxedEnvironment(
         loader=loader, undefined=jinja2.StrictUndefined, autoescape=False,
         trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
     )
@@ -179,21 +189,29 @@ def render(
     else:
         env = _environment(_loader(templates_dir), output_lines)
         names = [f"{base}_{lang}.md.j2", f"{base}.md.j2"]
+    shown = names[0]
     try:
-        text = env.select_template(names).render(m=doc, lang=lang, kind=kind)
+        chosen = env.select_template(names)
+        shown = chosen.name or shown
+        text = chosen.render(m=doc, lang=lang, kind=kind)
     except jinja2.TemplateNotFound as exc:
         raise UsageError(f"no template for {kind} ({', '.join(names)}): {exc}") from exc
+    except jinja2.sandbox.SecurityError as exc:
+        raise UsageError(
+            f"template {shown}: {exc}; templates render in a sandbox that reads the report model only "
+            "(no Python internals, no method that changes a value): refused, no text is written; fix the template"
+        ) from exc
     except jinja2.TemplateSyntaxError as exc:
         raise UsageError(
             f"template {exc.filename or exc.name}:{exc.lineno}: {exc.message}; fix the template"
         ) from exc
     except jinja2.UndefinedError as exc:
         raise UsageError(
-            f"template {names[0]}: {exc.message}; the report model has no such key "
+            f"template {shown}: {exc.message}; the report model has no such key "
             "(see 'torchparity report RUN --kind json' for the keys)"
         ) from exc
     except UnicodeDecodeError as exc:
-        raise UsageError(f"template {names[0]} is not UTF-8 text ({exc.reason} at byte {exc.start}); "
+        raise UsageError(f"template {shown} is not UTF-8 text ({exc.reason} at byte {exc.start}); "
                          "fix the template file") from exc
     # whatever a template interpolates, no control character reaches the Markdown
     return textsafe.escape_controls(tidy(text.replace("\r\n", "\n")))

@@ -1,10 +1,16 @@
 """An in-toto test-result statement for one run, built from the run's stored target records.
 
 Subject: each target commit (``gitCommit``). Predicate
-(``https://in-toto.io/attestation/test-result/v0.1``): ``result`` pass/fail,
+(``https://in-toto.io/attestation/test-result/v0.1``): ``result`` pass/warn/fail,
 ``configuration`` the test files (SHA-256 of the bytes that ran) and the
 evidence logs and records (by SHA-256), and the tests by outcome. Signed, it
 is a detached SSH signature beside the file (``ssh-keygen -Y sign``).
+
+Emulation is a fact of the sealed target records (``emulated``: the device the
+run's backend only emulates, on CPU): the predicate lists every emulated target
+(``emulated``), each of their configuration items is annotated with it, their
+passed tests are ``warnedTests`` and a run whose every target passed but not all
+on hardware is ``warn``, never ``pass``.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..fsutil import atomic_write
-from ..records.target import TargetRecord, record_from_json
+from ..records.target import TargetRecord, emulated_device, record_from_json
 from ..store import Store
 from . import sshsig
 
@@ -25,6 +31,16 @@ PREDICATE_TYPE = "https://in-toto.io/attestation/test-result/v0.1"
 #: test outcomes (the collector's words) -> the predicate's lists
 _LISTS = {"passed": "passedTests", "xfail": "passedTests", "skipped": "warnedTests", "failed": "failedTests",
           "error": "failedTests", "xpass": "failedTests"}
+
+
+def emulated_of(rec: TargetRecord) -> str:
+    """The device ``rec``'s backend only emulates ("" on hardware): the record's field, or for a record
+    made before it, what its probe saw."""
+    return rec.emulated or emulated_device(rec)
+
+
+def emulation_note(device: str) -> str:
+    return f"{device} emulated on CPU: a dry run, not hardware evidence"
 
 
 @dataclass(frozen=True)
@@ -50,32 +66,41 @@ def build_statement(store: Store, run_id: int) -> dict[str, Any]:
     subjects: dict[str, dict[str, Any]] = {}
     configuration: list[dict[str, Any]] = []
     tests: dict[str, list[str]] = {"passedTests": [], "warnedTests": [], "failedTests": []}
+    emulated: list[dict[str, str]] = []
     for row, rec in pairs:
         if rec.commit:
             subjects.setdefault(rec.commit, {"name": rec.ref or rec.commit, "digest": {"gitCommit": rec.commit}})
+        emu = emulated_of(rec)
+        if emu:
+            emulated.append({"target": rec.label, "device": emu, "note": emulation_note(emu)})
+        mark = {"emulated": emu} if emu else {}
         for tf in rec.test_files:
             configuration.append({"name": tf.path, "digest": {"sha256": tf.sha256},
-                                  "annotations": {"target": rec.label, "role": "test file"}})
+                                  "annotations": {"target": rec.label, "role": "test file", **mark}})
         if row.log_sha:
             configuration.append({"name": f"{rec.label}.log", "digest": {"sha256": row.log_sha},
                                   "mediaType": "text/plain", "annotations": {"target": rec.label,
-                                                                             "role": "evidence log"}})
+                                                                             "role": "evidence log", **mark}})
         if row.record_sha:
             configuration.append({"name": f"{rec.label}.json", "digest": {"sha256": row.record_sha},
                                   "mediaType": "application/json", "annotations": {"target": rec.label,
-                                                                                   "role": "target record"}})
+                                                                                   "role": "target record",
+                                                                                   **mark}})
         for step in rec.full:
             for t in step.tests:
                 key = _LISTS.get(t.outcome, "failedTests")
+                if emu and key == "passedTests":  # passed on an emulation: not a pass of the hardware
+                    key = "warnedTests"
                 tests[key].append(f"{rec.label}::{t.id or '?'}")
     if not subjects:
         raise UsageError(f"run {run_id} records no commit (it ran without --repo); nothing to attest as subject")
     passed = all(rec.result == "PASS" for _, rec in pairs)
+    result = "fail" if not passed else ("warn" if emulated else "pass")
     return {
         "_type": STATEMENT_TYPE,
         "subject": list(subjects.values()),
         "predicateType": PREDICATE_TYPE,
-        "predicate": {"result": "pass" if passed else "fail", "configuration": configuration, **tests},
+        "predicate": {"result": result, "emulated": emulated, "configuration": configuration, **tests},
     }
 
 

@@ -10,7 +10,7 @@ from ..config import Config
 from ..errors import UsageError
 from .checks.commits import check_commits
 from .checks.docs import check_docs
-from .checks.evidence import check_attestation, check_evidence
+from .checks.evidence import check_attestation, check_evidence, check_logs
 from .checks.facts import Facts
 from .checks.files import check_files
 from .checks.grep import check_greps
@@ -77,7 +77,7 @@ def review_text(
     named_branch = head if head and not re.fullmatch(r"[0-9a-fA-F]{7,40}", head) else ""
     view = RepoView(repo, merge or head or "", "merge" if merge else "head", target_branch or named_branch)
     facts = Facts(view=view, config=config, claims=claims, bundle=bundle, attestation=attestation,
-                  allowed_signers=allowed_signers)
+                  allowed_signers=allowed_signers, text=text)
     verdicts: list[Verdict] = []
     with temp_dir() as work:
         verdicts += check_commits(facts)
@@ -87,6 +87,7 @@ def review_text(
         verdicts += check_docs(facts, Path(work))
         verdicts += check_scope_and_versions(facts)
         verdicts += check_evidence(facts)
+        verdicts += check_logs(facts)
         if attestation is not None:
             verdicts += check_attestation(facts)
     if view.squashed:

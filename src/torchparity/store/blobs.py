@@ -3,6 +3,11 @@
 Blobs are written once (a temporary file renamed into place) and checked against
 their name whenever they are read. A missing blob, a blob whose bytes changed and a
 name that is not a SHA-256 are all exit 3 (the store is damaged or was edited).
+
+A blob is read only from a regular file (a symlink to one is followed), and no further
+than the size the file had when it was opened: a FIFO, a device such as ``/dev/zero`` or
+a folder put in a blob's place is exit 3 naming it, never a reader that waits or reads
+forever.
 """
 
 from __future__ import annotations
@@ -12,11 +17,13 @@ import errno
 import hashlib
 import os
 import re
+import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ..errors import EnvironmentBroken, EvidenceTampered, StoreCorrupt
+from ..fsutil import file_kind
 
 CHUNK = 1 << 20
 _SHA = re.compile(r"[0-9a-f]{64}")
@@ -154,17 +161,62 @@ class BlobStore:
             "from a bundle or re-run)"
         )
 
-    def read(self, sha: str, *, verify: bool = True) -> bytes:
-        """The bytes stored under ``sha``; a missing or changed blob is exit 3."""
+    def _not_regular(self, sha: str, mode: int) -> StoreCorrupt:
+        return StoreCorrupt(
+            f"stored evidence {sha} at {self.path(sha)} is {file_kind(mode)}, not a regular file (something was "
+            "put in the blob's place); it is not read: restore the store from a backup or a bundle, or re-run"
+        )
+
+    def _open(self, sha: str) -> tuple[int, int]:
+        """``(fd, size)`` of blob ``sha`` opened for reading: a regular file only (checked before opening,
+        so that no FIFO or device is ever opened, and again on the open file, which is what is read)."""
         target = self.path(sha)
         try:
-            data = target.read_bytes()
+            st = os.stat(target)
+            if not stat.S_ISREG(st.st_mode):
+                raise self._not_regular(sha, st.st_mode)
+            # O_NONBLOCK: were a FIFO swapped in after the check, opening it would not wait for a writer
+            fd = os.open(target, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
         except FileNotFoundError:
-            raise self._missing(sha) from None
-        except IsADirectoryError:
             raise self._missing(sha) from None
         except OSError as exc:
             raise StoreCorrupt(f"cannot read stored evidence {target}: {exc.strerror}") from exc
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                raise self._not_regular(sha, st.st_mode)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd, st.st_size
+
+    def chunks(self, sha: str) -> Iterator[bytes]:
+        """The bytes of blob ``sha``, a chunk at a time, no further than its size when opened (unchecked:
+        the caller hashes them)."""
+        fd, size = self._open(sha)
+        try:
+            left = size
+            while left > 0:
+                try:
+                    chunk = os.read(fd, min(CHUNK, left))
+                except OSError as exc:
+                    raise StoreCorrupt(f"cannot read stored evidence {self.path(sha)}: {exc.strerror}") from exc
+                if not chunk:
+                    break
+                left -= len(chunk)
+                yield chunk
+        finally:
+            os.close(fd)
+
+    def size(self, sha: str) -> int:
+        """The size of blob ``sha`` (a regular file; exit 3 for anything else, as a read)."""
+        fd, size = self._open(sha)
+        os.close(fd)
+        return size
+
+    def read(self, sha: str, *, verify: bool = True) -> bytes:
+        """The bytes stored under ``sha``; a missing or changed blob is exit 3."""
+        data = b"".join(self.chunks(sha))
         if verify:
             actual = sha256_bytes(data)
             if actual != sha:
@@ -180,15 +232,15 @@ class BlobStore:
             raise self._missing(sha) from None
         except OSError as exc:
             raise StoreCorrupt(f"cannot read stored evidence {target}: {exc.strerror}") from exc
+        if not stat.S_ISREG(st.st_mode):
+            raise self._not_regular(sha, st.st_mode)
         key = (st.st_size, st.st_mtime_ns, st.st_ino)
         if self._verified.get(sha) == key:
             return st.st_size
-        try:
-            actual = sha256_file(target)
-        except IsADirectoryError:
-            raise self._missing(sha) from None
-        except OSError as exc:
-            raise StoreCorrupt(f"cannot read stored evidence {target}: {exc.strerror}") from exc
+        h = hashlib.sha256()
+        for chunk in self.chunks(sha):
+            h.update(chunk)
+        actual = h.hexdigest()
         if actual != sha:
             raise self._changed(sha, actual)
         self._verified[sha] = key

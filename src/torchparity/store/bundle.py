@@ -10,13 +10,15 @@ Layout of a bundle::
 hash (streamed), checks that each run agrees with its seal and each target with its
 record, and checks the signature. ``import_bundle`` does the same reading once,
 staging the blobs as it goes, and commits the runs in one transaction: a bundle
-that does not verify leaves nothing behind.
+that does not verify leaves nothing behind (into a store that was not there, no store).
+``export_bundle`` checks the same limits before it writes: what it writes, import reads.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import tempfile
 import time
@@ -28,10 +30,18 @@ from typing import Any
 
 from ..errors import EnvironmentBroken, EvidenceTampered, UsageError
 from . import bundle_sign
-from .blobs import CHUNK, write_error
+from .blobs import write_error
 from .bundle_manifest import BUNDLE_SCHEMA, BundleManifest, BundleRun
 from .bundle_sign import SignatureCheck
-from .bundle_zip import MANIFEST, SIGNATURE, BundleInvalid, BundleLimits, EntryDamaged, SafeZip
+from .bundle_zip import (
+    MANIFEST,
+    SIGNATURE,
+    BundleInvalid,
+    BundleLimits,
+    EntryDamaged,
+    SafeZip,
+    human,
+)
 from .db import Store
 from .jsoncheck import ShapeError
 from .seal import RunSeal, TargetSeal, differences, record_disagreements
@@ -79,8 +89,11 @@ class BundleCheck:
 
 # -- export -------------------------------------------------------------------------------
 def export_bundle(store: Store, run_ids: list[int], dest: Path, version: str = "",
-                  sign_key: Path | None = None) -> Path:
-    """Write the runs' evidence into ``dest`` (a new zip), signed with ``sign_key`` if given."""
+                  sign_key: Path | None = None, limits: BundleLimits | None = None) -> Path:
+    """Write the runs' evidence into ``dest`` (a new zip), signed with ``sign_key`` if given.
+
+    A bundle that ``limits`` (the ones import reads with; the defaults unless given) would refuse is not
+    written: a ``UsageError`` names the run and the blob over a limit."""
     if dest.exists():
         raise UsageError(f"{dest} already exists; pass a new file name to --output")
     if not dest.absolute().parent.is_dir():
@@ -92,6 +105,7 @@ def export_bundle(store: Store, run_ids: list[int], dest: Path, version: str = "
     manifest = BundleManifest(created=time.time(), torchparity_version=version, runs=runs,
                               files={f"blobs/{s}": s for s in blobs})
     data = manifest.to_bytes()
+    _within(store, runs, blobs, len(data), sign_key is not None, limits or BundleLimits())
     signature = bundle_sign.sign(data, sign_key) if sign_key is not None else None
     tmp = dest.with_name(dest.name + ".partial")
     try:
@@ -110,6 +124,43 @@ def export_bundle(store: Store, run_ids: list[int], dest: Path, version: str = "
     return dest
 
 
+def _within(store: Store, runs: tuple[BundleRun, ...], blobs: list[str], manifest_bytes: int, signed: bool,
+            limits: BundleLimits) -> None:
+    """Refuse, before writing, a bundle that import would refuse under ``limits`` (sizes as stored)."""
+    named: dict[str, str] = {}
+    for r in runs:
+        for t in r.targets:
+            named.setdefault(t.log_sha256, f"run {r.id}: target {t.label}'s log")
+            named.setdefault(t.record_sha256, f"run {r.id}: target {t.label}'s record")
+        for rec in r.records:
+            named.setdefault(rec.sha256, f"run {r.id}: its {rec.kind} record")
+        named.setdefault(r.seal_sha256, f"run {r.id}: its seal")
+    json_blobs = {t.record_sha256 for r in runs for t in r.targets} | {
+        x.sha256 for r in runs for x in r.records} | {r.seal_sha256 for r in runs}
+    why = "bundle verify and import would refuse it; nothing was written"
+    entries = len(blobs) + 1 + int(signed)
+    if entries > limits.max_entries:
+        raise UsageError(f"the bundle would hold {entries} entries, over the limit of {limits.max_entries} "
+                         f"(import's --max-entries); {why}: export fewer runs at a time")
+    if manifest_bytes > limits.max_json_bytes:
+        raise UsageError(f"the bundle's {MANIFEST} would be {human(manifest_bytes)}, larger than a JSON document "
+                         f"may be ({human(limits.max_json_bytes)}); {why}: export fewer runs at a time")
+    total = manifest_bytes
+    for sha in blobs:
+        size = store.blobs.size(sha)
+        what = f"{named.get(sha, 'blob')} {sha[:12]}…"
+        if sha in json_blobs and size > limits.max_json_bytes:
+            raise UsageError(f"{what} is {human(size)}, larger than a JSON document in a bundle may be "
+                             f"({human(limits.max_json_bytes)}); {why}")
+        if size > limits.max_entry_bytes:
+            raise UsageError(f"{what} is {human(size)}, over the limit of {human(limits.max_entry_bytes)} per "
+                             f"entry (import's --max-entry-size); {why}")
+        total += size
+        if total > limits.max_total_bytes:
+            raise UsageError(f"the bundle's entries would expand to more than {human(limits.max_total_bytes)} in "
+                             f"all (import's --max-total-size); {why}: export fewer runs at a time")
+
+
 def _bundle_run(store: Store, rid: int) -> BundleRun:
     row = store.run(rid)  # checked: a tampered run is not exported
     if row.seal_sha is None:
@@ -124,12 +175,14 @@ def _bundle_run(store: Store, rid: int) -> BundleRun:
 
 
 def _copy_blob(store: Store, sha: str, zf: zipfile.ZipFile) -> None:
-    """Copy one blob into the zip in chunks, checking its hash on the way (it may change meanwhile)."""
+    """Copy one blob into the zip in chunks, checking its hash on the way (it may change meanwhile).
+
+    Read as every blob is: a regular file only, no further than its size (``BlobStore.chunks``)."""
     path = store.blobs.path(sha)
     h = hashlib.sha256()
-    size = path.stat().st_size
-    with open(path, "rb") as src, zf.open(f"blobs/{sha}", "w", force_zip64=size >= zipfile.ZIP64_LIMIT) as out:
-        for chunk in iter(lambda: src.read(CHUNK), b""):
+    size = store.blobs.size(sha)
+    with zf.open(f"blobs/{sha}", "w", force_zip64=size >= zipfile.ZIP64_LIMIT) as out:
+        for chunk in store.blobs.chunks(sha):
             h.update(chunk)
             out.write(chunk)
     if h.hexdigest() != sha:
@@ -158,8 +211,9 @@ class _Reader:
             raise BundleInvalid(f"{where} has no {MANIFEST}; it is not a torchparity bundle")
         try:
             raw = zf.read_json_bytes(MANIFEST)
-        except EntryDamaged as exc:
-            raise BundleInvalid(f"{where}: {MANIFEST} is damaged: {exc}") from exc
+        except EntryDamaged as exc:  # its bytes are not the ones it was written with: damaged evidence
+            raise EvidenceTampered(f"{where}: {MANIFEST} is damaged: {exc}; nothing in the bundle can be "
+                                   "checked against it: do not trust it") from exc
         try:
             manifest = BundleManifest.from_json(json.loads(raw))
         except ValueError as exc:  # ShapeError is a ValueError, and so is a JSON syntax error
@@ -329,22 +383,34 @@ def import_bundle(store: Store, path: Path, limits: BundleLimits | None = None,
     the store: no run, no row, no blob."""
     _allowed_file(allowed_signers)
     with SafeZip(path, limits or BundleLimits()) as zf:
-        store.ensure_writable("import a bundle")
-        staging = _staging(store)
+        # what was there before: a store made for this import goes again if the import fails
+        made = not store.db_path.exists()
+        before = set(os.listdir(store.root)) if made and store.root.is_dir() else None
         try:
-            reader = _Reader(zf, allowed_signers, store, staging)
-            check = reader.read()
-            if not check.ok:
-                more = f" and {len(check.problems) - 1} more" if len(check.problems) > 1 else ""
-                text = (f"bundle {path} does not verify ({check.first_problem}{more}); nothing imported "
-                        "(see 'torchparity bundle verify')")
-                if check.tampered:
-                    raise EvidenceTampered(text)
-                raise EnvironmentBroken(text)
-            assert reader.manifest is not None
-            return ImportResult(_commit(store, path, reader.manifest, reader.staged), check)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
+            return _import(store, zf, path, allowed_signers)
+        except BaseException:
+            if made:
+                store.discard_new(before)
+            raise
+
+
+def _import(store: Store, zf: SafeZip, path: Path, allowed_signers: Path | None) -> ImportResult:
+    store.ensure_writable("import a bundle")
+    staging = _staging(store)
+    try:
+        reader = _Reader(zf, allowed_signers, store, staging)
+        check = reader.read()
+        if not check.ok:
+            more = f" and {len(check.problems) - 1} more" if len(check.problems) > 1 else ""
+            text = (f"bundle {path} does not verify ({check.first_problem}{more}); nothing imported "
+                    "(see 'torchparity bundle verify')")
+            if check.tampered:
+                raise EvidenceTampered(text)
+            raise EnvironmentBroken(text)
+        assert reader.manifest is not None
+        return ImportResult(_commit(store, path, reader.manifest, reader.staged), check)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 def _staging(store: Store) -> Path:
@@ -357,6 +423,7 @@ def _staging(store: Store) -> Path:
 
 def _commit(store: Store, path: Path, manifest: BundleManifest, staged: dict[str, str]) -> list[int]:
     placed: list[str] = []
+    made: list[int] = []
     try:
         for sha, tmp in sorted(staged.items()):
             if store.blobs.publish(tmp, sha):
@@ -366,6 +433,7 @@ def _commit(store: Store, path: Path, manifest: BundleManifest, staged: dict[str
             for run in manifest.runs:
                 rid = store.new_run(run.kind, [*run.argv, f"(imported from {path.name}, run {run.id})"],
                                     created=run.created, uid=str(run.summary.get("uid") or "") or None)
+                made.append(rid)
                 for t in run.targets:
                     store.add_target_blobs(rid, label=t.label, ref=t.ref, env=t.env, result=t.result,
                                            log_sha=t.log_sha256, record_sha=t.record_sha256, finished=t.finished)
@@ -378,6 +446,8 @@ def _commit(store: Store, path: Path, manifest: BundleManifest, staged: dict[str
                 ids.append(rid)
         return ids
     except BaseException:
+        for rid in made:  # rolled back: no run to hold
+            store.release_run(rid)
         for sha in placed:  # the transaction rolled back: take back the blobs nothing names
             if not store.referenced(sha):
                 store.blobs.remove(sha)

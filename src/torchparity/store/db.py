@@ -11,7 +11,9 @@ hash, label, run) and the run's rows (its ``runs`` row, its targets, its ``recor
 rows) with the seal written when the run ended (``seal.py``); logs and records are
 checked against their hashes. A disagreement raises ``EvidenceTampered`` (exit 3)
 naming the run, the target or record and what disagrees, so no reader renders it.
-Rows are added to a run only while it runs (a sealed run would disagree with its seal).
+Rows are added to a run only while it runs (a sealed run would disagree with its seal), and
+only by the store that holds the run's lock (``runlock.py``): one writer per run, taken before
+any work, dropped when the run is sealed or its writer dies.
 
 Other parts add their own tables through ``Store.ensure_schema`` (e.g. the
 coverage index's blob cache); nothing outside this package speaks SQL to
@@ -20,12 +22,15 @@ tables it does not own.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
 import re
+import shutil
 import socket
 import sqlite3
+import stat
 import threading
 import time
 import uuid
@@ -36,9 +41,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EvidenceTampered, StoreCorrupt, TorchparityError, UsageError
+from ..fsutil import file_kind
 from .blobs import BlobStore, write_error
 from .connect import connect_read_only, read_only_error, read_only_reason, sql_error
 from .jsoncheck import ShapeError
+from .runlock import RunLocks
 from .seal import (
     SEAL_SCHEMA_1,
     RecordSeal,
@@ -89,6 +96,9 @@ CREATE INDEX IF NOT EXISTS records_by_kind ON records(kind, key);
 """
 
 _FINISHED = ("complete", "incomplete")
+#: what a store folder holds that the store itself makes
+_STORE_FILES = ("store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "store.sqlite-journal", "blobs", "locks",
+                "work", ".gitignore")
 
 
 @dataclass(frozen=True)
@@ -103,6 +113,9 @@ class RunRow:
     summary: dict[str, Any]
     #: the SHA-256 of the run's seal (None while it runs)
     seal_sha: str | None = None
+    #: for a running run, whether a writer holds its lock (``RunLocks.held``); None: not asked, or a run
+    #: of a torchparity that took no lock
+    held: bool | None = None
 
     @property
     def uid(self) -> str:
@@ -111,10 +124,15 @@ class RunRow:
 
     @property
     def orphaned(self) -> bool:
-        """Still 'running', but the process that ran it on this host is gone (killed, lost)."""
+        """Still 'running', but no process works on it: its lock is free (its writer was killed or lost,
+        whatever process now has the pid its row names), or, for a run that took no lock, the process that
+        ran it on this host is gone."""
+        if self.status != "running":
+            return False
+        if self.held is not None:
+            return not self.held
         s = self.summary
-        return (self.status == "running" and s.get("host") == socket.gethostname()
-                and isinstance(s.get("pid"), int) and not _alive(s["pid"]))
+        return s.get("host") == socket.gethostname() and isinstance(s.get("pid"), int) and not _alive(s["pid"])
 
     @property
     def origin_ids(self) -> set[int]:
@@ -157,6 +175,8 @@ class Store:
         self.root = Path(root).absolute()
         self.create = create
         self.blobs = BlobStore(self.root / "blobs")
+        #: the runs this store writes: one writer per run (``runlock.py``)
+        self.locks = RunLocks(self.root)
         self._local = threading.local()
         self._schemas_done: set[str] = set()
         self._lock = threading.Lock()
@@ -177,6 +197,7 @@ class Store:
     def _open(self) -> sqlite3.Connection:
         if self.root.exists() and not self.root.is_dir():
             raise UsageError(f"store path {self.root} is not a folder; pass --store DIR")
+        self._check_db_file()
         if not self.create and not self.db_path.is_file():
             raise UsageError(
                 f"no evidence store at {self.root}; run 'torchparity run' or 'torchparity verify' "
@@ -208,6 +229,50 @@ class Store:
         if 0 < version < SCHEMA_VERSION:
             self._migrate()
         return conn
+
+    def _check_db_file(self) -> None:
+        """A ``store.sqlite`` that is there but is no regular file (a folder, a FIFO, a link to nothing) is a
+        damaged store (exit 3, naming it), not a missing one."""
+        try:
+            mode = os.stat(self.db_path).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            if self.db_path.is_symlink():
+                raise StoreCorrupt(f"the store database {self.db_path} is a symlink that names nothing "
+                                   f"({os.readlink(self.db_path)}); move it aside or pass another --store") from None
+            return
+        except OSError as exc:
+            raise StoreCorrupt(f"the store database {self.db_path} cannot be looked at ({exc.strerror}); "
+                               "move it aside or pass another --store") from None
+        if not stat.S_ISREG(mode):
+            raise StoreCorrupt(f"the store database {self.db_path} is {file_kind(mode)}, not a SQLite file; "
+                               "move it aside or pass another --store")
+
+    def close(self) -> None:
+        """Close this thread's connection (the next use opens it again)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            self._local.conn = None
+            conn.close()
+
+    def discard_new(self, before: set[str] | None) -> None:
+        """Take back a store this process made and did not keep (an import that failed): what a store is
+        made of (database, blobs, locks, ...) that the folder did not hold before (``before``: its names
+        then; None: the folder was not there, and goes if nothing else was put in it meanwhile)."""
+        self.close()
+        self.locks.release_all()
+        if not self.root.is_dir():
+            return
+        for name in _STORE_FILES:
+            entry = self.root / name
+            if before is not None and name in before:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+        if before is None:
+            with contextlib.suppress(OSError):
+                self.root.rmdir()
 
     def _open_read_only(self, reason: str) -> sqlite3.Connection:
         conn = connect_read_only(self.db_path)
@@ -350,7 +415,27 @@ class Store:
                 "INSERT INTO runs(kind, created, status, argv, summary) VALUES (?, ?, 'running', ?, ?)",
                 (kind, time.time() if created is None else created, json.dumps(argv), json.dumps(origin)),
             )
-            return int(cur.lastrowid or 0)
+            run_id = int(cur.lastrowid or 0)
+            # its writer holds it from the start (before the row is seen) until it is sealed
+            self.locks.acquire(run_id, own=True)
+            return run_id
+
+    def claim_run(self, run_id: int) -> None:
+        """Hold run ``run_id`` for this store's writer until it ends, before any work on it (a resume): a
+        run another process holds is refused (``UsageError`` naming its pid), and nothing is read or written."""
+        self.ensure_writable(f"work on run {run_id}")
+        self.locks.acquire(run_id, own=True)
+
+    def release_run(self, run_id: int) -> None:
+        """Let go of a run claimed (or made) and not finished: its writer gave up (a refused resume, an
+        error before any stage); a later resume takes it. A no-op for a run not held."""
+        self.locks.release(run_id, own=True)
+
+    @contextmanager
+    def hold_run(self, run_id: int) -> Iterator[None]:
+        """Hold run ``run_id`` for a block of work (re-entrant within this store; refused when another holds it)."""
+        with self.locks.hold(run_id):
+            yield
 
     def _require_running(self, conn: sqlite3.Connection, run_id: int | None, what: str) -> None:
         """Rows are added to a run only while it runs: a sealed run would disagree with its seal."""
@@ -364,11 +449,21 @@ class Store:
     def reopen_run(self, run_id: int) -> None:
         """An interrupted run is resumed: it is running (and unsealed) again until it finishes.
 
-        Its evidence is checked first: a tampered run is not reopened (that would drop its seal)."""
-        self.run(run_id)
-        with self.transaction() as conn:
-            conn.execute("UPDATE runs SET status='running', finished=NULL, result=NULL, seal_sha=NULL "
-                         "WHERE id=?", (run_id,))
+        Its lock is taken first (``claim_run``; a run another process works on is refused untouched),
+        then its evidence checked: a tampered run is not reopened (that would drop its seal). The row
+        names this process as the one running it."""
+        claimed = self.locks.owns(run_id)
+        self.claim_run(run_id)
+        try:
+            row = self.run(run_id)
+            summary = dict(row.summary, pid=os.getpid(), host=socket.gethostname())
+            with self.transaction() as conn:
+                conn.execute("UPDATE runs SET status='running', finished=NULL, result=NULL, seal_sha=NULL, "
+                             "summary=? WHERE id=?", (json.dumps(summary, ensure_ascii=False), run_id))
+        except BaseException:
+            if not claimed:
+                self.release_run(run_id)
+            raise
 
     def finish_run(
         self, run_id: int, result: str, *, status: str = "complete", summary: dict[str, Any] | None = None,
@@ -381,7 +476,8 @@ class Store:
         names its output files after the reports are written) cannot launder an edit."""
         if status not in _FINISHED:
             raise ValueError(f"a finished run is complete or incomplete, not {status!r}")
-        with self.transaction() as conn:
+        # only the run's writer seals it: a run another process works on is refused, never sealed under it
+        with self.hold_run(run_id), self.transaction() as conn:
             before = self._get_run(run_id)
             if before.seal_sha is not None:
                 self._check_run(before, self._target_rows(run_id))
@@ -393,7 +489,9 @@ class Store:
                 (time.time() if finished is None else finished, status, result,
                  json.dumps(merged, ensure_ascii=False), run_id),
             )
-            return self._seal(conn, self._get_run(run_id))
+            sha = self._seal(conn, self._get_run(run_id))
+        self.release_run(run_id)  # sealed: its writer is done with it
+        return sha
 
     def _seal(self, conn: sqlite3.Connection, row: RunRow) -> str:
         targets = self._target_rows(row.id)
@@ -407,11 +505,13 @@ class Store:
     def add_target(
         self, run_id: int, *, label: str, ref: str, env: str, result: str, log: bytes, record: dict[str, Any]
     ) -> TargetRow:
-        """Store one target's evidence log and JSON record (blobs first, then the row)."""
+        """Store one target's evidence log and JSON record (blobs first, then the row).
+
+        The log holds every step's whole output; a record over ``RECORD_BUDGET`` keeps the head and tail
+        of each long output and says where the rest is (``fit_record``), so that it travels in a bundle."""
         log_sha = self._put_blob(log, f"storing the log of {label}")
         record = dict(record, log_sha256=log_sha)
-        record_sha = self._put_blob(json.dumps(record, indent=2, ensure_ascii=False).encode("utf-8"),
-                                    f"storing the record of {label}")
+        record_sha = self._put_blob(fit_record(record, log_sha), f"storing the record of {label}")
         return self.add_target_blobs(run_id, label=label, ref=ref, env=env, result=result,
                                      log_sha=log_sha, record_sha=record_sha)
 
@@ -433,6 +533,8 @@ class Store:
 
     def runs(self, limit: int = 50) -> list[RunRow]:
         """The newest ``limit`` runs, each checked (``EvidenceTampered`` on the first that disagrees)."""
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+            raise UsageError(f"--limit {limit}: give how many runs to list, 0 or more")
         rows = [self._run_row(r) for r in self.query("SELECT * FROM runs ORDER BY id DESC LIMIT ?", (limit,))]
         for row in rows:
             self._check_run(row, self._target_rows(row.id))
@@ -481,8 +583,7 @@ class Store:
         rows = self.query("SELECT * FROM targets WHERE run_id=? ORDER BY id", (run_id,))
         return [TargetRow(**dict(r)) for r in rows]
 
-    @staticmethod
-    def _run_row(r: sqlite3.Row) -> RunRow:
+    def _run_row(self, r: sqlite3.Row) -> RunRow:
         try:
             argv, summary = json.loads(r["argv"]), json.loads(r["summary"] or "{}")
         except ValueError:
@@ -493,6 +594,7 @@ class Store:
             id=r["id"], kind=r["kind"], created=r["created"], finished=r["finished"],
             status=r["status"], result=r["result"], argv=argv, summary=summary,
             seal_sha=r["seal_sha"] if "seal_sha" in r.keys() else None,
+            held=self.locks.held(r["id"]) if r["status"] == "running" else None,
         )
 
     # -- the checks ---------------------------------------------------------------------
@@ -630,3 +732,42 @@ def _about(where: str) -> Iterator[None]:
         raise EvidenceTampered(f"{where}: {str(exc).removeprefix('tampered evidence: ')}") from exc
     except StoreCorrupt as exc:
         raise StoreCorrupt(f"{where}: {exc}") from exc
+
+
+#: a target record is kept under this many bytes (a JSON document in a bundle may be 16 MiB)
+RECORD_BUDGET = 4 << 20
+#: bytes of each step's output a record keeps (its head and tail), tried in turn until it fits the budget
+_OUTPUT_KEPT = (1 << 20, 64 << 10, 4 << 10, 0)
+
+
+def fit_record(record: dict[str, Any], log_sha: str) -> bytes:
+    """The JSON bytes of a target record, its steps' outputs cut to their head and tail until it fits
+    ``RECORD_BUDGET`` (a record that fits is stored as it is). The whole output is in the evidence log;
+    each cut says so, naming the log."""
+    data = json.dumps(record, indent=2, ensure_ascii=False).encode("utf-8")
+    for kept in _OUTPUT_KEPT:
+        if len(data) <= RECORD_BUDGET:
+            break
+        record = {k: _cut_steps(v, kept, log_sha) for k, v in record.items()}
+        data = json.dumps(record, indent=2, ensure_ascii=False).encode("utf-8")
+    return data
+
+
+def _cut_steps(value: Any, kept: int, log_sha: str) -> Any:
+    """A step (``{"output": ...}``) or a list of steps with each output cut to ``kept`` bytes."""
+    if isinstance(value, list):
+        return [_cut_steps(v, kept, log_sha) for v in value]
+    if isinstance(value, dict) and isinstance(value.get("output"), str):
+        return dict(value, output=_cut(value["output"], kept, log_sha))
+    return value
+
+
+def _cut(text: str, kept: int, log_sha: str) -> str:
+    raw = text.encode("utf-8")
+    if len(raw) <= kept:
+        return text
+    head = raw[:kept // 2].decode("utf-8", "ignore")
+    tail = raw[len(raw) - kept // 2:].decode("utf-8", "ignore") if kept else ""
+    left = len(raw) - len(head.encode("utf-8")) - len(tail.encode("utf-8"))
+    return (f"{head}\n[torchparity: {left} bytes of this output are left out of the record here; the whole "
+            f"output is in the evidence log {log_sha}]\n{tail}")

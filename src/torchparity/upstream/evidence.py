@@ -14,6 +14,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 
+from ..collect.evidence import probe_output
 from ..emulated import device_label
 from ..exec.ship import UNSET_VARIABLES
 from ..records.upstream import UpstreamTarget, UpstreamTest
@@ -60,34 +61,35 @@ def test_line(t: UpstreamTest) -> str:
 def section(t: UpstreamTarget) -> list[str]:
     """The section's lines (starting with a blank line, as every section of the log does)."""
     where = "backend vendored upstream files" if t.source == "backend" else "PyTorch"
-    lines = ["", SECTION, f"UPSTREAM_SOURCE={where} {t.ref} ({t.commit})",
-             f"UPSTREAM_DEVICE={device_label(t.device, t.emulated)}"]
+    lines = ["", SECTION, f"UPSTREAM_SOURCE={one_line(f'{where} {t.ref} ({t.commit})')}",
+             f"UPSTREAM_DEVICE={one_line(device_label(t.device, t.emulated))}"]
     if t.emulated:
-        lines.append(emulated_line(t))
+        lines.append(one_line(emulated_line(t)))
     if t.platform:
         lines.append(f"UPSTREAM_PLATFORM={one_line(t.platform)}")
     if t.disabled_list:
-        lines.append(f"DISABLED_LIST={t.disabled_list},sha256:{t.disabled_list_sha256},entries:{t.disabled_entries},"
-                     f"unreadable_keys:{t.disabled_unreadable}")
+        lines.append(f"DISABLED_LIST={one_line(t.disabled_list)},sha256:{one_line(t.disabled_list_sha256)},"
+                     f"entries:{t.disabled_entries},unreadable_keys:{t.disabled_unreadable}")
         lines.append("DISABLED_LIST_APPLIED_BY=the selection, with the backend's rule (platform tags, class-name "
                      "aliases): a test the list disables here is not passed to the command"
-                     + (f"; {t.disabled_variable} is unset in the runs" if t.disabled_variable else ""))
+                     + (f"; {one_line(t.disabled_variable)} is unset in the runs" if t.disabled_variable else ""))
     else:
         lines.append("DISABLED_LIST=none (no disabled list configured, or none at this ref)")
     if t.error:
         lines.append(f"UPSTREAM_ERROR={one_line(t.error)}")
     runs = {f.path: [r for r in t.runs if r.file == f.path] for f in t.files}
     for f in t.files:
-        lines += [f"UPSTREAM_FILE={f.path}", f"UPSTREAM_FILE_SHA256={f.sha256}", f"UPSTREAM_ENTRY={f.entry}"]
+        lines += [f"UPSTREAM_FILE={one_line(f.path)}", f"UPSTREAM_FILE_SHA256={one_line(f.sha256)}",
+                  f"UPSTREAM_ENTRY={one_line(f.entry)}"]
         if f.missing is not None:
             m = f.missing
-            lines.append(f"UPSTREAM_NOT_STARTED={m.kind}:{one_line(m.name)}"
-                         + (f",repo_lacks:{m.path}" if m.in_repo and m.path else "")
+            lines.append(f"UPSTREAM_NOT_STARTED={one_line(m.kind)}:{one_line(m.name)}"
+                         + (f",repo_lacks:{one_line(m.path)}" if m.in_repo and m.path else "")
                          + (f",detail:{one_line(m.detail)}" if m.detail else ""))
         else:
             lines.append(f"UPSTREAM_FILE_TESTS=for_device:{f.tests_for_device},disabled_by_list:{f.disabled_for_device}")
         for r in runs[f.path]:
-            lines.append(f"COMMAND={r.command}")
+            lines.append(f"COMMAND={one_line(r.command)}")
             if r.how:
                 lines.append(f"EXECUTED_AS={one_line(r.how)}")
             if r.purpose == "recheck":
@@ -95,31 +97,33 @@ def section(t: UpstreamTarget) -> list[str]:
             if r.output:
                 lines.extend(r.output.rstrip("\n").split("\n"))
             if r.status not in ("OK", "FAIL"):
-                lines.append(f"UPSTREAM_STATUS={r.status}")
+                lines.append(f"UPSTREAM_STATUS={one_line(r.status)}")
             lines.append(f"UPSTREAM_EXIT_CODE={'' if r.exit_code is None else r.exit_code}")
-            lines.append(f"UPSTREAM_RUNNER={r.runner_kind or 'none started'} (sessions started:{r.runner_sessions},"
+            lines.append(f"UPSTREAM_RUNNER={one_line(r.runner_kind or 'none started')} (sessions started:{r.runner_sessions},"
                          f"finished:{r.runner_finished},tests_run:{r.tests_run})")
     for test in t.tests:
         lines.append(test_line(test))
     for entry in t.stale:
-        lines.append(f"UPSTREAM_STALE_ENTRY={entry.list_file}:{one_line(entry.key)}")
-    lines.append(f"UPSTREAM_RESULT={t.result}")
+        lines.append(f"UPSTREAM_STALE_ENTRY={one_line(entry.list_file)}:{one_line(entry.key)}")
+    lines.append(f"UPSTREAM_RESULT={one_line(t.result)}")
     return lines
 
 
-def target_log(t: UpstreamTarget, probe_output: str, probe_exit: int | None, mode: str) -> str:
-    """The ``upstream`` verb's evidence log of one target."""
-    lines = [RULE, f"TARGET_BRANCH={t.ref}", f"COMMIT={t.commit}", f"PYTHON={t.python}"]
+def target_log(t: UpstreamTarget, probe_text: str, probe_exit: int | None, mode: str,
+               facts: Sequence[Sequence[object]] = ()) -> str:
+    """The ``upstream`` verb's evidence log of one target (``facts``: the probe's, each printed fact of
+    ``probe_text`` is then written on one line, as the collect log does)."""
+    lines = [RULE, f"TARGET_BRANCH={one_line(t.ref)}", f"COMMIT={one_line(t.commit)}", f"PYTHON={one_line(t.python)}"]
     for f in t.files:
-        lines += [f"TEST_FILE={f.path}", f"TEST_FILE_SHA256={f.sha256}"]
+        lines += [f"TEST_FILE={one_line(f.path)}", f"TEST_FILE_SHA256={one_line(f.sha256)}"]
     lines += [f"RUN_MODE={'warm-worker' if mode == 'warm' else 'fresh'}",
-              f"DEVICE={device_label(t.device, t.emulated)}", *([emulated_line(t)] if t.emulated else []), RULE,
-              "", "===== ENVIRONMENT PROBE ====="]
-    if probe_output:
-        lines.extend(probe_output.rstrip("\n").split("\n"))
+              f"DEVICE={one_line(device_label(t.device, t.emulated))}",
+              *([one_line(emulated_line(t))] if t.emulated else []), RULE, "", "===== ENVIRONMENT PROBE ====="]
+    if probe_text:
+        lines.extend(probe_output(probe_text, facts).rstrip("\n").split("\n"))
     lines.append(f"ENVIRONMENT_PROBE_EXIT_CODE={'' if probe_exit is None else probe_exit}")
     lines += section(t)
-    lines += ["", f"RESULT={t.result}"]
+    lines += ["", f"RESULT={one_line(t.result)}"]
     return "\n".join(lines) + "\n"
 
 

@@ -230,7 +230,8 @@ class _Stage:
                     t = replace(base, result="ERROR", error=problem)
                 else:
                     t = self._target(base, src, runner, run.environ, logs)
-                t = replace(t, log=target_log(t, probe.output, probe.exit_code, self.opt.mode))
+                t = replace(t, log=target_log(t, probe.output, probe.exit_code, self.opt.mode,
+                                              probe.result.get("facts") or []))
                 self.hooks.done(t)
                 out.append(t)
         finally:

@@ -232,14 +232,28 @@ class Pipeline:
     # -- the whole run -----------------------------------------------------------------------
     def run(self, continue_run: int | None = None) -> Verdict:
         """Every stage in order into a new verify run, or (``continue_run``) into an interrupted one:
-        the stages and targets it finished are taken from its records, not done again."""
+        the stages and targets it finished are taken from its records, not done again.
+
+        A run continued is claimed first (one writer per run, ``store/runlock.py``): while another process
+        works on it this is refused, naming that process, before anything is read, asked or written."""
+        if continue_run is not None:
+            self.store.claim_run(continue_run)
+        verdict = Verdict(api=self.opt.api)
+        try:
+            return self._all(verdict, continue_run)
+        finally:
+            # sealed runs were let go as they ended; one stopped before its end is free for the next resume
+            for rid in (continue_run, verdict.run_id):
+                if rid is not None:
+                    self.store.release_run(rid)
+
+    def _all(self, verdict: Verdict, continue_run: int | None) -> Verdict:
         opt, cfg = self.opt, self.cfg
         root = repo_root(opt.repo) if opt.repo is not None else None
         refs = _refs(opt, cfg, root)
         self._check_docs_versions(root)  # bad input is refused before any work, not after the runs
         self._check_files(root, refs)
         device = opt.device or cfg.device
-        verdict = Verdict(api=opt.api)
         env = opt.envs[0]
         # one agent in the first environment answers both resolve and the scaffold's facts
         self._first = runner_settings(env.emulated, cfg.backend_module, env.device or device)

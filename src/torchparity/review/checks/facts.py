@@ -19,6 +19,8 @@ class Facts:
     bundle: Path | None = None
     attestation: Path | None = None
     allowed_signers: Path | None = None
+    #: the PR text itself (what it says of its evidence: emulated or not)
+    text: str = ""
     _tests: dict[tuple[str, str], SourceTests | None] = field(default_factory=dict)
 
     def test_file(self, path: str, commit: str | None = None) -> SourceTests | None:
