@@ -20,7 +20,7 @@ def interleaved(ways: dict[str, Callable[[], object]], rounds: int) -> dict[str,
     names = list(ways)
     times: dict[str, list[float]] = {n: [] for n in names}
     for r in range(rounds):
-        order = names[r % len(names):] + names[:r % len(names)]
+        order = names[r % len(names) :] + names[: r % len(names)]
         for name in order:
             started = time.perf_counter()
             ways[name]()
@@ -38,8 +38,9 @@ def load() -> str:
 
 
 def machine(python: str) -> str:
-    torch = subprocess.run([python, "-c", "import torch; print(torch.__version__)"], capture_output=True,
-                           text=True).stdout.strip()
+    torch = subprocess.run(
+        [python, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True
+    ).stdout.strip()
     return f"{os.cpu_count()} cores, torch {torch or '?'}"
 
 
@@ -53,4 +54,6 @@ def header(width: int = 44) -> str:
 
 def check(proc: subprocess.CompletedProcess[str], what: str, ok: Sequence[int] = (0,)) -> None:
     if proc.returncode not in ok:
-        raise SystemExit(f"{what} ended with exit {proc.returncode}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+        raise SystemExit(
+            f"{what} ended with exit {proc.returncode}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )

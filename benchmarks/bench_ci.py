@@ -34,10 +34,14 @@ def _load() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rev", default="HEAD", help="the commit to clone (default HEAD)")
     parser.add_argument("--keep", action="store_true", help="keep the clone (its path is printed)")
-    parser.add_argument("--top", type=int, default=15, help="how many of the slowest tests to list (default 15)")
+    parser.add_argument(
+        "--top", type=int, default=15, help="how many of the slowest tests to list (default 15)"
+    )
     args = parser.parse_args(argv)
 
     work = Path(tempfile.mkdtemp(prefix="torchparity-ci-"))
@@ -47,10 +51,18 @@ def main(argv: list[str] | None = None) -> int:
     times = work / "test-times.tsv"
     env = dict(os.environ, CI="true", TORCHPARITY_TEST_TIMES=str(times))
     env.pop("VIRTUAL_ENV", None)
-    print(f"load average before: {_load()} ({os.cpu_count()} cores); clone of {args.rev} at {clone}")
+    print(
+        f"load average before: {_load()} ({os.cpu_count()} cores); clone of {args.rev} at {clone}"
+    )
     started = time.monotonic()
-    proc = subprocess.run(["bash", ".ci/run"], cwd=clone, env=env, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        ["bash", ".ci/run"],
+        cwd=clone,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+    )
     total = time.monotonic() - started
     print(f"load average after: {_load()}")
     for line in proc.stdout.splitlines():

@@ -26,7 +26,11 @@ from torchparity.docs.parse import is_module_page
 
 VERSIONS = {"2.7.1": "table", "2.9.0": "yesno", "2.11.0": "list", "2.12.0": "list"}
 TABLE = {"910b": "Atlas A2 训练系列产品", "A3": "Atlas A3 训练系列产品", "950": "Ascend 950DT"}
-LISTED = {"910b": "Atlas A2训练系列产品", "A3": "Atlas A3训练系列产品", "950": "Ascend 950DT系列产品"}
+LISTED = {
+    "910b": "Atlas A2训练系列产品",
+    "A3": "Atlas A3训练系列产品",
+    "950": "Ascend 950DT系列产品",
+}
 
 
 def _support(fmt: str, k: int, ids: itertools.count) -> str:
@@ -34,7 +38,10 @@ def _support(fmt: str, k: int, ids: itertools.count) -> str:
     if fmt == "yesno":
         return f"**是否支持**：{'是' if all(ok) else '否'}\n\n"
     if fmt == "table":
-        rows = "".join(f"| <term>{TABLE[c]}</term> | {'✔' if s else '✘'} |\n" for c, s in zip(TABLE, ok, strict=True))
+        rows = "".join(
+            f"| <term>{TABLE[c]}</term> | {'✔' if s else '✘'} |\n"
+            for c, s in zip(TABLE, ok, strict=True)
+        )
         return f"**支持情况**：\n\n| 硬件 | 是否支持 |\n| ---- | :----: |\n{rows}\n"
     out = "**产品支持情况**：\n\n"
     for code, s in zip(LISTED, ok, strict=True):
@@ -46,10 +53,16 @@ def _support(fmt: str, k: int, ids: itertools.count) -> str:
 def _entry(fmt: str, api: str, short: str, k: int, ids: itertools.count, sub: bool = False) -> str:
     if sub:
         parent, name = api.rsplit(".", 1)
-        head, url = f'> <font size="3">{name}()</font>', f"https://pytorch.org/docs/{short}/generated/{parent}.html#{api}"
+        head, url = (
+            f'> <font size="3">{name}()</font>',
+            f"https://pytorch.org/docs/{short}/generated/{parent}.html#{api}",
+        )
     else:
         head, url = f"### {api}", f"https://pytorch.org/docs/{short}/generated/{api}.html"
-    text = f'{head}\n\n<div style="margin-left: 2em">\n\n**原生文档**：[{api}]({url})\n\n' + _support(fmt, k, ids)
+    text = (
+        f'{head}\n\n<div style="margin-left: 2em">\n\n**原生文档**：[{api}]({url})\n\n'
+        + _support(fmt, k, ids)
+    )
     if k % 4 == 1:
         text += "**限制与说明**： `input`仅支持bf16，fp16，fp32，int64，bool\n\n"
     elif k % 7 == 2:
@@ -63,7 +76,9 @@ def _entry(fmt: str, api: str, short: str, k: int, ids: itertools.count, sub: bo
 def _page(module: str, fmt: str, version: str, size: int) -> str:
     short = ".".join(version.split(".")[:2])
     ids = itertools.count(1)
-    out = [f"# {module}\n\n> [!NOTE]\n>\n> - 模块说明见[文档](https://pytorch.org/docs/{short}/{module}.html)。\n\n"]
+    out = [
+        f"# {module}\n\n> [!NOTE]\n>\n> - 模块说明见[文档](https://pytorch.org/docs/{short}/{module}.html)。\n\n"
+    ]
     length, k = len(out[0]), 0
     while length < size:
         if k % 40 == 0:
@@ -76,18 +91,32 @@ def _page(module: str, fmt: str, version: str, size: int) -> str:
 
 
 def generate(root: Path, megabytes: float) -> None:
-    modules = ["torch", "torch.nn", "torch.nn.functional", "torch.Tensor", "torch.autograd",
-               "torch.linalg", "torch.fft", "torch.special", "torch.distributed", "torch.cuda"]
+    modules = [
+        "torch",
+        "torch.nn",
+        "torch.nn.functional",
+        "torch.Tensor",
+        "torch.autograd",
+        "torch.linalg",
+        "torch.fft",
+        "torch.special",
+        "torch.distributed",
+        "torch.cuda",
+    ]
     per_page = int(megabytes * 1024 * 1024 / (len(VERSIONS) * len(modules)))
     for version, fmt in VERSIONS.items():
         folder = root / ("pytorch_" + version.replace(".", "-"))
         folder.mkdir(parents=True, exist_ok=True)
         for module in modules:
-            (folder / f"{module.replace('.', '-')}.md").write_text(_page(module, fmt, version, per_page), "utf-8")
+            (folder / f"{module.replace('.', '-')}.md").write_text(
+                _page(module, fmt, version, per_page), "utf-8"
+            )
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("docs", nargs="?", help="a native_api folder; default: generate one")
     ap.add_argument("--mb", type=float, default=7.0, help="size of the generated set (default 7)")
     ap.add_argument("--repeat", type=int, default=3)
@@ -116,10 +145,16 @@ def main() -> None:
         t0 = time.perf_counter()
         findings, pages = lint_paths([root], products)
         t_lint = time.perf_counter() - t0
-        print(f"pages: {len(files)} in {len(tree.versions())} versions, {size / 1e6:.2f} MB, {entries} entries")
-        print(f"parse all pages: best {min(times):.3f} s wall ({min(cpu):.3f} s CPU), "
-              f"runs {', '.join(f'{t:.3f}' for t in times)}")
-        print(f"check one API (parsed tree): {t_check * 1000:.1f} ms; matrix ({len(m.apis)} APIs): {t_matrix:.3f} s")
+        print(
+            f"pages: {len(files)} in {len(tree.versions())} versions, {size / 1e6:.2f} MB, {entries} entries"
+        )
+        print(
+            f"parse all pages: best {min(times):.3f} s wall ({min(cpu):.3f} s CPU), "
+            f"runs {', '.join(f'{t:.3f}' for t in times)}"
+        )
+        print(
+            f"check one API (parsed tree): {t_check * 1000:.1f} ms; matrix ({len(m.apis)} APIs): {t_matrix:.3f} s"
+        )
         print(f"lint all pages (parse + rules): {t_lint:.3f} s, {summary(findings, pages)}")
 
 

@@ -31,13 +31,23 @@ CONFIG = 'preset = "torch_npu"\nbackend_module = ""\n'
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repo", required=True, help="the backend repo (a clone of Ascend/pytorch)")
-    parser.add_argument("--file", default="test/npu/test_generators.py", help="a test file at every ref")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--repo", required=True, help="the backend repo (a clone of Ascend/pytorch)"
+    )
+    parser.add_argument(
+        "--file", default="test/npu/test_generators.py", help="a test file at every ref"
+    )
     parser.add_argument("--ref", action="append", help=f"refs (default {' '.join(REFS)})")
     parser.add_argument("--rounds", type=int, default=5, help="rounds (default 5)")
-    parser.add_argument("--config", help="torchparity.toml to use (default: torch_npu preset, no backend module)")
-    parser.add_argument("--python", default=sys.executable, help="interpreter with torch and torchparity")
+    parser.add_argument(
+        "--config", help="torchparity.toml to use (default: torch_npu preset, no backend module)"
+    )
+    parser.add_argument(
+        "--python", default=sys.executable, help="interpreter with torch and torchparity"
+    )
     args = parser.parse_args(argv)
     refs = args.ref or REFS
     before = load()
@@ -48,14 +58,33 @@ def main(argv: list[str] | None = None) -> int:
             config.write_text(CONFIG)
 
         def run(these: list[str]) -> None:
-            argv = [args.python, "-m", "torchparity", "run", args.file, "--repo", args.repo,
-                    *[a for r in these for a in ("--ref", r)], "--device", "cpu", "--allow-cpu-fallback",
-                    "--config", str(config), "--store", str(work / "store")]
-            check(subprocess.run(argv, capture_output=True, text=True, cwd=work, env=isolated_env()),
-                  f"run on {', '.join(these)}", ok=(0, 1))
+            argv = [
+                args.python,
+                "-m",
+                "torchparity",
+                "run",
+                args.file,
+                "--repo",
+                args.repo,
+                *[a for r in these for a in ("--ref", r)],
+                "--device",
+                "cpu",
+                "--allow-cpu-fallback",
+                "--config",
+                str(config),
+                "--store",
+                str(work / "store"),
+            ]
+            check(
+                subprocess.run(argv, capture_output=True, text=True, cwd=work, env=isolated_env()),
+                f"run on {', '.join(these)}",
+                ok=(0, 1),
+            )
 
-        ways = {f"run on 1 ref ({refs[0]})": lambda: run(refs[:1]),
-                f"run on {len(refs)} refs ({', '.join(refs)})": lambda: run(refs)}
+        ways = {
+            f"run on 1 ref ({refs[0]})": lambda: run(refs[:1]),
+            f"run on {len(refs)} refs ({', '.join(refs)})": lambda: run(refs),
+        }
         times = interleaved(ways, args.rounds)
     one, many = times.values()
     print(f"machine: {machine(args.python)}; load average before: {before}, after: {load()}")
@@ -63,8 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     print(header(60))
     for name, values in times.items():
         print(row(name, values, 60))
-    print(f"{len(refs)} refs / 1 ref: {median(many) / median(one):.2f}x (median), "
-          f"{min(many) / min(one):.2f}x (min)  [target <= 1.5x]")
+    print(
+        f"{len(refs)} refs / 1 ref: {median(many) / median(one):.2f}x (median), "
+        f"{min(many) / min(one):.2f}x (min)  [target <= 1.5x]"
+    )
     return 0
 
 

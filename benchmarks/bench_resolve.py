@@ -16,29 +16,52 @@ from pathlib import Path
 TASK_LIST = [
     "torch.autograd.grad_mode.set_grad_enabled.clone",
     "torch.autograd.grad_mode.set_multithreading_enabled.clone",
-    "torch._utils._get_device_index", "Optimizer.zero_grad", "Tensor.ndim", "torch.BoolStorage",
-    "torch.nn.functional.relu", "torch.Tensor.add_", "torch.cuda.Event",
+    "torch._utils._get_device_index",
+    "Optimizer.zero_grad",
+    "Tensor.ndim",
+    "torch.BoolStorage",
+    "torch.nn.functional.relu",
+    "torch.Tensor.add_",
+    "torch.cuda.Event",
 ]
 MORE = [
-    "torch.add", "torch.relu", "torch.set_grad_enabled", "torch.no_grad", "torch.inference_mode",
-    "torch.nn.functional", "torch.cuda", "torch.autograd.Function.apply", "torch.Tensor.__torch_function__",
-    "torch.distributions.Distribution.set_default_validate_args", "torch.Tensor._make_subclass",
-    "torch.distributions.Normal.mean", "torch.float32", "torch.UntypedStorage",
-    "torch.profiler.ProfilerActivity.CPU", "torch.profiler.ProfilerAction.RECORD", "torch.nn.Linear",
-    "torch.Generator", "torch.autograd.grad", "torch.Size",
+    "torch.add",
+    "torch.relu",
+    "torch.set_grad_enabled",
+    "torch.no_grad",
+    "torch.inference_mode",
+    "torch.nn.functional",
+    "torch.cuda",
+    "torch.autograd.Function.apply",
+    "torch.Tensor.__torch_function__",
+    "torch.distributions.Distribution.set_default_validate_args",
+    "torch.Tensor._make_subclass",
+    "torch.distributions.Normal.mean",
+    "torch.float32",
+    "torch.UntypedStorage",
+    "torch.profiler.ProfilerActivity.CPU",
+    "torch.profiler.ProfilerAction.RECORD",
+    "torch.nn.Linear",
+    "torch.Generator",
+    "torch.autograd.grad",
+    "torch.Size",
 ]
-TEST_FILE = '''
+TEST_FILE = (
+    """
 import unittest
 import torch
 
 class TestBench(unittest.TestCase):
-''' + "".join(
-    f"    def test_mul_{i}(self):\n        self.assertEqual((torch.ones(4) * {i}).sum().item(), {4 * i})\n"
-    for i in range(50)
-) + '''
+"""
+    + "".join(
+        f"    def test_mul_{i}(self):\n        self.assertEqual((torch.ones(4) * {i}).sum().item(), {4 * i})\n"
+        for i in range(50)
+    )
+    + """
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
+)
 
 
 def _ms(values: list[float]) -> str:
@@ -59,7 +82,9 @@ def main() -> None:
     print(f"import torch in this process: {time.perf_counter() - t0:.2f} s")
     first = time.perf_counter()
     agent_resolve.resolve_many(names)
-    print(f"in-agent resolve, {len(names)} names, first pass: {(time.perf_counter() - first) * 1000:.1f} ms")
+    print(
+        f"in-agent resolve, {len(names)} names, first pass: {(time.perf_counter() - first) * 1000:.1f} ms"
+    )
     runs = []
     for _ in range(opts.repeat):
         t = time.perf_counter()
@@ -74,7 +99,9 @@ def main() -> None:
         t = time.perf_counter()
         resolve_api(TASK_LIST, sys.executable)
         e2e.append(time.perf_counter() - t)
-    print(f"resolve_api, the 9 task-list names with call-sample traces, new worker each time: {_ms(e2e)}")
+    print(
+        f"resolve_api, the 9 task-list names with call-sample traces, new worker each time: {_ms(e2e)}"
+    )
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "test_bench_mul.py"
@@ -88,7 +115,9 @@ def main() -> None:
                 t = time.perf_counter()
                 tr = trace_file(path, sys.executable, session=s)
                 per.append(time.perf_counter() - t)
-        print(f"first job on a new warm worker (start + import torch + resolve): {warm_start:.2f} s")
+        print(
+            f"first job on a new warm worker (start + import torch + resolve): {warm_start:.2f} s"
+        )
         print(f"trace_file, 50 tests ({tr.total_ops} operator calls), on a warm worker: {_ms(per)}")
 
 

@@ -31,15 +31,22 @@ from torchparity.review.repo import bot_squash_commits
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--repo", default=os.environ.get("TORCHPARITY_BACKEND_REPO"))
     ap.add_argument("--limit", type=int, default=40)
     ap.add_argument("--commit", action="append", default=[])
     ap.add_argument("--json", type=Path)
-    ap.add_argument("--all-rows", action="store_true", help="print every verdict, not only the contradicted")
+    ap.add_argument(
+        "--all-rows", action="store_true", help="print every verdict, not only the contradicted"
+    )
     args = ap.parse_args(argv)
     if not args.repo:
-        print("set TORCHPARITY_BACKEND_REPO or pass --repo (a clone of Ascend/pytorch)", file=sys.stderr)
+        print(
+            "set TORCHPARITY_BACKEND_REPO or pass --repo (a clone of Ascend/pytorch)",
+            file=sys.stderr,
+        )
         return 2
     repo = Path(args.repo)
     cfg = load_preset("torch_npu")
@@ -59,18 +66,26 @@ def main(argv: list[str] | None = None) -> int:
         totals.update({k: s[k] for k in ("claims", "verified", "contradicted", "unverifiable")})
         kinds.update(v.kind for v in result.verdicts)
         title = body.strip().splitlines()[0][:70]
-        print(f"{sha[:12]} {s['claims']:3} claims {s['verified']:3} verified {s['contradicted']:2} contradicted "
-              f"{s['unverifiable']:3} unverifiable  {times[-1]:5.2f}s  {title}")
+        print(
+            f"{sha[:12]} {s['claims']:3} claims {s['verified']:3} verified {s['contradicted']:2} contradicted "
+            f"{s['unverifiable']:3} unverifiable  {times[-1]:5.2f}s  {title}"
+        )
         for v in result.verdicts:
             if args.all_rows or v.verdict == "contradicted":
-                print(f"    {v.verdict[:6]} L{v.line} [{v.kind}] {v.text[:90]}\n           -> {v.detail}")
+                print(
+                    f"    {v.verdict[:6]} L{v.line} [{v.kind}] {v.text[:90]}\n           -> {v.detail}"
+                )
         report.append({"commit": sha, **result.to_json()})
     n = len(picked)
-    print(f"\n{n} PR texts: {totals['claims']} claims, {totals['verified']} verified, "
-          f"{totals['contradicted']} contradicted, {totals['unverifiable']} unverifiable")
+    print(
+        f"\n{n} PR texts: {totals['claims']} claims, {totals['verified']} verified, "
+        f"{totals['contradicted']} contradicted, {totals['unverifiable']} unverifiable"
+    )
     print("by kind: " + ", ".join(f"{k} {c}" for k, c in kinds.most_common()))
     if times:
-        print(f"time per review: median {sorted(times)[n // 2]:.2f}s, max {max(times):.2f}s, total {sum(times):.1f}s")
+        print(
+            f"time per review: median {sorted(times)[n // 2]:.2f}s, max {max(times):.2f}s, total {sum(times):.1f}s"
+        )
     if args.json:
         args.json.write_text(json.dumps(report, ensure_ascii=False, indent=1))
     return 0

@@ -42,9 +42,15 @@ def main() -> int:
             rid = store.new_run("run", ["run", "t.py"])
             for j in range(args.targets):
                 label = f"master@e{j}"
-                store.add_target(rid, label=label, ref="master", env=f"e{j}", result="PASS",
-                                 log=os.urandom(args.log_kib << 10),
-                                 record={"label": label, "result": "PASS", "run_id": rid})
+                store.add_target(
+                    rid,
+                    label=label,
+                    ref="master",
+                    env=f"e{j}",
+                    result="PASS",
+                    log=os.urandom(args.log_kib << 10),
+                    record={"label": label, "result": "PASS", "run_id": rid},
+                )
             for k in range(args.records):
                 store.put_record(f"stage{k}", "torch.add", {"stage": k, "run": rid}, run_id=rid)
             store.finish_run(rid, "PASS")
@@ -63,8 +69,10 @@ def main() -> int:
         one.targets(rows[0].id)
         one.records(rows[0].id)
         t_one = time.perf_counter() - t0
-    print(f"store: {args.runs} runs x {args.targets} targets x {args.records} records, {total_mib:.0f} MiB of logs "
-          f"(filled in {fill:.2f} s)")
+    print(
+        f"store: {args.runs} runs x {args.targets} targets x {args.records} records, {total_mib:.0f} MiB of logs "
+        f"(filled in {fill:.2f} s)"
+    )
     print(f"runs() cold, everything checked: {t_cold:.3f} s (target <= {TARGET_COLD_S} s)")
     print(f"runs() again in the same process: {t_warm:.3f} s")
     print(f"run(id) + targets(id) + records(id) of one run, cold: {t_one:.3f} s")

@@ -79,18 +79,35 @@ SEED_ISOLATION = textwrap.dedent(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=5, help="rounds (each runs every way once; default 5)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="rounds (each runs every way once; default 5)"
+    )
     parser.add_argument("--api", default=API, help=f"API to verify (default {API})")
-    parser.add_argument("--python", default=sys.executable, help="interpreter with torch and torchparity")
+    parser.add_argument(
+        "--python", default=sys.executable, help="interpreter with torch and torchparity"
+    )
     args = parser.parse_args(argv)
     env = isolated_env()
     before = load()
     with tempfile.TemporaryDirectory(prefix="torchparity-bench-") as tmp:
         work = Path(tmp)
-        verify = [args.python, "-m", "torchparity", "verify", args.api, "--store", str(work / "store"),
-                  "--out", str(work / "out")]
-        first = subprocess.run([*verify, "--json"], capture_output=True, text=True, cwd=work, env=env)
+        verify = [
+            args.python,
+            "-m",
+            "torchparity",
+            "verify",
+            args.api,
+            "--store",
+            str(work / "store"),
+            "--out",
+            str(work / "out"),
+        ]
+        first = subprocess.run(
+            [*verify, "--json"], capture_output=True, text=True, cwd=work, env=env
+        )
         check(first, "the first (untimed) verify")
         test_file = Path(json.loads(first.stdout)["outputs"]["test"])
         pattern = test_file.stem.removeprefix("test_")
@@ -104,7 +121,10 @@ def main(argv: list[str] | None = None) -> int:
             "seed's way: probe, file, isolation (3 interpreters)": lambda: [
                 run([args.python, "-c", SEED_PROBE], "the seed's probe"),
                 run([args.python, str(test_file), "-v"], "the seed's full run"),
-                run([args.python, "-c", SEED_ISOLATION, str(test_file), pattern], "the seed's isolation probe"),
+                run(
+                    [args.python, "-c", SEED_ISOLATION, str(test_file), pattern],
+                    "the seed's isolation probe",
+                ),
             ],
             "torchparity verify (embedded, warm worker)": lambda: run(verify, "verify"),
         }
@@ -116,10 +136,14 @@ def main(argv: list[str] | None = None) -> int:
     print(header(52))
     for name, values in times.items():
         print(row(name, values, 52))
-    print(f"verify / floor: {median(ours) / median(floor):.2f}x (median), "
-          f"{min(ours) / min(floor):.2f}x (min)  [target <= 1.5x]")
-    print(f"seed's way / verify: {median(seed) / median(ours):.2f}x faster (median), "
-          f"{min(seed) / min(ours):.2f}x (min)  [target >= 2x]")
+    print(
+        f"verify / floor: {median(ours) / median(floor):.2f}x (median), "
+        f"{min(ours) / min(floor):.2f}x (min)  [target <= 1.5x]"
+    )
+    print(
+        f"seed's way / verify: {median(seed) / median(ours):.2f}x faster (median), "
+        f"{min(seed) / min(ours):.2f}x (min)  [target >= 2x]"
+    )
     return 0
 
 

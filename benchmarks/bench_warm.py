@@ -37,7 +37,7 @@ from bench_verify import SEED_ISOLATION, SEED_PROBE  # noqa: E402
 from torchparity.exec import Job, WarmWorker  # noqa: E402
 from torchparity.exec.ship import isolated_env  # noqa: E402
 
-BODY = '''
+BODY = """
     def test_set_grad_enabled_clone(self):
         initial = torch.is_grad_enabled()
         with torch.set_grad_enabled(initial):
@@ -48,29 +48,37 @@ BODY = '''
 
     def test_add(self):
         self.assertEqual(torch.add(torch.ones(3), {i}).tolist(), [{i} + 1.0] * 3)
-'''
+"""
 
-TESTCASE_FILE = '''
+TESTCASE_FILE = (
+    """
 import torch
 from torch.testing._internal.common_utils import TestCase, run_tests
 
 
-class TestSmall{i}(TestCase):''' + BODY + '''
+class TestSmall{i}(TestCase):"""
+    + BODY
+    + """
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""
+)
 
-PLAIN_FILE = '''
+PLAIN_FILE = (
+    """
 import unittest
 import torch
 
 
-class TestSmall{i}(unittest.TestCase):''' + BODY + '''
+class TestSmall{i}(unittest.TestCase):"""
+    + BODY
+    + """
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
+)
 
 _RAN = re.compile(r"Ran \d+ tests? in ([\d.]+)s")
 
@@ -91,9 +99,15 @@ class Measured:
 def seed_way(python: str, files: list[Path]) -> None:
     env = isolated_env()
     for f in files:
-        for argv in ([python, "-c", SEED_PROBE], [python, str(f), "-v"],
-                     [python, "-c", SEED_ISOLATION, str(f), "test_"]):
-            check(subprocess.run(argv, env=env, capture_output=True, text=True, cwd=f.parent), f"seed step {argv[1]}")
+        for argv in (
+            [python, "-c", SEED_PROBE],
+            [python, str(f), "-v"],
+            [python, "-c", SEED_ISOLATION, str(f), "test_"],
+        ):
+            check(
+                subprocess.run(argv, env=env, capture_output=True, text=True, cwd=f.parent),
+                f"seed step {argv[1]}",
+            )
 
 
 def warm_way(python: str, files: list[Path], logs: Path, measured: Measured) -> None:
@@ -109,7 +123,9 @@ def warm_way(python: str, files: list[Path], logs: Path, measured: Measured) -> 
                 ("run_file", {"path": str(f), "argv": ["-v"]}),
                 ("isolation", {"path": str(f), "state": "grad_mode", "patterns": ["test_"]}),
             ):
-                res = worker.run(Job(op, args, logs / f"{i}-{op}.log", timeout=120, cwd=str(f.parent)))
+                res = worker.run(
+                    Job(op, args, logs / f"{i}-{op}.log", timeout=120, cwd=str(f.parent))
+                )
                 if res.status != "OK":
                     raise SystemExit(f"warm job {op} failed on {f}:\n{res.output}")
                 measured.body += _body_seconds(res.output)
@@ -119,16 +135,36 @@ def warm_way(python: str, files: list[Path], logs: Path, measured: Measured) -> 
 
 
 def run_verb(python: str, files: list[Path], store: Path) -> None:
-    argv = [python, "-m", "torchparity", "run", *map(str, files), "--isolation", "--state", "grad_mode",
-            "-k", "test_", "--store", str(store)]
-    check(subprocess.run(argv, capture_output=True, text=True, cwd=files[0].parent, env=isolated_env()),
-          "torchparity run")
+    argv = [
+        python,
+        "-m",
+        "torchparity",
+        "run",
+        *map(str, files),
+        "--isolation",
+        "--state",
+        "grad_mode",
+        "-k",
+        "test_",
+        "--store",
+        str(store),
+    ]
+    check(
+        subprocess.run(
+            argv, capture_output=True, text=True, cwd=files[0].parent, env=isolated_env()
+        ),
+        "torchparity run",
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--n", type=int, default=10, help="test files of each kind (default 10)")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds (each runs every way once; default 3)")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="rounds (each runs every way once; default 3)"
+    )
     parser.add_argument("--python", default=sys.executable, help="interpreter with torch")
     args = parser.parse_args(argv)
     before = load()
@@ -146,20 +182,29 @@ def main(argv: list[str] | None = None) -> int:
             measured = Measured()
             overheads: list[float] = []
 
-            def warm(files: list[Path] = files, measured: Measured = measured, kind: str = kind,
-                     overheads: list[float] = overheads) -> None:
+            def warm(
+                files: list[Path] = files,
+                measured: Measured = measured,
+                kind: str = kind,
+                overheads: list[float] = overheads,
+            ) -> None:
                 started = time.perf_counter()
                 warm_way(args.python, files, root / kind / "logs", measured)
                 wall = time.perf_counter() - started
                 overheads.append((wall - measured.startup - measured.body) / measured.jobs)
 
             ways = {
-                f"{kind}: seed's way ({3 * args.n} interpreters)": lambda files=files: seed_way(args.python, files),
+                f"{kind}: seed's way ({3 * args.n} interpreters)": lambda files=files: seed_way(
+                    args.python, files
+                ),
                 f"{kind}: warm worker ({3 * args.n} jobs)": warm,
             }
             if kind == "TestCase":
                 ways[f"{kind}: torchparity run ({2 * args.n + 1} jobs)"] = (
-                    lambda files=files, kind=kind: run_verb(args.python, files, root / kind / "store"))
+                    lambda files=files, kind=kind: run_verb(
+                        args.python, files, root / kind / "store"
+                    )
+                )
             results[kind] = (interleaved(ways, args.rounds), overheads)
     print(f"machine: {machine(args.python)}; load average before: {before}, after: {load()}")
     print(f"files: {args.n} of each kind; rounds: {args.rounds}, the order rotated every round")
@@ -169,13 +214,17 @@ def main(argv: list[str] | None = None) -> int:
             print(row(name, values, 44))
     for kind, (times, overheads) in results.items():
         seed, warm, *verb = times.values()
-        line = (f"ratio ({kind}): seed's way / warm worker {median(seed) / median(warm):.1f}x (median), "
-                f"{min(seed) / min(warm):.1f}x (min)")
+        line = (
+            f"ratio ({kind}): seed's way / warm worker {median(seed) / median(warm):.1f}x (median), "
+            f"{min(seed) / min(warm):.1f}x (min)"
+        )
         if verb:
             line += f"; seed's way / torchparity run {median(seed) / median(verb[0]):.1f}x (median)"
         print(line + ("  [target >= 15x]" if kind == "TestCase" else ""))
-        print(f"per-job overhead beyond test bodies ({kind}): {median(overheads) * 1000:.1f} ms (median), "
-              f"{min(overheads) * 1000:.1f} ms (min)  [target <= 50 ms]")
+        print(
+            f"per-job overhead beyond test bodies ({kind}): {median(overheads) * 1000:.1f} ms (median), "
+            f"{min(overheads) * 1000:.1f} ms (min)  [target <= 50 ms]"
+        )
     return 0
 
 

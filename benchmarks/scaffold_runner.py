@@ -36,7 +36,9 @@ def run_child(job, log_path, info_path, work):
     os.chdir(work)
     code = 1
     try:
-        if os.environ.get("BENCH_BACKEND_MODULE"):  # the backend, imported in the child (never before a fork)
+        if os.environ.get(
+            "BENCH_BACKEND_MODULE"
+        ):  # the backend, imported in the child (never before a fork)
             importlib.import_module(os.environ["BENCH_BACKEND_MODULE"])
         if job.get("standin"):
             info = standin.install(job["standin"])
@@ -80,9 +82,16 @@ def main():
         _, status = os.waitpid(pid, 0)
         text = open(log, encoding="utf-8", errors="replace").read()
         info = json.load(open(info_path)) if os.path.exists(info_path) else {}
-        results.append({"file": job["file"], "exit_code": os.waitstatus_to_exitcode(status),
-                        "summary": summary(text), "first_failure": first_failure(text),
-                        "replaced": info.get("replaced", []), "standin_problem": info.get("problem", "")})
+        results.append(
+            {
+                "file": job["file"],
+                "exit_code": os.waitstatus_to_exitcode(status),
+                "summary": summary(text),
+                "first_failure": first_failure(text),
+                "replaced": info.get("replaced", []),
+                "standin_problem": info.get("problem", ""),
+            }
+        )
     json.dump(results, open(sys.argv[2], "w"))
     shutil.rmtree(folder, ignore_errors=True)  # the logs and the tests' working folders
 

@@ -14,26 +14,43 @@ import pytest
 
 from .tiers import FastTierPlugin
 
-pytest_plugins = ["pytester", "tests.fakeagent"]  # pytester: the tier guard's tests; the `agent` fixture
+pytest_plugins = [
+    "pytester",
+    "tests.fakeagent",
+]  # pytester: the tier guard's tests; the `agent` fixture
 
 
 def pytest_configure(config: pytest.Config) -> None:
     # the fast tier imports no torch and starts no interpreter: tests/tiers.py holds it to that
     config.pluginmanager.register(FastTierPlugin(), "torchparity-fast-tier")
 
+
 GIT_ENV = {
-    "GIT_AUTHOR_NAME": "torchparity tests", "GIT_AUTHOR_EMAIL": "tests@example.invalid",
-    "GIT_COMMITTER_NAME": "torchparity tests", "GIT_COMMITTER_EMAIL": "tests@example.invalid",
+    "GIT_AUTHOR_NAME": "torchparity tests",
+    "GIT_AUTHOR_EMAIL": "tests@example.invalid",
+    "GIT_COMMITTER_NAME": "torchparity tests",
+    "GIT_COMMITTER_EMAIL": "tests@example.invalid",
 }
 
 
-def git(repo: Path, *args: str, input: str | None = None, env: dict[str, str] | None = None,
-        completed: bool = False) -> Any:
+def git(
+    repo: Path,
+    *args: str,
+    input: str | None = None,
+    env: dict[str, str] | None = None,
+    completed: bool = False,
+) -> Any:
     """``git -C repo *args`` with ``input`` on its stdin, as the tests' author (``env``, on top of this
     process's environment, replaces ``GIT_ENV``: another author, fixed dates). Its stdout, stripped, and an
     error if it fails; with ``completed``, the ``CompletedProcess`` whatever its exit status."""
-    proc = subprocess.run(["git", "-C", str(repo), *args], check=not completed, capture_output=True, text=True,
-                          env=dict(os.environ, **(GIT_ENV if env is None else env)), input=input)
+    proc = subprocess.run(
+        ["git", "-C", str(repo), *args],
+        check=not completed,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, **(GIT_ENV if env is None else env)),
+        input=input,
+    )
     return proc if completed else proc.stdout.strip()
 
 
@@ -94,7 +111,9 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """With TORCHPARITY_TEST_TIMES=FILE, each test phase's seconds go to FILE as it ends (the shares of a
     long run, read while it runs; benchmarks/bench_ci.py sums them)."""
     path = os.environ.get("TORCHPARITY_TEST_TIMES")
-    if path and not os.environ.get("PYTEST_XDIST_WORKER"):  # with -n, the controller writes each report once
+    if path and not os.environ.get(
+        "PYTEST_XDIST_WORKER"
+    ):  # with -n, the controller writes each report once
         with open(path, "a", encoding="utf-8") as fh:
             fh.write(f"{report.duration:.3f}\t{report.when}\t{report.outcome}\t{report.nodeid}\n")
 

@@ -47,9 +47,20 @@ def load(name: str | Path) -> list[Recorded]:
         if not line.strip():
             continue
         d = json.loads(line)
-        out.append(Recorded(d["op"], d.get("args", {}), Answer(
-            result=d.get("result", {}), output=d.get("output", ""), status=d.get("status", "OK"),
-            exit_code=d.get("exit_code"), signal=d.get("signal"), duration=float(d.get("duration", 0.0)))))
+        out.append(
+            Recorded(
+                d["op"],
+                d.get("args", {}),
+                Answer(
+                    result=d.get("result", {}),
+                    output=d.get("output", ""),
+                    status=d.get("status", "OK"),
+                    exit_code=d.get("exit_code"),
+                    signal=d.get("signal"),
+                    duration=float(d.get("duration", 0.0)),
+                ),
+            )
+        )
     return out
 
 
@@ -58,8 +69,12 @@ def _key(op: str, args: Mapping[str, Any]) -> str:
     if op == "resolve":
         return json.dumps(sorted(args.get("names", [])))
     if op in ("scaffold_facts", "scaffold_check", "alias_facts"):
-        return json.dumps(sorted(str(i.get("api", i.get("name", ""))) if isinstance(i, dict) else str(i)
-                                 for i in args.get("items", [])))
+        return json.dumps(
+            sorted(
+                str(i.get("api", i.get("name", ""))) if isinstance(i, dict) else str(i)
+                for i in args.get("items", [])
+            )
+        )
     if op in ("run_file", "isolation"):
         return os.path.basename(str(args.get("path", "")))
     if op == "trace":
@@ -89,8 +104,10 @@ class RecordedAgent:
             return self.overrides[job.op](job)
         same_op = [r for r in self.recordings if r.op == job.op]
         if not same_op:
-            raise LookupError(f"no recorded answer to a {job.op!r} job ({sorted(job.args)}); record one with "
-                              "`python -m tests.fakeagent`")
+            raise LookupError(
+                f"no recorded answer to a {job.op!r} job ({sorted(job.args)}); record one with "
+                "`python -m tests.fakeagent`"
+            )
         key = _key(job.op, job.args)
         matching = [rec for rec in same_op if _key(rec.op, rec.args) == key]
         if matching:
@@ -98,8 +115,10 @@ class RecordedAgent:
             used = self._used.get((job.op, key), 0)
             self._used[(job.op, key)] = used + 1
             return matching[min(used, len(matching) - 1)].answer
-        raise LookupError(f"no recorded {job.op!r} answer for {key!r}; recorded: "
-                          f"{sorted({_key(r.op, r.args) for r in same_op})}")
+        raise LookupError(
+            f"no recorded {job.op!r} answer for {key!r}; recorded: "
+            f"{sorted({_key(r.op, r.args) for r in same_op})}"
+        )
 
     def ops(self) -> list[str]:
         return [job.op for job in self.asked]
@@ -120,9 +139,21 @@ def recording(out: Path) -> Iterator[None]:
 
         def run(self, job: Job) -> Any:
             res = self.runner.run(job)
-            lines.append(json.dumps({
-                "op": job.op, "args": job.args, "status": res.status, "exit_code": res.exit_code,
-                "signal": res.signal, "result": res.result, "output": res.output}, sort_keys=True, default=str))
+            lines.append(
+                json.dumps(
+                    {
+                        "op": job.op,
+                        "args": job.args,
+                        "status": res.status,
+                        "exit_code": res.exit_code,
+                        "signal": res.signal,
+                        "result": res.result,
+                        "output": res.output,
+                    },
+                    sort_keys=True,
+                    default=str,
+                )
+            )
             return res
 
         def __getattr__(self, name: str) -> Any:
@@ -163,8 +194,10 @@ def agent(request: pytest.FixtureRequest) -> Iterator[RecordedAgent | None]:
             yield None
         return
     if not path.exists():
-        pytest.fail(f"no recording {path.relative_to(RECORDINGS.parent.parent)}: run this test once with "
-                    f"{RECORD_VARIABLE}=1 to record the real agent's answers")
+        pytest.fail(
+            f"no recording {path.relative_to(RECORDINGS.parent.parent)}: run this test once with "
+            f"{RECORD_VARIABLE}=1 to record the real agent's answers"
+        )
     replay = RecordedAgent.of(path)
     with answering(replay):
         yield replay

@@ -34,8 +34,13 @@ def _namespaces() -> bool:
 NAMESPACES = _namespaces()
 
 
-def run_python(code: str, *, readonly: list[Path] = (), tmpfs: tuple[Path, str] | None = None,  # type: ignore[assignment]
-               timeout: float = 120) -> Any:
+def run_python(
+    code: str,
+    *,
+    readonly: list[Path] = (),
+    tmpfs: tuple[Path, str] | None = None,  # type: ignore[assignment]
+    timeout: float = 120,
+) -> Any:
     """Run ``code`` (which prints one JSON document last) with ``readonly`` folders and ``tmpfs``
     (folder, size such as ``1m``) in place; returns that document."""
     mounts = []
@@ -61,7 +66,9 @@ def run_python(code: str, *, readonly: list[Path] = (), tmpfs: tuple[Path, str] 
             cmd = ["unshare", "-rm", "sh", "-c", " && ".join([*mounts, f"exec {py}"])]
         else:
             cmd = [sys.executable, "-c", code]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT
+        )
     finally:
         for p, mode in reversed(chmodded):
             p.chmod(mode)
@@ -88,8 +95,9 @@ print(json.dumps({{"results": results, "extra": extra}}))
 """
 
 
-def cli_calls(calls: list[list[str]], *, setup: str = "", after: str = "",
-              **where: Any) -> tuple[list[dict[str, Any]], Any]:
+def cli_calls(
+    calls: list[list[str]], *, setup: str = "", after: str = "", **where: Any
+) -> tuple[list[dict[str, Any]], Any]:
     """Run each ``torchparity`` argv in one process with the faults of ``run_python`` in place;
     returns each call's ``{rc, out, err}`` and what ``after`` left in ``extra``."""
     got = run_python(_CALLS.format(calls=json.dumps(calls), setup=setup, after=after), **where)

@@ -23,8 +23,17 @@ class LazyModule(types.ModuleType):
         return pytest.importorskip(self._lazy_name)
 
     def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("__") and attr.endswith("__"):
-            raise AttributeError(attr)
+        # introspection (pytest's collection asks for __test__, __wrapped__, ...) imports nothing;
+        # a module's own dunders (torch.__version__) are the module's
+        if (
+            attr.startswith("__")
+            and attr.endswith("__")
+            and attr not in ("__version__", "__file__")
+        ):
+            import sys
+
+            if self._lazy_name not in sys.modules:
+                raise AttributeError(attr)
         return getattr(self._load(), attr)
 
 

@@ -12,9 +12,11 @@ from torchparity.cli import main
 
 
 def _loaded(argv: list[str]) -> list[str]:
-    code = (f"import json, sys, torchparity.cli as c; c._load_verbs({argv!r}); "
-            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('torchparity.cli.') "
-            "and not m.split('.')[-1].startswith('_'))))")
+    code = (
+        f"import json, sys, torchparity.cli as c; c._load_verbs({argv!r}); "
+        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('torchparity.cli.') "
+        "and not m.split('.')[-1].startswith('_'))))"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(proc.stdout)
 
@@ -29,7 +31,9 @@ def test_a_verb_loads_its_own_module_only():
 @pytest.mark.slow
 def test_help_and_unknown_verbs_load_every_verb():
     every = _loaded(["--help"])
-    assert {"torchparity.cli.verify", "torchparity.cli.run", "torchparity.cli.coverage"} <= set(every)
+    assert {"torchparity.cli.verify", "torchparity.cli.run", "torchparity.cli.coverage"} <= set(
+        every
+    )
     assert _loaded([]) == every and _loaded(["nonsense"]) == every
 
 

@@ -28,7 +28,18 @@ def _one_error_line(capsys) -> str:
 @pytest.mark.parametrize("verb", ["run", "verify"])
 def test_a_timeout_that_is_not_positive_or_beyond_a_day_is_bad_input(tmp_path, capsys, verb, value):
     first = ["test_x.py"] if verb == "run" else ["torch.add"]
-    rc = main([verb, *first, "--python", sys.executable, "--timeout", value, "--store", str(tmp_path / "store")])
+    rc = main(
+        [
+            verb,
+            *first,
+            "--python",
+            sys.executable,
+            "--timeout",
+            value,
+            "--store",
+            str(tmp_path / "store"),
+        ]
+    )
     line = _one_error_line(capsys)
     assert rc == 2
     assert "--timeout" in line and "more than 0 and at most 86400" in line
@@ -40,8 +51,11 @@ def _store_with_a_run(tmp_path: Path) -> str:
     return str(tmp_path / "store")
 
 
-@pytest.mark.parametrize("data, says", [(BINARY, "is a binary file"), (LATIN1, "is not UTF-8 text")],
-                         ids=["binary", "latin-1"])
+@pytest.mark.parametrize(
+    "data, says",
+    [(BINARY, "is a binary file"), (LATIN1, "is not UTF-8 text")],
+    ids=["binary", "latin-1"],
+)
 @pytest.mark.parametrize("flag", ["--config", "--template", "--from", "--into"])
 def test_a_binary_or_undecodable_file_is_bad_input_naming_it(tmp_path, capsys, flag, data, says):
     bad = tmp_path / "bad.file"
@@ -53,7 +67,15 @@ def test_a_binary_or_undecodable_file_is_bad_input_naming_it(tmp_path, capsys, f
     elif flag == "--from":
         args = ["coverage", "--from", str(bad), "--repo", str(tmp_path)]
     else:
-        args = ["scaffold", "torch.add", "--into", str(bad), "--dry-run", "--python", sys.executable]
+        args = [
+            "scaffold",
+            "torch.add",
+            "--into",
+            str(bad),
+            "--dry-run",
+            "--python",
+            sys.executable,
+        ]
     rc = main(args)
     line = _one_error_line(capsys)
     assert rc == 2
@@ -61,11 +83,25 @@ def test_a_binary_or_undecodable_file_is_bad_input_naming_it(tmp_path, capsys, f
 
 
 @pytest.mark.slow
-def test_verify_with_a_missing_test_file_is_bad_input_and_leaves_no_run(tmp_path, make_repo, capsys):
+def test_verify_with_a_missing_test_file_is_bad_input_and_leaves_no_run(
+    tmp_path, make_repo, capsys
+):
     repo = make_repo({"master": {"test/test_a.py": "import unittest\n"}})
     store = tmp_path / "store"
-    rc = main(["verify", "torch.add", "--repo", str(repo), "--test-file", "test/missing.py", "--python",
-               sys.executable, "--store", str(store)])
+    rc = main(
+        [
+            "verify",
+            "torch.add",
+            "--repo",
+            str(repo),
+            "--test-file",
+            "test/missing.py",
+            "--python",
+            sys.executable,
+            "--store",
+            str(store),
+        ]
+    )
     line = _one_error_line(capsys)
     assert rc == 2 and "--test-file test/missing.py does not exist at" in line
     assert not (store / "store.sqlite").exists() or Store(store).runs() == []
@@ -79,8 +115,20 @@ def test_verify_with_a_binary_into_file_is_bad_input_before_any_work(tmp_path, m
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "a binary file")
     store = tmp_path / "store"
-    rc = main(["verify", "torch.add", "--repo", str(repo), "--into", "test/blob.py", "--python", sys.executable,
-               "--store", str(store)])
+    rc = main(
+        [
+            "verify",
+            "torch.add",
+            "--repo",
+            str(repo),
+            "--into",
+            "test/blob.py",
+            "--python",
+            sys.executable,
+            "--store",
+            str(store),
+        ]
+    )
     line = _one_error_line(capsys)
     assert rc == 2 and "--into test/blob.py at HEAD is a binary file" in line
     assert not (store / "store.sqlite").exists() or Store(store).runs() == []
@@ -89,12 +137,16 @@ def test_verify_with_a_binary_into_file_is_bad_input_before_any_work(tmp_path, m
 def _unshare_works() -> bool:
     if shutil.which("unshare") is None:
         return False
-    probe = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "true"], capture_output=True)
+    probe = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--mount", "true"], capture_output=True
+    )
     return probe.returncode == 0
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _unshare_works(), reason="needs unshare (user and mount namespaces) for a small tmpfs")
+@pytest.mark.skipif(
+    not _unshare_works(), reason="needs unshare (user and mount namespaces) for a small tmpfs"
+)
 def test_a_full_disk_is_exit_3_naming_the_path(tmp_path):
     store = _store_with_a_run(tmp_path)
     full = tmp_path / "full"
@@ -105,8 +157,14 @@ def test_a_full_disk_is_exit_3_naming_the_path(tmp_path):
         f"(dd if=/dev/zero of={full}/filler bs=1k count=64 2>/dev/null; true) && "
         f"{sys.executable} -m torchparity report 1 --kind pr --store {store} --out {out}"
     )
-    res = subprocess.run(["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script],
-                         capture_output=True, text=True, timeout=120)
+    res = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "--mount", "sh", "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
     assert res.returncode == 3, res.stderr
-    assert len(lines) == 1 and lines[0].startswith(f"ERROR: no space left writing {out}"), res.stderr
+    assert len(lines) == 1 and lines[0].startswith(f"ERROR: no space left writing {out}"), (
+        res.stderr
+    )

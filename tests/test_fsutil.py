@@ -53,7 +53,9 @@ def test_mode_given_wins_and_replaces_an_existing_file(tmp_path: Path, umask: No
     assert p.read_text() == "newer" and mode_of(p) == 0o750
 
 
-def test_the_temp_file_sits_in_the_target_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_temp_file_sits_in_the_target_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     seen: list[tuple[str, str]] = []
     real = os.replace
 

@@ -47,7 +47,9 @@ def test_a_program_that_is_no_interpreter_runs(guard: TierGuard) -> None:
 
 def test_importing_torch_is_refused(guard: TierGuard, monkeypatch: pytest.MonkeyPatch) -> None:
     for name in [m for m in sys.modules if m == "torch" or m.startswith("torch.")]:
-        monkeypatch.delitem(sys.modules, name)  # put back after the test (a whole run may have loaded it)
+        monkeypatch.delitem(
+            sys.modules, name
+        )  # put back after the test (a whole run may have loaded it)
     with pytest.raises(TierViolation, match="import torch"):
         importlib.import_module("torch")
     assert guard.violations == ["import torch"]
@@ -76,7 +78,9 @@ def test_what_counts_as_an_interpreter(tmp_path: Path) -> None:
     assert is_interpreter(["tool"], [str(script)])  # a console script runs python
     assert not is_interpreter(["tool.sh"], [str(shell)])
     assert not is_interpreter(["git", "status"], ["/usr/bin/git"])
-    assert command_runs_python("cd x && python3 -m pytest") and not command_runs_python("git status")
+    assert command_runs_python("cd x && python3 -m pytest") and not command_runs_python(
+        "git status"
+    )
 
 
 def _inner(pytester: pytest.Pytester, body: str) -> pytest.RunResult:
@@ -86,10 +90,14 @@ def _inner(pytester: pytest.Pytester, body: str) -> pytest.RunResult:
     return pytester.runpytest_inprocess("-m", "not slow", "-p", "no:cacheprovider")
 
 
-def test_a_fast_test_that_imports_torch_fails(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fast_test_that_imports_torch_fails(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for name in [m for m in sys.modules if m == "torch" or m.startswith("torch.")]:
         monkeypatch.delitem(sys.modules, name)
-    result = _inner(pytester, """
+    result = _inner(
+        pytester,
+        """
         import pytest
 
         def test_uses_torch():
@@ -104,14 +112,19 @@ def test_a_fast_test_that_imports_torch_fails(pytester: pytest.Pytester, monkeyp
         @pytest.mark.slow
         def test_slow_may():
             pass
-    """)
+    """,
+    )
     # the call fails, and so does the teardown of both: the swallowed refusal is still a failure
     result.assert_outcomes(failed=1, passed=1, errors=2, deselected=1)
-    result.stdout.fnmatch_lines(["*test_swallows_the_refusal*is in the fast tier but tried to import torch*"])
+    result.stdout.fnmatch_lines(
+        ["*test_swallows_the_refusal*is in the fast tier but tried to import torch*"]
+    )
 
 
 def test_a_fast_test_that_starts_an_interpreter_fails(pytester: pytest.Pytester) -> None:
-    result = _inner(pytester, f"""
+    result = _inner(
+        pytester,
+        f"""
         import subprocess
 
         def test_starts_python():
@@ -119,6 +132,7 @@ def test_a_fast_test_that_starts_an_interpreter_fails(pytester: pytest.Pytester)
 
         def test_runs_git():
             subprocess.run(["git", "--version"], check=True, capture_output=True)
-    """)
+    """,
+    )
     result.assert_outcomes(failed=1, passed=1, errors=1)
     result.stdout.fnmatch_lines(["*test_starts_python*tried to start an interpreter*"])

@@ -122,7 +122,8 @@ class TierGuard:
         # subprocess holds its own reference to fork_exec (``_fork_exec``); multiprocessing looks it up
         patches: list[tuple[Any, str, Callable[..., Any]]] = [
             (_posixsubprocess, "fork_exec", guarded_fork_exec(_posixsubprocess.fork_exec)),
-            (os, "posix_spawn", posix_spawn), (os, "system", system),
+            (os, "posix_spawn", posix_spawn),
+            (os, "system", system),
         ]
         if getattr(subprocess, "_fork_exec", None) is not None:
             patches.append((subprocess, "_fork_exec", guarded_fork_exec(subprocess._fork_exec)))
@@ -150,8 +151,14 @@ def heavy_modules_loaded() -> list[str]:
     return [name for name in HEAVY_MODULES if name in sys.modules]
 
 
-__all__ = ["HEAVY_MODULES", "TierGuard", "TierViolation", "command_runs_python", "heavy_modules_loaded",
-           "is_interpreter"]
+__all__ = [
+    "HEAVY_MODULES",
+    "TierGuard",
+    "TierViolation",
+    "command_runs_python",
+    "heavy_modules_loaded",
+    "is_interpreter",
+]
 
 
 class FastTierPlugin:

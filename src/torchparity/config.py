@@ -120,7 +120,9 @@ class Config:
         """The products the support pages list: the config's, else the torch_npu preset's."""
         return self.products or load_preset("torch_npu").products
 
-    def task_record(self, api: str | None, given: TaskRecord | None = None, *, repo: bool, lang: str = "zh") -> TaskRecord:
+    def task_record(
+        self, api: str | None, given: TaskRecord | None = None, *, repo: bool, lang: str = "zh"
+    ) -> TaskRecord:
         """What a run is asked to do, with this config's facts: the fields ``given`` (flags), else the
         config's ``[report]`` defaults; branches, products and the backend as configured now."""
         g = given or TaskRecord(api=None)
@@ -134,18 +136,32 @@ class Config:
             return str(value) if value not in (None, "") else None
 
         default_types = r.get("source_type") or ()
-        types = g.source_types or ((default_types,) if isinstance(default_types, str) else tuple(default_types))
+        types = g.source_types or (
+            (default_types,) if isinstance(default_types, str) else tuple(default_types)
+        )
         return TaskRecord(
-            api=api or g.api, title=g.title, source_types=tuple(types),
-            task_issue=pick("task_issue"), result_issue=pick("result_issue"),
-            task_title=pick("task_title"), result_title=pick("result_title"),
-            source_branch=g.source_branch, target_branch=g.target_branch,
-            interface_change=g.interface_change, upstream_patch=g.upstream_patch, upstream_note=g.upstream_note,
-            preset=self.preset, backend_module=self.backend_module,
-            active_branches=self.active_branches, maintenance_branches=self.maintenance_branches,
+            api=api or g.api,
+            title=g.title,
+            source_types=tuple(types),
+            task_issue=pick("task_issue"),
+            result_issue=pick("result_issue"),
+            task_title=pick("task_title"),
+            result_title=pick("result_title"),
+            source_branch=g.source_branch,
+            target_branch=g.target_branch,
+            interface_change=g.interface_change,
+            upstream_patch=g.upstream_patch,
+            upstream_note=g.upstream_note,
+            preset=self.preset,
+            backend_module=self.backend_module,
+            active_branches=self.active_branches,
+            maintenance_branches=self.maintenance_branches,
             maintenance_reason=self.maintenance_reason or None,
             products=tuple(TaskProduct(p.code, p.name) for p in self.docs_products),
-            repo=repo, lang=lang, docs_pr=g.docs_pr, torchparity_version=__version__,
+            repo=repo,
+            lang=lang,
+            docs_pr=g.docs_pr,
+            torchparity_version=__version__,
         )
 
     def is_maintenance(self, ref: str) -> bool:
@@ -159,7 +175,7 @@ class Config:
             known = ", ".join(sorted(self.envs)) or "none"
             raise UsageError(
                 f"unknown environment {name!r} in {self.source} (known: {known}); "
-                f"add [envs.{name}] python = \"...\" to {CONFIG_FILENAME}"
+                f'add [envs.{name}] python = "..." to {CONFIG_FILENAME}'
             ) from None
 
 
@@ -188,9 +204,21 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 
 _TOP_KEYS = {
-    "preset", "backend_module", "device", "test_roots", "active_branches",
-    "maintenance_branches", "maintenance_reason", "envs", "scaffold", "docs", "report", "backend_aliases",
-    "upstream", "ray", "run",
+    "preset",
+    "backend_module",
+    "device",
+    "test_roots",
+    "active_branches",
+    "maintenance_branches",
+    "maintenance_reason",
+    "envs",
+    "scaffold",
+    "docs",
+    "report",
+    "backend_aliases",
+    "upstream",
+    "ray",
+    "run",
 }
 
 
@@ -200,14 +228,18 @@ _ENV_KEYS = {"python", "device", "hardware", "emulated", "ray"}
 def _string(data: dict[str, Any], key: str, source: str, default: str = "") -> str:
     value = data.get(key, default)
     if not isinstance(value, str):
-        raise UsageError(f"{source}: {key} must be a string, got {value!r}; e.g. {key} = \"...\"")
+        raise UsageError(f'{source}: {key} must be a string, got {value!r}; e.g. {key} = "..."')
     return value
 
 
-def _strings(data: dict[str, Any], key: str, source: str, default: tuple[str, ...] = ()) -> tuple[str, ...]:
+def _strings(
+    data: dict[str, Any], key: str, source: str, default: tuple[str, ...] = ()
+) -> tuple[str, ...]:
     value = data.get(key, default)
     if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise UsageError(f"{source}: {key} must be a list of strings, got {value!r}; e.g. {key} = [\"...\"]")
+        raise UsageError(
+            f'{source}: {key} must be a list of strings, got {value!r}; e.g. {key} = ["..."]'
+        )
     return tuple(value)
 
 
@@ -222,8 +254,10 @@ def _aliases(data: dict[str, Any], source: str) -> dict[str, str]:
     table = _table(data, "backend_aliases", source)
     bad = [k for k, v in table.items() if not isinstance(v, str) or not v]
     if bad:
-        raise UsageError(f"{source}: [backend_aliases] {bad[0]} must name a module or API, e.g. "
-                         '"torch.npu" = "torch_npu.npu"')
+        raise UsageError(
+            f"{source}: [backend_aliases] {bad[0]} must name a module or API, e.g. "
+            '"torch.npu" = "torch_npu.npu"'
+        )
     return table
 
 
@@ -237,19 +271,26 @@ def _ray_needs(env: dict[str, Any], where: str) -> RayNeeds | None:
     resources = value.get("resources") or {}
     labels = value.get("labels") or {}
     if not isinstance(resources, dict) or not all(
-            isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in resources.values()):
-        raise UsageError(f"{where}: ray.resources must map names to positive numbers, e.g. {example}")
+        isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in resources.values()
+    ):
+        raise UsageError(
+            f"{where}: ray.resources must map names to positive numbers, e.g. {example}"
+        )
     if not isinstance(labels, dict) or not all(isinstance(v, str) and v for v in labels.values()):
         raise UsageError(f"{where}: ray.labels must map names to strings, e.g. {example}")
-    return RayNeeds(tuple((str(k), float(v)) for k, v in sorted(resources.items())),
-                    tuple((str(k), str(v)) for k, v in sorted(labels.items())))
+    return RayNeeds(
+        tuple((str(k), float(v)) for k, v in sorted(resources.items())),
+        tuple((str(k), str(v)) for k, v in sorted(labels.items())),
+    )
 
 
 def _ray(data: dict[str, Any], source: str) -> dict[str, Any]:
     table = _table(data, "ray", source)
     unknown = sorted(set(table) - {"address", "ship"})
     if unknown:
-        raise UsageError(f"{source}: [ray] unknown key(s) {', '.join(unknown)}; it takes address and ship")
+        raise UsageError(
+            f"{source}: [ray] unknown key(s) {', '.join(unknown)}; it takes address and ship"
+        )
     if "address" in table:
         _string(table, "address", f"{source}: [ray]")
     if "ship" in table:
@@ -261,11 +302,15 @@ def _run(data: dict[str, Any], source: str) -> dict[str, Any]:
     run = _table(data, "run", source)
     unknown = sorted(set(run) - {"max_output"})
     if unknown:
-        raise UsageError(f"{source}: [run] has unknown key(s) {', '.join(unknown)}; known keys: max_output")
+        raise UsageError(
+            f"{source}: [run] has unknown key(s) {', '.join(unknown)}; known keys: max_output"
+        )
     value = run.get("max_output", 0)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise UsageError(f"{source}: [run] max_output = {value!r}: give the bytes of each step's output kept "
-                         "(its head and tail), 0 to keep everything, e.g. max_output = 16777216")
+        raise UsageError(
+            f"{source}: [run] max_output = {value!r}: give the bytes of each step's output kept "
+            "(its head and tail), 0 to keep everything, e.g. max_output = 16777216"
+        )
     return run
 
 
@@ -279,11 +324,13 @@ def _build(data: dict[str, Any], preset: str, source: str) -> Config:
     for name, env in _table(data, "envs", source).items():
         where = f"{source}: [envs.{name}]"
         if not isinstance(env, dict) or not isinstance(env.get("python"), str):
-            raise UsageError(f"{where} needs python = \"/path/to/python\"")
+            raise UsageError(f'{where} needs python = "/path/to/python"')
         unknown_keys = sorted(set(env) - _ENV_KEYS)
         if unknown_keys:
-            raise UsageError(f"{where}: unknown key(s) {', '.join(unknown_keys)}; known keys: "
-                             f"{', '.join(sorted(_ENV_KEYS))}")
+            raise UsageError(
+                f"{where}: unknown key(s) {', '.join(unknown_keys)}; known keys: "
+                f"{', '.join(sorted(_ENV_KEYS))}"
+            )
         emulated = _string(env, "emulated", where)
         if emulated:
             emulation(emulated, f"{where} emulated")  # an unknown one is refused here
@@ -297,8 +344,12 @@ def _build(data: dict[str, Any], preset: str, source: str) -> Config:
         )
     docs = _table(data, "docs", source)
     for i, product in enumerate(docs.get("products") or []):
-        if not isinstance(product, dict) or not all(isinstance(product.get(k), str) for k in ("code", "name")):
-            raise UsageError(f"{source}: [[docs.products]] #{i + 1} needs code = \"...\" and name = \"...\"")
+        if not isinstance(product, dict) or not all(
+            isinstance(product.get(k), str) for k in ("code", "name")
+        ):
+            raise UsageError(
+                f'{source}: [[docs.products]] #{i + 1} needs code = "..." and name = "..."'
+            )
     return Config(
         preset=preset,
         source=source,
@@ -334,8 +385,11 @@ def detect_preset(repo: str | Path) -> str | None:
     for marker, preset in BACKEND_MARKERS:
         if (Path(repo) / marker).is_file():
             return preset
-        found = subprocess.run(["git", "-C", str(repo), "cat-file", "-e", f"HEAD:{marker}"],
-                               capture_output=True, check=False)
+        found = subprocess.run(
+            ["git", "-C", str(repo), "cat-file", "-e", f"HEAD:{marker}"],
+            capture_output=True,
+            check=False,
+        )
         if found.returncode == 0:
             return preset
     return None
@@ -348,12 +402,20 @@ def _without_file(repo: str | Path | None) -> Config:
     if repo is not None and Path(repo).is_dir():
         preset = detect_preset(repo)
         if preset is not None:
-            return replace(load_preset(preset), notice=(
-                f"no {CONFIG_FILENAME} in {repo}: it holds the {preset} package, so the {preset} preset is used "
-                f"(write preset = \"{preset}\" in {CONFIG_FILENAME} to make it explicit)"))
-        return replace(load_preset("default"), notice=(
-            f"no {CONFIG_FILENAME} in {repo} and no known backend package in it: generic defaults are used; "
-            f"choose a preset with preset = \"NAME\" in {CONFIG_FILENAME} ({', '.join(PRESETS[1:])})"))
+            return replace(
+                load_preset(preset),
+                notice=(
+                    f"no {CONFIG_FILENAME} in {repo}: it holds the {preset} package, so the {preset} preset is used "
+                    f'(write preset = "{preset}" in {CONFIG_FILENAME} to make it explicit)'
+                ),
+            )
+        return replace(
+            load_preset("default"),
+            notice=(
+                f"no {CONFIG_FILENAME} in {repo} and no known backend package in it: generic defaults are used; "
+                f'choose a preset with preset = "NAME" in {CONFIG_FILENAME} ({", ".join(PRESETS[1:])})'
+            ),
+        )
     return load_preset("default")
 
 
@@ -366,15 +428,21 @@ def _without_repo_templates(config: Config, file: Path) -> Config:
     from dataclasses import replace
 
     report = {k: v for k, v in config.report.items() if k != "templates"}
-    note = (f"[report] templates = {str(config.report['templates'])!r} in {file} is ignored: templates run on "
-            "this machine, and a repository's own config does not choose code to run here; the built-in "
-            f"templates are used (verify, batch and report take {ALLOW_REPO_TEMPLATES} to use the repository's, "
-            "rendered in a sandbox; or name a config of your own with --config)")
+    note = (
+        f"[report] templates = {str(config.report['templates'])!r} in {file} is ignored: templates run on "
+        "this machine, and a repository's own config does not choose code to run here; the built-in "
+        f"templates are used (verify, batch and report take {ALLOW_REPO_TEMPLATES} to use the repository's, "
+        "rendered in a sandbox; or name a config of your own with --config)"
+    )
     return replace(config, report=report, notice="; ".join(n for n in (config.notice, note) if n))
 
 
-def load_config(path: str | Path | None = None, repo: str | Path | None = None, *,
-                allow_repo_templates: bool = False) -> Config:
+def load_config(
+    path: str | Path | None = None,
+    repo: str | Path | None = None,
+    *,
+    allow_repo_templates: bool = False,
+) -> Config:
     """The config for this invocation (see the module docstring for the lookup order);
     ``allow_repo_templates``: keep the ``[report] templates`` of a config found in ``repo``."""
     if path is not None:
@@ -387,7 +455,9 @@ def load_config(path: str | Path | None = None, repo: str | Path | None = None, 
         file = next((c for c in candidates if c.is_file()), None)  # type: ignore[assignment]
         if file is None:
             return _without_file(repo)
-    data = _read_toml(read_text_file(file, "--config" if path is not None else "config file"), str(file))
+    data = _read_toml(
+        read_text_file(file, "--config" if path is not None else "config file"), str(file)
+    )
     preset = str(data.pop("preset", "default"))
     merged = _merge(_preset_data(preset), data)
     config = _build(merged, preset, str(file))

@@ -66,4 +66,6 @@ class EvidenceTampered(StoreCorrupt):
     """
 
     def __init__(self, message: str) -> None:
-        super().__init__(message if message.startswith("tampered evidence:") else f"tampered evidence: {message}")
+        super().__init__(
+            message if message.startswith("tampered evidence:") else f"tampered evidence: {message}"
+        )

@@ -23,15 +23,23 @@ DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 def disk_full(path: Path | str, exc: OSError) -> EnvironmentBroken:
     """The broken-environment error for a write to ``path`` that ran out of space."""
-    return EnvironmentBroken(f"no space left writing {path} ({os.strerror(exc.errno or errno.ENOSPC)}); "
-                             "free space there (or point the output elsewhere) and rerun")
+    return EnvironmentBroken(
+        f"no space left writing {path} ({os.strerror(exc.errno or errno.ENOSPC)}); "
+        "free space there (or point the output elsewhere) and rerun"
+    )
 
 
 def file_kind(mode: int) -> str:
     """What a file of ``mode`` (``st_mode``) is, in words: "a FIFO", "a character device", "a folder"..."""
-    for test, words in ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
-                        (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                        (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symlink")):
+    for test, words in (
+        (stat.S_ISREG, "a regular file"),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a symlink"),
+    ):
         if test(mode):
             return words
     return "not a regular file"
@@ -53,20 +61,30 @@ def write_regular(path: Path | str, data: bytes | str, flag: str) -> Path:
             st = os.stat(given)  # a loop of links is an OSError here
             target = Path(os.path.realpath(given))
             if not stat.S_ISREG(st.st_mode):
-                raise UsageError(f"{flag} {given} is a symlink to {target}, which is {file_kind(st.st_mode)}, "
-                                 "not a regular file; pass a file path")
+                raise UsageError(
+                    f"{flag} {given} is a symlink to {target}, which is {file_kind(st.st_mode)}, "
+                    "not a regular file; pass a file path"
+                )
         else:
             st = os.stat(given)
             if not stat.S_ISREG(st.st_mode):
-                raise UsageError(f"{flag} {given} is {file_kind(st.st_mode)}, not a regular file; pass a file path")
+                raise UsageError(
+                    f"{flag} {given} is {file_kind(st.st_mode)}, not a regular file; pass a file path"
+                )
     except FileNotFoundError:
         if given.is_symlink():
-            raise UsageError(f"{flag} {given} is a symlink that names nothing ({os.readlink(given)}); "
-                             "pass a file path") from None
+            raise UsageError(
+                f"{flag} {given} is a symlink that names nothing ({os.readlink(given)}); "
+                "pass a file path"
+            ) from None
     except OSError as exc:
-        raise UsageError(f"{flag} {given} cannot be looked at ({exc.strerror}); pass another path") from None
+        raise UsageError(
+            f"{flag} {given} cannot be looked at ({exc.strerror}); pass another path"
+        ) from None
     if not target.parent.is_dir():
-        raise UsageError(f"folder for {flag} does not exist: {target.parent}; create it or pass another path")
+        raise UsageError(
+            f"folder for {flag} does not exist: {target.parent}; create it or pass another path"
+        )
     atomic_write(target, data)  # the mode a plain open gives (0o666 less the umask), as before
     return target
 
@@ -82,16 +100,22 @@ def read_text_file(path: Path | str, flag: str) -> str:
     except IsADirectoryError:
         raise UsageError(f"{flag} {p} is a folder; pass a text file") from None
     except OSError as exc:
-        raise UsageError(f"{flag} {p} cannot be read ({exc.strerror}); pass a readable text file") from None
+        raise UsageError(
+            f"{flag} {p} cannot be read ({exc.strerror}); pass a readable text file"
+        ) from None
     nul = data.find(b"\x00")
     if nul >= 0:
-        raise UsageError(f"{flag} {p} is a binary file (a NUL byte at offset {nul}), not text; "
-                         "pass a UTF-8 text file") from None
+        raise UsageError(
+            f"{flag} {p} is a binary file (a NUL byte at offset {nul}), not text; "
+            "pass a UTF-8 text file"
+        ) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise UsageError(f"{flag} {p} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
-                         "save it as UTF-8 and retry") from None
+        raise UsageError(
+            f"{flag} {p} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "save it as UTF-8 and retry"
+        ) from None
 
 
 def current_umask() -> int:

@@ -40,8 +40,12 @@ class BlobReader:
 
 def _cat_file(repo: Path, stderr: int) -> subprocess.Popen[bytes]:
     try:
-        return subprocess.Popen(["git", "-C", str(repo), "cat-file", "--batch"], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=stderr)
+        return subprocess.Popen(
+            ["git", "-C", str(repo), "cat-file", "--batch"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+        )
     except FileNotFoundError as exc:
         raise EnvironmentBroken("git is not installed or not on PATH; install git") from exc
 
@@ -102,5 +106,7 @@ def stream_blobs(repo: Path, blobs: Sequence[str]) -> Iterator[tuple[str, bytes 
         code = proc.wait()
     if answered < len(blobs):
         why = err[-1] if err else f"exit {code}"
-        raise UsageError(f"git cat-file --batch in {repo} ended after {answered} of {len(blobs)} blobs ({why}); "
-                         "check the repository (git fsck)")
+        raise UsageError(
+            f"git cat-file --batch in {repo} ended after {answered} of {len(blobs)} blobs ({why}); "
+            "check the repository (git fsck)"
+        )

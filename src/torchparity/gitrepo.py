@@ -30,7 +30,9 @@ def git(repo: str | Path, *args: str, check: bool = True, input: bytes | None = 
     result = GitResult(proc.returncode, proc.stdout, proc.stderr)
     if check and proc.returncode != 0:
         msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise UsageError(f"git {' '.join(args[:3])} failed in {repo}: {msg[-1] if msg else proc.returncode}")
+        raise UsageError(
+            f"git {' '.join(args[:3])} failed in {repo}: {msg[-1] if msg else proc.returncode}"
+        )
     return result
 
 
@@ -41,7 +43,9 @@ def repo_root(path: str | Path) -> Path:
         raise UsageError(f"repository folder not found: {p}; pass an existing folder to --repo")
     res = git(p, "rev-parse", "--show-toplevel", check=False)
     if res.returncode != 0:
-        raise UsageError(f"{p} is not a git repository; pass a git checkout to --repo (or omit --repo)")
+        raise UsageError(
+            f"{p} is not a git repository; pass a git checkout to --repo (or omit --repo)"
+        )
     return Path(res.text.strip())
 
 
@@ -51,8 +55,20 @@ def resolve_commit(repo: str | Path, ref: str) -> str:
     if res.returncode != 0:
         hint = "give a branch, tag or commit that exists (see 'git branch -a' and 'git tag')"
         for remote in ("origin", "upstream"):
-            if git(repo, "rev-parse", "--verify", "--quiet", f"{remote}/{ref}^{{commit}}", check=False).returncode == 0:
-                hint = f"did you mean {remote}/{ref}? (a remote branch; no local branch {ref} exists)"
+            if (
+                git(
+                    repo,
+                    "rev-parse",
+                    "--verify",
+                    "--quiet",
+                    f"{remote}/{ref}^{{commit}}",
+                    check=False,
+                ).returncode
+                == 0
+            ):
+                hint = (
+                    f"did you mean {remote}/{ref}? (a remote branch; no local branch {ref} exists)"
+                )
                 break
         raise UsageError(f"unknown ref {ref!r} in {repo}; {hint}")
     return res.text.strip()
@@ -69,7 +85,8 @@ def path_exists(repo: str | Path, commit: str, path: str) -> bool:
     is missing from the object store still exists here, and a checkout says what is wrong with it)."""
     res = git(repo, "ls-tree", "--full-tree", commit, "--", path, check=False)
     return res.returncode == 0 and any(
-        line.split("\t", 1)[-1] == path and " blob " in line for line in res.text.splitlines())
+        line.split("\t", 1)[-1] == path and " blob " in line for line in res.text.splitlines()
+    )
 
 
 def commit_title(repo: str | Path, commit: str) -> str:

@@ -17,5 +17,7 @@ def name_patterns(name: str) -> list[str]:
 
 def is_private_name(name: str) -> bool:
     """PyTorch's underscore rule: a segment starting with ``_`` that is not a dunder (``__init__``)."""
-    return any(seg.startswith("_") and not (seg.startswith("__") and seg.endswith("__") and len(seg) > 4)
-               for seg in name.split("."))
+    return any(
+        seg.startswith("_") and not (seg.startswith("__") and seg.endswith("__") and len(seg) > 4)
+        for seg in name.split(".")
+    )

@@ -13,47 +13,88 @@ from .textsafe import escape_controls, md_code
 
 #: code -> (English, Chinese); ``{name}`` fields are the note's args
 PHRASES: dict[str, tuple[str, str]] = {
-    "worktree_remove_failed": ("git worktree remove failed; the folder was deleted by hand",
-                               "git worktree remove 失败，目录已手动删除"),
+    "worktree_remove_failed": (
+        "git worktree remove failed; the folder was deleted by hand",
+        "git worktree remove 失败，目录已手动删除",
+    ),
     "environment_broken": ("the environment is broken: {detail}", "环境错误：{detail}"),
-    "interrupted": ("interrupted ({detail}); the record is partial", "运行被中断（{detail}），记录不完整"),
-    "interrupted_before_end": ("interrupted before the target finished; the record is partial",
-                               "目标完成前运行被中断，记录不完整"),
-    "not_committed": ("{path} is not committed at {ref}: it was written into the worktree for this run",
-                      "{path} 在 {ref} 中尚未提交：本次运行时写入工作树"),
-    "probe_unfinished": ("the environment probe did not finish ({status})", "环境探测未完成（{status}）"),
-    "probe_retried": ("an environment probe ended {status} ({detail}); the probe was run again (no test had run)",
-                      "一次环境探测以 {status} 结束（{detail}），已重新探测（此前没有运行任何测试）"),
+    "interrupted": (
+        "interrupted ({detail}); the record is partial",
+        "运行被中断（{detail}），记录不完整",
+    ),
+    "interrupted_before_end": (
+        "interrupted before the target finished; the record is partial",
+        "目标完成前运行被中断，记录不完整",
+    ),
+    "not_committed": (
+        "{path} is not committed at {ref}: it was written into the worktree for this run",
+        "{path} 在 {ref} 中尚未提交：本次运行时写入工作树",
+    ),
+    "probe_unfinished": (
+        "the environment probe did not finish ({status})",
+        "环境探测未完成（{status}）",
+    ),
+    "probe_retried": (
+        "an environment probe ended {status} ({detail}); the probe was run again (no test had run)",
+        "一次环境探测以 {status} 结束（{detail}），已重新探测（此前没有运行任何测试）",
+    ),
     "device_unavailable": ("{detail}", "所需设备不可用：{detail}"),
     "not_a_pass": ("{path}: not a pass: {detail}", "{path} 不能算作通过：{detail}"),
     "checkout_failed": ("git could not check out {ref}: {detail}", "git 无法检出 {ref}：{detail}"),
-    "ray_node": ("ran on Ray node {node} (host {host}, {address})", "在 Ray 节点 {node}（主机 {host}，{address}）上运行"),
-    "node_lost_retried": ("the first attempt on Ray node {node} was lost ({detail}); this record is of the retry "
-                          "on another node", "首次尝试所在的 Ray 节点 {node} 已丢失（{detail}），本记录来自在另一节点上的重试"),
-    "node_lost": ("Ray node {node} was lost during this target ({detail}); no other node matches the "
-                  "environment, so it was not retried", "Ray 节点 {node} 在本目标运行期间丢失（{detail}）；"
-                  "没有其他节点符合该环境的要求，因此未重试"),
-    "node_lost_again": ("Ray node {node} was lost during the retry too ({detail}); it is not retried again",
-                        "重试所在的 Ray 节点 {node} 也已丢失（{detail}），不再重试"),
+    "ray_node": (
+        "ran on Ray node {node} (host {host}, {address})",
+        "在 Ray 节点 {node}（主机 {host}，{address}）上运行",
+    ),
+    "node_lost_retried": (
+        "the first attempt on Ray node {node} was lost ({detail}); this record is of the retry "
+        "on another node",
+        "首次尝试所在的 Ray 节点 {node} 已丢失（{detail}），本记录来自在另一节点上的重试",
+    ),
+    "node_lost": (
+        "Ray node {node} was lost during this target ({detail}); no other node matches the "
+        "environment, so it was not retried",
+        "Ray 节点 {node} 在本目标运行期间丢失（{detail}）；"
+        "没有其他节点符合该环境的要求，因此未重试",
+    ),
+    "node_lost_again": (
+        "Ray node {node} was lost during the retry too ({detail}); it is not retried again",
+        "重试所在的 Ray 节点 {node} 也已丢失（{detail}），不再重试",
+    ),
     "text": ("{text}", "{text}"),
     # why an official test did not start (records.upstream)
-    "upstream_missing_module_repo": ("the file could not start: the repo lacks {path} (module {module})",
-                                     "文件未能启动：仓库缺少 {path}（模块 {module}）"),
-    "upstream_missing_module_env": ("the file could not start: the environment has no module {module}",
-                                    "文件未能启动：环境中没有模块 {module}"),
-    "upstream_missing_file": ("the file could not start: the repo lacks the file {path}",
-                              "文件未能启动：仓库缺少文件 {path}"),
+    "upstream_missing_module_repo": (
+        "the file could not start: the repo lacks {path} (module {module})",
+        "文件未能启动：仓库缺少 {path}（模块 {module}）",
+    ),
+    "upstream_missing_module_env": (
+        "the file could not start: the environment has no module {module}",
+        "文件未能启动：环境中没有模块 {module}",
+    ),
+    "upstream_missing_file": (
+        "the file could not start: the repo lacks the file {path}",
+        "文件未能启动：仓库缺少文件 {path}",
+    ),
     "upstream_file_error": ("the file could not start: {detail}", "文件未能启动：{detail}"),
-    "upstream_no_instance": ("the file holds no instance of it for {device} (instantiated for: {devices})",
-                             "该文件没有它在 {device} 上的实例（已实例化的设备：{devices}）"),
-    "upstream_opinfo_other": ("OpInfo-driven: {count} instance(s), one per operator, none for the API's OpInfo",
-                              "由 OpInfo 驱动：共 {count} 个实例（每个算子一个），其中没有该 API 的 OpInfo"),
-    "upstream_budget": ("beyond max_tests ({count} per target); run it with --test",
-                        "超出每个目标最多 {count} 个用例的上限（max_tests），可用 --test 指定运行"),
-    "upstream_no_runner": ("the file stopped before its test runner started: {detail}",
-                           "文件在测试运行器启动前就已退出：{detail}"),
-    "upstream_unreported": ("the runner did not report it (the run ended {status}, exit code {exit_code})",
-                            "运行器没有报告该用例（运行结束状态 {status}，退出码 {exit_code}）"),
+    "upstream_no_instance": (
+        "the file holds no instance of it for {device} (instantiated for: {devices})",
+        "该文件没有它在 {device} 上的实例（已实例化的设备：{devices}）",
+    ),
+    "upstream_opinfo_other": (
+        "OpInfo-driven: {count} instance(s), one per operator, none for the API's OpInfo",
+        "由 OpInfo 驱动：共 {count} 个实例（每个算子一个），其中没有该 API 的 OpInfo",
+    ),
+    "upstream_budget": (
+        "beyond max_tests ({count} per target); run it with --test",
+        "超出每个目标最多 {count} 个用例的上限（max_tests），可用 --test 指定运行",
+    ),
+    "upstream_no_runner": (
+        "the file stopped before its test runner started: {detail}",
+        "文件在测试运行器启动前就已退出：{detail}",
+    ),
+    "upstream_unreported": (
+        "the runner did not report it (the run ended {status}, exit code {exit_code})",
+        "运行器没有报告该用例（运行结束状态 {status}，退出码 {exit_code}）",
+    ),
 }
 
 #: args shown as quoted evidence (code spans in Markdown): they are the tool's or a test's own words
@@ -65,7 +106,9 @@ def phrase(note: Note, lang: str = "en", markdown: bool = False) -> str:
     en, zh = PHRASES.get(note.code, ("{code}", "{code}"))
     template = zh if lang == "zh" else en
     args = dict(note.args, code=note.code)
-    if markdown:  # quoted args as code spans; the rest shown, never obeyed (controls and HTML escaped)
+    if (
+        markdown
+    ):  # quoted args as code spans; the rest shown, never obeyed (controls and HTML escaped)
         args = {k: (md_code(v) if k in QUOTED else _md_text(v)) for k, v in args.items()}
     try:
         return template.format(**args)

@@ -21,7 +21,9 @@ import re
 
 #: C0 controls but tab and newline, DEL, C1 controls; bidi overrides/isolates and marks; line and
 #: paragraph separators; the BOM/zero-width no-break space
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]")
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]"
+)
 _UNSAFE_OR_NEWLINE = re.compile(_UNSAFE.pattern[:-1] + "\n]")
 #: what ``json.dumps(ensure_ascii=False)`` leaves raw but a terminal may obey: DEL, C1, bidi, separators
 _JSON_RAW = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]")
@@ -62,7 +64,11 @@ def md_code(text: object) -> str:
     """``text`` as a Markdown code span no backtick inside can close; newlines become spaces."""
     body = one_line("" if text is None else str(text)).replace("\\n", " ")
     ticks = "`" * (_longest_run(body, "`") + 1)
-    if body.startswith("`") or body.endswith("`") or (body.startswith(" ") and body.endswith(" ") and body.strip()):
+    if (
+        body.startswith("`")
+        or body.endswith("`")
+        or (body.startswith(" ") and body.endswith(" ") and body.strip())
+    ):
         body = f" {body} "
     return f"{ticks}{body}{ticks}" if body else "` `"
 
@@ -102,6 +108,8 @@ def excerpt(log: str, max_lines: int = DEFAULT_OUTPUT_LINES) -> str:
         head = (max_lines + 1) // 2
         tail = max_lines - head
         out.extend(sec[:head])
-        out.append(f"[... {len(sec) - max_lines} lines left out here; the full log is in the store ...]")
-        out.extend(sec[len(sec) - tail:] if tail else [])
+        out.append(
+            f"[... {len(sec) - max_lines} lines left out here; the full log is in the store ...]"
+        )
+        out.extend(sec[len(sec) - tail :] if tail else [])
     return "\n".join(out)

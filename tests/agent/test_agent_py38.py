@@ -24,10 +24,16 @@ FILES = sorted(AGENT.glob("*.py"))
 
 #: (module, attribute) added after Python 3.8
 NEWER_ATTRS = {
-    ("math", "lcm"): "3.9", ("math", "nextafter"): "3.9", ("math", "ulp"): "3.9",
-    ("functools", "cache"): "3.9", ("ast", "unparse"): "3.9", ("random", "randbytes"): "3.9",
-    ("os", "waitstatus_to_exitcode"): "3.9", ("itertools", "pairwise"): "3.10",
-    ("sys", "stdlib_module_names"): "3.10", ("inspect", "get_annotations"): "3.10",
+    ("math", "lcm"): "3.9",
+    ("math", "nextafter"): "3.9",
+    ("math", "ulp"): "3.9",
+    ("functools", "cache"): "3.9",
+    ("ast", "unparse"): "3.9",
+    ("random", "randbytes"): "3.9",
+    ("os", "waitstatus_to_exitcode"): "3.9",
+    ("itertools", "pairwise"): "3.10",
+    ("sys", "stdlib_module_names"): "3.10",
+    ("inspect", "get_annotations"): "3.10",
 }
 #: modules added after Python 3.8
 NEWER_MODULES = {"zoneinfo": "3.9", "graphlib": "3.9", "tomllib": "3.11"}
@@ -48,7 +54,8 @@ def _dotted(node: ast.AST) -> str:
 
 def _is_dict(node: ast.AST) -> bool:
     return isinstance(node, (ast.Dict, ast.DictComp)) or (
-        isinstance(node, ast.Call) and _dotted(node.func) == "dict")
+        isinstance(node, ast.Call) and _dotted(node.func) == "dict"
+    )
 
 
 class _Scan(ast.NodeVisitor):
@@ -89,8 +96,12 @@ class _Scan(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         if _dotted(node.func) == "zip" and any(k.arg == "strict" for k in node.keywords):
             self._add(node, "zip(strict=...)", "3.10")
-        if _dotted(node.func) in ("isinstance", "issubclass") and len(node.args) == 2 \
-                and isinstance(node.args[1], ast.BinOp) and isinstance(node.args[1].op, ast.BitOr):
+        if (
+            _dotted(node.func) in ("isinstance", "issubclass")
+            and len(node.args) == 2
+            and isinstance(node.args[1], ast.BinOp)
+            and isinstance(node.args[1].op, ast.BitOr)
+        ):
             self._add(node, "isinstance(x, A | B)", "3.10")
         self.generic_visit(node)
 
@@ -143,8 +154,12 @@ class _Scan(ast.NodeVisitor):
 def scan(source: str, filename: str = "<agent>") -> list[str]:
     """Parse as Python 3.8 (a SyntaxError says what) and list the 3.9+ uses."""
     tree = ast.parse(source, filename, feature_version=(3, 8))
-    lazy = any(isinstance(n, ast.ImportFrom) and n.module == "__future__"
-               and any(a.name == "annotations" for a in n.names) for n in tree.body)
+    lazy = any(
+        isinstance(n, ast.ImportFrom)
+        and n.module == "__future__"
+        and any(a.name == "annotations" for a in n.names)
+        for n in tree.body
+    )
     scanner = _Scan(lazy)
     scanner.visit(tree)
     return scanner.found
@@ -163,51 +178,66 @@ def test_every_agent_file_is_python_38() -> None:
     assert problems == {}
 
 
-@pytest.mark.parametrize(("code", "says"), [
-    ("name = 'x'.removeprefix('y')", ".removeprefix()"),
-    ("b = a.removesuffix(c)", ".removesuffix()"),
-    ("import math\nn = math.lcm(2, 3)", "math.lcm"),
-    ("from functools import cache", "from functools import cache"),
-    ("import functools\n@functools.cache\ndef f():\n    pass", "functools.cache"),
-    ("import zoneinfo", "import zoneinfo"),
-    ("from graphlib import TopologicalSorter", "from graphlib import"),
-    ("merged = {'a': 1} | other", "dict | dict"),
-    ("merged = dict(a=1) | dict(b=2)", "dict | dict"),
-    ("def f(x: int | None):\n    pass", "X | Y in an annotation"),
-    ("def f() -> str | None:\n    pass", "X | Y in an annotation"),
-    ("names: list[str] = []", "list[...] at runtime"),
-    ("def f(x: dict[str, int]):\n    pass", "dict[...] at runtime"),
-    ("Pair = tuple[int, int]", "tuple[...] at runtime"),
-    ("ok = isinstance(v, int | str)", "isinstance(x, A | B)"),
-    ("for a, b in zip(x, y, strict=True):\n    pass", "zip(strict=...)"),
-])
+@pytest.mark.parametrize(
+    ("code", "says"),
+    [
+        ("name = 'x'.removeprefix('y')", ".removeprefix()"),
+        ("b = a.removesuffix(c)", ".removesuffix()"),
+        ("import math\nn = math.lcm(2, 3)", "math.lcm"),
+        ("from functools import cache", "from functools import cache"),
+        ("import functools\n@functools.cache\ndef f():\n    pass", "functools.cache"),
+        ("import zoneinfo", "import zoneinfo"),
+        ("from graphlib import TopologicalSorter", "from graphlib import"),
+        ("merged = {'a': 1} | other", "dict | dict"),
+        ("merged = dict(a=1) | dict(b=2)", "dict | dict"),
+        ("def f(x: int | None):\n    pass", "X | Y in an annotation"),
+        ("def f() -> str | None:\n    pass", "X | Y in an annotation"),
+        ("names: list[str] = []", "list[...] at runtime"),
+        ("def f(x: dict[str, int]):\n    pass", "dict[...] at runtime"),
+        ("Pair = tuple[int, int]", "tuple[...] at runtime"),
+        ("ok = isinstance(v, int | str)", "isinstance(x, A | B)"),
+        ("for a, b in zip(x, y, strict=True):\n    pass", "zip(strict=...)"),
+    ],
+)
 def test_the_scan_finds_each_newer_form(code: str, says: str) -> None:
     found = scan(code)
     assert any(says in f for f in found), found
 
 
-@pytest.mark.parametrize("code", [
-    "flags = a | b",  # ints, sets: fine on 3.8
-    "from __future__ import annotations\ndef f(x: int | None) -> list[str]:\n    pass",
-    "import typing\ndef f(x: typing.Optional[int]) -> typing.List[str]:\n    pass",
-    "text = 'abc'.lstrip('a')",
-    "import os\nif hasattr(os, 'pidfd_open'):\n    fd = os.pidfd_open(1)",
-])
+@pytest.mark.parametrize(
+    "code",
+    [
+        "flags = a | b",  # ints, sets: fine on 3.8
+        "from __future__ import annotations\ndef f(x: int | None) -> list[str]:\n    pass",
+        "import typing\ndef f(x: typing.Optional[int]) -> typing.List[str]:\n    pass",
+        "text = 'abc'.lstrip('a')",
+        "import os\nif hasattr(os, 'pidfd_open'):\n    fd = os.pidfd_open(1)",
+    ],
+)
 def test_code_that_runs_on_38_is_not_flagged(code: str) -> None:
     assert scan(code) == []
 
 
-@pytest.mark.parametrize("code", ["match x:\n    case 1:\n        pass", "with (open(a) as f, open(b) as g):\n    pass"])
+@pytest.mark.parametrize(
+    "code", ["match x:\n    case 1:\n        pass", "with (open(a) as f, open(b) as g):\n    pass"]
+)
 def test_newer_grammar_does_not_parse_as_38(code: str) -> None:
     with pytest.raises(SyntaxError):
         scan(code)
 
 
 def _python38() -> str | None:
-    cands = [shutil.which("python3.8")] + sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.8*/bin/python")))
+    cands = [shutil.which("python3.8")] + sorted(
+        glob.glob(os.path.expanduser("~/.pyenv/versions/3.8*/bin/python"))
+    )
     for c in cands:
-        if c and subprocess.run([c, "-c", "import sys; assert sys.version_info[:2] == (3, 8)"],
-                                capture_output=True).returncode == 0:
+        if (
+            c
+            and subprocess.run(
+                [c, "-c", "import sys; assert sys.version_info[:2] == (3, 8)"], capture_output=True
+            ).returncode
+            == 0
+        ):
             return c
     return None
 
@@ -229,10 +259,18 @@ def test_the_agent_package_imports_under_python_38(tmp_path: Path) -> None:
     if py38 is None:
         pytest.skip("no Python 3.8 interpreter here (python3.8 on PATH or ~/.pyenv/versions/3.8*)")
     before = {p for p in AGENT.rglob("*.pyc")}
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")
+    }
     env["PYTHONPYCACHEPREFIX"] = str(tmp_path / "pycache")
-    proc = subprocess.run([py38, "-c", _IMPORT_ALL], cwd=AGENT.parent, env=env, capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [py38, "-c", _IMPORT_ALL],
+        cwd=AGENT.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert set(proc.stdout.split()) == {p.stem for p in FILES if p.stem != "__init__"}
     assert list((tmp_path / "pycache").rglob("*.cpython-38.pyc"))  # the bytecode went here

@@ -1,5 +1,4 @@
-"""``agent/facts_checker.py``, in this interpreter: a checker that requires a message is given one.
-"""
+"""``agent/facts_checker.py``, in this interpreter: a checker that requires a message is given one."""
 
 from __future__ import annotations
 

@@ -14,8 +14,12 @@ def test_a_scheduler_made_of_others_is_built_from_two() -> None:
     from torchparity.agent.facts_domain import scheduler_facts
 
     chained = scheduler_facts(torch, torch.optim.lr_scheduler.ChainedScheduler)
-    assert chained["problem"] == "" and chained["args"].startswith("[torch.optim.lr_scheduler.StepLR(optimizer,")
-    assert chained["lrs"] == "[0.25, 0.25, 0.125]" and chained["last_epoch"] is None  # it keeps no epoch
+    assert chained["problem"] == "" and chained["args"].startswith(
+        "[torch.optim.lr_scheduler.StepLR(optimizer,"
+    )
+    assert (
+        chained["lrs"] == "[0.25, 0.25, 0.125]" and chained["last_epoch"] is None
+    )  # it keeps no epoch
     sequential = scheduler_facts(torch, torch.optim.lr_scheduler.SequentialLR)
     assert sequential["args"].startswith("optimizer, [") and sequential["last_epoch"] == 3
     step = scheduler_facts(torch, torch.optim.lr_scheduler.StepLR)

@@ -39,7 +39,9 @@ def test_an_operator_packet_is_called_with_its_overloads_parameters() -> None:
     valid, invalid = _probe("torch.ops.aten._add_relu")
     assert valid and invalid
     base = valid[0]
-    assert base.call.startswith("_API_(") and any(c[0] == "tensor" for c in base.checks), base.checks
+    assert base.call.startswith("_API_(") and any(c[0] == "tensor" for c in base.checks), (
+        base.checks
+    )
 
 
 @pytest.mark.slow
@@ -47,7 +49,9 @@ def test_a_function_of_only_args_and_kwargs_gets_the_parameters_its_error_names(
     # optimize_assert(*args, **kwargs) says "missing 1 required positional argument: 'backend'"
     valid, _ = _probe("torch._dynamo.optimize_assert")
     assert valid
-    assert valid[0].call in ('_API_("eager")', "_API_(lambda gm, example_inputs: gm.forward)"), valid[0].call
+    assert valid[0].call in ('_API_("eager")', "_API_(lambda gm, example_inputs: gm.forward)"), (
+        valid[0].call
+    )
     assert ["type", "result", "torch._dynamo.eval_frame.OptimizeContext"] in valid[0].checks
 
 
@@ -86,11 +90,16 @@ def test_a_star_parameter_is_given_one_value_when_the_call_needs_it() -> None:
     assert [p["kind"] for p in fp._param_list(take, "")] == ["positional", "var", "keyword"]
     engine = fp.Engine(torch, {"path": "x", "canonical": "x"}, take, None, "cpu")
     params = engine.signatures([], "_API_", take)[0]
-    assert [(p["name"], p["kind"]) for p in params] == [("f", "positional"), ("primals", "vararg"),
-                                                         ("flag", "keyword")]
+    assert [(p["name"], p["kind"]) for p in params] == [
+        ("f", "positional"),
+        ("primals", "vararg"),
+        ("flag", "keyword"),
+    ]
     assert fp._args_src(params, ["g", "t", None]) == "g, t"
     assert fp._args_src(params, ["g", None, "True"]) == "g, flag=True"
-    assert fp._args_src(params, [None, "t", "True"]) == "flag=True"  # it cannot go in place: left out
+    assert (
+        fp._args_src(params, [None, "t", "True"]) == "flag=True"
+    )  # it cannot go in place: left out
 
     def wrapper(*args: object, **kwargs: object) -> None:
         raise TypeError("wrapper() missing 1 required positional argument: 'backend'")
@@ -103,7 +112,9 @@ def test_a_star_parameter_is_given_one_value_when_the_call_needs_it() -> None:
 def test_a_returned_function_is_also_called_on_a_0d_tensor() -> None:
     valid, _ = _probe("torch.func.grad")  # grad(f) asks for a function of one number
     assert valid
-    assert any(c[1] == "result(torch.tensor(2.5, device=DEVICE))" for c in valid[0].checks), valid[0].checks
+    assert any(c[1] == "result(torch.tensor(2.5, device=DEVICE))" for c in valid[0].checks), valid[
+        0
+    ].checks
 
 
 @pytest.mark.slow
@@ -114,7 +125,9 @@ def test_the_modules_a_setup_spells_are_imported_first() -> None:
     sys.modules.pop(name, None)
     fp._load_modules(f"backend = {name}.C10dRendezvousBackend(store, 'run')")
     assert name in sys.modules
-    fp._load_modules("torch.nn.Linear(3, 2)")  # a class is not a module: nothing is remembered as one
+    fp._load_modules(
+        "torch.nn.Linear(3, 2)"
+    )  # a class is not a module: nothing is remembered as one
     assert "torch.nn.Linear" not in sys.modules
 
 
@@ -147,11 +160,26 @@ def test_a_docstring_cls_is_an_argument() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, call, check", [
-    ("torch.distributed.elastic.events.api.EventSource", "list(_API_)", ["eq", "result", "['AGENT', 'WORKER']"]),
-    ("torch.distributed.elastic.events.api.EventSource", "_API_('AGENT')", ["eq", "result.name", "'AGENT'"]),
-    ("torch.distributed.rpc.BackendType", "_API_['TENSORPIPE']", ["eq", "result.name", "'TENSORPIPE'"]),
-])
+@pytest.mark.parametrize(
+    "name, call, check",
+    [
+        (
+            "torch.distributed.elastic.events.api.EventSource",
+            "list(_API_)",
+            ["eq", "result", "['AGENT', 'WORKER']"],
+        ),
+        (
+            "torch.distributed.elastic.events.api.EventSource",
+            "_API_('AGENT')",
+            ["eq", "result.name", "'AGENT'"],
+        ),
+        (
+            "torch.distributed.rpc.BackendType",
+            "_API_['TENSORPIPE']",
+            ["eq", "result.name", "'TENSORPIPE'"],
+        ),
+    ],
+)
 def test_an_enum_is_probed_through_its_members(name: str, call: str, check: list) -> None:
     out = _facts(name)
     calls = {sc["call"]: sc["checks"] for sc in out["valid"]}
@@ -168,12 +196,20 @@ def test_the_call_an_error_asks_for_is_made_first() -> None:
     assert ["eq", "list(result)", "['state', 'param_groups']"] in sc["checks"]
 
 
-@pytest.mark.parametrize("message, asked", [
-    ("Please call `consolidate_state_dict(to=0)` on all ranks beforehand if you meant to save it",
-     [("consolidate_state_dict", "to=0")]),
-    ("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.", []),
-    ("do not call forward() twice; call self.eval() first", [("eval", "")]),
-])
+@pytest.mark.parametrize(
+    "message, asked",
+    [
+        (
+            "Please call `consolidate_state_dict(to=0)` on all ranks beforehand if you meant to save it",
+            [("consolidate_state_dict", "to=0")],
+        ),
+        (
+            "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.",
+            [],
+        ),
+        ("do not call forward() twice; call self.eval() first", [("eval", "")]),
+    ],
+)
 def test_only_a_call_asked_for_first_is_noted(message: str, asked: list) -> None:
     engine = fp.Engine(torch, {"path": "x", "canonical": "x"}, None, None, "cpu")
     engine._note_asked_call(message)
@@ -185,8 +221,12 @@ def test_every_named_setup_is_made_and_each_value_is_passed() -> None:
     calls = _calls("torch.nn.utils.vector_to_parameters")
     assert list(calls) == ["_API_(vec, parameters)"]  # not a call leaving the made parameters aside
     sc = calls["_API_(vec, parameters)"]
-    assert ["tensor", "parameters[0]", "torch.tensor([2.0, 0.0, -1.0], dtype=torch.float32)"] in sc["checks"]
-    assert ["tensor", "parameters[1]", "torch.tensor([3.0, 5.0], dtype=torch.float32)"] in sc["checks"]
+    assert ["tensor", "parameters[0]", "torch.tensor([2.0, 0.0, -1.0], dtype=torch.float32)"] in sc[
+        "checks"
+    ]
+    assert ["tensor", "parameters[1]", "torch.tensor([3.0, 5.0], dtype=torch.float32)"] in sc[
+        "checks"
+    ]
 
 
 @pytest.mark.slow
@@ -197,7 +237,11 @@ def test_a_download_reads_a_file_url_into_the_folder_given(tmp_path, monkeypatch
     calls = _calls("torch.hub.load_state_dict_from_url")
     assert all("model_dir=model_dir" in call for call in calls), list(calls)
     sc = calls["_API_(url, model_dir=model_dir)"]
-    assert ["tensor", "result['weight']", "torch.tensor([1.0, -2.0, 3.0], dtype=torch.float32)"] in sc["checks"]
+    assert [
+        "tensor",
+        "result['weight']",
+        "torch.tensor([1.0, -2.0, 3.0], dtype=torch.float32)",
+    ] in sc["checks"]
     assert not list(tmp_path.iterdir())  # nothing under $HOME/.cache
     assert "TORCH_HOME" not in os.environ  # put back as it was
 
@@ -208,7 +252,9 @@ def test_a_parameter_an_error_names_is_passed_next() -> None:
     sc = calls['_OWNER_.from_buffer(b"\\x00\\x00\\x80?\\x00\\x00\\x00@", "little")']
     assert ["eq", "result.cpu().tolist()", "[1.0, 2.0]"] in sc["checks"]
     calls = _calls("torch.UntypedStorage.from_buffer")
-    sc = next(sc for call, sc in calls.items() if "dtype=dtype" in call and 'byte_order="little"' in call)
+    sc = next(
+        sc for call, sc in calls.items() if "dtype=dtype" in call and 'byte_order="little"' in call
+    )
     assert ["eq", "result.cpu().tolist()", "[0, 0, 128, 63, 0, 0, 0, 64]"] in sc["checks"]
 
 
@@ -235,6 +281,7 @@ def test_a_base_exception_of_the_library_is_an_error_of_the_call() -> None:
 def test_a_library_base_exception_makes_no_invalid_test() -> None:
     """An invalid call raising a BaseException outside Exception would be written as
     ``assertRaises(BaseException)``, which any error passes: it is left out."""
+
     class Stop(BaseException):
         pass
 
@@ -250,6 +297,7 @@ def test_a_library_base_exception_makes_no_invalid_test() -> None:
 def test_an_asked_parameter_is_added_only_without_a_signature_of_its_own() -> None:
     """A Python function's own signature lists its parameters: a name its error mentions is not added
     (the rounds that would pass it only fail with "unexpected keyword argument")."""
+
     def plain(x):
         raise ValueError("no")
 

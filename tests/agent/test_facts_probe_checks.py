@@ -37,7 +37,10 @@ def test_a_typing_alias_is_checked_by_its_origin_and_arguments() -> None:
     assert valid
     checks = valid[0].checks
     assert ["eq", "repr(result.__origin__)", "'typing.Union'"] in checks or [
-        "eq", "repr(result.__origin__)", '"typing.Union"'] in checks, checks
+        "eq",
+        "repr(result.__origin__)",
+        '"typing.Union"',
+    ] in checks, checks
     names = [c for c in checks if c[1].startswith("[getattr(a")]
     assert names and "Tensor" in names[0][2] and "ForwardRef('Node')" in names[0][2], names
 
@@ -54,22 +57,34 @@ def test_a_drawn_result_is_checked_by_its_shape_and_dtype_not_its_values() -> No
 
 @pytest.mark.slow
 def test_drawn_tensors_agree_only_where_shape_and_dtype_agree() -> None:
-    first = [["tensor", "result", "torch.tensor([1.0, 2.0], dtype=torch.float32)"],
-             ["tensor", "other", "torch.tensor([1.0], dtype=torch.float32)"]]
-    second = [["tensor", "result", "torch.tensor([3.0, 4.0], dtype=torch.float32)"],
-              ["tensor", "other", "torch.tensor([1.0, 2.0], dtype=torch.float32)"]]
-    assert fp._drawn_tensors(torch, first, second) == [["eq", "result.shape", "torch.Size([2])"],
-                                                        ["eq", "result.dtype", "torch.float32"]]
+    first = [
+        ["tensor", "result", "torch.tensor([1.0, 2.0], dtype=torch.float32)"],
+        ["tensor", "other", "torch.tensor([1.0], dtype=torch.float32)"],
+    ]
+    second = [
+        ["tensor", "result", "torch.tensor([3.0, 4.0], dtype=torch.float32)"],
+        ["tensor", "other", "torch.tensor([1.0, 2.0], dtype=torch.float32)"],
+    ]
+    assert fp._drawn_tensors(torch, first, second) == [
+        ["eq", "result.shape", "torch.Size([2])"],
+        ["eq", "result.dtype", "torch.float32"],
+    ]
 
 
 @pytest.mark.slow
 def test_context_checks_are_not_read_as_drawn_tensors() -> None:
-    first = [["inside", "eq", "torch.is_grad_enabled()", "False"],
-             ["tensor", "result", "torch.tensor([1.0], dtype=torch.float32)"]]
-    second = [["inside", "eq", "torch.is_grad_enabled()", "False"],
-              ["tensor", "result", "torch.tensor([2.0], dtype=torch.float32)"]]
-    assert fp._drawn_tensors(torch, first, second) == [["eq", "result.shape", "torch.Size([1])"],
-                                                        ["eq", "result.dtype", "torch.float32"]]
+    first = [
+        ["inside", "eq", "torch.is_grad_enabled()", "False"],
+        ["tensor", "result", "torch.tensor([1.0], dtype=torch.float32)"],
+    ]
+    second = [
+        ["inside", "eq", "torch.is_grad_enabled()", "False"],
+        ["tensor", "result", "torch.tensor([2.0], dtype=torch.float32)"],
+    ]
+    assert fp._drawn_tensors(torch, first, second) == [
+        ["eq", "result.shape", "torch.Size([1])"],
+        ["eq", "result.dtype", "torch.float32"],
+    ]
 
 
 @pytest.mark.slow
@@ -95,8 +110,14 @@ def test_a_member_that_moves_a_modules_buffers_is_held_by_their_values() -> None
     # the recipe's observer has seen a batch: the call puts its minimum and maximum back to +-inf
     assert sc["setup"][-1].startswith("observer(")
     checks = {c[1]: c[2] for c in sc["checks"] if c[0] == "tensor"}
-    assert checks["observer.get_buffer('min_val')"] == 'torch.tensor(float("inf"), dtype=torch.float32)'
-    assert checks["observer.get_buffer('max_val')"] == 'torch.tensor(-float("inf"), dtype=torch.float32)'
+    assert (
+        checks["observer.get_buffer('min_val')"]
+        == 'torch.tensor(float("inf"), dtype=torch.float32)'
+    )
+    assert (
+        checks["observer.get_buffer('max_val')"]
+        == 'torch.tensor(-float("inf"), dtype=torch.float32)'
+    )
 
 
 @pytest.mark.slow
@@ -127,10 +148,13 @@ def test_a_watched_object_is_observed_whole() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, call, check", [
-    ("torch.random.seed", "_API_()", ["eq", "torch.random.initial_seed()", "result"]),
-    ("torch.Generator.seed", "generator.seed()", ["eq", "generator.initial_seed()", "result"]),
-])
+@pytest.mark.parametrize(
+    "name, call, check",
+    [
+        ("torch.random.seed", "_API_()", ["eq", "torch.random.initial_seed()", "result"]),
+        ("torch.Generator.seed", "generator.seed()", ["eq", "generator.initial_seed()", "result"]),
+    ],
+)
 def test_a_fresh_seed_is_read_back(name: str, call: str, check: list) -> None:
     sc = _calls(name)[call]
     assert sc["checks"] == [check]

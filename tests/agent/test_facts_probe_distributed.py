@@ -32,20 +32,31 @@ def test_dtensor_factories_run_under_a_one_device_mesh() -> None:
     assert "_MESH_.__exit__(None, None, None)" in first["teardown"]
     kinds = [c[0] for c in first["checks"]]
     assert ["type", "result", "torch.distributed.tensor.DTensor"] in first["checks"]
-    assert "tensor" in kinds and any(c[1] == "result.full_tensor()" for c in first["checks"]), first["checks"]
+    assert "tensor" in kinds and any(c[1] == "result.full_tensor()" for c in first["checks"]), (
+        first["checks"]
+    )
     assert not torch.distributed.is_initialized()
     assert not torch.distributed.device_mesh._mesh_resources.mesh_stack  # the mesh left too
     # the group goes first in the teardown: a mesh that failed to build leaves no _MESH_ to exit
-    assert first["teardown"].index("torch.distributed.destroy_process_group()") < first["teardown"].index(
-        "_MESH_.__exit__(None, None, None)")
+    assert first["teardown"].index("torch.distributed.destroy_process_group()") < first[
+        "teardown"
+    ].index("_MESH_.__exit__(None, None, None)")
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "check"), [
-    ("torch.distributed.rpc.remote", ["eq", "result.to_here()", "0"]),  # read before the agent shuts down
-    ("torch.distributed.rpc.rpc_async", ["eq", "result.wait()", "0"]),
-])
-def test_an_rpc_runs_on_a_one_worker_agent_and_its_result_is_awaited(name: str, check: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("name", "check"),
+    [
+        (
+            "torch.distributed.rpc.remote",
+            ["eq", "result.to_here()", "0"],
+        ),  # read before the agent shuts down
+        ("torch.distributed.rpc.rpc_async", ["eq", "result.wait()", "0"]),
+    ],
+)
+def test_an_rpc_runs_on_a_one_worker_agent_and_its_result_is_awaited(
+    name: str, check: list[str]
+) -> None:
     res = resolve(name)
     out = fp.probe_facts(torch, res, walk(res["path"]).obj, None, "cpu")
     assert out["valid"], out["problem"]
@@ -57,14 +68,27 @@ def test_an_rpc_runs_on_a_one_worker_agent_and_its_result_is_awaited(name: str, 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, call, check", [
-    ("torch.distributed.elastic.rendezvous.dynamic_rendezvous.RendezvousBackend.set_state", "backend.set_state(",
-     # the state, its token and that it was set: bytes held by value
-     ["eq", "result", "(b'\\x00\\x00\\x80?\\x00\\x00\\x00@', b'AACAPwAAAEA=', True)"]),
-    ("torch.distributed.elastic.rendezvous.RendezvousHandler.get_run_id", "handler.get_run_id()",
-     ["eq", "result", "'run'"]),
-    ("torch.distributed.device_mesh.DeviceMesh.get_coordinate", "mesh.get_coordinate()", ["eq", "result", "(0,)"]),
-])
+@pytest.mark.parametrize(
+    "name, call, check",
+    [
+        (
+            "torch.distributed.elastic.rendezvous.dynamic_rendezvous.RendezvousBackend.set_state",
+            "backend.set_state(",
+            # the state, its token and that it was set: bytes held by value
+            ["eq", "result", "(b'\\x00\\x00\\x80?\\x00\\x00\\x00@', b'AACAPwAAAEA=', True)"],
+        ),
+        (
+            "torch.distributed.elastic.rendezvous.RendezvousHandler.get_run_id",
+            "handler.get_run_id()",
+            ["eq", "result", "'run'"],
+        ),
+        (
+            "torch.distributed.device_mesh.DeviceMesh.get_coordinate",
+            "mesh.get_coordinate()",
+            ["eq", "result", "(0,)"],
+        ),
+    ],
+)
 def test_distributed_objects_have_recipes(name: str, call: str, check: list) -> None:
     out = _facts(name)
     assert out["valid"], out["problem"]
@@ -110,15 +134,22 @@ def test_fsdp_has_a_recipe() -> None:
     assert out["valid"], out["problem"]
     sc = out["valid"][0]
     assert sc["call"] == "fsdp.clip_grad_norm_(1)"
-    assert sc["checks"] == [["tensor", "result", "torch.tensor(2.8284270763397217, dtype=torch.float32)"]]
+    assert sc["checks"] == [
+        ["tensor", "result", "torch.tensor(2.8284270763397217, dtype=torch.float32)"]
+    ]
 
 
 @pytest.mark.slow
 def test_a_comm_hook_is_given_a_state_for_the_world_group_and_a_gradient_bucket() -> None:
-    calls = _calls("torch.distributed.algorithms.ddp_comm_hooks.powerSGD_hook.batched_powerSGD_hook")
+    calls = _calls(
+        "torch.distributed.algorithms.ddp_comm_hooks.powerSGD_hook.batched_powerSGD_hook"
+    )
     sc = calls["_API_(state, bucket)"]
     assert sc["setup"][-1].endswith("PowerSGDState(torch.distributed.group.WORLD)")
     assert "bucket = buckets[0]" in sc["setup"]
     # before start_powerSGD_iter the hook is a plain allreduce: of one process, the bucket itself
-    assert ["tensor", "result.wait()", "torch.tensor([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0], "
-            "dtype=torch.float32)"] in sc["checks"]
+    assert [
+        "tensor",
+        "result.wait()",
+        "torch.tensor([1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0], dtype=torch.float32)",
+    ] in sc["checks"]

@@ -37,8 +37,9 @@ def test_an_in_place_member_whose_result_is_double_gets_a_double_receiver() -> N
     valid, _ = engine.scenarios()
     assert valid
     assert "dtype=torch.float64" in valid[0].setup[0], valid[0].setup
-    assert ["same", "result", "x"] in valid[0].checks and any(c[0] == "tensor" and c[1] == "x"
-                                                              for c in valid[0].checks), valid[0].checks
+    assert ["same", "result", "x"] in valid[0].checks and any(
+        c[0] == "tensor" and c[1] == "x" for c in valid[0].checks
+    ), valid[0].checks
 
 
 @pytest.mark.slow
@@ -62,11 +63,14 @@ def test_no_subclass_that_overrides_the_member_stands_for_it() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", [
-    "torch.nn.utils.prune.L1Unstructured.remove",
-    "torch.nn.utils.prune.RandomStructured.apply_mask",
-    "torch.nn.utils.prune.PruningContainer.remove",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "torch.nn.utils.prune.L1Unstructured.remove",
+        "torch.nn.utils.prune.RandomStructured.apply_mask",
+        "torch.nn.utils.prune.PruningContainer.remove",
+    ],
+)
 def test_a_pruning_method_acts_on_the_module_it_was_applied_to(name: str) -> None:
     valid, _ = _probe(name)
     assert valid, name
@@ -87,13 +91,16 @@ def test_a_mask_is_computed_by_the_container_of_two_prunings() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", [
-    "torch.distributions.multivariate_normal.MultivariateNormal.mean",
-    "torch.distributions.lowrank_multivariate_normal.LowRankMultivariateNormal.variance",
-    "torch.distributions.wishart.Wishart.mode",
-    "torch.distributions.independent.Independent.variance",
-    "torch.distributions.mixture_same_family.MixtureSameFamily.mean",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "torch.distributions.multivariate_normal.MultivariateNormal.mean",
+        "torch.distributions.lowrank_multivariate_normal.LowRankMultivariateNormal.variance",
+        "torch.distributions.wishart.Wishart.mode",
+        "torch.distributions.independent.Independent.variance",
+        "torch.distributions.mixture_same_family.MixtureSameFamily.mean",
+    ],
+)
 def test_distributions_with_agreeing_parameters_are_built_from_recipes(name: str) -> None:
     valid, _ = _probe(name)
     made = [sc for sc in valid if sc.setup]
@@ -120,11 +127,14 @@ def test_no_pruning_recipe_draws_a_mask_on_the_device() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, check", [
-    ("torch.monitor.Stat.name", ["eq", "result", "'probe.stat'"]),
-    ("torch.monitor.Stat.count", ["eq", "result", "2"]),
-    ("torch.monitor.Event.data", ["eq", "result['step']", "3"]),
-])
+@pytest.mark.parametrize(
+    "name, check",
+    [
+        ("torch.monitor.Stat.name", ["eq", "result", "'probe.stat'"]),
+        ("torch.monitor.Stat.count", ["eq", "result", "2"]),
+        ("torch.monitor.Event.data", ["eq", "result['step']", "3"]),
+    ],
+)
 def test_monitor_objects_have_recipes(name: str, check: list) -> None:
     out = _facts(name)
     assert out["valid"], out["problem"]
@@ -134,14 +144,24 @@ def test_monitor_objects_have_recipes(name: str, check: list) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, line, check", [
-    ("torch.distributed.fsdp.FullyShardedDataParallel.optim_state_dict", "optim.step()",
-     ["eq", "list(result['state'])", "['weight', 'bias']"]),
-    ("torch.distributed.fsdp.FullyShardedDataParallel.shard_full_optim_state_dict",
-     "full_optim_state_dict = _OWNER_.full_optim_state_dict(model=model, optim=optim)",
-     ["eq", "list(result)", "['state', 'param_groups']"]),
-])
-def test_a_static_method_of_a_module_class_is_given_an_instance(name: str, line: str, check: list) -> None:
+@pytest.mark.parametrize(
+    "name, line, check",
+    [
+        (
+            "torch.distributed.fsdp.FullyShardedDataParallel.optim_state_dict",
+            "optim.step()",
+            ["eq", "list(result['state'])", "['weight', 'bias']"],
+        ),
+        (
+            "torch.distributed.fsdp.FullyShardedDataParallel.shard_full_optim_state_dict",
+            "full_optim_state_dict = _OWNER_.full_optim_state_dict(model=model, optim=optim)",
+            ["eq", "list(result)", "['state', 'param_groups']"],
+        ),
+    ],
+)
+def test_a_static_method_of_a_module_class_is_given_an_instance(
+    name: str, line: str, check: list
+) -> None:
     """``optim_state_dict(model, optim)``: the recipe's FSDP module, an Adam that stepped over it, and a
     parameter named after a sibling static method holds that method's result."""
     out = _facts(name)
@@ -152,18 +172,31 @@ def test_a_static_method_of_a_module_class_is_given_an_instance(name: str, line:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, call, check", [
-    # two distributions for a Distribution annotation
-    ("torch.distributions.kl.kl_divergence", "_API_(p, q)", None),
-    # a container with one entry: clearing it leaves an empty state
-    ("torch.nn.ParameterDict.clear", "params.clear()", ["eq", "list(params.state_dict())", "[]"]),
-    # a package written first
-    ("torch.package.PackageImporter.python_version", "importer.python_version()",
-     ["eq", "result", repr(__import__("platform").python_version())]),
-    # a backend holding a state; bytes are held by value
-    ("torch.distributed.elastic.rendezvous.c10d_rendezvous_backend.C10dRendezvousBackend.get_state",
-     "backend.get_state()", ["eq", "result", "(b'probe-state', b'cHJvYmUtc3RhdGU=')"]),
-])
+@pytest.mark.parametrize(
+    "name, call, check",
+    [
+        # two distributions for a Distribution annotation
+        ("torch.distributions.kl.kl_divergence", "_API_(p, q)", None),
+        # a container with one entry: clearing it leaves an empty state
+        (
+            "torch.nn.ParameterDict.clear",
+            "params.clear()",
+            ["eq", "list(params.state_dict())", "[]"],
+        ),
+        # a package written first
+        (
+            "torch.package.PackageImporter.python_version",
+            "importer.python_version()",
+            ["eq", "result", repr(__import__("platform").python_version())],
+        ),
+        # a backend holding a state; bytes are held by value
+        (
+            "torch.distributed.elastic.rendezvous.c10d_rendezvous_backend.C10dRendezvousBackend.get_state",
+            "backend.get_state()",
+            ["eq", "result", "(b'probe-state', b'cHJvYmUtc3RhdGU=')"],
+        ),
+    ],
+)
 def test_more_recipes(name: str, call: str, check: list | None) -> None:
     out = _facts(name)
     assert out["valid"], out["problem"]
@@ -176,19 +209,32 @@ def test_more_recipes(name: str, call: str, check: list | None) -> None:
 def test_backward_is_called_on_a_scalar_result_and_fills_the_leaf_gradient() -> None:
     sc = _calls("torch.Tensor.backward")["x.backward()"]
     assert sc["setup"][-1] == "x = (leaf * leaf).sum()"
-    assert ["tensor", "leaf.grad", "torch.tensor([2.0, -4.0, 6.0], dtype=torch.float32)"] in sc["checks"]
+    assert ["tensor", "leaf.grad", "torch.tensor([2.0, -4.0, 6.0], dtype=torch.float32)"] in sc[
+        "checks"
+    ]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, ctor, call, shape", [
-    ("torch.ao.nn.intrinsic.LinearReLU",
-     "_API_(torch.nn.Linear(3, 2, device=DEVICE), torch.nn.ReLU())", "linear_re_lu.forward(input)", "[2]"),
-    ("torch.ao.nn.intrinsic.ConvBnReLU2d",
-     "_API_(torch.nn.Conv2d(2, 2, 1, device=DEVICE), torch.nn.BatchNorm2d(2, device=DEVICE), torch.nn.ReLU())",
-     "conv_bn_re_lu2d.forward(input)", "[1, 2, 4, 4]"),
-])
+@pytest.mark.parametrize(
+    "name, ctor, call, shape",
+    [
+        (
+            "torch.ao.nn.intrinsic.LinearReLU",
+            "_API_(torch.nn.Linear(3, 2, device=DEVICE), torch.nn.ReLU())",
+            "linear_re_lu.forward(input)",
+            "[2]",
+        ),
+        (
+            "torch.ao.nn.intrinsic.ConvBnReLU2d",
+            "_API_(torch.nn.Conv2d(2, 2, 1, device=DEVICE), torch.nn.BatchNorm2d(2, device=DEVICE), torch.nn.ReLU())",
+            "conv_bn_re_lu2d.forward(input)",
+            "[1, 2, 4, 4]",
+        ),
+    ],
+)
 def test_a_fused_module_is_built_from_its_parts_and_its_forward_comes_first(
-        name: str, ctor: str, call: str, shape: str) -> None:
+    name: str, ctor: str, call: str, shape: str
+) -> None:
     out = _facts(name)
     assert out["valid"], out["problem"]
     calls = [sc["call"] for sc in out["valid"]]
@@ -211,4 +257,6 @@ def test_a_profiler_that_recorded_a_product_is_a_receiver() -> None:
 def test_a_class_reached_another_way_by_its_recipes_is_still_constructed() -> None:
     calls = _calls("torch.Tensor")
     assert "_API_()" in calls
-    assert ["tensor", "result", "torch.tensor([], dtype=torch.float32)"] in calls["_API_()"]["checks"]
+    assert ["tensor", "result", "torch.tensor([], dtype=torch.float32)"] in calls["_API_()"][
+        "checks"
+    ]

@@ -30,14 +30,23 @@ from torchparity.agent.objects import walk
 from torchparity.agent.resolve import resolve
 
 
-@pytest.mark.parametrize(("message", "name", "choices"), [
-    ("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'x'",
-     "rounding_mode", ["None", "'trunc'", "'floor'"]),
-    ("padding_mode must be one of ['zeros', 'reflect'], but got padding_mode='x'", "padding_mode",
-     ["'zeros'", "'reflect'"]),
-    ('mode should be one of "sum", "mean"', "mode", ["'sum'", "'mean'"]),
-    ("expected 2 arguments, got 1", "", []),
-])
+@pytest.mark.parametrize(
+    ("message", "name", "choices"),
+    [
+        (
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'x'",
+            "rounding_mode",
+            ["None", "'trunc'", "'floor'"],
+        ),
+        (
+            "padding_mode must be one of ['zeros', 'reflect'], but got padding_mode='x'",
+            "padding_mode",
+            ["'zeros'", "'reflect'"],
+        ),
+        ('mode should be one of "sum", "mean"', "mode", ["'sum'", "'mean'"]),
+        ("expected 2 arguments, got 1", "", []),
+    ],
+)
 def test_the_values_a_message_allows(message: str, name: str, choices: list[str]) -> None:
     assert fp.choices_named(message) == (name, choices)
 
@@ -52,11 +61,20 @@ def test_a_listed_value_makes_the_call_work() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "shape"), [
-    ("lp_pool2d", (1, 2, 4, 4)), ("conv_transpose3d", (1, 2, 4, 4, 4)), ("ReflectionPad1d", (1, 2, 4)),
-    ("add", None), ("fft2", None), ("_upsample_bilinear2d_aa", (1, 2, 4, 4)),
-])
-def test_an_api_named_for_its_spatial_dims_gets_a_batch_of_that_many(name: str, shape: tuple[int, ...] | None) -> None:
+@pytest.mark.parametrize(
+    ("name", "shape"),
+    [
+        ("lp_pool2d", (1, 2, 4, 4)),
+        ("conv_transpose3d", (1, 2, 4, 4, 4)),
+        ("ReflectionPad1d", (1, 2, 4)),
+        ("add", None),
+        ("fft2", None),
+        ("_upsample_bilinear2d_aa", (1, 2, 4, 4)),
+    ],
+)
+def test_an_api_named_for_its_spatial_dims_gets_a_batch_of_that_many(
+    name: str, shape: tuple[int, ...] | None
+) -> None:
     src = fp.pv.spatial_tensor(name)
     if shape is None:
         assert src == ""
@@ -73,25 +91,44 @@ def test_a_pooling_function_is_called_on_a_4d_input() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("param", "category"), [
-    ("module_cls", "class"), ("cls", "fresh_class"), ("backend", "backend"), ("compiler_fn", "backend"),
-    ("code", "code"), ("buffer", "bytes"), ("fn", "callable"),
-])
+@pytest.mark.parametrize(
+    ("param", "category"),
+    [
+        ("module_cls", "class"),
+        ("cls", "fresh_class"),
+        ("backend", "backend"),
+        ("compiler_fn", "backend"),
+        ("code", "code"),
+        ("buffer", "bytes"),
+        ("fn", "callable"),
+    ],
+)
 def test_parameter_names_pick_their_values(param: str, category: str) -> None:
     assert fp.pv.categories(param, "", "")[0] == category
     for src in fp.pv.POOLS[category]:
         eval(src, {"torch": torch, "DEVICE": torch.device("cpu")})
 
 
-@pytest.mark.parametrize(("message", "category"), [
-    ("expected a code object", "code"),
-    ("issubclass() arg 1 must be a class", "class"),
-    ("a bytes-like object is required, not 'str'", "bytes"),
-    ("element 0 of tensors does not require grad and does not have a grad_fn", "grad_tensor"),
-    ("It is not possible to get the gradient edge for a Tensor that does not require gradients", "grad_tensor"),
-    ("at::functionalization::impl::isFunctionalTensor(t) INTERNAL ASSERT FAILED at ...", "functional_tensor"),
-])
-def test_a_message_naming_the_kind_it_wanted_hints_the_first_argument(message: str, category: str) -> None:
+@pytest.mark.parametrize(
+    ("message", "category"),
+    [
+        ("expected a code object", "code"),
+        ("issubclass() arg 1 must be a class", "class"),
+        ("a bytes-like object is required, not 'str'", "bytes"),
+        ("element 0 of tensors does not require grad and does not have a grad_fn", "grad_tensor"),
+        (
+            "It is not possible to get the gradient edge for a Tensor that does not require gradients",
+            "grad_tensor",
+        ),
+        (
+            "at::functionalization::impl::isFunctionalTensor(t) INTERNAL ASSERT FAILED at ...",
+            "functional_tensor",
+        ),
+    ],
+)
+def test_a_message_naming_the_kind_it_wanted_hints_the_first_argument(
+    message: str, category: str
+) -> None:
     engine = fp.Engine(torch, {"path": "x", "canonical": "x"}, None, None, "cpu")
     engine._type_hint(message)
     assert engine.type_errors.get("#1") == category
@@ -119,7 +156,8 @@ def test_a_tensor_with_a_grad_fn_where_an_error_asks_for_one() -> None:
     assert valid
     assert any("requires_grad=True" in line for line in valid[0].setup), valid[0].setup
     assert ["type", "result", "torch.autograd.graph.GradientEdge"] in valid[0].checks or any(
-        "MulBackward0" in str(c) for c in valid[0].checks), valid[0].checks
+        "MulBackward0" in str(c) for c in valid[0].checks
+    ), valid[0].checks
 
 
 def test_a_class_parameter_of_a_registry_gets_a_class_of_the_tests_own_first() -> None:
@@ -127,13 +165,18 @@ def test_a_class_parameter_of_a_registry_gets_a_class_of_the_tests_own_first() -
     assert fp.pv.categories("module_cls", "", "")[0] == "class"
     fresh = eval(fp.pv.POOLS["fresh_class"][0], {"torch": torch})
     import dataclasses
+
     assert dataclasses.is_dataclass(dataclasses.dataclass(fresh))  # a decorator of classes takes it
 
 
-@pytest.mark.parametrize(("name", "annotation"), [
-    ("tensorlistlist", ""), ("lists", "List[List[Optional[Tensor]]]"),
-    ("x", "collections.abc.Sequence[collections.abc.Sequence[torch.Tensor | None]]"),
-])
+@pytest.mark.parametrize(
+    ("name", "annotation"),
+    [
+        ("tensorlistlist", ""),
+        ("lists", "List[List[Optional[Tensor]]]"),
+        ("x", "collections.abc.Sequence[collections.abc.Sequence[torch.Tensor | None]]"),
+    ],
+)
 def test_a_list_of_tensor_lists(name: str, annotation: str) -> None:
     assert fp.pv.categories(name, annotation, "")[0] == "tensor_lists"
 
@@ -154,20 +197,39 @@ def test_vjp_gets_its_primal() -> None:
     assert any(c[0] == "tensor" and c[1] == "result[0]" for c in base.checks), base.checks
 
 
-@pytest.mark.parametrize(("message", "count"), [
-    ("Requires two arguments, got 0", 2), ("takes exactly 2 arguments (0 given)", 2),
-    ("expected 3 arguments, got 0", 3), ("takes exactly one argument (0 given)", 1), ("no such thing", 0),
-])
-def test_a_count_of_arguments_in_an_error_gives_that_many_parameters(message: str, count: int) -> None:
+@pytest.mark.parametrize(
+    ("message", "count"),
+    [
+        ("Requires two arguments, got 0", 2),
+        ("takes exactly 2 arguments (0 given)", 2),
+        ("expected 3 arguments, got 0", 3),
+        ("takes exactly one argument (0 given)", 1),
+        ("no such thing", 0),
+    ],
+)
+def test_a_count_of_arguments_in_an_error_gives_that_many_parameters(
+    message: str, count: int
+) -> None:
     lists = fp._params_from_error(message)
     assert (len(lists[0]) if lists else 0) == count
 
 
-@pytest.mark.parametrize(("message", "name", "category"), [
-    ("threshold(): argument 'threshold' (position 2) must be Number, not Tensor", "threshold", "float"),
-    ("foo(): argument 'mode' (position 3) must be str, not int", "mode", "str"),
-    ("empty(): argument 'device' (position 2) must be torch.device, not int", "device", "device"),
-])
+@pytest.mark.parametrize(
+    ("message", "name", "category"),
+    [
+        (
+            "threshold(): argument 'threshold' (position 2) must be Number, not Tensor",
+            "threshold",
+            "float",
+        ),
+        ("foo(): argument 'mode' (position 3) must be str, not int", "mode", "str"),
+        (
+            "empty(): argument 'device' (position 2) must be torch.device, not int",
+            "device",
+            "device",
+        ),
+    ],
+)
 def test_the_type_an_argument_must_be(message: str, name: str, category: str) -> None:
     engine = fp.Engine(torch, {"path": "x", "canonical": "x"}, None, None, "cpu")
     engine._type_hint(message)
@@ -175,11 +237,14 @@ def test_the_type_an_argument_must_be(message: str, name: str, category: str) ->
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("api", "wanted"), [
-    ("torch.threshold", "_API_(input, "),  # two numbers after the tensor
-    ("torch.index_put_", "indices = "),  # a tuple or list of index tensors
-    ("torch.autograd.functional.jvp", "v=v"),  # "The vector v can only be None if ..."
-])
+@pytest.mark.parametrize(
+    ("api", "wanted"),
+    [
+        ("torch.threshold", "_API_(input, "),  # two numbers after the tensor
+        ("torch.index_put_", "indices = "),  # a tuple or list of index tensors
+        ("torch.autograd.functional.jvp", "v=v"),  # "The vector v can only be None if ..."
+    ],
+)
 def test_torch_functions_the_pools_did_not_reach(api: str, wanted: str) -> None:
     valid, _ = _probe(api)
     assert valid, api
@@ -214,7 +279,9 @@ def test_a_3d_transposed_convolution_gets_a_weight_of_its_dims() -> None:
 def test_bytes_only_for_an_annotation_that_is_bytes() -> None:
     assert fp.pv.categories("data", "bytes", "")[0] == "bytes"
     # a file argument (``torch.export.save``'s f) keeps its path and string values first
-    assert "bytes" not in fp.pv.categories("f", "typing.Union[str, os.PathLike[str], typing.IO[bytes]]", "")
+    assert "bytes" not in fp.pv.categories(
+        "f", "typing.Union[str, os.PathLike[str], typing.IO[bytes]]", ""
+    )
 
 
 @pytest.mark.parametrize(("name", "spatial"), [("atleast_2d", False), ("avg_pool2d.default", True)])
@@ -223,7 +290,10 @@ def test_the_spatial_rule_leaves_atleast_out_and_takes_overloads(name: str, spat
 
 
 def test_a_rejected_value_is_no_choice_and_a_second_operand_no_message() -> None:
-    assert fp.choices_named("act must be one of 'none' or 'tanh'. Got: 'bogus'") == ("act", ["'none'", "'tanh'"])
+    assert fp.choices_named("act must be one of 'none' or 'tanh'. Got: 'bogus'") == (
+        "act",
+        ["'none'", "'tanh'"],
+    )
     from torchparity.agent.facts_checker import _tail
 
     def same_shape(a: object, b: object) -> bool:
@@ -256,10 +326,16 @@ def test_probabilities_are_given_for_probs_before_any_tensor() -> None:
     assert "probs=torch.tensor([0.25, 0.5]" in valid[0].setup[0], valid[0].setup
 
 
-@pytest.mark.parametrize(("name", "cats"), [
-    ("hidden_size", ["int"]), ("in_channels", ["int"]), ("kernel_size", ["size"]), ("qconfig", ["qconfig"]),
-    ("nonlinearity", ["nonlinearity"]),
-])
+@pytest.mark.parametrize(
+    ("name", "cats"),
+    [
+        ("hidden_size", ["int"]),
+        ("in_channels", ["int"]),
+        ("kernel_size", ["size"]),
+        ("qconfig", ["qconfig"]),
+        ("nonlinearity", ["nonlinearity"]),
+    ],
+)
 def test_layer_widths_are_numbers_and_a_qconfig_is_a_qconfig(name: str, cats: list[str]) -> None:
     from torchparity.agent import probe_values as pv
 
@@ -276,10 +352,13 @@ def test_a_shape_environment_simplifies_a_symbolic_expression() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, value", [
-    ("torch.distributions.bernoulli.Bernoulli.log_prob", "enumerate_support()"),
-    ("torch.distributions.continuous_bernoulli.ContinuousBernoulli.cdf", "mean"),
-])
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("torch.distributions.bernoulli.Bernoulli.log_prob", "enumerate_support()"),
+        ("torch.distributions.continuous_bernoulli.ContinuousBernoulli.cdf", "mean"),
+    ],
+)
 def test_a_distribution_is_given_its_own_values(name: str, value: str) -> None:
     out = _facts(name)
     assert out["valid"], out["problem"]
@@ -296,14 +375,21 @@ def test_a_transformed_distribution_is_given_a_value_in_its_support() -> None:
     sc = out["valid"][0]
     assert "ExpTransform()" in sc["setup"][0]
     # its mean is not defined and it enumerates nothing: ones, in its batch shape, lie in its support
-    assert sc["setup"][-1] == "value = torch.ones(distribution.batch_shape + distribution.event_shape, device=DEVICE)"
+    assert (
+        sc["setup"][-1]
+        == "value = torch.ones(distribution.batch_shape + distribution.event_shape, device=DEVICE)"
+    )
 
 
 @pytest.mark.slow
 def test_only_a_distribution_is_given_a_distributions_values() -> None:
     out = _facts("torch.distributions.constraints._Interval.check")
     assert out["valid"], out["problem"]
-    assert not any(".mean" in line or "enumerate_support" in line for sc in out["valid"] for line in sc["setup"])
+    assert not any(
+        ".mean" in line or "enumerate_support" in line
+        for sc in out["valid"]
+        for line in sc["setup"]
+    )
 
 
 @pytest.mark.slow
@@ -312,15 +398,30 @@ def test_primals_and_tangents_are_tuples() -> None:
     assert out["valid"], out["problem"]
     sc = out["valid"][0]
     assert "primals = (torch.tensor([1.0, -2.0, 3.0], device=DEVICE),)" in sc["setup"]
-    assert ["tensor", "result[0]", "torch.tensor([1.0, 0.0, 3.0], dtype=torch.float32)"] in sc["checks"]
+    assert ["tensor", "result[0]", "torch.tensor([1.0, 0.0, 3.0], dtype=torch.float32)"] in sc[
+        "checks"
+    ]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, call, names", [
-    ("torch.fx.Node.append", "node.append(list(gm.graph.nodes)[0])", "['_0', 'input_1', '_1', 'output']"),
-    ("torch.fx.Node.prepend", "node.prepend(list(gm.graph.nodes)[2])", "['input_1', '_1', '_0', 'output']"),
-])
-def test_a_node_parameter_is_another_node_of_the_traced_graph(name: str, call: str, names: str) -> None:
+@pytest.mark.parametrize(
+    "name, call, names",
+    [
+        (
+            "torch.fx.Node.append",
+            "node.append(list(gm.graph.nodes)[0])",
+            "['_0', 'input_1', '_1', 'output']",
+        ),
+        (
+            "torch.fx.Node.prepend",
+            "node.prepend(list(gm.graph.nodes)[2])",
+            "['input_1', '_1', '_0', 'output']",
+        ),
+    ],
+)
+def test_a_node_parameter_is_another_node_of_the_traced_graph(
+    name: str, call: str, names: str
+) -> None:
     """Its effect shows in the order of the graph's node names (two call_module nodes swapped)."""
     out = _facts(name)
     calls = {sc["call"]: sc["checks"] for sc in out["valid"]}
@@ -334,21 +435,29 @@ def test_parameters_are_given_gradients_when_plain_tensors_find_no_call() -> Non
     assert out["valid"], out["problem"]
     sc = out["valid"][0]
     assert sc["setup"][0].startswith("parameters = [torch.nn.Parameter(")
-    assert ["tensor", "parameters[0].grad", "torch.tensor([0.25, -0.5, 0.5], dtype=torch.float32)"] in sc["checks"]
+    assert [
+        "tensor",
+        "parameters[0].grad",
+        "torch.tensor([0.25, -0.5, 0.5], dtype=torch.float32)",
+    ] in sc["checks"]
 
 
 @pytest.mark.slow
 def test_a_function_that_must_give_one_element_is_given_a_scalar_function() -> None:
     sc = _calls("torch.autograd.functional.hvp")["_API_(lambda x: (x ** 3).sum(), inputs, v=v)"]
     # the Hessian of sum(x**3) is diag(6x): times v = [1, -2, 3] at x = [1, -2, 3]
-    assert ["tensor", "result[1]", "torch.tensor([6.0, 24.0, 54.0], dtype=torch.float32)"] in sc["checks"]
+    assert ["tensor", "result[1]", "torch.tensor([6.0, 24.0, 54.0], dtype=torch.float32)"] in sc[
+        "checks"
+    ]
 
 
 @pytest.mark.slow
 def test_a_temperature_is_one_number() -> None:
     calls = _calls("torch.distributions.relaxed_bernoulli.LogitRelaxedBernoulli.rsample")
     sc = calls["logit_relaxed_bernoulli.rsample()"]
-    assert sc["setup"][0].startswith("logit_relaxed_bernoulli = _OWNER_(torch.tensor(0.5, device=DEVICE), ")
+    assert sc["setup"][0].startswith(
+        "logit_relaxed_bernoulli = _OWNER_(torch.tensor(0.5, device=DEVICE), "
+    )
     assert ["eq", "result.shape", "torch.Size([2])"] in sc["checks"]
 
 

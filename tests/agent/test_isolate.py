@@ -91,13 +91,17 @@ def test_an_interrupted_wait_kills_the_child_and_removes_its_folder() -> None:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
     assert time.monotonic() - t0 < 10  # the hung child was killed, not waited for
-    left = {n for n in set(os.listdir(isolate.tempfile.gettempdir())) - before if n.startswith("torchparity-child-")}
+    left = {
+        n
+        for n in set(os.listdir(isolate.tempfile.gettempdir())) - before
+        if n.startswith("torchparity-child-")
+    }
     assert not left
 
 
 def test_a_result_that_cannot_be_sent_is_reported() -> None:
     with pytest.raises(ChildFailed, match="cannot be sent back"):
-        in_child(lambda: (lambda: 1))  # a lambda does not pickle
+        in_child(lambda: lambda: 1)  # a lambda does not pickle
 
 
 @pytest.mark.slow
@@ -115,7 +119,9 @@ def test_torch_runs_with_one_thread_in_the_child_and_its_mode_stays_there() -> N
 
 
 @pytest.mark.slow
-def test_fork_safe_on_the_cpu_and_run_isolated_runs_here_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fork_safe_on_the_cpu_and_run_isolated_runs_here_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     torch = pytest.importorskip("torch")
     assert fork_safe("cpu") is True
     assert run_isolated(os.getpid) != os.getpid()
@@ -142,7 +148,9 @@ def test_isolated_facts_turns_a_crash_into_a_reason() -> None:
     assert isolated_facts("call", len, ("abc",)) == 3
     crashed = isolated_facts("call", os.abort)
     assert crashed["found"] is False
-    assert "measuring the call facts failed" in crashed["problem"] and "SIGABRT" in crashed["problem"]
+    assert (
+        "measuring the call facts failed" in crashed["problem"] and "SIGABRT" in crashed["problem"]
+    )
 
 
 def test_the_module_names_no_signal_it_cannot_name() -> None:

@@ -26,7 +26,9 @@ def test_a_code_object_is_checked_by_its_type_only() -> None:
 
     checks = observe(torch, Holder(), "result")
     assert not any("<measured here>" in str(c) or "co_filename" in c[1] for c in checks), checks
-    assert ["eq", "result.name", "'kept'"] in checks or ["eq", "result.name", '"kept"'] in checks, checks
+    assert ["eq", "result.name", "'kept'"] in checks or ["eq", "result.name", '"kept"'] in checks, (
+        checks
+    )
 
 
 @pytest.mark.slow
@@ -35,8 +37,11 @@ def test_a_future_is_observed_by_what_it_completes_with() -> None:
 
     fut = torch.futures.Future()
     fut.set_result(torch.tensor([1.0, 2.0]))
-    assert observe(torch, fut, "result")[1] == ["tensor", "result.wait()",
-                                                "torch.tensor([1.0, 2.0], dtype=torch.float32)"]
+    assert observe(torch, fut, "result")[1] == [
+        "tensor",
+        "result.wait()",
+        "torch.tensor([1.0, 2.0], dtype=torch.float32)",
+    ]
 
 
 @pytest.mark.slow
@@ -58,7 +63,9 @@ def test_a_str_enum_member_is_spelled_as_its_text() -> None:
     importlib.import_module("torch.distributed.rpc")
     assert literal(source) == "'AGENT'"
     assert observe(torch, torch.distributed.rpc.BackendType.TENSORPIPE, "r") == [
-        ["type", "r", "torch.distributed.rpc.backend_registry.BackendType"], ["eq", "r.name", "'TENSORPIPE'"]]
+        ["type", "r", "torch.distributed.rpc.backend_registry.BackendType"],
+        ["eq", "r.name", "'TENSORPIPE'"],
+    ]
 
 
 def test_a_large_dict_is_checked_by_its_first_keys_and_every_check_holds():
@@ -70,7 +77,11 @@ def test_a_large_dict_is_checked_by_its_first_keys_and_every_check_holds():
     assert ["eq", "len(result)", "25"] in checks
     keys = [c for c in checks if c[1].startswith("list(result)")]
     assert keys == [["eq", "list(result)[:10]", repr([f"k{i:02d}" for i in range(10)])]]
-    for kind, expr, payload in checks:  # what a generated test would assert, evaluated on the value itself
+    for (
+        kind,
+        expr,
+        payload,
+    ) in checks:  # what a generated test would assert, evaluated on the value itself
         if kind == "eq":
             assert eval(expr, {"result": value}) == eval(payload), expr
     small = observe(torch, {"a": 1, "b": 2}, "result")

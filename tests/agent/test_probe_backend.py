@@ -36,7 +36,7 @@ _mod.init = _init
 torch._register_device_module("fakedev", _mod)
 '''
 
-CHECKS_INIT = '''
+CHECKS_INIT = """
 import unittest
 import torch
 
@@ -48,7 +48,7 @@ class TestDeviceReady(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -60,12 +60,16 @@ def python_with_fake_backend(tmp_path_factory) -> str:
     pkg.mkdir()
     (pkg / "fake_backend_for_tests.py").write_text(textwrap.dedent(FAKE_BACKEND))
     purelib = next((home / "venv" / "lib").glob("python*/site-packages"))
-    (purelib / "torchparity_tests.pth").write_text("\n".join([*site.getsitepackages(), str(pkg)]) + "\n")
+    (purelib / "torchparity_tests.pth").write_text(
+        "\n".join([*site.getsitepackages(), str(pkg)]) + "\n"
+    )
     return str(home / "venv" / "bin" / "python")
 
 
 @pytest.mark.slow
-def test_probe_reports_backend_and_device_without_initialising_it_at_import(tmp_path, python_with_fake_backend):
+def test_probe_reports_backend_and_device_without_initialising_it_at_import(
+    tmp_path, python_with_fake_backend
+):
     worker = WarmWorker(python_with_fake_backend, "fake_backend_for_tests", "auto", tmp_path)
     try:
         probe = worker.run(Job("probe", {}, tmp_path / "probe.log", timeout=60))
@@ -82,7 +86,9 @@ def test_probe_reports_backend_and_device_without_initialising_it_at_import(tmp_
         # each job's child initialises the device; the worker never does
         test = tmp_path / "test_ready.py"
         test.write_text(CHECKS_INIT)
-        run = worker.run(Job("run_file", {"path": str(test), "argv": ["-v"]}, tmp_path / "run.log", timeout=60))
+        run = worker.run(
+            Job("run_file", {"path": str(test), "argv": ["-v"]}, tmp_path / "run.log", timeout=60)
+        )
         assert run.status == "OK", run.output
         again = worker.run(Job("probe", {}, tmp_path / "probe2.log", timeout=60))
         assert dict(again.result["facts"])["device_initialized_at_import"] is False
@@ -102,10 +108,14 @@ def test_missing_backend_module_is_an_environment_error(tmp_path):
 
 
 @pytest.mark.slow
-def test_probe_states_the_variables_that_steer_the_run(tmp_path, python_with_fake_backend, monkeypatch):
+def test_probe_states_the_variables_that_steer_the_run(
+    tmp_path, python_with_fake_backend, monkeypatch
+):
     from torchparity.agent.probe import steering_environment
 
-    for name, _ in steering_environment("fakedev"):  # whatever this machine sets, the test sets its own
+    for name, _ in steering_environment(
+        "fakedev"
+    ):  # whatever this machine sets, the test sets its own
         monkeypatch.delenv(name)
     monkeypatch.setenv("PYTORCH_TEST_WITH_SLOW", "1")
     monkeypatch.setenv("FAKEDEV_VISIBLE_DEVICES", "1")
@@ -118,8 +128,11 @@ def test_probe_states_the_variables_that_steer_the_run(tmp_path, python_with_fak
     finally:
         worker.close()
     environ = [(k, v) for k, v in probe.result["facts"] if k.startswith("environ_")]
-    assert environ == [("environ_CUDA_VISIBLE_DEVICES", ""), ("environ_FAKEDEV_VISIBLE_DEVICES", "1"),
-                       ("environ_PYTORCH_TEST_WITH_SLOW", "1")]
+    assert environ == [
+        ("environ_CUDA_VISIBLE_DEVICES", ""),
+        ("environ_FAKEDEV_VISIBLE_DEVICES", "1"),
+        ("environ_PYTORCH_TEST_WITH_SLOW", "1"),
+    ]
     assert "environ_PYTORCH_TEST_WITH_SLOW=1\n" in probe.output
 
 
@@ -127,10 +140,19 @@ def test_probe_on_cpu_does_not_read_a_device_prefix():
     from torchparity.agent.probe import steering_environment
 
     env = {"CPU_FOO": "1", "TORCH_HOME": "/t", "ASCEND_RT_VISIBLE_DEVICES": "0", "PATH": "/bin"}
-    assert steering_environment("cpu", env) == [("ASCEND_RT_VISIBLE_DEVICES", "0"), ("TORCH_HOME", "/t")]
-    npu = steering_environment("npu", {**env, "NPU_CALCULATE_DEVICE": "3", "HCCL_CONNECT_TIMEOUT": "9"})
-    assert npu == [("ASCEND_RT_VISIBLE_DEVICES", "0"), ("HCCL_CONNECT_TIMEOUT", "9"),
-                   ("NPU_CALCULATE_DEVICE", "3"), ("TORCH_HOME", "/t")]
+    assert steering_environment("cpu", env) == [
+        ("ASCEND_RT_VISIBLE_DEVICES", "0"),
+        ("TORCH_HOME", "/t"),
+    ]
+    npu = steering_environment(
+        "npu", {**env, "NPU_CALCULATE_DEVICE": "3", "HCCL_CONNECT_TIMEOUT": "9"}
+    )
+    assert npu == [
+        ("ASCEND_RT_VISIBLE_DEVICES", "0"),
+        ("HCCL_CONNECT_TIMEOUT", "9"),
+        ("NPU_CALCULATE_DEVICE", "3"),
+        ("TORCH_HOME", "/t"),
+    ]
 
 
 def test_a_value_with_a_newline_cannot_forge_a_log_line():

@@ -12,13 +12,20 @@ from torchparity.agent.objects import try_walk  # noqa: E402
 pytestmark = pytest.mark.slow
 
 
-@pytest.mark.parametrize(("module", "name", "expect"), [
-    # exported under another module name than the one whose globals it reads
-    ("torch.nn.attention", "list_flash_attention_impls", "torch.nn.attention._registry."),
-    # its module is hidden by a function of the same name: no path leads there
-    ("torch.ao.quantization.quantize", "get_default_custom_config_dict", None),
-    ("torch.multiprocessing.reductions", "init_reductions", "torch.multiprocessing.reductions."),
-])
+@pytest.mark.parametrize(
+    ("module", "name", "expect"),
+    [
+        # exported under another module name than the one whose globals it reads
+        ("torch.nn.attention", "list_flash_attention_impls", "torch.nn.attention._registry."),
+        # its module is hidden by a function of the same name: no path leads there
+        ("torch.ao.quantization.quantize", "get_default_custom_config_dict", None),
+        (
+            "torch.multiprocessing.reductions",
+            "init_reductions",
+            "torch.multiprocessing.reductions.",
+        ),
+    ],
+)
 def test_each_path_leads_back_to_the_registry(module: str, name: str, expect: str | None) -> None:
     fn = getattr(importlib.import_module(module), name)
     paths = touched_containers(fn)

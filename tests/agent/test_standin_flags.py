@@ -22,8 +22,12 @@ def _install_and_read(name: str) -> tuple[dict[str, object], str, bool, str]:
     holder = name.rsplit(".", 1)[0]
     value = eval(name, {"torch": torch})
     other = eval(f"{holder}.is_available()", {"torch": torch})
-    return out, repr(value), bool(other) == bool(eval(f"{holder}.is_available()", {"torch": torch})), type(
-        eval(holder, {"torch": torch})).__name__
+    return (
+        out,
+        repr(value),
+        bool(other) == bool(eval(f"{holder}.is_available()", {"torch": torch})),
+        type(eval(holder, {"torch": torch})).__name__,
+    )
 
 
 @pytest.mark.slow

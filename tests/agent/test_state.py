@@ -44,7 +44,9 @@ def test_inference_mode_is_entered_and_left():
 def test_api_to_state_link_is_data_and_follows_parents_and_aliases():
     assert state.states_for_api("torch.autograd.grad_mode.set_grad_enabled.clone") == ("grad_mode",)
     assert state.states_for_api("torch.set_grad_enabled") == ("grad_mode",)
-    assert state.states_for_api("torch.autograd.grad_mode.set_multithreading_enabled.clone") == ("multithreading",)
+    assert state.states_for_api("torch.autograd.grad_mode.set_multithreading_enabled.clone") == (
+        "multithreading",
+    )
     assert state.states_for_api("torch.inference_mode") == ("inference_mode", "grad_mode")
     assert state.states_for_api("torch.nn.functional.relu") == ()
     for states in state.API_STATES.values():
@@ -53,8 +55,14 @@ def test_api_to_state_link_is_data_and_follows_parents_and_aliases():
 
 @pytest.mark.slow
 def test_a_state_this_torch_lacks_is_skipped_with_the_reason():
-    spec = state.StateSpec("imaginary", "IMAGINARY", getter=lambda: torch.imaginary_state(),
-                           setter=None, values=(False, True), requires=("torch.imaginary_state",))
+    spec = state.StateSpec(
+        "imaginary",
+        "IMAGINARY",
+        getter=lambda: torch.imaginary_state(),
+        setter=None,
+        values=(False, True),
+        requires=("torch.imaginary_state",),
+    )
     usable, skipped = state.usable({"imaginary": spec})
     assert usable == {}
     assert skipped == {"imaginary": "this torch has no torch.imaginary_state"}

@@ -14,7 +14,12 @@ from torchparity.agent.type_facts import Types
 def test_a_pybind_class_whose_qualname_is_its_path_is_not_prefixed_twice():
     # torch.jit.ScriptFunction reports __module__ "torch.jit" and __qualname__ "torch.jit.ScriptFunction"
     cls = torch.jit.ScriptFunction
-    for name in (class_path(cls), qualified_name(cls), _mro(cls)[0], Types(torch, {}).of_class(cls)):
+    for name in (
+        class_path(cls),
+        qualified_name(cls),
+        _mro(cls)[0],
+        Types(torch, {}).of_class(cls),
+    ):
         assert name == "torch.jit.ScriptFunction"
         assert try_walk(name) is not None and try_walk(name).obj is cls
 
@@ -23,5 +28,8 @@ def test_a_pybind_class_whose_qualname_is_its_path_is_not_prefixed_twice():
 def test_ordinary_classes_keep_module_dot_qualname():
     assert class_path(torch.nn.Linear) == "torch.nn.modules.linear.Linear"
     assert _mro(torch.nn.Linear)[-1] == "builtins.object"
-    assert _defined_on(torch.nn.Linear, "torch.nn.Linear.state_dict") == "torch.nn.modules.module.Module"
+    assert (
+        _defined_on(torch.nn.Linear, "torch.nn.Linear.state_dict")
+        == "torch.nn.modules.module.Module"
+    )
     assert qualified_name(torch.optim.SGD.step) == "torch.optim.sgd.SGD.step"

@@ -27,7 +27,7 @@ def agent_trace(torch_mod):
     return trace
 
 
-MUL_TESTS = '''
+MUL_TESTS = """
 import unittest
 
 import torch
@@ -47,9 +47,9 @@ class TestMul(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
-SEED_TESTS = '''
+SEED_TESTS = """
 import unittest
 
 import torch
@@ -84,7 +84,7 @@ class TestGradModeClone(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 
 def _write(folder: Path, name: str, text: str) -> Path:

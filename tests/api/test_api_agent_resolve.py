@@ -13,53 +13,167 @@ from torchparity.agent.kinds import KINDS
 
 # (query, canonical, kind, source file or "C extension", public)
 CASES = [
-    ("torch.autograd.grad_mode.set_grad_enabled.clone", "torch.autograd.grad_mode.set_grad_enabled.clone",
-     "method", "torch/autograd/grad_mode.py", True),
-    ("torch.autograd.grad_mode.set_multithreading_enabled.clone",
-     "torch.autograd.grad_mode.set_multithreading_enabled.clone", "method", "torch/autograd/grad_mode.py", True),
-    ("torch._utils._get_device_index", "torch._utils._get_device_index", "function", "torch/_utils.py", False),
-    ("Optimizer.zero_grad", "torch.optim.optimizer.Optimizer.zero_grad", "method", "torch/optim/optimizer.py", True),
+    (
+        "torch.autograd.grad_mode.set_grad_enabled.clone",
+        "torch.autograd.grad_mode.set_grad_enabled.clone",
+        "method",
+        "torch/autograd/grad_mode.py",
+        True,
+    ),
+    (
+        "torch.autograd.grad_mode.set_multithreading_enabled.clone",
+        "torch.autograd.grad_mode.set_multithreading_enabled.clone",
+        "method",
+        "torch/autograd/grad_mode.py",
+        True,
+    ),
+    (
+        "torch._utils._get_device_index",
+        "torch._utils._get_device_index",
+        "function",
+        "torch/_utils.py",
+        False,
+    ),
+    (
+        "Optimizer.zero_grad",
+        "torch.optim.optimizer.Optimizer.zero_grad",
+        "method",
+        "torch/optim/optimizer.py",
+        True,
+    ),
     ("Tensor.ndim", "torch.Tensor.ndim", "property", "C extension", True),
     ("torch.BoolStorage", "torch.BoolStorage", "storage-class", "torch/__init__.py", True),
-    ("torch.nn.functional.relu", "torch.nn.functional.relu", "function", "torch/nn/functional.py", True),
+    (
+        "torch.nn.functional.relu",
+        "torch.nn.functional.relu",
+        "function",
+        "torch/nn/functional.py",
+        True,
+    ),
     ("torch.Tensor.add_", "torch.Tensor.add_", "method", "C extension", True),
     ("torch.cuda.Event", "torch.cuda.streams.Event", "class", "torch/cuda/streams.py", True),
     # the module is hidden by the function of its name: torch.autograd.gradcheck is the function, and it is
     # spelled so (a path through the hidden module cannot be written in a test)
-    ("torch.autograd.gradcheck.gradcheck", "torch.autograd.gradcheck", "function",
-     "torch/autograd/gradcheck.py", True),
+    (
+        "torch.autograd.gradcheck.gradcheck",
+        "torch.autograd.gradcheck",
+        "function",
+        "torch/autograd/gradcheck.py",
+        True,
+    ),
     ("torch.add", "torch.add", "builtin", "C extension", True),
     ("torch.relu", "torch.relu", "builtin", "C extension", True),
-    ("torch.set_grad_enabled", "torch.autograd.grad_mode.set_grad_enabled", "context-manager",
-     "torch/autograd/grad_mode.py", True),
-    ("torch.no_grad", "torch.autograd.grad_mode.no_grad", "context-manager", "torch/autograd/grad_mode.py", True),
-    ("torch.inference_mode", "torch.autograd.grad_mode.inference_mode", "context-manager",
-     "torch/autograd/grad_mode.py", True),
-    ("torch.no_grad.clone", "torch.autograd.grad_mode.no_grad.clone", "method", "torch/utils/_contextlib.py", True),
+    (
+        "torch.set_grad_enabled",
+        "torch.autograd.grad_mode.set_grad_enabled",
+        "context-manager",
+        "torch/autograd/grad_mode.py",
+        True,
+    ),
+    (
+        "torch.no_grad",
+        "torch.autograd.grad_mode.no_grad",
+        "context-manager",
+        "torch/autograd/grad_mode.py",
+        True,
+    ),
+    (
+        "torch.inference_mode",
+        "torch.autograd.grad_mode.inference_mode",
+        "context-manager",
+        "torch/autograd/grad_mode.py",
+        True,
+    ),
+    (
+        "torch.no_grad.clone",
+        "torch.autograd.grad_mode.no_grad.clone",
+        "method",
+        "torch/utils/_contextlib.py",
+        True,
+    ),
     ("torch.nn.functional", "torch.nn.functional", "module", "torch/nn/functional.py", True),
     ("torch.cuda", "torch.cuda", "module", "torch/cuda/__init__.py", True),
-    ("torch.autograd.Function.apply", "torch.autograd.function.Function.apply", "classmethod",
-     "torch/autograd/function.py", True),
-    ("torch.Tensor.__torch_function__", "torch.Tensor.__torch_function__", "classmethod", "torch/_tensor.py", True),
-    ("torch.distributions.Distribution.set_default_validate_args",
-     "torch.distributions.distribution.Distribution.set_default_validate_args", "staticmethod",
-     "torch/distributions/distribution.py", True),
-    ("torch.Tensor._make_subclass", "torch.Tensor._make_subclass", "staticmethod", "C extension", False),
-    ("torch.distributions.Normal.mean", "torch.distributions.normal.Normal.mean", "property",
-     "torch/distributions/normal.py", True),
+    (
+        "torch.autograd.Function.apply",
+        "torch.autograd.function.Function.apply",
+        "classmethod",
+        "torch/autograd/function.py",
+        True,
+    ),
+    (
+        "torch.Tensor.__torch_function__",
+        "torch.Tensor.__torch_function__",
+        "classmethod",
+        "torch/_tensor.py",
+        True,
+    ),
+    (
+        "torch.distributions.Distribution.set_default_validate_args",
+        "torch.distributions.distribution.Distribution.set_default_validate_args",
+        "staticmethod",
+        "torch/distributions/distribution.py",
+        True,
+    ),
+    (
+        "torch.Tensor._make_subclass",
+        "torch.Tensor._make_subclass",
+        "staticmethod",
+        "C extension",
+        False,
+    ),
+    (
+        "torch.distributions.Normal.mean",
+        "torch.distributions.normal.Normal.mean",
+        "property",
+        "torch/distributions/normal.py",
+        True,
+    ),
     ("torch.Tensor.grad", "torch.Tensor.grad", "property", "C extension", True),
     ("torch.float32", "torch.float32", "attribute", "torch/__init__.py", True),
     ("torch.pi", "torch.pi", "attribute", "torch/__init__.py", True),
-    ("torch.UntypedStorage", "torch.storage.UntypedStorage", "storage-class", "torch/storage.py", True),
-    ("torch.profiler.ProfilerActivity.CPU", "torch._C._profiler.ProfilerActivity.CPU", "enum-member",
-     "C extension", True),
-    ("torch.profiler.ProfilerAction.RECORD", "torch.profiler.profiler.ProfilerAction.RECORD", "enum-member",
-     "torch/profiler/profiler.py", True),
-    ("torch.nn.Linear", "torch.nn.modules.linear.Linear", "class", "torch/nn/modules/linear.py", True),
-    ("torch.nn.Linear.forward", "torch.nn.modules.linear.Linear.forward", "method",
-     "torch/nn/modules/linear.py", True),
+    (
+        "torch.UntypedStorage",
+        "torch.storage.UntypedStorage",
+        "storage-class",
+        "torch/storage.py",
+        True,
+    ),
+    (
+        "torch.profiler.ProfilerActivity.CPU",
+        "torch._C._profiler.ProfilerActivity.CPU",
+        "enum-member",
+        "C extension",
+        True,
+    ),
+    (
+        "torch.profiler.ProfilerAction.RECORD",
+        "torch.profiler.profiler.ProfilerAction.RECORD",
+        "enum-member",
+        "torch/profiler/profiler.py",
+        True,
+    ),
+    (
+        "torch.nn.Linear",
+        "torch.nn.modules.linear.Linear",
+        "class",
+        "torch/nn/modules/linear.py",
+        True,
+    ),
+    (
+        "torch.nn.Linear.forward",
+        "torch.nn.modules.linear.Linear.forward",
+        "method",
+        "torch/nn/modules/linear.py",
+        True,
+    ),
     ("torch.Generator", "torch._C.Generator", "class", "C extension", True),
-    ("torch.Generator.manual_seed", "torch._C.Generator.manual_seed", "method", "C extension", True),
+    (
+        "torch.Generator.manual_seed",
+        "torch._C.Generator.manual_seed",
+        "method",
+        "C extension",
+        True,
+    ),
     ("torch.autograd.grad", "torch.autograd.grad", "function", "torch/autograd/__init__.py", True),
     ("torch.Size", "torch.Size", "class", "C extension", True),
 ]
@@ -103,7 +217,9 @@ def test_aliases_name_the_same_object(agent_resolve):
     # the alias resolves to the canonical object
     assert agent_resolve.resolve("torch.set_grad_enabled")["canonical"] == r["canonical"]
     # a re-export of a public home elsewhere is not an alias (torch.fft lists Tensor in __all__)
-    assert not any(a.startswith("torch.fft.") for a in agent_resolve.resolve("torch.Tensor.ndim")["aliases"])
+    assert not any(
+        a.startswith("torch.fft.") for a in agent_resolve.resolve("torch.Tensor.ndim")["aliases"]
+    )
 
 
 @pytest.mark.slow
@@ -112,7 +228,9 @@ def test_interpreter_shared_values_have_no_aliases(agent_resolve):
     enabled = agent_resolve.resolve("torch.backends.cudnn.enabled")
     assert enabled["aliases"] == []
     debug = agent_resolve.resolve("torch.version.debug")
-    assert not any(a.startswith("torch.has_") or a.startswith("torch.backends.") for a in debug["aliases"])
+    assert not any(
+        a.startswith("torch.has_") or a.startswith("torch.backends.") for a in debug["aliases"]
+    )
 
 
 @pytest.mark.slow
@@ -129,7 +247,9 @@ def test_member_facts(agent_resolve):
 
 @pytest.mark.slow
 def test_signatures(agent_resolve):
-    assert agent_resolve.resolve("torch._utils._get_device_index")["signature"].startswith("(device")
+    assert agent_resolve.resolve("torch._utils._get_device_index")["signature"].startswith(
+        "(device"
+    )
     assert agent_resolve.resolve("torch.add")["signature"].startswith("(input, other")
     assert agent_resolve.resolve("torch.nn")["signature"] is None
     assert agent_resolve.resolve("Tensor.ndim")["signature"] is None
@@ -155,21 +275,40 @@ def test_docs_urls(agent_resolve, torch_mod):
     base = f"https://pytorch.org/docs/{ver}"
     assert re.fullmatch(r"\d+\.\d+", ver)
     url = agent_resolve.resolve("torch.autograd.grad_mode.set_grad_enabled.clone")["docs_url"]
-    assert url == (f"{base}/generated/torch.autograd.grad_mode.set_grad_enabled.html"
-                   "#torch.autograd.grad_mode.set_grad_enabled.clone")
-    assert agent_resolve.resolve("torch.Tensor.add_")["docs_url"] == f"{base}/generated/torch.Tensor.add_.html"
-    assert agent_resolve.resolve("Optimizer.zero_grad")["docs_url"] == \
-        f"{base}/generated/torch.optim.Optimizer.zero_grad.html"
-    assert agent_resolve.resolve("torch.cuda.Event")["docs_url"] == f"{base}/generated/torch.cuda.Event.html"
-    assert agent_resolve.resolve("torch.BoolStorage")["docs_url"] == f"{base}/storage.html#torch.BoolStorage"
+    assert url == (
+        f"{base}/generated/torch.autograd.grad_mode.set_grad_enabled.html"
+        "#torch.autograd.grad_mode.set_grad_enabled.clone"
+    )
+    assert (
+        agent_resolve.resolve("torch.Tensor.add_")["docs_url"]
+        == f"{base}/generated/torch.Tensor.add_.html"
+    )
+    assert (
+        agent_resolve.resolve("Optimizer.zero_grad")["docs_url"]
+        == f"{base}/generated/torch.optim.Optimizer.zero_grad.html"
+    )
+    assert (
+        agent_resolve.resolve("torch.cuda.Event")["docs_url"]
+        == f"{base}/generated/torch.cuda.Event.html"
+    )
+    assert (
+        agent_resolve.resolve("torch.BoolStorage")["docs_url"]
+        == f"{base}/storage.html#torch.BoolStorage"
+    )
     assert agent_resolve.resolve("torch.nn.functional")["docs_url"] == f"{base}/nn.functional.html"
     assert agent_resolve.resolve("torch._utils._get_device_index")["docs_url"] == ""
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("version,expected", [
-    ("2.13.0+cpu", "2.13"), ("2.7.1", "2.7"), ("2.14.0a0+git1234", "main"), ("2.12.0.dev20260101", "main"),
-])
+@pytest.mark.parametrize(
+    "version,expected",
+    [
+        ("2.13.0+cpu", "2.13"),
+        ("2.7.1", "2.7"),
+        ("2.14.0a0+git1234", "main"),
+        ("2.12.0.dev20260101", "main"),
+    ],
+)
 def test_docs_version(agent_resolve, version, expected):
     assert docs_version(version) == expected
 

@@ -12,21 +12,40 @@ from torchparity.api.classify import CATEGORIES, is_device_runtime
 
 def _res(**kw) -> Resolution:
     base = dict(
-        query="torch.autograd.grad_mode.set_grad_enabled.clone", path="torch.autograd.grad_mode.set_grad_enabled.clone",
-        canonical="torch.autograd.grad_mode.set_grad_enabled.clone", aliases=(), kind="method",
-        kind_detail="Python method", signature="(self)", module="torch.autograd.grad_mode",
-        source="torch/autograd/grad_mode.py:206", public=True, public_reason="", docs_name="", docs_url="",
-        owner_class="torch.autograd.grad_mode.set_grad_enabled", owner_kind="context-manager",
-        defined_in=None, resolved_via="", torch_version="2.13.0+cpu",
+        query="torch.autograd.grad_mode.set_grad_enabled.clone",
+        path="torch.autograd.grad_mode.set_grad_enabled.clone",
+        canonical="torch.autograd.grad_mode.set_grad_enabled.clone",
+        aliases=(),
+        kind="method",
+        kind_detail="Python method",
+        signature="(self)",
+        module="torch.autograd.grad_mode",
+        source="torch/autograd/grad_mode.py:206",
+        public=True,
+        public_reason="",
+        docs_name="",
+        docs_url="",
+        owner_class="torch.autograd.grad_mode.set_grad_enabled",
+        owner_kind="context-manager",
+        defined_in=None,
+        resolved_via="",
+        torch_version="2.13.0+cpu",
     )
     base.update(kw)
     return Resolution(**base)
 
 
 EMPTY = Trace(target="call sample", status="ok", device_type="npu")
-ADD = Trace(target="call sample", status="ok", device_type="npu",
-            ops=(OpCount("aten::add.Tensor", ("npu",), 2),), total_ops=2, device_tensors_created=2,
-            tensors_created=(("npu", 2),), devices=("npu",))
+ADD = Trace(
+    target="call sample",
+    status="ok",
+    device_type="npu",
+    ops=(OpCount("aten::add.Tensor", ("npu",), 2),),
+    total_ops=2,
+    device_tensors_created=2,
+    tensors_created=(("npu", 2),),
+    devices=("npu",),
+)
 
 
 def test_python_state_needs_an_empty_trace():
@@ -65,8 +84,15 @@ def test_python_creating_tensors_without_ops_is_not_python_state():
 
 
 def test_c_extension_is_an_operator():
-    res = _res(kind="builtin", kind_detail="C builtin", source="C extension", canonical="torch.add",
-               owner_class=None, owner_kind=None, module="torch")
+    res = _res(
+        kind="builtin",
+        kind_detail="C builtin",
+        source="C extension",
+        canonical="torch.add",
+        owner_class=None,
+        owner_kind=None,
+        module="torch",
+    )
     c = classify(res, ADD, "npu")
     assert c.category == "operator"
     assert "NPU 需提供这些算子的实现" in c.conclusion_zh
@@ -76,25 +102,49 @@ def test_c_extension_is_an_operator():
 
 def test_a_c_binding_that_dispatches_nothing_is_not_an_operator():
     # Tensor.ndimension reads metadata: its trace shows no operator, so "operator" would contradict it
-    res = _res(kind="method", kind_detail="C method", source="C extension", canonical="torch.Tensor.ndimension",
-               owner_class="torch.Tensor", owner_kind="class", module="torch")
+    res = _res(
+        kind="method",
+        kind_detail="C method",
+        source="C extension",
+        canonical="torch.Tensor.ndimension",
+        owner_class="torch.Tensor",
+        owner_kind="class",
+        module="torch",
+    )
     c = classify(res, EMPTY, "npu")
     assert c.category == "c-binding" and "算子或" not in c.conclusion_zh
     assert "no ATen operator dispatched" in c.conclusion_en
 
 
 def test_device_runtime_by_module_and_backend():
-    res = _res(canonical="torch.cuda.streams.Event", kind="class", module="torch.cuda.streams",
-               owner_class=None, owner_kind=None, source="torch/cuda/streams.py:159")
+    res = _res(
+        canonical="torch.cuda.streams.Event",
+        kind="class",
+        module="torch.cuda.streams",
+        owner_class=None,
+        owner_kind=None,
+        source="torch/cuda/streams.py:159",
+    )
     c = classify(res, replace(EMPTY, status="error", error="RuntimeError: no CUDA"), "cpu")
     assert c.category == "device-runtime"
-    assert "RuntimeError: no CUDA" in c.conclusion_zh and "verify on the target device" in c.conclusion_en
-    npu = _res(canonical="torch_npu.npu.Event", module="torch_npu.npu.streams", kind="class",
-               owner_class=None, owner_kind=None)
+    assert (
+        "RuntimeError: no CUDA" in c.conclusion_zh
+        and "verify on the target device" in c.conclusion_en
+    )
+    npu = _res(
+        canonical="torch_npu.npu.Event",
+        module="torch_npu.npu.streams",
+        kind="class",
+        owner_class=None,
+        owner_kind=None,
+    )
     assert is_device_runtime(npu, "torch_npu")
     assert not is_device_runtime(npu, "")
-    assert is_device_runtime(_res(canonical="torch.Event", module="torch", kind="class",
-                                  owner_class=None, owner_kind=None))
+    assert is_device_runtime(
+        _res(
+            canonical="torch.Event", module="torch", kind="class", owner_class=None, owner_kind=None
+        )
+    )
 
 
 @pytest.mark.parametrize("kind", ["module", "attribute", "enum-member"])
@@ -110,16 +160,31 @@ def test_cpu_runs_speak_of_no_particular_device():
 
 
 def test_categories_are_the_documented_five():
-    assert CATEGORIES == ("python-state", "python-wrapper", "operator", "c-binding", "device-runtime", "other")
+    assert CATEGORIES == (
+        "python-state",
+        "python-wrapper",
+        "operator",
+        "c-binding",
+        "device-runtime",
+        "other",
+    )
     assert isinstance(classify(_res(), EMPTY, "npu"), Classification)
 
 
 def test_trace_round_trip_and_merge():
     doc = ADD.to_json()
     assert Trace.from_json(doc) == ADD
-    mul = Trace(target="b", status="ok", device_type="npu", ops=(OpCount("aten::mul.Tensor", ("npu",), 1),
-                OpCount("aten::add.Tensor", ("npu",), 1)), total_ops=2, tensors_created=(("npu", 2),),
-                devices=("npu",), tests_run=1, successful=True)
+    mul = Trace(
+        target="b",
+        status="ok",
+        device_type="npu",
+        ops=(OpCount("aten::mul.Tensor", ("npu",), 1), OpCount("aten::add.Tensor", ("npu",), 1)),
+        total_ops=2,
+        tensors_created=(("npu", 2),),
+        devices=("npu",),
+        tests_run=1,
+        successful=True,
+    )
     merged = merge_traces([replace(ADD, tests_run=2, successful=True), mul], "a, b")
     assert merged.op_count("aten::add") == 3
     assert merged.op_count("aten::mul.Tensor", "npu") == 1

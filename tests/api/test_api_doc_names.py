@@ -17,14 +17,28 @@ from torchparity.api.records import Resolution
         # torch.__all__ lacks set_grad_enabled: PyTorch's public spelling leads, the query is still looked up
         ("torch.set_grad_enabled", "torch.autograd.set_grad_enabled", "torch.set_grad_enabled"),
         # a full path through a module that does not export the class is never an entry's name
-        ("torch.optim.sgd.Optimizer.zero_grad", "torch.optim.Optimizer.zero_grad",
-         "torch.optim.sgd.Optimizer.zero_grad"),
-        ("torch.autograd.grad_mode.set_grad_enabled.clone", "torch.autograd.grad_mode.set_grad_enabled.clone",
-         "torch.autograd.grad_mode.set_grad_enabled.clone"),
+        (
+            "torch.optim.sgd.Optimizer.zero_grad",
+            "torch.optim.Optimizer.zero_grad",
+            "torch.optim.sgd.Optimizer.zero_grad",
+        ),
+        (
+            "torch.autograd.grad_mode.set_grad_enabled.clone",
+            "torch.autograd.grad_mode.set_grad_enabled.clone",
+            "torch.autograd.grad_mode.set_grad_enabled.clone",
+        ),
         # a short form is never an entry's name: PyTorch's docs name is
-        ("Optimizer.zero_grad", "torch.optim.Optimizer.zero_grad", "torch.optim.optimizer.Optimizer.zero_grad"),
+        (
+            "Optimizer.zero_grad",
+            "torch.optim.Optimizer.zero_grad",
+            "torch.optim.optimizer.Optimizer.zero_grad",
+        ),
         # private: no docs name, the canonical name stands alone
-        ("torch._utils._get_device_index", "torch._utils._get_device_index", "torch._utils._get_device_index"),
+        (
+            "torch._utils._get_device_index",
+            "torch._utils._get_device_index",
+            "torch._utils._get_device_index",
+        ),
     ],
 )
 def test_doc_names(agent_resolve, query, first, also):

@@ -18,10 +18,26 @@ from torchparity.store import Store
 
 pytestmark = pytest.mark.slow
 
-SEED = ["torch.autograd.grad_mode.set_grad_enabled.clone",
-        "torch.autograd.grad_mode.set_multithreading_enabled.clone"]
-SPEC_KEYS = {"query", "canonical", "aliases", "kind", "signature", "module", "source", "public",
-             "public_reason", "docs_url", "owner_class", "classification", "trace", "torch_version"}
+SEED = [
+    "torch.autograd.grad_mode.set_grad_enabled.clone",
+    "torch.autograd.grad_mode.set_multithreading_enabled.clone",
+]
+SPEC_KEYS = {
+    "query",
+    "canonical",
+    "aliases",
+    "kind",
+    "signature",
+    "module",
+    "source",
+    "public",
+    "public_reason",
+    "docs_url",
+    "owner_class",
+    "classification",
+    "trace",
+    "torch_version",
+}
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +49,12 @@ def session():
 
 @pytest.fixture(scope="module")
 def infos(session):
-    names = SEED + ["torch.add", "torch.cuda.Event", "Optimizer.zero_grad", "torch._utils._get_device_index"]
+    names = SEED + [
+        "torch.add",
+        "torch.cuda.Event",
+        "Optimizer.zero_grad",
+        "torch._utils._get_device_index",
+    ]
     return {i.resolution.query: i for i in resolve_api(names, sys.executable, session=session)}
 
 
@@ -76,19 +97,26 @@ def test_json_shape(infos):
     assert set(doc["trace"]) >= {"target", "ops", "total_ops", "device_tensors_created", "devices"}
     assert doc["trace"]["ops"][0] == {"op": "aten::zero_", "devices": ["cpu"], "count": 1}
     assert doc["traces"] == [doc["trace"]]  # only the call sample ran: it is ``trace``
-    assert type(infos["Optimizer.zero_grad"]).from_json(doc) == infos["Optimizer.zero_grad"]  # lossless
+    assert (
+        type(infos["Optimizer.zero_grad"]).from_json(doc) == infos["Optimizer.zero_grad"]
+    )  # lossless
     json.dumps(doc, ensure_ascii=False)
 
 
 def test_the_apis_tests_are_the_classifying_trace(session, test_files):
-    (info,) = resolve_api(SEED[:1], sys.executable, test_files=[test_files["seed"]], session=session)
+    (info,) = resolve_api(
+        SEED[:1], sys.executable, test_files=[test_files["seed"]], session=session
+    )
     assert info.category == "python-state"
     assert info.trace.tests_run == 1 and info.trace.successful
     assert [t.id for t in info.trace.tests] == [
-        "test_grad_mode_clone_fixture.TestGradModeClone.test_set_grad_enabled_clone"]
+        "test_grad_mode_clone_fixture.TestGradModeClone.test_set_grad_enabled_clone"
+    ]
     assert "测试" in info.classification.conclusion_zh
     assert len(info.traces) == 2  # the call sample and the file
-    assert [t["target"] for t in info.to_json()["traces"]][1].startswith("test_grad_mode_clone_fixture.py")
+    assert [t["target"] for t in info.to_json()["traces"]][1].startswith(
+        "test_grad_mode_clone_fixture.py"
+    )
 
 
 def test_trace_file_shows_mul_on_cpu(session, test_files):
@@ -122,9 +150,15 @@ def test_cli_unknown_exits_2_with_suggestions(capsys):
 
 def test_cli_json_and_store(tmp_path, capsys):
     store = tmp_path / "store"
-    assert main(["resolve", "torch.set_grad_enabled", "Tensor.ndim", "--json", "--store", str(store)]) == 0
+    assert (
+        main(["resolve", "torch.set_grad_enabled", "Tensor.ndim", "--json", "--store", str(store)])
+        == 0
+    )
     docs = json.loads(capsys.readouterr().out)
-    assert [d["canonical"] for d in docs] == ["torch.autograd.grad_mode.set_grad_enabled", "torch.Tensor.ndim"]
+    assert [d["canonical"] for d in docs] == [
+        "torch.autograd.grad_mode.set_grad_enabled",
+        "torch.Tensor.ndim",
+    ]
     assert docs[0]["classification"]["category"] == "python-state"
     assert "torch.set_grad_enabled" in docs[0]["aliases"]
     kept = Store(store).latest_record("resolve", "torch.Tensor.ndim")
@@ -163,7 +197,9 @@ def test_cli_blank_call_is_a_usage_error(capsys):
 
 def test_a_job_that_dies_keeps_its_log_and_names_it():
     pytest.importorskip("torch")
-    code = "import os, sys\nsys.stderr.write('dying on purpose\\n')\nsys.stderr.flush()\nos._exit(7)"
+    code = (
+        "import os, sys\nsys.stderr.write('dying on purpose\\n')\nsys.stderr.flush()\nos._exit(7)"
+    )
     with pytest.raises(EnvironmentBroken) as info:
         trace_call(None, sys.executable, code)
     msg = str(info.value)

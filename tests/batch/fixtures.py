@@ -15,7 +15,7 @@ from tests.conftest import git
 #: API -> test method; each test file appends "<api> <ref> <pid>" to $MARKER when it runs
 APIS = {"torch.add": "test_add", "torch.sub": "test_sub", "torch.mul": "test_mul"}
 
-_TEST = '''\
+_TEST = """\
 import os
 import sys
 import time
@@ -50,22 +50,30 @@ class Test{cls}(TestCase):
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""
 
 
 def test_file(api: str, ref: str) -> str:
     method = APIS[api]
-    refkey = "".join(c if c.isalnum() else "_" for c in ref).upper()  # TORCHPARITY_TEST_SLEEP_V2_11_0: that ref only
+    refkey = "".join(
+        c if c.isalnum() else "_" for c in ref
+    ).upper()  # TORCHPARITY_TEST_SLEEP_V2_11_0: that ref only
     return _TEST.format(api=api, ref=ref, method=method, cls=method[5:].title(), refkey=refkey)
 
 
 def config(pythons: dict[str, str], extra: str = "") -> str:
-    envs = "".join(f'[envs.{name}]\npython = "{py}"\nhardware = "CPU host {name}"\n{extra}\n'
-                   for name, py in pythons.items())
-    return f'device = "cpu"\ntest_roots = ["test"]\nactive_branches = ["master", "v2.11.0"]\n\n{envs}'
+    envs = "".join(
+        f'[envs.{name}]\npython = "{py}"\nhardware = "CPU host {name}"\n{extra}\n'
+        for name, py in pythons.items()
+    )
+    return (
+        f'device = "cpu"\ntest_roots = ["test"]\nactive_branches = ["master", "v2.11.0"]\n\n{envs}'
+    )
 
 
-def backend_repo(make_repo, pythons: dict[str, str], *, broken: bool = False, extra: str = "") -> Path:
+def backend_repo(
+    make_repo, pythons: dict[str, str], *, broken: bool = False, extra: str = ""
+) -> Path:
     files = {"torchparity.toml": config(pythons, extra)}
     branches = {}
     for ref in ("master", "v2.11.0", *(("v2.7.1",) if broken else ())):

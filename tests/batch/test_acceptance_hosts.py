@@ -21,20 +21,51 @@ def test_bundles_of_two_hosts_make_one_comment(tmp_path, make_repo, capsys):
     bundles = []
     for env in ("a2", "a3"):  # one "host" each: its own store, its own environment
         store = tmp_path / f"store-{env}"
-        rc = main(["verify", "torch.add", "--repo", str(repo), "--ref", "master", "--env", env,
-                   "--out", str(tmp_path / f"out-{env}"), "--store", str(store)])
+        rc = main(
+            [
+                "verify",
+                "torch.add",
+                "--repo",
+                str(repo),
+                "--ref",
+                "master",
+                "--env",
+                env,
+                "--out",
+                str(tmp_path / f"out-{env}"),
+                "--store",
+                str(store),
+            ]
+        )
         assert rc == 0, capsys.readouterr()
         (run,) = Store(store).runs()
         bundle = tmp_path / f"{env}.zip"
-        assert main(["bundle", "export", str(run.id), "--output", str(bundle), "--store", str(store)]) == 0
+        assert (
+            main(["bundle", "export", str(run.id), "--output", str(bundle), "--store", str(store)])
+            == 0
+        )
         bundles.append((bundle, run.uid, Store(store).targets(run.id)[0].log_sha))
     merged = tmp_path / "merged"
     for bundle, _uid, _sha in bundles:
         assert main(["bundle", "import", str(bundle), "--store", str(merged)]) == 0
     capsys.readouterr()
     out = tmp_path / "comment.md"
-    assert main(["report", bundles[0][1][:12], bundles[1][1][:12], "--kind", "comment", "--out", str(out),
-                 "--store", str(merged)]) == 0
+    assert (
+        main(
+            [
+                "report",
+                bundles[0][1][:12],
+                bundles[1][1][:12],
+                "--kind",
+                "comment",
+                "--out",
+                str(out),
+                "--store",
+                str(merged),
+            ]
+        )
+        == 0
+    )
     text = out.read_text()
     assert "CPU host a2" in text and "CPU host a3" in text  # both configured hardware names
     for _bundle, uid, sha in bundles:

@@ -19,12 +19,27 @@ from torchparity.store import Store, read_run
 
 
 @pytest.mark.slow
-def test_three_apis_two_refs_two_envs_share_workers_checkouts_resolve_and_index(tmp_path, make_repo, capsys):
+def test_three_apis_two_refs_two_envs_share_workers_checkouts_resolve_and_index(
+    tmp_path, make_repo, capsys
+):
     py2 = second_python(tmp_path / "env2")
     repo = backend_repo(make_repo, {"main": PY, "second": py2})
     tasks = tasks_file(tmp_path / "tasks.txt", ["torch.add", "torch.sub", "torch.mul"])
     out, store = tmp_path / "out", tmp_path / "store"
-    rc = main(["batch", str(tasks), "--repo", str(repo), "--out", str(out), "--store", str(store), "--jobs", "2"])
+    rc = main(
+        [
+            "batch",
+            str(tasks),
+            "--repo",
+            str(repo),
+            "--out",
+            str(out),
+            "--store",
+            str(store),
+            "--jobs",
+            "2",
+        ]
+    )
     captured = capsys.readouterr()
     assert rc == 0, captured.out + captured.err
     st = Store(store)
@@ -32,12 +47,21 @@ def test_three_apis_two_refs_two_envs_share_workers_checkouts_resolve_and_index(
     assert (batch.status, batch.result) == ("complete", "PASS")
     # shared: one resolve job for 3 APIs, one coverage build for both refs, one checkout per ref,
     # one warm worker per environment (not one per task, nor one per stage)
-    assert batch.summary["shared"] == {"resolve_jobs": 1, "coverage_builds": 1, "checkouts": 2, "runners_started": 2}
+    assert batch.summary["shared"] == {
+        "resolve_jobs": 1,
+        "coverage_builds": 1,
+        "checkouts": 2,
+        "runners_started": 2,
+    }
     verifies = [r for r in st.runs() if r.kind == "verify"]
     assert len(verifies) == 3
     for run in verifies:
         assert {t.label: t.result for t in st.targets(run.id)} == {
-            "master@main": "PASS", "master@second": "PASS", "v2.11.0@main": "PASS", "v2.11.0@second": "PASS"}
+            "master@main": "PASS",
+            "master@second": "PASS",
+            "v2.11.0@main": "PASS",
+            "v2.11.0@second": "PASS",
+        }
         recs = read_run(st, run.id)
         assert recs.verify is not None and recs.verify.result == "PASS"
         assert recs.coverage is not None and all(r.direct for r in recs.coverage.refs)
@@ -46,7 +70,10 @@ def test_three_apis_two_refs_two_envs_share_workers_checkouts_resolve_and_index(
     assert all(f"torchparity-batch-{batch.uid}" in log for log in logs)
     doc = json.loads((out / "batch-summary.json").read_text())
     assert [(t["task"], t["result"]) for t in doc["tasks"]] == [
-        ("torch.add", "PASS"), ("torch.sub", "PASS"), ("torch.mul", "PASS")]
+        ("torch.add", "PASS"),
+        ("torch.sub", "PASS"),
+        ("torch.mul", "PASS"),
+    ]
     for t in doc["tasks"]:
         assert list(t["prs"]) == ["master", "v2.11.0"]
         for ref, path in t["prs"].items():
@@ -58,14 +85,32 @@ def test_three_apis_two_refs_two_envs_share_workers_checkouts_resolve_and_index(
     assert "| `torch.mul` | master, v2.11.0 | main, second | PASS |" in md
 
 
-def test_a_bad_api_and_a_ref_git_cannot_check_out_stop_nothing_else(agent, tmp_path, make_repo, capsys):
+def test_a_bad_api_and_a_ref_git_cannot_check_out_stop_nothing_else(
+    agent, tmp_path, make_repo, capsys
+):
     repo = backend_repo(make_repo, {"main": PY}, broken=True)
     tasks = tasks_file(tmp_path / "tasks.txt", ["torch.add", "torch.no_such_api_here"])
     out, store = tmp_path / "out", tmp_path / "store"
-    rc = main(["batch", str(tasks), "--repo", str(repo), "--ref", "master", "--ref", "v2.7.1",
-               "--out", str(out), "--store", str(store)])
+    rc = main(
+        [
+            "batch",
+            str(tasks),
+            "--repo",
+            str(repo),
+            "--ref",
+            "master",
+            "--ref",
+            "v2.7.1",
+            "--out",
+            str(out),
+            "--store",
+            str(store),
+        ]
+    )
     captured = capsys.readouterr()
-    assert rc == 2, captured.out + captured.err  # the unknown API is bad input; the other task still ran
+    assert rc == 2, (
+        captured.out + captured.err
+    )  # the unknown API is bad input; the other task still ran
     st = Store(store)
     batch = next(r for r in st.runs() if r.kind == "batch")
     assert batch.status == "complete"
@@ -78,13 +123,19 @@ def test_a_bad_api_and_a_ref_git_cannot_check_out_stop_nothing_else(agent, tmp_p
     assert "unknown API 'torch.no_such_api_here'" in states["torch.no_such_api_here"].error
     add = states["torch.add"]
     assert add.status == "done" and add.result == "ERROR"
-    assert {t.label: t.result for t in add.targets} == {"master@main": "PASS", "v2.7.1@main": "ERROR"}
+    assert {t.label: t.result for t in add.targets} == {
+        "master@main": "PASS",
+        "v2.7.1@main": "ERROR",
+    }
     # git's own cause is kept in the record, the log and the blockers, not only its last line
     (bad,) = [t for t in st.targets(add.run_id) if t.label == "v2.7.1@main"]
     log = st.blobs.read(bad.log_sha).decode()
     assert "unable to read sha1 file of test_upstream/disabled_testcases.json" in log
     assert "Could not reset index file" in log
-    assert any("unable to read sha1 file of test_upstream/disabled_testcases.json" in b for b in add.blockers)
+    assert any(
+        "unable to read sha1 file of test_upstream/disabled_testcases.json" in b
+        for b in add.blockers
+    )
     md = (out / "batch-summary.md").read_text()
     assert "NOT RUN" in md and "unable to read sha1 file" in md
 
@@ -94,31 +145,72 @@ def test_verify_runs_a_ref_whose_unread_blob_is_missing(agent, tmp_path, make_re
     checks out only what the run reads, so both refs run, where a full checkout of v2.7.1 fails."""
     repo = backend_repo(make_repo, {"main": PY}, broken=True)
     store = tmp_path / "store"
-    rc = main(["verify", "torch.add", "--repo", str(repo), "--ref", "master", "--ref", "v2.7.1",
-               "--out", str(tmp_path / "out"), "--store", str(store)])
+    rc = main(
+        [
+            "verify",
+            "torch.add",
+            "--repo",
+            str(repo),
+            "--ref",
+            "master",
+            "--ref",
+            "v2.7.1",
+            "--out",
+            str(tmp_path / "out"),
+            "--store",
+            str(store),
+        ]
+    )
     captured = capsys.readouterr()
     assert rc == 0, captured.out + captured.err
     st = Store(store)
     (run,) = st.runs()
     assert run.status == "complete"
-    assert {t.label: t.result for t in st.targets(run.id)} == {"master@main": "PASS", "v2.7.1@main": "PASS"}
+    assert {t.label: t.result for t in st.targets(run.id)} == {
+        "master@main": "PASS",
+        "v2.7.1@main": "PASS",
+    }
 
 
 @pytest.mark.slow
-def test_batch_emulate_npu_runs_the_local_pool_on_the_emulated_npu_and_says_it_is_a_dry_run(tmp_path, make_repo,
-                                                                                             capsys):
+def test_batch_emulate_npu_runs_the_local_pool_on_the_emulated_npu_and_says_it_is_a_dry_run(
+    tmp_path, make_repo, capsys
+):
     repo = backend_repo(make_repo, {"main": PY})
     tasks = tasks_file(tmp_path / "tasks.txt", ["torch.add", "torch.sub"])
     out, store = tmp_path / "out", tmp_path / "store"
-    rc = main(["batch", str(tasks), "--repo", str(repo), "--ref", "master", "--emulate", "npu", "--device", "npu",
-               "--out", str(out), "--store", str(store), "--jobs", "1"])
+    rc = main(
+        [
+            "batch",
+            str(tasks),
+            "--repo",
+            str(repo),
+            "--ref",
+            "master",
+            "--emulate",
+            "npu",
+            "--device",
+            "npu",
+            "--out",
+            str(out),
+            "--store",
+            str(store),
+            "--jobs",
+            "1",
+        ]
+    )
     captured = capsys.readouterr()
-    assert rc == 1, captured.out + captured.err  # every target passed, on an emulated device: a dry run
+    assert rc == 1, (
+        captured.out + captured.err
+    )  # every target passed, on an emulated device: a dry run
     assert "EMULATED npu on CPU" in captured.err
     st = Store(store)
     batch = next(r for r in st.runs() if r.kind == "batch")
     # one warm worker for the emulated environment serves both tasks (resolve included)
-    assert (batch.summary["shared"]["runners_started"], batch.summary["shared"]["resolve_jobs"]) == (1, 1)
+    assert (
+        batch.summary["shared"]["runners_started"],
+        batch.summary["shared"]["resolve_jobs"],
+    ) == (1, 1)
     for run in (r for r in st.runs() if r.kind == "verify"):
         (target,) = st.targets(run.id)
         assert target.result == "PASS"

@@ -27,7 +27,9 @@ def _finished(store: Path) -> set[tuple[int, str]]:
         return set()
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
     try:
-        rows = con.execute("SELECT run_id, label FROM targets WHERE result IN ('PASS','FAIL','ERROR')").fetchall()
+        rows = con.execute(
+            "SELECT run_id, label FROM targets WHERE result IN ('PASS','FAIL','ERROR')"
+        ).fetchall()
     except sqlite3.OperationalError:
         return set()
     finally:
@@ -48,8 +50,11 @@ def _marker_of(pid: int) -> str | None:
 
 def _ours(marker: Path) -> list[int]:
     """Processes started for this test (they carry its marker path in their environment)."""
-    return [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()
-            and _marker_of(int(p)) == str(marker)]
+    return [
+        int(p)
+        for p in os.listdir("/proc")
+        if p.isdigit() and int(p) != os.getpid() and _marker_of(int(p)) == str(marker)
+    ]
 
 
 def _runs(marker: Path) -> Counter[tuple[str, str]]:
@@ -73,16 +78,38 @@ def test_sigkill_mid_batch_then_resume_redoes_nothing_finished(tmp_path, make_re
     store, out, marker = tmp_path / "store", tmp_path / "out", tmp_path / "marker.txt"
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    env = dict(os.environ, TMPDIR=str(tmp), TORCHPARITY_TEST_MARKER=str(marker), TORCHPARITY_TEST_SLEEP="1.5")
-    cmd = [PY, "-m", "torchparity", "batch", str(tasks), "--repo", str(repo), "--store", str(store),
-           "--out", str(out), "--jobs", "1"]
-    proc = subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    env = dict(
+        os.environ,
+        TMPDIR=str(tmp),
+        TORCHPARITY_TEST_MARKER=str(marker),
+        TORCHPARITY_TEST_SLEEP="1.5",
+    )
+    cmd = [
+        PY,
+        "-m",
+        "torchparity",
+        "batch",
+        str(tasks),
+        "--repo",
+        str(repo),
+        "--store",
+        str(store),
+        "--out",
+        str(out),
+        "--jobs",
+        "1",
+    ]
+    proc = subprocess.Popen(
+        cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
     try:
         deadline = time.monotonic() + 300
         while len(_finished(store)) < 3 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.1)
         assert proc.poll() is None, proc.stdout.read().decode() if proc.stdout else ""
-        assert len(_finished(store)) >= 3  # the first task (2 targets) is done, the second under way
+        assert (
+            len(_finished(store)) >= 3
+        )  # the first task (2 targets) is done, the second under way
         time.sleep(0.5)  # into the next target's jobs
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(30)
@@ -100,8 +127,14 @@ def test_sigkill_mid_batch_then_resume_redoes_nothing_finished(tmp_path, make_re
     labels_before = {(run_id, label) for run_id, label in done_before}
     assert len(labels_before) < 6  # killed mid-batch: something was left to do
 
-    res = subprocess.run([PY, "-m", "torchparity", "batch", "--resume", batch.uid[:12], "--store", str(store)],
-                         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=900)
+    res = subprocess.run(
+        [PY, "-m", "torchparity", "batch", "--resume", batch.uid[:12], "--store", str(store)],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert res.returncode == 0, res.stdout + res.stderr
     runs_after = _runs(marker)
     st = Store(store)
@@ -121,13 +154,19 @@ def test_sigkill_mid_batch_then_resume_redoes_nothing_finished(tmp_path, make_re
         assert runs_after[ref_of[key]] == runs_before[ref_of[key]], ref_of[key]
     # every target ran its file the same number of times (full run + trace) in the session that finished it
     # (with parallel lanes every unfinished target may have started before the kill: then none is counted here)
-    per_target = {runs_after[ref_of[k]] for k in targets if k not in done_before and runs_before[ref_of[k]] == 0}
+    per_target = {
+        runs_after[ref_of[k]]
+        for k in targets
+        if k not in done_before and runs_before[ref_of[k]] == 0
+    }
     assert len(per_target) <= 1 and all(n >= 2 for n in per_target), per_target
     # a target cut short by the kill is run again whole, once: its file ran at least once more after the kill
     for k in targets:
         if k not in done_before:
             assert runs_after[ref_of[k]] > runs_before[ref_of[k]], ref_of[k]
-    assert set(runs_after) == {(a, ref) for a in ("torch.add", "torch.sub", "torch.mul") for ref in ("master", "v2.11.0")}
+    assert set(runs_after) == {
+        (a, ref) for a in ("torch.add", "torch.sub", "torch.mul") for ref in ("master", "v2.11.0")
+    }
     # nothing left behind: no worktree (the killed controller's checkouts were removed), no process
     assert git(repo, "worktree", "list").count("\n") == 0
     assert not list(tmp.glob("torchparity-batch-*"))
@@ -141,9 +180,22 @@ def test_verify_resume_after_sigkill_keeps_the_finished_target(tmp_path, make_re
     env = dict(os.environ, TORCHPARITY_TEST_MARKER=str(marker), TORCHPARITY_TEST_SLEEP="2")
     # the targets run side by side (lanes): v2.11.0's test takes longer, so master finishes first
     first = dict(env, TORCHPARITY_TEST_SLEEP_V2_11_0="30")
-    cmd = [PY, "-m", "torchparity", "verify", "torch.add", "--repo", str(repo), "--store", str(store),
-           "--out", str(tmp_path / "out")]
-    proc = subprocess.Popen(cmd, env=first, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cmd = [
+        PY,
+        "-m",
+        "torchparity",
+        "verify",
+        "torch.add",
+        "--repo",
+        str(repo),
+        "--store",
+        str(store),
+        "--out",
+        str(tmp_path / "out"),
+    ]
+    proc = subprocess.Popen(
+        cmd, env=first, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 300
         while not _finished(store) and time.monotonic() < deadline and proc.poll() is None:
@@ -158,12 +210,21 @@ def test_verify_resume_after_sigkill_keeps_the_finished_target(tmp_path, make_re
     assert _wait_gone(marker, 60) == []
     ((run_id, label),) = _finished(store)
     before = _runs(marker)
-    res = subprocess.run([PY, "-m", "torchparity", "verify", "--resume", str(run_id), "--store", str(store)],
-                         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    res = subprocess.run(
+        [PY, "-m", "torchparity", "verify", "--resume", str(run_id), "--store", str(store)],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert res.returncode == 0, res.stdout + res.stderr
     st = Store(store)
     assert [r.kind for r in st.runs()] == ["verify"]  # the same run, continued
-    assert {t.label: t.result for t in st.targets(run_id)} == {"master@main": "PASS", "v2.11.0@main": "PASS"}
+    assert {t.label: t.result for t in st.targets(run_id)} == {
+        "master@main": "PASS",
+        "v2.11.0@main": "PASS",
+    }
     after = _runs(marker)
     kept = ("torch.add", label.split("@")[0])
     assert after[kept] == before[kept]  # the finished target did not run again
@@ -179,9 +240,24 @@ def test_ctrl_c_mid_batch_closes_it_incomplete_and_resume_finishes_it(tmp_path, 
     tasks = tasks_file(tmp_path / "tasks.txt", ["torch.add", "torch.sub"])
     store, marker = tmp_path / "store", tmp_path / "marker.txt"
     env = dict(os.environ, TORCHPARITY_TEST_MARKER=str(marker), TORCHPARITY_TEST_SLEEP="1.5")
-    cmd = [PY, "-m", "torchparity", "batch", str(tasks), "--repo", str(repo), "--store", str(store),
-           "--out", str(tmp_path / "out"), "--jobs", "1"]
-    proc = subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    cmd = [
+        PY,
+        "-m",
+        "torchparity",
+        "batch",
+        str(tasks),
+        "--repo",
+        str(repo),
+        "--store",
+        str(store),
+        "--out",
+        str(tmp_path / "out"),
+        "--jobs",
+        "1",
+    ]
+    proc = subprocess.Popen(
+        cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         deadline = time.monotonic() + 300
         while not _finished(store) and time.monotonic() < deadline and proc.poll() is None:
@@ -202,8 +278,14 @@ def test_ctrl_c_mid_batch_closes_it_incomplete_and_resume_finishes_it(tmp_path, 
     assert git(repo, "worktree", "list").count("\n") == 0
     done_before = _finished(store)
     runs_before = _runs(marker)
-    res = subprocess.run([PY, "-m", "torchparity", "batch", "--resume", batch.uid[:12], "--store", str(store)],
-                         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    res = subprocess.run(
+        [PY, "-m", "torchparity", "batch", "--resume", batch.uid[:12], "--store", str(store)],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert res.returncode == 0, res.stdout + res.stderr
     st = Store(store)
     assert st.run(batch.id).status == "complete"

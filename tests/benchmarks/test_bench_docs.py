@@ -16,8 +16,17 @@ pytestmark = pytest.mark.slow  # runs the benchmark script in its own interprete
 
 def test_bench_docs_small_set_prints_its_figures():
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "bench_docs.py"), "--mb", "0.3", "--repeat", "1"],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "bench_docs.py"),
+            "--mb",
+            "0.3",
+            "--repeat",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
     print(proc.stdout)

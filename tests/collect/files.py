@@ -1,6 +1,6 @@
 """Test files used by the collector tests (written into fixture repos)."""
 
-SEED_LIKE = '''
+SEED_LIKE = """
 import unittest
 import torch
 
@@ -38,9 +38,9 @@ class TestLDGComputation(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
-FAILING = '''
+FAILING = """
 import unittest
 
 
@@ -54,9 +54,9 @@ class TestBroken(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
-HANGING = '''
+HANGING = """
 import time
 import unittest
 
@@ -68,9 +68,9 @@ class TestHang(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
-ABORTING = '''
+ABORTING = """
 import os
 import unittest
 
@@ -82,9 +82,9 @@ class TestAbort(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
-LEAKY = '''
+LEAKY = """
 import unittest
 import torch
 
@@ -100,9 +100,9 @@ class TestLeaky(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
-SPAWNS_CHILD = '''
+SPAWNS_CHILD = """
 import subprocess
 import sys
 import time
@@ -119,9 +119,9 @@ class TestSpawn(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
-PYTEST_STYLE = '''
+PYTEST_STYLE = """
 import pytest
 import torch
 
@@ -137,9 +137,9 @@ def test_sizes(n):
 
 if __name__ == "__main__":
     raise SystemExit(pytest.main([__file__, "-v", "-p", "no:cacheprovider"]))
-'''
+"""
 
-KILLS_WORKER = '''
+KILLS_WORKER = """
 import os
 import signal
 import unittest
@@ -156,9 +156,9 @@ class TestKillsWorker(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
-TORCH_RUN_TESTS = '''
+TORCH_RUN_TESTS = """
 import torch
 from torch.testing._internal.common_utils import TestCase, run_tests
 
@@ -170,4 +170,4 @@ class TestWithTorchRunner(TestCase):
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""

@@ -24,8 +24,12 @@ def _drop_blob(repo: Path, rel: str) -> str:
 
 @pytest.fixture
 def repo(make_repo):
-    return make_repo({"master": {"test/test_a.py": "A = 1\n", "test/data.json": "{}\n"},
-                      "v2.7.1": {"test/test_b.py": "B = 1\n"}})
+    return make_repo(
+        {
+            "master": {"test/test_a.py": "A = 1\n", "test/data.json": "{}\n"},
+            "v2.7.1": {"test/test_b.py": "B = 1\n"},
+        }
+    )
 
 
 def test_one_worktree_per_commit_and_overlays_put_back(repo, tmp_path, monkeypatch):
@@ -36,8 +40,15 @@ def test_one_worktree_per_commit_and_overlays_put_back(repo, tmp_path, monkeypat
     monkeypatch.setattr(tempfile, "tempdir", None)
     master = git(repo, "rev-parse", "master")
     shared = SharedCheckouts("uid1")
-    targets = [Target("master", master, EnvSpec(f"e{i}", "python3"),
-                      overlay=(("test/test_a.py", b"A = 2\n"), ("test/new.py", b"N = 1\n"))) for i in range(3)]
+    targets = [
+        Target(
+            "master",
+            master,
+            EnvSpec(f"e{i}", "python3"),
+            overlay=(("test/test_a.py", b"A = 2\n"), ("test/new.py", b"N = 1\n")),
+        )
+        for i in range(3)
+    ]
     paths = []
     for t in targets:
         with shared(repo, t) as wt:
@@ -73,7 +84,10 @@ def test_shared_checkout_fails_once_for_every_target_at_that_commit(repo):
     shared = SharedCheckouts("uid2")
     errors = []
     for env in ("a", "b"):
-        with pytest.raises(CheckoutFailed) as err, shared(repo, Target("master", master, EnvSpec(env, "python3"))):
+        with (
+            pytest.raises(CheckoutFailed) as err,
+            shared(repo, Target("master", master, EnvSpec(env, "python3"))),
+        ):
             pass
         errors.append(err.value)
     assert errors[0] is errors[1] and shared.made == 0

@@ -65,10 +65,23 @@ def _alive(pid: int) -> bool:
 
 
 def test_two_refs_logs_hashes_and_cleanup(tmp_path, make_repo, python_with_torch):
-    changed = files.SEED_LIKE.replace("def test_no_grad(self):", "def test_no_grad(self):\n        pass\n\n    def test_extra(self):")
+    changed = files.SEED_LIKE.replace(
+        "def test_no_grad(self):",
+        "def test_no_grad(self):\n        pass\n\n    def test_extra(self):",
+    )
     repo = make_repo({"master": {TEST: files.SEED_LIKE}, "v2.7.1": {TEST: changed}})
-    rc = _run(tmp_path, TEST, "--repo", str(repo), "--ref", "master", "--ref", "v2.7.1",
-              "--python", python_with_torch)
+    rc = _run(
+        tmp_path,
+        TEST,
+        "--repo",
+        str(repo),
+        "--ref",
+        "master",
+        "--ref",
+        "v2.7.1",
+        "--python",
+        python_with_torch,
+    )
     assert rc == 0
     logs = _logs(tmp_path)
     assert set(logs) == {f"master@{python_with_torch}", f"v2.7.1@{python_with_torch}"}
@@ -76,20 +89,28 @@ def test_two_refs_logs_hashes_and_cleanup(tmp_path, make_repo, python_with_torch
     for ref in ("master", "v2.7.1"):
         log = logs[f"{ref}@{python_with_torch}"]
         keys = _keys(log)
-        blob = subprocess.run(["git", "-C", str(repo), "cat-file", "blob", f"{ref}:{TEST}"],
-                              capture_output=True, check=True).stdout
+        blob = subprocess.run(
+            ["git", "-C", str(repo), "cat-file", "blob", f"{ref}:{TEST}"],
+            capture_output=True,
+            check=True,
+        ).stdout
         assert keys["TEST_FILE_SHA256"] == hashlib.sha256(blob).hexdigest()
         shas.add(keys["TEST_FILE_SHA256"])
         assert keys["TARGET_BRANCH"] == ref
         assert keys["COMMIT"] == git(repo, "rev-parse", ref)
         assert keys["PYTHON"] == python_with_torch
         assert keys["RUN_MODE"] == "warm-worker"
-        for section in ("===== ENVIRONMENT PROBE =====", "===== FULL TEST FILE =====",
-                        "===== STATE LEAK CHECK ====="):
+        for section in (
+            "===== ENVIRONMENT PROBE =====",
+            "===== FULL TEST FILE =====",
+            "===== STATE LEAK CHECK =====",
+        ):
             assert section in log
         assert keys["ENVIRONMENT_PROBE_EXIT_CODE"] == "0"
         assert keys["FULL_TEST_EXIT_CODE"] == "0"
-        assert keys["COMMAND"].startswith(f"env -u PYTHONPATH -u CI PYTHONNOUSERSITE=1 {python_with_torch} ")
+        assert keys["COMMAND"].startswith(
+            f"env -u PYTHONPATH -u CI PYTHONNOUSERSITE=1 {python_with_torch} "
+        )
         assert keys["COMMAND"].endswith(f"{TEST} -v")
         assert keys["torch_version"].startswith("2.13.0")
         assert keys["initial_grad_enabled"] == "True"
@@ -116,7 +137,10 @@ def test_failing_test_exits_1(tmp_path, make_repo, python_with_torch):
     assert keys["RESULT"] == "FAIL"
     rec = next(iter(_records(tmp_path).values()))
     outcomes = {t["id"]: t["outcome"] for t in rec["full"][0]["tests"]}
-    assert outcomes == {"__main__.TestBroken.test_ok": "passed", "__main__.TestBroken.test_wrong": "failed"}
+    assert outcomes == {
+        "__main__.TestBroken.test_ok": "passed",
+        "__main__.TestBroken.test_wrong": "failed",
+    }
     wrong = [t for t in rec["full"][0]["tests"] if t["outcome"] == "failed"][0]
     assert "AssertionError: 1 != 2" in wrong["detail"]
 
@@ -128,8 +152,17 @@ def test_timeout_kills_the_whole_process_group(tmp_path, make_repo, python_with_
     # the test writes its child's pid next to the file in the worktree; keep it by reading the log
     started = time.monotonic()
     # 10 s: the probe itself (interpreter start + import torch) must fit, also on a loaded machine
-    rc = _run(tmp_path, "test/test_spawn.py", "--repo", str(repo), "--python", python_with_torch,
-              "--timeout", "10", *extra)
+    rc = _run(
+        tmp_path,
+        "test/test_spawn.py",
+        "--repo",
+        str(repo),
+        "--python",
+        python_with_torch,
+        "--timeout",
+        "10",
+        *extra,
+    )
     assert rc == 1
     assert time.monotonic() - started < 60
     keys = _keys(next(iter(_logs(tmp_path).values())))
@@ -137,13 +170,23 @@ def test_timeout_kills_the_whole_process_group(tmp_path, make_repo, python_with_
     assert keys["RESULT"] == "FAIL"
     assert git(repo, "worktree", "list").count("\n") == 0
     # the grandchild (sleep 600) died with the group: no process of it is left
-    leftovers = subprocess.run(["pgrep", "-f", "import time; time.sleep(600)"], capture_output=True, text=True).stdout.split()
+    leftovers = subprocess.run(
+        ["pgrep", "-f", "import time; time.sleep(600)"], capture_output=True, text=True
+    ).stdout.split()
     assert [p for p in leftovers if _alive(int(p))] == []
 
 
 def test_crash_is_recorded_with_its_signal(tmp_path, make_repo, python_with_torch):
     repo = make_repo({"master": {"test/test_abort.py": files.ABORTING}})
-    rc = _run(tmp_path, "test/test_abort.py", "--repo", str(repo), "--python", python_with_torch, "--fresh")
+    rc = _run(
+        tmp_path,
+        "test/test_abort.py",
+        "--repo",
+        str(repo),
+        "--python",
+        python_with_torch,
+        "--fresh",
+    )
     assert rc == 1
     keys = _keys(next(iter(_logs(tmp_path).values())))
     assert keys["FULL_TEST_STATUS"] == "CRASH signal=SIGABRT"
@@ -156,7 +199,9 @@ def test_python_without_torch_exits_3(tmp_path, make_repo, python_without_torch,
     assert rc == 3
     rec = next(iter(_records(tmp_path).values()))
     assert rec["result"] == "ERROR"
-    details = [n["args"].get("detail", "") for n in rec["notes"] if n["code"] == "environment_broken"]
+    details = [
+        n["args"].get("detail", "") for n in rec["notes"] if n["code"] == "environment_broken"
+    ]
     assert any("import torch failed" in d and "No module named 'torch'" in d for d in details)
     assert git(repo, "worktree", "list").count("\n") == 0
 
@@ -164,12 +209,21 @@ def test_python_without_torch_exits_3(tmp_path, make_repo, python_without_torch,
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["test/missing.py", "--repo", "{repo}"], "test file test/missing.py does not exist at HEAD"),
+        (
+            ["test/missing.py", "--repo", "{repo}"],
+            "test file test/missing.py does not exist at HEAD",
+        ),
         ([TEST, "--repo", "{repo}", "--ref", "nope"], "unknown ref 'nope'"),
         ([TEST, "--repo", "{tmp}"], "is not a git repository"),
-        ([TEST, "--repo", "{repo}", "--python", "/no/such/python"], "python interpreter not found: /no/such/python"),
+        (
+            [TEST, "--repo", "{repo}", "--python", "/no/such/python"],
+            "python interpreter not found: /no/such/python",
+        ),
         (["missing.py"], "test file not found: missing.py"),
-        ([TEST, "--repo", "{repo}", "--isolation", "--state", "gradmode"], "unknown state 'gradmode'; known states: grad_mode"),
+        (
+            [TEST, "--repo", "{repo}", "--isolation", "--state", "gradmode"],
+            "unknown state 'gradmode'; known states: grad_mode",
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path, make_repo, capsys, args, message):
@@ -200,14 +254,23 @@ def test_without_repo_uses_files_on_disk(tmp_path, python_with_torch, monkeypatc
 
 
 @pytest.mark.parametrize("mode", ["warm", "fresh"])
-def test_ci_in_the_controller_does_not_reach_torch_run_tests(tmp_path, make_repo, python_with_torch,
-                                                            monkeypatch, mode):
+def test_ci_in_the_controller_does_not_reach_torch_run_tests(
+    tmp_path, make_repo, python_with_torch, monkeypatch, mode
+):
     # CI=<anything> turns torch's run_tests into XML-report mode (needs xmlrunner,
     # writes test-reports/): the test must run as a contributor runs it by hand
     monkeypatch.setenv("CI", "true")
     repo = make_repo({"master": {"test/test_torch_runner.py": files.TORCH_RUN_TESTS}})
     extra = ["--fresh"] if mode == "fresh" else []
-    rc = _run(tmp_path, "test/test_torch_runner.py", "--repo", str(repo), "--python", python_with_torch, *extra)
+    rc = _run(
+        tmp_path,
+        "test/test_torch_runner.py",
+        "--repo",
+        str(repo),
+        "--python",
+        python_with_torch,
+        *extra,
+    )
     log = next(iter(_logs(tmp_path).values()))
     assert rc == 0, log
     assert "-u CI " in _keys(log)["COMMAND"]
@@ -244,7 +307,9 @@ def test_runs_and_show_and_corrupt_log(tmp_path, make_repo, python_with_torch, c
 
 
 @pytest.mark.parametrize("mode", ["warm", "fresh"])
-def test_interrupted_run_cleans_up_and_is_marked_incomplete(tmp_path, make_repo, python_with_torch, mode):
+def test_interrupted_run_cleans_up_and_is_marked_incomplete(
+    tmp_path, make_repo, python_with_torch, mode
+):
     pidfile = tmp_path / "test.pid"
     hangs = files.HANGING.replace(
         "    def test_hang(self):\n",
@@ -252,9 +317,23 @@ def test_interrupted_run_cleans_up_and_is_marked_incomplete(tmp_path, make_repo,
     )
     repo = make_repo({"master": {"test/test_hang.py": hangs}})
     proc = subprocess.Popen(
-        [sys.executable, "-m", "torchparity", "run", "test/test_hang.py", "--repo", str(repo),
-         "--python", python_with_torch, "--store", str(tmp_path / "store")] + (["--fresh"] if mode == "fresh" else []),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "torchparity",
+            "run",
+            "test/test_hang.py",
+            "--repo",
+            str(repo),
+            "--python",
+            python_with_torch,
+            "--store",
+            str(tmp_path / "store"),
+        ]
+        + (["--fresh"] if mode == "fresh" else []),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     # wait until the test itself is running
     deadline = time.monotonic() + 60
@@ -281,9 +360,21 @@ def test_interrupted_run_cleans_up_and_is_marked_incomplete(tmp_path, make_repo,
 
 def test_maintenance_branch_warns(tmp_path, make_repo, python_with_torch, capsys):
     repo = make_repo({"master": {TEST: files.SEED_LIKE}, "v2.9.0": {}})
-    (tmp_path / "cfg.toml").write_text('preset = "torch_npu"\nbackend_module = ""\ndevice = "cpu"\n')
-    rc = _run(tmp_path, TEST, "--repo", str(repo), "--ref", "v2.9.0", "--python", python_with_torch,
-              "--config", str(tmp_path / "cfg.toml"))
+    (tmp_path / "cfg.toml").write_text(
+        'preset = "torch_npu"\nbackend_module = ""\ndevice = "cpu"\n'
+    )
+    rc = _run(
+        tmp_path,
+        TEST,
+        "--repo",
+        str(repo),
+        "--ref",
+        "v2.9.0",
+        "--python",
+        python_with_torch,
+        "--config",
+        str(tmp_path / "cfg.toml"),
+    )
     assert rc == 0
     assert "warning: v2.9.0 is a maintenance branch" in capsys.readouterr().err
 
@@ -295,8 +386,13 @@ def test_overlay_file_runs_in_the_worktree_and_is_noted(tmp_path, make_repo, pyt
     opts = CollectOptions(files=[], repo=repo, envs=[EnvSpec("py", python_with_torch)])
     collector = Collector(Store(tmp_path / "store"), opts)
     commit = git(repo, "rev-parse", "master")
-    target = Target("master", commit, opts.envs[0], files=("test/test_new.py",),
-                    overlay=(("test/test_new.py", files.SEED_LIKE.encode()),))
+    target = Target(
+        "master",
+        commit,
+        opts.envs[0],
+        files=("test/test_new.py",),
+        overlay=(("test/test_new.py", files.SEED_LIKE.encode()),),
+    )
     outcome = collector.run(["test"], [target])
     rec = outcome.records[0]
     assert rec.result == "PASS"
@@ -307,27 +403,53 @@ def test_overlay_file_runs_in_the_worktree_and_is_noted(tmp_path, make_repo, pyt
     assert git(repo, "status", "--porcelain") == ""  # the repo itself is untouched
 
 
-def test_interrupted_run_resumes_without_redoing_finished_targets(tmp_path, make_repo, python_with_torch):
+def test_interrupted_run_resumes_without_redoing_finished_targets(
+    tmp_path, make_repo, python_with_torch
+):
     marker = tmp_path / "hang-while-this-exists"
     marker.write_text("")
+    started = tmp_path / "v2-is-hanging"
     hangs_on_marker = files.HANGING.replace(
         "    def test_hang(self):\n        time.sleep(600)",
-        f"    def test_hang(self):\n        import os\n        if os.path.exists({str(marker)!r}):\n            time.sleep(600)",
+        f"    def test_hang(self):\n        import os\n        if os.path.exists({str(marker)!r}):\n"
+        f"            open({str(started)!r}, 'w').close()\n            time.sleep(600)",
     )
-    repo = make_repo({"master": {"test/t.py": files.SEED_LIKE}, "v2": {"test/t.py": hangs_on_marker}})
-    cmd = [sys.executable, "-m", "torchparity", "run", "test/t.py", "--repo", str(repo), "--ref", "master",
-           "--ref", "v2", "--python", python_with_torch, "--jobs", "1", "--store", str(tmp_path / "store")]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    repo = make_repo(
+        {"master": {"test/t.py": files.SEED_LIKE}, "v2": {"test/t.py": hangs_on_marker}}
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "torchparity",
+        "run",
+        "test/t.py",
+        "--repo",
+        str(repo),
+        "--ref",
+        "master",
+        "--ref",
+        "v2",
+        "--python",
+        python_with_torch,
+        "--jobs",
+        "1",
+        "--store",
+        str(tmp_path / "store"),
+    ]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path
+    )
     st = Store(tmp_path / "store")
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:  # master is stored, v2 is hanging
         try:
-            if [t.label for t in st.targets(1)] and "v2" in git(repo, "worktree", "list"):
+            if [t.label for t in st.targets(1)] and started.exists():
                 break
         except Exception:
             pass
         time.sleep(0.2)
-    time.sleep(1)
+    assert started.exists(), "the v2 target never started its hanging test"
+    time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=60)
     assert proc.returncode == 130
@@ -335,21 +457,45 @@ def test_interrupted_run_resumes_without_redoing_finished_targets(tmp_path, make
     assert before[f"master@{python_with_torch}"].result == "PASS"
     assert before[f"v2@{python_with_torch}"].result == "INCOMPLETE"
     marker.unlink()
-    done = subprocess.run([sys.executable, "-m", "torchparity", "run", "--resume", "1",
-                           "--store", str(tmp_path / "store")], capture_output=True, text=True, cwd=tmp_path)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torchparity",
+            "run",
+            "--resume",
+            "1",
+            "--store",
+            str(tmp_path / "store"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     after = {t.label: t for t in st.targets(1)}
     assert {k: v.result for k, v in after.items()} == {
-        f"master@{python_with_torch}": "PASS", f"v2@{python_with_torch}": "PASS"}
+        f"master@{python_with_torch}": "PASS",
+        f"v2@{python_with_torch}": "PASS",
+    }
     # the finished target was kept as it was, not run again
-    assert after[f"master@{python_with_torch}"].finished == before[f"master@{python_with_torch}"].finished
+    assert (
+        after[f"master@{python_with_torch}"].finished
+        == before[f"master@{python_with_torch}"].finished
+    )
     assert st.run(1).status == "complete" and st.run(1).result == "PASS"
     assert len(st.runs()) == 1
 
 
-def test_the_summary_counts_files_that_never_ran_a_test(tmp_path, make_repo, python_with_torch, capsys):
-    repo = make_repo({"master": {TEST: files.SEED_LIKE, "test/test_broken.py": "import no_such_backend_xyz\n"}})
-    rc = _run(tmp_path, TEST, "test/test_broken.py", "--repo", str(repo), "--python", python_with_torch)
+def test_the_summary_counts_files_that_never_ran_a_test(
+    tmp_path, make_repo, python_with_torch, capsys
+):
+    repo = make_repo(
+        {"master": {TEST: files.SEED_LIKE, "test/test_broken.py": "import no_such_backend_xyz\n"}}
+    )
+    rc = _run(
+        tmp_path, TEST, "test/test_broken.py", "--repo", str(repo), "--python", python_with_torch
+    )
     assert rc == 1
     row = next(line for line in capsys.readouterr().out.splitlines() if "FAIL" in line)
     cells = [c.strip() for c in row.split("│") if c.strip()]

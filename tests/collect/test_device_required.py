@@ -17,10 +17,22 @@ TEST = "test/test_grad.py"
 @pytest.mark.slow
 @pytest.mark.parametrize("device", ["npu", "cuda", "no_such_device"])
 @pytest.mark.parametrize("mode", ["warm", "fresh"])
-def test_a_missing_device_is_exit_3_naming_it(tmp_path, make_repo, python_with_torch, capsys, device, mode):
+def test_a_missing_device_is_exit_3_naming_it(
+    tmp_path, make_repo, python_with_torch, capsys, device, mode
+):
     repo = make_repo({"master": {TEST: files.SEED_LIKE}})
     extra = ["--fresh"] if mode == "fresh" else []
-    rc = _run(tmp_path, TEST, "--repo", str(repo), "--python", python_with_torch, "--device", device, *extra)
+    rc = _run(
+        tmp_path,
+        TEST,
+        "--repo",
+        str(repo),
+        "--python",
+        python_with_torch,
+        "--device",
+        device,
+        *extra,
+    )
     out = capsys.readouterr().out
     assert rc == 3
     said = [ln for ln in out.splitlines() if f"device {device} is not available" in ln]
@@ -35,18 +47,32 @@ def test_a_missing_device_is_exit_3_naming_it(tmp_path, make_repo, python_with_t
 
 def test_cpu_fallback_only_when_asked_and_said(agent, tmp_path, make_repo, python_with_torch):
     repo = make_repo({"master": {TEST: files.SEED_LIKE}})
-    rc = _run(tmp_path, TEST, "--repo", str(repo), "--python", python_with_torch, "--device", "npu",
-              "--allow-cpu-fallback")
+    rc = _run(
+        tmp_path,
+        TEST,
+        "--repo",
+        str(repo),
+        "--python",
+        python_with_torch,
+        "--device",
+        "npu",
+        "--allow-cpu-fallback",
+    )
     assert rc == 0
     keys = _keys(next(iter(_logs(tmp_path).values())))
     assert keys["DEVICE"] == "cpu" and keys["device_requested"] == "npu"
-    assert keys["DEVICE_CHOICE"].startswith("requested npu, which is not available (npu_available=False")
+    assert keys["DEVICE_CHOICE"].startswith(
+        "requested npu, which is not available (npu_available=False"
+    )
     assert "--allow-cpu-fallback" in keys["DEVICE_CHOICE"]
 
 
 def test_auto_says_which_device_and_why(agent, tmp_path, make_repo, python_with_torch, capsys):
     repo = make_repo({"master": {TEST: files.SEED_LIKE}})
-    assert _run(tmp_path, TEST, "--repo", str(repo), "--python", python_with_torch, "--device", "auto") == 0
+    assert (
+        _run(tmp_path, TEST, "--repo", str(repo), "--python", python_with_torch, "--device", "auto")
+        == 0
+    )
     err = capsys.readouterr().err
     assert "device cpu (auto: torch.cuda, torch.xpu and torch.mps report no device; the cpu)" in err
     keys = _keys(next(iter(_logs(tmp_path).values())))

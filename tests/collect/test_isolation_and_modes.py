@@ -22,7 +22,17 @@ API = "torch.autograd.grad_mode.set_grad_enabled.clone"
 
 def test_grad_mode_isolation_lines_like_the_seed(tmp_path, make_repo, python_with_torch):
     repo = make_repo({"master": {TEST: files.SEED_LIKE}})
-    rc = _run(tmp_path, TEST, "--repo", str(repo), "--python", python_with_torch, "--isolation", "--api", API)
+    rc = _run(
+        tmp_path,
+        TEST,
+        "--repo",
+        str(repo),
+        "--python",
+        python_with_torch,
+        "--isolation",
+        "--api",
+        API,
+    )
     assert rc == 0
     log = next(iter(_logs(tmp_path).values()))
     assert "===== GRAD MODE ISOLATION PROBE =====" in log
@@ -45,8 +55,19 @@ def test_grad_mode_isolation_lines_like_the_seed(tmp_path, make_repo, python_wit
 
 def test_leaky_test_is_named_and_fails_isolation(tmp_path, make_repo, python_with_torch):
     repo = make_repo({"master": {"test/test_leaky.py": files.LEAKY}})
-    rc = _run(tmp_path, "test/test_leaky.py", "--repo", str(repo), "--python", python_with_torch,
-              "--isolation", "--state", "grad_mode", "-k", "leaks")
+    rc = _run(
+        tmp_path,
+        "test/test_leaky.py",
+        "--repo",
+        str(repo),
+        "--python",
+        python_with_torch,
+        "--isolation",
+        "--state",
+        "grad_mode",
+        "-k",
+        "leaks",
+    )
     assert rc == 1
     log = next(iter(_logs(tmp_path).values()))
     keys = _keys(log)
@@ -56,14 +77,19 @@ def test_leaky_test_is_named_and_fails_isolation(tmp_path, make_repo, python_wit
     assert keys["STATE_LEAK_CHECK"] == "LEAKS"
     assert log.count("STATE_LEAK=") == 1  # the clean test is not named
     # starting from True, the test leaves False behind: not restored
-    assert "ISOLATION_RESULT=initial:True,before:True,after:False,tests_run:1,successful:True" in log
+    assert (
+        "ISOLATION_RESULT=initial:True,before:True,after:False,tests_run:1,successful:True" in log
+    )
     assert keys["GRAD_MODE_ISOLATION_PROBE"] == "FAIL"
     assert keys["RESULT"] == "FAIL"
 
 
 def test_clean_file_reports_no_leak(tmp_path, make_repo, python_with_torch):
     repo = make_repo({"master": {TEST: files.SEED_LIKE}})
-    assert _run(tmp_path, TEST, "--repo", str(repo), "--python", python_with_torch, "--fail-on-leak") == 0
+    assert (
+        _run(tmp_path, TEST, "--repo", str(repo), "--python", python_with_torch, "--fail-on-leak")
+        == 0
+    )
     keys = _keys(next(iter(_logs(tmp_path).values())))
     assert keys["STATE_LEAK_CHECK"] == "PASS" and "STATE_LEAK" not in keys
 
@@ -79,10 +105,25 @@ def _runner_lines(output: str) -> list[str]:
 
 
 def test_warm_and_fresh_give_the_same_results(tmp_path, make_repo, python_with_torch):
-    repo = make_repo({"master": {TEST: files.SEED_LIKE, "test/test_broken.py": files.FAILING,
-                                 "test/test_leaky.py": files.LEAKY}})
+    repo = make_repo(
+        {
+            "master": {
+                TEST: files.SEED_LIKE,
+                "test/test_broken.py": files.FAILING,
+                "test/test_leaky.py": files.LEAKY,
+            }
+        }
+    )
     names = [TEST, "test/test_broken.py", "test/test_leaky.py"]
-    common = ["--repo", str(repo), "--python", python_with_torch, "--isolation", "--state", "grad_mode"]
+    common = [
+        "--repo",
+        str(repo),
+        "--python",
+        python_with_torch,
+        "--isolation",
+        "--state",
+        "grad_mode",
+    ]
     assert _run(tmp_path, *names, *common) == 1
     assert _run(tmp_path, *names, *common, "--fresh") == 1
     warm = next(iter(_records(tmp_path, 1).values()))
@@ -101,12 +142,20 @@ def test_warm_and_fresh_give_the_same_results(tmp_path, make_repo, python_with_t
 
 
 def test_warm_worker_survives_crash_hang_and_its_own_death(tmp_path, make_repo, python_with_torch):
-    repo = make_repo({"master": {
-        "test/test_abort.py": files.ABORTING, "test/test_hang.py": files.HANGING,
-        "test/test_kill.py": files.KILLS_WORKER, TEST: files.SEED_LIKE,
-    }})
+    repo = make_repo(
+        {
+            "master": {
+                "test/test_abort.py": files.ABORTING,
+                "test/test_hang.py": files.HANGING,
+                "test/test_kill.py": files.KILLS_WORKER,
+                TEST: files.SEED_LIKE,
+            }
+        }
+    )
     names = ["test/test_abort.py", "test/test_hang.py", "test/test_kill.py", TEST]
-    rc = _run(tmp_path, *names, "--repo", str(repo), "--python", python_with_torch, "--timeout", "12")  # also the bound on the worker's (re)start
+    rc = _run(
+        tmp_path, *names, "--repo", str(repo), "--python", python_with_torch, "--timeout", "12"
+    )  # also the bound on the worker's (re)start
     assert rc == 1
     rec = next(iter(_records(tmp_path).values()))
     statuses = [(s["test_file"], s["status"], s["signal"]) for s in rec["full"]]
@@ -119,7 +168,9 @@ def test_warm_worker_survives_crash_hang_and_its_own_death(tmp_path, make_repo, 
     assert [t["outcome"] for t in rec["full"][3]["tests"]] == ["passed"] * 3
     log = next(iter(_logs(tmp_path).values()))
     lane = re.search(r"lane pid (\d+) of warm worker pid (\d+) died during this job", log)
-    if lane:  # a worker with lanes (one per core): the lane the test killed is gone, the others go on
+    if (
+        lane
+    ):  # a worker with lanes (one per core): the lane the test killed is gone, the others go on
         after = re.findall(r"forked child \(pid \d+\) of lane pid (\d+)", log.split(lane[0], 1)[1])
         assert after and lane[1] not in after
         assert set(re.findall(r"warm worker pid (\d+)", log)) == {lane[2]}
@@ -137,25 +188,58 @@ def test_fork_unavailable_falls_back_to_fresh(monkeypatch, tmp_path, capsys):
     assert "fork is unavailable" in capsys.readouterr().err
 
 
-def test_a_file_that_does_not_import_fails_its_isolation_probe_with_the_reason(tmp_path, make_repo, python_with_torch):
+def test_a_file_that_does_not_import_fails_its_isolation_probe_with_the_reason(
+    tmp_path, make_repo, python_with_torch
+):
     broken = "import torch\nimport no_such_module_for_torchparity_tests\n"
     repo = make_repo({"master": {"test/test_broken_import.py": broken}})
-    rc = _run(tmp_path, "test/test_broken_import.py", "--repo", str(repo), "--python", python_with_torch,
-              "--isolation", "--state", "grad_mode")
+    rc = _run(
+        tmp_path,
+        "test/test_broken_import.py",
+        "--repo",
+        str(repo),
+        "--python",
+        python_with_torch,
+        "--isolation",
+        "--state",
+        "grad_mode",
+    )
     assert rc == 1
     log = next(iter(_logs(tmp_path).values()))
     keys = _keys(log)
     assert "===== GRAD MODE ISOLATION PROBE =====" in log
-    assert keys["GRAD_MODE_ISOLATION_ERROR"] == "the test file could not be imported (traceback above)"
+    assert (
+        keys["GRAD_MODE_ISOLATION_ERROR"] == "the test file could not be imported (traceback above)"
+    )
     assert "No module named 'no_such_module_for_torchparity_tests'" in log
-    assert keys["GRAD_MODE_ISOLATION_PROBE"] == "FAIL" and keys["GRAD_MODE_ISOLATION_EXIT_CODE"] == "1"
+    assert (
+        keys["GRAD_MODE_ISOLATION_PROBE"] == "FAIL" and keys["GRAD_MODE_ISOLATION_EXIT_CODE"] == "1"
+    )
 
 
-def test_a_state_absent_for_this_device_is_skipped_with_a_note(tmp_path, make_repo, python_with_torch):
+def test_a_state_absent_for_this_device_is_skipped_with_a_note(
+    tmp_path, make_repo, python_with_torch
+):
     repo = make_repo({"master": {TEST: files.SEED_LIKE}})
-    rc = _run(tmp_path, TEST, "--repo", str(repo), "--python", python_with_torch, "--device", "cpu",
-              "--isolation", "--state", "autocast_device")
+    rc = _run(
+        tmp_path,
+        TEST,
+        "--repo",
+        str(repo),
+        "--python",
+        python_with_torch,
+        "--device",
+        "cpu",
+        "--isolation",
+        "--state",
+        "autocast_device",
+    )
     assert rc == 0
     keys = _keys(next(iter(_logs(tmp_path).values())))
-    assert keys["AUTOCAST_DEVICE_ISOLATION_SKIPPED"] == "no autocast_device state when the device is cpu"
-    assert keys["AUTOCAST_DEVICE_ISOLATION_PROBE"] == "NOT_RUN"  # skipped: it ran nothing, so it did not pass
+    assert (
+        keys["AUTOCAST_DEVICE_ISOLATION_SKIPPED"]
+        == "no autocast_device state when the device is cpu"
+    )
+    assert (
+        keys["AUTOCAST_DEVICE_ISOLATION_PROBE"] == "NOT_RUN"
+    )  # skipped: it ran nothing, so it did not pass

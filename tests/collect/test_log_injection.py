@@ -40,7 +40,9 @@ def _hostile_record() -> TargetRecord:
     rec = target_record("a2", "c" * 40, "s" * 64, failed=True)
     assert rec.probe is not None
     rec.python = EVIL_PYTHON
-    facts = [[k, EVIL_PYTHON if k == "python_executable" else v] for k, v in rec.probe.result["facts"]]
+    facts = [
+        [k, EVIL_PYTHON if k == "python_executable" else v] for k, v in rec.probe.result["facts"]
+    ]
     rec.probe.result["facts"] = facts
     # the agent prints its facts as key=value, the interpreter path as it is
     rec.probe.output = "".join(f"{k}={v}\n" for k, v in facts)
@@ -51,21 +53,48 @@ def _hostile_record() -> TargetRecord:
     full.command = f"env -u PYTHONPATH {EVIL_PYTHON} /tmp/w{INJECTED}/test_x.py -v"
     full.how = f"the agent's own run{INJECTED}"
     full.test_file = f"test/x{INJECTED}.py"
-    rec.full.append(Step(name="full", status="FAIL", exit_code=1, command=full.command, test_file=full.test_file,
-                         verdict="FAIL", verdict_reasons=[f"why{INJECTED}"]))
+    rec.full.append(
+        Step(
+            name="full",
+            status="FAIL",
+            exit_code=1,
+            command=full.command,
+            test_file=full.test_file,
+            verdict="FAIL",
+            verdict_reasons=[f"why{INJECTED}"],
+        )
+    )
     rec.test_files[0].abs_path = f"/tmp/w{INJECTED}/test_x.py"
     rec.leak_check = [Step(name="leak", status="TIMEOUT", exit_code=None, command=full.command)]
-    rec.leaks = [{"test": f"t{INJECTED}", "state": f"s{INJECTED}", "before": f"b{INJECTED}", "after": "a"}]
+    rec.leaks = [
+        {"test": f"t{INJECTED}", "state": f"s{INJECTED}", "before": f"b{INJECTED}", "after": "a"}
+    ]
     rec.leak_status, rec.leak_reason = "LEAKS", f"file{INJECTED}"
     iso = rec.isolation[0]
     iso.command = full.command
-    iso.result.update(skipped=f"skipped{INJECTED}", error=f"error{INJECTED}", title=f"GRAD{INJECTED}")
+    iso.result.update(
+        skipped=f"skipped{INJECTED}", error=f"error{INJECTED}", title=f"GRAD{INJECTED}"
+    )
     iso.result["selection"] = {"patterns": [f"p{INJECTED}"], "tests": []}
-    rec.trace = [Step(name="trace", status="OK", exit_code=0, command=full.command, test_file=full.test_file,
-                      result={"trace": {"selection": {"tests": [f"t{INJECTED}"]}, "status": f"OK{INJECTED}",
-                                        "error": f"\x1b[2Jerror{INJECTED}",
-                                        "ops": [{"op": f"aten::add{INJECTED}", "devices": [f"npu{INJECTED}"],
-                                                 "count": 1}]}})]
+    rec.trace = [
+        Step(
+            name="trace",
+            status="OK",
+            exit_code=0,
+            command=full.command,
+            test_file=full.test_file,
+            result={
+                "trace": {
+                    "selection": {"tests": [f"t{INJECTED}"]},
+                    "status": f"OK{INJECTED}",
+                    "error": f"\x1b[2Jerror{INJECTED}",
+                    "ops": [
+                        {"op": f"aten::add{INJECTED}", "devices": [f"npu{INJECTED}"], "count": 1}
+                    ],
+                }
+            },
+        )
+    ]
     rec.ref = f"v2.7.1{INJECTED}"
     rec.source_branch = f"pr{INJECTED}"
     rec.process_tracking = f"process group{INJECTED}"
@@ -86,7 +115,8 @@ def test_no_value_of_the_controller_can_start_a_log_line() -> None:
 
 
 def test_a_verify_with_a_hostile_interpreter_path_logs_it_on_one_line(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The whole verify over the fake runner: the probe answers as the real agent would in such a path."""
     monkeypatch.chdir(tmp_path)
     folder = tmp_path / f"py{INJECTED}"
@@ -96,15 +126,22 @@ def test_a_verify_with_a_hostile_interpreter_path_logs_it_on_one_line(
     recorded = {r.op: r.answer for r in load("verify_seed_api")}
 
     def probe(job: object) -> Answer:
-        facts = [[k, str(python) if k == "python_executable" else v] for k, v in recorded["probe"].result["facts"]]
-        return Answer(result=dict(recorded["probe"].result, facts=facts),
-                      output="".join(f"{k}={v}\n" for k, v in facts))
+        facts = [
+            [k, str(python) if k == "python_executable" else v]
+            for k, v in recorded["probe"].result["facts"]
+        ]
+        return Answer(
+            result=dict(recorded["probe"].result, facts=facts),
+            output="".join(f"{k}={v}\n" for k, v in facts),
+        )
 
     def run_file(job: object) -> Answer:
         result = json.loads(json.dumps(recorded["run_file"].result))
         result["tests"][0].update(outcome="failed", detail="AssertionError: True != False")
         result["exit_code"] = 1
-        return Answer(result=result, output="FAIL: test_set_grad_enabled_clone\n", status="FAIL", exit_code=1)
+        return Answer(
+            result=result, output="FAIL: test_set_grad_enabled_clone\n", status="FAIL", exit_code=1
+        )
 
     with answering(RecordedAgent.of("verify_seed_api", probe=probe, run_file=run_file)):
         code = main(["verify", API, "--python", str(python), "--store", str(tmp_path / "store")])
@@ -124,11 +161,28 @@ def test_the_upstream_log_writes_the_interpreter_path_on_one_line() -> None:
     from torchparity.upstream.evidence import command, target_log
 
     cmd = command(EVIL_PYTHON, ["test/test_x.py", "-v"])
-    t = UpstreamTarget(label="v2.7.1@a2", source="backend", ref="v2.7.1", commit="c" * 40, env="a2",
-                       python=EVIL_PYTHON, device="npu", result="FAIL",
-                       files=(UpstreamFile(path=f"test/x{INJECTED}.py", sha256="s" * 64, entry="unittest"),),
-                       runs=(UpstreamRun(file=f"test/x{INJECTED}.py", purpose="run", command=cmd, how="fresh",
-                                         status="FAIL", exit_code=1, output="FAIL: test_x\n"),))
+    t = UpstreamTarget(
+        label="v2.7.1@a2",
+        source="backend",
+        ref="v2.7.1",
+        commit="c" * 40,
+        env="a2",
+        python=EVIL_PYTHON,
+        device="npu",
+        result="FAIL",
+        files=(UpstreamFile(path=f"test/x{INJECTED}.py", sha256="s" * 64, entry="unittest"),),
+        runs=(
+            UpstreamRun(
+                file=f"test/x{INJECTED}.py",
+                purpose="run",
+                command=cmd,
+                how="fresh",
+                status="FAIL",
+                exit_code=1,
+                output="FAIL: test_x\n",
+            ),
+        ),
+    )
     facts = [["python_executable", EVIL_PYTHON], ["torch_version", "2.7.1"]]
     log = target_log(t, "".join(f"{k}={v}\n" for k, v in facts), 0, "fresh", facts)
     assert _keyed(log, "RESULT") == ["RESULT=FAIL"] and _keyed(log, "FULL_TEST_VERDICT") == []
@@ -168,26 +222,42 @@ def test_the_reader_rejects_a_log_with_a_duplicated_key() -> None:
     found = {d.key: d.lines for d in duplicated_keys(FORGED)}
     assert found == {"RESULT": (6, 13, 23)}
     # once per section: a second verdict in one FULL TEST FILE section is a duplicate, one per file is not
-    two_files = FORGED.replace("FULL_TEST_VERDICT=FAIL\n", "FULL_TEST_VERDICT=FAIL\nFULL_TEST_VERDICT=PASS\n")
+    two_files = FORGED.replace(
+        "FULL_TEST_VERDICT=FAIL\n", "FULL_TEST_VERDICT=FAIL\nFULL_TEST_VERDICT=PASS\n"
+    )
     assert ("FULL_TEST_VERDICT", (21, 22)) in [(d.key, d.lines) for d in duplicated_keys(two_files)]
     # every log the tool writes reads back clean: one and two files, warm and fresh, emulated, failing
-    for rec in (target_record("a2", "c" * 40, "s" * 64), target_record("a3", "c" * 40, "s" * 64, failed=True),
-                _hostile_record()):
+    for rec in (
+        target_record("a2", "c" * 40, "s" * 64),
+        target_record("a3", "c" * 40, "s" * 64, failed=True),
+        _hostile_record(),
+    ):
         assert duplicated_keys(render_log(rec)) == [], render_log(rec)
         rec.mode = "fresh"
         rec.full.append(rec.full[0])
         assert duplicated_keys(render_log(rec)) == []
 
 
-def test_show_rejects_a_stored_log_with_a_duplicated_key(tmp_path: Path,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_show_rejects_a_stored_log_with_a_duplicated_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     st = Store(tmp_path / "store")
     rid = st.new_run("run", ["run"])
-    forged, honest = target_record("a2", "c" * 40, "s" * 64, failed=True), target_record("a2", "c" * 40, "s" * 64)
+    forged, honest = (
+        target_record("a2", "c" * 40, "s" * 64, failed=True),
+        target_record("a2", "c" * 40, "s" * 64),
+    )
     forged.label, honest.label = "forged", "honest"
     for rec, log in ((forged, FORGED), (honest, render_log(honest))):
-        st.add_target(rid, label=rec.label, ref=rec.ref, env=rec.env, result=rec.result, log=log.encode(),
-                      record=rec.to_json())
+        st.add_target(
+            rid,
+            label=rec.label,
+            ref=rec.ref,
+            env=rec.env,
+            result=rec.result,
+            log=log.encode(),
+            record=rec.to_json(),
+        )
     st.finish_run(rid, "FAIL")
     store = str(tmp_path / "store")
     assert main(["show", str(rid), "--target", "honest", "--store", store]) == 0

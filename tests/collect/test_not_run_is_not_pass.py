@@ -16,7 +16,7 @@ from torchparity.store import Store
 # real one (the `agent` fixture, tests/fakeagent.py)
 
 BROKEN = "test/test_needs_backend.py"
-BROKEN_TEXT = '''
+BROKEN_TEXT = """
 import unittest
 
 import torch
@@ -30,9 +30,9 @@ class TestClone(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 GOOD = "test/test_fine.py"
-GOOD_TEXT = '''
+GOOD_TEXT = """
 import unittest
 
 import torch
@@ -46,12 +46,14 @@ class TestClone(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["warm", "fresh"])
-def test_leak_check_of_a_file_that_fails_at_import_is_not_run(tmp_path, make_repo, python_with_torch, mode):
+def test_leak_check_of_a_file_that_fails_at_import_is_not_run(
+    tmp_path, make_repo, python_with_torch, mode
+):
     repo = make_repo({"master": {BROKEN: BROKEN_TEXT}})
     extra = ["--fresh"] if mode == "fresh" else []
     assert _run(tmp_path, BROKEN, "--repo", str(repo), "--python", python_with_torch, *extra) == 1
@@ -65,7 +67,9 @@ def test_leak_check_of_a_file_that_fails_at_import_is_not_run(tmp_path, make_rep
     assert "no test method ran" in rec["leak_reason"]
 
 
-def test_leak_check_over_a_running_and_a_broken_file_is_partial(agent, tmp_path, make_repo, python_with_torch):
+def test_leak_check_over_a_running_and_a_broken_file_is_partial(
+    agent, tmp_path, make_repo, python_with_torch
+):
     repo = make_repo({"master": {BROKEN: BROKEN_TEXT, GOOD: GOOD_TEXT}})
     assert _run(tmp_path, GOOD, BROKEN, "--repo", str(repo), "--python", python_with_torch) == 1
     keys = _keys(next(iter(_logs(tmp_path).values())))
@@ -75,7 +79,9 @@ def test_leak_check_over_a_running_and_a_broken_file_is_partial(agent, tmp_path,
     assert (rec["leak_status"], rec["leak_tests_watched"]) == ("PARTIAL", 1)
 
 
-def test_leak_check_of_a_file_whose_tests_ran_passes_with_the_count(agent, tmp_path, make_repo, python_with_torch):
+def test_leak_check_of_a_file_whose_tests_ran_passes_with_the_count(
+    agent, tmp_path, make_repo, python_with_torch
+):
     repo = make_repo({"master": {GOOD: GOOD_TEXT}})
     assert _run(tmp_path, GOOD, "--repo", str(repo), "--python", python_with_torch) == 0
     keys = _keys(next(iter(_logs(tmp_path).values())))
@@ -84,13 +90,21 @@ def test_leak_check_of_a_file_whose_tests_ran_passes_with_the_count(agent, tmp_p
     assert (rec["leak_status"], rec["leak_reason"], rec["leak_tests_watched"]) == ("PASS", "", 1)
 
 
-def test_an_errored_dispatch_trace_has_a_non_zero_exit_code(agent, tmp_path, make_repo, python_with_torch):
+def test_an_errored_dispatch_trace_has_a_non_zero_exit_code(
+    agent, tmp_path, make_repo, python_with_torch
+):
     repo = make_repo({"master": {BROKEN: BROKEN_TEXT, GOOD: GOOD_TEXT}})
-    opts = CollectOptions(files=[BROKEN, GOOD], repo=repo, envs=[EnvSpec("py", python_with_torch)], trace=True)
+    opts = CollectOptions(
+        files=[BROKEN, GOOD], repo=repo, envs=[EnvSpec("py", python_with_torch)], trace=True
+    )
     outcome = Collector(Store(tmp_path / "store"), opts).run(["test"])
     (rec,) = outcome.records
     broken, fine = rec.trace
-    assert broken.result["trace"]["status"] == "error" and broken.exit_code == 1 and broken.status == "FAIL"
+    assert (
+        broken.result["trace"]["status"] == "error"
+        and broken.exit_code == 1
+        and broken.status == "FAIL"
+    )
     assert fine.result["trace"]["status"] == "ok" and fine.exit_code == 0 and fine.status == "OK"
     log = next(iter(_logs(tmp_path).values()))
     sections = log.split("===== DISPATCH TRACE =====")[1:]

@@ -17,7 +17,7 @@ from torchparity.store import Store
 pytestmark = pytest.mark.slow
 
 GOOD = "test/test_good.py"
-GOOD_TEXT = '''\
+GOOD_TEXT = """\
 import unittest
 
 import torch
@@ -30,7 +30,7 @@ class T(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 
 class _KillsItsWorkerOnce:
@@ -61,10 +61,14 @@ class _Pool(LocalPool):
         return self.wrapped.setdefault(id(real), _KillsItsWorkerOnce(real))  # type: ignore[return-value]
 
 
-def test_a_worker_lost_during_the_probe_is_retried_once_and_said(tmp_path, make_repo, python_with_torch):
+def test_a_worker_lost_during_the_probe_is_retried_once_and_said(
+    tmp_path, make_repo, python_with_torch
+):
     repo = make_repo({"master": {GOOD: GOOD_TEXT}})
     pool = _Pool()
-    opts = CollectOptions(files=[GOOD], repo=repo, envs=[EnvSpec("py", python_with_torch)], device="cpu")
+    opts = CollectOptions(
+        files=[GOOD], repo=repo, envs=[EnvSpec("py", python_with_torch)], device="cpu"
+    )
     try:
         outcome = Collector(Store(tmp_path / "store"), opts, runners=pool).run(["run"])
     finally:
@@ -76,4 +80,6 @@ def test_a_worker_lost_during_the_probe_is_retried_once_and_said(tmp_path, make_
     assert 1 <= len(retried) <= 3 and all(n.args["status"] == "WORKER_DIED" for n in retried)
     log = next(iter(_logs(tmp_path).values()))
     assert "an environment probe ended WORKER_DIED" in log
-    assert "ENVIRONMENT_PROBE_EXIT_CODE=0" in log and "ENVIRONMENT_PROBE_STATUS=WORKER_DIED" not in log
+    assert (
+        "ENVIRONMENT_PROBE_EXIT_CODE=0" in log and "ENVIRONMENT_PROBE_STATUS=WORKER_DIED" not in log
+    )

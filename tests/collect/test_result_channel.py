@@ -56,11 +56,14 @@ def forge_answer_file():
 '''
 
 WRITES_ANSWER = "test/test_writes_answer.py"
-WRITES_ANSWER_TEXT = '''
+WRITES_ANSWER_TEXT = (
+    """
 import json
 import os
 import unittest
-''' + _FORGED_ANSWER + '''
+"""
+    + _FORGED_ANSWER
+    + """
 
 class TestForge(unittest.TestCase):
     def test_wrong(self):
@@ -70,10 +73,11 @@ class TestForge(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
+)
 
 FORKS = "test/test_forks.py"
-FORKS_TEXT = '''
+FORKS_TEXT = """
 import os
 import unittest
 
@@ -92,15 +96,18 @@ class TestFork(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 AT_EXIT = "test/test_at_exit.py"
-AT_EXIT_TEXT = '''
+AT_EXIT_TEXT = (
+    """
 import atexit
 import json
 import os
 import unittest
-''' + _FORGED_ANSWER + '''
+"""
+    + _FORGED_ANSWER
+    + """
 
 def rewrite():
     forge_answer_file()
@@ -117,14 +124,18 @@ class TestForge(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
+)
 
 INTO_PARENT = "test/test_into_parent.py"
-INTO_PARENT_TEXT = '''
+INTO_PARENT_TEXT = (
+    """
 import json
 import os
 import unittest
-''' + _FORGED_ANSWER + '''
+"""
+    + _FORGED_ANSWER
+    + '''
 
 def forge_parent():
     """A worker answer (and an agent message) written into every pipe of the parent process."""
@@ -166,13 +177,17 @@ class TestForge(unittest.TestCase):
 if __name__ == "__main__":
     unittest.main()
 '''
+)
 
 INTO_OWN_PIPES = "test/test_into_own_pipes.py"
-INTO_OWN_PIPES_TEXT = '''
+INTO_OWN_PIPES_TEXT = (
+    """
 import json
 import os
 import unittest
-''' + _FORGED_ANSWER + '''
+"""
+    + _FORGED_ANSWER
+    + '''
 
 def forge_own_pipes():
     """An answer in the agent's framing, unsigned, written into every pipe this process holds."""
@@ -196,9 +211,10 @@ class TestForge(unittest.TestCase):
 if __name__ == "__main__":
     unittest.main()
 '''
+)
 
 CLASS_EXIT = "test/test_class_exit.py"
-CLASS_EXIT_TEXT = '''
+CLASS_EXIT_TEXT = """
 import sys
 import unittest
 
@@ -228,10 +244,10 @@ class TestB(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 SWALLOWS = "test/test_swallows.py"
-SWALLOWS_TEXT = '''
+SWALLOWS_TEXT = """
 import unittest
 
 
@@ -256,7 +272,7 @@ class TestQuiet(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main(testRunner=unittest.TextTestRunner(resultclass=Quiet, verbosity=2))
-'''
+"""
 
 
 def _flags(mode: str) -> list[str]:
@@ -271,7 +287,7 @@ def _one(tmp_path):
 
 
 def _lines(log: str, key: str) -> list[str]:
-    return [line[len(key) + 1:] for line in log.splitlines() if line.startswith(key + "=")]
+    return [line[len(key) + 1 :] for line in log.splitlines() if line.startswith(key + "=")]
 
 
 def _run_file(tmp_path, make_repo, python, path: str, text: str, mode: str) -> int:
@@ -283,8 +299,13 @@ def _run_file(tmp_path, make_repo, python, path: str, text: str, mode: str) -> i
 
 
 @MODES
-def test_a_test_that_writes_the_answer_file_is_not_a_pass(tmp_path, make_repo, python_with_torch, mode):
-    assert _run_file(tmp_path, make_repo, python_with_torch, WRITES_ANSWER, WRITES_ANSWER_TEXT, mode) == 1
+def test_a_test_that_writes_the_answer_file_is_not_a_pass(
+    tmp_path, make_repo, python_with_torch, mode
+):
+    assert (
+        _run_file(tmp_path, make_repo, python_with_torch, WRITES_ANSWER, WRITES_ANSWER_TEXT, mode)
+        == 1
+    )
     rec, full, log = _one(tmp_path)
     assert rec["result"] == "FAIL" and full["verdict"] == "FAIL" and full["runner"] is None
     assert full["tests"] == []
@@ -294,33 +315,51 @@ def test_a_test_that_writes_the_answer_file_is_not_a_pass(tmp_path, make_repo, p
 
 
 @MODES
-def test_a_forked_copy_that_finishes_the_run_is_not_the_answer(tmp_path, make_repo, python_with_torch, mode):
+def test_a_forked_copy_that_finishes_the_run_is_not_the_answer(
+    tmp_path, make_repo, python_with_torch, mode
+):
     assert _run_file(tmp_path, make_repo, python_with_torch, FORKS, FORKS_TEXT, mode) == 1
     rec, full, log = _one(tmp_path)
     assert rec["result"] == "FAIL" and full["verdict"] == "FAIL" and full["runner"] is None
     assert full["exit_code"] == 0  # the process the agent started said "success"
     assert any("without the agent's structured results" in r for r in full["verdict_reasons"])
     assert "FINDING=exit code 0, but the test runner never reported its end" in log
-    if mode == "warm":  # (with --fresh the log shows the literal command's output, not the agent's run)
+    if (
+        mode == "warm"
+    ):  # (with --fresh the log shows the literal command's output, not the agent's run)
         # the copy ran the rest of the suite and its agent code refused to answer for a process it is not
         assert "not answering from process" in log
 
 
 @MODES
-def test_an_atexit_handler_that_rewrites_the_answer_changes_nothing(tmp_path, make_repo, python_with_torch, mode):
+def test_an_atexit_handler_that_rewrites_the_answer_changes_nothing(
+    tmp_path, make_repo, python_with_torch, mode
+):
     assert _run_file(tmp_path, make_repo, python_with_torch, AT_EXIT, AT_EXIT_TEXT, mode) == 1
     rec, full, log = _one(tmp_path)
     assert rec["result"] == "FAIL" and full["verdict"] == "FAIL"
-    assert {t["id"]: t["outcome"] for t in full["tests"]} == {"__main__.TestForge.test_wrong": "failed"}
-    assert _keys(log)["RUNNER_TESTS"] == "tests_run:1,passed:0,failed:1,error:0,skipped:0,xfail:0,xpass:0"
+    assert {t["id"]: t["outcome"] for t in full["tests"]} == {
+        "__main__.TestForge.test_wrong": "failed"
+    }
+    assert (
+        _keys(log)["RUNNER_TESTS"]
+        == "tests_run:1,passed:0,failed:1,error:0,skipped:0,xfail:0,xpass:0"
+    )
     if mode == "fresh":  # a forked child of the warm worker never runs atexit handlers
         findings = _lines(log, "FINDING")
-        assert any(".result.json" in f and "not the agent's answer" in f for f in findings), findings
+        assert any(".result.json" in f and "not the agent's answer" in f for f in findings), (
+            findings
+        )
         assert any("exited 0 after the agent answered exit code 1" in f for f in findings), findings
 
 
-def test_a_forged_worker_answer_in_the_parents_pipes_is_not_taken(tmp_path, make_repo, python_with_torch):
-    assert _run_file(tmp_path, make_repo, python_with_torch, INTO_PARENT, INTO_PARENT_TEXT, "warm") == 1
+def test_a_forged_worker_answer_in_the_parents_pipes_is_not_taken(
+    tmp_path, make_repo, python_with_torch
+):
+    assert (
+        _run_file(tmp_path, make_repo, python_with_torch, INTO_PARENT, INTO_PARENT_TEXT, "warm")
+        == 1
+    )
     rec, full, log = _one(tmp_path)
     assert rec["result"] == "FAIL" and full["verdict"] == "FAIL" and full["runner"] is None
     # the worker is not dumpable: its descriptors are not the test's to open, unless the test may trace any
@@ -331,8 +370,13 @@ def test_a_forged_worker_answer_in_the_parents_pipes_is_not_taken(tmp_path, make
 
 
 @MODES
-def test_an_unsigned_message_on_the_answer_pipe_is_rejected(tmp_path, make_repo, python_with_torch, mode):
-    assert _run_file(tmp_path, make_repo, python_with_torch, INTO_OWN_PIPES, INTO_OWN_PIPES_TEXT, mode) == 1
+def test_an_unsigned_message_on_the_answer_pipe_is_rejected(
+    tmp_path, make_repo, python_with_torch, mode
+):
+    assert (
+        _run_file(tmp_path, make_repo, python_with_torch, INTO_OWN_PIPES, INTO_OWN_PIPES_TEXT, mode)
+        == 1
+    )
     rec, full, log = _one(tmp_path)
     assert rec["result"] == "FAIL" and full["verdict"] == "FAIL" and full["runner"] is None
     findings = _lines(log, "FINDING")
@@ -344,13 +388,17 @@ def test_an_unsigned_message_on_the_answer_pipe_is_rejected(tmp_path, make_repo,
 
 @MODES
 @pytest.mark.parametrize("fixture", ["setUpClass", "tearDownClass"])
-def test_sys_exit_in_a_class_fixture_hides_no_test(tmp_path, make_repo, python_with_torch, mode, fixture):
+def test_sys_exit_in_a_class_fixture_hides_no_test(
+    tmp_path, make_repo, python_with_torch, mode, fixture
+):
     text = CLASS_EXIT_TEXT.replace("FIXTURE", repr(fixture))
     assert _run_file(tmp_path, make_repo, python_with_torch, CLASS_EXIT, text, mode) == 1
     rec, full, log = _one(tmp_path)
     assert rec["result"] == "FAIL" and full["verdict"] == "FAIL"
     assert full["runner"]["tests_run"] == 1
-    assert {t["id"]: t["outcome"] for t in full["tests"]} == {"__main__.TestA.test_a_fine": "passed"}
+    assert {t["id"]: t["outcome"] for t in full["tests"]} == {
+        "__main__.TestA.test_a_fine": "passed"
+    }
     never = ["__main__.TestB.test_b_wrong", "__main__.TestB.test_c_fine"]
     reason = next(r for r in full["verdict_reasons"] if "never ran" in r)
     assert all(t in reason for t in never) and "2 of the 3 test(s)" in reason
@@ -364,13 +412,22 @@ def test_sys_exit_in_a_class_fixture_hides_no_test(tmp_path, make_repo, python_w
 
 
 @MODES
-def test_a_result_class_that_swallows_failures_is_not_a_pass(tmp_path, make_repo, python_with_torch, mode):
+def test_a_result_class_that_swallows_failures_is_not_a_pass(
+    tmp_path, make_repo, python_with_torch, mode
+):
     assert _run_file(tmp_path, make_repo, python_with_torch, SWALLOWS, SWALLOWS_TEXT, mode) == 1
     rec, full, log = _one(tmp_path)
     assert rec["result"] == "FAIL" and full["verdict"] == "FAIL"
     assert {t["id"]: t["outcome"] for t in full["tests"]} == {
-        "__main__.TestQuiet.test_fine": "passed", "__main__.TestQuiet.test_wrong": "failed",
-        "__main__.TestQuiet.test_broken": "error"}
-    assert _keys(log)["RUNNER_TESTS"] == "tests_run:3,passed:1,failed:1,error:1,skipped:0,xfail:0,xpass:0"
+        "__main__.TestQuiet.test_fine": "passed",
+        "__main__.TestQuiet.test_wrong": "failed",
+        "__main__.TestQuiet.test_broken": "error",
+    }
+    assert (
+        _keys(log)["RUNNER_TESTS"]
+        == "tests_run:3,passed:1,failed:1,error:1,skipped:0,xfail:0,xpass:0"
+    )
     findings = _lines(log, "FINDING")
-    assert any("Quiet" in f and "2 failure(s) or error(s)" in f and "lists 0" in f for f in findings), findings
+    assert any(
+        "Quiet" in f and "2 failure(s) or error(s)" in f and "lists 0" in f for f in findings
+    ), findings

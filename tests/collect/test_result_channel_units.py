@@ -39,6 +39,7 @@ def _sent(key, result, *, extra: bytes = b"", twice: bool = False) -> bytes:
         assert not channel.send(result)  # once
         if twice:
             results.AnswerChannel(os.dup(fd), key).send(result)
+
     return _pipe_with(write)
 
 
@@ -83,7 +84,9 @@ def test_a_cut_answer_and_nothing_at_all():
 
 def test_the_key_is_wiped_once_sent_and_a_large_answer_does_not_block():
     key = results.new_key()
-    big = {"tests": [{"id": f"t{i}", "outcome": "passed", "detail": "x" * 200} for i in range(2000)]}
+    big = {
+        "tests": [{"id": f"t{i}", "outcome": "passed", "detail": "x" * 200} for i in range(2000)]
+    }
     r, w = os.pipe()
     reader = results.AnswerReader(r)
     channel = results.AnswerChannel(w, key)
@@ -127,7 +130,7 @@ def _outcomes(out: dict) -> dict[str, str]:
     return {t["id"]: t["outcome"] for t in out["tests"]}
 
 
-CLASS_EXIT = '''
+CLASS_EXIT = """
 import sys
 import unittest
 
@@ -153,7 +156,7 @@ class TestC(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 
 def test_sys_exit_in_setupclass_leaves_the_later_tests_named(tmp_path, monkeypatch):
@@ -161,12 +164,15 @@ def test_sys_exit_in_setupclass_leaves_the_later_tests_named(tmp_path, monkeypat
     runner = out["runner"]
     assert out["exit_code"] == 0 and runner["sessions"] == runner["finished"] == 1
     assert _outcomes(out) == {"__main__.TestA.test_a": "passed"}
-    assert runner["planned"] == 3 and runner["not_run"] == ["__main__.TestB.test_b", "__main__.TestC.test_c"]
+    assert runner["planned"] == 3 and runner["not_run"] == [
+        "__main__.TestB.test_b",
+        "__main__.TestC.test_c",
+    ]
     (left,) = runner["left_by"]
     assert left.startswith("SystemExit(0) raised in setUpClass (test_file.py:")
 
 
-FIXTURES_THAT_ANSWER = '''
+FIXTURES_THAT_ANSWER = """
 import unittest
 
 
@@ -201,7 +207,7 @@ class TestInner(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 
 def test_a_class_fixture_that_skips_or_fails_answers_for_its_tests(tmp_path, monkeypatch):
@@ -217,7 +223,7 @@ def test_a_class_fixture_that_skips_or_fails_answers_for_its_tests(tmp_path, mon
     assert runner["sessions"] == 1 and runner["tests_run"] == 1 and runner["result_objects"] == []
 
 
-SWALLOWS = '''
+SWALLOWS = """
 import unittest
 
 
@@ -244,25 +250,38 @@ class TestQuiet(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main(testRunner=unittest.TextTestRunner(resultclass=Quiet, verbosity=2))
-'''
+"""
 
 
 def test_a_result_class_that_drops_failures_cannot_hide_them(tmp_path, monkeypatch):
     out = _run_file(tmp_path, monkeypatch, SWALLOWS)
     assert out["exit_code"] == 0  # the runner's own object saw no failure
-    assert _outcomes(out) == {"__main__.TestQuiet.test_fine": "passed", "__main__.TestQuiet.test_sub": "failed",
-                              "__main__.TestQuiet.test_wrong": "failed"}
+    assert _outcomes(out) == {
+        "__main__.TestQuiet.test_fine": "passed",
+        "__main__.TestQuiet.test_sub": "failed",
+        "__main__.TestQuiet.test_wrong": "failed",
+    }
     assert out["runner"]["result_objects"] == [
-        {"what": "bad", "result_class": "Quiet", "runner": 0, "agent": 2}]
-    assert "AssertionError: 1 != 2" in next(t["detail"] for t in out["tests"] if t["id"].endswith("test_wrong"))
+        {"what": "bad", "result_class": "Quiet", "runner": 0, "agent": 2}
+    ]
+    assert "AssertionError: 1 != 2" in next(
+        t["detail"] for t in out["tests"] if t["id"].endswith("test_wrong")
+    )
 
 
 def test_unittest_is_as_it_was_after_the_run(tmp_path, monkeypatch):
     import unittest
 
-    before = {(cls, name): cls.__dict__[name] for cls, name in [
-        (unittest.TestCase, "run"), (unittest.TestSuite, "run"), (unittest.BaseTestSuite, "run"),
-        (unittest.TestResult, "startTestRun"), (unittest.TestResult, "stopTestRun")]}
+    before = {
+        (cls, name): cls.__dict__[name]
+        for cls, name in [
+            (unittest.TestCase, "run"),
+            (unittest.TestSuite, "run"),
+            (unittest.BaseTestSuite, "run"),
+            (unittest.TestResult, "startTestRun"),
+            (unittest.TestResult, "stopTestRun"),
+        ]
+    }
     _run_file(tmp_path, monkeypatch, CLASS_EXIT)
     assert {key: key[0].__dict__[key[1]] for key in before} == before
 
@@ -271,43 +290,68 @@ def test_unittest_is_as_it_was_after_the_run(tmp_path, monkeypatch):
 
 
 def _step(result: dict, exit_code: int = 0) -> Step:
-    return Step(name="full", status="OK" if exit_code == 0 else "FAIL", exit_code=exit_code, result=result)
+    return Step(
+        name="full", status="OK" if exit_code == 0 else "FAIL", exit_code=exit_code, result=result
+    )
 
 
 def _passing(**runner) -> dict:
-    return {"exit_code": 0, "tests": [{"id": "__main__.T.test_a", "outcome": "passed", "detail": ""}],
-            "runner": dict({"kind": "unittest", "sessions": 1, "finished": 1, "tests_run": 1}, **runner)}
+    return {
+        "exit_code": 0,
+        "tests": [{"id": "__main__.T.test_a", "outcome": "passed", "detail": ""}],
+        "runner": dict(
+            {"kind": "unittest", "sessions": 1, "finished": 1, "tests_run": 1}, **runner
+        ),
+    }
 
 
 def test_a_run_accounting_for_every_test_passes_and_old_answers_still_do():
-    for result in (_passing(), _passing(planned=1, not_run=[], unreported=[], left_by=[], result_objects=[])):
+    for result in (
+        _passing(),
+        _passing(planned=1, not_run=[], unreported=[], left_by=[], result_objects=[]),
+    ):
         full = _step(result)
         judge(full, full, "")
         assert (full.verdict, full.verdict_reasons, full.findings) == ("PASS", [], [])
 
 
 def test_tests_that_never_ran_a_suite_left_early_and_a_dropped_failure_are_not_a_pass():
-    full = _step(_passing(planned=3, not_run=["__main__.U.test_b", "__main__.U.test_c"],
-                          left_by=["SystemExit(0) raised in setUpClass (t.py:9)"],
-                          result_objects=[{"what": "bad", "result_class": "Quiet", "runner": 0, "agent": 1}]))
+    full = _step(
+        _passing(
+            planned=3,
+            not_run=["__main__.U.test_b", "__main__.U.test_c"],
+            left_by=["SystemExit(0) raised in setUpClass (t.py:9)"],
+            result_objects=[{"what": "bad", "result_class": "Quiet", "runner": 0, "agent": 1}],
+        )
+    )
     judge(full, full, "")
     assert full.verdict == "FAIL"
-    assert ("2 of the 3 test(s) the runner was given never ran and no outcome accounts for them: "
-            "__main__.U.test_b, __main__.U.test_c") in full.verdict_reasons
-    assert "the test suite was left before its end by SystemExit(0) raised in setUpClass (t.py:9)" in (
-        full.verdict_reasons)
+    assert (
+        "2 of the 3 test(s) the runner was given never ran and no outcome accounts for them: "
+        "__main__.U.test_b, __main__.U.test_c"
+    ) in full.verdict_reasons
+    assert (
+        "the test suite was left before its end by SystemExit(0) raised in setUpClass (t.py:9)"
+        in (full.verdict_reasons)
+    )
     assert full.findings == [
         "the runner reported its end, but the suite was left early by SystemExit(0) raised in setUpClass "
         "(t.py:9); 2 test(s) it was given never ran",
         "the runner's result object (Quiet) lists 0 failure(s) or error(s); the agent's own result object saw 1 "
-        "failure(s) or error(s): its result class dropped what unittest reported to it"]
+        "failure(s) or error(s): its result class dropped what unittest reported to it",
+    ]
     started = _step(_passing(unreported=["__main__.T.test_z"]))
     judge(started, started, "")
-    assert started.verdict == "FAIL" and "started but never reported an outcome" in started.verdict_reasons[0]
+    assert (
+        started.verdict == "FAIL"
+        and "started but never reported an outcome" in started.verdict_reasons[0]
+    )
 
 
 def test_an_answer_with_channel_problems_is_not_a_pass_and_says_so():
-    result = dict(_passing(), answer_problems=["test.log.result.json was written during this step, but ..."])
+    result = dict(
+        _passing(), answer_problems=["test.log.result.json was written during this step, but ..."]
+    )
     full = _step(result)
     judge(full, full, "")
     assert full.verdict == "FAIL" and full.findings == result["answer_problems"]
@@ -320,8 +364,10 @@ def test_an_answer_with_channel_problems_is_not_a_pass_and_says_so():
 def test_an_exit_code_changed_after_the_answer_is_a_finding():
     full = _step(dict(_passing(), exit_code=1), exit_code=0)
     judge(full, full, "")
-    assert ("the process exited 0 after the agent answered exit code 1: something ran after the agent's answer "
-            "(an atexit handler, the interpreter's teardown)") in full.findings
+    assert (
+        "the process exited 0 after the agent answered exit code 1: something ran after the agent's answer "
+        "(an atexit handler, the interpreter's teardown)"
+    ) in full.findings
 
 
 def test_the_channel_survives_json_of_any_text():

@@ -15,7 +15,17 @@ def _in_tmp_path(tmp_path, monkeypatch):
 
 
 def test_an_interrupted_run_is_re_run_into_this_store_from_its_folder(store, tmp_path):
-    argv = ["run", "t.py", "--store", "elsewhere", "--python", "py", "--store=also-elsewhere", "--ref", "a"]
+    argv = [
+        "run",
+        "t.py",
+        "--store",
+        "elsewhere",
+        "--python",
+        "py",
+        "--store=also-elsewhere",
+        "--ref",
+        "a",
+    ]
     run_id = store.new_run("run", argv)
     store.finish_run(run_id, "INCOMPLETE", status="incomplete")
     plan = plan_resume(store, run_id)

@@ -27,10 +27,24 @@ def second_python(tmp_path_factory) -> str:
 
 
 def test_two_environments_share_one_checkout_and_each_log_states_its_removal(
-        tmp_path, make_repo, python_with_torch, second_python):
+    tmp_path, make_repo, python_with_torch, second_python
+):
     repo = make_repo({"master": {TEST: files.SEED_LIKE, "tools/big.txt": "x\n"}})
-    assert _run(tmp_path, TEST, "--repo", str(repo), "--ref", "master", "--python", python_with_torch,
-                "--python", second_python) == 0
+    assert (
+        _run(
+            tmp_path,
+            TEST,
+            "--repo",
+            str(repo),
+            "--ref",
+            "master",
+            "--python",
+            python_with_torch,
+            "--python",
+            second_python,
+        )
+        == 0
+    )
     logs = _logs(tmp_path)
     assert len(logs) == 2
     paths = set()
@@ -47,16 +61,30 @@ def test_two_environments_share_one_checkout_and_each_log_states_its_removal(
         assert rec["worktree_remove_exit_code"] == 0 and rec["result"] == "PASS"
 
 
-def test_a_missing_blob_outside_what_the_run_reads_does_not_matter(tmp_path, make_repo, python_with_torch):
-    repo = make_repo({"master": {TEST: files.SEED_LIKE, "test_upstream/disabled_testcases.json": "{}\n"}})
+def test_a_missing_blob_outside_what_the_run_reads_does_not_matter(
+    tmp_path, make_repo, python_with_torch
+):
+    repo = make_repo(
+        {"master": {TEST: files.SEED_LIKE, "test_upstream/disabled_testcases.json": "{}\n"}}
+    )
     blob = git(repo, "rev-parse", "master:test_upstream/disabled_testcases.json").strip()
     (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
     assert _run(tmp_path, TEST, "--repo", str(repo), "--python", python_with_torch) == 0
     (log,) = _logs(tmp_path).values()
     assert _keys(log)["RESULT"] == "PASS"
     # and where the run does read it, the target says so (an environment error, not a crash)
-    assert _run(tmp_path, "test_upstream/disabled_testcases.json", TEST, "--repo", str(repo),
-                "--python", python_with_torch) == 3
+    assert (
+        _run(
+            tmp_path,
+            "test_upstream/disabled_testcases.json",
+            TEST,
+            "--repo",
+            str(repo),
+            "--python",
+            python_with_torch,
+        )
+        == 3
+    )
     (rec,) = _records(tmp_path, 2).values()
     assert rec["result"] == "ERROR"
     assert any("missing blob" in str(n["args"].get("detail", "")) for n in rec["notes"])

@@ -43,33 +43,55 @@ def test_only_the_roots_the_test_files_and_what_they_import(tmp_path, make_repo)
     repo, commit = _repo(make_repo)
     report = write_checkout(repo, commit, tmp_path / "co", ["test/npu"], ["test/npu/test_a.py"])
     assert _files(tmp_path / "co") == {
-        "test/npu/test_a.py", "test/npu/helper.py", "test/npu/sub/__init__.py", "test/npu/sub/deep.py",
+        "test/npu/test_a.py",
+        "test/npu/helper.py",
+        "test/npu/sub/__init__.py",
+        "test/npu/sub/deep.py",
         "test/npu/run.sh",
     }
     assert report.files == 5 and "no git worktree" in report.describe()
     assert (tmp_path / "co" / "test" / "npu" / "run.sh").stat().st_mode & 0o111  # the mode is kept
     # bytes as committed
-    assert (tmp_path / "co" / "test/npu/sub/deep.py").read_bytes() == FILES["test/npu/sub/deep.py"].encode()
+    assert (tmp_path / "co" / "test/npu/sub/deep.py").read_bytes() == FILES[
+        "test/npu/sub/deep.py"
+    ].encode()
 
 
 def test_a_module_the_test_imports_outside_the_roots_is_written(tmp_path, make_repo):
     repo, commit = _repo(make_repo)
-    files = dict(FILES, **{"test/npu/test_b.py": "from . import helper\nimport shared_helpers\n",
-                           "test/npu/shared_helpers.py": "from .. import data\n"})
+    files = dict(
+        FILES,
+        **{
+            "test/npu/test_b.py": "from . import helper\nimport shared_helpers\n",
+            "test/npu/shared_helpers.py": "from .. import data\n",
+        },
+    )
     repo = make_repo({"master": files}, name="repo2")
     commit = resolve_commit(repo, "master")
     report = write_checkout(repo, commit, tmp_path / "co", ["test/data"], ["test/npu/test_b.py"])
-    assert _files(tmp_path / "co") == {"test/data/table.json", "test/npu/test_b.py", "test/npu/helper.py",
-                                       "test/npu/shared_helpers.py", "test/npu/sub/__init__.py", "test/npu/sub/deep.py"}
-    assert report.imported == ["test/npu/helper.py", "test/npu/shared_helpers.py", "test/npu/sub/__init__.py",
-                               "test/npu/sub/deep.py"]
+    assert _files(tmp_path / "co") == {
+        "test/data/table.json",
+        "test/npu/test_b.py",
+        "test/npu/helper.py",
+        "test/npu/shared_helpers.py",
+        "test/npu/sub/__init__.py",
+        "test/npu/sub/deep.py",
+    }
+    assert report.imported == [
+        "test/npu/helper.py",
+        "test/npu/shared_helpers.py",
+        "test/npu/sub/__init__.py",
+        "test/npu/sub/deep.py",
+    ]
     assert "torch_npu/__init__.py" not in _files(tmp_path / "co")  # not on python FILE's path
 
 
 def test_a_missing_blob_elsewhere_is_left_out_and_named(tmp_path, make_repo):
     repo, commit = _repo(make_repo)
     blob = git(repo, "rev-parse", f"{commit}:test/data/table.json").strip()
-    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # the object is gone, the tree names it
+    (
+        repo / ".git" / "objects" / blob[:2] / blob[2:]
+    ).unlink()  # the object is gone, the tree names it
     with pytest.raises(Exception):  # noqa: B017 - what a full checkout does today
         git(repo, "worktree", "add", "--detach", str(tmp_path / "wt"), commit)
     report = write_checkout(repo, commit, tmp_path / "co", ["test"], ["test/npu/test_a.py"])
@@ -90,8 +112,14 @@ def test_a_huge_blob_is_left_out_unless_the_run_names_it(tmp_path, make_repo):
 
 def test_an_overlay_lands_on_top(tmp_path, make_repo):
     repo, commit = _repo(make_repo)
-    write_checkout(repo, commit, tmp_path / "co", ["test/npu"], ["test/npu/test_new.py"],
-                   overlay=[("test/npu/test_new.py", b"import helper\n")])
+    write_checkout(
+        repo,
+        commit,
+        tmp_path / "co",
+        ["test/npu"],
+        ["test/npu/test_new.py"],
+        overlay=[("test/npu/test_new.py", b"import helper\n")],
+    )
     assert (tmp_path / "co" / "test/npu/test_new.py").read_bytes() == b"import helper\n"
     with pytest.raises(CheckoutError, match="not in the tree"):
         write_checkout(repo, commit, tmp_path / "co2", ["test/npu"], ["test/npu/absent.py"])
@@ -108,7 +136,11 @@ class _T:
 def test_one_checkout_per_ref_shared_and_removed_after_its_last_target(tmp_path, make_repo):
     repo = make_repo({"master": FILES, "v2": dict(FILES, **{"test/npu/test_a.py": "x = 2\n"})})
     master, v2 = resolve_commit(repo, "master"), resolve_commit(repo, "v2")
-    targets = [_T("master@a", "master", master), _T("master@b", "master", master), _T("v2@a", "v2", v2)]
+    targets = [
+        _T("master@a", "master", master),
+        _T("master@b", "master", master),
+        _T("v2@a", "v2", v2),
+    ]
     co = RefCheckouts(repo, ["test"])
     co.prepare(targets, lambda t: ["test/npu/test_a.py"])
     told: list[tuple[str, int]] = []
@@ -116,7 +148,9 @@ def test_one_checkout_per_ref_shared_and_removed_after_its_last_target(tmp_path,
         with co(repo, targets[1]) as second:
             assert first.path == second.path and first.path.is_dir()
             assert "shared with master@b" in first.description
-        assert second.remove_exit_code is None and first.path.exists()  # the other target still runs
+        assert (
+            second.remove_exit_code is None and first.path.exists()
+        )  # the other target still runs
         co.when_removed(second.key, lambda code: told.append(("b", code)))
     assert first.remove_exit_code == 0 and not first.path.exists()
     assert told == [("b", 0)]

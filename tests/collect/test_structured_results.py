@@ -15,7 +15,7 @@ from tests.collect.test_collector import _keys, _logs, _records, _run
 from torchparity.cli import main
 
 FORGED_OK = "test/test_forged_ok.py"
-FORGED_OK_TEXT = '''
+FORGED_OK_TEXT = """
 import sys
 import unittest
 
@@ -34,10 +34,10 @@ class TestForged(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 FORGED_FAILED = "test/test_forged_failed.py"
-FORGED_FAILED_TEXT = '''
+FORGED_FAILED_TEXT = """
 import pytest
 
 
@@ -52,10 +52,10 @@ def test_fine():
 
 if __name__ == "__main__":
     raise SystemExit(pytest.main([__file__, "-v", "-s", "-p", "no:cacheprovider"]))
-'''
+"""
 
 EXIT_IN_FILE = "test/test_exit_in_file.py"
-EXIT_IN_FILE_TEXT = '''
+EXIT_IN_FILE_TEXT = """
 import os
 import unittest
 
@@ -69,10 +69,10 @@ os._exit(0)
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 EXIT_IN_TEST = "test/test_exit_in_test.py"
-EXIT_IN_TEST_TEXT = '''
+EXIT_IN_TEST_TEXT = """
 import os
 import unittest
 
@@ -87,7 +87,7 @@ class TestExits(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 MODES = pytest.mark.parametrize("mode", ["warm", "fresh"])
 
@@ -135,20 +135,31 @@ def _outside_code(markdown: str) -> str:
 @MODES
 def test_a_forged_ok_line_changes_nothing(tmp_path, make_repo, python_with_torch, capsys, mode):
     repo = make_repo({"master": {FORGED_OK: FORGED_OK_TEXT}})
-    assert _run(tmp_path, FORGED_OK, "--repo", str(repo), "--python", python_with_torch, *_flags(mode)) == 1
+    assert (
+        _run(tmp_path, FORGED_OK, "--repo", str(repo), "--python", python_with_torch, *_flags(mode))
+        == 1
+    )
     rec = next(iter(_records(tmp_path).values()))
     (full,) = rec["full"]
     assert {t["id"]: t["outcome"] for t in full["tests"]} == {
-        "__main__.TestForged.test_fine": "passed", "__main__.TestForged.test_wrong": "failed"}
+        "__main__.TestForged.test_fine": "passed",
+        "__main__.TestForged.test_wrong": "failed",
+    }
     assert full["verdict"] == "FAIL" and rec["result"] == "FAIL"
     # the lie is itself a finding, in the record and the log
     assert any("test_wrong as passed; the runner reported failed" in f for f in full["findings"])
     assert any("test_ghost" in f and "did not report" in f for f in full["findings"])
     log = next(iter(_logs(tmp_path).values()))
     assert "FINDING=the output prints __main__.TestForged.test_wrong as passed" in log
-    assert _keys(log)["RUNNER_TESTS"] == "tests_run:2,passed:1,failed:1,error:0,skipped:0,xfail:0,xpass:0"
+    assert (
+        _keys(log)["RUNNER_TESTS"]
+        == "tests_run:2,passed:1,failed:1,error:0,skipped:0,xfail:0,xpass:0"
+    )
 
-    assert _junit_cases(_report(tmp_path, capsys, "junit")) == [("test_fine", "passed"), ("test_wrong", "failure")]
+    assert _junit_cases(_report(tmp_path, capsys, "junit")) == [
+        ("test_fine", "passed"),
+        ("test_wrong", "failure"),
+    ]
     pr = _report(tmp_path, capsys, "pr")
     assert "共 2 个测试：通过 1，失败 1" in pr
     assert "test_ghost`" not in pr.split("测试场景")[1].split("共 2 个测试")[0]
@@ -158,14 +169,32 @@ def test_a_forged_ok_line_changes_nothing(tmp_path, make_repo, python_with_torch
 @MODES
 def test_a_forged_failed_line_changes_nothing(tmp_path, make_repo, python_with_torch, capsys, mode):
     repo = make_repo({"master": {FORGED_FAILED: FORGED_FAILED_TEXT}})
-    assert _run(tmp_path, FORGED_FAILED, "--repo", str(repo), "--python", python_with_torch, *_flags(mode)) == 0
+    assert (
+        _run(
+            tmp_path,
+            FORGED_FAILED,
+            "--repo",
+            str(repo),
+            "--python",
+            python_with_torch,
+            *_flags(mode),
+        )
+        == 0
+    )
     rec = next(iter(_records(tmp_path).values()))
     (full,) = rec["full"]
     assert sorted(t["outcome"] for t in full["tests"]) == ["passed", "passed"]
-    assert rec["result"] == "PASS" and full["runner"]["kind"] == "pytest" and full["runner"]["finished"] == 1
+    assert (
+        rec["result"] == "PASS"
+        and full["runner"]["kind"] == "pytest"
+        and full["runner"]["finished"] == 1
+    )
     assert any("test_evil" in f and "did not report" in f for f in full["findings"])
 
-    assert _junit_cases(_report(tmp_path, capsys, "junit")) == [("test_fine", "passed"), ("test_w", "passed")]
+    assert _junit_cases(_report(tmp_path, capsys, "junit")) == [
+        ("test_fine", "passed"),
+        ("test_w", "passed"),
+    ]
     pr = _report(tmp_path, capsys, "pr")
     assert "共 2 个测试：通过 2，失败 0" in pr
     assert "test_evil" not in pr.split("测试场景")[1].split("共 2 个测试")[0]
@@ -175,11 +204,16 @@ def test_a_forged_failed_line_changes_nothing(tmp_path, make_repo, python_with_t
 
 @pytest.mark.slow
 @MODES
-@pytest.mark.parametrize("path, text", [(EXIT_IN_FILE, EXIT_IN_FILE_TEXT), (EXIT_IN_TEST, EXIT_IN_TEST_TEXT)],
-                         ids=["in-file", "in-test"])
+@pytest.mark.parametrize(
+    "path, text",
+    [(EXIT_IN_FILE, EXIT_IN_FILE_TEXT), (EXIT_IN_TEST, EXIT_IN_TEST_TEXT)],
+    ids=["in-file", "in-test"],
+)
 def test_os_exit_0_is_not_a_pass(tmp_path, make_repo, python_with_torch, mode, path, text):
     repo = make_repo({"master": {path: text}})
-    assert _run(tmp_path, path, "--repo", str(repo), "--python", python_with_torch, *_flags(mode)) == 1
+    assert (
+        _run(tmp_path, path, "--repo", str(repo), "--python", python_with_torch, *_flags(mode)) == 1
+    )
     rec = next(iter(_records(tmp_path).values()))
     (full,) = rec["full"]
     assert full["exit_code"] == 0  # the process itself said "success"
@@ -190,4 +224,6 @@ def test_os_exit_0_is_not_a_pass(tmp_path, make_repo, python_with_torch, mode, p
     assert keys["RESULT"] == "FAIL" and keys["FULL_TEST_VERDICT"] == "FAIL"
     assert keys["FINDING"] == "exit code 0, but the test runner never reported its end"
     if mode == "fresh":
-        assert keys["RESULTS_FROM"].startswith("the agent's own run of this file in a fresh interpreter")
+        assert keys["RESULTS_FROM"].startswith(
+            "the agent's own run of this file in a fresh interpreter"
+        )

@@ -14,7 +14,9 @@ def test_presets_load_and_a_file_overrides_its_preset(tmp_path):
     assert npu.is_maintenance("v2.9.0") and npu.is_maintenance("origin/v2.10.0")
     assert [p.code for p in npu.products] == ["910b", "A3", "950"]
     f = tmp_path / "torchparity.toml"
-    f.write_text('preset = "torch_npu"\ndevice = "cpu"\n[envs.a2]\npython = "/opt/py"\nhardware = "Atlas A2"\n')
+    f.write_text(
+        'preset = "torch_npu"\ndevice = "cpu"\n[envs.a2]\npython = "/opt/py"\nhardware = "Atlas A2"\n'
+    )
     cfg = load_config(f)
     assert (cfg.preset, cfg.device, cfg.backend_module) == ("torch_npu", "cpu", "torch_npu")
     assert cfg.env("a2").hardware == "Atlas A2"
@@ -28,12 +30,15 @@ def test_presets_load_and_a_file_overrides_its_preset(tmp_path):
         ('active_branches = ["master", 2]', "active_branches must be a list of strings"),
         ("device = 3", "device must be a string"),
         ('[envs.a]\npython = "/p"\nhardware = 2', "hardware must be a string"),
-        ("[envs.a]\ndevice = \"npu\"", "[envs.a] needs python"),
+        ('[envs.a]\ndevice = "npu"', "[envs.a] needs python"),
         ('[[docs.products]]\nname = "A2"', "needs code"),
         ("colour = 1", "unknown key(s) colour"),
-        ("preset = \"npu\"", "unknown preset 'npu'"),
+        ('preset = "npu"', "unknown preset 'npu'"),
         ("device = ", "not valid TOML"),
-        ('[backend_aliases]\n"torch.npu" = 3', '[backend_aliases] torch.npu must name a module or API'),
+        (
+            '[backend_aliases]\n"torch.npu" = 3',
+            "[backend_aliases] torch.npu must name a module or API",
+        ),
     ],
 )
 def test_bad_values_are_refused(tmp_path, text, message):
@@ -57,4 +62,7 @@ def test_backend_aliases_come_from_the_preset_and_the_file(tmp_path):
     assert load_preset("cuda").backend_aliases == {}
     f = tmp_path / "torchparity.toml"
     f.write_text('preset = "torch_npu"\n[backend_aliases]\n"torch.xla" = "torch_xla.core"\n')
-    assert load_config(f).backend_aliases == {"torch.npu": "torch_npu.npu", "torch.xla": "torch_xla.core"}
+    assert load_config(f).backend_aliases == {
+        "torch.npu": "torch_npu.npu",
+        "torch.xla": "torch_xla.core",
+    }

@@ -5,7 +5,7 @@ from __future__ import annotations
 API = "torch.autograd.grad_mode.set_grad_enabled.clone"
 
 #: every form that must be found as a direct use of set_grad_enabled.clone (or of the API named)
-FORMS = '''
+FORMS = """
 import unittest
 
 import torch
@@ -77,7 +77,7 @@ class TestForms(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 #: forms that must NOT count as a direct use of set_grad_enabled.clone
 NEGATIVES = '''
@@ -109,7 +109,7 @@ class TestNegatives:
 '''
 
 #: the same file on two refs: v2.7.1 adds a direct test, master does not have it
-TWO_REFS_BASE = '''
+TWO_REFS_BASE = """
 import torch
 from torch.testing._internal.common_utils import TestCase, run_tests
 
@@ -122,24 +122,24 @@ class TestGradMode(TestCase):
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""
 
 TWO_REFS_ADDED = TWO_REFS_BASE.replace(
-    '''
+    """
 
-if __name__ == "__main__":''',
-    '''
+if __name__ == "__main__":""",
+    """
     def test_set_grad_enabled_clone(self):
         ctx = torch.set_grad_enabled(False)
         cloned = ctx.clone()
         self.assertEqual(cloned.mode, ctx.mode)
 
 
-if __name__ == "__main__":''',
+if __name__ == "__main__":""",
 )
 
 #: upstream PyTorch's own test of the parent
-UPSTREAM = '''
+UPSTREAM = """
 import torch
 from torch.testing._internal.common_utils import TestCase, run_tests
 
@@ -157,4 +157,4 @@ class TestAutograd(TestCase):
             return x * 2
 
         self.assertFalse(f(torch.ones(1, requires_grad=True)).requires_grad)
-'''
+"""

@@ -11,7 +11,7 @@ from torchparity.store import Store
 F = "test/test_asserted.py::TestAsserted::"
 N = "test/test_asserted.py::TestNamed::"
 
-ASSERTED = '''
+ASSERTED = """
 import unittest
 import torch
 import torch_npu
@@ -103,7 +103,7 @@ class TestNamed(unittest.TestCase):
 
     def test_autograd_backward_named(self):
         self.assertTrue(hasattr(torch.Tensor, "backward"))
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -115,8 +115,15 @@ def report(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped
     put(repo, "test/test_asserted.py", ASSERTED)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "tests")
-    apis = ["torch.BoolStorage", "torch_npu.npu.BoolStorage", "torch.autograd.profiler.emit_itt",
-            "torch.autograd.gradcheck", "torch.autograd.gradgradcheck", "torch.autograd.backward", "torch.Tensor.ndim"]
+    apis = [
+        "torch.BoolStorage",
+        "torch_npu.npu.BoolStorage",
+        "torch.autograd.profiler.emit_itt",
+        "torch.autograd.gradcheck",
+        "torch.autograd.gradgradcheck",
+        "torch.autograd.backward",
+        "torch.Tensor.ndim",
+    ]
     return coverage_for(apis, repo, None, Store(tmp / "s"), grep="off")
 
 
@@ -138,7 +145,9 @@ def test_a_class_asserted_on_is_direct_and_says_which_assertion(report) -> None:
     npu = _hits(report, "torch_npu.npu.BoolStorage", "direct")
     assert npu == {F + "test_assert_is_instance": "the class asserted, in assertIsInstance(…)"}
     # no class: a name in an assertion reads as before (its first, plainest use; no assertion said)
-    assert _hits(report, "torch.Tensor.ndim", "direct") == {F + "test_ndim_read_then_asserted": "chained attribute"}
+    assert _hits(report, "torch.Tensor.ndim", "direct") == {
+        F + "test_ndim_read_then_asserted": "chained attribute"
+    }
     itt = _hits(report, "torch.autograd.profiler.emit_itt", "direct")
     assert list(itt) == [F + "test_callable_or_hasattr"]
     assert itt[F + "test_callable_or_hasattr"].startswith("the class asserted, in assertTrue(")
@@ -147,10 +156,19 @@ def test_a_class_asserted_on_is_direct_and_says_which_assertion(report) -> None:
 def test_a_class_only_named_stays_related(report) -> None:  # type: ignore[no-untyped-def]
     direct = _hits(report, "torch.BoolStorage", "direct")
     related = _hits(report, "torch.BoolStorage", "related")
-    for name in ("test_isinstance_in_if", "test_isinstance_in_filter", "test_equal_in_loop", "test_tuple_literal",
-                 "test_list_literal", "test_rebound_predicate"):
+    for name in (
+        "test_isinstance_in_if",
+        "test_isinstance_in_filter",
+        "test_equal_in_loop",
+        "test_tuple_literal",
+        "test_list_literal",
+        "test_rebound_predicate",
+    ):
         assert N + name not in direct, name
-        assert related.get(N + name, "").startswith("names the class"), (name, related.get(N + name))
+        assert related.get(N + name, "").startswith("names the class"), (
+            name,
+            related.get(N + name),
+        )
     assert N + "test_string_and_comment" not in direct
     assert N + "test_string_and_comment" not in related
     weak = _hits(report, "torch.BoolStorage", "weak")
@@ -160,21 +178,28 @@ def test_a_class_only_named_stays_related(report) -> None:  # type: ignore[no-un
 def test_a_called_wrapper_is_direct_for_what_it_is_implemented_with(report) -> None:  # type: ignore[no-untyped-def]
     gradcheck = _hits(report, "torch.autograd.gradcheck", "direct")
     assert gradcheck == {
-        N + "test_called_wrapper": "call, via torch.autograd.gradgradcheck (implemented with torch.autograd.gradcheck)"}
+        N
+        + "test_called_wrapper": "call, via torch.autograd.gradgradcheck (implemented with torch.autograd.gradcheck)"
+    }
     backward = _hits(report, "torch.autograd.backward", "direct")
     assert list(backward) == [N + "test_backward"]
     assert backward[N + "test_backward"].endswith(
-        "via torch.Tensor.backward (implemented with torch.autograd.backward)")
+        "via torch.Tensor.backward (implemented with torch.autograd.backward)"
+    )
     # the wrapper itself: called, or named (a function named is a use of it, as before: no class asserted)
     assert _hits(report, "torch.autograd.gradgradcheck", "direct") == {
-        N + "test_called_wrapper": "call", N + "test_wrapper_named_only": "attribute"}
+        N + "test_called_wrapper": "call",
+        N + "test_wrapper_named_only": "attribute",
+    }
 
 
 def test_a_wrapper_named_or_in_a_comment_is_no_call_of_what_it_wraps(report) -> None:  # type: ignore[no-untyped-def]
     gradcheck = _hits(report, "torch.autograd.gradcheck", "direct")
     for name in ("test_wrapper_named_only", "test_wrapper_in_a_comment"):
         assert N + name not in gradcheck, name
-    assert N + "test_autograd_backward_named" not in _hits(report, "torch.autograd.backward", "direct")
+    assert N + "test_autograd_backward_named" not in _hits(
+        report, "torch.autograd.backward", "direct"
+    )
 
 
 def _resolve(dotted: str):  # type: ignore[no-untyped-def]

@@ -22,9 +22,14 @@ def _funcs(src: str) -> dict[str, list[Any]]:
     st = facts["s"]
 
     def calls(f: list[Any]) -> list[Any]:
-        return [[c, [st[a] for a in args], {k: st[v] for k, v in kws.items()}] for c, args, kws, _ in f[5]]
+        return [
+            [c, [st[a] for a in args], {k: st[v] for k, v in kws.items()}]
+            for c, args, kws, _ in f[5]
+        ]
 
-    return {f[0]: [*f[:4], decode_refs(facts, f), calls(f), f[6], st[f[7]], *f[8:]] for f in facts["f"]}
+    return {
+        f[0]: [*f[:4], decode_refs(facts, f), calls(f), f[6], st[f[7]], *f[8:]] for f in facts["f"]
+    }
 
 
 def _refs(func: list[Any]) -> set[tuple[str, str, str]]:
@@ -32,7 +37,7 @@ def _refs(func: list[Any]) -> set[tuple[str, str, str]]:
 
 
 def test_imports_and_aliases_resolve_to_dotted_chains() -> None:
-    funcs = _funcs('''
+    funcs = _funcs("""
         import torch as t
         import torch.nn.functional as F
         from torch import set_grad_enabled as sge
@@ -45,7 +50,7 @@ def test_imports_and_aliases_resolve_to_dotted_chains() -> None:
             sge(False)
             grad_mode.no_grad()
             torch.nn.Linear(2, 2)
-    ''')
+    """)
     assert _refs(funcs["test_a"]) == {
         ("torch.zeros()", "c", "i:t"),
         ("torch.nn.functional.relu()", "c", "i:F"),
@@ -56,7 +61,7 @@ def test_imports_and_aliases_resolve_to_dotted_chains() -> None:
 
 
 def test_data_flow_through_locals_setup_and_helpers() -> None:
-    funcs = _funcs('''
+    funcs = _funcs("""
         import torch
 
         def make():
@@ -82,19 +87,26 @@ def test_data_flow_through_locals_setup_and_helpers() -> None:
             def test_helper(self):
                 opt = make()
                 opt.step()
-    ''')
-    assert ("torch.set_grad_enabled().clone()", "c", "s:ctx#2=torch.set_grad_enabled(...)") \
-        in _refs(funcs["TestX.test_self"])
+    """)
+    assert (
+        "torch.set_grad_enabled().clone()",
+        "c",
+        "s:ctx#2=torch.set_grad_enabled(...)",
+    ) in _refs(funcs["TestX.test_self"])
     assert funcs["TestX.test_self"][5] == [["TestX.setUp", [], {}]]
-    assert ("torch.no_grad().clone()", "c", "l:a#2=torch.no_grad(),l:b#2=a") in _refs(funcs["TestX.test_local"])
+    assert ("torch.no_grad().clone()", "c", "l:a#2=torch.no_grad(),l:b#2=a") in _refs(
+        funcs["TestX.test_local"]
+    )
     assert not any("clone" in c for c, _, _ in _refs(funcs["TestX.test_rebound"]))
-    assert ("torch.optim.SGD().step()", "c", "h:make,l:opt#3=make()") in _refs(funcs["TestX.test_helper"])
+    assert ("torch.optim.SGD().step()", "c", "h:make,l:opt#3=make()") in _refs(
+        funcs["TestX.test_helper"]
+    )
     assert "make" in [c[0] for c in funcs["TestX.test_helper"][5]]
     assert funcs["make"][7] == "torch.optim.SGD()"
 
 
 def test_with_decorator_and_nested_functions_belong_to_the_test() -> None:
-    funcs = _funcs('''
+    funcs = _funcs("""
         import torch
 
         @torch.no_grad()
@@ -105,7 +117,7 @@ def test_with_decorator_and_nested_functions_belong_to_the_test() -> None:
             def inner():
                 return torch.ones(1)
             lam = lambda: torch.zeros(1)
-    ''')
+    """)
     refs = _refs(funcs["test_b"])
     assert ("torch.no_grad()", "d", "") in refs
     assert ("torch.enable_grad()", "w", "") in refs
@@ -128,12 +140,12 @@ def test_comments_never_and_strings_only_as_weak_mentions() -> None:
 
 
 def test_unknown_heads_and_parameters_are_not_guessed() -> None:
-    funcs = _funcs('''
+    funcs = _funcs("""
         def test_d(device, helper):
             device.clone()
             helper.set_grad_enabled(False)
             F.relu(1)
-    ''')
+    """)
     # parameters are unknown values; F is torch.nn.functional by convention
     assert _refs(funcs["test_d"]) == {("torch.nn.functional.relu()", "c", "")}
 
@@ -150,7 +162,10 @@ def test_module_and_class_docstrings_are_weak_mentions() -> None:
             def test_e(self):
                 pass
     ''')
-    assert facts["m"] == [["torch.autograd.grad_mode.set_grad_enabled.clone", 1], ["torch.no_grad.clone", 6]]
+    assert facts["m"] == [
+        ["torch.autograd.grad_mode.set_grad_enabled.clone", 1],
+        ["torch.no_grad.clone", 6],
+    ]
 
 
 def test_bad_files_are_skipped_with_the_reason() -> None:
@@ -172,7 +187,7 @@ def test_a_coding_cookie_is_honoured() -> None:
 
 
 def test_test_ids_and_line_ranges() -> None:
-    funcs = _funcs('''
+    funcs = _funcs("""
         import torch
 
 
@@ -188,8 +203,10 @@ def test_test_ids_and_line_ranges() -> None:
 
             def test_uses_helper(self):
                 self._helper().clone()
-    ''')
+    """)
     assert funcs["TestOuter.TestInner.test_deep"][1:4] == [6, 9, 1]
     assert funcs["TestOuter._helper"][3] == 0
-    assert ("torch.no_grad().clone()", "c", "h:_helper") in _refs(funcs["TestOuter.test_uses_helper"])
+    assert ("torch.no_grad().clone()", "c", "h:_helper") in _refs(
+        funcs["TestOuter.test_uses_helper"]
+    )
     assert funcs["TestOuter.test_uses_helper"][5] == [["TestOuter._helper", [], {}]]

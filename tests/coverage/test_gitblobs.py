@@ -14,7 +14,9 @@ from torchparity.gitblobs import BlobReader, stream_blobs
 
 
 def test_each_blob_comes_with_its_bytes(cov_repo: RepoFactory) -> None:
-    repo = cov_repo({"master": {"test/a.py": "a = 1\n", "test/b.bin": b"\x00\x01\n\n", "test/c.py": ""}})
+    repo = cov_repo(
+        {"master": {"test/a.py": "a = 1\n", "test/b.bin": b"\x00\x01\n\n", "test/c.py": ""}}
+    )
     blobs = [e.blob for e in list_tree(repo, "master", ["test"])]
     assert list(stream_blobs(repo, blobs)) == list(read_blobs(repo, blobs).items())
     assert [data for _, data in stream_blobs(repo, blobs)] == [b"a = 1\n", b"\x00\x01\n\n", b""]

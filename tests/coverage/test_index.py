@@ -18,17 +18,23 @@ from torchparity.store import Store
 
 
 def _many(n: int) -> dict[str, str]:
-    return {f"test/pkg{i % 3}/test_m{i}.py": f"import torch\n\ndef test_{i}():\n    torch.zeros({i})\n"
-            for i in range(n)}
+    return {
+        f"test/pkg{i % 3}/test_m{i}.py": f"import torch\n\ndef test_{i}():\n    torch.zeros({i})\n"
+        for i in range(n)
+    }
 
 
 def test_a_second_branch_parses_only_its_new_blobs(cov_repo: RepoFactory, tmp_path: Path) -> None:
     master = _many(30)
-    repo = cov_repo({
-        "master": master,
-        "v2.7.1": {"test/pkg0/test_m0.py": "import torch\n\ndef test_new():\n    torch.ones(1)\n",
-                   "test/test_added.py": "def test_added():\n    pass\n"},
-    })
+    repo = cov_repo(
+        {
+            "master": master,
+            "v2.7.1": {
+                "test/pkg0/test_m0.py": "import torch\n\ndef test_new():\n    torch.ones(1)\n",
+                "test/test_added.py": "def test_added():\n    pass\n",
+            },
+        }
+    )
     store = Store(tmp_path / "store")
     first = Indexer(store, static_table(), keep=False).index(repo, "master", ["test"])
     assert (first.parsed, first.cached, len(first.files)) == (30, 0, 30)
@@ -45,7 +51,9 @@ def test_a_second_branch_parses_only_its_new_blobs(cov_repo: RepoFactory, tmp_pa
     assert (both.parsed, both.cached) == (0, 2)
 
 
-def test_facts_of_another_extractor_version_are_made_again(cov_repo: RepoFactory, tmp_path: Path) -> None:
+def test_facts_of_another_extractor_version_are_made_again(
+    cov_repo: RepoFactory, tmp_path: Path
+) -> None:
     repo = cov_repo({"master": {"test/test_a.py": "def test_a():\n    pass\n"}})
     store = Store(tmp_path / "store")
     Indexer(store, static_table(), keep=False).index(repo, "master", ["test"])
@@ -58,8 +66,10 @@ def test_facts_of_another_extractor_version_are_made_again(cov_repo: RepoFactory
 
 
 def test_the_process_pool_gives_what_one_process_gives() -> None:
-    blobs = {f"{i:040x}": f"import torch as t\ndef test_{i}():\n    t.no_grad().clone()\n".encode()
-             for i in range(40)}
+    blobs = {
+        f"{i:040x}": f"import torch as t\ndef test_{i}():\n    t.no_grad().clone()\n".encode()
+        for i in range(40)
+    }
     assert extract_all(blobs, jobs=2) == extract_all(blobs, jobs=1)
 
 
@@ -77,12 +87,16 @@ def test_only_git_objects_are_read(cov_repo: RepoFactory, tmp_path: Path) -> Non
 
 
 def test_bad_files_are_skipped_counted_and_named(cov_repo: RepoFactory, tmp_path: Path) -> None:
-    repo = cov_repo({"master": {
-        "test/test_ok.py": "import torch\n\ndef test_ok():\n    torch.no_grad().clone()\n",
-        "test/test_syntax.py": "def test_broken(:\n    pass\n",
-        "test/test_latin.py": b"def test_x():\n    s = '\xe9t\xe9'\n",
-        "test/data/blob.py": b"\x00\x01\x02binary",
-    }})
+    repo = cov_repo(
+        {
+            "master": {
+                "test/test_ok.py": "import torch\n\ndef test_ok():\n    torch.no_grad().clone()\n",
+                "test/test_syntax.py": "def test_broken(:\n    pass\n",
+                "test/test_latin.py": b"def test_x():\n    s = '\xe9t\xe9'\n",
+                "test/data/blob.py": b"\x00\x01\x02binary",
+            }
+        }
+    )
     report = coverage_for(["torch.no_grad.clone"], repo, None, Store(tmp_path / "s"), grep="off")
     ref = report.to_json()[0]["refs"][0]
     skipped = {s["path"]: s["why"] for s in ref["skipped_files"]}
@@ -94,15 +108,21 @@ def test_bad_files_are_skipped_counted_and_named(cov_repo: RepoFactory, tmp_path
 
 
 def test_test_roots_limit_what_is_indexed(cov_repo: RepoFactory, tmp_path: Path) -> None:
-    repo = cov_repo({"master": {
-        "test/test_a.py": "def test_a():\n    pass\n",
-        "tests/unit/test_b.py": "def test_b():\n    pass\n",
-        "src/mod.py": "def test_not_a_test_root():\n    pass\n",
-    }})
+    repo = cov_repo(
+        {
+            "master": {
+                "test/test_a.py": "def test_a():\n    pass\n",
+                "tests/unit/test_b.py": "def test_b():\n    pass\n",
+                "src/mod.py": "def test_not_a_test_root():\n    pass\n",
+            }
+        }
+    )
     ix = Indexer(Store(tmp_path / "s"), static_table())
     assert [p for p, _ in ix.index(repo, "master", ["test"]).files] == ["test/test_a.py"]
     assert [p for p, _ in ix.index(repo, "master", ["./tests/unit/", "test"]).files] == [
-        "test/test_a.py", "tests/unit/test_b.py"]
+        "test/test_a.py",
+        "tests/unit/test_b.py",
+    ]
     with pytest.raises(UsageError, match="not inside the repository"):
         ix.index(repo, "master", ["../elsewhere"])
 

@@ -13,8 +13,15 @@ from tests.coverage.conftest import RepoFactory
 from torchparity.coverage import Indexer, coverage_for, static_table
 from torchparity.store import Store
 
-APIS = ["torch.Tensor.ndimension", "torch.UntypedStorage.cpu", "torch.optim.Optimizer.zero_grad",
-        "torch.Stream.query", "torch.set_grad_enabled.clone", "torch.Tensor.cpu", files.API]
+APIS = [
+    "torch.Tensor.ndimension",
+    "torch.UntypedStorage.cpu",
+    "torch.optim.Optimizer.zero_grad",
+    "torch.Stream.query",
+    "torch.set_grad_enabled.clone",
+    "torch.Tensor.cpu",
+    files.API,
+]
 
 
 @pytest.fixture
@@ -30,7 +37,9 @@ def repo(cov_repo: RepoFactory) -> Path:
         "test/test_forms.py": files.FORMS,
         "test/npu/test_grad_mode.py": files.TWO_REFS_BASE,
     }
-    return cov_repo({"master": master, "v2.7.1": {"test/npu/test_grad_mode.py": files.TWO_REFS_ADDED}})
+    return cov_repo(
+        {"master": master, "v2.7.1": {"test/npu/test_grad_mode.py": files.TWO_REFS_ADDED}}
+    )
 
 
 def _answers(report) -> list[dict]:  # type: ignore[no-untyped-def]
@@ -38,10 +47,14 @@ def _answers(report) -> list[dict]:  # type: ignore[no-untyped-def]
 
 
 def _fresh(repo: Path, tmp_path: Path, name: str) -> list[dict]:
-    return _answers(coverage_for(APIS, repo, ["master", "v2.7.1"], Store(tmp_path / name), grep="fast"))
+    return _answers(
+        coverage_for(APIS, repo, ["master", "v2.7.1"], Store(tmp_path / name), grep="fast")
+    )
 
 
-def test_a_kept_index_answers_as_a_fresh_build_without_reading_facts(repo: Path, tmp_path: Path) -> None:
+def test_a_kept_index_answers_as_a_fresh_build_without_reading_facts(
+    repo: Path, tmp_path: Path
+) -> None:
     store = Store(tmp_path / "s")
     first = coverage_for(APIS, repo, ["master", "v2.7.1"], store, grep="fast")
     assert [ix.kept for ix in first.indexes] == [False, False]
@@ -56,7 +69,9 @@ def test_a_kept_index_answers_as_a_fresh_build_without_reading_facts(repo: Path,
     assert _answers(second) == _answers(first) == _fresh(repo, tmp_path, "other")
 
 
-def test_a_query_of_other_apis_reads_facts_for_the_files_not_kept_yet(repo: Path, tmp_path: Path) -> None:
+def test_a_query_of_other_apis_reads_facts_for_the_files_not_kept_yet(
+    repo: Path, tmp_path: Path
+) -> None:
     """A kept index whose files' uses were never built reads those files' facts when asked."""
     store = Store(tmp_path / "s")
     coverage_for(["torch.no_grad"], repo, ["master", "v2.7.1"], store, grep="off")
@@ -72,8 +87,12 @@ def test_another_alias_table_or_tree_is_built_again(repo: Path, tmp_path: Path) 
     assert not Indexer(store, static_table()).index(repo, "master", ["test"]).kept
     assert Indexer(store, static_table()).index(repo, "master", ["test"]).kept
     assert not Indexer(store, static_table()).index(repo, "v2.7.1", ["test"]).kept  # another tree
-    assert not Indexer(store, static_table()).index(repo, "master", ["test/npu"]).kept  # other roots
-    learnt = coverage_for([files.API], repo, ["master"], store, aliases={"torch_npu.x.clone": files.API})
+    assert (
+        not Indexer(store, static_table()).index(repo, "master", ["test/npu"]).kept
+    )  # other roots
+    learnt = coverage_for(
+        [files.API], repo, ["master"], store, aliases={"torch_npu.x.clone": files.API}
+    )
     assert not learnt.indexes[0].kept
     assert not Indexer(store, static_table(), keep=False).index(repo, "master", ["test"]).kept
 
@@ -86,4 +105,7 @@ def test_an_unreadable_kept_index_is_built_again(repo: Path, tmp_path: Path) -> 
     again = coverage_for(APIS, repo, ["master", "v2.7.1"], store, grep="fast")
     assert [ix.kept for ix in again.indexes] == [False, False]
     assert _answers(again) == first
-    assert [ix.kept for ix in coverage_for(APIS, repo, ["master", "v2.7.1"], store).indexes] == [True, True]
+    assert [ix.kept for ix in coverage_for(APIS, repo, ["master", "v2.7.1"], store).indexes] == [
+        True,
+        True,
+    ]

@@ -16,7 +16,9 @@ def _parsed(name: str) -> dict:
 
 
 @pytest.mark.parametrize("name", ["static_aliases.toml", "static_types.toml"])
-def test_the_kept_copy_is_what_the_toml_says(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_kept_copy_is_what_the_toml_says(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("TORCHPARITY_CACHE", str(tmp_path / "cache"))
     first = shipped_toml(name)
     (kept,) = (tmp_path / "cache").iterdir()
@@ -26,7 +28,9 @@ def test_the_kept_copy_is_what_the_toml_says(name: str, tmp_path: Path, monkeypa
     assert shipped_toml(name) == first and kept.read_bytes() != b"\xc1 not msgpack"
 
 
-def test_an_unwritable_cache_folder_still_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unwritable_cache_folder_still_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("a file where the folder would be")
     monkeypatch.setenv("TORCHPARITY_CACHE", str(blocker / "cache"))

@@ -20,24 +20,35 @@ A = "test/npu/test_across.py::TestAcross::"
 
 @pytest.fixture
 def repo(cov_repo: RepoFactory) -> Path:
-    return cov_repo({"master": {
-        "test/test_tensor_forms.py": tf.TENSORS,
-        "test/test_others.py": tf.OTHERS,
-        "test/npu/test_across.py": tf.ACROSS,
-        "test/npu/helpers.py": tf.HELPERS,
-        "test/npu/common.py": tf.COMMON,
-        "test/npu/base.py": tf.BASE,
-        "mypkg/testing/common_utils.py": tf.SHARED_UTILS,
-        "mypkg/testing/__init__.py": "",
-        "mypkg/__init__.py": "",
-        "mypkg/ops.py": tf.LIBRARY,
-    }})
+    return cov_repo(
+        {
+            "master": {
+                "test/test_tensor_forms.py": tf.TENSORS,
+                "test/test_others.py": tf.OTHERS,
+                "test/npu/test_across.py": tf.ACROSS,
+                "test/npu/helpers.py": tf.HELPERS,
+                "test/npu/common.py": tf.COMMON,
+                "test/npu/base.py": tf.BASE,
+                "mypkg/testing/common_utils.py": tf.SHARED_UTILS,
+                "mypkg/testing/__init__.py": "",
+                "mypkg/__init__.py": "",
+                "mypkg/ops.py": tf.LIBRARY,
+            }
+        }
+    )
 
 
 @pytest.fixture
 def report(repo: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
-    apis = ["torch.Tensor.ndimension", "torch.UntypedStorage.cpu", "torch.optim.Optimizer.zero_grad",
-            "torch.Stream.query", "torch.set_grad_enabled.clone", "torch.Tensor.cpu", "torch.BoolStorage"]
+    apis = [
+        "torch.Tensor.ndimension",
+        "torch.UntypedStorage.cpu",
+        "torch.optim.Optimizer.zero_grad",
+        "torch.Stream.query",
+        "torch.set_grad_enabled.clone",
+        "torch.Tensor.cpu",
+        "torch.BoolStorage",
+    ]
     return coverage_for(apis, repo, ["master"], Store(tmp_path / "s"), grep="off")
 
 
@@ -61,10 +72,14 @@ POSITIVE = {
     "test_fixture": "via fixture tensor",
 }
 NEGATIVE = [
-    "TestTensorForms::test_not_rebound_to_a_list", "TestTensorForms::test_not_an_unrelated_class",
-    "TestTensorForms::test_not_an_int_from_a_tensor", "TestTensorForms::test_not_a_string_attribute",
-    "TestTensorForms::test_not_a_loop_over_strings", "TestTensorForms::test_not_the_int_of_a_tuple",
-    "TestTensorForms::test_not_a_helper_never_called", "TestTensorForms::test_not_in_a_comment_or_string",
+    "TestTensorForms::test_not_rebound_to_a_list",
+    "TestTensorForms::test_not_an_unrelated_class",
+    "TestTensorForms::test_not_an_int_from_a_tensor",
+    "TestTensorForms::test_not_a_string_attribute",
+    "TestTensorForms::test_not_a_loop_over_strings",
+    "TestTensorForms::test_not_the_int_of_a_tuple",
+    "TestTensorForms::test_not_a_helper_never_called",
+    "TestTensorForms::test_not_in_a_comment_or_string",
     "TestTensorForms::test_not_branches_that_disagree",
     "TestTensorForms::test_not_a_nested_function_never_called",
 ]
@@ -87,8 +102,10 @@ def test_no_negative_twin_is_direct(report) -> None:  # type: ignore[no-untyped-
 def test_storages_optimizers_and_with_targets(report) -> None:  # type: ignore[no-untyped-def]
     storage = _direct(report, "torch.UntypedStorage.cpu")
     assert report["torch.UntypedStorage.cpu"].canonical == "torch.storage.UntypedStorage.cpu"
-    assert "via npu_storage: UntypedStorage from torch.tensor(...).npu().untyped_storage()" \
+    assert (
+        "via npu_storage: UntypedStorage from torch.tensor(...).npu().untyped_storage()"
         in storage[OT + "test_untyped_storage_from_a_tensor"]
+    )
     assert OT + "test_untyped_storage_constructed" in storage
     assert OT + "test_not_a_tensor_cpu" not in storage
     assert OT + "test_not_a_tensor_cpu" in _direct(report, "torch.Tensor.cpu")
@@ -97,7 +114,9 @@ def test_storages_optimizers_and_with_targets(report) -> None:  # type: ignore[n
     assert "inherited via SGD" in opt[OT + "test_optimizer_through_mro"]
     assert OT + "test_not_a_module_zero_grad" not in opt
     assert OT + "test_with_target" in _direct(report, "torch.Stream.query")
-    assert OT + "test_not_a_with_target_that_is_none" not in _direct(report, "torch.set_grad_enabled.clone")
+    assert OT + "test_not_a_with_target_that_is_none" not in _direct(
+        report, "torch.set_grad_enabled.clone"
+    )
     bools = _direct(report, "torch.BoolStorage")
     assert bools == {OT + "test_class_member_through_the_class": "member of the class"}
 
@@ -123,5 +142,7 @@ def test_helpers_and_bases_across_files(report) -> None:  # type: ignore[no-unty
 
 def test_the_json_record_carries_how(report) -> None:  # type: ignore[no-untyped-def]
     doc = report["torch.Tensor.ndimension"].to_json()
-    hit = next(h for h in doc["refs"][0]["direct"] if h["test"].endswith("test_factory_and_device_method"))
+    hit = next(
+        h for h in doc["refs"][0]["direct"] if h["test"].endswith("test_factory_and_device_method")
+    )
     assert hit["how"] == "call, via x: Tensor from torch.randn(...).npu()"

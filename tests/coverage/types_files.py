@@ -8,7 +8,7 @@ string or comment, a helper nobody calls).
 from __future__ import annotations
 
 #: torch.Tensor.ndimension through every form a Tensor receiver can take
-TENSORS = '''
+TENSORS = """
 import unittest
 
 import torch
@@ -145,10 +145,10 @@ class TestTensorForms(unittest.TestCase):
 
 def test_fixture(tensor):
     assert tensor.ndimension() == 1
-'''
+"""
 
 #: storages, optimizers through their MRO, with targets
-OTHERS = '''
+OTHERS = """
 import torch
 from torch.testing._internal.common_utils import TestCase
 
@@ -190,10 +190,10 @@ class TestOthers(TestCase):
     def test_not_a_with_target_that_is_none(self):
         with torch.set_grad_enabled(False) as g:
             g.clone()
-'''
+"""
 
 #: files across the test tree: shared utilities, a helper file, a base class with tests
-SHARED_UTILS = '''
+SHARED_UTILS = """
 import torch
 
 
@@ -205,14 +205,14 @@ def create_common_tensor(shape):
 
 def npu_optimizer(params):
     return torch.optim.SGD(params, lr=0.1)
-'''
+"""
 
-LIBRARY = '''
+LIBRARY = """
 def count_dims(x):
     return x.ndimension()
-'''
+"""
 
-HELPERS = '''
+HELPERS = """
 import torch
 from common import second_level
 
@@ -232,14 +232,14 @@ def calls_deeper(t):
 
 def never_called_helper():
     torch.randn(2).npu().ndimension()
-'''
+"""
 
-COMMON = '''
+COMMON = """
 def second_level(t):
     return t.ndimension()
-'''
+"""
 
-BASE = '''
+BASE = """
 import torch
 from torch.testing._internal.common_utils import TestCase
 
@@ -248,9 +248,9 @@ class StorageTestBase(TestCase):
     def test_inherited_storage_cpu(self):
         s = torch.randn(2).npu().untyped_storage()
         s.cpu()
-'''
+"""
 
-ACROSS = '''
+ACROSS = """
 import torch
 from mypkg.testing.common_utils import create_common_tensor, npu_optimizer
 from mypkg.ops import count_dims
@@ -285,4 +285,4 @@ class TestAcross(StorageTestBase):
 
     def test_not_an_imported_helper_never_called(self):
         self.assertTrue(callable(never_called_helper))
-'''
+"""

@@ -35,7 +35,11 @@ def reference_page(version: str, module: str) -> Path | None:
     if root is None:
         return None
     folder = "pytorch_" + version.replace(".", "-")
-    for p in (root / folder / f"{module}.md", root / f"{folder}_{module}.md", root / f"{folder}_{module}.sample.md"):
+    for p in (
+        root / folder / f"{module}.md",
+        root / f"{folder}_{module}.md",
+        root / f"{folder}_{module}.sample.md",
+    ):
         if p.is_file():
             return p
     return None
@@ -61,8 +65,11 @@ def need_reference(version: str, module: str, fmt: str | None = None) -> Path:
 
         got = read_page(page, PRODUCTS).format
         if got != fmt:
-            pytest.skip(f"the real {module} page of {version} in {root} is in the {got} format, not {fmt}")
+            pytest.skip(
+                f"the real {module} page of {version} in {root} is in the {got} format, not {fmt}"
+            )
     return page
+
 
 PRODUCTS = tuple(Product(p.code, p.name, p.aliases) for p in load_preset("torch_npu").products)
 CODES = ("910b", "A3", "950")
@@ -86,7 +93,8 @@ def support_block(fmt: str, statuses: str, ids: Iterator[int]) -> str:
         return f"**是否支持**：{'是' if statuses[0] == 'y' else '否'}\n\n"
     if fmt == "table":
         rows = "".join(
-            f"| {TABLE_NAMES[c]} | {'✔' if s == 'y' else '✘'} |\n" for c, s in zip(CODES, statuses, strict=True)
+            f"| {TABLE_NAMES[c]} | {'✔' if s == 'y' else '✘'} |\n"
+            for c, s in zip(CODES, statuses, strict=True)
         )
         return f"**支持情况**：\n\n| 硬件 | 是否支持 |\n| ---- | :----: |\n{rows}\n"
     out = "**产品支持情况**：\n\n"
@@ -97,9 +105,19 @@ def support_block(fmt: str, statuses: str, ids: Iterator[int]) -> str:
     return out + "\n"
 
 
-def entry(fmt: str, api: str, short: str, statuses: str, ids: Iterator[int], *, restriction: str = "",
-          subs: tuple[tuple[str, str], ...] = (), sub: bool = False, link: str = "",
-          heading: str = "") -> str:
+def entry(
+    fmt: str,
+    api: str,
+    short: str,
+    statuses: str,
+    ids: Iterator[int],
+    *,
+    restriction: str = "",
+    subs: tuple[tuple[str, str], ...] = (),
+    sub: bool = False,
+    link: str = "",
+    heading: str = "",
+) -> str:
     """One entry; ``subs`` are (name, statuses) of nested sub-methods."""
     if sub:
         parent, name = api.rsplit(".", 1)
@@ -112,7 +130,9 @@ def entry(fmt: str, api: str, short: str, statuses: str, ids: Iterator[int], *, 
     text += support_block(fmt, statuses, ids)
     if restriction:
         text += f"**限制与说明**：{restriction}\n\n"
-    elif fmt == "yesno":  # pages of that format wrote a placeholder (lint flags it; baselines exist for it)
+    elif (
+        fmt == "yesno"
+    ):  # pages of that format wrote a placeholder (lint flags it; baselines exist for it)
         text += "**限制与说明**：-\n\n"
     for name, st in subs:
         text += entry(fmt, f"{api}.{name}", short, st, ids, sub=True)
@@ -136,8 +156,12 @@ def torch_page(fmt: str, version: str, *, with_clone: bool = False) -> str:
         + e("torch.is_tensor", statuses="yyy")
         + e("torch.numel", statuses="yyn", restriction=" `input`仅支持fp16，fp32")
         + "## Generators\n\n"
-        + e("torch.Generator", statuses="yyy", heading="### <code><i>class</i></code> torch.Generator",
-            subs=(("device", "yyn"), ("seed", "yyy")))
+        + e(
+            "torch.Generator",
+            statuses="yyy",
+            heading="### <code><i>class</i></code> torch.Generator",
+            subs=(("device", "yyn"), ("seed", "yyy")),
+        )
         + "## Locally disabling gradient computation\n\n"
         + e("torch.no_grad", statuses="yyy")
         + e("torch.autograd.grad_mode.set_grad_enabled", statuses="yyn", subs=grad_subs)
@@ -159,15 +183,26 @@ def write_docs(root: Path) -> Path:
         page = root / folder_of(version) / "torch.md"
         page.parent.mkdir(parents=True, exist_ok=True)
         page.write_text(torch_page(fmt, version, with_clone=version == "2.12.0"), "utf-8")
-    (root / "pytorch_2-11-0" / "_menu_pt_native_apis.md").write_text("- [torch](torch.md)\n", "utf-8")
+    (root / "pytorch_2-11-0" / "_menu_pt_native_apis.md").write_text(
+        "- [torch](torch.md)\n", "utf-8"
+    )
     return root
 
 
 def cuda_event_page(version: str = "2.11.0") -> str:
     """A ``torch.cuda`` page whose ``torch.cuda.Event`` entry states its NPU spelling."""
     short = ".".join(version.split(".")[:2])
-    text = entry("list", "torch.cuda.Event", short, "yyy", itertools.count(1), subs=(("elapsed_time", "yyn"),),
-                 heading="### <code><i>class</i></code> torch.cuda.Event")
+    text = entry(
+        "list",
+        "torch.cuda.Event",
+        short,
+        "yyy",
+        itertools.count(1),
+        subs=(("elapsed_time", "yyn"),),
+        heading="### <code><i>class</i></code> torch.cuda.Event",
+    )
     marker = f"(https://pytorch.org/docs/{short}/generated/torch.cuda.Event.html)\n\n"
     assert marker in text
-    return "# torch.cuda\n\n" + text.replace(marker, marker + "**NPU 形式名称**：torch_npu.npu.Event\n\n", 1)
+    return "# torch.cuda\n\n" + text.replace(
+        marker, marker + "**NPU 形式名称**：torch_npu.npu.Event\n\n", 1
+    )

@@ -36,7 +36,11 @@ def test_check_reports_each_version(docs_dir: Path) -> None:
     assert [v.version for v in result.versions] == ["2.7.1", "2.9.0", "2.11.0", "2.12.0"]
     assert result.missing_versions == ["2.7.1", "2.9.0", "2.11.0"]
     present = result.versions[-1]
-    assert present.present and present.page == "pytorch_2-12-0/torch.md" and present.kind == "sub-method"
+    assert (
+        present.present
+        and present.page == "pytorch_2-12-0/torch.md"
+        and present.kind == "sub-method"
+    )
     lines = (docs_dir / "pytorch_2-12-0" / "torch.md").read_text("utf-8").split("\n")
     assert lines[present.line - 1] == '> <font size="3">clone()</font>'
     assert present.link_ok and present.link_problem == ""
@@ -49,8 +53,20 @@ def test_to_json_has_the_record_shape(docs_dir: Path) -> None:
     assert set(doc) == {"api", "docs_dir", "versions", "missing_versions"}
     assert doc["api"] == "torch.numel" and doc["missing_versions"] == []
     v = doc["versions"][0]
-    assert set(v) == {"version", "folder", "present", "page", "line", "kind", "products", "restrictions",
-                      "link", "link_ok", "link_problem", "found_as"}
+    assert set(v) == {
+        "version",
+        "folder",
+        "present",
+        "page",
+        "line",
+        "kind",
+        "products",
+        "restrictions",
+        "link",
+        "link_ok",
+        "link_problem",
+        "found_as",
+    }
     assert v["found_as"] is None
     assert v["folder"] == "pytorch_2-7-1" and v["kind"] == "function"
     assert v["products"] == {
@@ -61,30 +77,52 @@ def test_to_json_has_the_record_shape(docs_dir: Path) -> None:
     assert v["restrictions"] == "`input`仅支持fp16，fp32"
     assert v["link"] == "https://pytorch.org/docs/2.7/generated/torch.numel.html"
     yesno = doc["versions"][1]["products"]
-    assert {c: p["status"] for c, p in yesno.items()} == {"910b": "支持", "A3": "支持", "950": "支持"}
+    assert {c: p["status"] for c, p in yesno.items()} == {
+        "910b": "支持",
+        "A3": "支持",
+        "950": "支持",
+    }
     json.dumps(doc, ensure_ascii=False)
 
 
 def test_link_problems_name_the_version_and_the_api(docs_dir: Path) -> None:
     page = docs_dir / "pytorch_2-11-0" / "torch.md"
     text = page.read_text("utf-8")
-    text = text.replace("docs/2.11/generated/torch.numel.html", "docs/2.7/generated/torch.numel.html")
-    text = text.replace("generated/torch.Generator.html#torch.Generator.seed", "generated/torch.Generator.html")
+    text = text.replace(
+        "docs/2.11/generated/torch.numel.html", "docs/2.7/generated/torch.numel.html"
+    )
+    text = text.replace(
+        "generated/torch.Generator.html#torch.Generator.seed", "generated/torch.Generator.html"
+    )
     page.write_text(text, "utf-8")
     numel = check_api("torch.numel", docs_dir, ["2.11.0"], PRODUCTS).versions[0]
     assert not numel.link_ok and "/docs/2.7/, want /docs/2.11/" in numel.link_problem
     seed = check_api("torch.Generator.seed", docs_dir, ["2.11.0"], PRODUCTS).versions[0]
     assert not seed.link_ok and "anchor form" in seed.link_problem
-    assert link_problem("https://pytorch.org/docs/2.11/generated/torch.x.html#torch.x.y", "torch.x.y",
-                        "2.11.0", "sub-method") == ""
+    assert (
+        link_problem(
+            "https://pytorch.org/docs/2.11/generated/torch.x.html#torch.x.y",
+            "torch.x.y",
+            "2.11.0",
+            "sub-method",
+        )
+        == ""
+    )
 
 
-def test_a_version_without_folder_is_bad_input(docs_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(UsageError, match=r"no folder pytorch_2-13-0 in .*; versions found: 2\.7\.1, 2\.9\.0, "
-                                         r"2\.11\.0, 2\.12\.0"):
+def test_a_version_without_folder_is_bad_input(
+    docs_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(
+        UsageError,
+        match=r"no folder pytorch_2-13-0 in .*; versions found: 2\.7\.1, 2\.9\.0, "
+        r"2\.11\.0, 2\.12\.0",
+    ):
         check_api("torch.numel", docs_dir, ["2.7.1", "2.13.0"], PRODUCTS)
     shutil.rmtree(docs_dir / "pytorch_2-9-0")
-    assert main(["docs", "check", "torch.numel", "--docs", str(docs_dir), "--version", "2.9.0"]) == 2
+    assert (
+        main(["docs", "check", "torch.numel", "--docs", str(docs_dir), "--version", "2.9.0"]) == 2
+    )
     cap = capsys.readouterr()
     (line,) = cap.err.strip().splitlines()
     assert cap.out == ""
@@ -93,6 +131,7 @@ def test_a_version_without_folder_is_bad_input(docs_dir: Path, capsys: pytest.Ca
 
 
 # -- other spellings of the same API -------------------------------------------------------------------
+
 
 def test_an_entry_under_another_spelling_is_present(docs_dir: Path) -> None:
     alias = "torch.set_grad_enabled.clone"
@@ -103,23 +142,50 @@ def test_an_entry_under_another_spelling_is_present(docs_dir: Path) -> None:
     assert result.to_json()["versions"][-1]["found_as"] == CLONE
     # nothing matches in the older versions: the hint is kept, about the spelling that has a relative
     missing = result.versions[0]
-    assert missing.hint.startswith(f"{PARENT} is at pytorch_2-7-1/torch.md:") and missing.hint_api == CLONE
+    assert (
+        missing.hint.startswith(f"{PARENT} is at pytorch_2-7-1/torch.md:")
+        and missing.hint_api == CLONE
+    )
     # the API's own spelling needs no found_as
-    assert check_api(CLONE, docs_dir, ["2.12.0"], PRODUCTS, spellings=[alias]).versions[0].found_as is None
+    assert (
+        check_api(CLONE, docs_dir, ["2.12.0"], PRODUCTS, spellings=[alias]).versions[0].found_as
+        is None
+    )
     assert not check_api(alias, docs_dir, ["2.12.0"], PRODUCTS).ok  # without spellings: not found
 
 
-def test_check_cli_follows_the_static_aliases(docs_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["docs", "check", "torch.set_grad_enabled.clone", "--docs", str(docs_dir),
-                 "--version", "2.12.0"]) == 0
+def test_check_cli_follows_the_static_aliases(
+    docs_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        main(
+            [
+                "docs",
+                "check",
+                "torch.set_grad_enabled.clone",
+                "--docs",
+                str(docs_dir),
+                "--version",
+                "2.12.0",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert f"2.12.0  present  pytorch_2-12-0/torch.md:160  (as {CLONE})  sub-method" in out
     assert main(["docs", "check", "torch.autograd.set_grad_enabled", "--docs", str(docs_dir)]) == 0
     assert capsys.readouterr().out.count(f"(as {PARENT})") == 4
-    assert main(["docs", "check", "torch.set_grad_enabled.clone", "--docs", str(docs_dir), "--json"]) == 1
+    assert (
+        main(["docs", "check", "torch.set_grad_enabled.clone", "--docs", str(docs_dir), "--json"])
+        == 1
+    )
     cap = capsys.readouterr()
     doc = json.loads(cap.out)[0]
-    assert doc["api"] == "torch.set_grad_enabled.clone" and doc["missing_versions"] == ["2.7.1", "2.9.0", "2.11.0"]
+    assert doc["api"] == "torch.set_grad_enabled.clone" and doc["missing_versions"] == [
+        "2.7.1",
+        "2.9.0",
+        "2.11.0",
+    ]
     assert [v["found_as"] for v in doc["versions"]] == [None, None, None, CLONE]
     assert main(["docs", "check", "torch.set_grad_enabled.clone", "--docs", str(docs_dir)]) == 1
     # the add command it proposes names the spelling whose parent is on the page
@@ -128,21 +194,48 @@ def test_check_cli_follows_the_static_aliases(docs_dir: Path, capsys: pytest.Cap
 
 @pytest.mark.slow
 def test_the_docs_package_imports_no_higher_part() -> None:
-    code = ("import sys, torchparity.docs; "
-            "print(' '.join(sorted(m for m in sys.modules if m.startswith('torchparity'))))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env=dict(os.environ)).stdout.split()
-    outside = [m for m in out if not m.startswith(("torchparity.docs", "torchparity.records"))
-               and m not in {"torchparity", "torchparity.errors", "torchparity.fsutil"}]
+    code = (
+        "import sys, torchparity.docs; "
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('torchparity'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=dict(os.environ),
+    ).stdout.split()
+    outside = [
+        m
+        for m in out
+        if not m.startswith(("torchparity.docs", "torchparity.records"))
+        and m not in {"torchparity", "torchparity.errors", "torchparity.fsutil"}
+    ]
     assert outside == []
 
 
-def test_check_cli_exit_codes_text_and_json(docs_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_cli_exit_codes_text_and_json(
+    docs_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["docs", "check", "torch.numel", "--docs", str(docs_dir)]) == 0
     text = capsys.readouterr().out
     assert "2.7.1   present  pytorch_2-7-1/torch.md:" in text and "link ok" in text
-    assert main(["docs", "check", CLONE, "--docs", str(docs_dir), "--version", "2.7.1",
-                 "--version", "2.12.0"]) == 1
+    assert (
+        main(
+            [
+                "docs",
+                "check",
+                CLONE,
+                "--docs",
+                str(docs_dir),
+                "--version",
+                "2.7.1",
+                "--version",
+                "2.12.0",
+            ]
+        )
+        == 1
+    )
     cap = capsys.readouterr()
     assert "2.7.1   MISSING" in cap.out and "2.12.0  present" in cap.out
     assert f"--version 2.7.1 --like {PARENT}" in cap.err
@@ -152,14 +245,24 @@ def test_check_cli_exit_codes_text_and_json(docs_dir: Path, capsys: pytest.Captu
     assert docs[0]["missing_versions"] == ["2.7.1", "2.9.0", "2.11.0"]
 
 
-def test_check_cli_stores_the_record(docs_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_cli_stores_the_record(
+    docs_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     store = tmp_path / "store"
-    assert main(["docs", "check", "torch.numel", "--docs", str(docs_dir), "--store", str(store)]) == 0
+    assert (
+        main(["docs", "check", "torch.numel", "--docs", str(docs_dir), "--store", str(store)]) == 0
+    )
     rec = Store(store).latest_record("docs-check", "torch.numel")
-    assert rec is not None and rec["body"]["api"] == "torch.numel" and len(rec["body"]["versions"]) == 4
+    assert (
+        rec is not None
+        and rec["body"]["api"] == "torch.numel"
+        and len(rec["body"]["versions"]) == 4
+    )
 
 
-def test_check_cli_finds_docs_under_repo(docs_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_cli_finds_docs_under_repo(
+    docs_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     repo = tmp_path / "backend"
     shutil.copytree(docs_dir, repo / "docs" / "zh" / "api" / "native_api")
     assert main(["docs", "check", "torch.numel", "--repo", str(repo), "--version", "2.7.1"]) == 0
@@ -168,7 +271,9 @@ def test_check_cli_finds_docs_under_repo(docs_dir: Path, tmp_path: Path, capsys:
     assert "pass --docs DIR" in capsys.readouterr().err
 
 
-def test_check_cli_bad_input_is_one_line(docs_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_cli_bad_input_is_one_line(
+    docs_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["docs", "check", "torch.numel", "--docs", str(tmp_path / "nope")]) == 2
     assert main(["docs", "check", "torch.numel", "--docs", str(docs_dir), "--version", "2.7"]) == 2
     errs = capsys.readouterr().err.strip().splitlines()
@@ -176,7 +281,10 @@ def test_check_cli_bad_input_is_one_line(docs_dir: Path, tmp_path: Path, capsys:
 
 
 def test_check_on_the_real_pages(tmp_path: Path) -> None:
-    torch_md, autograd_md = need_reference("2.7.1", "torch"), need_reference("2.11.0", "torch-autograd")
+    torch_md, autograd_md = (
+        need_reference("2.7.1", "torch"),
+        need_reference("2.11.0", "torch-autograd"),
+    )
     (tmp_path / "pytorch_2-7-1").mkdir()
     (tmp_path / "pytorch_2-11-0").mkdir()
     shutil.copy(torch_md, tmp_path / "pytorch_2-7-1" / "torch.md")
@@ -185,7 +293,11 @@ def test_check_on_the_real_pages(tmp_path: Path) -> None:
     assert result.missing_versions == ["2.11.0"]
     v = result.versions[0]
     assert v.link_ok and v.kind == "sub-method"
-    assert [(p.code, p.status) for p in v.products] == [("910b", "支持"), ("A3", "支持"), ("950", "不支持")]
+    assert [(p.code, p.status) for p in v.products] == [
+        ("910b", "支持"),
+        ("A3", "支持"),
+        ("950", "不支持"),
+    ]
 
 
 def test_the_backend_spelling_an_entry_states_finds_it(tmp_path: Path) -> None:
@@ -195,8 +307,12 @@ def test_the_backend_spelling_an_entry_states_finds_it(tmp_path: Path) -> None:
     result = check_api("torch_npu.npu.Event", tmp_path / "native_api", products=PRODUCTS)
     (v,) = result.versions
     assert v.present and v.found_as == "torch.cuda.Event" and v.kind == "class"
-    (sub,) = check_api("torch_npu.npu.Event.elapsed_time", tmp_path / "native_api", products=PRODUCTS).versions
-    assert sub.present and sub.found_as == "torch.cuda.Event.elapsed_time" and sub.kind == "sub-method"
+    (sub,) = check_api(
+        "torch_npu.npu.Event.elapsed_time", tmp_path / "native_api", products=PRODUCTS
+    ).versions
+    assert (
+        sub.present and sub.found_as == "torch.cuda.Event.elapsed_time" and sub.kind == "sub-method"
+    )
     assert not check_api("torch_npu.npu.Stream", tmp_path / "native_api", products=PRODUCTS).ok
 
 
@@ -206,5 +322,8 @@ def test_the_backend_name_of_an_entry_and_of_its_members(tmp_path: Path) -> None
     page.write_text(cuda_event_page(), "utf-8")
     tree = DocsTree(tmp_path / "native_api")
     assert tree.backend_name("torch.cuda.Event", "2.11.0") == "torch_npu.npu.Event"
-    assert tree.backend_name("torch.cuda.Event.elapsed_time", "2.11.0") == "torch_npu.npu.Event.elapsed_time"
+    assert (
+        tree.backend_name("torch.cuda.Event.elapsed_time", "2.11.0")
+        == "torch_npu.npu.Event.elapsed_time"
+    )
     assert tree.backend_name("torch.cuda.Stream", "2.11.0") is None

@@ -44,12 +44,14 @@ def test_yes_no_placeholders_are_the_only_findings_there() -> None:
 
 def _inline(t: str) -> str:
     block = '<!-- npu="910b" id1 -->\n- <term>Atlas A2训练系列产品</term>：支持\n<!-- end id1 -->'
-    return t.replace(block, '- <!-- npu="910b" id1 --><term>Atlas A2训练系列产品</term>：支持<!-- end id1 -->')
+    return t.replace(
+        block, '- <!-- npu="910b" id1 --><term>Atlas A2训练系列产品</term>：支持<!-- end id1 -->'
+    )
 
 
 def _drop_first_close(t: str) -> str:
     i = t.index("</div>\n\n### torch.numel")
-    return t[:i] + t[i + len("</div>\n\n"):]
+    return t[:i] + t[i + len("</div>\n\n") :]
 
 
 def _move_restriction_up(t: str) -> str:
@@ -61,21 +63,49 @@ def _move_restriction_up(t: str) -> str:
 #: rule -> (planting function, the text of the line it should be reported on)
 PLANTED: dict[str, tuple[Callable[[str], str], str]] = {
     "comment-own-line": (_inline, '- <!-- npu="910b" id1 -->'),
-    "comment-pair": (lambda t: t.replace("<!-- end id2 -->", "<!-- end id9 -->"), "<!-- end id9 -->"),
-    "id-duplicate": (lambda t: t.replace('npu="910b" id4 -->', 'npu="910b" id1 -->').replace(
-        "<!-- end id4 -->", "<!-- end id1 -->"), '<!-- npu="910b" id1 -->\n- <term>Atlas A2训练系列产品</term>：支持\n<!-- end id1 -->\n<!-- npu="A3" id5'),
-    "field-order": (_move_restriction_up, "**产品支持情况**：\n\n<!-- npu=\"910b\" id4"),
-    "field-missing": (lambda t: t.replace(
-        "**原生文档**：[torch.is_tensor](https://pytorch.org/docs/2.11/generated/torch.is_tensor.html)\n\n", ""),
-        "### torch.is_tensor"),
-    "restriction-empty": (lambda t: t.replace("<!-- end id3 -->\n\n</div>", "<!-- end id3 -->\n\n**限制与说明**：无\n\n</div>"),
-                          "**限制与说明**：无"),
-    "link-version": (lambda t: t.replace(NUMEL_LINK, NUMEL_LINK.replace("/2.11/", "/2.7/")), "**原生文档**：[torch.numel]"),
-    "link-api": (lambda t: t.replace(NUMEL_LINK, NUMEL_LINK.replace("torch.numel.html", "torch.nelement.html")),
-                 "**原生文档**：[torch.numel]"),
+    "comment-pair": (
+        lambda t: t.replace("<!-- end id2 -->", "<!-- end id9 -->"),
+        "<!-- end id9 -->",
+    ),
+    "id-duplicate": (
+        lambda t: t.replace('npu="910b" id4 -->', 'npu="910b" id1 -->').replace(
+            "<!-- end id4 -->", "<!-- end id1 -->"
+        ),
+        '<!-- npu="910b" id1 -->\n- <term>Atlas A2训练系列产品</term>：支持\n<!-- end id1 -->\n<!-- npu="A3" id5',
+    ),
+    "field-order": (_move_restriction_up, '**产品支持情况**：\n\n<!-- npu="910b" id4'),
+    "field-missing": (
+        lambda t: t.replace(
+            "**原生文档**：[torch.is_tensor](https://pytorch.org/docs/2.11/generated/torch.is_tensor.html)\n\n",
+            "",
+        ),
+        "### torch.is_tensor",
+    ),
+    "restriction-empty": (
+        lambda t: t.replace(
+            "<!-- end id3 -->\n\n</div>", "<!-- end id3 -->\n\n**限制与说明**：无\n\n</div>"
+        ),
+        "**限制与说明**：无",
+    ),
+    "link-version": (
+        lambda t: t.replace(NUMEL_LINK, NUMEL_LINK.replace("/2.11/", "/2.7/")),
+        "**原生文档**：[torch.numel]",
+    ),
+    "link-api": (
+        lambda t: t.replace(
+            NUMEL_LINK, NUMEL_LINK.replace("torch.numel.html", "torch.nelement.html")
+        ),
+        "**原生文档**：[torch.numel]",
+    ),
     "div-balance": (_drop_first_close, '<div style="margin-left: 2em">'),
-    "product-unknown": (lambda t: t.replace('npu="950" id3', 'npu="960" id3'), '<!-- npu="960" id3 -->'),
-    "status-unknown": (lambda t: t.replace("：支持\n<!-- end id1 -->", "：待验证\n<!-- end id1 -->"), "：待验证"),
+    "product-unknown": (
+        lambda t: t.replace('npu="950" id3', 'npu="960" id3'),
+        '<!-- npu="960" id3 -->',
+    ),
+    "status-unknown": (
+        lambda t: t.replace("：支持\n<!-- end id1 -->", "：待验证\n<!-- end id1 -->"),
+        "：待验证",
+    ),
 }
 
 
@@ -95,7 +125,9 @@ def test_rule_fires_on_its_planted_defect_only(rule: str) -> None:
 
 
 def test_table_format_defects() -> None:
-    text = TABLE_PAGE.replace("<term>Ascend 950DT</term> | ✘ |", "<term>Ascend 960X</term> | ✘ |", 1)
+    text = TABLE_PAGE.replace(
+        "<term>Ascend 950DT</term> | ✘ |", "<term>Ascend 960X</term> | ✘ |", 1
+    )
     text = text.replace("/docs/2.7/torch.html", "/docs/stable/torch.html")
     found = lint_text(text, "2.7.1")
     assert sorted({r for _, r in found}) == ["link-version", "product-unknown"]
@@ -104,18 +136,24 @@ def test_table_format_defects() -> None:
 
 
 def test_comment_in_inline_code_is_text() -> None:
-    text = LIST_PAGE.replace("## Tensors\n", "## Tensors\n\n用 `<!-- npu=\"910b\" id1 -->` 包住产品行。\n")
+    text = LIST_PAGE.replace(
+        "## Tensors\n", '## Tensors\n\n用 `<!-- npu="910b" id1 -->` 包住产品行。\n'
+    )
     assert lint_text(text) == []
 
 
-def test_lint_cli_prints_path_line_rule_message(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_lint_cli_prints_path_line_rule_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     page = tmp_path / "pytorch_2-11-0" / "torch.md"
     page.parent.mkdir()
     page.write_text(PLANTED["link-version"][0](LIST_PAGE), "utf-8")
     assert main(["docs", "lint", str(tmp_path)]) == 1
     cap = capsys.readouterr()
     (line,) = cap.out.strip().splitlines()
-    assert re.fullmatch(rf"{re.escape(str(page))}:\d+: link-version link is for /docs/2\.7/ .*", line)
+    assert re.fullmatch(
+        rf"{re.escape(str(page))}:\d+: link-version link is for /docs/2\.7/ .*", line
+    )
     assert "1 finding(s) in 1 of 1 page(s)" in cap.err
     assert main(["docs", "lint", str(page), "--json"]) == 1
     doc = json.loads(capsys.readouterr().out)
@@ -125,7 +163,9 @@ def test_lint_cli_prints_path_line_rule_message(tmp_path: Path, capsys: pytest.C
     assert main(["docs", "lint", str(tmp_path / "missing.md")]) == 2
 
 
-def test_baseline_lets_only_new_findings_fail(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_baseline_lets_only_new_findings_fail(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     page = tmp_path / "pytorch_2-9-0" / "torch.md"
     page.parent.mkdir()
     page.write_text(torch_page("yesno", "2.9.0"), "utf-8")
@@ -139,7 +179,9 @@ def test_baseline_lets_only_new_findings_fail(tmp_path: Path, capsys: pytest.Cap
     assert "0 finding(s) in 0 of 1 page(s), 9 baselined" in capsys.readouterr().err
     # lines move (a new note on top) and one new defect arrives: only the new one is reported
     text = page.read_text("utf-8").replace("# torch\n", "# torch\n\n新增说明。\n", 1)
-    text = text.replace("/docs/2.9/generated/torch.numel.html", "/docs/2.8/generated/torch.numel.html")
+    text = text.replace(
+        "/docs/2.9/generated/torch.numel.html", "/docs/2.8/generated/torch.numel.html"
+    )
     page.write_text(text, "utf-8")
     assert main(["docs", "lint", str(tmp_path), "--baseline", str(base)]) == 1
     out = capsys.readouterr().out.strip().splitlines()
@@ -184,50 +226,109 @@ def test_damaged_pages_never_crash_parse_or_lint() -> None:
 D = "https://pytorch.org/docs/2.11/"
 
 
-@pytest.mark.parametrize(("api", "kind", "url"), [
-    # members may link their own page (upstream gives Tensor members pages) or the anchor form
-    ("torch.Tensor.col_indices", "sub-method", D + "generated/torch.Tensor.col_indices.html"),
-    ("torch.Tensor.col_indices", "sub-method", D + "generated/torch.Tensor.html#torch.Tensor.col_indices"),
-    # the page's class path differs from upstream's: the trailing Class.member decides
-    ("torch.sparse.Tensor.col_indices", "sub-method", D + "generated/torch.Tensor.col_indices.html"),
-    # the defining-module path, longer than the public name
-    ("torch.cuda.empty_cache", "function", D + "generated/torch.cuda.memory.empty_cache.html"),
-    ("torch.cuda.CUDAPluggableAllocator", "class", D + "generated/torch.cuda.memory.CUDAPluggableAllocator.html"),
-    ("torch.autograd.FunctionCtx.mark_dirty", "sub-method",
-     D + "generated/torch.autograd.function.FunctionCtx.mark_dirty.html"),
-    ("profile.key_averages", "function", D + "generated/torch.autograd.profiler.profile.key_averages.html"),
-    # module and topic pages: the anchor names the API, or the page is named after the class
-    ("torch.Tensor", "class", D + "tensors.html"),
-    ("torch.is_tensor", "function", D + "torch.html#torch.is_tensor"),
-    ("torch.distributed.Store.__init__", "sub-method", D + "distributed.html#torch.distributed.Store.__init__"),
-    # Markdown escapes are not part of the name
-    (r"torch.utils.tensorboard.writer.SummaryWriter.\_\_init\_\_", "sub-method",
-     D + "tensorboard.html#torch.utils.tensorboard.writer.SummaryWriter.__init__"),
-])
+@pytest.mark.parametrize(
+    ("api", "kind", "url"),
+    [
+        # members may link their own page (upstream gives Tensor members pages) or the anchor form
+        ("torch.Tensor.col_indices", "sub-method", D + "generated/torch.Tensor.col_indices.html"),
+        (
+            "torch.Tensor.col_indices",
+            "sub-method",
+            D + "generated/torch.Tensor.html#torch.Tensor.col_indices",
+        ),
+        # the page's class path differs from upstream's: the trailing Class.member decides
+        (
+            "torch.sparse.Tensor.col_indices",
+            "sub-method",
+            D + "generated/torch.Tensor.col_indices.html",
+        ),
+        # the defining-module path, longer than the public name
+        ("torch.cuda.empty_cache", "function", D + "generated/torch.cuda.memory.empty_cache.html"),
+        (
+            "torch.cuda.CUDAPluggableAllocator",
+            "class",
+            D + "generated/torch.cuda.memory.CUDAPluggableAllocator.html",
+        ),
+        (
+            "torch.autograd.FunctionCtx.mark_dirty",
+            "sub-method",
+            D + "generated/torch.autograd.function.FunctionCtx.mark_dirty.html",
+        ),
+        (
+            "profile.key_averages",
+            "function",
+            D + "generated/torch.autograd.profiler.profile.key_averages.html",
+        ),
+        # module and topic pages: the anchor names the API, or the page is named after the class
+        ("torch.Tensor", "class", D + "tensors.html"),
+        ("torch.is_tensor", "function", D + "torch.html#torch.is_tensor"),
+        (
+            "torch.distributed.Store.__init__",
+            "sub-method",
+            D + "distributed.html#torch.distributed.Store.__init__",
+        ),
+        # Markdown escapes are not part of the name
+        (
+            r"torch.utils.tensorboard.writer.SummaryWriter.\_\_init\_\_",
+            "sub-method",
+            D + "tensorboard.html#torch.utils.tensorboard.writer.SummaryWriter.__init__",
+        ),
+    ],
+)
 def test_link_api_accepts_upstream_spellings(api: str, kind: str, url: str) -> None:
     assert link_api_problem(url, api, kind) == ""
     assert link_problem(url, api, "2.11.0", kind) == ""
 
 
-@pytest.mark.parametrize(("api", "kind", "url", "why"), [
-    ("torch.numel", "function", D + "generated/torch.nelement.html", "does not name torch.numel"),
-    ("torch.cuda.empty_cache", "function", D + "generated/torch.mps.empty_cache.html", "does not name"),
-    ("torch.abs", "function", D + "generated/torch.special.abs.html", "does not name"),
-    ("torch.sparse.Tensor.col_indices", "sub-method", D + "generated/torch.Tensor.row_indices.html", "does not name"),
-    ("torch.Generator.seed", "sub-method", D + "generated/torch.Generator.html", "anchor form"),
-    ("torch.onnx.ONNXProgram.save", "sub-method", D + "onnx.html#torch-onnx-apis", "#torch-onnx-apis does not name"),
-    ("torch.is_tensor", "function", D + "torch.html#torch.numel", "does not name"),
-    ("torch.Tensor.abs", "function", D + "tensors.html", "topic page"),
-    ("torch.nn.utils.prune.identity", "function", D + "generated/torch.nn.utils.prune.identity_function.html",
-     "does not name"),
-])
+@pytest.mark.parametrize(
+    ("api", "kind", "url", "why"),
+    [
+        (
+            "torch.numel",
+            "function",
+            D + "generated/torch.nelement.html",
+            "does not name torch.numel",
+        ),
+        (
+            "torch.cuda.empty_cache",
+            "function",
+            D + "generated/torch.mps.empty_cache.html",
+            "does not name",
+        ),
+        ("torch.abs", "function", D + "generated/torch.special.abs.html", "does not name"),
+        (
+            "torch.sparse.Tensor.col_indices",
+            "sub-method",
+            D + "generated/torch.Tensor.row_indices.html",
+            "does not name",
+        ),
+        ("torch.Generator.seed", "sub-method", D + "generated/torch.Generator.html", "anchor form"),
+        (
+            "torch.onnx.ONNXProgram.save",
+            "sub-method",
+            D + "onnx.html#torch-onnx-apis",
+            "#torch-onnx-apis does not name",
+        ),
+        ("torch.is_tensor", "function", D + "torch.html#torch.numel", "does not name"),
+        ("torch.Tensor.abs", "function", D + "tensors.html", "topic page"),
+        (
+            "torch.nn.utils.prune.identity",
+            "function",
+            D + "generated/torch.nn.utils.prune.identity_function.html",
+            "does not name",
+        ),
+    ],
+)
 def test_link_api_fires_on_another_api(api: str, kind: str, url: str, why: str) -> None:
     assert why in link_api_problem(url, api, kind)
 
 
 def test_link_problem_still_names_a_wrong_version() -> None:
     url = "https://pytorch.org/docs/2.7/generated/torch.cuda.memory.empty_cache.html"
-    assert link_problem(url, "torch.cuda.empty_cache", "2.11.0", "function") == "link is for /docs/2.7/, want /docs/2.11/"
+    assert (
+        link_problem(url, "torch.cuda.empty_cache", "2.11.0", "function")
+        == "link is for /docs/2.7/, want /docs/2.11/"
+    )
 
 
 #: a page written like the real ones where the old rules saw false findings (table format, 2.11.0)
@@ -318,9 +419,15 @@ def test_upstream_spellings_and_entities_lint_clean() -> None:
     assert lint_text(UPSTREAM_SPELLINGS) == []
     page = parse_page(UPSTREAM_SPELLINGS, "native_api/pytorch_2-11-0/torch-x.md", PRODUCTS)
     init = page.find("torch.utils.tensorboard.writer.SummaryWriter.__init__")
-    assert init is not None and init.kind == "sub-method"  # the marker's escapes are gone from the name
+    assert (
+        init is not None and init.kind == "sub-method"
+    )  # the marker's escapes are gone from the name
     cols = page.find("torch.sparse.Tensor.col_indices")
-    assert [(p.code, p.supported) for p in cols.products] == [("910b", True), ("A3", True), ("950", False)]
+    assert [(p.code, p.supported) for p in cols.products] == [
+        ("910b", True),
+        ("A3", True),
+        ("950", False),
+    ]
 
 
 def test_html_entities_are_statuses() -> None:
@@ -334,16 +441,23 @@ def test_html_entities_are_statuses() -> None:
 
 # -- which pages a folder holds, and the summary line --------------------------------------------------
 
+
 def test_folders_lint_module_pages_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = PLANTED["link-version"][0](LIST_PAGE)  # one finding wherever it is linted
     folder = tmp_path / "native_api" / "pytorch_2-11-0"
     folder.mkdir(parents=True)
     (folder / "torch.md").write_text(LIST_PAGE, "utf-8")
     (folder / "torch-cuda.md").write_text(bad, "utf-8")
-    skipped = [folder / "overview.md", folder / "PyTorch-2-11-0.md", folder / "_menu_pt_native_apis.md",
-               folder / "README.md", tmp_path / "native_api" / "README.md",
-               tmp_path / "native_api" / "_writing_guide.md", tmp_path / "native_api" / "private_apis.md",
-               tmp_path / "native_api" / "appendixes" / "notes.md"]
+    skipped = [
+        folder / "overview.md",
+        folder / "PyTorch-2-11-0.md",
+        folder / "_menu_pt_native_apis.md",
+        folder / "README.md",
+        tmp_path / "native_api" / "README.md",
+        tmp_path / "native_api" / "_writing_guide.md",
+        tmp_path / "native_api" / "private_apis.md",
+        tmp_path / "native_api" / "appendixes" / "notes.md",
+    ]
     for p in skipped:
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(bad, "utf-8")
@@ -370,8 +484,10 @@ def test_flattened_copies_count_as_module_pages(tmp_path: Path) -> None:
 
 # -- the baseline is written atomically ---------------------------------------------------------------
 
-def test_baseline_write_failure_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+
+def test_baseline_write_failure_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     page = tmp_path / "pytorch_2-9-0" / "torch.md"
     page.parent.mkdir()
     page.write_text(torch_page("yesno", "2.9.0"), "utf-8")
@@ -381,7 +497,9 @@ def test_baseline_write_failure_leaves_nothing(tmp_path: Path, monkeypatch: pyte
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", full)
-    assert main(["docs", "lint", str(tmp_path), "--write-baseline", str(base)]) == 3  # a full disk: environment
+    assert (
+        main(["docs", "lint", str(tmp_path), "--write-baseline", str(base)]) == 3
+    )  # a full disk: environment
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith(f"ERROR: no space left writing {base} (No space left on device)")
     assert list(base.parent.iterdir()) == []  # no temp file left behind
@@ -395,9 +513,16 @@ def test_baseline_write_failure_leaves_nothing(tmp_path: Path, monkeypatch: pyte
     assert stat.S_IMODE(base.stat().st_mode) == 0o644
 
 
-def test_folders_are_linted_oldest_version_first(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_folders_are_linted_oldest_version_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = PLANTED["product-unknown"][0](LIST_PAGE)  # a finding whatever the folder
-    versions = ["2.7.1", "2.9.0", "2.11.0", "2.12.0"]  # by name, 2-11-0 and 2-12-0 come before 2-7-1
+    versions = [
+        "2.7.1",
+        "2.9.0",
+        "2.11.0",
+        "2.12.0",
+    ]  # by name, 2-11-0 and 2-12-0 come before 2-7-1
     for v in versions:
         folder = tmp_path / "native_api" / f"pytorch_{v.replace('.', '-')}"
         folder.mkdir(parents=True)
@@ -405,8 +530,11 @@ def test_folders_are_linted_oldest_version_first(tmp_path: Path, capsys: pytest.
             (folder / f"{module}.md").write_text(bad, "utf-8")
     assert main(["docs", "lint", str(tmp_path / "native_api"), "--json"]) == 1
     paths = list(dict.fromkeys(f["path"] for f in json.loads(capsys.readouterr().out)["findings"]))
-    want = [str(tmp_path / "native_api" / f"pytorch_{v.replace('.', '-')}" / f"{m}.md")
-            for v in versions for m in ("torch-cuda", "torch")]
+    want = [
+        str(tmp_path / "native_api" / f"pytorch_{v.replace('.', '-')}" / f"{m}.md")
+        for v in versions
+        for m in ("torch-cuda", "torch")
+    ]
     assert paths == want
     # flattened copies (pytorch_X-Y-Z_<module>.md) too
     flat = tmp_path / "flat"
@@ -416,4 +544,5 @@ def test_folders_are_linted_oldest_version_first(tmp_path: Path, capsys: pytest.
     findings, pages = lint_paths([flat], PRODUCTS)
     assert pages == 4
     assert list(dict.fromkeys(Path(f.path).name for f in findings)) == [
-        f"pytorch_{v.replace('.', '-')}_torch.md" for v in versions]
+        f"pytorch_{v.replace('.', '-')}_torch.md" for v in versions
+    ]

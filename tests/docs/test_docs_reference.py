@@ -15,7 +15,9 @@ from tests.docs.docs_pages import (
 )
 
 
-def test_the_env_var_names_a_native_api_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_env_var_names_a_native_api_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     page = tmp_path / "pytorch_2-7-1" / "torch.md"
     page.parent.mkdir()
     page.write_text(torch_page("table", "2.7.1"), "utf-8")
@@ -37,7 +39,9 @@ def test_flattened_copies_are_found_too(tmp_path: Path, monkeypatch: pytest.Monk
     assert reference_page("2.11.0", "torch-autograd") == flat
 
 
-def test_an_env_var_that_is_not_a_folder_fails_loudly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_env_var_that_is_not_a_folder_fails_loudly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(REFERENCE_ENV, str(tmp_path / "nope"))
     with pytest.raises(pytest.fail.Exception, match=f"{REFERENCE_ENV}=.*nope is not a folder"):
         need_reference("2.7.1", "torch")

@@ -18,9 +18,18 @@ NPU = EMULATIONS["npu"]
 
 def emulated_env(**extra: str) -> dict[str, str]:
     """This environment with the emulation first on the path (and nothing that steers devices)."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "ASCEND_RT_VISIBLE_DEVICES", "TORCH_NPU_EMULATED_DEVICE_COUNT",
-                        "TORCH_NPU_EMULATED_INIT_ON_IMPORT", "CI")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in (
+            "PYTHONPATH",
+            "ASCEND_RT_VISIBLE_DEVICES",
+            "TORCH_NPU_EMULATED_DEVICE_COUNT",
+            "TORCH_NPU_EMULATED_INIT_ON_IMPORT",
+            "CI",
+        )
+    }
     env.update(NPU.environ())
     env.update(extra)
     return env
@@ -28,8 +37,13 @@ def emulated_env(**extra: str) -> dict[str, str]:
 
 def run_python(code: str, **extra: str) -> subprocess.CompletedProcess[str]:
     """``code`` in a fresh interpreter with torch and the emulated torch_npu."""
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          env=emulated_env(**extra), timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=emulated_env(**extra),
+        timeout=300,
+    )
 
 
 def single_target(store_dir: Path) -> tuple[str, dict[str, Any]]:

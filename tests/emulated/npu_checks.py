@@ -34,7 +34,10 @@ class TestRegistration(TestCase):
         self.assertIn("Emulated", torch.npu.get_device_name(0))
 
     def test_device_count_default_and_available(self):
-        if "ASCEND_RT_VISIBLE_DEVICES" in os.environ or "TORCH_NPU_EMULATED_DEVICE_COUNT" in os.environ:
+        if (
+            "ASCEND_RT_VISIBLE_DEVICES" in os.environ
+            or "TORCH_NPU_EMULATED_DEVICE_COUNT" in os.environ
+        ):
             self.skipTest("device visibility set from outside")
         self.assertTrue(torch.npu.is_available())
         self.assertEqual(torch.npu.device_count(), 2)
@@ -76,8 +79,10 @@ class TestTensors(TestCase):
     def test_convolutions_and_their_gradients_match_the_cpu(self):
         # a backend's convolution is convolution_overrideable, its backward convolution_backward_overrideable
         torch.manual_seed(0)
-        for module, shape in ((torch.nn.Conv2d(2, 3, 3, padding=1), (1, 2, 5, 5)),
-                              (torch.nn.ConvTranspose2d(2, 4, 3, stride=2, groups=2), (1, 2, 4, 4))):
+        for module, shape in (
+            (torch.nn.Conv2d(2, 3, 3, padding=1), (1, 2, 5, 5)),
+            (torch.nn.ConvTranspose2d(2, 4, 3, stride=2, groups=2), (1, 2, 4, 4)),
+        ):
             x = torch.randn(*shape, requires_grad=True)
             module(x).square().sum().backward()
             copy = __import__("copy").deepcopy(module).to("npu")
@@ -133,7 +138,7 @@ class TestTensors(TestCase):
             self.assertEqual(x[:2].cpu().tolist(), [0.0, 0.0])
             self.assertTrue(x[2:].isnan().all().item())
             n = torch.zeros(1, dtype=torch.int32, device="npu").resize_(3)
-            self.assertEqual(n[1:].cpu().tolist(), [2 ** 31 - 1] * 2)
+            self.assertEqual(n[1:].cpu().tolist(), [2**31 - 1] * 2)
         finally:
             torch.use_deterministic_algorithms(False)
 

@@ -1,6 +1,6 @@
 """Backend test files in the torch_npu conventions, run on the emulated NPU by the end-to-end tests."""
 
-SEED_LIKE = '''
+SEED_LIKE = """
 import torch
 from torch_npu.testing.testcase import TestCase, run_tests
 
@@ -42,9 +42,9 @@ class TestLDGComputation(TestCase):
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""
 
-LEAKY = '''
+LEAKY = """
 import torch
 from torch_npu.testing.testcase import TestCase, run_tests
 
@@ -63,9 +63,9 @@ class TestLeaky(TestCase):
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""
 
-HANGING = '''
+HANGING = """
 import time
 
 import torch
@@ -80,9 +80,9 @@ class TestHang(TestCase):
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""
 
-ABORTING = '''
+ABORTING = """
 import os
 
 import torch
@@ -97,9 +97,9 @@ class TestAbort(TestCase):
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""
 
-TWO_DEVICES = '''
+TWO_DEVICES = """
 import torch
 import torch_npu
 from torch_npu.testing.testcase import TestCase, run_tests
@@ -127,4 +127,4 @@ class TestTwoDevices(TestCase):
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""

@@ -17,14 +17,19 @@ from torchparity.records.target import TargetRecord, emulated_device, record_fro
 from torchparity.report import build_report, render
 from torchparity.store import Store, put, read_run
 
-EMULATED_FACTS = [["torch_npu_version", "0.0.0+emulated"], ["torch_npu_emulated", "cpu"],
-                  ["npu_device_name", "Emulated NPU (CPU)"]]
+EMULATED_FACTS = [
+    ["torch_npu_version", "0.0.0+emulated"],
+    ["torch_npu_emulated", "cpu"],
+    ["npu_device_name", "Emulated NPU (CPU)"],
+]
 
 
 def emulated_record(env: str = "dry") -> TargetRecord:
     rec = target_record("a2", "c" * 40, "s" * 64, device_name="Emulated NPU (CPU)", count=2)
     rec.env, rec.label, rec.hardware = env, f"v2.7.1@{env}", ""
-    facts = [f for f in rec.probe.result["facts"] if f[0] not in ("torch_npu_version", "npu_device_name")]
+    facts = [
+        f for f in rec.probe.result["facts"] if f[0] not in ("torch_npu_version", "npu_device_name")
+    ]
     rec.probe.result["facts"] = facts + EMULATED_FACTS
     rec.emulated = emulated_device(rec)
     return rec
@@ -40,7 +45,9 @@ def test_the_record_knows_an_emulated_backend_from_the_probe() -> None:
 def test_the_log_says_emulated_in_its_header_and_summary() -> None:
     log = render_log(emulated_record())
     header, _, rest = log.partition("===== ENVIRONMENT PROBE =====")
-    line = "EMULATED=npu emulated on CPU (torch_npu 0.0.0+emulated): a dry run, not hardware evidence"
+    line = (
+        "EMULATED=npu emulated on CPU (torch_npu 0.0.0+emulated): a dry run, not hardware evidence"
+    )
     assert "DEVICE=npu (emulated on CPU)\n" + line + "\n" in header
     tail = rest.splitlines()
     at = tail.index("RESULT=PASS")
@@ -55,18 +62,30 @@ def _model(tmp_path: Path, records: list[TargetRecord]):
     put(store, load_preset("torch_npu").task_record(API, None, repo=True), rid, API)
     for rec in records:
         rec.run_id = rid
-        store.add_target(rid, label=rec.label, ref=rec.ref, env=rec.env, result=rec.result,
-                         log=render_log(rec).encode(), record=rec.to_json())
+        store.add_target(
+            rid,
+            label=rec.label,
+            ref=rec.ref,
+            env=rec.env,
+            result=rec.result,
+            log=render_log(rec).encode(),
+            record=rec.to_json(),
+        )
     store.finish_run(rid, "PASS", summary={})
     return build_report([read_run(store, rid)])
 
 
 def test_a_pr_text_from_emulated_runs_only_is_a_dry_run(tmp_path: Path) -> None:
     model = _model(tmp_path, [emulated_record()])
-    assert model.conclusion["emulated_only"] is True and model.conclusion["emulated"] == ["v2.7.1@dry"]
+    assert model.conclusion["emulated_only"] is True and model.conclusion["emulated"] == [
+        "v2.7.1@dry"
+    ]
     zh = render(model, "pr", "zh")
     verification = zh.split("# 【功能验证】", 1)[1].split("# 【test_upstream patch】", 1)[0]
-    assert "**试运行（dry run）**" in verification and "提交前须替换为真实硬件上的验证证据" in verification
+    assert (
+        "**试运行（dry run）**" in verification
+        and "提交前须替换为真实硬件上的验证证据" in verification
+    )
     assert "（仿真：在 CPU 上运行，不是硬件证据）" in verification
     en = render(model, "pr", "en")
     assert "**Dry run**" in en and "replace it by evidence from hardware before submitting" in en
@@ -86,8 +105,15 @@ def test_a_pr_text_with_hardware_evidence_names_the_emulated_targets_apart(tmp_p
 
 
 def _hardware(records: list[TargetRecord]):
-    ctx = _Context(config=load_preset("torch_npu"), repo=None, base=None, head=None, rev_range=None,
-                   targets=[], records=records)
+    ctx = _Context(
+        config=load_preset("torch_npu"),
+        repo=None,
+        base=None,
+        head=None,
+        rev_range=None,
+        targets=[],
+        records=records,
+    )
     return check_hardware(ctx)
 
 
@@ -105,4 +131,7 @@ def test_the_summary_table_says_emulated() -> None:
     console.print(summary_table(1, [emulated_record()], {}))
     text = console.export_text()
     assert "run 1 (EMULATED npu on CPU)" in text and "PASS (emulated)" in text
-    assert "EMULATED: 1 of 1 target(s) ran on an emulated npu: a dry run, not hardware evidence" in text
+    assert (
+        "EMULATED: 1 of 1 target(s) ran on an emulated npu: a dry run, not hardware evidence"
+        in text
+    )

@@ -43,14 +43,18 @@ def test_runner_settings_fill_in_the_backend_module_and_device() -> None:
 
 def test_the_literal_command_shows_the_emulation_path() -> None:
     cmd = command_line(["/py", "t.py", "-v"], {"PYTHONPATH": "/x/emulated/npu"})
-    assert cmd == "env -u PYTHONPATH -u CI PYTHONNOUSERSITE=1 PYTHONPATH=/x/emulated/npu /py t.py -v"
+    assert (
+        cmd == "env -u PYTHONPATH -u CI PYTHONNOUSERSITE=1 PYTHONPATH=/x/emulated/npu /py t.py -v"
+    )
     assert command_line(["/py", "t.py"]) == "env -u PYTHONPATH -u CI PYTHONNOUSERSITE=1 /py t.py"
     assert isolated_env({"PYTHONPATH": "/x"})["PYTHONPATH"] == "/x"
 
 
 def test_an_environment_may_be_emulated_in_the_config(tmp_path: Path) -> None:
     f = tmp_path / "torchparity.toml"
-    f.write_text('preset = "torch_npu"\n[envs.dry]\npython = "/p"\nemulated = "npu"\n[envs.a2]\npython = "/q"\n')
+    f.write_text(
+        'preset = "torch_npu"\n[envs.dry]\npython = "/p"\nemulated = "npu"\n[envs.a2]\npython = "/q"\n'
+    )
     cfg = load_config(f)
     assert cfg.envs["dry"].emulated == "npu" and cfg.envs["a2"].emulated == ""
     envs = {e.name: e for e in select_envs(cfg, None, None)}
@@ -59,11 +63,17 @@ def test_an_environment_may_be_emulated_in_the_config(tmp_path: Path) -> None:
     assert note.startswith("EMULATED npu on CPU: /p runs with ") and "nothing installed" in note
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    ('emulated = "gpu"', r"\[envs.dry\] emulated: no emulated backend 'gpu'; known: npu"),
-    ('emulate = "npu"', r"\[envs.dry\]: unknown key\(s\) emulate; known keys: device, emulated, hardware, python"),
-    ("emulated = 1", "emulated must be a string"),
-])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ('emulated = "gpu"', r"\[envs.dry\] emulated: no emulated backend 'gpu'; known: npu"),
+        (
+            'emulate = "npu"',
+            r"\[envs.dry\]: unknown key\(s\) emulate; known keys: device, emulated, hardware, python",
+        ),
+        ("emulated = 1", "emulated must be a string"),
+    ],
+)
 def test_a_bad_emulated_key_is_refused(tmp_path: Path, body: str, message: str) -> None:
     f = tmp_path / "torchparity.toml"
     f.write_text(f'[envs.dry]\npython = "/p"\n{body}\n')

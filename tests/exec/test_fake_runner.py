@@ -18,7 +18,15 @@ from torchparity.exec.fake import HOW, Answer, FakeRunner, answering, installed_
 from torchparity.exec.runners import Job, JobResult, make_runner
 
 API = "torch.autograd.grad_mode.set_grad_enabled.clone"
-SEED_OPS = ["resolve", "scaffold_facts", "scaffold_check", "probe", "run_file", "isolation", "trace"]
+SEED_OPS = [
+    "resolve",
+    "scaffold_facts",
+    "scaffold_check",
+    "probe",
+    "run_file",
+    "isolation",
+    "trace",
+]
 
 
 def test_a_handler_answers_each_job_and_the_runner_keeps_them(tmp_path: Path) -> None:
@@ -57,25 +65,34 @@ def test_answering_makes_every_runner_a_fake_and_only_while_active(tmp_path: Pat
         assert runner.python == sys.executable
         with pytest.raises(RuntimeError, match="already active"), answering(handler):
             pass
-    assert installed_runner(sys.executable, "", "cpu", tmp_path, lambda: pytest.fail("no real runner")) is None
+    assert (
+        installed_runner(sys.executable, "", "cpu", tmp_path, lambda: pytest.fail("no real runner"))
+        is None
+    )
 
 
-def test_verify_runs_every_stage_over_the_fake_agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_verify_runs_every_stage_over_the_fake_agent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     agent = RecordedAgent.of("verify_seed_api")
     with answering(agent):
         code = main(["verify", API, "--python", sys.executable, "--json"])
     assert code == 0, capsys.readouterr().err
     assert agent.ops() == SEED_OPS
-    report = json.loads((tmp_path / "torchparity-out" / "set_grad_enabled_clone" / "report.json").read_text())
+    report = json.loads(
+        (tmp_path / "torchparity-out" / "set_grad_enabled_clone" / "report.json").read_text()
+    )
     assert report["result"] == "PASS"
-    log = next((tmp_path / "torchparity-out" / "set_grad_enabled_clone" / "evidence").glob("*.log")).read_text()
+    log = next(
+        (tmp_path / "torchparity-out" / "set_grad_enabled_clone" / "evidence").glob("*.log")
+    ).read_text()
     assert HOW in log and "RESULT=PASS" in log
 
 
-def test_a_failing_test_in_the_fake_agent_is_a_failing_verify(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_failing_test_in_the_fake_agent_is_a_failing_verify(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     recorded = {r.op: r.answer for r in load("verify_seed_api")}
 
@@ -83,12 +100,16 @@ def test_a_failing_test_in_the_fake_agent_is_a_failing_verify(tmp_path: Path, mo
         result = json.loads(json.dumps(recorded["run_file"].result))
         result["tests"][0].update(outcome="failed", detail="AssertionError: True != False")
         result["exit_code"] = 1
-        return Answer(result=result, output="FAIL: test_set_grad_enabled_clone\n", status="FAIL", exit_code=1)
+        return Answer(
+            result=result, output="FAIL: test_set_grad_enabled_clone\n", status="FAIL", exit_code=1
+        )
 
     with answering(RecordedAgent.of("verify_seed_api", run_file=run_file)):
         code = main(["verify", API, "--python", sys.executable, "--json"])
     assert code == 1
-    report = json.loads((tmp_path / "torchparity-out" / "set_grad_enabled_clone" / "report.json").read_text())
+    report = json.loads(
+        (tmp_path / "torchparity-out" / "set_grad_enabled_clone" / "report.json").read_text()
+    )
     assert report["result"] == "FAIL"
 
 
@@ -101,13 +122,16 @@ def _shape(value: object) -> object:
 
 
 @pytest.mark.slow
-def test_the_recordings_have_the_shape_the_real_agent_answers_with(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_recordings_have_the_shape_the_real_agent_answers_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     fresh = tmp_path / "fresh.jsonl"
     assert record(fresh, ["verify", API, "--python", sys.executable]) == 0
     old, new = load("verify_seed_api"), load(fresh)
     assert [r.op for r in new] == [r.op for r in old] == SEED_OPS
     for was, now in zip(old, new, strict=True):
-        assert _shape(now.answer.result) == _shape(was.answer.result), f"the {now.op} answer changed shape"
+        assert _shape(now.answer.result) == _shape(was.answer.result), (
+            f"the {now.op} answer changed shape"
+        )
         assert now.answer.status == was.answer.status

@@ -21,7 +21,7 @@ from torchparity.store import Store
 
 pytestmark = pytest.mark.slow
 
-HANG = '''
+HANG = """
 import os
 import time
 import unittest
@@ -36,9 +36,9 @@ class TestHang(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
-SETSID_GRANDCHILD = '''
+SETSID_GRANDCHILD = """
 import os
 import subprocess
 import sys
@@ -57,7 +57,7 @@ class TestEscapes(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 
 def _alive(pid: int) -> bool:
@@ -77,12 +77,20 @@ def _as_background_job() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _start(tmp_path: Path, *args: str, cwd: Path | None = None, background: bool = False) -> subprocess.Popen[str]:
+def _start(
+    tmp_path: Path, *args: str, cwd: Path | None = None, background: bool = False
+) -> subprocess.Popen[str]:
     tmp = tmp_path / "tmp"
     tmp.mkdir(exist_ok=True)
-    return subprocess.Popen([sys.executable, "-m", "torchparity", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=_env(tmp), cwd=cwd or tmp_path,
-                            preexec_fn=_as_background_job if background else None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "torchparity", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(tmp),
+        cwd=cwd or tmp_path,
+        preexec_fn=_as_background_job if background else None,
+    )
 
 
 def _wait_for(pidfile: Path, proc: subprocess.Popen[str], seconds: float = 90) -> int:
@@ -115,10 +123,17 @@ def _leftovers(tmp_path: Path) -> tuple[list[str], list[str]]:
     torch's own per-user compiler cache (``torchinductor_<user>``, made by ``import torch._dynamo``,
     which the warm worker preloads and every torch ``TestCase`` imports) is torch's, not a leftover."""
     tmp = tmp_path / "tmp"
-    folders = sorted(p.name for p in tmp.iterdir()
-                     if not p.name.startswith(("torchparity-agent-", "torchinductor_")))
-    ps = subprocess.run(["ps", "-eo", "pid=,stat=,args="], capture_output=True, text=True, check=True).stdout
-    procs = [ln.strip() for ln in ps.splitlines() if str(tmp) in ln and " Z" not in f" {ln.split()[1]}"]
+    folders = sorted(
+        p.name
+        for p in tmp.iterdir()
+        if not p.name.startswith(("torchparity-agent-", "torchinductor_"))
+    )
+    ps = subprocess.run(
+        ["ps", "-eo", "pid=,stat=,args="], capture_output=True, text=True, check=True
+    ).stdout
+    procs = [
+        ln.strip() for ln in ps.splitlines() if str(tmp) in ln and " Z" not in f" {ln.split()[1]}"
+    ]
     return folders, procs
 
 
@@ -129,18 +144,40 @@ def _repo(make_repo, files: dict[str, str], refs: tuple[str, ...] = ("master",))
 @pytest.mark.parametrize("launched", ["foreground", "background"])
 @pytest.mark.parametrize("verb", ["run", "verify"])
 @pytest.mark.parametrize("mode", ["warm", "fresh"])
-def test_sigint_during_a_60s_test_exits_within_5s_leaving_nothing(tmp_path, make_repo, python_with_torch, verb, mode,
-                                                                  launched):
+def test_sigint_during_a_60s_test_exits_within_5s_leaving_nothing(
+    tmp_path, make_repo, python_with_torch, verb, mode, launched
+):
     """Also when started as a script's background job (SIGINT inherited as ignored): a signal stops it."""
     pidfile = tmp_path / "test.pid"
     repo = _repo(make_repo, {"test/test_hang.py": HANG.format(pidfile=str(pidfile))})
     store = str(tmp_path / "store")
     fresh = ["--fresh"] if mode == "fresh" else []
     if verb == "run":
-        args = ["run", "test/test_hang.py", "--repo", str(repo), "--python", python_with_torch, "--store", store]
+        args = [
+            "run",
+            "test/test_hang.py",
+            "--repo",
+            str(repo),
+            "--python",
+            python_with_torch,
+            "--store",
+            store,
+        ]
     else:
-        args = ["verify", "torch.add", "--repo", str(repo), "--test-file", "test/test_hang.py", "--python",
-                python_with_torch, "--store", store, "--out", str(tmp_path / "out")]
+        args = [
+            "verify",
+            "torch.add",
+            "--repo",
+            str(repo),
+            "--test-file",
+            "test/test_hang.py",
+            "--python",
+            python_with_torch,
+            "--store",
+            store,
+            "--out",
+            str(tmp_path / "out"),
+        ]
     proc = _start(tmp_path, *args, *fresh, background=launched == "background")
     test_pid = _wait_for(pidfile, proc)
     took, err = _stop(proc, signal.SIGINT)
@@ -157,23 +194,29 @@ def test_sigint_during_a_60s_test_exits_within_5s_leaving_nothing(tmp_path, make
 def _hanging_python(tmp_path: Path, python: str, pidfile: Path) -> str:
     """An interpreter that hangs 60 s at start (a slow backend import), writing its pid first."""
     site = tmp_path / "hang_site"
-    write(site / "sitecustomize.py", f'''
+    write(
+        site / "sitecustomize.py",
+        f"""
         import os, time
         with open({str(pidfile)!r}, "w") as fh:
             fh.write(str(os.getpid()))
         time.sleep(60)
-    ''')
+    """,
+    )
     wrapper = tmp_path / "hanging-python"
-    wrapper.write_text(f"#!/bin/sh\nPYTHONPATH={site} exec {python} \"$@\"\n")
+    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH={site} exec {python} "$@"\n')
     wrapper.chmod(0o755)
     return str(wrapper)
 
 
-@pytest.mark.parametrize("verb", [
-    ["resolve", "torch.add"],
-    ["trace", "torch.add"],
-    ["scaffold", "torch.add", "--dry-run"],
-])
+@pytest.mark.parametrize(
+    "verb",
+    [
+        ["resolve", "torch.add"],
+        ["trace", "torch.add"],
+        ["scaffold", "torch.add", "--dry-run"],
+    ],
+)
 def test_sigterm_on_agent_verbs_exits_at_once_leaving_nothing(tmp_path, python_with_torch, verb):
     pidfile = tmp_path / "agent.pid"
     python = _hanging_python(tmp_path, python_with_torch, pidfile)
@@ -190,8 +233,17 @@ def test_sigterm_on_agent_verbs_exits_at_once_leaving_nothing(tmp_path, python_w
 def test_a_trace_job_that_hangs_is_stopped_by_sigterm(tmp_path, python_with_torch, mode):
     pidfile = tmp_path / "job.pid"
     setup = f"open({str(pidfile)!r}, 'w').write(str(__import__('os').getpid()))"
-    proc = _start(tmp_path, "trace", "--setup", setup, "--call", "__import__('time').sleep(60)",
-                  "--python", python_with_torch, *(["--fresh"] if mode == "fresh" else []))
+    proc = _start(
+        tmp_path,
+        "trace",
+        "--setup",
+        setup,
+        "--call",
+        "__import__('time').sleep(60)",
+        "--python",
+        python_with_torch,
+        *(["--fresh"] if mode == "fresh" else []),
+    )
     job_pid = _wait_for(pidfile, proc)
     took, err = _stop(proc, signal.SIGTERM)
     assert proc.returncode == 130 and took < 5, err
@@ -203,8 +255,20 @@ def test_a_trace_job_that_hangs_is_stopped_by_sigterm(tmp_path, python_with_torc
 def test_a_setsid_grandchild_is_killed_at_the_timeout(tmp_path, make_repo, python_with_torch, mode):
     pidfile = tmp_path / "grandchild.pid"
     repo = _repo(make_repo, {"test/test_escape.py": SETSID_GRANDCHILD.format(pidfile=str(pidfile))})
-    proc = _start(tmp_path, "run", "test/test_escape.py", "--repo", str(repo), "--python", python_with_torch,
-                  "--timeout", "20", "--store", str(tmp_path / "store"), *(["--fresh"] if mode == "fresh" else []))
+    proc = _start(
+        tmp_path,
+        "run",
+        "test/test_escape.py",
+        "--repo",
+        str(repo),
+        "--python",
+        python_with_torch,
+        "--timeout",
+        "12",
+        "--store",
+        str(tmp_path / "store"),
+        *(["--fresh"] if mode == "fresh" else []),
+    )
     grandchild = _wait_for(pidfile, proc)
     assert os.getsid(grandchild) == grandchild  # it left the test's process group and session
     _, err = proc.communicate(timeout=120)
@@ -221,10 +285,27 @@ def test_a_setsid_grandchild_is_killed_at_the_timeout(tmp_path, make_repo, pytho
 
 def test_a_queued_target_never_starts_after_the_signal(tmp_path, make_repo, python_with_torch):
     pidfile = tmp_path / "test.pid"
-    repo = _repo(make_repo, {"test/test_hang.py": HANG.format(pidfile=str(pidfile))}, refs=("master", "v2"))
+    repo = _repo(
+        make_repo, {"test/test_hang.py": HANG.format(pidfile=str(pidfile))}, refs=("master", "v2")
+    )
     store = str(tmp_path / "store")
-    proc = _start(tmp_path, "run", "test/test_hang.py", "--repo", str(repo), "--ref", "master", "--ref", "v2",
-                  "--python", python_with_torch, "--jobs", "1", "--store", store)
+    proc = _start(
+        tmp_path,
+        "run",
+        "test/test_hang.py",
+        "--repo",
+        str(repo),
+        "--ref",
+        "master",
+        "--ref",
+        "v2",
+        "--python",
+        python_with_torch,
+        "--jobs",
+        "1",
+        "--store",
+        store,
+    )
     _wait_for(pidfile, proc)
     took, err = _stop(proc, signal.SIGINT)
     assert proc.returncode == 130 and took < 5, err
@@ -235,12 +316,24 @@ def test_a_queued_target_never_starts_after_the_signal(tmp_path, make_repo, pyth
 
 
 @pytest.mark.parametrize("mode", ["warm", "fresh"])
-def test_leftovers_of_a_killed_run_are_pruned_at_the_next_start(tmp_path, make_repo, python_with_torch, mode):
+def test_leftovers_of_a_killed_run_are_pruned_at_the_next_start(
+    tmp_path, make_repo, python_with_torch, mode
+):
     pidfile = tmp_path / "test.pid"
     repo = _repo(make_repo, {"test/test_hang.py": HANG.format(pidfile=str(pidfile))})
     store = str(tmp_path / "store")
-    proc = _start(tmp_path, "run", "test/test_hang.py", "--repo", str(repo), "--python", python_with_torch,
-                  "--store", store, *(["--fresh"] if mode == "fresh" else []))
+    proc = _start(
+        tmp_path,
+        "run",
+        "test/test_hang.py",
+        "--repo",
+        str(repo),
+        "--python",
+        python_with_torch,
+        "--store",
+        store,
+        *(["--fresh"] if mode == "fresh" else []),
+    )
     test_pid = _wait_for(pidfile, proc)
     proc.kill()  # SIGKILL: no handler runs, nothing is cleaned up
     proc.communicate(timeout=30)
@@ -259,15 +352,29 @@ def test_leftovers_of_a_killed_run_are_pruned_at_the_next_start(tmp_path, make_r
     assert git(repo, "worktree", "list").count("\n") == 0
 
 
-def test_two_resumes_of_one_run_at_once_are_refused_naming_the_holder(tmp_path, make_repo, python_with_torch):
+def test_two_resumes_of_one_run_at_once_are_refused_naming_the_holder(
+    tmp_path, make_repo, python_with_torch
+):
     pidfile = tmp_path / "test.pid"
     marker = tmp_path / "hang-while-this-exists"
     marker.write_text("")
     text = HANG.format(pidfile=str(pidfile)).replace(
-        "        time.sleep(60)", f"        if os.path.exists({str(marker)!r}):\n            time.sleep(60)")
+        "        time.sleep(60)",
+        f"        if os.path.exists({str(marker)!r}):\n            time.sleep(60)",
+    )
     repo = _repo(make_repo, {"test/t.py": text})
     store = str(tmp_path / "store")
-    first = _start(tmp_path, "run", "test/t.py", "--repo", str(repo), "--python", python_with_torch, "--store", store)
+    first = _start(
+        tmp_path,
+        "run",
+        "test/t.py",
+        "--repo",
+        str(repo),
+        "--python",
+        python_with_torch,
+        "--store",
+        store,
+    )
     _wait_for(pidfile, first)
     _stop(first, signal.SIGINT)
     assert first.returncode == 130

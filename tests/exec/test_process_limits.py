@@ -37,7 +37,7 @@ MIB = 1024 * 1024
 
 # -- 10: a double-forked setsid() grandchild ---------------------------------------------------
 
-DOUBLE_FORK = '''
+DOUBLE_FORK = """
 import os
 import sys
 import time
@@ -80,7 +80,7 @@ class TestEscape(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 
 def _pids(path: Path) -> list[int]:
@@ -109,14 +109,33 @@ def grandchildren(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("end", ["timeout", "sigterm", "finished"])
 @pytest.mark.parametrize("mode", ["warm", "fresh"])
-def test_a_double_forked_setsid_grandchild_is_killed_with_its_step(tmp_path, make_repo, python_with_torch,
-                                                                   grandchildren, mode, end):
+def test_a_double_forked_setsid_grandchild_is_killed_with_its_step(
+    tmp_path, make_repo, python_with_torch, grandchildren, mode, end
+):
     """Its parent is gone before the step ends: the /proc tree below the step no longer holds it."""
-    repo = _repo(make_repo, {"test/test_escape.py": DOUBLE_FORK.format(pids=str(grandchildren),
-                                                                        hang=end != "finished")})
+    repo = _repo(
+        make_repo,
+        {
+            "test/test_escape.py": DOUBLE_FORK.format(
+                pids=str(grandchildren), hang=end != "finished"
+            )
+        },
+    )
     store = tmp_path / "store"
-    proc = _start(tmp_path, "run", "test/test_escape.py", "--repo", str(repo), "--python", python_with_torch,
-                  "--timeout", "12", "--store", str(store), *(["--fresh"] if mode == "fresh" else []))
+    proc = _start(
+        tmp_path,
+        "run",
+        "test/test_escape.py",
+        "--repo",
+        str(repo),
+        "--python",
+        python_with_torch,
+        "--timeout",
+        "12",
+        "--store",
+        str(store),
+        *(["--fresh"] if mode == "fresh" else []),
+    )
     _wait_for(grandchildren, proc)  # an orphan by then, in a session of its own
     if end == "sigterm":
         took, err = _stop(proc, signal.SIGTERM)
@@ -125,7 +144,9 @@ def test_a_double_forked_setsid_grandchild_is_killed_with_its_step(tmp_path, mak
         _, err = proc.communicate(timeout=180)
         assert proc.returncode == (1 if end == "timeout" else 0), err
     pids = _pids(grandchildren)
-    assert len(pids) == (1 if mode == "warm" or end == "sigterm" else 2)  # fresh: the literal run, the agent's
+    assert len(pids) == (
+        1 if mode == "warm" or end == "sigterm" else 2
+    )  # fresh: the literal run, the agent's
     assert _all_dead(pids) == []
     assert _leftovers(tmp_path) == ([], [])
     if end == "timeout":
@@ -135,6 +156,7 @@ def test_a_double_forked_setsid_grandchild_is_killed_with_its_step(tmp_path, mak
 
 
 # -- 13: output capped, head and tail kept -----------------------------------------------------
+
 
 def _feed(write_fd: int, total: int, block: bytes) -> None:
     with os.fdopen(write_fd, "wb", buffering=0) as fh:
@@ -166,12 +188,16 @@ def test_the_capture_keeps_the_head_and_the_tail_and_says_what_was_cut(tmp_path)
     # the head ends inside a line: the line saying what was cut starts a line of its own
     assert kept[half:-half].decode() == (
         f"\n[torchparity: {total - MIB} bytes of output left out here (kept the first {half} and the last "
-        f"{half} of {total} bytes; max_output is {MIB} bytes per step: --max-output, [run] max_output)]\n")
+        f"{half} of {total} bytes; max_output is {MIB} bytes per step: --max-output, [run] max_output)]\n"
+    )
 
 
 def test_output_under_the_cap_is_kept_byte_for_byte_and_zero_keeps_everything(tmp_path):
     capture, kept = _captured(tmp_path, 100_000, MIB)
-    assert capture.cut == 0 and kept == b"FIRST-LINE\n" + (b"x" * 1023 + b"\n") * 97 + b"x" * 672 + b"LAST-LINE\n"
+    assert (
+        capture.cut == 0
+        and kept == b"FIRST-LINE\n" + (b"x" * 1023 + b"\n") * 97 + b"x" * 672 + b"LAST-LINE\n"
+    )
     capture, kept = _captured(tmp_path, 3 * MIB, 0)
     assert capture.cut == 0 and len(kept) == 3 * MIB + 21
     assert MAX_OUTPUT == 16 * MIB
@@ -199,7 +225,11 @@ def test_reading_a_file_bigger_than_the_cap_reads_only_its_head_and_tail(tmp_pat
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert text.startswith("FIRST\n") and text.endswith("\nLAST\n") and "bytes of output left out here" in text
+    assert (
+        text.startswith("FIRST\n")
+        and text.endswith("\nLAST\n")
+        and "bytes of output left out here" in text
+    )
     assert len(text) < MIB + 300 and peak < 4 * MIB
 
 
@@ -213,11 +243,13 @@ def test_a_full_disk_under_the_capture_is_a_broken_environment_naming_the_path(t
     feeder.join(timeout=60)
     assert not feeder.is_alive()
     capture.finish()
-    with pytest.raises(EnvironmentBroken, match=r"^no space left writing /dev/full \(No space left on device\)"):
+    with pytest.raises(
+        EnvironmentBroken, match=r"^no space left writing /dev/full \(No space left on device\)"
+    ):
         capture.check()
 
 
-FLOOD = '''
+FLOOD = """
 import sys
 import unittest
 
@@ -235,7 +267,7 @@ class TestFlood(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 #: a controller that runs a command and says how much memory it held at most (its own, not its children's)
 _MEASURED = """
@@ -248,7 +280,9 @@ print(json.dumps({"rc": rc, "maxrss_mib": resource.getrusage(resource.RUSAGE_SEL
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["warm", "fresh"])
-def test_a_flood_of_output_is_capped_on_disk_and_in_memory(tmp_path, make_repo, python_with_torch, mode):
+def test_a_flood_of_output_is_capped_on_disk_and_in_memory(
+    tmp_path, make_repo, python_with_torch, mode
+):
     """256 MiB printed: the log keeps 16 MiB of it (head, tail, what was cut); the old controller held it
     several times over (more than a GiB) and stored it twice (log and record)."""
     repo = _repo(make_repo, {"test/test_flood.py": FLOOD.format(mib=256)})
@@ -256,9 +290,28 @@ def test_a_flood_of_output_is_capped_on_disk_and_in_memory(tmp_path, make_repo, 
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     proc = subprocess.run(
-        [sys.executable, "-c", _MEASURED, "run", "test/test_flood.py", "--repo", str(repo), "--python",
-         python_with_torch, "--store", str(store), "--timeout", "300", *(["--fresh"] if mode == "fresh" else [])],
-        capture_output=True, text=True, timeout=600, env=dict(os.environ, TMPDIR=str(tmp)), cwd=tmp_path)
+        [
+            sys.executable,
+            "-c",
+            _MEASURED,
+            "run",
+            "test/test_flood.py",
+            "--repo",
+            str(repo),
+            "--python",
+            python_with_torch,
+            "--store",
+            str(store),
+            "--timeout",
+            "300",
+            *(["--fresh"] if mode == "fresh" else []),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=dict(os.environ, TMPDIR=str(tmp)),
+        cwd=tmp_path,
+    )
     measured = json.loads(proc.stdout.strip().splitlines()[-1])
     assert measured["rc"] == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     st = Store(store)
@@ -282,8 +335,17 @@ def test_a_step_keeps_at_most_its_max_output(tmp_path, python_with_torch, mode):
     runner = make_runner(mode, python_with_torch, "", "cpu", tmp_path / "logs")
     try:
         literal = [python_with_torch, str(test), "-v"] if mode == "fresh" else None
-        res = runner.run(Job("run_file", {"path": str(test), "argv": ["-v"]}, tmp_path / "logs" / "full.log",
-                             timeout=120, cwd=str(test.parent), literal=literal, max_output=64 * 1024))
+        res = runner.run(
+            Job(
+                "run_file",
+                {"path": str(test), "argv": ["-v"]},
+                tmp_path / "logs" / "full.log",
+                timeout=120,
+                cwd=str(test.parent),
+                literal=literal,
+                max_output=64 * 1024,
+            )
+        )
     finally:
         runner.close()
     assert res.status == "OK", res.output[-2000:]
@@ -294,21 +356,25 @@ def test_a_step_keeps_at_most_its_max_output(tmp_path, python_with_torch, mode):
 
 # -- 15: a hang at start is bounded by the step's timeout -------------------------------------
 
+
 def _python_hanging_at_start(tmp_path: Path, python: str, pidfile: Path) -> str:
     site = tmp_path / "hang_site"
-    write(site / "sitecustomize.py", f'''
+    write(
+        site / "sitecustomize.py",
+        f"""
         import os, time
         with open({str(pidfile)!r}, "a") as fh:
             fh.write("%d\\n" % os.getpid())
         time.sleep(600)
-    ''')
+    """,
+    )
     wrapper = tmp_path / "hanging-python"
-    wrapper.write_text(f"#!/bin/sh\nPYTHONPATH={site} exec {python} \"$@\"\n")
+    wrapper.write_text(f'#!/bin/sh\nPYTHONPATH={site} exec {python} "$@"\n')
     wrapper.chmod(0o755)
     return str(wrapper)
 
 
-PASSING = '''
+PASSING = """
 import unittest
 
 
@@ -319,18 +385,31 @@ class TestOk(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["warm", "fresh"])
-def test_an_interpreter_hanging_at_start_is_given_up_after_the_steps_timeout(tmp_path, make_repo,
-                                                                            python_with_torch, mode):
+def test_an_interpreter_hanging_at_start_is_given_up_after_the_steps_timeout(
+    tmp_path, make_repo, python_with_torch, mode
+):
     pidfile = tmp_path / "starting.pid"
     python = _python_hanging_at_start(tmp_path, python_with_torch, pidfile)
     repo = _repo(make_repo, {"test/test_ok.py": PASSING})
-    proc = _start(tmp_path, "run", "test/test_ok.py", "--repo", str(repo), "--python", python, "--timeout", "6",
-                  "--store", str(tmp_path / "store"), *(["--fresh"] if mode == "fresh" else []))
+    proc = _start(
+        tmp_path,
+        "run",
+        "test/test_ok.py",
+        "--repo",
+        str(repo),
+        "--python",
+        python,
+        "--timeout",
+        "6",
+        "--store",
+        str(tmp_path / "store"),
+        *(["--fresh"] if mode == "fresh" else []),
+    )
     started = time.monotonic()
     try:
         out, err = proc.communicate(timeout=60)  # the old wait: 300 s
@@ -348,7 +427,7 @@ def test_an_interpreter_hanging_at_start_is_given_up_after_the_steps_timeout(tmp
 
 # -- 16: a full TMPDIR ------------------------------------------------------------------------
 
-FILLS_TMPDIR = '''
+FILLS_TMPDIR = """
 import os
 import sys
 import unittest
@@ -377,37 +456,55 @@ class TestFill(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 
 def _namespaces() -> bool:
     if shutil.which("unshare") is None:
         return False
-    return subprocess.run(["unshare", "-rm", "true"], capture_output=True, timeout=30).returncode == 0
+    return (
+        subprocess.run(["unshare", "-rm", "true"], capture_output=True, timeout=30).returncode == 0
+    )
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _namespaces(), reason="needs unshare (user and mount namespaces) for a small tmpfs")
+@pytest.mark.skipif(
+    not _namespaces(), reason="needs unshare (user and mount namespaces) for a small tmpfs"
+)
 @pytest.mark.parametrize("then", ["prints", "exits"])
 @pytest.mark.parametrize("mode", ["warm", "fresh"])
-def test_a_full_tmpdir_is_exit_3_naming_the_path(tmp_path, make_repo, python_with_torch, mode, then):
+def test_a_full_tmpdir_is_exit_3_naming_the_path(
+    tmp_path, make_repo, python_with_torch, mode, then
+):
     """TMPDIR is a 48 MiB tmpfs that the test fills, then prints (its output cannot be kept there) or
     exits without an answer (the folder has no room left)."""
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     repo = _repo(make_repo, {"test/test_fill.py": FILLS_TMPDIR.format(folder=str(tmp), then=then)})
     store = tmp_path / "store"
-    cmd = " ".join([
-        f"mount -t tmpfs -o size=48m tmpfs {tmp} &&",
-        f"exec {sys.executable} -m torchparity run test/test_fill.py --repo {repo} --python {python_with_torch}",
-        f"--store {store} --timeout 120", "--fresh" if mode == "fresh" else "",
-    ])
-    res = subprocess.run(["unshare", "-rm", "sh", "-c", cmd], capture_output=True, text=True, timeout=300,
-                         env=dict(os.environ, TMPDIR=str(tmp)), cwd=tmp_path)
+    cmd = " ".join(
+        [
+            f"mount -t tmpfs -o size=48m tmpfs {tmp} &&",
+            f"exec {sys.executable} -m torchparity run test/test_fill.py --repo {repo} --python {python_with_torch}",
+            f"--store {store} --timeout 120",
+            "--fresh" if mode == "fresh" else "",
+        ]
+    )
+    res = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", cmd],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, TMPDIR=str(tmp)),
+        cwd=tmp_path,
+    )
     assert res.returncode == 3, res.stdout[-3000:] + res.stderr[-3000:]
     said = res.stdout + res.stderr
     assert "os._exit, a kill or a crash" not in said
-    m = re.search(r"ERROR: the environment is broken: no space left writing (\S+) \(No space left on device\)", said)
+    m = re.search(
+        r"ERROR: the environment is broken: no space left writing (\S+) \(No space left on device\)",
+        said,
+    )
     assert m, said[-3000:]
     assert m[1].startswith(str(tmp) + "/"), m[1]
     assert f"TMPDIR {tmp}" in said

@@ -31,16 +31,20 @@ NPUS = {"a2": ("Atlas A2", 1), "a3": ("Atlas A3", 2)}
 def _config(path: Path, pythons: dict[str, str]) -> Path:
     """Both environments run torchparity's emulated NPU (no Ascend hardware here): the NPUs Ray
     gives a job (ASCEND_RT_VISIBLE_DEVICES) are the devices the emulated torch_npu shows it."""
-    envs = "".join(f'[envs.{name}]\npython = "{py}"\nhardware = "{NPUS[name][0]}"\n'
-                   f'device = "npu"\nemulated = "npu"\n'
-                   f'ray = {{ resources = {{ NPU = {NPUS[name][1]} }}, labels = {{ product = "{name.upper()}" }} }}\n\n'
-                   for name, py in pythons.items())
+    envs = "".join(
+        f'[envs.{name}]\npython = "{py}"\nhardware = "{NPUS[name][0]}"\n'
+        f'device = "npu"\nemulated = "npu"\n'
+        f'ray = {{ resources = {{ NPU = {NPUS[name][1]} }}, labels = {{ product = "{name.upper()}" }} }}\n\n'
+        for name, py in pythons.items()
+    )
     path.write_text(f'test_roots = ["test"]\nactive_branches = ["master", "v2.11.0"]\n\n{envs}')
     return path
 
 
 def _cluster(products: list[str]) -> tuple[Cluster, dict[str, list[str]]]:
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False})
+    cluster = Cluster(
+        initialize_head=True, head_node_args={"num_cpus": 0, "include_dashboard": False}
+    )
     nodes: dict[str, list[str]] = {}
     for product in products:
         npus = NPUS[product.lower()][1]
@@ -50,12 +54,37 @@ def _cluster(products: list[str]) -> tuple[Cluster, dict[str, list[str]]]:
     return cluster, nodes
 
 
-def _batch(tmp_path: Path, repo: Path, config: Path, address: str, apis: list[str]) -> subprocess.CompletedProcess[str]:
+def _batch(
+    tmp_path: Path, repo: Path, config: Path, address: str, apis: list[str]
+) -> subprocess.CompletedProcess[str]:
     tasks = tasks_file(tmp_path / "tasks.txt", apis)
     return subprocess.run(
-        [PY, "-m", "torchparity", "batch", str(tasks), "--repo", str(repo), "--config", str(config),
-         "--env", "a2", "--env", "a3", "--ray", address, "--store", str(tmp_path / "store"),
-         "--out", str(tmp_path / "out")], cwd=tmp_path, capture_output=True, text=True, timeout=900)
+        [
+            PY,
+            "-m",
+            "torchparity",
+            "batch",
+            str(tasks),
+            "--repo",
+            str(repo),
+            "--config",
+            str(config),
+            "--env",
+            "a2",
+            "--env",
+            "a3",
+            "--ray",
+            address,
+            "--store",
+            str(tmp_path / "store"),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 def _records(store: Path) -> dict[tuple[str, str], object]:
@@ -81,7 +110,9 @@ def test_batch_over_two_labelled_nodes_and_one_comment_across_them(tmp_path, mak
     config = _config(tmp_path / "ray.toml", {"a2": PY, "a3": py3})
     cluster, nodes = _cluster(["A2", "A3"])
     try:
-        res = _batch(tmp_path, repo, config, cluster.address, ["torch.add", "torch.sub", "torch.mul"])
+        res = _batch(
+            tmp_path, repo, config, cluster.address, ["torch.add", "torch.sub", "torch.mul"]
+        )
     finally:
         cluster.shutdown()
     # every target passed; every task is a dry run on the emulated NPU, which verify says (exit 1)
@@ -97,7 +128,11 @@ def test_batch_over_two_labelled_nodes_and_one_comment_across_them(tmp_path, mak
         # the NPUs Ray gave the job are the devices the emulated torch_npu on that node shows
         npus = NPUS[env][1]
         assert facts["environ_ASCEND_RT_VISIBLE_DEVICES"] == ",".join(str(i) for i in range(npus))
-        assert (facts["device_type"], facts["npu_device_count"], facts["torch_npu_emulated"]) == ("npu", npus, "cpu")
+        assert (facts["device_type"], facts["npu_device_count"], facts["torch_npu_emulated"]) == (
+            "npu",
+            npus,
+            "cpu",
+        )
         assert rec.emulated == "npu"  # type: ignore[attr-defined]
         assert rec.hardware == {"a2": "Atlas A2", "a3": "Atlas A3"}[env]  # type: ignore[attr-defined]
         (full,) = rec.full  # type: ignore[attr-defined]
@@ -109,11 +144,15 @@ def test_batch_over_two_labelled_nodes_and_one_comment_across_them(tmp_path, mak
     for task in summary["tasks"]:
         assert [b.split(":")[0] for b in task["blockers"]] == ["EMULATED"], task
     comment = (tmp_path / "out" / "torch_add" / "comment.zh.md").read_text()
-    assert "试运行（dry run）" in comment  # the emulation is said, not passed off as hardware evidence
+    assert (
+        "试运行（dry run）" in comment
+    )  # the emulation is said, not passed off as hardware evidence
     sections = comment.split("\n#### ")[1:]
     seen = []
     for section in sections:
-        header = section.split("\n", 1)[0]  # "a2（master@a2）": the environment, as no hardware was seen
+        header = section.split("\n", 1)[
+            0
+        ]  # "a2（master@a2）": the environment, as no hardware was seen
         if "@" not in header:
             continue
         env = header.rsplit("@", 1)[1].rstrip("）")
@@ -123,7 +162,12 @@ def test_batch_over_two_labelled_nodes_and_one_comment_across_them(tmp_path, mak
         assert f"配置为 {hardware}" in section, section
         assert f"- 设备：{npus} 张 Emulated NPU (CPU)（仿真，不是硬件证据）" in section, section
         assert f"在 Ray 节点 `{nodes[env.upper()][0][:12]}`" in section, section
-    assert sorted(seen) == ["a2（master@a2）", "a2（v2.11.0@a2）", "a3（master@a3）", "a3（v2.11.0@a3）"], seen
+    assert sorted(seen) == [
+        "a2（master@a2）",
+        "a2（v2.11.0@a2）",
+        "a3（master@a3）",
+        "a3（v2.11.0@a3）",
+    ], seen
 
 
 def _ancestors(pid: int) -> list[int]:
@@ -138,7 +182,9 @@ def _ancestors(pid: int) -> list[int]:
     return out
 
 
-def test_a_node_killed_mid_batch_is_said_and_its_targets_retried_on_another(tmp_path, make_repo, monkeypatch):
+def test_a_node_killed_mid_batch_is_said_and_its_targets_retried_on_another(
+    tmp_path, make_repo, monkeypatch
+):
     py3 = second_python(tmp_path / "env-a3")
     repo = backend_repo(make_repo, {"main": PY})
     config = _config(tmp_path / "ray.toml", {"a2": PY, "a3": py3})
@@ -149,9 +195,32 @@ def test_a_node_killed_mid_batch_is_said_and_its_targets_retried_on_another(tmp_
     cluster, nodes = _cluster(["A2", "A3", "A3"])
     tasks = tasks_file(tmp_path / "tasks.txt", ["torch.add"])
     proc = subprocess.Popen(
-        [PY, "-m", "torchparity", "batch", str(tasks), "--repo", str(repo), "--config", str(config),
-         "--env", "a2", "--env", "a3", "--ray", cluster.address, "--store", str(tmp_path / "store"),
-         "--out", str(tmp_path / "out")], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        [
+            PY,
+            "-m",
+            "torchparity",
+            "batch",
+            str(tasks),
+            "--repo",
+            str(repo),
+            "--config",
+            str(config),
+            "--env",
+            "a2",
+            "--env",
+            "a3",
+            "--ray",
+            cluster.address,
+            "--store",
+            str(tmp_path / "store"),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     killed = ""
     try:
         deadline = time.monotonic() + 300
@@ -161,11 +230,15 @@ def test_a_node_killed_mid_batch_is_said_and_its_targets_retried_on_another(tmp_
         time.sleep(0.2)
         hung = int(flag.read_text())
         chain = set(_ancestors(hung))
-        (node,) = [n for n in cluster.list_all_nodes()
-                   if n.all_processes["raylet"][0].process.pid in chain]
+        (node,) = [
+            n for n in cluster.list_all_nodes() if n.all_processes["raylet"][0].process.pid in chain
+        ]
         killed = node.node_id
         cluster.remove_node(node, allow_graceful=False)
-        for pid in (hung, _ancestors(hung)[0] if _ancestors(hung) else hung):  # the host's processes die with it
+        for pid in (
+            hung,
+            _ancestors(hung)[0] if _ancestors(hung) else hung,
+        ):  # the host's processes die with it
             try:
                 os.killpg(os.getpgid(pid), signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
@@ -177,14 +250,22 @@ def test_a_node_killed_mid_batch_is_said_and_its_targets_retried_on_another(tmp_
             proc.wait()
         cluster.shutdown()
     print(output)  # what the user sees (pytest -s)
-    assert proc.returncode == 1, output  # all passed, on the emulated NPU: a dry run (EMULATED), exit 1
+    assert proc.returncode == 1, (
+        output
+    )  # all passed, on the emulated NPU: a dry run (EMULATED), exit 1
     recs = _records(tmp_path / "store")
     assert {label: r.result for (_a, label), r in recs.items()} == {  # type: ignore[attr-defined]
-        "master@a2": "PASS", "master@a3": "PASS", "v2.11.0@a2": "PASS", "v2.11.0@a3": "PASS"}
+        "master@a2": "PASS",
+        "master@a3": "PASS",
+        "v2.11.0@a2": "PASS",
+        "v2.11.0@a3": "PASS",
+    }
     spare = next(n for n in nodes["A3"] if n != killed)
     retried = [r for (_a, label), r in recs.items() if label.endswith("@a3")]
-    assert any(any(n.code == "node_lost_retried" and n.args["node"] == killed[:12] for n in r.notes)  # type: ignore[attr-defined]
-               for r in retried)
+    assert any(
+        any(n.code == "node_lost_retried" and n.args["node"] == killed[:12] for n in r.notes)  # type: ignore[attr-defined]
+        for r in retried
+    )
     for r in retried:
         assert _node_of(r) == spare[:12]  # each a3 target's record is of the spare node's run
     for (_a, label), r in recs.items():

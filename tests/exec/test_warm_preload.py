@@ -25,7 +25,7 @@ from torchparity.exec.runners import DEFAULT_PRELOAD
 
 pytestmark = pytest.mark.slow
 
-TESTCASE_FILE = '''
+TESTCASE_FILE = """
 import sys
 import torch
 WAS_PRELOADED = "torch._dynamo" in sys.modules
@@ -44,9 +44,9 @@ class TestFramework(TestCase):
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""
 
-PLAIN_FILE = '''
+PLAIN_FILE = """
 import unittest
 import torch
 
@@ -59,42 +59,65 @@ class TestPlain(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 
 def _run(worker: WarmWorker, path: Path, logs: Path, op: str = "run_file", **args: object):
-    return worker.run(Job(op, {"path": str(path), "argv": ["-v"], **args}, logs / f"{path.stem}-{op}.log",
-                          timeout=120, cwd=str(path.parent)))
+    return worker.run(
+        Job(
+            op,
+            {"path": str(path), "argv": ["-v"], **args},
+            logs / f"{path.stem}-{op}.log",
+            timeout=120,
+            cwd=str(path.parent),
+        )
+    )
 
 
 def _outcomes(res) -> dict[str, str]:
     return {t["id"].rsplit(".", 1)[-1]: t["outcome"] for t in res.result.get("tests", [])}
 
 
-def test_a_testcase_file_finds_its_tests_and_a_plain_file_sees_no_framework(tmp_path, python_with_torch):
+def test_a_testcase_file_finds_its_tests_and_a_plain_file_sees_no_framework(
+    tmp_path, python_with_torch
+):
     testcase = write(tmp_path / "tests" / "test_framework.py", TESTCASE_FILE)
     plain = write(tmp_path / "tests" / "test_plain.py", PLAIN_FILE)
     worker = WarmWorker(python_with_torch, "", "cpu", tmp_path / "logs")
     try:
         worker.start()
-        assert [e["module"] for e in worker.preloaded if e["status"] == "imported"] == list(DEFAULT_PRELOAD)
+        assert [e["module"] for e in worker.preloaded if e["status"] == "imported"] == list(
+            DEFAULT_PRELOAD
+        )
         # each twice, in turns: every job starts as the first one did
         for _ in range(2):
             res = _run(worker, testcase, tmp_path / "logs")
             assert res.status == "OK", res.output
-            assert _outcomes(res) == {"test_compiler_was_imported_before_the_file": "passed",
-                                      "test_flags_are_frozen_as_the_framework_freezes_them": "passed"}
-            assert "imported before the fork: torch.testing._internal.common_utils, torch._dynamo" in res.how
+            assert _outcomes(res) == {
+                "test_compiler_was_imported_before_the_file": "passed",
+                "test_flags_are_frozen_as_the_framework_freezes_them": "passed",
+            }
+            assert (
+                "imported before the fork: torch.testing._internal.common_utils, torch._dynamo"
+                in res.how
+            )
             res = _run(worker, plain, tmp_path / "logs")
             assert res.status == "OK", res.output
             assert _outcomes(res) == {"test_flags_are_free": "passed"}
-        iso = _run(worker, testcase, tmp_path / "logs", op="isolation", state="grad_mode", patterns=["frozen"])
+        iso = _run(
+            worker,
+            testcase,
+            tmp_path / "logs",
+            op="isolation",
+            state="grad_mode",
+            patterns=["frozen"],
+        )
         assert iso.status == "OK" and iso.result["passed"], iso.output
     finally:
         worker.close()
 
 
-MIXED_FILE = '''
+MIXED_FILE = """
 import unittest
 from torch.testing._internal.common_utils import TestCase, run_tests
 
@@ -111,10 +134,12 @@ class TestNotFromTheFramework(unittest.TestCase):
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""
 
 
-def test_run_tests_checks_the_file_that_runs_as_it_does_in_a_fresh_interpreter(tmp_path, python_with_torch):
+def test_run_tests_checks_the_file_that_runs_as_it_does_in_a_fresh_interpreter(
+    tmp_path, python_with_torch
+):
     """torch's run_tests refuses a test class that is not its TestCase, looking at ``__main__`` as the
     framework bound it at import: the file that runs, not the worker's launcher."""
     mixed = write(tmp_path / "tests" / "test_mixed.py", MIXED_FILE)
@@ -131,8 +156,10 @@ def test_run_tests_checks_the_file_that_runs_as_it_does_in_a_fresh_interpreter(t
 
 
 def test_without_preloads_the_same_files_pass_too(tmp_path, python_with_torch):
-    testcase = write(tmp_path / "tests" / "test_framework.py", TESTCASE_FILE.replace(
-        "self.assertTrue(WAS_PRELOADED)", "self.assertFalse(WAS_PRELOADED)"))
+    testcase = write(
+        tmp_path / "tests" / "test_framework.py",
+        TESTCASE_FILE.replace("self.assertTrue(WAS_PRELOADED)", "self.assertFalse(WAS_PRELOADED)"),
+    )
     worker = WarmWorker(python_with_torch, "", "cpu", tmp_path / "logs", preload=())
     try:
         res = _run(worker, testcase, tmp_path / "logs")
@@ -187,29 +214,44 @@ def fake_backend_python(tmp_path_factory) -> tuple[str, Path]:
     # a testing module that initialises the device when imported: a fork after it is unusable
     write(pkg / "bad_testing.py", "import fakedev\nfakedev.device.init()\n")
     # a testing module as backends write them: torch's framework underneath, the device untouched
-    write(pkg / "testing.py", "from torch.testing._internal.common_utils import TestCase, run_tests  # noqa\n")
+    write(
+        pkg / "testing.py",
+        "from torch.testing._internal.common_utils import TestCase, run_tests  # noqa\n",
+    )
     venv.EnvBuilder(with_pip=False).create(home / "venv")
     purelib = next((home / "venv" / "lib").glob("python*/site-packages"))
-    (purelib / "fakedev.pth").write_text("\n".join([*site.getsitepackages(), str(home / "pkgs")]) + "\n")
+    (purelib / "fakedev.pth").write_text(
+        "\n".join([*site.getsitepackages(), str(home / "pkgs")]) + "\n"
+    )
     return str(home / "venv" / "bin" / "python"), pkg / "inits.txt"
 
 
 def test_a_preload_that_initialises_the_device_is_dropped_and_said(tmp_path, fake_backend_python):
     python, inits = fake_backend_python
     inits.unlink(missing_ok=True)
-    worker = WarmWorker(python, "fakedev", "fakedev", tmp_path / "logs",
-                        preload=("fakedev.bad_testing", "fakedev.testing", *DEFAULT_PRELOAD))
+    worker = WarmWorker(
+        python,
+        "fakedev",
+        "fakedev",
+        tmp_path / "logs",
+        preload=("fakedev.bad_testing", "fakedev.testing", *DEFAULT_PRELOAD),
+    )
     try:
         worker.start()
         first = inits.read_text().split()  # the worker that imported it, and no job
         assert worker.preload_dropped == ["fakedev.bad_testing"]
         assert [e["module"] for e in worker.preloaded if e["status"] == "imported"] == [
-            "fakedev.testing", *DEFAULT_PRELOAD]
+            "fakedev.testing",
+            *DEFAULT_PRELOAD,
+        ]
         probe = worker.run(Job("probe", {}, tmp_path / "logs" / "probe.log", timeout=120))
         facts = dict(probe.result["facts"])
         assert probe.status == "OK" and facts["device_type"] == "fakedev"
         assert facts["device_initialized_at_import"] is False  # the worker the jobs are forked from
-        assert "not preloaded, as importing it initialised the device: fakedev.bad_testing" in probe.how
+        assert (
+            "not preloaded, as importing it initialised the device: fakedev.bad_testing"
+            in probe.how
+        )
         assert str(worker.worker_pid) not in inits.read_text().split()
         assert len(inits.read_text().split()) == len(first) + 1  # the probe's own child, once
     finally:
@@ -218,7 +260,9 @@ def test_a_preload_that_initialises_the_device_is_dropped_and_said(tmp_path, fak
 
 def test_a_backend_testing_module_brings_the_framework_state_with_it(tmp_path, fake_backend_python):
     python, _ = fake_backend_python
-    test = write(tmp_path / "tests" / "test_backend.py", '''
+    test = write(
+        tmp_path / "tests" / "test_backend.py",
+        """
 import torch
 from fakedev.testing import TestCase, run_tests
 
@@ -230,20 +274,28 @@ class TestBackend(TestCase):
 
 if __name__ == "__main__":
     run_tests()
-''')
+""",
+    )
     plain = write(tmp_path / "tests" / "test_plain.py", PLAIN_FILE)
-    worker = WarmWorker(python, "fakedev", "fakedev", tmp_path / "logs",
-                        preload=("fakedev.testing", *DEFAULT_PRELOAD))
+    worker = WarmWorker(
+        python,
+        "fakedev",
+        "fakedev",
+        tmp_path / "logs",
+        preload=("fakedev.testing", *DEFAULT_PRELOAD),
+    )
     try:
         res = _run(worker, test, tmp_path / "logs")
         assert res.status == "OK" and _outcomes(res) == {"test_frozen": "passed"}, res.output
         res = _run(worker, plain, tmp_path / "logs")
-        assert res.status == "OK" and _outcomes(res) == {"test_flags_are_free": "passed"}, res.output
+        assert res.status == "OK" and _outcomes(res) == {"test_flags_are_free": "passed"}, (
+            res.output
+        )
     finally:
         worker.close()
 
 
-RENDEZVOUS = '''
+RENDEZVOUS = """
 import os
 import time
 import unittest
@@ -260,9 +312,9 @@ class TestMeet(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
-DAEMON = '''
+DAEMON = """
 import os
 import subprocess
 import sys
@@ -285,7 +337,7 @@ class TestDaemon(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
-'''
+"""
 
 
 def _alive(pid: int) -> bool:
@@ -299,10 +351,16 @@ def _alive(pid: int) -> bool:
 def test_lanes_run_jobs_side_by_side_and_clean_up_only_their_own(tmp_path, python_with_torch):
     meet = tmp_path / "meet"
     meet.mkdir()
-    a = write(tmp_path / "tests" / "test_a.py", RENDEZVOUS.format(folder=str(meet), me="a", other="b"))
-    b = write(tmp_path / "tests" / "test_b.py", RENDEZVOUS.format(folder=str(meet), me="b", other="a"))
+    a = write(
+        tmp_path / "tests" / "test_a.py", RENDEZVOUS.format(folder=str(meet), me="a", other="b")
+    )
+    b = write(
+        tmp_path / "tests" / "test_b.py", RENDEZVOUS.format(folder=str(meet), me="b", other="a")
+    )
     pidfile, go = tmp_path / "daemon.pid", tmp_path / "go"
-    daemon = write(tmp_path / "tests" / "test_daemon.py", DAEMON.format(pidfile=str(pidfile), go=str(go)))
+    daemon = write(
+        tmp_path / "tests" / "test_daemon.py", DAEMON.format(pidfile=str(pidfile), go=str(go))
+    )
     quick = write(tmp_path / "tests" / "test_plain.py", PLAIN_FILE)
     worker = WarmWorker(python_with_torch, "", "cpu", tmp_path / "logs", lanes=2, preload=())
     results: dict[str, object] = {}
@@ -335,8 +393,9 @@ def test_lanes_run_jobs_side_by_side_and_clean_up_only_their_own(tmp_path, pytho
         go.touch()
         t.join(120)
         res = results["daemon"]
-        assert res.status == "OK" and _outcomes(res) == {"test_daemon_lives_while_this_job_runs": "passed"}, \
-            res.output  # type: ignore[attr-defined]
+        assert res.status == "OK" and _outcomes(res) == {
+            "test_daemon_lives_while_this_job_runs": "passed"
+        }, res.output  # type: ignore[attr-defined]
         assert not _alive(int(pidfile.read_text()))  # and it went with its own job
     finally:
         worker.close()

@@ -30,10 +30,14 @@ def _emulated_verify(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
     recorded = {r.op: r.answer for r in load("verify_seed_api")}
 
     def probe(job: Job) -> Answer:
-        facts = [[k, "npu" if k == "device_type" else v] for k, v in recorded["probe"].result["facts"]]
+        facts = [
+            [k, "npu" if k == "device_type" else v] for k, v in recorded["probe"].result["facts"]
+        ]
         facts[4:4] = EMULATED_FACTS
-        return Answer(result=dict(recorded["probe"].result, facts=facts, device_type="npu"),
-                      output="".join(f"{k}={v}\n" for k, v in facts))
+        return Answer(
+            result=dict(recorded["probe"].result, facts=facts, device_type="npu"),
+            output="".join(f"{k}={v}\n" for k, v in facts),
+        )
 
     store = str(tmp_path / "store")
     with answering(RecordedAgent.of("verify_seed_api", probe=probe)):
@@ -42,8 +46,9 @@ def _emulated_verify(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
     return store
 
 
-def test_runs_lists_an_emulated_target_as_emulated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_runs_lists_an_emulated_target_as_emulated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     store = _emulated_verify(tmp_path, capsys)
     [target] = Store(store, create=False).targets(1)
@@ -57,13 +62,22 @@ def test_runs_lists_an_emulated_target_as_emulated(tmp_path: Path, monkeypatch: 
     assert run["emulated"] == ["npu"] and run["targets"][0]["emulated"] == "npu"
 
 
-def test_runs_lists_a_hardware_target_plainly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_runs_lists_a_hardware_target_plainly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     st = Store(tmp_path / "store")
     rid = st.new_run("run", ["run"])
     rec = target_record("a2", "c" * 40, "s" * 64)
     assert emulated_device(rec) == ""
-    st.add_target(rid, label=rec.label, ref=rec.ref, env=rec.env, result=rec.result, log=render_log(rec).encode(),
-                  record=rec.to_json())
+    st.add_target(
+        rid,
+        label=rec.label,
+        ref=rec.ref,
+        env=rec.env,
+        result=rec.result,
+        log=render_log(rec).encode(),
+        record=rec.to_json(),
+    )
     st.finish_run(rid, "PASS")
     assert main(["runs", "--store", str(tmp_path / "store"), "--json"]) == 0
     [run] = json.loads(capsys.readouterr().out)
@@ -77,8 +91,15 @@ def test_attest_prints_the_emulation(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert rec.probe is not None
     rec.probe.result["facts"] += EMULATED_FACTS
     rec.emulated = emulated_device(rec)
-    st.add_target(rid, label=rec.label, ref=rec.ref, env=rec.env, result=rec.result, log=render_log(rec).encode(),
-                  record=rec.to_json())
+    st.add_target(
+        rid,
+        label=rec.label,
+        ref=rec.ref,
+        env=rec.env,
+        result=rec.result,
+        log=render_log(rec).encode(),
+        record=rec.to_json(),
+    )
     st.finish_run(rid, "PASS")
     out = tmp_path / "att.json"
     assert main(["attest", str(rid), "--output", str(out), "--store", str(tmp_path / "store")]) == 0

@@ -24,7 +24,7 @@ from torchparity.cli import main
 pytestmark = pytest.mark.slow
 
 HOSTILE = "test/test_hostile.py"
-HOSTILE_TEXT = r'''
+HOSTILE_TEXT = r"""
 import sys
 
 import pytest
@@ -43,7 +43,7 @@ def test_floods():
 
 if __name__ == "__main__":
     raise SystemExit(pytest.main([__file__, "-v", "-s", "-p", "no:cacheprovider"]))
-'''
+"""
 RAW = ("\x1b", "\x00", "\x07", "\x9b", "\u202e")
 
 
@@ -77,7 +77,9 @@ def test_no_control_character_reaches_any_report(tmp_path, make_repo, python_wit
     assert "\\x1b[2J" in junit
 
 
-def test_the_pr_quotes_a_bounded_excerpt_with_the_hash_and_the_command(tmp_path, make_repo, python_with_torch, capsys):
+def test_the_pr_quotes_a_bounded_excerpt_with_the_hash_and_the_command(
+    tmp_path, make_repo, python_with_torch, capsys
+):
     _, store = _run_hostile(tmp_path, make_repo, python_with_torch)
     pr = _report(store, "pr", capsys)
     floods = re.findall(r"^flood line \d+$", pr, re.MULTILINE)
@@ -94,11 +96,27 @@ def test_the_pr_quotes_a_bounded_excerpt_with_the_hash_and_the_command(tmp_path,
     assert len(short) < len(pr)
 
 
-def test_verify_writes_a_pr_text_without_control_characters(tmp_path, make_repo, python_with_torch, capsys):
+def test_verify_writes_a_pr_text_without_control_characters(
+    tmp_path, make_repo, python_with_torch, capsys
+):
     repo = make_repo({"master": {HOSTILE: HOSTILE_TEXT}})
     out = tmp_path / "out"
-    rc = main(["verify", "torch.add", "--repo", str(repo), "--test-file", HOSTILE, "--python", python_with_torch,
-               "--store", str(tmp_path / "store"), "--out", str(out)])
+    rc = main(
+        [
+            "verify",
+            "torch.add",
+            "--repo",
+            str(repo),
+            "--test-file",
+            HOSTILE,
+            "--python",
+            python_with_torch,
+            "--store",
+            str(tmp_path / "store"),
+            "--out",
+            str(out),
+        ]
+    )
     assert rc == 1
     for name in ("pr.zh.md", "comment.zh.md", "report.json", "junit.xml"):
         data = (out / name).read_text(encoding="utf-8")
@@ -108,8 +126,14 @@ def test_verify_writes_a_pr_text_without_control_characters(tmp_path, make_repo,
 def _on_a_terminal(args: list[str], cwd: Path) -> bytes:
     """What ``torchparity ARGS`` writes to a (pseudo-)terminal."""
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "torchparity", *args], stdin=slave, stdout=slave, stderr=slave,
-                            cwd=cwd, env=dict(os.environ, COLUMNS="200", TERM="xterm"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "torchparity", *args],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        cwd=cwd,
+        env=dict(os.environ, COLUMNS="200", TERM="xterm"),
+    )
     os.close(slave)
     chunks = []
     while True:
@@ -141,7 +165,9 @@ def test_no_test_escape_sequence_reaches_a_terminal(tmp_path, make_repo, python_
     report = _on_a_terminal(["report", "1", "--kind", "pr", "--store", store], tmp_path)
     assert b"flood line" in report and not [ch for ch in RAW if ch.encode() in _ours_only(report)]
     # a hostile file name in an error line is escaped by the console too
-    err = _on_a_terminal(["run", "missing\x1b[2J.py", "--python", python_with_torch, "--store", store], tmp_path)
+    err = _on_a_terminal(
+        ["run", "missing\x1b[2J.py", "--python", python_with_torch, "--store", store], tmp_path
+    )
     assert b"missing\\x1b[2J.py" in err and b"\x1b[2J" not in _ours_only(err)
 
 
@@ -149,8 +175,12 @@ def test_show_piped_is_the_evidence_byte_for_byte(tmp_path, make_repo, python_wi
     import hashlib
 
     _, store = _run_hostile(tmp_path, make_repo, python_with_torch)
-    piped = subprocess.run([sys.executable, "-m", "torchparity", "show", "1", "--store", store],
-                           capture_output=True, check=True, cwd=tmp_path).stdout
+    piped = subprocess.run(
+        [sys.executable, "-m", "torchparity", "show", "1", "--store", store],
+        capture_output=True,
+        check=True,
+        cwd=tmp_path,
+    ).stdout
     log, _, footer = piped.rpartition(b"# log sha256 ")
     assert footer.split()[0].decode() == hashlib.sha256(log).hexdigest()
     assert b"\x1b[2J" in log  # the stored bytes themselves are kept exactly

@@ -36,12 +36,23 @@ KINDS = ("pr", "comment", "markdown-summary", "junit", "json")
 TEXT_KINDS = ("pr", "comment", "markdown-summary")
 
 TRACE = {
-    "target": "test/npu/test_grad_mode_clone.py", "status": "ok", "device_type": "npu", "error": "",
-    "ops": [{"op": "aten::mul.Tensor", "devices": ["npu"], "count": 3},
-            {"op": "aten::ones", "devices": ["npu"], "count": 1}],
-    "total_ops": 4, "device_tensors_created": 2, "tensors_created": {"npu": 2}, "devices": ["npu"],
-    "ignored_ops": [], "selection": {"pattern": "clone", "tests": ["__main__.TestGradModeClone.test_x"]},
-    "tests": [{"id": "__main__.TestGradModeClone.test_x", "ops": 4}], "tests_run": 1, "successful": True,
+    "target": "test/npu/test_grad_mode_clone.py",
+    "status": "ok",
+    "device_type": "npu",
+    "error": "",
+    "ops": [
+        {"op": "aten::mul.Tensor", "devices": ["npu"], "count": 3},
+        {"op": "aten::ones", "devices": ["npu"], "count": 1},
+    ],
+    "total_ops": 4,
+    "device_tensors_created": 2,
+    "tensors_created": {"npu": 2},
+    "devices": ["npu"],
+    "ignored_ops": [],
+    "selection": {"pattern": "clone", "tests": ["__main__.TestGradModeClone.test_x"]},
+    "tests": [{"id": "__main__.TestGradModeClone.test_x", "ops": 4}],
+    "tests_run": 1,
+    "successful": True,
 }
 
 
@@ -49,8 +60,10 @@ def _variant(runs: list[RunRecords], **changes: object) -> list[RunRecords]:
     """The runs with every target record changed as given (a cpu run under configured hardware, ...)."""
     out = []
     for r in runs:
-        targets = tuple(TargetEvidence(_changed(ev.record, **changes), ev.log, ev.log_sha256, ev.record_sha256)
-                        for ev in r.targets)
+        targets = tuple(
+            TargetEvidence(_changed(ev.record, **changes), ev.log, ev.log_sha256, ev.record_sha256)
+            for ev in r.targets
+        )
         out.append(replace(r, targets=targets))
     return out
 
@@ -62,11 +75,20 @@ def _changed(rec, **changes):  # type: ignore[no-untyped-def]
             facts = [[k, v] for k, v in rec.probe.result["facts"] if not k.startswith("npu_")]
             facts = [[k, (value if k == "device_type" else v)] for k, v in facts]
             facts += [[f"{value}_available", True], [f"{value}_device_count", 1]]
-            rec.probe = replace(rec.probe, result=dict(rec.probe.result, facts=facts, device_type=value))
+            rec.probe = replace(
+                rec.probe, result=dict(rec.probe.result, facts=facts, device_type=value)
+            )
             rec.device = value
         elif key == "trace":
-            rec.trace = [Step(name="trace", status="OK", exit_code=0, test_file=rec.test_files[0].path,
-                              result={"trace": value})]
+            rec.trace = [
+                Step(
+                    name="trace",
+                    status="OK",
+                    exit_code=0,
+                    test_file=rec.test_files[0].path,
+                    result={"trace": value},
+                )
+            ]
         else:
             setattr(rec, key, value)
     return rec
@@ -79,17 +101,40 @@ def _hostile(runs: list[RunRecords]) -> list[RunRecords]:
     for r in runs:
         res = r.resolve
         if res is not None:
-            res = replace(res, resolution=replace(res.resolution, public=False, source="C extension",
-                          public_reason="segment '_C' of torch._C.Generator.seed starts with an underscore"))
+            res = replace(
+                res,
+                resolution=replace(
+                    res.resolution,
+                    public=False,
+                    source="C extension",
+                    public_reason="segment '_C' of torch._C.Generator.seed starts with an underscore",
+                ),
+            )
         cov = r.coverage
         if cov is not None:
-            cov = replace(cov, refs=tuple(replace(x, skipped_files=(("test/npu/test_bad.py",
-                                                                        "SyntaxError: invalid syntax (line 3)"),))
-                                          for x in cov.refs))
+            cov = replace(
+                cov,
+                refs=tuple(
+                    replace(
+                        x,
+                        skipped_files=(
+                            ("test/npu/test_bad.py", "SyntaxError: invalid syntax (line 3)"),
+                        ),
+                    )
+                    for x in cov.refs
+                ),
+            )
         docs = r.docs_check
         if docs is not None:
-            docs = replace(docs, versions=tuple(replace(v, link_ok=False, link_problem="no 原生文档 link to the page")
-                                                if v.present else v for v in docs.versions))
+            docs = replace(
+                docs,
+                versions=tuple(
+                    replace(v, link_ok=False, link_problem="no 原生文档 link to the page")
+                    if v.present
+                    else v
+                    for v in docs.versions
+                ),
+            )
         out.append(replace(r, resolve=res, coverage=cov, docs_check=docs))
     return out
 
@@ -97,21 +142,39 @@ def _hostile(runs: list[RunRecords]) -> list[RunRecords]:
 def _sets(fx_full: Fixture, fx_bare: Fixture) -> dict[str, list[RunRecords]]:
     full = [read_run(fx_full.store, r) for r in fx_full.runs]
     bare = [read_run(fx_bare.store, r) for r in fx_bare.runs]
-    no_repo = [replace(r, task=r.task.replace(repo=False) if r.task else None) for r in
-               _variant(bare, ref="local", commit="n/a (files as on disk)", label="local@python")]
-    change_run = read_run(fx_full.store, keep(fx_full.store, "change", ["report"], _change_records(fx_full)))
+    no_repo = [
+        replace(r, task=r.task.replace(repo=False) if r.task else None)
+        for r in _variant(bare, ref="local", commit="n/a (files as on disk)", label="local@python")
+    ]
+    change_run = read_run(
+        fx_full.store, keep(fx_full.store, "change", ["report"], _change_records(fx_full))
+    )
     return {
         "full": full,
         "bare": bare,
         "traced": _variant(full, trace=TRACE),
         "cpu-under-hardware": _variant(full, device="cpu"),
-        "notes": _variant(bare, notes=[Note.of("not_committed", path="test/npu/test_grad_mode_clone.py", ref="v2.7.1"),
-                                       Note.of("environment_broken", detail="import torch_npu failed (No module)")]),
+        "notes": _variant(
+            bare,
+            notes=[
+                Note.of("not_committed", path="test/npu/test_grad_mode_clone.py", ref="v2.7.1"),
+                Note.of("environment_broken", detail="import torch_npu failed (No module)"),
+            ],
+        ),
         "no-repo": no_repo,
         "hostile": _hostile(full) + [change_run],
-        "upstream": [replace(full[0], upstream=upstream_record(),
-                             task=full[0].task.replace(upstream_note=NOTE) if full[0].task else None), *full[1:]],
-        "upstream-emulated": [replace(full[0], upstream=upstream_record(emulated="npu")), *full[1:]],
+        "upstream": [
+            replace(
+                full[0],
+                upstream=upstream_record(),
+                task=full[0].task.replace(upstream_note=NOTE) if full[0].task else None,
+            ),
+            *full[1:],
+        ],
+        "upstream-emulated": [
+            replace(full[0], upstream=upstream_record(emulated="npu")),
+            *full[1:],
+        ],
     }
 
 
@@ -127,18 +190,26 @@ def _change_records(fx: Fixture) -> list:  # type: ignore[type-arg]
 
 @pytest.fixture
 def run_sets(tmp_path: Path) -> dict[str, list[RunRecords]]:
-    return _sets(build_fixture(tmp_path / "full", with_records=True), build_fixture(tmp_path / "bare", with_records=False))
+    return _sets(
+        build_fixture(tmp_path / "full", with_records=True),
+        build_fixture(tmp_path / "bare", with_records=False),
+    )
 
 
 # -- facts -------------------------------------------------------------------------------------
-def _facts_hold(model: ReportModel, runs: list[RunRecords], kind: str, lang: str, text: str) -> None:
+def _facts_hold(
+    model: ReportModel, runs: list[RunRecords], kind: str, lang: str, text: str
+) -> None:
     records = [ev.record for r in runs for ev in r.targets]
     assert [t.label for t in model.targets] == [r.label for r in records]
     for rec, t in zip(records, model.targets, strict=True):
         facts = rec.probe_facts
         dev = facts["device_type"]
         assert t.device_type == dev and t.device_count == facts.get(f"{dev}_device_count")
-        assert t.torch_version == facts["torch_version"] and t.python_version == facts["python_version"]
+        assert (
+            t.torch_version == facts["torch_version"]
+            and t.python_version == facts["python_version"]
+        )
         # test counts are the records' own, never re-read from text
         outcomes = [x.outcome for s in rec.full for x in s.tests]
         assert (t.counts["total"], t.counts["passed"]) == (len(outcomes), outcomes.count("passed"))
@@ -151,28 +222,46 @@ def _facts_hold(model: ReportModel, runs: list[RunRecords], kind: str, lang: str
             # hardware is named as evidence only when the probe saw a real device
             if rec.hardware and dev == "cpu":
                 assert t.hardware_matches is False
-                named = re.compile(re.escape(rec.hardware) + r"(?![\u4e00-\u9fff\w])")  # not a docs product name
+                named = re.compile(
+                    re.escape(rec.hardware) + r"(?![\u4e00-\u9fff\w])"
+                )  # not a docs product name
                 for line in text.splitlines():
                     if named.search(line) and kind != "markdown-summary":
-                        assert ("配置为" in line or "configured" in line), line
+                        assert "配置为" in line or "configured" in line, line
             if kind == "comment":
-                assert f"{'#### ' + rec.hardware if t.hardware_matches else '#### ' + rec.env}" in text
+                assert (
+                    f"{'#### ' + rec.hardware if t.hardware_matches else '#### ' + rec.env}" in text
+                )
         for step in rec.trace:
             tr = step.result["trace"]
             (mt,) = [x for x in t.traces if x["test_file"] == step.test_file]
             assert (mt["status"], mt["total_ops"], mt["device_tensors_created"]) == (
-                tr["status"], tr["total_ops"], tr["device_tensors_created"])
-            if kind == "comment":  # each target's trace, as its log states it (TRACE_TOTAL_OPS, ...)
-                said = (f"{tr['total_ops']} 次算子调用，创建设备张量 {tr['device_tensors_created']} 个" if lang == "zh"
-                        else f"{tr['total_ops']} operator call(s), {tr['device_tensors_created']} device tensor(s) created")
+                tr["status"],
+                tr["total_ops"],
+                tr["device_tensors_created"],
+            )
+            if (
+                kind == "comment"
+            ):  # each target's trace, as its log states it (TRACE_TOTAL_OPS, ...)
+                said = (
+                    f"{tr['total_ops']} 次算子调用，创建设备张量 {tr['device_tensors_created']} 个"
+                    if lang == "zh"
+                    else f"{tr['total_ops']} operator call(s), {tr['device_tensors_created']} device tensor(s) created"
+                )
                 assert said in text
     resolve = next((r.resolve for r in runs if r.resolve is not None), None)
     if kind == "comment" and resolve is not None and resolve.trace is not None:
         tr = resolve.trace
         if lang == "zh":
-            assert f"共分发 {tr.total_ops} 个 ATen 算子，创建设备张量 {tr.device_tensors_created} 个" in text
+            assert (
+                f"共分发 {tr.total_ops} 个 ATen 算子，创建设备张量 {tr.device_tensors_created} 个"
+                in text
+            )
         else:
-            assert f"dispatched {tr.total_ops} ATen op(s) and created {tr.device_tensors_created} device tensor(s)" in text
+            assert (
+                f"dispatched {tr.total_ops} ATen op(s) and created {tr.device_tensors_created} device tensor(s)"
+                in text
+            )
     task = next((r.task for r in runs if r.task is not None), None)
     if kind in ("pr", "comment") and task is not None:
         refs = sorted({rec.ref for rec in records})
@@ -182,12 +271,19 @@ def _facts_hold(model: ReportModel, runs: list[RunRecords], kind: str, lang: str
             for path in {tf.path for rec in records for tf in rec.test_files}:
                 assert path in text
         else:
-            for made_up in ("目标分支 local", "目标分支：local", "targets local", "Target branch: local"):
+            for made_up in (
+                "目标分支 local",
+                "目标分支：local",
+                "targets local",
+                "Target branch: local",
+            ):
                 assert made_up not in text  # no made-up target branch
             for rec in records:
                 for tf in rec.test_files:
                     if tf.abs_path.startswith("/"):
-                        assert tf.abs_path not in _prose(text), "a file on disk is not a changed file of a PR"
+                        assert tf.abs_path not in _prose(text), (
+                            "a file on disk is not a changed file of a PR"
+                        )
     for note in (n for rec in records for n in rec.notes):
         if kind == "pr":
             assert note.code != "text"
@@ -198,10 +294,22 @@ def _facts_hold(model: ReportModel, runs: list[RunRecords], kind: str, lang: str
 
 def _official_holds(rec: UpstreamRecord, text: str, lang: str) -> None:
     """Each official test, its result on each target as the record says it, and every stale key."""
-    words = {"zh": {"passed": "通过", "failed": "未通过", "disabled": "已禁用", "skipped": "用例自身跳过",
-                    "not_started": "未启动"},
-             "en": {"passed": "passed", "failed": "failed", "disabled": "disabled", "skipped": "skipped by the test",
-                    "not_started": "not started"}}[lang]
+    words = {
+        "zh": {
+            "passed": "通过",
+            "failed": "未通过",
+            "disabled": "已禁用",
+            "skipped": "用例自身跳过",
+            "not_started": "未启动",
+        },
+        "en": {
+            "passed": "passed",
+            "failed": "failed",
+            "disabled": "disabled",
+            "skipped": "skipped by the test",
+            "not_started": "not started",
+        },
+    }[lang]
     for target in rec.targets:
         for t in target.tests:
             assert f"- `{t.test}`" in text
@@ -210,7 +318,9 @@ def _official_holds(rec: UpstreamRecord, text: str, lang: str) -> None:
         for e in target.stale:
             assert f"`{e.key}`" in text
             # a stale entry found on an emulated device is never called stale: it is no hardware evidence
-            assert (("过期的禁用条目" in text or "Stale disabled entry" in text) is not bool(target.emulated))
+            assert ("过期的禁用条目" in text or "Stale disabled entry" in text) is not bool(
+                target.emulated
+            )
         if target.error:
             assert f"`{target.error}`" in text
 
@@ -236,8 +346,17 @@ def _quoted_from_records(runs: list[RunRecords]) -> list[str]:
             out += [p.name for v in r.docs_check.versions for p in (v.products or {}).values()]
             out += [p.status for v in r.docs_check.versions for p in (v.products or {}).values()]
         if r.task is not None:
-            out += [x for x in (r.task.task_title, r.task.result_title, r.task.upstream_note,
-                                r.task.maintenance_reason, r.task.title) if x]
+            out += [
+                x
+                for x in (
+                    r.task.task_title,
+                    r.task.result_title,
+                    r.task.upstream_note,
+                    r.task.maintenance_reason,
+                    r.task.title,
+                )
+                if x
+            ]
     return [x for x in out if x]
 
 
@@ -254,7 +373,9 @@ def _one_language(text: str, lang: str, runs: list[RunRecords]) -> None:
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_every_text_of_every_fixture_states_its_records(run_sets: dict[str, list[RunRecords]], lang: str) -> None:
+def test_every_text_of_every_fixture_states_its_records(
+    run_sets: dict[str, list[RunRecords]], lang: str
+) -> None:
     for name, runs in run_sets.items():
         model = build_report(runs)
         for kind in KINDS:
@@ -272,8 +393,12 @@ def test_a_fact_the_records_do_not_hold_is_caught(run_sets: dict[str, list[RunRe
     runs = run_sets["traced"]
     model = build_report(runs)
     text = render(model, "comment", "zh")
-    forged = replace(model, targets=tuple(replace(t, counts=dict(t.counts, passed=t.counts["passed"] + 1))
-                                          for t in model.targets))
+    forged = replace(
+        model,
+        targets=tuple(
+            replace(t, counts=dict(t.counts, passed=t.counts["passed"] + 1)) for t in model.targets
+        ),
+    )
     with pytest.raises(AssertionError):
         _facts_hold(forged, runs, "comment", "zh", render(forged, "comment", "zh"))
     with pytest.raises(AssertionError):
@@ -291,8 +416,12 @@ def _texts(store: Store, runs: list[int | str]) -> dict[str, str]:
 def test_report_is_unchanged_when_another_verb_writes_the_store(tmp_path: Path) -> None:
     fx = build_fixture(tmp_path, with_records=True)
     before = _texts(fx.store, fx.runs)
-    other_cov = ApiCoverage.from_json(dict(read_run(fx.store, fx.runs[0]).coverage.to_json(),  # type: ignore[union-attr]
-                                           justification_zh="另一次检索"))
+    other_cov = ApiCoverage.from_json(
+        dict(
+            read_run(fx.store, fx.runs[0]).coverage.to_json(),  # type: ignore[union-attr]
+            justification_zh="另一次检索",
+        )
+    )
     other_res = read_run(fx.store, fx.runs[0]).resolve
     assert other_res is not None
     keep(fx.store, "coverage", ["coverage", API], [(API, other_cov)])
@@ -304,7 +433,20 @@ def test_a_bundle_round_trip_renders_byte_identical_texts(tmp_path: Path) -> Non
     fx = build_fixture(tmp_path, with_records=True)
     before = _texts(fx.store, fx.runs)
     bundle = tmp_path / "runs.zip"
-    assert main(["bundle", "export", *map(str, fx.runs), "-o", str(bundle), "--store", str(fx.store.root)]) == 0
+    assert (
+        main(
+            [
+                "bundle",
+                "export",
+                *map(str, fx.runs),
+                "-o",
+                str(bundle),
+                "--store",
+                str(fx.store.root),
+            ]
+        )
+        == 0
+    )
     other = tmp_path / "elsewhere"
     assert main(["bundle", "import", str(bundle), "--store", str(other)]) == 0
     imported = Store(other, create=False)
@@ -317,7 +459,9 @@ def test_a_bundle_round_trip_renders_byte_identical_texts(tmp_path: Path) -> Non
     assert after == before
 
 
-def test_an_emulated_only_run_is_a_dry_run_and_never_hardware(run_sets: dict[str, list[RunRecords]]) -> None:
+def test_an_emulated_only_run_is_a_dry_run_and_never_hardware(
+    run_sets: dict[str, list[RunRecords]],
+) -> None:
     runs = _variant(run_sets["full"], emulated=True)
     model = build_report(runs)
     assert model.conclusion["emulated_only"] is True
@@ -325,6 +469,8 @@ def test_an_emulated_only_run_is_a_dry_run_and_never_hardware(run_sets: dict[str
 
 
 def test_run_info_is_what_names_a_run() -> None:
-    info = RunInfo(uid="ab" * 16, id=7, kind="run", status="complete", result="PASS", created=1.0, finished=2.0)
+    info = RunInfo(
+        uid="ab" * 16, id=7, kind="run", status="complete", result="PASS", created=1.0, finished=2.0
+    )
     m = build_report([RunRecords(run=info)])
     assert m.runs[0]["uid"] == "ab" * 16 and "id" not in m.runs[0]

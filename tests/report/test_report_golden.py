@@ -32,11 +32,15 @@ def check_golden(name: str, text: str) -> None:
     path = GOLDEN / name
     if UPDATE or not path.exists():
         if not UPDATE:
-            pytest.fail(f"golden file {path} is missing; run with TORCHPARITY_UPDATE_GOLDENS=1 to write it")
+            pytest.fail(
+                f"golden file {path} is missing; run with TORCHPARITY_UPDATE_GOLDENS=1 to write it"
+            )
         path.write_text(text, encoding="utf-8")
         return
     expected = path.read_text(encoding="utf-8")
-    assert text == expected, f"{name} differs from its golden file (TORCHPARITY_UPDATE_GOLDENS=1 rewrites it)"
+    assert text == expected, (
+        f"{name} differs from its golden file (TORCHPARITY_UPDATE_GOLDENS=1 rewrites it)"
+    )
 
 
 @pytest.mark.parametrize("kind", ["pr", "comment"])

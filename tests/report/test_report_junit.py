@@ -31,7 +31,10 @@ def test_junit_validates_with_a_suite_per_target(fixture_full: Fixture) -> None:
     assert [s.get("name") for s in suites] == ["v2.7.1@a2", "v2.7.1@a3", "v2.7.1@a5"]
     a5 = suites[2]
     methods = [c for c in a5.findall("testcase") if c.get("classname", "").startswith("test.")]
-    assert [c.get("name") for c in methods] == ["test_set_grad_enabled_clone", "test_set_grad_enabled_clone_decorator"]
+    assert [c.get("name") for c in methods] == [
+        "test_set_grad_enabled_clone",
+        "test_set_grad_enabled_clone_decorator",
+    ]
     failure = methods[1].find("failure")
     assert failure is not None and failure.get("message") == "AssertionError: True is not false"
     assert "self.assertFalse(double(x).requires_grad)" in (failure.text or "")
@@ -50,30 +53,55 @@ def test_a_target_that_could_not_run_is_an_error_case(tmp_path: Path) -> None:
     rid = store.new_run("run", ["run", "t.py"])
     rec = target_record("a2", "c" * 40, "s" * 64)
     rec.full, rec.isolation, rec.result = [], [], "ERROR"
-    rec.probe = Step(name="probe", status="CRASH", exit_code=None, signal="SIGSEGV", output="boom\x00\x07")
+    rec.probe = Step(
+        name="probe", status="CRASH", exit_code=None, signal="SIGSEGV", output="boom\x00\x07"
+    )
     rec.notes = [Note.of("probe_unfinished", status="CRASH")]
-    store.add_target(rid, label=rec.label, ref=rec.ref, env=rec.env, result=rec.result,
-                     log=render_log(rec).encode(), record=rec.to_json())
+    store.add_target(
+        rid,
+        label=rec.label,
+        ref=rec.ref,
+        env=rec.env,
+        result=rec.result,
+        log=render_log(rec).encode(),
+        record=rec.to_json(),
+    )
     xml = render(build_report([read_run(store, rid)]), "junit")
     validate(xml)  # the control characters of the output were replaced
     case = ET.fromstring(xml).find("testsuite/testcase")
     assert case is not None and case.get("name") == "collect"
     error = case.find("error")
-    assert error is not None and error.get("type") == "ERROR" and "probe did not finish" in error.get("message", "")
+    assert (
+        error is not None
+        and error.get("type") == "ERROR"
+        and "probe did not finish" in error.get("message", "")
+    )
 
 
 @pytest.mark.parametrize(
     ("xml", "problem"),
     [
-        ('<testsuites><testsuite name="s" tests="1"><testcase name="t"/></testsuite></testsuites>', "classname"),
+        (
+            '<testsuites><testsuite name="s" tests="1"><testcase name="t"/></testsuite></testsuites>',
+            "classname",
+        ),
         ('<testsuites><testsuite name="s" tests="x"/></testsuites>', "nonNegativeInteger"),
         ('<testsuites><testsuite name="s" tests="1" colour="red"/></testsuites>', "colour"),
-        ('<testsuites><testsuite name="s" tests="1"><system-out/><testcase name="t" classname="c"/>'
-         "</testsuite></testsuites>", "unexpected element <testcase>"),
-        ('<testsuites><testsuite name="s" tests="1"><testcase name="t" classname="c"><failure/><error/>'
-         "</testcase></testsuite></testsuites>", "unexpected element <error>"),
-        ('<testsuites><testsuite name="s" tests="1"><testcase name="t" classname="c"><failure><b/></failure>'
-         "</testcase></testsuite></testsuites>", "simple content"),
+        (
+            '<testsuites><testsuite name="s" tests="1"><system-out/><testcase name="t" classname="c"/>'
+            "</testsuite></testsuites>",
+            "unexpected element <testcase>",
+        ),
+        (
+            '<testsuites><testsuite name="s" tests="1"><testcase name="t" classname="c"><failure/><error/>'
+            "</testcase></testsuite></testsuites>",
+            "unexpected element <error>",
+        ),
+        (
+            '<testsuites><testsuite name="s" tests="1"><testcase name="t" classname="c"><failure><b/></failure>'
+            "</testcase></testsuite></testsuites>",
+            "simple content",
+        ),
         ("<testsuite/>", "required attribute 'name'"),
         ("<report/>", "not declared"),
     ],

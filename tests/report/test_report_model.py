@@ -39,7 +39,9 @@ def test_bare_runs_name_every_missing_part(fixture_bare: Fixture) -> None:
     assert {"resolve", "coverage", "docs", "checklist", "repo"} <= set(m.missing)
     assert m.coverage is None and m.resolve is None and m.docs == {"check": None, "add": None}
     assert m.change["from"] == "runs" and m.change["files"][0]["path"] == TEST_PATH
-    assert m.change["commits"][0]["title"] == "test: add clone coverage for set_grad_enabled"  # from the record
+    assert (
+        m.change["commits"][0]["title"] == "test: add clone coverage for set_grad_enabled"
+    )  # from the record
     assert m.interface["changed"] is None and m.upstream_patch["involved"] is None
     # the config's [report] defaults were written into the task record when the run started
     assert m.source["task_issue"] == "https://gitcode.example/ascend/pytorch/issues/101"
@@ -84,16 +86,38 @@ def test_a_run_is_rendered_from_its_own_records_only(fixture_full: Fixture) -> N
     assert only_a5.coverage is None and "coverage" in only_a5.missing
     before = render(only_a5, "pr", "zh")
     # another verb writes a coverage record of the same API into the same store
-    keep(fx.store, "coverage", ["coverage", API], [(API, ApiCoverage.from_json(dict(COVERAGE, justification_zh="别的")))])
+    keep(
+        fx.store,
+        "coverage",
+        ["coverage", API],
+        [(API, ApiCoverage.from_json(dict(COVERAGE, justification_zh="别的")))],
+    )
     assert render(build_report([read_run(fx.store, fx.runs[1])]), "pr", "zh") == before
 
 
 def test_a_direct_test_outside_the_runs_is_not_run_with_the_note(tmp_path: Path) -> None:
     fx = build_fixture(tmp_path, with_records=False)
-    coverage = dict(COVERAGE, refs=[dict(COVERAGE["refs"][0], direct=[
-        {"test": "test/test_autograd.py::TestAutograd::test_clone_modes", "path": "test/test_autograd.py",
-         "line": 5, "end_line": 9, "how": "calls", "at": 6}])])
-    fx.store.reopen_run(fx.runs[0])  # a record joins a run only while it runs (it is sealed when it ends)
+    coverage = dict(
+        COVERAGE,
+        refs=[
+            dict(
+                COVERAGE["refs"][0],
+                direct=[
+                    {
+                        "test": "test/test_autograd.py::TestAutograd::test_clone_modes",
+                        "path": "test/test_autograd.py",
+                        "line": 5,
+                        "end_line": 9,
+                        "how": "calls",
+                        "at": 6,
+                    }
+                ],
+            )
+        ],
+    )
+    fx.store.reopen_run(
+        fx.runs[0]
+    )  # a record joins a run only while it runs (it is sealed when it ends)
     put(fx.store, ApiCoverage.from_json(coverage), fx.runs[0], API)
     fx.store.finish_run(fx.runs[0], "PASS")
     m = model_of(fx, upstream_note="the trimmed source lacks test/test_autograd.py")
@@ -113,22 +137,36 @@ def test_an_alias_query_keeps_the_name_asked_and_the_canonical_one(tmp_path: Pat
 def test_a_record_of_another_schema_is_refused(tmp_path: Path) -> None:
     fx = build_fixture(tmp_path, with_records=False)
     fx.store.reopen_run(fx.runs[0])
-    fx.store.put_record("coverage", API, {"refs": [{"ref": "master"}]}, run_id=fx.runs[0])  # no envelope
+    fx.store.put_record(
+        "coverage", API, {"refs": [{"ref": "master"}]}, run_id=fx.runs[0]
+    )  # no envelope
     fx.store.finish_run(fx.runs[0], "PASS")
     with pytest.raises(StoreCorrupt, match="expected a torchparity.coverage/2 record"):
         read_run(fx.store, fx.runs[0])
 
 
 def test_changes_beyond_tests_are_flagged(tmp_path: Path) -> None:
-    repo = make_pr_repo(tmp_path / "repo", {TEST_PATH: GOOD_TEST, "test_upstream/patches/p.patch": "diff\n",
-                                         "torch_npu/csrc/op.cpp": "int y;\n"})
+    repo = make_pr_repo(
+        tmp_path / "repo",
+        {
+            TEST_PATH: GOOD_TEST,
+            "test_upstream/patches/p.patch": "diff\n",
+            "torch_npu/csrc/op.cpp": "int y;\n",
+        },
+    )
     fx = build_fixture(tmp_path / "fx", with_records=False)
     runs = [read_run(fx.store, r) for r in fx.runs]
     change = evaluate_change(repo, "master..HEAD", fx.config, API)
-    m = build_report(runs, change=change, checklist=checklist_for_runs(change, runs, fx.config, API, None))
+    m = build_report(
+        runs, change=change, checklist=checklist_for_runs(change, runs, fx.config, API, None)
+    )
     assert m.interface["changed"] is None and m.interface["basis"] == "other-files"
     assert "torch_npu/csrc/op.cpp" in m.interface["files"]
-    assert m.upstream_patch == {"involved": True, "files": ["test_upstream/patches/p.patch"], "text": None}
+    assert m.upstream_patch == {
+        "involved": True,
+        "files": ["test_upstream/patches/p.patch"],
+        "text": None,
+    }
     assert m.checklist["items"][7]["status"] == "fail"  # only_target_files
     text = render(m, "pr", "en")
     assert "To be stated: the change also touches non-test files" in text
@@ -149,7 +187,9 @@ def test_bad_input(fixture_bare: Fixture) -> None:
 
 def test_source_types_and_links(fixture_bare: Fixture) -> None:
     runs = [read_run(fixture_bare.store, fixture_bare.runs[0])]
-    m = build_report(runs, task=TaskRecord(api=None, source_types=("issue", "docs"), task_issue="https://x/1"))
+    m = build_report(
+        runs, task=TaskRecord(api=None, source_types=("issue", "docs"), task_issue="https://x/1")
+    )
     assert [t["id"] for t in m.source["types"] if t["checked"]] == ["issue", "docs"]
     assert m.source["task_issue"] == "https://x/1" and "task_issue" not in m.missing
     text = render(m, "pr", "zh")
@@ -169,7 +209,9 @@ def test_overall_result_and_failure_message() -> None:
 
 def test_test_ids_are_split_in_one_place() -> None:
     assert parse_test_id("__main__.TestX.test_y") == TestId("", "__main__", "TestX", "test_y")
-    assert parse_test_id("test/npu/test_x.py::TestX::test_y") == TestId("test/npu/test_x.py", "", "TestX", "test_y")
+    assert parse_test_id("test/npu/test_x.py::TestX::test_y") == TestId(
+        "test/npu/test_x.py", "", "TestX", "test_y"
+    )
     assert parse_test_id("t.py::Outer::Inner::test_y").klass == "Outer.Inner"
     assert parse_test_id("t.py::test_y") == TestId("t.py", "", "", "test_y")
     assert parse_test_id("test/npu/test_x.py") == TestId("test/npu/test_x.py", "", "", "")
@@ -203,9 +245,19 @@ def test_run_files_missing_at_the_pr_head_leave_the_checklist_out(tmp_path: Path
 def test_docs_products_keep_the_configured_order() -> None:
     from torchparity.report.model import normalise_docs_check
 
-    stored = {"versions": [{"version": "2.7.1", "present": True, "products": {
-        "910b": {"name": "A2", "status": "支持"}, "950": {"name": "950", "status": "不支持"},
-        "A3": {"name": "A3", "status": "支持"}}}]}  # as the store writes it: keys sorted
+    stored = {
+        "versions": [
+            {
+                "version": "2.7.1",
+                "present": True,
+                "products": {
+                    "910b": {"name": "A2", "status": "支持"},
+                    "950": {"name": "950", "status": "不支持"},
+                    "A3": {"name": "A3", "status": "支持"},
+                },
+            }
+        ]
+    }  # as the store writes it: keys sorted
     (v,) = normalise_docs_check(stored, ["910b", "A3", "950"])["versions"]
     assert list(v["products"]) == ["910b", "A3", "950"]
     (v,) = normalise_docs_check(stored)["versions"]

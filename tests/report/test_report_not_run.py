@@ -35,10 +35,23 @@ if __name__ == "__main__":
 
 @pytest.fixture
 def stored_run(agent: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
-    repo = make_pr_repo(tmp_path / "repo", {"test/test_clone.py": TEST}, messages=("test: add clone test",))
+    repo = make_pr_repo(
+        tmp_path / "repo", {"test/test_clone.py": TEST}, messages=("test: add clone test",)
+    )
     store = str(tmp_path / "store")
     # no --isolation: as for an API with no linked state
-    rc = main(["run", "test/test_clone.py", "--repo", str(repo), "--python", sys.executable, "--store", store])
+    rc = main(
+        [
+            "run",
+            "test/test_clone.py",
+            "--repo",
+            str(repo),
+            "--python",
+            sys.executable,
+            "--store",
+            store,
+        ]
+    )
     capsys.readouterr()
     assert rc == 1
     return ["1", "--store", store, "--repo", str(repo), "--range", "master..HEAD", "--api", API]
@@ -50,7 +63,9 @@ def test_the_model_and_checklist_say_the_leak_check_did_not_run(stored_run, caps
     (target,) = model["targets"]
     assert target["counts"]["total"] == 0 and target["isolation_passed"] is None
     assert (target["leak_check"], target["leak_tests_watched"]) == ("NOT_RUN", 0)
-    assert target["leak_check_reason"] == "test/test_clone.py: no test method ran (FAIL, exit code 1)"
+    assert (
+        target["leak_check_reason"] == "test/test_clone.py: no test method ran (FAIL, exit code 1)"
+    )
     (item,) = [i for i in model["checklist"]["items"] if i["id"] == "state_restored"]
     assert item["status"] == "n.a.", item["reason"]
     assert "no leak" not in item["reason"] and "NOT_RUN" in item["reason"]
@@ -63,17 +78,28 @@ def test_the_pr_draft_does_not_tick_state_restored(stored_run, capsys, lang) -> 
     assert "STATE_LEAK_CHECK=NOT_RUN" in pr and "STATE_LEAK_CHECK=PASS" not in pr
     if lang == "zh":
         assert "隔离验证：未运行" in pr
-        assert "状态泄漏检查：未运行（`test/test_clone.py: no test method ran (FAIL, exit code 1)`）" in pr
+        assert (
+            "状态泄漏检查：未运行（`test/test_clone.py: no test method ran (FAIL, exit code 1)`）"
+            in pr
+        )
         assert "[x] 测试结束后全局状态恢复（隔离验证）" not in pr
-        assert "- [ ] 测试结束后全局状态恢复（隔离验证）（不适用：未运行隔离验证；状态泄漏检查结果为 NOT_RUN" in pr
+        assert (
+            "- [ ] 测试结束后全局状态恢复（隔离验证）（不适用：未运行隔离验证；状态泄漏检查结果为 NOT_RUN"
+            in pr
+        )
     else:
         assert "Isolation: not run" in pr
-        assert "State-leak check: not run (`test/test_clone.py: no test method ran (FAIL, exit code 1)`)." in pr
+        assert (
+            "State-leak check: not run (`test/test_clone.py: no test method ran (FAIL, exit code 1)`)."
+            in pr
+        )
         assert "[x] Global state is restored" not in pr
 
 
 def test_the_summary_does_not_count_zero_leaks(stored_run, capsys) -> None:
     assert main(["report", *stored_run[:3], "--kind", "markdown-summary", "--lang", "en"]) == 0
-    row = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| ") and "HEAD@" in ln)
+    row = next(
+        ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| ") and "HEAD@" in ln
+    )
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[9:11] == ["not run", "not run"]  # isolation, leaks

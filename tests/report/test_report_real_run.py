@@ -42,10 +42,25 @@ if __name__ == "__main__":
 
 @pytest.mark.slow
 def test_reports_of_a_real_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    repo = make_pr_repo(tmp_path / "repo", {"test/test_clone.py": TEST}, messages=("test: add clone test",))
+    repo = make_pr_repo(
+        tmp_path / "repo", {"test/test_clone.py": TEST}, messages=("test: add clone test",)
+    )
     store = str(tmp_path / "store")
-    rc = main(["run", "test/test_clone.py", "--repo", str(repo), "--python", sys.executable, "--isolation",
-               "--api", API, "--store", store])
+    rc = main(
+        [
+            "run",
+            "test/test_clone.py",
+            "--repo",
+            str(repo),
+            "--python",
+            sys.executable,
+            "--isolation",
+            "--api",
+            API,
+            "--store",
+            store,
+        ]
+    )
     capsys.readouterr()
     assert rc == 1  # one test fails on purpose
     common = ["1", "--store", store, "--repo", str(repo), "--range", "master..HEAD"]
@@ -54,12 +69,28 @@ def test_reports_of_a_real_run(tmp_path: Path, capsys: pytest.CaptureFixture[str
     model = json.loads(capsys.readouterr().out)
     (target,) = model["targets"]
     assert target["result"] == "FAIL" and target["counts"] == {
-        "passed": 1, "failed": 1, "error": 0, "skipped": 0, "xfail": 0, "xpass": 0, "total": 2}
+        "passed": 1,
+        "failed": 1,
+        "error": 0,
+        "skipped": 0,
+        "xfail": 0,
+        "xpass": 0,
+        "total": 2,
+    }
     assert target["isolation_passed"] is True and target["torch_version"].startswith("2.")
     items = {i["id"]: i["status"] for i in model["checklist"]["items"]}
-    assert items == {"copyright": "n.a.", "docstring_api": "pass", "calls_api": "pass", "no_noqa_import": "pass",
-                     "testcase": "pass", "state_restored": "pass", "single_commit": "pass",
-                     "only_target_files": "pass", "type_tag": "pass", "hardware_evidence": "pass"}
+    assert items == {
+        "copyright": "n.a.",
+        "docstring_api": "pass",
+        "calls_api": "pass",
+        "no_noqa_import": "pass",
+        "testcase": "pass",
+        "state_restored": "pass",
+        "single_commit": "pass",
+        "only_target_files": "pass",
+        "type_tag": "pass",
+        "hardware_evidence": "pass",
+    }
 
     assert main(["report", *common, "--kind", "pr", "--lang", "en"]) == 0
     pr = capsys.readouterr().out

@@ -31,27 +31,54 @@ def test_the_pr_carries_the_raw_log_byte_for_byte(fixture_full: Fixture) -> None
     fx = fixture_full
     text = render(model_of(fx), "pr", "zh")
     blocks = re.findall(r"^```text\n(.*?)\n```$", text, re.MULTILINE | re.DOTALL)
-    logs = [fx.store.blobs.read(t.log_sha).decode().rstrip("\n") for r in fx.runs for t in fx.store.targets(r)]
+    logs = [
+        fx.store.blobs.read(t.log_sha).decode().rstrip("\n")
+        for r in fx.runs
+        for t in fx.store.targets(r)
+    ]
     assert blocks == logs
     headings = re.findall(r"^# (【.+?】)", text, re.MULTILINE)
-    assert headings == ["【合入来源】", "【分支范围】", "【修改方案】", "【社区用例检索与新增必要性】", "【资料变更】",
-                        "【接口变更】", "【功能验证】", "【test_upstream patch】", "【CheckList】"]
+    assert headings == [
+        "【合入来源】",
+        "【分支范围】",
+        "【修改方案】",
+        "【社区用例检索与新增必要性】",
+        "【资料变更】",
+        "【接口变更】",
+        "【功能验证】",
+        "【test_upstream patch】",
+        "【CheckList】",
+    ]
 
 
 def test_english_headings(fixture_bare: Fixture) -> None:
     text = render(model_of(fixture_bare), "pr", "en")
     assert re.findall(r"^# (.+)$", text, re.MULTILINE) == [
-        "Source", "Branch scope", "Change", "Existing tests and why a new one is needed", "Documentation changes",
-        "Interface changes", "Functional verification", "test_upstream patch", "Checklist"]
+        "Source",
+        "Branch scope",
+        "Change",
+        "Existing tests and why a new one is needed",
+        "Documentation changes",
+        "Interface changes",
+        "Functional verification",
+        "test_upstream patch",
+        "Checklist",
+    ]
     assert "【" not in text
 
 
 def test_a_template_file_replaces_the_built_in_one(fixture_bare: Fixture, tmp_path: Path) -> None:
     tpl = tmp_path / "mine.md.j2"
-    tpl.write_text("{% for t in m.targets %}{{ t.label }}={{ t.result }} {{ t.log_sha256 | short }}\n{% endfor %}")
+    tpl.write_text(
+        "{% for t in m.targets %}{{ t.label }}={{ t.result }} {{ t.log_sha256 | short }}\n{% endfor %}"
+    )
     model = model_of(fixture_bare)
     lines = render(model, "pr", "zh", template=tpl).splitlines()
-    assert [ln.split(" ")[0] for ln in lines] == ["v2.7.1@a2=PASS", "v2.7.1@a3=PASS", "v2.7.1@a5=FAIL"]
+    assert [ln.split(" ")[0] for ln in lines] == [
+        "v2.7.1@a2=PASS",
+        "v2.7.1@a3=PASS",
+        "v2.7.1@a5=FAIL",
+    ]
 
 
 def test_a_templates_folder_overrides_by_name(fixture_bare: Fixture, tmp_path: Path) -> None:
@@ -60,7 +87,9 @@ def test_a_templates_folder_overrides_by_name(fixture_bare: Fixture, tmp_path: P
     (folder / "comment_en.md.j2").write_text("team comment for {{ m.api }}\n")
     model = model_of(fixture_bare)
     assert render(model, "comment", "en", templates_dir=folder) == f"team comment for {model.api}\n"
-    assert render(model, "comment", "zh", templates_dir=folder).startswith("## API 一致性验收")  # falls back
+    assert render(model, "comment", "zh", templates_dir=folder).startswith(
+        "## API 一致性验收"
+    )  # falls back
 
 
 def test_template_mistakes_are_usage_errors(fixture_bare: Fixture, tmp_path: Path) -> None:
@@ -83,37 +112,76 @@ def test_template_mistakes_are_usage_errors(fixture_bare: Fixture, tmp_path: Pat
         render(model, "pr", "fr")
 
 
-def test_report_verb_prints_json_equal_to_the_model(fixture_full: Fixture, capsys: pytest.CaptureFixture[str]) -> None:
+def test_report_verb_prints_json_equal_to_the_model(
+    fixture_full: Fixture, capsys: pytest.CaptureFixture[str]
+) -> None:
     fx = fixture_full
-    argv = ["report", "1", "2", "--kind", "json", "--store", str(fx.store.root), "--config", str(fx.root / "torchparity.toml")]
+    argv = [
+        "report",
+        "1",
+        "2",
+        "--kind",
+        "json",
+        "--store",
+        str(fx.store.root),
+        "--config",
+        str(fx.root / "torchparity.toml"),
+    ]
     assert main(argv) == 0
     doc = json.loads(capsys.readouterr().out)
     expected = model_of(fx).to_json()
     assert doc == json.loads(json.dumps(expected))
 
 
-def test_report_verb_writes_out_and_reads_config(fixture_full: Fixture, capsys: pytest.CaptureFixture[str]) -> None:
+def test_report_verb_writes_out_and_reads_config(
+    fixture_full: Fixture, capsys: pytest.CaptureFixture[str]
+) -> None:
     fx = fixture_full
     config = fx.root / "torchparity.toml"
     config.write_text(config.read_text() + 'templates = "team"\nlang = "en"\n')
     (fx.root / "team").mkdir()
-    (fx.root / "team" / "summary.md.j2").write_text("{{ lang }}: {{ m.targets | length }} targets\n")
+    (fx.root / "team" / "summary.md.j2").write_text(
+        "{{ lang }}: {{ m.targets | length }} targets\n"
+    )
     out = fx.root / "out" / "summary.md"
     out.parent.mkdir()
-    argv = ["report", "1", "2", "--kind", "markdown-summary", "--store", str(fx.store.root),
-            "--config", str(config), "--out", str(out)]
+    argv = [
+        "report",
+        "1",
+        "2",
+        "--kind",
+        "markdown-summary",
+        "--store",
+        str(fx.store.root),
+        "--config",
+        str(config),
+        "--out",
+        str(out),
+    ]
     assert main(argv) == 0
     assert out.read_text() == "en: 3 targets\n"
     assert capsys.readouterr().out == ""
 
 
-def test_report_out_file_gets_the_umask_mode_and_replaces_whole(fixture_full: Fixture, tmp_path: Path) -> None:
+def test_report_out_file_gets_the_umask_mode_and_replaces_whole(
+    fixture_full: Fixture, tmp_path: Path
+) -> None:
     fx = fixture_full
     (tmp_path / "out").mkdir()
     out = tmp_path / "out" / "summary.md"
     out.write_text("old\n")
     out.chmod(0o600)
-    argv = ["report", "1", "2", "--kind", "markdown-summary", "--store", str(fx.store.root), "--out", str(out)]
+    argv = [
+        "report",
+        "1",
+        "2",
+        "--kind",
+        "markdown-summary",
+        "--store",
+        str(fx.store.root),
+        "--out",
+        str(out),
+    ]
     old = os.umask(0o027)
     try:
         assert main(argv) == 0
@@ -124,7 +192,9 @@ def test_report_out_file_gets_the_umask_mode_and_replaces_whole(fixture_full: Fi
     assert [p.name for p in out.parent.iterdir()] == ["summary.md"]  # no temporary file left
 
 
-def test_report_verb_bad_input(fixture_bare: Fixture, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_report_verb_bad_input(
+    fixture_bare: Fixture, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     store = str(fixture_bare.store.root)
     assert main(["report", "9", "--store", store]) == 2
     assert "ERROR: no run 9" in capsys.readouterr().err

@@ -40,7 +40,9 @@ def _exploit(template: str, mark: Path) -> str:
 
 
 @pytest.mark.parametrize("template", EXPLOITS)
-def test_a_template_cannot_reach_python(fixture_bare: Fixture, tmp_path: Path, template: str) -> None:
+def test_a_template_cannot_reach_python(
+    fixture_bare: Fixture, tmp_path: Path, template: str
+) -> None:
     model = build_report([read_run(fixture_bare.store, 1)])
     mark = tmp_path / "ran"
     given = tmp_path / "evil.md.j2"
@@ -54,8 +56,10 @@ def test_a_template_cannot_reach_python(fixture_bare: Fixture, tmp_path: Path, t
         render(model, "pr", "en", templates_dir=team)
     assert not mark.exists()
     # a team's ordinary template still renders
-    (team / "pr_en.md.j2").write_text("{{ m.api }}: {{ m.targets | length }} {{ m.targets | map(attribute='label') "
-                                      "| join(', ') }}\n")
+    (team / "pr_en.md.j2").write_text(
+        "{{ m.api }}: {{ m.targets | length }} {{ m.targets | map(attribute='label') "
+        "| join(', ') }}\n"
+    )
     assert render(model, "pr", "en", templates_dir=team).startswith(f"{model.api}: ")
 
 
@@ -64,12 +68,16 @@ def _repo(root: Path, template: str) -> Path:
     (repo / "test").mkdir(parents=True)
     (repo / "test" / "test_grad.py").write_text(
         "import torch\n\n\nclass T:\n    def test_set_grad_enabled_clone(self):\n"
-        "        torch.set_grad_enabled(False).clone()\n")
+        "        torch.set_grad_enabled(False).clone()\n"
+    )
     (repo / "torchparity.toml").write_text('[report]\ntemplates = "team"\n')
     (repo / "team").mkdir()
     (repo / "team" / "pr_zh.md.j2").write_text(template)
-    for args in (["init", "-q", "-b", "master"], ["add", "-A"],
-                 ["-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "backend"]):
+    for args in (
+        ["init", "-q", "-b", "master"],
+        ["add", "-A"],
+        ["-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "backend"],
+    ):
         subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
     return repo
 
@@ -81,15 +89,35 @@ def _verify(tmp_path: Path, repo: Path, *extra: str) -> int:
         """The recorded answer whatever the file is named (the repository's test file is not the recorded one)."""
         return lambda job: recorded[op]
 
-    agent = RecordedAgent.of("verify_seed_api", run_file=same("run_file"), isolation=same("isolation"),
-                             trace=same("trace"))
+    agent = RecordedAgent.of(
+        "verify_seed_api",
+        run_file=same("run_file"),
+        isolation=same("isolation"),
+        trace=same("trace"),
+    )
     with answering(agent):
-        return main(["verify", API, "--repo", str(repo), "--test-file", "test/test_grad.py", "--ref", "master",
-                     "--python", sys.executable, "--store", str(tmp_path / "store"), *extra])
+        return main(
+            [
+                "verify",
+                API,
+                "--repo",
+                str(repo),
+                "--test-file",
+                "test/test_grad.py",
+                "--ref",
+                "master",
+                "--python",
+                sys.executable,
+                "--store",
+                str(tmp_path / "store"),
+                *extra,
+            ]
+        )
 
 
-def test_a_repo_config_template_runs_no_code_during_verify(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_repo_config_template_runs_no_code_during_verify(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     mark = tmp_path / "ran"
     repo = _repo(tmp_path, _exploit(EXPLOITS[0], mark))
@@ -104,8 +132,9 @@ def test_a_repo_config_template_runs_no_code_during_verify(tmp_path: Path, monke
     assert "unsafe" in capsys.readouterr().err and not mark.exists()
 
 
-def test_repo_templates_are_used_when_allowed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_repo_templates_are_used_when_allowed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     repo = _repo(tmp_path, "team pr for {{ m.api }}\n")
     assert _verify(tmp_path, repo, "--allow-repo-templates") == 0, capsys.readouterr().err

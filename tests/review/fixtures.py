@@ -28,7 +28,7 @@ TEST_FILE = "test/npu/test_grad.py"
 DOCS = "docs/zh/api/native_api"
 API = "torch.autograd.grad_mode.set_grad_enabled.clone"
 
-TEST_BEFORE = '''\
+TEST_BEFORE = """\
 import torch
 from torch_npu.testing.testcase import TestCase, run_tests
 
@@ -39,18 +39,18 @@ class TestGrad(TestCase):
 
     def test_no_grad(self):
         self.assertTrue(True)
-'''
-TEST_CLONE = '''
+"""
+TEST_CLONE = """
     def test_set_grad_enabled_clone(self):
         ctx = torch.set_grad_enabled(False)
         self.assertIsNot(ctx, ctx.clone())
-'''
-TEST_MAIN = '''
+"""
+TEST_MAIN = """
 
 if __name__ == "__main__":
     run_tests()
-'''
-GENERATED = '''\
+"""
+GENERATED = """\
 from torch.testing._internal.common_device_type import instantiate_device_type_tests
 from torch.testing._internal.common_utils import TestCase, run_tests
 
@@ -64,7 +64,7 @@ instantiate_device_type_tests(TestOps, globals())
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""
 
 
 def _write(repo: Path, rel: str, text: str) -> None:
@@ -75,8 +75,11 @@ def _write(repo: Path, rel: str, text: str) -> None:
 
 def _docs(repo: Path, with_clone: bool) -> None:
     for version, fmt in (("2.7.1", "table"), ("2.11.0", "list")):
-        _write(repo, f"{DOCS}/pytorch_{version.replace('.', '-')}/torch.md",
-               torch_page(fmt, version, with_clone=with_clone))
+        _write(
+            repo,
+            f"{DOCS}/pytorch_{version.replace('.', '-')}/torch.md",
+            torch_page(fmt, version, with_clone=with_clone),
+        )
 
 
 def _gitlink(repo: Path, sha: str) -> None:
@@ -123,12 +126,17 @@ def build(root: Path) -> BackendRepo:
     source = git(repo, "rev-parse", "HEAD")
     git(repo, "checkout", "-q", "v2.7.1")
     git(repo, "merge", "-q", "--squash", "pr/clone-v2.7.1")
-    git(repo, "commit", "-qm", textwrap.dedent("""\
+    git(
+        repo,
+        "commit",
+        "-qm",
+        textwrap.dedent("""\
         [v2.7.1] test: add clone coverage for set_grad_enabled
 
         # message auto-generated for no-merge-commit merge:
         !101 merge pr/clone-v2.7.1 into v2.7.1
-        """))
+        """),
+    )
     merge = git(repo, "rev-parse", "HEAD")
     git(repo, "checkout", "-q", "master")
     docs_base = c0
@@ -145,7 +153,14 @@ def build(root: Path) -> BackendRepo:
     git(repo, "reflog", "expire", "--expire=now", "--all")
     git(repo, "gc", "-q", "--prune=now")
     return BackendRepo(
-        path=repo, c0=c0, base=base, source=source, merge=merge, docs_base=docs_base, docs_commit=docs_commit,
-        docs_merge=docs_merge, file_sha256=hashlib.sha256((TEST_BEFORE + TEST_CLONE + TEST_MAIN).encode()).hexdigest(),
+        path=repo,
+        c0=c0,
+        base=base,
+        source=source,
+        merge=merge,
+        docs_base=docs_base,
+        docs_commit=docs_commit,
+        docs_merge=docs_merge,
+        file_sha256=hashlib.sha256((TEST_BEFORE + TEST_CLONE + TEST_MAIN).encode()).hexdigest(),
         old_file_sha256=hashlib.sha256((TEST_BEFORE + TEST_MAIN).encode()).hexdigest(),
     )

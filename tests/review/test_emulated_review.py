@@ -32,19 +32,45 @@ LABEL = "v2.7.1@dry"
 
 
 def emulated_record(r: BackendRepo, emulated: bool = True) -> TargetRecord:
-    facts: list[list[Any]] = [["python_executable", "/usr/bin/python3"], ["torch_version", "2.7.1+cpu"],
-             ["torch_npu_version", "0.0.0+emulated" if emulated else "2.7.1"], ["device_type", "npu"],
-             ["npu_available", True], ["npu_device_count", 1]]
+    facts: list[list[Any]] = [
+        ["python_executable", "/usr/bin/python3"],
+        ["torch_version", "2.7.1+cpu"],
+        ["torch_npu_version", "0.0.0+emulated" if emulated else "2.7.1"],
+        ["device_type", "npu"],
+        ["npu_available", True],
+        ["npu_device_count", 1],
+    ]
     if emulated:
         facts.insert(3, ["torch_npu_emulated", "cpu"])
-    probe = Step(name="probe", status="OK", exit_code=0, output="".join(f"{k}={v}\n" for k, v in facts),
-                 result={"device_type": "npu", "facts": facts})
+    probe = Step(
+        name="probe",
+        status="OK",
+        exit_code=0,
+        output="".join(f"{k}={v}\n" for k, v in facts),
+        result={"device_type": "npu", "facts": facts},
+    )
     rec = TargetRecord(
-        label=LABEL if emulated else "v2.7.1@a2", ref="v2.7.1", commit=r.merge, env="dry" if emulated else "a2",
-        python="/usr/bin/python3", mode="warm", device="npu", probe=probe,
-        test_files=[RecordedFile(path=TEST_FILE, abs_path=f"/work/v2.7.1/{TEST_FILE}", sha256=r.file_sha256)],
-        full=[Step(name="full", status="OK", exit_code=0, command=f"python {TEST_FILE} -v",
-                   tests=[TestOutcome(f"TestGrad.{t}", "passed") for t in TESTS], verdict="PASS")],
+        label=LABEL if emulated else "v2.7.1@a2",
+        ref="v2.7.1",
+        commit=r.merge,
+        env="dry" if emulated else "a2",
+        python="/usr/bin/python3",
+        mode="warm",
+        device="npu",
+        probe=probe,
+        test_files=[
+            RecordedFile(path=TEST_FILE, abs_path=f"/work/v2.7.1/{TEST_FILE}", sha256=r.file_sha256)
+        ],
+        full=[
+            Step(
+                name="full",
+                status="OK",
+                exit_code=0,
+                command=f"python {TEST_FILE} -v",
+                tests=[TestOutcome(f"TestGrad.{t}", "passed") for t in TESTS],
+                verdict="PASS",
+            )
+        ],
         result="PASS",
     )
     rec.emulated = emulated_device(rec)
@@ -58,8 +84,15 @@ def dry_run(tmp_path: Path, backend: BackendRepo) -> tuple[Store, int, str]:
     rid = store.new_run("verify", ["verify", texts.API, "--emulate", "npu"])
     rec = emulated_record(backend)
     assert rec.emulated == "npu"
-    row = store.add_target(rid, label=rec.label, ref=rec.ref, env=rec.env, result=rec.result,
-                           log=render_log(rec).encode(), record=rec.to_json())
+    row = store.add_target(
+        rid,
+        label=rec.label,
+        ref=rec.ref,
+        env=rec.env,
+        result=rec.result,
+        log=render_log(rec).encode(),
+        record=rec.to_json(),
+    )
     store.finish_run(rid, "PASS")
     assert row.log_sha
     return store, rid, row.log_sha
@@ -67,14 +100,18 @@ def dry_run(tmp_path: Path, backend: BackendRepo) -> tuple[Store, int, str]:
 
 def _stating_emulation(text: str) -> str:
     """The PR text as torchparity writes it for an emulated run: it says so."""
-    return text + ("\nNote: the device of v2.7.1@dry was emulated on CPU (a dry run); that evidence does not "
-                   "count as hardware evidence.\n\n```text\nDEVICE=npu (emulated on CPU)\nEMULATED=npu emulated "
-                   "on CPU (torch_npu 0.0.0+emulated): a dry run, not hardware evidence\n```\n")
+    return text + (
+        "\nNote: the device of v2.7.1@dry was emulated on CPU (a dry run); that evidence does not "
+        "count as hardware evidence.\n\n```text\nDEVICE=npu (emulated on CPU)\nEMULATED=npu emulated "
+        "on CPU (torch_npu 0.0.0+emulated): a dry run, not hardware evidence\n```\n"
+    )
 
 
 def _deleted(text: str) -> str:
     """The same text with its emulation lines deleted."""
-    return "".join(line for line in text.splitlines(keepends=True) if not re.search("emulat", line, re.I))
+    return "".join(
+        line for line in text.splitlines(keepends=True) if not re.search("emulat", line, re.I)
+    )
 
 
 def _rows(review: Review, kind: str) -> list[tuple[str, str, str]]:
@@ -82,45 +119,70 @@ def _rows(review: Review, kind: str) -> list[tuple[str, str, str]]:
 
 
 def test_the_attestation_of_an_emulated_run_is_marked_and_never_a_plain_pass(
-        backend: BackendRepo, dry_run: tuple[Store, int, str]) -> None:
+    backend: BackendRepo, dry_run: tuple[Store, int, str]
+) -> None:
     store, rid, log_sha = dry_run
     pred = build_statement(store, rid)["predicate"]
-    assert pred["result"] == "warn"  # every test passed, on an emulated device: not a pass of the hardware
-    assert pred["emulated"] == [{"target": LABEL, "device": "npu",
-                                 "note": "npu emulated on CPU: a dry run, not hardware evidence"}]
-    assert pred["passedTests"] == [] and pred["warnedTests"] == [f"{LABEL}::TestGrad.{t}" for t in TESTS]
+    assert (
+        pred["result"] == "warn"
+    )  # every test passed, on an emulated device: not a pass of the hardware
+    assert pred["emulated"] == [
+        {
+            "target": LABEL,
+            "device": "npu",
+            "note": "npu emulated on CPU: a dry run, not hardware evidence",
+        }
+    ]
+    assert pred["passedTests"] == [] and pred["warnedTests"] == [
+        f"{LABEL}::TestGrad.{t}" for t in TESTS
+    ]
     for item in pred["configuration"]:
         assert item["annotations"]["emulated"] == "npu"
 
 
-def test_a_hardware_run_attests_pass_with_no_emulation(tmp_path: Path, backend: BackendRepo) -> None:
+def test_a_hardware_run_attests_pass_with_no_emulation(
+    tmp_path: Path, backend: BackendRepo
+) -> None:
     store = Store(tmp_path / "store")
     rid = store.new_run("verify", ["verify"])
     rec = emulated_record(backend, emulated=False)
-    store.add_target(rid, label=rec.label, ref=rec.ref, env=rec.env, result=rec.result,
-                     log=render_log(rec).encode(), record=rec.to_json())
+    store.add_target(
+        rid,
+        label=rec.label,
+        ref=rec.ref,
+        env=rec.env,
+        result=rec.result,
+        log=render_log(rec).encode(),
+        record=rec.to_json(),
+    )
     pred = build_statement(store, rid)["predicate"]
     assert pred["result"] == "pass" and pred["emulated"] == []
     assert "emulated" not in pred["configuration"][0]["annotations"]
 
 
 def test_review_of_an_emulated_attestation_names_the_emulation(
-        tmp_path: Path, backend: BackendRepo, dry_run: tuple[Store, int, str]) -> None:
+    tmp_path: Path, backend: BackendRepo, dry_run: tuple[Store, int, str]
+) -> None:
     store, rid, log_sha = dry_run
     made = write_attestation(build_statement(store, rid), tmp_path / "att.json")
     text = _stating_emulation(texts.english_shape(dict(texts.truth(backend), log_sha=log_sha)))
     said = review_text(text, backend.path, CFG, merge=backend.merge, attestation=made.path)
     [(_, verdict, detail)] = [r for r in _rows(said, "attestation") if r[0].startswith("emulated")]
     assert verdict == "verified" and "emulated on CPU" in detail and "as the text says" in detail
-    hidden = review_text(_deleted(text), backend.path, CFG, merge=backend.merge, attestation=made.path)
-    [(row, verdict, detail)] = [r for r in _rows(hidden, "attestation") if r[0].startswith("emulated")]
+    hidden = review_text(
+        _deleted(text), backend.path, CFG, merge=backend.merge, attestation=made.path
+    )
+    [(row, verdict, detail)] = [
+        r for r in _rows(hidden, "attestation") if r[0].startswith("emulated")
+    ]
     assert row == f"emulated {LABEL}" and verdict == "contradicted"
     assert "not hardware evidence" in detail and "the text does not say so" in detail
     assert not hidden.ok
 
 
 def test_an_emulated_pr_with_its_emulation_lines_deleted_does_not_review_clean(
-        tmp_path: Path, backend: BackendRepo, dry_run: tuple[Store, int, str]) -> None:
+    tmp_path: Path, backend: BackendRepo, dry_run: tuple[Store, int, str]
+) -> None:
     store, rid, log_sha = dry_run
     bundle = export_bundle(store, [rid], tmp_path / "runs.zip")
     text = _stating_emulation(texts.english_shape(dict(texts.truth(backend), log_sha=log_sha)))
@@ -130,7 +192,11 @@ def test_an_emulated_pr_with_its_emulation_lines_deleted_does_not_review_clean(
     assert said.ok
     hidden = review_text(_deleted(text), backend.path, CFG, merge=backend.merge, bundle=bundle)
     [(_, verdict, detail)] = _rows(hidden, "evidence")
-    assert verdict == "contradicted" and f"target {LABEL}" in detail and "npu emulated on CPU" in detail
+    assert (
+        verdict == "contradicted"
+        and f"target {LABEL}" in detail
+        and "npu emulated on CPU" in detail
+    )
     assert "the text does not say so" in detail
     assert not hidden.ok
     # the bundle's own row says it holds emulated evidence

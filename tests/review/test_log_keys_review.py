@@ -23,13 +23,31 @@ INJECTED = "\nFULL_TEST_VERDICT=PASS\nRESULT=PASS"
 
 
 def _record(r: BackendRepo, python: str = "/usr/bin/python3") -> TargetRecord:
-    tests = [TestOutcome(f"TestGrad.{t}", "failed" if t == "test_no_grad" else "passed")
-             for t in ("test_enable_grad", "test_no_grad")]
+    tests = [
+        TestOutcome(f"TestGrad.{t}", "failed" if t == "test_no_grad" else "passed")
+        for t in ("test_enable_grad", "test_no_grad")
+    ]
     return TargetRecord(
-        label="v2.7.1-cpu", ref="v2.7.1", commit=r.merge, env="cpu", python=python, mode="warm", device="cpu",
-        test_files=[RecordedFile(path=TEST_FILE, abs_path=f"/work/v2.7.1/{TEST_FILE}", sha256=r.file_sha256)],
-        full=[Step(name="full", status="FAIL", exit_code=1, command=f"{python} {TEST_FILE} -v", tests=tests,
-                   verdict="FAIL")],
+        label="v2.7.1-cpu",
+        ref="v2.7.1",
+        commit=r.merge,
+        env="cpu",
+        python=python,
+        mode="warm",
+        device="cpu",
+        test_files=[
+            RecordedFile(path=TEST_FILE, abs_path=f"/work/v2.7.1/{TEST_FILE}", sha256=r.file_sha256)
+        ],
+        full=[
+            Step(
+                name="full",
+                status="FAIL",
+                exit_code=1,
+                command=f"{python} {TEST_FILE} -v",
+                tests=tests,
+                verdict="FAIL",
+            )
+        ],
         result="FAIL",
     )
 
@@ -47,7 +65,9 @@ def test_a_pasted_log_with_a_duplicated_key_is_rejected(backend: BackendRepo) ->
     log = render_log(_record(backend))
     text = texts.english_shape(texts.truth(backend)) + "\n## Evidence log\n\n```text\n{}```\n"
     clean = review_text(text.format(log), backend.path, CFG, merge=backend.merge)
-    assert not [v for v in clean.verdicts if v.kind == "evidence" and v.verdict == "contradicted"], clean.verdicts
+    assert not [
+        v for v in clean.verdicts if v.kind == "evidence" and v.verdict == "contradicted"
+    ], clean.verdicts
     forged = review_text(text.format(_forged(log)), backend.path, CFG, merge=backend.merge)
     rows = [(v.verdict, v.detail, v.text) for v in forged.verdicts if v.kind == "evidence"]
     assert rows and rows[0][0] == "contradicted", forged.verdicts
@@ -55,12 +75,21 @@ def test_a_pasted_log_with_a_duplicated_key_is_rejected(backend: BackendRepo) ->
     assert not forged.ok
 
 
-def test_a_bundled_log_with_a_duplicated_key_is_rejected(tmp_path: Path, backend: BackendRepo) -> None:
+def test_a_bundled_log_with_a_duplicated_key_is_rejected(
+    tmp_path: Path, backend: BackendRepo
+) -> None:
     store = Store(tmp_path / "store")
     rid = store.new_run("verify", ["verify", texts.API])
     rec = _record(backend)
-    row = store.add_target(rid, label=rec.label, ref=rec.ref, env=rec.env, result=rec.result,
-                           log=_forged(render_log(rec)).encode(), record=rec.to_json())
+    row = store.add_target(
+        rid,
+        label=rec.label,
+        ref=rec.ref,
+        env=rec.env,
+        result=rec.result,
+        log=_forged(render_log(rec)).encode(),
+        record=rec.to_json(),
+    )
     store.finish_run(rid, "FAIL")
     assert row.log_sha
     bundle = export_bundle(store, [rid], tmp_path / "runs.zip")

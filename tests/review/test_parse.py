@@ -70,9 +70,16 @@ def test_unittest_output_forms() -> None:
         ```
         """)
     assert [(t.name, t.cls, t.module, t.outcome) for t in run.tests] == [
-        ("test_a", "TestX", "__main__", "ok"), ("test_b", "TestX", "__main__", "fail"),
-        ("test_c", "TestX", "__main__", "ok"), ("test_d", "TestX", "__main__", "skip")]
-    assert run.ran == 4 and run.status == "FAILED" and dict(run.footer) == {"failures": 1, "skipped": 1}
+        ("test_a", "TestX", "__main__", "ok"),
+        ("test_b", "TestX", "__main__", "fail"),
+        ("test_c", "TestX", "__main__", "ok"),
+        ("test_d", "TestX", "__main__", "skip"),
+    ]
+    assert (
+        run.ran == 4
+        and run.status == "FAILED"
+        and dict(run.footer) == {"failures": 1, "skipped": 1}
+    )
     assert run.command == "python test/npu/test_x.py -v" and run.file == "test/npu/test_x.py"
 
 
@@ -108,8 +115,12 @@ def test_pytest_output_and_two_runs_in_one_block() -> None:
         """)
     assert [r.runner for r in runs] == ["pytest", "unittest"]
     assert [(t.file, t.cls, t.name, t.outcome) for t in runs[0].tests] == [
-        ("test/a.py", "TestA", "test_one", "ok"), ("test/a.py", "TestA", "test_two", "fail")]
-    assert runs[0].ran == 2 and runs[0].status == "FAILED" and runs[1].ran == 3 and runs[1].tests == ()
+        ("test/a.py", "TestA", "test_one", "ok"),
+        ("test/a.py", "TestA", "test_two", "fail"),
+    ]
+    assert (
+        runs[0].ran == 2 and runs[0].status == "FAILED" and runs[1].ran == 3 and runs[1].tests == ()
+    )
 
 
 def test_the_log_step_command_is_the_runs_command_and_a_new_step_has_none() -> None:
@@ -137,19 +148,23 @@ def test_the_log_step_command_is_the_runs_command_and_a_new_step_has_none() -> N
 
 
 def test_claims_the_parser_leaves_alone() -> None:
-    claims = parse_text(textwrap.dedent("""
+    claims = parse_text(
+        textwrap.dedent("""
         # 【修改方案】
         见 https://gitcode.com/Ascend/op-plugin/commit/0123456789abcdef0123456789abcdef01234567
         镜像 digest sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
         Commit-by: abc1234
         # 【资料变更】
         不涉及。`torch.md` 中已有条目。
-        """))
+        """)
+    )
     assert claims.commits == () and claims.sha256 == () and claims.docs == ()
 
 
 def test_test_definitions_from_source() -> None:
-    closed = read_tests("t.py", textwrap.dedent("""
+    closed = read_tests(
+        "t.py",
+        textwrap.dedent("""
         from torch.testing._internal.common_utils import TestCase
         class _Base(TestCase):
             def test_base(self): pass
@@ -160,52 +175,94 @@ def test_test_definitions_from_source() -> None:
             test_alias = test_a
         class Helper:
             def test_not_collected(self): pass
-        """).encode())
-    assert closed.closed and closed.tests_of("TestA") == {"test_base", "test_a", "test_cond", "test_alias"}
+        """).encode(),
+    )
+    assert closed.closed and closed.tests_of("TestA") == {
+        "test_base",
+        "test_a",
+        "test_cond",
+        "test_alias",
+    }
     assert closed.count() == 5  # _Base is a TestCase too: unittest runs its test as well
-    opened = read_tests("o.py", textwrap.dedent("""
+    opened = read_tests(
+        "o.py",
+        textwrap.dedent("""
         from common import TestSuiteBase, TestShared
         class TestB(TestSuiteBase):
             def test_b(self): pass
-        """).encode())
+        """).encode(),
+    )
     assert not opened.closed and "TestShared" in opened.open_reason and opened.count() is None
     assert opened.defines("test_b", "TestB") and opened.tests_of("TestB") is None
     assert read_tests("bad.py", b"def (:\n").syntax_error
 
 
-@pytest.mark.parametrize("command, module", [
-    ("python test/npu/test_x.py -v", "__main__"),
-    ("env -u PYTHONPATH PYTHONNOUSERSITE=1 envs/bin/python3.11 -u /tmp/a/test_x.py", "__main__"),
-    ("python -m unittest test.npu.test_x.TestX.test_a -v", "test.npu.test_x"),
-    ("python -m unittest test/npu/test_x.py", "test.npu.test_x"),
-    ("python -m pytest test/npu/test_x.py", "pytest"),
-    ("torchrun --nproc 2 run.py", None),
-])
+@pytest.mark.parametrize(
+    "command, module",
+    [
+        ("python test/npu/test_x.py -v", "__main__"),
+        (
+            "env -u PYTHONPATH PYTHONNOUSERSITE=1 envs/bin/python3.11 -u /tmp/a/test_x.py",
+            "__main__",
+        ),
+        ("python -m unittest test.npu.test_x.TestX.test_a -v", "test.npu.test_x"),
+        ("python -m unittest test/npu/test_x.py", "test.npu.test_x"),
+        ("python -m pytest test/npu/test_x.py", "pytest"),
+        ("torchrun --nproc 2 run.py", None),
+    ],
+)
 def test_expected_module(command: str, module: str | None) -> None:
     assert expected_module(command) == module
 
 
-@pytest.mark.parametrize("stated, probed, same", [
-    ("2.7.1+cpu", "2.7.1+cpu", True), ("2.7.1", "2.7.1+cpu", True), ("2.7.1", "2.7.1.post2", True),
-    ("2.7.1.post2", "2.7.1.post3", False), ("2.7.2+cpu", "2.7.1+cpu", False), ("2.7.1+cpu", "2.7.1+cu121", False),
-    ("True", "True", True), ("是", "True", True), ("1", "2", False),
-])
+@pytest.mark.parametrize(
+    "stated, probed, same",
+    [
+        ("2.7.1+cpu", "2.7.1+cpu", True),
+        ("2.7.1", "2.7.1+cpu", True),
+        ("2.7.1", "2.7.1.post2", True),
+        ("2.7.1.post2", "2.7.1.post3", False),
+        ("2.7.2+cpu", "2.7.1+cpu", False),
+        ("2.7.1+cpu", "2.7.1+cu121", False),
+        ("True", "True", True),
+        ("是", "True", True),
+        ("1", "2", False),
+    ],
+)
 def test_same_version(stated: str, probed: str, same: bool) -> None:
     assert same_version(stated, probed) is same
 
 
 def test_grep_options_that_leave_the_objects_are_refused() -> None:
-    assert split_args(("-n", "-E", "a|b", "--", "test")) == (["-n", "-E", "-e", "a|b"], [], ["test"])
-    assert split_args(("-n", "x", "origin/v2.7.1", "--", "test")) == (["-n", "-e", "x"], ["origin/v2.7.1"], ["test"])
-    for bad in (("-Ovim", "x"), ("--open-files-in-pager", "x"), ("--no-index", "x"), ("-f", "patterns.txt")):
+    assert split_args(("-n", "-E", "a|b", "--", "test")) == (
+        ["-n", "-E", "-e", "a|b"],
+        [],
+        ["test"],
+    )
+    assert split_args(("-n", "x", "origin/v2.7.1", "--", "test")) == (
+        ["-n", "-e", "x"],
+        ["origin/v2.7.1"],
+        ["test"],
+    )
+    for bad in (
+        ("-Ovim", "x"),
+        ("--open-files-in-pager", "x"),
+        ("--no-index", "x"),
+        ("-f", "patterns.txt"),
+    ):
         assert split_args(bad) is None
 
 
-@pytest.mark.parametrize("second, footer, verdict, detail", [
-    ("FAIL", "FAILED (failures=1)", "verified", "FAILED, as the listed outcomes say"),
-    ("ok", "FAILED (errors=1)", "contradicted", "lists 0 FAIL and 0 ERROR"),
-])
-def test_failed_footer_against_the_listed_outcomes(second: str, footer: str, verdict: str, detail: str) -> None:
+@pytest.mark.parametrize(
+    "second, footer, verdict, detail",
+    [
+        ("FAIL", "FAILED (failures=1)", "verified", "FAILED, as the listed outcomes say"),
+        ("ok", "FAILED (errors=1)", "contradicted", "lists 0 FAIL and 0 ERROR"),
+    ],
+)
+def test_failed_footer_against_the_listed_outcomes(
+    second: str, footer: str, verdict: str, detail: str
+) -> None:
     from torchparity.review.checks.runs import _result
 
     [run] = _runs(f"""
@@ -219,4 +276,9 @@ def test_failed_footer_against_the_listed_outcomes(second: str, footer: str, ver
         ```
         """)
     found = _result(run)
-    assert found is not None and found.verdict == verdict and detail in found.detail and found.text == footer
+    assert (
+        found is not None
+        and found.verdict == verdict
+        and detail in found.detail
+        and found.text == footer
+    )

@@ -18,8 +18,12 @@ from torchparity.review.records import VERDICTS
 from torchparity.review.repo import bot_squash_commits
 
 REPO = os.environ.get("TORCHPARITY_BACKEND_REPO", "")
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(not REPO, reason="set TORCHPARITY_BACKEND_REPO to a clone of "
-                                                   "Ascend/pytorch")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not REPO, reason="set TORCHPARITY_BACKEND_REPO to a clone of Ascend/pytorch"
+    ),
+]
 CFG = load_preset("torch_npu")
 
 #: squash commits whose description has a claim the repository contradicts: (commit, kind, detail piece)
@@ -54,8 +58,10 @@ def test_known_contradictions_are_flagged(commit: str, kind: str, detail: str) -
     if git(Path(REPO), "cat-file", "-e", f"{commit}^{{commit}}", check=False).returncode:
         pytest.skip(f"{commit} is not in this clone")
     review = _review(commit)
-    assert any(v.kind == kind and v.verdict == "contradicted" and detail in v.detail for v in review.verdicts), \
-        [(v.kind, v.verdict, v.detail) for v in review.verdicts if v.verdict != "verified"]
+    assert any(
+        v.kind == kind and v.verdict == "contradicted" and detail in v.detail
+        for v in review.verdicts
+    ), [(v.kind, v.verdict, v.detail) for v in review.verdicts if v.verdict != "verified"]
 
 
 def test_the_merged_pr_of_seed_000_verifies() -> None:

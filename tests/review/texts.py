@@ -16,26 +16,66 @@ LIE_SHA = "3" * 40
 
 def truth(r: BackendRepo) -> dict[str, Any]:
     return {
-        "api": API, "target": "v2.7.1", "covered": "master、v2.7.1", "maintenance": "v2.9.0、v2.10.0",
-        "source": r.source, "base": r.base, "file_sha": r.file_sha256, "sub_old": SUB_OLD, "sub_new": SUB_NEW,
-        "grep_count": "0", "docs_base": r.docs_base, "docs_commit": r.docs_commit, "docs_pr": "202",
-        "a2": "支持", "a3": "支持", "a5": "暂不支持", "torch_env": "2.7.1+cpu", "torch_probe": "2.7.1+cpu",
+        "api": API,
+        "target": "v2.7.1",
+        "covered": "master、v2.7.1",
+        "maintenance": "v2.9.0、v2.10.0",
+        "source": r.source,
+        "base": r.base,
+        "file_sha": r.file_sha256,
+        "sub_old": SUB_OLD,
+        "sub_new": SUB_NEW,
+        "grep_count": "0",
+        "docs_base": r.docs_base,
+        "docs_commit": r.docs_commit,
+        "docs_pr": "202",
+        "a2": "支持",
+        "a3": "支持",
+        "a5": "暂不支持",
+        "torch_env": "2.7.1+cpu",
+        "torch_probe": "2.7.1+cpu",
         "module": "__main__",
-        "tests": [("test_enable_grad", "ok"), ("test_no_grad", "ok"), ("test_set_grad_enabled_clone", "ok")],
-        "ran": 3, "status": "OK", "grep_c": "3", "log_sha": "", "baseline": r.base, "docs_api": API,
+        "tests": [
+            ("test_enable_grad", "ok"),
+            ("test_no_grad", "ok"),
+            ("test_set_grad_enabled_clone", "ok"),
+        ],
+        "ran": 3,
+        "status": "OK",
+        "grep_c": "3",
+        "log_sha": "",
+        "baseline": r.base,
+        "docs_api": API,
     }
 
 
 def lies(r: BackendRepo) -> dict[str, Any]:
     v = truth(r)
-    v.update({
-        "target": "v2.11.0", "covered": "master、v2.9.0", "maintenance": "v2.9.0、v2.7.1",
-        "file_sha": r.old_file_sha256, "sub_new": SUB_OLD, "grep_count": "2", "docs_base": "4" * 40, "a5": "支持",
-        "torch_env": "2.7.2+cpu", "module": "test.npu.test_grad", "status": "OK", "grep_c": "5",
-        "tests": [("test_enable_grad", "ok"), ("test_no_grad", "FAIL"), ("test_set_grad_enabled_clone", "ok"),
-                  ("test_ghost", "ok")],
-        "ran": 4, "baseline": LIE_SHA, "docs_api": API.replace(".clone", ".copy"),
-    })
+    v.update(
+        {
+            "target": "v2.11.0",
+            "covered": "master、v2.9.0",
+            "maintenance": "v2.9.0、v2.7.1",
+            "file_sha": r.old_file_sha256,
+            "sub_new": SUB_OLD,
+            "grep_count": "2",
+            "docs_base": "4" * 40,
+            "a5": "支持",
+            "torch_env": "2.7.2+cpu",
+            "module": "test.npu.test_grad",
+            "status": "OK",
+            "grep_c": "5",
+            "tests": [
+                ("test_enable_grad", "ok"),
+                ("test_no_grad", "FAIL"),
+                ("test_set_grad_enabled_clone", "ok"),
+                ("test_ghost", "ok"),
+            ],
+            "ran": 4,
+            "baseline": LIE_SHA,
+            "docs_api": API.replace(".clone", ".copy"),
+        }
+    )
     return v
 
 
@@ -52,22 +92,22 @@ def seed_shape(v: dict[str, Any]) -> str:
 
 • issue/工单
 
-• 结果 Issue：{v['api']} API 一致性补齐
+• 结果 Issue：{v["api"]} API 一致性补齐
 
 【分支范围】
 
-本 PR 面向 {v['target']} 目标分支。
+本 PR 面向 {v["target"]} 目标分支。
 
 本任务整体覆盖：
 
-{v['covered']}
+{v["covered"]}
 
-{v['maintenance']} 已进入维护阶段，不再合入新特性或本类新增测试，因此本任务
+{v["maintenance"]} 已进入维护阶段，不再合入新特性或本类新增测试，因此本任务
 不再对这两个分支作补齐要求。
 
 【修改方案】
 
-本次仅补充 {v['api']} 的 NPU 单元测试。
+本次仅补充 {v["api"]} 的 NPU 单元测试。
 
 修改文件：
 
@@ -76,15 +116,15 @@ test/npu/test_grad.py
 整改后提交：
 
 源分支：pr/clone-v2.7.1
-Commit：{v['source']}
+Commit：{v["source"]}
 提交标题：test: add clone coverage for set_grad_enabled
-文件 SHA-256：{v['file_sha']}
+文件 SHA-256：{v["file_sha"]}
 
-同时将 {SUB_PATH} 子模块从 {v['sub_old']} 更新到 {v['sub_new']}。
+同时将 {SUB_PATH} 子模块从 {v["sub_old"]} 更新到 {v["sub_new"]}。
 
 【社区用例检索与新增必要性】
 
-在 origin/v2.7.1（{v['base']}）中执行：
+在 origin/v2.7.1（{v["base"]}）中执行：
 
 git grep -n -E \\
   'set_grad_enabled.*clone' \\
@@ -92,7 +132,7 @@ git grep -n -E \\
 
 直接 clone 测试匹配数：
 
-{v['grep_count']}
+{v["grep_count"]}
 
 【资料变更】
 
@@ -104,9 +144,9 @@ git grep -n -E \\
 
 目标分支：master
 源分支：docs/clone
-基线提交：{v['docs_base']}
-资料提交：{v['docs_commit']}
-资料 PR：[PR #{v['docs_pr']}](https://example.invalid/pull/{v['docs_pr']})
+基线提交：{v["docs_base"]}
+资料提交：{v["docs_commit"]}
+资料 PR：[PR #{v["docs_pr"]}](https://example.invalid/pull/{v["docs_pr"]})
 
 资料修改文件：
 
@@ -115,9 +155,9 @@ docs/zh/api/native_api/pytorch_2-11-0/torch.md
 
 资料中将 clone() 作为父 API 的子方法登记，支持状态与父 API 保持一致：
 
-• Atlas A2 训练系列产品：{v['a2']}；
-• Atlas A3 训练系列产品：{v['a3']}；
-• Ascend 950DT：{v['a5']}。
+• Atlas A2 训练系列产品：{v["a2"]}；
+• Atlas A3 训练系列产品：{v["a3"]}；
+• Ascend 950DT：{v["a5"]}。
 
 【接口变更】
 
@@ -128,7 +168,7 @@ docs/zh/api/native_api/pytorch_2-11-0/torch.md
 环境
 
 目标分支：v2.7.1
-torch：{v['torch_env']}
+torch：{v["torch_env"]}
 torch-npu：2.7.1.post2
 
 命令
@@ -139,15 +179,15 @@ python test/npu/test_grad.py -v
 
 ==================================================
 TARGET_BRANCH=v2.7.1
-COMMIT={v['source']}
+COMMIT={v["source"]}
 PYTHON=envs/torch_npu_2.7.1/bin/python
 TEST_FILE=/tmp/tests_590/v2.7.1/test/npu/test_grad.py
-TEST_FILE_SHA256={v['file_sha']}
+TEST_FILE_SHA256={v["file_sha"]}
 ==================================================
 
 ===== ENVIRONMENT PROBE =====
 python_version=3.11.15
-torch_version={v['torch_probe']}
+torch_version={v["torch_probe"]}
 torch_npu_version=2.7.1.post2
 npu_available=True
 npu_device_count=1
@@ -158,9 +198,9 @@ COMMAND=env -u PYTHONPATH PYTHONNOUSERSITE=1 envs/torch_npu_2.7.1/bin/python /tm
 {_unittest_lines(v)}
 
 ----------------------------------------------------------------------
-Ran {v['ran']} tests in 0.361s
+Ran {v["ran"]} tests in 0.361s
 
-{v['status']}
+{v["status"]}
 FULL_TEST_EXIT_CODE=0
 
 RESULT=PASS
@@ -177,11 +217,11 @@ def markdown_shape(v: dict[str, Any]) -> str:
 
 - [x] issue/工单
 
-- 结果 Issue：[{v['docs_api']} API 一致性补齐](https://example.invalid/issues/1)
+- 结果 Issue：[{v["docs_api"]} API 一致性补齐](https://example.invalid/issues/1)
 
 # 【分支范围】
 
-本 PR 面向 `{v['target']}` 目标分支。
+本 PR 面向 `{v["target"]}` 目标分支。
 
 # 【修改方案】
 
@@ -192,15 +232,15 @@ test/npu/test_grad.py
 ```
 
 ```text
-Commit：{v['source']}
-文件 SHA-256：{v['file_sha']}
+Commit：{v["source"]}
+文件 SHA-256：{v["file_sha"]}
 ```
 
-1. 将 `{SUB_PATH}` gitlink 从 `{v['sub_old']}` 更新到 `{v['sub_new']}`。
+1. 将 `{SUB_PATH}` gitlink 从 `{v["sub_old"]}` 更新到 `{v["sub_new"]}`。
 
 # 【社区用例检索与新增必要性】
 
-在 `origin/v2.7.1`（`{v['base']}`）中执行：
+在 `origin/v2.7.1`（`{v["base"]}`）中执行：
 
 ```bash
 git grep -c -E 'def test_' -- test
@@ -209,7 +249,7 @@ git grep -c -E 'def test_' -- test
 匹配数：
 
 ```text
-{v['grep_c']}
+{v["grep_c"]}
 ```
 
 # 【资料变更】
@@ -220,7 +260,7 @@ git grep -c -E 'def test_' -- test
 
 | 组件 | 版本 |
 |------|------|
-| torch | {v['torch_env']} |
+| torch | {v["torch_env"]} |
 
 ```bash
 python -c 'import torch; print("torch=" + torch.__version__)'
@@ -228,13 +268,13 @@ python test/npu/test_grad.py -v
 ```
 
 ```text
-torch={v['torch_probe']}
+torch={v["torch_probe"]}
 {tests}
 
 ----------------------------------------------------------------------
-Ran {v['ran']} tests in 0.2s
+Ran {v["ran"]} tests in 0.2s
 
-{v['status']}
+{v["status"]}
 ```
 
 生成的用例：
@@ -261,42 +301,44 @@ OK
 
 def english_shape(v: dict[str, Any]) -> str:
     outcome = {"ok": "PASSED", "FAIL": "FAILED"}
-    nodes = "\n".join(f"test/npu/test_grad.py::TestGrad::{name} {outcome[o]} [ {100 * (i + 1) // len(v['tests'])}%]"
-                      for i, (name, o) in enumerate(v["tests"]))
+    nodes = "\n".join(
+        f"test/npu/test_grad.py::TestGrad::{name} {outcome[o]} [ {100 * (i + 1) // len(v['tests'])}%]"
+        for i, (name, o) in enumerate(v["tests"])
+    )
     return f"""## Summary
 
-Adds `test_set_grad_enabled_clone` for `{v['api']}` on NPU.
+Adds `test_set_grad_enabled_clone` for `{v["api"]}` on NPU.
 
-Target branch: {v['target']}
+Target branch: {v["target"]}
 
 ## Changes
 
-- Commit: {v['source']}
-- Baseline commit: {v['baseline']}
-- SHA-256 of test/npu/test_grad.py: {v['file_sha']}
-- Submodule {SUB_PATH} updated from {v['sub_old']} to {v['sub_new']}
+- Commit: {v["source"]}
+- Baseline commit: {v["baseline"]}
+- SHA-256 of test/npu/test_grad.py: {v["file_sha"]}
+- Submodule {SUB_PATH} updated from {v["sub_old"]} to {v["sub_new"]}
 
 ## Existing tests
 
-Searched in `v2.7.1` (`{v['base']}`):
+Searched in `v2.7.1` (`{v["base"]}`):
 
 ```bash
 git grep -n 'set_grad_enabled' -- test
 ```
 
-Matches: {v['grep_count']}
+Matches: {v["grep_count"]}
 
 ## Documentation
 
-The docs already have an entry for `{v['docs_api']}` on master.
+The docs already have an entry for `{v["docs_api"]}` on master.
 
 ## Verification
 
 ```
 $ python -m pytest test/npu/test_grad.py -v
 {nodes}
-============================== {v['ran']} passed in 0.12s ===============================
+============================== {v["ran"]} passed in 0.12s ===============================
 ```
 
-Complete raw output (SHA-256 `{v['log_sha']}`; check it with `torchparity show 1 --target v2.7.1`).
+Complete raw output (SHA-256 `{v["log_sha"]}`; check it with `torchparity show 1 --target v2.7.1`).
 """

@@ -64,8 +64,14 @@ def main():
             run_child(job, log)
         _, status = os.waitpid(pid, 0)
         text = open(log, encoding="utf-8", errors="replace").read()
-        results.append({"file": job["file"], "exit_code": os.waitstatus_to_exitcode(status),
-                        "summary": summary(text), "output": text[-4000:]})
+        results.append(
+            {
+                "file": job["file"],
+                "exit_code": os.waitstatus_to_exitcode(status),
+                "summary": summary(text),
+                "output": text[-4000:],
+            }
+        )
     json.dump(results, open(sys.argv[2], "w"))
 
 

@@ -5,13 +5,35 @@ from __future__ import annotations
 from torchparity.api.records import ApiInfo, Classification, Resolution
 
 
-def resolution(canonical: str, kind: str, *, aliases: tuple[str, ...] = (), owner: str | None = None,
-               owner_kind: str | None = None, module: str = "torch", signature: str | None = None) -> Resolution:
+def resolution(
+    canonical: str,
+    kind: str,
+    *,
+    aliases: tuple[str, ...] = (),
+    owner: str | None = None,
+    owner_kind: str | None = None,
+    module: str = "torch",
+    signature: str | None = None,
+) -> Resolution:
     return Resolution(
-        query=canonical, path=canonical, canonical=canonical, aliases=aliases, kind=kind,
-        kind_detail=kind, signature=signature, module=module, source="torch/x.py:1", public=True,
-        public_reason="", docs_name=canonical, docs_url="", owner_class=owner, owner_kind=owner_kind,
-        defined_in=None, resolved_via="", torch_version="2.13.0+cpu",
+        query=canonical,
+        path=canonical,
+        canonical=canonical,
+        aliases=aliases,
+        kind=kind,
+        kind_detail=kind,
+        signature=signature,
+        module=module,
+        source="torch/x.py:1",
+        public=True,
+        public_reason="",
+        docs_name=canonical,
+        docs_url="",
+        owner_class=owner,
+        owner_kind=owner_kind,
+        defined_in=None,
+        resolved_via="",
+        torch_version="2.13.0+cpu",
     )
 
 
@@ -21,8 +43,18 @@ def api_info(res: Resolution, category: str = "python-state") -> ApiInfo:
 
 def _scenario(**kw):
     """A measured scenario as the agent gives it, with ``kw`` set."""
-    doc = {"setup": [], "call": "_API_()", "receiver": "", "checks": [], "teardown": [], "listify": False,
-           "statement": False, "context": False, "remove_handle": False, "varies": ""}
+    doc = {
+        "setup": [],
+        "call": "_API_()",
+        "receiver": "",
+        "checks": [],
+        "teardown": [],
+        "listify": False,
+        "statement": False,
+        "context": False,
+        "remove_handle": False,
+        "varies": "",
+    }
     doc.update(kw)
     return doc
 
@@ -57,7 +89,7 @@ if __name__ == "__main__":
     run_tests()
 '''
 
-TWO_SPACE = '''\
+TWO_SPACE = """\
 import torch
 from torch.testing._internal.common_utils import TestCase, run_tests
 
@@ -70,4 +102,4 @@ class TestTwo(TestCase):
 
 
 if __name__ == "__main__":
-  run_tests()'''
+  run_tests()"""

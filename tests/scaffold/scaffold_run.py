@@ -22,14 +22,24 @@ def _scaffold(cases, names, out, backend="", device="cpu", environ=None, preset=
         facts = scaffold_facts_many(infos[: len(cases)], session, backend_module=backend)
     results = {}
     for n, (case, info, f) in enumerate(zip(cases, infos[: len(cases)], facts, strict=True)):
-        results[case.api] = scaffold_test(info, load_preset(preset), python=sys.executable, device=device,
-                                          backend_module=backend, out_dir=out / f"{n:02d}", facts=f)
+        results[case.api] = scaffold_test(
+            info,
+            load_preset(preset),
+            python=sys.executable,
+            device=device,
+            backend_module=backend,
+            out_dir=out / f"{n:02d}",
+            facts=f,
+        )
     return results, {name: info for name, info in zip(names, infos, strict=True)}
 
 
 def _check_families(cases, results):
-    wrong = [(c.api, results[c.api].family, results[c.api].fill_in[:1]) for c in cases
-             if results[c.api].family != c.family]
+    wrong = [
+        (c.api, results[c.api].family, results[c.api].fill_in[:1])
+        for c in cases
+        if results[c.api].family != c.family
+    ]
     assert not wrong, wrong
 
 
@@ -39,5 +49,8 @@ def _passes_and_fails_once_broken(cases, results, tmp_path, environ=None):
     out = run_files(jobs, tmp_path, environ)
     for case, res in zip(cases, out[: len(cases)], strict=True):
         assert res["exit_code"] == 0 and res["summary"] == "OK", (case.api, res["output"])
-    for case, res in zip(cases, out[len(cases):], strict=True):
-        assert res["exit_code"] != 0 and res["summary"].startswith("FAILED ("), (case.api, res["output"])
+    for case, res in zip(cases, out[len(cases) :], strict=True):
+        assert res["exit_code"] != 0 and res["summary"].startswith("FAILED ("), (
+            case.api,
+            res["output"],
+        )

@@ -16,14 +16,24 @@ class Ctx:
 
 
 def facts(name: str, wants: list[str], **kw):
-    return sf.facts_for(Ctx(), agent_resolve.resolve(name), wants, kw.get("dtypes"), kw.get("formula", ""))
+    return sf.facts_for(
+        Ctx(), agent_resolve.resolve(name), wants, kw.get("dtypes"), kw.get("formula", "")
+    )
 
 
 _LITERALS = [
-    ("None", "None"), ("True", "True"), ("3", "3"), ("1.5", "1.5"), ('float("nan")', 'float("nan")'),
-    ('-float("inf")', '-float("inf")'), ("'cpu'", "'cpu'"), ("torch.float16", "torch.float16"),
-    ("torch.Size([2, 3])", "torch.Size([2, 3])"), ('torch.device("cpu")', 'torch.device("cpu")'),
-    ("(1,)", "(1,)"), ("[1, (2, 3)]", "[1, (2, 3)]"),
+    ("None", "None"),
+    ("True", "True"),
+    ("3", "3"),
+    ("1.5", "1.5"),
+    ('float("nan")', 'float("nan")'),
+    ('-float("inf")', '-float("inf")'),
+    ("'cpu'", "'cpu'"),
+    ("torch.float16", "torch.float16"),
+    ("torch.Size([2, 3])", "torch.Size([2, 3])"),
+    ('torch.device("cpu")', 'torch.device("cpu")'),
+    ("(1,)", "(1,)"),
+    ("[1, (2, 3)]", "[1, (2, 3)]"),
     ("torch.tensor([1.0, 2.5])", "torch.tensor([1.0, 2.5], dtype=torch.float32)"),
 ]
 
@@ -41,9 +51,15 @@ def test_literal_round_trips(made_by, source):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("make", [
-    lambda: object(), lambda: torch.ones(100), lambda: torch.return_types.max((torch.ones(1), torch.ones(1))),
-], ids=["object", "big-tensor", "return-type"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: object(),
+        lambda: torch.ones(100),
+        lambda: torch.return_types.max((torch.ones(1), torch.ones(1))),
+    ],
+    ids=["object", "big-tensor", "return-type"],
+)
 def test_values_a_test_cannot_hold_literally(make):
     value = make()
     with pytest.raises(sf._NotLiteral):
@@ -74,12 +90,21 @@ def test_context_facts_measure_every_start_value():
 @pytest.mark.slow
 def test_opinfo_facts_exclude_what_has_no_independent_reference():
     op = facts("torch.mul", ["opinfo"])["opinfo"]
-    assert op["found"] and op["reference"] == "float64" and op["dtypes"] == ["float32", "float16", "bfloat16"]
+    assert (
+        op["found"]
+        and op["reference"] == "float64"
+        and op["dtypes"] == ["float32", "float16", "bfloat16"]
+    )
     assert {e["dtype"] for e in op["excluded"]} == {"int64", "bool"}
-    relu = facts("torch.nn.functional.relu", ["opinfo"], dtypes=["float16", "complex64", "nosuch"])["opinfo"]
+    relu = facts("torch.nn.functional.relu", ["opinfo"], dtypes=["float16", "complex64", "nosuch"])[
+        "opinfo"
+    ]
     assert relu["reference"] == "numpy" and relu["dtypes"] == ["float16"]
     reasons = {e["dtype"]: e["reason"] for e in relu["excluded"]}
-    assert reasons == {"complex64": "the OpInfo does not list it for cpu", "nosuch": "this torch has no torch.nosuch"}
+    assert reasons == {
+        "complex64": "the OpInfo does not list it for cpu",
+        "nosuch": "this torch has no torch.nosuch",
+    }
 
 
 @pytest.mark.slow
@@ -105,17 +130,25 @@ def test_a_failing_measurement_is_a_reason_not_a_crash(monkeypatch):
 
     monkeypatch.setattr(sf, "storage_facts", boom)
     out = facts("torch.BoolStorage", ["storage"])
-    assert out["storage"]["problem"] == "measuring the storage facts failed: RuntimeError: measurement broke"
+    assert (
+        out["storage"]["problem"]
+        == "measuring the storage facts failed: RuntimeError: measurement broke"
+    )
 
 
 @pytest.mark.slow
 def test_an_api_that_cannot_be_looked_up_fails_only_its_own_item():
     good = agent_resolve.resolve("torch.BoolStorage")
     gone = dict(good, path="torch.NoSuchStorage", canonical="torch.NoSuchStorage")
-    out = sf.op_scaffold_facts(Ctx(), {"items": [
-        {"resolution": gone, "wants": ["storage", "states"]},
-        {"resolution": good, "wants": ["storage"]},
-    ]})
+    out = sf.op_scaffold_facts(
+        Ctx(),
+        {
+            "items": [
+                {"resolution": gone, "wants": ["storage", "states"]},
+                {"resolution": good, "wants": ["storage"]},
+            ]
+        },
+    )
     bad, ok = out["items"]
     assert bad["problem"] == "looking up torch.NoSuchStorage failed: torch has no 'NoSuchStorage'"
     assert bad["storage"] == {"problem": bad["problem"], "found": False} and bad["states"] == []
@@ -128,7 +161,9 @@ def test_a_global_state_an_apis_facts_leave_changed_is_restored():
     got float64 tensors (the batch-norm facts failed with "mixed dtype")."""
     assert torch.get_default_dtype() == torch.float32
     out = facts("torch.get_default_dtype", ["doctest"])
-    assert any("set_default_dtype(torch.float64)" in e["source"] for e in out["doctest"]["examples"])
+    assert any(
+        "set_default_dtype(torch.float64)" in e["source"] for e in out["doctest"]["examples"]
+    )
     assert torch.get_default_dtype() == torch.float32
     assert torch.is_grad_enabled()
 

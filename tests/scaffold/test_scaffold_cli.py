@@ -16,17 +16,19 @@ from torchparity.cli import main
 # real one (the `agent` fixture, tests/fakeagent.py)
 
 
-
 # -- bad input: one line, exit 2, before any interpreter starts ------------------------------------
-@pytest.mark.parametrize(("args", "fragment"), [
-    (["--into", "x.py", "--out", "d"], "pass either --into FILE (add to it) or --out DIR"),
-    (["--into", "missing.py"], "test file not found: missing.py"),
-    (["--into", "broken.py"], "broken.py does not parse (line "),
-    (["--out", "plain.txt"], "--out plain.txt is not a folder"),
-    (["--dtype", "fancy"], "--dtype 'fancy' names no dtype"),
-    (["--emulate", "tpu"], "--emulate: no emulated backend 'tpu'; known: npu"),
-    (["--emulate", "npu", "--device", "cuda"], "the emulated npu runs on device npu, not cuda"),
-])
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--into", "x.py", "--out", "d"], "pass either --into FILE (add to it) or --out DIR"),
+        (["--into", "missing.py"], "test file not found: missing.py"),
+        (["--into", "broken.py"], "broken.py does not parse (line "),
+        (["--out", "plain.txt"], "--out plain.txt is not a folder"),
+        (["--dtype", "fancy"], "--dtype 'fancy' names no dtype"),
+        (["--emulate", "tpu"], "--emulate: no emulated backend 'tpu'; known: npu"),
+        (["--emulate", "npu", "--device", "cuda"], "the emulated npu runs on device npu, not cuda"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(agent, tmp_path, monkeypatch, capsys, args, fragment):
     monkeypatch.chdir(tmp_path)
     Path("broken.py").write_text("class TestX:\n    def test_a(self)\n        pass\n")
@@ -40,31 +42,81 @@ def test_bad_input_is_one_line_and_exit_2(agent, tmp_path, monkeypatch, capsys, 
 # -- the real thing ------------------------------------------------------------------------------------
 def test_cli_writes_prints_and_refuses_to_overwrite(agent, tmp_path, capsys):
     out = tmp_path / "tests"
-    assert main(["scaffold", "torch._utils._get_device_index", "--out", str(out), "--device", "cpu"]) == 0
+    assert (
+        main(["scaffold", "torch._utils._get_device_index", "--out", str(out), "--device", "cpu"])
+        == 0
+    )
     text = capsys.readouterr().out
     path = out / "test_get_device_index.py"
     assert path.is_file()
-    assert f"wrote {path} (signature family, cpu): test_get_device_index, test_get_device_index_invalid_arguments" in text
+    assert (
+        f"wrote {path} (signature family, cpu): test_get_device_index, test_get_device_index_invalid_arguments"
+        in text
+    )
     assert f"run it: torchparity run {path}" in text
 
-    assert main(["scaffold", "torch._utils._get_device_index", "--out", str(out), "--device", "cpu"]) == 2
+    assert (
+        main(["scaffold", "torch._utils._get_device_index", "--out", str(out), "--device", "cpu"])
+        == 2
+    )
     assert "already exists; add to it with --into" in capsys.readouterr().err
 
-    assert main(["scaffold", "Tensor.ndim", "--out", str(tmp_path / "dry"), "--dry-run", "--device", "cpu"]) == 0
+    assert (
+        main(
+            [
+                "scaffold",
+                "Tensor.ndim",
+                "--out",
+                str(tmp_path / "dry"),
+                "--dry-run",
+                "--device",
+                "cpu",
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert not (tmp_path / "dry").exists()
     assert printed.startswith('"""Validation cases for torch.Tensor.ndim on CPU.')
     assert "self.assertEqual(x.ndim, len(shape))" in printed
 
     # a private canonical home (torch._C.Generator) is named by its public spelling in the prose
-    assert main(["scaffold", "torch.Generator.seed", "--out", str(tmp_path / "g"), "--dry-run", "--device", "cpu"]) == 0
+    assert (
+        main(
+            [
+                "scaffold",
+                "torch.Generator.seed",
+                "--out",
+                str(tmp_path / "g"),
+                "--dry-run",
+                "--device",
+                "cpu",
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert printed.startswith('"""Validation cases for torch.Generator.seed on CPU.')
     assert "This file validates torch.Generator.seed" in printed
 
-    assert main(["scaffold", "torch.promote_types", "--out", str(tmp_path / "j"), "--json", "--device", "cpu"]) == 0
+    assert (
+        main(
+            [
+                "scaffold",
+                "torch.promote_types",
+                "--out",
+                str(tmp_path / "j"),
+                "--json",
+                "--device",
+                "cpu",
+            ]
+        )
+        == 0
+    )
     doc = json.loads(capsys.readouterr().out)
-    assert doc["family"] == "doctest" and doc["created"] and doc["complete"]  # its docstring's examples
+    assert (
+        doc["family"] == "doctest" and doc["created"] and doc["complete"]
+    )  # its docstring's examples
     assert doc["methods"] == ["test_promote_types_docstring_examples"]
     assert Path(doc["path"]).read_text() == doc["content"]
 
@@ -72,7 +124,9 @@ def test_cli_writes_prints_and_refuses_to_overwrite(agent, tmp_path, capsys):
 @pytest.mark.slow
 def test_emulate_npu_writes_the_backend_s_conventions_and_the_file_runs_there(tmp_path, capsys):
     out = tmp_path / "tests"
-    assert main(["scaffold", "torch.nn.ModuleList.append", "--out", str(out), "--emulate", "npu"]) == 0
+    assert (
+        main(["scaffold", "torch.nn.ModuleList.append", "--out", str(out), "--emulate", "npu"]) == 0
+    )
     captured = capsys.readouterr()
     assert "EMULATED npu on CPU" in captured.err
     path = out / "test_modulelist_append.py"
@@ -95,7 +149,10 @@ def test_repo_config_decides_where_and_how(agent, tmp_path, capsys):
     assert main(["scaffold", "torch.cpu.device_count", "--repo", str(repo)]) == 0
     path = repo / "test/api/test_cpu_device_count.py"
     text = path.read_text()
-    assert text.startswith("# Copyright (c) ") and "Example Org\n# SPDX-License-Identifier: BSD-3-Clause\n\n" in text
+    assert (
+        text.startswith("# Copyright (c) ")
+        and "Example Org\n# SPDX-License-Identifier: BSD-3-Clause\n\n" in text
+    )
     assert "- 正常传参场景：" in text
     assert "        count = torch.cpu.device_count()\n" in text
 
@@ -103,7 +160,9 @@ def test_repo_config_decides_where_and_how(agent, tmp_path, capsys):
 def test_into_an_existing_file_keeps_it_and_the_collector_runs_all(agent, tmp_path, capsys):
     target = tmp_path / "test_grad_modes.py"
     target.write_text(EXISTING)
-    rc = main(["scaffold", "torch.set_grad_enabled.clone", "--into", str(target), "--device", "cpu"])
+    rc = main(
+        ["scaffold", "torch.set_grad_enabled.clone", "--into", str(target), "--device", "cpu"]
+    )
     assert rc == 0, capsys.readouterr().err
     out = capsys.readouterr().out
     assert f"added to TestGradModes in {target}" in out
@@ -116,8 +175,12 @@ def test_into_an_existing_file_keeps_it_and_the_collector_runs_all(agent, tmp_pa
     (record,) = json.loads(capsys.readouterr().out)
     assert record["result"] == "PASS"
     outcomes = {t["id"].rsplit(".", 1)[-1]: t["outcome"] for t in record["full"][0]["tests"]}
-    assert outcomes == {"test_no_grad": "passed", "test_enable_grad": "passed",  # the tests the file had
-                        "test_set_grad_enabled_clone": "passed", "test_set_grad_enabled_clone_decorator": "passed"}
+    assert outcomes == {
+        "test_no_grad": "passed",
+        "test_enable_grad": "passed",  # the tests the file had
+        "test_set_grad_enabled_clone": "passed",
+        "test_set_grad_enabled_clone_decorator": "passed",
+    }
 
 
 def test_into_a_file_whose_device_is_a_string(agent, tmp_path, capsys):
@@ -144,7 +207,9 @@ def test_the_collector_runs_scaffolded_files_unchanged(generated, tmp_path, caps
     (record,) = records
     assert record["result"] == "PASS"
     assert len(record["full"]) == 7
-    assert all(step["exit_code"] == 0 and step["status"] == "OK" for step in record["full"]), record["full"]
+    assert all(step["exit_code"] == 0 and step["status"] == "OK" for step in record["full"]), (
+        record["full"]
+    )
 
 
 def test_into_follows_the_file_s_own_device_variable_and_imports(agent, tmp_path, capsys):
@@ -158,7 +223,8 @@ def test_into_follows_the_file_s_own_device_variable_and_imports(agent, tmp_path
         "class TestOwn(TestCase):\n"
         "    def test_ones(self):\n"
         "        self.assertEqual(torch.ones(1, device=device).item(), 1.0)\n\n\n"
-        'if __name__ == "__main__":\n    run_tests()\n')
+        'if __name__ == "__main__":\n    run_tests()\n'
+    )
     assert main(["scaffold", "torch.nn.ModuleList", "--into", str(target), "--device", "cpu"]) == 0
     new = target.read_text()
     assert "DEVICE" not in new and "torch.nn.Linear(2, 3, device=torch.device(device))" in new
@@ -183,10 +249,20 @@ def test_verify_into_writes_a_patch_that_adds_the_methods(agent, tmp_path, monke
         "    def test_no_grad(self):\n"
         "        with torch.no_grad():\n"
         "            self.assertFalse(torch.is_grad_enabled())\n\n\n"
-        'if __name__ == "__main__":\n    run_tests()\n')
+        'if __name__ == "__main__":\n    run_tests()\n'
+    )
     target.write_text(original)
-    rc = main(["verify", "torch.autograd.grad_mode.set_grad_enabled.clone", "--python", sys.executable,
-               "--into", str(target), "--scaffold"])
+    rc = main(
+        [
+            "verify",
+            "torch.autograd.grad_mode.set_grad_enabled.clone",
+            "--python",
+            sys.executable,
+            "--into",
+            str(target),
+            "--scaffold",
+        ]
+    )
     captured = capsys.readouterr()
     assert rc == 0, captured.out + captured.err
     patches = list((tmp_path / "torchparity-out").rglob("*.patch"))
@@ -196,7 +272,9 @@ def test_verify_into_writes_a_patch_that_adds_the_methods(agent, tmp_path, monke
     (copy / "test_grad.py").write_text(original)
     subprocess.run(["git", "init", "-q"], cwd=copy, check=True)
     text = patches[0].read_text()
-    assert text.startswith("diff --git a/test_grad.py b/test_grad.py\n")  # relative to where verify ran
+    assert text.startswith(
+        "diff --git a/test_grad.py b/test_grad.py\n"
+    )  # relative to where verify ran
     (copy / "p.patch").write_text(text)
     subprocess.run(["git", "apply", "p.patch"], cwd=copy, check=True)
     assert (copy / "test_grad.py").read_text() == target.read_text()

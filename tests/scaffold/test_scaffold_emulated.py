@@ -24,25 +24,48 @@ pytestmark = pytest.mark.slow
 NPU = EMULATIONS["npu"]
 _BY_API = {c.api: c for c in ALL_CASES}
 #: one API or more of every family the emulation can run, with the CPU cases' breaks where they apply
-NPU_CASES = tuple(_BY_API[api] for api in (
-    "torch.no_grad", "torch.add", "torch.Tensor.item", "torch.is_tensor", "torch.UntypedStorage",
-    "torch.nn.ModuleList", "torch.nn.Module.load_state_dict", "torch.fx.symbolic_trace", "torch.jit.trace",
-    "torch.save", "torch.UntypedStorage.copy_", "torch.optim.SGD", "torch.optim.Optimizer.zero_grad",
-    "torch.utils.data.DataLoader", "torch.autograd.grad", "torch.set_warn_always",
-)) + (
+NPU_CASES = tuple(
+    _BY_API[api]
+    for api in (
+        "torch.no_grad",
+        "torch.add",
+        "torch.Tensor.item",
+        "torch.is_tensor",
+        "torch.UntypedStorage",
+        "torch.nn.ModuleList",
+        "torch.nn.Module.load_state_dict",
+        "torch.fx.symbolic_trace",
+        "torch.jit.trace",
+        "torch.save",
+        "torch.UntypedStorage.copy_",
+        "torch.optim.SGD",
+        "torch.optim.Optimizer.zero_grad",
+        "torch.utils.data.DataLoader",
+        "torch.autograd.grad",
+        "torch.set_warn_always",
+    )
+) + (
     # a factory: its OpInfo samples name the device they were built for (device="cpu")
-    Case("torch.eye", "opinfo",  # wrong for float32 only (float64, the reference, stays right)
-         "eye = torch.eye\n"
-         "def wrong(*args, **kwargs):\n"
-         "    out = eye(*args, **kwargs)\n"
-         "    return out * 2 if out.dtype == torch.float32 else out\n"
-         "torch.eye = wrong"),
+    Case(
+        "torch.eye",
+        "opinfo",  # wrong for float32 only (float64, the reference, stays right)
+        "eye = torch.eye\n"
+        "def wrong(*args, **kwargs):\n"
+        "    out = eye(*args, **kwargs)\n"
+        "    return out * 2 if out.dtype == torch.float32 else out\n"
+        "torch.eye = wrong",
+    ),
     # runtime objects through the backend's module: torch.npu.Event for torch.cuda.Event
-    Case("torch.cuda.Event", "runtime",  # an event that never reports its work done
-         "import torch_npu  # noqa: F401\n"
-         "torch.npu.Event.query = lambda self: False"),
-    Case("torch.cuda.current_device", "runtime", "import torch_npu  # noqa: F401\n"
-         "torch.npu.current_device = lambda: -1"),
+    Case(
+        "torch.cuda.Event",
+        "runtime",  # an event that never reports its work done
+        "import torch_npu  # noqa: F401\ntorch.npu.Event.query = lambda self: False",
+    ),
+    Case(
+        "torch.cuda.current_device",
+        "runtime",
+        "import torch_npu  # noqa: F401\ntorch.npu.current_device = lambda: -1",
+    ),
 )
 
 
@@ -58,31 +81,64 @@ def generated_npu(tmp_path_factory) -> dict[str, object]:
     names = [c.api for c in NPU_CASES]
     config = load_preset("torch_npu")
     with agent_session(sys.executable, NPU.module, NPU.device, environ=NPU.environ()) as session:
-        infos = resolve_api(names, sys.executable, NPU.module, NPU.device, trace=False, session=session)
+        infos = resolve_api(
+            names, sys.executable, NPU.module, NPU.device, trace=False, session=session
+        )
         facts = scaffold_facts_many(infos, session, backend_module=NPU.module)
     results = {}
     for n, (name, info, f) in enumerate(zip(names, infos, facts, strict=True)):
         assert f["device_type"] == "npu", name  # measured on the emulated device, not the CPU
-        results[name] = scaffold_test(info, config, python=sys.executable, device=NPU.device,
-                                      backend_module=NPU.module, out_dir=out / f"{n:02d}", facts=f)
+        results[name] = scaffold_test(
+            info,
+            config,
+            python=sys.executable,
+            device=NPU.device,
+            backend_module=NPU.module,
+            out_dir=out / f"{n:02d}",
+            facts=f,
+        )
     return results
 
 
 def test_every_family_is_chosen_on_the_emulated_npu(generated_npu):
     families = {c.family for c in NPU_CASES}
-    assert families >= {"context", "opinfo", "tensor", "doctest", "storage", "runtime", "module", "graph",
-                        "serialization", "optim", "data", "autograd", "measured"}
-    wrong = [(c.api, generated_npu[c.api].family, generated_npu[c.api].fill_in[:1]) for c in NPU_CASES
-             if generated_npu[c.api].family != c.family]
+    assert families >= {
+        "context",
+        "opinfo",
+        "tensor",
+        "doctest",
+        "storage",
+        "runtime",
+        "module",
+        "graph",
+        "serialization",
+        "optim",
+        "data",
+        "autograd",
+        "measured",
+    }
+    wrong = [
+        (c.api, generated_npu[c.api].family, generated_npu[c.api].fill_in[:1])
+        for c in NPU_CASES
+        if generated_npu[c.api].family != c.family
+    ]
     assert not wrong, wrong
     for case in NPU_CASES:
         text = Path(generated_npu[case.api].path).read_text()
         assert "from torch_npu.testing.testcase import" in text, case.api
         # a Python utility that never touches the device (set_warn_always) has no device line
         assert ('DEVICE = torch.device("npu:0")' in text) == ("DEVICE" in text), case.api
-    assert sum('DEVICE = torch.device("npu:0")' in Path(r.path).read_text() for r in generated_npu.values()) >= 15
+    assert (
+        sum(
+            'DEVICE = torch.device("npu:0")' in Path(r.path).read_text()
+            for r in generated_npu.values()
+        )
+        >= 15
+    )
     event = Path(generated_npu["torch.cuda.Event"].path).read_text()
-    assert "torch.npu.Event(enable_timing=True)" in event and "torch.cuda" not in event.split('"""')[2]
+    assert (
+        "torch.npu.Event(enable_timing=True)" in event and "torch.cuda" not in event.split('"""')[2]
+    )
 
 
 def test_pinned_batches_are_left_out_where_the_backend_pins_nothing(generated_npu):
@@ -100,5 +156,9 @@ def test_every_test_passes_on_the_emulated_npu_and_fails_once_broken(generated_n
     for case, res in zip(NPU_CASES, results[:n], strict=True):
         assert res["exit_code"] == 0 and res["summary"] == "OK", (case.api, res["output"])
     for case, res in zip(NPU_CASES, results[n:], strict=True):
-        assert res["exit_code"] != 0, (case.api, "passed with a wrong implementation", res["output"])
+        assert res["exit_code"] != 0, (
+            case.api,
+            "passed with a wrong implementation",
+            res["output"],
+        )
         assert res["summary"].startswith("FAILED ("), (case.api, res["summary"], res["output"])

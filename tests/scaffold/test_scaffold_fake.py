@@ -21,23 +21,41 @@ pytestmark = pytest.mark.slow
 
 F = "torch._subclasses.fake_tensor"
 CASES = (
-    Case(f"{F}.FakeTensor", "fake",  # fake tensors report the meta device instead of the one they stand for
-         f"import {F}\n{F}.FakeTensor.device = property(lambda self: torch.device('meta'))"),
-    Case("torch._subclasses.FakeTensorMode", "fake",  # a mode that computes on real data
-         f"import contextlib, {F}\n"
-         "class Mode(contextlib.nullcontext):\n"
-         "    def from_tensor(self, t, **k):\n"
-         "        return t\n"
-         f"torch._subclasses.FakeTensorMode = {F}.FakeTensorMode = Mode"),
-    Case(f"{F}.FakeTensorMode.from_tensor", "fake",  # the strides are lost
-         f"import {F}\nM = {F}.FakeTensorMode\nconvert = M.from_tensor\n"
-         "M.from_tensor = lambda self, t, **k: convert(self, t.contiguous(), **k)"),
-    Case(f"{F}.unset_fake_temporarily", "fake",  # keeps faking
-         f"import contextlib, {F}\n{F}.unset_fake_temporarily = contextlib.nullcontext"),
-    Case("torch._guards.detect_fake_mode", "fake", "import torch._guards\ntorch._guards.detect_fake_mode = "
-         "lambda inputs=None: None"),
-    Case("torch._guards.active_fake_mode", "fake", "import torch._guards\ntorch._guards.active_fake_mode = "
-         "lambda: None"),
+    Case(
+        f"{F}.FakeTensor",
+        "fake",  # fake tensors report the meta device instead of the one they stand for
+        f"import {F}\n{F}.FakeTensor.device = property(lambda self: torch.device('meta'))",
+    ),
+    Case(
+        "torch._subclasses.FakeTensorMode",
+        "fake",  # a mode that computes on real data
+        f"import contextlib, {F}\n"
+        "class Mode(contextlib.nullcontext):\n"
+        "    def from_tensor(self, t, **k):\n"
+        "        return t\n"
+        f"torch._subclasses.FakeTensorMode = {F}.FakeTensorMode = Mode",
+    ),
+    Case(
+        f"{F}.FakeTensorMode.from_tensor",
+        "fake",  # the strides are lost
+        f"import {F}\nM = {F}.FakeTensorMode\nconvert = M.from_tensor\n"
+        "M.from_tensor = lambda self, t, **k: convert(self, t.contiguous(), **k)",
+    ),
+    Case(
+        f"{F}.unset_fake_temporarily",
+        "fake",  # keeps faking
+        f"import contextlib, {F}\n{F}.unset_fake_temporarily = contextlib.nullcontext",
+    ),
+    Case(
+        "torch._guards.detect_fake_mode",
+        "fake",
+        "import torch._guards\ntorch._guards.detect_fake_mode = lambda inputs=None: None",
+    ),
+    Case(
+        "torch._guards.active_fake_mode",
+        "fake",
+        "import torch._guards\ntorch._guards.active_fake_mode = lambda: None",
+    ),
 )
 
 
@@ -56,8 +74,15 @@ def test_they_run_on_the_emulated_npu_and_fail_once_broken(tmp_path_factory, tmp
     from torchparity.emulated import EMULATIONS
 
     npu = EMULATIONS["npu"]
-    results, _ = _scaffold(CASES, [c.api for c in CASES], tmp_path_factory.mktemp("fake-npu"),
-                           npu.module, npu.device, npu.environ(), "torch_npu")
+    results, _ = _scaffold(
+        CASES,
+        [c.api for c in CASES],
+        tmp_path_factory.mktemp("fake-npu"),
+        npu.module,
+        npu.device,
+        npu.environ(),
+        "torch_npu",
+    )
     for case in CASES:
         res = results[case.api]
         assert res.family == case.family, (case.api, res.fill_in)

@@ -24,20 +24,55 @@ from torchparity.config import load_preset
 
 pytestmark = pytest.mark.slow
 
-RUFF = [RUFF_BIN, "check", "--isolated", "--select", "E,F,W,I,B,UP",
-        "--line-length", "100", "--target-version", f"py3{sys.version_info[1]}"]
+RUFF = [
+    RUFF_BIN,
+    "check",
+    "--isolated",
+    "--select",
+    "E,F,W,I,B,UP",
+    "--line-length",
+    "100",
+    "--target-version",
+    f"py3{sys.version_info[1]}",
+]
 
 
 def test_at_least_twelve_apis_across_every_family(generated):
     families = {c.family for c in ALL_CASES}
-    assert families == {"context", "opinfo", "tensor", "signature", "storage", "runtime", "module", "graph",
-                        "serialization", "optim", "data", "generator", "doctest", "measured", "autograd", "checkpoint",
-                        "pipelining"}
+    assert families == {
+        "context",
+        "opinfo",
+        "tensor",
+        "signature",
+        "storage",
+        "runtime",
+        "module",
+        "graph",
+        "serialization",
+        "optim",
+        "data",
+        "generator",
+        "doctest",
+        "measured",
+        "autograd",
+        "checkpoint",
+        "pipelining",
+    }
     assert len(CASES) >= 12
-    for family in ("module", "graph", "serialization", "optim", "data", "pipelining"):  # several APIs of each kind
+    for family in (
+        "module",
+        "graph",
+        "serialization",
+        "optim",
+        "data",
+        "pipelining",
+    ):  # several APIs of each kind
         assert sum(1 for c in FAMILY_CASES if c.family == family) >= 3, family
-    wrong = [(c.api, generated[c.api].result.family, generated[c.api].result.fill_in[:1]) for c in ALL_CASES
-             if generated[c.api].result.family != c.family]
+    wrong = [
+        (c.api, generated[c.api].result.family, generated[c.api].result.fill_in[:1])
+        for c in ALL_CASES
+        if generated[c.api].result.family != c.family
+    ]
     assert not wrong, wrong
     for case in ALL_CASES:
         result = generated[case.api].result
@@ -51,7 +86,9 @@ def test_fill_in_when_no_family_decides(generated):
     assert "self.fail(" in result.content and "torch.hub.help" in result.content
     assert "no call" in result.content  # the reason: no measured call of it worked here
     g = generated[FILL_IN]
-    table = alias_table(g.info.canonical, (g.info.resolution.path, *g.info.resolution.aliases), g.info.canonical)
+    table = alias_table(
+        g.info.canonical, (g.info.resolution.path, *g.info.resolution.aliases), g.info.canonical
+    )
     calls = check_calls(SourceFile(result.path, result.content), g.info.canonical, table)
     assert calls.status != PASS and "fails on purpose" in calls.en  # a placeholder is not a call
 
@@ -67,14 +104,18 @@ def test_generated_files_call_the_api_explicitly(generated):
     config = load_preset("default")
     from torchparity.checks.checklist import _Context
 
-    ctx = _Context(config=config, repo=None, base=None, head=None, rev_range=None, targets=[], records=[])
+    ctx = _Context(
+        config=config, repo=None, base=None, head=None, rev_range=None, targets=[], records=[]
+    )
     for name, g in generated.items():
         if name == FILL_IN:
             continue  # fails on purpose until someone writes the calls
         src = SourceFile(g.result.path, g.result.content)
         names = (g.info.resolution.path, *g.info.resolution.aliases, g.result.spelling)
         table = alias_table(g.info.canonical, names, g.info.canonical)
-        if g.info.resolution.kind == "property":  # read, not called: the checker looks at calls only
+        if (
+            g.info.resolution.kind == "property"
+        ):  # read, not called: the checker looks at calls only
             assert _reads_attribute(src, name.rsplit(".", 1)[1]), name
         else:
             calls = check_calls(src, g.info.canonical, table)
@@ -103,7 +144,11 @@ def _reads_attribute(src: SourceFile, attr: str) -> bool:
     for node in ast.walk(src.tree):
         if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
             for inner in ast.walk(node):
-                if isinstance(inner, ast.Attribute) and inner.attr == attr and isinstance(inner.ctx, ast.Load):
+                if (
+                    isinstance(inner, ast.Attribute)
+                    and inner.attr == attr
+                    and isinstance(inner.ctx, ast.Load)
+                ):
                     return True
     return False
 
@@ -114,11 +159,15 @@ def test_every_generated_test_passes_and_fails_once_broken(generated, tmp_path):
     jobs.append({"file": generated[FILL_IN].result.path, "patch": ""})
     results = run_files(jobs, tmp_path)
     n = len(ALL_CASES)
-    clean, broken, fill_in = results[:n], results[n: 2 * n], results[-1]
+    clean, broken, fill_in = results[:n], results[n : 2 * n], results[-1]
     for case, res in zip(ALL_CASES, clean, strict=True):
         assert res["exit_code"] == 0 and res["summary"] == "OK", (case.api, res["output"])
     for case, res in zip(ALL_CASES, broken, strict=True):
-        assert res["exit_code"] != 0, (case.api, "passed with a wrong implementation", res["output"])
+        assert res["exit_code"] != 0, (
+            case.api,
+            "passed with a wrong implementation",
+            res["output"],
+        )
         assert res["summary"].startswith("FAILED ("), (case.api, res["summary"], res["output"])
     assert fill_in["exit_code"] != 0 and fill_in["summary"] == "FAILED (failures=1)"
 
@@ -133,8 +182,13 @@ def test_the_other_device_paths_run(generated, tmp_path):
 
     conv = conventions_from(load_preset("default"))
     jobs, plans = [], []
-    for api in ("torch.nn.functional.relu", "torch.Tensor.add_", "torch.cat", "torch.Tensor.ndim",
-                "torch.Tensor.item"):
+    for api in (
+        "torch.nn.functional.relu",
+        "torch.Tensor.add_",
+        "torch.cat",
+        "torch.Tensor.ndim",
+        "torch.Tensor.item",
+    ):
         g = generated.get(api)
         if g is None:
             continue
@@ -143,13 +197,18 @@ def test_the_other_device_paths_run(generated, tmp_path):
         if facts.get("opinfo"):
             facts["opinfo"]["reference"] = "cpu"
         plan = build_plan(g.info, facts, "DEVICE")
-        text = render_file(plan, conv, device_line='DEVICE = torch.device("cpu")', device_type="npu",
-                           torch_version="2.13.0")
+        text = render_file(
+            plan,
+            conv,
+            device_line='DEVICE = torch.device("cpu")',
+            device_type="npu",
+            torch_version="2.13.0",
+        )
         path = tmp_path / plan.file_name
         path.write_text(text)
         plans.append(plan)
         jobs.append({"file": str(path), "patch": ""})
-    assert any("cpu = self._sample_to(sample, \"cpu\")" in m.source for p in plans for m in p.methods)
+    assert any('cpu = self._sample_to(sample, "cpu")' in m.source for p in plans for m in p.methods)
     assert any("x.cpu().ndim" in m.source for p in plans for m in p.methods)
     for job, res in zip(jobs, run_files(jobs, tmp_path), strict=True):
         assert res["exit_code"] == 0 and res["summary"] == "OK", (job["file"], res["output"])
@@ -164,6 +223,7 @@ def test_the_coverage_index_finds_every_generated_test_as_direct(generated, tmp_
     repo = tmp_path / "backend"
     (repo / "test").mkdir(parents=True)
     git(repo, "init", "-q", "-b", "master")
+
     # a property read on a receiver whose type coverage cannot follow (node.next) is not indexed; a
     # test through the device's own module (torch.cpu.current_device for torch.cuda.current_device)
     # covers the backend's spelling, which the repo's config names ([backend_aliases])
@@ -171,8 +231,12 @@ def test_the_coverage_index_finds_every_generated_test_as_direct(generated, tmp_
         r = g.info.resolution
         return g.result.spelling in (r.canonical, r.path, *r.aliases)
 
-    apis = [c.api for c in ALL_CASES if generated[c.api].info.resolution.kind != "property"
-            and spelled_as_resolved(generated[c.api])]
+    apis = [
+        c.api
+        for c in ALL_CASES
+        if generated[c.api].info.resolution.kind != "property"
+        and spelled_as_resolved(generated[c.api])
+    ]
     for api in apis:
         path = Path(generated[api].result.path)
         (repo / "test" / f"{path.parent.name}_{path.name}").write_text(path.read_text())

@@ -27,16 +27,24 @@ def test_a_pass_taking_ir_asks_only_this_family(name):
 
 
 def test_a_helper_taking_plain_values_keeps_the_other_families_after_it():
-    info = api_info(resolution("torch._C._jit_get_operation", "builtin", signature="(qualified_name: str) -> tuple"))
+    info = api_info(
+        resolution(
+            "torch._C._jit_get_operation", "builtin", signature="(qualified_name: str) -> tuple"
+        )
+    )
     assert jitgraph_applies(info) and not jitgraph_only(info)
     fams = candidates(info)
     assert fams[0] == "jitgraph" and "signature" in fams and fams[-1] == "fill-in"
 
 
-@pytest.mark.parametrize(("name", "kind", "owner"), [
-    ("torch._C.Graph", "class", None), ("torch._C._te.TensorExprKernel", "class", None),
-    ("torch._C.Graph.findNode", "method", "torch._C.Graph"),
-])
+@pytest.mark.parametrize(
+    ("name", "kind", "owner"),
+    [
+        ("torch._C.Graph", "class", None),
+        ("torch._C._te.TensorExprKernel", "class", None),
+        ("torch._C.Graph.findNode", "method", "torch._C.Graph"),
+    ],
+)
 def test_ir_classes_are_taken_and_their_members_are_not(name, kind, owner):
     info = api_info(resolution(name, kind, owner=owner, owner_kind="class" if owner else None))
     assert jitgraph_applies(info) is (owner is None)
@@ -48,8 +56,12 @@ def test_other_torch_c_names_are_not_taken():
 
 
 def test_measured_lines_become_exact_assertions_and_the_api_is_spelled():
-    lines = ["graph = make()", ["=", "API(graph)", "None", ""], ["=", "kinds(graph)", "['aten::mul']", "by hand"],
-             "! self.assertEqual(out.device.type, DEVICE.type)"]
+    lines = [
+        "graph = make()",
+        ["=", "API(graph)", "None", ""],
+        ["=", "kinds(graph)", "['aten::mul']", "by hand"],
+        "! self.assertEqual(out.device.type, DEVICE.type)",
+    ]
     body = scenario_lines(lines, [], "torch._C._jit_pass_dce", "DEVICE")
     assert body == [
         "graph = make()",
@@ -60,9 +72,16 @@ def test_measured_lines_become_exact_assertions_and_the_api_is_spelled():
 
 
 def test_a_switch_is_put_back_in_a_finally():
-    body = scenario_lines(["old = API(True)", ["=", "API(False)", "True", ""]], ["API(old)"], "torch._C.f", "D")
-    assert body == ["old = torch._C.f(True)", "try:", "    self.assertIs(torch._C.f(False), True)", "finally:",
-                    "    torch._C.f(old)"]
+    body = scenario_lines(
+        ["old = API(True)", ["=", "API(False)", "True", ""]], ["API(old)"], "torch._C.f", "D"
+    )
+    assert body == [
+        "old = torch._C.f(True)",
+        "try:",
+        "    self.assertIs(torch._C.f(False), True)",
+        "finally:",
+        "    torch._C.f(old)",
+    ]
 
 
 def test_no_facts_or_nothing_measured_cannot_decide():
@@ -83,8 +102,10 @@ def test_the_agent_measures_a_pass_on_the_cpu_and_the_plan_writes_it():
     assert facts["found"], facts
     measured = [line for line in facts["lines"] if isinstance(line, list)]
     kinds = [m[2] for m in measured if m[1] == "[n.kind() for n in graph.nodes()]"]
-    assert kinds == ["['prim::Constant', 'aten::add', 'aten::mul', 'aten::relu']",
-                     "['prim::Constant', 'aten::add', 'aten::mul']"]  # the dead relu removed
+    assert kinds == [
+        "['prim::Constant', 'aten::add', 'aten::mul', 'aten::relu']",
+        "['prim::Constant', 'aten::add', 'aten::mul']",
+    ]  # the dead relu removed
     assert ["=", "out.cpu().tolist()", "[2.0, 8.0, 18.0]", ""] in measured  # (x + x) * x
     info = api_info(resolution("torch._C._jit_pass_dce", "builtin"))
     text = _source(jitgraph_plan(info, {"jitgraph": facts}, "DEVICE"))
@@ -99,7 +120,10 @@ def test_the_agent_puts_a_switch_back():
 
     before = torch._C._jit_set_profiling_executor(True)
     torch._C._jit_set_profiling_executor(before)
-    res = {"path": "torch._C._jit_set_profiling_executor", "canonical": "torch._C._jit_set_profiling_executor"}
+    res = {
+        "path": "torch._C._jit_set_profiling_executor",
+        "canonical": "torch._C._jit_set_profiling_executor",
+    }
     facts = jitgraph_facts(torch, torch._C._jit_set_profiling_executor, res)
     assert facts["found"] and facts["restore"] == ["API(old)"]
     assert torch._C._jit_set_profiling_executor(before) == before  # as it was
@@ -110,5 +134,7 @@ def test_an_api_without_a_scenario_says_so():
     torch = pytest.importorskip("torch")
     from torchparity.agent.facts_jitgraph import jitgraph_facts
 
-    facts = jitgraph_facts(torch, torch._C._jit_run_cpp_tests, {"path": "torch._C._jit_run_cpp_tests"})
+    facts = jitgraph_facts(
+        torch, torch._C._jit_run_cpp_tests, {"path": "torch._C._jit_run_cpp_tests"}
+    )
     assert not facts["found"] and "no TorchScript IR scenario" in facts["problem"]

@@ -17,15 +17,21 @@ pytestmark = pytest.mark.slow
 
 P = "torch.nn.parameter.UninitializedParameter"
 B = "torch.nn.parameter.UninitializedBuffer"
-EXTRA_DIM = ("M = torch.nn.parameter.UninitializedTensorMixin\nmat = M.materialize\n"
-             "M.materialize = lambda self, shape, device=None, dtype=None: "
-             "mat(self, tuple(shape) + (1,), device, dtype)")
-FLOAT32 = (f"mat = {B}.materialize\n"
-           f"{B}.materialize = lambda self, shape, device=None, dtype=None: mat(self, shape, device, torch.float32)")
+EXTRA_DIM = (
+    "M = torch.nn.parameter.UninitializedTensorMixin\nmat = M.materialize\n"
+    "M.materialize = lambda self, shape, device=None, dtype=None: "
+    "mat(self, tuple(shape) + (1,), device, dtype)"
+)
+FLOAT32 = (
+    f"mat = {B}.materialize\n"
+    f"{B}.materialize = lambda self, shape, device=None, dtype=None: mat(self, shape, device, torch.float32)"
+)
 CASES = (
-    Case(P, "lazy", EXTRA_DIM), Case("torch.nn.UninitializedParameter", "lazy", EXTRA_DIM),
+    Case(P, "lazy", EXTRA_DIM),
+    Case("torch.nn.UninitializedParameter", "lazy", EXTRA_DIM),
     Case(f"{P}.materialize", "lazy", EXTRA_DIM),
-    Case(B, "lazy", FLOAT32), Case(f"{B}.materialize", "lazy", FLOAT32),
+    Case(B, "lazy", FLOAT32),
+    Case(f"{B}.materialize", "lazy", FLOAT32),
 )
 
 

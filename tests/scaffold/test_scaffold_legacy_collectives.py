@@ -24,14 +24,27 @@ pytestmark = pytest.mark.slow
 L = "torch.ops.c10d_functional"
 SETUP = "import torch.distributed._functional_collectives\n"
 CASES = (
-    Case(f"{L}.all_reduce", "collectives",  # reduces with max whatever it is asked
-         SETUP + f"orig = {L}.all_reduce\n{L}.all_reduce = lambda x, op, tag, ranks, n: orig(x, 'max', tag, ranks, n)"),
-    Case(f"{L}.all_gather_into_tensor", "collectives",  # its own shard, repeated
-         SETUP + f"{L}.all_gather_into_tensor = lambda x, tag, ranks, n: x.repeat(n)"),
-    Case(f"{L}.wait_tensor", "collectives",  # a result that is not the one waited for
-         SETUP + f"{L}.wait_tensor = lambda x: x * 0"),
-    Case(f"{L}.broadcast.default", "collectives",  # every rank keeps its own tensor
-         SETUP + f"{L}.broadcast.default = lambda x, src, tag, ranks, n: x.clone()"),
+    Case(
+        f"{L}.all_reduce",
+        "collectives",  # reduces with max whatever it is asked
+        SETUP
+        + f"orig = {L}.all_reduce\n{L}.all_reduce = lambda x, op, tag, ranks, n: orig(x, 'max', tag, ranks, n)",
+    ),
+    Case(
+        f"{L}.all_gather_into_tensor",
+        "collectives",  # its own shard, repeated
+        SETUP + f"{L}.all_gather_into_tensor = lambda x, tag, ranks, n: x.repeat(n)",
+    ),
+    Case(
+        f"{L}.wait_tensor",
+        "collectives",  # a result that is not the one waited for
+        SETUP + f"{L}.wait_tensor = lambda x: x * 0",
+    ),
+    Case(
+        f"{L}.broadcast.default",
+        "collectives",  # every rank keeps its own tensor
+        SETUP + f"{L}.broadcast.default = lambda x, src, tag, ranks, n: x.clone()",
+    ),
 )
 
 

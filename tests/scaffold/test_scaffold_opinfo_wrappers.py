@@ -18,18 +18,27 @@ from torchparity.agent.opinfo_wrappers import as_called, wrapped_call
 #: embedding and einsum have no NumPy reference: the reference is the same call in float64 on the CPU,
 #: so their breaks are bugs of the lower-precision kernels that reference exists to catch
 CASES = (
-    Case("torch.nn.functional.embedding", "opinfo",  # half-precision rows read one further on
-         "emb = torch.nn.functional.embedding\n"
-         "torch.nn.functional.embedding = lambda i, w, **k: emb(\n"
-         "    i, w if w.dtype == torch.float64 else w.roll(1, 0), **k)"),
-    Case("torch.einsum", "opinfo",  # the half-precision result doubled
-         "einsum = torch.einsum\n"
-         "def broken(*a, **k):\n"
-         "    r = einsum(*a, **k)\n"
-         "    return r if r.dtype == torch.float64 else r * 2\n"
-         "torch.einsum = broken"),
-    Case("torch.where", "opinfo",  # the two branches swapped
-         "where = torch.where\ntorch.where = lambda c, x=None, y=None, **k: where(c, y, x, **k)"),
+    Case(
+        "torch.nn.functional.embedding",
+        "opinfo",  # half-precision rows read one further on
+        "emb = torch.nn.functional.embedding\n"
+        "torch.nn.functional.embedding = lambda i, w, **k: emb(\n"
+        "    i, w if w.dtype == torch.float64 else w.roll(1, 0), **k)",
+    ),
+    Case(
+        "torch.einsum",
+        "opinfo",  # the half-precision result doubled
+        "einsum = torch.einsum\n"
+        "def broken(*a, **k):\n"
+        "    r = einsum(*a, **k)\n"
+        "    return r if r.dtype == torch.float64 else r * 2\n"
+        "torch.einsum = broken",
+    ),
+    Case(
+        "torch.where",
+        "opinfo",  # the two branches swapped
+        "where = torch.where\ntorch.where = lambda c, x=None, y=None, **k: where(c, y, x, **k)",
+    ),
 )
 
 
@@ -41,13 +50,18 @@ def _entry(obj):
 
 @pytest.mark.slow
 def test_the_lambda_s_rearrangement_is_read_from_its_source():
-    assert wrapped_call(_entry(torch.nn.functional.embedding).op, torch.nn.functional.embedding) == \
-        "@S@.args[0], @S@.input, **@S@.kwargs"
+    assert (
+        wrapped_call(_entry(torch.nn.functional.embedding).op, torch.nn.functional.embedding)
+        == "@S@.args[0], @S@.input, **@S@.kwargs"
+    )
     # a lambda written over two lines, through wrapper_set_seed
     sdpa = torch.nn.functional.scaled_dot_product_attention
     assert wrapped_call(_entry(sdpa).op, sdpa) == "@S@.input, *@S@.args, **@S@.kwargs"
     # the lambda of one API is no wrapper of another
-    assert wrapped_call(_entry(torch.nn.functional.embedding).op, torch.nn.functional.embedding_bag) is None
+    assert (
+        wrapped_call(_entry(torch.nn.functional.embedding).op, torch.nn.functional.embedding_bag)
+        is None
+    )
     # an entry matched by identity stays a function entry
     assert find_opinfo(torch.add)[1] == "function"
     # a Tensor member wrapped by its entry (``item``) is left to the tensor family
@@ -62,8 +76,10 @@ def api(*args, **kwargs):
 def test_a_lambda_that_computes_more_than_a_rearrangement_is_not_a_wrapper():
     assert wrapped_call(lambda a, b: api(a @ b), api) is None
     assert wrapped_call(lambda a: api(a.clone()), api) is None
-    assert wrapped_call(lambda a, *rest, **kw: api(a, *rest, flag=True, **kw), api) == \
-        "@S@.input, *@S@.args, flag=True, **@S@.kwargs"
+    assert (
+        wrapped_call(lambda a, *rest, **kw: api(a, *rest, flag=True, **kw), api)
+        == "@S@.input, *@S@.args, flag=True, **@S@.kwargs"
+    )
 
 
 def test_the_check_calls_the_api_as_the_test_does():

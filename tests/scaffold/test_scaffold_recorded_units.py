@@ -24,9 +24,17 @@ def _t(values, shape, dtype="float32"):
     return {"tensor": values, "shape": shape, "dtype": dtype}
 
 
-@pytest.mark.parametrize("name", ["torch.ops.aten.squeeze_.dims", "torch.ops.aten.permute",
-                                  "torch.ops.prims.device_put.default", "torch._C._nn.gelu",
-                                  "torch._C._VariableFunctions.add", "torch._lazy_clone"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "torch.ops.aten.squeeze_.dims",
+        "torch.ops.aten.permute",
+        "torch.ops.prims.device_put.default",
+        "torch._C._nn.gelu",
+        "torch._C._VariableFunctions.add",
+        "torch._lazy_clone",
+    ],
+)
 def test_operators_and_private_builtins_get_the_family_before_the_probe(name):
     info = _builtin(name)
     assert recorded_kind(info)
@@ -36,20 +44,37 @@ def test_operators_and_private_builtins_get_the_family_before_the_probe(name):
         assert fams.index("recorded") < fams.index("measured")
 
 
-@pytest.mark.parametrize("name", ["torch.add", "torch.nn.functional.gelu", "torch._dynamo.reset", "torch.ops",
-                                  "torch.ops.aten"])
+@pytest.mark.parametrize(
+    "name",
+    ["torch.add", "torch.nn.functional.gelu", "torch._dynamo.reset", "torch.ops", "torch.ops.aten"],
+)
 def test_public_functions_and_namespaces_do_not(name):
     assert not recorded_kind(_builtin(name))
 
 
 def test_the_plan_writes_the_call_and_the_values_measured_on_the_cpu():
-    facts = {"recorded": {
-        "found": True, "own": False, "recorded": "aten::index_put.default", "tolerance": [1e-3, 1e-4],
-        "args": [_t([0.5, 1.5, 2.5], [3]), {"list": [_t([2, 0], [2], "int64")], "tuple": False},
-                 _t([9.0, 8.0], [2]), {"value": True}],
-        "kwargs": {},
-        "result": _t([8.0, 1.5, 9.0], [3], ) | {"stride": [1]},
-        "changed": {"0": _t([8.0, 1.5, 9.0], [3])}, "kwchanged": {}}}
+    facts = {
+        "recorded": {
+            "found": True,
+            "own": False,
+            "recorded": "aten::index_put.default",
+            "tolerance": [1e-3, 1e-4],
+            "args": [
+                _t([0.5, 1.5, 2.5], [3]),
+                {"list": [_t([2, 0], [2], "int64")], "tuple": False},
+                _t([9.0, 8.0], [2]),
+                {"value": True},
+            ],
+            "kwargs": {},
+            "result": _t(
+                [8.0, 1.5, 9.0],
+                [3],
+            )
+            | {"stride": [1]},
+            "changed": {"0": _t([8.0, 1.5, 9.0], [3])},
+            "kwchanged": {},
+        }
+    }
     plan = recorded_plan(_builtin("torch.ops.aten.index_put_.hacked_twin"), facts, "DEVICE")
     src = _flat(plan)
     assert plan.family == "recorded"
@@ -59,15 +84,29 @@ def test_the_plan_writes_the_call_and_the_values_measured_on_the_cpu():
     # the result and the argument it wrote into, each against the values measured on the CPU
     assert "expected = torch.tensor([8.0, 1.5, 9.0], dtype=torch.float32).reshape(3,)" in src
     assert "self._assert_value(result, expected, DEVICE, rtol=0.001, atol=0.0001)" in src
-    assert "self._assert_value(args[0], expected_arg0, DEVICE" in src or "self._assert_value(args[0], expected," in src
+    assert (
+        "self._assert_value(args[0], expected_arg0, DEVICE" in src
+        or "self._assert_value(args[0], expected," in src
+    )
 
 
 def test_numbers_and_tuples_are_compared_one_by_one():
-    facts = {"recorded": {
-        "found": True, "own": True, "recorded": "aten::aminmax.default", "tolerance": [1e-3, 1e-4],
-        "args": [_t([1.0, 3.0], [2])], "kwargs": {"dim": {"value": 0}},
-        "result": {"list": [_t([1.0], [1]), {"value": 2}, {"value": 0.25}, {"value": None}], "tuple": True},
-        "changed": {}, "kwchanged": {}}}
+    facts = {
+        "recorded": {
+            "found": True,
+            "own": True,
+            "recorded": "aten::aminmax.default",
+            "tolerance": [1e-3, 1e-4],
+            "args": [_t([1.0, 3.0], [2])],
+            "kwargs": {"dim": {"value": 0}},
+            "result": {
+                "list": [_t([1.0], [1]), {"value": 2}, {"value": 0.25}, {"value": None}],
+                "tuple": True,
+            },
+            "changed": {},
+            "kwchanged": {},
+        }
+    }
     src = _flat(recorded_plan(_builtin("torch.ops.aten.aminmax.default"), facts, "DEVICE"))
     assert "its own call" in src
     assert 'kwargs = self._to_device({"dim": 0})' in src
@@ -80,21 +119,41 @@ def test_numbers_and_tuples_are_compared_one_by_one():
 
 def test_no_recorded_call_is_a_reason():
     with pytest.raises(CannotDecide, match="no OpInfo sample"):
-        recorded_plan(_builtin("torch._sync"), {"recorded": {"found": False,
-                                                              "problem": "no OpInfo sample's code calls it"}}, "DEVICE")
+        recorded_plan(
+            _builtin("torch._sync"),
+            {"recorded": {"found": False, "problem": "no OpInfo sample's code calls it"}},
+            "DEVICE",
+        )
 
 
 def test_coo_and_nested_values_are_written_and_compared_by_their_parts():
-    coo = {"sparse": {"indices": _t([0, 1], [2, 1], "int64"), "values": _t([2.5], [1]), "shape": [2, 3],
-                      "coalesced": True}}
-    facts = {"recorded": {
-        "found": True, "own": True, "recorded": "aten::_nested_tensor_from_mask.default", "tolerance": [1e-3, 1e-4],
-        "args": [coo], "kwargs": {},
-        "result": {"nested": [_t([1.0, 2.0], [2]), _t([3.0], [1])]}, "changed": {},
-        "kwchanged": {"out": coo}}}
+    coo = {
+        "sparse": {
+            "indices": _t([0, 1], [2, 1], "int64"),
+            "values": _t([2.5], [1]),
+            "shape": [2, 3],
+            "coalesced": True,
+        }
+    }
+    facts = {
+        "recorded": {
+            "found": True,
+            "own": True,
+            "recorded": "aten::_nested_tensor_from_mask.default",
+            "tolerance": [1e-3, 1e-4],
+            "args": [coo],
+            "kwargs": {},
+            "result": {"nested": [_t([1.0, 2.0], [2]), _t([3.0], [1])]},
+            "changed": {},
+            "kwchanged": {"out": coo},
+        }
+    }
     src = _flat(recorded_plan(_builtin("torch._nested_tensor_from_mask"), facts, "DEVICE"))
     assert "torch.sparse_coo_tensor(arg0_indices, arg0_values, (2, 3), is_coalesced=True)" in src
-    assert "self.assertTrue(result.is_nested)" in src and "self.assertEqual(len(result.unbind()), 2)" in src
+    assert (
+        "self.assertTrue(result.is_nested)" in src
+        and "self.assertEqual(len(result.unbind()), 2)" in src
+    )
     assert "self._assert_value(result.unbind()[1], expected_1, DEVICE" in src
     # the COO tensor it wrote into: its coalesced indices and values, and its shape
     assert 'self._assert_sparse(kwargs["out"], arg0_indices, arg0_values, (2, 3), DEVICE' in src

@@ -28,24 +28,36 @@ from tests.scaffold.scaffold_run import _passes_and_fails_once_broken, _scaffold
 pytestmark = pytest.mark.slow
 
 CASES = (
-    Case("torch.use_deterministic_algorithms", "signature",
-         "use = torch.use_deterministic_algorithms\n"
-         "torch.use_deterministic_algorithms = lambda mode, warn_only=False: use(mode)"),
-    Case("torch.as_tensor", "doctest",  # an array's integers converted to float64
-         "as_tensor = torch.as_tensor\ntorch.as_tensor = lambda data, *a, **k: as_tensor(data, *a, **k).double()"),
-    Case("torch.from_numpy", "utility",  # the utility family takes it since the families were merged
-         "torch.from_numpy = lambda a: torch.tensor(a, dtype=torch.float32)"),
-    Case("torch.optim.Muon", "optim",  # a step of the wrong sign
-         "M = torch.optim.Muon\nstep = M.step\n"
-         "def broken(self, closure=None):\n"
-         "    params = [p for g in self.param_groups for p in g['params']]\n"
-         "    before = [p.detach().clone() for p in params]\n"
-         "    loss = step(self, closure)\n"
-         "    with torch.no_grad():\n"
-         "        for b, p in zip(before, params):\n"
-         "            p.copy_(2 * b - p)\n"
-         "    return loss\n"
-         "M.step = broken"),
+    Case(
+        "torch.use_deterministic_algorithms",
+        "signature",
+        "use = torch.use_deterministic_algorithms\n"
+        "torch.use_deterministic_algorithms = lambda mode, warn_only=False: use(mode)",
+    ),
+    Case(
+        "torch.as_tensor",
+        "doctest",  # an array's integers converted to float64
+        "as_tensor = torch.as_tensor\ntorch.as_tensor = lambda data, *a, **k: as_tensor(data, *a, **k).double()",
+    ),
+    Case(
+        "torch.from_numpy",
+        "utility",  # the utility family takes it since the families were merged
+        "torch.from_numpy = lambda a: torch.tensor(a, dtype=torch.float32)",
+    ),
+    Case(
+        "torch.optim.Muon",
+        "optim",  # a step of the wrong sign
+        "M = torch.optim.Muon\nstep = M.step\n"
+        "def broken(self, closure=None):\n"
+        "    params = [p for g in self.param_groups for p in g['params']]\n"
+        "    before = [p.detach().clone() for p in params]\n"
+        "    loss = step(self, closure)\n"
+        "    with torch.no_grad():\n"
+        "        for b, p in zip(before, params):\n"
+        "            p.copy_(2 * b - p)\n"
+        "    return loss\n"
+        "M.step = broken",
+    ),
 )
 
 
@@ -63,8 +75,14 @@ def test_a_setter_measured_first_leaves_its_getter_as_it_found_it(tmp_path_facto
     ``is_warn_always_enabled`` measured after it in the same batch was measured True, and its test failed
     in a fresh interpreter: the state the setter found is restored after its calls."""
     pytest.importorskip("torch")
-    cases = (Case("torch.set_warn_always", "measured", "torch.set_warn_always = lambda b: None"),
-             Case("torch.is_warn_always_enabled", "signature", "torch.is_warn_always_enabled = lambda: True"))
+    cases = (
+        Case("torch.set_warn_always", "measured", "torch.set_warn_always = lambda b: None"),
+        Case(
+            "torch.is_warn_always_enabled",
+            "signature",
+            "torch.is_warn_always_enabled = lambda: True",
+        ),
+    )
     results, _ = _scaffold(cases, [c.api for c in cases], tmp_path_factory.mktemp("leak"))
     for case in cases:
         assert results[case.api].family == case.family, (case.api, results[case.api].fill_in)

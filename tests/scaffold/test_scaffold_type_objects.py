@@ -21,16 +21,25 @@ pytestmark = pytest.mark.slow
 
 CASES = (
     Case("torch.dtype", "typeobject", "torch.dtype = object"),  # every value would be a dtype
-    Case("torch.device", "typeobject",  # the index is dropped
-         "device = torch.device\ntorch.device = lambda kind, index=None: device(str(kind).split(':')[0])"),
+    Case(
+        "torch.device",
+        "typeobject",  # the index is dropped
+        "device = torch.device\ntorch.device = lambda kind, index=None: device(str(kind).split(':')[0])",
+    ),
     Case("torch.layout", "typeobject", "torch.layout = type(torch.float32)"),
     Case("torch.memory_format", "typeobject", "torch.memory_format = type(torch.strided)"),
-    Case("torch.finfo", "typeobject",  # float16 answered with float32's limits
-         "finfo = torch.finfo\n"
-         "torch.finfo = lambda dtype=None: finfo() if dtype is None else finfo("
-         "torch.float32 if dtype is torch.float16 else dtype)"),
-    Case("torch.iinfo", "typeobject",  # uint8 answered with int8's limits
-         "iinfo = torch.iinfo\ntorch.iinfo = lambda dtype: iinfo(torch.int8 if dtype is torch.uint8 else dtype)"),
+    Case(
+        "torch.finfo",
+        "typeobject",  # float16 answered with float32's limits
+        "finfo = torch.finfo\n"
+        "torch.finfo = lambda dtype=None: finfo() if dtype is None else finfo("
+        "torch.float32 if dtype is torch.float16 else dtype)",
+    ),
+    Case(
+        "torch.iinfo",
+        "typeobject",  # uint8 answered with int8's limits
+        "iinfo = torch.iinfo\ntorch.iinfo = lambda dtype: iinfo(torch.int8 if dtype is torch.uint8 else dtype)",
+    ),
 )
 
 
@@ -50,8 +59,15 @@ def test_they_run_on_the_emulated_npu_and_fail_once_broken(tmp_path_factory, tmp
     from torchparity.emulated import EMULATIONS
 
     npu = EMULATIONS["npu"]
-    results, _ = _scaffold(CASES, [c.api for c in CASES], tmp_path_factory.mktemp("types-npu"),
-                           npu.module, npu.device, npu.environ(), "torch_npu")
+    results, _ = _scaffold(
+        CASES,
+        [c.api for c in CASES],
+        tmp_path_factory.mktemp("types-npu"),
+        npu.module,
+        npu.device,
+        npu.environ(),
+        "torch_npu",
+    )
     for case in CASES:
         res = results[case.api]
         assert res.family == case.family, (case.api, res.fill_in)

@@ -38,24 +38,51 @@ DTYPE_CASES = (
     Case("torch.float8_e5m2fnuz", "dtype", "torch.float8_e5m2fnuz = torch.float8_e4m3fnuz"),
 )
 FACTORY_CASES = (
-    Case("torch.empty", "factory",  # the wrong shape
-         "empty = torch.empty\ntorch.empty = lambda *a, **k: empty(*a, **k).unsqueeze(0)"),
-    Case("torch.empty_strided", "factory",  # ignores the strides
-         "torch.empty_strided = lambda size, stride, **k: torch.empty(size, **k)"),
-    Case("torch.empty_like", "factory",  # ignores the dtype of its input
-         "torch.empty_like = lambda t, **k: torch.empty(tuple(t.shape), device=t.device, **k)"),
-    Case("torch.rand", "factory",  # values in [0, 2)
-         "rand = torch.rand\ntorch.rand = lambda *a, **k: rand(*a, **k) * 2"),
-    Case("torch.randn", "factory",  # a seed that does not reproduce
-         "randn = torch.randn\ntorch.randn = lambda *a, **k: (torch.seed(), randn(*a, **k))[1]"),
-    Case("torch.randint", "factory",  # [low + 1, high + 1)
-         "randint = torch.randint\ntorch.randint = lambda *a, **k: randint(*a, **k) + 1"),
-    Case("torch.randperm", "factory",  # repeats a value
-         "randperm = torch.randperm\ntorch.randperm = lambda n, **k: randperm(n, **k) % max(n - 1, 1)"),
-    Case("torch.normal", "factory",  # the mean off by one
-         "normal = torch.normal\ntorch.normal = lambda *a, **k: normal(*a, **k) + 1"),
-    Case("torch.bernoulli", "factory",  # ignores p
-         "bernoulli = torch.bernoulli\ntorch.bernoulli = lambda p, *a, **k: bernoulli(torch.full_like(p, 0.5))"),
+    Case(
+        "torch.empty",
+        "factory",  # the wrong shape
+        "empty = torch.empty\ntorch.empty = lambda *a, **k: empty(*a, **k).unsqueeze(0)",
+    ),
+    Case(
+        "torch.empty_strided",
+        "factory",  # ignores the strides
+        "torch.empty_strided = lambda size, stride, **k: torch.empty(size, **k)",
+    ),
+    Case(
+        "torch.empty_like",
+        "factory",  # ignores the dtype of its input
+        "torch.empty_like = lambda t, **k: torch.empty(tuple(t.shape), device=t.device, **k)",
+    ),
+    Case(
+        "torch.rand",
+        "factory",  # values in [0, 2)
+        "rand = torch.rand\ntorch.rand = lambda *a, **k: rand(*a, **k) * 2",
+    ),
+    Case(
+        "torch.randn",
+        "factory",  # a seed that does not reproduce
+        "randn = torch.randn\ntorch.randn = lambda *a, **k: (torch.seed(), randn(*a, **k))[1]",
+    ),
+    Case(
+        "torch.randint",
+        "factory",  # [low + 1, high + 1)
+        "randint = torch.randint\ntorch.randint = lambda *a, **k: randint(*a, **k) + 1",
+    ),
+    Case(
+        "torch.randperm",
+        "factory",  # repeats a value
+        "randperm = torch.randperm\ntorch.randperm = lambda n, **k: randperm(n, **k) % max(n - 1, 1)",
+    ),
+    Case(
+        "torch.normal",
+        "factory",  # the mean off by one
+        "normal = torch.normal\ntorch.normal = lambda *a, **k: normal(*a, **k) + 1",
+    ),
+    Case(
+        "torch.bernoulli",
+        "factory",  # ignores p
+        "bernoulli = torch.bernoulli\ntorch.bernoulli = lambda p, *a, **k: bernoulli(torch.full_like(p, 0.5))",
+    ),
 )
 CASES = DTYPE_CASES + FACTORY_CASES
 
@@ -74,8 +101,15 @@ def test_they_run_on_the_emulated_npu_and_fail_once_broken(tmp_path_factory, tmp
     from torchparity.emulated import EMULATIONS
 
     npu = EMULATIONS["npu"]
-    results, _ = _scaffold(CASES, [c.api for c in CASES], tmp_path_factory.mktemp("values-npu"),
-                           npu.module, npu.device, npu.environ(), "torch_npu")
+    results, _ = _scaffold(
+        CASES,
+        [c.api for c in CASES],
+        tmp_path_factory.mktemp("values-npu"),
+        npu.module,
+        npu.device,
+        npu.environ(),
+        "torch_npu",
+    )
     _check_families(CASES, results)
     for case in CASES:
         text = Path(results[case.api].path).read_text()

@@ -18,7 +18,9 @@ def test_undefined_values_are_checked_on_the_meta_kernels_metadata_never_compare
     assert 'on_meta = self._sample_to(sample, "meta")' in text
     assert "expected = op.op(on_meta.input, *on_meta.args, **on_meta.kwargs)" in text
     assert "self._assert_same_metadata(actual, expected, dev.kwargs)" in text
-    assert 'self.assertEqual(getattr(actual, what), kwargs[what], what + "= given")' in text  # as documented
+    assert (
+        'self.assertEqual(getattr(actual, what), kwargs[what], what + "= given")' in text
+    )  # as documented
     for what in ("shape", "dtype", "layout", "requires_grad"):
         assert f"self.assertEqual(actual.{what}, expected.{what})" in text
     assert "self.assertEqual(actual.stride(), expected.stride())" in text
@@ -41,14 +43,27 @@ def test_samples_that_do_not_fit_get_the_arguments_the_opinfo_function_passes():
     assert 'k: device if k == "device" and v is not None' in text  # a factory's device= moves too
     assert 'wide = self._sample_to(sample, "cpu", widen=True)' in text  # float64, not a second run
     assert "self.assertEqual(checked, 6)" in text
-    overload = _source(overload_plan(_builtin("torch.ops.aten.where.self"),
-                                     _opinfo_facts(overload="self", captured=True), "DEVICE"))
+    overload = _source(
+        overload_plan(
+            _builtin("torch.ops.aten.where.self"),
+            _opinfo_facts(overload="self", captured=True),
+            "DEVICE",
+        )
+    )
     assert "schema.overload_name == 'self'" in overload  # an overload: that overload only
 
 
 def test_plans_without_the_new_facts_spell_what_they_did():
-    text = _source(overload_plan(_builtin("torch.ops.aten.where.self"), _opinfo_facts(overload="self"), "DEVICE"))
-    assert "TorchDispatchMode" not in text and "_moved" not in text and "_assert_same_metadata" not in text
+    text = _source(
+        overload_plan(
+            _builtin("torch.ops.aten.where.self"), _opinfo_facts(overload="self"), "DEVICE"
+        )
+    )
+    assert (
+        "TorchDispatchMode" not in text
+        and "_moved" not in text
+        and "_assert_same_metadata" not in text
+    )
     assert "actual = torch.ops.aten.where.self(*self._arranged(dev), **dev.kwargs)" in text
 
 
@@ -63,5 +78,7 @@ def test_an_opinfo_listing_none_of_the_defaults_gets_the_dtypes_it_lists():
 def test_backward_kernels_are_left_to_the_backward_family():
     from torchparity.agent.facts_overloads import _backward_kernel
 
-    assert _backward_kernel("max_pool2d_with_indices_backward") and _backward_kernel("_softmax_backward_data")
+    assert _backward_kernel("max_pool2d_with_indices_backward") and _backward_kernel(
+        "_softmax_backward_data"
+    )
     assert not _backward_kernel("max_unpool2d") and not _backward_kernel("empty_like")

@@ -29,13 +29,30 @@ def fill(store: Store, *, second_target: bool = False) -> tuple[int, int]:
         envs = ["a2", "a5"] if (failed and second_target) else ["a2"]
         results = []
         for env in envs:
-            rec = target_record(env, "c0ffee" * 6 + "abcd", "ab" * 32, failed=failed if env == "a2" else True)
+            rec = target_record(
+                env, "c0ffee" * 6 + "abcd", "ab" * 32, failed=failed if env == "a2" else True
+            )
             rec.run_id = rid
-            store.add_target(rid, label=rec.label, ref=rec.ref, env=rec.env, result=rec.result,
-                             log=render_log(rec).encode(), record=rec.to_json())
+            store.add_target(
+                rid,
+                label=rec.label,
+                ref=rec.ref,
+                env=rec.env,
+                result=rec.result,
+                log=render_log(rec).encode(),
+                record=rec.to_json(),
+            )
             results.append(rec.result)
-        store.finish_run(rid, "FAIL" if "FAIL" in results else "PASS",
-                         summary={"targets": [{"label": f"v2.7.1@{e}", "result": r} for e, r in zip(envs, results, strict=True)]})
+        store.finish_run(
+            rid,
+            "FAIL" if "FAIL" in results else "PASS",
+            summary={
+                "targets": [
+                    {"label": f"v2.7.1@{e}", "result": r}
+                    for e, r in zip(envs, results, strict=True)
+                ]
+            },
+        )
         ids.append(rid)
     return ids[0], ids[1]
 
@@ -106,7 +123,9 @@ def rehash_log(entries: dict[str, bytes], run_index: int, *, reseal: bool) -> No
     t["record_sha256"] = put(entries, json.dumps(record, indent=2).encode())
     if reseal:
         seal = json.loads(entries[f"blobs/{run['seal_sha256']}"])
-        seal["targets"][0].update(result="PASS", log_sha256=t["log_sha256"], record_sha256=t["record_sha256"])
+        seal["targets"][0].update(
+            result="PASS", log_sha256=t["log_sha256"], record_sha256=t["record_sha256"]
+        )
         seal["result"] = "PASS"
         run["seal_sha256"] = put(entries, json.dumps(seal, indent=2, sort_keys=True).encode())
     set_manifest(entries, doc)

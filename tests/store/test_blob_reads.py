@@ -48,8 +48,12 @@ def deadline() -> Iterator[None]:
 
 def _verbs(store: Store, tmp_path: Path) -> list[list[str]]:
     st = str(store.root)
-    return [["runs", "--store", st], ["show", "2", "--store", st], ["report", "2", "--kind", "json", "--store", st],
-            ["bundle", "export", "2", "-o", str(tmp_path / "b.zip"), "--store", st]]
+    return [
+        ["runs", "--store", st],
+        ["show", "2", "--store", st],
+        ["report", "2", "--kind", "json", "--store", st],
+        ["bundle", "export", "2", "-o", str(tmp_path / "b.zip"), "--store", st],
+    ]
 
 
 def _replace(path: Path, kind: str, tmp_path: Path) -> str:
@@ -67,10 +71,24 @@ def _replace(path: Path, kind: str, tmp_path: Path) -> str:
 
 # (not /dev/zero as a record: a torchparity without the check reads a record whole, and would fill the
 # memory before the deadline could stop it; the log case shows the check, which is the same for both)
-@pytest.mark.parametrize(("blob", "kind"), [("log", "fifo"), ("log", "dev-zero"), ("log", "folder"),
-                                            ("record", "fifo"), ("record", "folder")])
+@pytest.mark.parametrize(
+    ("blob", "kind"),
+    [
+        ("log", "fifo"),
+        ("log", "dev-zero"),
+        ("log", "folder"),
+        ("record", "fifo"),
+        ("record", "folder"),
+    ],
+)
 def test_a_blob_that_is_not_a_regular_file_is_exit_3_at_once(
-        store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str], deadline: None, blob: str, kind: str) -> None:
+    store: Store,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    deadline: None,
+    blob: str,
+    kind: str,
+) -> None:
     (target,) = store.targets(2)
     sha = target.log_sha if blob == "log" else target.record_sha
     assert sha
@@ -91,8 +109,9 @@ def test_a_blob_that_is_not_a_regular_file_is_exit_3_at_once(
     assert not (tmp_path / "b.zip").exists()
 
 
-def test_a_blob_linked_to_a_regular_file_with_its_bytes_is_read(store: Store, tmp_path: Path,
-                                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_blob_linked_to_a_regular_file_with_its_bytes_is_read(
+    store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (target,) = store.targets(2)
     path = store.blobs.path(target.log_sha or "")
     elsewhere = tmp_path / "elsewhere.log"
@@ -101,4 +120,3 @@ def test_a_blob_linked_to_a_regular_file_with_its_bytes_is_read(store: Store, tm
     path.symlink_to(elsewhere)
     assert main(["show", "2", "--store", str(store.root)]) == 0
     assert "RESULT=FAIL" in capsys.readouterr().out
-

@@ -10,8 +10,15 @@ from torchparity.store import Store
 
 def _fill(store: Store) -> int:
     rid = store.new_run("run", ["run", "t.py"])
-    store.add_target(rid, label="master@py", ref="master", env="py", result="PASS",
-                     log=b"RESULT=PASS\n", record={"label": "master@py", "result": "PASS"})
+    store.add_target(
+        rid,
+        label="master@py",
+        ref="master",
+        env="py",
+        result="PASS",
+        log=b"RESULT=PASS\n",
+        record={"label": "master@py", "result": "PASS"},
+    )
     store.put_record("resolve", "torch.add", {"canonical": "torch.add"}, run_id=rid)
     store.finish_run(rid, "PASS")
     return rid
@@ -21,9 +28,13 @@ def test_export_verify_import_round_trip(tmp_path, capsys):
     src = Store(tmp_path / "a")
     rid = _fill(src)
     zpath = tmp_path / "ev.zip"
-    assert main(["bundle", "export", str(rid), "-o", str(zpath), "--store", str(tmp_path / "a")]) == 0
+    assert (
+        main(["bundle", "export", str(rid), "-o", str(zpath), "--store", str(tmp_path / "a")]) == 0
+    )
     assert main(["bundle", "verify", str(zpath)]) == 0
-    assert "OK: 4 files, 1 runs checked, every seal matches" in capsys.readouterr().out  # log, record, resolve record, seal
+    assert (
+        "OK: 4 files, 1 runs checked, every seal matches" in capsys.readouterr().out
+    )  # log, record, resolve record, seal
     assert main(["bundle", "import", str(zpath), "--store", str(tmp_path / "b")]) == 0
     dst = Store(tmp_path / "b")
     (t,) = dst.targets(1)
@@ -32,14 +43,18 @@ def test_export_verify_import_round_trip(tmp_path, capsys):
     assert dst.latest_record("resolve", "torch.add") == {"canonical": "torch.add"}
     assert dst.run(1).result == "PASS"
     # exporting to an existing file is refused, nothing overwritten
-    assert main(["bundle", "export", str(rid), "-o", str(zpath), "--store", str(tmp_path / "a")]) == 2
+    assert (
+        main(["bundle", "export", str(rid), "-o", str(zpath), "--store", str(tmp_path / "a")]) == 2
+    )
 
 
 def test_tampered_bundle_fails_and_is_not_imported(tmp_path, capsys):
     src = Store(tmp_path / "a")
     rid = _fill(src)
     zpath = tmp_path / "ev.zip"
-    assert main(["bundle", "export", str(rid), "-o", str(zpath), "--store", str(tmp_path / "a")]) == 0
+    assert (
+        main(["bundle", "export", str(rid), "-o", str(zpath), "--store", str(tmp_path / "a")]) == 0
+    )
     log_sha = src.targets(rid)[0].log_sha
     bad = tmp_path / "bad.zip"
     with zipfile.ZipFile(zpath) as zin, zipfile.ZipFile(bad, "w") as zout:
@@ -62,7 +77,9 @@ def test_import_keeps_the_run_times_and_rezipped_bundles_verify(tmp_path):
     src = Store(tmp_path / "a")
     rid = _fill(src)
     zpath = tmp_path / "ev.zip"
-    assert main(["bundle", "export", str(rid), "-o", str(zpath), "--store", str(tmp_path / "a")]) == 0
+    assert (
+        main(["bundle", "export", str(rid), "-o", str(zpath), "--store", str(tmp_path / "a")]) == 0
+    )
     # unzipped and zipped again by hand: the folder entries carry no evidence
     unpacked = tmp_path / "unpacked"
     with zipfile.ZipFile(zpath) as zf:
@@ -101,7 +118,20 @@ def test_malformed_bundles_are_reported_not_tracebacks(tmp_path, capsys):
     assert "manifest.json: it is not JSON" in capsys.readouterr().err
     src = Store(tmp_path / "a")
     rid = _fill(src)
-    assert main(["bundle", "export", str(rid), "-o", str(tmp_path / "no" / "x.zip"), "--store", str(tmp_path / "a")]) == 2
+    assert (
+        main(
+            [
+                "bundle",
+                "export",
+                str(rid),
+                "-o",
+                str(tmp_path / "no" / "x.zip"),
+                "--store",
+                str(tmp_path / "a"),
+            ]
+        )
+        == 2
+    )
     assert "does not exist" in capsys.readouterr().err
 
 

@@ -34,23 +34,33 @@ def _big_output(size: int) -> str:
 
 
 def test_a_run_with_17_mib_of_test_output_exports_verifies_and_imports(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     output = _big_output(17 * MIB)
 
     def run_file(job: Job) -> Answer:
-        return Answer(result=RUN_FILE.result, output=output, status=RUN_FILE.status, exit_code=RUN_FILE.exit_code)
+        return Answer(
+            result=RUN_FILE.result,
+            output=output,
+            status=RUN_FILE.status,
+            exit_code=RUN_FILE.exit_code,
+        )
 
     with answering(RecordedAgent.of("verify_seed_api", run_file=run_file)):
         assert main(["verify", API, "--python", sys.executable]) == 0, capsys.readouterr().err
     st = Store(".torchparity")
     (target,) = st.targets(1)
     log = st.blobs.read(target.log_sha or "")
-    assert len(log) > 16 * MIB and b"HEAD OF THE OUTPUT" in log and b"TAIL OF THE OUTPUT" in log  # in the log
+    assert (
+        len(log) > 16 * MIB and b"HEAD OF THE OUTPUT" in log and b"TAIL OF THE OUTPUT" in log
+    )  # in the log
     record = st.blobs.read(target.record_sha or "")
     assert len(record) < 2 * MIB  # the record is no second copy of it
     full = json.loads(record)["full"][0]["output"]
-    assert full.startswith("HEAD OF THE OUTPUT") and full.endswith("TAIL OF THE OUTPUT: Ran 2 tests\nOK\n")
+    assert full.startswith("HEAD OF THE OUTPUT") and full.endswith(
+        "TAIL OF THE OUTPUT: Ran 2 tests\nOK\n"
+    )
     assert f"evidence log {target.log_sha}" in full
 
     capsys.readouterr()
@@ -64,7 +74,9 @@ def test_a_run_with_17_mib_of_test_output_exports_verifies_and_imports(
     assert "TAIL OF THE OUTPUT" in capsys.readouterr().out
 
 
-def test_export_refuses_a_json_document_import_would_refuse(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_export_refuses_a_json_document_import_would_refuse(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A record over the 16 MiB a JSON document may be in a bundle (made by an older torchparity, or by
     a verb that keeps a big record): export says so, and writes nothing."""
     st = Store(tmp_path / "store")
@@ -86,8 +98,15 @@ def test_export_checks_the_limits_import_reads_with(tmp_path: Path) -> None:
 
     st = Store(tmp_path / "store")
     rid = st.new_run("run", ["run"])
-    st.add_target(rid, label="m@e", ref="m", env="e", result="PASS", log=b"x" * (2 * MIB),
-                  record={"label": "m@e", "ref": "m", "env": "e", "result": "PASS", "run_id": rid})
+    st.add_target(
+        rid,
+        label="m@e",
+        ref="m",
+        env="e",
+        result="PASS",
+        log=b"x" * (2 * MIB),
+        record={"label": "m@e", "ref": "m", "env": "e", "result": "PASS", "run_id": rid},
+    )
     st.finish_run(rid, "PASS")
     small = BundleLimits(max_entry_bytes=MIB)
     with pytest.raises(UsageError, match=r"over the limit of 1\.0 MiB per entry"):

@@ -26,19 +26,28 @@ from torchparity.store.seal import RunSeal, TargetSeal, summary_sha256
 
 GIB = 1 << 30
 HALF = GIB // 2
-EMPTY_MANIFEST = {"schema": "torchparity.bundle/3", "created": 0.0, "torchparity_version": "t", "runs": [],
-                  "files": {}}
+EMPTY_MANIFEST = {
+    "schema": "torchparity.bundle/3",
+    "created": 0.0,
+    "torchparity_version": "t",
+    "runs": [],
+    "files": {},
+}
 # the peak of this process's own memory (VmHWM): getrusage's ru_maxrss would also count the pages of
 # the forked pytest process it was exec'ed from
-PEAK = ("import re, sys\nfrom torchparity.cli import main\nrc = main(sys.argv[1:])\n"
-        "hwm = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1)\n"
-        "sys.stderr.write(f'\\nMAXRSS_KIB={hwm}\\n')\n"
-        "sys.exit(rc)\n")
+PEAK = (
+    "import re, sys\nfrom torchparity.cli import main\nrc = main(sys.argv[1:])\n"
+    "hwm = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1)\n"
+    "sys.stderr.write(f'\\nMAXRSS_KIB={hwm}\\n')\n"
+    "sys.exit(rc)\n"
+)
 
 
 def run_measured(*argv: str) -> tuple[int, str, int]:
     """(exit code, output, peak RSS in MiB) of ``torchparity ARGV`` in its own process."""
-    proc = subprocess.run([sys.executable, "-c", PEAK, *argv], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", PEAK, *argv], capture_output=True, text=True, timeout=300
+    )
     tail = proc.stderr.rsplit("MAXRSS_KIB=", 1)
     return proc.returncode, proc.stdout + tail[0], int(tail[1]) // 1024
 
@@ -52,27 +61,45 @@ def _manifest_listing(digest: str) -> RawEntry:
 def bomb(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 1 MiB bundle whose one blob expands to 1 GiB of zeros (listed, named by no run)."""
     name = "blobs/" + "0" * 64
-    return write_raw_zip(tmp_path_factory.mktemp("bomb") / "bomb.zip",
-                         [_manifest_listing(name[6:]), bomb_entry(name, GIB)])
+    return write_raw_zip(
+        tmp_path_factory.mktemp("bomb") / "bomb.zip",
+        [_manifest_listing(name[6:]), bomb_entry(name, GIB)],
+    )
 
 
-def test_a_zip_bomb_is_refused_from_its_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_zip_bomb_is_refused_from_its_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The fast tier's bomb: 300 MiB stated and really there, refused before a byte is inflated."""
-    small = write_raw_zip(tmp_path / "b.zip", [_manifest_listing("0" * 64), bomb_entry("blobs/" + "0" * 64, 300 * MIB)])
-    for verb in (["bundle", "verify", str(small)], ["bundle", "import", str(small), "--store", str(tmp_path / "s")]):
+    small = write_raw_zip(
+        tmp_path / "b.zip",
+        [_manifest_listing("0" * 64), bomb_entry("blobs/" + "0" * 64, 300 * MIB)],
+    )
+    for verb in (
+        ["bundle", "verify", str(small)],
+        ["bundle", "import", str(small), "--store", str(tmp_path / "s")],
+    ):
         assert main(verb) == 2
-        assert "would expand to 300.0 MiB, over the limit of 256.0 MiB per entry" in capsys.readouterr().err
+        assert (
+            "would expand to 300.0 MiB, over the limit of 256.0 MiB per entry"
+            in capsys.readouterr().err
+        )
     assert not [p for p in (tmp_path / "s").rglob("*") if p.is_file() and p.parent.name == "blobs"]
 
 
 @pytest.mark.slow
 def test_a_zip_bomb_is_refused_before_reading_under_100_mb(bomb: Path, tmp_path: Path) -> None:
     assert bomb.stat().st_size < 2 * MIB
-    for verb in (["bundle", "verify", str(bomb)], ["bundle", "import", str(bomb), "--store", str(tmp_path / "s")]):
+    for verb in (
+        ["bundle", "verify", str(bomb)],
+        ["bundle", "import", str(bomb), "--store", str(tmp_path / "s")],
+    ):
         rc, out, peak = run_measured(*verb)
         assert rc == 2, out
-        assert "would expand to 1.0 GiB, over the limit of 256.0 MiB per entry (--max-entry-size); " \
-               "refused before reading it" in out
+        assert (
+            "would expand to 1.0 GiB, over the limit of 256.0 MiB per entry (--max-entry-size); "
+            "refused before reading it" in out
+        )
         assert peak < 100, f"peak RSS {peak} MiB"
     assert not [p for p in (tmp_path / "s").rglob("*") if p.is_file() and p.parent.name != "s"]
 
@@ -97,25 +124,59 @@ def test_a_run_with_a_512_mib_log_imports_in_bounded_memory(tmp_path: Path) -> N
     for _ in range(HALF // MIB):
         h.update(zero)
     log_sha = h.hexdigest()
-    record = json.dumps({"label": "m@e", "ref": "m", "env": "e", "result": "PASS", "log_sha256": log_sha}).encode()
+    record = json.dumps(
+        {"label": "m@e", "ref": "m", "env": "e", "result": "PASS", "log_sha256": log_sha}
+    ).encode()
     target = TargetSeal("m@e", "m", "e", "PASS", log_sha, hashlib.sha256(record).hexdigest(), 2.0)
-    seal = RunSeal(run=1, kind="run", created=1.0, finished=2.0, status="complete", result="PASS",
-                   argv=("run", "t.py"), summary_sha256=summary_sha256({}), targets=(target,), records=()).to_bytes()
-    run = BundleRun(id=1, kind="run", created=1.0, finished=2.0, status="complete", result="PASS",
-                    argv=("run", "t.py"), summary={}, seal_sha256=hashlib.sha256(seal).hexdigest(),
-                    targets=(target,), records=())
+    seal = RunSeal(
+        run=1,
+        kind="run",
+        created=1.0,
+        finished=2.0,
+        status="complete",
+        result="PASS",
+        argv=("run", "t.py"),
+        summary_sha256=summary_sha256({}),
+        targets=(target,),
+        records=(),
+    ).to_bytes()
+    run = BundleRun(
+        id=1,
+        kind="run",
+        created=1.0,
+        finished=2.0,
+        status="complete",
+        result="PASS",
+        argv=("run", "t.py"),
+        summary={},
+        seal_sha256=hashlib.sha256(seal).hexdigest(),
+        targets=(target,),
+        records=(),
+    )
     shas = [log_sha, target.record_sha256, run.seal_sha256]
-    doc = BundleManifest(created=0.0, torchparity_version="t", runs=(run,), files={f"blobs/{s}": s for s in shas})
-    bundle = write_raw_zip(tmp_path / "big.zip", [
-        _stored("manifest.json", doc.to_bytes()), _stored(f"blobs/{target.record_sha256}", record),
-        _stored(f"blobs/{run.seal_sha256}", seal), bomb_entry(f"blobs/{log_sha}", HALF)])
+    doc = BundleManifest(
+        created=0.0, torchparity_version="t", runs=(run,), files={f"blobs/{s}": s for s in shas}
+    )
+    bundle = write_raw_zip(
+        tmp_path / "big.zip",
+        [
+            _stored("manifest.json", doc.to_bytes()),
+            _stored(f"blobs/{target.record_sha256}", record),
+            _stored(f"blobs/{run.seal_sha256}", seal),
+            bomb_entry(f"blobs/{log_sha}", HALF),
+        ],
+    )
     store = tmp_path / "s"
     try:
-        rc, out, peak = run_measured("bundle", "import", str(bundle), "--max-entry-size", "2G", "--store", str(store))
+        rc, out, peak = run_measured(
+            "bundle", "import", str(bundle), "--max-entry-size", "2G", "--store", str(store)
+        )
         assert rc == 0 and "imported runs as 1" in out, out
         assert peak < 100, f"peak RSS {peak} MiB"
         st = Store(store)
-        assert st.run(1).result == "PASS" and st.blobs.path(log_sha).stat().st_size == HALF  # checked on read too
+        assert (
+            st.run(1).result == "PASS" and st.blobs.path(log_sha).stat().st_size == HALF
+        )  # checked on read too
     finally:
         shutil.rmtree(store, ignore_errors=True)
 
@@ -124,7 +185,10 @@ def test_a_run_with_a_512_mib_log_imports_in_bounded_memory(tmp_path: Path) -> N
 def test_a_header_that_understates_the_size_is_caught_while_streaming(tmp_path: Path) -> None:
     """The central directory says 1000 bytes; the deflate stream holds 64 MiB."""
     name = "blobs/" + "a" * 64
-    lying = write_raw_zip(tmp_path / "lying.zip", [_manifest_listing("a" * 64), bomb_entry(name, 64 * MIB, stated=1000)])
+    lying = write_raw_zip(
+        tmp_path / "lying.zip",
+        [_manifest_listing("a" * 64), bomb_entry(name, 64 * MIB, stated=1000)],
+    )
     rc, out, peak = run_measured("bundle", "verify", str(lying))
     assert rc == 3 and f"{name}: its bytes do not match its zip header" in out, out
     assert peak < 100
@@ -139,10 +203,15 @@ def _zip(tmp_path: Path, names: list[str], manifest_doc: object = EMPTY_MANIFEST
     return path
 
 
-def test_entry_count_and_total_size_limits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_entry_count_and_total_size_limits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     many = _zip(tmp_path, [f"blobs/{i:064x}" for i in range(11)])
     assert main(["bundle", "verify", str(many), "--max-entries", "10"]) == 2
-    assert "has 12 entries, over the limit of 10 (--max-entries); refused before reading it" in capsys.readouterr().err
+    assert (
+        "has 12 entries, over the limit of 10 (--max-entries); refused before reading it"
+        in capsys.readouterr().err
+    )
     big = tmp_path / "big.zip"
     with zipfile.ZipFile(big, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("manifest.json", json.dumps(EMPTY_MANIFEST))
@@ -154,43 +223,71 @@ def test_entry_count_and_total_size_limits(tmp_path: Path, capsys: pytest.Captur
     assert "size 'lots' is not a number of bytes" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("name", "problem"), [
-    ("../../etc/cron.d/x", "a path that climbs out of the bundle (..)"),
-    ("blobs/../../x", "a path that climbs out of the bundle (..)"),
-    ("/etc/passwd", "an absolute path"),
-    ("C:/Windows/x", "an absolute path"),
-    ("blobs\\x", "a backslash in the name"),
-    ("blobs/a\x1b[2Jb", "a control character in the name"),
-    ("blobs//x", "an empty or '.' part in the path"),
-])
-def test_path_problems_are_named_as_path_problems(tmp_path: Path, name: str, problem: str,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("../../etc/cron.d/x", "a path that climbs out of the bundle (..)"),
+        ("blobs/../../x", "a path that climbs out of the bundle (..)"),
+        ("/etc/passwd", "an absolute path"),
+        ("C:/Windows/x", "an absolute path"),
+        ("blobs\\x", "a backslash in the name"),
+        ("blobs/a\x1b[2Jb", "a control character in the name"),
+        ("blobs//x", "an empty or '.' part in the path"),
+    ],
+)
+def test_path_problems_are_named_as_path_problems(
+    tmp_path: Path, name: str, problem: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = _zip(tmp_path, [name])
-    for verb in (["bundle", "verify", str(bad)], ["bundle", "import", str(bad), "--store", str(tmp_path / "s")]):
+    for verb in (
+        ["bundle", "verify", str(bad)],
+        ["bundle", "import", str(bad), "--store", str(tmp_path / "s")],
+    ):
         assert main(verb) == 2
         err = capsys.readouterr().err
         assert f"is a path problem: {problem}" in err and "hash" not in err
     assert not (tmp_path / "s" / "store.sqlite").exists() or Store(tmp_path / "s").runs() == []
 
 
-def test_a_manifest_naming_a_path_is_a_path_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_manifest_naming_a_path_is_a_path_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     doc = dict(EMPTY_MANIFEST, files={"blobs/../../x": "a" * 64})
     assert main(["bundle", "verify", str(_zip(tmp_path, [], doc))]) == 2
-    assert "'blobs/../../x' is a path problem: a path that climbs out of the bundle" in capsys.readouterr().err
+    assert (
+        "'blobs/../../x' is a path problem: a path that climbs out of the bundle"
+        in capsys.readouterr().err
+    )
 
 
-@pytest.mark.parametrize(("edit", "message"), [
-    (lambda d: d.update(runs="x"), "manifest.runs must be a list, not text"),
-    (lambda d: d["runs"][0].update(id="1"), "manifest.runs[0].id must be a whole number, not text"),
-    (lambda d: d["runs"][0]["targets"][0].update(result=5), "manifest.runs[0].targets[0].result must be text"),
-    (lambda d: d["runs"][0]["targets"][0].update(log_sha256=None), "log_sha256 must be text, not null"),
-    (lambda d: d.update(files=[]), "manifest.files must be an object, not a list"),
-    (lambda d: d["runs"][0].update(argv=[1]), "manifest.runs[0].argv must be a list of text"),
-    (lambda d: d.update(schema="torchparity.bundle/1"), "unknown bundle schema 'torchparity.bundle/1'"),
-    (lambda d: d.clear(), "manifest.schema is missing"),
-])
-def test_a_manifest_with_wrong_types_is_bad_input(tmp_path: Path, edit, message: str,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d.update(runs="x"), "manifest.runs must be a list, not text"),
+        (
+            lambda d: d["runs"][0].update(id="1"),
+            "manifest.runs[0].id must be a whole number, not text",
+        ),
+        (
+            lambda d: d["runs"][0]["targets"][0].update(result=5),
+            "manifest.runs[0].targets[0].result must be text",
+        ),
+        (
+            lambda d: d["runs"][0]["targets"][0].update(log_sha256=None),
+            "log_sha256 must be text, not null",
+        ),
+        (lambda d: d.update(files=[]), "manifest.files must be an object, not a list"),
+        (lambda d: d["runs"][0].update(argv=[1]), "manifest.runs[0].argv must be a list of text"),
+        (
+            lambda d: d.update(schema="torchparity.bundle/1"),
+            "unknown bundle schema 'torchparity.bundle/1'",
+        ),
+        (lambda d: d.clear(), "manifest.schema is missing"),
+    ],
+)
+def test_a_manifest_with_wrong_types_is_bad_input(
+    tmp_path: Path, edit, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     store = Store(tmp_path / "a")
     fill(store)
     good = tmp_path / "ev.zip"
@@ -201,14 +298,18 @@ def test_a_manifest_with_wrong_types_is_bad_input(tmp_path: Path, edit, message:
     entries["manifest.json"] = json.dumps(doc).encode()
     bad = write_zip(tmp_path / "bad.zip", entries)
     capsys.readouterr()
-    for verb in (["bundle", "verify", str(bad)], ["bundle", "import", str(bad), "--store", str(tmp_path / "s")]):
+    for verb in (
+        ["bundle", "verify", str(bad)],
+        ["bundle", "import", str(bad), "--store", str(tmp_path / "s")],
+    ):
         assert main(verb) == 2
         err = capsys.readouterr().err.strip()
         assert err.count("\n") == 0 and message in err and "internal error" not in err
 
 
-def test_an_unreferenced_blob_is_a_problem_and_is_never_imported(tmp_path: Path,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unreferenced_blob_is_a_problem_and_is_never_imported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     store = Store(tmp_path / "a")
     fill(store)
     good = tmp_path / "ev.zip"

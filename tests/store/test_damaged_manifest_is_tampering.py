@@ -27,14 +27,19 @@ def _with_a_bad_crc(store: Store, tmp_path: Path) -> Path:
     for name, data in read_zip(good).items():
         crc = zlib.crc32(data)
         if name == "manifest.json":
-            data = data.replace(b'"status": "complete"', b'"status": "COMPLETE"')  # one byte, same length
+            data = data.replace(
+                b'"status": "complete"', b'"status": "COMPLETE"'
+            )  # one byte, same length
             assert zlib.crc32(data) != crc
-        entries.append(RawEntry(name, data, crc, len(data), method=0))  # stored: the bytes as they are
+        entries.append(
+            RawEntry(name, data, crc, len(data), method=0)
+        )  # stored: the bytes as they are
     return write_raw_zip(tmp_path / "bad-crc.zip", entries)
 
 
 def test_a_manifest_with_a_bad_crc_is_exit_3_for_verify_and_import(
-        store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = _with_a_bad_crc(store, tmp_path)
     capsys.readouterr()
     assert main(["bundle", "verify", str(bad)]) == 3

@@ -30,11 +30,14 @@ def _tampered(store: Store, tmp_path: Path) -> Path:
 
 
 def _files(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()
+    }
 
 
-def test_a_failed_import_into_a_new_store_makes_no_store(store: Store, tmp_path: Path,
-                                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_failed_import_into_a_new_store_makes_no_store(
+    store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = _tampered(store, tmp_path)
     new = tmp_path / "new" / ".torchparity"
     new.parent.mkdir()
@@ -59,6 +62,7 @@ def test_a_failed_import_into_a_store_keeps_what_it_had(store: Store, tmp_path: 
     before = _files(other.root)
     assert main(["bundle", "import", str(bad), "--store", str(other.root)]) == 3
     after = _files(other.root)
-    assert {k: v for k, v in after.items() if not k.startswith("store.sqlite")} == \
-        {k: v for k, v in before.items() if not k.startswith("store.sqlite")}
+    assert {k: v for k, v in after.items() if not k.startswith("store.sqlite")} == {
+        k: v for k, v in before.items() if not k.startswith("store.sqlite")
+    }
     assert [r.id for r in Store(other.root).runs()] == [2, 1]

@@ -28,8 +28,9 @@ def test_runs_with_a_negative_limit_is_refused(store, capsys: pytest.CaptureFixt
     assert '"id": 2' in capsys.readouterr().out
 
 
-def test_run_with_negative_jobs_is_refused_before_any_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_with_negative_jobs_is_refused_before_any_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "test_x.py").write_text("import unittest\n")
     asked: list[str] = []

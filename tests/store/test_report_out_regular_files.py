@@ -35,7 +35,9 @@ def _refused(capsys: pytest.CaptureFixture[str], what: str) -> str:
     return err
 
 
-def test_a_fifo_is_refused_and_stays_a_fifo(store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_fifo_is_refused_and_stays_a_fifo(
+    store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     assert _report(store, fifo) == 2
@@ -43,7 +45,9 @@ def test_a_fifo_is_refused_and_stays_a_fifo(store: Store, tmp_path: Path, capsys
     assert stat.S_ISFIFO(fifo.lstat().st_mode)
 
 
-def test_a_device_node_is_refused(store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_device_node_is_refused(
+    store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     node = tmp_path / "null"
     try:
         os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
@@ -54,10 +58,18 @@ def test_a_device_node_is_refused(store: Store, tmp_path: Path, capsys: pytest.C
     assert stat.S_ISCHR(node.lstat().st_mode)
 
 
-@pytest.mark.parametrize(("target", "what"), [("/dev/null", "a character device"), ("fifo", "a FIFO"),
-                                              ("folder", "a folder"), ("missing", "names nothing")])
+@pytest.mark.parametrize(
+    ("target", "what"),
+    [
+        ("/dev/null", "a character device"),
+        ("fifo", "a FIFO"),
+        ("folder", "a folder"),
+        ("missing", "names nothing"),
+    ],
+)
 def test_a_symlink_to_anything_but_a_regular_file_is_refused_and_kept(
-        store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str], target: str, what: str) -> None:
+    store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str], target: str, what: str
+) -> None:
     if target == "fifo":
         os.mkfifo(tmp_path / "fifo")
     elif target == "folder":
@@ -66,10 +78,14 @@ def test_a_symlink_to_anything_but_a_regular_file_is_refused_and_kept(
     link.symlink_to(target if target.startswith("/") else tmp_path / target)
     assert _report(store, link) == 2
     _refused(capsys, what)
-    assert link.is_symlink() and os.readlink(link) == (target if target.startswith("/") else str(tmp_path / target))
+    assert link.is_symlink() and os.readlink(link) == (
+        target if target.startswith("/") else str(tmp_path / target)
+    )
 
 
-def test_a_folder_is_refused(store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_folder_is_refused(
+    store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     folder = tmp_path / "reports"
     folder.mkdir()
     assert _report(store, folder) == 2

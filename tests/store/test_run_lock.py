@@ -47,7 +47,9 @@ def _interrupted(argv: list[str]) -> None:
     def ctrl_c(job: Job) -> Answer:
         if threading.current_thread() is threading.main_thread():
             raise KeyboardInterrupt
-        os.kill(os.getpid(), signal.SIGINT)  # targets and tasks run in threads: Ctrl-C reaches the main one
+        os.kill(
+            os.getpid(), signal.SIGINT
+        )  # targets and tasks run in threads: Ctrl-C reaches the main one
         time.sleep(0.5)  # while it stops everything
         raise KeyboardInterrupt
 
@@ -61,7 +63,9 @@ def creator_gone(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("torchparity.store.db._alive", lambda pid: False)
 
 
-def _second_resume_during_the_first(verb: str, run: str) -> tuple[int, dict[str, Any], RecordedAgent]:
+def _second_resume_during_the_first(
+    verb: str, run: str
+) -> tuple[int, dict[str, Any], RecordedAgent]:
     """``VERB --resume RUN`` and, while its test runs, the same again: (first's exit code, what the second
     did, the first's agent)."""
     second: dict[str, Any] = {}
@@ -86,7 +90,8 @@ def _one_error_line(err: str) -> str:
 
 
 def test_a_second_verify_resume_is_refused_before_any_work_and_the_first_finishes(
-        creator_gone: None, capsys: pytest.CaptureFixture[str]) -> None:
+    creator_gone: None, capsys: pytest.CaptureFixture[str]
+) -> None:
     _interrupted(["verify", API, "--python", sys.executable])
     assert Store(".torchparity").run(1).status == "incomplete"
     capsys.readouterr()
@@ -96,19 +101,25 @@ def test_a_second_verify_resume_is_refused_before_any_work_and_the_first_finishe
     assert second["jobs_after"] == second["jobs_before"]  # the second asked the agent nothing
     line = _one_error_line(err)
     assert "run 1 is" in line and ("being worked on" in line or "still running" in line), line
-    assert first == 0, err  # the holder was not disturbed: no sealed run under it, no crash (exit 4)
+    assert first == 0, (
+        err
+    )  # the holder was not disturbed: no sealed run under it, no crash (exit 4)
     row = Store(".torchparity").run(1)
     assert (row.status, row.result) == ("complete", "PASS")
 
 
 def _batch_states(store: Store, run_id: int) -> list[tuple[str, str]]:
-    states = [open_envelope(doc, BatchTaskState) for kind, _k, doc in store.records(run_id)
-              if kind == BatchTaskState.KIND]
+    states = [
+        open_envelope(doc, BatchTaskState)
+        for kind, _k, doc in store.records(run_id)
+        if kind == BatchTaskState.KIND
+    ]
     return [(st.status, st.result or "") for st in states]
 
 
 def test_a_second_batch_resume_is_refused_before_any_work_and_the_first_finishes(
-        creator_gone: None, capsys: pytest.CaptureFixture[str]) -> None:
+    creator_gone: None, capsys: pytest.CaptureFixture[str]
+) -> None:
     Path("tasks.txt").write_text(API + "\n")
     _interrupted(["batch", "tasks.txt", "--python", sys.executable, "--jobs", "1"])
     st = Store(".torchparity")
@@ -119,7 +130,9 @@ def test_a_second_batch_resume_is_refused_before_any_work_and_the_first_finishes
     err = capsys.readouterr().err
     assert second["code"] == 2, err
     assert second["jobs_after"] == second["jobs_before"]
-    assert "FAILED TO RUN" not in err  # the second recorded no task state (a failure would be final)
+    assert (
+        "FAILED TO RUN" not in err
+    )  # the second recorded no task state (a failure would be final)
     line = _one_error_line(err)
     assert f"run {batch.id} is" in line, line
     assert first == 0, err
@@ -150,7 +163,8 @@ def held(tmp_path: Path) -> Iterator[Any]:
 
 @pytest.mark.parametrize("verb", ["verify", "batch"])
 def test_a_run_another_process_holds_is_refused_naming_it_and_left_untouched(
-        verb: str, held: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    verb: str, held: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     if verb == "verify":
         _interrupted(["verify", API, "--python", sys.executable])
         run_id = 1
@@ -172,7 +186,9 @@ def test_a_run_another_process_holds_is_refused_naming_it_and_left_untouched(
     assert Store(".torchparity").run(run_id) == before  # not reopened, not sealed again
 
 
-def test_a_run_whose_writer_died_is_resumed_even_when_its_pid_runs_again(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_run_whose_writer_died_is_resumed_even_when_its_pid_runs_again(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """A resume that died after reopening the run leaves it 'running', naming a pid that is alive again
     (here: this process; in a container every run may be pid 1). Its lock is free: the next resume
     takes it and finishes it."""
@@ -198,4 +214,6 @@ def test_a_running_run_is_orphaned_exactly_when_its_lock_is_free() -> None:
     assert not Store(".torchparity").run(1).orphaned  # its pid is alive, and so is its writer
     del writer
     gc.collect()
-    assert Store(".torchparity").run(1).orphaned  # its pid is alive (this process), its writer is not
+    assert (
+        Store(".torchparity").run(1).orphaned
+    )  # its pid is alive (this process), its writer is not

@@ -14,7 +14,8 @@ from torchparity.cli import main
 
 @pytest.mark.parametrize("kind", ["folder", "fifo"])
 def test_a_store_database_that_is_not_a_file_is_exit_3_naming_it(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
     root = tmp_path / ".torchparity"
     root.mkdir()
     db = root / "store.sqlite"
@@ -24,8 +25,12 @@ def test_a_store_database_that_is_not_a_file_is_exit_3_naming_it(
     else:
         os.mkfifo(db)
         what = "is a FIFO"
-    for argv in (["runs"], ["show", "1"], ["report", "1", "--kind", "json"],
-                 ["bundle", "import", str(tmp_path / "missing.zip")]):
+    for argv in (
+        ["runs"],
+        ["show", "1"],
+        ["report", "1", "--kind", "json"],
+        ["bundle", "import", str(tmp_path / "missing.zip")],
+    ):
         code = main([*argv, "--store", str(root)])
         err = capsys.readouterr().err.strip()
         if argv[0] == "bundle":
@@ -41,6 +46,8 @@ def test_a_store_database_that_is_not_a_file_is_exit_3_naming_it(
     assert code in (2, 3) and "Traceback" not in err, err
 
 
-def test_a_missing_store_is_still_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_missing_store_is_still_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["runs", "--store", str(tmp_path / "none")]) == 2
     assert "no evidence store at" in capsys.readouterr().err

@@ -24,15 +24,26 @@ VERBS = {
     "runs": lambda st: ["runs", "--store", st],
     "show": lambda st: ["show", "2", "--store", st],
     "report": lambda st: ["report", "2", "--kind", "json", "--store", st],
-    "bundle export": lambda st: ["bundle", "export", "2", "-o", str(Path(st).parent / "out.zip"), "--store", st],
+    "bundle export": lambda st: [
+        "bundle",
+        "export",
+        "2",
+        "-o",
+        str(Path(st).parent / "out.zip"),
+        "--store",
+        st,
+    ],
 }
 
 
 def _point_at_the_pass(store: Store) -> None:
     """The issue's attack: the FAIL target's row points at run 1's PASS log and record."""
     t1 = store.targets(1)[0]
-    sql(store, "UPDATE targets SET result='PASS', log_sha=?, record_sha=? WHERE run_id=2 AND label=?",
-        (t1.log_sha, t1.record_sha, LABEL))
+    sql(
+        store,
+        "UPDATE targets SET result='PASS', log_sha=?, record_sha=? WHERE run_id=2 AND label=?",
+        (t1.log_sha, t1.record_sha, LABEL),
+    )
 
 
 def _point_at_the_pass_records_without_run(store: Store) -> None:
@@ -42,22 +53,38 @@ def _point_at_the_pass_records_without_run(store: Store) -> None:
         rec.pop("run_id")
         new = store.blobs.put(json.dumps(rec, indent=2).encode())
         sql(store, "UPDATE targets SET record_sha=? WHERE id=?", (new, t.id))
-    sql(store, "UPDATE runs SET seal_sha=NULL")  # the seals named the old records: reseal both honestly
+    sql(
+        store, "UPDATE runs SET seal_sha=NULL"
+    )  # the seals named the old records: reseal both honestly
     for rid in (1, 2):
-        sql(store, "UPDATE runs SET status='running', result=NULL, finished=NULL WHERE id=?", (rid,))
+        sql(
+            store, "UPDATE runs SET status='running', result=NULL, finished=NULL WHERE id=?", (rid,)
+        )
         store.finish_run(rid, "PASS" if rid == 1 else "FAIL")
     _point_at_the_pass(store)
     sql(store, "UPDATE runs SET result='PASS' WHERE id=2")
 
 
 def _swap_log_and_record(store: Store) -> None:
-    sql(store, "UPDATE targets SET log_sha=record_sha, record_sha=log_sha WHERE run_id=2 AND label=?", (LABEL,))
+    sql(
+        store,
+        "UPDATE targets SET log_sha=record_sha, record_sha=log_sha WHERE run_id=2 AND label=?",
+        (LABEL,),
+    )
 
 
 def _swap_pairs_between_targets(store: Store) -> None:
     a2, a5 = store.targets(2)
-    sql(store, "UPDATE targets SET log_sha=?, record_sha=? WHERE id=?", (a5.log_sha, a5.record_sha, a2.id))
-    sql(store, "UPDATE targets SET log_sha=?, record_sha=? WHERE id=?", (a2.log_sha, a2.record_sha, a5.id))
+    sql(
+        store,
+        "UPDATE targets SET log_sha=?, record_sha=? WHERE id=?",
+        (a5.log_sha, a5.record_sha, a2.id),
+    )
+    sql(
+        store,
+        "UPDATE targets SET log_sha=?, record_sha=? WHERE id=?",
+        (a2.log_sha, a2.record_sha, a5.id),
+    )
 
 
 def _edit_the_row_result(store: Store) -> None:
@@ -84,7 +111,11 @@ def _rehash_in_the_store(store: Store) -> None:
     rec = store.read_json(t.record_sha or "")
     rec.update(result="PASS", log_sha256=store.blobs.put(log))
     new = store.blobs.put(json.dumps(rec, indent=2).encode())
-    sql(store, "UPDATE targets SET result='PASS', log_sha=?, record_sha=? WHERE id=?", (rec["log_sha256"], new, t.id))
+    sql(
+        store,
+        "UPDATE targets SET result='PASS', log_sha=?, record_sha=? WHERE id=?",
+        (rec["log_sha256"], new, t.id),
+    )
     sql(store, "UPDATE runs SET result='PASS' WHERE id=2")
 
 
@@ -94,15 +125,27 @@ def _edit_the_log_bytes(store: Store) -> None:
 
 
 CASES: dict[str, tuple[Callable[[Store], None], str]] = {
-    "row pointed at another run's PASS": (_point_at_the_pass, f"run 2 target {LABEL}: its record belongs to run 1"),
+    "row pointed at another run's PASS": (
+        _point_at_the_pass,
+        f"run 2 target {LABEL}: its record belongs to run 1",
+    ),
     "same, records naming no run": (_point_at_the_pass_records_without_run, "the seal says"),
     "log and record swapped": (_swap_log_and_record, f"run 2 target {LABEL}: its record"),
-    "pairs swapped between targets": (_swap_pairs_between_targets, f"run 2 target {LABEL}: the row says label {LABEL}, its record says v2.7.1@a5"),
+    "pairs swapped between targets": (
+        _swap_pairs_between_targets,
+        f"run 2 target {LABEL}: the row says label {LABEL}, its record says v2.7.1@a5",
+    ),
     "row result edited": (_edit_the_row_result, "the row says result PASS, its record says FAIL"),
     "run result edited": (_edit_the_run_result, "run 2: result is PASS, the seal says FAIL"),
     "seal dropped": (_drop_the_seal, "run 2 is complete (result PASS) but has no seal"),
-    "marked running with a result": (_mark_it_running_with_a_result, "run 2 is marked running but has a result"),
-    "re-hashed in the store": (_rehash_in_the_store, f"run 2: result is PASS, the seal says FAIL; target {LABEL}: result is PASS, the seal says FAIL"),
+    "marked running with a result": (
+        _mark_it_running_with_a_result,
+        "run 2 is marked running but has a result",
+    ),
+    "re-hashed in the store": (
+        _rehash_in_the_store,
+        f"run 2: result is PASS, the seal says FAIL; target {LABEL}: result is PASS, the seal says FAIL",
+    ),
     "log bytes edited": (_edit_the_log_bytes, "changed after it was written"),
 }
 
@@ -124,8 +167,9 @@ def test_an_untouched_store_reads_clean(store: Store, capsys: pytest.CaptureFixt
 
 @pytest.mark.parametrize("verb", list(VERBS))
 @pytest.mark.parametrize("case", list(CASES))
-def test_tampering_is_exit_3_one_line_and_nothing_rendered(store: Store, case: str, verb: str,
-                                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_tampering_is_exit_3_one_line_and_nothing_rendered(
+    store: Store, case: str, verb: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     edit, expected = CASES[case]
     edit(store)
     capsys.readouterr()
@@ -157,8 +201,14 @@ def test_a_tampered_run_is_not_resealed_by_a_resume(store: Store) -> None:
         store.finish_run(2, "PASS")
 
 
-def test_a_row_naming_a_path_instead_of_a_hash_is_tampering(store: Store, capsys: pytest.CaptureFixture[str]) -> None:
-    sql(store, "UPDATE targets SET log_sha='../../../etc/passwd' WHERE run_id=2 AND label=?", (LABEL,))
+def test_a_row_naming_a_path_instead_of_a_hash_is_tampering(
+    store: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sql(
+        store,
+        "UPDATE targets SET log_sha='../../../etc/passwd' WHERE run_id=2 AND label=?",
+        (LABEL,),
+    )
     assert main(["show", "2", "--store", str(store.root)]) == 3
     assert "the row names log ../../../etc/passwd" in capsys.readouterr().err
 
@@ -168,6 +218,9 @@ def test_the_seal_names_every_target_and_the_verdict(store: Store) -> None:
     assert row.seal_sha is not None
     seal = json.loads(store.blobs.read(row.seal_sha))
     assert seal["run"] == 2 and seal["result"] == "FAIL" and seal["status"] == "complete"
-    assert {(t["label"], t["result"]) for t in seal["targets"]} == {(LABEL, "FAIL"), ("v2.7.1@a5", "FAIL")}
+    assert {(t["label"], t["result"]) for t in seal["targets"]} == {
+        (LABEL, "FAIL"),
+        ("v2.7.1@a5", "FAIL"),
+    }
     assert {t["log_sha256"] for t in seal["targets"]} == {t.log_sha for t in store.targets(2)}
     assert sha(store.blobs.read(row.seal_sha)) == row.seal_sha

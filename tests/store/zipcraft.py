@@ -19,9 +19,9 @@ MIB = 1 << 20
 @dataclass(frozen=True)
 class RawEntry:
     name: str
-    data: bytes          # as stored (deflated when method is 8)
+    data: bytes  # as stored (deflated when method is 8)
     crc: int
-    size: int            # the size the headers state
+    size: int  # the size the headers state
     method: int = 8
 
 
@@ -46,10 +46,49 @@ def write_raw_zip(path: Path, entries: list[RawEntry]) -> Path:
     for e in entries:
         name = e.name.encode("utf-8")
         offset = len(body)
-        body += struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, e.method, 0, 0x21,
-                            e.crc, len(e.data), e.size, len(name), 0) + name + e.data
-        directory += struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, e.method, 0, 0x21,
-                                 e.crc, len(e.data), e.size, len(name), 0, 0, 0, 0, 0, offset) + name
-    end = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, len(entries), len(entries), len(directory), len(body), 0)
+        body += (
+            struct.pack(
+                "<4s5H3L2H",
+                b"PK\x03\x04",
+                20,
+                0,
+                e.method,
+                0,
+                0x21,
+                e.crc,
+                len(e.data),
+                e.size,
+                len(name),
+                0,
+            )
+            + name
+            + e.data
+        )
+        directory += (
+            struct.pack(
+                "<4s6H3L5H2L",
+                b"PK\x01\x02",
+                20,
+                20,
+                0,
+                e.method,
+                0,
+                0x21,
+                e.crc,
+                len(e.data),
+                e.size,
+                len(name),
+                0,
+                0,
+                0,
+                0,
+                0,
+                offset,
+            )
+            + name
+        )
+    end = struct.pack(
+        "<4s4H2LH", b"PK\x05\x06", 0, 0, len(entries), len(entries), len(directory), len(body), 0
+    )
     path.write_bytes(body + directory + end)
     return path

@@ -11,7 +11,7 @@ API = "torch.autograd.grad_mode.set_grad_enabled.clone"
 
 #: device-generic (instantiate_device_type_tests): tests that call the API and tests that do not
 DEVICE_GENERIC = "test/test_grad_mode.py"
-DEVICE_GENERIC_TEXT = '''
+DEVICE_GENERIC_TEXT = """
 import torch
 from torch.testing._internal.common_utils import TestCase, load_tests, run_tests
 from torch.testing._internal.common_device_type import instantiate_device_type_tests, dtypes
@@ -60,11 +60,11 @@ class TestPlain(TestCase):
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""
 
 #: a file whose fixture module is missing from the repo (its package is there, the module is not)
 NEEDS_FIXTURE = "test/test_needs_fixture.py"
-NEEDS_FIXTURE_TEXT = '''
+NEEDS_FIXTURE_TEXT = """
 import torch
 from torch.testing._internal.common_utils import TestCase, run_tests
 from fixture_helpers.grad_cases import CASES
@@ -78,11 +78,11 @@ class TestNeedsFixture(TestCase):
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""
 
 #: the backend's own test (not vendored): never an official test
 OWN = "test/npu/test_npu_clone.py"
-OWN_TEXT = '''
+OWN_TEXT = """
 import torch
 from torch.testing._internal.common_utils import TestCase, run_tests
 
@@ -94,7 +94,7 @@ class TestNpuClone(TestCase):
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""
 
 LIST = "test/unsupported_test_cases/.pytorch-disabled-tests.json"
 TYPES = "test/unsupported_test_cases/disabled_tests_type.json"
@@ -127,16 +127,21 @@ DISABLED = {
     "test_unrelated_npu (__main__.TestGradModeCloneNPU)": ["", [""]],
     "a key of another shape": ["", [""]],
 }
-TYPES_DOC = {key: doc for keys in KEYS.values()
-             for key, doc in zip(keys, ({"DTYPE": "float64 not supported"}, {"VALUE": "mode is lost"}), strict=True)}
+TYPES_DOC = {
+    key: doc
+    for keys in KEYS.values()
+    for key, doc in zip(
+        keys, ({"DTYPE": "float64 not supported"}, {"VALUE": "mode is lost"}), strict=True
+    )
+}
 NAMES_DOC = {"DTYPE": "some data types cannot be supported", "VALUE": "value error"}
 
-CONFIG = '''
+CONFIG = """
 preset = "torch_npu"
 backend_module = ""
 device = "cpu"
 active_branches = ["master"]
-'''
+"""
 
 
 def repo_files() -> dict[str, str]:

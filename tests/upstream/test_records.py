@@ -17,34 +17,95 @@ from torchparity.records.upstream import (
 from torchparity.store import Store, put, read_run
 from torchparity.upstream.target import result_of
 
-ENTRY = DisabledEntry("test_x (__main__.TestFooCPU)", "test/list.json", "no float64", ("A2",), "DTYPE", "f64",
-                      "some data types cannot be supported")
+ENTRY = DisabledEntry(
+    "test_x (__main__.TestFooCPU)",
+    "test/list.json",
+    "no float64",
+    ("A2",),
+    "DTYPE",
+    "f64",
+    "some data types cannot be supported",
+)
 
 
-def _test(i: str, status: str, rechecked: str = "", entry: DisabledEntry | None = ENTRY) -> UpstreamTest:
-    return UpstreamTest(test="test/test_foo.py::TestFoo::test_x", file="test/test_foo.py",
-                        id=f"__main__.TestFooCPU.test_x_cpu_{i}", selector=f"TestFooCPU.test_x_cpu_{i}", status=status,
-                        entry=entry if status == "disabled" else None, rechecked=rechecked, device_type="cpu")
+def _test(
+    i: str, status: str, rechecked: str = "", entry: DisabledEntry | None = ENTRY
+) -> UpstreamTest:
+    return UpstreamTest(
+        test="test/test_foo.py::TestFoo::test_x",
+        file="test/test_foo.py",
+        id=f"__main__.TestFooCPU.test_x_cpu_{i}",
+        selector=f"TestFooCPU.test_x_cpu_{i}",
+        status=status,
+        entry=entry if status == "disabled" else None,
+        rechecked=rechecked,
+        device_type="cpu",
+    )
 
 
 def _target(*tests: UpstreamTest) -> UpstreamTarget:
     return UpstreamTarget(
-        label="master@a2", source="backend", ref="master", commit="c" * 40, env="a2", python="/py", device="cpu",
-        torch_version="2.13.0+cpu", platform=";Linux", disabled_list="test/list.json", disabled_entries=3,
-        files=(UpstreamFile("test/test_foo.py", "s" * 64, "unittest", tests_for_device=8, disabled_for_device=2),
-               UpstreamFile("test/test_bar.py", "t" * 64, "unittest",
-                            missing=Missing("module", "helpers.cases", "ModuleNotFoundError", True,
-                                            "test/helpers/cases.py"))),
-        tests=tests, runs=(UpstreamRun("test/test_foo.py", "run", "env ... python test_foo.py -v", "child", "OK", 0,
-                                       "ok\n", ("TestFooCPU.test_x_cpu_float32",), "unittest", 1, 1, 1),),
+        label="master@a2",
+        source="backend",
+        ref="master",
+        commit="c" * 40,
+        env="a2",
+        python="/py",
+        device="cpu",
+        torch_version="2.13.0+cpu",
+        platform=";Linux",
+        disabled_list="test/list.json",
+        disabled_entries=3,
+        files=(
+            UpstreamFile(
+                "test/test_foo.py", "s" * 64, "unittest", tests_for_device=8, disabled_for_device=2
+            ),
+            UpstreamFile(
+                "test/test_bar.py",
+                "t" * 64,
+                "unittest",
+                missing=Missing(
+                    "module", "helpers.cases", "ModuleNotFoundError", True, "test/helpers/cases.py"
+                ),
+            ),
+        ),
+        tests=tests,
+        runs=(
+            UpstreamRun(
+                "test/test_foo.py",
+                "run",
+                "env ... python test_foo.py -v",
+                "child",
+                "OK",
+                0,
+                "ok\n",
+                ("TestFooCPU.test_x_cpu_float32",),
+                "unittest",
+                1,
+                1,
+                1,
+            ),
+        ),
     )
 
 
 def test_the_record_is_lossless_through_json_and_the_store(tmp_path: Path) -> None:
-    missing = UpstreamTest(test="test/test_bar.py::TestBar::test_y", file="test/test_bar.py", id="", selector="",
-                           status="not_started", why=Note.of("upstream_missing_module_repo", path="p", module="m"))
-    rec = UpstreamRecord(api="torch.x", selection="related", recheck=True,
-                         targets=(_target(_test("float32", "passed"), _test("float64", "disabled", "passed"), missing),))
+    missing = UpstreamTest(
+        test="test/test_bar.py::TestBar::test_y",
+        file="test/test_bar.py",
+        id="",
+        selector="",
+        status="not_started",
+        why=Note.of("upstream_missing_module_repo", path="p", module="m"),
+    )
+    rec = UpstreamRecord(
+        api="torch.x",
+        selection="related",
+        recheck=True,
+        targets=(
+            _target(_test("float32", "passed"), _test("float64", "disabled", "passed"), missing),
+        ),
+    )
     assert UpstreamRecord.from_json(rec.to_json()) == rec
     store = Store(tmp_path / "store")
     run = store.new_run("upstream", ["upstream", "torch.x"])
@@ -56,7 +117,9 @@ def test_the_record_is_lossless_through_json_and_the_store(tmp_path: Path) -> No
 def test_an_entry_is_stale_when_every_test_it_disables_passed() -> None:
     both = _target(_test("float32", "disabled", "passed"), _test("float64", "disabled", "passed"))
     assert both.stale == (ENTRY,)
-    one_fails = _target(_test("float32", "disabled", "passed"), _test("float64", "disabled", "failed"))
+    one_fails = _target(
+        _test("float32", "disabled", "passed"), _test("float64", "disabled", "failed")
+    )
     assert one_fails.stale == ()
     assert _target(_test("float32", "disabled")).stale == ()  # not rechecked
 
@@ -67,13 +130,21 @@ def test_results() -> None:
     assert result_of(_target(_test("a", "disabled"), _test("b", "not_started"))) == "NOT_RUN"
     # strict-xfail style: a stale entry fails the target
     assert result_of(_target(_test("a", "passed"), _test("b", "disabled", "passed"))) == "FAIL"
-    rec = UpstreamRecord(api="x", selection="direct", targets=(
-        replace(_target(), result="PASS"), replace(_target(), label="v2@a2", result="NOT_RUN")))
+    rec = UpstreamRecord(
+        api="x",
+        selection="direct",
+        targets=(
+            replace(_target(), result="PASS"),
+            replace(_target(), label="v2@a2", result="NOT_RUN"),
+        ),
+    )
     assert rec.result == "PASS"
 
 
 def test_a_stale_entry_on_an_emulated_device_does_not_fail_the_target() -> None:
-    emulated = replace(_target(_test("a", "passed"), _test("b", "disabled", "passed")), emulated="npu")
+    emulated = replace(
+        _target(_test("a", "passed"), _test("b", "disabled", "passed")), emulated="npu"
+    )
     assert emulated.stale == (ENTRY,) and result_of(emulated) == "PASS"
 
 
@@ -83,8 +154,14 @@ def test_a_run_of_only_official_tests_says_so_in_the_conclusion(tmp_path: Path) 
 
     store = Store(tmp_path / "store")
     run = store.new_run("upstream", ["upstream", "torch.x"])
-    put(store, UpstreamRecord(api="torch.x", selection="direct", targets=(_target(_test("float32", "passed")),)),
-        run, "torch.x")
+    put(
+        store,
+        UpstreamRecord(
+            api="torch.x", selection="direct", targets=(_target(_test("float32", "passed")),)
+        ),
+        run,
+        "torch.x",
+    )
     store.finish_run(run, "PASS")
     model = build_report([read_run(store, run)])
     zh, en = render(model, "comment", "zh"), render(model, "comment", "en")
@@ -102,7 +179,9 @@ def test_the_verbs_table_names_an_emulated_target_as_emulated() -> None:
         console.print(_table(1, rec))
         return console.export_text()
 
-    real = UpstreamRecord(api="torch.x", selection="direct", targets=(_target(_test("float32", "passed")),))
+    real = UpstreamRecord(
+        api="torch.x", selection="direct", targets=(_target(_test("float32", "passed")),)
+    )
     emulated = replace(real, targets=(replace(real.targets[0], emulated="npu"),))
     assert "EMULATED" not in shown(real)
     text = shown(emulated)

@@ -10,26 +10,49 @@ from torchparity.upstream.target import missing_note, missing_of, outcome_for
 
 def test_a_missing_module_of_the_test_tree_names_the_file_the_repo_lacks(tmp_path: Path) -> None:
     (tmp_path / "test" / "autograd").mkdir(parents=True)
-    m = missing_of({"kind": "module", "name": "autograd.test_complex", "detail": "ModuleNotFoundError"},
-                   "test/test_autograd.py", tmp_path)
+    m = missing_of(
+        {"kind": "module", "name": "autograd.test_complex", "detail": "ModuleNotFoundError"},
+        "test/test_autograd.py",
+        tmp_path,
+    )
     assert (m.in_repo, m.path) == (True, "test/autograd/test_complex.py")
-    assert missing_note(m).args == {"path": "test/autograd/test_complex.py", "module": "autograd.test_complex"}
+    assert missing_note(m).args == {
+        "path": "test/autograd/test_complex.py",
+        "module": "autograd.test_complex",
+    }
     env = missing_of({"kind": "module", "name": "torch_npu"}, "test/test_autograd.py", tmp_path)
     assert (env.in_repo, missing_note(env).code) == (False, "upstream_missing_module_env")
 
 
 def test_a_missing_file_is_named_relative_to_the_repo(tmp_path: Path) -> None:
-    m = missing_of({"kind": "file", "name": str(tmp_path / "test" / "expect" / "x.expect")}, "test/test_jit.py",
-                   tmp_path)
-    assert (m.name, m.in_repo, missing_note(m).code) == ("test/expect/x.expect", True, "upstream_missing_file")
-    assert missing_note(missing_of({"kind": "exit", "name": "SystemExit", "detail": "exits (code 0)"},
-                                   "test/t.py", tmp_path)).code == "upstream_file_error"
+    m = missing_of(
+        {"kind": "file", "name": str(tmp_path / "test" / "expect" / "x.expect")},
+        "test/test_jit.py",
+        tmp_path,
+    )
+    assert (m.name, m.in_repo, missing_note(m).code) == (
+        "test/expect/x.expect",
+        True,
+        "upstream_missing_file",
+    )
+    assert (
+        missing_note(
+            missing_of(
+                {"kind": "exit", "name": "SystemExit", "detail": "exits (code 0)"},
+                "test/t.py",
+                tmp_path,
+            )
+        ).code
+        == "upstream_file_error"
+    )
 
 
 def test_a_selectors_outcome() -> None:
-    got = {("TestFooCPU", "test_x_cpu"): TestOutcome("__main__.TestFooCPU.test_x_cpu", "passed"),
-           ("test_p.py", "test_y[1]"): TestOutcome("test_p.py::test_y[1]", "passed"),
-           ("test_p.py", "test_y[2]"): TestOutcome("test_p.py::test_y[2]", "failed")}
+    got = {
+        ("TestFooCPU", "test_x_cpu"): TestOutcome("__main__.TestFooCPU.test_x_cpu", "passed"),
+        ("test_p.py", "test_y[1]"): TestOutcome("test_p.py::test_y[1]", "passed"),
+        ("test_p.py", "test_y[2]"): TestOutcome("test_p.py::test_y[2]", "failed"),
+    }
     assert outcome_for("TestFooCPU.test_x_cpu", got) == got[("TestFooCPU", "test_x_cpu")]
     # a pytest node id for parametrized cases, named from another rootdir: the worst of them
     found = outcome_for("test/test_p.py::test_y", got)
@@ -41,12 +64,20 @@ def test_a_run_that_stopped_before_its_runner_says_the_files_own_error() -> None
     from torchparity.exec import JobResult
     from torchparity.upstream.target import _unreported
 
-    res = JobResult("upstream_run", "FAIL", 1, None, 1.0,
-                    "Traceback (most recent call last):\n  File \"test_torch.py\", line 10714\n"
-                    "AttributeError: module 'torch_npu.npu' has no attribute 'config'\n",
-                    result={"runner": {"kind": "", "sessions": 0, "finished": 0, "tests_run": 0}})
+    res = JobResult(
+        "upstream_run",
+        "FAIL",
+        1,
+        None,
+        1.0,
+        'Traceback (most recent call last):\n  File "test_torch.py", line 10714\n'
+        "AttributeError: module 'torch_npu.npu' has no attribute 'config'\n",
+        result={"runner": {"kind": "", "sessions": 0, "finished": 0, "tests_run": 0}},
+    )
     note = _unreported(res)
     assert note.code == "upstream_no_runner"
     assert note.args["detail"] == "AttributeError: module 'torch_npu.npu' has no attribute 'config'"
-    started = JobResult("upstream_run", "CRASH", None, 9, 1.0, "", result={"runner": {"sessions": 1, "finished": 0}})
+    started = JobResult(
+        "upstream_run", "CRASH", None, 9, 1.0, "", result={"runner": {"sessions": 1, "finished": 0}}
+    )
     assert _unreported(started).code == "upstream_unreported"

@@ -19,6 +19,7 @@ from torchparity.upstream.find import torch_tag
 #: every test here starts interpreters with torch (seconds each): the slow tier
 pytestmark = pytest.mark.slow
 
+
 def _tag() -> str:
     return torch_tag(torch.__version__)
 
@@ -41,15 +42,34 @@ def test_the_clones_tests_at_the_environments_tag_with_the_backends_list(tmp_pat
     assert TAG is not None, "the test interpreter's torch is a release build"
     backend, clone = make_backend(tmp_path), _clone(tmp_path, TAG)
     store = tmp_path / "store"
-    code = main(["upstream", files.API, "--repo", str(backend), "--upstream-repo", str(clone),
-                 "--python", sys.executable, "--store", str(store)])
+    code = main(
+        [
+            "upstream",
+            files.API,
+            "--repo",
+            str(backend),
+            "--upstream-repo",
+            str(clone),
+            "--python",
+            sys.executable,
+            "--store",
+            str(store),
+        ]
+    )
     rec = read_run(Store(store), 1).upstream
     assert rec is not None
     backend_t, clone_t = rec.targets
-    assert (clone_t.source, clone_t.ref, clone_t.label) == ("pytorch", TAG, f"pytorch-{TAG}@{sys.executable}")
+    assert (clone_t.source, clone_t.ref, clone_t.label) == (
+        "pytorch",
+        TAG,
+        f"pytorch-{TAG}@{sys.executable}",
+    )
     assert clone_t.commit == git(clone, "rev-parse", f"{TAG}^{{commit}}")
     # the backend's list applies to PyTorch's own copy of the file too
-    assert clone_t.disabled_list == files.LIST and clone_t.disabled_list_sha256 == backend_t.disabled_list_sha256
+    assert (
+        clone_t.disabled_list == files.LIST
+        and clone_t.disabled_list_sha256 == backend_t.disabled_list_sha256
+    )
     by = {x.id: x.status for x in clone_t.tests}
     assert by == {x.id: x.status for x in backend_t.tests if x.file == files.DEVICE_GENERIC}
     assert by["__main__.TestPlain.test_plain_clone"] == "passed"
@@ -60,9 +80,18 @@ def test_a_clone_without_the_tag_is_said(tmp_path: Path) -> None:
     TAG = _tag()
     clone = _clone(tmp_path, None)
     store = tmp_path / "store"
-    code = main(["upstream", files.API, "--upstream-repo", str(clone), "--python", sys.executable,
-                 "--store", str(store)])
+    code = main(
+        [
+            "upstream",
+            files.API,
+            "--upstream-repo",
+            str(clone),
+            "--python",
+            sys.executable,
+            "--store",
+            str(store),
+        ]
+    )
     rec = read_run(Store(store), 1).upstream
     assert rec is not None and rec.targets == () and code == 1
     assert any(f"has no tag {TAG}" in n and "fetch" in n for n in rec.notes)
-

@@ -15,7 +15,7 @@ from torchparity.store import Store, read_run
 pytestmark = pytest.mark.slow
 
 OPS_FILE = "test/test_ops_fixture.py"
-OPS_TEXT = '''
+OPS_TEXT = """
 import torch
 from torch.testing._internal.common_utils import TestCase, run_tests
 from torch.testing._internal.common_device_type import instantiate_device_type_tests, ops
@@ -33,7 +33,7 @@ instantiate_device_type_tests(TestOpsFixture, globals(), only_for="cpu")
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""
 
 
 def test_the_instances_for_the_apis_opinfo_run(tmp_path: Path) -> None:
@@ -45,10 +45,23 @@ def test_the_instances_for_the_apis_opinfo_run(tmp_path: Path) -> None:
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "ops")
     store = tmp_path / "store"
-    code = main(["upstream", "torch.add", "--repo", str(repo), "--ref", "master", "--python", sys.executable,
-                 "--store", str(store)])
+    code = main(
+        [
+            "upstream",
+            "torch.add",
+            "--repo",
+            str(repo),
+            "--ref",
+            "master",
+            "--python",
+            sys.executable,
+            "--store",
+            str(store),
+        ]
+    )
     rec = read_run(Store(store), 1).upstream
     assert rec is not None and rec.opinfos == ("add",)
     assert [(t.id, t.status, t.opinfo) for t in rec.targets[0].tests] == [
-        ("__main__.TestOpsFixtureCPU.test_samples_run_add_cpu_float32", "passed", "add")]
+        ("__main__.TestOpsFixtureCPU.test_samples_run_add_cpu_float32", "passed", "add")
+    ]
     assert rec.targets[0].files[0].tests_for_device == 2 and code == 0

@@ -21,8 +21,22 @@ from torchparity.verify.pipeline import EMULATED_BLOCKER
 def test_verify_runs_the_official_tests_as_a_stage(agent, tmp_path: Path) -> None:
     repo = make_backend(tmp_path)
     store, out = tmp_path / "store", tmp_path / "out"
-    code = main(["verify", files.API, "--repo", str(repo), "--python", sys.executable, "--store", str(store),
-                 "--test-file", files.OWN, "--out", str(out)])
+    code = main(
+        [
+            "verify",
+            files.API,
+            "--repo",
+            str(repo),
+            "--python",
+            sys.executable,
+            "--store",
+            str(store),
+            "--test-file",
+            files.OWN,
+            "--out",
+            str(out),
+        ]
+    )
     run = read_run(Store(store), 1)
     assert run.verify is not None and "upstream" in run.verify.stages
     up = run.upstream
@@ -31,8 +45,13 @@ def test_verify_runs_the_official_tests_as_a_stage(agent, tmp_path: Path) -> Non
     assert t.label == run.targets[0].record.label  # the collect target it belongs to
     statuses = {x.id or x.test: x.status for x in t.tests}
     assert statuses["__main__.TestPlain.test_plain_clone"] == "passed"
-    assert statuses[f"{files.NEEDS_FIXTURE}::TestNeedsFixture::test_set_grad_enabled_clone_cases"] == "not_started"
-    assert all(x.rechecked == "" for x in t.tests) and t.result == "PASS" and not t.stale  # no recheck asked
+    assert (
+        statuses[f"{files.NEEDS_FIXTURE}::TestNeedsFixture::test_set_grad_enabled_clone_cases"]
+        == "not_started"
+    )
+    assert (
+        all(x.rechecked == "" for x in t.tests) and t.result == "PASS" and not t.stale
+    )  # no recheck asked
     # the collect target's evidence log carries the section, before its verdict
     log = run.targets[0].log
     assert log.index("===== UPSTREAM TESTS =====") < log.index("\nRESULT=")
@@ -42,18 +61,41 @@ def test_verify_runs_the_official_tests_as_a_stage(agent, tmp_path: Path) -> Non
 
 
 @pytest.mark.slow
-def test_verify_on_the_emulated_npu_runs_them_there_and_a_stale_entry_is_a_note(tmp_path: Path) -> None:
+def test_verify_on_the_emulated_npu_runs_them_there_and_a_stale_entry_is_a_note(
+    tmp_path: Path,
+) -> None:
     repo = make_backend(tmp_path)
     store = tmp_path / "store"
-    code = main(["verify", files.API, "--repo", str(repo), "--python", sys.executable, "--store", str(store),
-                 "--test-file", files.OWN, "--emulate", "npu", "--device", "npu", "--recheck-disabled",
-                 "--out", str(tmp_path / "out")])
+    code = main(
+        [
+            "verify",
+            files.API,
+            "--repo",
+            str(repo),
+            "--python",
+            sys.executable,
+            "--store",
+            str(store),
+            "--test-file",
+            files.OWN,
+            "--emulate",
+            "npu",
+            "--device",
+            "npu",
+            "--recheck-disabled",
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
     run = read_run(Store(store), 1)
     assert run.verify is not None and run.upstream is not None
     (t,) = run.upstream.targets
     assert (t.device, t.emulated) == ("npu", "npu")
     statuses = {x.id or x.test: x.status for x in t.tests}
-    assert statuses["__main__.TestGradModeClonePRIVATEUSE1.test_set_grad_enabled_clone_npu"] == "passed"
+    assert (
+        statuses["__main__.TestGradModeClonePRIVATEUSE1.test_set_grad_enabled_clone_npu"]
+        == "passed"
+    )
     assert [e.key for e in t.stale] == [files.STALE_KEY_NPU] and t.result == "PASS"
     # CPU kernels passing under the emulation: said as a note, no stale-entry blocker; the run's only
     # blocker is that every target was emulated (a dry run)

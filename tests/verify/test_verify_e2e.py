@@ -25,7 +25,7 @@ API = "torch.autograd.grad_mode.set_grad_enabled.clone"
 MT_API = "torch.autograd.grad_mode.set_multithreading_enabled.clone"
 
 # a backend test that uses set_grad_enabled but never clone(): related, not direct
-EXISTING = '''
+EXISTING = """
 import torch
 from torch.testing._internal.common_utils import TestCase, run_tests
 
@@ -38,7 +38,7 @@ class TestLDGComputation(TestCase):
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -83,15 +83,17 @@ def _backend_repo(tmp_path: Path, make_repo, second_python: str) -> Path:
         aliases = ["Ascend 950DT"]
     ''')
     docs = "docs/zh/api/native_api"
-    return make_repo({
-        "master": {
-            "torchparity.toml": config,
-            "test/npu/test_locally_disabling_gradient.py": EXISTING,
-            f"{docs}/pytorch_2-7-1/torch.md": torch_page("table", "2.7.1", with_clone=True),
-            f"{docs}/pytorch_2-11-0/torch.md": torch_page("list", "2.11.0", with_clone=False),
-        },
-        "v2.7.1": {"test/npu/test_other.py": "X = 1\n"},
-    })
+    return make_repo(
+        {
+            "master": {
+                "torchparity.toml": config,
+                "test/npu/test_locally_disabling_gradient.py": EXISTING,
+                f"{docs}/pytorch_2-7-1/torch.md": torch_page("table", "2.7.1", with_clone=True),
+                f"{docs}/pytorch_2-11-0/torch.md": torch_page("list", "2.11.0", with_clone=False),
+            },
+            "v2.7.1": {"test/npu/test_other.py": "X = 1\n"},
+        }
+    )
 
 
 @pytest.mark.slow
@@ -103,12 +105,19 @@ def test_verify_on_a_fixture_backend_repo(tmp_path, make_repo, second_python, ca
     captured = capsys.readouterr()
     # the docs folder misses the entry in 2.11.0: that blocks, and says so
     assert rc == 1, captured.out + captured.err
-    assert "docs: no entry for torch.autograd.grad_mode.set_grad_enabled.clone in 2.11.0" in captured.out
+    assert (
+        "docs: no entry for torch.autograd.grad_mode.set_grad_enabled.clone in 2.11.0"
+        in captured.out
+    )
     st = Store(store)
     (run,) = st.runs()
     targets = {t.label: t.result for t in st.targets(run.id)}
-    assert targets == {"master@main": "PASS", "master@second": "PASS",
-                       "v2.7.1@main": "PASS", "v2.7.1@second": "PASS"}
+    assert targets == {
+        "master@main": "PASS",
+        "master@second": "PASS",
+        "v2.7.1@main": "PASS",
+        "v2.7.1@second": "PASS",
+    }
 
     # coverage found no direct test, so a test was scaffolded and run from the worktrees
     cov = read_run(st, run.id).coverage
@@ -126,7 +135,13 @@ def test_verify_on_a_fixture_backend_repo(tmp_path, make_repo, second_python, ca
 
     # reports written
     pr = (out / "pr.zh.md").read_text()
-    for section in ("【合入来源】", "【社区用例检索与新增必要性】", "【资料变更】", "【功能验证】", "【CheckList】"):
+    for section in (
+        "【合入来源】",
+        "【社区用例检索与新增必要性】",
+        "【资料变更】",
+        "【功能验证】",
+        "【CheckList】",
+    ):
         assert section in pr
     assert "ISOLATION_RESULT=initial:False,before:False,after:False" in pr
     comment = (out / "comment.zh.md").read_text()
@@ -136,7 +151,9 @@ def test_verify_on_a_fixture_backend_repo(tmp_path, make_repo, second_python, ca
     assert (out / "junit.xml").read_text().count("<testsuite ") == 4
 
     # --docs-add adds the missing entry like its parent; then everything passes
-    rc = main(["verify", API, "--repo", str(repo), "--out", str(out), "--store", str(store), "--docs-add"])
+    rc = main(
+        ["verify", API, "--repo", str(repo), "--out", str(out), "--store", str(store), "--docs-add"]
+    )
     captured = capsys.readouterr()
     assert rc == 0, captured.out + captured.err
     page = (repo / "docs/zh/api/native_api/pytorch_2-11-0/torch.md").read_text()
@@ -146,9 +163,14 @@ def test_verify_on_a_fixture_backend_repo(tmp_path, make_repo, second_python, ca
 
 def test_maintenance_branch_is_refused(agent, tmp_path, make_repo, second_python, capsys):
     repo = _backend_repo(tmp_path, make_repo, second_python)
-    rc = main(["verify", API, "--repo", str(repo), "--ref", "v2.9.0", "--store", str(tmp_path / "s")])
+    rc = main(
+        ["verify", API, "--repo", str(repo), "--ref", "v2.9.0", "--store", str(tmp_path / "s")]
+    )
     assert rc == 2
-    assert "v2.9.0 is a maintenance branch (in maintenance: takes no new tests)" in capsys.readouterr().err
+    assert (
+        "v2.9.0 is a maintenance branch (in maintenance: takes no new tests)"
+        in capsys.readouterr().err
+    )
 
 
 @pytest.mark.slow
@@ -197,7 +219,9 @@ def test_every_stage_runs_in_one_warm_worker(tmp_path, monkeypatch):
     assert workers == {str(runner.worker_pid)}  # type: ignore[attr-defined]
 
 
-def test_verify_twice_on_one_store_and_a_failed_stage_leaves_the_run_incomplete(agent, tmp_path, monkeypatch, capsys):
+def test_verify_twice_on_one_store_and_a_failed_stage_leaves_the_run_incomplete(
+    agent, tmp_path, monkeypatch, capsys
+):
     monkeypatch.chdir(tmp_path)
     assert main(["verify", API, "--python", sys.executable]) == 0
     assert main(["verify", API, "--python", sys.executable]) == 0  # a work folder per run
@@ -211,24 +235,47 @@ def test_verify_twice_on_one_store_and_a_failed_stage_leaves_the_run_incomplete(
     assert main(["verify", API, "--python", sys.executable]) == 2
     st = Store(tmp_path / ".torchparity")
     assert [(r.status, r.result) for r in st.runs()] == [
-        ("incomplete", "INCOMPLETE"), ("complete", "PASS"), ("complete", "PASS")]
+        ("incomplete", "INCOMPLETE"),
+        ("complete", "PASS"),
+        ("complete", "PASS"),
+    ]
     capsys.readouterr()
     (tmp_path / "afile").write_text("x")
     assert main(["verify", API, "--python", sys.executable, "--out", str(tmp_path / "afile")]) == 2
     assert "is a file; pass a folder for the reports" in capsys.readouterr().err
 
 
-def test_docs_are_read_and_written_under_the_name_pytorch_documents(agent, tmp_path, make_repo, second_python, capsys):
+def test_docs_are_read_and_written_under_the_name_pytorch_documents(
+    agent, tmp_path, make_repo, second_python, capsys
+):
     # torch.Generator's canonical home is torch._C.Generator; the pages say torch.Generator
     repo = _backend_repo(tmp_path, make_repo, second_python)
-    common = ["--repo", str(repo), "--ref", "master", "--env", "main", "--store", str(tmp_path / "store")]
+    common = [
+        "--repo",
+        str(repo),
+        "--ref",
+        "master",
+        "--env",
+        "main",
+        "--store",
+        str(tmp_path / "store"),
+    ]
     main(["verify", "torch.Generator.seed", *common, "--out", str(tmp_path / "o1")])
     captured = capsys.readouterr()
     assert "docs: present in every version" in captured.err
     assert "docs: no entry" not in captured.out
     pages = [repo / f"docs/zh/api/native_api/pytorch_{v}/torch.md" for v in ("2-7-1", "2-11-0")]
     assert not any("manual_seed" in page.read_text() for page in pages)
-    main(["verify", "torch.Generator.manual_seed", *common, "--out", str(tmp_path / "o2"), "--docs-add"])
+    main(
+        [
+            "verify",
+            "torch.Generator.manual_seed",
+            *common,
+            "--out",
+            str(tmp_path / "o2"),
+            "--docs-add",
+        ]
+    )
     captured = capsys.readouterr()
     assert "docs: present in every version" in captured.err
     assert "docs: no entry" not in captured.out
@@ -238,34 +285,73 @@ def test_docs_are_read_and_written_under_the_name_pytorch_documents(agent, tmp_p
         assert "torch._C" not in text
 
 
-def test_docs_add_nests_under_the_parent_as_the_page_spells_it(agent, tmp_path, make_repo, second_python, capsys):
+def test_docs_add_nests_under_the_parent_as_the_page_spells_it(
+    agent, tmp_path, make_repo, second_python, capsys
+):
     # asked as torch.set_grad_enabled.clone; the 2.11.0 page has torch.autograd.grad_mode.set_grad_enabled
     repo = _backend_repo(tmp_path, make_repo, second_python)
     page = repo / "docs/zh/api/native_api/pytorch_2-11-0/torch.md"
     assert "set_grad_enabled.clone" not in page.read_text()
-    main(["verify", "torch.set_grad_enabled.clone", "--repo", str(repo), "--ref", "master", "--env", "main",
-          "--store", str(tmp_path / "store"), "--out", str(tmp_path / "out"), "--docs-add"])
+    main(
+        [
+            "verify",
+            "torch.set_grad_enabled.clone",
+            "--repo",
+            str(repo),
+            "--ref",
+            "master",
+            "--env",
+            "main",
+            "--store",
+            str(tmp_path / "store"),
+            "--out",
+            str(tmp_path / "out"),
+            "--docs-add",
+        ]
+    )
     captured = capsys.readouterr()
     assert "docs: present in every version" in captured.err, captured.err
     text = page.read_text()
-    assert "torch.autograd.grad_mode.set_grad_enabled.html#torch.autograd.grad_mode.set_grad_enabled.clone" in text
+    assert (
+        "torch.autograd.grad_mode.set_grad_enabled.html#torch.autograd.grad_mode.set_grad_enabled.clone"
+        in text
+    )
     assert "torch.set_grad_enabled.clone" not in text
 
 
-def test_docs_add_without_a_parent_entry_asks_for_statuses(agent, tmp_path, make_repo, second_python, capsys):
+def test_docs_add_without_a_parent_entry_asks_for_statuses(
+    agent, tmp_path, make_repo, second_python, capsys
+):
     repo = _backend_repo(tmp_path, make_repo, second_python)
-    common = ["verify", "torch.is_nonzero", "--repo", str(repo), "--ref", "master", "--env", "main",
-              "--store", str(tmp_path / "store"), "--out", str(tmp_path / "out"), "--docs-add"]
+    common = [
+        "verify",
+        "torch.is_nonzero",
+        "--repo",
+        str(repo),
+        "--ref",
+        "master",
+        "--env",
+        "main",
+        "--store",
+        str(tmp_path / "store"),
+        "--out",
+        str(tmp_path / "out"),
+        "--docs-add",
+    ]
     assert main(common) == 2
     err = capsys.readouterr().err
-    assert "--docs-add: the parent torch has no entry in 2.7.1, 2.11.0 to copy statuses from; " \
-           "pass --docs-status S (e.g. 910b=支持,A3=支持,950=支持)" in err
+    assert (
+        "--docs-add: the parent torch has no entry in 2.7.1, 2.11.0 to copy statuses from; "
+        "pass --docs-status S (e.g. 910b=支持,A3=支持,950=支持)" in err
+    )
     assert git(repo, "status", "--porcelain") == ""
     assert main([*common, "--docs-status", "910b=支持,A3=支持,950=不支持"]) == 0
-    assert "torch.is_nonzero" in (repo / "docs/zh/api/native_api/pytorch_2-11-0/torch.md").read_text()
+    assert (
+        "torch.is_nonzero" in (repo / "docs/zh/api/native_api/pytorch_2-11-0/torch.md").read_text()
+    )
 
 
-GENERATOR_TEST = '''
+GENERATOR_TEST = """
 import torch
 from torch.testing._internal.common_utils import TestCase, run_tests
 
@@ -279,14 +365,28 @@ class TestGenerator(TestCase):
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""
 
 
-def test_an_existing_test_of_a_member_whose_home_is_private_is_found(agent, tmp_path, make_repo, capsys):
+def test_an_existing_test_of_a_member_whose_home_is_private_is_found(
+    agent, tmp_path, make_repo, capsys
+):
     # tests call torch.Generator().seed(); the canonical name is torch._C.Generator.seed
     repo = make_repo({"master": {"test/test_generator.py": GENERATOR_TEST}})
-    rc = main(["verify", "torch.Generator.seed", "--repo", str(repo), "--python", sys.executable,
-               "--store", str(tmp_path / "store"), "--out", str(tmp_path / "out")])
+    rc = main(
+        [
+            "verify",
+            "torch.Generator.seed",
+            "--repo",
+            str(repo),
+            "--python",
+            sys.executable,
+            "--store",
+            str(tmp_path / "store"),
+            "--out",
+            str(tmp_path / "out"),
+        ]
+    )
     captured = capsys.readouterr()
     assert "coverage: HEAD: 1 direct" in captured.err, captured.err
     assert "scaffold" not in captured.err
@@ -297,37 +397,82 @@ def test_an_existing_test_of_a_member_whose_home_is_private_is_found(agent, tmp_
     assert rc == 0, captured.out
 
 
-def test_a_bad_docs_version_is_refused_before_any_work(agent, tmp_path, make_repo, second_python, capsys):
+def test_a_bad_docs_version_is_refused_before_any_work(
+    agent, tmp_path, make_repo, second_python, capsys
+):
     repo = _backend_repo(tmp_path, make_repo, second_python)
     store = tmp_path / "store"
-    rc = main(["verify", API, "--repo", str(repo), "--docs-version", "2.9.0", "--docs-version", "v2.7.1",
-               "--store", str(store)])
+    rc = main(
+        [
+            "verify",
+            API,
+            "--repo",
+            str(repo),
+            "--docs-version",
+            "2.9.0",
+            "--docs-version",
+            "v2.7.1",
+            "--store",
+            str(store),
+        ]
+    )
     err = capsys.readouterr().err
     assert rc == 2
     assert err.startswith("ERROR: --docs-version 2.9.0: no pytorch_2-9-0 in ")
     assert err.rstrip().endswith("versions there: 2.7.1, 2.11.0")
     assert "resolve" not in err
     assert not store.exists() or Store(store).runs() == []  # no run was started
-    rc = main(["verify", API, "--python", sys.executable, "--docs-version", "2.7.1", "--store", str(store)])
+    rc = main(
+        [
+            "verify",
+            API,
+            "--python",
+            sys.executable,
+            "--docs-version",
+            "2.7.1",
+            "--store",
+            str(store),
+        ]
+    )
     assert rc == 2
-    assert "--docs-version given but there is no docs folder (no --repo); pass --docs DIR" in capsys.readouterr().err
+    assert (
+        "--docs-version given but there is no docs folder (no --repo); pass --docs DIR"
+        in capsys.readouterr().err
+    )
 
 
 def test_verify_takes_the_pr_fields_its_draft_asks_for(agent, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["verify", API, "--python", sys.executable, "--source-type", "feature"]) == 2
     err = capsys.readouterr().err
-    assert "Invalid value for '--source-type'" in err and "'feature' is not one of 'requirement'" in err
+    assert (
+        "Invalid value for '--source-type'" in err
+        and "'feature' is not one of 'requirement'" in err
+    )
     assert "Traceback" not in err
-    rc = main(["verify", API, "--python", sys.executable, "--source-type", "issue",
-               "--source-branch", "feat/clone-test", "--target-branch", "master"])
+    rc = main(
+        [
+            "verify",
+            API,
+            "--python",
+            sys.executable,
+            "--source-type",
+            "issue",
+            "--source-branch",
+            "feat/clone-test",
+            "--target-branch",
+            "master",
+        ]
+    )
     assert rc == 0, capsys.readouterr().out
     pr = (tmp_path / "torchparity-out" / "set_grad_enabled_clone" / "pr.zh.md").read_text()
     assert "源分支：feat/clone-test" in pr
     assert "未采集（--source-branch）" not in pr and "未指定合入类型" not in pr
 
 
-def test_the_output_folder_is_named_as_pytorch_documents_the_api(agent, tmp_path, monkeypatch, capsys):
+def test_the_output_folder_is_named_as_pytorch_documents_the_api(
+    agent, tmp_path, monkeypatch, capsys
+):
     monkeypatch.chdir(tmp_path)
     main(["verify", "torch.cuda.Event", "--python", sys.executable, "--json"])
     doc = json.loads(capsys.readouterr().out)
@@ -335,14 +480,29 @@ def test_the_output_folder_is_named_as_pytorch_documents_the_api(agent, tmp_path
     assert (tmp_path / "torchparity-out" / "cuda_event" / "pr.zh.md").is_file()  # not streams_event
 
 
-def test_many_files_with_direct_tests_are_noted_and_test_file_chooses(agent, tmp_path, make_repo, capsys):
+def test_many_files_with_direct_tests_are_noted_and_test_file_chooses(
+    agent, tmp_path, make_repo, capsys
+):
     repo = make_repo({"master": {f"test/test_gen{i}.py": GENERATOR_TEST for i in range(6)}})
-    common = ["verify", "torch.Generator.seed", "--repo", str(repo), "--python", sys.executable,
-              "--store", str(tmp_path / "store"), "--out", str(tmp_path / "out"), "--json"]
+    common = [
+        "verify",
+        "torch.Generator.seed",
+        "--repo",
+        str(repo),
+        "--python",
+        sys.executable,
+        "--store",
+        str(tmp_path / "store"),
+        "--out",
+        str(tmp_path / "out"),
+        "--json",
+    ]
     assert main(common) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert "HEAD: 6 files hold direct tests and each runs whole; pass --test-file FILE to run chosen ones" \
+    assert (
+        "HEAD: 6 files hold direct tests and each runs whole; pass --test-file FILE to run chosen ones"
         in doc["notes"]
+    )
     assert main([*common, "--test-file", "test/test_gen3.py"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert not any("files hold direct tests" in n for n in doc["notes"])
@@ -352,7 +512,7 @@ def test_many_files_with_direct_tests_are_noted_and_test_file_chooses(agent, tmp
     assert "test/test_gen3.py" in log and "test_gen0.py" not in log
 
 
-NPU_EVENT_TESTS = '''
+NPU_EVENT_TESTS = """
 import torch
 import torch_npu
 from torch_npu.testing.testcase import TestCase, run_tests
@@ -375,35 +535,78 @@ class TestEvent(TestCase):
 
 if __name__ == "__main__":
     run_tests()
-'''
+"""
 
 
 def test_coverage_counts_the_backend_spelling_the_docs_state(agent, tmp_path, make_repo, capsys):
     # the page says torch.cuda.Event is torch_npu.npu.Event on NPU; the preset says torch.npu is torch_npu.npu
     from tests.docs.docs_pages import cuda_event_page
 
-    config = 'preset = "torch_npu"\nbackend_module = ""\ndevice = "cpu"\nactive_branches = ["master"]\n'
-    repo = make_repo({"master": {
-        "torchparity.toml": config,
-        "test/npu/test_event.py": NPU_EVENT_TESTS,
-        "docs/zh/api/native_api/pytorch_2-11-0/torch-cuda.md": cuda_event_page(),
-    }})
-    main(["verify", "torch.cuda.Event", "--repo", str(repo), "--python", sys.executable,
-          "--store", str(tmp_path / "store"), "--out", str(tmp_path / "out"), "--json"])
+    config = (
+        'preset = "torch_npu"\nbackend_module = ""\ndevice = "cpu"\nactive_branches = ["master"]\n'
+    )
+    repo = make_repo(
+        {
+            "master": {
+                "torchparity.toml": config,
+                "test/npu/test_event.py": NPU_EVENT_TESTS,
+                "docs/zh/api/native_api/pytorch_2-11-0/torch-cuda.md": cuda_event_page(),
+            }
+        }
+    )
+    main(
+        [
+            "verify",
+            "torch.cuda.Event",
+            "--repo",
+            str(repo),
+            "--python",
+            sys.executable,
+            "--store",
+            str(tmp_path / "store"),
+            "--out",
+            str(tmp_path / "out"),
+            "--json",
+        ]
+    )
     captured = capsys.readouterr()
     assert "coverage: master: 2 direct" in captured.err, captured.err
     doc = json.loads(captured.out)
-    assert "coverage counts the backend's spelling too: torch_npu.npu.Event (the docs' NPU 形式名称)" in doc["notes"]
-    assert doc["scaffolded"] is None  # the backend's own tests are the evidence (they need torch_npu to run)
+    assert (
+        "coverage counts the backend's spelling too: torch_npu.npu.Event (the docs' NPU 形式名称)"
+        in doc["notes"]
+    )
+    assert (
+        doc["scaffolded"] is None
+    )  # the backend's own tests are the evidence (they need torch_npu to run)
 
 
-def test_a_test_file_that_needs_a_missing_module_says_what_to_do(agent, tmp_path, make_repo, capsys):
-    test = GENERATOR_TEST.replace("import torch\n", "import torch\nimport backend_module_not_here_xyz.sub\n", 1)
+def test_a_test_file_that_needs_a_missing_module_says_what_to_do(
+    agent, tmp_path, make_repo, capsys
+):
+    test = GENERATOR_TEST.replace(
+        "import torch\n", "import torch\nimport backend_module_not_here_xyz.sub\n", 1
+    )
     repo = make_repo({"master": {"test/test_generator.py": test}})
-    rc = main(["verify", "torch.Generator.seed", "--repo", str(repo), "--python", sys.executable,
-               "--store", str(tmp_path / "store"), "--out", str(tmp_path / "out"), "--json"])
+    rc = main(
+        [
+            "verify",
+            "torch.Generator.seed",
+            "--repo",
+            str(repo),
+            "--python",
+            sys.executable,
+            "--store",
+            str(tmp_path / "store"),
+            "--out",
+            str(tmp_path / "out"),
+            "--json",
+        ]
+    )
     doc = json.loads(capsys.readouterr().out)
     assert rc == 1
-    assert any("the test files import backend_module_not_here_xyz, which this environment lacks; "
-               "verify in an environment that has it (--env/--python), or pass --scaffold" in n
-               for n in doc["notes"]), doc["notes"]
+    assert any(
+        "the test files import backend_module_not_here_xyz, which this environment lacks; "
+        "verify in an environment that has it (--env/--python), or pass --scaffold" in n
+        for n in doc["notes"]
+    ), doc["notes"]

@@ -14,25 +14,79 @@ import types
 
 #: modules whose public names are re-exported elsewhere: (where it is spelled, which classes)
 _CLASS_HOMES = (
-    ("torch.autograd.grad_mode", ("no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
-                                  "set_multithreading_enabled")),
+    (
+        "torch.autograd.grad_mode",
+        (
+            "no_grad",
+            "enable_grad",
+            "set_grad_enabled",
+            "inference_mode",
+            "set_multithreading_enabled",
+        ),
+    ),
 )
 #: spellings of the grad-mode classes besides their home
 _GRAD_SPELLINGS = ("torch", "torch.autograd")
 #: packages whose exported classes get an alias (torch.optim.SGD -> torch.optim.sgd.SGD)
-_PACKAGES = ("torch", "torch.cuda", "torch.profiler", "torch.autograd.profiler", "torch.optim",
-             "torch.optim.lr_scheduler", "torch.nn", "torch.nn.modules", "torch.utils.data", "torch.onnx",
-             "torch.fx", "torch.jit", "torch.autograd", "torch.cuda.amp", "torch.amp")
+_PACKAGES = (
+    "torch",
+    "torch.cuda",
+    "torch.profiler",
+    "torch.autograd.profiler",
+    "torch.optim",
+    "torch.optim.lr_scheduler",
+    "torch.nn",
+    "torch.nn.modules",
+    "torch.utils.data",
+    "torch.onnx",
+    "torch.fx",
+    "torch.jit",
+    "torch.autograd",
+    "torch.cuda.amp",
+    "torch.amp",
+)
 #: classes kept under the name users spell (their home is private)
-_PLAIN_CLASSES = ("torch.Tensor", "torch.device", "torch.dtype", "torch.Generator", "torch.Size",
-                  "torch.Stream", "torch.Event")
+_PLAIN_CLASSES = (
+    "torch.Tensor",
+    "torch.device",
+    "torch.dtype",
+    "torch.Generator",
+    "torch.Size",
+    "torch.Stream",
+    "torch.Event",
+)
 #: modules (and torch.Tensor) whose public names (functions, attributes; not classes) the table lists
-_FUNCTION_HOMES = ("torch", "torch.Tensor", "torch.nn.functional", "torch.linalg", "torch.fft",
-                   "torch.special", "torch.autograd", "torch.autograd.grad_mode", "torch.cuda",
-                   "torch.random", "torch.nn.init", "torch.nn.utils", "torch.utils.data", "torch.amp")
-_SKIP_MEMBERS = {"__doc__", "__module__", "__dict__", "__weakref__", "__annotations__",
-                 "__qualname__", "__slots__", "__parameters__", "__orig_bases__", "__abstractmethods__",
-                 "_abc_impl", "__firstlineno__", "__static_attributes__"}
+_FUNCTION_HOMES = (
+    "torch",
+    "torch.Tensor",
+    "torch.nn.functional",
+    "torch.linalg",
+    "torch.fft",
+    "torch.special",
+    "torch.autograd",
+    "torch.autograd.grad_mode",
+    "torch.cuda",
+    "torch.random",
+    "torch.nn.init",
+    "torch.nn.utils",
+    "torch.utils.data",
+    "torch.amp",
+)
+_SKIP_MEMBERS = {
+    "__doc__",
+    "__module__",
+    "__dict__",
+    "__weakref__",
+    "__annotations__",
+    "__qualname__",
+    "__slots__",
+    "__parameters__",
+    "__orig_bases__",
+    "__abstractmethods__",
+    "_abc_impl",
+    "__firstlineno__",
+    "__static_attributes__",
+}
 
 
 def _name(cls):
@@ -57,7 +111,11 @@ def _members(cls):
             continue
         if key.startswith("_") and not (key.startswith("__") and key.endswith("__")):
             continue
-        if callable(value) or isinstance(value, (property, classmethod, staticmethod)) or inspect.isdatadescriptor(value):
+        if (
+            callable(value)
+            or isinstance(value, (property, classmethod, staticmethod))
+            or inspect.isdatadescriptor(value)
+        ):
             out.append(key)
     return sorted(out)
 
@@ -91,7 +149,11 @@ def collect_classes(torch):
             continue
         for n in sorted(getattr(mod, "__all__", None) or dir(mod)):
             obj = getattr(mod, n, None)
-            if isinstance(obj, type) and not n.startswith("_") and obj.__module__.startswith("torch"):
+            if (
+                isinstance(obj, type)
+                and not n.startswith("_")
+                and obj.__module__.startswith("torch")
+            ):
                 if n.endswith("Tensor") and n != "Tensor":
                     continue  # the legacy tensor types (torch.FloatTensor): not classes tests call
                 if not _reachable(obj):
@@ -123,7 +185,10 @@ def build(torch):
         cls = classes[name]
         bases = [canon_of[id(b)] for b in cls.__bases__ if id(b) in canon_of]
         # Tensor's members live in C (TensorBase): its list is left out (unknown: it may define any)
-        table["classes"][name] = {"bases": bases, "defines": None if name == "torch.Tensor" else _members(cls)}
+        table["classes"][name] = {
+            "bases": bases,
+            "defines": None if name == "torch.Tensor" else _members(cls),
+        }
     functions = {}
     for home in _FUNCTION_HOMES:
         try:
@@ -138,7 +203,10 @@ def build(torch):
                 value = getattr(owner, n)
             except Exception:  # some attributes raise on access
                 continue
-            if not isinstance(value, (type, types.ModuleType)) and "%s.%s" % (home, n) not in table["aliases"]:
+            if (
+                not isinstance(value, (type, types.ModuleType))
+                and "%s.%s" % (home, n) not in table["aliases"]
+            ):
                 names.append(n)
         functions[home] = sorted(names)
     table["functions"] = functions

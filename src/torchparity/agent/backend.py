@@ -57,7 +57,11 @@ def device_initialized(torch, device_type):
 def _seen(facts, device_type):
     """What the probe saw of a device, as the log spells it: npu_available=False, npu_device_count=0."""
     text = "%s_available=%s, %s_device_count=%s" % (
-        device_type, facts.get("device_available"), device_type, facts.get("device_count"))
+        device_type,
+        facts.get("device_available"),
+        device_type,
+        facts.get("device_count"),
+    )
     if facts.get("device_error"):
         text += " (%s)" % facts["device_error"]
     return text
@@ -74,14 +78,30 @@ def choose_device(torch, requested, backend_module, allow_cpu_fallback=False):
     if requested and requested not in ("auto", "cpu"):
         facts = device_facts(torch, requested)
         if facts.get("device_available"):
-            return requested, "requested (--device %s); %s" % (requested, _seen(facts, requested)), ""
+            return (
+                requested,
+                "requested (--device %s); %s" % (requested, _seen(facts, requested)),
+                "",
+            )
         if allow_cpu_fallback:
-            return "cpu", ("requested %s, which is not available (%s); running on the cpu because the "
-                           "CPU fallback was asked for (--allow-cpu-fallback)" % (requested, _seen(facts, requested))), ""
-        return requested, "requested (--device %s)" % requested, (
-            "device %s is not available in %s: the probe saw %s; run where the device is, choose another "
-            "--device, or pass --allow-cpu-fallback to run on the cpu" % (requested, sys.executable,
-                                                                          _seen(facts, requested)))
+            return (
+                "cpu",
+                (
+                    "requested %s, which is not available (%s); running on the cpu because the "
+                    "CPU fallback was asked for (--allow-cpu-fallback)"
+                    % (requested, _seen(facts, requested))
+                ),
+                "",
+            )
+        return (
+            requested,
+            "requested (--device %s)" % requested,
+            (
+                "device %s is not available in %s: the probe saw %s; run where the device is, choose another "
+                "--device, or pass --allow-cpu-fallback to run on the cpu"
+                % (requested, sys.executable, _seen(facts, requested))
+            ),
+        )
     if requested == "cpu":
         return "cpu", "requested (--device cpu)", ""
     skipped = []
@@ -89,9 +109,16 @@ def choose_device(torch, requested, backend_module, allow_cpu_fallback=False):
     if device_type:
         facts = device_facts(torch, device_type)
         if facts.get("device_available"):
-            return device_type, "auto: the backend module is imported and its device %s is available (%s)" % (
-                device_type, _seen(facts, device_type)), ""
-        skipped.append("the backend's device %s is not available (%s)" % (device_type, _seen(facts, device_type)))
+            return (
+                device_type,
+                "auto: the backend module is imported and its device %s is available (%s)"
+                % (device_type, _seen(facts, device_type)),
+                "",
+            )
+        skipped.append(
+            "the backend's device %s is not available (%s)"
+            % (device_type, _seen(facts, device_type))
+        )
     for name in ("cuda", "xpu", "mps"):
         mod = getattr(torch, name, None)
         try:
@@ -134,8 +161,11 @@ def device_facts(torch, device_type):
         return {"device_available": True, "device_count": 1}
     mod = _device_module(torch, device_type)
     if mod is None:
-        return {"device_available": False, "device_count": 0,
-                "device_error": "torch has no module torch.%s" % device_type}
+        return {
+            "device_available": False,
+            "device_count": 0,
+            "device_error": "torch has no module torch.%s" % device_type,
+        }
     facts = {}
     try:
         facts["device_available"] = bool(mod.is_available())

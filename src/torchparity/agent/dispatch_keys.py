@@ -39,8 +39,10 @@ def restore_dispatch_tls(torch, saved):
 def mode_stacks(torch):
     """How many Python modes are entered now: (torch dispatch modes, torch function modes)."""
     c = torch._C
-    return (c._len_torch_dispatch_stack() if hasattr(c, "_len_torch_dispatch_stack") else 0,
-            c._len_torch_function_stack() if hasattr(c, "_len_torch_function_stack") else 0)
+    return (
+        c._len_torch_dispatch_stack() if hasattr(c, "_len_torch_dispatch_stack") else 0,
+        c._len_torch_function_stack() if hasattr(c, "_len_torch_function_stack") else 0,
+    )
 
 
 def restore_mode_stacks(torch, saved):
@@ -55,9 +57,12 @@ def restore_mode_stacks(torch, saved):
         _get_current_dispatch_mode = _pop_mode = None
     stacks = (
         (lambda: mode_stacks(torch)[0], saved[0], _get_current_dispatch_mode, _pop_mode),
-        (lambda: mode_stacks(torch)[1], saved[1],
-         lambda: c._get_function_stack_at(c._len_torch_function_stack() - 1),
-         getattr(c, "_pop_torch_function_stack", None)),
+        (
+            lambda: mode_stacks(torch)[1],
+            saved[1],
+            lambda: c._get_function_stack_at(c._len_torch_function_stack() - 1),
+            getattr(c, "_pop_torch_function_stack", None),
+        ),
     )
     for depth, wanted, top, pop in stacks:
         while top is not None and pop is not None and depth() > wanted:

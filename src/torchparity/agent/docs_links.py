@@ -33,7 +33,7 @@ def docs_url(version, name, kind, owner_docs):
     if name is None:
         return ""
     if kind == "module":
-        page = name[len("torch."):] if name.startswith("torch.") else name
+        page = name[len("torch.") :] if name.startswith("torch.") else name
         return "%s/%s.html" % (base, page)
     if kind == "storage-class":
         return "%s/storage.html#%s" % (base, name)
@@ -43,6 +43,6 @@ def docs_url(version, name, kind, owner_docs):
         return "%s/generated/%s.html#%s" % (base, owner_docs, name)
     if kind == "attribute":
         holder = name.rsplit(".", 1)[0]
-        page = holder[len("torch."):] if holder.startswith("torch.") else holder
+        page = holder[len("torch.") :] if holder.startswith("torch.") else holder
         return "%s/%s.html#%s" % (base, page, name)
     return "%s/generated/%s.html" % (base, name)

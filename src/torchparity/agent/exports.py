@@ -32,7 +32,10 @@ def judge(path, kind=None):
     if names is None:
         return True, "no segment starts with an underscore and %s defines no __all__" % mod_name
     if top in names:
-        return True, "no segment starts with an underscore and %s is in %s.__all__" % (top, mod_name)
+        return True, "no segment starts with an underscore and %s is in %s.__all__" % (
+            top,
+            mod_name,
+        )
     return False, "%s is not in %s.__all__" % (top, mod_name)
 
 

@@ -88,8 +88,13 @@ def _index(torch):
                 try:
                     sample = next(iter(op.sample_inputs("cpu", torch.float32, requires_grad=grad)))
                     with rec:
-                        outs = [o for o in _flat(torch, op.op(sample.input, *sample.args, **sample.kwargs))
-                                if isinstance(o, torch.Tensor) and o.requires_grad]
+                        outs = [
+                            o
+                            for o in _flat(
+                                torch, op.op(sample.input, *sample.args, **sample.kwargs)
+                            )
+                            if isinstance(o, torch.Tensor) and o.requires_grad
+                        ]
                         if outs:
                             torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])
                 except Exception:
@@ -115,11 +120,18 @@ def _literal(torch, value, significant=0):
                 values = [float("%.*g" % (significant, v)) for v in values]
             else:
                 values = [round(float(v), DECIMALS) for v in values]
-        return {"tensor": values, "shape": list(value.shape), "dtype": str(value.dtype).split(".")[-1]}
+        return {
+            "tensor": values,
+            "shape": list(value.shape),
+            "dtype": str(value.dtype).split(".")[-1],
+        }
     if value is None or isinstance(value, (bool, int, float, str)):
         return {"value": value}
     if isinstance(value, (list, tuple)):
-        return {"list": [_literal(torch, v, significant) for v in value], "tuple": isinstance(value, tuple)}
+        return {
+            "list": [_literal(torch, v, significant) for v in value],
+            "tuple": isinstance(value, tuple),
+        }
     if isinstance(value, (torch.dtype, torch.memory_format, torch.layout)):
         return {"torch": str(value).split(".")[-1]}
     if isinstance(value, torch.device):
@@ -131,8 +143,12 @@ def _build(torch, lit):
     """The value a literal description stands for (as the test builds it)."""
     if "sparse" in lit:
         sp = lit["sparse"]
-        return torch.sparse_coo_tensor(_build(torch, sp["indices"]), _build(torch, sp["values"]), sp["shape"],
-                                       is_coalesced=True if sp["coalesced"] else None)
+        return torch.sparse_coo_tensor(
+            _build(torch, sp["indices"]),
+            _build(torch, sp["values"]),
+            sp["shape"],
+            is_coalesced=True if sp["coalesced"] else None,
+        )
     if "tensor" in lit:
         return torch.tensor(lit["tensor"], dtype=getattr(torch, lit["dtype"])).reshape(lit["shape"])
     if "value" in lit:
@@ -161,11 +177,16 @@ def _replay(torch, func, args, kwargs, leaves, cotangents, target, first_only=Fa
         args[j] = args[j].detach().clone().requires_grad_(True)
     out = func(*args, **kwargs)
     outs = [o for o in _flat(torch, out) if isinstance(o, torch.Tensor)]
-    diffs = [(i, o) for i, o in enumerate(outs) if o.requires_grad][:1 if first_only else None]
+    diffs = [(i, o) for i, o in enumerate(outs) if o.requires_grad][: 1 if first_only else None]
     if cotangents is None:
         gen = torch.Generator().manual_seed(0)
-        cotangents = [torch.tensor([round(float(v), DECIMALS) for v in torch.randn(o.numel(), generator=gen)],
-                                   dtype=o.dtype).reshape(o.shape) for _, o in diffs]
+        cotangents = [
+            torch.tensor(
+                [round(float(v), DECIMALS) for v in torch.randn(o.numel(), generator=gen)],
+                dtype=o.dtype,
+            ).reshape(o.shape)
+            for _, o in diffs
+        ]
     with Recorder() as rec:
         torch.autograd.backward([o for _, o in diffs], cotangents)
     calls = [c for c in rec.calls if _name(c[0])[0] == target]
@@ -175,7 +196,9 @@ def _replay(torch, func, args, kwargs, leaves, cotangents, target, first_only=Fa
 def _widened(torch, value):
     from torch.utils._pytree import tree_map
 
-    return tree_map(lambda t: t.double() if isinstance(t, torch.Tensor) and t.is_floating_point() else t, value)
+    return tree_map(
+        lambda t: t.double() if isinstance(t, torch.Tensor) and t.is_floating_point() else t, value
+    )
 
 
 def _numerical(torch, func, args, kwargs, leaves, outputs, cotangents):
@@ -226,7 +249,9 @@ def _try_forward(torch, func, args, kwargs, target, overload):
     built = [_build(torch, v) for v in lit_args]
     bkw = dict((k, _build(torch, v)) for k, v in lit_kwargs.items())
     for first_only in (True, False):
-        calls, grads, outputs, cots = _replay(torch, func, built, bkw, leaves, None, target, first_only)
+        calls, grads, outputs, cots = _replay(
+            torch, func, built, bkw, leaves, None, target, first_only
+        )
         if calls:
             break
     if not calls:
@@ -247,14 +272,24 @@ def _try_forward(torch, func, args, kwargs, target, overload):
                 pairs.append([k, j])
                 break
     if not pairs:
-        return "no output of %s equals the gradient autograd accumulated in an argument of %s" % (target, _name(func)[0])
+        return "no output of %s equals the gradient autograd accumulated in an argument of %s" % (
+            target,
+            _name(func)[0],
+        )
     used = sorted(set(j for _, j in pairs))
     numerical = _numerical(torch, func, built, bkw, used, outputs, cots)
     by_leaf = dict(zip(used, numerical))
     # a gradient nearly zero everywhere tells a wrong kernel from a right one too weakly: its pair is dropped
-    pairs = [[k, j] for k, j in pairs if by_leaf[j].numel() and float(by_leaf[j].abs().max()) >= INFORMATIVE]
+    pairs = [
+        [k, j]
+        for k, j in pairs
+        if by_leaf[j].numel() and float(by_leaf[j].abs().max()) >= INFORMATIVE
+    ]
     if not pairs:
-        return "the gradient of %s is nearly zero on that sample (a wrong kernel would agree)" % _name(func)[0]
+        return (
+            "the gradient of %s is nearly zero on that sample (a wrong kernel would agree)"
+            % _name(func)[0]
+        )
     used = sorted(set(j for _, j in pairs))
     numerical = [by_leaf[j] for j in used]
     # the kernel's arguments as the test writes them out (floats to seven significant digits), called here
@@ -263,21 +298,46 @@ def _try_forward(torch, func, args, kwargs, target, overload):
         kernel_kwargs = dict((k, _literal(torch, v, SIGNIFICANT)) for k, v in kkwargs.items())
     except ValueError as exc:
         return "the kernel takes %s" % exc
-    if size + sum(_numel(v) for v in kernel_args) + sum(_numel(v) for v in kernel_kwargs.values()) > 2 * MAX_LITERAL:
+    if (
+        size + sum(_numel(v) for v in kernel_args) + sum(_numel(v) for v in kernel_kwargs.values())
+        > 2 * MAX_LITERAL
+    ):
         return "the kernel's arguments have more than %d elements" % MAX_LITERAL
-    results = list(_flat(torch, kfunc(*[_build(torch, v) for v in kernel_args],
-                                      **dict((k, _build(torch, v)) for k, v in kernel_kwargs.items()))))
+    results = list(
+        _flat(
+            torch,
+            kfunc(
+                *[_build(torch, v) for v in kernel_args],
+                **dict((k, _build(torch, v)) for k, v in kernel_kwargs.items()),
+            ),
+        )
+    )
     for k, j in pairs:
         if not torch.allclose(results[k].double(), by_leaf[j], rtol=RTOL, atol=ATOL):
-            return "the kernel's output %d differs from central differences of %s (a point where it is not smooth)" % (
-                k, _name(func)[0])
+            return (
+                "the kernel's output %d differs from central differences of %s (a point where it is not smooth)"
+                % (k, _name(func)[0])
+            )
     fname, fov = _name(func)
-    return {"found": True, "forward": fname, "forward_overload": fov, "args": lit_args, "kwargs": lit_kwargs,
-            "leaves": used, "outputs": outputs, "cotangents": [_literal(torch, c) for c in cots],
-            "pairs": pairs, "kernel_overload": _name(kfunc)[1], "results": len(results), "out": out_names,
-            "kernel_args": kernel_args, "kernel_kwargs": kernel_kwargs,
-            "floats": sum(1 for r in results if isinstance(r, torch.Tensor) and r.is_floating_point()),
-            "tolerance": [RTOL, ATOL], "eps": EPS}
+    return {
+        "found": True,
+        "forward": fname,
+        "forward_overload": fov,
+        "args": lit_args,
+        "kwargs": lit_kwargs,
+        "leaves": used,
+        "outputs": outputs,
+        "cotangents": [_literal(torch, c) for c in cots],
+        "pairs": pairs,
+        "kernel_overload": _name(kfunc)[1],
+        "results": len(results),
+        "out": out_names,
+        "kernel_args": kernel_args,
+        "kernel_kwargs": kernel_kwargs,
+        "floats": sum(1 for r in results if isinstance(r, torch.Tensor) and r.is_floating_point()),
+        "tolerance": [RTOL, ATOL],
+        "eps": EPS,
+    }
 
 
 def _out_arguments(torch, target, overload):
@@ -286,7 +346,11 @@ def _out_arguments(torch, target, overload):
         schema = torch._C._get_schema(target, overload)
     except Exception:
         return []
-    return [a.name for a in schema.arguments if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
+    return [
+        a.name
+        for a in schema.arguments
+        if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write
+    ]
 
 
 def _targets(torch, obj, res):
@@ -315,7 +379,11 @@ def backward_facts(torch, obj, res):
 
 def _size_key(torch, sample):
     """Smallest first, after the samples with an empty tensor or fewer than four elements."""
-    tensors = [t for t in _flat(torch, (sample.input, sample.args, sample.kwargs)) if isinstance(t, torch.Tensor)]
+    tensors = [
+        t
+        for t in _flat(torch, (sample.input, sample.args, sample.kwargs))
+        if isinstance(t, torch.Tensor)
+    ]
     size = sum(t.numel() for t in tensors)
     return (size < 4 or any(t.numel() == 0 for t in tensors), size)
 
@@ -325,7 +393,10 @@ def _search(torch, target, overload):
 
     entries = _index(torch).get(target) or []
     if not entries:
-        return {"found": False, "problem": "no OpInfo sample's forward or backward calls %s" % target}
+        return {
+            "found": False,
+            "problem": "no OpInfo sample's forward or backward calls %s" % target,
+        }
     by_key = dict(((op.name, op.variant_test_name), op) for op in op_db)
     Recorder = _recorder(torch)
     problems, tried, best = [], 0, None
@@ -344,15 +415,18 @@ def _search(torch, target, overload):
         for sample in ordered[:40]:
             try:
                 with Recorder() as rec:
-                    outs = [o for o in _flat(torch, op.op(sample.input, *sample.args, **sample.kwargs))
-                            if isinstance(o, torch.Tensor) and o.requires_grad]
+                    outs = [
+                        o
+                        for o in _flat(torch, op.op(sample.input, *sample.args, **sample.kwargs))
+                        if isinstance(o, torch.Tensor) and o.requires_grad
+                    ]
                     forward_calls = list(rec.calls)
                     if outs:
                         torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])
             except Exception as exc:
                 problems.append("%s: %s" % (op.name, error_text(exc)))
                 continue
-            if not any(_name(c[0])[0] == target for c in rec.calls[len(forward_calls):]):
+            if not any(_name(c[0])[0] == target for c in rec.calls[len(forward_calls) :]):
                 continue  # this sample's backward does not reach the kernel
             reaching += 1
             if reaching > 3:
@@ -367,15 +441,24 @@ def _search(torch, target, overload):
                     continue
                 tried += 1
                 if tried > MAX_TRIES:
-                    return best or {"found": False, "problem": "no forward call of %d tried could be checked: %s" % (
-                        MAX_TRIES, "; ".join(dict.fromkeys(problems).keys())[:600])}
+                    return best or {
+                        "found": False,
+                        "problem": "no forward call of %d tried could be checked: %s"
+                        % (MAX_TRIES, "; ".join(dict.fromkeys(problems).keys())[:600]),
+                    }
                 try:
                     got = _try_forward(torch, func, args, kwargs, target, overload)
                 except Exception as exc:
                     got = "replaying %s failed: %s" % (fname[0], error_text(exc))
                 if isinstance(got, dict):
-                    got.update({"target": target, "overload": overload, "opinfo": op.name,
-                                "variant_test_name": op.variant_test_name})
+                    got.update(
+                        {
+                            "target": target,
+                            "overload": overload,
+                            "opinfo": op.name,
+                            "variant_test_name": op.variant_test_name,
+                        }
+                    )
                     if len(got["pairs"]) == got["floats"]:
                         return got  # every floating output of the kernel is asserted
                     if best is None or len(got["pairs"]) > len(best["pairs"]):
@@ -384,5 +467,8 @@ def _search(torch, target, overload):
                 problems.append(got)
     if best is not None:
         return best
-    return {"found": False, "problem": "no forward call could be checked: %s" % "; ".join(
-        dict.fromkeys(problems).keys())[:600]}
+    return {
+        "found": False,
+        "problem": "no forward call could be checked: %s"
+        % "; ".join(dict.fromkeys(problems).keys())[:600],
+    }

@@ -24,6 +24,7 @@ MAX_BASE_TRIES = 64
 
 # -- Tensor members ------------------------------------------------------------------------------
 
+
 def _shape_tensor(torch, shape):
     n = 1
     for d in shape:
@@ -60,9 +61,13 @@ def tensor_facts(torch, name, kind, formula=""):
 
 # -- plain calls ----------------------------------------------------------------------------------
 
-_TENSORS = ("torch.tensor([1.5, -2.0, 3.0], device=DEVICE)", "torch.tensor([0.0], device=DEVICE)",
-            "torch.ones(2, 3, device=DEVICE)", "torch.tensor(7, device=DEVICE)",
-            "torch.zeros(0, device=DEVICE)")
+_TENSORS = (
+    "torch.tensor([1.5, -2.0, 3.0], device=DEVICE)",
+    "torch.tensor([0.0], device=DEVICE)",
+    "torch.ones(2, 3, device=DEVICE)",
+    "torch.tensor(7, device=DEVICE)",
+    "torch.zeros(0, device=DEVICE)",
+)
 POOLS = {
     "bool": ("False", "True"),
     "int": ("0", "1", "2", "-1"),
@@ -78,9 +83,15 @@ POOLS = {
 #: a value of no expected type: the invalid-argument probe
 INVALID = "object()"
 _TYPE_WORDS = (
-    (r"\bbool(ean)?\b", "bool"), (r"\bint(eger)?s?\b", "int"), (r"\bfloat\b|\bnumber\b", "float"),
-    (r"\bstr(ing)?\b", "str"), (r"\bNone\b|\boptional\b", "none"), (r"\bdtype\b", "dtype"),
-    (r"\bdevice\b", "device"), (r"\bTensor\b", "tensor"), (r"\bSize\b|\bshape\b", "size"),
+    (r"\bbool(ean)?\b", "bool"),
+    (r"\bint(eger)?s?\b", "int"),
+    (r"\bfloat\b|\bnumber\b", "float"),
+    (r"\bstr(ing)?\b", "str"),
+    (r"\bNone\b|\boptional\b", "none"),
+    (r"\bdtype\b", "dtype"),
+    (r"\bdevice\b", "device"),
+    (r"\bTensor\b", "tensor"),
+    (r"\bSize\b|\bshape\b", "size"),
     (r"\blist\b|\btuple\b|\bsequence\b|\bSequence\b", "sequence"),
 )
 ANY_POOLS = ("int", "none", "device", "bool", "str", "tensor", "dtype", "sequence")
@@ -91,7 +102,9 @@ def _doc_types(doc):
     out = {}
     if not isinstance(doc, str):
         return out
-    sections = re.split(r"^\s*(?:Args|Arguments|Parameters|Keyword args|Keyword arguments)\s*:\s*$", doc, flags=re.M)
+    sections = re.split(
+        r"^\s*(?:Args|Arguments|Parameters|Keyword args|Keyword arguments)\s*:\s*$", doc, flags=re.M
+    )
     doc = "\n".join(sections[1:])
     for m in re.finditer(r"^\s*\*{0,2}([A-Za-z_][A-Za-z0-9_\\]*)\s*\(([^)]*)\)\s*:?", doc, re.M):
         name = m.group(1).replace("\\", "")
@@ -141,17 +154,35 @@ def _signature_params(obj, resolution):
         if p.name in ("self", "cls") and not out:
             continue
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            out.append({"name": p.name, "kind": "var", "has_default": True, "default": None,
-                        "annotation": ""})
+            out.append(
+                {
+                    "name": p.name,
+                    "kind": "var",
+                    "has_default": True,
+                    "default": None,
+                    "annotation": "",
+                }
+            )
             continue
         has_default = p.default is not p.empty
         default_src = try_literal(p.default, torch_module()) if has_default else None
         ann = p.annotation
-        ann_text = "" if ann is p.empty else (ann if isinstance(ann, str) else getattr(ann, "__name__", str(ann)))
+        ann_text = (
+            ""
+            if ann is p.empty
+            else (ann if isinstance(ann, str) else getattr(ann, "__name__", str(ann)))
+        )
         kind = {p.KEYWORD_ONLY: "keyword", p.POSITIONAL_ONLY: "posonly"}.get(p.kind, "positional")
-        out.append({"name": p.name, "kind": kind,
-                    "has_default": has_default, "default": default_src,
-                    "default_obj": p.default if has_default else None, "annotation": str(ann_text)})
+        out.append(
+            {
+                "name": p.name,
+                "kind": kind,
+                "has_default": has_default,
+                "default": default_src,
+                "default_obj": p.default if has_default else None,
+                "annotation": str(ann_text),
+            }
+        )
     return out
 
 
@@ -159,7 +190,7 @@ def _strip_sig(text):
     """``(type1, type2) -> dtype`` -> ``type1, type2`` (annotations dropped)."""
     inner = text.strip()
     if "->" in inner:
-        inner = inner[:inner.rindex("->")].strip()
+        inner = inner[: inner.rindex("->")].strip()
     if inner.startswith("(") and inner.endswith(")"):
         inner = inner[1:-1]
     parts = []
@@ -204,8 +235,13 @@ def _call_once(fn, args_src, ns, torch, specs, start):
         return {"args": args_src, "raises": exc_name(exc), "error": error_text(exc)}
     finally:
         undo_all(undo)
-    return {"args": args_src, "literal": try_literal(value, torch), "type": type(value).__name__,
-            "tensor": isinstance(value, torch.Tensor), "after": after}
+    return {
+        "args": args_src,
+        "literal": try_literal(value, torch),
+        "type": type(value).__name__,
+        "tensor": isinstance(value, torch.Tensor),
+        "after": after,
+    }
 
 
 def _outcome(fn, args_src, ns, torch, specs, device_type="cpu"):
@@ -218,8 +254,11 @@ def _outcome(fn, args_src, ns, torch, specs, device_type="cpu"):
     runs = [_call_once(fn, args_src, ns, torch, specs, start) for start in starts]
     raised = [r for r in runs if "raises" in r]
     if raised:
-        return raised[0] if len(raised) == len(runs) else {
-            "args": args_src, "raises": None, "error": "raises from some start values only"}
+        return (
+            raised[0]
+            if len(raised) == len(runs)
+            else {"args": args_src, "raises": None, "error": "raises from some start values only"}
+        )
     first = runs[0]
     if any(r["literal"] != first["literal"] for r in runs):
         first = dict(first, literal=None)
@@ -246,7 +285,11 @@ def _pairs(params, pools, base):
         values = list(base)
         values[i] = INVALID
         cases.append(values)
-    flags = [i for i, p in enumerate(params) if isinstance(p.get("default_obj"), bool) and p["has_default"]]
+    flags = [
+        i
+        for i, p in enumerate(params)
+        if isinstance(p.get("default_obj"), bool) and p["has_default"]
+    ]
     for i in flags:
         for j, q in enumerate(params):
             if j == i:
@@ -291,7 +334,9 @@ def call_facts_here(torch, obj, resolution, device_type):
 
     from .facts_probe import paired_getter
 
-    getter = paired_getter(resolution["path"].rsplit(".", 1)[-1], sys.modules.get(getattr(obj, "__module__", "")))
+    getter = paired_getter(
+        resolution["path"].rsplit(".", 1)[-1], sys.modules.get(getattr(obj, "__module__", ""))
+    )
     saved = None
     if getter:
         try:
@@ -311,8 +356,11 @@ def call_facts_here(torch, obj, resolution, device_type):
 def _call_facts(torch, obj, resolution, device_type):
     params = _signature_params(obj, resolution)
     if params is None:
-        return {"problem": "no signature could be read for %s" % resolution["canonical"], "valid": [],
-                "invalid": []}
+        return {
+            "problem": "no signature could be read for %s" % resolution["canonical"],
+            "valid": [],
+            "invalid": [],
+        }
     params = [p for p in params if p["kind"] != "var"]
     doc = _doc_types(getattr(obj, "__doc__", None))
     specs = api_specs(resolution, device_type)
@@ -333,9 +381,13 @@ def _call_facts(torch, obj, resolution, device_type):
             base = values
             break
     if base is None:
-        return {"problem": "no call of %s with candidate arguments succeeded with a result a test can "
-                "hold (%d tried)" % (resolution["canonical"], tried), "valid": [], "invalid": [],
-                "params": [p["name"] for p in params]}
+        return {
+            "problem": "no call of %s with candidate arguments succeeded with a result a test can "
+            "hold (%d tried)" % (resolution["canonical"], tried),
+            "valid": [],
+            "invalid": [],
+            "params": [p["name"] for p in params],
+        }
     valid, invalid, seen = [], [], set()
     for values in _pairs(params, pools, base):
         src = _args_src(params, values)
@@ -352,9 +404,13 @@ def _call_facts(torch, obj, resolution, device_type):
             continue  # an object of no expected type was accepted: nothing documented to hold
         elif got.get("literal") is not None and (got["literal"] != "None" or got["states"]):
             valid.append(got)
-    return {"problem": "", "valid": _pick(valid, "varies", MAX_VALID_CALLS, 3),
-            "invalid": _pick(invalid, "varies", MAX_INVALID_CALLS, 1),
-            "params": [p["name"] for p in params], "states": [n for n, _ in specs]}
+    return {
+        "problem": "",
+        "valid": _pick(valid, "varies", MAX_VALID_CALLS, 3),
+        "invalid": _pick(invalid, "varies", MAX_INVALID_CALLS, 1),
+        "params": [p["name"] for p in params],
+        "states": [n for n, _ in specs],
+    }
 
 
 def call_facts(torch, obj, resolution, device_type):
@@ -363,4 +419,6 @@ def call_facts(torch, obj, resolution, device_type):
     child."""
     from .isolate import isolated_facts
 
-    return isolated_facts("call", call_facts_here, (torch, obj, resolution, device_type), device_type)
+    return isolated_facts(
+        "call", call_facts_here, (torch, obj, resolution, device_type), device_type
+    )

@@ -39,7 +39,10 @@ def _agrees(torch, got, want):
         if x.shape != y.shape:
             return "the float32 and float64 results differ in shape"
         if not torch.allclose(x.double(), y, rtol=RTOL, atol=ATOL, equal_nan=True):
-            return "the float32 result differs from the float64 one beyond rtol=%g, atol=%g" % (RTOL, ATOL)
+            return "the float32 result differs from the float64 one beyond rtol=%g, atol=%g" % (
+                RTOL,
+                ATOL,
+            )
     if not floats:
         return "no floating result to compare"
     # the integer results (offsets, bag sizes) are the kernel's bookkeeping, which differs by backend: not compared
@@ -69,12 +72,20 @@ def _search(torch, target, overload):
     for key in entries[:6]:
         op = by_key[key]
         samples = []
-        for grad in (True, False):  # with grad the forward may call another operator (embedding_bag)
+        for grad in (
+            True,
+            False,
+        ):  # with grad the forward may call another operator (embedding_bag)
             with torch.random.fork_rng():
                 torch.manual_seed(0)
                 try:
-                    samples += [(grad, s) for s in sorted(op.sample_inputs("cpu", torch.float32, requires_grad=grad),
-                                                          key=lambda s: _size_key(torch, s))[:6]]
+                    samples += [
+                        (grad, s)
+                        for s in sorted(
+                            op.sample_inputs("cpu", torch.float32, requires_grad=grad),
+                            key=lambda s: _size_key(torch, s),
+                        )[:6]
+                    ]
                 except Exception as exc:
                     problems.append("%s: %s" % (op.name, error_text(exc)))
         for grad, sample in samples:
@@ -84,19 +95,31 @@ def _search(torch, target, overload):
             except Exception as exc:
                 problems.append("%s: %s" % (op.name, error_text(exc)))
                 continue
-            calls = [c for c in rec.calls if _name(c[0])[0] == target
-                     and (not overload or _name(c[0])[1] == overload)]
+            calls = [
+                c
+                for c in rec.calls
+                if _name(c[0])[0] == target and (not overload or _name(c[0])[1] == overload)
+            ]
             if not calls:
                 continue
             func, args, kwargs, _ = calls[0]
             got = _check(torch, func, args, kwargs)
             if isinstance(got, dict):
-                got.update({"target": target, "overload": _name(func)[1], "opinfo": op.name,
-                            "variant_test_name": op.variant_test_name})
+                got.update(
+                    {
+                        "target": target,
+                        "overload": _name(func)[1],
+                        "opinfo": op.name,
+                        "variant_test_name": op.variant_test_name,
+                    }
+                )
                 return got
             problems.append(got)
-    return {"found": False, "problem": "no call of %s could be checked: %s" % (
-        target, "; ".join(dict.fromkeys(problems).keys())[:600])}
+    return {
+        "found": False,
+        "problem": "no call of %s could be checked: %s"
+        % (target, "; ".join(dict.fromkeys(problems).keys())[:600]),
+    }
 
 
 def _check(torch, func, args, kwargs):
@@ -123,7 +146,12 @@ def _check(torch, func, args, kwargs):
     if problem:
         return problem
     results = [t for t in _flat(torch, got) if isinstance(t, torch.Tensor)]
-    return {"found": True, "args": lit_args, "kwargs": lit_kwargs, "results": len(results),
-            "float_results": [i for i, t in enumerate(results) if t.is_floating_point()],
-            "dtypes": [str(t.dtype).split(".")[-1] for t in results],
-            "tolerance": [RTOL, ATOL]}
+    return {
+        "found": True,
+        "args": lit_args,
+        "kwargs": lit_kwargs,
+        "results": len(results),
+        "float_results": [i for i, t in enumerate(results) if t.is_floating_point()],
+        "dtypes": [str(t.dtype).split(".")[-1] for t in results],
+        "tolerance": [RTOL, ATOL],
+    }

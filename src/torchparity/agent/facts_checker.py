@@ -35,9 +35,27 @@ TENSORS = (
 #: a buffer ``torch.save`` wrote (a zip file) and one holding other bytes
 ZIP_BUFFER = "(lambda b: (torch.save(torch.ones(1), b), b.seek(0), b)[2])(io.BytesIO())"
 OTHERS = (
-    "None", "0", "1", "-1", "True", "False", "2.5", '""', '"same"', '"different"', '"error"', '"no_such_word"',
-    "[1, 2]", "(1, 2)", "{}", "torch.float32", "torch.int64", 'torch.device("cpu")', "torch.nn.Linear(2, 2)",
-    ZIP_BUFFER, 'io.BytesIO(b"not a zip file")',
+    "None",
+    "0",
+    "1",
+    "-1",
+    "True",
+    "False",
+    "2.5",
+    '""',
+    '"same"',
+    '"different"',
+    '"error"',
+    '"no_such_word"',
+    "[1, 2]",
+    "(1, 2)",
+    "{}",
+    "torch.float32",
+    "torch.int64",
+    'torch.device("cpu")',
+    "torch.nn.Linear(2, 2)",
+    ZIP_BUFFER,
+    'io.BytesIO(b"not a zip file")',
 )
 NOT_REFUSALS = ("TypeError", "AttributeError")
 KEEP = 3
@@ -45,21 +63,29 @@ KEEP = 3
 
 #: a second argument a checker may require: the message it raises with (``torch._assert(cond, message)``)
 MESSAGE = '"torchparity check"'
-_MISSING = re.compile(r"missing (?:\d+ )?(?:required )?(?:positional )?(?:argument|value for argument)|"
-                      r"takes (?:exactly )?2 (?:positional )?arguments|expected 2 arguments")
+_MISSING = re.compile(
+    r"missing (?:\d+ )?(?:required )?(?:positional )?(?:argument|value for argument)|"
+    r"takes (?:exactly )?2 (?:positional )?arguments|expected 2 arguments"
+)
 
 
 def _tail(obj):
     """``""`` or ``, MESSAGE`` where a call with one argument asks for a second (a message)."""
     schema = getattr(obj, "_schema", None)
-    if schema is not None:  # an operator overload: ``_assert_async.msg(Tensor self, str assert_msg)``
-        needed = [a for a in schema.arguments if a.default_value is None and not str(a.type).endswith("?")]
+    if (
+        schema is not None
+    ):  # an operator overload: ``_assert_async.msg(Tensor self, str assert_msg)``
+        needed = [
+            a for a in schema.arguments if a.default_value is None and not str(a.type).endswith("?")
+        ]
         return ", " + MESSAGE if len(needed) == 2 and str(needed[1].type) == "str" else ""
     try:
         params = list(inspect.signature(obj).parameters)
     except (TypeError, ValueError):
         params = []
-    if len(params) >= 2 and not re.search(r"msg|message|text", params[1]):  # a second operand, not a message
+    if len(params) >= 2 and not re.search(
+        r"msg|message|text", params[1]
+    ):  # a second operand, not a message
         return ""
     try:
         obj(True)
@@ -117,7 +143,18 @@ def checker_facts(torch, obj, owner, device_type):
     elif cases["none"] and cases["refused"]:
         kind = "validator"
     else:
-        return {"found": False, "problem": "no candidate argument gave both outcomes (true %d, false %d, "
-                "accepted %d, refused %d)" % tuple(len(cases[k]) for k in ("true", "false", "none", "refused"))}
-    return dict({"found": True, "kind": kind, "uses_io": any("io." in str(c) for v in cases.values() for c in v),
-                 "tail": tail}, **cases)
+        return {
+            "found": False,
+            "problem": "no candidate argument gave both outcomes (true %d, false %d, "
+            "accepted %d, refused %d)"
+            % tuple(len(cases[k]) for k in ("true", "false", "none", "refused")),
+        }
+    return dict(
+        {
+            "found": True,
+            "kind": kind,
+            "uses_io": any("io." in str(c) for v in cases.values() for c in v),
+            "tail": tail,
+        },
+        **cases,
+    )

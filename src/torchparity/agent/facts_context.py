@@ -28,7 +28,9 @@ def state_facts(resolution, device_type):
     for name in _state_names(resolution):
         spec = specs.get(name)
         if spec is None:
-            out.append({"name": name, "available": False, "why": "not in this registry", "values": []})
+            out.append(
+                {"name": name, "available": False, "why": "not in this registry", "values": []}
+            )
             continue
         why = spec.available()
         values = [state_mod._jsonable(v) for v in spec.values(device_type)] if not why else []
@@ -38,8 +40,11 @@ def state_facts(resolution, device_type):
 
 def _bool_specs(states, device_type):
     specs = state_mod.registry(device_type)
-    return [(s["name"], specs[s["name"]]) for s in states
-            if s["available"] and s["values"] and all(isinstance(v, bool) for v in s["values"])]
+    return [
+        (s["name"], specs[s["name"]])
+        for s in states
+        if s["available"] and s["values"] and all(isinstance(v, bool) for v in s["values"])
+    ]
 
 
 def snapshot(specs):
@@ -52,16 +57,21 @@ def _ctor_params(cls):
         sig = inspect.signature(cls)
     except (TypeError, ValueError):
         return None, None
-    params = [p for p in sig.parameters.values()
-              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    params = [
+        p
+        for p in sig.parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
     if not params:
         return [], None
     first = params[0]
     required = [p for p in params[1:] if p.default is p.empty]
-    boolish = (first.annotation in (bool, "bool") or isinstance(first.default, bool))
+    boolish = first.annotation in (bool, "bool") or isinstance(first.default, bool)
     if boolish and not required:
         return [p.name for p in params], first.name
-    if all(p.default is not p.empty for p in params):  # ``no_grad(orig_func=None)``: used without arguments
+    if all(
+        p.default is not p.empty for p in params
+    ):  # ``no_grad(orig_func=None)``: used without arguments
         return [p.name for p in params], None
     return [p.name for p in params], False
 
@@ -73,8 +83,11 @@ def _mode_attrs(cls, specs):
         undo = push_all(specs, [spec.get() for _, spec in specs])
         try:
             inst = cls(value)
-            attrs = set(k for k, v in vars(inst).items() if v is value and not k.startswith("_")
-                        and k != "prev")
+            attrs = set(
+                k
+                for k, v in vars(inst).items()
+                if v is value and not k.startswith("_") and k != "prev"
+            )
         except Exception:
             return []
         finally:
@@ -100,8 +113,17 @@ def context_facts_here(torch, resolution, obj, owner, device_type):
     states = state_facts(resolution, device_type)
     cls = obj if isinstance(obj, type) else owner
     member = None if obj is cls else resolution["path"].rsplit(".", 1)[-1]
-    out = {"states": states, "member": member, "runs": [], "decorator_runs": [],
-           "decorator": False, "params": [], "mode_param": None, "mode_attrs": [], "problem": ""}
+    out = {
+        "states": states,
+        "member": member,
+        "runs": [],
+        "decorator_runs": [],
+        "decorator": False,
+        "params": [],
+        "mode_param": None,
+        "mode_attrs": [],
+        "problem": "",
+    }
     if not isinstance(cls, type):
         out["problem"] = "no context-manager class to construct"
         return out
@@ -111,7 +133,9 @@ def context_facts_here(torch, resolution, obj, owner, device_type):
         return out
     if mode_param is False:
         out["problem"] = "%s takes (%s): only a single bool mode (or no argument) is measured" % (
-            cls.__name__, ", ".join(params))
+            cls.__name__,
+            ", ".join(params),
+        )
         return out
     out["params"], out["mode_param"] = params, mode_param
     arg_sets = [(False,), (True,)] if mode_param else [()]
@@ -127,18 +151,28 @@ def context_facts_here(torch, resolution, obj, owner, device_type):
         for combo in combos:
             undo = push_all(specs, combo)
             try:
-                run = {"args": list(args), "outer": dict((specs[i][0], v) for i, v in enumerate(combo))}
+                run = {
+                    "args": list(args),
+                    "outer": dict((specs[i][0], v) for i, v in enumerate(combo)),
+                }
                 run["before"] = snapshot(specs)
                 ctx = cls(*args)
                 target = ctx.clone() if member == "clone" else ctx
                 if member == "clone":
-                    run["identity"] = {"is_not": target is not ctx, "same_type": type(target) is cls,
-                                       "attrs": dict((a, getattr(target, a, None) == getattr(ctx, a, None))
-                                                     for a in out["mode_attrs"])}
+                    run["identity"] = {
+                        "is_not": target is not ctx,
+                        "same_type": type(target) is cls,
+                        "attrs": dict(
+                            (a, getattr(target, a, None) == getattr(ctx, a, None))
+                            for a in out["mode_attrs"]
+                        ),
+                    }
                 run["after_construct"] = snapshot(specs)
                 if member in ("__enter__", "__exit__"):
                     entered = target.__enter__()
-                    out["enter_returns_none"] = out.get("enter_returns_none", True) and entered is None
+                    out["enter_returns_none"] = (
+                        out.get("enter_returns_none", True) and entered is None
+                    )
                     run["inside"] = snapshot(specs)
                     target.__exit__(None, None, None)
                 else:
@@ -168,20 +202,27 @@ def context_facts_here(torch, resolution, obj, owner, device_type):
                     inside = probe()
                 except Exception as exc:
                     out["decorator"] = False
-                    out["problem"] = "calling a function decorated with %s failed: %s" % (cls.__name__, error_text(exc))
+                    out["problem"] = "calling a function decorated with %s failed: %s" % (
+                        cls.__name__,
+                        error_text(exc),
+                    )
                     break
                 finally:
                     undo_all(undo)
-                out["decorator_runs"].append({"args": list(args), "before": before, "inside": inside})
+                out["decorator_runs"].append(
+                    {"args": list(args), "before": before, "inside": inside}
+                )
     return out
-
 
 
 def api_specs(resolution, device_type):
     """Registry specs of the states the API touches that this torch has (any value type)."""
     specs = state_mod.registry(device_type)
-    return [(s["name"], specs[s["name"]]) for s in state_facts(resolution, device_type)
-            if s["available"] and s["name"] in specs]
+    return [
+        (s["name"], specs[s["name"]])
+        for s in state_facts(resolution, device_type)
+        if s["available"] and s["name"] in specs
+    ]
 
 
 def context_facts(torch, resolution, obj, owner, device_type):
@@ -190,5 +231,9 @@ def context_facts(torch, resolution, obj, owner, device_type):
     child."""
     from .isolate import isolated_facts
 
-    return isolated_facts("context-manager", context_facts_here, (torch, resolution, obj, owner, device_type),
-                          device_type)
+    return isolated_facts(
+        "context-manager",
+        context_facts_here,
+        (torch, resolution, obj, owner, device_type),
+        device_type,
+    )

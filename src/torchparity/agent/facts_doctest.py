@@ -28,9 +28,16 @@ MAX_EXAMPLES = 40
 _NEEDS = (
     (re.compile(r"\.cuda\(|['\"]cuda(:\d+)?['\"]|torch\.cuda\.|\bcuda\b\s*="), "needs CUDA"),
     (re.compile(r"https?://|hub\.load|download|urlopen"), "needs the network"),
-    (re.compile(r"\bopen\(|['\"][^'\"]+\.(pt|pth|pkl|json|txt|csv|onnx|zip|tar)['\"]|tempfile|os\.remove"),
-     "needs a file"),
-    (re.compile(r"\bdist\.|init_process_group|torch\.distributed\.|mp\.spawn|Pool\("), "needs several processes"),
+    (
+        re.compile(
+            r"\bopen\(|['\"][^'\"]+\.(pt|pth|pkl|json|txt|csv|onnx|zip|tar)['\"]|tempfile|os\.remove"
+        ),
+        "needs a file",
+    ),
+    (
+        re.compile(r"\bdist\.|init_process_group|torch\.distributed\.|mp\.spawn|Pool\("),
+        "needs several processes",
+    ),
 )
 _RANDOM = re.compile(r"torch\.(randn|rand|randint|randperm|normal|empty|randn_like|rand_like)\(")
 _GRAD_FN = re.compile(r",\s*grad_fn=<[^>]*>")
@@ -63,16 +70,32 @@ def _close(torch, actual, expected):
         if actual.shape != expected.shape or actual.dtype != expected.dtype:
             return False
         if actual.is_complex() or actual.is_floating_point():
-            return bool(torch.allclose(actual.detach().cpu().to(expected.dtype), expected, rtol=TOLERANCE,
-                                       atol=TOLERANCE, equal_nan=True))
+            return bool(
+                torch.allclose(
+                    actual.detach().cpu().to(expected.dtype),
+                    expected,
+                    rtol=TOLERANCE,
+                    atol=TOLERANCE,
+                    equal_nan=True,
+                )
+            )
         return bool(torch.equal(actual.detach().cpu(), expected))
-    if isinstance(expected, float) and isinstance(actual, (float, int)) and not isinstance(actual, bool):
+    if (
+        isinstance(expected, float)
+        and isinstance(actual, (float, int))
+        and not isinstance(actual, bool)
+    ):
         return math.isclose(actual, expected, rel_tol=TOLERANCE, abs_tol=TOLERANCE) or (
-            math.isnan(expected) and math.isnan(actual))
+            math.isnan(expected) and math.isnan(actual)
+        )
     if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
-        return len(actual) == len(expected) and all(_close(torch, actual[i], e) for i, e in enumerate(expected))
+        return len(actual) == len(expected) and all(
+            _close(torch, actual[i], e) for i, e in enumerate(expected)
+        )
     if isinstance(expected, dict) and isinstance(actual, dict):
-        return list(actual) == list(expected) and all(_close(torch, actual[k], expected[k]) for k in expected)
+        return list(actual) == list(expected) and all(
+            _close(torch, actual[k], expected[k]) for k in expected
+        )
     try:
         return type(actual) is type(expected) and bool(actual == expected)
     except Exception:
@@ -80,8 +103,13 @@ def _close(torch, actual, expected):
 
 
 def _namespace(torch, obj, leaf):
-    ns = {"torch": torch, "math": math, "namedtuple": collections.namedtuple, "nn": torch.nn,
-          "F": torch.nn.functional}
+    ns = {
+        "torch": torch,
+        "math": math,
+        "namedtuple": collections.namedtuple,
+        "nn": torch.nn,
+        "F": torch.nn.functional,
+    }
     try:
         import numpy
 
@@ -124,7 +152,10 @@ def _run(torch, examples, obj, leaf):
                             record["kept"] = True
                             record["raises"] = exc_name(exc)
                         else:
-                            record["why"] = "raises %s here, not %s" % (type(exc).__name__, ex["raises"])
+                            record["why"] = "raises %s here, not %s" % (
+                                type(exc).__name__,
+                                ex["raises"],
+                            )
                     else:
                         record["why"] = "raises nothing here, the docstring shows %s" % ex["raises"]
                     out.append(record)
@@ -143,8 +174,15 @@ def _run(torch, examples, obj, leaf):
                 shown = _value_source(source)
                 value = eval(compile(shown, "<example>", "eval"), ns)
             try:
-                expected = eval(expected_src, {"torch": torch, "inf": float("inf"), "nan": float("nan"),
-                                               "Point": collections.namedtuple("Point", ["x", "y"])})
+                expected = eval(
+                    expected_src,
+                    {
+                        "torch": torch,
+                        "inf": float("inf"),
+                        "nan": float("nan"),
+                        "Point": collections.namedtuple("Point", ["x", "y"]),
+                    },
+                )
             except Exception:
                 record["why"] = "its printed result is not a Python value"
                 out.append(record)
@@ -168,7 +206,12 @@ def _replay_random(examples, outcomes):
     for i, ex in enumerate(fixed[:-1]):
         m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*) = (.*)$", ex["source"].strip(), re.S)
         nxt = fixed[i + 1]
-        if not m or not _RANDOM.search(m.group(2)) or nxt["source"].strip() != m.group(1) or not nxt["want"]:
+        if (
+            not m
+            or not _RANDOM.search(m.group(2))
+            or nxt["source"].strip() != m.group(1)
+            or not nxt["want"]
+        ):
             continue
         printed = want_source(nxt["want"])
         if printed is None or not printed.startswith("torch.tensor("):
@@ -194,18 +237,27 @@ def doctest_facts_here(torch, obj, res):
         if ex.exc_msg:
             m = re.match(r"^([A-Za-z_][A-Za-z0-9_.]*)", ex.exc_msg)
             raises = m.group(1).rsplit(".", 1)[-1] if m else ""
-        examples.append({"source": ex.source, "want": "" if raises else ex.want, "raises": raises,
-                         "line": ex.lineno})
+        examples.append(
+            {
+                "source": ex.source,
+                "want": "" if raises else ex.want,
+                "raises": raises,
+                "line": ex.lineno,
+            }
+        )
     leaf = res["path"].rsplit(".", 1)[-1]
     outcomes = _run(torch, examples, obj, leaf)
     replayed = _replay_random(examples, outcomes)
     if replayed is not None:
         again = _run(torch, replayed, obj, leaf)
         if sum(1 for o in again if o["kept"] and o.get("expected")) > sum(
-                1 for o in outcomes if o["kept"] and o.get("expected")):
+            1 for o in outcomes if o["kept"] and o.get("expected")
+        ):
             outcomes = again
     checked = sum(1 for o in outcomes if o["kept"] and (o.get("expected") or o.get("raises")))
-    problem = "" if checked else "no example reproduces a printed result or a documented exception here"
+    problem = (
+        "" if checked else "no example reproduces a printed result or a documented exception here"
+    )
     sys.stdout.flush()
     return {"examples": outcomes, "kept": checked, "problem": problem, "leaf": leaf}
 

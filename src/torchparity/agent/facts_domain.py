@@ -9,15 +9,25 @@ from .facts_literal import error_text, literal
 
 #: keyword arguments tried for a learning-rate scheduler, the first that changes the rate wins
 SCHEDULER_KWARGS = (
-    "step_size=1, gamma=0.5", "gamma=0.5", "milestones=[1, 2], gamma=0.5", "T_max=4",
-    "lr_lambda=lambda epoch: 0.5 ** epoch", "factor=0.5, total_iters=2", "total_iters=4",
-    "max_lr=1.0, total_steps=10", "base_lr=0.1, max_lr=1.0, step_size_up=2", "T_0=2",
-    "patience=0, factor=0.5", "",
+    "step_size=1, gamma=0.5",
+    "gamma=0.5",
+    "milestones=[1, 2], gamma=0.5",
+    "T_max=4",
+    "lr_lambda=lambda epoch: 0.5 ** epoch",
+    "factor=0.5, total_iters=2",
+    "total_iters=4",
+    "max_lr=1.0, total_steps=10",
+    "base_lr=0.1, max_lr=1.0, step_size_up=2",
+    "T_0=2",
+    "patience=0, factor=0.5",
+    "",
 )
 STEPS = 3
 #: a scheduler made of others (ChainedScheduler, SequentialLR): its arguments, ``opt`` the optimizer
-_TWO = ("[torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5), "
-        "torch.optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=2)]")
+_TWO = (
+    "[torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5), "
+    "torch.optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=2)]"
+)
 COMPOSITE_ARGS = (_TWO, "opt, %s, milestones=[2]" % _TWO)
 
 
@@ -32,8 +42,11 @@ def _subclass(obj, torch, path):
 
 def _scheduler_bases(torch):
     out = []
-    for path in ("optim.lr_scheduler.LRScheduler", "optim.lr_scheduler._LRScheduler",
-                 "optim.lr_scheduler.ReduceLROnPlateau"):
+    for path in (
+        "optim.lr_scheduler.LRScheduler",
+        "optim.lr_scheduler._LRScheduler",
+        "optim.lr_scheduler.ReduceLROnPlateau",
+    ):
         cls = torch
         for part in path.split("."):
             cls = getattr(cls, part, None)
@@ -44,8 +57,15 @@ def _scheduler_bases(torch):
 
 def optimizer_facts(torch, cls):
     """How ``cls([param], ...)`` is built and that one closure step works here."""
-    tries = [(ctor, values) for values in ([1.0, -2.0, 3.0], [[1.0, -2.0], [3.0, 0.5]]) for ctor in (", lr=0.1", "")]
-    for ctor, values in tries:  # a vector first; a matrix for optimizers of 2-D parameters only (Muon)
+    tries = [
+        (ctor, values)
+        for values in ([1.0, -2.0, 3.0], [[1.0, -2.0], [3.0, 0.5]])
+        for ctor in (", lr=0.1", "")
+    ]
+    for (
+        ctor,
+        values,
+    ) in tries:  # a vector first; a matrix for optimizers of 2-D parameters only (Muon)
         param = torch.nn.Parameter(torch.tensor(values))
         try:
             with warnings.catch_warnings():
@@ -62,8 +82,16 @@ def optimizer_facts(torch, cls):
         except Exception as exc:
             last = error_text(exc)
             continue
-        return {"kind": "optimizer", "ctor": ctor, "matrix": isinstance(values[0], list), "problem": ""}
-    return {"kind": "optimizer", "problem": "%s([param]) with one closure step failed here: %s" % (cls.__name__, last)}
+        return {
+            "kind": "optimizer",
+            "ctor": ctor,
+            "matrix": isinstance(values[0], list),
+            "problem": "",
+        }
+    return {
+        "kind": "optimizer",
+        "problem": "%s([param]) with one closure step failed here: %s" % (cls.__name__, last),
+    }
 
 
 def scheduler_facts(torch, cls):
@@ -91,15 +119,23 @@ def scheduler_facts(torch, cls):
         except Exception:
             continue
         epoch = getattr(sched, "last_epoch", None)
-        record = {"kind": "scheduler", "kwargs": kwargs or "", "lrs": literal(lrs), "last_lr": literal(last),
-                  "args": None if kwargs is not None else re.sub(r"\bopt\b", "optimizer", args),
-                  "last_epoch": epoch if isinstance(epoch, int) else None,
-                  "metric": "1.0" if plateau is not None and isinstance(sched, plateau) else "",
-                  "problem": ""}
+        record = {
+            "kind": "scheduler",
+            "kwargs": kwargs or "",
+            "lrs": literal(lrs),
+            "last_lr": literal(last),
+            "args": None if kwargs is not None else re.sub(r"\bopt\b", "optimizer", args),
+            "last_epoch": epoch if isinstance(epoch, int) else None,
+            "metric": "1.0" if plateau is not None and isinstance(sched, plateau) else "",
+            "problem": "",
+        }
         if len(set(lrs + [1.0])) > 1:
             return record
         found = found or record
-    return found or {"kind": "scheduler", "problem": "no keyword arguments built %s here" % cls.__name__}
+    return found or {
+        "kind": "scheduler",
+        "problem": "no keyword arguments built %s here" % cls.__name__,
+    }
 
 
 def optim_facts(torch, obj, owner):
@@ -110,8 +146,10 @@ def optim_facts(torch, obj, owner):
     bases = _scheduler_bases(torch)
     if bases and issubclass(cls, bases):
         if cls.__name__ in ("LRScheduler", "_LRScheduler"):
-            return dict(scheduler_facts(torch, torch.optim.lr_scheduler.StepLR),
-                        concrete="torch.optim.lr_scheduler.StepLR")
+            return dict(
+                scheduler_facts(torch, torch.optim.lr_scheduler.StepLR),
+                concrete="torch.optim.lr_scheduler.StepLR",
+            )
         return scheduler_facts(torch, cls)
     if _subclass(cls, torch, "optim.Optimizer"):
         if cls is torch.optim.Optimizer:

@@ -40,7 +40,9 @@ def literal(value, torch=None):
     torch = torch or torch_module()
     if value is None or isinstance(value, bool):
         return repr(value)
-    if isinstance(value, str):  # a str enum's member compares equal to its text, whose repr is source
+    if isinstance(
+        value, str
+    ):  # a str enum's member compares equal to its text, whose repr is source
         return repr(str.__str__(value))
     if isinstance(value, int):
         return repr(int(value))
@@ -62,7 +64,10 @@ def literal(value, torch=None):
         data = value.detach().cpu()
         if data.dtype in (torch.bfloat16, torch.float16):
             data = data.float()
-        return "torch.tensor(%s, dtype=%s)" % (literal(data.tolist(), torch), dtype_src(torch, value.dtype))
+        return "torch.tensor(%s, dtype=%s)" % (
+            literal(data.tolist(), torch),
+            dtype_src(torch, value.dtype),
+        )
     if isinstance(value, tuple) and type(value) is tuple:
         inner = [literal(v, torch) for v in value]
         return "(%s,)" % inner[0] if len(inner) == 1 else "(%s)" % ", ".join(inner)

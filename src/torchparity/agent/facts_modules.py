@@ -77,7 +77,9 @@ def _output(torch, t):
     if data.is_complex():
         raise NotLiteral("complex output")
     if data.numel() <= MAX_VALUES:
-        row["values"] = [float(v) if data.dtype.is_floating_point else int(v) for v in data.reshape(-1).tolist()]
+        row["values"] = [
+            float(v) if data.dtype.is_floating_point else int(v) for v in data.reshape(-1).tolist()
+        ]
     else:
         as_double = data.double()
         row["sum"] = float(as_double.sum())
@@ -100,12 +102,21 @@ def _sample(torch, cls, sample):
     module.eval()
     fill_parameters(torch, module)
     with torch.no_grad():
-        result = module(*[_build(torch, s) for s in inputs], **dict((k, _build(torch, s)) for k, s in fwd_kwargs))
+        result = module(
+            *[_build(torch, s) for s in inputs],
+            **dict((k, _build(torch, s)) for k, s in fwd_kwargs),
+        )
     outputs = [_output(torch, t) for t in _leaves(torch, result, [])]
     if not any(o for o in outputs):
         raise NotLiteral("no tensor in the result")
-    return {"args": args, "kwargs": kwargs, "inputs": inputs, "forward_kwargs": fwd_kwargs, "outputs": outputs,
-            "parameters": sum(1 for _ in module.parameters())}
+    return {
+        "args": args,
+        "kwargs": kwargs,
+        "inputs": inputs,
+        "forward_kwargs": fwd_kwargs,
+        "outputs": outputs,
+        "parameters": sum(1 for _ in module.parameters()),
+    }
 
 
 def module_db_facts(torch, cls):
@@ -113,20 +124,33 @@ def module_db_facts(torch, cls):
     if not isinstance(cls, type) or not issubclass(cls, torch.nn.Module):
         return {"found": False, "problem": "not an nn module class"}
     if any("Lazy" in k.__name__ for k in cls.__mro__):
-        return {"found": False, "problem": "a lazy module has no parameters to fill before its first call"}
+        return {
+            "found": False,
+            "problem": "a lazy module has no parameters to fill before its first call",
+        }
     from torch.testing._internal.common_modules import module_db
 
     infos = [i for i in module_db if i.module_cls is cls]
     if not infos:
         return {"found": False, "problem": "module_db has no entry for %s" % cls.__name__}
     info = infos[0]
-    samples = info.module_inputs_func(info, device="cpu", dtype=torch.float32, requires_grad=False, training=True)
+    samples = info.module_inputs_func(
+        info, device="cpu", dtype=torch.float32, requires_grad=False, training=True
+    )
     rnn = ""
     if issubclass(cls, torch.nn.RNNBase):
         rnn = "LSTM" if issubclass(cls, torch.nn.LSTM) else "RNN"
         # the documented shapes are of a batched input: try those first
-        samples = sorted(samples, key=lambda s: not (s.forward_input and s.forward_input.args
-                                                     and getattr(s.forward_input.args[0], "dim", lambda: 0)() == 3))
+        samples = sorted(
+            samples,
+            key=lambda s: (
+                not (
+                    s.forward_input
+                    and s.forward_input.args
+                    and getattr(s.forward_input.args[0], "dim", lambda: 0)() == 3
+                )
+            ),
+        )
     why = []
     for sample in samples:
         torch.manual_seed(0)
@@ -137,5 +161,8 @@ def module_db_facts(torch, cls):
             continue
         got.update(found=True, rnn=rnn, samples=len(samples))
         return got
-    return {"found": False, "problem": "no module_db sample of %s could be held literally (%s)"
-            % (cls.__name__, "; ".join(why[:3]) or "none")}
+    return {
+        "found": False,
+        "problem": "no module_db sample of %s could be held literally (%s)"
+        % (cls.__name__, "; ".join(why[:3]) or "none"),
+    }

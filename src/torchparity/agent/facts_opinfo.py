@@ -15,13 +15,27 @@ from .opinfo_wrappers import as_called, wrapped_call
 DEFAULT_DTYPES = ("float32", "float16", "bfloat16", "int64", "bool")
 #: tried, in this order, when the OpInfo lists none of DEFAULT_DTYPES for the device (an operator of
 #: complex tensors only, such as view_as_real, or of some integer types only)
-FALLBACK_DTYPES = ("complex64", "complex128", "complex32", "float64", "int32", "int16", "int8", "uint8")
+FALLBACK_DTYPES = (
+    "complex64",
+    "complex128",
+    "complex32",
+    "float64",
+    "int32",
+    "int16",
+    "int8",
+    "uint8",
+)
 #: dtypes a wider computation can serve as the reference for: the floating ones in float64, the
 #: complex ones in complex128
 LOW_PRECISION = ("float32", "float16", "bfloat16", "complex64", "complex32")
 #: the dtype each LOW_PRECISION dtype's reference is computed in
-WIDE = {"float32": "float64", "float16": "float64", "bfloat16": "float64",
-        "complex64": "complex128", "complex32": "complex128"}
+WIDE = {
+    "float32": "float64",
+    "float16": "float64",
+    "bfloat16": "float64",
+    "complex64": "complex128",
+    "complex32": "complex128",
+}
 #: per dtype (rtol, atol) for comparing with a reference; others use assert_close's defaults
 TOLERANCES = {"float16": (1e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2)}
 
@@ -63,8 +77,10 @@ def find_opinfo(obj):
     if not matches:
         return _find_wrapper(obj)
     matches.sort(key=lambda m: (m[0].variant_test_name != "", m[0].name))
-    names = ["%s%s" % (m[0].name, "." + m[0].variant_test_name if m[0].variant_test_name else "")
-             for m in matches]
+    names = [
+        "%s%s" % (m[0].name, "." + m[0].variant_test_name if m[0].variant_test_name else "")
+        for m in matches
+    ]
     return matches[0][0], matches[0][1], names
 
 
@@ -72,7 +88,11 @@ def _find_wrapper(obj):
     """(OpInfo, "wrapper", names) for an entry whose ``op`` is a lambda calling ``obj`` (see
     opinfo_wrappers), or (None, None, [])."""
     if str(getattr(obj, "__qualname__", "")).startswith(("Tensor.", "TensorBase.")):
-        return None, None, []  # Tensor members: their method variants, and the tensor family's formulas
+        return (
+            None,
+            None,
+            [],
+        )  # Tensor members: their method variants, and the tensor family's formulas
     for op in _op_db():
         if getattr(op.op, "__name__", "") == "<lambda>" and wrapped_call(op.op, obj) is not None:
             name = op.name + ("." + op.variant_test_name if op.variant_test_name else "")
@@ -97,8 +117,14 @@ def _to_cpu(value, torch):
 
 def _close(torch, actual, expected, dtype_name):
     rtol, atol = TOLERANCES.get(dtype_name, (None, None))
-    torch.testing.assert_close(_to_cpu(actual, torch), _to_cpu(expected, torch), check_dtype=False,
-                               equal_nan=True, rtol=rtol, atol=atol)
+    torch.testing.assert_close(
+        _to_cpu(actual, torch),
+        _to_cpu(expected, torch),
+        check_dtype=False,
+        equal_nan=True,
+        rtol=rtol,
+        atol=atol,
+    )
 
 
 def _widen(torch, t):
@@ -160,13 +186,19 @@ def _same_metadata(torch, actual, expected, kwargs=None):
             raise AssertionError("not a tensor: %r" % type(actual).__name__)
         for what in KEYWORDS:
             if (kwargs or {}).get(what) is not None and getattr(actual, what) != kwargs[what]:
-                raise AssertionError("%s %s, given %s=%s" % (what, getattr(actual, what), what, kwargs[what]))
+                raise AssertionError(
+                    "%s %s, given %s=%s" % (what, getattr(actual, what), what, kwargs[what])
+                )
         for what in ("shape", "dtype", "layout", "requires_grad"):
             if getattr(actual, what) != getattr(expected, what):
-                raise AssertionError("%s %s, the meta kernels give %s" % (
-                    what, getattr(actual, what), getattr(expected, what)))
+                raise AssertionError(
+                    "%s %s, the meta kernels give %s"
+                    % (what, getattr(actual, what), getattr(expected, what))
+                )
         if actual.layout == torch.strided and actual.stride() != expected.stride():
-            raise AssertionError("strides %s, the meta kernels give %s" % (actual.stride(), expected.stride()))
+            raise AssertionError(
+                "strides %s, the meta kernels give %s" % (actual.stride(), expected.stride())
+            )
         return
     if isinstance(expected, (tuple, list)):
         if not isinstance(actual, (tuple, list)) or len(actual) != len(expected):
@@ -181,7 +213,9 @@ def _cpu_check(torch, op, fn, kind, dtype, reference):
     """Run the test's comparison on the CPU for one dtype: (samples checked, problem or "")."""
     checked = 0
     dtype_name = str(dtype).split(".")[-1]
-    torch.manual_seed(0)  # as the test seeds them: a dtype kept on one draw of the samples holds on the test's
+    torch.manual_seed(
+        0
+    )  # as the test seeds them: a dtype kept on one draw of the samples holds on the test's
     for sample in op.sample_inputs("cpu", dtype):
         if kind == "inplace" and sample.broadcasts_input:
             continue
@@ -197,7 +231,9 @@ def _cpu_check(torch, op, fn, kind, dtype, reference):
                 expected = op.op(wide.input, *wide.args, **wide.kwargs)
         except Exception as exc:
             return checked, "the %s reference fails: %s" % (reference, error_text(exc))
-        dev = sample.transform(lambda t: t.to("cpu", copy=True) if isinstance(t, torch.Tensor) else t)
+        dev = sample.transform(
+            lambda t: t.to("cpu", copy=True) if isinstance(t, torch.Tensor) else t
+        )
         try:
             actual = fn(dev.input, *dev.args, **dev.kwargs)
         except RuntimeError:
@@ -210,7 +246,10 @@ def _cpu_check(torch, op, fn, kind, dtype, reference):
             else:
                 _close(torch, actual, expected, dtype_name)
         except Exception as exc:
-            return checked, "differs from the %s reference on the CPU: %s" % (reference, error_text(exc))
+            return checked, "differs from the %s reference on the CPU: %s" % (
+                reference,
+                error_text(exc),
+            )
         checked += 1
     if not checked:
         return 0, "no sample input could be checked"
@@ -233,9 +272,15 @@ def _error_inputs(torch, op, fn):
                     count += 1
                     continue
                 except Exception as exc:
-                    return {"count": 0, "problem": "an error input raised %s, not %s" % (
-                        error_text(exc), error.error_type.__name__)}
-                return {"count": 0, "problem": "an error input did not raise %s" % error.error_type.__name__}
+                    return {
+                        "count": 0,
+                        "problem": "an error input raised %s, not %s"
+                        % (error_text(exc), error.error_type.__name__),
+                    }
+                return {
+                    "count": 0,
+                    "problem": "an error input did not raise %s" % error.error_type.__name__,
+                }
     except Exception as exc:
         return {"count": 0, "problem": "error_inputs failed: %s" % error_text(exc)}
     return {"count": count, "problem": ""}
@@ -265,11 +310,15 @@ def opinfo_facts(torch, obj, device_type, dtypes=None):
             excluded.append({"dtype": name, "reason": "this torch has no torch.%s" % name})
             continue
         if name not in supported:
-            excluded.append({"dtype": name, "reason": "the OpInfo does not list it for %s" % device_type})
+            excluded.append(
+                {"dtype": name, "reason": "the OpInfo does not list it for %s" % device_type}
+            )
             continue
         if reference == "float64" and (name not in LOW_PRECISION or WIDE[name] not in supported):
-            problem = ("no independent reference on the CPU (no NumPy ref; a float64 or complex128 "
-                       "computation serves only lower-precision floating and complex dtypes)")
+            problem = (
+                "no independent reference on the CPU (no NumPy ref; a float64 or complex128 "
+                "computation serves only lower-precision floating and complex dtypes)"
+            )
             count = 0
         else:
             try:
@@ -292,15 +341,26 @@ def opinfo_facts(torch, obj, device_type, dtypes=None):
                 samples[name] = count
                 continue
         excluded.append({"dtype": name, "reason": problem})
-    if on_device and not kept and reference != "meta":  # no independent reference: the CPU is the only one
+    if (
+        on_device and not kept and reference != "meta"
+    ):  # no independent reference: the CPU is the only one
         reference, kept, cpu_kept = "cpu", cpu_kept, []
     errors = _error_inputs(torch, op, obj) if kind == "function" else {"count": 0, "problem": ""}
     return {
-        "found": True, "name": op.name, "variant_test_name": op.variant_test_name, "matches": names,
+        "found": True,
+        "name": op.name,
+        "variant_test_name": op.variant_test_name,
+        "matches": names,
         "error_inputs": errors,
-        "call": kind, "wrapper_args": wrapped_call(op.op, obj) if kind == "wrapper" else "",
-        "has_ref": op.ref is not None, "reference": reference,
-        "cpu_reference": on_device and reference != "meta", "cpu_dtypes": cpu_kept,
-        "supported": sorted(supported), "dtypes": kept, "excluded": excluded, "samples": samples,
+        "call": kind,
+        "wrapper_args": wrapped_call(op.op, obj) if kind == "wrapper" else "",
+        "has_ref": op.ref is not None,
+        "reference": reference,
+        "cpu_reference": on_device and reference != "meta",
+        "cpu_dtypes": cpu_kept,
+        "supported": sorted(supported),
+        "dtypes": kept,
+        "excluded": excluded,
+        "samples": samples,
         "tolerances": dict((k, list(v)) for k, v in TOLERANCES.items()),
     }

@@ -44,8 +44,24 @@ DRAWS = 3
 #: a run of the OpInfo's function: max_pool2d_with_indices_backward has 1440 samples)
 CAPTURED_LIMIT = 40
 #: argument names of the batch-norm kernels the ``norm`` facts know how to fill
-NORM_ARGS = {"input", "grad_out", "weight", "bias", "running_mean", "running_var", "save_mean", "save_invstd",
-             "mean", "invstd", "training", "train", "momentum", "eps", "cudnn_enabled", "output_mask"}
+NORM_ARGS = {
+    "input",
+    "grad_out",
+    "weight",
+    "bias",
+    "running_mean",
+    "running_var",
+    "save_mean",
+    "save_invstd",
+    "mean",
+    "invstd",
+    "training",
+    "train",
+    "momentum",
+    "eps",
+    "cudnn_enabled",
+    "output_mask",
+}
 
 
 def _kind(torch, obj):
@@ -99,8 +115,11 @@ def _order(op, schemas):
 
 
 def _find(name, obj):
-    entries = [op for op in _op_db() if (op.name == name or getattr(op, "aten_name", None) == name)
-               and op.op is not obj]
+    entries = [
+        op
+        for op in _op_db()
+        if (op.name == name or getattr(op, "aten_name", None) == name) and op.op is not obj
+    ]
     entries.sort(key=lambda op: (op.name != name, op.variant_test_name != "", op.name))
     return entries
 
@@ -116,7 +135,9 @@ def _needs_out(schemas):
     """Whether the (single) overload's schema requires an ``out=`` tensor."""
     if len(schemas) != 1:
         return False
-    return any(a.name == "out" and a.kwarg_only and a.default_value is None for a in schemas[0].arguments)
+    return any(
+        a.name == "out" and a.kwarg_only and a.default_value is None for a in schemas[0].arguments
+    )
 
 
 def _seeded(op):
@@ -141,7 +162,9 @@ def _aten_calls(torch, op, sample, qual, overload_name):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             schema = func._schema
-            if schema.name == qual and (overload_name is None or schema.overload_name == overload_name):
+            if schema.name == qual and (
+                overload_name is None or schema.overload_name == overload_name
+            ):
                 calls.append((args, kwargs))
             return func(*args, **kwargs)
 
@@ -210,7 +233,10 @@ def _check_dtype(torch, op, obj, schemas, order, dtype, reference, captured=None
             else:
                 _close(torch, actual, expected, dtype_name)
         except Exception as exc:
-            return checked, "differs from the %s reference on the CPU: %s" % (reference, error_text(exc))
+            return checked, "differs from the %s reference on the CPU: %s" % (
+                reference,
+                error_text(exc),
+            )
         checked += 1
     if not checked:
         return 0, "no sample input fits the schema"
@@ -227,7 +253,9 @@ def _check_draws(torch, op, obj, schemas, order, dtype, reference, captured=None
             torch.manual_seed(seed)
             n, problem = _check_dtype(torch, op, obj, schemas, order, dtype, reference, captured)
         if problem:
-            return n, problem + ("" if seed == SEED else " (on one of %d draws of the samples)" % DRAWS)
+            return n, problem + (
+                "" if seed == SEED else " (on one of %d draws of the samples)" % DRAWS
+            )
         count = count or n
     return count, problem
 
@@ -241,7 +269,9 @@ def _opinfo(torch, obj, name, schemas, device_type, dtypes, overload_name=None):
     for op in entries:
         order = _order(op, schemas)
         supported = set(str(d).split(".")[-1] for d in _device_dtypes(op, device_type))
-        if _undefined_values(op):  # values undefined (empty, empty_like, ...): what the meta kernels give
+        if _undefined_values(
+            op
+        ):  # values undefined (empty, empty_like, ...): what the meta kernels give
             reference = "meta"
         elif _seeded(op):
             reference = "seeded"
@@ -259,11 +289,18 @@ def _opinfo(torch, obj, name, schemas, device_type, dtypes, overload_name=None):
                 if not isinstance(dtype, torch.dtype) or dname not in supported:
                     continue  # the OpInfo does not list it
                 if reference == "float64" and dname not in LOW_PRECISION:
-                    excluded.append({"dtype": dname, "reason": "no independent reference on the CPU (no NumPy ref; "
-                                     "a float64 computation serves only lower-precision floats)"})
+                    excluded.append(
+                        {
+                            "dtype": dname,
+                            "reason": "no independent reference on the CPU (no NumPy ref; "
+                            "a float64 computation serves only lower-precision floats)",
+                        }
+                    )
                     continue
                 try:
-                    count, problem = _check_draws(torch, op, obj, schemas, order, dtype, reference, captured)
+                    count, problem = _check_draws(
+                        torch, op, obj, schemas, order, dtype, reference, captured
+                    )
                 except Exception as exc:
                     count, problem = 0, "checking failed: %s" % error_text(exc)
                 if problem:
@@ -272,14 +309,25 @@ def _opinfo(torch, obj, name, schemas, device_type, dtypes, overload_name=None):
                     kept.append(dname)
                     samples[dname] = count
             if kept:
-                return {"found": True, "name": op.name, "variant_test_name": op.variant_test_name, "order": order,
-                        "out": _needs_out(schemas), "captured": bool(captured),
-                        "limit": CAPTURED_LIMIT if captured else 0,
-                        "reference": reference, "dtypes": kept, "excluded": excluded, "samples": samples,
-                        "tolerances": dict((k, list(v)) for k, v in TOLERANCES.items())}
+                return {
+                    "found": True,
+                    "name": op.name,
+                    "variant_test_name": op.variant_test_name,
+                    "order": order,
+                    "out": _needs_out(schemas),
+                    "captured": bool(captured),
+                    "limit": CAPTURED_LIMIT if captured else 0,
+                    "reference": reference,
+                    "dtypes": kept,
+                    "excluded": excluded,
+                    "samples": samples,
+                    "tolerances": dict((k, list(v)) for k, v in TOLERANCES.items()),
+                }
             if not all(e["reason"].startswith("no sample input fits") for e in excluded):
                 break  # samples fit and fail: recording their calls would not change that
-        tried.append("%s (%s)" % (op.name, "; ".join("%s: %s" % (e["dtype"], e["reason"]) for e in excluded)))
+        tried.append(
+            "%s (%s)" % (op.name, "; ".join("%s: %s" % (e["dtype"], e["reason"]) for e in excluded))
+        )
     return {"found": False, "problem": "no dtype of OpInfo %s could be checked" % ", ".join(tried)}
 
 
@@ -295,7 +343,7 @@ def _norm(torch, obj, schemas):
     # _native_batch_norm_legit.no_stats crashes the interpreter in eval); a kernel with no flag is
     # eval where it is given running statistics (_no_training), else training
     running = "running_mean" in names
-    for training in ((True, False) if flag and running else (True,) if flag else (not running,)):
+    for training in (True, False) if flag and running else (True,) if flag else (not running,):
         args = _norm_args(torch, names, training, flag)
         try:
             obj(*[args[n] for n in names])
@@ -305,18 +353,42 @@ def _norm(torch, obj, schemas):
         except Exception as exc:
             last = error_text(exc)
     if not modes:
-        return {"found": False, "problem": "its kernel does not run on the CPU here: %s" % last[:200]}
-    mutates = [a.name for a in schema.arguments if a.alias_info is not None and a.alias_info.is_write]
-    return {"found": True, "arguments": names, "flag": flag, "modes": modes, "returns": len(schema.returns),
-            "updates_running": updates, "mutates": mutates}
+        return {
+            "found": False,
+            "problem": "its kernel does not run on the CPU here: %s" % last[:200],
+        }
+    mutates = [
+        a.name for a in schema.arguments if a.alias_info is not None and a.alias_info.is_write
+    ]
+    return {
+        "found": True,
+        "arguments": names,
+        "flag": flag,
+        "modes": modes,
+        "returns": len(schema.returns),
+        "updates_running": updates,
+        "mutates": mutates,
+    }
 
 
 def _norm_args(torch, names, training, flag):
     x = torch.arange(24, dtype=torch.float32).reshape(4, 2, 3) / 7
-    values = {"input": x, "grad_out": torch.ones(4, 2, 3), "weight": torch.ones(2), "bias": torch.zeros(2),
-              "running_mean": torch.zeros(2), "running_var": torch.ones(2), "save_mean": torch.zeros(2),
-              "save_invstd": torch.ones(2), "mean": torch.zeros(2), "invstd": torch.ones(2), "momentum": 0.1,
-              "eps": 1e-5, "cudnn_enabled": False, "output_mask": [True, True, True]}
+    values = {
+        "input": x,
+        "grad_out": torch.ones(4, 2, 3),
+        "weight": torch.ones(2),
+        "bias": torch.zeros(2),
+        "running_mean": torch.zeros(2),
+        "running_var": torch.ones(2),
+        "save_mean": torch.zeros(2),
+        "save_invstd": torch.ones(2),
+        "mean": torch.zeros(2),
+        "invstd": torch.ones(2),
+        "momentum": 0.1,
+        "eps": 1e-5,
+        "cudnn_enabled": False,
+        "output_mask": [True, True, True],
+    }
     out = {n: values.get(n) for n in names}
     if flag:
         out[flag] = training
@@ -329,9 +401,17 @@ def overload_facts(torch, obj, res, device_type, dtypes=None):
     if not schemas:
         return {"found": False, "problem": "no ATen schema for %s" % res["path"]}
     name = qual.split("::", 1)[-1]
-    out = {"found": True, "kind": kind, "qualified": qual, "overload": overload_name, "name": name,
-           "schemas": [str(s) for s in schemas]}
-    out["norm"] = _norm(torch, obj, schemas) if "batch_norm" in name else {"found": False, "problem": ""}
+    out = {
+        "found": True,
+        "kind": kind,
+        "qualified": qual,
+        "overload": overload_name,
+        "name": name,
+        "schemas": [str(s) for s in schemas],
+    }
+    out["norm"] = (
+        _norm(torch, obj, schemas) if "batch_norm" in name else {"found": False, "problem": ""}
+    )
     if kind == "function":
         out["opinfo"] = {"found": False, "problem": "a torch function: the opinfo family's"}
     else:

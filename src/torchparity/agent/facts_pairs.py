@@ -75,8 +75,11 @@ def _lit(value):
 def _readers(torch, homes, under, rest, leaf_names):
     """Candidate reader expressions (source, zero-argument function) of the state X names."""
     out = []
-    names = ["%sis_%s_enabled" % (u, rest) for u in (under, "_", "")] + [
-        "%s%s_enabled" % (u, rest) for u in (under, "_", "")] + ["%sis_%s" % (u, rest) for u in (under, "_", "")]
+    names = (
+        ["%sis_%s_enabled" % (u, rest) for u in (under, "_", "")]
+        + ["%s%s_enabled" % (u, rest) for u in (under, "_", "")]
+        + ["%sis_%s" % (u, rest) for u in (under, "_", "")]
+    )
     if not rest:
         names = ["is_enabled", "enabled"]
     for name in dict.fromkeys(names):
@@ -89,7 +92,11 @@ def _readers(torch, homes, under, rest, leaf_names):
         for hname, home in homes[-2:]:  # torch and torch._C: functions whose name holds X
             for name in sorted(dir(home)):
                 low = name.lower()
-                if token not in low or name in leaf_names or re.search(r"(enable|disable|set)", low):
+                if (
+                    token not in low
+                    or name in leaf_names
+                    or re.search(r"(enable|disable|set)", low)
+                ):
                     continue
                 fn = getattr(home, name, None)
                 if callable(fn) and not isinstance(fn, type):
@@ -99,7 +106,9 @@ def _readers(torch, homes, under, rest, leaf_names):
         squashed = token.replace("_", "").lower()
         for key in sorted(getattr(keys, "__members__", {}) or {}):
             if len(key) >= 6 and included is not None and squashed.startswith(key.lower()[:-1]):
-                src = "torch._C._dispatch_tls_is_dispatch_key_included(torch._C.DispatchKey.%s)" % key
+                src = (
+                    "torch._C._dispatch_tls_is_dispatch_key_included(torch._C.DispatchKey.%s)" % key
+                )
                 out.append((src, lambda k=getattr(keys, key): included(k)))
     seen, kept = set(), []
     for src, fn in out:
@@ -126,8 +135,11 @@ def _toggle(torch, obj, owner, res, leaf, m):
     enable_src, enable = _find(homes, [stem % "enable"], obj)
     disable_src, disable = _find(homes, [stem % "disable"], obj)
     if enable is None or disable is None:
-        return {"found": False, "problem": "no partner %s of %s was found" % (
-            stem % ("disable" if verb == "enable" else "enable"), leaf)}
+        return {
+            "found": False,
+            "problem": "no partner %s of %s was found"
+            % (stem % ("disable" if verb == "enable" else "enable"), leaf),
+        }
     readers = _readers(torch, homes, under, rest, {leaf, stem % "enable", stem % "disable"})
     return _measure_toggle(torch, enable_src, enable, disable_src, disable, readers)
 
@@ -152,16 +164,32 @@ def _measure_toggle(torch, enable_src, enable, disable_src, disable, readers):
             _put_back(readers, before, enable, args, disable)
         keep = []
         for (src, _), a, b, a2, b2 in zip(readers, on, off, on2, off2):
-            if a != b and a == a2 and b == b2 and not isinstance(a, type) and not isinstance(b, type):
+            if (
+                a != b
+                and a == a2
+                and b == b2
+                and not isinstance(a, type)
+                and not isinstance(b, type)
+            ):
                 la, lb = _lit(a), _lit(b)
                 if la is not None and lb is not None:
                     keep.append([src, la, lb])
         if not keep or _read(readers) != before:
             continue
-        return {"found": True, "kind": "toggle", "enable": enable_src, "disable": disable_src,
-                "args": _args(args), "readers": keep[:4],
-                "enable_returns_none": on_ret is None, "disable_returns_none": off_ret is None}
-    return {"found": False, "problem": "no reader found tells %s from %s" % (enable_src, disable_src)}
+        return {
+            "found": True,
+            "kind": "toggle",
+            "enable": enable_src,
+            "disable": disable_src,
+            "args": _args(args),
+            "readers": keep[:4],
+            "enable_returns_none": on_ret is None,
+            "disable_returns_none": off_ret is None,
+        }
+    return {
+        "found": False,
+        "problem": "no reader found tells %s from %s" % (enable_src, disable_src),
+    }
 
 
 def _put_back(readers, before, enable, args, disable):
@@ -210,8 +238,14 @@ def _receiver(torch, obj, res, leaf, m):
     partner = getattr(holder, partner_name, None)
     if not callable(partner):
         return None
-    classes = sorted((c for c in vars(holder).values() if isinstance(c, type) and c.__module__ == holder.__name__),
-                     key=lambda c: (len(c.__name__), c.__name__))
+    classes = sorted(
+        (
+            c
+            for c in vars(holder).values()
+            if isinstance(c, type) and c.__module__ == holder.__name__
+        ),
+        key=lambda c: (len(c.__name__), c.__name__),
+    )
     partner_src = "%s.%s" % (holder.__name__, partner_name)
     for cls in classes[:12]:
         try:
@@ -228,15 +262,23 @@ def _receiver(torch, obj, res, leaf, m):
             off2 = _snapshot(torch, inst)
         except Exception:
             continue
-        moved = [[pattern % ("mod." + name), _lit(on[name][1]), _lit(off[name][1])]
-                 for name, (pattern, _) in on.items()
-                 if name in off and on[name][1] != off[name][1] and off2.get(name) == off[name]]
+        moved = [
+            [pattern % ("mod." + name), _lit(on[name][1]), _lit(off[name][1])]
+            for name, (pattern, _) in on.items()
+            if name in off and on[name][1] != off[name][1] and off2.get(name) == off[name]
+        ]
         moved = [x for x in moved if x[1] is not None and x[2] is not None]
         if moved:
-            return {"found": True, "kind": "receiver", "receiver": "%s.%s()" % (holder.__name__, cls.__qualname__),
-                    "enable": "_API_" if verb == "enable" else partner_src,
-                    "disable": partner_src if verb == "enable" else "_API_", "moved": moved[:4],
-                    "enable_returns_none": on_ret is None, "disable_returns_none": off_ret is None}
+            return {
+                "found": True,
+                "kind": "receiver",
+                "receiver": "%s.%s()" % (holder.__name__, cls.__qualname__),
+                "enable": "_API_" if verb == "enable" else partner_src,
+                "disable": partner_src if verb == "enable" else "_API_",
+                "moved": moved[:4],
+                "enable_returns_none": on_ret is None,
+                "disable_returns_none": off_ret is None,
+            }
     return None
 
 
@@ -261,7 +303,12 @@ def _getter_side(torch, obj, owner, res, leaf):
                 if getter.rsplit(".", 1)[-1] != leaf + "()":
                     continue  # the setter is read by another getter, not the API
                 sw = dict(sw, getter="_API_()")
-                return {"found": True, "kind": "getter", "setter": "%s.%s" % (hname, name), "switch": sw}
+                return {
+                    "found": True,
+                    "kind": "getter",
+                    "setter": "%s.%s" % (hname, name),
+                    "switch": sw,
+                }
     return None
 
 
@@ -274,9 +321,9 @@ def _partner_name(leaf):
     for up, down in NEST_VERBS:
         if verb in (up, down):
             other = down if verb == up else up
-            if verb == "push" and leaf[m.end(2):].startswith("_on"):
+            if verb == "push" and leaf[m.end(2) :].startswith("_on"):
                 continue
-            new = leaf[:m.start(2)] + other + leaf[m.end(2):]
+            new = leaf[: m.start(2)] + other + leaf[m.end(2) :]
             return (leaf, new) if verb == up else (new, leaf)
     return None
 
@@ -296,11 +343,18 @@ def _nesting(torch, obj, owner, res, leaf):
     up_src, up = _find(homes, [names[0]], obj)
     down_src, down = _find(homes, [names[1]], obj)
     if up is None or down is None:
-        return {"found": False, "problem": "no partner %s of %s was found" % (
-            names[1] if names[0] == leaf else names[0], leaf)}
-    stem = re.sub(r"(^|_)(increment|decrement|enter|exit|push_on|push|pop)(_|$)", "_", leaf).strip("_")
+        return {
+            "found": False,
+            "problem": "no partner %s of %s was found"
+            % (names[1] if names[0] == leaf else names[0], leaf),
+        }
+    stem = re.sub(r"(^|_)(increment|decrement|enter|exit|push_on|push|pop)(_|$)", "_", leaf).strip(
+        "_"
+    )
     readers = _readers(torch, homes, "_", stem, set(names)) if len(stem) >= 5 else []
-    readers = [(src, fn) for src, fn in readers if not _partner_name(src.rsplit(".", 1)[-1].rstrip("()"))]
+    readers = [
+        (src, fn) for src, fn in readers if not _partner_name(src.rsplit(".", 1)[-1].rstrip("()"))
+    ]
     before = _read(readers)
     for args in NEST_ARGS:
         try:
@@ -312,7 +366,9 @@ def _nesting(torch, obj, owner, res, leaf):
         try:
             try:
                 down()
-            except TypeError:  # the exit takes what the enter gave (``_exit_inference_mode(guard)``)
+            except (
+                TypeError
+            ):  # the exit takes what the enter gave (``_exit_inference_mode(guard)``)
                 down(a)
                 takes = ("token",)
         except Exception:
@@ -332,13 +388,23 @@ def _nesting(torch, obj, owner, res, leaf):
             except Exception:
                 relation = None
         if _read(readers) != before:
-            return {"found": False, "problem": "%s and %s did not leave the state as they found it" % (
-                up_src, down_src)}
+            return {
+                "found": False,
+                "problem": "%s and %s did not leave the state as they found it"
+                % (up_src, down_src),
+            }
         if not keep and not (relation and relation[1] == 1):
             continue
-        return {"found": True, "kind": "nesting", "up": up_src, "down": down_src,
-                "args": _args(args), "token": bool(takes), "readers": keep[:4],
-                "relation": relation if relation and relation[1] == 1 else None}
+        return {
+            "found": True,
+            "kind": "nesting",
+            "up": up_src,
+            "down": down_src,
+            "args": _args(args),
+            "token": bool(takes),
+            "readers": keep[:4],
+            "relation": relation if relation and relation[1] == 1 else None,
+        }
     return {"found": False, "problem": "no reader found tells inside %s from outside" % up_src}
 
 
@@ -380,5 +446,8 @@ def pair_facts(torch, obj, owner, res):
         found = _getter_side(torch, obj, owner, res, leaf)
         if found:
             return found
-        return {"found": False, "problem": "no partner of %s moving the state it reads was found" % leaf}
+        return {
+            "found": False,
+            "problem": "no partner of %s moving the state it reads was found" % leaf,
+        }
     return {"found": False, "problem": "%s is named like no pair" % leaf}

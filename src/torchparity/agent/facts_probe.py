@@ -48,36 +48,52 @@ MADE_ELSEWHERE = {  # type: dict
     "torch._ops.OpOverload": ("op = torch.ops.aten.add.Tensor",),
     "torch._ops.OpOverloadPacket": ("packet = torch.ops.aten.add",),
     "torch._dynamo.eval_frame.OptimizedModule": (
-        "compiled = torch.compile(torch.nn.Linear(3, 2).to(DEVICE), backend=\"eager\")",),
+        'compiled = torch.compile(torch.nn.Linear(3, 2).to(DEVICE), backend="eager")',
+    ),
     "torch.export.exported_program.ExportedProgram": (
-        "exported = torch.export.export(torch.nn.ReLU(), (torch.tensor([1.0, -2.0, 3.0], device=DEVICE),))",),
+        "exported = torch.export.export(torch.nn.ReLU(), (torch.tensor([1.0, -2.0, 3.0], device=DEVICE),))",
+    ),
 }
-_SGD = ("param = torch.nn.Parameter(torch.tensor([1.0, -2.0, 3.0], device=DEVICE))",
-        "optimizer = torch.optim.SGD([param], lr=0.1)")
-_TWO_SCHEDULERS = ("[torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5), "
-                   "torch.optim.lr_scheduler.ConstantLR(optimizer, factor=0.5, total_iters=2)]")
+_SGD = (
+    "param = torch.nn.Parameter(torch.tensor([1.0, -2.0, 3.0], device=DEVICE))",
+    "optimizer = torch.optim.SGD([param], lr=0.1)",
+)
+_TWO_SCHEDULERS = (
+    "[torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5), "
+    "torch.optim.lr_scheduler.ConstantLR(optimizer, factor=0.5, total_iters=2)]"
+)
 #: schedulers made of other schedulers of one optimizer
 MADE_ELSEWHERE["torch.optim.lr_scheduler.SequentialLR"] = _SGD + (
-    "scheduler = _OWNER_(optimizer, %s, milestones=[2])" % _TWO_SCHEDULERS,)
+    "scheduler = _OWNER_(optimizer, %s, milestones=[2])" % _TWO_SCHEDULERS,
+)
 MADE_ELSEWHERE["torch.optim.lr_scheduler.ChainedScheduler"] = _SGD + (
-    "scheduler = _OWNER_(%s, optimizer=optimizer)" % _TWO_SCHEDULERS,)
+    "scheduler = _OWNER_(%s, optimizer=optimizer)" % _TWO_SCHEDULERS,
+)
 #: a loader's file, written by its saver first: API -> (setup, the value its first parameter is given first)
 SAVED_FIRST = {
-    "torch.export.load": (MADE_ELSEWHERE["torch.export.exported_program.ExportedProgram"] + (
-        "path = os.path.join(_TMP_, \"exported.pt2\")", "torch.export.save(exported, path)"), "path"),
+    "torch.export.load": (
+        MADE_ELSEWHERE["torch.export.exported_program.ExportedProgram"]
+        + ('path = os.path.join(_TMP_, "exported.pt2")', "torch.export.save(exported, path)"),
+        "path",
+    ),
 }
 #: further receivers of a class, tried after its recipes: a double tensor for the in-place members whose
 #: result is double (``float_power_``), a sparse tensor for the sparse members of Tensor
 MORE_MADE = {
-    "torch.Tensor": (("x = torch.arange(1.0, 7.0, dtype=torch.float64, device=DEVICE).reshape(2, 3)",),
-                     ("x = torch.tensor([[1.0, 0.0], [0.0, 2.0]], device=DEVICE).to_sparse_csr()",),
-                     ("x = torch.tensor([[1.0, 0.0], [0.0, 2.0]], device=DEVICE).to_sparse()",)),
+    "torch.Tensor": (
+        ("x = torch.arange(1.0, 7.0, dtype=torch.float64, device=DEVICE).reshape(2, 3)",),
+        ("x = torch.tensor([[1.0, 0.0], [0.0, 2.0]], device=DEVICE).to_sparse_csr()",),
+        ("x = torch.tensor([[1.0, 0.0], [0.0, 2.0]], device=DEVICE).to_sparse()",),
+    ),
 }
 
 #: a distribution's own values for its ``value`` parameter (``log_prob``, ``cdf``), in its batch and event shape: its
 #: mean lies in the support of most continuous ones, an enumerated support in that of the discrete ones
-DISTRIBUTION_VALUES = ("{0}.mean", "{0}.enumerate_support()",
-                       "torch.ones({0}.batch_shape + {0}.event_shape, device=DEVICE)")  # 1 lies in most supports
+DISTRIBUTION_VALUES = (
+    "{0}.mean",
+    "{0}.enumerate_support()",
+    "torch.ones({0}.batch_shape + {0}.event_shape, device=DEVICE)",
+)  # 1 lies in most supports
 
 
 def _is_distribution(torch, owner):
@@ -118,31 +134,52 @@ def _schema_params(obj):
     out = []
     for a in arguments:
         text = str(a.type)
-        ann = ("List[Tensor]" if text.startswith("Tensor[]") or text.startswith("List[Tensor")
-               else "Tensor" if text.startswith("Tensor") else "Size" if text.startswith("int[")
-               else "float" if text.startswith(("Scalar", "float", "number")) else _torch_type(text.rstrip("?")))
-        out.append({"name": a.name, "kind": "keyword" if a.kwarg_only else "positional",
-                    "has_default": a.default_value is not None or text.endswith("?"),
-                    "default_bool": isinstance(a.default_value, bool), "annotation": ann})
+        ann = (
+            "List[Tensor]"
+            if text.startswith("Tensor[]") or text.startswith("List[Tensor")
+            else "Tensor"
+            if text.startswith("Tensor")
+            else "Size"
+            if text.startswith("int[")
+            else "float"
+            if text.startswith(("Scalar", "float", "number"))
+            else _torch_type(text.rstrip("?"))
+        )
+        out.append(
+            {
+                "name": a.name,
+                "kind": "keyword" if a.kwarg_only else "positional",
+                "has_default": a.default_value is not None or text.endswith("?"),
+                "default_bool": isinstance(a.default_value, bool),
+                "annotation": ann,
+            }
+        )
     return out
 
 
-_CHOICES = re.compile(r"[`'\"]?\b([A-Za-z_]\w*)[`'\"]?\s+(?:to be|must be|should be|needs to be|can only be)\s+"
-                      r"(?:either\s+)?(?:one of|in)\b[\s:]*(.*)", re.S)
+_CHOICES = re.compile(
+    r"[`'\"]?\b([A-Za-z_]\w*)[`'\"]?\s+(?:to be|must be|should be|needs to be|can only be)\s+"
+    r"(?:either\s+)?(?:one of|in)\b[\s:]*(.*)",
+    re.S,
+)
 _CHOICE_ITEM = re.compile(r"'([^'\n]{0,40})'|\"([^\"\n]{0,40})\"|\b(None|True|False)\b")
 
 
 #: what a message says the argument should have been -> the category tried for the first parameter
-_WANTED_KINDS = ((r"expected an? code object|must be a code object", "code"),
-                 (r"a bytes-like object is required|expected a bytes-like object", "bytes"),
-                 (r"issubclass\(\) arg 1 must be a class|must be a (?:subclass|class)\b", "class"),
-                 (r"does not require grad|doesn't require grad|does not have a grad_fn", "grad_tensor"),
-                 (r"isFunctionalTensor\(", "functional_tensor"),
-                 (r"(?:batch(?:es)? of )?square matri|must have at least 2 dimensions", "square_matrix"),
-                 (r"could not find destination (?:name|id)", "worker"),  # an RPC's ``to``
-                 # the function given to ``hvp``, ``vhp``, ``hessian``: one of a tensor to a scalar
-                 (r"(?:returned by|given to) .*should (?:contain|return) (?:a Tensor with )?a single element",
-                  "scalar_fn"))
+_WANTED_KINDS = (
+    (r"expected an? code object|must be a code object", "code"),
+    (r"a bytes-like object is required|expected a bytes-like object", "bytes"),
+    (r"issubclass\(\) arg 1 must be a class|must be a (?:subclass|class)\b", "class"),
+    (r"does not require grad|doesn't require grad|does not have a grad_fn", "grad_tensor"),
+    (r"isFunctionalTensor\(", "functional_tensor"),
+    (r"(?:batch(?:es)? of )?square matri|must have at least 2 dimensions", "square_matrix"),
+    (r"could not find destination (?:name|id)", "worker"),  # an RPC's ``to``
+    # the function given to ``hvp``, ``vhp``, ``hessian``: one of a tensor to a scalar
+    (
+        r"(?:returned by|given to) .*should (?:contain|return) (?:a Tensor with )?a single element",
+        "scalar_fn",
+    ),
+)
 
 
 def choices_named(message):
@@ -151,7 +188,9 @@ def choices_named(message):
     m = _CHOICES.search(message or "")
     if not m:
         return "", []
-    rest = re.split(r"\b(?:but|got|found|instead|received)\b", m.group(2), maxsplit=1, flags=re.I)[0][:300]
+    rest = re.split(r"\b(?:but|got|found|instead|received)\b", m.group(2), maxsplit=1, flags=re.I)[
+        0
+    ][:300]
     out = []
     for q1, q2, word in _CHOICE_ITEM.findall(rest):
         src = word or repr(q1 if q1 or not q2 else q2)
@@ -163,8 +202,11 @@ def choices_named(message):
 def _packet_params(obj, limit=4):
     """Parameter lists of an operator packet's overloads (``torch.ops.aten._add_relu``), ``default``
     first; [] for anything else."""
-    if getattr(obj, "_schema", None) is not None or not callable(getattr(obj, "overloads", None)) \
-            or not type(obj).__name__.endswith("OpOverloadPacket"):
+    if (
+        getattr(obj, "_schema", None) is not None
+        or not callable(getattr(obj, "overloads", None))
+        or not type(obj).__name__.endswith("OpOverloadPacket")
+    ):
         return []
     try:
         names = list(obj.overloads())
@@ -206,11 +248,21 @@ def _param_list(obj, signature_text):
         for p in sig.parameters.values():
             ann = p.annotation
             ann_text = "" if ann is p.empty else (ann if isinstance(ann, str) else str(ann))
-            kind = {p.VAR_POSITIONAL: "var", p.VAR_KEYWORD: "var", p.KEYWORD_ONLY: "keyword",
-                    p.POSITIONAL_ONLY: "posonly"}.get(p.kind, "positional")
-            params.append({"name": p.name, "kind": kind, "has_default": p.default is not p.empty,
-                           "default_bool": isinstance(p.default, bool),
-                           "annotation": ann_text + _annotation_classes(ann) + _resolved_names(ann, obj)})
+            kind = {
+                p.VAR_POSITIONAL: "var",
+                p.VAR_KEYWORD: "var",
+                p.KEYWORD_ONLY: "keyword",
+                p.POSITIONAL_ONLY: "posonly",
+            }.get(p.kind, "positional")
+            params.append(
+                {
+                    "name": p.name,
+                    "kind": kind,
+                    "has_default": p.default is not p.empty,
+                    "default_bool": isinstance(p.default, bool),
+                    "annotation": ann_text + _annotation_classes(ann) + _resolved_names(ann, obj),
+                }
+            )
             if p.kind == p.VAR_POSITIONAL:
                 params[-1]["star"] = 1
     except (TypeError, ValueError):
@@ -272,7 +324,7 @@ def _split_top(text):
 def _params_from_text(text):
     inner = text.strip()
     if "->" in inner:
-        inner = inner[:inner.rindex("->")].strip()
+        inner = inner[: inner.rindex("->")].strip()
     if inner.startswith("(") and inner.endswith(")"):
         inner = inner[1:-1]
     out, keyword = [], False
@@ -286,23 +338,41 @@ def _params_from_text(text):
             keyword = True
             continue
         if part.startswith("*"):
-            out.append({"name": part.lstrip("*").split(":")[0], "kind": "var", "has_default": True,
-                        "default_bool": False, "annotation": ""})
+            out.append(
+                {
+                    "name": part.lstrip("*").split(":")[0],
+                    "kind": "var",
+                    "has_default": True,
+                    "default_bool": False,
+                    "annotation": "",
+                }
+            )
             continue
         head, _, default = part.partition("=")
         name, _, ann = head.partition(":")
         default = default.strip()
-        out.append({"name": name.strip(), "kind": "keyword" if keyword else "positional",
-                    "has_default": bool(default), "default_bool": default in ("True", "False"),
-                    "annotation": ann.strip()})
+        out.append(
+            {
+                "name": name.strip(),
+                "kind": "keyword" if keyword else "positional",
+                "has_default": bool(default),
+                "default_bool": default in ("True", "False"),
+                "annotation": ann.strip(),
+            }
+        )
     return out
 
 
 _TORCH_TYPES = (
-    (r"^(Tensor\?|Tensor)$", "Tensor"), (r"tuple of Tensors|TensorList|Tensor\[\]", "List[Tensor]"),
-    (r"^(int|SymInt)\??$", "int"), (r"tuple of (ints|SymInts)|IntArrayRef|SymIntArrayRef", "Size"),
-    (r"^(float|Number|Scalar|double)\??$", "float"), (r"^bool\??$", "bool"),
-    (r"^(ScalarType|dtype)\??$", "dtype"), (r"^(Device|device)\??$", "device"), (r"^(str|c10::string_view)\??$", "str"),
+    (r"^(Tensor\?|Tensor)$", "Tensor"),
+    (r"tuple of Tensors|TensorList|Tensor\[\]", "List[Tensor]"),
+    (r"^(int|SymInt)\??$", "int"),
+    (r"tuple of (ints|SymInts)|IntArrayRef|SymIntArrayRef", "Size"),
+    (r"^(float|Number|Scalar|double)\??$", "float"),
+    (r"^bool\??$", "bool"),
+    (r"^(ScalarType|dtype)\??$", "dtype"),
+    (r"^(Device|device)\??$", "device"),
+    (r"^(str|c10::string_view)\??$", "str"),
 )
 
 
@@ -327,9 +397,15 @@ def _params_from_error(message):
             words = head.split()
             if len(words) < 2:
                 continue
-            params.append({"name": words[-1], "kind": "keyword" if keyword else "positional",
-                           "has_default": bool(default.strip()), "default_bool": default.strip() in ("True", "False"),
-                           "annotation": _torch_type(" ".join(words[:-1]))})
+            params.append(
+                {
+                    "name": words[-1],
+                    "kind": "keyword" if keyword else "positional",
+                    "has_default": bool(default.strip()),
+                    "default_bool": default.strip() in ("True", "False"),
+                    "annotation": _torch_type(" ".join(words[:-1])),
+                }
+            )
         out.append(params)
     for m in re.finditer(r"^\s*\d+\. [^(]*(\(.*\))(?: -> .*)?$", message, re.M):  # pybind11
         params = [p for p in _params_from_text(m.group(1)) if p["name"] != "self"]
@@ -337,22 +413,64 @@ def _params_from_error(message):
     m = re.search(r"missing \d+ required positional arguments?: (.*)$", message, re.M)
     if m and not out:
         names = re.findall(r"[\"']([A-Za-z_][A-Za-z0-9_]*)[\"']", m.group(1))
-        out.append([{"name": n, "kind": "positional", "has_default": False, "default_bool": False,
-                     "annotation": "", "missing": True} for n in names])  # the receiver is bound already
+        out.append(
+            [
+                {
+                    "name": n,
+                    "kind": "positional",
+                    "has_default": False,
+                    "default_bool": False,
+                    "annotation": "",
+                    "missing": True,
+                }
+                for n in names
+            ]
+        )  # the receiver is bound already
     m = re.search(r"missing required argument '([A-Za-z_][A-Za-z0-9_]*)'", message)
     if m and not out:
-        out.append([{"name": m.group(1), "kind": "positional", "has_default": False, "default_bool": False,
-                     "annotation": ""}])
+        out.append(
+            [
+                {
+                    "name": m.group(1),
+                    "kind": "positional",
+                    "has_default": False,
+                    "default_bool": False,
+                    "annotation": "",
+                }
+            ]
+        )
     m = re.search(r"takes exactly one argument \(0 given\)", message)
     if m and not out:
-        out.append([{"name": "arg", "kind": "positional", "has_default": False, "default_bool": False,
-                     "annotation": ""}])
-    m = re.search(r"(?:[Rr]equires|[Ee]xpect(?:s|ed)|takes) (?:exactly )?(one|two|three|four|[1-4]) (?:positional )?"
-                  r"arguments?,? (?:but )?(?:got 0|\(?0 given|0 were given)", message)
+        out.append(
+            [
+                {
+                    "name": "arg",
+                    "kind": "positional",
+                    "has_default": False,
+                    "default_bool": False,
+                    "annotation": "",
+                }
+            ]
+        )
+    m = re.search(
+        r"(?:[Rr]equires|[Ee]xpect(?:s|ed)|takes) (?:exactly )?(one|two|three|four|[1-4]) (?:positional )?"
+        r"arguments?,? (?:but )?(?:got 0|\(?0 given|0 were given)",
+        message,
+    )
     if m and not out:
         n = {"one": 1, "two": 2, "three": 3, "four": 4}.get(m.group(1)) or int(m.group(1))
-        out.append([{"name": "arg%d" % i, "kind": "positional", "has_default": False, "default_bool": False,
-                     "annotation": ""} for i in range(n)])
+        out.append(
+            [
+                {
+                    "name": "arg%d" % i,
+                    "kind": "positional",
+                    "has_default": False,
+                    "default_bool": False,
+                    "annotation": "",
+                }
+                for i in range(n)
+            ]
+        )
     return out[:3]
 
 
@@ -367,8 +485,13 @@ def _doc_types(doc):
 
 def _vararg(param):
     """``*primals`` as an optional parameter given one value where a call asks for it (``func.vjp(f, x)``)."""
-    return {"name": param["name"], "kind": "vararg", "has_default": True, "default_bool": False,
-            "annotation": param.get("annotation", "")}
+    return {
+        "name": param["name"],
+        "kind": "vararg",
+        "has_default": True,
+        "default_bool": False,
+        "annotation": param.get("annotation", ""),
+    }
 
 
 def _args_src(params, values):
@@ -378,11 +501,15 @@ def _args_src(params, values):
         if v is None:
             omitted = True
             continue
-        if p["kind"] == "vararg":  # one value, in place; where an earlier one was left out it cannot be
+        if (
+            p["kind"] == "vararg"
+        ):  # one value, in place; where an earlier one was left out it cannot be
             if not omitted and not kw:
                 pos.append(v)
             continue
-        if p["kind"] == "keyword" or (p["kind"] == "positional" and (omitted or kw or p["has_default"])):
+        if p["kind"] == "keyword" or (
+            p["kind"] == "positional" and (omitted or kw or p["has_default"])
+        ):
             kw.append("%s=%s" % (p["name"], v))
         else:
             pos.append(v)
@@ -411,7 +538,13 @@ def _arg_var(name, taken):
 
 #: argument source that is worth naming (so the call's effect on it can be checked)
 #: warning categories a test can name without an import
-WARNING_NAMES = ("UserWarning", "FutureWarning", "DeprecationWarning", "RuntimeWarning", "ResourceWarning")
+WARNING_NAMES = (
+    "UserWarning",
+    "FutureWarning",
+    "DeprecationWarning",
+    "RuntimeWarning",
+    "ResourceWarning",
+)
 MAX_EFFECTS = 2
 
 
@@ -471,17 +604,29 @@ class Scenario(object):
         self.teardown = []
         self.error = ""
         self.getters = []  # global getters the call may move (``torch.is_warn_always_enabled()``)
-        self.context = False  # the call returns a context manager: checks marked "inside" hold in it
+        self.context = (
+            False  # the call returns a context manager: checks marked "inside" hold in it
+        )
         self.remove_handle = False
 
     def source(self):
         return "\n".join(self.setup + [self.call])
 
     def to_json(self):
-        return {"setup": self.setup, "call": self.call, "receiver": self.receiver, "listify": self.listify,
-                "checks": self.checks, "raises": self.raises, "varies": self.varies,
-                "statement": self.statement, "teardown": self.teardown, "getters": self.getters,
-                "remove_handle": self.remove_handle, "context": self.context}
+        return {
+            "setup": self.setup,
+            "call": self.call,
+            "receiver": self.receiver,
+            "listify": self.listify,
+            "checks": self.checks,
+            "raises": self.raises,
+            "varies": self.varies,
+            "statement": self.statement,
+            "teardown": self.teardown,
+            "getters": self.getters,
+            "remove_handle": self.remove_handle,
+            "context": self.context,
+        }
 
 
 class Engine(object):
@@ -515,8 +660,15 @@ class Engine(object):
 
     # -- running source ----------------------------------------------------------------------
     def _namespace(self, tmp):
-        return {"torch": self.torch, "os": os, "datetime": datetime, "DEVICE": self.torch.device("cpu"), "_TMP_": tmp,
-                "_API_": self.obj, "_OWNER_": self.owner}
+        return {
+            "torch": self.torch,
+            "os": os,
+            "datetime": datetime,
+            "DEVICE": self.torch.device("cpu"),
+            "_TMP_": tmp,
+            "_API_": self.obj,
+            "_OWNER_": self.owner,
+        }
 
     def run(self, scenario, look=None):
         """(namespace, value, before) of one fresh run; raises what the code raises. ``look(ns, value, before)``
@@ -536,12 +688,16 @@ class Engine(object):
                 for line in self.prelude + scenario.setup:
                     _load_modules(line)
                     exec(compile(line, "<setup>", "exec"), ns)
-                before = dict((v, observe(self.torch, ns[v], v, wide=True)) for v in scenario.watch if v in ns)
+                before = dict(
+                    (v, observe(self.torch, ns[v], v, wide=True)) for v in scenario.watch if v in ns
+                )
                 before["_TMP_"] = sorted(os.listdir(tmp))
                 for getter in list(scenario.getters):
                     try:
                         got = eval(getter, ns)
-                    except Exception:  # a getter guessed by name that needs arguments or raises: none
+                    except (
+                        Exception
+                    ):  # a getter guessed by name that needs arguments or raises: none
                         scenario.getters.remove(getter)
                         continue
                     before[getter] = observe(self.torch, got, getter)
@@ -563,13 +719,18 @@ class Engine(object):
                                 ns["__inside__" + getter] = eval(getter, ns)
                         scenario.context = True
                         value = entered
-                    if callable(getattr(value, "remove", None)) and type(value).__name__ == "RemovableHandle":
+                    if (
+                        callable(getattr(value, "remove", None))
+                        and type(value).__name__ == "RemovableHandle"
+                    ):
                         value.remove()
                         scenario.remove_handle = True
                 files = sorted(os.listdir(tmp))
                 ns["__files__"] = files
                 if os.listdir(cwd):
-                    raise WritesHere("the call wrote %s into the current folder" % ", ".join(os.listdir(cwd)))
+                    raise WritesHere(
+                        "the call wrote %s into the current folder" % ", ".join(os.listdir(cwd))
+                    )
                 for getter in scenario.getters:
                     ns["__getter__" + getter] = eval(getter, ns)
                 if look is not None:
@@ -594,11 +755,20 @@ class Engine(object):
 
         def job():
             ok = self._measure(scenario)
-            return (ok, scenario.to_json(), scenario.raises, scenario.error, self.type_errors, self.tried,
-                    self.submodules)
+            return (
+                ok,
+                scenario.to_json(),
+                scenario.raises,
+                scenario.error,
+                self.type_errors,
+                self.tried,
+                self.submodules,
+            )
 
         try:
-            ok, doc, raises, error, hints, tried, submodules = in_child(job, timeout=2 * CALL_TIMEOUT + 10.0)
+            ok, doc, raises, error, hints, tried, submodules = in_child(
+                job, timeout=2 * CALL_TIMEOUT + 10.0
+            )
         except ChildFailed as exc:
             self.tried += 1
             scenario.raises, scenario.error = "ChildFailed", str(exc)
@@ -617,8 +787,11 @@ class Engine(object):
 
     def _note_asked_call(self, message):
         """A call the error asks for first (``Please call `consolidate_state_dict(to=0)` ... beforehand``)."""
-        for m in re.finditer(r"\b[Cc]all [`'\"]?(?:\w+\.)?(\w+)\(([\w=., \"']*)\)[^.;]*?"
-                             r"\b(?:first|before|beforehand|prior)\b", message):
+        for m in re.finditer(
+            r"\b[Cc]all [`'\"]?(?:\w+\.)?(\w+)\(([\w=., \"']*)\)[^.;]*?"
+            r"\b(?:first|before|beforehand|prior)\b",
+            message,
+        ):
             if (m.group(1), m.group(2)) not in self.asked_calls:
                 self.asked_calls.append((m.group(1), m.group(2)))
 
@@ -630,7 +803,9 @@ class Engine(object):
                 ns, value, before = self.run(scenario, self._look(scenario))
             except _STOPS:
                 raise
-            except BaseException as exc:  # a library's own BaseException too (``CheckpointException``)
+            except (
+                BaseException
+            ) as exc:  # a library's own BaseException too (``CheckpointException``)
                 missing = _missing_submodule(str(exc))
                 if missing:  # torch code reaching a submodule nothing imported: imported, and the test imports it
                     self.submodules.append(missing)
@@ -650,7 +825,9 @@ class Engine(object):
             stable = _device_checks(stable)
         stable = stable[:MAX_CHECKS]
         real = [c for c in stable if not (c[0] == "is" and c[1] == "result" and c[2] == "None")]
-        if not real and not scenario.context:  # a call whose only effect is a log record or a warning
+        if (
+            not real and not scenario.context
+        ):  # a call whose only effect is a log record or a warning
             real = [e for e in effects[0] if e in effects[1]][:MAX_EFFECTS]
             stable += real
         scenario.checks = stable
@@ -661,8 +838,11 @@ class Engine(object):
         that changed, the files written; read inside the run (``run``'s ``look``)."""
 
         def look(ns, value, before):
-            named = dict((id(ns[v]), v) for v in scenario.watch + ([scenario.receiver] if scenario.receiver else [])
-                         if v in ns)
+            named = dict(
+                (id(ns[v]), v)
+                for v in scenario.watch + ([scenario.receiver] if scenario.receiver else [])
+                if v in ns
+            )
             checks = [] if scenario.statement else observe(self.torch, value, "result", named)
             if _plain_callable(value, self.torch) and not [c for c in checks if c[0] != "type"]:
                 checks += self._called(value, ns)
@@ -672,7 +852,10 @@ class Engine(object):
                     checks += [c for c in after if c not in before.get(var, [])]
             for getter in scenario.getters:  # the state a setter set, whatever it was before
                 if scenario.context:  # inside the ``with``; after it, the state is back
-                    checks += [["inside"] + c for c in observe(self.torch, ns["__inside__" + getter], getter)]
+                    checks += [
+                        ["inside"] + c
+                        for c in observe(self.torch, ns["__inside__" + getter], getter)
+                    ]
                     checks += [c for c in observe(self.torch, ns["__getter__" + getter], getter)]
                 else:
                     checks += observe(self.torch, ns["__getter__" + getter], getter)
@@ -689,7 +872,11 @@ class Engine(object):
             return []
         parent, _, leaf = str(self.res.get("path", "")).rpartition(".")
         # the receiver's getter; else the API's own module's (``torch.cuda.initial_seed``), then torch's
-        homes = [scenario.receiver] if scenario.receiver else [h for h in (parent, "torch") if h.startswith("torch")]
+        homes = (
+            [scenario.receiver]
+            if scenario.receiver
+            else [h for h in (parent, "torch") if h.startswith("torch")]
+        )
         for home in _unique(homes):
             for name in ("initial_%s" % leaf, "get_%s" % leaf):
                 src = "%s.%s()" % (home, name)
@@ -702,7 +889,10 @@ class Engine(object):
 
     def _called(self, fn, ns):
         """Checks of what a returned function gives for a tensor (a wrapper, a decorator's result)."""
-        for src in list(pv.POOLS["tensor"][:3]) + ['"aten::add"', "2"]:  # the third: a 0-d tensor (func.grad)
+        for src in list(pv.POOLS["tensor"][:3]) + [
+            '"aten::add"',
+            "2",
+        ]:  # the third: a 0-d tensor (func.grad)
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -715,7 +905,9 @@ class Engine(object):
         return []
 
     def _type_hint(self, message):
-        for name in _wanted_names(message):  # an optional parameter the call needs after all: given next round
+        for name in _wanted_names(
+            message
+        ):  # an optional parameter the call needs after all: given next round
             self.type_errors["+" + name] = "given"
         # a parameter no signature named, asked for by the call (``from_buffer(b"..")``: "byte_order (pos 2)")
         m = re.search(r"missing required argument '([A-Za-z_]\w*)' \(pos \d+\)", message)
@@ -735,13 +927,29 @@ class Engine(object):
         if not m:
             return
         wanted = m.group(2)
-        cat = ("class" if wanted.startswith("a class") or wanted == "type"
-               else "tensors" if "tuple of Tensors" in wanted else "tensor" if "Tensor" in wanted
-               else "size" if "tuple of ints" in wanted else "int" if wanted.startswith("int")
-               else "bool" if wanted.startswith("bool")
-               else "float" if wanted.startswith(("float", "Number", "Scalar", "number"))
-               else "str" if wanted.startswith("str") else "device" if wanted.lower().startswith(("device", "torch.device"))
-               else "dtype" if "dtype" in wanted else "")
+        cat = (
+            "class"
+            if wanted.startswith("a class") or wanted == "type"
+            else "tensors"
+            if "tuple of Tensors" in wanted
+            else "tensor"
+            if "Tensor" in wanted
+            else "size"
+            if "tuple of ints" in wanted
+            else "int"
+            if wanted.startswith("int")
+            else "bool"
+            if wanted.startswith("bool")
+            else "float"
+            if wanted.startswith(("float", "Number", "Scalar", "number"))
+            else "str"
+            if wanted.startswith("str")
+            else "device"
+            if wanted.lower().startswith(("device", "torch.device"))
+            else "dtype"
+            if "dtype" in wanted
+            else ""
+        )
         if cat:
             self.type_errors[m.group(1)] = cat
 
@@ -764,7 +972,9 @@ class Engine(object):
             except _STOPS:
                 raise
             except BaseException as exc:
-                if not isinstance(exc, Exception):  # named ``BaseException`` in a test: any error would do
+                if not isinstance(
+                    exc, Exception
+                ):  # named ``BaseException`` in a test: any error would do
                     return None
                 names.add(exc_name(exc))
                 continue
@@ -802,7 +1012,9 @@ class Engine(object):
         try:
             _, value, _ = self.run(sc)
         except Exception as exc:
-            if len(self.errors_seen) < 64:  # what a recipe asks for (an RPC agent) is what a retry looks for
+            if (
+                len(self.errors_seen) < 64
+            ):  # what a recipe asks for (an RPC agent) is what a retry looks for
                 self.errors_seen.append(str(exc)[:300])
             return False
         return isinstance(value, cls)
@@ -836,10 +1048,12 @@ class Engine(object):
             lists = []
             for p in required:
                 values = self.typed_values(p["annotation"])
-                cats = pv.categories(p["name"], p["annotation"], doc.get(p["name"]), p["default_bool"])
+                cats = pv.categories(
+                    p["name"], p["annotation"], doc.get(p["name"]), p["default_bool"]
+                )
                 values += [v for v in pv.values_for(cats) if v not in values]
                 values = _narrowed_first(_outer_first(_unique(values), p["annotation"]), cats)
-                lists.append(values[:4 if len(required) < 3 else 2])
+                lists.append(values[: 4 if len(required) < 3 else 2])
             asked = set()
             for combo in _ordered_product(lists, 12):
                 if self.out_of_time():
@@ -853,7 +1067,9 @@ class Engine(object):
                         self.errors_seen.append(str(exc)[:300])
                     continue
                 return src
-            fresh = set(p["name"] for p in params if p["has_default"] and p["name"] in asked) - wanted
+            fresh = (
+                set(p["name"] for p in params if p["has_default"] and p["name"] in asked) - wanted
+            )
             if not fresh or self.out_of_time():
                 break
             wanted |= fresh
@@ -877,9 +1093,12 @@ class Engine(object):
             params = _params_from_text(_doc_signature(fn))
         opaque = not params or any(p["kind"] == "var" for p in params)
         if params:
-            params = [_vararg(p) if p.get("star") == 1 else p for i, p in enumerate(params)
-                      if (p["kind"] != "var" or p.get("star") == 1) and not (
-                          bound and i == 0 and p["name"] in bound_names)]
+            params = [
+                _vararg(p) if p.get("star") == 1 else p
+                for i, p in enumerate(params)
+                if (p["kind"] != "var" or p.get("star") == 1)
+                and not (bound and i == 0 and p["name"] in bound_names)
+            ]
             if all(p["kind"] == "vararg" for p in params):  # ``*args, **kwargs`` only: a wrapper
                 params = []
         if params or not opaque:
@@ -890,8 +1109,15 @@ class Engine(object):
             found = _params_from_error(str(exc)) or [params or []]
         else:
             found = [params or []]
-        return [[p for i, p in enumerate(ps) if p["kind"] != "var" and not (
-            bound and i == 0 and p["name"] in ("self", "cls") and not p.get("missing"))] for ps in found]
+        return [
+            [
+                p
+                for i, p in enumerate(ps)
+                if p["kind"] != "var"
+                and not (bound and i == 0 and p["name"] in ("self", "cls") and not p.get("missing"))
+            ]
+            for ps in found
+        ]
 
     def call_scenarios(self, setup, target, fn, receiver="", holder=None):
         """Valid and invalid scenarios calling ``target(...)`` (``fn``: the object called)."""
@@ -904,13 +1130,18 @@ class Engine(object):
     def typed_values(self, annotation):
         """Values of a class an annotation names (``torch._C.DispatchKey``, ``<class '...WriteItem'>``); for
         ``type[X]`` classes: X's concrete subclasses in torch, then X (``optimizer_class``: SGD ...)."""
-        m = re.search(r"\b[Tt]ype\[\s*((?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Z][A-Za-z0-9_]*)\s*\]", annotation or "")
+        m = re.search(
+            r"\b[Tt]ype\[\s*((?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Z][A-Za-z0-9_]*)\s*\]",
+            annotation or "",
+        )
         hit = try_walk(m.group(1)) if m and m.group(1).startswith("torch") else None
         if hit is not None and isinstance(hit.obj, type):
             subs = [_named_path(sub) for sub in _concrete_subclasses(hit.obj, limit=3)]
             return [p for p in subs + [m.group(1)] if p][:3]
         out = []
-        for path in re.findall(r"\b((?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Z][A-Za-z0-9_]*)", annotation or ""):
+        for path in re.findall(
+            r"\b((?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Z][A-Za-z0-9_]*)", annotation or ""
+        ):
             if not path.startswith("torch"):
                 continue
             if path in self._typed_seen:
@@ -941,20 +1172,41 @@ class Engine(object):
         hints = {}
         self.type_errors = {}
         for _ in range(3):  # each round takes the types the failed calls asked for
-            valid, invalid = self._call_scenarios_once(setup, target, fn, params, receiver, holder, hints)
+            valid, invalid = self._call_scenarios_once(
+                setup, target, fn, params, receiver, holder, hints
+            )
             names = set(p["name"] for p in params)
-            fresh = dict((k, v) for k, v in self.type_errors.items()
-                         if hints.get(k) != v and (not k.startswith("+") or k[1:] in names))
+            fresh = dict(
+                (k, v)
+                for k, v in self.type_errors.items()
+                if hints.get(k) != v and (not k.startswith("+") or k[1:] in names)
+            )
             if not valid:  # ``*primals`` given one value in the next round
-                fresh.update(("+" + p["name"], "given") for p in params
-                             if p["kind"] == "vararg" and "+" + p["name"] not in hints)
+                fresh.update(
+                    ("+" + p["name"], "given")
+                    for p in params
+                    if p["kind"] == "vararg" and "+" + p["name"] not in hints
+                )
                 # asked for by name and in no signature (``from_buffer``'s "byte_order (pos 2)", "argument
                 # 'dtype' cannot be None"): the next round passes it too, after those named
-                asked = [(k[1:], v) for k, v in self.type_errors.items() if k.startswith("+") and k[1:] not in names]
-                if asked and _open_signature(fn):  # a closed signature of the callable's own lists them all
-                    params = params + [{"name": n, "kind": "positional" if v == "missing" else "keyword",
-                                        "has_default": False, "default_bool": False, "annotation": ""}
-                                       for n, v in asked]
+                asked = [
+                    (k[1:], v)
+                    for k, v in self.type_errors.items()
+                    if k.startswith("+") and k[1:] not in names
+                ]
+                if asked and _open_signature(
+                    fn
+                ):  # a closed signature of the callable's own lists them all
+                    params = params + [
+                        {
+                            "name": n,
+                            "kind": "positional" if v == "missing" else "keyword",
+                            "has_default": False,
+                            "default_bool": False,
+                            "annotation": "",
+                        }
+                        for n, v in asked
+                    ]
                     fresh.update(("+" + n, "given") for n, _ in asked)
             if valid or not fresh or self.out_of_time():
                 return valid, invalid
@@ -967,11 +1219,14 @@ class Engine(object):
         pools = []
         keys = self._receiver_keys(setup) if receiver else []
         # named for its dims, or a method of a class that is (``ConvBnReLU2d.forward``)
-        dims = (pv.spatial_dims(str(getattr(fn, "__name__", "") or ""))
-                or pv.spatial_dims(str(self.res.get("path", "")).rsplit(".", 1)[-1]))
+        dims = pv.spatial_dims(str(getattr(fn, "__name__", "") or "")) or pv.spatial_dims(
+            str(self.res.get("path", "")).rsplit(".", 1)[-1]
+        )
         # what the receiver's setup made under a parameter's name is that parameter's first value (the module
         # a pruning method was applied to, for its ``remove(module)``)
-        made = set(re.findall(r"^([A-Za-z_][A-Za-z0-9_]*) =", "\n".join(setup), re.M)) - set([receiver])
+        made = set(re.findall(r"^([A-Za-z_][A-Za-z0-9_]*) =", "\n".join(setup), re.M)) - set(
+            [receiver]
+        )
         for p in params:
             cats = pv.categories(p["name"], p["annotation"], doc.get(p["name"]), p["default_bool"])
             if p["kind"] == "vararg":  # ``*primals``: each one a tensor, not a tuple of them
@@ -981,27 +1236,41 @@ class Engine(object):
             if receiver and p["name"] == "value" and _is_distribution(self.torch, self.owner):
                 chosen += [v.format(receiver) for v in DISTRIBUTION_VALUES]
             if hint and hint.startswith("choice:"):
-                chosen, hint = chosen + hint[len("choice:"):].split("|"), None
+                chosen, hint = chosen + hint[len("choice:") :].split("|"), None
             if hint:
                 cats = [hint] + [c for c in cats if c != hint]
             if cats[:1] == ["tensor"] and dims and not pools:  # the input of a pool2d, a conv3d
                 chosen = chosen + [pv.spatial_input(dims)]
-            elif cats[:1] == ["tensor"] and dims and p["name"] == "weight":  # a conv's: 2 in, 2 out, 2-wide
-                chosen = chosen + ["torch.arange(1.0, %d.0, device=DEVICE).reshape(2, 2%s) / 10" % (
-                    4 * 2 ** dims + 1, ", 2" * dims)]
-            elif cats[:1] == ["size"] and dims:  # its kernel size, stride, padding: one per spatial dim
+            elif (
+                cats[:1] == ["tensor"] and dims and p["name"] == "weight"
+            ):  # a conv's: 2 in, 2 out, 2-wide
+                chosen = chosen + [
+                    "torch.arange(1.0, %d.0, device=DEVICE).reshape(2, 2%s) / 10"
+                    % (4 * 2**dims + 1, ", 2" * dims)
+                ]
+            elif (
+                cats[:1] == ["size"] and dims
+            ):  # its kernel size, stride, padding: one per spatial dim
                 chosen = chosen + ["(%s)" % ", ".join(["2"] * dims)]
-            values = chosen + self.typed_values(p["annotation"]) + self.typed_values(doc.get(p["name"], ""))
+            values = (
+                chosen
+                + self.typed_values(p["annotation"])
+                + self.typed_values(doc.get(p["name"], ""))
+            )
             values += [v for v in pv.values_for(cats) if v not in values]
-            values = _narrowed_first(_with_extra(_outer_first(_unique(values), p["annotation"]), cats), cats)
+            values = _narrowed_first(
+                _with_extra(_outer_first(_unique(values), p["annotation"]), cats), cats
+            )
             if holder is not None and params and p is params[0]:
-                values = ["\"torchparity_probe\""] + values
+                values = ['"torchparity_probe"'] + values
             elif self.lead_values and p is params[0]:
                 values = self.lead_values + [v for v in values if v not in self.lead_values]
             elif keys and p is params[0]:
                 values = keys + [v for v in values if v not in keys]
             pools.append(values)
-        required = [i for i, p in enumerate(params) if not p["has_default"] or "+" + p["name"] in hints]
+        required = [
+            i for i, p in enumerate(params) if not p["has_default"] or "+" + p["name"] in hints
+        ]
         width = {0: 1, 1: 8, 2: 4}.get(len(required), 2)
         lists = [pools[i][:width] for i in required]
         base, base_sc = None, None
@@ -1037,7 +1306,12 @@ class Engine(object):
                     valid.append(sc)
                     break
         for i, p in enumerate(params):
-            if len(invalid) >= MAX_INVALID or self.out_of_time() or base[i] is None and i not in required:
+            if (
+                len(invalid) >= MAX_INVALID
+                or self.out_of_time()
+                or base[i] is None
+                and i not in required
+            ):
                 continue
             values = list(base)
             values[i] = pv.INVALID
@@ -1083,7 +1357,12 @@ class Engine(object):
         watch = [v for v in dict.fromkeys(bound) if v != "saved"]
         for i, p in enumerate(params):
             v = values[i]
-            if v is not None and v != pv.INVALID and _NAMED_ARG.match(v) and not v.startswith("lambda"):
+            if (
+                v is not None
+                and v != pv.INVALID
+                and _NAMED_ARG.match(v)
+                and not v.startswith("lambda")
+            ):
                 var = _arg_var(p["name"], taken)
                 lines.append("%s = %s" % (var, v))
                 args.append(var)
@@ -1107,7 +1386,9 @@ class Engine(object):
             return self.class_scenarios(obj)
         if owner is not None:
             return self.member_scenarios(owner, leaf, kind)
-        if type(obj).__module__ == "typing" and getattr(obj, "__origin__", None) is not None:  # an alias
+        if (
+            type(obj).__module__ == "typing" and getattr(obj, "__origin__", None) is not None
+        ):  # an alias
             sc = Scenario([], "_API_")
             return ([sc], []) if self.measure(sc) else ([], [])
         if callable(obj) and not isinstance(obj, type):
@@ -1115,17 +1396,25 @@ class Engine(object):
             setup, teardown, getters = [], [], []
             if holder is not None:
                 setup, teardown = _container_guard(res["path"].rsplit(".", 1)[0], holder)
-                if isinstance(holder, dict):  # whether the probe's entry is still there after the call
+                if isinstance(
+                    holder, dict
+                ):  # whether the probe's entry is still there after the call
                     getters = ['"torchparity_probe" in %s' % res["path"].rsplit(".", 1)[0]]
             getter = paired_getter(leaf, parent)
             if getter:
-                setup, teardown, getters = ["saved_state = %s" % getter], ["_API_(saved_state)"], [getter]
+                setup, teardown, getters = (
+                    ["saved_state = %s" % getter],
+                    ["_API_(saved_state)"],
+                    [getter],
+                )
             saved_first = SAVED_FIRST.get(res.get("canonical", ""))
             if saved_first and holder is None and not getter:
                 setup = list(saved_first[0])
                 self.lead_values = [saved_first[1]]
             entered = self.entered(leaf, res["path"].rsplit(".", 1)[0], parent)
-            if entered and holder is None:  # ``_exit_X(handle)`` is given what ``_enter_X`` returned
+            if (
+                entered and holder is None
+            ):  # ``_exit_X(handle)`` is given what ``_enter_X`` returned
                 setup, teardown, getters = entered
             self.getters = getters
             valid, invalid = self.call_scenarios(setup, "_API_", obj, holder=holder)
@@ -1135,11 +1424,17 @@ class Engine(object):
                 for sc in invalid:
                     sc.teardown = ["_API_(entered)"]
             named = _named_setup(obj) if not (valid or setup or holder is not None) else None
-            if named and not self.out_of_time():  # ``clip_grad_value_(parameters, ...)``: parameters with gradients
+            if (
+                named and not self.out_of_time()
+            ):  # ``clip_grad_value_(parameters, ...)``: parameters with gradients
                 valid, invalid = self.call_scenarios(list(named), "_API_", obj)
                 # each value the setup made is passed (a download left to its default folder writes in $HOME)
                 names = _named_params(obj)
-                valid = [sc for sc in valid if all(re.search(r"(?<![\w.])%s(?![\w=(])" % n, sc.call) for n in names)]
+                valid = [
+                    sc
+                    for sc in valid
+                    if all(re.search(r"(?<![\w.])%s(?![\w=(])" % n, sc.call) for n in names)
+                ]
             if not valid and holder is None and not getters:
                 valid = self.registry_scenarios(obj)
             return valid, invalid
@@ -1156,7 +1451,9 @@ class Engine(object):
         if not callable(enter) or isinstance(parent, type):
             return None
         spelled = "%s.%senter_%s" % ((parent_path,) + m.groups())
-        getters_found = [src for src, value in _state_getters(m.group(2), parent) if isinstance(value, bool)]
+        getters_found = [
+            src for src, value in _state_getters(m.group(2), parent) if isinstance(value, bool)
+        ]
         for args in ("True", "", "None"):
             line = "entered = %s(%s)" % (spelled, args)
             try:
@@ -1181,14 +1478,19 @@ class Engine(object):
             params = inspect.signature(fn).parameters.values()
         except (TypeError, ValueError):
             return []
-        if any(p.default is inspect.Parameter.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
-                                                                   p.KEYWORD_ONLY) for p in params):
+        if any(
+            p.default is inspect.Parameter.empty
+            and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+            for p in params
+        ):
             return []
         try:
             paths = touched_containers(fn)
             originals = dict((path, try_walk(path).obj) for path in paths)
             copies = dict((path, type(obj).__mro__[-2](obj)) for path, obj in originals.items())
-        except Exception:  # a registry this probe cannot read or copy: no scenario, the others stand
+        except (
+            Exception
+        ):  # a registry this probe cannot read or copy: no scenario, the others stand
             return []
         try:
             for path in paths:
@@ -1205,7 +1507,8 @@ class Engine(object):
                         # refilled: what it holds again, whatever else registered there before the test
                         sc.checks = [c for c in sc.checks if "registry" not in c[1]] + [
                             ["eq", "len(registry) > 0", "True"],
-                            ["eq", "all(key in saved for key in registry)", "True"]]
+                            ["eq", "all(key in saved for key in registry)", "True"],
+                        ]
                     sc.teardown = _registry_restore(path)
                     return [sc]
             return []
@@ -1238,13 +1541,19 @@ class Engine(object):
             valid, invalid = self.enum_scenarios(cls)
             if valid:
                 return valid, invalid
-        if getattr(cls, "_is_protocol", False) and cls.__module__ != "typing":  # a Protocol: its shape
+        if (
+            getattr(cls, "_is_protocol", False) and cls.__module__ != "typing"
+        ):  # a Protocol: its shape
             sc = Scenario([], "_API_")
             return ([sc], []) if self.measure(sc) else ([], [])
         valid = []
         # the recipes that construct this class itself (not those reaching an instance another way, the
         # tensors of ``torch.Tensor``), then its plain constructions
-        own = [setup for setup in self.receivers(cls, "_API_") if any("_API_" in line for line in setup)]
+        own = [
+            setup
+            for setup in self.receivers(cls, "_API_")
+            if any("_API_" in line for line in setup)
+        ]
         for setup in own[:3]:
             if self.out_of_time():
                 break
@@ -1267,15 +1576,21 @@ class Engine(object):
         ctor = valid[0].call
         methods = 0
         # a module's forward first: what the module computes says more than what its container does
-        for name in sorted((n for n in dir(cls) if not n.startswith("_")), key=lambda n: (n != "forward", n)):
+        for name in sorted(
+            (n for n in dir(cls) if not n.startswith("_")), key=lambda n: (n != "forward", n)
+        ):
             if methods >= MAX_METHODS or self.out_of_time():
                 break
             member = inspect.getattr_static(cls, name, None)
             if not (inspect.isfunction(member) or inspect.ismethoddescriptor(member)):
                 continue
             fn = getattr(cls, name, None)
-            found, _ = self.call_scenarios(list(valid[0].setup) + ["%s = %s" % (var, ctor)], "%s.%s" % (var, name),
-                                           fn, receiver=var)
+            found, _ = self.call_scenarios(
+                list(valid[0].setup) + ["%s = %s" % (var, ctor)],
+                "%s.%s" % (var, name),
+                fn,
+                receiver=var,
+            )
             if found:
                 sc = found[0]
                 sc.varies = name
@@ -1286,7 +1601,10 @@ class Engine(object):
 
     def member_scenarios(self, owner, leaf, kind):
         raw = inspect.getattr_static(owner, leaf, None)
-        is_static = isinstance(raw, (staticmethod, classmethod)) or type(raw).__name__ == "classmethod_descriptor"
+        is_static = (
+            isinstance(raw, (staticmethod, classmethod))
+            or type(raw).__name__ == "classmethod_descriptor"
+        )
         value = getattr(owner, leaf, None)
         valid, invalid = [], []
         if is_static and callable(value):
@@ -1313,16 +1631,29 @@ class Engine(object):
             self.getters = _member_getters(owner, leaf, recv)
             self.asked_calls = []
             found, bad = self.call_scenarios(setup, "%s.%s" % (recv, leaf), method, receiver=recv)
-            for name, args in list(self.asked_calls)[:2]:  # the receiver's method the error asks for, first
-                if found or self.out_of_time() or name == leaf or not callable(getattr(owner, name, None)):
+            for name, args in list(self.asked_calls)[
+                :2
+            ]:  # the receiver's method the error asks for, first
+                if (
+                    found
+                    or self.out_of_time()
+                    or name == leaf
+                    or not callable(getattr(owner, name, None))
+                ):
                     continue
                 first = setup + ["%s.%s(%s)" % (recv, name, args)]
-                found, bad = self.call_scenarios(first, "%s.%s" % (recv, leaf), method, receiver=recv)
+                found, bad = self.call_scenarios(
+                    first, "%s.%s" % (recv, leaf), method, receiver=recv
+                )
             self.getters = []
             if found:
                 return valid + found, bad
-        if (not valid and kind in ("property", "attribute", "method") and not self.out_of_time()
-                and (inspect.isabstract(owner) or self.not_implemented)):
+        if (
+            not valid
+            and kind in ("property", "attribute", "method")
+            and not self.out_of_time()
+            and (inspect.isabstract(owner) or self.not_implemented)
+        ):
             return self.inherited_scenarios(owner, leaf, kind)
         return valid, invalid
 
@@ -1343,7 +1674,10 @@ class Engine(object):
             bound = set(modules)
             for n in names:
                 if n in ("optim", "optimizer"):  # a step taken: its state holds the moments
-                    lines += ["%s = torch.optim.Adam(%s.parameters(), lr=0.1)" % (n, recv), "%s.step()" % n]
+                    lines += [
+                        "%s = torch.optim.Adam(%s.parameters(), lr=0.1)" % (n, recv),
+                        "%s.step()" % n,
+                    ]
                     bound.add(n)
             lines += self._sibling_results(owner, leaf, names, bound)
             valid, invalid = self.call_scenarios(lines, "_OWNER_.%s" % leaf, fn)
@@ -1365,8 +1699,11 @@ class Engine(object):
                 continue
             params = list(params)
             args = ["%s=%s" % (p.name, p.name) for p in params if p.name in bound]
-            if all(p.name in bound or p.default is not p.empty for p in params) and args and not any(
-                    p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL) for p in params):
+            if (
+                all(p.name in bound or p.default is not p.empty for p in params)
+                and args
+                and not any(p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL) for p in params)
+            ):
                 lines.append("%s = _OWNER_.%s(%s)" % (n, n, ", ".join(args)))
                 bound.add(n)
         return lines
@@ -1388,7 +1725,9 @@ class Engine(object):
                     if self.measure(sc):
                         return [sc], []
                     continue
-                found, bad = self.call_scenarios(setup, "%s.%s" % (recv, leaf), getattr(sub, leaf), receiver=recv)
+                found, bad = self.call_scenarios(
+                    setup, "%s.%s" % (recv, leaf), getattr(sub, leaf), receiver=recv
+                )
                 if found:
                     return found, bad
         return [], []
@@ -1434,8 +1773,10 @@ def _unique(values):
 #: an annotation's outermost type -> the pool its values come from (``Iterable[Tensor] | ...``: a list of
 #: tensors, not a tensor; ``dict[str, Any]``: a dict, not a string)
 _OUTER = (
-    (r"^(?:typing\.|collections\.abc\.)?(?:Iterable|Sequence|List|list|Tuple|tuple)\[\s*(?:torch\.)?Tensor\b",
-     "tensors"),
+    (
+        r"^(?:typing\.|collections\.abc\.)?(?:Iterable|Sequence|List|list|Tuple|tuple)\[\s*(?:torch\.)?Tensor\b",
+        "tensors",
+    ),
     (r"^(?:typing\.|collections\.abc\.)?(?:Dict|dict|Mapping|MutableMapping)\b", "dict"),
 )
 
@@ -1444,7 +1785,9 @@ def _outer_first(values, annotation):
     """``values`` with the pool of the annotation's outermost type first."""
     for pattern, cat in _OUTER:
         if re.search(pattern, (annotation or "").strip()):
-            first = [v for v in pv.POOLS[cat] if v not in ("{}",)][:2]  # then the typed values, as before
+            first = [v for v in pv.POOLS[cat] if v not in ("{}",)][
+                :2
+            ]  # then the typed values, as before
             return first + [v for v in values if v not in first]
     return values
 
@@ -1463,8 +1806,10 @@ def _drawn_tensors(torch, first, second):
         except Exception:
             continue
         if a.shape == b.shape and a.dtype == b.dtype:
-            out += [["eq", "%s.shape" % expr, "torch.Size(%r)" % (list(a.shape),)],
-                    ["eq", "%s.dtype" % expr, str(a.dtype)]]
+            out += [
+                ["eq", "%s.shape" % expr, "torch.Size(%r)" % (list(a.shape),)],
+                ["eq", "%s.dtype" % expr, str(a.dtype)],
+            ]
     return out
 
 
@@ -1490,18 +1835,25 @@ def _with_extra(values, cats):
 
 
 def _rich(checks):
-    return any(c[0] in ("eq", "tensor", "float") or (c[0] == "is" and c[-1] != "None") for c in checks)
+    return any(
+        c[0] in ("eq", "tensor", "float") or (c[0] == "is" and c[-1] != "None") for c in checks
+    )
 
 
 def _plain_callable(value, torch):
     import types as _types
 
-    return callable(value) and not isinstance(value, (type, _types.ModuleType, torch.Tensor, torch.nn.Module))
+    return callable(value) and not isinstance(
+        value, (type, _types.ModuleType, torch.Tensor, torch.nn.Module)
+    )
 
 
 def _is_context_manager(value):
-    return hasattr(type(value), "__enter__") and hasattr(type(value), "__exit__") and not isinstance(
-        value, (type, str, bytes))
+    return (
+        hasattr(type(value), "__enter__")
+        and hasattr(type(value), "__exit__")
+        and not isinstance(value, (type, str, bytes))
+    )
 
 
 def _getter_names(leaf):
@@ -1511,9 +1863,16 @@ def _getter_names(leaf):
     if m:
         under, pre, rest = m.groups()
         rest_l = rest[:1].lower() + rest[1:]
-        for name in ("%s%sget_%s" % (under, pre, rest), "%s%sget%s" % (under, pre, rest), "%sis_%s_enabled" % (under, rest),
-                     "%sis_%s" % (under, rest), "%s%s_enabled" % (under, rest), "%s%s%s" % (under, pre, rest),
-                     "%sget_%s" % (under, rest_l), "%s%sget_%s" % (under, pre, rest_l)):
+        for name in (
+            "%s%sget_%s" % (under, pre, rest),
+            "%s%sget%s" % (under, pre, rest),
+            "%sis_%s_enabled" % (under, rest),
+            "%sis_%s" % (under, rest),
+            "%s%s_enabled" % (under, rest),
+            "%s%s%s" % (under, pre, rest),
+            "%sget_%s" % (under, rest_l),
+            "%s%sget_%s" % (under, pre, rest_l),
+        ):
             name = name.replace("__", "_") if not name.startswith("__") else name
             if name not in out:
                 out.append(name)
@@ -1522,7 +1881,9 @@ def _getter_names(leaf):
     m = re.match(r"^(_?)enable_(.+)$", leaf)
     if m:
         out += ["%s%s_enabled" % m.groups(), "%sis_%s_enabled" % m.groups()]
-    m = re.match(r"^(_?)allow_(.+)$", leaf)  # torch.backends.cuda.allow_fp16_bf16_reduction_math_sdp
+    m = re.match(
+        r"^(_?)allow_(.+)$", leaf
+    )  # torch.backends.cuda.allow_fp16_bf16_reduction_math_sdp
     if m:
         out += ["%s%s_allowed" % m.groups(), "%sis_%s_allowed" % m.groups()]
     return out
@@ -1659,7 +2020,10 @@ def _concrete_subclasses(cls, limit=6, inheriting=None):
             break
         if inspect.isabstract(sub) or not (sub.__module__ or "").startswith("torch"):
             continue
-        if inheriting is not None and inspect.getattr_static(sub, inheriting[0], None) is not inheriting[1]:
+        if (
+            inheriting is not None
+            and inspect.getattr_static(sub, inheriting[0], None) is not inheriting[1]
+        ):
             continue
         if _named_path(sub):
             out.append(sub)
@@ -1697,7 +2061,9 @@ def touched_containers(fn, limit=8):
             for k in icode.co_names:
                 add("%s.%s" % (path, k), inner.__globals__.get(k))
 
-    names = [n for n in code.co_names if not n.startswith("__") and n != "torch"]  # torch itself: too wide
+    names = [
+        n for n in code.co_names if not n.startswith("__") and n != "torch"
+    ]  # torch itself: too wide
     for n in names:
         if n not in fn.__globals__:
             continue
@@ -1705,7 +2071,11 @@ def touched_containers(fn, limit=8):
         add(path, obj)
         if isinstance(obj, (types.ModuleType, type)):
             for m in names:
-                sub = inspect.getattr_static(obj, m, None) if isinstance(obj, type) else getattr(obj, m, None)
+                sub = (
+                    inspect.getattr_static(obj, m, None)
+                    if isinstance(obj, type)
+                    else getattr(obj, m, None)
+                )
                 add("%s.%s" % (path, m), sub)
                 deeper(path, obj, getattr(obj, m, None) if sub is not None else None)
         elif isinstance(obj, types.FunctionType):
@@ -1724,8 +2094,15 @@ def _registry_setup(path, dirty):
     kind = _kind(path)
     setup = ["saved = %s(%s)" % ("list" if kind == "deque" else kind, path), "%s.clear()" % path]
     if dirty:
-        setup.append({"dict": '%s["torchparity_probe"] = "value"', "list": '%s.append("torchparity_probe")',
-                      "deque": '%s.append("torchparity_probe")', "set": '%s.add("torchparity_probe")'}[kind] % path)
+        setup.append(
+            {
+                "dict": '%s["torchparity_probe"] = "value"',
+                "list": '%s.append("torchparity_probe")',
+                "deque": '%s.append("torchparity_probe")',
+                "set": '%s.add("torchparity_probe")',
+            }[kind]
+            % path
+        )
     return setup + ["registry = %s" % path]
 
 
@@ -1742,22 +2119,28 @@ def _container_guard(holder_path, holder):
     """Statements saving a module-level container and giving it a probe entry, and restoring it after the
     test; a list or set holds only that entry (so what its method does to it is the same wherever the
     test runs) and is watched as ``registry``."""
-    if not isinstance(holder, CONTAINERS):  # a subclass too (``counters``: a defaultdict of Counters)
+    if not isinstance(
+        holder, CONTAINERS
+    ):  # a subclass too (``counters``: a defaultdict of Counters)
         return [], []
-    saved = "saved = %s(%s)" % ("dict" if isinstance(holder, dict) else "set" if isinstance(holder, set) else "list",
-                                holder_path)
-    if isinstance(holder, dict):  # kept as it is, with an entry of the probe's (its size is the environment's)
-        setup = [saved, "%s[\"torchparity_probe\"] = \"value\"" % holder_path]
+    saved = "saved = %s(%s)" % (
+        "dict" if isinstance(holder, dict) else "set" if isinstance(holder, set) else "list",
+        holder_path,
+    )
+    if isinstance(
+        holder, dict
+    ):  # kept as it is, with an entry of the probe's (its size is the environment's)
+        setup = [saved, '%s["torchparity_probe"] = "value"' % holder_path]
         return setup, ["%s.clear()" % holder_path, "%s.update(saved)" % holder_path]
     setup = [saved, "%s.clear()" % holder_path]
     if isinstance(holder, list):
-        setup.append("%s.append(\"torchparity_probe\")" % holder_path)
+        setup.append('%s.append("torchparity_probe")' % holder_path)
         restore = ["%s[:] = saved" % holder_path]
     elif isinstance(holder, collections.deque):
-        setup.append("%s.append(\"torchparity_probe\")" % holder_path)
+        setup.append('%s.append("torchparity_probe")' % holder_path)
         restore = ["%s.clear()" % holder_path, "%s.extend(saved)" % holder_path]
     else:
-        setup.append("%s.add(\"torchparity_probe\")" % holder_path)
+        setup.append('%s.add("torchparity_probe")' % holder_path)
         restore = ["%s.clear()" % holder_path, "%s.update(saved)" % holder_path]
     return setup + ["registry = %s" % holder_path], restore
 
@@ -1827,11 +2210,16 @@ def probe_isolated(torch, res, obj, owner, device_type, baseline=()):
     problem = ""
     for each_call in (False, True):
         try:
-            return in_child(_probe_json, (torch, res, obj, owner, device_type, baseline, each_call),
-                            timeout=BUDGET + 20.0)
+            return in_child(
+                _probe_json,
+                (torch, res, obj, owner, device_type, baseline, each_call),
+                timeout=BUDGET + 20.0,
+            )
         except ChildFailed as exc:
             problem = "probing %s %s" % (res["canonical"], exc)
-            if exc.status == "timeout" or exc.raised:  # a retry helps only where a call took the child down
+            if (
+                exc.status == "timeout" or exc.raised
+            ):  # a retry helps only where a call took the child down
                 break
     return {"valid": [], "invalid": [], "imports": [], "tried": 0, "problem": problem}
 
@@ -1840,32 +2228,45 @@ def _probe_json(torch, res, obj, owner, device_type, baseline, each_call):
     """``probe_facts`` as plain JSON data (what a value no JSON holds becomes: its text)."""
     import json
 
-    return json.loads(json.dumps(probe_facts(torch, res, obj, owner, device_type, baseline, each_call),
-                                 default=str))
+    return json.loads(
+        json.dumps(
+            probe_facts(torch, res, obj, owner, device_type, baseline, each_call), default=str
+        )
+    )
 
 
 #: a one-process group, for APIs of torch.distributed that need one to exist
-PROCESS_GROUP = ("torch.distributed.init_process_group(backend=None, store=torch.distributed.HashStore(), "
-                 "rank=0, world_size=1)",)
+PROCESS_GROUP = (
+    "torch.distributed.init_process_group(backend=None, store=torch.distributed.HashStore(), "
+    "rank=0, world_size=1)",
+)
 NO_PROCESS_GROUP = ("torch.distributed.destroy_process_group()",)
 #: a one-device mesh made current after the process group: DTensor factories and ops ask for one
-DEVICE_MESH = ("_MESH_ = torch.distributed.device_mesh.init_device_mesh(DEVICE.type, (1,))", "_MESH_.__enter__()")
+DEVICE_MESH = (
+    "_MESH_ = torch.distributed.device_mesh.init_device_mesh(DEVICE.type, (1,))",
+    "_MESH_.__enter__()",
+)
 NO_DEVICE_MESH = ("_MESH_.__exit__(None, None, None)",)
 
 
 #: a one-worker RPC agent (its rendezvous a file in the test's folder): rpc_sync, remote, RRef ask for one
-RPC_AGENT = ("torch.distributed.rpc.init_rpc(\"worker0\", rank=0, world_size=1, "
-             "rpc_backend_options=torch.distributed.rpc.TensorPipeRpcBackendOptions("
-             "init_method=\"file://\" + os.path.join(_TMP_, \"rpc_store\")))",)
+RPC_AGENT = (
+    'torch.distributed.rpc.init_rpc("worker0", rank=0, world_size=1, '
+    "rpc_backend_options=torch.distributed.rpc.TensorPipeRpcBackendOptions("
+    'init_method="file://" + os.path.join(_TMP_, "rpc_store")))',
+)
 NO_RPC_AGENT = ("torch.distributed.rpc.shutdown()",)
 
 
 def _asks_for_rpc(res, engine):
     """Whether the API is RPC's, or a failed call asked for an RPC agent (``RPC has not been initialized``)."""
     names = [res.get("canonical", ""), res.get("path", "")] + list(res.get("aliases", []))
-    return (any(n.startswith(("torch.distributed.rpc", "torch._C._distributed_rpc")) for n in names)
-            or any("init_rpc" in e or "RPC has not been initialized" in e or "only works in RPC" in e
-                   for e in engine.errors_seen))
+    return any(
+        n.startswith(("torch.distributed.rpc", "torch._C._distributed_rpc")) for n in names
+    ) or any(
+        "init_rpc" in e or "RPC has not been initialized" in e or "only works in RPC" in e
+        for e in engine.errors_seen
+    )
 
 
 def _asks_for_mesh(engine):
@@ -1875,8 +2276,10 @@ def _asks_for_mesh(engine):
 
 def _asks_for_group(engine):
     """Whether a failed call asked for a process group (``DistributedDataParallel`` outside torch.distributed)."""
-    return any("process group has not been initialized" in e or "init_process_group" in e
-               for e in engine.errors_seen)
+    return any(
+        "process group has not been initialized" in e or "init_process_group" in e
+        for e in engine.errors_seen
+    )
 
 
 def _distributed(res):
@@ -1890,7 +2293,8 @@ def probe_facts(torch, res, obj, owner, device_type, baseline=(), each_call=Fals
     engine = Engine(torch, res, obj, owner, device_type)
     engine.baseline = baseline
     engine.each_call = each_call and fork_safe(device_type)
-    with scratch_torch_home():  # a download a guessed call makes (``load_url("weight")``) is not in $HOME
+    # a download a guessed call makes (``load_url("weight")``) is not in $HOME
+    with scratch_torch_home():
         try:
             return _probe_with(engine, torch, res)
         finally:  # the next API reaching the same submodule must find it missing too, and name it in its imports
@@ -1911,8 +2315,14 @@ def _probe_with(engine, torch, res):
     try:
         valid, invalid = engine.scenarios()
         dist = getattr(torch, "distributed", None)
-        if (not valid and (_distributed(res) or _asks_for_group(engine)) and dist is not None and dist.is_available()
-                and not dist.is_initialized() and not engine.out_of_time()):
+        if (
+            not valid
+            and (_distributed(res) or _asks_for_group(engine))
+            and dist is not None
+            and dist.is_available()
+            and not dist.is_initialized()
+            and not engine.out_of_time()
+        ):
             engine.prelude, engine.postlude = list(PROCESS_GROUP), list(NO_PROCESS_GROUP)
             engine.errors_seen = []  # what this pass asks for (a mesh), not the plain pass's missing group
             valid, invalid = engine.scenarios()
@@ -1921,11 +2331,19 @@ def _probe_with(engine, torch, res):
                 valid, invalid = engine.scenarios()
             if not valid and not engine.out_of_time() and _asks_for_mesh(engine):
                 engine.prelude = list(PROCESS_GROUP + DEVICE_MESH)
-                engine.postlude = list(NO_PROCESS_GROUP + NO_DEVICE_MESH)  # the group first: a mesh that failed
+                engine.postlude = list(
+                    NO_PROCESS_GROUP + NO_DEVICE_MESH
+                )  # the group first: a mesh that failed
                 # to build leaves no _MESH_ to exit, and the group must still go
                 valid, invalid = engine.scenarios()
     except _Timeout as exc:
-        return {"valid": [], "invalid": [], "imports": [], "problem": str(exc), "tried": engine.tried}
+        return {
+            "valid": [],
+            "invalid": [],
+            "imports": [],
+            "problem": str(exc),
+            "tried": engine.tried,
+        }
     out = {"valid": [], "invalid": [], "tried": engine.tried, "problem": ""}
     text = []
     for key, group in (("valid", valid), ("invalid", invalid)):
@@ -1936,15 +2354,23 @@ def _probe_with(engine, torch, res):
             out[key].append(doc)
             text.append("\n".join(engine.prelude) + "\n" + sc.source())
     if not valid:
-        out["problem"] = ("no call of %s with candidate receivers and arguments gave a result or an effect "
-                          "a test can hold (%d tried)" % (res["canonical"], engine.tried))
+        out["problem"] = (
+            "no call of %s with candidate receivers and arguments gave a result or an effect "
+            "a test can hold (%d tried)" % (res["canonical"], engine.tried)
+        )
     out["imports"] = needed_imports("\n".join(text), set(baseline))
-    out["imports"] += ["import %s" % name for name in engine.submodules if "import %s" % name not in out["imports"]]
+    out["imports"] += [
+        "import %s" % name for name in engine.submodules if "import %s" % name not in out["imports"]
+    ]
     for group in (out["valid"], out["invalid"]):  # a type a check names from another module
         for doc in group:
             for check in doc.get("checks", []):
                 payload = check[-1]
-                if check[0] == "type" and "." in payload and not payload.startswith(("torch", "_API_", "_OWNER_")):
+                if (
+                    check[0] == "type"
+                    and "." in payload
+                    and not payload.startswith(("torch", "_API_", "_OWNER_"))
+                ):
                     line = "import %s" % payload.rsplit(".", 1)[0]
                     if payload.rsplit(".", 1)[0] in sys.modules and line not in out["imports"]:
                         out["imports"].append(line)

@@ -54,7 +54,11 @@ def _plain(torch, value):
         if isinstance(t, torch.Tensor):
             if type(t) is not torch.Tensor and type(t) is not torch.nn.Parameter:
                 return False
-            if t.layout not in (torch.strided, torch.sparse_coo) or t.is_complex() or t.is_quantized:
+            if (
+                t.layout not in (torch.strided, torch.sparse_coo)
+                or t.is_complex()
+                or t.is_quantized
+            ):
                 return False
             if t.device.type != "cpu":
                 return False
@@ -86,8 +90,15 @@ def _modes(torch):
     class Functions(TorchFunctionMode):
         def __torch_function__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
-            if type(func).__name__ == "builtin_function_or_method" or getattr(func, "__module__", "") in (
-                    "torch", "torch._C._nn", "torch._C._linalg", "torch._C._special", "torch._C._fft"):
+            if type(func).__name__ == "builtin_function_or_method" or getattr(
+                func, "__module__", ""
+            ) in (
+                "torch",
+                "torch._C._nn",
+                "torch._C._linalg",
+                "torch._C._special",
+                "torch._C._fft",
+            ):
                 _keep(torch, ("function", id(func)), func, args, kwargs)
             return func(*args, **kwargs)
 
@@ -96,7 +107,13 @@ def _modes(torch):
             kwargs = kwargs or {}
             schema = getattr(func, "_schema", None)
             if schema is not None:
-                _keep(torch, ("aten", schema.name, schema.overload_name or "default"), func, args, kwargs)
+                _keep(
+                    torch,
+                    ("aten", schema.name, schema.overload_name or "default"),
+                    func,
+                    args,
+                    kwargs,
+                )
             return func(*args, **kwargs)
 
     return Functions, Dispatch
@@ -119,10 +136,15 @@ def _record(torch):
         with warnings.catch_warnings(), torch.random.fork_rng():
             warnings.simplefilter("ignore")
             torch.manual_seed(0)
-            dtypes = [torch.float32] if torch.float32 in op.supported_dtypes("cpu") else sorted(
-                op.supported_dtypes("cpu"), key=str)[:1]
+            dtypes = (
+                [torch.float32]
+                if torch.float32 in op.supported_dtypes("cpu")
+                else sorted(op.supported_dtypes("cpu"), key=str)[:1]
+            )
             for dtype in dtypes:
-                for grad in (False, True) if op.supports_autograd and dtype.is_floating_point else (False,):
+                for grad in (
+                    (False, True) if op.supports_autograd and dtype.is_floating_point else (False,)
+                ):
                     try:
                         samples = op.sample_inputs("cpu", dtype, requires_grad=grad)
                         for n, sample in enumerate(samples):
@@ -130,10 +152,15 @@ def _record(torch):
                                 break
                             with Functions(), Dispatch():
                                 out = op.op(sample.input, *sample.args, **sample.kwargs)
-                                outs = [o for o in tree_flatten(out)[0]
-                                        if isinstance(o, torch.Tensor) and o.requires_grad]
+                                outs = [
+                                    o
+                                    for o in tree_flatten(out)[0]
+                                    if isinstance(o, torch.Tensor) and o.requires_grad
+                                ]
                                 if outs:
-                                    torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])
+                                    torch.autograd.backward(
+                                        outs, [torch.ones_like(o) for o in outs]
+                                    )
                     except Exception:
                         continue
     for n, scenario in enumerate(_scenarios(torch)):
@@ -161,23 +188,35 @@ def _bases(name):
             continue
         out.append(n)
         if n.endswith("_copy"):
-            todo.append(n[:-len("_copy")])
+            todo.append(n[: -len("_copy")])
         if n.endswith("_functional"):
-            todo.append(n[:-len("_functional")])
+            todo.append(n[: -len("_functional")])
         if n == name and not n.endswith("_"):
-            todo.append(n + "_")  # the in-place variant's calls (their arguments as they were before it)
+            todo.append(
+                n + "_"
+            )  # the in-place variant's calls (their arguments as they were before it)
         if n.endswith("_") and not n.endswith("__"):
             todo.append(n[:-1])
         if n.startswith("_unsafe_"):
-            todo.append(n[len("_unsafe_"):])
+            todo.append(n[len("_unsafe_") :])
         if n.startswith("_") and not n.startswith("__"):
             todo.append(n[1:])
-        todo += {"_reshape_alias": ["view", "as_strided"], "_lazy_clone": ["clone"], "alias": ["clone", "view"],
-                 "lift_fresh": ["clone"], "_neg_view": ["neg"], "absolute": ["abs"], "_unsafe_view": ["view"],
-                 "detach": ["clone"], "_to_copy": ["to"], "resize": ["resize_"],
-                 "_scaled_dot_product_attention_math": ["scaled_dot_product_attention"],
-                 "_fused_sdp_choice": ["scaled_dot_product_attention"],
-                 "_sparse_broadcast_to": ["broadcast_to"], "_spdiags": ["spdiags"]}.get(n, [])
+        todo += {
+            "_reshape_alias": ["view", "as_strided"],
+            "_lazy_clone": ["clone"],
+            "alias": ["clone", "view"],
+            "lift_fresh": ["clone"],
+            "_neg_view": ["neg"],
+            "absolute": ["abs"],
+            "_unsafe_view": ["view"],
+            "detach": ["clone"],
+            "_to_copy": ["to"],
+            "resize": ["resize_"],
+            "_scaled_dot_product_attention_math": ["scaled_dot_product_attention"],
+            "_fused_sdp_choice": ["scaled_dot_product_attention"],
+            "_sparse_broadcast_to": ["broadcast_to"],
+            "_spdiags": ["spdiags"],
+        }.get(n, [])
     return out[1:]
 
 
@@ -242,19 +281,39 @@ def _scenarios(torch):
         s = torch.tensor([[0.0, 1.5, 0.0], [2.5, 0.0, -1.0]]).to_sparse()
         s.indices(), s.values(), s._indices(), s._values(), s.to_dense()
         torch.zeros(2, 3).to_sparse().copy_(s * 2)
-        torch.sspaddmm(torch.zeros(2, 2).to_sparse(), s, torch.ones(3, 2), out=torch.zeros(2, 2).to_sparse())
+        torch.sspaddmm(
+            torch.zeros(2, 2).to_sparse(), s, torch.ones(3, 2), out=torch.zeros(2, 2).to_sparse()
+        )
         torch.sparse_coo_tensor(s.indices(), s.values(), (2, 3), check_invariants=True)
-        torch.sparse.spdiags(torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), torch.tensor([0, 1]), (3, 3))
+        torch.sparse.spdiags(
+            torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), torch.tensor([0, 1]), (3, 3)
+        )
         torch.tensor([[0.0, 2.0]]).to_sparse().sum(0)
 
     def nested():
         torch.nested.nested_tensor([torch.randn(2, 4), torch.randn(3, 4)])
-        m = nn.TransformerEncoder(nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, batch_first=True), 1,
-                                  enable_nested_tensor=True).eval()
+        m = nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, batch_first=True),
+            1,
+            enable_nested_tensor=True,
+        ).eval()
         with torch.no_grad():
-            m(torch.randn(2, 3, 4), src_key_padding_mask=torch.tensor([[False, False, True], [False, False, False]]))
+            m(
+                torch.randn(2, 3, 4),
+                src_key_padding_mask=torch.tensor([[False, False, True], [False, False, False]]),
+            )
 
-    return [attention, encoder, nested, packed, math_attention, scaler, optimizers, fake_quant, sparse]
+    return [
+        attention,
+        encoder,
+        nested,
+        packed,
+        math_attention,
+        scaler,
+        optimizers,
+        fake_quant,
+        sparse,
+    ]
 
 
 def _target(torch, obj, res):
@@ -282,17 +341,31 @@ def _target(torch, obj, res):
 
 
 def _aten_keys(name, wanted, exact=True):
-    keys = [k for k in _CALLS if k[0] == "aten" and k[1] == name and (not exact or not wanted or k[2] == wanted)]
+    keys = [
+        k
+        for k in _CALLS
+        if k[0] == "aten" and k[1] == name and (not exact or not wanted or k[2] == wanted)
+    ]
     keys = sorted(keys, key=lambda k: _overload_rank(k[2], wanted or k[2]))
     # a composite operator never reaches the dispatcher's Python mode: the torch-level builtin of its name does
-    return keys + [("function", id(f)) for f in _builtins(name.split("::", 1)[-1]) if ("function", id(f)) in _CALLS]
+    return keys + [
+        ("function", id(f))
+        for f in _builtins(name.split("::", 1)[-1])
+        if ("function", id(f)) in _CALLS
+    ]
 
 
 def _builtins(leaf):
     import torch
 
     out = []
-    for module in (torch._C._VariableFunctions, torch._C._nn, torch._C._linalg, torch._C._special, torch._C._fft):
+    for module in (
+        torch._C._VariableFunctions,
+        torch._C._nn,
+        torch._C._linalg,
+        torch._C._special,
+        torch._C._fft,
+    ):
         f = getattr(module, leaf, None)
         if f is not None and f not in out:
             out.append(f)
@@ -301,12 +374,21 @@ def _builtins(leaf):
 
 def _literal(torch, value, digits=0):
     """A JSON-able description of a value (floats of tensors rounded), or raise ValueError."""
-    if isinstance(value, torch.Tensor) and value.layout == torch.sparse_coo and not value.is_complex():
+    if (
+        isinstance(value, torch.Tensor)
+        and value.layout == torch.sparse_coo
+        and not value.is_complex()
+    ):
         # a COO tensor: its coalesced indices and values (the test builds it with is_coalesced as it was)
         coalesced = value.detach().coalesce()
-        return {"sparse": {"indices": _literal(torch, coalesced.indices(), digits),
-                           "values": _literal(torch, coalesced.values(), digits), "shape": list(value.shape),
-                           "coalesced": bool(value.is_coalesced())}}
+        return {
+            "sparse": {
+                "indices": _literal(torch, coalesced.indices(), digits),
+                "values": _literal(torch, coalesced.values(), digits),
+                "shape": list(value.shape),
+                "coalesced": bool(value.is_coalesced()),
+            }
+        }
     if isinstance(value, torch.Tensor) and value.is_nested:
         # a nested tensor: its components (the test compares each)
         return {"nested": [_literal(torch, t, digits) for t in value.detach().unbind()]}
@@ -321,14 +403,21 @@ def _literal(torch, value, digits=0):
                 values = [float("%.*g" % (digits, v)) for v in values]
             else:
                 values = [round(float(v), 4) for v in values]
-        return {"tensor": values, "shape": list(value.shape), "dtype": str(value.dtype).split(".")[-1],
-                "stride": list(value.stride())}
+        return {
+            "tensor": values,
+            "shape": list(value.shape),
+            "dtype": str(value.dtype).split(".")[-1],
+            "stride": list(value.stride()),
+        }
     if value is None or isinstance(value, (bool, int, str)):
         return {"value": value}
     if isinstance(value, float):
         return {"value": float("%.*g" % (digits or 17, value))}
     if isinstance(value, (list, tuple)):
-        return {"list": [_literal(torch, v, digits) for v in value], "tuple": isinstance(value, tuple)}
+        return {
+            "list": [_literal(torch, v, digits) for v in value],
+            "tuple": isinstance(value, tuple),
+        }
     if isinstance(value, (torch.dtype, torch.memory_format, torch.layout)):
         return {"torch": str(value).split(".")[-1]}
     if isinstance(value, torch.device):
@@ -353,7 +442,10 @@ def _strip(lit):
 def _run(torch, obj, lit_args, lit_kwargs, seed):
     args = [_build(torch, v) for v in lit_args]
     kwargs = dict((k, _build(torch, v)) for k, v in lit_kwargs.items())
-    before = [_cloned(torch, a) for a in args], dict((k, _cloned(torch, v)) for k, v in kwargs.items())
+    before = (
+        [_cloned(torch, a) for a in args],
+        dict((k, _cloned(torch, v)) for k, v in kwargs.items()),
+    )
     torch.manual_seed(seed)
     out = obj(*args, **kwargs)
     changed = [i for i, (b, a) in enumerate(zip(before[0], args)) if _differs(torch, b, a)]
@@ -372,7 +464,9 @@ def _differs(torch, before, after):
     if after.layout == torch.sparse_coo:
         before, after = before.coalesce(), after.coalesce()
         return before.indices().shape != after.indices().shape or not (
-            torch.equal(before.indices(), after.indices()) and torch.equal(before.values(), after.values()))
+            torch.equal(before.indices(), after.indices())
+            and torch.equal(before.values(), after.values())
+        )
     return not torch.equal(before, after)
 
 
@@ -386,7 +480,9 @@ def _cpu_arguments(torch, func, count):
     schemas = [schema] if schema is not None else []
     if not schemas:
         try:
-            schemas = list(torch._C._jit_get_schemas_for_operator("aten::" + getattr(func, "__name__", "")))
+            schemas = list(
+                torch._C._jit_get_schemas_for_operator("aten::" + getattr(func, "__name__", ""))
+            )
         except Exception:
             schemas = []
     out = []
@@ -418,15 +514,21 @@ def _check(torch, obj, func, args, kwargs):
                 out, a, kw, changed, kwchanged = _run(torch, obj, lit_args, lit_kwargs, seed)
                 if _numel(torch, out) > MAX_RESULTS:
                     return "its results have more than %d elements" % MAX_RESULTS
-                runs.append((_literal(torch, out, DIGITS),
-                             dict((str(i), _literal(torch, a[i], DIGITS)) for i in changed),
-                             dict((k, _literal(torch, kw[k], DIGITS)) for k in kwchanged)))
+                runs.append(
+                    (
+                        _literal(torch, out, DIGITS),
+                        dict((str(i), _literal(torch, a[i], DIGITS)) for i in changed),
+                        dict((k, _literal(torch, kw[k], DIGITS)) for k in kwchanged),
+                    )
+                )
     except ValueError as exc:
         return "it returns %s" % exc
     except Exception as exc:
         return "calling it with the recorded arguments failed: %s" % error_text(exc)
     if runs[0] != runs[1]:
-        return "two calls with the same arguments and seed give different results (values undefined)"
+        return (
+            "two calls with the same arguments and seed give different results (values undefined)"
+        )
     if runs[0] != runs[2]:
         return "its results depend on the random seed (the device draws other numbers)"
     # what it returned, and the tensor arguments it changed (an in-place or out= operator)
@@ -437,10 +539,17 @@ def _check(torch, obj, func, args, kwargs):
     schema = getattr(func, "_schema", None)
     if schema is not None:
         name = "%s.%s" % (schema.name, schema.overload_name or "default")
-    return {"found": True, "args": lit_args, "kwargs": lit_kwargs, "result": result,
-            "cpu_args": _cpu_arguments(torch, func, len(lit_args)),
-            "changed": changed, "kwchanged": kwchanged,
-            "recorded": name, "tolerance": [RTOL, ATOL]}
+    return {
+        "found": True,
+        "args": lit_args,
+        "kwargs": lit_kwargs,
+        "result": result,
+        "cpu_args": _cpu_arguments(torch, func, len(lit_args)),
+        "changed": changed,
+        "kwchanged": kwchanged,
+        "recorded": name,
+        "tolerance": [RTOL, ATOL],
+    }
 
 
 def _tensors(lit):
@@ -487,7 +596,12 @@ def recorded_facts(torch, obj, res):
                     found.append(got)
                 else:
                     problems.append(got)
-        if found:  # the most telling call: one whose result is not an input as it was, with a few values
+        if (
+            found
+        ):  # the most telling call: one whose result is not an input as it was, with a few values
             return max(found, key=lambda f: _score(torch, f))
-        return {"found": False, "problem": "no recorded call of %s could be used: %s" % (
-            res["path"], "; ".join(dict.fromkeys(problems).keys())[:600])}
+        return {
+            "found": False,
+            "problem": "no recorded call of %s could be used: %s"
+            % (res["path"], "; ".join(dict.fromkeys(problems).keys())[:600]),
+        }

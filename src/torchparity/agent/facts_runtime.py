@@ -9,8 +9,12 @@ import warnings
 
 from .facts_literal import dtype_src, error_text, exc_name, literal, try_literal
 
-_STORAGE_VALUES = {"bool": "[True, False, True]", "complex": "[complex(1.0, 2.0), complex(0.0, -1.0)]",
-                   "float": "[1.0, 2.5, -3.0]", "int": "[1, 2, 3]"}
+_STORAGE_VALUES = {
+    "bool": "[True, False, True]",
+    "complex": "[complex(1.0, 2.0), complex(0.0, -1.0)]",
+    "float": "[1.0, 2.5, -3.0]",
+    "int": "[1, 2, 3]",
+}
 
 
 def storage_facts(torch, obj):
@@ -26,15 +30,31 @@ def storage_facts(torch, obj):
                 return out
             probe = obj(0)
             dtype = probe.dtype
-            kind = ("bool" if dtype == torch.bool else "complex" if dtype.is_complex
-                    else "float" if dtype.is_floating_point else "int")
+            kind = (
+                "bool"
+                if dtype == torch.bool
+                else "complex"
+                if dtype.is_complex
+                else "float"
+                if dtype.is_floating_point
+                else "int"
+            )
             values_src = _STORAGE_VALUES[kind]
             s = obj(eval(values_src))
             moved = s.to(device="cpu")
-            out.update(dtype=dtype_src(torch, dtype), values=values_src, tolist=literal(s.tolist(), torch),
-                       element_size=s.element_size(), size=s.size(), moved_ok=moved.tolist() == s.tolist())
+            out.update(
+                dtype=dtype_src(torch, dtype),
+                values=values_src,
+                tolist=literal(s.tolist(), torch),
+                element_size=s.element_size(),
+                size=s.size(),
+                moved_ok=moved.tolist() == s.tolist(),
+            )
         except Exception as exc:
-            out["problem"] = "using %s on the CPU failed: %s" % (getattr(obj, "__name__", obj), error_text(exc))
+            out["problem"] = "using %s on the CPU failed: %s" % (
+                getattr(obj, "__name__", obj),
+                error_text(exc),
+            )
     return out
 
 
@@ -56,11 +76,14 @@ def backend_spelling(torch, resolution, device_type):
     module = getattr(torch, device_type, None) if device_type else None
     if module is None or device_type == "cuda":
         return ""
-    for name in [resolution.get("query", ""), resolution.get("docs_name", ""), resolution["canonical"]] + list(
-            resolution.get("aliases", [])):
+    for name in [
+        resolution.get("query", ""),
+        resolution.get("docs_name", ""),
+        resolution["canonical"],
+    ] + list(resolution.get("aliases", [])):
         for prefix in DOCUMENTED_MODULES:
             if name and name.startswith(prefix + "."):
-                rest = name[len(prefix) + 1:].split(".")
+                rest = name[len(prefix) + 1 :].split(".")
                 if rest[0] == "streams" and len(rest) > 1:  # torch.cuda.streams.Event -> Event
                     rest = rest[1:]
                 obj = module
@@ -88,12 +111,19 @@ def _timing_ok(cls):
 
 
 def runtime_facts(torch, obj, resolution, device_type):
-    out = {"callable": callable(obj), "is_class": isinstance(obj, type), "problem": "",
-           "module": resolution.get("module", ""), "leaf": resolution["path"].rsplit(".", 1)[-1]}
+    out = {
+        "callable": callable(obj),
+        "is_class": isinstance(obj, type),
+        "problem": "",
+        "module": resolution.get("module", ""),
+        "leaf": resolution["path"].rsplit(".", 1)[-1],
+    }
     spelled = backend_spelling(torch, resolution, device_type)
     out["spelled"] = spelled
     home = getattr(torch, device_type, None) if device_type else None
-    out["module_members"] = sorted(n for n in dir(home) if not n.startswith("_")) if home is not None else []
+    out["module_members"] = (
+        sorted(n for n in dir(home) if not n.startswith("_")) if home is not None else []
+    )
     out["home"] = "torch.%s" % device_type if home is not None else ""
     if spelled:
         from .objects import try_walk
@@ -129,7 +159,11 @@ def runtime_facts(torch, obj, resolution, device_type):
         return out
     try:
         value = obj()
-        out["zero_arg"] = {"ok": True, "literal": try_literal(value, torch), "type": type(value).__name__}
+        out["zero_arg"] = {
+            "ok": True,
+            "literal": try_literal(value, torch),
+            "type": type(value).__name__,
+        }
     except Exception as exc:
         out["zero_arg"] = {"ok": False, "error": error_text(exc), "raises": exc_name(exc)}
     return out
@@ -141,5 +175,12 @@ def pinned_memory_facts(torch, device_type):
     try:
         ok = bool(torch.empty(2).pin_memory().is_pinned())
     except Exception as exc:
-        return {"ok": False, "problem": "pinning host memory for %s failed here: %s" % (device_type, error_text(exc))}
-    return {"ok": ok, "problem": "" if ok else "a pinned tensor does not report is_pinned() for %s" % device_type}
+        return {
+            "ok": False,
+            "problem": "pinning host memory for %s failed here: %s"
+            % (device_type, error_text(exc)),
+        }
+    return {
+        "ok": ok,
+        "problem": "" if ok else "a pinned tensor does not report is_pinned() for %s" % device_type,
+    }

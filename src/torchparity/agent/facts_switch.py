@@ -21,9 +21,32 @@ import sys
 from .facts_literal import error_text, exc_name
 
 #: mode words a str switch is tried with (kept: those its getter reads back)
-MODE_WORDS = ("nothing", "warn", "error", "default", "none", "off", "on", "ignore", "raise", "strict", "relaxed",
-              "disabled", "enabled", "global", "thread_local", "all", "eager", "lazy", "fast", "slow", "high",
-              "highest", "medium", "low")
+MODE_WORDS = (
+    "nothing",
+    "warn",
+    "error",
+    "default",
+    "none",
+    "off",
+    "on",
+    "ignore",
+    "raise",
+    "strict",
+    "relaxed",
+    "disabled",
+    "enabled",
+    "global",
+    "thread_local",
+    "all",
+    "eager",
+    "lazy",
+    "fast",
+    "slow",
+    "high",
+    "highest",
+    "medium",
+    "low",
+)
 VERSION = re.compile(r"^_?(unsafe_)?set_version_counter$")
 
 
@@ -37,7 +60,9 @@ def _more_names(leaf):
         out += ["is_%s" % rest, "get_%s" % rest, "_is_%s" % rest, "_get_%s" % rest]
         if not rest.endswith("_enabled"):
             out.append("is_%s_enabled" % rest)
-    m = re.match(r"^(_?[a-z]+_)set_(.+)$", leaf)  # a prefix before the verb: _jit_set_X, _debug_set_X
+    m = re.match(
+        r"^(_?[a-z]+_)set_(.+)$", leaf
+    )  # a prefix before the verb: _jit_set_X, _debug_set_X
     if m:
         pre, rest = m.groups()
         out += ["%sget_%s" % (pre, rest), "%s%s" % (pre, rest), "%sis_%s" % (pre, rest)]
@@ -53,8 +78,12 @@ def _getter(torch, leaf, holder, bound=None):
     if hit is not None:
         return hit
     homes = ([(holder.__name__, holder)] if holder is not None and holder is not torch else []) + [
-        ("torch", torch), ("torch._C", torch._C)]
-    if bound is not None:  # a method of an instance (``torch.default_generator.set_state``): its getter there
+        ("torch", torch),
+        ("torch._C", torch._C),
+    ]
+    if (
+        bound is not None
+    ):  # a method of an instance (``torch.default_generator.set_state``): its getter there
         homes.insert(0, bound)
     for name in _more_names(leaf):
         for hname, home in homes:
@@ -94,7 +123,10 @@ def _keyed(torch, obj, res, device_type):
     m = GETTER.match(leaf)
     if m:  # the API is the getter: its setter by name
         under, got, enabled = m.groups()
-        getter_leaf, setter_leaves = leaf, ["%sset_%s" % (under, got)] if got else ["%sset_%s_enabled" % (under, enabled)]
+        getter_leaf, setter_leaves = (
+            leaf,
+            ["%sset_%s" % (under, got)] if got else ["%sset_%s_enabled" % (under, enabled)],
+        )
     else:
         from .facts_probe import _getter_names
 
@@ -115,7 +147,9 @@ def _keyed(torch, obj, res, device_type):
                     if isinstance(value, bool):
                         candidates = [not value, value]
                     elif isinstance(value, torch.dtype):
-                        candidates = [d for d in (torch.float16, torch.bfloat16, torch.float32) if d != value] + [value]
+                        candidates = [
+                            d for d in (torch.float16, torch.bfloat16, torch.float32) if d != value
+                        ] + [value]
                     else:
                         continue
                     accepted = []
@@ -131,9 +165,15 @@ def _keyed(torch, obj, res, device_type):
                         put(key, value)
                     if get(key) != value or len(accepted) < 2:
                         continue
-                    return {"found": True, "kind": "keyed", "key": key, "getter": "%s.%s" % (hname, gname),
-                            "setter": "%s.%s" % (hname, setter_leaf), "saved": _spelled(torch, value),
-                            "accepted": [_spelled(torch, v) for v in accepted]}
+                    return {
+                        "found": True,
+                        "kind": "keyed",
+                        "key": key,
+                        "getter": "%s.%s" % (hname, gname),
+                        "setter": "%s.%s" % (hname, setter_leaf),
+                        "saved": _spelled(torch, value),
+                        "accepted": [_spelled(torch, v) for v in accepted],
+                    }
     return None
 
 
@@ -166,14 +206,24 @@ def switch_facts(torch, obj, res, device_type=""):
     if isinstance(value, bool):
         candidates, kind = [True, False], "bool"
     elif isinstance(value, torch.dtype):
-        candidates, kind = [value] + [d for d in (torch.float16, torch.bfloat16, torch.float32, torch.float64)
-                                      if d != value], "dtype"
+        candidates, kind = (
+            [value]
+            + [
+                d
+                for d in (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+                if d != value
+            ],
+            "dtype",
+        )
     elif isinstance(value, int):
         candidates, kind = [value] + [v for v in (value + 1, 1, 2) if v != value], "int"
     elif isinstance(value, str):
         candidates, kind = [value] + [w for w in MODE_WORDS if w != value], "str"
     else:
-        return {"found": False, "problem": "the getter %s gives a %s, no switch kind" % (getter, type(value).__name__)}
+        return {
+            "found": False,
+            "problem": "the getter %s gives a %s, no switch kind" % (getter, type(value).__name__),
+        }
     accepted = []
     try:
         for v in candidates:
@@ -195,7 +245,9 @@ def switch_facts(torch, obj, res, device_type=""):
     if eval(getter, env) != value:
         return {"found": False, "problem": "%s did not restore the value it read" % leaf}
     if kind == "dtype":
-        out.update(kind=kind, saved=_spelled(torch, value), accepted=[_spelled(torch, v) for v in accepted])
+        out.update(
+            kind=kind, saved=_spelled(torch, value), accepted=[_spelled(torch, v) for v in accepted]
+        )
         return out
     out.update(kind=kind, saved=value, accepted=accepted)
     return out
@@ -219,8 +271,17 @@ def _state(torch, obj, getter, value, env, out):
             continue
         if torch.equal(back, saved) and torch.equal(first, again):
             owner = getattr(obj, "__self__", None)
-            out.update(kind="state", mover=mover, returns="none" if returned is None else
-                       "self" if owner is not None and returned is owner else "other")
+            out.update(
+                kind="state",
+                mover=mover,
+                returns="none"
+                if returned is None
+                else "self"
+                if owner is not None and returned is owner
+                else "other",
+            )
             return out
-    return {"found": False, "problem": "no draw moved the state %s reads and was repeated after it was set"
-            % getter}
+    return {
+        "found": False,
+        "problem": "no draw moved the state %s reads and was repeated after it was set" % getter,
+    }

@@ -167,12 +167,16 @@ def in_child(fn, args=(), kwargs=None, timeout=TIMEOUT):
         raise ChildFailed("did not finish within %.0f s" % timeout, "timeout")
     data = b"".join(chunks)
     if not data:
-        raise ChildFailed("ended without a result (%s)" % _status_text(status), _status_text(status))
+        raise ChildFailed(
+            "ended without a result (%s)" % _status_text(status), _status_text(status)
+        )
     try:
         ok, value = pickle.loads(data)
     except Exception:
-        raise ChildFailed("sent back a result that cannot be read (%s)" % _status_text(status),
-                          _status_text(status)) from None
+        raise ChildFailed(
+            "sent back a result that cannot be read (%s)" % _status_text(status),
+            _status_text(status),
+        ) from None
     if not ok:
         raise ChildFailed(str(value), _status_text(status), raised=True)
     return value
@@ -201,4 +205,7 @@ def isolated_facts(what, fn, args=(), device_type="", timeout=300.0):
     try:
         return in_child(_as_json, (fn, args), timeout=timeout)
     except ChildFailed as exc:
-        return {"problem": "measuring the %s facts failed: the call %s" % (what, exc), "found": False}
+        return {
+            "problem": "measuring the %s facts failed: the call %s" % (what, exc),
+            "found": False,
+        }

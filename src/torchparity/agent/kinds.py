@@ -9,8 +9,18 @@ from .objects import is_op_packet, qualified_name
 from .sources import class_source
 
 KINDS = (
-    "module", "function", "builtin", "class", "context-manager", "method", "classmethod",
-    "staticmethod", "property", "attribute", "storage-class", "enum-member",
+    "module",
+    "function",
+    "builtin",
+    "class",
+    "context-manager",
+    "method",
+    "classmethod",
+    "staticmethod",
+    "property",
+    "attribute",
+    "storage-class",
+    "enum-member",
 )
 
 MEMBER_KINDS = ("method", "classmethod", "staticmethod", "property")
@@ -52,8 +62,14 @@ def _is_enum_member(obj):
 def _storage_bases():
     torch = sys.modules.get("torch")
     bases = []
-    for path in ("storage.TypedStorage", "storage.UntypedStorage", "storage._StorageBase",
-                 "UntypedStorage", "TypedStorage", "_C.StorageBase"):
+    for path in (
+        "storage.TypedStorage",
+        "storage.UntypedStorage",
+        "storage._StorageBase",
+        "UntypedStorage",
+        "TypedStorage",
+        "_C.StorageBase",
+    ):
         obj = torch
         for part in path.split("."):
             obj = getattr(obj, part, None)
@@ -95,7 +111,11 @@ def kind_of(hit):
             return "attribute", "slot (member descriptor)", raw, definer
         if inspect.isfunction(raw):
             return "method", "Python method", raw, definer
-        if inspect.ismethoddescriptor(raw) or inspect.isbuiltin(raw) or tname == "wrapper_descriptor":
+        if (
+            inspect.ismethoddescriptor(raw)
+            or inspect.isbuiltin(raw)
+            or tname == "wrapper_descriptor"
+        ):
             return "method", "C method (%s)" % tname, raw, definer
         if callable(raw) and hasattr(raw, "__get__"):
             return "method", "callable descriptor (%s)" % tname, raw, definer
@@ -105,8 +125,12 @@ def kind_of(hit):
             return "storage-class", "storage class", raw, definer
         if is_context_manager(obj):
             deco = "__call__" in class_attrs(obj)
-            return ("context-manager", "context manager and decorator" if deco else "context manager",
-                    raw, definer)
+            return (
+                "context-manager",
+                "context manager and decorator" if deco else "context manager",
+                raw,
+                definer,
+            )
         python = class_source(obj) is not None
         return "class", "Python class" if python else "C extension class", raw, definer
     if inspect.isfunction(inspect.unwrap(obj)) if callable(obj) else False:
@@ -115,8 +139,12 @@ def kind_of(hit):
         return "builtin", "C builtin", raw, definer
     if is_op_packet(obj):
         return "builtin", "ATen operator (%s)" % type(obj).__name__, raw, definer
-    if inspect.ismethod(obj) or (callable(obj) and not isinstance(parent, types.ModuleType)
-                                 and parent is not None and not isinstance(parent, type)):
+    if inspect.ismethod(obj) or (
+        callable(obj)
+        and not isinstance(parent, types.ModuleType)
+        and parent is not None
+        and not isinstance(parent, type)
+    ):
         return "method", "bound method", raw, definer
     return "attribute", "instance of %s" % qualified_name(type(obj)), raw, definer
 

@@ -32,8 +32,13 @@ def serve_channel(ctx, chan):
         try:
             answer = worker.run_forked(ctx, job, close_fds=channel_fds)
         except Exception as exc:  # the worker itself must keep answering
-            answer = {"id": job.get("id"), "op": job.get("op"), "status": "ERROR", "token": job.get("token"),
-                      "error": "%s: %s" % (type(exc).__name__, exc)}
+            answer = {
+                "id": job.get("id"),
+                "op": job.get("op"),
+                "status": "ERROR",
+                "token": job.get("token"),
+                "error": "%s: %s" % (type(exc).__name__, exc),
+            }
         chan.send(answer)
 
 
@@ -78,7 +83,12 @@ def lane_status(pid, wait=STOP_SECONDS):
         try:
             got, status = os.waitpid(pid, os.WNOHANG)
         except ChildProcessError:
-            return {"pid": pid, "exit_code": None, "signal": None, "why": "not a lane of this worker"}
+            return {
+                "pid": pid,
+                "exit_code": None,
+                "signal": None,
+                "why": "not a lane of this worker",
+            }
         if got == pid:
             if os.WIFSIGNALED(status):
                 return {"pid": pid, "exit_code": None, "signal": os.WTERMSIG(status)}
@@ -98,8 +108,15 @@ def supervise(chan):
         if msg.get("op") == "lane_status":
             chan.send(lane_status(int(msg.get("pid") or 0)))
             continue
-        chan.send({"id": msg.get("id"), "op": msg.get("op"), "status": "ERROR", "token": msg.get("token"),
-                   "error": "this worker runs jobs in its lanes; send them there"})
+        chan.send(
+            {
+                "id": msg.get("id"),
+                "op": msg.get("op"),
+                "status": "ERROR",
+                "token": msg.get("token"),
+                "error": "this worker runs jobs in its lanes; send them there",
+            }
+        )
     stop_lanes()
     return 0
 

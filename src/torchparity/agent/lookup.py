@@ -90,7 +90,9 @@ def _pick(found):
 
 def locate(name, backend_module=""):
     """Find ``name`` (qualified, short or moved); returns Found or raises NotFound."""
-    name = re.sub(r"\(\)$", "", name.strip().strip("`"))  # ``torch.Tensor.add_()`` as written in prose
+    name = re.sub(
+        r"\(\)$", "", name.strip().strip("`")
+    )  # ``torch.Tensor.add_()`` as written in prose
     parts = [p for p in name.split(".") if p]
     if not parts:
         raise NotFound(name, "", name, [])
@@ -114,7 +116,11 @@ def locate(name, backend_module=""):
         if hit is not None:
             hit.via = "short form of %s.%s" % (root, name)
             return hit
-    furthest, missing, suggestions = roots[0], parts[0], suggest(import_name(roots[0]), roots[0], parts[0])
+    furthest, missing, suggestions = (
+        roots[0],
+        parts[0],
+        suggest(import_name(roots[0]), roots[0], parts[0]),
+    )
     for root in roots:  # the deepest spot any root reaches
         try:
             walk("%s.%s" % (root, name))
@@ -137,7 +143,7 @@ def _shadowed(name, exc):
     if hiding is None or hiding.obj is mod:
         return None
     obj = mod
-    for part in name[len(exc.furthest) + 1:].split("."):
+    for part in name[len(exc.furthest) + 1 :].split("."):
         try:
             obj = getattr(obj, part)
         except Exception:
@@ -147,7 +153,11 @@ def _shadowed(name, exc):
         alt = try_walk("%s.%s" % (parent, leaf)) if "." in exc.furthest else None
         if alt is None or alt.obj is not obj:
             return None
-        alt.via = "%s is hidden by the object of its name; %s is %s" % (exc.furthest, name, alt.path)
+        alt.via = "%s is hidden by the object of its name; %s is %s" % (
+            exc.furthest,
+            name,
+            alt.path,
+        )
         return alt
     hiding.via = "%s is hidden by the object of its name, which is %s" % (exc.furthest, name)
     return hiding

@@ -58,21 +58,38 @@ def serve(backend_module, device, allow_cpu_fallback=False, modules=(), lanes=()
     try:
         ctx = _context(backend_module, device, allow_cpu_fallback)
     except backend.ImportFailure as exc:
-        chan.send({"event": "import_error", "module": exc.module, "detail": exc.detail,
-                   "python": sys.executable})
+        chan.send(
+            {
+                "event": "import_error",
+                "module": exc.module,
+                "detail": exc.detail,
+                "python": sys.executable,
+            }
+        )
         return EXIT_IMPORT_FAILED
     report = _preload(ctx, modules) if modules else []
     worker.stop_on_sigterm()
     # a job's child (and what a test starts) cannot open this process's descriptors or read its memory
     worker.set_dumpable(False)
     subreaper = reap.become_subreaper()
-    tracking = reap.TRACKING_SUBREAPER if subreaper else (
-        reap.TRACKING_PROC if reap.have_proc() else reap.TRACKING_GROUP)
-    hello = {"event": "ready", "pid": os.getpid(), "protocol": AGENT_PROTOCOL,
-             "python": sys.executable, "torch_version": str(ctx.torch.__version__),
-             "process_tracking": tracking, "preload": report}
+    tracking = (
+        reap.TRACKING_SUBREAPER
+        if subreaper
+        else (reap.TRACKING_PROC if reap.have_proc() else reap.TRACKING_GROUP)
+    )
+    hello = {
+        "event": "ready",
+        "pid": os.getpid(),
+        "protocol": AGENT_PROTOCOL,
+        "python": sys.executable,
+        "torch_version": str(ctx.torch.__version__),
+        "process_tracking": tracking,
+        "preload": report,
+    }
     if any(entry.get("initialised") for entry in report):
-        chan.send(hello)  # the controller starts a worker without that import; no job is forked here
+        chan.send(
+            hello
+        )  # the controller starts a worker without that import; no job is forked here
         return 0
     if lanes:
         hello["lanes"] = lanes_mod.start(ctx, lanes, chan)
@@ -141,6 +158,8 @@ def main(argv=None):
         return serve(argv[1], argv[2], fallback, modules, _lane_fds(options.get("lanes", "")))
     if len(argv) >= 4 and argv[0] == "once":
         return once(argv[1], argv[2], argv[3], fallback, options.get("answer", ""))
-    sys.stderr.write("usage: agent serve BACKEND DEVICE [%s] | once BACKEND DEVICE JOB_JSON [%s]\n"
-                     % (ALLOW_CPU_FALLBACK, ALLOW_CPU_FALLBACK))
+    sys.stderr.write(
+        "usage: agent serve BACKEND DEVICE [%s] | once BACKEND DEVICE JOB_JSON [%s]\n"
+        % (ALLOW_CPU_FALLBACK, ALLOW_CPU_FALLBACK)
+    )
     return 2

@@ -72,7 +72,7 @@ def walk(path):
         if not ok:
             raise NotFound(path, reached, part, suggest(obj, reached, part), ())
         parent, attr, obj = obj, part, value
-        reached = ".".join(parts[:i + 1])
+        reached = ".".join(parts[: i + 1])
     return Found(path, obj, parent, attr)
 
 

@@ -25,7 +25,9 @@ MAX_LITERAL = 300
 MAX_BUFFERS = 6
 MAX_BUFFER_ITEMS = 64
 #: text that differs between machines: a literal holding it is not asserted
-_LOCAL = [p for p in (os.path.expanduser("~"), tempfile.gettempdir(), os.getcwd()) if p and p != "/"]
+_LOCAL = [
+    p for p in (os.path.expanduser("~"), tempfile.gettempdir(), os.getcwd()) if p and p != "/"
+]
 
 
 def type_path(cls):
@@ -54,9 +56,13 @@ def _literal(value, torch):
 
 
 def _is_iterator(value):
-    return isinstance(value, (types.GeneratorType, type(iter(())), type(iter([])), type(iter({}))))  \
-        or (hasattr(value, "__next__") and getattr(value, "__iter__", None) is not None
-            and not isinstance(value, (str, bytes)))
+    return isinstance(
+        value, (types.GeneratorType, type(iter(())), type(iter([])), type(iter({})))
+    ) or (
+        hasattr(value, "__next__")
+        and getattr(value, "__iter__", None) is not None
+        and not isinstance(value, (str, bytes))
+    )
 
 
 def is_iterator(value):
@@ -77,8 +83,14 @@ class Observer(object):
         self.named = named or {}
         self.checks = []
         #: the storage classes this torch has (a small storage is held by its bytes)
-        self.storages = tuple(c for c in (getattr(torch, "UntypedStorage", None),
-                                          getattr(getattr(torch, "storage", None), "TypedStorage", None)) if c)
+        self.storages = tuple(
+            c
+            for c in (
+                getattr(torch, "UntypedStorage", None),
+                getattr(getattr(torch, "storage", None), "TypedStorage", None),
+            )
+            if c
+        )
 
     def add(self, kind, expr, payload):
         if len(self.checks) < self.limit:
@@ -106,7 +118,9 @@ class Observer(object):
                 self.add("float", expr, src)
             return
         if isinstance(value, torch.Tensor) and callable(getattr(value, "full_tensor", None)):
-            self._type(value, expr)  # a DTensor: its type, its placements and the whole tensor it stands for
+            self._type(
+                value, expr
+            )  # a DTensor: its type, its placements and the whole tensor it stands for
             placements = _literal([str(p) for p in value.placements], torch)
             if placements is not None:
                 self.add("eq", "[str(p) for p in %s.placements]" % expr, placements)
@@ -122,7 +136,11 @@ class Observer(object):
             return
         if depth == 0 and self._typing(value, expr):
             return
-        if isinstance(value, (list, tuple)) and type(value) in (list, tuple) and self._has_tensor_or_float(value):
+        if (
+            isinstance(value, (list, tuple))
+            and type(value) in (list, tuple)
+            and self._has_tensor_or_float(value)
+        ):
             self.add("eq", "len(%s)" % expr, str(len(value)))
             for i, item in enumerate(value[:MAX_ITEMS]):
                 self.observe(item, "%s[%d]" % (expr, i), depth + 1)
@@ -134,7 +152,9 @@ class Observer(object):
             if src is not None:
                 self.add("eq", "%s.cpu().tolist()" % expr, src)
             return
-        if isinstance(value, enum.Enum):  # before its text or number: a member is held by class and name
+        if isinstance(
+            value, enum.Enum
+        ):  # before its text or number: a member is held by class and name
             self._structure(value, expr, depth)
             return
         src = _literal(value, torch)
@@ -154,8 +174,12 @@ class Observer(object):
     def _awaited(self, value, expr, depth):
         """A future by its type and the value it completes with (``rpc_async``'s); an RPC reference by its type
         and the value it holds (``remote``'s ``to_here()``)."""
-        if isinstance(value, getattr(self.torch._C, "Future", ())):  # torch.futures.Future and rpc_async's
-            for _ in range(50):  # a blocking wait would outlast the probe's timer (it runs without the GIL)
+        if isinstance(
+            value, getattr(self.torch._C, "Future", ())
+        ):  # torch.futures.Future and rpc_async's
+            for _ in range(
+                50
+            ):  # a blocking wait would outlast the probe's timer (it runs without the GIL)
                 if value.done():
                     break
                 time.sleep(0.1)
@@ -163,7 +187,9 @@ class Observer(object):
                 return False
             got = value.wait()
             member = "wait"
-        elif type(value).__name__ in ("PyRRef", "RRef") and callable(getattr(value, "to_here", None)):
+        elif type(value).__name__ in ("PyRRef", "RRef") and callable(
+            getattr(value, "to_here", None)
+        ):
             got = value.to_here(timeout=10.0)
             member = "to_here"
         else:
@@ -187,10 +213,16 @@ class Observer(object):
             graph = getattr(value, "graph", None)
             if graph is not None and hasattr(graph, "nodes") and not callable(graph.nodes):
                 ops = [str(n.op) for n in graph.nodes]
-                self.add("eq", "[n.op for n in %s.graph.nodes]" % expr, _literal(ops, torch) or "[]")
+                self.add(
+                    "eq", "[n.op for n in %s.graph.nodes]" % expr, _literal(ops, torch) or "[]"
+                )
                 if len(ops) <= 16:  # their names in order: a node moved among nodes of one op shows
                     names = [str(n.name) for n in graph.nodes]
-                    self.add("eq", "[n.name for n in %s.graph.nodes]" % expr, _literal(names, torch) or "[]")
+                    self.add(
+                        "eq",
+                        "[n.name for n in %s.graph.nodes]" % expr,
+                        _literal(names, torch) or "[]",
+                    )
         except Exception:
             pass
         try:
@@ -214,7 +246,11 @@ class Observer(object):
         if len(buffers) > MAX_BUFFERS:
             return
         for name, buf in buffers:
-            if isinstance(buf, self.torch.Tensor) and buf.numel() <= MAX_BUFFER_ITEMS and re.match(r"^\w+$", name):
+            if (
+                isinstance(buf, self.torch.Tensor)
+                and buf.numel() <= MAX_BUFFER_ITEMS
+                and re.match(r"^\w+$", name)
+            ):
                 self._tensor(buf, "%s.get_buffer(%r)" % (expr, name))
 
     def _typing(self, value, expr):
@@ -223,37 +259,61 @@ class Observer(object):
         torch = self.torch
         if isinstance(value, type) and getattr(value, "_is_protocol", False):
             self.add("is", "%s._is_protocol" % expr, "True")
-            members = _literal(sorted(n for n in vars(value) if n == "__call__" or not n.startswith("_")), torch)
+            members = _literal(
+                sorted(n for n in vars(value) if n == "__call__" or not n.startswith("_")), torch
+            )
             if members is not None:
-                self.add("eq", "sorted(n for n in vars(%s) if n == \"__call__\" or not n.startswith(\"_\"))" % expr,
-                         members)
+                self.add(
+                    "eq",
+                    'sorted(n for n in vars(%s) if n == "__call__" or not n.startswith("_"))'
+                    % expr,
+                    members,
+                )
             code = getattr(vars(value).get("__call__"), "__code__", None)
             if code is not None:
-                names = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+                names = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
                 src = _literal(names, torch)
                 if src is not None:
-                    self.add("eq", "list(%s.__call__.__code__.co_varnames[:%d])" % (expr, len(names)), src)
+                    self.add(
+                        "eq",
+                        "list(%s.__call__.__code__.co_varnames[:%d])" % (expr, len(names)),
+                        src,
+                    )
             return True
         origin, args = getattr(value, "__origin__", None), getattr(value, "__args__", None)
-        if origin is None or not isinstance(args, tuple) or isinstance(value, type) or type(value).__module__ != "typing":
+        if (
+            origin is None
+            or not isinstance(args, tuple)
+            or isinstance(value, type)
+            or type(value).__module__ != "typing"
+        ):
             return False
-        self.add("eq", "repr(%s.__origin__)" % expr, _literal(repr(origin), torch) or repr(repr(origin)))
+        self.add(
+            "eq", "repr(%s.__origin__)" % expr, _literal(repr(origin), torch) or repr(repr(origin))
+        )
         names = _literal([getattr(a, "__name__", None) or repr(a) for a in args], torch)
         if names is not None:  # too long or local to this machine: not asserted
-            self.add("eq", "[getattr(a, \"__name__\", None) or repr(a) for a in %s.__args__]" % expr, names)
+            self.add(
+                "eq", '[getattr(a, "__name__", None) or repr(a) for a in %s.__args__]' % expr, names
+            )
         return True
 
     def _program(self, value, expr):
         """An exported program: its type, the ATen operators of its graph and what its module gives for a
         tensor (an exported ``relu``: ``[1, 0, 3]``)."""
         torch = self.torch
-        if type(value).__name__ != "ExportedProgram" or not callable(getattr(value, "module", None)):
+        if type(value).__name__ != "ExportedProgram" or not callable(
+            getattr(value, "module", None)
+        ):
             return False
         self._type(value, expr)
         try:
             targets = [str(n.target) for n in value.graph.nodes if n.op == "call_function"]
-            self.add("eq", "[str(n.target) for n in %s.graph.nodes if n.op == \"call_function\"]" % expr,
-                     _literal(targets, torch) or "[]")
+            self.add(
+                "eq",
+                '[str(n.target) for n in %s.graph.nodes if n.op == "call_function"]' % expr,
+                _literal(targets, torch) or "[]",
+            )
         except Exception:
             pass
         arg = "torch.tensor([1.0, -2.0, 3.0], device=DEVICE)"
@@ -289,27 +349,42 @@ class Observer(object):
         dtype = _literal(value.dtype, torch)
         if dtype:
             self.add("eq", "%s.dtype" % expr, dtype)
-        if value.layout == torch.strided and not value.is_meta and value.numel() and (
-                value.dtype.is_floating_point or value.dtype in (torch.int32, torch.int64, torch.int16)):
+        if (
+            value.layout == torch.strided
+            and not value.is_meta
+            and value.numel()
+            and (
+                value.dtype.is_floating_point
+                or value.dtype in (torch.int32, torch.int64, torch.int16)
+            )
+        ):
             total = float(value.detach().double().sum().cpu())
             self.add("float", "%s.double().sum().item()" % expr, _literal(total, torch))
 
     def _structure(self, value, expr, depth):
         self._type(value, expr)
         enum_name = getattr(value, "name", None)
-        members = getattr(type(value), "__members__", None)  # a pybind11 enum's dict, an Enum's mapping proxy
+        members = getattr(
+            type(value), "__members__", None
+        )  # a pybind11 enum's dict, an Enum's mapping proxy
         if isinstance(members, (dict, types.MappingProxyType)) and isinstance(enum_name, str):
             self.add("eq", "%s.name" % expr, _literal(enum_name, self.torch) or repr(enum_name))
             return
         if isinstance(value, dict):
-            keys = list(value)[:MAX_ITEMS + 4]
+            keys = list(value)[: MAX_ITEMS + 4]
             ksrc = _literal(keys, self.torch)
             self.add("eq", "len(%s)" % expr, str(len(value)))
             if ksrc is not None:  # the first keys only, of a larger dict
-                shown = "list(%s)" % expr if len(keys) == len(value) else "list(%s)[:%d]" % (expr, len(keys))
+                shown = (
+                    "list(%s)" % expr
+                    if len(keys) == len(value)
+                    else "list(%s)[:%d]" % (expr, len(keys))
+                )
                 self.add("eq", shown, ksrc)
                 for key in keys[:MAX_ITEMS]:
-                    self.observe(value[key], "%s[%s]" % (expr, _literal(key, self.torch)), depth + 1)
+                    self.observe(
+                        value[key], "%s[%s]" % (expr, _literal(key, self.torch)), depth + 1
+                    )
             return
         if isinstance(value, (list, tuple)):
             self.add("eq", "len(%s)" % expr, str(len(value)))
@@ -335,23 +410,30 @@ class Observer(object):
         rest = [(n, a) for n, a in attrs if (n, a) not in plain]
         shown = (plain + rest)[:MAX_ITEMS]
         if self.wide and depth == 0:
-            shown = plain + rest[:max(0, MAX_ITEMS - len(plain))]
+            shown = plain + rest[: max(0, MAX_ITEMS - len(plain))]
         for name, attr in shown:
             self.observe(attr, "%s.%s" % (expr, name), depth + 1)
 
 
 def _uninitialized(value, torch):
-    mixin = getattr(getattr(getattr(torch, "nn", None), "parameter", None), "UninitializedTensorMixin", None)
+    mixin = getattr(
+        getattr(getattr(torch, "nn", None), "parameter", None), "UninitializedTensorMixin", None
+    )
     return mixin is not None and isinstance(value, mixin)
 
 
 def _opaque(value):
     """A context manager, generator, coroutine, code object or frame: its attributes are machinery (a code
     object's file is where the measurement compiled it), not results."""
-    if isinstance(value, (types.GeneratorType, types.CoroutineType, types.CodeType, types.FrameType)):
+    if isinstance(
+        value, (types.GeneratorType, types.CoroutineType, types.CodeType, types.FrameType)
+    ):
         return True
-    return hasattr(type(value), "__enter__") and hasattr(type(value), "__exit__") and type(value).__module__ in (
-        "contextlib", "builtins")
+    return (
+        hasattr(type(value), "__enter__")
+        and hasattr(type(value), "__exit__")
+        and type(value).__module__ in ("contextlib", "builtins")
+    )
 
 
 def _descriptor_attrs(value):
@@ -361,7 +443,11 @@ def _descriptor_attrs(value):
         if name.startswith("_"):
             continue
         raw = inspect.getattr_static(type(value), name, None)
-        if isinstance(raw, property) or inspect.isdatadescriptor(raw) or inspect.ismemberdescriptor(raw):
+        if (
+            isinstance(raw, property)
+            or inspect.isdatadescriptor(raw)
+            or inspect.ismemberdescriptor(raw)
+        ):
             try:
                 items.append((name, getattr(value, name)))
             except Exception:
@@ -379,7 +465,11 @@ def _public_attrs(value):
         items = _descriptor_attrs(value)
     out = []
     for name, attr in items:
-        if name.startswith("_") or inspect.isroutine(attr) or isinstance(attr, (types.ModuleType, type)):
+        if (
+            name.startswith("_")
+            or inspect.isroutine(attr)
+            or isinstance(attr, (types.ModuleType, type))
+        ):
             continue
         out.append((name, attr))
     return out

@@ -44,7 +44,7 @@ def _lambda_node(fn):
     if code is None or getattr(fn, "__name__", "") != "<lambda>":
         return None
     found = _lambdas(code.co_filename).get(code.co_firstlineno, [])
-    params = code.co_varnames[:code.co_argcount]
+    params = code.co_varnames[: code.co_argcount]
     found = [n for n in found if tuple(a.arg for a in n.args.args) == params]
     return found[0] if len(found) == 1 else None
 
@@ -81,7 +81,9 @@ def _binding(node):
     if a.vararg is not None:
         if names:
             rest = len(names) - 1
-            bound["*" + a.vararg.arg] = "*%s.args[%d:]" % (SAMPLE, rest) if rest else "*%s.args" % SAMPLE
+            bound["*" + a.vararg.arg] = (
+                "*%s.args[%d:]" % (SAMPLE, rest) if rest else "*%s.args" % SAMPLE
+            )
         else:
             bound["*" + a.vararg.arg] = "%s.input, *%s.args" % (SAMPLE, SAMPLE)
     if a.kwarg is not None:
@@ -104,7 +106,11 @@ def wrapped_call(fn, obj):
     lambda that only rearranges its parameters into one call of ``obj``."""
     name = getattr(obj, "__name__", None)
     code = getattr(fn, "__code__", None)
-    if not isinstance(name, str) or code is None or not {name, name.rsplit("_", 1)[-1]} & set(code.co_names):
+    if (
+        not isinstance(name, str)
+        or code is None
+        or not {name, name.rsplit("_", 1)[-1]} & set(code.co_names)
+    ):
         # the lambda names no attribute or global of the API's name (``special_polygamma`` is reached as
         # ``torch.special.polygamma``): no need to read its source
         return None
@@ -139,7 +145,6 @@ def wrapped_call(fn, obj):
             return None
         out.append("%s=%s" % (kw.arg, text))
     return ", ".join(out)
-
 
 
 class _Sample(object):

@@ -24,8 +24,15 @@ from . import (
 class Context(object):
     """What the worker imported once, shared by every job."""
 
-    def __init__(self, torch, backend_mod, backend_module, requested_device, initialized_at_import,
-                 allow_cpu_fallback=False):
+    def __init__(
+        self,
+        torch,
+        backend_mod,
+        backend_module,
+        requested_device,
+        initialized_at_import,
+        allow_cpu_fallback=False,
+    ):
         self.torch = torch
         self.backend_mod = backend_mod
         self.backend_module = backend_module
@@ -39,8 +46,9 @@ class Context(object):
     def _chosen(self):
         # asked in the job's process only: availability may initialise the device runtime
         if self._choice is None:
-            self._choice = backend.choose_device(self.torch, self.requested_device, self.backend_module,
-                                                 self.allow_cpu_fallback)
+            self._choice = backend.choose_device(
+                self.torch, self.requested_device, self.backend_module, self.allow_cpu_fallback
+            )
         return self._choice
 
     @property
@@ -64,23 +72,32 @@ class Context(object):
         problem = backend.init_device(self.torch, self.device_type)
         if problem and self.initialized_at_import:
             # the warm worker's rule: import the backend, never initialise the device before fork
-            problem = ("the %s device was already initialised in the warm worker when it imported the "
-                       "backend, before this job was forked, and a forked child cannot use it (run with "
-                       "--fresh, or fix the backend's import): %s" % (self.device_type, problem))
+            problem = (
+                "the %s device was already initialised in the warm worker when it imported the "
+                "backend, before this job was forked, and a forked child cannot use it (run with "
+                "--fresh, or fix the backend's import): %s" % (self.device_type, problem)
+            )
         return problem
 
 
 def op_probe(ctx, args):
-    facts = probe.probe(ctx.torch, ctx.backend_mod, ctx.backend_module, ctx.device_type,
-                        ctx.initialized_at_import)
+    facts = probe.probe(
+        ctx.torch, ctx.backend_mod, ctx.backend_module, ctx.device_type, ctx.initialized_at_import
+    )
     # which device, and why: asked for by name, the CPU fallback, or what "auto" found
     at = facts.index(("device_type", ctx.device_type)) + 1
-    facts[at:at] = [("device_requested", ctx.requested_device or "auto"),
-                    ("device_choice", probe.one_line(ctx.device_reason))]
+    facts[at:at] = [
+        ("device_requested", ctx.requested_device or "auto"),
+        ("device_choice", probe.one_line(ctx.device_reason)),
+    ]
     for key, value in facts:
         print("%s=%s" % (key, value))
-    out = {"facts": [[k, v] for k, v in facts], "device_type": ctx.device_type,
-           "device_requested": ctx.requested_device or "auto", "device_reason": ctx.device_reason}
+    out = {
+        "facts": [[k, v] for k, v in facts],
+        "device_type": ctx.device_type,
+        "device_requested": ctx.requested_device or "auto",
+        "device_reason": ctx.device_reason,
+    }
     if ctx.device_problem:
         out["device_problem"] = ctx.device_problem
     return out
@@ -108,9 +125,16 @@ def op_states(ctx, args):
     out = []
     for name, spec in state.registry(ctx.device_type).items():
         why = spec.available()
-        out.append({"name": name, "title": spec.title, "doc": spec.doc,
-                    "values": [state._jsonable(v) for v in spec.values(ctx.device_type)],
-                    "available": not why, "why": why})
+        out.append(
+            {
+                "name": name,
+                "title": spec.title,
+                "doc": spec.doc,
+                "values": [state._jsonable(v) for v in spec.values(ctx.device_type)],
+                "available": not why,
+                "why": why,
+            }
+        )
     return {"states": out, "api_states": {k: list(v) for k, v in state.API_STATES.items()}}
 
 
@@ -121,8 +145,12 @@ def op_resolve(ctx, args):
         for item in results:
             if item["status"] == "ok":
                 item["trace"] = trace.trace_sample(ctx, item["resolution"])
-    return {"results": results, "device_type": ctx.device_type,
-            "torch_version": str(ctx.torch.__version__), "exit_code": 0}
+    return {
+        "results": results,
+        "device_type": ctx.device_type,
+        "torch_version": str(ctx.torch.__version__),
+        "exit_code": 0,
+    }
 
 
 OPS = {

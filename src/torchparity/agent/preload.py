@@ -155,8 +155,16 @@ class Replay(object):
                 _set(owner, name, before)  # the worker and every job start as a fresh interpreter
 
     def described(self):
-        what = ["%s.%s" % (o.get("__name__") if isinstance(o, dict) else getattr(o, "__name__", type(o).__name__), n)
-                for o, n, _, _ in self.changes]
+        what = [
+            "%s.%s"
+            % (
+                o.get("__name__")
+                if isinstance(o, dict)
+                else getattr(o, "__name__", type(o).__name__),
+                n,
+            )
+            for o, n, _, _ in self.changes
+        ]
         return what + ["__main__ of the modules that bound it"]
 
     def arm(self):
@@ -167,7 +175,8 @@ class Replay(object):
         def watching(name, globals=None, locals=None, fromlist=(), level=0):
             target = _absolute(name, globals, level)
             if target in replay.triggers or any(
-                    target + "." + item in replay.triggers for item in fromlist or ()):
+                target + "." + item in replay.triggers for item in fromlist or ()
+            ):
                 replay.fire()
             return original(name, globals, locals, fromlist, level)
 
@@ -250,8 +259,11 @@ def preload(torch, modules, device_type):
                 if late is None:
                     late = reads_argv_late()
                 if not late:
-                    entry.update(status="skipped", why="this torch's test framework reads the command line "
-                                 "when imported (no parse_cmd_line_args)")
+                    entry.update(
+                        status="skipped",
+                        why="this torch's test framework reads the command line "
+                        "when imported (no parse_cmd_line_args)",
+                    )
                     continue
             before = set(_initialised(torch, devices))
             watched = Replay(torch, (), None).watch() if TORCH_TESTING not in sys.modules else None
@@ -273,16 +285,30 @@ def preload(torch, modules, device_type):
             os.environ.pop(NVML_CHECK, None)
         else:
             os.environ[NVML_CHECK] = saved
-    if replay is not None:  # modules that imported the framework later (the backend's) trigger it too
+    if (
+        replay is not None
+    ):  # modules that imported the framework later (the backend's) trigger it too
         replay.triggers = frozenset(replay.triggers | graph.reaching(TORCH_TESTING))
     changed = sorted(k for k, v in _states(device_type).items() if states.get(k) != v)
     if changed:
-        report.append({"module": "(state)", "status": "warning", "seconds": 0.0,
-                       "why": "the imports changed %s" % ", ".join(changed)})
+        report.append(
+            {
+                "module": "(state)",
+                "status": "warning",
+                "seconds": 0.0,
+                "why": "the imports changed %s" % ", ".join(changed),
+            }
+        )
     if threading.active_count() > threads:
-        report.append({"module": "(threads)", "status": "warning", "seconds": 0.0,
-                       "why": "the imports started %d thread(s) before the fork"
-                       % (threading.active_count() - threads)})
+        report.append(
+            {
+                "module": "(threads)",
+                "status": "warning",
+                "seconds": 0.0,
+                "why": "the imports started %d thread(s) before the fork"
+                % (threading.active_count() - threads),
+            }
+        )
     return report, replay
 
 

@@ -9,10 +9,17 @@ from . import backend, state
 #: variables that steer torch, its test harness or device visibility: the probe states each one set
 STEERING_PREFIXES = ("PYTORCH_", "TORCH_")
 STEERING_VARIABLES = (
-    "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES",
-    "ZE_AFFINITY_MASK", "CUBLAS_WORKSPACE_CONFIG",
+    "CUDA_VISIBLE_DEVICES",
+    "HIP_VISIBLE_DEVICES",
+    "ROCR_VISIBLE_DEVICES",
+    "ASCEND_RT_VISIBLE_DEVICES",
+    "ZE_AFFINITY_MASK",
+    "CUBLAS_WORKSPACE_CONFIG",
     # torch's test harness: Sandcastle mode turns some skips into passes; test lists it reads
-    "SANDCASTLE", "TW_JOB_USER", "SLOW_TESTS_FILE", "DISABLED_TESTS_FILE",
+    "SANDCASTLE",
+    "TW_JOB_USER",
+    "SLOW_TESTS_FILE",
+    "DISABLED_TESTS_FILE",
 )
 #: a device's runtime reads more than ``<DEVICE>_*``
 DEVICE_PREFIXES = {"npu": ("ASCEND_", "HCCL_")}
@@ -29,8 +36,11 @@ def steering_environment(device_type, environ=None):
     prefixes = STEERING_PREFIXES
     if device_type and device_type != "cpu":
         prefixes = prefixes + (device_type.upper() + "_",) + DEVICE_PREFIXES.get(device_type, ())
-    return sorted((k, one_line(v)) for k, v in environ.items()
-                  if k.startswith(prefixes) or k in STEERING_VARIABLES)
+    return sorted(
+        (k, one_line(v))
+        for k, v in environ.items()
+        if k.startswith(prefixes) or k in STEERING_VARIABLES
+    )
 
 
 def probe(torch, backend_mod, backend_module, device_type, device_initialized_at_import):
@@ -41,7 +51,9 @@ def probe(torch, backend_mod, backend_module, device_type, device_initialized_at
         ("torch_version", str(torch.__version__)),
     ]
     if backend_mod is not None:
-        facts.append(("%s_version" % backend_module, str(getattr(backend_mod, "__version__", "unknown"))))
+        facts.append(
+            ("%s_version" % backend_module, str(getattr(backend_mod, "__version__", "unknown")))
+        )
     facts.append(("torch_file", str(torch.__file__)))
     if backend_mod is not None:
         facts.append(("%s_file" % backend_module, str(getattr(backend_mod, "__file__", "unknown"))))

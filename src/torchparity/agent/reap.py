@@ -30,10 +30,14 @@ PR_SET_CHILD_SUBREAPER = 36
 
 #: how the descendants of a job are tracked, as the evidence log states it
 TRACKING_PROC = "descendants found through /proc and killed with the job's process group"
-TRACKING_SUBREAPER = ("the warm worker is a child subreaper (PR_SET_CHILD_SUBREAPER) and finds descendants "
-                      "through /proc: a test's grandchildren are killed even when they left its process "
-                      "group (setsid) or their parent exited")
-TRACKING_GROUP = "process group only (no /proc here): a grandchild that called setsid() is not tracked"
+TRACKING_SUBREAPER = (
+    "the warm worker is a child subreaper (PR_SET_CHILD_SUBREAPER) and finds descendants "
+    "through /proc: a test's grandchildren are killed even when they left its process "
+    "group (setsid) or their parent exited"
+)
+TRACKING_GROUP = (
+    "process group only (no /proc here): a grandchild that called setsid() is not tracked"
+)
 
 
 def have_proc():
@@ -56,7 +60,7 @@ def _parents():
         except OSError:
             continue
         # pid (comm) state ppid ...; comm may hold spaces and parentheses
-        fields = stat[stat.rfind(b")") + 2:].split()
+        fields = stat[stat.rfind(b")") + 2 :].split()
         if len(fields) >= 2 and fields[0] != b"Z":
             out[int(name)] = int(fields[1])
     return out

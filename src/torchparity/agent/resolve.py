@@ -30,17 +30,27 @@ def resolve(name, backend_module=""):
             ok, why = judge(alias, kind)
             if ok:
                 public = True
-                reason = "defined privately (%s); exported publicly as %s (%s)" % (reason, alias, why)
+                reason = "defined privately (%s); exported publicly as %s (%s)" % (
+                    reason,
+                    alias,
+                    why,
+                )
                 break
     for alias in aliases:
         if judge(alias, kind)[0]:
             public_names.add(alias)
     owner = None
     owner_docs = None
-    if kind in MEMBER_KINDS or (isinstance(hit.parent, type) and kind in ("attribute", "enum-member")):
+    if kind in MEMBER_KINDS or (
+        isinstance(hit.parent, type) and kind in ("attribute", "enum-member")
+    ):
         owner = holder_name(hit.parent)
-        owner_docs = pick_docs_name(hit.path.rsplit(".", 1)[0], owner, [a.rsplit(".", 1)[0] for a in aliases],
-                                set(n.rsplit(".", 1)[0] for n in public_names))
+        owner_docs = pick_docs_name(
+            hit.path.rsplit(".", 1)[0],
+            owner,
+            [a.rsplit(".", 1)[0] for a in aliases],
+            set(n.rsplit(".", 1)[0] for n in public_names),
+        )
     version = str(getattr(torch, "__version__", "")) if torch is not None else ""
     docs_name = pick_docs_name(hit.path, canonical, aliases, public_names) if public else None
     defined_in = qualified_name(definer) if definer is not None else None
@@ -60,8 +70,9 @@ def resolve(name, backend_module=""):
         "docs_name": docs_name or "",
         "docs_url": docs_url(version, docs_name, kind, owner_docs) if docs_name else "",
         "owner_class": owner,
-        "owner_kind": (("context-manager" if is_context_manager(hit.parent) else "class")
-                       if owner else None),
+        "owner_kind": (
+            ("context-manager" if is_context_manager(hit.parent) else "class") if owner else None
+        ),
         "defined_in": defined_in if defined_in and defined_in != owner else None,
         "torch_version": version,
     }
@@ -69,9 +80,14 @@ def resolve(name, backend_module=""):
 
 def unresolved(name, exc):
     """The record of a name that did not resolve (``exc``: the NotFound it raised)."""
-    return {"status": "ambiguous" if exc.candidates else "unknown", "query": name,
-            "furthest": exc.furthest, "missing": exc.missing, "suggestions": exc.suggestions,
-            "candidates": exc.candidates}
+    return {
+        "status": "ambiguous" if exc.candidates else "unknown",
+        "query": name,
+        "furthest": exc.furthest,
+        "missing": exc.missing,
+        "suggestions": exc.suggestions,
+        "candidates": exc.candidates,
+    }
 
 
 def resolve_many(names, backend_module=""):

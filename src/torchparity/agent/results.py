@@ -68,21 +68,30 @@ class RunnerResults(object):
             if detail and not old["detail"]:
                 old["detail"] = detail
             return
-        self.tests[test_id] = {"id": test_id, "outcome": outcome,
-                               "detail": detail or (old or {}).get("detail", "")}
+        self.tests[test_id] = {
+            "id": test_id,
+            "outcome": outcome,
+            "detail": detail or (old or {}).get("detail", ""),
+        }
 
     def to_json(self):
         return {
-            "kind": "+".join(self.kinds), "sessions": self.sessions, "finished": self.finished,
-            "tests_run": self.tests_run, "exit_status": self.exit_status,
-            "planned": self.planned, "not_run": list(self.not_run),
+            "kind": "+".join(self.kinds),
+            "sessions": self.sessions,
+            "finished": self.finished,
+            "tests_run": self.tests_run,
+            "exit_status": self.exit_status,
+            "planned": self.planned,
+            "not_run": list(self.not_run),
             # started, but no outcome reached the agent
             "unreported": [t for t in self.started if t not in self.tests],
-            "left_by": list(self.left_by), "result_objects": list(self.result_objects),
+            "left_by": list(self.left_by),
+            "result_objects": list(self.result_objects),
         }
 
 
 # -- unittest ----------------------------------------------------------------------------------
+
 
 def _test_id(test):
     try:
@@ -132,13 +141,22 @@ def _where(exc):
     if last is None:
         return repr(exc)
     code = last.tb_frame.f_code
-    return "%r raised in %s (%s:%d)" % (exc, code.co_name, os.path.basename(code.co_filename), last.tb_lineno)
+    return "%r raised in %s (%s:%d)" % (
+        exc,
+        code.co_name,
+        os.path.basename(code.co_filename),
+        last.tb_lineno,
+    )
 
 
 def _bad_count(result):
     """Failures, errors and unexpected successes the runner's own result object holds (None: it has no lists)."""
     try:
-        return len(result.failures) + len(result.errors) + len(getattr(result, "unexpectedSuccesses", ()))
+        return (
+            len(result.failures)
+            + len(result.errors)
+            + len(getattr(result, "unexpectedSuccesses", ()))
+        )
     except Exception:
         return None
 
@@ -189,11 +207,23 @@ class _Run(object):
         name = type(self.real).__name__
         now_run, now_bad = _tests_run(self.real), _bad_count(self.real)
         if None not in (now_run, self.real_run) and now_run - self.real_run != self.count:
-            results.result_objects.append({"what": "tests_run", "result_class": name,
-                                           "runner": now_run - self.real_run, "agent": self.count})
+            results.result_objects.append(
+                {
+                    "what": "tests_run",
+                    "result_class": name,
+                    "runner": now_run - self.real_run,
+                    "agent": self.count,
+                }
+            )
         if None not in (now_bad, self.real_bad) and now_bad - self.real_bad != self.bad:
-            results.result_objects.append({"what": "bad", "result_class": name,
-                                           "runner": now_bad - self.real_bad, "agent": self.bad})
+            results.result_objects.append(
+                {
+                    "what": "bad",
+                    "result_class": name,
+                    "runner": now_bad - self.real_bad,
+                    "agent": self.bad,
+                }
+            )
 
 
 def _on_start(run, real, test, *rest):
@@ -203,6 +233,7 @@ def _on_start(run, real, test, *rest):
 def _on_failure(outcome):
     def hook(run, real, test, err, *rest):
         run.outcome(test, outcome, _error_text(real, err, test))
+
     return hook
 
 
@@ -271,8 +302,12 @@ class AgentResult(object):
 
 def _top_level(results, result):
     """Whether a run given ``result`` is the start of a runner's run the agent watches."""
-    return (not results.depth and result is not None and type(result) is not AgentResult
-            and isinstance(result, unittest.TestResult))
+    return (
+        not results.depth
+        and result is not None
+        and type(result) is not AgentResult
+        and isinstance(result, unittest.TestResult)
+    )
 
 
 def _watched(results, real, given, call):
@@ -306,7 +341,10 @@ def install_unittest(results):
             debug = args[0] if args else kwargs.get("debug", False)
             if debug or not _top_level(results, result):
                 return original(self, result, *args, **kwargs)
-            return _watched(results, result, _listed(self), lambda r: original(self, r, *args, **kwargs))
+            return _watched(
+                results, result, _listed(self), lambda r: original(self, r, *args, **kwargs)
+            )
+
         return run
 
     def case_run(original):
@@ -315,6 +353,7 @@ def install_unittest(results):
                 return original(self, result)
             given = [(_test_id(self), _class_name(self), type(self).__module__)]
             return _watched(results, result, given, lambda r: original(self, r))
+
         return run
 
     def start_run(original):
@@ -323,6 +362,7 @@ def install_unittest(results):
                 results._kind("unittest")
                 results.sessions += 1
             return original(self, *args, **kwargs)
+
         return startTestRun
 
     def stop_run(original):
@@ -331,6 +371,7 @@ def install_unittest(results):
             if not results.depth:
                 results.finished += 1
             return value
+
         return stopTestRun
 
     patch(unittest.BaseTestSuite, "run", suite_run)
@@ -347,6 +388,7 @@ def install_unittest(results):
 
 
 # -- pytest ------------------------------------------------------------------------------------
+
 
 def _longrepr(report):
     try:
@@ -474,8 +516,10 @@ class AnswerChannel(object):
         """Write ``result`` as the job's answer; False when this process may not (or already did)."""
         pid = os.getpid()
         if pid != self._pid:
-            sys.stderr.write("torchparity-agent: not answering from process %d, a copy (fork) of the job's "
-                             "process %d: only the process the agent started answers\n" % (pid, self._pid))
+            sys.stderr.write(
+                "torchparity-agent: not answering from process %d, a copy (fork) of the job's "
+                "process %d: only the process the agent started answers\n" % (pid, self._pid)
+            )
             sys.stderr.flush()
             return False
         fd, self._fd = self._fd, None
@@ -483,11 +527,17 @@ class AnswerChannel(object):
             return False
         try:
             body = json.dumps(result, default=str).encode("utf-8")
-            frame = b"%s %d %d %d %s\n" % (MAGIC, pid, self._pid, len(body), _mac(self._key, pid, self._pid, body))
+            frame = b"%s %d %d %d %s\n" % (
+                MAGIC,
+                pid,
+                self._pid,
+                len(body),
+                _mac(self._key, pid, self._pid, body),
+            )
             data = memoryview(frame + body)
             while data:
                 try:
-                    data = data[os.write(fd, data):]
+                    data = data[os.write(fd, data) :]
                 except InterruptedError:
                     continue
         except OSError:  # nobody reads any more: the answer is lost, and the reader says so
@@ -630,24 +680,36 @@ def read_answer(data, key, pid=None):
     while pos < len(data):
         end = data.find(b"\n", pos)
         parts = data[pos:end].split(b" ") if end >= 0 else []
-        if (len(parts) != 5 or parts[0] != MAGIC or not all(p.isdigit() for p in parts[1:4])
-                or len(parts[4]) != 64):
-            problems.append("the answer pipe carried %d byte(s) that are not a message of the agent's: "
-                            "something other than the agent wrote into it; ignored" % (len(data) - pos))
+        if (
+            len(parts) != 5
+            or parts[0] != MAGIC
+            or not all(p.isdigit() for p in parts[1:4])
+            or len(parts[4]) != 64
+        ):
+            problems.append(
+                "the answer pipe carried %d byte(s) that are not a message of the agent's: "
+                "something other than the agent wrote into it; ignored" % (len(data) - pos)
+            )
             break
         sender, origin, size = int(parts[1]), int(parts[2]), int(parts[3])
-        body = data[end + 1:end + 1 + size]
+        body = data[end + 1 : end + 1 + size]
         pos = end + 1 + size
         if len(body) < size:
-            problems.append("a message on the answer pipe was cut short (%d of %d bytes)" % (len(body), size))
+            problems.append(
+                "a message on the answer pipe was cut short (%d of %d bytes)" % (len(body), size)
+            )
             break
         if not hmac.compare_digest(_mac(key, sender, origin, body), bytes(parts[4])):
-            problems.append("a message on the answer pipe is not signed with this job's key: something other "
-                            "than the agent wrote it; ignored")
+            problems.append(
+                "a message on the answer pipe is not signed with this job's key: something other "
+                "than the agent wrote it; ignored"
+            )
             continue
         if sender != origin or (pid is not None and sender != pid):
-            problems.append("an answer from process %d, not from the job's process %d (a copy of it made "
-                            "by fork?); ignored" % (sender, origin if pid is None else pid))
+            problems.append(
+                "an answer from process %d, not from the job's process %d (a copy of it made "
+                "by fork?); ignored" % (sender, origin if pid is None else pid)
+            )
             continue
         bodies.append(body)
     if len(bodies) > 1:

@@ -72,7 +72,9 @@ def _child(path, resolution, result_path):
             traceback.print_exc()
             out["error"] = "the file does not import: %s" % _message(sys.exc_info())
         else:
-            suite = unittest.TestSuite(list(_iter_tests(unittest.defaultTestLoader.loadTestsFromModule(module))))
+            suite = unittest.TestSuite(
+                list(_iter_tests(unittest.defaultTestLoader.loadTestsFromModule(module)))
+            )
             result = _Outcomes()
             suite.run(result)
             out["outcomes"] = result.outcomes
@@ -107,8 +109,11 @@ def run_file(path, resolution=None, timeout=RUN_TIMEOUT):
         os.waitpid(pid, 0)
         return {"outcomes": {}, "standin": None, "error": "timed out after %.0f s" % timeout}
     if not os.path.exists(result_path):
-        return {"outcomes": {}, "standin": None,
-                "error": "the run ended without a result (status %s)" % status}
+        return {
+            "outcomes": {},
+            "standin": None,
+            "error": "the run ended without a result (status %s)" % status,
+        }
     with open(result_path) as fh:
         return json.load(fh)
 
@@ -122,7 +127,9 @@ def op_scaffold_check(ctx, args):
     except Exception:
         pass
     for item in args.get("items", []):  # the TestCase module is imported once, before the forks
-        for module in re.findall(r"^from ([A-Za-z_][A-Za-z0-9_.]*) import .*\bTestCase\b", item["source"], re.M):
+        for module in re.findall(
+            r"^from ([A-Za-z_][A-Za-z0-9_.]*) import .*\bTestCase\b", item["source"], re.M
+        ):
             try:
                 importlib.import_module(module)
             except Exception:

@@ -44,9 +44,20 @@ from .tensor_kinds import kind_facts
 
 #: names other code (and the tests) reach through this module
 __all__ = [
-    "call_facts", "context_facts", "facts_for", "literal", "op_scaffold_facts", "opinfo_facts",
-    "runtime_facts", "state_facts", "storage_facts", "tensor_facts",
-    "_NotLiteral", "_doc_types", "_pools_for", "_strip_sig",
+    "call_facts",
+    "context_facts",
+    "facts_for",
+    "literal",
+    "op_scaffold_facts",
+    "opinfo_facts",
+    "runtime_facts",
+    "state_facts",
+    "storage_facts",
+    "tensor_facts",
+    "_NotLiteral",
+    "_doc_types",
+    "_pools_for",
+    "_strip_sig",
 ]
 
 _NotLiteral = NotLiteral
@@ -67,9 +78,25 @@ def _members(cls):
     if not isinstance(cls, type):
         return []
     try:
-        return sorted(n for n in dir(cls) if not n.startswith("_") or n in (
-            "__getitem__", "__setitem__", "__delitem__", "__len__", "__iter__", "__contains__", "__call__",
-            "__enter__", "__exit__", "__add__", "__iadd__"))
+        return sorted(
+            n
+            for n in dir(cls)
+            if not n.startswith("_")
+            or n
+            in (
+                "__getitem__",
+                "__setitem__",
+                "__delitem__",
+                "__len__",
+                "__iter__",
+                "__contains__",
+                "__call__",
+                "__enter__",
+                "__exit__",
+                "__add__",
+                "__iadd__",
+            )
+        )
     except Exception:
         return []
 
@@ -95,7 +122,9 @@ def _defined_on(owner, path):
 def _constructed(probe):
     """Whether the probe measured a plain construction of the class (``_API_(...)`` without setup)."""
     valid = (probe or {}).get("valid") if isinstance(probe, dict) else None
-    return any(str(sc.get("call", "")).startswith("_API_(") and not sc.get("setup") for sc in valid or [])
+    return any(
+        str(sc.get("call", "")).startswith("_API_(") and not sc.get("setup") for sc in valid or []
+    )
 
 
 def _guard(what, fn, *args):
@@ -104,7 +133,10 @@ def _guard(what, fn, *args):
         return fn(*args)
     except Exception as exc:
         traceback.print_exc()
-        return {"problem": "measuring the %s facts failed: %s" % (what, error_text(exc)), "found": False}
+        return {
+            "problem": "measuring the %s facts failed: %s" % (what, error_text(exc)),
+            "found": False,
+        }
 
 
 def _in_scratch_folder(fn, *args):
@@ -122,7 +154,11 @@ def _in_scratch_folder(fn, *args):
 def _not_found(out, path, exc, wants):
     """The facts of an API that cannot be looked up here: each one asked for says why."""
     if isinstance(exc, NotFound):
-        why = "%s has no %r" % (exc.furthest, exc.missing) if exc.furthest else "no module %r" % exc.missing
+        why = (
+            "%s has no %r" % (exc.furthest, exc.missing)
+            if exc.furthest
+            else "no module %r" % exc.missing
+        )
     else:
         why = error_text(exc)
     out["problem"] = "looking up %s failed: %s" % (path, why)
@@ -176,17 +212,26 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
         with scratch_torch_home():  # every family's guessed calls, not only the probe's
             return _facts_for(ctx, res, wants, dtypes, formula)
     finally:
-        changed = (restore_mode_stacks(ctx.torch, modes) + _restore_states(saved)
-                   + restore_dispatch_tls(ctx.torch, tls))
+        changed = (
+            restore_mode_stacks(ctx.torch, modes)
+            + _restore_states(saved)
+            + restore_dispatch_tls(ctx.torch, tls)
+        )
         if changed:
-            sys.stderr.write("torchparity: %s left %s changed; restored\n" % (res.get("path"), ", ".join(changed)))
+            sys.stderr.write(
+                "torchparity: %s left %s changed; restored\n"
+                % (res.get("path"), ", ".join(changed))
+            )
 
 
 def _facts_for(ctx, res, wants, dtypes=None, formula=""):
     torch = ctx.torch
     device_type = ctx.device_type
-    out = {"device_type": device_type, "torch_version": str(torch.__version__),
-           "python_version": "%d.%d" % sys.version_info[:2]}
+    out = {
+        "device_type": device_type,
+        "torch_version": str(torch.__version__),
+        "python_version": "%d.%d" % sys.version_info[:2],
+    }
     try:
         hit = walk(res["path"])
     except Exception as exc:  # this item carries the reason; the rest of a batch goes on
@@ -194,7 +239,11 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
         return _not_found(out, res["path"], exc, wants)
     obj = hit.obj
     owner = hit.parent if isinstance(hit.parent, type) else None
-    names = [res["path"], res["canonical"]] + list(res.get("aliases", [])) + [res.get("owner_class") or ""]
+    names = (
+        [res["path"], res["canonical"]]
+        + list(res.get("aliases", []))
+        + [res.get("owner_class") or ""]
+    )
     names += [n.rsplit(".", 1)[0] for n in names if "." in n]
     out["imports"] = dict((n, needed_imports(n, BASELINE)) for n in dict.fromkeys(names) if n)
     out["classes"] = {"api": _mro(obj), "owner": _mro(owner)}
@@ -204,7 +253,9 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
     if "states" in wants:
         out["states"] = _guard("state", state_facts, res, device_type)
     if "context" in wants:
-        out["context"] = _guard("context-manager", context_facts, torch, res, obj, owner, device_type)
+        out["context"] = _guard(
+            "context-manager", context_facts, torch, res, obj, owner, device_type
+        )
     if "opinfo" in wants:
         out["opinfo"] = _guard("OpInfo", opinfo_facts, torch, obj, device_type, dtypes)
     if "overload" in wants:
@@ -216,7 +267,9 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
     if "recorded" in wants:
         out["recorded"] = _guard("recorded call", recorded_facts, torch, obj, res)
     if "tensor" in wants:
-        out["tensor"] = _guard("Tensor", tensor_facts, torch, res["path"].rsplit(".", 1)[-1], res["kind"], formula)
+        out["tensor"] = _guard(
+            "Tensor", tensor_facts, torch, res["path"].rsplit(".", 1)[-1], res["kind"], formula
+        )
     if "calls" in wants and not (out.get("opinfo") or {}).get("found"):
         out["calls"] = _guard("call", _in_scratch_folder, call_facts, torch, obj, res, device_type)
     if "storage" in wants:
@@ -224,31 +277,65 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
     if "runtime" in wants:
         out["runtime"] = _guard("runtime", runtime_facts, torch, obj, res, device_type)
     if "doctest" in wants:
-        out["doctest"] = _guard("docstring example", _in_scratch_folder, doctest_facts, torch, obj, res,
-                                 device_type)
+        out["doctest"] = _guard(
+            "docstring example", _in_scratch_folder, doctest_facts, torch, obj, res, device_type
+        )
     if "data" in wants and device_type not in ("", "cpu"):
         out["pinned_memory"] = _guard("pinned memory", pinned_memory_facts, torch, device_type)
     if "optim" in wants:
         out["optim"] = _guard("optimizer", optim_facts, torch, obj, owner)
     if "probe" in wants:
-        out["probe"] = _guard("probe", probe_isolated, torch, res, obj, owner, device_type, BASELINE)
+        out["probe"] = _guard(
+            "probe", probe_isolated, torch, res, obj, owner, device_type, BASELINE
+        )
     if "jitgraph" in wants:
         out["jitgraph"] = _guard("TorchScript IR", jitgraph_facts, torch, obj, res)
     if "kinds" in wants:
-        out["kinds"] = _guard("tensor kind", isolated_facts, "tensor kind", kind_facts, (torch, res, obj, owner),
-                              device_type)
+        out["kinds"] = _guard(
+            "tensor kind",
+            isolated_facts,
+            "tensor kind",
+            kind_facts,
+            (torch, res, obj, owner),
+            device_type,
+        )
     if "switch" in wants:
-        out["switch"] = _guard("switch", isolated_facts, "switch", switch_facts, (torch, obj, res, device_type),
-                               device_type, ISOLATED_SECONDS)
+        out["switch"] = _guard(
+            "switch",
+            isolated_facts,
+            "switch",
+            switch_facts,
+            (torch, obj, res, device_type),
+            device_type,
+            ISOLATED_SECONDS,
+        )
     if "checker" in wants:
-        out["checker"] = _guard("checker", isolated_facts, "checker", checker_facts, (torch, obj, owner, device_type),
-                                device_type, ISOLATED_SECONDS)
+        out["checker"] = _guard(
+            "checker",
+            isolated_facts,
+            "checker",
+            checker_facts,
+            (torch, obj, owner, device_type),
+            device_type,
+            ISOLATED_SECONDS,
+        )
     if "pair" in wants:
-        out["pair"] = _guard("pair", isolated_facts, "pair", pair_facts, (torch, obj, owner, res),
-                             device_type, ISOLATED_SECONDS)
-    if "module_db" in wants and isinstance(obj, type):  # its sample's forward, where upstream has one
+        out["pair"] = _guard(
+            "pair",
+            isolated_facts,
+            "pair",
+            pair_facts,
+            (torch, obj, owner, res),
+            device_type,
+            ISOLATED_SECONDS,
+        )
+    if "module_db" in wants and isinstance(
+        obj, type
+    ):  # its sample's forward, where upstream has one
         out["module_db"] = _guard("module_db", module_db_facts, torch, obj)
-    elif "module_db" in wants and _forward_of(torch, res, owner):  # a module class's own forward: its sample
+    elif "module_db" in wants and _forward_of(
+        torch, res, owner
+    ):  # a module class's own forward: its sample
         out["module_db"] = _guard("module_db", module_db_facts, torch, owner)
     if isinstance(out.get("states"), dict):  # a failed state lookup reads as no states
         out["states"] = []
@@ -259,8 +346,12 @@ def _forward_of(torch, res, owner):
     """Whether the API is the ``forward`` (or ``__call__``) of an nn module class other than Module."""
     leaf = res["path"].rsplit(".", 1)[-1]
     module = torch.nn.Module
-    return (leaf in ("forward", "__call__") and isinstance(owner, type) and issubclass(owner, module)
-            and owner is not module)
+    return (
+        leaf in ("forward", "__call__")
+        and isinstance(owner, type)
+        and issubclass(owner, module)
+        and owner is not module
+    )
 
 
 def op_scaffold_facts(ctx, args):
@@ -272,12 +363,25 @@ def op_scaffold_facts(ctx, args):
     if not BASELINE:
         BASELINE.update(sys.modules)
     if "items" in args:
-        items = [facts_for(ctx, i["resolution"], list(i.get("wants", [])), i.get("dtypes"),
-                           i.get("formula", "")) for i in args["items"]]
+        items = [
+            facts_for(
+                ctx,
+                i["resolution"],
+                list(i.get("wants", [])),
+                i.get("dtypes"),
+                i.get("formula", ""),
+            )
+            for i in args["items"]
+        ]
         out = {"items": items, "exit_code": 0}
     else:
-        out = facts_for(ctx, args["resolution"], list(args.get("wants", [])), args.get("dtypes"),
-                        args.get("formula", ""))
+        out = facts_for(
+            ctx,
+            args["resolution"],
+            list(args.get("wants", [])),
+            args.get("dtypes"),
+            args.get("formula", ""),
+        )
         out["exit_code"] = 0
     sys.stdout.flush()
     return out

@@ -179,7 +179,7 @@ def _doc_signature(obj, leaf):
     for line in doc.strip().splitlines()[:3]:
         line = line.strip()
         if line.startswith(leaf + "(") and ")" in line:
-            return line[len(leaf):]
+            return line[len(leaf) :]
     return None
 
 

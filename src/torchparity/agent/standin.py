@@ -40,7 +40,9 @@ def _standin(*args, **kwargs):
 
 
 def _names(resolution):
-    names = [resolution.get("path", ""), resolution.get("canonical", "")] + list(resolution.get("aliases", []))
+    names = [resolution.get("path", ""), resolution.get("canonical", "")] + list(
+        resolution.get("aliases", [])
+    )
     return [n for n in dict.fromkeys(names) if n and "." in n]
 
 
@@ -114,14 +116,19 @@ def install(resolution):
         _replace_in_subclasses(resolution, kind, original)
         if isinstance(target.parent, type):
             replaced += _replace_overrides(target.parent, target.attr, kind)
-    return {"replaced": replaced, "problem": "" if replaced else "; ".join(problems) or "no holder found"}
+    return {
+        "replaced": replaced,
+        "problem": "" if replaced else "; ".join(problems) or "no holder found",
+    }
 
 
 def _replace_overrides(owner, attr, kind, limit=50):
     """Subclasses of ``owner`` (in torch) that define ``attr`` again: an instance reaches theirs."""
     out = []
     for sub in itertools.islice(subclasses(owner), limit):
-        if attr not in getattr(sub, "__dict__", {}) or not (sub.__module__ or "").startswith("torch"):
+        if attr not in getattr(sub, "__dict__", {}) or not (sub.__module__ or "").startswith(
+            "torch"
+        ):
             continue
         try:
             setattr(sub, attr, _replacement(sub, attr, kind))
@@ -164,19 +171,35 @@ class _Proxy(object):
 
 def _delegate(dunder):
     def method(self, *args, **kwargs):
-        return getattr(object.__getattribute__(self, "_torchparity_wrapped"), dunder)(*args, **kwargs)
+        return getattr(object.__getattribute__(self, "_torchparity_wrapped"), dunder)(
+            *args, **kwargs
+        )
+
     method.__name__ = dunder
     return method
 
 
-for _dunder in ("__call__", "__getitem__", "__setitem__", "__delitem__", "__contains__", "__iter__",
-                "__len__", "__repr__", "__bool__", "__enter__", "__exit__"):
+for _dunder in (
+    "__call__",
+    "__getitem__",
+    "__setitem__",
+    "__delitem__",
+    "__contains__",
+    "__iter__",
+    "__len__",
+    "__repr__",
+    "__bool__",
+    "__enter__",
+    "__exit__",
+):
     setattr(_Proxy, _dunder, _delegate(_dunder))
 
 
 def _reaches(holder, attr, value):
     try:
-        return getattr(holder, attr) is value or (isinstance(value, property) and getattr(holder, attr, None) is SENTINEL)
+        return getattr(holder, attr) is value or (
+            isinstance(value, property) and getattr(holder, attr, None) is SENTINEL
+        )
     except Exception:
         return False
 
@@ -207,9 +230,15 @@ def _patch(name, hit, kind):
     where it is read from: a C type by a subclass that overrides the member, an instance by a
     proxy whose member is the stand-in."""
     holder, attr = hit.parent, hit.attr
-    value = _replacement(holder, attr, kind) if isinstance(holder, (type, types.ModuleType)) \
-        else (property(lambda self: SENTINEL) if kind == "property" else
-              (SENTINEL if kind in ("attribute", "enum-member") else _standin))
+    value = (
+        _replacement(holder, attr, kind)
+        if isinstance(holder, (type, types.ModuleType))
+        else (
+            property(lambda self: SENTINEL)
+            if kind == "property"
+            else (SENTINEL if kind in ("attribute", "enum-member") else _standin)
+        )
+    )
     if kind == "property" and not isinstance(holder, type):
         value = SENTINEL  # an instance's dict holds values, not descriptors
     if _set_checked(holder, attr, value):
@@ -226,5 +255,8 @@ def _patch(name, hit, kind):
     else:
         stand = _Proxy(holder, attr, value)
     if outer.parent is holder or not _set_checked(outer.parent, outer.attr, stand):
-        return "%s cannot be replaced: neither %s nor what holds it takes the stand-in" % (name, outer.path)
+        return "%s cannot be replaced: neither %s nor what holds it takes the stand-in" % (
+            name,
+            outer.path,
+        )
     return ""

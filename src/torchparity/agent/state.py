@@ -27,8 +27,9 @@ def _attr(path):
 
 
 class StateSpec(object):
-    def __init__(self, name, title, getter, setter=None, values=(), requires=(), context=None,
-                 doc=""):
+    def __init__(
+        self, name, title, getter, setter=None, values=(), requires=(), context=None, doc=""
+    ):
         self.name = name
         self.title = title
         self._getter = getter
@@ -141,7 +142,8 @@ def _default_device_set(value):
 
 def _autocast_spec(name, title, device_type):
     return StateSpec(
-        name, title,
+        name,
+        title,
         getter=lambda: _autocast_get(device_type),
         setter=lambda v: _autocast_set(device_type, bool(v)),
         values=(False, True),
@@ -152,59 +154,103 @@ def _autocast_spec(name, title, device_type):
 def _specs():
     t = _torch
     return [
-        StateSpec("grad_mode", "GRAD MODE",
-                  getter=lambda: t().is_grad_enabled(),
-                  setter=lambda v: t().set_grad_enabled(bool(v)),
-                  values=(False, True), doc="thread-local grad mode"),
-        StateSpec("inference_mode", "INFERENCE MODE",
-                  getter=lambda: t().is_inference_mode_enabled(),
-                  context=_inference_mode_context,
-                  values=(False, True), requires=("torch.is_inference_mode_enabled",),
-                  doc="thread-local inference mode"),
-        StateSpec("multithreading", "MULTITHREADING",
-                  getter=lambda: t().autograd.is_multithreading_enabled(),
-                  setter=lambda v: t()._C._set_multithreading_enabled(bool(v)),
-                  values=(False, True),
-                  requires=("torch.autograd.is_multithreading_enabled",
-                            "torch._C._set_multithreading_enabled"),
-                  doc="autograd multithreading"),
-        StateSpec("anomaly_mode", "ANOMALY MODE",
-                  getter=lambda: t().is_anomaly_enabled(),
-                  setter=lambda v: _set_anomaly(enabled=bool(v)),
-                  values=(False, True), doc="autograd anomaly detection"),
-        StateSpec("anomaly_check_nan", "ANOMALY CHECK NAN",
-                  getter=lambda: t().is_anomaly_check_nan_enabled(),
-                  setter=lambda v: _set_anomaly(check_nan=bool(v)),
-                  values=(False, True), requires=("torch.is_anomaly_check_nan_enabled",),
-                  doc="anomaly mode's NaN check"),
-        StateSpec("deterministic", "DETERMINISTIC ALGORITHMS",
-                  getter=lambda: t().are_deterministic_algorithms_enabled(),
-                  setter=lambda v: _set_deterministic(mode=bool(v)),
-                  values=(False, True), doc="torch.use_deterministic_algorithms"),
-        StateSpec("deterministic_warn_only", "DETERMINISTIC WARN ONLY",
-                  getter=lambda: t().is_deterministic_algorithms_warn_only_enabled(),
-                  setter=lambda v: _set_deterministic(warn_only=bool(v)),
-                  values=(False, True),
-                  requires=("torch.is_deterministic_algorithms_warn_only_enabled",),
-                  doc="warn_only of use_deterministic_algorithms"),
-        StateSpec("default_dtype", "DEFAULT DTYPE",
-                  getter=lambda: t().get_default_dtype(),
-                  setter=lambda v: t().set_default_dtype(v),
-                  values=("torch.float32", "torch.float64"), doc="torch.get_default_dtype"),
-        StateSpec("default_device", "DEFAULT DEVICE",
-                  getter=_default_device_get, setter=_default_device_set,
-                  values=_default_device_values, requires=("torch.get_default_device",),
-                  doc="torch.get_default_device"),
-        StateSpec("num_threads", "INTRA-OP THREADS",
-                  getter=lambda: t().get_num_threads(),
-                  setter=lambda v: t().set_num_threads(int(v)),
-                  values=(1, 2), doc="intra-op thread count"),
-        StateSpec("matmul_precision", "FLOAT32 MATMUL PRECISION",
-                  getter=lambda: t().get_float32_matmul_precision(),
-                  setter=lambda v: t().set_float32_matmul_precision(v),
-                  values=("highest", "high", "medium"),
-                  requires=("torch.get_float32_matmul_precision",),
-                  doc="torch.get_float32_matmul_precision"),
+        StateSpec(
+            "grad_mode",
+            "GRAD MODE",
+            getter=lambda: t().is_grad_enabled(),
+            setter=lambda v: t().set_grad_enabled(bool(v)),
+            values=(False, True),
+            doc="thread-local grad mode",
+        ),
+        StateSpec(
+            "inference_mode",
+            "INFERENCE MODE",
+            getter=lambda: t().is_inference_mode_enabled(),
+            context=_inference_mode_context,
+            values=(False, True),
+            requires=("torch.is_inference_mode_enabled",),
+            doc="thread-local inference mode",
+        ),
+        StateSpec(
+            "multithreading",
+            "MULTITHREADING",
+            getter=lambda: t().autograd.is_multithreading_enabled(),
+            setter=lambda v: t()._C._set_multithreading_enabled(bool(v)),
+            values=(False, True),
+            requires=(
+                "torch.autograd.is_multithreading_enabled",
+                "torch._C._set_multithreading_enabled",
+            ),
+            doc="autograd multithreading",
+        ),
+        StateSpec(
+            "anomaly_mode",
+            "ANOMALY MODE",
+            getter=lambda: t().is_anomaly_enabled(),
+            setter=lambda v: _set_anomaly(enabled=bool(v)),
+            values=(False, True),
+            doc="autograd anomaly detection",
+        ),
+        StateSpec(
+            "anomaly_check_nan",
+            "ANOMALY CHECK NAN",
+            getter=lambda: t().is_anomaly_check_nan_enabled(),
+            setter=lambda v: _set_anomaly(check_nan=bool(v)),
+            values=(False, True),
+            requires=("torch.is_anomaly_check_nan_enabled",),
+            doc="anomaly mode's NaN check",
+        ),
+        StateSpec(
+            "deterministic",
+            "DETERMINISTIC ALGORITHMS",
+            getter=lambda: t().are_deterministic_algorithms_enabled(),
+            setter=lambda v: _set_deterministic(mode=bool(v)),
+            values=(False, True),
+            doc="torch.use_deterministic_algorithms",
+        ),
+        StateSpec(
+            "deterministic_warn_only",
+            "DETERMINISTIC WARN ONLY",
+            getter=lambda: t().is_deterministic_algorithms_warn_only_enabled(),
+            setter=lambda v: _set_deterministic(warn_only=bool(v)),
+            values=(False, True),
+            requires=("torch.is_deterministic_algorithms_warn_only_enabled",),
+            doc="warn_only of use_deterministic_algorithms",
+        ),
+        StateSpec(
+            "default_dtype",
+            "DEFAULT DTYPE",
+            getter=lambda: t().get_default_dtype(),
+            setter=lambda v: t().set_default_dtype(v),
+            values=("torch.float32", "torch.float64"),
+            doc="torch.get_default_dtype",
+        ),
+        StateSpec(
+            "default_device",
+            "DEFAULT DEVICE",
+            getter=_default_device_get,
+            setter=_default_device_set,
+            values=_default_device_values,
+            requires=("torch.get_default_device",),
+            doc="torch.get_default_device",
+        ),
+        StateSpec(
+            "num_threads",
+            "INTRA-OP THREADS",
+            getter=lambda: t().get_num_threads(),
+            setter=lambda v: t().set_num_threads(int(v)),
+            values=(1, 2),
+            doc="intra-op thread count",
+        ),
+        StateSpec(
+            "matmul_precision",
+            "FLOAT32 MATMUL PRECISION",
+            getter=lambda: t().get_float32_matmul_precision(),
+            setter=lambda v: t().set_float32_matmul_precision(v),
+            values=("highest", "high", "medium"),
+            requires=("torch.get_float32_matmul_precision",),
+            doc="torch.get_float32_matmul_precision",
+        ),
         _autocast_spec("autocast_cpu", "AUTOCAST CPU", "cpu"),
     ]
 
@@ -213,8 +259,9 @@ def registry(device_type="cpu"):
     """Name -> StateSpec for this torch and run device (``autocast_<device>`` included)."""
     specs = _specs()
     if device_type and device_type != "cpu":
-        specs.append(_autocast_spec("autocast_device", "AUTOCAST %s" % device_type.upper(),
-                                    device_type))
+        specs.append(
+            _autocast_spec("autocast_device", "AUTOCAST %s" % device_type.upper(), device_type)
+        )
     return dict((s.name, s) for s in specs)
 
 
@@ -278,7 +325,7 @@ def states_for_api(api):
     name = api
     for prefix, target in API_ALIASES.items():
         if name == prefix or name.startswith(prefix + "."):
-            name = target + name[len(prefix):]
+            name = target + name[len(prefix) :]
             break
     while name:
         if name in API_STATES:

@@ -40,42 +40,73 @@ _BLOCK = "torch.tensor([[[1.0, 2.0], [3.0, 4.0]]])"
 #: kind -> [(source, the dense value by hand)]; sources see ``torch`` and ``DEVICE``
 KIND_POOLS = {
     "sparse_coo": [
-        ("torch.sparse_coo_tensor(torch.tensor([[0, 0, 1], [0, 2, 2]]), torch.tensor([1.0, 2.0, 3.0]), (2, 3), "
-         "device=DEVICE, is_coalesced=True)", _DENSE),
+        (
+            "torch.sparse_coo_tensor(torch.tensor([[0, 0, 1], [0, 2, 2]]), torch.tensor([1.0, 2.0, 3.0]), (2, 3), "
+            "device=DEVICE, is_coalesced=True)",
+            _DENSE,
+        ),
         # the same matrix, indices out of order and not coalesced
-        ("torch.sparse_coo_tensor(torch.tensor([[1, 0, 0], [2, 2, 0]]), torch.tensor([3.0, 2.0, 1.0]), (2, 3), "
-         "device=DEVICE)", _DENSE),
+        (
+            "torch.sparse_coo_tensor(torch.tensor([[1, 0, 0], [2, 2, 0]]), torch.tensor([3.0, 2.0, 1.0]), (2, 3), "
+            "device=DEVICE)",
+            _DENSE,
+        ),
         # every entry specified
-        ("torch.sparse_coo_tensor(torch.tensor([[0, 0, 1, 1], [0, 1, 0, 1]]), torch.tensor([1.0, 2.0, 3.0, 4.0]), "
-         "(2, 2), device=DEVICE, is_coalesced=True)", "[[1.0, 2.0], [3.0, 4.0]]"),
+        (
+            "torch.sparse_coo_tensor(torch.tensor([[0, 0, 1, 1], [0, 1, 0, 1]]), torch.tensor([1.0, 2.0, 3.0, 4.0]), "
+            "(2, 2), device=DEVICE, is_coalesced=True)",
+            "[[1.0, 2.0], [3.0, 4.0]]",
+        ),
         # another shape: one entry of a 3 x 4 matrix
-        ("torch.sparse_coo_tensor(torch.tensor([[2], [3]]), torch.tensor([7.0]), (3, 4), device=DEVICE)",
-         "[[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 7.0]]"),
+        (
+            "torch.sparse_coo_tensor(torch.tensor([[2], [3]]), torch.tensor([7.0]), (3, 4), device=DEVICE)",
+            "[[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 7.0]]",
+        ),
     ],
     "sparse_csr": [
-        ("torch.sparse_csr_tensor(torch.tensor([0, 2, 3]), torch.tensor([0, 2, 2]), torch.tensor([1.0, 2.0, 3.0]), "
-         "(2, 3), device=DEVICE)", _DENSE),
+        (
+            "torch.sparse_csr_tensor(torch.tensor([0, 2, 3]), torch.tensor([0, 2, 2]), torch.tensor([1.0, 2.0, 3.0]), "
+            "(2, 3), device=DEVICE)",
+            _DENSE,
+        ),
     ],
     "sparse_csc": [
-        ("torch.sparse_csc_tensor(torch.tensor([0, 1, 1, 3]), torch.tensor([0, 0, 1]), torch.tensor([1.0, 2.0, 3.0]), "
-         "(2, 3), device=DEVICE)", _DENSE),
+        (
+            "torch.sparse_csc_tensor(torch.tensor([0, 1, 1, 3]), torch.tensor([0, 0, 1]), torch.tensor([1.0, 2.0, 3.0]), "
+            "(2, 3), device=DEVICE)",
+            _DENSE,
+        ),
     ],
     "sparse_bsr": [
-        ("torch.sparse_bsr_tensor(torch.tensor([0, 1]), torch.tensor([1]), %s, (2, 4), device=DEVICE)" % _BLOCK,
-         "[[0.0, 0.0, 1.0, 2.0], [0.0, 0.0, 3.0, 4.0]]"),
+        (
+            "torch.sparse_bsr_tensor(torch.tensor([0, 1]), torch.tensor([1]), %s, (2, 4), device=DEVICE)"
+            % _BLOCK,
+            "[[0.0, 0.0, 1.0, 2.0], [0.0, 0.0, 3.0, 4.0]]",
+        ),
     ],
     "sparse_bsc": [
-        ("torch.sparse_bsc_tensor(torch.tensor([0, 1]), torch.tensor([1]), %s, (4, 2), device=DEVICE)" % _BLOCK,
-         "[[0.0, 0.0], [0.0, 0.0], [1.0, 2.0], [3.0, 4.0]]"),
+        (
+            "torch.sparse_bsc_tensor(torch.tensor([0, 1]), torch.tensor([1]), %s, (4, 2), device=DEVICE)"
+            % _BLOCK,
+            "[[0.0, 0.0], [0.0, 0.0], [1.0, 2.0], [3.0, 4.0]]",
+        ),
     ],
     "nested": [
-        ("torch.nested.nested_tensor([torch.tensor([1.0, 2.0, 3.0]), torch.tensor([4.0, 5.0])], device=DEVICE)",
-         "[[1.0, 2.0, 3.0], [4.0, 5.0]]"),
-        ("torch.nested.nested_tensor([torch.arange(6.0).reshape(3, 2), torch.arange(2.0).reshape(1, 2)], "
-         "device=DEVICE)", "[[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]], [[0.0, 1.0]]]"),
+        (
+            "torch.nested.nested_tensor([torch.tensor([1.0, 2.0, 3.0]), torch.tensor([4.0, 5.0])], device=DEVICE)",
+            "[[1.0, 2.0, 3.0], [4.0, 5.0]]",
+        ),
+        (
+            "torch.nested.nested_tensor([torch.arange(6.0).reshape(3, 2), torch.arange(2.0).reshape(1, 2)], "
+            "device=DEVICE)",
+            "[[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]], [[0.0, 1.0]]]",
+        ),
     ],
     "complex": [
-        ("torch.tensor([1.0 + 2.0j, -3.0 + 0.5j, 0.0 - 1.0j], device=DEVICE)", "[1+2j, -3+0.5j, -1j]"),
+        (
+            "torch.tensor([1.0 + 2.0j, -3.0 + 0.5j, 0.0 - 1.0j], device=DEVICE)",
+            "[1+2j, -3+0.5j, -1j]",
+        ),
     ],
     "int": [
         ("torch.tensor([5, -3, 0, 12], device=DEVICE)", "[5, -3, 0, 12]"),
@@ -85,22 +116,38 @@ KIND_POOLS = {
     ],
     # quantized on the CPU: a device backend is not assumed to quantize
     "quantized": [
-        ("torch.quantize_per_tensor(torch.tensor([0.5, 1.0, -1.5]), 0.5, 4, torch.quint8)", "[0.5, 1.0, -1.5]"),
-        ("torch.quantize_per_channel(torch.tensor([[0.5, 1.0], [-1.5, 2.0]]), torch.tensor([0.5, 0.25]), "
-         "torch.tensor([0, 1]), 0, torch.qint8)", "[[0.5, 1.0], [-1.5, 2.0]]"),
+        (
+            "torch.quantize_per_tensor(torch.tensor([0.5, 1.0, -1.5]), 0.5, 4, torch.quint8)",
+            "[0.5, 1.0, -1.5]",
+        ),
+        (
+            "torch.quantize_per_channel(torch.tensor([[0.5, 1.0], [-1.5, 2.0]]), torch.tensor([0.5, 0.25]), "
+            "torch.tensor([0, 1]), 0, torch.qint8)",
+            "[[0.5, 1.0], [-1.5, 2.0]]",
+        ),
     ],
     # a fake-quantize module with its observer and fake quantization switched off, and one as built
     "quant_module": [
-        ("(lambda m: (m.disable_observer(), m.disable_fake_quant(), m)[-1])(torch.ao.quantization.FakeQuantize())",
-         ""),
+        (
+            "(lambda m: (m.disable_observer(), m.disable_fake_quant(), m)[-1])(torch.ao.quantization.FakeQuantize())",
+            "",
+        ),
         ("torch.ao.quantization.FakeQuantize()", ""),
     ],
     "dense": [
         ("torch.tensor(%s, device=DEVICE)" % _DENSE, _DENSE),
-        ("torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], device=DEVICE)", "[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]"),
-        ("torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 0.0]], device=DEVICE)", "[[1.0, 2.0, 3.0], [4.0, 5.0, 0.0]]"),
-        ("torch.arange(12.0, device=DEVICE).reshape(2, 3, 2)",
-         "[[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]], [[6.0, 7.0], [8.0, 9.0], [10.0, 11.0]]]"),
+        (
+            "torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], device=DEVICE)",
+            "[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]",
+        ),
+        (
+            "torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 0.0]], device=DEVICE)",
+            "[[1.0, 2.0, 3.0], [4.0, 5.0, 0.0]]",
+        ),
+        (
+            "torch.arange(12.0, device=DEVICE).reshape(2, 3, 2)",
+            "[[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]], [[6.0, 7.0], [8.0, 9.0], [10.0, 11.0]]]",
+        ),
     ],
 }
 SPARSE = ("sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc")
@@ -108,43 +155,84 @@ SPARSE = ("sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc")
 #: a word of the API's name (split at dots, underscores and case) -> the kinds it asks for. Whole words
 #: only: "int" is not "internal", "coo" is not "coordinate", "col" alone (a column) asks for nothing
 WORD_KINDS = {
-    "sparse": SPARSE, "coo": ("sparse_coo",), "coalesce": ("sparse_coo",), "coalesced": ("sparse_coo",),
-    "csr": ("sparse_csr",), "crow": ("sparse_csr", "sparse_bsr"), "csc": ("sparse_csc",),
-    "ccol": ("sparse_csc", "sparse_bsc"), "bsr": ("sparse_bsr",), "bsc": ("sparse_bsc",),
-    "indices": ("sparse_coo",), "values": ("sparse_coo", "sparse_csr"), "dense": SPARSE + ("nested",),
-    "nested": ("nested",), "jagged": ("nested",), "padded": ("nested",),
-    "complex": ("complex",), "cfloat": ("complex",), "imag": ("complex",), "conj": ("complex",),
-    "quantize": ("quantized",), "q": ("quantized",), "dequantize": ("quantized",), "quantized": ("quantized",), "qscheme": ("quantized",),
-    "quantization": ("quantized", "quant_module"), "observer": ("quant_module",),
-    "bitwise": ("int", "bool"), "bool": ("bool",), "logical": ("bool",), "int": ("int",),
+    "sparse": SPARSE,
+    "coo": ("sparse_coo",),
+    "coalesce": ("sparse_coo",),
+    "coalesced": ("sparse_coo",),
+    "csr": ("sparse_csr",),
+    "crow": ("sparse_csr", "sparse_bsr"),
+    "csc": ("sparse_csc",),
+    "ccol": ("sparse_csc", "sparse_bsc"),
+    "bsr": ("sparse_bsr",),
+    "bsc": ("sparse_bsc",),
+    "indices": ("sparse_coo",),
+    "values": ("sparse_coo", "sparse_csr"),
+    "dense": SPARSE + ("nested",),
+    "nested": ("nested",),
+    "jagged": ("nested",),
+    "padded": ("nested",),
+    "complex": ("complex",),
+    "cfloat": ("complex",),
+    "imag": ("complex",),
+    "conj": ("complex",),
+    "quantize": ("quantized",),
+    "q": ("quantized",),
+    "dequantize": ("quantized",),
+    "quantized": ("quantized",),
+    "qscheme": ("quantized",),
+    "quantization": ("quantized", "quant_module"),
+    "observer": ("quant_module",),
+    "bitwise": ("int", "bool"),
+    "bool": ("bool",),
+    "logical": ("bool",),
+    "int": ("int",),
 }
 #: two words together (``col_indices``, ``row_indices``)
 PAIR_KINDS = {
-    ("col", "indices"): ("sparse_csr", "sparse_bsr"), ("row", "indices"): ("sparse_csc", "sparse_bsc"),
-    ("int", "repr"): ("quantized",), ("per", "channel"): ("quantized",),
-    ("fake", "quant"): ("quant_module",), ("q", "scale"): ("quantized",), ("q", "zero"): ("quantized",),
+    ("col", "indices"): ("sparse_csr", "sparse_bsr"),
+    ("row", "indices"): ("sparse_csc", "sparse_bsc"),
+    ("int", "repr"): ("quantized",),
+    ("per", "channel"): ("quantized",),
+    ("fake", "quant"): ("quant_module",),
+    ("q", "scale"): ("quantized",),
+    ("q", "zero"): ("quantized",),
 }
 #: what a failed call's message asks for
 ERROR_KINDS = (
     (r"[Ss]parse ?[Cc]sr|sparse_csr|\bCSR\b|(?<!block )row compressed", ("sparse_csr",)),
     (r"sparse_csc|\bCSC\b|(?<!block )column compressed", ("sparse_csc",)),
-    (r"sparse_bsr|\bBSR\b|block row", ("sparse_bsr",)), (r"sparse_bsc|\bBSC\b|block column", ("sparse_bsc",)),
-    (r"[Ss]parse|\bCOO\b", SPARSE), (r"[Nn]ested", ("nested",)), (r"[Cc]omplex", ("complex",)),
-    (r"[Qq]uantized|QuantizedCPU", ("quantized",)), (r"[Ii]nteger|\bLong\b|\bInt\b", ("int",)),
+    (r"sparse_bsr|\bBSR\b|block row", ("sparse_bsr",)),
+    (r"sparse_bsc|\bBSC\b|block column", ("sparse_bsc",)),
+    (r"[Ss]parse|\bCOO\b", SPARSE),
+    (r"[Nn]ested", ("nested",)),
+    (r"[Cc]omplex", ("complex",)),
+    (r"[Qq]uantized|QuantizedCPU", ("quantized",)),
+    (r"[Ii]nteger|\bLong\b|\bInt\b", ("int",)),
     (r"Boolean|\bBool\b", ("bool",)),
 )
 #: parameter name -> values for it (sources); tensors come from the kinds
 NAME_VALUES = (
-    (r"^(tensor_list|tensors|ts)$", ("[torch.tensor([1.0, 2.0, 3.0], device=DEVICE), torch.tensor([4.0, 5.0], "
-                                     "device=DEVICE)]",)),
+    (
+        r"^(tensor_list|tensors|ts)$",
+        (
+            "[torch.tensor([1.0, 2.0, 3.0], device=DEVICE), torch.tensor([4.0, 5.0], "
+            "device=DEVICE)]",
+        ),
+    ),
     (r"^(dim|dims|axis)$", ("0", "1", "-1")),
     (r"^(mod|module|model)$", ("_KINDS_",)),
     (r"^block_?size$", ("(1, 1)", "(2, 2)")),
     (r"(^size$|^shape$|_size$)", ("(2, 2, 3)", "(2, 3)", "(3, 4)")),
     (r"sizes$|shape_example$", ("torch.tensor([[3], [2]])", "torch.tensor([[3, 2], [1, 2]])")),
     (r"^padding$|^value$|^fill_value$", ("0.0", "-1.0")),
-    (r"mask$", ("torch.tensor([[True, True, True], [True, False, False]], device=DEVICE)",
-                "torch.tensor([[True, False, True], [False, False, True]], device=DEVICE)", "_KINDS_")),
+    (
+        r"mask$",
+        (
+            "torch.tensor([[True, True, True], [True, False, False]], device=DEVICE)",
+            "torch.tensor([[True, False, True], [False, False, True]], device=DEVICE)",
+            "_KINDS_",
+        ),
+    ),
     (r"^indices$", ("torch.tensor([[0, 0, 1], [0, 2, 2]], device=DEVICE)",)),
     (r"^values$", ("torch.tensor([1.0, 2.0, 3.0], device=DEVICE)",)),
     (r"dtype$", ("torch.float64",)),
@@ -156,10 +244,19 @@ INVALID = {
     "torch.tensor([[0, 0, 1], [0, 2, 2]], device=DEVICE)": "torch.tensor([[0, 0, 5], [0, 2, 2]], device=DEVICE)",
 }
 TYPE_VALUES = (
-    (r"List\[Tensor|Tensor\[\]|tuple of Tensors", ("[torch.tensor([1.0, 2.0, 3.0], device=DEVICE), "
-                                                  "torch.tensor([4.0, 5.0], device=DEVICE)]",)),
-    (r"Tensor", ()), (r"^int|SymInt$", ("0", "1")), (r"Size|int\[", ("(2, 2, 3)", "(2, 3)")),
-    (r"float|Scalar|Number", ("0.0", "1.0")), (r"bool", ("False", "True")), (r"dtype|ScalarType", ("torch.float64",)),
+    (
+        r"List\[Tensor|Tensor\[\]|tuple of Tensors",
+        (
+            "[torch.tensor([1.0, 2.0, 3.0], device=DEVICE), "
+            "torch.tensor([4.0, 5.0], device=DEVICE)]",
+        ),
+    ),
+    (r"Tensor", ()),
+    (r"^int|SymInt$", ("0", "1")),
+    (r"Size|int\[", ("(2, 2, 3)", "(2, 3)")),
+    (r"float|Scalar|Number", ("0.0", "1.0")),
+    (r"bool", ("False", "True")),
+    (r"dtype|ScalarType", ("torch.float64",)),
 )
 
 
@@ -181,7 +278,7 @@ def kinds_in_name(name):
     ws = words(name)
     out = []
     for i, w in enumerate(ws):
-        pair = tuple(ws[i:i + 2])
+        pair = tuple(ws[i : i + 2])
         for kind in PAIR_KINDS.get(pair, ()) + WORD_KINDS.get(w, ()):
             if kind not in out:
                 out.append(kind)
@@ -215,9 +312,15 @@ def _schemas(torch, obj, leaf):
         params = []
         for a in schema.arguments:
             text = str(a.type)
-            params.append({"name": a.name, "kind": "keyword" if a.kwarg_only else "positional",
-                           "has_default": a.default_value is not None or text.endswith("?"),
-                           "default_bool": isinstance(a.default_value, bool), "annotation": text})
+            params.append(
+                {
+                    "name": a.name,
+                    "kind": "keyword" if a.kwarg_only else "positional",
+                    "has_default": a.default_value is not None or text.endswith("?"),
+                    "default_bool": isinstance(a.default_value, bool),
+                    "annotation": text,
+                }
+            )
         out.append(params)
     return out
 
@@ -232,8 +335,14 @@ class KindProbe(object):
         self.errors = []
         #: a property of a tensor: read from the receiver (``x.is_sparse``)
         leaf = res.get("path", "").rsplit(".", 1)[-1]
-        self.prop = leaf if res.get("kind") == "property" and isinstance(owner, type) and issubclass(
-            owner, torch.Tensor) and re.match(r"^[A-Za-z_]\w*$", leaf) else ""
+        self.prop = (
+            leaf
+            if res.get("kind") == "property"
+            and isinstance(owner, type)
+            and issubclass(owner, torch.Tensor)
+            and re.match(r"^[A-Za-z_]\w*$", leaf)
+            else ""
+        )
         #: whole messages of failed calls (the kinds a backend list names are past the first line)
         self.messages = []
 
@@ -286,7 +395,9 @@ class KindProbe(object):
     def tensors(self, kinds):
         """The kinds' tensors, the first of each kind first, then the dense ones."""
         out = []
-        dense = [entry + ("dense",) for entry in KIND_POOLS["dense"]] if "dense" not in kinds else []
+        dense = (
+            [entry + ("dense",) for entry in KIND_POOLS["dense"]] if "dense" not in kinds else []
+        )
         for rank in range(max(len(KIND_POOLS[k]) for k in KIND_POOLS)):
             for kind in kinds:
                 pool = KIND_POOLS.get(kind, ())
@@ -302,9 +413,16 @@ class KindProbe(object):
             if re.search(pattern, name):
                 out = [(v, "", "") for v in values if v != "_KINDS_"]
                 return out + (self.tensors(kinds)[:6] if "_KINDS_" in values else [])
-        if not ann or re.search(r"Tensor\b(?!\[)", ann) and not re.search(r"List\[Tensor|Tensor\[\]", ann):
-            if not ann and not re.search(r"^(self|input|x|t|tensor|src|other|the_template|a|b|"
-                                         r"mat\d*|padded|nt|inp|data|\w*tensor\w*)$", name):
+        if (
+            not ann
+            or re.search(r"Tensor\b(?!\[)", ann)
+            and not re.search(r"List\[Tensor|Tensor\[\]", ann)
+        ):
+            if not ann and not re.search(
+                r"^(self|input|x|t|tensor|src|other|the_template|a|b|"
+                r"mat\d*|padded|nt|inp|data|\w*tensor\w*)$",
+                name,
+            ):
                 return [(v, "", "") for v in ("0", "(2, 3)")] + self.tensors(kinds)[:4]
             return self.tensors(kinds)
         for pattern, values in TYPE_VALUES:
@@ -328,7 +446,9 @@ class KindProbe(object):
                 if time.monotonic() > self.deadline or len(found) >= MAX_FOUND:
                     break
                 kind = next((c[2] for c in combo if c[2] and c[2] != "dense"), "")
-                if kinds == ["dense"] or not kind:  # dense arguments: kept if the result is of a kind
+                if (
+                    kinds == ["dense"] or not kind
+                ):  # dense arguments: kept if the result is of a kind
                     kind = "dense"
                 if kind == "dense" and kind in seen:
                     continue
@@ -353,7 +473,9 @@ class KindProbe(object):
                 hands[var] = (hand, kind)
             else:
                 args.append(src)
-        params = ([{"name": "x", "kind": "positional", "has_default": False}] if receiver else []) + required
+        params = (
+            [{"name": "x", "kind": "positional", "has_default": False}] if receiver else []
+        ) + required
         call = "x.%s" % self.prop if self.prop else "_API_(%s)" % _args_src(params, args)
         got = []
         for _ in range(2):
@@ -370,7 +492,9 @@ class KindProbe(object):
         if got[0] != got[1] or not got[0]:
             return None
         sc = {"setup": setup, "call": call, "checks": got[0], "hand": hands}
-        if got[0] == [["is", "result", "None"]]:  # a check of its arguments: only with a call it refuses
+        if got[0] == [
+            ["is", "result", "None"]
+        ]:  # a check of its arguments: only with a call it refuses
             refused = self.refused(setup, args, params)
             if not refused:
                 return None
@@ -384,7 +508,9 @@ class KindProbe(object):
         """Kind-aware checks of a result (None: nothing a test can hold)."""
         torch = self.torch
         named = dict((id(ns[v]), v) for v in (line.split(" = ", 1)[0] for line in setup) if v in ns)
-        if value is None:  # an in-place call: what it did to its tensors; else a check of its arguments
+        if (
+            value is None
+        ):  # an in-place call: what it did to its tensors; else a check of its arguments
             out = [["is", expr, "None"]]
             for var in named.values():
                 out += _tensor_checks(torch, ns[var], var) or []
@@ -392,7 +518,9 @@ class KindProbe(object):
         if id(value) in named:
             if self.res.get("path", "").endswith("_") and not self._changed(setup, ns):
                 return None  # an in-place call that changed nothing here shows nothing
-            return [["same", expr, named[id(value)]]] + (_tensor_checks(torch, value, named[id(value)]) or [])
+            return [["same", expr, named[id(value)]]] + (
+                _tensor_checks(torch, value, named[id(value)]) or []
+            )
         if isinstance(value, (bool, int)):
             return [["eq" if not isinstance(value, bool) else "is", expr, repr(value)]]
         if isinstance(value, float):
@@ -402,13 +530,20 @@ class KindProbe(object):
         named_value = _torch_name(torch, value)
         if named_value:  # a layout, a qscheme, a memory format: torch's own name for it
             return [["is", expr, named_value]]
-        if not isinstance(value, (torch.Tensor, tuple, list)) or isinstance(value, (tuple, list)) and not any(
-                isinstance(v, torch.Tensor) for v in value):
+        if (
+            not isinstance(value, (torch.Tensor, tuple, list))
+            or isinstance(value, (tuple, list))
+            and not any(isinstance(v, torch.Tensor) for v in value)
+        ):
             try:
                 return [["eq", expr, literal(value, torch)]]
             except NotLiteral:
                 return None
-        if isinstance(value, (tuple, list)) and value and all(isinstance(v, torch.Tensor) for v in value):
+        if (
+            isinstance(value, (tuple, list))
+            and value
+            and all(isinstance(v, torch.Tensor) for v in value)
+        ):
             out = [["eq", "len(%s)" % expr, str(len(value))]]
             for i, item in enumerate(value[:MAX_ITEMS]):
                 more = _tensor_checks(torch, item, "%s[%d]" % (expr, i))
@@ -425,7 +560,7 @@ class KindProbe(object):
             bad = INVALID.get(a)
             if bad is None:
                 continue
-            call = "_API_(%s)" % _args_src(params, args[:i] + [bad] + args[i + 1:])
+            call = "_API_(%s)" % _args_src(params, args[:i] + [bad] + args[i + 1 :])
             names = set()
             for _ in range(2):
                 try:
@@ -452,8 +587,12 @@ class KindProbe(object):
         torch = self.torch
         leaf = self.res["path"].rsplit(".", 1)[-1]
         op = re.sub(r"^_?(sparse_)?", "", leaf)
-        if not isinstance(value, torch.Tensor) or not hasattr(torch, op) or op.startswith("_") or \
-                op in ("to_dense", "to_sparse", "coalesce", "values", "indices"):
+        if (
+            not isinstance(value, torch.Tensor)
+            or not hasattr(torch, op)
+            or op.startswith("_")
+            or op in ("to_dense", "to_sparse", "coalesce", "values", "indices")
+        ):
             return ""
         dense_args = []
         for a in args:
@@ -470,8 +609,11 @@ class KindProbe(object):
         try:
             _, want = self.run(setup, src)
             got = _dense_of(torch, value)
-            if not isinstance(want, torch.Tensor) or want.shape != got.shape or not torch.allclose(
-                    want.double(), got.double(), rtol=1e-5, atol=1e-6):
+            if (
+                not isinstance(want, torch.Tensor)
+                or want.shape != got.shape
+                or not torch.allclose(want.double(), got.double(), rtol=1e-5, atol=1e-6)
+            ):
                 return ""
         except Exception:
             return ""
@@ -563,15 +705,20 @@ def _tensor_checks(torch, t, expr):
     try:
         out = [["eq", "%s.dtype" % expr, literal(t.dtype, torch)]]
         if t.is_quantized:
-            out += [["eq", "%s.shape" % expr, literal(t.shape, torch)],
-                    ["float", "%s.q_scale()" % expr, literal(float(t.q_scale()), torch)],
-                    ["eq", "%s.q_zero_point()" % expr, literal(int(t.q_zero_point()), torch)],
-                    ["tensor", "%s.int_repr()" % expr, _lit(torch, t.int_repr())]]
+            out += [
+                ["eq", "%s.shape" % expr, literal(t.shape, torch)],
+                ["float", "%s.q_scale()" % expr, literal(float(t.q_scale()), torch)],
+                ["eq", "%s.q_zero_point()" % expr, literal(int(t.q_zero_point()), torch)],
+                ["tensor", "%s.int_repr()" % expr, _lit(torch, t.int_repr())],
+            ]
             return out
         out.append(["eq", "%s.device.type" % expr, "DEVICE.type"])
         if t.is_nested:
             parts = t.unbind()
-            out += [["is", "%s.is_nested" % expr, "True"], ["eq", "len(%s.unbind())" % expr, str(len(parts))]]
+            out += [
+                ["is", "%s.is_nested" % expr, "True"],
+                ["eq", "len(%s.unbind())" % expr, str(len(parts))],
+            ]
             for i, part in enumerate(parts[:MAX_ITEMS]):
                 out.append(["tensor", "%s.unbind()[%d]" % (expr, i), _lit(torch, part)])
             return out
@@ -597,27 +744,42 @@ def kind_facts(torch, res, obj, owner):
         kinds += [k for k in kinds_in_name(name) if k not in kinds]
     probe = KindProbe(torch, res, obj, owner)
     if isinstance(obj, type) or not (callable(obj) or probe.prop):
-        return {"found": False, "kinds": kinds, "problem": "not a function, method or tensor property"}
+        return {
+            "found": False,
+            "kinds": kinds,
+            "problem": "not a function, method or tensor property",
+        }
     try:
         params = probe.params()
     except Exception as exc:
         return {"found": False, "kinds": kinds, "problem": "no parameters: %s" % error_text(exc)}
     for ps in params:
         for p in ps:
-            kinds += [k for k in kinds_in_name(p["name"]) + kinds_in_name(p.get("annotation") or "")
-                      if k not in kinds and k not in ("int", "bool")]
+            kinds += [
+                k
+                for k in kinds_in_name(p["name"]) + kinds_in_name(p.get("annotation") or "")
+                if k not in kinds and k not in ("int", "bool")
+            ]
     python = hasattr(obj, "__code__") or hasattr(getattr(obj, "__wrapped__", None), "__code__")
-    risky = re.search(r"crash|abort|exit|kill|shutdown|destroy|(^|_)set_|free|release|reset|sleep|wait",
-                      res.get("path", "").rsplit(".", 1)[-1])
-    if not kinds and not python and not risky:  # a dense call's error may ask for a kind (a short look)
+    risky = re.search(
+        r"crash|abort|exit|kill|shutdown|destroy|(^|_)set_|free|release|reset|sleep|wait",
+        res.get("path", "").rsplit(".", 1)[-1],
+    )
+    if (
+        not kinds and not python and not risky
+    ):  # a dense call's error may ask for a kind (a short look)
         probe.deadline = time.monotonic() + DENSE_BUDGET
         probe.scenarios(["dense"])
         probe.deadline = time.monotonic() + BUDGET
         for message in probe.messages:
             kinds += [k for k in kinds_in_error(message) if k not in kinds]
     if not kinds:
-        return {"found": False, "kinds": [], "problem": "neither its name, its parameters nor a failed call "
-                                                          "asks for a sparse, nested, complex or quantized tensor"}
+        return {
+            "found": False,
+            "kinds": [],
+            "problem": "neither its name, its parameters nor a failed call "
+            "asks for a sparse, nested, complex or quantized tensor",
+        }
     found = probe.scenarios(kinds)
     if not found:
         more = []
@@ -627,6 +789,10 @@ def kind_facts(torch, res, obj, owner):
             found = probe.scenarios(more)
             kinds += more
     if not found:
-        return {"found": False, "kinds": kinds, "problem": "no call with %s tensors gave a result a test can hold "
-                "(%s)" % ("/".join(kinds), (probe.errors or ["nothing ran"])[-1])}
+        return {
+            "found": False,
+            "kinds": kinds,
+            "problem": "no call with %s tensors gave a result a test can hold "
+            "(%s)" % ("/".join(kinds), (probe.errors or ["nothing ran"])[-1]),
+        }
     return {"found": True, "kinds": kinds, "scenarios": found}

@@ -43,8 +43,14 @@ class LeakRecorder(object):
             after = state_mod.snapshot(self.specs)
             for name in sorted(before):
                 if before[name] != after.get(name):
-                    self.leaks.append({"test": test_id, "state": name,
-                                       "before": before[name], "after": after.get(name)})
+                    self.leaks.append(
+                        {
+                            "test": test_id,
+                            "state": name,
+                            "before": before[name],
+                            "after": after.get(name),
+                        }
+                    )
 
 
 def _install_unittest_hook(recorder):
@@ -67,8 +73,14 @@ def _pytest_plugin(pytest, recorder):
             after = state_mod.snapshot(recorder.specs)
             for name in sorted(before):
                 if before[name] != after.get(name):
-                    recorder.leaks.append({"test": item.nodeid, "state": name,
-                                           "before": before[name], "after": after.get(name)})
+                    recorder.leaks.append(
+                        {
+                            "test": item.nodeid,
+                            "state": name,
+                            "before": before[name],
+                            "after": after.get(name),
+                        }
+                    )
 
     return LeakPlugin()
 
@@ -77,8 +89,10 @@ def _patch_pytest_main(pytest, recorder, results):
     original = pytest.main
 
     def main(args=None, plugins=None, **kwargs):
-        plugins = list(plugins or []) + [_pytest_plugin(pytest, recorder),
-                                         results_mod.PytestResults(results)]
+        plugins = list(plugins or []) + [
+            _pytest_plugin(pytest, recorder),
+            results_mod.PytestResults(results),
+        ]
         return original(args, plugins, **kwargs)
 
     pytest.main = main
@@ -148,8 +162,11 @@ def run_as_main(path, argv, specs):
     """
     recorder = LeakRecorder(specs)
     results = results_mod.RunnerResults()
-    undo = [_install_unittest_hook(recorder), _install_pytest_hook(recorder, results),
-            results_mod.install_unittest(results)]
+    undo = [
+        _install_unittest_hook(recorder),
+        _install_pytest_hook(recorder, results),
+        results_mod.install_unittest(results),
+    ]
     sys.argv = [path] + list(argv)
     sys.path[0] = os.path.dirname(os.path.abspath(path))
     try:
@@ -166,11 +183,17 @@ def run_as_main(path, argv, specs):
             fn()
         sys.stdout.flush()
         sys.stderr.flush()
-    return {"exit_code": code, "leaks": recorder.leaks, "tests_seen": recorder.tests_seen,
-            "tests": list(results.tests.values()), "runner": results.to_json()}
+    return {
+        "exit_code": code,
+        "leaks": recorder.leaks,
+        "tests_seen": recorder.tests_seen,
+        "tests": list(results.tests.values()),
+        "runner": results.to_json(),
+    }
 
 
 # -- isolation probe -------------------------------------------------------------------
+
 
 def _matches(test_id, pattern):
     if "*" in pattern:
@@ -210,8 +233,11 @@ def select_tests(module, patterns):
 
 def _suite(module, ids):
     wanted = set(ids)
-    tests = [t for t in _iter_tests(unittest.defaultTestLoader.loadTestsFromModule(module))
-             if t.id() in wanted]
+    tests = [
+        t
+        for t in _iter_tests(unittest.defaultTestLoader.loadTestsFromModule(module))
+        if t.id() in wanted
+    ]
     return unittest.TestSuite(tests)
 
 
@@ -220,9 +246,13 @@ def isolation(path, state_name, patterns, device_type):
     specs = state_mod.registry(device_type)
     spec = specs.get(state_name)
     if spec is None:  # e.g. autocast for the run's device when that device is the cpu
-        return {"state": state_name, "title": state_mod.STATE_TITLES.get(state_name, state_name.upper()),
-                "runs": [], "passed": True,
-                "skipped": "no %s state when the device is %s" % (state_name, device_type)}
+        return {
+            "state": state_name,
+            "title": state_mod.STATE_TITLES.get(state_name, state_name.upper()),
+            "runs": [],
+            "passed": True,
+            "skipped": "no %s state when the device is %s" % (state_name, device_type),
+        }
     record = {"state": state_name, "title": spec.title, "runs": [], "skipped": ""}
     why = spec.available()
     if why:

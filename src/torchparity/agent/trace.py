@@ -32,22 +32,32 @@ OUTSIDE_TESTS = "(outside tests)"
 _GRAD_STATE = ("prev = torch.is_grad_enabled()", "owner(prev)")
 _MT_STATE = ("prev = torch.autograd.is_multithreading_enabled()", "owner(prev)")
 _CLONE_CALL = (
-    "for mode in (False, True):\n"
-    "    copy = owner(mode).clone()\n"
-    "    with copy:\n"
-    "        pass\n"
+    "for mode in (False, True):\n    copy = owner(mode).clone()\n    with copy:\n        pass\n"
 )
 _BINARY_SETUP = "a = torch.ones(3, device=device)\nb = torch.full((3,), 2.0, device=device)"
 SAMPLES = {
-    "torch.autograd.grad_mode.set_grad_enabled.clone": (_GRAD_STATE[0], _CLONE_CALL, _GRAD_STATE[1]),
-    "torch.autograd.grad_mode.set_multithreading_enabled.clone": (_MT_STATE[0], _CLONE_CALL, _MT_STATE[1]),
+    "torch.autograd.grad_mode.set_grad_enabled.clone": (
+        _GRAD_STATE[0],
+        _CLONE_CALL,
+        _GRAD_STATE[1],
+    ),
+    "torch.autograd.grad_mode.set_multithreading_enabled.clone": (
+        _MT_STATE[0],
+        _CLONE_CALL,
+        _MT_STATE[1],
+    ),
     "torch.autograd.grad_mode.set_grad_enabled": (
         "prev = torch.is_grad_enabled()",
-        "for mode in (False, True):\n    with api(mode):\n        pass\n", "api(prev)"),
+        "for mode in (False, True):\n    with api(mode):\n        pass\n",
+        "api(prev)",
+    ),
     "torch.autograd.grad_mode.no_grad": ("", "with api():\n    pass\n", ""),
     "torch.autograd.grad_mode.enable_grad": ("", "with api():\n    pass\n", ""),
     "torch.autograd.grad_mode.inference_mode": (
-        "", "for mode in (True, False):\n    with api(mode):\n        pass\n", ""),
+        "",
+        "for mode in (True, False):\n    with api(mode):\n        pass\n",
+        "",
+    ),
     "torch.is_grad_enabled": ("", "api()", ""),
     "torch.add": (_BINARY_SETUP, "api(a, b)", ""),
     "torch.mul": (_BINARY_SETUP, "api(a, b)", ""),
@@ -58,10 +68,15 @@ SAMPLES = {
         "p = torch.nn.Parameter(torch.ones(2, device=device))\n"
         "p.grad = torch.ones(2, device=device)\n"
         "opt = torch.optim.SGD([p], lr=0.1)",
-        "api(opt, set_to_none=False)\napi(opt)", ""),
+        "api(opt, set_to_none=False)\napi(opt)",
+        "",
+    ),
     "torch.BoolStorage": ("", "api(4)", ""),
     "torch._utils._get_device_index": (
-        "", "api(torch.device(device, 0), allow_cpu=True)\napi(0)\napi('%s:1' % device, allow_cpu=True)", ""),
+        "",
+        "api(torch.device(device, 0), allow_cpu=True)\napi(0)\napi('%s:1' % device, allow_cpu=True)",
+        "",
+    ),
     "torch.cuda.streams.Event": ("", "event = api()\nevent.record()\nevent.synchronize()", ""),
     "torch.cuda.streams.Stream": ("", "stream = api()\nstream.synchronize()", ""),
 }
@@ -167,8 +182,9 @@ class Recorder(object):
         return type(base)("_TraceMode", (base,), {"__torch_dispatch__": dispatch})()
 
     def result(self, target, status="ok", error=""):
-        ops = [{"op": op, "devices": list(devs), "count": n}
-               for (op, devs), n in self.counts.items()]
+        ops = [
+            {"op": op, "devices": list(devs), "count": n} for (op, devs), n in self.counts.items()
+        ]
         ops.sort(key=lambda o: (-o["count"], o["op"], o["devices"]))
         return {
             "target": target,
@@ -191,9 +207,12 @@ def _error(exc):
 
 def _unavailable(torch, device_type, target):
     rec = Recorder(torch, device_type)
-    return rec.result(target, "unavailable",
-                      "this torch has no TorchDispatchMode (looked in %s)"
-                      % ", ".join("%s.%s" % m for m in MODE_HOMES))
+    return rec.result(
+        target,
+        "unavailable",
+        "this torch has no TorchDispatchMode (looked in %s)"
+        % ", ".join("%s.%s" % m for m in MODE_HOMES),
+    )
 
 
 def trace_code(torch, device_type, target, call, setup="", teardown="", namespace=None):
@@ -238,7 +257,11 @@ def _objects(resolution):
 def sample_for(resolution):
     """(setup, call, teardown) for an API, or None when there is no sample."""
     names = [resolution["canonical"]] + list(resolution.get("aliases", []))
-    names += [resolution.get("path", ""), resolution.get("docs_name", ""), resolution.get("query", "")]
+    names += [
+        resolution.get("path", ""),
+        resolution.get("docs_name", ""),
+        resolution.get("query", ""),
+    ]
     for name in names:
         if name in SAMPLES:
             return SAMPLES[name]
@@ -286,7 +309,9 @@ def trace_file(torch, device_type, path, patterns=()):
     except BaseException as exc:  # a broken file, or one that exits at import
         traceback.print_exc()
         out = rec.result(target, "error", "loading %s failed: %s" % (path, _error(exc)))
-        out.update(tests=[], selection={"pattern": None, "tests": []}, tests_run=0, successful=False)
+        out.update(
+            tests=[], selection={"pattern": None, "tests": []}, tests_run=0, successful=False
+        )
         return out
     if pattern:
         target = "%s -k %s" % (target, pattern)
@@ -322,7 +347,11 @@ def _answer(torch, out):
     The tests' own failures are not the trace's: a trace whose tests failed is still ``ok``; a file
     that does not load, code that raises, or a torch without a dispatch mode is not."""
     status = (out or {}).get("status", "ok")
-    return {"trace": out, "torch_version": str(torch.__version__), "exit_code": 0 if status == "ok" else 1}
+    return {
+        "trace": out,
+        "torch_version": str(torch.__version__),
+        "exit_code": 0 if status == "ok" else 1,
+    }
 
 
 def op_trace(ctx, args):
@@ -344,20 +373,27 @@ def op_trace(ctx, args):
         try:
             res = resolve_mod.resolve(args["api"], ctx.backend_module or "")
         except NotFound as exc:  # answered with the same backend it was looked up with
-            return {"trace": None, "unresolved": resolve_mod.unresolved(args["api"], exc), "exit_code": 0}
+            return {
+                "trace": None,
+                "unresolved": resolve_mod.unresolved(args["api"], exc),
+                "exit_code": 0,
+            }
     if call:
         ns, target = {}, "code: %s" % call.strip().splitlines()[0]
         if res is not None:
             api, owner, name = _objects(res)
             ns = {"api": api, "owner": owner, "name": name}
             target = "%s, %s" % (res["canonical"], target)
-        out = trace_code(torch, device_type, target, call, args.get("setup", ""),
-                         args.get("teardown", ""), ns)
+        out = trace_code(
+            torch, device_type, target, call, args.get("setup", ""), args.get("teardown", ""), ns
+        )
     else:
         out = trace_sample(ctx, res)
         if out is None:
             out = Recorder(torch, device_type).result(
-                "call sample of %s" % res["canonical"], "no-sample",
-                "no call sample for %s; pass the code to run" % res["canonical"])
+                "call sample of %s" % res["canonical"],
+                "no-sample",
+                "no call sample for %s; pass the code to run" % res["canonical"],
+            )
     sys.stdout.flush()
     return _answer(torch, out)

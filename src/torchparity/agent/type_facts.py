@@ -31,14 +31,28 @@ SELF = "self"
 
 #: namespaces whose public functions are typed, and the prefix of their ATen ops
 _FUNCTION_HOMES = (
-    ("torch", ""), ("torch.nn.functional", ""), ("torch.linalg", "linalg_"), ("torch.fft", "fft_"),
-    ("torch.special", "special_"), ("torch.nn.init", ""), ("torch.autograd", ""),
-    ("torch.random", ""), ("torch.functional", ""), ("torch.utils.data", ""), ("torch.onnx", ""),
-    ("torch.fx", ""), ("torch.jit", ""), ("torch.cuda", ""), ("torch.profiler", ""),
+    ("torch", ""),
+    ("torch.nn.functional", ""),
+    ("torch.linalg", "linalg_"),
+    ("torch.fft", "fft_"),
+    ("torch.special", "special_"),
+    ("torch.nn.init", ""),
+    ("torch.autograd", ""),
+    ("torch.random", ""),
+    ("torch.functional", ""),
+    ("torch.utils.data", ""),
+    ("torch.onnx", ""),
+    ("torch.fx", ""),
+    ("torch.jit", ""),
+    ("torch.cuda", ""),
+    ("torch.profiler", ""),
 )
 #: stubs read (path under torch/ -> the runtime object their top-level defs describe)
-_STUBS = (("_C/_VariableFunctions.pyi", "torch"), ("_C/__init__.pyi", "torch._C"),
-          ("_C/_nn.pyi", "torch._C._nn"))
+_STUBS = (
+    ("_C/_VariableFunctions.pyi", "torch"),
+    ("_C/__init__.pyi", "torch._C"),
+    ("_C/_nn.pyi", "torch._C._nn"),
+)
 #: stub classes whose methods are torch.Tensor's
 _TENSOR_STUB_CLASSES = ("TensorBase",)
 _DOC_SIG = re.compile(r"^\s*[\w.]+\(.*\)\s*->\s*([\w.\[\], ]+?)\s*$")
@@ -113,8 +127,10 @@ class Types(object):
         if t is ast.Constant and node.value is None:
             return "builtins.NoneType"
         if t is ast.BinOp and isinstance(node.op, ast.BitOr):
-            parts = [self.of_node(node.left, namespace, self_name),
-                     self.of_node(node.right, namespace, self_name)]
+            parts = [
+                self.of_node(node.left, namespace, self_name),
+                self.of_node(node.right, namespace, self_name),
+            ]
             return union(parts)
         if t is ast.Subscript:
             head = _dotted(node.value)
@@ -128,7 +144,11 @@ class Types(object):
             if leaf == "Union":
                 return union([self.of_node(e, namespace, self_name) for e in elts])
             if leaf in ("tuple", "Tuple"):
-                if len(elts) == 2 and isinstance(elts[1], ast.Constant) and elts[1].value is Ellipsis:
+                if (
+                    len(elts) == 2
+                    and isinstance(elts[1], ast.Constant)
+                    and elts[1].value is Ellipsis
+                ):
                     return "[%s]" % self.of_node(elts[0], namespace, self_name)
                 return "(%s)" % ",".join(self.of_node(e, namespace, self_name) for e in elts)
             if leaf in _SEQUENCES:
@@ -137,7 +157,9 @@ class Types(object):
         name = _dotted(node)
         if name is None:
             return UNKNOWN
-        if name in ("Self", "typing_extensions.Self", "typing.Self") or (self_name and name == self_name):
+        if name in ("Self", "typing_extensions.Self", "typing.Self") or (
+            self_name and name == self_name
+        ):
             return SELF
         if name == "None":
             return "builtins.NoneType"
@@ -198,7 +220,9 @@ def _lookup(name, namespace):
     head, _, rest = name.partition(".")
     if head in namespace:
         obj = namespace[head]
-    elif hasattr(__builtins__, head) if not isinstance(__builtins__, dict) else head in __builtins__:
+    elif (
+        hasattr(__builtins__, head) if not isinstance(__builtins__, dict) else head in __builtins__
+    ):
         obj = __builtins__[head] if isinstance(__builtins__, dict) else getattr(__builtins__, head)
     else:
         try:
@@ -218,6 +242,7 @@ def _lookup(name, namespace):
 
 # -- sources --------------------------------------------------------------------------------
 
+
 def _stub_namespace(tree, module):
     """The names a stub file's annotations use: its imports, its own classes, its module's names."""
     ns = {}
@@ -236,7 +261,8 @@ def _stub_namespace(tree, module):
             for a in node.names:
                 try:
                     ns[a.asname or a.name.split(".")[0]] = importlib.import_module(
-                        a.name if a.asname else a.name.split(".")[0])
+                        a.name if a.asname else a.name.split(".")[0]
+                    )
                 except ImportError:
                     pass
     return ns
@@ -277,11 +303,15 @@ def stub_facts(torch, types):
         ns = _stub_namespace(tree, module)
         if module == "torch":  # _VariableFunctions: torch's own functions
             for name, defs in _stub_defs(tree.body).items():
-                returns["torch." + name] = union([types.of_node(d.returns, ns) for d in defs if d.returns])
+                returns["torch." + name] = union(
+                    [types.of_node(d.returns, ns) for d in defs if d.returns]
+                )
             continue
         if module == "torch._C._nn":
             for name, defs in _stub_defs(tree.body).items():
-                returns["torch._C._nn." + name] = union([types.of_node(d.returns, ns) for d in defs if d.returns])
+                returns["torch._C._nn." + name] = union(
+                    [types.of_node(d.returns, ns) for d in defs if d.returns]
+                )
             continue
         for node in tree.body:
             if not isinstance(node, ast.ClassDef):
@@ -295,7 +325,9 @@ def stub_facts(torch, types):
                     continue
             for item in node.body:
                 if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
-                    attrs["%s.%s" % (owner, item.target.id)] = union([types.of_node(item.annotation, ns, node.name)])
+                    attrs["%s.%s" % (owner, item.target.id)] = union(
+                        [types.of_node(item.annotation, ns, node.name)]
+                    )
             for name, defs in _stub_defs(node.body).items():
                 props = [d for d in defs if any(_dotted(x) == "property" for x in d.decorator_list)]
                 value = union([types.of_node(d.returns, ns, node.name) for d in defs if d.returns])
@@ -308,7 +340,9 @@ def _doc_type(obj, types):
     for line in doc.strip().splitlines()[:3]:
         m = _DOC_SIG.match(line)
         if m:
-            return types.of_text(m.group(1).strip(), {"torch": types.torch, "Tensor": types.torch.Tensor})
+            return types.of_text(
+                m.group(1).strip(), {"torch": types.torch, "Tensor": types.torch.Tensor}
+            )
     return UNKNOWN
 
 
@@ -324,9 +358,17 @@ def schema_facts(torch):
             continue
         name = s.name[6:]
         rets = [_schema_type(str(r.type)) for r in s.returns]
-        if not any("Tensor" in str(a.type) for a in s.arguments) and "torch.Tensor" not in "".join(rets):
+        if not any("Tensor" in str(a.type) for a in s.arguments) and "torch.Tensor" not in "".join(
+            rets
+        ):
             continue  # TorchScript's scalar overloads (add.int): no Python call of torch or a Tensor takes them
-        value = "builtins.NoneType" if not rets else rets[0] if len(rets) == 1 else "(%s)" % ",".join(rets)
+        value = (
+            "builtins.NoneType"
+            if not rets
+            else rets[0]
+            if len(rets) == 1
+            else "(%s)" % ",".join(rets)
+        )
         seen.setdefault(name, []).append(value)
     return {name: union(values) for name, values in seen.items()}
 
@@ -341,8 +383,13 @@ def _schema_type(text):
         return "torch.Tensor"
     if text in ("List[Tensor]", "Tensor[]"):
         return "[torch.Tensor]"
-    return {"int": "builtins.int", "float": "builtins.float", "bool": "builtins.bool",
-            "str": "builtins.str", "SymInt": "builtins.int"}.get(text, UNKNOWN)
+    return {
+        "int": "builtins.int",
+        "float": "builtins.float",
+        "bool": "builtins.bool",
+        "str": "builtins.str",
+        "SymInt": "builtins.int",
+    }.get(text, UNKNOWN)
 
 
 def _annotation(obj, owner, types):
@@ -396,7 +443,9 @@ def python_facts(torch, classes, types):
                 _keep(docs, "%s.%s" % (home, n), _doc_type(obj, types))
     for name, cls in classes.items():
         owned = list(vars(cls).items())
-        if name == "torch.Tensor":  # its C methods (TensorBase) answer through the stubs and docstrings
+        if (
+            name == "torch.Tensor"
+        ):  # its C methods (TensorBase) answer through the stubs and docstrings
             owned += [(k, v) for k, v in vars(torch._C.TensorBase).items() if k not in vars(cls)]
         for key, value in owned:
             if key.startswith("__") and key not in _DUNDERS:
@@ -422,12 +471,48 @@ def _keep(table, key, value):
         table[key] = value
 
 
-_DUNDERS = ("__enter__", "__getitem__", "__iter__", "__next__", "__call__", "__add__", "__radd__",
-            "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
-            "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__",
-            "__matmul__", "__rmatmul__", "__neg__", "__pos__", "__abs__", "__invert__",
-            "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lshift__",
-            "__rshift__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__deepcopy__")
+_DUNDERS = (
+    "__enter__",
+    "__getitem__",
+    "__iter__",
+    "__next__",
+    "__call__",
+    "__add__",
+    "__radd__",
+    "__sub__",
+    "__rsub__",
+    "__mul__",
+    "__rmul__",
+    "__truediv__",
+    "__rtruediv__",
+    "__floordiv__",
+    "__rfloordiv__",
+    "__mod__",
+    "__rmod__",
+    "__pow__",
+    "__rpow__",
+    "__matmul__",
+    "__rmatmul__",
+    "__neg__",
+    "__pos__",
+    "__abs__",
+    "__invert__",
+    "__and__",
+    "__rand__",
+    "__or__",
+    "__ror__",
+    "__xor__",
+    "__rxor__",
+    "__lshift__",
+    "__rshift__",
+    "__eq__",
+    "__ne__",
+    "__lt__",
+    "__le__",
+    "__gt__",
+    "__ge__",
+    "__deepcopy__",
+)
 
 
 def _enter_type(fn):
@@ -496,8 +581,12 @@ print(json.dumps({"name": name, "methods": out}))
 def device_methods(timeout=180):
     """What the methods torch generates for a PrivateUse1 backend return, per class (a child run)."""
     try:
-        proc = subprocess.run([sys.executable, "-c", _DEVICE_PROBE], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, timeout=timeout)
+        proc = subprocess.run(
+            [sys.executable, "-c", _DEVICE_PROBE],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            timeout=timeout,
+        )
         data = json.loads(proc.stdout.decode("utf-8").strip().splitlines()[-1])
     except Exception:
         return {}
@@ -520,7 +609,11 @@ def build(torch, classes, devices=True):
     py_returns, py_attrs, doc_returns = python_facts(torch, classes, types)
     returns = {}
     sources = {}
-    for src, table in (("annotation", py_returns), ("stub", stub_returns), ("docstring", doc_returns)):
+    for src, table in (
+        ("annotation", py_returns),
+        ("stub", stub_returns),
+        ("docstring", doc_returns),
+    ):
         for k, v in table.items():
             if k not in returns and v != UNKNOWN:
                 returns[k] = v
@@ -528,7 +621,7 @@ def build(torch, classes, devices=True):
     # torch.nn.functional's C builtins are torch._C._nn's
     for k, v in list(returns.items()):
         if k.startswith("torch._C._nn."):
-            alias = "torch.nn.functional." + k[len("torch._C._nn."):]
+            alias = "torch.nn.functional." + k[len("torch._C._nn.") :]
             returns.pop(k)
             returns.setdefault(alias, v)
     schemas = schema_facts(torch)

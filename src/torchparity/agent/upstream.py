@@ -38,7 +38,11 @@ def _missing(exc):
     if isinstance(exc, OSError) and getattr(exc, "filename", None):
         return {"kind": "file", "name": str(exc.filename), "detail": detail}
     if isinstance(exc, SystemExit):
-        return {"kind": "exit", "name": "SystemExit", "detail": "the file exits while imported (code %r)" % (exc.code,)}
+        return {
+            "kind": "exit",
+            "name": "SystemExit",
+            "detail": "the file exits while imported (code %r)" % (exc.code,),
+        }
     return {"kind": "error", "name": type(exc).__name__, "detail": detail}
 
 
@@ -72,8 +76,14 @@ def _class_info(cls, ns, base, pu1):
             if b is not base and not issubclass(b, base) and cls.__name__.startswith(b.__name__):
                 generic = b.__name__
                 break
-    return {"attr": attr, "name": cls.__name__, "qualname": cls.__qualname__, "module": module,
-            "generic": generic, "device_type": device_type}
+    return {
+        "attr": attr,
+        "name": cls.__name__,
+        "qualname": cls.__qualname__,
+        "module": module,
+        "generic": generic,
+        "device_type": device_type,
+    }
 
 
 def _opinfo(fn):
@@ -114,7 +124,9 @@ def list_tests(ctx, path, api=""):
     # the load_tests protocol (torch's common_utils.load_tests, imported by many test files) checks that
     # each test is defined in the running script: there is none while listing, and the tests are the same
     module.__dict__.pop("load_tests", None)
-    sys.modules[LIST_MODULE] = module  # inspect.getfile() of the file's classes works, as under __main__
+    sys.modules[LIST_MODULE] = (
+        module  # inspect.getfile() of the file's classes works, as under __main__
+    )
     base = _device_base(ctx.torch)
     pu1 = _privateuse1(ctx.torch)
     sanitize = _sanitizer()
@@ -138,8 +150,14 @@ def list_tests(ctx, path, api=""):
     has_ops = any(t[4] for t in tests)
     sys.stdout.flush()
     sys.stderr.flush()
-    return {"classes": classes, "tests": tests, "loader_errors": loader_errors, "privateuse1": pu1,
-            "api_opinfos": _api_opinfos(api, ctx.backend_module) if has_ops else [], "exit_code": 0}
+    return {
+        "classes": classes,
+        "tests": tests,
+        "loader_errors": loader_errors,
+        "privateuse1": pu1,
+        "api_opinfos": _api_opinfos(api, ctx.backend_module) if has_ops else [],
+        "exit_code": 0,
+    }
 
 
 def op_upstream_list(ctx, args):
@@ -157,8 +175,10 @@ def _run_pytest(nodeids, specs):
     results = results_mod.RunnerResults()
     sys.argv = ["pytest"] + list(nodeids)
     try:
-        code = pytest.main(list(nodeids) + ["-v", "-p", "no:cacheprovider"],
-                           plugins=[testrun._pytest_plugin(pytest, recorder), results_mod.PytestResults(results)])
+        code = pytest.main(
+            list(nodeids) + ["-v", "-p", "no:cacheprovider"],
+            plugins=[testrun._pytest_plugin(pytest, recorder), results_mod.PytestResults(results)],
+        )
         code = int(code)
     except SystemExit as exc:
         code = testrun._exit_code(exc.code)
@@ -167,8 +187,13 @@ def _run_pytest(nodeids, specs):
         code = 1
     sys.stdout.flush()
     sys.stderr.flush()
-    return {"exit_code": code, "leaks": recorder.leaks, "tests_seen": recorder.tests_seen,
-            "tests": list(results.tests.values()), "runner": results.to_json()}
+    return {
+        "exit_code": code,
+        "leaks": recorder.leaks,
+        "tests_seen": recorder.tests_seen,
+        "tests": list(results.tests.values()),
+        "runner": results.to_json(),
+    }
 
 
 def op_upstream_run(ctx, args):

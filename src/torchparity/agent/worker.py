@@ -141,7 +141,9 @@ def run_child(ctx, job, close_fds=(), answer=None):
         if answer is not None:
             channel = results_mod.AnswerChannel(answer[0], answer[1])
             results_mod.wipe(answer[1])  # the worker's copy of the key, in this process's memory
-        set_dumpable(True)  # the job's own process: debuggers and core dumps work as without the worker
+        set_dumpable(
+            True
+        )  # the job's own process: debuggers and core dumps work as without the worker
         code = execute(ctx, job, channel)
     except BaseException:
         try:
@@ -168,7 +170,9 @@ def execute(ctx, job, channel=None):
         problem = ctx.prepare_child()
         if problem and not ctx.device_problem:
             sys.stderr.write("torchparity: device initialisation failed: %s\n" % problem)
-        if ctx.replay is not None:  # what the preloads changed comes back when the test imports them
+        if (
+            ctx.replay is not None
+        ):  # what the preloads changed comes back when the test imports them
             ctx.replay.arm()
         result = OPS[job["op"]](ctx, job.get("args", {}))
     sys.stdout.flush()
@@ -176,7 +180,9 @@ def execute(ctx, job, channel=None):
     if channel is not None:
         channel.send(result)
     else:
-        sys.stderr.write("torchparity-agent: no answer channel was given to this job; its answer is not sent\n")
+        sys.stderr.write(
+            "torchparity-agent: no answer channel was given to this job; its answer is not sent\n"
+        )
     return int(result.get("exit_code", 0) or 0)
 
 
@@ -217,8 +223,14 @@ def run_forked(ctx, job, close_fds=()):
     reap.kill_and_reap_orphans()
     # every writer is gone now (the child and what it left behind were killed): the whole answer is there
     result, problems = results_mod.read_answer(reader.finish(), key, pid)
-    answer = {"id": job.get("id"), "op": job["op"], "duration": time.monotonic() - started,
-              "output": job["output"], "pid": pid, "token": job.get("token")}
+    answer = {
+        "id": job.get("id"),
+        "op": job["op"],
+        "duration": time.monotonic() - started,
+        "output": job["output"],
+        "pid": pid,
+        "token": job.get("token"),
+    }
     if timed_out:
         answer.update(status="TIMEOUT", exit_code=None, signal=signal.SIGKILL)
     elif os.WIFSIGNALED(status):

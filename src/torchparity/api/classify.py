@@ -23,8 +23,15 @@ CATEGORIES = ("python-state", "python-wrapper", "operator", "c-binding", "device
 
 #: modules (and their submodules) that talk to a device runtime rather than dispatch operators
 DEVICE_RUNTIME_MODULES = (
-    "torch.cuda", "torch.xpu", "torch.mps", "torch.mtia", "torch.npu", "torch.cpu",
-    "torch.accelerator", "torch.backends.cuda", "torch.backends.mps",
+    "torch.cuda",
+    "torch.xpu",
+    "torch.mps",
+    "torch.mtia",
+    "torch.npu",
+    "torch.cpu",
+    "torch.accelerator",
+    "torch.backends.cuda",
+    "torch.backends.mps",
 )
 #: device-generic runtime classes that live directly in ``torch``
 DEVICE_RUNTIME_NAMES = ("torch.Stream", "torch.Event")
@@ -82,7 +89,11 @@ def _adapt_zh(dev: str) -> str:
 
 
 def _adapt_en(dev: str) -> str:
-    return f"so it needs no {dev}-specific adaptation" if dev else "so it needs no device-specific adaptation"
+    return (
+        f"so it needs no {dev}-specific adaptation"
+        if dev
+        else "so it needs no device-specific adaptation"
+    )
 
 
 def _role(res: Resolution) -> tuple[str, str]:
@@ -94,19 +105,28 @@ def _role(res: Resolution) -> tuple[str, str]:
 
 def _no_trace(trace: Trace | None) -> tuple[str, str]:
     if trace is None:
-        return ("未取得分派跟踪（无调用样例或测试），无法判定是否分派算子",
-                "no dispatch trace was taken (no call sample or test), so whether it dispatches operators is not established")
-    return (f"分派跟踪未能完成（{trace.error or trace.status}），无法判定是否分派算子",
-            f"the dispatch trace did not complete ({trace.error or trace.status}), so whether it dispatches operators is not established")
+        return (
+            "未取得分派跟踪（无调用样例或测试），无法判定是否分派算子",
+            "no dispatch trace was taken (no call sample or test), so whether it dispatches operators is not established",
+        )
+    return (
+        f"分派跟踪未能完成（{trace.error or trace.status}），无法判定是否分派算子",
+        f"the dispatch trace did not complete ({trace.error or trace.status}), so whether it dispatches operators is not established",
+    )
 
 
 def _where(res: Resolution) -> tuple[str, str]:
     if res.is_c_extension:
-        return f"由 C 扩展实现（{res.kind_detail}）", f"implemented in a C extension ({res.kind_detail})"
+        return (
+            f"由 C 扩展实现（{res.kind_detail}）",
+            f"implemented in a C extension ({res.kind_detail})",
+        )
     return f"上游实现位于 {res.source}", f"implemented upstream at {res.source}"
 
 
-def classify(res: Resolution, trace: Trace | None, device_type: str, backend_module: str = "") -> Classification:
+def classify(
+    res: Resolution, trace: Trace | None, device_type: str, backend_module: str = ""
+) -> Classification:
     dev = device_label(device_type)
     traced = trace is not None and trace.ok
     where_zh, where_en = _where(res)
@@ -117,7 +137,8 @@ def classify(res: Resolution, trace: Trace | None, device_type: str, backend_mod
             "other",
             f"{name} 是模块（{res.source}），不是单个可调用 API；请解析其中具体的函数或类。",
             f"{name} is a module ({res.source}), not a single callable API; resolve the function or class inside it.",
-            "resolution")
+            "resolution",
+        )
 
     if is_device_runtime(res, backend_module):
         if traced:
@@ -139,7 +160,8 @@ def classify(res: Resolution, trace: Trace | None, device_type: str, backend_mod
             "device-runtime",
             f"{name} 属于设备运行时接口（{res.module}，{where_zh}），管理流、事件、内存等设备运行时资源而非 ATen 算子；{t_zh}；需由{target_zh}提供对应的运行时实现。",
             f"{name} is a device-runtime API ({res.module}, {where_en}) that manages streams, events, memory and the like rather than ATen operators; {t_en}; {target_en} must provide the matching runtime implementation.",
-            "trace" if traced else "resolution")
+            "trace" if traced else "resolution",
+        )
 
     if res.kind in ("attribute", "enum-member"):
         what_zh = "枚举值" if res.kind == "enum-member" else "属性值"
@@ -147,7 +169,8 @@ def classify(res: Resolution, trace: Trace | None, device_type: str, backend_mod
             "other",
             f"{name} 是{what_zh}（{res.kind_detail}），读取时不执行代码、不分派算子，无需设备适配。",
             f"{name} is a {'enum member' if res.kind == 'enum-member' else 'plain value'} ({res.kind_detail}); reading it runs no code and dispatches no operator, so it needs no device adaptation.",
-            "resolution")
+            "resolution",
+        )
 
     if res.kind == "storage-class" or res.is_c_extension:
         if res.kind == "storage-class":
@@ -164,14 +187,22 @@ def classify(res: Resolution, trace: Trace | None, device_type: str, backend_mod
             else:
                 t_zh = f"{_what_zh(trace)}未分派任何 ATen 算子、未创建张量，不依赖设备算子"
                 t_en = f"{_what_en(trace)} shows no ATen operator dispatched and no tensor created, so it relies on no device operator"
-                if res.kind != "storage-class":  # a binding that reads metadata: no operator behind it
+                if (
+                    res.kind != "storage-class"
+                ):  # a binding that reads metadata: no operator behind it
                     what_zh = f"{name} {where_zh}，是 C 绑定"
                     what_en = f"{name} is {where_en}, a C binding"
-                    return Classification("c-binding", f"{what_zh}；{t_zh}。", f"{what_en}; {t_en}.", "trace")
+                    return Classification(
+                        "c-binding", f"{what_zh}；{t_zh}。", f"{what_en}; {t_en}.", "trace"
+                    )
         else:
             t_zh, t_en = _no_trace(trace)
-        return Classification("operator", f"{what_zh}；{t_zh}。", f"{what_en}; {t_en}.",
-                              "trace" if traced else "resolution")
+        return Classification(
+            "operator",
+            f"{what_zh}；{t_zh}。",
+            f"{what_en}; {t_en}.",
+            "trace" if traced else "resolution",
+        )
 
     # Python code: the trace decides.
     if not traced:
@@ -180,7 +211,8 @@ def classify(res: Resolution, trace: Trace | None, device_type: str, backend_mod
             "other",
             f"{name} {where_zh}（Python 代码）；{t_zh}；请提供调用代码或测试文件后再判定。",
             f"{name} is {where_en} (Python code); {t_en}; pass the code to call or its tests to classify it.",
-            "resolution")
+            "resolution",
+        )
     assert trace is not None
     if trace.total_ops == 0 and trace.tensors_total == 0:
         role_zh, role_en = _role(res)
@@ -190,18 +222,28 @@ def classify(res: Resolution, trace: Trace | None, device_type: str, backend_mod
             "python-state",
             f"{name} {where_zh}，{role_zh}；{_what_zh(trace)}显示其未分派任何 ATen 算子，{dev_zh}，不依赖设备算子，{_adapt_zh(dev)}。",
             f"{name} is {where_en} and {role_en}; {_what_en(trace)} shows it dispatches no ATen operator, {dev_en} and relies on no device operator, {_adapt_en(dev)}.",
-            "trace")
+            "trace",
+        )
     if trace.total_ops == 0:
         return Classification(
             "python-wrapper",
             f"{name} {where_zh}（Python 代码）；{_what_zh(trace)}未分派算子，但创建了 {trace.tensors_total} 个张量（{dict(trace.tensors_created)}），其设备行为取决于张量的创建与分配。",
             f"{name} is {where_en} (Python code); {_what_en(trace)} shows no operator dispatched but {trace.tensors_total} tensors created ({dict(trace.tensors_created)}), so its device behaviour rests on tensor creation and allocation.",
-            "trace")
-    layer_zh = f"Python 层无需 {dev} 专用适配，其在 {dev} 上的行为" if dev else "Python 层无需设备专用适配，其在设备上的行为"
-    layer_en = (f"the Python layer needs no {dev}-specific adaptation, and its behaviour on {dev}" if dev
-                else "the Python layer needs no device-specific adaptation, and its behaviour on a device")
+            "trace",
+        )
+    layer_zh = (
+        f"Python 层无需 {dev} 专用适配，其在 {dev} 上的行为"
+        if dev
+        else "Python 层无需设备专用适配，其在设备上的行为"
+    )
+    layer_en = (
+        f"the Python layer needs no {dev}-specific adaptation, and its behaviour on {dev}"
+        if dev
+        else "the Python layer needs no device-specific adaptation, and its behaviour on a device"
+    )
     return Classification(
         "python-wrapper",
         f"{name} {where_zh}（Python 代码）；{_what_zh(trace)}在 {_devices(trace)} 上分派 {trace.total_ops} 次算子（{_ops_text(trace)}）；{layer_zh}取决于这些算子的设备实现。",
         f"{name} is {where_en} (Python code); {_what_en(trace)} shows {_calls_en(trace.total_ops)} on {_devices(trace)} ({_ops_text(trace)}); {layer_en} rests on those operators' device kernels.",
-        "trace")
+        "trace",
+    )

@@ -10,8 +10,12 @@ from rich.text import Text
 from .records import ApiInfo, Trace
 
 _CATEGORY_STYLE = {
-    "python-state": "green", "python-wrapper": "cyan", "operator": "magenta", "c-binding": "blue",
-    "device-runtime": "yellow", "other": "dim",
+    "python-state": "green",
+    "python-wrapper": "cyan",
+    "operator": "magenta",
+    "c-binding": "blue",
+    "device-runtime": "yellow",
+    "other": "dim",
 }
 MAX_OPS_ROWS = 15
 
@@ -42,8 +46,12 @@ def summary_table(infos: list[ApiInfo]) -> Table:
         name = r.query if r.query == r.canonical else f"{r.query}\n→ {r.canonical}"
         style = _CATEGORY_STYLE.get(info.category, "")
         table.add_row(
-            escape(name), r.kind, escape(r.source), "yes" if r.public else "no",
-            f"[{style}]{info.category}[/]", escape(_ops_cell(info.trace)),
+            escape(name),
+            r.kind,
+            escape(r.source),
+            "yes" if r.public else "no",
+            f"[{style}]{info.category}[/]",
+            escape(_ops_cell(info.trace)),
         )
     return table
 
@@ -51,8 +59,10 @@ def summary_table(infos: list[ApiInfo]) -> Table:
 def trace_table(trace: Trace) -> Table:
     """Operators dispatched, grouped by (operator, devices), with counts."""
     n = trace.device_tensors_created
-    title = (f"{trace.target}: {_calls(trace.total_ops)}, "
-             f"{n} tensor{'' if n == 1 else 's'} created on {trace.device_type}")
+    title = (
+        f"{trace.target}: {_calls(trace.total_ops)}, "
+        f"{n} tensor{'' if n == 1 else 's'} created on {trace.device_type}"
+    )
     table = Table(title=escape(title), title_justify="left", show_edge=False)
     table.add_column("operator")
     table.add_column("devices")
@@ -73,12 +83,18 @@ def _trace_lines(trace: Trace | None) -> str:
     head = f"{trace.target} [{trace.status}]"
     if trace.error:
         head += f": {trace.error}"
-    facts = (f"{_calls(trace.total_ops)}; tensors created: "
-             f"{dict(trace.tensors_created) or 0}; devices: {', '.join(trace.devices) or '-'}")
+    facts = (
+        f"{_calls(trace.total_ops)}; tensors created: "
+        f"{dict(trace.tensors_created) or 0}; devices: {', '.join(trace.devices) or '-'}"
+    )
     if trace.tests_run is not None:
-        facts += f"; tests run: {trace.tests_run} ({'passed' if trace.successful else 'not all passed'})"
+        facts += (
+            f"; tests run: {trace.tests_run} ({'passed' if trace.successful else 'not all passed'})"
+        )
     if trace.ignored_ops:
-        facts += "; bookkeeping ops not counted: " + ", ".join(f"{o.op}×{o.count}" for o in trace.ignored_ops)
+        facts += "; bookkeeping ops not counted: " + ", ".join(
+            f"{o.op}×{o.count}" for o in trace.ignored_ops
+        )
     return f"{head}\n{facts}"
 
 
@@ -125,7 +141,10 @@ def detail(info: ApiInfo) -> Text:
 def render(infos: list[ApiInfo]) -> list[RenderableType]:
     out: list[RenderableType] = [summary_table(infos)]
     for info in infos:
-        parts: list[RenderableType] = [Text(f"\n{info.resolution.query}", style="bold underline"), detail(info)]
+        parts: list[RenderableType] = [
+            Text(f"\n{info.resolution.query}", style="bold underline"),
+            detail(info),
+        ]
         if info.trace is not None and info.trace.ops:
             parts.append(trace_table(info.trace))
         out.append(Group(*parts))

@@ -30,7 +30,9 @@ TRACE_FILE_TIMEOUT = 900.0
 class UnresolvedApi(UsageError):
     """A name that names nothing (with suggestions) or several things (with candidates)."""
 
-    def __init__(self, query: str, suggestions: list[str], candidates: list[str], message: str) -> None:
+    def __init__(
+        self, query: str, suggestions: list[str], candidates: list[str], message: str
+    ) -> None:
         super().__init__(message)
         self.query = query
         self.suggestions = suggestions
@@ -43,17 +45,29 @@ def unresolved_error(items: list[dict[str, Any]]) -> UnresolvedApi:
     query = item["query"]
     if item["status"] == "ambiguous":
         cands = item["candidates"]
-        msg = (f"API {query!r} is ambiguous: it names {len(cands)} different objects "
-               f"({', '.join(cands)}); pass one of them in full")
+        msg = (
+            f"API {query!r} is ambiguous: it names {len(cands)} different objects "
+            f"({', '.join(cands)}); pass one of them in full"
+        )
     else:
         where = item.get("furthest") or ""
         missing = item.get("missing") or query
-        head = f"unknown API {query!r}: " + (f"{where} has no {missing!r}" if where else f"no module or name {missing!r}")
+        head = f"unknown API {query!r}: " + (
+            f"{where} has no {missing!r}" if where else f"no module or name {missing!r}"
+        )
         sugg = item.get("suggestions") or []
-        msg = head + (f"; did you mean: {', '.join(sugg)}?" if sugg else "; check the spelling or write the name in full")
+        msg = head + (
+            f"; did you mean: {', '.join(sugg)}?"
+            if sugg
+            else "; check the spelling or write the name in full"
+        )
     if len(items) > 1:
-        msg += f" (and {len(items) - 1} more unresolved: {', '.join(i['query'] for i in items[1:])})"
-    return UnresolvedApi(query, list(item.get("suggestions") or []), list(item.get("candidates") or []), msg)
+        msg += (
+            f" (and {len(items) - 1} more unresolved: {', '.join(i['query'] for i in items[1:])})"
+        )
+    return UnresolvedApi(
+        query, list(item.get("suggestions") or []), list(item.get("candidates") or []), msg
+    )
 
 
 def _trace_or_none(doc: dict[str, Any] | None) -> Trace | None:
@@ -63,7 +77,9 @@ def _trace_or_none(doc: dict[str, Any] | None) -> Trace | None:
 def _check_file(path: str | Path) -> str:
     p = Path(path)
     if not p.is_file():
-        raise UsageError(f"test file not found: {path}; pass an existing file to --test-file/--file")
+        raise UsageError(
+            f"test file not found: {path}; pass an existing file to --test-file/--file"
+        )
     return str(p.resolve())
 
 
@@ -92,13 +108,22 @@ def resolve_api(
         raise UsageError("no API name given; pass at least one, e.g. torch.nn.functional.relu")
     for n in names:
         if not _API_NAME.match(n.strip("`")):
-            raise UsageError(f"{n!r} is not an API name; write a dotted Python name, e.g. torch.nn.functional.relu")
+            raise UsageError(
+                f"{n!r} is not an API name; write a dotted Python name, e.g. torch.nn.functional.relu"
+            )
     files = [_check_file(f) for f in (test_files or [])]
     if session is None:
-        with agent_session(python, backend_module, device, mode=mode, log_dir=log_dir,
-                           allow_cpu_fallback=allow_cpu_fallback) as s:
-            return resolve_api(names, python, backend_module, device, trace, files,
-                               patterns=patterns, session=s)
+        with agent_session(
+            python,
+            backend_module,
+            device,
+            mode=mode,
+            log_dir=log_dir,
+            allow_cpu_fallback=allow_cpu_fallback,
+        ) as s:
+            return resolve_api(
+                names, python, backend_module, device, trace, files, patterns=patterns, session=s
+            )
     answer = session.call("resolve", {"names": names, "trace": bool(trace)}, RESOLVE_TIMEOUT)
     items = answer.get("results", [])
     bad = [i for i in items if i.get("status") != "ok"]
@@ -113,9 +138,7 @@ def resolve_api(
         chosen = sample
         if trace and files:
             pats = list(patterns) if patterns else name_patterns(res.path)
-            file_traces = [
-                _trace_file(session, f, pats) for f in files
-            ]
+            file_traces = [_trace_file(session, f, pats) for f in files]
             traces += file_traces
             chosen = merge_traces(file_traces, ", ".join(t.target for t in file_traces))
         cls = classify(res, chosen, device_type, backend_module)
@@ -143,8 +166,14 @@ def trace_file(
     """Run the tests of ``path`` selected by ``patterns`` (all when none match) under the recorder."""
     file = _check_file(path)
     if session is None:
-        with agent_session(python, backend_module, device, mode=mode, log_dir=log_dir,
-                           allow_cpu_fallback=allow_cpu_fallback) as s:
+        with agent_session(
+            python,
+            backend_module,
+            device,
+            mode=mode,
+            log_dir=log_dir,
+            allow_cpu_fallback=allow_cpu_fallback,
+        ) as s:
             return _trace_file(s, file, patterns)
     return _trace_file(session, file, patterns)
 
@@ -164,7 +193,9 @@ def trace_call(
 ) -> Trace:
     """Trace ``call`` (code; ``api``/``owner`` bound when ``api`` is given) or ``api``'s call sample."""
     if call is not None and not call.strip():
-        raise UsageError("--call is empty; pass the code to trace, e.g. --call \"api(torch.ones(2))\"")
+        raise UsageError(
+            '--call is empty; pass the code to trace, e.g. --call "api(torch.ones(2))"'
+        )
     if not call and not api:
         raise UsageError("nothing to trace: pass an API name, --call CODE or --file TEST_FILE")
     args: dict[str, Any] = {"setup": setup, "teardown": teardown}
@@ -175,8 +206,14 @@ def trace_call(
         _check_code(call, "--call")
         _check_code(setup, "--setup")
         _check_code(teardown, "--teardown")
-    with agent_session(python, backend_module, device, mode=mode, log_dir=log_dir,
-                       allow_cpu_fallback=allow_cpu_fallback) as s:
+    with agent_session(
+        python,
+        backend_module,
+        device,
+        mode=mode,
+        log_dir=log_dir,
+        allow_cpu_fallback=allow_cpu_fallback,
+    ) as s:
         answer = s.call("trace", args, RESOLVE_TIMEOUT)
     if answer.get("trace") is None and answer.get("error"):
         raise UsageError(f"the agent refused the trace: {answer['error']}")
@@ -195,7 +232,9 @@ def _check_code(code: str, flag: str) -> None:
     try:
         compile(code, flag, "exec")
     except SyntaxError as exc:
-        raise UsageError(f"{flag} is not valid Python: {exc.msg} (line {exc.lineno}); fix the code") from None
+        raise UsageError(
+            f"{flag} is not valid Python: {exc.msg} (line {exc.lineno}); fix the code"
+        ) from None
 
 
 def with_test_traces(info: ApiInfo, traces: Sequence[Trace], backend_module: str = "") -> ApiInfo:

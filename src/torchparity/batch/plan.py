@@ -49,13 +49,22 @@ def jobs_for(requested: int) -> int:
     return requested or max(1, os.cpu_count() or 1)
 
 
-def read_plan(opt: BatchOptions, cfg: Config, ray_envs: tuple[str, ...] = (), ray_address: str = "") -> BatchPlan:
+def read_plan(
+    opt: BatchOptions, cfg: Config, ray_envs: tuple[str, ...] = (), ray_address: str = ""
+) -> BatchPlan:
     """The plan of a new batch: the tasks file read, every task's refs checked."""
     if not opt.envs:
         raise UsageError("no environment given; pass --python PY or --env NAME")
     listed = read_tasks(opt.tasks)
-    plan = BatchPlan(tasks=listed.tasks, source=listed.source, form=listed.form, refs=tuple(opt.verify.refs),
-                     envs=tuple(e.name for e in opt.envs), ray_envs=ray_envs, ray_address=ray_address)
+    plan = BatchPlan(
+        tasks=listed.tasks,
+        source=listed.source,
+        form=listed.form,
+        refs=tuple(opt.verify.refs),
+        envs=tuple(e.name for e in opt.envs),
+        ray_envs=ray_envs,
+        ray_address=ray_address,
+    )
     check_refs(plan, opt, cfg)
     return plan
 
@@ -67,27 +76,40 @@ def check_refs(plan: BatchPlan, opt: BatchOptions, cfg: Config) -> None:
         refs = task.refs or plan.refs
         if root is None:
             if task.refs or plan.refs:
-                raise UsageError(f"{task.source}: refs need --repo: they are looked up in the backend's git repository")
+                raise UsageError(
+                    f"{task.source}: refs need --repo: they are looked up in the backend's git repository"
+                )
             continue
         for ref in refs or cfg.active_branches or ("HEAD",):
             if cfg.is_maintenance(ref):
-                raise UsageError(f"{task.source} ({task.api}): {ref} is a maintenance branch "
-                                 f"({cfg.maintenance_reason or 'it takes no new tests'}); drop it")
+                raise UsageError(
+                    f"{task.source} ({task.api}): {ref} is a maintenance branch "
+                    f"({cfg.maintenance_reason or 'it takes no new tests'}); drop it"
+                )
             resolve_commit(root, ref)
 
 
 def merged_fields(common: TaskRecord, own: TaskRecord) -> TaskRecord:
     """The task file's PR fields over the command line's."""
-    changes = {f.name: getattr(own, f.name) for f in fields(TaskRecord)
-               if f.name in GIVEN_FIELDS and getattr(own, f.name) not in (None, "", ())}
+    changes = {
+        f.name: getattr(own, f.name)
+        for f in fields(TaskRecord)
+        if f.name in GIVEN_FIELDS and getattr(own, f.name) not in (None, "", ())
+    }
     return replace(common, **changes)
 
 
 def task_options(opt: BatchOptions, plan: BatchPlan, task: BatchTask, out: Path) -> VerifyOptions:
     """What ``verify`` would be given for this task."""
     common = opt.verify
-    return replace(common, api=task.api, refs=list(task.refs or plan.refs), envs=list(common.envs), out=out,
-                   fields=merged_fields(common.fields, task.fields))
+    return replace(
+        common,
+        api=task.api,
+        refs=list(task.refs or plan.refs),
+        envs=list(common.envs),
+        out=out,
+        fields=merged_fields(common.fields, task.fields),
+    )
 
 
 def out_folders(plan: BatchPlan, out: Path) -> dict[int, Path]:
@@ -101,4 +123,12 @@ def out_folders(plan: BatchPlan, out: Path) -> dict[int, Path]:
     return folders
 
 
-__all__ = ["BatchOptions", "check_refs", "jobs_for", "merged_fields", "out_folders", "read_plan", "task_options"]
+__all__ = [
+    "BatchOptions",
+    "check_refs",
+    "jobs_for",
+    "merged_fields",
+    "out_folders",
+    "read_plan",
+    "task_options",
+]

@@ -58,8 +58,12 @@ class BatchProgress:
 
     def __enter__(self) -> BatchProgress:
         if self.live:
-            self._live = Live(get_renderable=self._render, console=self.console, refresh_per_second=4,
-                              transient=True)
+            self._live = Live(
+                get_renderable=self._render,
+                console=self.console,
+                refresh_per_second=4,
+                transient=True,
+            )
             self._live.__enter__()
         return self
 
@@ -99,7 +103,9 @@ class BatchProgress:
         if run is not None:
             self._line(f"{run.api}: target {label} {result}" + "".join(f"; {s}" for s in said))
             if said and self._live is not None:
-                self.console.print(f"{run.api}: {label}: " + "; ".join(said), markup=False, highlight=False)
+                self.console.print(
+                    f"{run.api}: {label}: " + "; ".join(said), markup=False, highlight=False
+                )
 
     def task_finished(self, index: int, state: BatchTaskState | None) -> None:
         """``state`` None: the task was interrupted (it resumes later)."""
@@ -111,7 +117,9 @@ class BatchProgress:
                 if run is not None:
                     self._durations.append(time.monotonic() - run.started)
         if state is not None:
-            self._line(f"{state.api}: {self._word(state)} in {_clock(state.seconds)} ({self.summary()})")
+            self._line(
+                f"{state.api}: {self._word(state)} in {_clock(state.seconds)} ({self.summary()})"
+            )
 
     # -- what is shown ---------------------------------------------------------------------------------
     @staticmethod

@@ -82,8 +82,11 @@ class _TaskHooks(Stages):
 
     def run_started(self, run_id: int) -> None:
         self.run_id = run_id
-        self.batch.record(BatchTaskState(self.task.index, self.task.api, "started", run_id,
-                                         self.batch.store.run(run_id).uid))
+        self.batch.record(
+            BatchTaskState(
+                self.task.index, self.task.api, "started", run_id, self.batch.store.run(run_id).uid
+            )
+        )
 
     def collector_reporter(self) -> Reporter:
         hooks = self
@@ -92,7 +95,9 @@ class _TaskHooks(Stages):
             def target_done(self, target: Target, record: TargetRecord) -> None:
                 if hooks.batch.progress is not None:
                     said = tuple(phrase(n) for n in record.notes if n.code.startswith("node_lost"))
-                    hooks.batch.progress.target_done(hooks.task.index, target.label, record.result, said)
+                    hooks.batch.progress.target_done(
+                        hooks.task.index, target.label, record.result, said
+                    )
 
         return _Targets()
 
@@ -115,8 +120,16 @@ def _stored_plan(store: Store, run_id: int) -> BatchPlan:
 
 
 class _Batch:
-    def __init__(self, store: Store, cfg: Config, opt: BatchOptions, plan: BatchPlan, run_id: int,
-                 argv: list[str], progress: BatchProgress | None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        cfg: Config,
+        opt: BatchOptions,
+        plan: BatchPlan,
+        run_id: int,
+        argv: list[str],
+        progress: BatchProgress | None,
+    ) -> None:
         self.store = store
         self.cfg = cfg
         self.opt = opt
@@ -129,11 +142,17 @@ class _Batch:
         self.folders = out_folders(plan, opt.out)
 
     def record(self, state: BatchTaskState) -> None:
-        put(self.store, state, self.run_id, state.api)  # one transaction: the task's state is kept or not
+        put(
+            self.store, state, self.run_id, state.api
+        )  # one transaction: the task's state is kept or not
         self.states[state.index] = state
 
     def run(self, shared: Shared) -> None:
-        todo = [t for t in self.plan.tasks if not (t.index in self.states and self.states[t.index].finished)]
+        todo = [
+            t
+            for t in self.plan.tasks
+            if not (t.index in self.states and self.states[t.index].finished)
+        ]
         for t in self.plan.tasks:
             if t not in todo and self.progress is not None:
                 self.progress.kept_done(self.states[t.index])
@@ -156,7 +175,9 @@ class _Batch:
         root = repo_root(self.opt.repo)
         groups: dict[tuple[str, ...], list[BatchTask]] = {}
         for t in fresh:
-            groups.setdefault(tuple(t.refs or self.plan.refs or self.cfg.active_branches or ("HEAD",)), []).append(t)
+            groups.setdefault(
+                tuple(t.refs or self.plan.refs or self.cfg.active_branches or ("HEAD",)), []
+            ).append(t)
         for refs, tasks in groups.items():
             infos = []
             for t in tasks:
@@ -179,14 +200,20 @@ class _Batch:
         hooks = _TaskHooks(self, task)
         started = time.monotonic()
         options = task_options(self.opt, self.plan, task, self.folders[task.index])
-        argv = [*self.argv, "--task", task.api]  # the batch's command line, and which task (not a verb's own)
+        argv = [
+            *self.argv,
+            "--task",
+            task.api,
+        ]  # the batch's command line, and which task (not a verb's own)
         continued = self._continued(task)
         state: BatchTaskState | None
         try:
             if continued is not None and self.store.run(continued).status == "complete":
                 state = self._done_from_run(task, continued, time.monotonic() - started)
             else:
-                verdict = Pipeline(self.store, self.cfg, options, hooks, argv, shared).run(continue_run=continued)
+                verdict = Pipeline(self.store, self.cfg, options, hooks, argv, shared).run(
+                    continue_run=continued
+                )
                 state = self._done(task, verdict, time.monotonic() - started)
         except (Cancelled, KeyboardInterrupt):
             state = None  # still started: a resume continues it
@@ -197,37 +224,80 @@ class _Batch:
                     self.progress.task_finished(task.index, None)
                 return
             kind = "bad input" if isinstance(exc, UsageError) else "broken environment"
-            state = BatchTaskState(task.index, task.api, "failed", hooks.run_id,
-                                   self.store.run(hooks.run_id).uid if hooks.run_id else "",
-                                   error=f"{kind}: {exc}", seconds=round(time.monotonic() - started, 3))
+            state = BatchTaskState(
+                task.index,
+                task.api,
+                "failed",
+                hooks.run_id,
+                self.store.run(hooks.run_id).uid if hooks.run_id else "",
+                error=f"{kind}: {exc}",
+                seconds=round(time.monotonic() - started, 3),
+            )
         except Exception as exc:  # a torchparity bug in one task: said, and the others go on
-            state = BatchTaskState(task.index, task.api, "failed", hooks.run_id, error=(
-                f"internal error: {type(exc).__name__}: {exc} (a torchparity bug; rerun the task with "
-                "verify --debug and report it)"), seconds=round(time.monotonic() - started, 3))
+            state = BatchTaskState(
+                task.index,
+                task.api,
+                "failed",
+                hooks.run_id,
+                error=(
+                    f"internal error: {type(exc).__name__}: {exc} (a torchparity bug; rerun the task with "
+                    "verify --debug and report it)"
+                ),
+                seconds=round(time.monotonic() - started, 3),
+            )
         if state is not None:
             self.record(state)
         if self.progress is not None:
             self.progress.task_finished(task.index, state)
 
     def _done(self, task: BatchTask, v: Verdict, seconds: float) -> BatchTaskState:
-        result = "PASS" if v.passed else ("ERROR" if v.exit_code == ExitCode.ENVIRONMENT_ERROR else "FAIL")
+        result = (
+            "PASS"
+            if v.passed
+            else ("ERROR" if v.exit_code == ExitCode.ENVIRONMENT_ERROR else "FAIL")
+        )
         assert v.run_id is not None
-        return BatchTaskState(task.index, task.api, "done", v.run_id, self.store.run(v.run_id).uid, result,
-                              tuple(TargetVerdict(r.label, r.result) for r in v.records), tuple(v.blockers),
-                              outputs=tuple(v.outputs.items()), seconds=round(seconds, 3))
+        return BatchTaskState(
+            task.index,
+            task.api,
+            "done",
+            v.run_id,
+            self.store.run(v.run_id).uid,
+            result,
+            tuple(TargetVerdict(r.label, r.result) for r in v.records),
+            tuple(v.blockers),
+            outputs=tuple(v.outputs.items()),
+            seconds=round(seconds, 3),
+        )
 
     def _done_from_run(self, task: BatchTask, run_id: int, seconds: float) -> BatchTaskState:
         """A task whose verify run ended after its last stored state (the controller died in between)."""
         row = self.store.run(run_id)
         rec = read_run(self.store, run_id).verify
         outputs = row.summary.get("outputs") or {}
-        return BatchTaskState(task.index, task.api, "done", run_id, row.uid, rec.result if rec else str(row.result),
-                              rec.targets if rec else (), rec.blockers if rec else (),
-                              outputs=tuple((str(k), str(v)) for k, v in outputs.items()), seconds=round(seconds, 3))
+        return BatchTaskState(
+            task.index,
+            task.api,
+            "done",
+            run_id,
+            row.uid,
+            rec.result if rec else str(row.result),
+            rec.targets if rec else (),
+            rec.blockers if rec else (),
+            outputs=tuple((str(k), str(v)) for k, v in outputs.items()),
+            seconds=round(seconds, 3),
+        )
 
 
-def run_batch(store: Store, cfg: Config, opt: BatchOptions, argv: list[str], *,
-              progress: BatchProgress | None = None, continue_run: int | None = None) -> BatchOutcome:
+def run_batch(
+    store: Store,
+    cfg: Config,
+    opt: BatchOptions,
+    argv: list[str],
+    *,
+    progress: BatchProgress | None = None,
+    continue_run: int | None = None,
+) -> BatchOutcome:
     """Run (or continue) a batch; returns what it did. ``KeyboardInterrupt`` passes through once the
     running tasks have unwound and the batch run is marked incomplete."""
     if opt.verify.lang not in ("zh", "en"):
@@ -236,7 +306,12 @@ def run_batch(store: Store, cfg: Config, opt: BatchOptions, argv: list[str], *,
     root = repo_root(opt.repo) if opt.repo is not None else None
     if continue_run is None:
         ray_envs = _ray_envs(cfg, opt)
-        plan = read_plan(opt, cfg, ray_envs, (opt.verify.ray or str(cfg.ray.get("address") or "")) if ray_envs else "")
+        plan = read_plan(
+            opt,
+            cfg,
+            ray_envs,
+            (opt.verify.ray or str(cfg.ray.get("address") or "")) if ray_envs else "",
+        )
         run_id = store.new_run("batch", argv)
         put(store, plan, run_id, plan.source)
     else:
@@ -246,9 +321,13 @@ def run_batch(store: Store, cfg: Config, opt: BatchOptions, argv: list[str], *,
         try:
             row = store.run(continue_run)
             if row.kind != "batch":
-                raise UsageError(f"run {continue_run} is a {row.kind} run, not a batch; resume it with its own verb")
+                raise UsageError(
+                    f"run {continue_run} is a {row.kind} run, not a batch; resume it with its own verb"
+                )
             if row.status == "complete":
-                raise UsageError(f"batch {continue_run} is complete; nothing to resume (see its batch-summary.md)")
+                raise UsageError(
+                    f"batch {continue_run} is complete; nothing to resume (see its batch-summary.md)"
+                )
             plan = _stored_plan(store, continue_run)
             run_id = row.id
             store.reopen_run(run_id)
@@ -260,8 +339,14 @@ def run_batch(store: Store, cfg: Config, opt: BatchOptions, argv: list[str], *,
     if progress is not None:
         progress.total, progress.jobs, progress.batch_uid = len(plan.tasks), jobs, batch.uid
     workers = max(1, -(-jobs // max(1, len(opt.envs))))
-    pool = pool_for(cfg, opt.envs, mode="fresh" if opt.verify.fresh else "warm", workers=workers,
-                    ray_address=opt.verify.ray, repo=root)
+    pool = pool_for(
+        cfg,
+        opt.envs,
+        mode="fresh" if opt.verify.fresh else "warm",
+        workers=workers,
+        ray_address=opt.verify.ray,
+        repo=root,
+    )
     checkouts = SharedCheckouts(batch.uid) if root is not None else None
     shared = Shared(store, pool, test_roots=cfg.test_roots, checkouts=checkouts)
     complete = False
@@ -269,24 +354,36 @@ def run_batch(store: Store, cfg: Config, opt: BatchOptions, argv: list[str], *,
         batch.run(shared)
         complete = True
     finally:
-        counts = {"resolve_jobs": shared.resolve_calls, "coverage_builds": shared.coverage.builds,
-                  "checkouts": checkouts.made if checkouts is not None else 0,
-                  "runners_started": int(getattr(pool, "started", 0)) + int(getattr(getattr(pool, "local", None),
-                                                                                   "started", 0))}
+        counts = {
+            "resolve_jobs": shared.resolve_calls,
+            "coverage_builds": shared.coverage.builds,
+            "checkouts": checkouts.made if checkouts is not None else 0,
+            "runners_started": int(getattr(pool, "started", 0))
+            + int(getattr(getattr(pool, "local", None), "started", 0)),
+        }
         shared.close()
         md, js = summary.write(opt.out, plan, batch.states, batch.uid, complete)
         results = [s.result or s.status for s in batch.states.values()]
-        overall = "INCOMPLETE" if not complete else ("PASS" if results and all(r == "PASS" for r in results)
-                                                     else "FAIL")
-        store.finish_run(run_id, overall, status="complete" if complete else "incomplete",
-                         summary={"tasks": len(plan.tasks), "summary": str(md), "shared": counts})
+        overall = (
+            "INCOMPLETE"
+            if not complete
+            else ("PASS" if results and all(r == "PASS" for r in results) else "FAIL")
+        )
+        store.finish_run(
+            run_id,
+            overall,
+            status="complete" if complete else "incomplete",
+            summary={"tasks": len(plan.tasks), "summary": str(md), "shared": counts},
+        )
     return BatchOutcome(run_id, batch.uid, plan, batch.states, complete, md, js, counts)
 
 
 def _ray_envs(cfg: Config, opt: BatchOptions) -> tuple[str, ...]:
     if not (opt.verify.ray or cfg.ray.get("address")):
         return ()
-    return tuple(e.name for e in opt.envs if e.name in cfg.envs and cfg.envs[e.name].ray is not None)
+    return tuple(
+        e.name for e in opt.envs if e.name in cfg.envs and cfg.envs[e.name].ray is not None
+    )
 
 
 __all__ = ["BatchOutcome", "run_batch"]

@@ -17,8 +17,12 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
-def run_all(items: Sequence[T], work: Callable[[T], None], jobs: int, on_interrupt: Callable[[], None]) -> None:
-    pool = ThreadPoolExecutor(max_workers=max(1, min(jobs, len(items) or 1)), thread_name_prefix="task")
+def run_all(
+    items: Sequence[T], work: Callable[[T], None], jobs: int, on_interrupt: Callable[[], None]
+) -> None:
+    pool = ThreadPoolExecutor(
+        max_workers=max(1, min(jobs, len(items) or 1)), thread_name_prefix="task"
+    )
     futures: list[Future[None]] = []
     try:
         futures = [pool.submit(work, item) for item in items]

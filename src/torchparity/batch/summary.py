@@ -26,9 +26,17 @@ class Row:
     error: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"task": self.api, "index": self.index, "refs": list(self.refs), "envs": list(self.envs),
-                "result": self.result, "blockers": list(self.blockers), "run": self.run, "prs": self.prs,
-                "error": self.error}
+        return {
+            "task": self.api,
+            "index": self.index,
+            "refs": list(self.refs),
+            "envs": list(self.envs),
+            "result": self.result,
+            "blockers": list(self.blockers),
+            "run": self.run,
+            "prs": self.prs,
+            "error": self.error,
+        }
 
 
 def rows(plan: BatchPlan, states: dict[int, BatchTaskState]) -> list[Row]:
@@ -36,8 +44,11 @@ def rows(plan: BatchPlan, states: dict[int, BatchTaskState]) -> list[Row]:
     for task in plan.tasks:
         st = states.get(task.index)
         outputs = dict(st.outputs) if st is not None else {}
-        refs = tuple(dict.fromkeys(t.label.split("@", 1)[0] for t in st.targets)) if st and st.targets else (
-            task.refs or plan.refs)
+        refs = (
+            tuple(dict.fromkeys(t.label.split("@", 1)[0] for t in st.targets))
+            if st and st.targets
+            else (task.refs or plan.refs)
+        )
         if st is None or st.status == "started":
             result = "INCOMPLETE"
         elif st.status == "failed":
@@ -45,9 +56,19 @@ def rows(plan: BatchPlan, states: dict[int, BatchTaskState]) -> list[Row]:
         else:
             result = st.result
         prs = {k.split("@", 1)[1]: v for k, v in outputs.items() if k.startswith("pr@")}
-        out.append(Row(task.index, task.api, tuple(refs), plan.envs, result,
-                       st.blockers if st is not None else (), st.run_uid if st is not None else "", prs,
-                       st.error if st is not None else ""))
+        out.append(
+            Row(
+                task.index,
+                task.api,
+                tuple(refs),
+                plan.envs,
+                result,
+                st.blockers if st is not None else (),
+                st.run_uid if st is not None else "",
+                prs,
+                st.error if st is not None else "",
+            )
+        )
     return out
 
 
@@ -59,14 +80,21 @@ def markdown(plan: BatchPlan, table: list[Row], batch_uid: str) -> str:
     counts: dict[str, int] = {}
     for r in table:
         counts[r.result] = counts.get(r.result, 0) + 1
-    lines = [f"# Batch {batch_uid[:12]}: {len(table)} task(s) from {Path(plan.source).name}", "",
-             ", ".join(f"{n} {k}" for k, n in sorted(counts.items())), "",
-             "| task | refs | envs | result | blockers | run | PR texts |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"# Batch {batch_uid[:12]}: {len(table)} task(s) from {Path(plan.source).name}",
+        "",
+        ", ".join(f"{n} {k}" for k, n in sorted(counts.items())),
+        "",
+        "| task | refs | envs | result | blockers | run | PR texts |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in table:
         blockers = "<br>".join(_cell(b) for b in r.blockers) or (_cell(r.error) if r.error else "-")
         prs = "<br>".join(f"{ref}: {path}" for ref, path in r.prs.items()) or "-"
-        lines.append(f"| `{r.api}` | {', '.join(r.refs) or '-'} | {', '.join(r.envs)} | {r.result} | {blockers} | "
-                     f"{r.run[:12] or '-'} | {prs} |")
+        lines.append(
+            f"| `{r.api}` | {', '.join(r.refs) or '-'} | {', '.join(r.envs)} | {r.result} | {blockers} | "
+            f"{r.run[:12] or '-'} | {prs} |"
+        )
     branches: dict[str, list[tuple[str, str]]] = {}
     for r in table:
         for ref, path in r.prs.items():
@@ -79,13 +107,21 @@ def markdown(plan: BatchPlan, table: list[Row], batch_uid: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(out: Path, plan: BatchPlan, states: dict[int, BatchTaskState], batch_uid: str,
-          complete: bool) -> tuple[Path, Path]:
+def write(
+    out: Path, plan: BatchPlan, states: dict[int, BatchTaskState], batch_uid: str, complete: bool
+) -> tuple[Path, Path]:
     """``batch-summary.md`` and ``batch-summary.json`` in ``out``; returns their paths."""
     out.mkdir(parents=True, exist_ok=True)
     table = rows(plan, states)
-    doc = {"batch": batch_uid, "complete": complete, "source": plan.source, "form": plan.form,
-           "envs": list(plan.envs), "ray_envs": list(plan.ray_envs), "tasks": [r.to_json() for r in table]}
+    doc = {
+        "batch": batch_uid,
+        "complete": complete,
+        "source": plan.source,
+        "form": plan.form,
+        "envs": list(plan.envs),
+        "ray_envs": list(plan.ray_envs),
+        "tasks": [r.to_json() for r in table],
+    }
     md, js = out / "batch-summary.md", out / "batch-summary.json"
     atomic_write(md, markdown(plan, table, batch_uid))
     atomic_write(js, json.dumps(doc, indent=2, ensure_ascii=False) + "\n")

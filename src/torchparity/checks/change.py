@@ -36,7 +36,11 @@ def _under(path: str, roots: Sequence[str]) -> bool:
 
 
 def evaluate_change(
-    repo: str | Path, rev_range: str, config: Config, api: str | None = None, resolve: ApiInfo | None = None,
+    repo: str | Path,
+    rev_range: str,
+    config: Config,
+    api: str | None = None,
+    resolve: ApiInfo | None = None,
     source_branch: str | None = None,
 ) -> ChangeRecord:
     """The commits of ``BASE..HEAD`` and each changed file's hash and conventions at HEAD."""
@@ -61,34 +65,61 @@ def evaluate_change(
             d = check_docstring(src, canonical or api, aliases)
             copyright_ = FileCheck(c.status, c.en, c.zh)
             docstring = FileCheck(d.status, d.en, d.zh)
-        files.append(FileFact(path, status, sha256_bytes(data) if data is not None else None, copyright_, docstring))
-    roots = tuple(config.test_roots) + ((str(config.docs.get("root")),) if config.docs.get("root") else ())
+        files.append(
+            FileFact(
+                path,
+                status,
+                sha256_bytes(data) if data is not None else None,
+                copyright_,
+                docstring,
+            )
+        )
+    roots = tuple(config.test_roots) + (
+        (str(config.docs.get("root")),) if config.docs.get("root") else ()
+    )
     paths = [f.path for f in files]
     return ChangeRecord(
-        source="git", repo=str(root), range=rev_range, base=base, head=head, head_title=commit_title(root, head),
-        source_branch=source_branch, commits=commits, files=tuple(files),
+        source="git",
+        repo=str(root),
+        range=rev_range,
+        base=base,
+        head=head,
+        head_title=commit_title(root, head),
+        source_branch=source_branch,
+        commits=commits,
+        files=tuple(files),
         only_tests=all(_under(p, roots) for p in paths) if paths else None,
         other_files=tuple(p for p in paths if not _under(p, roots)),
         upstream_files=tuple(p for p in paths if UPSTREAM_FOLDER in p.split("/")),
     )
 
 
-
-
 def checklist_for_runs(
-    change: ChangeRecord, runs: Sequence[RunRecords], config: Config, api: str | None,
-    resolve: ApiInfo | None, title: str | None = None,
+    change: ChangeRecord,
+    runs: Sequence[RunRecords],
+    config: Config,
+    api: str | None,
+    resolve: ApiInfo | None,
+    title: str | None = None,
 ) -> Checklist | None:
     """The checklist over the test files the runs ran that exist at the change's head (None: none do)."""
     assert change.repo is not None and change.head is not None
-    ran = list(dict.fromkeys(tf.path for r in runs for ev in r.targets for tf in ev.record.test_files))
+    ran = list(
+        dict.fromkeys(tf.path for r in runs for ev in r.targets for tf in ev.record.test_files)
+    )
     at_head = {f.path for f in change.files if f.sha256}
     files = [p for p in ran if p in at_head or blob_bytes(change.repo, change.head, p) is not None]
     if not files:
         return None
     return evaluate_checklist(
-        change.repo, change.range, files, api=(resolve.canonical if resolve else api), config=config,
-        run_records=[ev.record for r in runs for ev in r.targets], title=title, aliases=[api] if api else [],
+        change.repo,
+        change.range,
+        files,
+        api=(resolve.canonical if resolve else api),
+        config=config,
+        run_records=[ev.record for r in runs for ev in r.targets],
+        title=title,
+        aliases=[api] if api else [],
         resolve=resolve.to_json() if resolve else None,
     )
 

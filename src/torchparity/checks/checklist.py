@@ -28,24 +28,54 @@ from ..textsafe import md_code as q
 from .pysource import Site, SourceFile
 
 #: commit / PR title type tags accepted by default ([report] type_tags overrides)
-DEFAULT_TYPE_TAGS = ("feat", "fix", "docs", "test", "refactor", "perf", "style", "chore", "build", "ci", "revert")
+DEFAULT_TYPE_TAGS = (
+    "feat",
+    "fix",
+    "docs",
+    "test",
+    "refactor",
+    "perf",
+    "style",
+    "chore",
+    "build",
+    "ci",
+    "revert",
+)
 
 DEFAULT_TESTCASE_IMPORT = "from torch.testing._internal.common_utils import TestCase, run_tests"
 
 #: (id, Chinese title, English title), in the order the checklist prints
 ITEMS: tuple[tuple[str, str, str], ...] = (
-    ("copyright", "文件包含规范 copyright 文件头", "The file starts with the project's copyright header"),
-    ("docstring_api", "模块 docstring 写明被测 API", "The module docstring names the API under test"),
+    (
+        "copyright",
+        "文件包含规范 copyright 文件头",
+        "The file starts with the project's copyright header",
+    ),
+    (
+        "docstring_api",
+        "模块 docstring 写明被测 API",
+        "The module docstring names the API under test",
+    ),
     ("calls_api", "测试代码显式调用目标 API", "The test calls the API explicitly"),
     ("no_noqa_import", "没有用 noqa 掩盖的未使用导入", "No unused import hidden by '# noqa'"),
-    ("testcase", "使用项目测试基类和 run_tests，未直接导入 unittest",
-     "The project's TestCase and run_tests are used; unittest is not imported directly"),
-    ("state_restored", "测试结束后全局状态恢复（隔离验证）", "Global state is restored after the tests (isolation probe)"),
+    (
+        "testcase",
+        "使用项目测试基类和 run_tests，未直接导入 unittest",
+        "The project's TestCase and run_tests are used; unittest is not imported directly",
+    ),
+    (
+        "state_restored",
+        "测试结束后全局状态恢复（隔离验证）",
+        "Global state is restored after the tests (isolation probe)",
+    ),
     ("single_commit", "仅一次提交", "A single commit"),
     ("only_target_files", "只修改目标文件", "Only the target files are changed"),
     ("type_tag", "提交/PR 标题使用类型标签", "Commit and PR titles carry a type tag"),
-    ("hardware_evidence", "功能验证在真实设备上运行（不是仿真设备）",
-     "The functional evidence comes from a real device, not an emulated one"),
+    (
+        "hardware_evidence",
+        "功能验证在真实设备上运行（不是仿真设备）",
+        "The functional evidence comes from a real device, not an emulated one",
+    ),
 )
 TITLES = {i: (zh, en) for i, zh, en in ITEMS}
 
@@ -53,9 +83,19 @@ TITLES = {i: (zh, en) for i, zh, en in ITEMS}
 def checklist_from_json(doc: dict[str, Any]) -> Checklist:
     """A stored checklist record back as a ``Checklist`` (titles filled in from the item ids)."""
     check = Checklist.from_json(doc)
-    items = tuple(i if i.title_zh and i.title_en else ChecklistItem(
-        i.id, i.title_zh or TITLES.get(i.id, ("", ""))[0] or i.id, i.title_en or TITLES.get(i.id, ("", ""))[1] or i.id,
-        i.status, i.reason, i.reason_zh) for i in check.items)
+    items = tuple(
+        i
+        if i.title_zh and i.title_en
+        else ChecklistItem(
+            i.id,
+            i.title_zh or TITLES.get(i.id, ("", ""))[0] or i.id,
+            i.title_en or TITLES.get(i.id, ("", ""))[1] or i.id,
+            i.status,
+            i.reason,
+            i.reason_zh,
+        )
+        for i in check.items
+    )
     return check.replace(items=items)
 
 
@@ -112,23 +152,36 @@ def _header_lines(text: str) -> list[tuple[int, str]]:
 
 def check_copyright(src: SourceFile, template: str) -> _Result:
     if not template.strip():
-        return _r(NA, "no [scaffold] copyright template in the config", "配置中没有 [scaffold] copyright 模板")
+        return _r(
+            NA,
+            "no [scaffold] copyright template in the config",
+            "配置中没有 [scaffold] copyright 模板",
+        )
     patterns = copyright_lines(template)
     lines = _header_lines(src.text)
     for k, pat in enumerate(patterns):
         if k >= len(lines):
-            return _r(FAIL, f"{src.path}: the file ends before the copyright header is complete",
-                      f"{src.path}：文件在 copyright 文件头结束前就结束了")
+            return _r(
+                FAIL,
+                f"{src.path}: the file ends before the copyright header is complete",
+                f"{src.path}：文件在 copyright 文件头结束前就结束了",
+            )
         number, line = lines[k]
         if not pat.match(line):
             expected = template.strip("\n").splitlines()[k].strip()
-            return _r(FAIL, f"{src.path}:{number}: expected the copyright line {expected!r}, found {line.strip()!r}",
-                      f"{src.path}:{number}：应为 copyright 行 {expected!r}，实际为 {line.strip()!r}")
+            return _r(
+                FAIL,
+                f"{src.path}:{number}: expected the copyright line {expected!r}, found {line.strip()!r}",
+                f"{src.path}:{number}：应为 copyright 行 {expected!r}，实际为 {line.strip()!r}",
+            )
     first = lines[0][1] if lines else ""
     year = re.search(r"\d{4}", first)
     when = f" (year {year.group(0)})" if year else ""
-    return _r(PASS, f"{src.path}: starts with the configured copyright header{when}",
-              f"{src.path}：文件头为配置的 copyright" + (f"（年份 {year.group(0)}）" if year else ""))
+    return _r(
+        PASS,
+        f"{src.path}: starts with the configured copyright header{when}",
+        f"{src.path}：文件头为配置的 copyright" + (f"（年份 {year.group(0)}）" if year else ""),
+    )
 
 
 # -- names: coverage's alias table, the resolve record's spellings on top ------------------------
@@ -140,8 +193,14 @@ def resolve_aliases(resolve: Mapping[str, Any] | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(a for a in names if isinstance(a, str) and a))
 
 
-def alias_table(api: str | None, aliases: Iterable[str] = (), canonical: str | None = None, *,
-                config: Config | None = None, repo: Path | None = None) -> AliasTable:
+def alias_table(
+    api: str | None,
+    aliases: Iterable[str] = (),
+    canonical: str | None = None,
+    *,
+    config: Config | None = None,
+    repo: Path | None = None,
+) -> AliasTable:
     """Coverage's spellings of ``api`` (``coverage.spellings.assemble``: the static table, the config's
     [backend_aliases], the docs' NPU 形式名称), with ``api`` and ``aliases`` (its other spellings)
     naming ``canonical`` (the resolve record's; by default the static table's spelling of ``api``)."""
@@ -163,18 +222,34 @@ def check_docstring(src: SourceFile, api: str | None, aliases: AliasTable) -> _R
     if api is None:
         return _r(NA, "no API given (--api)", "未给出 API（--api）")
     if src.tree is None:
-        return _r(FAIL, f"{src.path} does not parse ({src.error})", f"{src.path} 无法解析（{q(src.error)}）")
+        return _r(
+            FAIL,
+            f"{src.path} does not parse ({src.error})",
+            f"{src.path} 无法解析（{q(src.error)}）",
+        )
     doc = src.docstring()
     if doc is None:
-        return _r(FAIL, f"{src.path} has no module docstring; add one that names {api}",
-                  f"{src.path} 没有模块 docstring；请添加并写明 {api}")
+        return _r(
+            FAIL,
+            f"{src.path} has no module docstring; add one that names {api}",
+            f"{src.path} 没有模块 docstring；请添加并写明 {api}",
+        )
     if not _names_api(api, aliases, doc):
-        return _r(FAIL, f"the module docstring of {src.path} does not name {api}",
-                  f"{src.path} 的模块 docstring 未写明 {api}")
-    return _r(PASS, f"the module docstring of {src.path} names {api}", f"{src.path} 的模块 docstring 写明了 {api}")
+        return _r(
+            FAIL,
+            f"the module docstring of {src.path} does not name {api}",
+            f"{src.path} 的模块 docstring 未写明 {api}",
+        )
+    return _r(
+        PASS,
+        f"the module docstring of {src.path} names {api}",
+        f"{src.path} 的模块 docstring 写明了 {api}",
+    )
 
 
-def api_uses(src: SourceFile, name: str, table: AliasTable) -> tuple[list[tuple[Site, str]], list[Site]]:
+def api_uses(
+    src: SourceFile, name: str, table: AliasTable
+) -> tuple[list[tuple[Site, str]], list[Site]]:
     """Where the file uses the canonical ``name``, from coverage's facts of the file.
 
     First, one (site, how) per test that uses it directly (in the test, in a
@@ -200,8 +275,10 @@ def api_uses(src: SourceFile, name: str, table: AliasTable) -> tuple[list[tuple[
             if func[3]:
                 continue
             for chain, kind, line, _ in decode_refs(facts, func):
-                if any(e[0] == name and not (names_a_class and e[1] == ATTR)
-                       for e in normalizer.flat(chain, kind)):
+                if any(
+                    e[0] == name and not (names_a_class and e[1] == ATTR)
+                    for e in normalizer.flat(chain, kind)
+                ):
                     outside.append(Site(line, src.code_at(line, leaf), func[0]))
                     break
         outside.sort(key=lambda s: s.line)
@@ -216,8 +293,13 @@ def failing_tests(tree: ast.AST) -> set[str]:
     def fails(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         for stmt in fn.body:
             call = stmt.value if isinstance(stmt, ast.Expr) else None
-            if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "fail"
-                    and isinstance(call.func.value, ast.Name) and call.func.value.id == "self"):
+            if (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Attribute)
+                and call.func.attr == "fail"
+                and isinstance(call.func.value, ast.Name)
+                and call.func.value.id == "self"
+            ):
                 return True
         return False
 
@@ -235,7 +317,11 @@ def check_calls(src: SourceFile, api: str | None, aliases: AliasTable) -> _Resul
     if api is None:
         return _r(NA, "no API given (--api)", "未给出 API（--api）")
     if src.tree is None:
-        return _r(FAIL, f"{src.path} does not parse ({src.error})", f"{src.path} 无法解析（{q(src.error)}）")
+        return _r(
+            FAIL,
+            f"{src.path} does not parse ({src.error})",
+            f"{src.path} 无法解析（{q(src.error)}）",
+        )
     want = aliases.canonical(api)[0]
     in_tests, outside = api_uses(src, want, aliases)
     loose = False
@@ -250,8 +336,11 @@ def check_calls(src: SourceFile, api: str | None, aliases: AliasTable) -> _Resul
     in_tests = [(s, h) for s, h in in_tests if s.function not in placeholders]
     if placeholders and not in_tests and not outside:
         name = sorted(placeholders)[0]
-        return _r(FAIL, f"{src.path}: {name} only names {api} and fails on purpose (a placeholder to fill in)",
-                  f"{src.path}：{name} 只是提及 {api} 并故意失败（待补充的占位测试）")
+        return _r(
+            FAIL,
+            f"{src.path}: {name} only names {api} and fails on purpose (a placeholder to fill in)",
+            f"{src.path}：{name} 只是提及 {api} 并故意失败（待补充的占位测试）",
+        )
     if in_tests:
         s, how_text = in_tests[0]
         more = f" (and {len(in_tests) - 1} more)" if len(in_tests) > 1 else ""
@@ -259,30 +348,51 @@ def check_calls(src: SourceFile, api: str | None, aliases: AliasTable) -> _Resul
         via = via_zh = ""
         if "via helper" in how_text or "via fixture" in how_text:
             via, via_zh = f" ({how_text})", f"（{q(how_text)}）"
-        note, note_zh = ("; receiver type not checked", "；未检查调用对象类型") if loose else ("", "")
-        return _r(PASS, f"{src.path}:{s.line} in {s.function}: {s.code}{via}{more}{note}",
-                  f"{src.path}:{s.line}（{q(s.function)}）：{q(s.code)}{via_zh}{more_zh}{note_zh}")
+        note, note_zh = (
+            ("; receiver type not checked", "；未检查调用对象类型") if loose else ("", "")
+        )
+        return _r(
+            PASS,
+            f"{src.path}:{s.line} in {s.function}: {s.code}{via}{more}{note}",
+            f"{src.path}:{s.line}（{q(s.function)}）：{q(s.code)}{via_zh}{more_zh}{note_zh}",
+        )
     if outside:
         s = outside[0]
-        return _r(FAIL, f"{src.path}:{s.line}: {api} is called only outside test methods ({s.code})",
-                  f"{src.path}:{s.line}：{q(api)} 只在测试方法之外调用（{q(s.code)}）")
-    return _r(FAIL, f"{src.path}: no call of {api} (or an alias of it) in the tests",
-              f"{src.path}：测试中没有显式调用 {api}（或其别名）")
+        return _r(
+            FAIL,
+            f"{src.path}:{s.line}: {api} is called only outside test methods ({s.code})",
+            f"{src.path}:{s.line}：{q(api)} 只在测试方法之外调用（{q(s.code)}）",
+        )
+    return _r(
+        FAIL,
+        f"{src.path}: no call of {api} (or an alias of it) in the tests",
+        f"{src.path}：测试中没有显式调用 {api}（或其别名）",
+    )
 
 
 def check_noqa(src: SourceFile) -> _Result:
     if src.tree is None:
-        return _r(FAIL, f"{src.path} does not parse ({src.error})", f"{src.path} 无法解析（{q(src.error)}）")
+        return _r(
+            FAIL,
+            f"{src.path} does not parse ({src.error})",
+            f"{src.path} 无法解析（{q(src.error)}）",
+        )
     bad = [n for n in src.noqa_imports() if not n.used]
     if bad:
         n = bad[0]
-        return _r(FAIL, f"{src.path}:{n.line}: {n.code!r} imports {', '.join(n.names)} without using it; "
-                  "remove it (the project's test imports already load the backend)",
-                  f"{src.path}:{n.line}：{n.code!r} 导入了 {', '.join(n.names)} 但未使用，请删除")
+        return _r(
+            FAIL,
+            f"{src.path}:{n.line}: {n.code!r} imports {', '.join(n.names)} without using it; "
+            "remove it (the project's test imports already load the backend)",
+            f"{src.path}:{n.line}：{n.code!r} 导入了 {', '.join(n.names)} 但未使用，请删除",
+        )
     kept = src.noqa_imports()
     if kept:
-        return _r(PASS, f"{src.path}: the '# noqa' imports are used ({', '.join(k.names[0] for k in kept)})",
-                  f"{src.path}：带 noqa 的导入均被使用")
+        return _r(
+            PASS,
+            f"{src.path}: the '# noqa' imports are used ({', '.join(k.names[0] for k in kept)})",
+            f"{src.path}：带 noqa 的导入均被使用",
+        )
     return _r(PASS, f"{src.path}: no import is kept by '# noqa'", f"{src.path}：没有带 noqa 的导入")
 
 
@@ -306,14 +416,20 @@ def _testcase_names(config: Config) -> tuple[str, str, str]:
 
 def check_testcase(ctx: _Context, src: SourceFile) -> _Result:
     if src.tree is None:
-        return _r(FAIL, f"{src.path} does not parse ({src.error})", f"{src.path} 无法解析（{q(src.error)}）")
+        return _r(
+            FAIL,
+            f"{src.path} does not parse ({src.error})",
+            f"{src.path} 无法解析（{q(src.error)}）",
+        )
     module, testcase, run_tests = _testcase_names(ctx.config)
     problems_en: list[str] = []
     problems_zh: list[str] = []
     for line, mod in src.imported_modules():
         top = mod.split(".")
         if top[0] == "unittest" and not (len(top) > 1 and top[1] == "mock"):
-            problems_en.append(f"line {line} imports {mod.rsplit('.', 1)[0] if len(top) > 1 else mod} directly")
+            problems_en.append(
+                f"line {line} imports {mod.rsplit('.', 1)[0] if len(top) > 1 else mod} directly"
+            )
             problems_zh.append(f"第 {line} 行直接导入了 unittest")
             break
     classes = src.class_bases()
@@ -332,11 +448,16 @@ def check_testcase(ctx: _Context, src: SourceFile) -> _Result:
         problems_en.append(f"{run_tests}() is never called")
         problems_zh.append(f"未调用 {run_tests}()")
     if problems_en:
-        return _r(FAIL, f"{src.path}: " + "; ".join(problems_en), f"{src.path}：" + "；".join(problems_zh))
-    return _r(PASS, f"{src.path}: {', '.join(c[0] for c in ours)} derive(s) from {testcase}; "
-              f"run_tests() at line {runs[0].line}; unittest not imported",
-              f"{src.path}：{', '.join(c[0] for c in ours)} 继承 {module}.TestCase，"
-              f"第 {runs[0].line} 行调用 run_tests()，未导入 unittest")
+        return _r(
+            FAIL, f"{src.path}: " + "; ".join(problems_en), f"{src.path}：" + "；".join(problems_zh)
+        )
+    return _r(
+        PASS,
+        f"{src.path}: {', '.join(c[0] for c in ours)} derive(s) from {testcase}; "
+        f"run_tests() at line {runs[0].line}; unittest not imported",
+        f"{src.path}：{', '.join(c[0] for c in ours)} 继承 {module}.TestCase，"
+        f"第 {runs[0].line} 行调用 run_tests()，未导入 unittest",
+    )
 
 
 # -- items over the runs and the commits -------------------------------------------------------
@@ -359,29 +480,47 @@ def check_state(ctx: _Context) -> _Result:
     if failed:
         r, s = failed[0]
         runs = s.result.get("runs") or []
-        bad = next((x for x in runs if x.get("before") != x.get("after") or not x.get("successful")), None)
-        what = (f"initial:{bad.get('initial')},before:{bad.get('before')},after:{bad.get('after')},"
-                f"successful:{bad.get('successful')}") if bad else (
-                    s.result.get("error") or f"status {s.status}")
+        bad = next(
+            (x for x in runs if x.get("before") != x.get("after") or not x.get("successful")), None
+        )
+        what = (
+            (
+                f"initial:{bad.get('initial')},before:{bad.get('before')},after:{bad.get('after')},"
+                f"successful:{bad.get('successful')}"
+            )
+            if bad
+            else (s.result.get("error") or f"status {s.status}")
+        )
         title = s.result.get("title", s.name)
-        return _r(FAIL, f"{r.label}: {title} isolation probe failed ({what})",
-                  f"{r.label}：{title} 隔离验证未通过（{q(what)}）")
+        return _r(
+            FAIL,
+            f"{r.label}: {title} isolation probe failed ({what})",
+            f"{r.label}：{title} 隔离验证未通过（{q(what)}）",
+        )
     if leaks:
         r, leak = leaks[0]
-        return _r(FAIL, f"{r.label}: {leak.get('test')} leaves {leak.get('state')} changed "
-                  f"({leak.get('before')} -> {leak.get('after')})",
-                  f"{r.label}：{q(leak.get('test'))} 结束后 {leak.get('state')} 未恢复"
-                  f"（{leak.get('before')} -> {leak.get('after')}）")
+        return _r(
+            FAIL,
+            f"{r.label}: {leak.get('test')} leaves {leak.get('state')} changed "
+            f"({leak.get('before')} -> {leak.get('after')})",
+            f"{r.label}：{q(leak.get('test'))} 结束后 {leak.get('state')} 未恢复"
+            f"（{leak.get('before')} -> {leak.get('after')}）",
+        )
     ran = [(r, s) for r, s in isolation if _probe_ran(s)]
     if ran:
         titles = sorted({str(s.result.get("title", s.name)) for _, s in ran})
         n = sum(len(s.result.get("runs") or []) for _, s in ran)
         targets = len({r.label for r, _ in ran})
-        return _r(PASS, f"{', '.join(titles)} isolation probe passed in {targets} target(s), "
-                  f"{n} starting value(s); no state leak",
-                  f"{'、'.join(titles)} 隔离验证在 {targets} 个目标、{n} 个初始值下通过，无状态泄漏")
+        return _r(
+            PASS,
+            f"{', '.join(titles)} isolation probe passed in {targets} target(s), "
+            f"{n} starting value(s); no state leak",
+            f"{'、'.join(titles)} 隔离验证在 {targets} 个目标、{n} 个初始值下通过，无状态泄漏",
+        )
     if isolation:
-        skipped = sorted({str(s.result.get("skipped")) for _, s in isolation if s.result.get("skipped")})
+        skipped = sorted(
+            {str(s.result.get("skipped")) for _, s in isolation if s.result.get("skipped")}
+        )
         why = f" (skipped: {'; '.join(skipped)})" if skipped else " (no test ran)"
         why_zh = f"（跳过：{'；'.join(q(x) for x in skipped)}）" if skipped else "（没有测试运行）"
         en, zh = f"no isolation probe ran{why}", f"隔离验证未运行{why_zh}"
@@ -393,11 +532,17 @@ def check_state(ctx: _Context) -> _Result:
     watched = sum(v[2] for _, v in verdicts)
     unchecked = [(r, v) for r, v in verdicts if v[0] != "PASS"]
     if not unchecked:
-        return _r(NA, f"{en}; the state-leak check watched {watched} test(s) and found no leak",
-                  f"{zh}；状态泄漏检查覆盖 {watched} 个测试，未发现泄漏")
+        return _r(
+            NA,
+            f"{en}; the state-leak check watched {watched} test(s) and found no leak",
+            f"{zh}；状态泄漏检查覆盖 {watched} 个测试，未发现泄漏",
+        )
     r, (status, reason, _) = unchecked[0]
-    return _r(NA, f"{en}; the state-leak check is {status} ({r.label}: {reason})",
-              f"{zh}；状态泄漏检查结果为 {status}（{r.label}：{q(reason)}）")
+    return _r(
+        NA,
+        f"{en}; the state-leak check is {status} ({r.label}: {reason})",
+        f"{zh}；状态泄漏检查结果为 {status}（{r.label}：{q(reason)}）",
+    )
 
 
 def check_hardware(ctx: _Context) -> _Result:
@@ -407,9 +552,13 @@ def check_hardware(ctx: _Context) -> _Result:
     emulated = [r.label for r in ctx.records if r.emulated]
     real = [r for r in ctx.records if not r.emulated]
     if not real:
-        return _r(FAIL, f"every run is emulated on CPU ({', '.join(emulated)}): a dry run; replace it by "
-                  "evidence from hardware", f"全部运行均为 CPU 上的仿真（{'、'.join(emulated)}）：这是试运行，"
-                  "须替换为真实硬件上的证据")
+        return _r(
+            FAIL,
+            f"every run is emulated on CPU ({', '.join(emulated)}): a dry run; replace it by "
+            "evidence from hardware",
+            f"全部运行均为 CPU 上的仿真（{'、'.join(emulated)}）：这是试运行，"
+            "须替换为真实硬件上的证据",
+        )
     devices = ", ".join(sorted({r.device for r in real}))
     en = f"{len(real)} target(s) ran on a real device ({devices})"
     zh = f"{len(real)} 个目标在真实设备（{devices}）上运行"
@@ -421,17 +570,25 @@ def check_hardware(ctx: _Context) -> _Result:
 
 def check_single_commit(ctx: _Context) -> _Result:
     if ctx.repo is None or ctx.base is None:
-        return _r(NA, "no commit range given (--repo and --range)", "未给出提交范围（--repo 与 --range）")
+        return _r(
+            NA, "no commit range given (--repo and --range)", "未给出提交范围（--repo 与 --range）"
+        )
     commits = _commits(ctx)
     if len(commits) == 1:
-        return _r(PASS, f"{ctx.rev_range} holds one commit: {commits[0][0][:12]} {commits[0][1]}",
-                  f"{ctx.rev_range} 只有一个提交：{commits[0][0][:12]} {q(commits[0][1])}")
+        return _r(
+            PASS,
+            f"{ctx.rev_range} holds one commit: {commits[0][0][:12]} {commits[0][1]}",
+            f"{ctx.rev_range} 只有一个提交：{commits[0][0][:12]} {q(commits[0][1])}",
+        )
     if not commits:
         return _r(FAIL, f"{ctx.rev_range} holds no commit", f"{ctx.rev_range} 中没有提交")
     listed = ", ".join(f"{c[:12]} {t!r}" for c, t in commits[:5])
     listed_zh = "、".join(f"{c[:12]} {q(t)}" for c, t in commits[:5])
-    return _r(FAIL, f"{ctx.rev_range} holds {len(commits)} commits ({listed}); squash them into one",
-              f"{ctx.rev_range} 有 {len(commits)} 个提交（{listed_zh}），请合并为一个")
+    return _r(
+        FAIL,
+        f"{ctx.rev_range} holds {len(commits)} commits ({listed}); squash them into one",
+        f"{ctx.rev_range} 有 {len(commits)} 个提交（{listed_zh}），请合并为一个",
+    )
 
 
 def changed_files(repo: Path, base: str, head: str) -> list[tuple[str, str]]:
@@ -447,46 +604,72 @@ def changed_files(repo: Path, base: str, head: str) -> list[tuple[str, str]]:
 
 def check_only_targets(ctx: _Context) -> _Result:
     if ctx.repo is None or ctx.base is None or ctx.head is None:
-        return _r(NA, "no commit range given (--repo and --range)", "未给出提交范围（--repo 与 --range）")
+        return _r(
+            NA, "no commit range given (--repo and --range)", "未给出提交范围（--repo 与 --range）"
+        )
     changed = [p for _, p in changed_files(ctx.repo, ctx.base, ctx.head)]
     if not changed:
         return _r(FAIL, f"{ctx.rev_range} changes no file", f"{ctx.rev_range} 未修改任何文件")
     extra = [p for p in changed if p not in ctx.targets]
     if extra:
         more = f" (and {len(extra) - 3} more)" if len(extra) > 3 else ""
-        return _r(FAIL, f"{ctx.rev_range} also changes {', '.join(extra[:3])}{more}",
-                  f"{ctx.rev_range} 还修改了 {'、'.join(extra[:3])}"
-                  + (f"（另有 {len(extra) - 3} 个）" if len(extra) > 3 else ""))
+        return _r(
+            FAIL,
+            f"{ctx.rev_range} also changes {', '.join(extra[:3])}{more}",
+            f"{ctx.rev_range} 还修改了 {'、'.join(extra[:3])}"
+            + (f"（另有 {len(extra) - 3} 个）" if len(extra) > 3 else ""),
+        )
     untouched = [t for t in ctx.targets if t not in changed]
     note = f"; {', '.join(untouched)} unchanged" if untouched else ""
     note_zh = f"；{'、'.join(untouched)} 未修改" if untouched else ""
-    return _r(PASS, f"{ctx.rev_range} changes only {', '.join(changed)}{note}",
-              f"{ctx.rev_range} 只修改了 {'、'.join(changed)}{note_zh}")
+    return _r(
+        PASS,
+        f"{ctx.rev_range} changes only {', '.join(changed)}{note}",
+        f"{ctx.rev_range} 只修改了 {'、'.join(changed)}{note_zh}",
+    )
 
 
 def _type_tag_re(tags: Sequence[str]) -> re.Pattern[str]:
-    return re.compile(r"^(?:" + "|".join(re.escape(t) for t in tags) + r")(?:\([^)]*\))?!?\s*[:：]\s*\S")
+    return re.compile(
+        r"^(?:" + "|".join(re.escape(t) for t in tags) + r")(?:\([^)]*\))?!?\s*[:：]\s*\S"
+    )
 
 
 def check_type_tag(ctx: _Context) -> _Result:
     # (what, in English, in Chinese, the title)
-    titles = ([("commit " + c[:12], "提交 " + c[:12], t) for c, t in _commits(ctx)]
-              if ctx.repo is not None and ctx.base else [])
+    titles = (
+        [("commit " + c[:12], "提交 " + c[:12], t) for c, t in _commits(ctx)]
+        if ctx.repo is not None and ctx.base
+        else []
+    )
     titles += [("PR title", "PR 标题", t) for t in ctx.titles]
     if not titles:
         if ctx.base is not None:
-            return _r(NA, f"{ctx.rev_range} holds no commit and no PR title (--title) is given",
-                      f"{ctx.rev_range} 中没有提交，且未给出 PR 标题（--title）")
-        return _r(NA, "no commit range (--range) and no PR title (--title) given", "未给出提交范围或 PR 标题")
+            return _r(
+                NA,
+                f"{ctx.rev_range} holds no commit and no PR title (--title) is given",
+                f"{ctx.rev_range} 中没有提交，且未给出 PR 标题（--title）",
+            )
+        return _r(
+            NA,
+            "no commit range (--range) and no PR title (--title) given",
+            "未给出提交范围或 PR 标题",
+        )
     tags = tuple(ctx.config.report.get("type_tags") or DEFAULT_TYPE_TAGS)
     pattern = _type_tag_re(tags)
     bad = [x for x in titles if not pattern.match(x[2])]
     if bad:
         w, w_zh, t = bad[0]
-        return _r(FAIL, f"{w}: {t!r} does not start with a type tag ({', '.join(t + ':' for t in tags[:5])} ...)",
-                  f"{w_zh}：{q(t)} 未以类型标签开头（如 {'、'.join(t + ':' for t in tags[:5])}）")
-    return _r(PASS, "; ".join(f"{w}: {t!r}" for w, _, t in titles[:3]),
-              "；".join(f"{w_zh}：{q(t)}" for _, w_zh, t in titles[:3]))
+        return _r(
+            FAIL,
+            f"{w}: {t!r} does not start with a type tag ({', '.join(t + ':' for t in tags[:5])} ...)",
+            f"{w_zh}：{q(t)} 未以类型标签开头（如 {'、'.join(t + ':' for t in tags[:5])}）",
+        )
+    return _r(
+        PASS,
+        "; ".join(f"{w}: {t!r}" for w, _, t in titles[:3]),
+        "；".join(f"{w_zh}：{q(t)}" for _, w_zh, t in titles[:3]),
+    )
 
 
 def _commits(ctx: _Context) -> list[tuple[str, str]]:
@@ -502,7 +685,9 @@ def split_range(rev_range: str) -> tuple[str, str]:
     elif ".." in rev_range:
         base, head = rev_range.split("..", 1)
     else:
-        raise UsageError(f"--range {rev_range!r} is not a range; write BASE..HEAD (e.g. origin/master..HEAD)")
+        raise UsageError(
+            f"--range {rev_range!r} is not a range; write BASE..HEAD (e.g. origin/master..HEAD)"
+        )
     return base or "HEAD", head or "HEAD"
 
 
@@ -540,8 +725,13 @@ def evaluate_checklist(
     record (``find_resolve``): its query and aliases count as the API, its canonical name is the one matched."""
     config = config or load_preset("default")
     root = repo_root(repo) if repo is not None else None
-    table = alias_table(api, [*aliases, *resolve_aliases(resolve)], (resolve or {}).get("canonical"),
-                        config=config, repo=root)
+    table = alias_table(
+        api,
+        [*aliases, *resolve_aliases(resolve)],
+        (resolve or {}).get("canonical"),
+        config=config,
+        repo=root,
+    )
     base = head = None
     if rev_range is not None:
         if root is None:
@@ -558,7 +748,9 @@ def evaluate_checklist(
         if root is not None and head is not None:
             data = blob_bytes(root, head, rel)
             if data is None:
-                raise UsageError(f"file {rel} does not exist at {head[:12]} in {root}; pass a path relative to the repo root")
+                raise UsageError(
+                    f"file {rel} does not exist at {head[:12]} in {root}; pass a path relative to the repo root"
+                )
         else:
             path = (root / rel) if root is not None else Path(f)
             if not path.is_file():
@@ -566,8 +758,13 @@ def evaluate_checklist(
             data = path.read_bytes()
         sources.append(SourceFile(rel, data.decode("utf-8", "replace")))
     ctx = _Context(
-        config=config, repo=root, base=base, head=head,
-        rev_range=rev_range, targets=targets, records=_records(run_records),
+        config=config,
+        repo=root,
+        base=base,
+        head=head,
+        rev_range=rev_range,
+        targets=targets,
+        records=_records(run_records),
         titles=[title] if title else [],
     )
     template = str(config.scaffold.get("copyright") or "")
@@ -584,10 +781,16 @@ def evaluate_checklist(
         "hardware_evidence": check_hardware(ctx),
     }
     items = tuple(
-        ChecklistItem(i, zh, en, results[i].status, results[i].en, results[i].zh) for i, zh, en in ITEMS
+        ChecklistItem(i, zh, en, results[i].status, results[i].en, results[i].zh)
+        for i, zh, en in ITEMS
     )
     return Checklist(
-        items, api=api, repo=str(root) if root else None, range=rev_range, files=tuple(targets), head=head,
+        items,
+        api=api,
+        repo=str(root) if root else None,
+        range=rev_range,
+        files=tuple(targets),
+        head=head,
     )
 
 

@@ -82,7 +82,11 @@ class SourceFile:
             if isinstance(node, ast.Import | ast.ImportFrom):
                 self._env.update(_bindings(node))
         for stmt in tree.body:
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            if (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+            ):
                 value = self.dotted(stmt.value)
                 if value:
                     self._env[stmt.targets[0].id] = value
@@ -112,8 +116,11 @@ class SourceFile:
         """Calls of the dotted ``name`` anywhere in the file (module level included), in line order."""
         if self.tree is None:
             return []
-        found = [n for n in ast.walk(self.tree)
-                 if isinstance(n, ast.Call) and self.dotted(n.func) == name]
+        found = [
+            n
+            for n in ast.walk(self.tree)
+            if isinstance(n, ast.Call) and self.dotted(n.func) == name
+        ]
         return sorted((self._site(n) for n in found), key=lambda s: s.line)
 
     def class_bases(self) -> list[tuple[str, int, list[str]]]:
@@ -123,7 +130,9 @@ class SourceFile:
             return out
         for node in ast.walk(self.tree):
             if isinstance(node, ast.ClassDef):
-                out.append((node.name, node.lineno, [self.dotted(b) or ast.unparse(b) for b in node.bases]))
+                out.append(
+                    (node.name, node.lineno, [self.dotted(b) or ast.unparse(b) for b in node.bases])
+                )
         return out
 
     # -- places ------------------------------------------------------------------------
@@ -165,7 +174,9 @@ class SourceFile:
                 continue
             if isinstance(node, ast.Call):
                 f = node.func
-                if (isinstance(f, ast.Attribute) and f.attr == leaf) or (isinstance(f, ast.Name) and f.id == leaf):
+                if (isinstance(f, ast.Attribute) and f.attr == leaf) or (
+                    isinstance(f, ast.Name) and f.id == leaf
+                ):
                     calls.append(node)
             elif isinstance(node, ast.Attribute) and node.attr == leaf:
                 attrs.append(node)
@@ -180,12 +191,20 @@ class SourceFile:
         called: set[int] = set()
         found: list[ast.AST] = []
         for node in ast.walk(self.tree):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == member:
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == member
+            ):
                 called.add(id(node.func))
                 found.append(node)
         for node in ast.walk(self.tree):
-            if (isinstance(node, ast.Attribute) and node.attr == member and id(node) not in called
-                    and isinstance(node.ctx, ast.Load)):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr == member
+                and id(node) not in called
+                and isinstance(node.ctx, ast.Load)
+            ):
                 found.append(node)
         return sorted((self._site(n) for n in found), key=lambda s: s.line)
 
@@ -202,7 +221,9 @@ class SourceFile:
         lines: set[int] = set()
         try:
             for tok in tokenize.generate_tokens(io.StringIO(self.text).readline):
-                if tok.type == tokenize.COMMENT and re.search(r"#\s*noqa\b", tok.string, re.IGNORECASE):
+                if tok.type == tokenize.COMMENT and re.search(
+                    r"#\s*noqa\b", tok.string, re.IGNORECASE
+                ):
                     lines.add(tok.start[0])
         except (tokenize.TokenError, SyntaxError):
             pass
@@ -222,7 +243,11 @@ class SourceFile:
                 and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
                 and isinstance(node.value, ast.List | ast.Tuple)
             ):  # a name re-exported through __all__ is used
-                loaded.update(e.value for e in node.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
+                loaded.update(
+                    e.value
+                    for e in node.value.elts
+                    if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                )
         out: list[NoqaImport] = []
         src_lines = self.text.splitlines()
         for node in ast.walk(self.tree):
@@ -233,6 +258,10 @@ class SourceFile:
                 continue
             names = tuple(local for local, _ in _bindings(node))
             used = any(n in loaded for n in names)
-            code = src_lines[node.lineno - 1].strip() if node.lineno <= len(src_lines) else ast.unparse(node)
+            code = (
+                src_lines[node.lineno - 1].strip()
+                if node.lineno <= len(src_lines)
+                else ast.unparse(node)
+            )
             out.append(NoqaImport(node.lineno, code, names, used))
         return out

@@ -41,9 +41,14 @@ def _verb_modules() -> list[str]:
 
 
 def _registered() -> set[str]:
-    names: list[object] = [c.name or (c.callback.__name__.replace("_", "-") if c.callback else "")
-                           for c in app.registered_commands]
-    names += [g.name or (g.typer_instance.info.name if g.typer_instance else "") for g in app.registered_groups]
+    names: list[object] = [
+        c.name or (c.callback.__name__.replace("_", "-") if c.callback else "")
+        for c in app.registered_commands
+    ]
+    names += [
+        g.name or (g.typer_instance.info.name if g.typer_instance else "")
+        for g in app.registered_groups
+    ]
     return {str(n) for n in names if n}
 
 
@@ -86,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(ExitCode.INTERRUPTED)
     except ClickException as exc:
         exc.show()  # type: ignore[attr-defined]
-        return int(getattr(exc, 'exit_code', ExitCode.USAGE_ERROR) or ExitCode.USAGE_ERROR)
+        return int(getattr(exc, "exit_code", ExitCode.USAGE_ERROR) or ExitCode.USAGE_ERROR)
     except KeyboardInterrupt:
         err.print("interrupted", markup=False)
         return int(ExitCode.INTERRUPTED)
@@ -96,8 +101,10 @@ def main(argv: list[str] | None = None) -> int:
         if _app.Session.debug:
             raise
         where = exc.filename or "a file (the system did not say which)"
-        err.print(f"ERROR: no space left writing {where} ({exc.strerror}); free space there and rerun",
-                  markup=False)
+        err.print(
+            f"ERROR: no space left writing {where} ({exc.strerror}); free space there and rerun",
+            markup=False,
+        )
         return int(ExitCode.ENVIRONMENT_ERROR)
     except Exception as exc:  # a bug in torchparity: still one line, and its own exit code
         return _internal(exc, _app.Session.debug)
@@ -110,7 +117,8 @@ def _internal(exc: Exception, debug: bool) -> int:
         raise exc
     err.print(
         f"ERROR: internal error: {type(exc).__name__}: {exc} (this is a torchparity bug; "
-        "rerun with --debug for the traceback and report it)", markup=False,
+        "rerun with --debug for the traceback and report it)",
+        markup=False,
     )
     return int(ExitCode.INTERNAL_ERROR)
 

@@ -26,6 +26,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
+
+
 def _version(value: bool) -> None:
     if value:
         from .. import __version__
@@ -48,13 +50,18 @@ def _debug_on(value: bool) -> bool:
     return value
 
 
-DebugOpt = Annotated[bool, typer.Option("--debug", callback=_debug_on, help="Show tracebacks for errors.")]
+DebugOpt = Annotated[
+    bool, typer.Option("--debug", callback=_debug_on, help="Show tracebacks for errors.")
+]
 
 
 @app.callback()
 def _root(
     version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
     ] = False,
     debug: DebugOpt = False,
 ) -> None:
@@ -65,8 +72,11 @@ def _root(
     """
 
 
-docs_app = typer.Typer(help="Native API support pages: check, lint, add, matrix.", no_args_is_help=True)
+docs_app = typer.Typer(
+    help="Native API support pages: check, lint, add, matrix.", no_args_is_help=True
+)
 app.add_typer(docs_app, name="docs")
+
 
 class SafeConsole(Console):
     """A console that never passes a control character from the data it shows to the terminal.
@@ -77,7 +87,8 @@ class SafeConsole(Console):
 
     def _render_buffer(self, buffer: Iterable[Segment]) -> str:
         return super()._render_buffer(
-            seg if seg.control else Segment(escape_controls(seg.text), seg.style, seg.control) for seg in buffer
+            seg if seg.control else Segment(escape_controls(seg.text), seg.style, seg.control)
+            for seg in buffer
         )
 
 
@@ -88,30 +99,51 @@ if not out.is_terminal:  # piped output keeps whole lines rather than 80 columns
 err = SafeConsole(stderr=True, highlight=False, soft_wrap=True)
 
 StoreOpt = Annotated[
-    Path, typer.Option("--store", metavar="DIR", help="Evidence store folder.", envvar="TORCHPARITY_STORE")
+    Path,
+    typer.Option(
+        "--store", metavar="DIR", help="Evidence store folder.", envvar="TORCHPARITY_STORE"
+    ),
 ]
 ConfigOpt = Annotated[
-    Path | None, typer.Option("--config", metavar="FILE", help="torchparity.toml to use (default: repo root, then cwd).")
+    Path | None,
+    typer.Option(
+        "--config", metavar="FILE", help="torchparity.toml to use (default: repo root, then cwd)."
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 AllowRepoTemplatesOpt = Annotated[
-    bool, typer.Option("--allow-repo-templates", help="Use the [report] templates that the backend repository's "
-                       "own torchparity.toml names (they render in a sandbox); without it they are ignored.")
+    bool,
+    typer.Option(
+        "--allow-repo-templates",
+        help="Use the [report] templates that the backend repository's "
+        "own torchparity.toml names (they render in a sandbox); without it they are ignored.",
+    ),
 ]
 EmulateOpt = Annotated[
     str | None,
-    typer.Option("--emulate", metavar="npu", help="Run every environment with torchparity's emulated backend "
-                 "(npu: an NPU emulated on CPU) first on its path; nothing is installed; logs say EMULATED."),
+    typer.Option(
+        "--emulate",
+        metavar="npu",
+        help="Run every environment with torchparity's emulated backend "
+        "(npu: an NPU emulated on CPU) first on its path; nothing is installed; logs say EMULATED.",
+    ),
 ]
 
 DEFAULT_STORE = Path(".torchparity")
 
 CpuFallbackOpt = Annotated[
-    bool, typer.Option("--allow-cpu-fallback", help="When the requested --device is not available, run on the cpu "
-                       "(the log says so) instead of stopping with exit 3.")
+    bool,
+    typer.Option(
+        "--allow-cpu-fallback",
+        help="When the requested --device is not available, run on the cpu "
+        "(the log says so) instead of stopping with exit 3.",
+    ),
 ]
 
-def config_for(path: Path | None, repo: Path | None, *, allow_repo_templates: bool = False) -> Config:
+
+def config_for(
+    path: Path | None, repo: Path | None, *, allow_repo_templates: bool = False
+) -> Config:
     """The config (``load_config``); how it was chosen, when the user did not choose it, is said on
     stderr after the verb's own output (and that the repository's report templates were ignored)."""
     cfg = load_config(path, repo, allow_repo_templates=allow_repo_templates)

@@ -15,10 +15,18 @@ from ._app import DEFAULT_STORE, DebugOpt, StoreOpt, app, out
 @app.command()
 def attest(
     run: Annotated[int, typer.Argument(metavar="RUN", help="The run to attest.")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The statement file to write (must not exist).")],
-    key: Annotated[Path | None, typer.Option("--key", metavar="FILE",
-                                             help="Private SSH key to sign with (ssh-keygen -Y sign; FILE.sig beside "
-                                             "the statement).")] = None,
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="The statement file to write (must not exist).")
+    ],
+    key: Annotated[
+        Path | None,
+        typer.Option(
+            "--key",
+            metavar="FILE",
+            help="Private SSH key to sign with (ssh-keygen -Y sign; FILE.sig beside "
+            "the statement).",
+        ),
+    ] = None,
     store: StoreOpt = DEFAULT_STORE,
     debug: DebugOpt = False,
 ) -> int:

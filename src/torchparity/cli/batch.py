@@ -68,14 +68,25 @@ def _table(o: BatchOutcome) -> Table:
         table.add_column(col)
     for r in rows(o.plan, o.states):
         blockers = "; ".join(r.blockers) or r.error or "-"
-        table.add_row(r.api, ", ".join(r.refs) or "-", f"[{_STYLE.get(r.result, '')}]{r.result}[/]", blockers,
-                      r.run[:12] or "-")
+        table.add_row(
+            r.api,
+            ", ".join(r.refs) or "-",
+            f"[{_STYLE.get(r.result, '')}]{r.result}[/]",
+            blockers,
+            r.run[:12] or "-",
+        )
     return table
 
 
 @app.command()
 def batch(
-    tasks: Annotated[Path | None, typer.Argument(metavar="TASKS", help="Task list: a text file (one API a line, # comments), a TOML file of [[task]] tables, or a task issue's text.")] = None,
+    tasks: Annotated[
+        Path | None,
+        typer.Argument(
+            metavar="TASKS",
+            help="Task list: a text file (one API a line, # comments), a TOML file of [[task]] tables, or a task issue's text.",
+        ),
+    ] = None,
     repo: RepoOpt = None,
     ref: RefOpt = None,
     env: EnvOpt = None,
@@ -94,14 +105,35 @@ def batch(
     interface_change: InterfaceChangeOpt = None,
     upstream_patch: UpstreamPatchOpt = None,
     upstream_note: UpstreamNoteOpt = None,
-    lang: Annotated[Lang, typer.Option("--lang", help="Language of the PR descriptions and comments.")] = Lang.zh,
-    out_dir: Annotated[Path, typer.Option("--out", metavar="DIR", help="Folder for every task's reports (DIR/<api>/) and the batch summary.")] = Path("torchparity-out"),
+    lang: Annotated[
+        Lang, typer.Option("--lang", help="Language of the PR descriptions and comments.")
+    ] = Lang.zh,
+    out_dir: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            metavar="DIR",
+            help="Folder for every task's reports (DIR/<api>/) and the batch summary.",
+        ),
+    ] = Path("torchparity-out"),
     fresh: FreshOpt = False,
     allow_cpu_fallback: CpuFallbackOpt = False,
     timeout: TimeoutOpt = 900.0,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", metavar="N", help="Tasks and targets at once (0: the CPU count).")] = 0,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs", "-j", metavar="N", help="Tasks and targets at once (0: the CPU count)."
+        ),
+    ] = 0,
     ray: RayOpt = None,
-    resume: Annotated[str | None, typer.Option("--resume", metavar="RUN", help="Finish interrupted batch RUN with its own arguments; nothing finished is done again.")] = None,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume",
+            metavar="RUN",
+            help="Finish interrupted batch RUN with its own arguments; nothing finished is done again.",
+        ),
+    ] = None,
     continue_run: ContinueOpt = None,
     json_out: JsonOpt = False,
     allow_repo_templates: AllowRepoTemplatesOpt = False,
@@ -115,31 +147,62 @@ def batch(
     if tasks is None:
         raise UsageError("give TASKS (a task list file), or --resume RUN")
     cfg = config_for(config, repo, allow_repo_templates=allow_repo_templates)
-    fields = pr_fields(title=None, source_type=source_type, task_issue=task_issue, result_issue=result_issue,
-                       source_branch=source_branch, target_branch=None, interface_change=interface_change,
-                       upstream_patch=upstream_patch, upstream_note=upstream_note)
+    fields = pr_fields(
+        title=None,
+        source_type=source_type,
+        task_issue=task_issue,
+        result_issue=result_issue,
+        source_branch=source_branch,
+        target_branch=None,
+        interface_change=interface_change,
+        upstream_patch=upstream_patch,
+        upstream_note=upstream_note,
+    )
     envs = select_envs(cfg, env, python, emulate)
     for note in emulation_notes(envs):
         err.print(note, markup=False, soft_wrap=True)
     common = VerifyOptions(
-        api="", repo=repo, refs=list(ref or []), envs=envs, device=device or "",
-        docs=docs, docs_versions=list(docs_version) if docs_version else None, docs_add=docs_add,
-        docs_status=docs_status, scaffold=scaffold, lang=lang.value, fresh=fresh, timeout=timeout,
-        fields=fields, ray=ray, allow_cpu_fallback=allow_cpu_fallback,
+        api="",
+        repo=repo,
+        refs=list(ref or []),
+        envs=envs,
+        device=device or "",
+        docs=docs,
+        docs_versions=list(docs_version) if docs_version else None,
+        docs_add=docs_add,
+        docs_status=docs_status,
+        scaffold=scaffold,
+        lang=lang.value,
+        fresh=fresh,
+        timeout=timeout,
+        fields=fields,
+        ray=ray,
+        allow_cpu_fallback=allow_cpu_fallback,
     )
     options = BatchOptions(tasks=tasks, verify=common, out=out_dir, jobs=jobs)
     the_store = Store(store)
     progress = BatchProgress(err, 0, jobs or 1)
     try:
         with progress:
-            outcome = run_batch(the_store, cfg, options, list(INVOCATION), progress=progress,
-                                continue_run=continue_run)
+            outcome = run_batch(
+                the_store,
+                cfg,
+                options,
+                list(INVOCATION),
+                progress=progress,
+                continue_run=continue_run,
+            )
     except KeyboardInterrupt:
-        err.print(f"interrupted: finished tasks and targets are kept; resume with: torchparity batch --resume "
-                  f"{(progress.batch_uid or 'RUN')[:12]}", markup=False)
+        err.print(
+            f"interrupted: finished tasks and targets are kept; resume with: torchparity batch --resume "
+            f"{(progress.batch_uid or 'RUN')[:12]}",
+            markup=False,
+        )
         return int(ExitCode.INTERRUPTED)
     if json_out:
-        out.print_json(json.dumps(json.loads(outcome.summary_json.read_text("utf-8")), ensure_ascii=False))
+        out.print_json(
+            json.dumps(json.loads(outcome.summary_json.read_text("utf-8")), ensure_ascii=False)
+        )
     else:
         out.print(_table(outcome))
         out.print(f"summary: {outcome.summary_md} (and {outcome.summary_json.name})", markup=False)

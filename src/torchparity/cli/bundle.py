@@ -15,20 +15,39 @@ from ..store.bundle import BundleCheck, BundleLimits, export_bundle, import_bund
 from ..store.bundle_zip import parse_size
 from ._app import DEFAULT_STORE, DebugOpt, JsonOpt, StoreOpt, app, out
 
-bundle_app = typer.Typer(help="Export runs as a verifiable zip, verify one, import one.", no_args_is_help=True)
+bundle_app = typer.Typer(
+    help="Export runs as a verifiable zip, verify one, import one.", no_args_is_help=True
+)
 app.add_typer(bundle_app, name="bundle")
 
 _D = BundleLimits()
-AllowedOpt = Annotated[Path | None, typer.Option(
-    "--allowed-signers", metavar="FILE",
-    help="Signers allowed to sign bundles (git's allowed-signers format); a signature is then required.")]
+AllowedOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--allowed-signers",
+        metavar="FILE",
+        help="Signers allowed to sign bundles (git's allowed-signers format); a signature is then required.",
+    ),
+]
 EntriesOpt = Annotated[int, typer.Option("--max-entries", help="Most entries a bundle may hold.")]
-EntrySizeOpt = Annotated[str, typer.Option("--max-entry-size", metavar="SIZE", help="Most bytes one entry may expand to (e.g. 256M).")]
-TotalSizeOpt = Annotated[str, typer.Option("--max-total-size", metavar="SIZE", help="Most bytes all entries may expand to (e.g. 2G).")]
+EntrySizeOpt = Annotated[
+    str,
+    typer.Option(
+        "--max-entry-size", metavar="SIZE", help="Most bytes one entry may expand to (e.g. 256M)."
+    ),
+]
+TotalSizeOpt = Annotated[
+    str,
+    typer.Option(
+        "--max-total-size", metavar="SIZE", help="Most bytes all entries may expand to (e.g. 2G)."
+    ),
+]
 
 
 def _limits(entries: int, entry: str, total: str) -> BundleLimits:
-    return BundleLimits(max_entries=entries, max_entry_bytes=parse_size(entry), max_total_bytes=parse_size(total))
+    return BundleLimits(
+        max_entries=entries, max_entry_bytes=parse_size(entry), max_total_bytes=parse_size(total)
+    )
 
 
 def _signature_line(bundle: Path, check: BundleCheck) -> str:
@@ -40,23 +59,39 @@ def _signature_line(bundle: Path, check: BundleCheck) -> str:
     if sig.status == "unsigned" and check.signature_required:
         return f"{bundle}: UNSIGNED, and --allowed-signers asks for a signature"
     if sig.status == "unsigned":
-        return (f"{bundle}: UNSIGNED: nothing shows who made it, and whoever can rewrite the file can recompute "
-                "its hashes (export with --sign KEY, verify with --allowed-signers FILE)")
+        return (
+            f"{bundle}: UNSIGNED: nothing shows who made it, and whoever can rewrite the file can recompute "
+            "its hashes (export with --sign KEY, verify with --allowed-signers FILE)"
+        )
     return f"{bundle}: signature {sig.status}: {sig.detail}"
 
 
 @bundle_app.command("export")
 def export(
     runs: Annotated[list[int], typer.Argument(metavar="RUN", help="Run ids to export.")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The zip to write (must not exist).")],
-    sign: Annotated[Path | None, typer.Option("--sign", metavar="KEY", help="Sign the manifest with this SSH private key (ssh-keygen -Y sign).")] = None,
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="The zip to write (must not exist).")
+    ],
+    sign: Annotated[
+        Path | None,
+        typer.Option(
+            "--sign",
+            metavar="KEY",
+            help="Sign the manifest with this SSH private key (ssh-keygen -Y sign).",
+        ),
+    ] = None,
     store: StoreOpt = DEFAULT_STORE,
     debug: DebugOpt = False,
 ) -> int:
     """Write runs (logs, records, seals, manifest of SHA-256s) into one zip, signed with --sign."""
-    path = export_bundle(Store(store, create=False), list(runs), output, version=__version__, sign_key=sign)
+    path = export_bundle(
+        Store(store, create=False), list(runs), output, version=__version__, sign_key=sign
+    )
     signed = f", signed with {sign}" if sign is not None else ", unsigned"
-    out.print(f"wrote {path} ({path.stat().st_size} bytes, runs {', '.join(map(str, runs))}{signed})", markup=False)
+    out.print(
+        f"wrote {path} ({path.stat().st_size} bytes, runs {', '.join(map(str, runs))}{signed})",
+        markup=False,
+    )
     return 0
 
 
@@ -71,7 +106,9 @@ def verify(
     debug: DebugOpt = False,
 ) -> int:
     """Recompute every hash, seal and signature of a bundle; exit 3 if anything disagrees."""
-    check = verify_bundle(bundle, _limits(max_entries, max_entry_size, max_total_size), allowed_signers)
+    check = verify_bundle(
+        bundle, _limits(max_entries, max_entry_size, max_total_size), allowed_signers
+    )
     if json_out:
         out.print_json(json.dumps(check.to_json(), ensure_ascii=False))
     else:
@@ -79,12 +116,17 @@ def verify(
             out.print(f"{bundle}: {problem}", markup=False)
         out.print(_signature_line(bundle, check), markup=False)
         if check.ok:
-            out.print(f"{bundle}: OK: {check.files} files, {check.runs} runs checked, every seal matches",
-                      markup=False)
+            out.print(
+                f"{bundle}: OK: {check.files} files, {check.runs} runs checked, every seal matches",
+                markup=False,
+            )
         elif check.tampered:
             n = len(check.problems) + (check.signature.status == "bad")
-            out.print(f"{bundle}: TAMPERED: {n} problem(s) in {check.files} files, {check.runs} runs; "
-                      "do not trust it", markup=False)
+            out.print(
+                f"{bundle}: TAMPERED: {n} problem(s) in {check.files} files, {check.runs} runs; "
+                "do not trust it",
+                markup=False,
+            )
         else:
             out.print(f"{bundle}: NOT ACCEPTED: {check.first_problem}", markup=False)
     return int(ExitCode.OK if check.ok else ExitCode.ENVIRONMENT_ERROR)
@@ -101,8 +143,12 @@ def import_(
     debug: DebugOpt = False,
 ) -> int:
     """Verify a bundle, then copy its runs into the store under new ids (all or nothing)."""
-    result = import_bundle(Store(store), bundle, _limits(max_entries, max_entry_size, max_total_size),
-                           allowed_signers)
+    result = import_bundle(
+        Store(store), bundle, _limits(max_entries, max_entry_size, max_total_size), allowed_signers
+    )
     out.print(_signature_line(bundle, result.check), markup=False)
-    out.print(f"imported runs as {', '.join(map(str, result.ids))}; see 'torchparity show ID'", markup=False)
+    out.print(
+        f"imported runs as {', '.join(map(str, result.ids))}; see 'torchparity show ID'",
+        markup=False,
+    )
     return 0

@@ -21,7 +21,7 @@ from ..docs import (
     split_baselined,
     write_baseline,
 )
-from ..docs.check import CheckResult
+from ..docs.check import CheckResult, api_name_problem
 from ..docs.lint import summary
 from ..docs.tree import find_docs_dir
 from ..errors import ExitCode, UsageError
@@ -30,11 +30,20 @@ from ._choices import EntryKind
 
 DocsOpt = Annotated[
     Path | None,
-    typer.Option("--docs", help="The native_api folder (holding pytorch_X-Y-Z/); default: [docs] root under --repo or here."),
+    typer.Option(
+        "--docs",
+        help="The native_api folder (holding pytorch_X-Y-Z/); default: [docs] root under --repo or here.",
+    ),
 ]
-RepoOpt = Annotated[Path | None, typer.Option("--repo", help="Backend repository (its torchparity.toml and docs root).")]
+RepoOpt = Annotated[
+    Path | None,
+    typer.Option("--repo", help="Backend repository (its torchparity.toml and docs root)."),
+]
 VersionsOpt = Annotated[
-    list[str] | None, typer.Option("--version", help="PyTorch version, e.g. 2.7.1 (repeatable; default: every folder found).")
+    list[str] | None,
+    typer.Option(
+        "--version", help="PyTorch version, e.g. 2.7.1 (repeatable; default: every folder found)."
+    ),
 ]
 
 
@@ -47,12 +56,25 @@ def _tree(docs: Path | None, repo: Path | None, config: Path | None) -> DocsTree
     found = find_docs_dir(docs, [*([repo] if repo is not None else []), Path.cwd()], cfg.docs_root)
     if found is None:
         where = f"{repo}/{cfg.docs_root}" if repo is not None else cfg.docs_root
-        raise UsageError(f"no docs folder at {where}; pass --docs DIR (the folder holding pytorch_X-Y-Z/)")
+        raise UsageError(
+            f"no docs folder at {where}; pass --docs DIR (the folder holding pytorch_X-Y-Z/)"
+        )
     return DocsTree(found, cfg.docs_products, cfg.docs_root)
 
 
+def _api_names(apis: list[str]) -> None:
+    """Bad input (one line, exit 2) unless every name is an API name: ``''`` or ``not an api`` would
+    otherwise be reported as an API with no entry (exit 1)."""
+    for name in apis:
+        problem = api_name_problem(name)
+        if problem:
+            raise UsageError(problem)
+
+
 def _statuses_text(products: dict[str, Any]) -> str:
-    return " ".join(f"{code}={p['status']}" for code, p in products.items()) or "(no product status)"
+    return (
+        " ".join(f"{code}={p['status']}" for code, p in products.items()) or "(no product status)"
+    )
 
 
 def _print_check(result: CheckResult) -> None:
@@ -64,8 +86,10 @@ def _print_check(result: CheckResult) -> None:
         if v["present"]:
             link = "link ok" if v["link_ok"] else f"link: {v['link_problem']}"
             as_ = f"  (as {v['found_as']})" if v["found_as"] else ""
-            _echo(f"{head}present  {v['page']}:{v['line']}{as_}  {v['kind']}  "
-                  f"{_statuses_text(v['products'])}  {link}")
+            _echo(
+                f"{head}present  {v['page']}:{v['line']}{as_}  {v['kind']}  "
+                f"{_statuses_text(v['products'])}  {link}"
+            )
             if v["restrictions"]:
                 first = v["restrictions"].splitlines()[0]
                 more = " …" if "\n" in v["restrictions"] else ""
@@ -80,18 +104,24 @@ def check(
     docs: DocsOpt = None,
     version: VersionsOpt = None,
     json_out: JsonOpt = False,
-    store: Annotated[Path | None, typer.Option("--store", help="Also keep each result as a docs-check record in this store.")] = None,
+    store: Annotated[
+        Path | None,
+        typer.Option("--store", help="Also keep each result as a docs-check record in this store."),
+    ] = None,
     repo: RepoOpt = None,
     config: ConfigOpt = None,
     debug: DebugOpt = False,
 ) -> int:
     """Does each API have an entry in every version's pages, under any spelling? (exit 1 when one is missing)"""
+    _api_names(apis)
     tree = _tree(docs, repo, config)
     results = [check_in_tree(tree, name, version, others) for name, others in map(docs_names, apis)]
     if store is not None:
         from ..store import Store, keep
 
-        rid = keep(Store(store), "docs-check", list(INVOCATION), [(r.api, r.to_record()) for r in results])
+        rid = keep(
+            Store(store), "docs-check", list(INVOCATION), [(r.api, r.to_record()) for r in results]
+        )
         err.print(f"kept as run {rid} in {store}", markup=False)
     if json_out:
         _echo(json.dumps([r.to_json() for r in results], ensure_ascii=False, indent=2))
@@ -106,17 +136,30 @@ def check(
                     by_parent.setdefault(key, []).append(vc.version)
             for (name, parent), versions in by_parent.items():
                 flags = " ".join(f"--version {v}" for v in versions)
-                err.print(f"add with: torchparity docs add {name} --docs {tree.root} {flags} --like {parent}",
-                          markup=False)
+                err.print(
+                    f"add with: torchparity docs add {name} --docs {tree.root} {flags} --like {parent}",
+                    markup=False,
+                )
     return int(ExitCode.FAILED) if any(not r.ok for r in results) else 0
 
 
 @docs_app.command("lint")
 def lint(
-    paths: Annotated[list[Path] | None, typer.Argument(metavar="PATH", help="Pages or folders (default: the docs folder).")] = None,
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(metavar="PATH", help="Pages or folders (default: the docs folder)."),
+    ] = None,
     json_out: JsonOpt = False,
-    baseline: Annotated[Path | None, typer.Option("--baseline", help="Known findings (from --write-baseline) that do not fail.")] = None,
-    write: Annotated[Path | None, typer.Option("--write-baseline", help="Write every current finding to this file and exit 0.")] = None,
+    baseline: Annotated[
+        Path | None,
+        typer.Option("--baseline", help="Known findings (from --write-baseline) that do not fail."),
+    ] = None,
+    write: Annotated[
+        Path | None,
+        typer.Option(
+            "--write-baseline", help="Write every current finding to this file and exit 0."
+        ),
+    ] = None,
     docs: DocsOpt = None,
     repo: RepoOpt = None,
     config: ConfigOpt = None,
@@ -134,9 +177,19 @@ def lint(
     if baseline is not None:
         findings, known = split_baselined(findings, load_baseline(baseline), baseline)
     if json_out:
-        _echo(json.dumps({"pages": pages, "pages_with_findings": len({f.path for f in findings}),
-                          "baselined": len(known), "rules": RULES,
-                          "findings": [f.to_json() for f in findings]}, ensure_ascii=False, indent=2))
+        _echo(
+            json.dumps(
+                {
+                    "pages": pages,
+                    "pages_with_findings": len({f.path for f in findings}),
+                    "baselined": len(known),
+                    "rules": RULES,
+                    "findings": [f.to_json() for f in findings],
+                },
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
     else:
         for f in findings:
             _echo(str(f))
@@ -149,13 +202,30 @@ def lint(
 def add(
     api: Annotated[str, typer.Argument(metavar="API", help="Fully qualified API name to add.")],
     version: VersionsOpt = None,
-    like: Annotated[str | None, typer.Option("--like", help="Copy the product statuses of this entry (per version).")] = None,
-    status: Annotated[str | None, typer.Option("--status", help="Statuses, e.g. 910b=支持,A3=支持,950=不支持.")] = None,
-    restriction: Annotated[list[str] | None, typer.Option("--restriction", help="限制与说明 text (repeatable; none: no field).")] = None,
-    kind: Annotated[EntryKind, typer.Option("--kind", help="How the entry is written.")] = EntryKind.auto,
-    section: Annotated[str | None, typer.Option("--section", help="Section heading for a function (default: its relatives').")] = None,
-    link: Annotated[str | None, typer.Option("--link", help="原生文档 URL (default: derived for the version).")] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the diff; write nothing.")] = False,
+    like: Annotated[
+        str | None,
+        typer.Option("--like", help="Copy the product statuses of this entry (per version)."),
+    ] = None,
+    status: Annotated[
+        str | None, typer.Option("--status", help="Statuses, e.g. 910b=支持,A3=支持,950=不支持.")
+    ] = None,
+    restriction: Annotated[
+        list[str] | None,
+        typer.Option("--restriction", help="限制与说明 text (repeatable; none: no field)."),
+    ] = None,
+    kind: Annotated[
+        EntryKind, typer.Option("--kind", help="How the entry is written.")
+    ] = EntryKind.auto,
+    section: Annotated[
+        str | None,
+        typer.Option("--section", help="Section heading for a function (default: its relatives')."),
+    ] = None,
+    link: Annotated[
+        str | None, typer.Option("--link", help="原生文档 URL (default: derived for the version).")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show the diff; write nothing.")
+    ] = False,
     docs: DocsOpt = None,
     json_out: JsonOpt = False,
     repo: RepoOpt = None,
@@ -163,9 +233,21 @@ def add(
     debug: DebugOpt = False,
 ) -> int:
     """Add API's entry, in each page's own format, to every version that lacks it."""
+    _api_names([api])
     tree = _tree(docs, repo, config)
-    result = add_entry(api, tree.root, version, like=like, statuses=status, restrictions=restriction or (),
-                       kind=kind.value, section=section, link=link, dry_run=dry_run, tree=tree)
+    result = add_entry(
+        api,
+        tree.root,
+        version,
+        like=like,
+        statuses=status,
+        restrictions=restriction or (),
+        kind=kind.value,
+        section=section,
+        link=link,
+        dry_run=dry_run,
+        tree=tree,
+    )
     if json_out:
         _echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
         return 0
@@ -173,7 +255,13 @@ def add(
         if c.action == "present":
             _echo(f"{c.page}:{c.start}: {c.api} already present ({c.kind}); nothing to change")
             continue
-        where = f"sub-method of {c.parent}" if c.parent else f"section {c.section!r}" if c.section else "page end"
+        where = (
+            f"sub-method of {c.parent}"
+            if c.parent
+            else f"section {c.section!r}"
+            if c.section
+            else "page end"
+        )
         ids = f", ids {' '.join(c.ids)}" if c.ids else ""
         verb = "would add" if dry_run else "added"
         _echo(f"{c.page}:{c.start}-{c.end}: {verb} {c.api} ({where}, {c.format} format{ids})")
@@ -191,7 +279,9 @@ def matrix(
     docs: DocsOpt = None,
     version: VersionsOpt = None,
     json_out: JsonOpt = False,
-    csv_out: Annotated[bool, typer.Option("--csv", help="CSV rows: api, kind, version, product, status, ...")] = False,
+    csv_out: Annotated[
+        bool, typer.Option("--csv", help="CSV rows: api, kind, version, product, status, ...")
+    ] = False,
     repo: RepoOpt = None,
     config: ConfigOpt = None,
     debug: DebugOpt = False,
@@ -201,11 +291,16 @@ def matrix(
         raise UsageError("pass one of --json and --csv")
     m = build_matrix(versions=version, tree=_tree(docs, repo, config))
     if m.unknown:
-        named = "; ".join(f"{name!r} {len(places)} status{'es' if len(places) > 1 else ''}, first at {places[0]}"
-                          for name, places in m.unknown.items())
-        err.print(f"note: statuses of products that are not configured are left out of the matrix ({named}); "
-                  "docs lint reports them as product-unknown; configure the product in [[docs.products]] "
-                  "to get its column", markup=False)
+        named = "; ".join(
+            f"{name!r} {len(places)} status{'es' if len(places) > 1 else ''}, first at {places[0]}"
+            for name, places in m.unknown.items()
+        )
+        err.print(
+            f"note: statuses of products that are not configured are left out of the matrix ({named}); "
+            "docs lint reports them as product-unknown; configure the product in [[docs.products]] "
+            "to get its column",
+            markup=False,
+        )
     if json_out:
         _echo(json.dumps(m.to_json(), ensure_ascii=False, indent=2))
         return 0
@@ -213,8 +308,11 @@ def matrix(
         typer.echo(m.to_csv(), nl=False)
         return 0
     order = " ".join(m.products)
-    out.print(f"{len(m.apis)} APIs x {len(m.versions)} versions; each cell: {order} "
-              "(✔ supported, ✘ not, ? unclear, · no status, — no entry)", markup=False)
+    out.print(
+        f"{len(m.apis)} APIs x {len(m.versions)} versions; each cell: {order} "
+        "(✔ supported, ✘ not, ? unclear, · no status, — no entry)",
+        markup=False,
+    )
     table = Table(show_edge=False)
     table.add_column("api", no_wrap=True)
     for v in m.versions:

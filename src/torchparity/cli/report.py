@@ -49,20 +49,42 @@ def write_output(text: str, out_file: Path | None) -> None:
         return
     parent = out_file.absolute().parent
     if not parent.is_dir():
-        raise UsageError(f"folder for --out does not exist: {parent}; create it or pass another path")
-    write_regular(out_file, text, "--out")  # a FIFO, a device, a folder is refused; a symlink written through
+        raise UsageError(
+            f"folder for --out does not exist: {parent}; create it or pass another path"
+        )
+    write_regular(
+        out_file, text, "--out"
+    )  # a FIFO, a device, a folder is refused; a symlink written through
 
 
 @app.command()
 def report(
-    runs: Annotated[list[str], typer.Argument(metavar="RUN", help="Run ids or uids (see 'torchparity runs').")],
+    runs: Annotated[
+        list[str], typer.Argument(metavar="RUN", help="Run ids or uids (see 'torchparity runs').")
+    ],
     kind: Annotated[Kind, typer.Option("--kind", help="Which report.")] = Kind.pr,
-    lang: Annotated[Lang | None, typer.Option("--lang", help="Language of the text (default: the run's, else zh).")] = None,
-    api: Annotated[str | None, typer.Option("--api", help="API of the task, when the runs do not name it.")] = None,
-    template: Annotated[Path | None, typer.Option("--template", help="Jinja2 template replacing the built-in one.")] = None,
-    out_file: Annotated[Path | None, typer.Option("--out", help="Write the report to FILE instead of printing it.")] = None,
-    repo: Annotated[Path | None, typer.Option("--repo", help="Backend git repository (with --range: files, commits, checklist).")] = None,
-    rev_range: Annotated[str | None, typer.Option("--range", help="The PR's commits, BASE..HEAD.")] = None,
+    lang: Annotated[
+        Lang | None,
+        typer.Option("--lang", help="Language of the text (default: the run's, else zh)."),
+    ] = None,
+    api: Annotated[
+        str | None, typer.Option("--api", help="API of the task, when the runs do not name it.")
+    ] = None,
+    template: Annotated[
+        Path | None, typer.Option("--template", help="Jinja2 template replacing the built-in one.")
+    ] = None,
+    out_file: Annotated[
+        Path | None, typer.Option("--out", help="Write the report to FILE instead of printing it.")
+    ] = None,
+    repo: Annotated[
+        Path | None,
+        typer.Option(
+            "--repo", help="Backend git repository (with --range: files, commits, checklist)."
+        ),
+    ] = None,
+    rev_range: Annotated[
+        str | None, typer.Option("--range", help="The PR's commits, BASE..HEAD.")
+    ] = None,
     title: TitleOpt = None,
     source_type: SourceTypeOpt = None,
     task_issue: TaskIssueOpt = None,
@@ -82,34 +104,63 @@ def report(
     if rev_range and repo is None:
         raise UsageError("--range needs --repo: the commits are read from a git repository")
     if repo is not None and not rev_range:
-        raise UsageError("--repo without --range reads nothing; pass --range BASE..HEAD for the PR's files and checklist")
+        raise UsageError(
+            "--repo without --range reads nothing; pass --range BASE..HEAD for the PR's files and checklist"
+        )
     st = Store(store, create=False)
     records = [read_run(st, r) for r in runs]
-    given = pr_fields(title=title, source_type=source_type, task_issue=task_issue, result_issue=result_issue,
-                      source_branch=source_branch, target_branch=target_branch, interface_change=interface_change,
-                      upstream_patch=upstream_patch, upstream_note=upstream_note, api=api,
-                      docs_pr=docs_pr)
+    given = pr_fields(
+        title=title,
+        source_type=source_type,
+        task_issue=task_issue,
+        result_issue=result_issue,
+        source_branch=source_branch,
+        target_branch=target_branch,
+        interface_change=interface_change,
+        upstream_patch=upstream_patch,
+        upstream_note=upstream_note,
+        api=api,
+        docs_pr=docs_pr,
+    )
     cfg = config_for(config, repo, allow_repo_templates=allow_repo_templates)
     change = checklist = None
     if repo is not None and rev_range:
         resolve = next((r.resolve for r in records if r.resolve is not None), None)
-        the_api = api or next((r.task.api for r in records if r.task is not None and r.task.api), None)
+        the_api = api or next(
+            (r.task.api for r in records if r.task is not None and r.task.api), None
+        )
         change = evaluate_change(repo, rev_range, cfg, the_api, resolve, source_branch)
         checklist = checklist_for_runs(change, records, cfg, the_api, resolve, title)
         # what was read from git now is kept as a run of its own: the text names it, and a bundle of
         # these runs renders the same text anywhere
-        kept = keep(st, "change", list(INVOCATION),
-                    [(the_api or "", r) for r in (change, checklist) if r is not None])
+        kept = keep(
+            st,
+            "change",
+            list(INVOCATION),
+            [(the_api or "", r) for r in (change, checklist) if r is not None],
+        )
         records.append(read_run(st, kept))
         err.print(f"the change and checklist are kept as run {kept}", markup=False)
     model = build_report(records, task=given, change=change, checklist=checklist)
     # the language asked for, else the team's ([report] lang), else the run's own
-    the_lang = (lang.value if lang is not None else str(cfg.report.get("lang") or "")
-                or next((r.task.lang for r in records if r.task), "zh"))
-    text = render(model, kind.value, the_lang, template=template, templates_dir=config_templates_dir(cfg),
-                  output_lines=config_output_lines(cfg))
+    the_lang = (
+        lang.value
+        if lang is not None
+        else str(cfg.report.get("lang") or "")
+        or next((r.task.lang for r in records if r.task), "zh")
+    )
+    text = render(
+        model,
+        kind.value,
+        the_lang,
+        template=template,
+        templates_dir=config_templates_dir(cfg),
+        output_lines=config_output_lines(cfg),
+    )
     write_output(text, out_file)
     if out_file is not None:
-        err.print(f"wrote {kind.value} report of run(s) {', '.join(r['uid'] for r in model.runs)} to {out_file}",
-                  markup=False)
+        err.print(
+            f"wrote {kind.value} report of run(s) {', '.join(r['uid'] for r in model.runs)} to {out_file}",
+            markup=False,
+        )
     return 0

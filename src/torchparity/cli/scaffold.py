@@ -29,15 +29,49 @@ from ._app import (
 
 @app.command()
 def scaffold(
-    api: Annotated[str, typer.Argument(metavar="API", help="API to write a test for: qualified, alias or short form.")],
-    into: Annotated[Path | None, typer.Option("--into", help="Add the test methods to this existing test file.")] = None,
-    out_dir: Annotated[Path | None, typer.Option("--out", help="Folder for a new test file (default: the config's test_dir).")] = None,
-    repo: Annotated[Path | None, typer.Option("--repo", help="Backend repository: its torchparity.toml, and test_dir under it.")] = None,
-    python: Annotated[str | None, typer.Option("--python", help="Interpreter with torch to ask (default: this one).")] = None,
-    device: Annotated[str | None, typer.Option("--device", help="auto|cpu|cuda|npu|xpu|mps|<name> (default: the config's).")] = None,
-    dtype: Annotated[list[str] | None, typer.Option("--dtype", help="dtypes for an OpInfo test (repeatable; fp16, bf16, float32, ... or a docs restriction text).")] = None,
-    class_name: Annotated[str | None, typer.Option("--class", help="With --into: the class to add to (default: the first TestCase).")] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the file instead of writing it.")] = False,
+    api: Annotated[
+        str,
+        typer.Argument(
+            metavar="API", help="API to write a test for: qualified, alias or short form."
+        ),
+    ],
+    into: Annotated[
+        Path | None, typer.Option("--into", help="Add the test methods to this existing test file.")
+    ] = None,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", help="Folder for a new test file (default: the config's test_dir)."),
+    ] = None,
+    repo: Annotated[
+        Path | None,
+        typer.Option(
+            "--repo", help="Backend repository: its torchparity.toml, and test_dir under it."
+        ),
+    ] = None,
+    python: Annotated[
+        str | None,
+        typer.Option("--python", help="Interpreter with torch to ask (default: this one)."),
+    ] = None,
+    device: Annotated[
+        str | None,
+        typer.Option("--device", help="auto|cpu|cuda|npu|xpu|mps|<name> (default: the config's)."),
+    ] = None,
+    dtype: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--dtype",
+            help="dtypes for an OpInfo test (repeatable; fp16, bf16, float32, ... or a docs restriction text).",
+        ),
+    ] = None,
+    class_name: Annotated[
+        str | None,
+        typer.Option(
+            "--class", help="With --into: the class to add to (default: the first TestCase)."
+        ),
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the file instead of writing it.")
+    ] = False,
     allow_cpu_fallback: CpuFallbackOpt = False,
     emulate: EmulateOpt = None,
     json_out: JsonOpt = False,
@@ -52,7 +86,9 @@ def scaffold(
     for text in dtype or []:
         found = dtypes_from_text(text)
         if not found:
-            raise UsageError(f"--dtype {text!r} names no dtype; write e.g. --dtype fp16 --dtype float32")
+            raise UsageError(
+                f"--dtype {text!r} names no dtype; write e.g. --dtype fp16 --dtype float32"
+            )
         dtypes += [d for d in found if d not in dtypes]
     if out_dir is None and into is None and repo is not None:
         out_dir = repo / conventions_from(cfg).test_dir
@@ -62,12 +98,22 @@ def scaffold(
     backend, dev = settings.backend_module, settings.device
     if emulate:
         err.print(emulation(emulate).note(interp), markup=False)
-    with agent_session(interp, backend, dev, allow_cpu_fallback=allow_cpu_fallback,
-                       environ=settings.environ) as session:
+    with agent_session(
+        interp, backend, dev, allow_cpu_fallback=allow_cpu_fallback, environ=settings.environ
+    ) as session:
         info = resolve_api([api], interp, backend, dev, trace=False, session=session)[0]
         result = scaffold_test(
-            info, cfg, python=interp, device=dev, into=into, out_dir=out_dir, backend_module=backend,
-            dtypes=dtypes, class_name=class_name, session=session, write=not dry_run,
+            info,
+            cfg,
+            python=interp,
+            device=dev,
+            into=into,
+            out_dir=out_dir,
+            backend_module=backend,
+            dtypes=dtypes,
+            class_name=class_name,
+            session=session,
+            write=not dry_run,
         )
     if json_out:
         out.print_json(json.dumps(result.to_json(), ensure_ascii=False))
@@ -75,10 +121,16 @@ def scaffold(
         out.print(result.content, markup=False, end="")
     else:
         verb = "wrote" if result.created else f"added to {result.class_name} in"
-        out.print(f"{verb} {result.path} ({result.family} family, {result.device_type}): "
-                  f"{', '.join(result.methods)}", markup=False)
+        out.print(
+            f"{verb} {result.path} ({result.family} family, {result.device_type}): "
+            f"{', '.join(result.methods)}",
+            markup=False,
+        )
         if result.fill_in:
-            out.print("it checks nothing yet: it fails on purpose until the calls are written", markup=False)
+            out.print(
+                "it checks nothing yet: it fails on purpose until the calls are written",
+                markup=False,
+            )
         else:
             out.print(f"it checks {result.summary}", markup=False)
         for note in result.notes:
@@ -87,5 +139,8 @@ def scaffold(
             out.print(f"imports added: {'; '.join(result.imports_added)}", markup=False)
         out.print(f"run it: torchparity run {result.path}", markup=False)
     if result.fill_in:
-        err.print(f"warning: {result.path} fails on purpose until written: {result.fill_in[0]}", markup=False)
+        err.print(
+            f"warning: {result.path} fails on purpose until written: {result.fill_in[0]}",
+            markup=False,
+        )
     return int(ExitCode.OK)

@@ -50,11 +50,19 @@ def runs(
     listed = [(r, [(t, _emulated(st, t)) for t in st.targets(r.id)]) for r in rows]
     if json_out:
         doc = [
-            {"id": r.id, "kind": r.kind, "created": r.created, "finished": r.finished,
-             "status": r.status, "result": r.result,
-             "emulated": sorted({emu for _, emu in targets if emu}),
-             "targets": [{"label": t.label, "result": t.result, "emulated": emu, "log_sha256": t.log_sha}
-                         for t, emu in targets]}
+            {
+                "id": r.id,
+                "kind": r.kind,
+                "created": r.created,
+                "finished": r.finished,
+                "status": r.status,
+                "result": r.result,
+                "emulated": sorted({emu for _, emu in targets if emu}),
+                "targets": [
+                    {"label": t.label, "result": t.result, "emulated": emu, "log_sha256": t.log_sha}
+                    for t, emu in targets
+                ],
+            }
             for r, targets in listed
         ]
         out.print_json(json.dumps(doc, ensure_ascii=False))
@@ -63,10 +71,15 @@ def runs(
     for col in ("id", "time", "kind", "targets", "result", "status"):
         table.add_column(col)
     for r, targets in listed:
-        shown = ", ".join(f"{t.label}={_result(t.result, [emu] if emu else [])}" for t, emu in targets) or "-"
+        shown = (
+            ", ".join(f"{t.label}={_result(t.result, [emu] if emu else [])}" for t, emu in targets)
+            or "-"
+        )
         status = "incomplete (its process is gone)" if r.orphaned else r.status
         emulated = sorted({emu for _, emu in targets if emu})
-        table.add_row(str(r.id), _when(r.created), r.kind, shown, _result(r.result, emulated), status)
+        table.add_row(
+            str(r.id), _when(r.created), r.kind, shown, _result(r.result, emulated), status
+        )
     out.print(table)
     return 0
 
@@ -74,8 +87,12 @@ def runs(
 @app.command()
 def show(
     run: Annotated[str, typer.Argument(metavar="RUN", help="Run id (see 'torchparity runs').")],
-    target: Annotated[str | None, typer.Option("--target", help="Only this target (ref@env).")] = None,
-    record: Annotated[bool, typer.Option("--record", help="Print the JSON record instead of the log.")] = False,
+    target: Annotated[
+        str | None, typer.Option("--target", help="Only this target (ref@env).")
+    ] = None,
+    record: Annotated[
+        bool, typer.Option("--record", help="Print the JSON record instead of the log.")
+    ] = False,
     store: StoreOpt = DEFAULT_STORE,
     debug: DebugOpt = False,
 ) -> int:
@@ -105,10 +122,15 @@ def show(
         else:  # piped: the evidence byte for byte (its SHA-256 checks out), no markup or tab expansion
             sys.stdout.buffer.write(data)
             sys.stdout.buffer.flush()
-        out.print(f"# {'record' if record else 'log'} sha256 {sha} verified", markup=False, style="dim")
+        out.print(
+            f"# {'record' if record else 'log'} sha256 {sha} verified", markup=False, style="dim"
+        )
         problem = "" if record else check_log(data.decode("utf-8", "replace"))
         if problem:
-            err.print(f"ERROR: the log of run {row.id} target {one_line(t.label)} ({sha[:12]}) is rejected: "
-                      f"{problem}", markup=False)
+            err.print(
+                f"ERROR: the log of run {row.id} target {one_line(t.label)} ({sha[:12]}) is rejected: "
+                f"{problem}",
+                markup=False,
+            )
             rc = 1
     return rc

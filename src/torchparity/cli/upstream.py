@@ -54,9 +54,11 @@ def _table(run_id: int, rec: UpstreamRecord) -> Table:
         for x in t.tests:
             why = x.detail.strip().splitlines()[-1] if x.detail.strip() else ""
             if x.entry is not None:
-                why = (f"{x.entry.reason or '(no reason given)'}; platforms "
-                       f"{'|'.join(p for p in x.entry.platforms if p) or 'all'}"
-                       + (f"; {x.entry.category}" if x.entry.category else ""))
+                why = (
+                    f"{x.entry.reason or '(no reason given)'}; platforms "
+                    f"{'|'.join(p for p in x.entry.platforms if p) or 'all'}"
+                    + (f"; {x.entry.category}" if x.entry.category else "")
+                )
                 if x.rechecked:
                     why += f"; rechecked without the list: {x.rechecked}"
             table.add_row(x.id or x.test, t.label, x.status, why)
@@ -71,20 +73,71 @@ def _table(run_id: int, rec: UpstreamRecord) -> Table:
 
 @app.command()
 def upstream(
-    api: Annotated[str, typer.Argument(metavar="API", help="The API, as written in the task list.")],
-    repo: Annotated[Path | None, typer.Option("--repo", metavar="R", help="Backend git repository (its vendored upstream test files).")] = None,
-    ref: Annotated[list[str] | None, typer.Option("--ref", metavar="REF", help="Branch, tag or commit of --repo (repeatable; default: the config's active branches).")] = None,
-    env: Annotated[list[str] | None, typer.Option("--env", metavar="NAME", help="Named environment from torchparity.toml (repeatable).")] = None,
-    python: Annotated[list[str] | None, typer.Option("--python", metavar="PY", help="Interpreter with torch (repeatable).")] = None,
-    device: Annotated[str | None, typer.Option("--device", metavar="D", help="auto|cpu|cuda|npu|xpu|mps|<name>.")] = None,
+    api: Annotated[
+        str, typer.Argument(metavar="API", help="The API, as written in the task list.")
+    ],
+    repo: Annotated[
+        Path | None,
+        typer.Option(
+            "--repo", metavar="R", help="Backend git repository (its vendored upstream test files)."
+        ),
+    ] = None,
+    ref: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--ref",
+            metavar="REF",
+            help="Branch, tag or commit of --repo (repeatable; default: the config's active branches).",
+        ),
+    ] = None,
+    env: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--env", metavar="NAME", help="Named environment from torchparity.toml (repeatable)."
+        ),
+    ] = None,
+    python: Annotated[
+        list[str] | None,
+        typer.Option("--python", metavar="PY", help="Interpreter with torch (repeatable)."),
+    ] = None,
+    device: Annotated[
+        str | None, typer.Option("--device", metavar="D", help="auto|cpu|cuda|npu|xpu|mps|<name>.")
+    ] = None,
     emulate: EmulateOpt = None,
-    upstream_repo: Annotated[Path | None, typer.Option("--upstream-repo", metavar="PATH", help="A PyTorch clone: its test/ at the tag of each environment's torch version.")] = None,
-    recheck_disabled: Annotated[bool, typer.Option("--recheck-disabled", help="Run the API's disabled tests too, without the list: one that passes is a stale entry.")] = False,
-    test: Annotated[list[str] | None, typer.Option("--test", metavar="PATH::Class::test", help="Run this official test (repeatable) instead of the ones coverage finds.")] = None,
-    fresh: Annotated[bool, typer.Option("--fresh", help="A new interpreter per step instead of the warm worker.")] = False,
+    upstream_repo: Annotated[
+        Path | None,
+        typer.Option(
+            "--upstream-repo",
+            metavar="PATH",
+            help="A PyTorch clone: its test/ at the tag of each environment's torch version.",
+        ),
+    ] = None,
+    recheck_disabled: Annotated[
+        bool,
+        typer.Option(
+            "--recheck-disabled",
+            help="Run the API's disabled tests too, without the list: one that passes is a stale entry.",
+        ),
+    ] = False,
+    test: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--test",
+            metavar="PATH::Class::test",
+            help="Run this official test (repeatable) instead of the ones coverage finds.",
+        ),
+    ] = None,
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="A new interpreter per step instead of the warm worker.")
+    ] = False,
     allow_cpu_fallback: CpuFallbackOpt = False,
-    timeout: Annotated[float, typer.Option("--timeout", metavar="S", help="Seconds per step.")] = 900.0,
-    out_dir: Annotated[Path | None, typer.Option("--out", metavar="DIR", help="Write each target's evidence log here.")] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", metavar="S", help="Seconds per step.")
+    ] = 900.0,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option("--out", metavar="DIR", help="Write each target's evidence log here."),
+    ] = None,
     json_out: JsonOpt = False,
     config: ConfigOpt = None,
     store: StoreOpt = DEFAULT_STORE,
@@ -96,16 +149,26 @@ def upstream(
     for note in emulation_notes(envs):
         err.print(note, markup=False)
     options = UpstreamOptions(
-        api=api, repo=repo, refs=list(ref or []), envs=envs, device=device or "",
-        upstream_repo=upstream_repo, recheck=recheck_disabled, tests=list(test or []),
-        mode="fresh" if fresh else "warm", timeout=timeout, allow_cpu_fallback=allow_cpu_fallback,
+        api=api,
+        repo=repo,
+        refs=list(ref or []),
+        envs=envs,
+        device=device or "",
+        upstream_repo=upstream_repo,
+        recheck=recheck_disabled,
+        tests=list(test or []),
+        mode="fresh" if fresh else "warm",
+        timeout=timeout,
+        allow_cpu_fallback=allow_cpu_fallback,
     )
     result = run_upstream(Store(store), cfg, options, list(INVOCATION), _Hooks())
     if out_dir is not None:
         for path in write_logs(result.record, out_dir):
             err.print(f"evidence: {path}", markup=False)
     if json_out:
-        out.print_json(json.dumps({"run_id": result.run_id, **result.record.to_json()}, ensure_ascii=False))
+        out.print_json(
+            json.dumps({"run_id": result.run_id, **result.record.to_json()}, ensure_ascii=False)
+        )
     else:
         out.print(_table(result.run_id, result.record))
     return int(result.exit_code)

@@ -88,9 +88,13 @@ def _summary(v: Verdict) -> Table:
     if v.docs:
         present = [x.version for x in v.docs.versions if x.present]
         missing = [x.version for x in v.docs.versions if not x.present]
-        table.add_row("docs", f"present: {', '.join(present) or '-'}; missing: {', '.join(missing) or '-'}")
+        table.add_row(
+            "docs", f"present: {', '.join(present) or '-'}; missing: {', '.join(missing) or '-'}"
+        )
     if v.checklist:
-        table.add_row("checklist", ", ".join(f"{n} {k}" for k, n in sorted(v.checklist.counts.items()) if n))
+        table.add_row(
+            "checklist", ", ".join(f"{n} {k}" for k, n in sorted(v.checklist.counts.items()) if n)
+        )
     for key, path in v.outputs.items():
         table.add_row(key, path)
     for note in v.notes:
@@ -103,7 +107,9 @@ def _summary(v: Verdict) -> Table:
 
 @app.command()
 def verify(
-    api: Annotated[str | None, typer.Argument(metavar="API", help="The API, as written in the task list.")] = None,
+    api: Annotated[
+        str | None, typer.Argument(metavar="API", help="The API, as written in the task list.")
+    ] = None,
     repo: RepoOpt = None,
     ref: RefOpt = None,
     env: EnvOpt = None,
@@ -115,9 +121,28 @@ def verify(
     docs_add: DocsAddOpt = False,
     docs_status: DocsStatusOpt = None,
     scaffold: ScaffoldOpt = False,
-    test_file: Annotated[list[str] | None, typer.Option("--test-file", metavar="FILE", help="Run this test file (repo-relative; repeatable) instead of every file that holds a direct test.")] = None,
-    into: Annotated[str | None, typer.Option("--into", metavar="FILE", help="Add the scaffolded tests into this existing test file.")] = None,
-    rev_range: Annotated[str | None, typer.Option("--range", metavar="BASE..HEAD", help="BASE..HEAD of a committed PR, for the checklist and the report.")] = None,
+    test_file: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--test-file",
+            metavar="FILE",
+            help="Run this test file (repo-relative; repeatable) instead of every file that holds a direct test.",
+        ),
+    ] = None,
+    into: Annotated[
+        str | None,
+        typer.Option(
+            "--into", metavar="FILE", help="Add the scaffolded tests into this existing test file."
+        ),
+    ] = None,
+    rev_range: Annotated[
+        str | None,
+        typer.Option(
+            "--range",
+            metavar="BASE..HEAD",
+            help="BASE..HEAD of a committed PR, for the checklist and the report.",
+        ),
+    ] = None,
     title: TitleOpt = None,
     task_issue: TaskIssueOpt = None,
     result_issue: ResultIssueOpt = None,
@@ -128,15 +153,42 @@ def verify(
     upstream_patch: UpstreamPatchOpt = None,
     upstream_note: UpstreamNoteOpt = None,
     docs_pr: DocsPrOpt = None,
-    lang: Annotated[Lang, typer.Option("--lang", help="Language of the PR description and comment.")] = Lang.zh,
-    out_dir: Annotated[Path | None, typer.Option("--out", metavar="DIR", help="Folder for the reports (default torchparity-out/<api>).")] = None,
+    lang: Annotated[
+        Lang, typer.Option("--lang", help="Language of the PR description and comment.")
+    ] = Lang.zh,
+    out_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", metavar="DIR", help="Folder for the reports (default torchparity-out/<api>)."
+        ),
+    ] = None,
     fresh: FreshOpt = False,
     allow_cpu_fallback: CpuFallbackOpt = False,
-    upstream_repo: Annotated[Path | None, typer.Option("--upstream-repo", metavar="PATH", help="A PyTorch clone: its test/ at each environment's torch version is searched for the API's official tests too.")] = None,
-    recheck_disabled: Annotated[bool, typer.Option("--recheck-disabled", help="Run the official tests the disabled list removes too; one that passes is a stale entry.")] = False,
+    upstream_repo: Annotated[
+        Path | None,
+        typer.Option(
+            "--upstream-repo",
+            metavar="PATH",
+            help="A PyTorch clone: its test/ at each environment's torch version is searched for the API's official tests too.",
+        ),
+    ] = None,
+    recheck_disabled: Annotated[
+        bool,
+        typer.Option(
+            "--recheck-disabled",
+            help="Run the official tests the disabled list removes too; one that passes is a stale entry.",
+        ),
+    ] = False,
     timeout: TimeoutOpt = 900.0,
     ray: RayOpt = None,
-    resume: Annotated[str | None, typer.Option("--resume", metavar="RUN", help="Finish interrupted verify RUN with its own arguments; finished stages and targets are kept.")] = None,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume",
+            metavar="RUN",
+            help="Finish interrupted verify RUN with its own arguments; finished stages and targets are kept.",
+        ),
+    ] = None,
     continue_run: ContinueOpt = None,
     json_out: JsonOpt = False,
     allow_repo_templates: AllowRepoTemplatesOpt = False,
@@ -150,27 +202,56 @@ def verify(
     if api is None:
         raise UsageError("give the API to verify (e.g. torch.nn.functional.relu), or --resume RUN")
     cfg = config_for(config, repo, allow_repo_templates=allow_repo_templates)
-    given = pr_fields(title=title, source_type=source_type, task_issue=task_issue, result_issue=result_issue,
-                      source_branch=source_branch, target_branch=target_branch, interface_change=interface_change,
-                      upstream_patch=upstream_patch, upstream_note=upstream_note, docs_pr=docs_pr)
+    given = pr_fields(
+        title=title,
+        source_type=source_type,
+        task_issue=task_issue,
+        result_issue=result_issue,
+        source_branch=source_branch,
+        target_branch=target_branch,
+        interface_change=interface_change,
+        upstream_patch=upstream_patch,
+        upstream_note=upstream_note,
+        docs_pr=docs_pr,
+    )
     envs = select_envs(cfg, env, python, emulate)
     for note in emulation_notes(envs):
         err.print(note, markup=False)
     options = VerifyOptions(
-        api=api, repo=repo, refs=list(ref or []), envs=envs, device=device or "",
-        docs=docs, docs_versions=list(docs_version) if docs_version else None, docs_add=docs_add,
-        docs_status=docs_status, scaffold=scaffold, into=into, lang=lang.value, out=out_dir, fresh=fresh,
-        timeout=timeout, rev_range=rev_range, test_files=list(test_file or []), fields=given,
-        allow_cpu_fallback=allow_cpu_fallback, upstream_repo=upstream_repo, recheck_disabled=recheck_disabled,
+        api=api,
+        repo=repo,
+        refs=list(ref or []),
+        envs=envs,
+        device=device or "",
+        docs=docs,
+        docs_versions=list(docs_version) if docs_version else None,
+        docs_add=docs_add,
+        docs_status=docs_status,
+        scaffold=scaffold,
+        into=into,
+        lang=lang.value,
+        out=out_dir,
+        fresh=fresh,
+        timeout=timeout,
+        rev_range=rev_range,
+        test_files=list(test_file or []),
+        fields=given,
+        allow_cpu_fallback=allow_cpu_fallback,
+        upstream_repo=upstream_repo,
+        recheck_disabled=recheck_disabled,
         ray=ray,
     )
     try:
         with ProgressReporter() as reporter:
-            verdict = Pipeline(Store(store), cfg, options, _TerminalStages(reporter), list(INVOCATION)).run(
-                continue_run=continue_run)
+            verdict = Pipeline(
+                Store(store), cfg, options, _TerminalStages(reporter), list(INVOCATION)
+            ).run(continue_run=continue_run)
     except KeyboardInterrupt:
-        err.print("interrupted: worktrees and processes cleaned up; the run is marked incomplete "
-                  "(finish it with: torchparity verify --resume RUN)", markup=False)
+        err.print(
+            "interrupted: worktrees and processes cleaned up; the run is marked incomplete "
+            "(finish it with: torchparity verify --resume RUN)",
+            markup=False,
+        )
         return int(ExitCode.INTERRUPTED)
     if json_out:
         out.print_json(json.dumps(verdict.to_json(), ensure_ascii=False))

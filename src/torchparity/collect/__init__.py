@@ -14,7 +14,18 @@ from .envs import emulation_notes, select_envs
 from .evidence import render_log
 
 __all__ = [
-    "CollectOptions", "CollectOutcome", "Collector", "EnvSpec", "Reporter", "Step", "Target",
-    "TargetRecord", "TestFile", "check_states", "emulation_notes", "record_from_json", "render_log",
+    "CollectOptions",
+    "CollectOutcome",
+    "Collector",
+    "EnvSpec",
+    "Reporter",
+    "Step",
+    "Target",
+    "TargetRecord",
+    "TestFile",
+    "check_states",
+    "emulation_notes",
+    "record_from_json",
+    "render_log",
     "select_envs",
 ]

@@ -162,8 +162,15 @@ PROBE_RETRIES = 3
 
 
 class Collector:
-    def __init__(self, store: Store, options: CollectOptions, reporter: Reporter | None = None, *,
-                 runners: RunnerPool | None = None, checkouts: Checkouts | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        options: CollectOptions,
+        reporter: Reporter | None = None,
+        *,
+        runners: RunnerPool | None = None,
+        checkouts: Checkouts | None = None,
+    ) -> None:
         """``runners``: a pool its owner keeps (and closes) across stages or collectors; ``checkouts``:
         checkouts its owner keeps; without them, a pool and a checkout per ref of this collect's own."""
         self.store = store
@@ -185,7 +192,9 @@ class Collector:
         if options.mode not in ("warm", "fresh"):
             raise UsageError(f"unknown run mode {options.mode!r}; use warm or fresh")
         if options.jobs < 0:
-            raise UsageError(f"--jobs {options.jobs}: give how many targets run at once (0: up to the CPU count)")
+            raise UsageError(
+                f"--jobs {options.jobs}: give how many targets run at once (0: up to the CPU count)"
+            )
 
     # -- planning: every input checked before any work starts ----------------------------
     def plan(self) -> list[Target]:
@@ -237,8 +246,12 @@ class Collector:
 
     # -- running ----------------------------------------------------------------------------
     def run(
-        self, argv: list[str], targets: list[Target] | None = None, run_id: int | None = None,
-        kind: str = "run", finish: bool = True,
+        self,
+        argv: list[str],
+        targets: list[Target] | None = None,
+        run_id: int | None = None,
+        kind: str = "run",
+        finish: bool = True,
     ) -> CollectOutcome:
         """Collect every target into run ``run_id`` (a new run when None).
 
@@ -257,12 +270,16 @@ class Collector:
         with self.store.hold_run(run_id):
             return self._run(targets, run_id, resumed=given, finish=finish)
 
-    def _run(self, targets: list[Target], run_id: int, resumed: bool, finish: bool) -> CollectOutcome:
+    def _run(
+        self, targets: list[Target], run_id: int, resumed: bool, finish: bool
+    ) -> CollectOutcome:
         records: list[TargetRecord] = []
         if resumed:
             self.store.reopen_run(run_id)
             kept = {
-                t.label: t for t in self.store.targets(run_id) if t.result in ("PASS", "FAIL", "ERROR")
+                t.label: t
+                for t in self.store.targets(run_id)
+                if t.result in ("PASS", "FAIL", "ERROR")
             }
             for t in targets:
                 sha = kept[t.label].record_sha if t.label in kept else None
@@ -342,8 +359,12 @@ class Collector:
         opt = self.opt
         with self._lock:
             if self.runners is None:
-                self.runners = LocalPool(opt.mode, opt.backend_module, allow_cpu_fallback=opt.allow_cpu_fallback,
-                                         preload=opt.preload)
+                self.runners = LocalPool(
+                    opt.mode,
+                    opt.backend_module,
+                    allow_cpu_fallback=opt.allow_cpu_fallback,
+                    preload=opt.preload,
+                )
             runners = self.runners
         for t in targets:
             warm = getattr(runners, "warm", None)
@@ -356,7 +377,11 @@ class Collector:
 
     def _top_folders(self) -> list[str]:
         """Without test roots: the top folder of each test file (``test`` for ``test/npu/x.py``)."""
-        tops = [Path(self._relpath(f)).parts[0] for f in self.opt.files if len(Path(self._relpath(f)).parts) > 1]
+        tops = [
+            Path(self._relpath(f)).parts[0]
+            for f in self.opt.files
+            if len(Path(self._relpath(f)).parts) > 1
+        ]
         return list(dict.fromkeys(tops))
 
     def _teardown(self) -> None:
@@ -377,8 +402,12 @@ class Collector:
             raise Interrupted("interrupted: no new runner is started")
         with self._lock:
             if self.runners is None:  # collect() called on its own
-                self.runners = LocalPool(self.opt.mode, self.opt.backend_module,
-                                         allow_cpu_fallback=self.opt.allow_cpu_fallback, preload=self.opt.preload)
+                self.runners = LocalPool(
+                    self.opt.mode,
+                    self.opt.backend_module,
+                    allow_cpu_fallback=self.opt.allow_cpu_fallback,
+                    preload=self.opt.preload,
+                )
             runners = self.runners
         return runners.runner_for(target.env, device, target)
 
@@ -406,8 +435,13 @@ class Collector:
     def _store(self, run_id: int, target: Target, rec: TargetRecord) -> None:
         log = render_log(rec, self.opt.log_sections.get(target.label, ())).encode("utf-8")
         self.store.add_target(
-            run_id, label=target.label, ref=target.ref, env=target.env.name,
-            result=rec.result, log=log, record=rec.to_json(),
+            run_id,
+            label=target.label,
+            ref=target.ref,
+            env=target.env.name,
+            result=rec.result,
+            log=log,
+            record=rec.to_json(),
         )
         self.reporter.target_done(target, rec)
 
@@ -420,11 +454,20 @@ class Collector:
         opt = self.opt
         device = target.env.device or opt.device
         rec = TargetRecord(
-            label=target.label, ref=target.ref, commit=target.commit or "n/a (files as on disk)",
-            env=target.env.name, python=target.env.python, mode=opt.mode, device=device,
-            source_branch=opt.source_branch, started=time.time(), torchparity_version=__version__,
+            label=target.label,
+            ref=target.ref,
+            commit=target.commit or "n/a (files as on disk)",
+            env=target.env.name,
+            python=target.env.python,
+            mode=opt.mode,
+            device=device,
+            source_branch=opt.source_branch,
+            started=time.time(),
+            torchparity_version=__version__,
             hardware=target.env.hardware,
-            commit_title=commit_title(opt.repo, target.commit) if opt.repo is not None and target.commit else None,
+            commit_title=commit_title(opt.repo, target.commit)
+            if opt.repo is not None and target.commit
+            else None,
             emulated=emulation(target.env.emulated).device if target.env.emulated else "",
         )
         n_files = len(target.files or opt.files)
@@ -438,7 +481,9 @@ class Collector:
                 if opt.repo is not None:
                     checkouts = self.checkouts
                     if checkouts is None:  # collect() called on its own: a checkout for this target
-                        checkouts = RefCheckouts(opt.repo, opt.checkout_roots or self._top_folders(), opt.checkout)
+                        checkouts = RefCheckouts(
+                            opt.repo, opt.checkout_roots or self._top_folders(), opt.checkout
+                        )
                         stack.callback(checkouts.close)
                     wt = stack.enter_context(checkouts(opt.repo, target))
                     root = wt.path
@@ -446,8 +491,14 @@ class Collector:
                 else:
                     root = Path.cwd()
                 try:
-                    self._run_target(rec, target, root, device, logs,
-                                     overlaid=bool(getattr(wt, "overlaid", False)))
+                    self._run_target(
+                        rec,
+                        target,
+                        root,
+                        device,
+                        logs,
+                        overlaid=bool(getattr(wt, "overlaid", False)),
+                    )
                 finally:
                     stack.close()  # the checkout goes first, then its exit code is recorded
                     if wt is not None:
@@ -459,7 +510,9 @@ class Collector:
                 rec.notes.append(Note.of("worktree_remove_failed"))
         except EnvironmentBroken as exc:
             rec.result = "INCOMPLETE" if self._cancelled else "ERROR"
-            rec.notes.append(getattr(exc, "note", None) or Note.of("environment_broken", detail=exc))
+            rec.notes.append(
+                getattr(exc, "note", None) or Note.of("environment_broken", detail=exc)
+            )
         except UsageError:
             raise
         except Exception as exc:
@@ -475,28 +528,42 @@ class Collector:
                 rec.notes.append(Note.of("interrupted_before_end"))
         # stored with the record (also for a partial one): a report never has to guess it
         rec.leak_status, rec.leak_reason, rec.leak_tests_watched = leak_verdict(rec)
-        rec.collector_exit_code = {
-            "PASS": 0, "FAIL": 1, "ERROR": 3, "INCOMPLETE": 130
-        }[rec.result]
+        rec.collector_exit_code = {"PASS": 0, "FAIL": 1, "ERROR": 3, "INCOMPLETE": 130}[rec.result]
         rec.finished = time.time()
         return rec, wait_for
 
-    def _step(self, runner: Runner, target: Target, job: Job, name: str, test_file: str = "") -> Step:
+    def _step(
+        self, runner: Runner, target: Target, job: Job, name: str, test_file: str = ""
+    ) -> Step:
         if self._cancelled:
             raise EnvironmentBroken("interrupted")
         if job.max_output is None:
             job.max_output = self.opt.max_output
         res: JobResult = runner.run(job)
         step = Step(
-            name=name, status=res.status, exit_code=res.exit_code, signal=res.signal_name,
-            command=res.command, how=res.how, duration=round(res.duration, 4),
-            output=res.output, test_file=test_file, result=res.result,
+            name=name,
+            status=res.status,
+            exit_code=res.exit_code,
+            signal=res.signal_name,
+            command=res.command,
+            how=res.how,
+            duration=round(res.duration, 4),
+            output=res.output,
+            test_file=test_file,
+            result=res.result,
         )
         self.reporter.step_done(target, step)
         return step
 
-    def _run_target(self, rec: TargetRecord, target: Target, root: Path, device: str, logs: Path,
-                    overlaid: bool = False) -> None:
+    def _run_target(
+        self,
+        rec: TargetRecord,
+        target: Target,
+        root: Path,
+        device: str,
+        logs: Path,
+        overlaid: bool = False,
+    ) -> None:
         opt = self.opt
         added = set()
         for rel, data in target.overlay:
@@ -512,19 +579,27 @@ class Collector:
             if opt.repo is not None:
                 committed = blob_bytes(opt.repo, target.commit, rel)
                 blob = sha256_bytes(committed) if committed is not None else None
-            rec.test_files.append(TestFile(rel, str(path), sha256_file(path), blob, added=rel in added))
+            rec.test_files.append(
+                TestFile(rel, str(path), sha256_file(path), blob, added=rel in added)
+            )
             if rel in added:
                 rec.notes.append(Note.of("not_committed", path=rel, ref=target.ref))
         patterns = list(target.patterns or opt.patterns)
         runner = self._runner_for(target, device)
-        rec.probe = self._step(runner, target, Job("probe", {}, logs / "probe.log", timeout=opt.timeout), "probe")
+        rec.probe = self._step(
+            runner, target, Job("probe", {}, logs / "probe.log", timeout=opt.timeout), "probe"
+        )
         for _ in range(PROBE_RETRIES):
             if rec.probe.status != "WORKER_DIED":
                 break
             # the probe is the agent's own code and no test ran: a worker (or lane) lost there is tried
             # again (the next try goes to another lane or a restarted worker), and said
-            rec.notes.append(Note.of("probe_retried", status=rec.probe.status, detail=rec.probe.how))
-            rec.probe = self._step(runner, target, Job("probe", {}, logs / "probe.log", timeout=opt.timeout), "probe")
+            rec.notes.append(
+                Note.of("probe_retried", status=rec.probe.status, detail=rec.probe.how)
+            )
+            rec.probe = self._step(
+                runner, target, Job("probe", {}, logs / "probe.log", timeout=opt.timeout), "probe"
+            )
         rec.process_tracking = str(getattr(runner, "process_tracking", "") or "")
         if not rec.probe.ok:
             rec.result = "ERROR"
@@ -542,17 +617,28 @@ class Collector:
             args = {"path": tf.abs_path, "argv": opt.argv}
             literal = [target.env.python, tf.abs_path, *opt.argv]
             full = self._step(
-                runner, target,
-                Job("run_file", args, logs / f"full-{i}.log", opt.timeout, str(root), literal=literal),
-                "full", tf.path,
+                runner,
+                target,
+                Job(
+                    "run_file",
+                    args,
+                    logs / f"full-{i}.log",
+                    opt.timeout,
+                    str(root),
+                    literal=literal,
+                ),
+                "full",
+                tf.path,
             )
             if opt.mode == "fresh":
                 # the literal run cannot be instrumented: the agent runs the file again in its own fresh
                 # interpreter, and that run's structured results give the verdict and the leak check
                 leak = self._step(
-                    runner, target,
+                    runner,
+                    target,
                     Job("run_file", args, logs / f"leak-{i}.log", opt.timeout, str(root)),
-                    "leak_check", tf.path,
+                    "leak_check",
+                    tf.path,
                 )
                 judge(full, leak, leak.output)
                 leak.output = ""
@@ -564,15 +650,25 @@ class Collector:
             rec.full.append(full)
             rec.leaks.extend(leak_source.get("leaks", []))
             # failing tests speak for themselves; a run that cannot count as a pass for another reason is noted
-            rec.notes.extend(Note.of("not_a_pass", path=tf.path, detail=r) for r in full.verdict_reasons
-                             if not failing_tests(r))
+            rec.notes.extend(
+                Note.of("not_a_pass", path=tf.path, detail=r)
+                for r in full.verdict_reasons
+                if not failing_tests(r)
+            )
             ok = ok and full.verdict == "PASS"
             for state in opt.isolation_states:
                 iso = self._step(
-                    runner, target,
-                    Job("isolation", {"path": tf.abs_path, "state": state, "patterns": patterns},
-                        logs / f"iso-{i}-{state}.log", opt.timeout, str(root)),
-                    f"isolation:{state}", tf.path,
+                    runner,
+                    target,
+                    Job(
+                        "isolation",
+                        {"path": tf.abs_path, "state": state, "patterns": patterns},
+                        logs / f"iso-{i}-{state}.log",
+                        opt.timeout,
+                        str(root),
+                    ),
+                    f"isolation:{state}",
+                    tf.path,
                 )
                 # the title names the section even when the job died before answering
                 iso.result.setdefault("title", agent_state.STATE_TITLES[state])
@@ -580,10 +676,17 @@ class Collector:
                 ok = ok and iso.ok and bool(iso.result.get("passed"))
             if opt.trace:
                 tr = self._step(
-                    runner, target,
-                    Job("trace", {"file": tf.abs_path, "patterns": patterns},
-                        logs / f"trace-{i}.log", opt.timeout, str(root)),
-                    "trace", tf.path,
+                    runner,
+                    target,
+                    Job(
+                        "trace",
+                        {"file": tf.abs_path, "patterns": patterns},
+                        logs / f"trace-{i}.log",
+                        opt.timeout,
+                        str(root),
+                    ),
+                    "trace",
+                    tf.path,
                 )
                 rec.trace.append(tr)
                 # the trace is evidence of what the tests touch, not a verdict on them

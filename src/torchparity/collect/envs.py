@@ -17,8 +17,9 @@ def _absolute(python: str) -> str:
     return os.path.abspath(python) if os.sep in python else python
 
 
-def select_envs(config: Config, names: list[str] | None, pythons: list[str] | None,
-                emulate: str | None = None) -> list[EnvSpec]:
+def select_envs(
+    config: Config, names: list[str] | None, pythons: list[str] | None, emulate: str | None = None
+) -> list[EnvSpec]:
     """``--env`` and ``--python`` exclude each other; with neither, the config's envs or this interpreter.
 
     ``emulate`` (``--emulate npu``) runs every chosen environment with that emulated backend; an

@@ -23,11 +23,19 @@ def emulated_line(rec: TargetRecord) -> str:
     if not rec.emulated:
         return ""
     facts = rec.probe_facts
-    module = next((k[: -len("_emulated")] for k in facts if k.endswith("_emulated") and not k.startswith("environ_")),
-                  "")
+    module = next(
+        (
+            k[: -len("_emulated")]
+            for k in facts
+            if k.endswith("_emulated") and not k.startswith("environ_")
+        ),
+        "",
+    )
     version = facts.get(f"{module}_version") if module else None
     what = f" ({module} {version})" if module and version else ""
-    return one_line(f"EMULATED={rec.emulated} emulated on CPU{what}: a dry run, not hardware evidence")
+    return one_line(
+        f"EMULATED={rec.emulated} emulated on CPU{what}: a dry run, not hardware evidence"
+    )
 
 
 def _v(value: object) -> str:
@@ -54,7 +62,7 @@ def probe_output(output: str, facts: Sequence[Sequence[object]]) -> str:
         at = output.find(printed, pos)
         if at < 0:
             continue
-        output = output[:at] + safe + output[at + len(printed):]
+        output = output[:at] + safe + output[at + len(printed) :]
         pos = at + len(safe)
     return output
 
@@ -79,11 +87,11 @@ def _how(lines: list[str], step: Step, mode: str) -> None:
 #: where a full run's verdict comes from, as the log says it
 RESULTS_FROM = {
     "": "the test runner's result API, watched inside this run (the agent's own result object given to unittest, "
-        "a pytest plugin) and sent once over the job's signed answer pipe; the output above is the human record, "
-        "not parsed for the verdict",
+    "a pytest plugin) and sent once over the job's signed answer pipe; the output above is the human record, "
+    "not parsed for the verdict",
     "leak_check": "the agent's own run of this file in a fresh interpreter (STATE LEAK CHECK), through the test "
-                  "runner's result API; the literal command's output above is the human record, not parsed "
-                  "for the verdict",
+    "runner's result API; the literal command's output above is the human record, not parsed "
+    "for the verdict",
 }
 
 
@@ -97,13 +105,17 @@ def _runner(lines: list[str], step: Step) -> None:
         lines.append("RUNNER=none reported (the run ended before the agent could answer)")
     else:
         lines.append(f"RUNNER={_v(r.kind or 'none started')}")
-        lines.append(f"RUNNER_FINISHED={_v(r.completed)} (sessions started:{_v(r.sessions)},"
-                     f"finished:{_v(r.finished)})")
+        lines.append(
+            f"RUNNER_FINISHED={_v(r.completed)} (sessions started:{_v(r.sessions)},"
+            f"finished:{_v(r.finished)})"
+        )
         counts = {k: 0 for k in ("passed", "failed", "error", "skipped", "xfail", "xpass")}
         for t in step.tests:
             counts[t.outcome] = counts.get(t.outcome, 0) + 1
-        lines.append(f"RUNNER_TESTS=tests_run:{_v(r.tests_run)},"
-                     + ",".join(f"{_v(k)}:{v}" for k, v in counts.items()))
+        lines.append(
+            f"RUNNER_TESTS=tests_run:{_v(r.tests_run)},"
+            + ",".join(f"{_v(k)}:{v}" for k, v in counts.items())
+        )
         for t in step.tests:
             if t.outcome in BAD_OUTCOMES:
                 lines.append(f"RUNNER_TEST={one_line(t.id)}:{_v(t.outcome)}")
@@ -135,7 +147,9 @@ def render_log(rec: TargetRecord, sections: Sequence[str] = ()) -> str:
     lines.append(f"RUN_MODE={'warm-worker' if rec.mode == 'warm' else 'fresh'}")
     if rec.process_tracking:
         lines.append(f"PROCESS_TRACKING={one_line(rec.process_tracking)}")
-    lines.append(f"DEVICE={_v(rec.device)} (emulated on CPU)" if rec.emulated else f"DEVICE={_v(rec.device)}")
+    lines.append(
+        f"DEVICE={_v(rec.device)} (emulated on CPU)" if rec.emulated else f"DEVICE={_v(rec.device)}"
+    )
     if rec.emulated:
         lines.append(emulated_line(rec))
     if rec.probe is not None and rec.probe.result.get("device_reason"):
@@ -169,7 +183,9 @@ def render_log(rec: TargetRecord, sections: Sequence[str] = ()) -> str:
             if step.status not in ("OK", "FAIL"):
                 lines.append(f"LEAK_CHECK_STATUS={_v(step.status)}")
         if rec.mode == "warm":
-            lines.append("CHECKED_DURING=FULL TEST FILE (state snapshot before and after each test)")
+            lines.append(
+                "CHECKED_DURING=FULL TEST FILE (state snapshot before and after each test)"
+            )
         for leak in rec.leaks:
             lines.append(
                 f"STATE_LEAK=test:{_v(leak['test'])},state:{_v(leak['state'])},"
@@ -201,7 +217,9 @@ def render_log(rec: TargetRecord, sections: Sequence[str] = ()) -> str:
                 lines.append(f"ISOLATION_SELECTION={n} test(s) matching {_v(repr(sel['pattern']))}")
             else:
                 tried = ", ".join(repr(p) for p in sel.get("patterns") or []) or "none given"
-                lines.append(f"ISOLATION_SELECTION=all {n} test(s) of the file (no test name matched: {_v(tried)})")
+                lines.append(
+                    f"ISOLATION_SELECTION=all {n} test(s) of the file (no test name matched: {_v(tried)})"
+                )
         _output(lines, step.output)
         if "original" in r:
             lines.append(f"PROCESS_ORIGINAL_{key}={_flag(r['original'])}")
@@ -231,7 +249,9 @@ def render_log(rec: TargetRecord, sections: Sequence[str] = ()) -> str:
         lines.append(f"TRACE_TESTS={_v(','.join(sel.get('tests') or []) or '(none)')}")
         lines.append(f"TRACE_STATUS={_v(t.get('status', step.status))}")
         if t.get("error"):
-            lines.append(f"TRACE_ERROR={_v(str(t['error']).splitlines()[0]) if str(t['error']).strip() else ''}")
+            lines.append(
+                f"TRACE_ERROR={_v(str(t['error']).splitlines()[0]) if str(t['error']).strip() else ''}"
+            )
         lines.append(f"TRACE_TOTAL_OPS={_v(t.get('total_ops', 0))}")
         lines.append(f"TRACE_DEVICE_TENSORS_CREATED={_v(t.get('device_tensors_created', 0))}")
         for op in t.get("ops", []):

@@ -25,9 +25,16 @@ _FAILURE_BLOCK = re.compile(
 _RAN = re.compile(r"^Ran (\d+) tests? in ([\d.]+)s$", re.MULTILINE)
 
 _NORMAL = {
-    "ok": "passed", "FAIL": "failed", "ERROR": "error", "expected failure": "xfail",
-    "unexpected success": "xpass", "PASSED": "passed", "FAILED": "failed",
-    "SKIPPED": "skipped", "XFAIL": "xfail", "XPASS": "xpass",
+    "ok": "passed",
+    "FAIL": "failed",
+    "ERROR": "error",
+    "expected failure": "xfail",
+    "unexpected success": "xpass",
+    "PASSED": "passed",
+    "FAILED": "failed",
+    "SKIPPED": "skipped",
+    "XFAIL": "xfail",
+    "XPASS": "xpass",
 }
 
 

@@ -88,21 +88,27 @@ class RefCheckouts:
         self.made = 0
 
     # -- planning ------------------------------------------------------------------------------
-    def prepare(self, targets: Sequence[TargetLike], files: Callable[[TargetLike], Sequence[str]]) -> None:
+    def prepare(
+        self, targets: Sequence[TargetLike], files: Callable[[TargetLike], Sequence[str]]
+    ) -> None:
         """Count the users of each checkout and start making them all (in the background)."""
         with self._lock:
             for t in targets:
                 key = _key(t.commit, t.overlay)
                 holder = self._holders.get(key)
                 if holder is None:
-                    holder = self._holders[key] = _Holder(key, t.ref, t.commit, tuple(t.overlay), tuple(files(t)))
+                    holder = self._holders[key] = _Holder(
+                        key, t.ref, t.commit, tuple(t.overlay), tuple(files(t))
+                    )
                 else:  # every user's files are written
                     holder.files = tuple(dict.fromkeys((*holder.files, *files(t))))
                 holder.users.append(t.label)
                 holder.remaining += 1
             todo = [h for h in self._holders.values() if h.made is None]
             if todo and self._folder is None:
-                self._folder = temp_dir("wt")  # named for this process: pruned at the next start if it dies
+                self._folder = temp_dir(
+                    "wt"
+                )  # named for this process: pruned at the next start if it dies
             for holder in todo:
                 holder.made = self._pool.submit(self._make, holder)
 
@@ -113,14 +119,18 @@ class RefCheckouts:
         if self.kind == "worktree":
             from .worktree import add_worktree
 
-            add_worktree(self.repo, path, holder.commit, holder.ref)  # (it holds the repository's lock)
+            add_worktree(
+                self.repo, path, holder.commit, holder.ref
+            )  # (it holds the repository's lock)
             for rel, data in holder.overlay:
                 dest = path / rel
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 dest.write_bytes(data)
             how = "a git worktree of the whole tree (git worktree add --detach)"
         else:
-            report = write_checkout(self.repo, holder.commit, path, self.roots, holder.files, holder.overlay)
+            report = write_checkout(
+                self.repo, holder.commit, path, self.roots, holder.files, holder.overlay
+            )
             how = report.describe()
         self.made += 1
         return how
@@ -140,7 +150,11 @@ class RefCheckouts:
             how = holder.made.result()  # the checkout's own error (CheckoutError, git's words) here
             assert holder.path is not None
             others = [u for u in holder.users if u != target.label]
-            shared = f"; shared with {', '.join(others)}, removed after the last of them" if others else ""
+            shared = (
+                f"; shared with {', '.join(others)}, removed after the last of them"
+                if others
+                else ""
+            )
             checkout = Checkout(holder.path, key, f"{how}{shared}")
             yield checkout
         finally:
@@ -167,7 +181,12 @@ class RefCheckouts:
 
     def _remove(self, holder: _Holder) -> int:
         code = 0
-        if holder.made is not None and holder.made.done() and holder.made.exception() is None and holder.path:
+        if (
+            holder.made is not None
+            and holder.made.done()
+            and holder.made.exception() is None
+            and holder.path
+        ):
             code = self._remove_path(holder.path)
         elif holder.path is not None:  # failed half-way: whatever it wrote goes
             shutil.rmtree(holder.path, ignore_errors=True)

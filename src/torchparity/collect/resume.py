@@ -40,16 +40,25 @@ def plan_resume(store: Store, run_id: int | str, verb: str = "run") -> Resumptio
     row = store.run(run_id)
     if row.kind != verb or not row.argv or row.argv[0] != verb:
         made = f"'torchparity {row.argv[0]}'" if row.argv else "another verb"
-        raise UsageError(f"run {run_id} was not made by 'torchparity {verb}' (but by {made}); it cannot be resumed here"
-                         + ("; resume the batch it belongs to: torchparity batch --resume BATCH (see "
-                            "'torchparity runs')" if row.argv and row.argv[0] == "batch" and verb != "batch" else ""))
+        raise UsageError(
+            f"run {run_id} was not made by 'torchparity {verb}' (but by {made}); it cannot be resumed here"
+            + (
+                "; resume the batch it belongs to: torchparity batch --resume BATCH (see "
+                "'torchparity runs')"
+                if row.argv and row.argv[0] == "batch" and verb != "batch"
+                else ""
+            )
+        )
     if row.status == "complete":
-        raise UsageError(f"run {run_id} is complete; nothing to resume (see 'torchparity show {run_id}')")
+        raise UsageError(
+            f"run {run_id} is complete; nothing to resume (see 'torchparity show {run_id}')"
+        )
     if row.status == "running" and not row.orphaned:
-        raise UsageError(f"run {run_id} is being worked on by another torchparity process: it is still running "
-                         f"(pid {row.summary.get('pid')}); wait for it to finish or stop it, then resume")
+        raise UsageError(
+            f"run {run_id} is being worked on by another torchparity process: it is still running "
+            f"(pid {row.summary.get('pid')}); wait for it to finish or stop it, then resume"
+        )
     # the stored command line, into this store (the one the run lives in)
     argv = [*_without_store(row.argv), "--store", str(store.root)]
     cwd = row.summary.get("cwd")
     return Resumption(row.id, argv, Path(cwd) if cwd and Path(cwd).is_dir() else None)
-

@@ -60,8 +60,10 @@ class CheckoutReport:
     left_out: dict[str, str] = field(default_factory=dict)
 
     def describe(self) -> str:
-        text = (f"{self.files} files ({self.bytes / 1e6:.1f} MB) of {', '.join(self.roots) or 'the test files'} "
-                "written from git objects (git ls-tree, git cat-file), no git worktree")
+        text = (
+            f"{self.files} files ({self.bytes / 1e6:.1f} MB) of {', '.join(self.roots) or 'the test files'} "
+            "written from git objects (git ls-tree, git cat-file), no git worktree"
+        )
         if self.imported:
             text += f"; imported by the tests: {', '.join(self.imported)}"
         if self.left_out:
@@ -89,6 +91,7 @@ def list_entries(repo: Path, commit: str, paths: Sequence[str] = ()) -> dict[str
 
 
 # -- which files a test imports ---------------------------------------------------------------
+
 
 def _imported_names(source: bytes) -> Iterator[tuple[int, str]]:
     """(level, dotted name) of each import in ``source`` (``from a import b`` gives a.b and a)."""
@@ -149,6 +152,7 @@ def imported_files(tree: dict[str, Entry], start: Iterable[str], read: BlobReade
 
 # -- writing ---------------------------------------------------------------------------------
 
+
 def _inside(dest: Path, path: Path) -> bool:
     try:
         return os.path.realpath(path.parent).startswith(os.path.realpath(dest))
@@ -166,8 +170,15 @@ def _write(target: Path, data: bytes, mode: str) -> None:
         target.chmod(0o755)
 
 
-def write_checkout(repo: Path, commit: str, dest: Path, roots: Sequence[str], required: Sequence[str],
-                   overlay: Sequence[tuple[str, bytes]] = (), max_blob: int = MAX_BLOB) -> CheckoutReport:
+def write_checkout(
+    repo: Path,
+    commit: str,
+    dest: Path,
+    roots: Sequence[str],
+    required: Sequence[str],
+    overlay: Sequence[tuple[str, bytes]] = (),
+    max_blob: int = MAX_BLOB,
+) -> CheckoutReport:
     """Write ``roots`` (folders or files), ``required`` files and what they import at ``commit`` into
     ``dest``, then ``overlay`` (files not committed at the ref) on top. ``CheckoutError`` when a
     required file cannot be written."""
@@ -197,7 +208,9 @@ def write_checkout(repo: Path, commit: str, dest: Path, roots: Sequence[str], re
         wanted[path] = tree[path]
     for path, entry in list(wanted.items()):
         if entry.size > max_blob and path not in needed:
-            report.left_out[path] = f"{entry.size / 1e6:.0f} MB, over the {max_blob / 1e6:.0f} MB limit"
+            report.left_out[path] = (
+                f"{entry.size / 1e6:.0f} MB, over the {max_blob / 1e6:.0f} MB limit"
+            )
             del wanted[path]
     dest.mkdir(parents=True, exist_ok=True)
     order = sorted(wanted)
@@ -207,10 +220,14 @@ def write_checkout(repo: Path, commit: str, dest: Path, roots: Sequence[str], re
     # file creation is the cost (a fraction of a millisecond each): a few threads write side by side
     with ThreadPoolExecutor(max_workers=WRITERS, thread_name_prefix="checkout") as pool:
         writes = []
-        for (blob, data), path in zip(stream_blobs(repo, [wanted[p].blob for p in order]), order, strict=True):
+        for (blob, data), path in zip(
+            stream_blobs(repo, [wanted[p].blob for p in order]), order, strict=True
+        ):
             if data is None:
                 if path in needed:
-                    raise CheckoutError(f"{path} at {commit[:12]}: git has no object {blob} (a missing blob)")
+                    raise CheckoutError(
+                        f"{path} at {commit[:12]}: git has no object {blob} (a missing blob)"
+                    )
                 report.left_out[path] = f"git has no object {blob[:12]}"
                 continue
             target = dest / path
@@ -229,4 +246,11 @@ def write_checkout(repo: Path, commit: str, dest: Path, roots: Sequence[str], re
     return report
 
 
-__all__ = ["CheckoutError", "CheckoutReport", "MAX_BLOB", "imported_files", "list_entries", "write_checkout"]
+__all__ = [
+    "CheckoutError",
+    "CheckoutReport",
+    "MAX_BLOB",
+    "imported_files",
+    "list_entries",
+    "write_checkout",
+]

@@ -28,7 +28,9 @@ class CheckoutFailed(EnvironmentBroken):
     first ``error:`` line, e.g. ``unable to read sha1 file of ...``, not in the last ``fatal:`` one)."""
 
     def __init__(self, ref: str, commit: str, res: GitResult) -> None:
-        lines = [ln.strip() for ln in res.stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
+        lines = [
+            ln.strip() for ln in res.stderr.decode("utf-8", "replace").splitlines() if ln.strip()
+        ]
         self.git_lines = tuple(lines)
         said = "; ".join(lines) or f"exit code {res.returncode}"
         super().__init__(f"git worktree add of {ref} ({commit[:12]}) failed: {said}")
@@ -51,7 +53,9 @@ def add_worktree(repo: Path, path: Path, commit: str, ref: str) -> None:
     ``CheckoutFailed`` with git's lines."""
     with repo_lock(repo):
         try:
-            res = git(repo, "worktree", "add", "--detach", "--quiet", str(path), commit, check=False)
+            res = git(
+                repo, "worktree", "add", "--detach", "--quiet", str(path), commit, check=False
+            )
         except BaseException:
             # interrupted half-way: git may have registered the worktree already
             shutil.rmtree(path, ignore_errors=True)

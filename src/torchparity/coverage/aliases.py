@@ -73,7 +73,9 @@ class AliasTable:
                 members = (defines or {}).get(name)
                 classes[name] = ClassInfo((), None if members is None else frozenset(members))
         functions = frozenset(n for n, flag in (is_class or {}).items() if not flag)
-        return cls(dict(aliases), classes, functions, dict(returns or {}), source, dict(attributes or {}))
+        return cls(
+            dict(aliases), classes, functions, dict(returns or {}), source, dict(attributes or {})
+        )
 
     def merged(self, over: AliasTable) -> AliasTable:
         """This table with ``over``'s entries winning (e.g. static, then resolve)."""
@@ -82,9 +84,11 @@ class AliasTable:
         classes = dict(self.classes)
         classes.update(over.classes)
         return AliasTable(
-            {**self.aliases, **over.aliases}, classes,
+            {**self.aliases, **over.aliases},
+            classes,
             (self.functions - frozenset(over.classes)) | over.functions,
-            {**self.returns, **over.returns}, f"{self.source}+{over.source}",
+            {**self.returns, **over.returns},
+            f"{self.source}+{over.source}",
             {**self.attributes, **over.attributes},
         )
 
@@ -93,7 +97,9 @@ class AliasTable:
         names = tuple(dict.fromkeys([*KNOWN_DEVICES, *devices]))
         returns = {**self.returns, **facts.for_devices(names), **facts.returns}
         source = self.source if facts.source == "static" else f"{self.source}+{facts.source}"
-        return replace(self, returns=returns, attributes={**self.attributes, **facts.attributes}, source=source)
+        return replace(
+            self, returns=returns, attributes={**self.attributes, **facts.attributes}, source=source
+        )
 
     # -- questions ---------------------------------------------------------------------
     def is_class(self, name: str) -> bool:
@@ -143,7 +149,12 @@ class AliasTable:
 
     def known(self, name: str) -> bool:
         """Whether the table knows ``name`` (or the class it is a member of)."""
-        if name in self.classes or name in self.aliases or name in self.returns or name in self.functions:
+        if (
+            name in self.classes
+            or name in self.aliases
+            or name in self.returns
+            or name in self.functions
+        ):
             return True
         if name in self._canonical_names:
             return True
@@ -151,7 +162,9 @@ class AliasTable:
         info = self.classes.get(parent)
         if info is None:
             return False
-        if info.defines is None:  # members not listed (torch.Tensor): the functions list says, if it has them
+        if (
+            info.defines is None
+        ):  # members not listed (torch.Tensor): the functions list says, if it has them
             return name in self.functions or f"{parent}." not in self._function_homes
         return member in info.defines or self.owner(parent, member) is not None
 
@@ -196,7 +209,9 @@ class AliasTable:
         segs = canonical.split(".")
         for k in range(len(segs), 0, -1):
             prefix = ".".join(segs[:k])
-            out.extend(alias + canonical[len(prefix):] for alias in sorted(by_target.get(prefix, ())))
+            out.extend(
+                alias + canonical[len(prefix) :] for alias in sorted(by_target.get(prefix, ()))
+            )
         return [n for n in dict.fromkeys(out) if n != name]
 
     def short_form(self, name: str) -> tuple[str, ...]:
@@ -222,7 +237,11 @@ class AliasTable:
                     member = self.canonical(f"{full}.{rest}")[0]
                     if self.known(member):
                         found.add(member)
-        public = {n for n in found if not any(p.startswith("_") and not p.endswith("__") for p in n.split("."))}
+        public = {
+            n
+            for n in found
+            if not any(p.startswith("_") and not p.endswith("__") for p in n.split("."))
+        }
         return tuple(sorted(public or found))
 
     @property
@@ -284,17 +303,29 @@ class JsonSource:
         try:
             data = json.loads(self.path.read_text("utf-8"))
         except FileNotFoundError:
-            raise UsageError(f"alias file not found: {self.path}; pass an existing JSON file to --aliases") from None
+            raise UsageError(
+                f"alias file not found: {self.path}; pass an existing JSON file to --aliases"
+            ) from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise UsageError(f"{self.path}: not valid JSON ({exc}); fix the file or drop --aliases") from None
+            raise UsageError(
+                f"{self.path}: not valid JSON ({exc}); fix the file or drop --aliases"
+            ) from None
         known = {"aliases", "bases", "is_class", "defines", "returns"}
-        if not isinstance(data, dict) or not set(data) <= known or not all(isinstance(v, dict) for v in data.values()):
+        if (
+            not isinstance(data, dict)
+            or not set(data) <= known
+            or not all(isinstance(v, dict) for v in data.values())
+        ):
             raise UsageError(
                 f"{self.path}: expected an object with some of {', '.join(sorted(known))}, each an object"
             )
         return AliasTable.from_mappings(
-            data.get("aliases", {}), data.get("bases", {}), data.get("is_class", {}),
-            defines=data.get("defines", {}), returns=data.get("returns", {}), source=f"file {self.path.name}",
+            data.get("aliases", {}),
+            data.get("bases", {}),
+            data.get("is_class", {}),
+            defines=data.get("defines", {}),
+            returns=data.get("returns", {}),
+            source=f"file {self.path.name}",
         )
 
 
@@ -311,11 +342,15 @@ def static_table() -> AliasTable:
 
     data = shipped_toml("static_aliases.toml")
     classes = {
-        name: ClassInfo(tuple(info.get("bases", ())),
-                        None if "defines" not in info else frozenset(info["defines"]))
+        name: ClassInfo(
+            tuple(info.get("bases", ())),
+            None if "defines" not in info else frozenset(info["defines"]),
+        )
         for name, info in data.get("classes", {}).items()
     }
-    functions = frozenset(f"{home}.{n}" for home, names in data.get("functions", {}).items() for n in names)
+    functions = frozenset(
+        f"{home}.{n}" for home, names in data.get("functions", {}).items() for n in names
+    )
     table = AliasTable(dict(data.get("aliases", {})), classes, functions, {}, "static")
     return table.with_types(static_types())
 
@@ -332,11 +367,29 @@ def table_for(aliases: AliasTable | AliasSource | Mapping[str, str] | None) -> A
     else:
         over = AliasTable.from_mappings(aliases)
     # a table that already stands on the static one (spellings.assemble's) is used as it is
-    return over if over.source == "static" or over.source.startswith("static+") else base.merged(over)
+    return (
+        over if over.source == "static" or over.source.startswith("static+") else base.merged(over)
+    )
 
 
 # -- chains (re-exported: the index, the checklist and verify read them from here) ----------------
 from .chains import ATTR, CALL, DECORATOR, MEMBER, WITH, Emission, Normalizer  # noqa: E402
 
-__all__ = ["SELF", "ATTR", "CALL", "DECORATOR", "MEMBER", "WITH", "AliasSource", "AliasTable", "ClassInfo", "Emission",
-           "JsonSource", "MappingSource", "Normalizer", "StaticSource", "static_table", "table_for"]
+__all__ = [
+    "SELF",
+    "ATTR",
+    "CALL",
+    "DECORATOR",
+    "MEMBER",
+    "WITH",
+    "AliasSource",
+    "AliasTable",
+    "ClassInfo",
+    "Emission",
+    "JsonSource",
+    "MappingSource",
+    "Normalizer",
+    "StaticSource",
+    "static_table",
+    "table_for",
+]

@@ -75,7 +75,9 @@ def _ops(text: str) -> Ops:
     return hit
 
 
-_SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\(\)|\[\d*\])*(?:\.[A-Za-z_][A-Za-z0-9_]*(?:\(\)|\[\d*\])*)*")
+_SIMPLE = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_]*(?:\(\)|\[\d*\])*(?:\.[A-Za-z_][A-Za-z0-9_]*(?:\(\)|\[\d*\])*)*"
+)
 
 
 def _simple(text: str) -> Chain:
@@ -234,8 +236,13 @@ class _Value:
 
     __slots__ = ("path", "owner", "recv", "inst")
 
-    def __init__(self, path: str | None = None, owner: str | None = None, recv: str | None = None,
-                 inst: Type | None = None) -> None:
+    def __init__(
+        self,
+        path: str | None = None,
+        owner: str | None = None,
+        recv: str | None = None,
+        inst: Type | None = None,
+    ) -> None:
         self.path = path  # a dotted name (when not an instance)
         self.owner = owner  # the class that defines the member ``path`` names
         self.recv = recv  # the class the member was looked up on (for "self" results)
@@ -264,7 +271,9 @@ class Normalizer:
         hit = self._flat.get(key)
         if hit is None:
             hit = self._flat[key] = tuple(
-                (e.name, e.role, e.chained, e.inherited_via, e.wrapper) for e in self.emissions(chain, kind))
+                (e.name, e.role, e.chained, e.inherited_via, e.wrapper)
+                for e in self.emissions(chain, kind)
+            )
         return hit
 
     def emissions(self, chain: str, kind: str) -> tuple[Emission, ...]:
@@ -320,7 +329,16 @@ class Normalizer:
             value = _Value(path=path)
             if atom.ops:
                 if out is not None:
-                    out.append(Emission(path, _role(kind, "c" in atom.ops, last == 0), False, aliased, "", last == 0))
+                    out.append(
+                        Emission(
+                            path,
+                            _role(kind, "c" in atom.ops, last == 0),
+                            False,
+                            aliased,
+                            "",
+                            last == 0,
+                        )
+                    )
                 value = self._apply(value, atom.ops, out)
                 chained = True
         else:
@@ -367,7 +385,9 @@ class Normalizer:
                     if out is not None:
                         out.append(Emission(member, role, chained, aliased, "", final))
                         if owner is not None and owner != here:
-                            out.append(Emission(f"{owner}.{name}", role, chained, aliased, here, final))
+                            out.append(
+                                Emission(f"{owner}.{name}", role, chained, aliased, here, final)
+                            )
                     value = _Value(path=member, owner=owner or here, recv=here)
                 else:
                     nxt = f"{here}.{name}"
@@ -375,8 +395,15 @@ class Normalizer:
                         nxt, aliased = table.aliases[nxt], True
                     # plain module paths on the way (torch.nn on the way to torch.nn.functional.relu) say nothing
                     if out is not None and (final or ops or self.is_class(nxt)):
-                        if not final and not ops and self.is_class(nxt) and not chain.segs[i][0].startswith("__"):
-                            role = MEMBER  # Cls.member: the class is used (Cls == x is no use of it)
+                        if (
+                            not final
+                            and not ops
+                            and self.is_class(nxt)
+                            and not chain.segs[i][0].startswith("__")
+                        ):
+                            role = (
+                                MEMBER  # Cls.member: the class is used (Cls == x is no use of it)
+                            )
                         out.append(Emission(nxt, role, chained, aliased, "", final))
                     value = _Value(path=nxt)
             if ops:
@@ -400,7 +427,9 @@ class Normalizer:
             v = self._walk(inner, ATTR, None, depth + 1)
             return cls(v.path) if v.inst is None and v.path and self.is_class(v.path) else None
         if atom.kind == "t":
-            items = tuple(None if p is None else self._walk(p, ATTR, out, depth + 1).inst for p in atom.parts)
+            items = tuple(
+                None if p is None else self._walk(p, ATTR, out, depth + 1).inst for p in atom.parts
+            )
             return Type("t", items=items)
         types = [self._walk(p, ATTR, out, depth + 1).inst for p in atom.parts if p is not None]
         if atom.kind == "j":
@@ -422,8 +451,10 @@ class Normalizer:
         if value.inst is not None:  # calling an instance: its __call__, when the facts say
             inst = value.inst
             if inst.kind == "c" and not inst.name.startswith("builtins."):
-                t = self._result(table.returned(f"{inst.name}.__call__", table.owner(inst.name, "__call__")),
-                                 inst.name)
+                t = self._result(
+                    table.returned(f"{inst.name}.__call__", table.owner(inst.name, "__call__")),
+                    inst.name,
+                )
                 return _Value(inst=t)
             return _Value()
         path = value.path
@@ -447,7 +478,9 @@ class Normalizer:
         if inst.kind == "s":
             return inst.items[0]
         if inst.kind == "u":
-            return join([self._subscript(t, index, None) if t is not None else None for t in inst.items])
+            return join(
+                [self._subscript(t, index, None) if t is not None else None for t in inst.items]
+            )
         if inst.name.startswith("builtins."):
             return None
         table = self.table

@@ -50,7 +50,9 @@ class ResolutionLike(Protocol):
     def owner_class(self) -> str | None: ...
 
 
-def resolved_table(resolutions: Iterable[ResolutionLike], base: AliasTable | None = None) -> AliasTable:
+def resolved_table(
+    resolutions: Iterable[ResolutionLike], base: AliasTable | None = None
+) -> AliasTable:
     """A table of what resolve learnt, keeping only what ``base`` (the static table) does not say."""
     base = base if base is not None else static_table()
     aliases: dict[str, str] = {}
@@ -75,8 +77,9 @@ def resolved_table(resolutions: Iterable[ResolutionLike], base: AliasTable | Non
     return AliasTable.from_mappings(aliases, None, is_class, source="resolve")
 
 
-def environment_table(names: Sequence[str], python: str, backend_module: str = "", *,
-                      mode: str = "warm") -> AliasTable:
+def environment_table(
+    names: Sequence[str], python: str, backend_module: str = "", *, mode: str = "warm"
+) -> AliasTable:
     """Resolve ``names`` in ``python`` (no trace) and turn the answers into a table.
 
     A name that resolves to nothing or to several things raises ``UnresolvedApi`` (exit 2).
@@ -96,14 +99,22 @@ class Environment:
     resolutions: tuple[ResolutionLike, ...]
 
 
-def environment(names: Sequence[str], python: str, backend_module: str, store: Store | None, *,
-                mode: str = "warm") -> Environment:
+def environment(
+    names: Sequence[str],
+    python: str,
+    backend_module: str,
+    store: Store | None,
+    *,
+    mode: str = "warm",
+) -> Environment:
     """Resolve ``names`` in ``python`` and read its type facts there (one agent session), the type
     facts cached in ``store`` per torch version, backend module and interpreter."""
     from ..api import agent_session, resolve_api  # (imported when an environment is asked)
 
     with agent_session(python, backend_module, "cpu", mode=mode) as session:
-        infos = resolve_api(list(names), python, backend_module, "cpu", trace=False, session=session)
+        infos = resolve_api(
+            list(names), python, backend_module, "cpu", trace=False, session=session
+        )
         resolutions = tuple(i.resolution for i in infos)
         version = str(getattr(resolutions[0], "torch_version", "")) if resolutions else ""
         key = f"{version}|{backend_module}|{os.path.realpath(python)}"
@@ -111,12 +122,16 @@ def environment(names: Sequence[str], python: str, backend_module: str, store: S
         if types is None:
             answer = session.call("alias_facts", {"table": False, "types": True}, TYPES_TIMEOUT)
             doc = answer.get("types") or {}
-            types = TypeFacts.from_json(doc, source=f"environment (torch {doc.get('torch_version', version)})")
+            types = TypeFacts.from_json(
+                doc, source=f"environment (torch {doc.get('torch_version', version)})"
+            )
             if store is not None and version:
                 store.ensure_schema("coverage_types", _SCHEMA)
                 with store.transaction() as conn:
-                    conn.execute("INSERT OR REPLACE INTO coverage_type_facts(key, facts) VALUES (?, ?)",
-                                 (key, json.dumps(types.to_json(), separators=(",", ":"))))
+                    conn.execute(
+                        "INSERT OR REPLACE INTO coverage_type_facts(key, facts) VALUES (?, ?)",
+                        (key, json.dumps(types.to_json(), separators=(",", ":"))),
+                    )
     return Environment(resolved_table(resolutions), types, resolutions)
 
 

@@ -49,7 +49,12 @@ VERSION = 8
 KINDS = "cwda"
 
 #: names files use without importing (star imports from test helpers), by convention
-CONVENTIONAL = {"torch": "torch", "F": "torch.nn.functional", "nn": "torch.nn", "optim": "torch.optim"}
+CONVENTIONAL = {
+    "torch": "torch",
+    "F": "torch.nn.functional",
+    "nn": "torch.nn",
+    "optim": "torch.optim",
+}
 
 #: methods that run before each test: what they set on ``self`` every test can use
 SETUP_METHODS = ("setUp", "setUpClass", "__init__", "setup_method", "setup_class")
@@ -67,18 +72,38 @@ _MAX_DISPLAY = 6
 _MAX_INLINE = 2
 
 _BINOPS = {
-    ast.Add: ("__add__", "__radd__"), ast.Sub: ("__sub__", "__rsub__"), ast.Mult: ("__mul__", "__rmul__"),
-    ast.Div: ("__truediv__", "__rtruediv__"), ast.FloorDiv: ("__floordiv__", "__rfloordiv__"),
-    ast.Mod: ("__mod__", "__rmod__"), ast.Pow: ("__pow__", "__rpow__"),
-    ast.MatMult: ("__matmul__", "__rmatmul__"), ast.BitAnd: ("__and__", "__rand__"),
-    ast.BitOr: ("__or__", "__ror__"), ast.BitXor: ("__xor__", "__rxor__"),
-    ast.LShift: ("__lshift__", "__rlshift__"), ast.RShift: ("__rshift__", "__rrshift__"),
+    ast.Add: ("__add__", "__radd__"),
+    ast.Sub: ("__sub__", "__rsub__"),
+    ast.Mult: ("__mul__", "__rmul__"),
+    ast.Div: ("__truediv__", "__rtruediv__"),
+    ast.FloorDiv: ("__floordiv__", "__rfloordiv__"),
+    ast.Mod: ("__mod__", "__rmod__"),
+    ast.Pow: ("__pow__", "__rpow__"),
+    ast.MatMult: ("__matmul__", "__rmatmul__"),
+    ast.BitAnd: ("__and__", "__rand__"),
+    ast.BitOr: ("__or__", "__ror__"),
+    ast.BitXor: ("__xor__", "__rxor__"),
+    ast.LShift: ("__lshift__", "__rlshift__"),
+    ast.RShift: ("__rshift__", "__rrshift__"),
 }
-_COMPARE = {ast.Eq: ("__eq__", "__eq__"), ast.NotEq: ("__ne__", "__ne__"), ast.Lt: ("__lt__", "__gt__"),
-            ast.LtE: ("__le__", "__ge__"), ast.Gt: ("__gt__", "__lt__"), ast.GtE: ("__ge__", "__le__")}
+_COMPARE = {
+    ast.Eq: ("__eq__", "__eq__"),
+    ast.NotEq: ("__ne__", "__ne__"),
+    ast.Lt: ("__lt__", "__gt__"),
+    ast.LtE: ("__le__", "__ge__"),
+    ast.Gt: ("__gt__", "__lt__"),
+    ast.GtE: ("__ge__", "__le__"),
+}
 _UNARY = {ast.USub: "__neg__", ast.UAdd: "__pos__", ast.Invert: "__invert__"}
-_LITERALS = {bool: "builtins.bool", int: "builtins.int", float: "builtins.float", str: "builtins.str",
-             bytes: "builtins.bytes", complex: "builtins.complex", type(None): "builtins.NoneType"}
+_LITERALS = {
+    bool: "builtins.bool",
+    int: "builtins.int",
+    float: "builtins.float",
+    str: "builtins.str",
+    bytes: "builtins.bytes",
+    complex: "builtins.complex",
+    type(None): "builtins.NoneType",
+}
 #: predicates whose argument(s) an assertion checks: which positions are the thing checked
 _PREDICATES = {"isinstance": (1,), "issubclass": (0, 1), "callable": (0,), "hasattr": (0,)}
 #: builtins that keep the element type of what they are given
@@ -192,15 +217,36 @@ def _show(node: ast.AST | None) -> str:
     return "…"
 
 
-_OPSIGN = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.MatMult: "@", ast.Pow: "**",
-           ast.FloorDiv: "//", ast.Mod: "%"}
+_OPSIGN = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.MatMult: "@",
+    ast.Pow: "**",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+}
 
 
 class _Func:
     """What one function (test or helper) references, while it is being walked."""
 
-    __slots__ = ("qual", "line", "end", "is_test", "refs", "seen", "calls", "weak", "rets", "params",
-                 "yields", "loaded", "pending")
+    __slots__ = (
+        "qual",
+        "line",
+        "end",
+        "is_test",
+        "refs",
+        "seen",
+        "calls",
+        "weak",
+        "rets",
+        "params",
+        "yields",
+        "loaded",
+        "pending",
+    )
 
     def __init__(self, qual: str, line: int, end: int, is_test: bool) -> None:
         self.qual = qual
@@ -264,11 +310,22 @@ class _Func:
         flat: list[int] = []
         for chain, kind, line, via in self.refs:
             flat += (s(chain), KINDS.index(kind), line, s(via))
-        calls = [[c, [s(a) if a else 0 for a in args], {k: s(v) for k, v in kws.items() if v}, line]
-                 for c, args, kws, line in self.calls]
+        calls = [
+            [c, [s(a) if a else 0 for a in args], {k: s(v) for k, v in kws.items() if v}, line]
+            for c, args, kws, line in self.calls
+        ]
         ret = self.ret
-        return [self.qual, self.line, self.end, 1 if self.is_test else 0, flat, calls, self.weak,
-                s(ret) if ret else 0, self.params]
+        return [
+            self.qual,
+            self.line,
+            self.end,
+            1 if self.is_test else 0,
+            flat,
+            calls,
+            self.weak,
+            s(ret) if ret else 0,
+            self.params,
+        ]
 
 
 class _Class:
@@ -323,7 +380,10 @@ class _Walker:
         if isinstance(node, ast.Import):
             for a in node.names:
                 if a.asname:
-                    self.bind(a.asname, (a.name, f"i:{a.asname}" if a.asname != a.name.rsplit(".", 1)[-1] else ""))
+                    self.bind(
+                        a.asname,
+                        (a.name, f"i:{a.asname}" if a.asname != a.name.rsplit(".", 1)[-1] else ""),
+                    )
                     self.imported.add(a.asname)
                 else:
                     head = a.name.split(".", 1)[0]
@@ -408,8 +468,14 @@ class _Walker:
         chains = [e[0] if e is not None else "~" for e in elems]
         distinct = list(dict.fromkeys(chains))
         if len(chains) > 1 and (len(distinct) == 1 or len(chains) > _MAX_DISPLAY):
-            joined = _alts([e for e in elems if e is not None], "|") if "~" not in distinct else None
-            return (f"[{joined[0]}]", "") if joined is not None and len(joined[0]) <= _MAX_CHAIN else None
+            joined = (
+                _alts([e for e in elems if e is not None], "|") if "~" not in distinct else None
+            )
+            return (
+                (f"[{joined[0]}]", "")
+                if joined is not None and len(joined[0]) <= _MAX_CHAIN
+                else None
+            )
         text = "<" + ",".join(chains) + ">"
         return (text, "") if len(text) <= _MAX_CHAIN else None
 
@@ -487,7 +553,11 @@ class _Walker:
 
     def index(self, node: ast.AST) -> str:
         self.use(node)
-        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, int)
+            and not isinstance(node.value, bool)
+        ):
             return f"[{node.value}]" if node.value >= 0 else "[]"
         return "[]"
 
@@ -503,8 +573,12 @@ class _Walker:
                 self.mark_assertion(arg.values, form)  # type: ignore[attr-defined]
             elif t is ast.UnaryOp and type(arg.op) is ast.Not:  # type: ignore[attr-defined]
                 self.mark_assertion([arg.operand], form)  # type: ignore[attr-defined]
-            elif (t is ast.Call and type(arg.func) is ast.Name  # type: ignore[attr-defined]
-                  and arg.func.id in _PREDICATES and not self.bound_anywhere(arg.func.id)):  # type: ignore[attr-defined]
+            elif (
+                t is ast.Call
+                and type(arg.func) is ast.Name  # type: ignore[attr-defined]
+                and arg.func.id in _PREDICATES  # type: ignore[attr-defined]
+                and not self.bound_anywhere(arg.func.id)  # type: ignore[attr-defined]
+            ):
                 pred = arg.func.id  # type: ignore[attr-defined]
                 checked = f"{form} {pred}(…)" if form == "assert" else f"{form}({pred}(…))"
                 for i in _PREDICATES[pred]:
@@ -516,7 +590,13 @@ class _Walker:
     def call(self, node: ast.Call) -> _Binding:
         func = node.func
         if self.func is not None:
-            name = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else ""
+            name = (
+                func.attr
+                if type(func) is ast.Attribute
+                else func.id
+                if type(func) is ast.Name
+                else ""
+            )
             if name.startswith("assert"):
                 self.mark_assertion([*node.args, *(kw.value for kw in node.keywords)], name)
         args = [self.use(a) for a in node.args]
@@ -542,7 +622,14 @@ class _Walker:
             return (ret, f"h:{name}") if ret and "$" not in ret else None
         if type(func) is ast.Name and not self.bound_anywhere(func.id):
             special = self.builtin(func.id, args)
-            if special is not None or func.id in ("range", "len", "isinstance", "print", "str", "int"):
+            if special is not None or func.id in (
+                "range",
+                "len",
+                "isinstance",
+                "print",
+                "str",
+                "int",
+            ):
                 return special
         value = self.eval(func)
         if value is None:
@@ -550,8 +637,12 @@ class _Walker:
         if value[0] in ("copy.deepcopy", "copy.copy") and args and args[0] is not None:
             return args[0]  # a copy has the type of what is copied
         if self.func is not None and _imported_callable(value[0], func, self.imported):
-            self.func.call("@" + value[0], [a[0] if a is not None else "" for a in args],
-                           {k: v[0] for k, v in kws.items() if v is not None}, node.lineno)
+            self.func.call(
+                "@" + value[0],
+                [a[0] if a is not None else "" for a in args],
+                {k: v[0] for k, v in kws.items() if v is not None},
+                node.lineno,
+            )
         return _extend(value, "()")
 
     def builtin(self, name: str, args: list[_Binding]) -> _Binding:
@@ -607,8 +698,13 @@ class _Walker:
                 return defs[name]
         return None
 
-    def inline(self, node: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call, args: list[_Binding],
-               kws: dict[str, _Binding]) -> _Binding:
+    def inline(
+        self,
+        node: ast.FunctionDef | ast.AsyncFunctionDef,
+        call: ast.Call,
+        args: list[_Binding],
+        kws: dict[str, _Binding],
+    ) -> _Binding:
         """A nested function called here: its body again, with its parameters bound to the arguments."""
         if self.inlining >= _MAX_INLINE or self.func is None:
             return None
@@ -618,7 +714,9 @@ class _Walker:
             scope[name] = None if value is None else (value[0], _join_via(value[1], f"p:{name}"))
         for name, value in kws.items():
             if name in names or any(a.arg == name for a in node.args.kwonlyargs):
-                scope[name] = None if value is None else (value[0], _join_via(value[1], f"p:{name}"))
+                scope[name] = (
+                    None if value is None else (value[0], _join_via(value[1], f"p:{name}"))
+                )
         func = self.func
         saved_rets, saved_yields = func.rets, func.yields
         func.rets, func.yields = [], []
@@ -642,8 +740,11 @@ class _Walker:
             if name in self.helpers and all(name not in s for s in self.scopes[1:]):
                 return self.helpers[name]
             return None
-        if (type(func) is ast.Attribute and type(func.value) is ast.Name
-                and func.value.id in ("self", "cls")):
+        if (
+            type(func) is ast.Attribute
+            and type(func.value) is ast.Name
+            and func.value.id in ("self", "cls")
+        ):
             cls = self.cls
             seen: set[str] = set()
             while cls is not None and cls.qual not in seen:
@@ -668,13 +769,21 @@ class _Walker:
         t = type(target)
         if t is ast.Name:
             self.bind(target.id, self.local(target, value, src))  # type: ignore[attr-defined]
-        elif t is ast.Attribute and type(target.value) is ast.Name and target.value.id in ("self", "cls"):  # type: ignore[attr-defined]
+        elif (
+            t is ast.Attribute
+            and type(target.value) is ast.Name  # type: ignore[attr-defined]
+            and target.value.id in ("self", "cls")  # type: ignore[attr-defined]
+        ):
             if len(self.scopes) > 1:
                 self.bind(f"self.{target.attr}", self.local(target, value, src))  # type: ignore[attr-defined]
         elif t in (ast.Tuple, ast.List):
             elts = target.elts  # type: ignore[attr-defined]
             star = next((i for i, e in enumerate(elts) if isinstance(e, ast.Starred)), None)
-            srcs = src.elts if isinstance(src, (ast.Tuple, ast.List)) and len(src.elts) == len(elts) else None
+            srcs = (
+                src.elts
+                if isinstance(src, (ast.Tuple, ast.List)) and len(src.elts) == len(elts)
+                else None
+            )
             for i, elt in enumerate(elts):
                 if isinstance(elt, ast.Starred):
                     self.assign(elt.value, None, None)
@@ -727,7 +836,9 @@ class _Walker:
             if isinstance(value, (ast.Yield, ast.YieldFrom)):
                 got = self.use(value.value)
                 if self.func is not None:
-                    self.func.yields.append(got if isinstance(value, ast.Yield) else self.element(got))
+                    self.func.yields.append(
+                        got if isinstance(value, ast.Yield) else self.element(got)
+                    )
                 return
             self.use(value)
         elif t is ast.Assign:
@@ -838,7 +949,9 @@ class _Walker:
             return None
         return (f"!{value[0]}!", "")
 
-    def arguments(self, args: ast.arguments, scope: dict[str, _Binding], placeholders: bool) -> list[str]:
+    def arguments(
+        self, args: ast.arguments, scope: dict[str, _Binding], placeholders: bool
+    ) -> list[str]:
         """Bind a function's parameters; a helper's unannotated ones are $name (its callers say what)."""
         for default in [*args.defaults, *args.kw_defaults]:
             self.use(default)
@@ -868,7 +981,9 @@ class _Walker:
         self.scopes.append(scope)
         self.local_defs.append({})
         func = self.func
-        scratch = _Func(node.name, node.lineno, node.end_lineno or node.lineno, False) if func else None
+        scratch = (
+            _Func(node.name, node.lineno, node.end_lineno or node.lineno, False) if func else None
+        )
         self.func = scratch
         self.stmts(node.body)
         if scratch is not None:
@@ -883,8 +998,13 @@ class _Walker:
                 func.pending.append((node.name, scratch))
 
     # -- functions and classes -------------------------------------------------------
-    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, qual: str, is_test: bool,
-                 cls: _Class | None) -> _Func:
+    def function(
+        self,
+        node: ast.FunctionDef | ast.AsyncFunctionDef,
+        qual: str,
+        is_test: bool,
+        cls: _Class | None,
+    ) -> _Func:
         start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         func = _Func(qual, start, node.end_lineno or node.lineno, is_test)
         self.func, self.cls = func, cls
@@ -942,7 +1062,9 @@ class _Walker:
             elif t is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:  # type: ignore[attr-defined]
                 value = self.eval(node.value)  # type: ignore[attr-defined]
                 name = node.targets[0].id  # type: ignore[attr-defined]
-                self.bind(name, None if value is None else (value[0], _join_via(value[1], f"m:{name}")))
+                self.bind(
+                    name, None if value is None else (value[0], _join_via(value[1], f"m:{name}"))
+                )
             elif t is ast.FunctionDef or t is ast.AsyncFunctionDef:
                 defs.append(node)  # type: ignore[arg-type]
                 if not node.name.startswith("test"):  # type: ignore[attr-defined]
@@ -999,10 +1121,20 @@ class _Walker:
             for name, meth in cls.methods.items():
                 if name.startswith("test"):
                     func = self.function(meth, f"{cls.qual}.{name}", True, cls)
-                    func.calls[:0] = [(s, [], {}, 0) for s in setups if all(c[0] != s for c in func.calls)]
+                    func.calls[:0] = [
+                        (s, [], {}, 0) for s in setups if all(c[0] != s for c in func.calls)
+                    ]
         self.inherit_same_file(classes)
-        return [[c.qual, c.node.lineno, c.node.end_lineno or c.node.lineno, c.base_specs,
-                 [m for m in c.methods if m.startswith("test")]] for c in classes]
+        return [
+            [
+                c.qual,
+                c.node.lineno,
+                c.node.end_lineno or c.node.lineno,
+                c.base_specs,
+                [m for m in c.methods if m.startswith("test")],
+            ]
+            for c in classes
+        ]
 
     def inherit_same_file(self, classes: list[_Class]) -> None:
         """``class TestB(TestA)`` in one file: TestB runs TestA's test methods too (not redefined)."""
@@ -1042,7 +1174,15 @@ class _Index:
         self.text: str = f"{base}[{i}]"
 
 
-_CHAIN_NODES = (ast.Call, ast.Attribute, ast.Name, ast.Subscript, ast.BinOp, ast.UnaryOp, ast.Compare)
+_CHAIN_NODES = (
+    ast.Call,
+    ast.Attribute,
+    ast.Name,
+    ast.Subscript,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.Compare,
+)
 
 
 def _extend(value: _Binding, tail: str) -> _Binding:
@@ -1121,14 +1261,22 @@ def extract(data: bytes) -> dict[str, Any]:
     funcs = [f.facts(strings) for f in walker.out]
     for c in classes:
         c[3] = [strings.setdefault(b, len(strings)) for b in c[3]]
-    return {"v": VERSION, "err": None, "s": list(strings), "f": funcs, "c": classes,
-            "m": _docstring_mentions(tree)}
+    return {
+        "v": VERSION,
+        "err": None,
+        "s": list(strings),
+        "f": funcs,
+        "c": classes,
+        "m": _docstring_mentions(tree),
+    }
 
 
 def decode_refs(facts: dict[str, Any], func: list[Any]) -> list[list[Any]]:
     """A function's refs as [[chain, kind, line, via], ...] (the facts keep them as ints)."""
     strings, r = facts["s"], func[4]
-    return [[strings[r[i]], KINDS[r[i + 1]], r[i + 2], strings[r[i + 3]]] for i in range(0, len(r), 4)]
+    return [
+        [strings[r[i]], KINDS[r[i + 1]], r[i + 2], strings[r[i + 3]]] for i in range(0, len(r), 4)
+    ]
 
 
 def _docstring_mentions(tree: ast.Module) -> list[list[Any]]:
@@ -1138,8 +1286,12 @@ def _docstring_mentions(tree: ast.Module) -> list[list[Any]]:
     nodes: list[ast.AST] = [tree, *(n for n in tree.body if isinstance(n, ast.ClassDef))]
     for node in nodes:
         body = getattr(node, "body", [])
-        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                and isinstance(body[0].value.value, str):
+        if (
+            body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
             for i, text in enumerate(body[0].value.value.split("\n")):
                 for token in _DOTTED.findall(text):
                     if token not in seen and len(seen) < _MAX_WEAK:

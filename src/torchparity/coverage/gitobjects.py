@@ -46,7 +46,9 @@ def _open_repo(p: Path, flag: str) -> Path:
     bare = git(p, "rev-parse", "--is-bare-repository", check=False)
     if bare.returncode == 0 and bare.text.strip() == "true":
         return p.absolute()
-    raise UsageError(f"{p} is not a git repository; pass a git checkout (or a bare repository) to {flag}")
+    raise UsageError(
+        f"{p} is not a git repository; pass a git checkout (or a bare repository) to {flag}"
+    )
 
 
 def clean_roots(roots: Sequence[str]) -> tuple[str, ...]:
@@ -81,6 +83,30 @@ def list_tree(repo: str | Path, commit: str, roots: Sequence[str]) -> list[TreeE
     return entries
 
 
+def blob_sizes(repo: str | Path, blobs: Iterable[str]) -> dict[str, int]:
+    """The size in bytes of each blob (a missing one left out), from one ``git cat-file --batch-check``:
+    nothing of the blobs' contents is read."""
+    wanted = list(dict.fromkeys(blobs))
+    if not wanted:
+        return {}
+    res = git(
+        repo,
+        "cat-file",
+        "--batch-check=%(objectname) %(objectsize)",
+        input="\n".join(wanted).encode() + b"\n",
+    )
+    out: dict[str, int] = {}
+    for line in res.stdout.decode("ascii", "replace").splitlines():
+        name, _, size = line.partition(" ")
+        if size.isdigit():
+            out[name] = int(size)
+    return out
+
+
 def read_blobs(repo: str | Path, blobs: Iterable[str]) -> dict[str, bytes]:
     """The bytes of each blob (a missing one left out), read with one ``git cat-file --batch``."""
-    return {b: data for b, data in stream_blobs(Path(repo), list(dict.fromkeys(blobs))) if data is not None}
+    return {
+        b: data
+        for b, data in stream_blobs(Path(repo), list(dict.fromkeys(blobs)))
+        if data is not None
+    }

@@ -43,8 +43,15 @@ def community_pattern(canonical: str) -> tuple[str, str, str]:
 
 
 def command(pattern: str, ref: str, roots: Sequence[str]) -> str:
-    return " ".join(["git grep -n -E", shlex.quote(pattern), shlex.quote(ref), "--",
-                     *(shlex.quote(r) for r in roots)])
+    return " ".join(
+        [
+            "git grep -n -E",
+            shlex.quote(pattern),
+            shlex.quote(ref),
+            "--",
+            *(shlex.quote(r) for r in roots),
+        ]
+    )
 
 
 def git_grep(repo: Path, ref: str, pattern: str, roots: Sequence[str]) -> GrepResult:
@@ -63,7 +70,9 @@ PERL_GIT = (2, 39)
 def perl_grep_ok() -> bool:
     """Whether this machine's git is one whose ``-P`` finds the printed ``-E`` command's lines."""
     try:
-        out = subprocess.run(["git", "--version"], capture_output=True, text=True, check=False).stdout
+        out = subprocess.run(
+            ["git", "--version"], capture_output=True, text=True, check=False
+        ).stdout
     except FileNotFoundError:
         return False
     found = re.search(r"(\d+)\.(\d+)", out)
@@ -82,26 +91,51 @@ class PendingGrep:
 
     def _start(self) -> subprocess.Popen[bytes]:
         try:
-            return subprocess.Popen(["git", "-C", str(self.repo), "grep", "-n", self.flag, self.pattern, self.ref,
-                                     "--", *self.roots], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            return subprocess.Popen(
+                [
+                    "git",
+                    "-C",
+                    str(self.repo),
+                    "grep",
+                    "-n",
+                    self.flag,
+                    self.pattern,
+                    self.ref,
+                    "--",
+                    *self.roots,
+                ],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
         except FileNotFoundError as exc:
             raise EnvironmentBroken("git is not installed or not on PATH; install git") from exc
 
     def result(self) -> GrepResult:
         if self._result is None:
             out, err = self.proc.communicate()
-            if self.proc.returncode not in (0, 1) and self.flag == "-P":  # a git without PCRE: as printed
+            if (
+                self.proc.returncode not in (0, 1) and self.flag == "-P"
+            ):  # a git without PCRE: as printed
                 self.flag = "-E"
                 self.proc = self._start()
                 out, err = self.proc.communicate()
             if self.proc.returncode not in (0, 1):
-                lines = [ln.strip() for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
+                lines = [
+                    ln.strip() for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()
+                ]
                 why = lines[-1] if lines else f"exit {self.proc.returncode}"
-                raise UsageError(f"git grep at {self.ref} failed in {self.repo}: {why}; check the ref and the "
-                                 "repository, or pass --grep fast (or off)")
+                raise UsageError(
+                    f"git grep at {self.ref} failed in {self.repo}: {why}; check the ref and the "
+                    "repository, or pass --grep fast (or off)"
+                )
             found = [ln for ln in out.decode("utf-8", "replace").split("\n") if ln]
-            self._result = GrepResult(command(self.pattern, self.ref, self.roots), self.pattern, len(found),
-                                      tuple(found[:MAX_MATCHES]), f"git grep {self.flag}")
+            self._result = GrepResult(
+                command(self.pattern, self.ref, self.roots),
+                self.pattern,
+                len(found),
+                tuple(found[:MAX_MATCHES]),
+                f"git grep {self.flag}",
+            )
         return self._result
 
     def cancel(self) -> None:
@@ -122,7 +156,9 @@ class BlobTexts:
     """
 
     def __init__(self) -> None:
-        self.text: dict[str, tuple[bytes | str, bool]] = {}  # blob -> (compressed bytes or big text, binary)
+        self.text: dict[
+            str, tuple[bytes | str, bool]
+        ] = {}  # blob -> (compressed bytes or big text, binary)
         self._posting: dict[str, list[str]] = {}  # word -> blobs
         self._vocab: str | None = None
         self._hits: dict[tuple[str, str], list[tuple[int, str]] | bool] = {}
@@ -139,8 +175,12 @@ class BlobTexts:
         missing = [b for b in dict.fromkeys(blobs) if b not in self.text]
         if not missing:
             return
-        for b, raw in stream_blobs(repo, missing):  # one blob's bytes at a time, never the whole tree
-            self._keep(b, raw or b"")  # a blob not in the object store (a sparse clone): like an empty file
+        for b, raw in stream_blobs(
+            repo, missing
+        ):  # one blob's bytes at a time, never the whole tree
+            self._keep(
+                b, raw or b""
+            )  # a blob not in the object store (a sparse clone): like an empty file
         self._vocab = None
         self._needles.clear()
 
@@ -207,7 +247,9 @@ class BlobTexts:
         text, binary = self._open(blob), self.text[blob][1]
         if binary:
             # ``.`` never crosses a newline
-            result: list[tuple[int, str]] | bool = any(_search(rx, ln) for ln in _lines_with(text, needle))
+            result: list[tuple[int, str]] | bool = any(
+                _search(rx, ln) for ln in _lines_with(text, needle)
+            )
         else:
             lines: list[tuple[int, str]] = []
             line_no, counted_to = 1, 0
@@ -245,7 +287,10 @@ def _search(rx: re.Pattern[str], where: tuple[int, str]) -> bool:
         line.encode("latin-1").decode("utf-8")
         return True
     except UnicodeDecodeError:
-        return _utf8_strict(rx).search(line.encode("latin-1").decode("utf-8", "surrogateescape")) is not None
+        return (
+            _utf8_strict(rx).search(line.encode("latin-1").decode("utf-8", "surrogateescape"))
+            is not None
+        )
 
 
 @functools.cache
@@ -275,15 +320,23 @@ _NEEDLES_MAX = 128
 class TreeText:
     """Every file under a ref's test roots, searched like ``git grep`` does (texts shared through ``pool``)."""
 
-    def __init__(self, repo: Path, ref: str, entries: Sequence[TreeEntry], roots: Sequence[str],
-                 pool: BlobTexts | None = None) -> None:
+    def __init__(
+        self,
+        repo: Path,
+        ref: str,
+        entries: Sequence[TreeEntry],
+        roots: Sequence[str],
+        pool: BlobTexts | None = None,
+    ) -> None:
         self.ref = ref
         self.roots = tuple(roots)
         self.pool = pool if pool is not None else BlobTexts()
         self.pool.add(repo, [e.blob for e in entries])
         # git prints files in path order
         self._files: list[tuple[str, str]] = [
-            (e.path, e.blob) for e in sorted(entries, key=lambda e: e.path.encode("utf-8", "surrogateescape"))]
+            (e.path, e.blob)
+            for e in sorted(entries, key=lambda e: e.path.encode("utf-8", "surrogateescape"))
+        ]
 
     def grep(self, pattern: str, needle: str, also: str = "") -> GrepResult:
         """Lines matching ``pattern``; each contains ``needle`` (and ``also``), so only blobs with it
@@ -314,7 +367,9 @@ class TreeText:
                 if len(out) < MAX_MATCHES:
                     shown = line.encode("latin-1").decode("utf-8", "replace")
                     out.append(f"{self.ref}:{path}:{line_no}:{shown}")
-        return GrepResult(command(pattern, self.ref, self.roots), pattern, count, tuple(out), "in-process")
+        return GrepResult(
+            command(pattern, self.ref, self.roots), pattern, count, tuple(out), "in-process"
+        )
 
 
 #: words on nearly every line of a torch test file: a poor needle

@@ -31,12 +31,13 @@ from typing import Any
 import msgspec
 
 from .. import __version__
+from ..errors import UsageError
 from ..gitrepo import git, resolve_commit
 from ..store import Store
 from . import extract
 from .aliases import AliasTable, Normalizer
 from .extract import KINDS, _join_via, _parts, decode_refs, substitute
-from .gitobjects import TreeEntry, clean_roots, list_tree, open_repo, read_blobs
+from .gitobjects import TreeEntry, blob_sizes, clean_roots, list_tree, open_repo, read_blobs
 from .link import FileFacts, Link, Linker, ModuleMap, Target
 
 _SCHEMA = """
@@ -66,6 +67,36 @@ _USED_EVERY = 3600.0
 KEEP_BUILT = 24
 #: the built index's own layout (a change makes the kept ones unusable, and they are remade)
 BUILT_FORMAT = 2
+
+#: a test file larger than this is not parsed (nor read): parsing needs about 170 times its size in memory
+DEFAULT_MAX_FILE_BYTES = 4 * 1024 * 1024
+#: the environment variable that sets another limit (bytes, or with a K/M suffix: 512K, 16M)
+MAX_FILE_ENV = "TORCHPARITY_COVERAGE_MAX_FILE"
+_SIZE = re.compile(r"(\d+)\s*(?:([kKmM])(?:i?B)?)?")
+
+
+def max_file_bytes() -> int:
+    """The size limit of one test file: ``$TORCHPARITY_COVERAGE_MAX_FILE``, else 4 MiB."""
+    raw = os.environ.get(MAX_FILE_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_FILE_BYTES
+    m = _SIZE.fullmatch(raw)
+    n = int(m.group(1)) << {"": 0, "k": 10, "m": 20}[(m.group(2) or "").lower()] if m else 0
+    if n <= 0:
+        raise UsageError(
+            f"{MAX_FILE_ENV}={raw!r} is not a size; give the largest test file to parse in bytes, "
+            "or with a K or M suffix (e.g. 16M)"
+        )
+    return n
+
+
+def too_large(size: int, limit: int) -> str:
+    """Why a test file of ``size`` bytes was skipped (the note the answer carries)."""
+    return (
+        f"{size:,} bytes, over the limit of {limit:,} bytes for one test file: not read (parsing takes "
+        f"about 170 times a file's size in memory); set {MAX_FILE_ENV} higher to index it"
+    )
+
 
 #: below this many new blobs a process pool costs more than it saves
 _POOL_MIN = 24
@@ -116,7 +147,9 @@ class BuiltIndexes:
         if not rows:
             return None
         now = time.time()
-        if now - float(rows[0]["used"]) > _USED_EVERY:  # (a write per call would cost more than the read)
+        if (
+            now - float(rows[0]["used"]) > _USED_EVERY
+        ):  # (a write per call would cost more than the read)
             try:
                 with self.store.transaction() as conn:
                     conn.execute("UPDATE coverage_ref_index SET used=? WHERE key=?", (now, key))
@@ -126,16 +159,25 @@ class BuiltIndexes:
 
     def put(self, key: str, data: bytes) -> None:
         with self.store.transaction() as conn:
-            conn.execute("INSERT OR REPLACE INTO coverage_ref_index(key, used, data) VALUES (?, ?, ?)",
-                         (key, time.time(), data))
-            conn.execute("DELETE FROM coverage_ref_index WHERE key NOT IN "
-                         "(SELECT key FROM coverage_ref_index ORDER BY used DESC LIMIT ?)", (KEEP_BUILT,))
-            conn.execute("DELETE FROM coverage_file_uses WHERE key NOT IN (SELECT key FROM coverage_ref_index)")
+            conn.execute(
+                "INSERT OR REPLACE INTO coverage_ref_index(key, used, data) VALUES (?, ?, ?)",
+                (key, time.time(), data),
+            )
+            conn.execute(
+                "DELETE FROM coverage_ref_index WHERE key NOT IN "
+                "(SELECT key FROM coverage_ref_index ORDER BY used DESC LIMIT ?)",
+                (KEEP_BUILT,),
+            )
+            conn.execute(
+                "DELETE FROM coverage_file_uses WHERE key NOT IN (SELECT key FROM coverage_ref_index)"
+            )
 
     def uses(self, key: str, file: int) -> Mapping[str, dict[int, Use]] | None:
         """The uses of file number ``file`` of the built index ``key``, as an earlier call built them
         (each name's decoded when a query asks for it)."""
-        rows = self.store.query("SELECT data FROM coverage_file_uses WHERE key=? AND file=?", (key, file))
+        rows = self.store.query(
+            "SELECT data FROM coverage_file_uses WHERE key=? AND file=?", (key, file)
+        )
         if not rows:
             return None
         return RawLookup(bytes(rows[0]["data"]), _uses_of)
@@ -144,12 +186,16 @@ class BuiltIndexes:
         """Keep each file's uses (``encode_uses``) under ``key``."""
         rows = [(key, file, data) for file, data in built]
         with self.store.transaction() as conn:
-            conn.executemany("INSERT OR REPLACE INTO coverage_file_uses(key, file, data) VALUES (?, ?, ?)", rows)
+            conn.executemany(
+                "INSERT OR REPLACE INTO coverage_file_uses(key, file, data) VALUES (?, ?, ?)", rows
+            )
 
 
 def encode_uses(uses: Mapping[str, dict[int, Use]]) -> bytes:
     """A file's uses as the store keeps them (``RawLookup(data, _uses_of)`` reads them back)."""
-    return msgspec.msgpack.encode({name: [[ti, *use] for ti, use in per.items()] for name, per in uses.items()})
+    return msgspec.msgpack.encode(
+        {name: [[ti, *use] for ti, use in per.items()] for name, per in uses.items()}
+    )
 
 
 _DIGESTS: dict[int, tuple[AliasTable, str]] = {}
@@ -160,10 +206,16 @@ def table_digest(table: AliasTable) -> str:
     hit = _DIGESTS.get(id(table))
     if hit is not None and hit[0] is table:
         return hit[1]
-    doc = [sorted(table.aliases.items()),
-           sorted((k, list(v.bases), sorted(v.defines) if v.defines is not None else None)
-                  for k, v in table.classes.items()),
-           sorted(table.functions), sorted(table.returns.items()), sorted(table.attributes.items())]
+    doc = [
+        sorted(table.aliases.items()),
+        sorted(
+            (k, list(v.bases), sorted(v.defines) if v.defines is not None else None)
+            for k, v in table.classes.items()
+        ),
+        sorted(table.functions),
+        sorted(table.returns.items()),
+        sorted(table.attributes.items()),
+    ]
     digest = hashlib.sha256(msgspec.json.encode(doc)).hexdigest()
     _DIGESTS[id(table)] = (table, digest)
     return digest
@@ -238,14 +290,18 @@ def _shift(via: str, delta: int) -> str:
     for tag in via.split(","):
         m = _TAG.match(tag)
         n = int(m.group(3)) if m else 0
-        out.append(f"{m.group(1)}:{m.group(2)}#{max(n + delta, 1) if n else 0}={m.group(4)}" if m else tag)
+        out.append(
+            f"{m.group(1)}:{m.group(2)}#{max(n + delta, 1) if n else 0}={m.group(4)}" if m else tag
+        )
     return ",".join(out)
 
 
 class _Expander:
     """A test's refs with its helpers' refs (same file, and linked files), arguments substituted."""
 
-    def __init__(self, normalizer: Normalizer, link: Link | None, facts_of: Callable[[str], FileFacts] | None) -> None:
+    def __init__(
+        self, normalizer: Normalizer, link: Link | None, facts_of: Callable[[str], FileFacts] | None
+    ) -> None:
         self.normalizer = normalizer
         self.link = link
         self.facts_of = facts_of
@@ -259,8 +315,9 @@ class _Expander:
             return None
         return self.facts_of(t.blob), t
 
-    def rewrite(self, chain: str, via: str, facts: FileFacts, path: str, func: list[Any],
-                depth: int = 0) -> tuple[str, str]:
+    def rewrite(
+        self, chain: str, via: str, facts: FileFacts, path: str, func: list[Any], depth: int = 0
+    ) -> tuple[str, str]:
         """Calls of helpers in other files replaced by what they return (their arguments substituted)."""
         if self.link is None or not self.link.helpers or depth > 2:
             return chain, via
@@ -275,8 +332,12 @@ class _Expander:
             if not ret:
                 continue
             target = other.funcs[t.qual]
-            ret = substitute(ret, target[8], [facts.string(a) for a in args],
-                             {k: facts.string(v) for k, v in kws.items()})
+            ret = substitute(
+                ret,
+                target[8],
+                [facts.string(a) for a in args],
+                {k: facts.string(v) for k, v in kws.items()},
+            )
             if "$" in ret:
                 continue
             head = callee[1:] + "()"
@@ -294,8 +355,16 @@ class _Expander:
             self._rets[key] = self.rewrite(ret, "", facts, t.path, f, depth + 1)[0] if ret else None
         return self._rets[key]
 
-    def refs(self, facts: FileFacts, path: str, qual: str, subst: dict[str, str] | None, depth: int,
-             stack: tuple[str, ...], own: bool) -> list[list[Any]]:
+    def refs(
+        self,
+        facts: FileFacts,
+        path: str,
+        qual: str,
+        subst: dict[str, str] | None,
+        depth: int,
+        stack: tuple[str, ...],
+        own: bool,
+    ) -> list[list[Any]]:
         f = facts.funcs.get(qual)
         if f is None:
             return []
@@ -305,7 +374,9 @@ class _Expander:
             if subst and "$" in chain:
                 new = substitute(chain, list(subst), list(subst.values()), {})
                 if new != chain and chain.startswith("$"):
-                    head = chain[: len(chain) - len(chain.lstrip("$")) + len(_NAME_AT.match(chain[1:]).group(0))]  # type: ignore[union-attr]
+                    name = _NAME_AT.match(chain[1:])
+                    dollars = len(chain) - len(chain.lstrip("$"))
+                    head = chain[: dollars + (len(name.group(0)) if name else 0)]
                     arg = subst.get(head[1:], "")
                     via = _shift(via, _parts(arg) - 1) if arg else via
                 chain = new
@@ -316,8 +387,13 @@ class _Expander:
             arg_chains = [facts.string(a) for a in args]
             kw_chains = {k: facts.string(v) for k, v in kws.items()}
             if subst:
-                arg_chains = [substitute(a, list(subst), list(subst.values()), {}) for a in arg_chains]
-                kw_chains = {k: substitute(v, list(subst), list(subst.values()), {}) for k, v in kw_chains.items()}
+                arg_chains = [
+                    substitute(a, list(subst), list(subst.values()), {}) for a in arg_chains
+                ]
+                kw_chains = {
+                    k: substitute(v, list(subst), list(subst.values()), {})
+                    for k, v in kw_chains.items()
+                }
             if callee.startswith("@"):
                 found = self.helper(path, callee[1:])
                 if found is None:
@@ -330,19 +406,26 @@ class _Expander:
             target = other.funcs.get(callee_qual)
             if target is None or key in stack:
                 continue
-            inner = {p: a for p, a in zip(target[8], arg_chains, strict=False) if a and "$" not in a}
-            inner.update({k: v for k, v in kw_chains.items() if k in target[8] and v and "$" not in v})
+            inner = {
+                p: a for p, a in zip(target[8], arg_chains, strict=False) if a and "$" not in a
+            }
+            inner.update(
+                {k: v for k, v in kw_chains.items() if k in target[8] and v and "$" not in v}
+            )
             tag = f"h:{callee_qual.rsplit('.', 1)[-1]}"
-            for chain, kind, _line, via in self.refs(other, where, callee_qual, inner or None, depth + 1,
-                                                    (*stack, key), callee_own):
+            for chain, kind, _line, via in self.refs(
+                other, where, callee_qual, inner or None, depth + 1, (*stack, key), callee_own
+            ):
                 out.append([chain, kind, at if own else 0, _join_via(tag, via)])
         return out
 
 
 def _literal(text: str) -> Callable[[re.Match[str]], str]:
     """A replacement for ``re.sub`` that is ``text`` as it is (no group references read in it)."""
+
     def repl(_: re.Match[str]) -> str:
         return text
+
     return repl
 
 
@@ -358,11 +441,33 @@ class FileIndex:
     imported helpers and base classes are at this ref (``link.py``).
     """
 
-    __slots__ = ("error", "tests", "names", "children", "weak", "module_weak", "_facts", "_normalizer",
-                 "_uses", "_link", "_path", "_facts_of", "_origins", "_blob", "keepers")
+    __slots__ = (
+        "error",
+        "tests",
+        "names",
+        "children",
+        "weak",
+        "module_weak",
+        "_facts",
+        "_normalizer",
+        "_uses",
+        "_link",
+        "_path",
+        "_facts_of",
+        "_origins",
+        "_blob",
+        "keepers",
+    )
 
-    def __init__(self, facts: dict[str, Any] | FileFacts, normalizer: Normalizer, *, path: str = "",
-                 link: Link | None = None, facts_of: Callable[[str], FileFacts] | None = None) -> None:
+    def __init__(
+        self,
+        facts: dict[str, Any] | FileFacts,
+        normalizer: Normalizer,
+        *,
+        path: str = "",
+        link: Link | None = None,
+        facts_of: Callable[[str], FileFacts] | None = None,
+    ) -> None:
         ff = facts if isinstance(facts, FileFacts) else FileFacts("", facts)
         doc = ff.doc
         self.error: str | None = doc.get("err")
@@ -374,7 +479,8 @@ class FileIndex:
         self.tests: list[tuple[str, int, int]] = [(q, a, b) for q, a, b, _ in ordered]
         #: test number -> (file facts, path, qualname) of an inherited test method from another file
         self._origins: dict[int, tuple[FileFacts, str, str]] = {
-            ti: o for ti, (_, _, _, o) in enumerate(ordered) if o is not None}
+            ti: o for ti, (_, _, _, o) in enumerate(ordered) if o is not None
+        }
         flat = normalizer.flat
         pairs: set[tuple[str, str]] = set()
         expander = _Expander(normalizer, link, facts_of) if link else None
@@ -392,7 +498,10 @@ class FileIndex:
                 for f in other.doc.get("f", []):
                     if f[0] == t.qual or f[0].startswith(t.qual + "."):
                         r = f[4]
-                        pairs.update((other.doc["s"][c], KINDS[k]) for c, k in zip(r[0::4], r[1::4], strict=True))
+                        pairs.update(
+                            (other.doc["s"][c], KINDS[k])
+                            for c, k in zip(r[0::4], r[1::4], strict=True)
+                        )
         names: set[str] = set()
         for chain, kind in pairs:
             names.update(e[0] for e in flat(chain, kind))
@@ -429,8 +538,9 @@ class FileIndex:
         self._facts_of = facts_of
 
     @staticmethod
-    def _inherited(ff: FileFacts, link: Link, facts_of: Callable[[str], FileFacts] | None
-                   ) -> list[tuple[str, int, int, tuple[FileFacts, str, str] | None]]:
+    def _inherited(
+        ff: FileFacts, link: Link, facts_of: Callable[[str], FileFacts] | None
+    ) -> list[tuple[str, int, int, tuple[FileFacts, str, str] | None]]:
         """Test methods a class of this file runs from a base class in another file."""
         out: list[tuple[str, int, int, tuple[FileFacts, str, str] | None]] = []
         if facts_of is None:
@@ -449,7 +559,9 @@ class FileIndex:
                     if name in have or f"{t.qual}.{name}" not in other.funcs:
                         continue
                     have.add(name)
-                    out.append((f"{cls_qual}.{name}", cls[1], cls[2], (other, t.path, f"{t.qual}.{name}")))
+                    out.append(
+                        (f"{cls_qual}.{name}", cls[1], cls[2], (other, t.path, f"{t.qual}.{name}"))
+                    )
         return out
 
     @property
@@ -466,7 +578,9 @@ class FileIndex:
                     assert self._facts_of is not None
                     facts = self._facts_of(self._blob)
                 self._uses = self._build_uses(facts)
-                if self.keepers:  # kept for the next call, and held as kept: a fifth of the dict's memory
+                if (
+                    self.keepers
+                ):  # kept for the next call, and held as kept: a fifth of the dict's memory
                     data = encode_uses(self._uses)
                     for keeper, n in self.keepers:
                         keeper.built(n, data)
@@ -478,16 +592,28 @@ class FileIndex:
         """What a kept index stores of this file (``restore`` makes it again)."""
         link = None
         if self._link:
-            link = [[[k, t.path, t.blob, t.qual] for k, t in self._link.helpers.items()],
-                    [[c, [[t.path, t.blob, t.qual] for t in ts]] for c, ts in self._link.bases.items()]]
+            link = [
+                [[k, t.path, t.blob, t.qual] for k, t in self._link.helpers.items()],
+                [[c, [[t.path, t.blob, t.qual] for t in ts]] for c, ts in self._link.bases.items()],
+            ]
         origins = {str(ti): [o[0].blob, o[1], o[2]] for ti, o in self._origins.items()}
-        return [self.error, self.tests, sorted(self.names), {k: sorted(v) for k, v in self.children.items()},
-                {k: sorted(v) for k, v in self.weak.items()}, self.module_weak, origins, link, self._path,
-                self._blob]
+        return [
+            self.error,
+            self.tests,
+            sorted(self.names),
+            {k: sorted(v) for k, v in self.children.items()},
+            {k: sorted(v) for k, v in self.weak.items()},
+            self.module_weak,
+            origins,
+            link,
+            self._path,
+            self._blob,
+        ]
 
     @classmethod
-    def restore(cls, state: list[Any], normalizer: Normalizer,
-                facts_of: Callable[[str], FileFacts]) -> FileIndex:
+    def restore(
+        cls, state: list[Any], normalizer: Normalizer, facts_of: Callable[[str], FileFacts]
+    ) -> FileIndex:
         error, tests, names, children, weak, module_weak, origins, link, path, blob = state
         fi = cls.__new__(cls)
         fi.error = error
@@ -497,9 +623,14 @@ class FileIndex:
         fi.weak = {k: set(v) for k, v in weak.items()}
         fi.module_weak = module_weak
         fi._origins = {int(ti): (_Lazy(facts_of, b), p, q) for ti, (b, p, q) in origins.items()}  # type: ignore[misc]
-        fi._link = None if link is None else Link(
-            {k: Target(p, b, q) for k, p, b, q in link[0]},
-            {c: [Target(p, b, q) for p, b, q in ts] for c, ts in link[1]})
+        fi._link = (
+            None
+            if link is None
+            else Link(
+                {k: Target(p, b, q) for k, p, b, q in link[0]},
+                {c: [Target(p, b, q) for p, b, q in ts] for c, ts in link[1]},
+            )
+        )
         fi._path = path
         fi._blob = blob
         fi._facts = None
@@ -519,24 +650,39 @@ class FileIndex:
             if origin is not None and isinstance(origin[0], _Lazy):
                 origin = (origin[0].get(), origin[1], origin[2])
             if origin is None:
-                refs = expander.refs(ff, self._path, qual, None, 0, (f"{self._path}::{qual}",), True)
+                refs = expander.refs(
+                    ff, self._path, qual, None, 0, (f"{self._path}::{qual}",), True
+                )
             else:
                 other, where, oqual = origin
                 base_tag = f"t:{where}::{oqual.rpartition('.')[0].replace('.', '::')}"
-                refs = [[c, k, 0, _join_via(base_tag, v)]
-                        for c, k, _, v in expander.refs(other, where, oqual, None, 0, (f"{where}::{oqual}",), False)]
+                refs = [
+                    [c, k, 0, _join_via(base_tag, v)]
+                    for c, k, _, v in expander.refs(
+                        other, where, oqual, None, 0, (f"{where}::{oqual}",), False
+                    )
+                ]
             for chain, kind, line, via in refs:
                 if not start <= line <= end:
                     line = start  # a use inside a helper: point at the test itself
                 for name, role, chained, inherited, wrapper in flat(chain, kind):
-                    use: Use = (role, _join_via(via, f"w:{wrapper}={name}") if wrapper else via, chained,
-                                inherited, line, chain)
+                    use: Use = (
+                        role,
+                        _join_via(via, f"w:{wrapper}={name}") if wrapper else via,
+                        chained,
+                        inherited,
+                        line,
+                        chain,
+                    )
                     per = uses.get(name)
                     if per is None:
                         uses[name] = {ti: use}
                     else:
                         old = per.get(ti)
-                        if old is None or (old != use and _better(use, old, role == "a" and normalizer.is_class(name))):
+                        if old is None or (
+                            old != use
+                            and _better(use, old, role == "a" and normalizer.is_class(name))
+                        ):
                             per[ti] = use
         return uses
 
@@ -595,6 +741,7 @@ def typed_via(normalizer: Normalizer, chain: str, via: str) -> str:
 
 # -- one ref ----------------------------------------------------------------------------------
 
+
 class LazyIndexes(Sequence[FileIndex]):
     """The file indexes of a kept index, each made from its stored state when first asked for."""
 
@@ -642,7 +789,10 @@ _RAW_MAP = msgspec.msgpack.Decoder(dict[str, msgspec.Raw])
 
 
 def _uses_of(per: list[list[Any]]) -> dict[int, Use]:
-    return {ti: (role, via, chained, inh, line, chain) for ti, role, via, chained, inh, line, chain in per}
+    return {
+        ti: (role, via, chained, inh, line, chain)
+        for ti, role, via, chained, inh, line, chain in per
+    }
 
 
 class RawLookup(Mapping[str, Any]):
@@ -710,8 +860,18 @@ class RefIndex:
 class Indexer:
     """Builds ``RefIndex``es; keeps facts and file indexes in memory across refs of one run."""
 
-    def __init__(self, store: Store, table: AliasTable, *, jobs: int = 0, keep: bool = True) -> None:
-        """``keep``: load a ref's built index kept by an earlier call, and keep the ones built now."""
+    def __init__(
+        self,
+        store: Store,
+        table: AliasTable,
+        *,
+        jobs: int = 0,
+        keep: bool = True,
+        max_file: int | None = None,
+    ) -> None:
+        """``keep``: load a ref's built index kept by an earlier call, and keep the ones built now.
+        ``max_file``: the size limit of one test file (default: ``max_file_bytes()``)."""
+        self.max_file = max_file if max_file is not None else max_file_bytes()
         self.cache = BlobCache(store)
         self.built = BuiltIndexes(store) if keep else None
         self._keepers: list[UsesKeeper] = []
@@ -731,15 +891,31 @@ class Indexer:
         cached = len(facts)
         new = [b for b in missing if b not in facts]
         if new:
-            made = extract_all(read_blobs(root, new), self.jobs)
+            # a file past the limit is neither read nor parsed (memory is bounded per file); its note is
+            # not kept as the blob's facts, so that a higher limit later parses it
+            sizes = blob_sizes(root, new)
+            big = {b: sizes[b] for b in new if sizes.get(b, 0) > self.max_file}
+            small = [b for b in new if b not in big]
+            made = extract_all(read_blobs(root, small), self.jobs) if small else {}
             self.cache.put_many(made)
             facts.update(made)
+            for b, size in big.items():
+                facts[b] = json.dumps(
+                    {"v": extract.VERSION, "err": too_large(size, self.max_file), "f": []}
+                )
         for blob in missing:
             self._facts[blob] = FileFacts.from_text(blob, facts.get(blob))
         return len(new), cached
 
-    def index(self, repo: str | Path, ref: str, roots: Iterable[str], *, flag: str = "--repo",
-              commit: str = "") -> RefIndex:
+    def index(
+        self,
+        repo: str | Path,
+        ref: str,
+        roots: Iterable[str],
+        *,
+        flag: str = "--repo",
+        commit: str = "",
+    ) -> RefIndex:
         """The index of ``repo`` at ``ref`` (``flag`` names the option the repo came from, for errors;
         ``commit``: what ``ref`` was already resolved to)."""
         root = open_repo(repo, flag)
@@ -775,8 +951,15 @@ class Indexer:
         tree = git(root, "rev-parse", f"{commit}^{{tree}}", check=False).text.strip()
         if not tree:
             return ""
-        parts = [tree, "\0".join(roots), table_digest(self.table), str(extract.VERSION), __version__,
-                 str(BUILT_FORMAT)]
+        parts = [
+            tree,
+            "\0".join(roots),
+            table_digest(self.table),
+            str(extract.VERSION),
+            __version__,
+            str(BUILT_FORMAT),
+            str(self.max_file),
+        ]
         return hashlib.sha256("|".join(parts).encode()).hexdigest()
 
     def _facts_reader(self, root: Path) -> Callable[[str], FileFacts]:
@@ -790,15 +973,27 @@ class Indexer:
     @staticmethod
     def _dump(ix: RefIndex) -> bytes:
         enc = msgspec.msgpack.encode
-        return enc({
-            "entries": [[e.path, e.blob, e.mode] for e in ix.entries], "files": ix.files,
-            "skipped": ix.skipped, "tests": ix.tests,
-            # each file's state and each lookup as bytes of its own: a call decodes what it asks for
-            "states": [enc(fi.state()) for fi in ix.indexes],
-            "lookups": {which: enc(dict(ix.lookup(which))) for which in LOOKUPS}})
+        return enc(
+            {
+                "entries": [[e.path, e.blob, e.mode] for e in ix.entries],
+                "files": ix.files,
+                "skipped": ix.skipped,
+                "tests": ix.tests,
+                # each file's state and each lookup as bytes of its own: a call decodes what it asks for
+                "states": [enc(fi.state()) for fi in ix.indexes],
+                "lookups": {which: enc(dict(ix.lookup(which))) for which in LOOKUPS},
+            }
+        )
 
-    def _restore(self, data: bytes, root: Path, ref: str, commit: str, roots: tuple[str, ...],
-                 keeper: UsesKeeper) -> RefIndex:
+    def _restore(
+        self,
+        data: bytes,
+        root: Path,
+        ref: str,
+        commit: str,
+        roots: tuple[str, ...],
+        keeper: UsesKeeper,
+    ) -> RefIndex:
         doc = msgspec.msgpack.decode(data)
         facts_of = self._facts_reader(root)
         normalizer = self.normalizer
@@ -809,9 +1004,21 @@ class Indexer:
             return fi
 
         files = [(p, b) for p, b in doc["files"]]
-        ix = RefIndex(root, ref, commit, roots, [TreeEntry(p, b, m) for p, b, m in doc["entries"]], files,
-                      LazyIndexes(list(doc["states"]), make), [(p, w) for p, w in doc["skipped"]], 0, len(files),
-                      normalizer, kept=True, kept_lookups=dict(doc["lookups"]))
+        ix = RefIndex(
+            root,
+            ref,
+            commit,
+            roots,
+            [TreeEntry(p, b, m) for p, b, m in doc["entries"]],
+            files,
+            LazyIndexes(list(doc["states"]), make),
+            [(p, w) for p, w in doc["skipped"]],
+            0,
+            len(files),
+            normalizer,
+            kept=True,
+            kept_lookups=dict(doc["lookups"]),
+        )
         ix.__dict__["_tests"] = int(doc["tests"])
         return ix
 
@@ -840,9 +1047,21 @@ class Indexer:
             key: tuple[Any, ...] = (blob,) if link is None else (blob, path, link.key)
             fi = self._file_indexes.get(key)
             if fi is None:
-                fi = self._file_indexes[key] = FileIndex(ff, self.normalizer, path=path, link=link,
-                                                         facts_of=facts_of)
+                fi = self._file_indexes[key] = FileIndex(
+                    ff, self.normalizer, path=path, link=link, facts_of=facts_of
+                )
             indexes.append(fi)
         skipped = [(p, fi.error) for (p, _), fi in zip(files, indexes, strict=True) if fi.error]
-        return RefIndex(root, ref, commit, clean, entries, files, indexes, skipped, parsed + extra[0], cached,
-                        self.normalizer)
+        return RefIndex(
+            root,
+            ref,
+            commit,
+            clean,
+            entries,
+            files,
+            indexes,
+            skipped,
+            parsed + extra[0],
+            cached,
+            self.normalizer,
+        )

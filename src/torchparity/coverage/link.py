@@ -69,8 +69,14 @@ class Link:
 
     @property
     def key(self) -> tuple[Any, ...]:
-        return (tuple(sorted((k, v.path, v.blob, v.qual) for k, v in self.helpers.items())),
-                tuple(sorted((k, tuple((t.path, t.blob, t.qual) for t in v)) for k, v in self.bases.items())))
+        return (
+            tuple(sorted((k, v.path, v.blob, v.qual) for k, v in self.helpers.items())),
+            tuple(
+                sorted(
+                    (k, tuple((t.path, t.blob, t.qual) for t in v)) for k, v in self.bases.items()
+                )
+            ),
+        )
 
     def __bool__(self) -> bool:
         return bool(self.helpers or self.bases)
@@ -158,7 +164,9 @@ class Linker:
             if depth > 1:
                 self._helpers(t.path, self.facts_of(t.blob), out, depth - 1)
 
-    def _bases(self, path: str, facts: FileFacts, cls: list[Any], chain: list[Target], seen: set[str]) -> None:
+    def _bases(
+        self, path: str, facts: FileFacts, cls: list[Any], chain: list[Target], seen: set[str]
+    ) -> None:
         for b in cls[3]:
             spec = facts.string(b)
             if spec.startswith("="):

@@ -53,7 +53,6 @@ class CoverageReport:
         raise KeyError(api)
 
 
-
 @dataclass(frozen=True)
 class ApiName:
     """An API as asked for and as the alias table spells it."""
@@ -86,13 +85,27 @@ class ApiName:
             else:
                 candidates = found
         parent, _, leaf = canonical.rpartition(".")
-        return cls(name, canonical, parent, leaf, bool(parent) and table.is_class(parent),
-                   table.known(canonical), aliased, candidates)
+        return cls(
+            name,
+            canonical,
+            parent,
+            leaf,
+            bool(parent) and table.is_class(parent),
+            table.known(canonical),
+            aliased,
+            candidates,
+        )
 
 
 # -- rendering one use -------------------------------------------------------------------------
 
-_ROLE_WORD = {CALL: "call", WITH: "with", DECORATOR: "decorator", ATTR: "attribute", MEMBER: "member of the class"}
+_ROLE_WORD = {
+    CALL: "call",
+    WITH: "with",
+    DECORATOR: "decorator",
+    ATTR: "attribute",
+    MEMBER: "member of the class",
+}
 
 
 def _short(name: str) -> str:
@@ -124,7 +137,9 @@ _HOW: dict[tuple[str, str, bool, str, bool], str] = {}
 _TYPED: dict[tuple[Normalizer, str, str], str] = {}
 
 
-def _how(role: str, via: str, chained: bool, inherited_via: str, class_asserted: bool = False) -> str:
+def _how(
+    role: str, via: str, chained: bool, inherited_via: str, class_asserted: bool = False
+) -> str:
     """``class_asserted``: the API is a class and this use is an argument of an assertion."""
     tags = [t for t in via.split(",") if t]
     flows = [t for t in tags if t[0] in "lshfpa"]
@@ -167,11 +182,16 @@ def _tag_text(tag: str) -> str:
         return f"via parameter {name}"
     if kind == "t":
         return f"in a test inherited from {rest}"
-    return {"h": f"via helper {name}()", "i": f"import alias {name}", "m": f"module name {name}",
-            "f": f"via fixture {name}"}.get(kind, tag)
+    return {
+        "h": f"via helper {name}()",
+        "i": f"import alias {name}",
+        "m": f"module name {name}",
+        "f": f"via fixture {name}",
+    }.get(kind, tag)
 
 
 # -- the per-ref lookups --------------------------------------------------------------------
+
 
 class RefQuery:
     """Fast lookups over one ``RefIndex`` (merged lazily across its files)."""
@@ -291,8 +311,11 @@ def query_ref(q: RefQuery, api: ApiName, related_limit: int = MAX_RELATED) -> Re
         if not per:  # only a helper no test calls uses it
             continue
         # a class only named is related; one an assertion checks (assertIsInstance(x, C)) is tested
-        named_only = {ti for ti, use in per.items() if use[0] == ATTR and not asserted(use)} if names_a_class \
+        named_only = (
+            {ti for ti, use in per.items() if use[0] == ATTR and not asserted(use)}
+            if names_a_class
             else set()
+        )
         direct_keys += [(fi_no, ti, use) for ti, use in per.items() if ti not in named_only]
         seen[fi_no] = set(per)
         if named_only:
@@ -324,7 +347,9 @@ def query_ref(q: RefQuery, api: ApiName, related_limit: int = MAX_RELATED) -> Re
             else:
                 placed |= new
             total += len(new)
-            if rank == 1:  # a test named after the parent (test_set_grad_enabled) is its own test: first
+            if (
+                rank == 1
+            ):  # a test named after the parent (test_set_grad_enabled) is its own test: first
                 tests = indexes[fi_no].tests
                 own = {ti for ti in new if parent_word in _short(tests[ti][0])}
                 if own:
@@ -345,7 +370,9 @@ def query_ref(q: RefQuery, api: ApiName, related_limit: int = MAX_RELATED) -> Re
             line = indexes[fi_no].module_weak.get(key)
             if line is not None and (fi_no, -line) not in weak:
                 path = index.files[fi_no][0]
-                weak[(fi_no, -line)] = TestHit(path, path, line, line, f"module or class docstring mentions {key}", line)
+                weak[(fi_no, -line)] = TestHit(
+                    path, path, line, line, f"module or class docstring mentions {key}", line
+                )
     first_word = next((w for w in api.leaf.split("_") if w), api.leaf)
     for fi_no, ti in q.tests_named(first_word):
         test_name = _short(indexes[fi_no].tests[ti][0])
@@ -358,8 +385,10 @@ def query_ref(q: RefQuery, api: ApiName, related_limit: int = MAX_RELATED) -> Re
 
     direct_keys.sort(key=lambda k: (k[0], k[1]))
     norm = index.normalizer
-    direct_hits = [q.hit(fi_no, ti, how(use, norm, names_a_class and asserted(use)), use[4])
-                   for fi_no, ti, use in direct_keys]
+    direct_hits = [
+        q.hit(fi_no, ti, how(use, norm, names_a_class and asserted(use)), use[4])
+        for fi_no, ti, use in direct_keys
+    ]
     chunks.sort(key=lambda c: (c[0], c[1]))
     related_hits: list[TestHit] = []
     for _, fi_no, label, chunk_uses, tis in chunks:
@@ -367,7 +396,11 @@ def query_ref(q: RefQuery, api: ApiName, related_limit: int = MAX_RELATED) -> Re
             break
         for ti in sorted(tis)[: related_limit - len(related_hits)]:
             use = chunk_uses[ti]
-            text = f"{label} ({how(use, norm)})" if label == "names the class" else f"{label}: {how(use, norm)}"
+            text = (
+                f"{label} ({how(use, norm)})"
+                if label == "names the class"
+                else f"{label}: {how(use, norm)}"
+            )
             related_hits.append(q.hit(fi_no, ti, text, use[4]))
     return RefAnswer(direct_hits, related_hits, total, sorted(weak.values(), key=_hit_order))
 
@@ -377,6 +410,7 @@ def _hit_order(h: TestHit) -> tuple[str, int]:
 
 
 # -- the entry point ------------------------------------------------------------------------
+
 
 def suggestions(api: ApiName, queries: Sequence[RefQuery], table: AliasTable) -> tuple[str, ...]:
     """Names close to ``api`` that the table or the test trees know."""
@@ -390,8 +424,11 @@ def suggestions(api: ApiName, queries: Sequence[RefQuery], table: AliasTable) ->
     pool.discard(api.canonical)
     leaf = api.leaf
     # only names whose last part could be a misspelling of the leaf (difflib over hundreds is slow)
-    near = [n for n in pool if abs(len(_short(n)) - len(leaf)) <= 3 and _short(n)[:1] == leaf[:1]
-            or _short(n) == leaf]
+    near = [
+        n
+        for n in pool
+        if abs(len(_short(n)) - len(leaf)) <= 3 and _short(n)[:1] == leaf[:1] or _short(n) == leaf
+    ]
     near.sort(key=lambda n: (abs(len(_short(n)) - len(leaf)), n))
     return tuple(difflib.get_close_matches(api.canonical, sorted(near[:200]), n=5, cutoff=0.6))
 
@@ -478,7 +515,9 @@ def coverage_for(
     table = table_for(aliases)
     names = [ApiName.parse(a, table) for a in dict.fromkeys(a.strip() for a in apis if a.strip())]
     if not names:
-        raise UsageError("no API name given; pass one or more names, or --from FILE with one a line")
+        raise UsageError(
+            "no API name given; pass one or more names, or --from FILE with one a line"
+        )
     roots = tuple(tests) if tests else load_config(None, repo).test_roots
     targets = resolve_targets(repo, refs, roots, upstream, upstream_tests)
     if grep == "auto":
@@ -490,17 +529,26 @@ def coverage_for(
             for i, t in enumerate(targets):
                 top, roots_at = open_repo(t.repo, t.flag), clean_roots(list(t.roots))
                 for api in names:
-                    greps[(api.canonical, i)] = PendingGrep(top, t.ref, community_pattern(api.canonical)[0], roots_at)
+                    greps[(api.canonical, i)] = PendingGrep(
+                        top, t.ref, community_pattern(api.canonical)[0], roots_at
+                    )
         return _coverage(names, targets, table, store, grep, greps, jobs, progress, each)
     finally:
         for pending in greps.values():
             pending.cancel()
 
 
-def _coverage(names: list[ApiName], targets: list[Any], table: AliasTable, store: Store, grep: str,
-              greps: dict[tuple[str, int], PendingGrep], jobs: int,
-              progress: Callable[[RefIndex, float], None] | None,
-              each: Callable[[ApiCoverage], None] | None = None) -> CoverageReport:
+def _coverage(
+    names: list[ApiName],
+    targets: list[Any],
+    table: AliasTable,
+    store: Store,
+    grep: str,
+    greps: dict[tuple[str, int], PendingGrep],
+    jobs: int,
+    progress: Callable[[RefIndex, float], None] | None,
+    each: Callable[[ApiCoverage], None] | None = None,
+) -> CoverageReport:
     indexer = Indexer(store, table, jobs=jobs)
     indexes: list[RefIndex] = []
     for t in targets:
@@ -525,16 +573,29 @@ def _coverage(names: list[ApiName], targets: list[Any], table: AliasTable, store
                 if i not in texts:
                     texts[i] = TreeText(ix.repo, target.ref, ix.entries, ix.roots, pool)
                 g = texts[i].grep(pattern, needle(parent_word, leaf_word), parent_word or leaf_word)
-            per_ref.append(RefCoverage(
-                ref=target.ref, commit=ix.commit, repo=str(ix.repo), upstream=target.upstream,
-                files=len(ix.files), tests=ix.tests, direct=tuple(direct),
-                related=tuple(answer.related), related_total=answer.related_total,
-                weak=tuple(answer.weak[:MAX_WEAK]), weak_total=len(answer.weak), grep=g,
-                skipped_files=tuple(ix.skipped), grep_in_direct=_grep_in(g, direct),
-            ))
+            per_ref.append(
+                RefCoverage(
+                    ref=target.ref,
+                    commit=ix.commit,
+                    repo=str(ix.repo),
+                    upstream=target.upstream,
+                    files=len(ix.files),
+                    tests=ix.tests,
+                    direct=tuple(direct),
+                    related=tuple(answer.related),
+                    related_total=answer.related_total,
+                    weak=tuple(answer.weak[:MAX_WEAK]),
+                    weak_total=len(answer.weak),
+                    grep=g,
+                    skipped_files=tuple(ix.skipped),
+                    grep_in_direct=_grep_in(g, direct),
+                )
+            )
         found_any = any(r.direct or r.related for r in per_ref)
         hints = api.candidates or (() if found_any else suggestions(api, queries, table))
-        cov = ApiCoverage(api.spelled, api.canonical, api.known, table.source, hints, tuple(per_ref))
+        cov = ApiCoverage(
+            api.spelled, api.canonical, api.known, table.source, hints, tuple(per_ref)
+        )
         zh, en = justify(cov)
         cov = replace(cov, justification_zh=zh, justification_en=en)
         szh, sen = section(cov)

@@ -58,15 +58,19 @@ class Spellings:
         """What the docs added, for a verdict or the verb's output (one line, or none)."""
         if not self.from_docs:
             return []
-        return ["coverage counts the backend's spelling too: "
-                + ", ".join(f"{name} (the docs' NPU 形式名称)" for name in self.from_docs)]
+        return [
+            "coverage counts the backend's spelling too: "
+            + ", ".join(f"{name} (the docs' NPU 形式名称)" for name in self.from_docs)
+        ]
 
 
 def docs_tree(config: Config, repo: Path | None, docs: Path | None = None) -> DocsTree | None:
     """The native API pages of ``repo`` (or ``docs``), or None when there are none to read."""
     try:
         found = find_docs_dir(docs, [repo] if repo is not None else [], config.docs_root)
-        return DocsTree(found, config.docs_products, config.docs_root) if found is not None else None
+        return (
+            DocsTree(found, config.docs_products, config.docs_root) if found is not None else None
+        )
     except UsageError:
         if docs is not None:
             raise
@@ -92,7 +96,9 @@ class StatedApis:
 
     def _key(self, version: str) -> str:
         folder = self.tree.folder(version)
-        digest = hashlib.sha256(f"{folder.resolve()}|{__version__}|{self.tree.products.items!r}".encode())
+        digest = hashlib.sha256(
+            f"{folder.resolve()}|{__version__}|{self.tree.products.items!r}".encode()
+        )
         for page in page_files(folder):
             st = os.stat(page)
             digest.update(f"\0{page.name}|{st.st_size}|{st.st_mtime_ns}".encode())
@@ -108,15 +114,22 @@ class StatedApis:
         stated = set(backend_names(self.tree.pages(version)).values())
         try:
             with self.store.transaction() as conn:
-                conn.execute("INSERT OR REPLACE INTO docs_stated_apis(key, apis) VALUES (?, ?)",
-                             (key, json.dumps(sorted(stated))))
+                conn.execute(
+                    "INSERT OR REPLACE INTO docs_stated_apis(key, apis) VALUES (?, ?)",
+                    (key, json.dumps(sorted(stated))),
+                )
         except Exception:  # noqa: BLE001 - a store that cannot keep it: read again next time
             pass
         return stated
 
 
-def _docs_spellings(tree: DocsTree, apis: Sequence[str], base: AliasTable, resolutions: Sequence[Any],
-                    store: Store | None = None) -> tuple[dict[str, str], dict[str, str], dict[str, bool]]:
+def _docs_spellings(
+    tree: DocsTree,
+    apis: Sequence[str],
+    base: AliasTable,
+    resolutions: Sequence[Any],
+    store: Store | None = None,
+) -> tuple[dict[str, str], dict[str, str], dict[str, bool]]:
     """{backend spelling: canonical}, {class spelling: class}, {spelling: is a class}, from the newest
     page that states one."""
     by_query = {getattr(r, "query", ""): r for r in resolutions}

@@ -131,20 +131,32 @@ class TypeFacts:
         return out
 
     def merged(self, over: TypeFacts) -> TypeFacts:
-        return TypeFacts({**self.returns, **over.returns}, {**self.attributes, **over.attributes},
-                         {**self.device_methods, **over.device_methods},
-                         over.torch_version or self.torch_version, f"{self.source}+{over.source}")
+        return TypeFacts(
+            {**self.returns, **over.returns},
+            {**self.attributes, **over.attributes},
+            {**self.device_methods, **over.device_methods},
+            over.torch_version or self.torch_version,
+            f"{self.source}+{over.source}",
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"returns": dict(self.returns), "attributes": dict(self.attributes),
-                "device_methods": dict(self.device_methods), "torch_version": self.torch_version,
-                "source": self.source}
+        return {
+            "returns": dict(self.returns),
+            "attributes": dict(self.attributes),
+            "device_methods": dict(self.device_methods),
+            "torch_version": self.torch_version,
+            "source": self.source,
+        }
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any], source: str = "") -> TypeFacts:
-        return cls(dict(doc.get("returns", {})), dict(doc.get("attributes", {})),
-                   dict(doc.get("device_methods", {})), str(doc.get("torch_version", "")),
-                   source or str(doc.get("source", "environment")))
+        return cls(
+            dict(doc.get("returns", {})),
+            dict(doc.get("attributes", {})),
+            dict(doc.get("device_methods", {})),
+            str(doc.get("torch_version", "")),
+            source or str(doc.get("source", "environment")),
+        )
 
 
 @cache
@@ -153,5 +165,10 @@ def static_types() -> TypeFacts:
     from .shipped import shipped_toml
 
     data = shipped_toml("static_types.toml")
-    return TypeFacts(dict(data.get("returns", {})), dict(data.get("attributes", {})),
-                     dict(data.get("device_methods", {})), str(data.get("torch_version", "")), "static")
+    return TypeFacts(
+        dict(data.get("returns", {})),
+        dict(data.get("attributes", {})),
+        dict(data.get("device_methods", {})),
+        str(data.get("torch_version", "")),
+        "static",
+    )

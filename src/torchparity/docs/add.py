@@ -53,10 +53,21 @@ class Change:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "version": self.version, "folder": self.folder, "page": self.page, "path": self.path,
-            "action": self.action, "api": self.api, "kind": self.kind, "format": self.format,
-            "start": self.start, "end": self.end, "ids": list(self.ids), "parent": self.parent,
-            "section": self.section, "link": self.link, "text": self.text,
+            "version": self.version,
+            "folder": self.folder,
+            "page": self.page,
+            "path": self.path,
+            "action": self.action,
+            "api": self.api,
+            "kind": self.kind,
+            "format": self.format,
+            "start": self.start,
+            "end": self.end,
+            "ids": list(self.ids),
+            "parent": self.parent,
+            "section": self.section,
+            "link": self.link,
+            "text": self.text,
         }
 
 
@@ -81,13 +92,22 @@ class AddResult:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "api": self.api, "docs_dir": self.docs_dir, "dry_run": self.dry_run,
-            "changed": self.changed, "changes": [c.to_json() for c in self.changes],
+            "api": self.api,
+            "docs_dir": self.docs_dir,
+            "dry_run": self.dry_run,
+            "changed": self.changed,
+            "changes": [c.to_json() for c in self.changes],
         }
 
     def to_record(self) -> DocsAddRecord:
-        return DocsAddRecord(api=self.api, docs_dir=self.docs_dir, changes=tuple(
-            AddedEntry(c.version, c.folder, c.page, c.action, c.api, c.start, c.end, c.parent) for c in self.changes))
+        return DocsAddRecord(
+            api=self.api,
+            docs_dir=self.docs_dir,
+            changes=tuple(
+                AddedEntry(c.version, c.folder, c.page, c.action, c.api, c.start, c.end, c.parent)
+                for c in self.changes
+            ),
+        )
 
 
 def parse_statuses(text: str, products: Iterable[Any] = ()) -> dict[str, Status]:
@@ -100,15 +120,21 @@ def parse_statuses(text: str, products: Iterable[Any] = ()) -> dict[str, Status]
         code, sep, word = part.partition("=")
         code, word = code.strip(), word.strip()
         if not sep or not code or not word:
-            raise UsageError(f"--status item {part.strip()!r} is not CODE=STATUS; write e.g. 910b=支持,950=不支持")
+            raise UsageError(
+                f"--status item {part.strip()!r} is not CODE=STATUS; write e.g. 910b=支持,950=不支持"
+            )
         if prods and prods.by_code(code) is None:
             hint = next((c for c in prods.codes if c.lower() == code.lower()), "")
             known = ", ".join(prods.codes)
             extra = f" (codes are case-sensitive: {hint})" if hint else ""
-            raise UsageError(f"--status: unknown product code {code!r}{extra}; known codes: {known}")
+            raise UsageError(
+                f"--status: unknown product code {code!r}{extra}; known codes: {known}"
+            )
         status, supported = status_of(word)
         if supported is None:
-            raise UsageError(f"--status {code}={word}: write 支持 or 不支持 (also ✔/✘, 是/否, yes/no)")
+            raise UsageError(
+                f"--status {code}={word}: write 支持 or 不支持 (also ✔/✘, 是/否, yes/no)"
+            )
         out[code] = Status(code, status, supported)
     if not out:
         raise UsageError("--status is empty; write e.g. 910b=支持,A3=支持,950=不支持")
@@ -123,8 +149,10 @@ def _statuses_of(entry: Entry, where: str) -> list[Status]:
     out = []
     for p in entry.products:
         if p.supported is None:
-            raise UsageError(f"{where}: status {p.raw!r} of {p.name} in {entry.api} is not 支持/不支持; "
-                             "pass --status instead of --like")
+            raise UsageError(
+                f"{where}: status {p.raw!r} of {p.name} in {entry.api} is not 支持/不支持; "
+                "pass --status instead of --like"
+            )
         out.append(Status(p.code, p.status, p.supported))
     if not out:
         raise UsageError(f"{where}: {entry.api} has no product statuses to copy; pass --status")
@@ -160,7 +188,9 @@ def _splice(text: str, pos: int, block: list[str], eol: str) -> tuple[str, int]:
         new.append("")
     new = [line + cr for line in new]
     if pos >= n and not final_nl and n > 0:
-        merged = parts + new + [""]  # the old last line gets its line end; the new text ends with one
+        merged = (
+            parts + new + [""]
+        )  # the old last line gets its line end; the new text ends with one
     else:
         merged = parts[:pos] + new + parts[pos:]
     return "\n".join(merged), pos + 1 + int(lead)
@@ -189,7 +219,9 @@ def _common(a: str, b: str) -> list[str]:
 def _headed_members(pages: Iterable[Page], parent_api: str) -> bool:
     """Whether any of ``pages`` lists ``parent_api.X`` as top-level entries (headings of their own)."""
     prefix = parent_api + "."
-    return any(e.parent is None and e.api.startswith(prefix) for page in pages for e in page.entries)
+    return any(
+        e.parent is None and e.api.startswith(prefix) for page in pages for e in page.entries
+    )
 
 
 @dataclass(frozen=True)
@@ -201,30 +233,61 @@ class _Plan:
 
 
 class _Planner:
-    def __init__(self, tree: DocsTree, api: str, like: str | None, statuses: Mapping[str, Status] | None,
-                 restrictions: list[str], kind: str, section: str | None, link: str | None) -> None:
+    def __init__(
+        self,
+        tree: DocsTree,
+        api: str,
+        like: str | None,
+        statuses: Mapping[str, Status] | None,
+        restrictions: list[str],
+        kind: str,
+        section: str | None,
+        link: str | None,
+    ) -> None:
         self.tree, self.api, self.like, self.statuses = tree, api, like, statuses
         self.restrictions, self.kind, self.section, self.link = restrictions, kind, section, link
 
     def plan(self, version: str) -> _Plan | Change:
         tree, api, folder = self.tree, self.api, folder_name(version)
         if not tree.has_folder(version):
-            raise UsageError(f"no folder {folder} in {tree.root}; create the version folder first "
-                             f"or leave {version} out of --version")
+            raise UsageError(
+                f"no folder {folder} in {tree.root}; create the version folder first "
+                f"or leave {version} out of --version"
+            )
         found = tree.find(api, version)
         if found is not None:
             page, e = found
-            return Change(version, folder, tree.rel(page), page.path, "present", api, e.kind, e.format,
-                          e.start, e.end, parent=e.parent, section=e.section, link=e.link or "")
+            return Change(
+                version,
+                folder,
+                tree.rel(page),
+                page.path,
+                "present",
+                api,
+                e.kind,
+                e.format,
+                e.start,
+                e.end,
+                parent=e.parent,
+                section=e.section,
+                link=e.link or "",
+            )
         like_hit = None
         if self.like:
             like_hit = tree.find(self.like, version)
             if like_hit is None:
-                raise UsageError(f"--like {self.like}: no entry in {folder}; add it first or pass --status")
+                raise UsageError(
+                    f"--like {self.like}: no entry in {folder}; add it first or pass --status"
+                )
         parent_api = api.rsplit(".", 1)[0] if "." in api else ""
         parent_hit = tree.find(parent_api, version) if parent_api else None
         kind = self._kind(parent_hit, folder)
-        if kind == FUNCTION and parent_hit is None and self.kind == "auto" and self._member_elsewhere(version):
+        if (
+            kind == FUNCTION
+            and parent_hit is None
+            and self.kind == "auto"
+            and self._member_elsewhere(version)
+        ):
             raise UsageError(
                 f"the parent entry {parent_api} is not on any page of {version}; add it first, "
                 "or pass --kind function --section S to add it as a top-level entry"
@@ -237,9 +300,13 @@ class _Planner:
         where = f"{tree.rel(page)}"
         if page.div_problems:
             first = page.div_problems[0]
-            raise UsageError(f"{page.path}:{first.line}: {first.message}; fix the page first "
-                             f"(torchparity docs lint {page.path}) and run again")
-        statuses = _statuses_of(like_hit[1], where) if like_hit else list((self.statuses or {}).values())
+            raise UsageError(
+                f"{page.path}:{first.line}: {first.message}; fix the page first "
+                f"(torchparity docs lint {page.path}) and run again"
+            )
+        statuses = (
+            _statuses_of(like_hit[1], where) if like_hit else list((self.statuses or {}).values())
+        )
         statuses = _ordered(statuses, tree.products)
         fmt = (parent.format if parent is not None and parent.format else "") or page.format
         style = learn_style(page, tree.products, fmt)
@@ -260,11 +327,33 @@ class _Planner:
         new_text, start = _splice(page.text, pos, block, style.eol)
         end = start + len(block) - 1
         self._verify(new_text, page, start, statuses, kind)
-        diff = "".join(difflib.unified_diff(
-            _keepends(page.text), _keepends(new_text), f"a/{tree.rel(page)}", f"b/{tree.rel(page)}", n=3))
-        change = Change(version, folder, tree.rel(page), page.path, "added", api, kind, style.format,
-                        start, end, tuple(ids), parent.api if parent else None, section_name, link,
-                        "\n".join(block) + "\n", diff)
+        diff = "".join(
+            difflib.unified_diff(
+                _keepends(page.text),
+                _keepends(new_text),
+                f"a/{tree.rel(page)}",
+                f"b/{tree.rel(page)}",
+                n=3,
+            )
+        )
+        change = Change(
+            version,
+            folder,
+            tree.rel(page),
+            page.path,
+            "added",
+            api,
+            kind,
+            style.format,
+            start,
+            end,
+            tuple(ids),
+            parent.api if parent else None,
+            section_name,
+            link,
+            "\n".join(block) + "\n",
+            diff,
+        )
         return _Plan(version, page, change, new_text)
 
     def _kind(self, parent_hit: tuple[Page, Entry] | None, folder: str) -> str:
@@ -273,8 +362,10 @@ class _Planner:
         if self.kind == SUB_METHOD:
             if parent_hit is None:
                 parent_api = self.api.rsplit(".", 1)[0]
-                raise UsageError(f"--kind sub-method: {parent_api} has no entry in {folder} to nest "
-                                 f"{self.api} in; add the class entry first")
+                raise UsageError(
+                    f"--kind sub-method: {parent_api} has no entry in {folder} to nest "
+                    f"{self.api} in; add the class entry first"
+                )
             return SUB_METHOD
         if parent_hit is None:
             return FUNCTION
@@ -328,15 +419,18 @@ class _Planner:
             "pass --like ENTRY (an API on the page it belongs to)"
         )
 
-    def _function_pos(self, page: Page, like_hit: tuple[Page, Entry] | None, lines: list[str],
-                      n: int) -> tuple[int, str]:
+    def _function_pos(
+        self, page: Page, like_hit: tuple[Page, Entry] | None, lines: list[str], n: int
+    ) -> tuple[int, str]:
         sections = [s for s in page.sections if s.level > 0 or s.entries]
         chosen: Section | None = None
         if self.section is not None:
             chosen = page.section_of(self.section)
             if chosen is None:
                 names = ", ".join(repr(s.title) for s in page.sections if s.title) or "none"
-                raise UsageError(f"--section {self.section!r}: no such heading in {page.path}; its sections: {names}")
+                raise UsageError(
+                    f"--section {self.section!r}: no such heading in {page.path}; its sections: {names}"
+                )
         elif like_hit is not None:
             like = like_hit[1]
             top = like if like.parent is None else page.find(like.parent)
@@ -368,7 +462,9 @@ class _Planner:
         base = docs_base([link.url for link in page.links])
         return f"{base}{docs_short(version)}/generated/{self.api}.html"
 
-    def _verify(self, new_text: str, page: Page, start: int, statuses: list[Status], kind: str) -> None:
+    def _verify(
+        self, new_text: str, page: Page, start: int, statuses: list[Status], kind: str
+    ) -> None:
         again = parse_page(new_text, page.path, self.tree.products, page.version)
         got = next((e for e in again.entries if e.api == self.api and e.start == start), None)
         want = {(s.code, s.supported) for s in statuses}
@@ -406,12 +502,16 @@ def add_entry(
     if kind not in KINDS:
         raise UsageError(f"--kind {kind!r}: use one of {', '.join(KINDS)}")
     if (like is None) == (statuses is None):
-        raise UsageError("pass exactly one of --like PARENT (copy its statuses) and --status 910b=支持,...")
+        raise UsageError(
+            "pass exactly one of --like PARENT (copy its statuses) and --status 910b=支持,..."
+        )
     if like == api:
         raise UsageError(f"--like {like} is the API being added; name an existing entry")
     if isinstance(statuses, str):
         statuses = parse_statuses(statuses, tree.products)
-    planner = _Planner(tree, api, like, statuses, [r for r in restrictions if r.strip()], kind, section, link)
+    planner = _Planner(
+        tree, api, like, statuses, [r for r in restrictions if r.strip()], kind, section, link
+    )
     plans: list[_Plan] = []
     changes: list[Change] = []
     for version in tree.pick_versions(versions):

@@ -12,6 +12,21 @@ from .model import Entry, Page, Products, ProductStatus
 from .tree import DocsTree
 from .versions import folder_name, link_problem
 
+#: the example a bad API name is answered with
+API_EXAMPLE = "torch.autograd.grad_mode.set_grad_enabled.clone"
+
+
+def api_name_problem(name: str) -> str:
+    """Why ``name`` is not an API name the pages could list ("" when it is): a fully qualified, dotted
+    Python name (two or more identifiers joined by dots, nothing around them)."""
+    parts = name.split(".")
+    if len(parts) >= 2 and all(p.isidentifier() for p in parts):
+        return ""
+    return (
+        f"API name {name!r} is not a dotted Python name; write the fully qualified name, "
+        f"like {API_EXAMPLE}"
+    )
+
 
 @dataclass(frozen=True)
 class VersionCheck:
@@ -46,10 +61,18 @@ class VersionCheck:
                 "supported": p.supported,
             }
         return {
-            "version": self.version, "folder": self.folder, "present": self.present,
-            "page": self.page, "line": self.line, "kind": self.kind, "products": prods,
-            "restrictions": self.restrictions, "link": self.link, "link_ok": self.link_ok,
-            "link_problem": self.link_problem, "found_as": self.found_as,
+            "version": self.version,
+            "folder": self.folder,
+            "present": self.present,
+            "page": self.page,
+            "line": self.line,
+            "kind": self.kind,
+            "products": prods,
+            "restrictions": self.restrictions,
+            "link": self.link,
+            "link_ok": self.link_ok,
+            "link_problem": self.link_problem,
+            "found_as": self.found_as,
         }
 
 
@@ -72,7 +95,8 @@ class CheckResult:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "api": self.api, "docs_dir": self.docs_dir,
+            "api": self.api,
+            "docs_dir": self.docs_dir,
             "versions": [v.to_json(self.products) for v in self.versions],
             "missing_versions": self.missing_versions,
         }
@@ -82,12 +106,25 @@ class CheckResult:
         versions = []
         for v in self.versions:
             d = v.to_json(self.products)
-            versions.append(VersionEntry(
-                version=v.version, folder=v.folder, present=v.present, page=v.page, line=v.line, kind=v.kind,
-                products={c: ProductSupport(p["name"], p["status"], p["supported"]) for c, p in d["products"].items()},
-                restrictions=v.restrictions, link=v.link, link_ok=v.link_ok, link_problem=v.link_problem,
-                found_as=v.found_as,
-            ))
+            versions.append(
+                VersionEntry(
+                    version=v.version,
+                    folder=v.folder,
+                    present=v.present,
+                    page=v.page,
+                    line=v.line,
+                    kind=v.kind,
+                    products={
+                        c: ProductSupport(p["name"], p["status"], p["supported"])
+                        for c, p in d["products"].items()
+                    },
+                    restrictions=v.restrictions,
+                    link=v.link,
+                    link_ok=v.link_ok,
+                    link_problem=v.link_problem,
+                    found_as=v.found_as,
+                )
+            )
         return DocsCheckRecord(api=self.api, docs_dir=self.docs_dir, versions=tuple(versions))
 
 
@@ -105,9 +142,18 @@ def _hint(tree: DocsTree, api: str, version: str) -> str:
 def _present(tree: DocsTree, version: str, page: Page, entry: Entry, api: str) -> VersionCheck:
     problem = link_problem(entry.link, entry.api, version, entry.kind)
     return VersionCheck(
-        version=version, folder=folder_name(version), present=True, page=tree.rel(page),
-        line=entry.start, kind=entry.kind, format=entry.format, products=entry.products,
-        restrictions=entry.restrictions, link=entry.link, link_ok=not problem, link_problem=problem,
+        version=version,
+        folder=folder_name(version),
+        present=True,
+        page=tree.rel(page),
+        line=entry.start,
+        kind=entry.kind,
+        format=entry.format,
+        products=entry.products,
+        restrictions=entry.restrictions,
+        link=entry.link,
+        link_ok=not problem,
+        link_problem=problem,
         found_as=entry.api if entry.api != api else None,
     )
 
@@ -129,9 +175,18 @@ def check_in_tree(
             if hint:
                 hint_api = name
                 break
-        out.append(VersionCheck(version=version, folder=folder_name(version), present=False,
-                                hint=hint, hint_api=hint_api))
-    return CheckResult(api=api, docs_dir=str(tree.root.resolve()), versions=tuple(out), products=tree.products)
+        out.append(
+            VersionCheck(
+                version=version,
+                folder=folder_name(version),
+                present=False,
+                hint=hint,
+                hint_api=hint_api,
+            )
+        )
+    return CheckResult(
+        api=api, docs_dir=str(tree.root.resolve()), versions=tuple(out), products=tree.products
+    )
 
 
 def check_api(

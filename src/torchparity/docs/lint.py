@@ -23,7 +23,7 @@ from .model import (
     Page,
     Products,
 )
-from .parse import page_files, read_page
+from .parse import not_a_page, page_files, read_page
 from .versions import docs_short, link_api_problem
 
 #: rule id -> what it checks (README lists the same)
@@ -73,38 +73,76 @@ def _comment_findings(path: str, comments: Iterable[Comment], products: Products
     for c in comments:
         text = f'<!-- npu="{c.npu}" id{c.id} -->' if c.kind == "start" else f"<!-- end id{c.id} -->"
         if not c.own_line:
-            out.append(Finding(path, c.line, "comment-own-line",
-                               f"{text} must stand on its own line (no inline filtering)"))
+            out.append(
+                Finding(
+                    path,
+                    c.line,
+                    "comment-own-line",
+                    f"{text} must stand on its own line (no inline filtering)",
+                )
+            )
         if c.kind == "start":
             if c.id in seen:
-                out.append(Finding(path, c.line, "id-duplicate",
-                                   f"id{c.id} is already used at line {seen[c.id]}; pick an unused id"))
+                out.append(
+                    Finding(
+                        path,
+                        c.line,
+                        "id-duplicate",
+                        f"id{c.id} is already used at line {seen[c.id]}; pick an unused id",
+                    )
+                )
             else:
                 seen[c.id] = c.line
             if products and c.npu not in products.codes:
                 known = ", ".join(products.codes)
-                out.append(Finding(path, c.line, "product-unknown",
-                                   f'npu="{c.npu}" is not a known product code ({known})'))
+                out.append(
+                    Finding(
+                        path,
+                        c.line,
+                        "product-unknown",
+                        f'npu="{c.npu}" is not a known product code ({known})',
+                    )
+                )
             if opened:
                 prev = opened.pop()
-                out.append(Finding(path, prev.line, "comment-pair",
-                                   f"id{prev.id} is not closed before the next start comment at line {c.line}"))
+                out.append(
+                    Finding(
+                        path,
+                        prev.line,
+                        "comment-pair",
+                        f"id{prev.id} is not closed before the next start comment at line {c.line}",
+                    )
+                )
             opened.append(c)
             continue
         if opened and opened[-1].id == c.id:
             opened.pop()
         elif opened:
             prev = opened.pop()
-            out.append(Finding(path, c.line, "comment-pair",
-                               f"<!-- end id{c.id} --> closes id{prev.id} (line {prev.line}); use the same id"))
+            out.append(
+                Finding(
+                    path,
+                    c.line,
+                    "comment-pair",
+                    f"<!-- end id{c.id} --> closes id{prev.id} (line {prev.line}); use the same id",
+                )
+            )
         else:
-            out.append(Finding(path, c.line, "comment-pair", f"<!-- end id{c.id} --> has no start comment"))
+            out.append(
+                Finding(path, c.line, "comment-pair", f"<!-- end id{c.id} --> has no start comment")
+            )
     for c in opened:
-        out.append(Finding(path, c.line, "comment-pair", f"id{c.id} is never closed by <!-- end id{c.id} -->"))
+        out.append(
+            Finding(
+                path, c.line, "comment-pair", f"id{c.id} is never closed by <!-- end id{c.id} -->"
+            )
+        )
     return out
 
 
-def lint_page(page: Page, products: Iterable[Any] = (), shown_path: str | None = None) -> list[Finding]:
+def lint_page(
+    page: Page, products: Iterable[Any] = (), shown_path: str | None = None
+) -> list[Finding]:
     """Every rule over one parsed page, sorted by line."""
     prods = products if isinstance(products, Products) else Products(products)
     path = shown_path or page.path
@@ -117,22 +155,42 @@ def lint_page(page: Page, products: Iterable[Any] = (), shown_path: str | None =
         want = docs_short(page.version)
         for link in page.links:
             if _VERSIONISH.match(link.docs_version) and link.docs_version != want:
-                out.append(Finding(path, link.line, "link-version",
-                                   f"link is for /docs/{link.docs_version}/ but the page is "
-                                   f"{page.version}: use /docs/{want}/"))
+                out.append(
+                    Finding(
+                        path,
+                        link.line,
+                        "link-version",
+                        f"link is for /docs/{link.docs_version}/ but the page is "
+                        f"{page.version}: use /docs/{want}/",
+                    )
+                )
 
     for e in page.entries:
         container = e.kind == CLASS and e.children and not e.fields
         if e.div_line is None and not e.unclosed:
-            out.append(Finding(path, e.start, "div-balance",
-                               f"{e.api} has no <div style=\"margin-left: 2em\"> block"))
+            out.append(
+                Finding(
+                    path,
+                    e.start,
+                    "div-balance",
+                    f'{e.api} has no <div style="margin-left: 2em"> block',
+                )
+            )
         labels = [f.label for f in e.fields]
         if not container:
             if LINK_FIELD not in labels:
-                out.append(Finding(path, e.start, "field-missing", f"{e.api} has no **原生文档** field"))
+                out.append(
+                    Finding(path, e.start, "field-missing", f"{e.api} has no **原生文档** field")
+                )
             if not any(lab in SUPPORT_FIELDS for lab in labels):
-                out.append(Finding(path, e.start, "field-missing",
-                                   f"{e.api} has no product support field (**产品支持情况**)"))
+                out.append(
+                    Finding(
+                        path,
+                        e.start,
+                        "field-missing",
+                        f"{e.api} has no product support field (**产品支持情况**)",
+                    )
+                )
         best, best_label = -1, ""
         for f in e.fields:
             rank = FIELD_RANK.get(f.label)
@@ -140,25 +198,49 @@ def lint_page(page: Page, products: Iterable[Any] = (), shown_path: str | None =
                 continue
             if rank <= best:
                 what = "repeats" if rank == best else f"comes after **{best_label}**"
-                out.append(Finding(path, f.line, "field-order",
-                                   f"**{f.label}** {what} in {e.api}; order: 原生文档, 产品支持情况, 限制与说明"))
+                out.append(
+                    Finding(
+                        path,
+                        f.line,
+                        "field-order",
+                        f"**{f.label}** {what} in {e.api}; order: 原生文档, 产品支持情况, 限制与说明",
+                    )
+                )
             else:
                 best, best_label = rank, f.label
         if e.restrictions_line is not None and e.restrictions.strip() in PLACEHOLDERS:
             shown = e.restrictions.strip() or "empty"
-            out.append(Finding(path, e.restrictions_line, "restriction-empty",
-                               f"**{RESTRICTION_FIELD}** of {e.api} is {shown}; omit the field when there is no restriction"))
+            out.append(
+                Finding(
+                    path,
+                    e.restrictions_line,
+                    "restriction-empty",
+                    f"**{RESTRICTION_FIELD}** of {e.api} is {shown}; omit the field when there is no restriction",
+                )
+            )
         if e.link:
             problem = link_api_problem(e.link, e.api, e.kind)
             if problem:
                 out.append(Finding(path, e.link_line or e.start, "link-api", f"{e.api}: {problem}"))
         for p in e.products:
             if prods and not p.known and not p.comment_id:
-                out.append(Finding(path, p.line, "product-unknown",
-                                   f"product {p.name!r} in {e.api} matches no configured product"))
+                out.append(
+                    Finding(
+                        path,
+                        p.line,
+                        "product-unknown",
+                        f"product {p.name!r} in {e.api} matches no configured product",
+                    )
+                )
             if p.supported is None:
-                out.append(Finding(path, p.line, "status-unknown",
-                                   f"status {p.raw!r} of {p.name} in {e.api} is neither supported nor unsupported"))
+                out.append(
+                    Finding(
+                        path,
+                        p.line,
+                        "status-unknown",
+                        f"status {p.raw!r} of {p.name} in {e.api} is neither supported nor unsupported",
+                    )
+                )
     out.sort(key=lambda f: (f.line, f.rule))
     return out
 
@@ -179,12 +261,16 @@ def lint_files(paths: Iterable[str | Path]) -> list[Path]:
             files.extend(found)
         elif p.is_file():
             files.append(p)
+        elif os.path.lexists(p):
+            raise UsageError(not_a_page(p))
         else:
             raise UsageError(f"no such page or folder: {p}; pass .md files or folders to lint")
     return list(dict.fromkeys(files))
 
 
-def lint_paths(paths: Iterable[str | Path], products: Iterable[Any] = ()) -> tuple[list[Finding], int]:
+def lint_paths(
+    paths: Iterable[str | Path], products: Iterable[Any] = ()
+) -> tuple[list[Finding], int]:
     """Findings over every page under ``paths`` and how many pages were read."""
     prods = products if isinstance(products, Products) else Products(products)
     files = lint_files(paths)
@@ -201,6 +287,7 @@ def summary(findings: Iterable[Finding], pages: int) -> str:
 
 
 # -- baseline: findings already known, so that only new ones fail ------------------------
+
 
 def _base_key(f: Finding, base_dir: Path) -> tuple[str, str, str]:
     rel = os.path.relpath(os.path.abspath(f.path), base_dir)
@@ -227,8 +314,10 @@ def write_baseline(path: str | Path, findings: Iterable[Finding]) -> int:
         file.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(file, json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
     except OSError as exc:
-        raise UsageError(f"cannot write the baseline {file}: {exc.strerror or exc}; "
-                         "pass a writable path to --write-baseline") from exc
+        raise UsageError(
+            f"cannot write the baseline {file}: {exc.strerror or exc}; "
+            "pass a writable path to --write-baseline"
+        ) from exc
     return sum(item["count"] for item in doc["findings"])
 
 
@@ -239,9 +328,13 @@ def load_baseline(path: str | Path) -> Counter[tuple[str, str, str]]:
         items = doc["findings"]
         return Counter({(i["path"], i["rule"], i["key"]): int(i["count"]) for i in items})
     except FileNotFoundError:
-        raise UsageError(f"baseline file not found: {file}; write one with --write-baseline {file}") from None
+        raise UsageError(
+            f"baseline file not found: {file}; write one with --write-baseline {file}"
+        ) from None
     except (ValueError, KeyError, TypeError) as exc:
-        raise UsageError(f"{file}: not a docs lint baseline ({exc}); write it again with --write-baseline") from None
+        raise UsageError(
+            f"{file}: not a docs lint baseline ({exc}); write it again with --write-baseline"
+        ) from None
 
 
 def split_baselined(

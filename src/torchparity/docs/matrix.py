@@ -52,22 +52,44 @@ class Matrix:
             per: dict[str, Any] = {}
             for v in self.versions:
                 c = self.cells.get((api, v))
-                per[v] = None if c is None else {
-                    "page": c.page, "line": c.line, "kind": c.kind,
-                    "products": {code: {"status": s, "supported": ok} for code, (s, ok) in c.statuses.items()},
-                    "restrictions": c.restrictions,
-                }
+                per[v] = (
+                    None
+                    if c is None
+                    else {
+                        "page": c.page,
+                        "line": c.line,
+                        "kind": c.kind,
+                        "products": {
+                            code: {"status": s, "supported": ok}
+                            for code, (s, ok) in c.statuses.items()
+                        },
+                        "restrictions": c.restrictions,
+                    }
+                )
             apis.append({"api": api, "kind": self.kinds[api], "versions": per})
         return {
-            "docs_dir": self.docs_dir, "versions": list(self.versions),
+            "docs_dir": self.docs_dir,
+            "versions": list(self.versions),
             "products": [{"code": c, "name": self.names.get(c, c)} for c in self.products],
             "apis": apis,
-            "unknown_products": [{"product": name, "places": list(places)} for name, places in self.unknown.items()],
+            "unknown_products": [
+                {"product": name, "places": list(places)} for name, places in self.unknown.items()
+            ],
         }
 
     def rows(self) -> Iterable[list[str]]:
         """Long rows: api, kind, version, product, status, supported, present, page, line."""
-        yield ["api", "kind", "version", "product", "status", "supported", "present", "page", "line"]
+        yield [
+            "api",
+            "kind",
+            "version",
+            "product",
+            "status",
+            "supported",
+            "present",
+            "page",
+            "line",
+        ]
         for api in self.apis:
             for v in self.versions:
                 c = self.cells.get((api, v))
@@ -120,5 +142,13 @@ def build_matrix(
                         codes.append(p.code)
                         names.setdefault(p.code, p.name)
                 cells[(e.api, v)] = Cell(rel, e.start, e.kind, statuses, e.restrictions)
-    return Matrix(str(tree.root), tuple(picked), tuple(codes), names, tuple(apis), apis, cells,
-                  {name: tuple(places) for name, places in unknown.items()})
+    return Matrix(
+        str(tree.root),
+        tuple(picked),
+        tuple(codes),
+        names,
+        tuple(apis),
+        apis,
+        cells,
+        {name: tuple(places) for name, places in unknown.items()},
+    )

@@ -109,7 +109,11 @@ class Products:
         key = self._key(name)
         found = self._by_name.get(key)
         if found is None and key:
-            near = {p.code: p for k, p in self._by_name.items() if k.startswith(key) or key.startswith(k)}
+            near = {
+                p.code: p
+                for k, p in self._by_name.items()
+                if k.startswith(key) or key.startswith(k)
+            }
             found = next(iter(near.values())) if len(near) == 1 else None
             if found is not None:
                 self._by_name[key] = found
@@ -142,8 +146,14 @@ class ProductStatus:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "code": self.code, "name": self.name, "status": self.status, "supported": self.supported,
-            "line": self.line, "raw": self.raw, "known": self.known, "comment_id": self.comment_id,
+            "code": self.code,
+            "name": self.name,
+            "status": self.status,
+            "supported": self.supported,
+            "line": self.line,
+            "raw": self.raw,
+            "known": self.known,
+            "comment_id": self.comment_id,
         }
 
 
@@ -195,9 +205,16 @@ class Entry:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "api": self.api, "kind": self.kind, "format": self.format, "start": self.start,
-            "end": self.end, "section": self.section, "link": self.link, "parent": self.parent,
-            "products": [p.to_json() for p in self.products], "restrictions": self.restrictions,
+            "api": self.api,
+            "kind": self.kind,
+            "format": self.format,
+            "start": self.start,
+            "end": self.end,
+            "section": self.section,
+            "link": self.link,
+            "parent": self.parent,
+            "products": [p.to_json() for p in self.products],
+            "restrictions": self.restrictions,
             "children": [c.api for c in self.children],
         }
 
@@ -299,7 +316,9 @@ class Page:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "path": self.path, "version": self.version, "format": self.format,
+            "path": self.path,
+            "version": self.version,
+            "format": self.format,
             "sections": [
                 {"title": s.title, "line": s.line, "entries": [e.to_json() for e in s.entries]}
                 for s in self.sections

@@ -15,7 +15,8 @@
    put back (the kept links renamed back, in-place pages rewritten with their old bytes).
 
 A symlinked page stays a symlink (its target is written); a hard-linked page keeps all
-its names. What is left open: a writer that changes a page between step 2 and its
+its names. A page no one may write (no ``w`` bit in its mode, ``chmod 444``) is refused, for
+root too: ``os.access`` says yes to root whatever the mode. What is left open: a writer that changes a page between step 2 and its
 rename (microseconds) is not seen; nothing short of a lock every editor honours could.
 """
 
@@ -69,13 +70,22 @@ def _refuse(edit: PageEdit, why: str, done: str = "no page was changed") -> Usag
 
 def _os_error(edit: PageEdit, exc: OSError, done: str = "no page was changed") -> Exception:
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        return EnvironmentBroken(f"cannot write {edit.path}: no space left on the device; {done}; "
-                                 "free some space and run again")
-    return _refuse(edit, f"{exc.strerror or exc}", f"{done}; check the folder's permissions and free space")
+        return EnvironmentBroken(
+            f"cannot write {edit.path}: no space left on the device; {done}; "
+            "free some space and run again"
+        )
+    return _refuse(
+        edit, f"{exc.strerror or exc}", f"{done}; check the folder's permissions and free space"
+    )
 
 
 def _same(a: os.stat_result, b: os.stat_result) -> bool:
-    return (a.st_dev, a.st_ino, a.st_size, a.st_mtime_ns) == (b.st_dev, b.st_ino, b.st_size, b.st_mtime_ns)
+    return (a.st_dev, a.st_ino, a.st_size, a.st_mtime_ns) == (
+        b.st_dev,
+        b.st_ino,
+        b.st_size,
+        b.st_mtime_ns,
+    )
 
 
 def _expected(edit: PageEdit, current: bytes) -> tuple[bytes, bytes] | None:
@@ -102,15 +112,31 @@ def _stage(edit: PageEdit, seen: dict[tuple[int, int], str]) -> _Staged:
         raise _refuse(edit, "it is not a regular file")
     key = (st.st_dev, st.st_ino)
     if key in seen:
-        raise _refuse(edit, f"it is the same file as {seen[key]} (a link); add the entry to one of "
-                            "them at a time (--version), or make them separate files")
+        raise _refuse(
+            edit,
+            f"it is the same file as {seen[key]} (a link); add the entry to one of "
+            "them at a time (--version), or make them separate files",
+        )
     seen[key] = edit.path
     pair = _expected(edit, current)
     if pair is None:
-        raise UsageError(f"{edit.path} changed since it was read; no page was changed; run the command again")
+        raise UsageError(
+            f"{edit.path} changed since it was read; no page was changed; run the command again"
+        )
     if not os.access(real, os.W_OK):
-        raise _refuse(edit, "the page is read-only" if os.access(os.path.dirname(real), os.W_OK)
-                      else "its folder is read-only")
+        raise _refuse(
+            edit,
+            "the page is read-only"
+            if os.access(os.path.dirname(real), os.W_OK)
+            else "its folder is read-only",
+        )
+    if not st.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        # root passes os.access whatever the mode; a page nobody may write was made read-only on purpose
+        raise _refuse(
+            edit,
+            f"the page is read-only (mode {stat.S_IMODE(st.st_mode):o}); make it writable "
+            "(chmod u+w) to add the entry",
+        )
     folder, name = os.path.split(real)
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
@@ -187,8 +213,10 @@ def write_pages(edits: Sequence[PageEdit]) -> None:
             staged.append(_stage(edit, seen))
         for s in staged:
             if not _unchanged(s):
-                raise UsageError(f"{s.edit.path} changed since it was read; no page was changed; "
-                                 "run the command again")
+                raise UsageError(
+                    f"{s.edit.path} changed since it was read; no page was changed; "
+                    "run the command again"
+                )
         for s in staged:
             try:
                 _commit(s)
@@ -196,8 +224,11 @@ def write_pages(edits: Sequence[PageEdit]) -> None:
                 for done in reversed([x for x in staged if x.written]):
                     _roll_back(done)
                 written = [x.edit.path for x in staged if x.written and x is not s]
-                back = (f"the pages written before it were put back ({', '.join(written)})" if written
-                        else "no page was changed")
+                back = (
+                    f"the pages written before it were put back ({', '.join(written)})"
+                    if written
+                    else "no page was changed"
+                )
                 raise _os_error(s.edit, exc, back) from exc
     finally:
         for s in staged:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import os
 import re
+import stat
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -37,7 +39,7 @@ from .model import (
     plain,
     status_of,
 )
-from .versions import md_unescape, path_order, version_of_path
+from .versions import linked_folder_problem, md_unescape, path_order, version_of_path
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*$")
 _MARKER = re.compile(r"^>\s*<font[^>]*>\s*(.*?)\s*</font>\s*$")
@@ -58,13 +60,33 @@ class _Builder:
     """An entry while its lines are being read."""
 
     __slots__ = (
-        "api", "kind", "start", "end", "div_line", "heading", "parent", "children",
-        "fields", "field", "link", "link_text", "link_line", "products", "restr", "restr_line",
-        "table_rows", "yesno", "unclosed", "last_line", "saw_table", "saw_list",
+        "api",
+        "kind",
+        "start",
+        "end",
+        "div_line",
+        "heading",
+        "parent",
+        "children",
+        "fields",
+        "field",
+        "link",
+        "link_text",
+        "link_line",
+        "products",
+        "restr",
+        "restr_line",
+        "table_rows",
+        "yesno",
+        "unclosed",
+        "last_line",
+        "saw_table",
+        "saw_list",
     )
 
-    def __init__(self, api: str, kind: str, start: int, heading: str,
-                 parent: _Builder | None = None) -> None:
+    def __init__(
+        self, api: str, kind: str, start: int, heading: str, parent: _Builder | None = None
+    ) -> None:
         self.api = api
         self.kind = kind
         self.start = start
@@ -106,8 +128,15 @@ def _heading_api(title: str) -> tuple[str, bool]:
     return name, is_class
 
 
-def _status_line(products: Products, name: str, raw_status: str, ln: int, npu: str, cid: str,
-                 cache: dict[tuple[str, str, str], tuple[str, str, str, bool | None, bool]]) -> ProductStatus:
+def _status_line(
+    products: Products,
+    name: str,
+    raw_status: str,
+    ln: int,
+    npu: str,
+    cid: str,
+    cache: dict[tuple[str, str, str], tuple[str, str, str, bool | None, bool]],
+) -> ProductStatus:
     key = (name, raw_status, npu)
     hit = cache.get(key)
     if hit is None:
@@ -124,8 +153,9 @@ def _status_line(products: Products, name: str, raw_status: str, ln: int, npu: s
     return ProductStatus(code, shown, status, supported, ln, raw_status.strip(), known, cid)
 
 
-def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
-               version: str | None = None) -> Page:
+def parse_page(
+    text: str, path: str = "<page>", products: Iterable[Any] = (), version: str | None = None
+) -> Page:
     """Parse one page. ``products`` are the configured products (code, name, aliases)."""
     prods = products if isinstance(products, Products) else Products(products)
     lines = text.split("\n")
@@ -154,8 +184,12 @@ def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
                 owners.pop()
                 item.unclosed = True
                 item.end = max(item.last_line, item.div_line or item.start)
-                problems.append(DivProblem(item.div_line or item.start,
-                                           f"<div> of {item.api} is not closed before {why}"))
+                problems.append(
+                    DivProblem(
+                        item.div_line or item.start,
+                        f"<div> of {item.api} is not closed before {why}",
+                    )
+                )
 
     def end_pending() -> None:
         nonlocal pending
@@ -217,8 +251,12 @@ def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
                         owners.pop()
                         parent.unclosed = True
                         parent.end = parent.last_line
-                        problems.append(DivProblem(parent.div_line or parent.start,
-                                                   f"<div> of {parent.api} is not closed before line {ln}"))
+                        problems.append(
+                            DivProblem(
+                                parent.div_line or parent.start,
+                                f"<div> of {parent.api} is not closed before line {ln}",
+                            )
+                        )
                     parent = parent.parent
                 end_pending()
                 parent.field = ""
@@ -299,7 +337,11 @@ def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
                 if label == LINK_FIELD:
                     ml = _MD_LINK.search(rest)
                     if ml:
-                        cur.link_text, cur.link, cur.link_line = ml.group(1).strip(), ml.group(2), ln
+                        cur.link_text, cur.link, cur.link_line = (
+                            ml.group(1).strip(),
+                            ml.group(2),
+                            ln,
+                        )
                 elif label == RESTRICTION_FIELD:
                     cur.restr_line = ln
                     cur.restr.append(rest)
@@ -330,13 +372,13 @@ def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
             elif first in "-*+" and len(s) > 1 and s[1] == " ":
                 text_item = s[2:].strip()
                 if "<term>" in text_item and "</term>" in text_item:
-                    name = text_item[text_item.index("<term>") + 6: text_item.index("</term>")]
-                    after = text_item[text_item.index("</term>") + 7:].lstrip()
+                    name = text_item[text_item.index("<term>") + 6 : text_item.index("</term>")]
+                    after = text_item[text_item.index("</term>") + 7 :].lstrip()
                 else:
                     sep = _COLON.search(text_item)
                     if not sep:
                         continue
-                    name, after = text_item[: sep.start()], text_item[sep.start():]
+                    name, after = text_item[: sep.start()], text_item[sep.start() :]
                 if not after or after[0] not in "：:":
                     continue
                 cur.saw_list = True
@@ -377,9 +419,9 @@ def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
             fmt = YESNO
             status, supported = status_of(b.yesno[0])
             raw_status, at = b.yesno
-            products = [ProductStatus(p.code, p.name, status, supported, at, raw_status)
-                        for p in prods] or [
-                ProductStatus("all", "all products", status, supported, at, raw_status)]
+            products = [
+                ProductStatus(p.code, p.name, status, supported, at, raw_status) for p in prods
+            ] or [ProductStatus("all", "all products", status, supported, at, raw_status)]
         elif b.saw_table:
             fmt = TABLE
         elif b.saw_list:
@@ -389,11 +431,24 @@ def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
             fmt = TABLE if "支持情况" in labels else LIST if "产品支持情况" in labels else ""
         restr = "\n".join(b.restr).strip() if b.restr_line is not None else ""
         entry = Entry(
-            api=api, kind=kind, format=fmt, start=b.start, end=b.end or b.last_line,
-            div_line=b.div_line, heading=b.heading, section=section_name, link=b.link,
-            link_text=b.link_text, link_line=b.link_line, products=tuple(products),
-            restrictions=restr, restrictions_line=b.restr_line, fields=tuple(b.fields),
-            parent=parent_api, children=kids, unclosed=b.unclosed,
+            api=api,
+            kind=kind,
+            format=fmt,
+            start=b.start,
+            end=b.end or b.last_line,
+            div_line=b.div_line,
+            heading=b.heading,
+            section=section_name,
+            link=b.link,
+            link_text=b.link_text,
+            link_line=b.link_line,
+            products=tuple(products),
+            restrictions=restr,
+            restrictions_line=b.restr_line,
+            fields=tuple(b.fields),
+            parent=parent_api,
+            children=kids,
+            unclosed=b.unclosed,
         )
         built[id(b)] = entry
         return entry
@@ -404,30 +459,76 @@ def parse_page(text: str, path: str = "<page>", products: Iterable[Any] = (),
     sections: list[Section] = []
     for k, (level, title, line_no) in enumerate(headings):
         end = n
-        for level2, _, line2 in headings[k + 1:]:
+        for level2, _, line2 in headings[k + 1 :]:
             if level2 <= level:
                 end = line2 - 1
                 break
         nxt = headings[k + 1][2] if k + 1 < len(headings) else n + 1
-        sections.append(Section(title, level, line_no, end,
-                                tuple(e for e in top if line_no < e.start < nxt)))
+        sections.append(
+            Section(title, level, line_no, end, tuple(e for e in top if line_no < e.start < nxt))
+        )
     if top and (not headings or top[0].start < headings[0][2]):
         first_head = headings[0][2] if headings else n + 1
-        sections.insert(0, Section("", 0, 1, first_head - 1,
-                                   tuple(e for e in top if e.start < first_head)))
+        sections.insert(
+            0, Section("", 0, 1, first_head - 1, tuple(e for e in top if e.start < first_head))
+        )
 
     formats = Counter(e.format for e in entries if e.format)
     page_format = formats.most_common(1)[0][0] if formats else LIST
     return Page(
-        path=path, text=text, version=version if version is not None else version_of_path(path),
-        format=page_format, sections=tuple(sections), entries=entries, comments=tuple(comments),
-        div_problems=tuple(problems), line_count=n,
+        path=path,
+        text=text,
+        version=version if version is not None else version_of_path(path),
+        format=page_format,
+        sections=tuple(sections),
+        entries=entries,
+        comments=tuple(comments),
+        div_problems=tuple(problems),
+        line_count=n,
     )
 
 
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def not_a_page(path: str | Path) -> str:
+    """Why ``path`` is not a page file ("" when it is a regular file, or a symlink to one); nothing is opened."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if os.path.islink(path):
+            return f"{path} is a broken symlink (to {os.readlink(path)}), not a page; remove it or point it at a page"
+        return f"no such page: {path}"
+    except OSError as exc:
+        return f"cannot read page {path}: {exc.strerror}; check the path"
+    if stat.S_ISREG(mode):
+        return ""
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    return f"{path} is {kind}, not a page: a page is a regular .md file; remove or rename it"
+
+
+def _nul_problem(path: Path, text: str) -> str:
+    at = text.find("\0")
+    if at < 0:
+        return ""
+    line = text.count("\n", 0, at) + 1
+    col = at - (text.rfind("\n", 0, at) + 1) + 1
+    return f"{path}:{line}:{col}: the page holds a NUL byte, so it is not text; remove it (or restore the page)"
+
+
 def read_page(path: str | Path, products: Iterable[Any] = (), version: str | None = None) -> Page:
-    """Read and parse one page file (UTF-8; a clear error when it is not)."""
+    """Read and parse one page file: a regular UTF-8 file without NUL bytes (a clear error when it is not;
+    a FIFO or folder is never opened)."""
     p = Path(path)
+    problem = not_a_page(p)
+    if problem:
+        raise UsageError(problem)
     try:
         data = p.read_bytes()
     except OSError as exc:
@@ -438,6 +539,9 @@ def read_page(path: str | Path, products: Iterable[Any] = (), version: str | Non
         raise UsageError(f"{p}: not UTF-8 (byte {exc.start}); save the page as UTF-8") from exc
     if text.startswith("\ufeff"):  # a byte-order mark stays out of the model (add keeps it)
         text = text[1:]
+    problem = _nul_problem(p, text)
+    if problem:
+        raise UsageError(problem)
     return parse_page(text, str(p), products, version)
 
 
@@ -452,16 +556,48 @@ def is_module_page(path: str | Path) -> bool:
     p = Path(path)
     name = p.name
     low = name.lower()
-    if not low.endswith(".md") or name.startswith("_") or low in NOT_MODULE_PAGES or low.startswith("pytorch-"):
+    if (
+        not low.endswith(".md")
+        or name.startswith("_")
+        or low in NOT_MODULE_PAGES
+        or low.startswith("pytorch-")
+    ):
         return False
     return bool(version_of_path(p))
 
 
 def page_files(folder: Path) -> list[Path]:
-    """The module pages under ``folder`` (see ``is_module_page``), oldest version first, then by name."""
-    return sorted((p for p in folder.rglob("*.md") if p.is_file() and is_module_page(p)), key=path_order)
+    """The module pages under ``folder`` (see ``is_module_page``), oldest version first, then by name.
+
+    Bad input, one line: a version folder (``folder`` or one in it) that is a symlink to a folder of
+    another name (its pages would be read as the wrong version's, see ``linked_folder_problem``), and
+    a name of a module page that is not a regular file (a folder, a FIFO, a broken symlink: never
+    opened, never passed by as if the page had no entry).
+    """
+    for sub in (folder, *(c for c in _children(folder) if c.is_symlink())):
+        problem = linked_folder_problem(sub)
+        if problem:
+            raise UsageError(problem)
+    found = []
+    for p in folder.rglob("*.md"):
+        if not is_module_page(p):
+            continue
+        problem = not_a_page(p)
+        if problem:
+            raise UsageError(problem)
+        found.append(p)
+    return sorted(found, key=path_order)
 
 
-def read_folder(folder: Path, products: Iterable[Any] = (), version: str | None = None) -> list[Page]:
+def _children(folder: Path) -> list[Path]:
+    try:
+        return list(folder.iterdir())
+    except OSError:
+        return []
+
+
+def read_folder(
+    folder: Path, products: Iterable[Any] = (), version: str | None = None
+) -> list[Page]:
     prods = products if isinstance(products, Products) else Products(products)
     return [read_page(p, prods, version) for p in page_files(folder)]

@@ -77,7 +77,7 @@ def learn_style(page: Page, products: Products, fmt: str | None = None) -> Style
             m = _MARKER_NAME.search(_line(lines, e.start))
             if m:
                 text = _line(lines, e.start).strip()
-                marker = text[: m.start(2)] + "{name}()" + text[m.end(2):]
+                marker = text[: m.start(2)] + "{name}()" + text[m.end(2) :]
                 break
     head = DEFAULT_TABLE_HEAD
     names: dict[str, str] = {}
@@ -108,10 +108,16 @@ def learn_style(page: Page, products: Products, fmt: str | None = None) -> Style
     crlf = page.text.count("\r\n")
     eol = "\r\n" if crlf and crlf * 2 >= page.text.count("\n") else "\n"
     return Style(
-        format=fmt, support_label=label, div_open=div_open, marker=marker, table_head=head,
+        format=fmt,
+        support_label=label,
+        div_open=div_open,
+        marker=marker,
+        table_head=head,
         yes=yes_raw.most_common(1)[0][0] if yes_raw else "✔",
         no=no_raw.most_common(1)[0][0] if no_raw else "✘",
-        names=names, comments=(with_comments * 2 >= total_list) if total_list else True, eol=eol,
+        names=names,
+        comments=(with_comments * 2 >= total_list) if total_list else True,
+        eol=eol,
     )
 
 
@@ -143,7 +149,9 @@ def render_entry(
     elif style.format == TABLE:
         out += [f"**{style.support_label}**：", "", *style.table_head]
         for s in statuses:
-            out.append(f"| {style.names.get(s.code, s.code)} | {style.yes if s.supported else style.no} |")
+            out.append(
+                f"| {style.names.get(s.code, s.code)} | {style.yes if s.supported else style.no} |"
+            )
         out.append("")
     else:
         out += [f"**{style.support_label}**：", ""]

@@ -60,7 +60,9 @@ def backend_names(pages: Iterable[Page]) -> dict[str, str]:
 class DocsTree:
     """The pages of every version under one native_api folder, parsed on first use."""
 
-    def __init__(self, docs_dir: str | Path, products: Iterable[Any] = (), root_hint: str = "") -> None:
+    def __init__(
+        self, docs_dir: str | Path, products: Iterable[Any] = (), root_hint: str = ""
+    ) -> None:
         self.root = resolve_docs_dir(docs_dir, root_hint)
         self.products = products if isinstance(products, Products) else Products(products)
         self._pages: dict[str, list[Page]] = {}
@@ -105,7 +107,9 @@ class DocsTree:
         if v not in self._pages:
             folder = self.folder(v)
             self._pages[v] = (
-                [read_page(p, self.products, v) for p in page_files(folder)] if folder.is_dir() else []
+                [read_page(p, self.products, v) for p in page_files(folder)]
+                if folder.is_dir()
+                else []
             )
         return self._pages[v]
 
@@ -116,6 +120,10 @@ class DocsTree:
 
     def rel(self, page: Page | str | Path) -> str:
         p = Path(page.path if isinstance(page, Page) else page)
+        try:  # as the tree names it first: a version folder linked elsewhere keeps its own name
+            return p.relative_to(self.root).as_posix()
+        except ValueError:
+            pass
         try:
             return p.resolve().relative_to(self.root.resolve()).as_posix()
         except ValueError:
@@ -133,7 +141,9 @@ class DocsTree:
                 self._backend_names[v] = backend_names(self.pages(v))
             named = self._backend_names[v].get(api)
             return self.find(named, version) if named and named != api else None
-        hits.sort(key=lambda h: (-module_score(api, module_of_page(h[0].path)), h[0].path, h[1].start))
+        hits.sort(
+            key=lambda h: (-module_score(api, module_of_page(h[0].path)), h[0].path, h[1].start)
+        )
         return hits[0]
 
     def backend_name(self, api: str, version: str) -> str | None:

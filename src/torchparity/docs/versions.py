@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from urllib.parse import unquote
@@ -47,6 +48,26 @@ def version_of_path(path: str | Path) -> str:
         return found
     m = _FILE_PREFIX.match(p.name)
     return ".".join(str(int(g)) for g in m.groups()) if m else ""
+
+
+def linked_folder_problem(folder: Path) -> str:
+    """Why the version folder ``folder`` cannot be read as its version's pages ("" when it can).
+
+    A symlink to a folder named for the same version (the pages kept elsewhere) is that version's
+    pages; a symlink to anything else (another version's folder, the docs folder itself:
+    ``pytorch_2-9-0 -> ../native_api``) would have another version's pages read as this one's.
+    """
+    version = version_of_folder(folder.name)
+    if not version or not folder.is_symlink():
+        return ""
+    target = Path(os.path.realpath(folder))
+    if version_of_folder(target.name) == version:
+        return ""
+    return (
+        f"{folder.name} in {folder.parent} is a symlink to {target}, not a folder of {version}'s pages: "
+        f"what is there would be read as {version}'s; replace the link with {version}'s own pages "
+        f"(or link it to a folder named {folder.name})"
+    )
 
 
 def version_key(version: str) -> tuple[int, ...]:
@@ -187,8 +208,10 @@ def link_api_problem(url: str, api: str, kind: str) -> str:
     generated = "/generated/" in page + "/"
     parent = api.rsplit(".", 1)[0]
     if kind == SUB_METHOD and "." in api and names_api(stem, parent, CLASS):
-        return (f"sub-method link names its class {parent}; use the anchor form ...#{api} "
-                "or the member's own page")
+        return (
+            f"sub-method link names its class {parent}; use the anchor form ...#{api} "
+            "or the member's own page"
+        )
     if not generated:
         last = api.rsplit(".", 1)[-1].lower()
         if kind == CLASS and stem.lower() in (last, last + "s"):

@@ -66,8 +66,10 @@ class Emulation:
         return self.device
 
     def note(self, python: str) -> str:
-        return (f"EMULATED {self.device} on CPU: {python} runs with {self.root} first on PYTHONPATH "
-                f"({self.module} 0.0.0+emulated, nothing installed); a dry run, not hardware evidence")
+        return (
+            f"EMULATED {self.device} on CPU: {python} runs with {self.root} first on PYTHONPATH "
+            f"({self.module} 0.0.0+emulated, nothing installed); a dry run, not hardware evidence"
+        )
 
 
 EMULATIONS: dict[str, Emulation] = {
@@ -107,4 +109,11 @@ def device_label(device: str, emulated: str) -> str:
     return f"{device} (emulated on CPU)" if emulated else device
 
 
-__all__ = ["EMULATIONS", "Emulation", "RunnerSettings", "device_label", "emulation", "runner_settings"]
+__all__ = [
+    "EMULATIONS",
+    "Emulation",
+    "RunnerSettings",
+    "device_label",
+    "emulation",
+    "runner_settings",
+]

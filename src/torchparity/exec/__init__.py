@@ -13,9 +13,15 @@ if TYPE_CHECKING:
     from .session import AgentSession, agent_session
 
 _FROM = {
-    "FreshRunner": "runners", "Job": "runners", "JobResult": "runners", "Runner": "runners",
-    "WarmWorker": "runners", "check_timeout": "runners", "make_runner": "runners",
-    "AgentSession": "session", "agent_session": "session",
+    "FreshRunner": "runners",
+    "Job": "runners",
+    "JobResult": "runners",
+    "Runner": "runners",
+    "WarmWorker": "runners",
+    "check_timeout": "runners",
+    "make_runner": "runners",
+    "AgentSession": "session",
+    "agent_session": "session",
 }
 
 
@@ -29,6 +35,13 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "AgentSession", "FreshRunner", "Job", "JobResult", "Runner", "WarmWorker", "agent_session", "check_timeout",
+    "AgentSession",
+    "FreshRunner",
+    "Job",
+    "JobResult",
+    "Runner",
+    "WarmWorker",
+    "agent_session",
+    "check_timeout",
     "make_runner",
 ]

@@ -43,8 +43,10 @@ def check_max_output(value: int | None, flag: str = "--max-output") -> int | Non
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise UsageError(f"{flag} {value!r}: give the bytes of output kept per step (its head and tail), "
-                         f"0 to keep everything, e.g. {flag} {MAX_OUTPUT}")
+        raise UsageError(
+            f"{flag} {value!r}: give the bytes of output kept per step (its head and tail), "
+            f"0 to keep everything, e.g. {flag} {MAX_OUTPUT}"
+        )
     return value
 
 
@@ -54,8 +56,10 @@ def cap_of(value: int | None) -> int:
 
 
 def cut_line(cut: int, head: int, tail: int, total: int, cap: int) -> bytes:
-    return (f"[torchparity: {cut} bytes of output left out here (kept the first {head} and the last {tail} "
-            f"of {total} bytes; max_output is {cap} bytes per step: {KNOB})]\n").encode()
+    return (
+        f"[torchparity: {cut} bytes of output left out here (kept the first {head} and the last {tail} "
+        f"of {total} bytes; max_output is {cap} bytes per step: {KNOB})]\n"
+    ).encode()
 
 
 def no_space(path: Path | str, exc: OSError) -> EnvironmentBroken:
@@ -65,20 +69,25 @@ def no_space(path: Path | str, exc: OSError) -> EnvironmentBroken:
     if where == tmp or where.startswith(tmp + os.sep):
         return EnvironmentBroken(
             f"no space left writing {path} ({os.strerror(exc.errno or errno.ENOSPC)}); it is in TMPDIR {tmp}: "
-            "free space there or set TMPDIR to a folder with room, and rerun")
+            "free space there or set TMPDIR to a folder with room, and rerun"
+        )
     return disk_full(path, exc)
 
 
 def write_failed(path: Path | str, exc: OSError) -> EnvironmentBroken:
     if exc.errno in DISK_FULL:
         return no_space(path, exc)
-    return EnvironmentBroken(f"cannot write {path}: {exc.strerror or exc}; check that folder and rerun")
+    return EnvironmentBroken(
+        f"cannot write {path}: {exc.strerror or exc}; check that folder and rerun"
+    )
 
 
 class OutputCapture:
     """Copies what is written to a pipe into ``path``, within ``max_output`` bytes (see the module)."""
 
-    def __init__(self, path: Path, max_output: int | None, read_fd: int, fifo: Path | None = None) -> None:
+    def __init__(
+        self, path: Path, max_output: int | None, read_fd: int, fifo: Path | None = None
+    ) -> None:
         self.path = path
         self.cap = cap_of(max_output)
         self.head_room = self.cap // 2 if self.cap else -1
@@ -161,7 +170,9 @@ class OutputCapture:
                 if not chunk:
                     return  # every writer closed it
                 self._take(chunk)
-        except OSError as exc:  # pragma: no cover - a read error ends the copy; the job's answer stands
+        except (
+            OSError
+        ) as exc:  # pragma: no cover - a read error ends the copy; the job's answer stands
             if self.error is None:
                 self.error = exc
         finally:
@@ -211,7 +222,7 @@ class OutputCapture:
             tail = b"".join(self._tail)
             self._tail.clear()
             if len(tail) > self.tail_room:
-                tail = tail[len(tail) - self.tail_room:]
+                tail = tail[len(tail) - self.tail_room :]
             head = self._written
             self.cut = self.total - head - len(tail)
             if self.cut > 0:

@@ -52,8 +52,15 @@ class FakeRunner:
 
     mode = "fake"
 
-    def __init__(self, handler: Handler, python: str = "python-fake", *, backend_module: str = "",
-                 device: str = "cpu", log_dir: Path | None = None) -> None:
+    def __init__(
+        self,
+        handler: Handler,
+        python: str = "python-fake",
+        *,
+        backend_module: str = "",
+        device: str = "cpu",
+        log_dir: Path | None = None,
+    ) -> None:
         self.handler = handler
         self.python = python
         self.backend_module = backend_module
@@ -76,9 +83,16 @@ class FakeRunner:
             exit_code = answer.exit_code
             if exit_code is None and answer.status == "OK":
                 exit_code = int(answer.result.get("exit_code", 0) or 0)
-            result = JobResult(op=job.op, status=answer.status, exit_code=exit_code, signal=answer.signal,
-                               duration=answer.duration, output=answer.output, result=dict(answer.result),
-                               how=HOW)
+            result = JobResult(
+                op=job.op,
+                status=answer.status,
+                exit_code=exit_code,
+                signal=answer.signal,
+                duration=answer.duration,
+                output=answer.output,
+                result=dict(answer.result),
+                how=HOW,
+            )
         job.output.parent.mkdir(parents=True, exist_ok=True)
         job.output.write_text(result.output, encoding="utf-8")
         return result
@@ -104,14 +118,20 @@ class _Installed:
 _INSTALLED = _Installed()
 
 
-def installed_runner(python: str, backend_module: str, device: str, log_dir: Path,
-                     real: Callable[[], Runner]) -> Runner | None:
+def installed_runner(
+    python: str, backend_module: str, device: str, log_dir: Path, real: Callable[[], Runner]
+) -> Runner | None:
     """What ``make_runner`` hands out while ``answering`` (a fake runner) or ``wrapping`` (the real
     runner, wrapped) is active; None otherwise."""
     with _INSTALLED.lock:
         if _INSTALLED.handler is not None:
-            runner: Runner = FakeRunner(_INSTALLED.handler, python, backend_module=backend_module,
-                                        device=device, log_dir=log_dir)
+            runner: Runner = FakeRunner(
+                _INSTALLED.handler,
+                python,
+                backend_module=backend_module,
+                device=device,
+                log_dir=log_dir,
+            )
         elif _INSTALLED.wrap is not None:
             runner = _INSTALLED.wrap(real())
         else:

@@ -61,7 +61,9 @@ def stopping() -> bool:
 def check() -> None:
     """Refuse to start anything once stopping."""
     if _stopping.is_set():
-        raise Interrupted(f"interrupted ({_signal_name[0] if _signal_name else 'signal'}): nothing new is started")
+        raise Interrupted(
+            f"interrupted ({_signal_name[0] if _signal_name else 'signal'}): nothing new is started"
+        )
 
 
 def register(runner: Killable) -> None:
@@ -127,6 +129,7 @@ def reset() -> None:
 
 
 # -- temporary folders and the leftovers of dead runs ------------------------------------------
+
 
 def temp_dir(kind: str) -> Path:
     """A new private temporary folder ``torchparity-<kind>-p<pid>-XXXX`` (pruned if this process dies)."""
@@ -214,6 +217,10 @@ def prune_dead() -> list[Path]:
         gitdirs = _worktree_gitdirs(entry)
         shutil.rmtree(entry, ignore_errors=True)
         for gitdir in gitdirs:  # the worktree's folder is gone: git forgets it
-            subprocess.run(["git", "--git-dir", str(gitdir), "worktree", "prune"], capture_output=True, check=False)
+            subprocess.run(
+                ["git", "--git-dir", str(gitdir), "worktree", "prune"],
+                capture_output=True,
+                check=False,
+            )
         removed.append(entry)
     return removed

@@ -85,8 +85,16 @@ class RunnerPool(Protocol):
 class LocalPool:
     """Warm workers (or fresh interpreters) on this machine, ``workers`` per (interpreter, device, emulation)."""
 
-    def __init__(self, mode: str, backend_module: str, *, workers: int = 1, allow_cpu_fallback: bool = False,
-                 preload: Sequence[str] | None = None, lanes: int | None = None) -> None:
+    def __init__(
+        self,
+        mode: str,
+        backend_module: str,
+        *,
+        workers: int = 1,
+        allow_cpu_fallback: bool = False,
+        preload: Sequence[str] | None = None,
+        lanes: int | None = None,
+    ) -> None:
         self.mode = mode
         self.backend_module = backend_module
         self.allow_cpu_fallback = allow_cpu_fallback
@@ -110,9 +118,19 @@ class LocalPool:
                     self._logs = temp_dir("workers")  # pruned with its run should the run be killed
                 logs = self._logs / f"{len(self._runners)}-{len(slots)}"
                 run = runner_settings(env.emulated, self.backend_module, device)
-                slots.append(make_runner(self.mode, env.python, run.backend_module, run.device, logs,
-                                         self.allow_cpu_fallback, run.environ, preload=self.preload,
-                                         lanes=self.lanes))
+                slots.append(
+                    make_runner(
+                        self.mode,
+                        env.python,
+                        run.backend_module,
+                        run.device,
+                        logs,
+                        self.allow_cpu_fallback,
+                        run.environ,
+                        preload=self.preload,
+                        lanes=self.lanes,
+                    )
+                )
                 self.started += 1
             return slots[turn % len(slots)]
 
@@ -152,7 +170,10 @@ def preload_for(backend_module: str, testcase_import: str = "") -> tuple[str, ..
     words = testcase_import.split()
     module = words[1] if len(words) >= 2 and words[0] in ("from", "import") else ""
     if backend_module and module.split(".")[0] == backend_module.split(".")[0]:
-        return (module, *DEFAULT_PRELOAD)  # first: what it imports of torch's is then seen as its own
+        return (
+            module,
+            *DEFAULT_PRELOAD,
+        )  # first: what it imports of torch's is then seen as its own
     return DEFAULT_PRELOAD
 
 

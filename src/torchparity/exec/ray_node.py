@@ -37,7 +37,7 @@ def remap(value: Any, old: str, new: str) -> Any:
     """Every string under ``old`` (a controller path) moved under ``new`` (the node's tree)."""
     if isinstance(value, str):
         if value == old or value.startswith(old.rstrip("/") + "/"):
-            return new + value[len(old.rstrip("/")):]
+            return new + value[len(old.rstrip("/")) :]
         return value
     if isinstance(value, list):
         return [remap(v, old, new) for v in value]
@@ -49,14 +49,29 @@ def remap(value: Any, old: str, new: str) -> Any:
 class NodeAgent:
     """One environment's runner on one node (a Ray actor; its methods run one at a time)."""
 
-    def __init__(self, python: str, backend_module: str, device: str, mode: str, agent: dict[str, bytes],
-                 allow_cpu_fallback: bool = False, emulated: str = "") -> None:
+    def __init__(
+        self,
+        python: str,
+        backend_module: str,
+        device: str,
+        mode: str,
+        agent: dict[str, bytes],
+        allow_cpu_fallback: bool = False,
+        emulated: str = "",
+    ) -> None:
         self.agent_home = ship.use_agent(agent)
         self.home = Path(tempfile.mkdtemp(prefix="torchparity-ray-"))
         # an emulated backend is the one shipped with this node's torchparity (its path is the node's)
         run = runner_settings(emulated, backend_module, device)
-        self.runner = make_runner(mode, python, run.backend_module, run.device, self.home / "worker",
-                                  allow_cpu_fallback, run.environ)
+        self.runner = make_runner(
+            mode,
+            python,
+            run.backend_module,
+            run.device,
+            self.home / "worker",
+            allow_cpu_fallback,
+            run.environ,
+        )
         self.trees: dict[str, Path] = {}
         self._n = itertools.count(1)
 
@@ -64,8 +79,13 @@ class NodeAgent:
         import ray
 
         address = ray.util.get_node_ip_address()
-        return {"node_id": ray.get_runtime_context().get_node_id(), "host": socket.gethostname(),
-                "address": address, "pid": os.getpid(), "agent": self.agent_home.name}
+        return {
+            "node_id": ray.get_runtime_context().get_node_id(),
+            "host": socket.gethostname(),
+            "address": address,
+            "pid": os.getpid(),
+            "agent": self.agent_home.name,
+        }
 
     def _tree(self, key: str, data: list[Any]) -> Path:
         if key not in self.trees:
@@ -75,8 +95,13 @@ class NodeAgent:
             self.trees[key] = trees.unpack(blob, self.home / "trees" / key)
         return self.trees[key]
 
-    def run(self, job: dict[str, Any], tree: str = "", data: list[Any] | None = None,
-            overlay: list[tuple[str, bytes]] | None = None) -> dict[str, Any]:
+    def run(
+        self,
+        job: dict[str, Any],
+        tree: str = "",
+        data: list[Any] | None = None,
+        overlay: list[tuple[str, bytes]] | None = None,
+    ) -> dict[str, Any]:
         """Run ``job`` (``Job``'s fields, ``root``: the controller's checkout it names paths in)."""
         root = job.pop("root", None)
         where = self._tree(tree, data or []) if tree else None
@@ -91,9 +116,19 @@ class NodeAgent:
         output = self.home / "jobs" / f"{next(self._n)}.log"
         output.parent.mkdir(parents=True, exist_ok=True)
         try:
-            res = self.runner.run(Job(job["op"], job["args"], output, job.get("timeout"), job.get("cwd"),
-                                      job.get("literal")))
-            files = {k: _sha256(Path(job["args"][k])) for k in ("path", "file") if job["args"].get(k)}
+            res = self.runner.run(
+                Job(
+                    job["op"],
+                    job["args"],
+                    output,
+                    job.get("timeout"),
+                    job.get("cwd"),
+                    job.get("literal"),
+                )
+            )
+            files = {
+                k: _sha256(Path(job["args"][k])) for k in ("path", "file") if job["args"].get(k)
+            }
         finally:
             for dest, before in reversed(restore):
                 if before is None:

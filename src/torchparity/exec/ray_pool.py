@@ -47,7 +47,9 @@ def import_ray() -> Any:
     try:
         import ray
     except ImportError:
-        raise UsageError("--ray needs Ray: pip install 'torchparity[ray]' (or pip install ray)") from None
+        raise UsageError(
+            "--ray needs Ray: pip install 'torchparity[ray]' (or pip install ray)"
+        ) from None
     return ray
 
 
@@ -85,7 +87,9 @@ class _Lease:
 
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
-    detail = next((ln.strip() for ln in text if "node has died" in ln or "died" in ln.lower()), None)
+    detail = next(
+        (ln.strip() for ln in text if "node has died" in ln or "died" in ln.lower()), None
+    )
     return f"{type(exc).__name__}: {detail or (text[0].strip() if text else '')}"
 
 
@@ -95,8 +99,14 @@ class RayTargetRunner:
     mode: str
     python: str
 
-    def __init__(self, pool: RayPool, env: EnvLike, lease: _Lease, tree: tuple[str, Any] | None,
-                 overlay: Sequence[tuple[str, bytes]]) -> None:
+    def __init__(
+        self,
+        pool: RayPool,
+        env: EnvLike,
+        lease: _Lease,
+        tree: tuple[str, Any] | None,
+        overlay: Sequence[tuple[str, bytes]],
+    ) -> None:
         self.pool = pool
         self.env = env
         self.lease = lease
@@ -110,15 +120,29 @@ class RayTargetRunner:
         agent = self.lease.agent
         if self.lease.lost is not None:
             raise self.lease.lost
-        doc = {"op": job.op, "args": job.args, "timeout": job.timeout, "cwd": job.cwd, "literal": job.literal,
-               "root": job.cwd}
+        doc = {
+            "op": job.op,
+            "args": job.args,
+            "timeout": job.timeout,
+            "cwd": job.cwd,
+            "literal": job.literal,
+            "root": job.cwd,
+        }
         key, ref = self.tree if (self.tree is not None and job.cwd) else ("", None)
         wait = (job.timeout or DEFAULT_JOB_SECONDS) + ANSWER_GRACE
         try:
-            answer = ray.get(agent.actor.run.remote(doc, key, [ref] if ref is not None else None,
-                                                    self.overlay if key else None), timeout=wait)
-        except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError,
-                ray.exceptions.GetTimeoutError, ray.exceptions.ObjectLostError) as exc:
+            answer = ray.get(
+                agent.actor.run.remote(
+                    doc, key, [ref] if ref is not None else None, self.overlay if key else None
+                ),
+                timeout=wait,
+            )
+        except (
+            ray.exceptions.RayActorError,
+            ray.exceptions.ActorUnavailableError,
+            ray.exceptions.GetTimeoutError,
+            ray.exceptions.ObjectLostError,
+        ) as exc:
             lost = NodeLost(agent.node_id, _first_line(exc))
             self.lease.lost = lost
             self.pool.lost(agent)
@@ -127,8 +151,10 @@ class RayTargetRunner:
         job.output.write_bytes(answer["log"])
         res = JobResult(**{**answer["result"], "output": answer["log"].decode("utf-8", "replace")})
         node = agent.node
-        res.how = (f"{res.how}; on Ray node {agent.node_id[:12]} (host {node.get('host')}, "
-                   f"{node.get('address')}), from a git archive of the ref shipped with the job").lstrip("; ")
+        res.how = (
+            f"{res.how}; on Ray node {agent.node_id[:12]} (host {node.get('host')}, "
+            f"{node.get('address')}), from a git archive of the ref shipped with the job"
+        ).lstrip("; ")
         mismatch = self._check_files(job, answer.get("files") or {})
         if mismatch:
             res.status, res.result = "ERROR", {}
@@ -149,8 +175,10 @@ class RayTargetRunner:
             except OSError:
                 continue
             if mapped != here:
-                return (f"the file the node ran ({mapped or 'missing'}) is not the file checked out here "
-                        f"({here}); the job is no evidence")
+                return (
+                    f"the file the node ran ({mapped or 'missing'}) is not the file checked out here "
+                    f"({here}); the job is no evidence"
+                )
         return ""
 
     def close(self) -> None:
@@ -163,9 +191,18 @@ class RayTargetRunner:
 class RayPool:
     """Ray-bound environments on a cluster, every other one in ``local``."""
 
-    def __init__(self, address: str, needs: dict[str, RayNeeds], local: LocalPool, *, mode: str,
-                 backend_module: str, repo: Path | None, ship_paths: Sequence[str],
-                 allow_cpu_fallback: bool = False) -> None:
+    def __init__(
+        self,
+        address: str,
+        needs: dict[str, RayNeeds],
+        local: LocalPool,
+        *,
+        mode: str,
+        backend_module: str,
+        repo: Path | None,
+        ship_paths: Sequence[str],
+        allow_cpu_fallback: bool = False,
+    ) -> None:
         self.address = address
         self.allow_cpu_fallback = allow_cpu_fallback
         self.needs = needs
@@ -194,9 +231,15 @@ class RayPool:
         if not ray.is_initialized():
             import torchparity
 
-            ray.init(address=self.address, namespace="torchparity", log_to_driver=False,
-                     runtime_env={"py_modules": [str(Path(torchparity.__file__).parent)],
-                                  "excludes": ["__pycache__", "*.pyc"]})
+            ray.init(
+                address=self.address,
+                namespace="torchparity",
+                log_to_driver=False,
+                runtime_env={
+                    "py_modules": [str(Path(torchparity.__file__).parent)],
+                    "excludes": ["__pycache__", "*.pyc"],
+                },
+            )
         self._agent_ref = ray.put(ship.agent_sources())
         self._started = True
 
@@ -208,15 +251,20 @@ class RayPool:
             labels = n.get("Labels") or {}
             resources = n.get("Resources") or {}
             if all(labels.get(k) == v for k, v in needs.labels) and all(
-                    resources.get(k, 0) >= v for k, v in needs.resources):
+                resources.get(k, 0) >= v for k, v in needs.resources
+            ):
                 out.append(n)
         return out
 
     def describe_nodes(self) -> str:
         nodes = [n for n in self.ray.nodes() if n.get("Alive")]
-        return "; ".join(
-            f"{n['NodeID'][:12]} labels {{{', '.join(f'{k}={v}' for k, v in (n.get('Labels') or {}).items() if not k.startswith('ray.io/'))}}}"
-            for n in nodes) or "none alive"
+        return (
+            "; ".join(
+                f"{n['NodeID'][:12]} labels {{{', '.join(f'{k}={v}' for k, v in (n.get('Labels') or {}).items() if not k.startswith('ray.io/'))}}}"
+                for n in nodes
+            )
+            or "none alive"
+        )
 
     def _agent(self, env: EnvLike, device: str) -> _Agent:
         with self._lock:
@@ -228,22 +276,37 @@ class RayPool:
             if not self._matching(needs, self._dead):
                 raise EnvironmentBroken(
                     f"no alive Ray node matches environment {env.name} ({needs.describe()}); "
-                    f"nodes: {self.describe_nodes()}")
+                    f"nodes: {self.describe_nodes()}"
+                )
             from .ray_node import NodeAgent
 
             selector = dict(needs.labels)
             if self._dead:
                 selector["ray.io/node-id"] = "!in(" + ",".join(sorted(self._dead)) + ")"
             cls = self.ray.remote(NodeAgent)
-            actor = cls.options(num_cpus=0, resources=dict(needs.resources), label_selector=selector,
-                                max_restarts=0, max_concurrency=1).remote(
-                env.python, self.backend_module, device, self.mode, self._agent_ref, self.allow_cpu_fallback,
-                env.emulated)
+            actor = cls.options(
+                num_cpus=0,
+                resources=dict(needs.resources),
+                label_selector=selector,
+                max_restarts=0,
+                max_concurrency=1,
+            ).remote(
+                env.python,
+                self.backend_module,
+                device,
+                self.mode,
+                self._agent_ref,
+                self.allow_cpu_fallback,
+                env.emulated,
+            )
             try:
                 node = self.ray.get(actor.node.remote(), timeout=600)
-            except Exception as exc:  # it never came up: its node was lost already, or it cannot start
-                raise EnvironmentBroken(f"the Ray actor of environment {env.name} did not start: "
-                                        f"{_first_line(exc)}") from None
+            except (
+                Exception
+            ) as exc:  # it never came up: its node was lost already, or it cannot start
+                raise EnvironmentBroken(
+                    f"the Ray actor of environment {env.name} did not start: {_first_line(exc)}"
+                ) from None
             agent = _Agent(env.name, actor, node)
             self._agents[env.name] = agent
             self.started += 1
@@ -304,14 +367,24 @@ class RayPool:
         notes: list[Note] = record.notes  # type: ignore[attr-defined]
         if lease.lost is None:
             for first in lease.history:
-                notes.append(Note.of("node_lost_retried", node=first.node[:12], detail=first.detail))
-            notes.append(Note.of("ray_node", node=lease.agent.node_id[:12], host=lease.agent.node.get("host"),
-                                 address=lease.agent.node.get("address")))
+                notes.append(
+                    Note.of("node_lost_retried", node=first.node[:12], detail=first.detail)
+                )
+            notes.append(
+                Note.of(
+                    "ray_node",
+                    node=lease.agent.node_id[:12],
+                    host=lease.agent.node.get("host"),
+                    address=lease.agent.node.get("address"),
+                )
+            )
             return record
         if lease.history:  # this was the retry, and it was lost too
             first = lease.history[0]
             notes.append(Note.of("node_lost_retried", node=first.node[:12], detail=first.detail))
-            notes.append(Note.of("node_lost_again", node=lease.lost.node[:12], detail=lease.lost.detail))
+            notes.append(
+                Note.of("node_lost_again", node=lease.lost.node[:12], detail=lease.lost.detail)
+            )
             return record
         needs = self.needs[lease.agent.env]
         if not self._matching(needs, self._dead):

@@ -38,11 +38,15 @@ MAX_INLINE_JOB = 16384
 
 #: how a fresh interpreter's descendants are tracked, as the evidence log states it
 FRESH_TRACKING = (
-    "each step's process group, and at a timeout or an interrupt its descendants found through /proc "
-    "(also those that left the group with setsid); the agent's own runs are child subreapers that kill "
-    "what a job left running, and the literal command runs as the only child of a supervisor that is "
-    "its child subreaper (agent/reap.py), so that a double-forked grandchild is found and killed too"
-) if reap.have_proc() else reap.TRACKING_GROUP
+    (
+        "each step's process group, and at a timeout or an interrupt its descendants found through /proc "
+        "(also those that left the group with setsid); the agent's own runs are child subreapers that kill "
+        "what a job left running, and the literal command runs as the only child of a supervisor that is "
+        "its child subreaper (agent/reap.py), so that a double-forked grandchild is found and killed too"
+    )
+    if reap.have_proc()
+    else reap.TRACKING_GROUP
+)
 
 #: the supervisor of a literal command (``python -I -S reap.py -- COMMAND``): stdlib only, run by this
 #: interpreter, so that nothing of the environment under test (a sitecustomize) runs in it
@@ -93,8 +97,10 @@ def check_timeout(seconds: float | None, flag: str = "--timeout") -> float | Non
     if seconds is None:
         return None
     if not (0 < seconds <= MAX_TIMEOUT):  # also refuses NaN
-        raise UsageError(f"{flag} {seconds:g}: give the seconds a step may take, more than 0 and at most "
-                         f"{MAX_TIMEOUT:g} (a day), e.g. {flag} 900")
+        raise UsageError(
+            f"{flag} {seconds:g}: give the seconds a step may take, more than 0 and at most "
+            f"{MAX_TIMEOUT:g} (a day), e.g. {flag} 900"
+        )
     return seconds
 
 
@@ -116,12 +122,16 @@ def _check_python(python: str) -> None:
                 "python in torchparity.toml"
             )
         if not os.access(p, os.X_OK):
-            raise UsageError(f"{python} is not executable; point --python (or the env's python) at an interpreter")
+            raise UsageError(
+                f"{python} is not executable; point --python (or the env's python) at an interpreter"
+            )
     else:
         import shutil
 
         if shutil.which(python) is None:
-            raise UsageError(f"python interpreter {python!r} is not on PATH; give its full path (--python or the env's python)")
+            raise UsageError(
+                f"python interpreter {python!r} is not on PATH; give its full path (--python or the env's python)"
+            )
 
 
 def _read_output(path: Path, max_output: int | None = None) -> str:
@@ -165,9 +175,11 @@ def _stray_answer_files(outputs: Sequence[Path]) -> list[str]:
             path = Path(str(output) + suffix)
             if not (path.exists() or path.is_symlink()):
                 continue
-            problems.append(f"{path.name} was written during this step, but it is not the agent's answer (the "
-                            "agent answers over a pipe it holds, never through a file): something in the test "
-                            "wrote it; ignored")
+            problems.append(
+                f"{path.name} was written during this step, but it is not the agent's answer (the "
+                "agent answers over a pipe it holds, never through a file): something in the test "
+                "wrote it; ignored"
+            )
             try:
                 path.unlink()
             except OSError:
@@ -182,7 +194,9 @@ def _with_problems(op: str, result: dict[str, Any], problems: Sequence[str]) -> 
     return dict(result, answer_problems=[*result.get("answer_problems", []), *problems])
 
 
-def _answer_line(reader: _LineReader, wait: float | None, token: str) -> tuple[bytes | None, list[str]]:
+def _answer_line(
+    reader: _LineReader, wait: float | None, token: str
+) -> tuple[bytes | None, list[str]]:
     """The worker's answer to the request carrying ``token`` (None: none came in time, or the channel
     ended), and a sentence for each line before it that is not that answer: a line something else wrote
     into the channel (a job's descendant through ``/proc/<pid>/fd``) is never taken for the job's answer."""
@@ -198,8 +212,10 @@ def _answer_line(reader: _LineReader, wait: float | None, token: str) -> tuple[b
             answer = None
         if isinstance(answer, dict) and answer.get("token") == token:
             return line, strays
-        strays.append(f"the worker's channel carried a line ({len(line)} bytes) that is not its answer to this "
-                      "job (no token, or another job's): something other than the worker wrote it; ignored")
+        strays.append(
+            f"the worker's channel carried a line ({len(line)} bytes) that is not its answer to this "
+            "job (no token, or another job's): something other than the worker wrote it; ignored"
+        )
 
 
 def _fifo_capture(job: Job) -> OutputCapture | None:
@@ -288,9 +304,18 @@ class WarmWorker:
 
     mode = "warm"
 
-    def __init__(self, python: str, backend_module: str, device: str, log_dir: Path,
-                 allow_cpu_fallback: bool = False, environ: dict[str, str] | None = None, *,
-                 preload: Sequence[str] | None = None, lanes: int = 1) -> None:
+    def __init__(
+        self,
+        python: str,
+        backend_module: str,
+        device: str,
+        log_dir: Path,
+        allow_cpu_fallback: bool = False,
+        environ: dict[str, str] | None = None,
+        *,
+        preload: Sequence[str] | None = None,
+        lanes: int = 1,
+    ) -> None:
         _check_python(python)
         self.python = python
         self.backend_module = backend_module
@@ -308,7 +333,9 @@ class WarmWorker:
         self._reader: _LineReader | None = None
         self._counter = 0
         self._lock = threading.Condition()
-        self._control = threading.Lock()  # the worker's own channel (lanes > 1: questions about lanes)
+        self._control = (
+            threading.Lock()
+        )  # the worker's own channel (lanes > 1: questions about lanes)
         self._idle: list[_Lane] = []
         self._all: list[_Lane] = []
         self._starting: threading.Thread | None = None
@@ -326,8 +353,12 @@ class WarmWorker:
 
     @property
     def argv(self) -> list[str]:
-        return [self.python, *launcher(), "serve", *_agent_args(self.backend_module, self.device,
-                                                                 self.allow_cpu_fallback)]
+        return [
+            self.python,
+            *launcher(),
+            "serve",
+            *_agent_args(self.backend_module, self.device, self.allow_cpu_fallback),
+        ]
 
     def _argv(self, lane_fds: list[tuple[int, int]]) -> list[str]:
         extra = []
@@ -343,7 +374,9 @@ class WarmWorker:
         with self._lock:
             if self.proc is not None or self._starting is not None:
                 return
-            thread = threading.Thread(target=self._start_in_background, name="warm-worker", daemon=True)
+            thread = threading.Thread(
+                target=self._start_in_background, name="warm-worker", daemon=True
+            )
             self._starting = thread
         thread.start()
 
@@ -392,8 +425,12 @@ class WarmWorker:
                 ours += [req_w, ans_r]
         try:
             self.proc = subprocess.Popen(
-                self._argv(theirs), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
-                env=isolated_env(self.environ), start_new_session=True,
+                self._argv(theirs),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                env=isolated_env(self.environ),
+                start_new_session=True,
                 pass_fds=[fd for pair in theirs for fd in pair],
             )
         except OSError as exc:
@@ -408,7 +445,9 @@ class WarmWorker:
         interrupt.register(self)
         assert self.proc.stdout is not None and self.proc.stdin is not None
         self._reader = _LineReader(self.proc.stdout.fileno())
-        deadline = time.monotonic() + (STARTUP_TIMEOUT if within is None else min(STARTUP_TIMEOUT, within))
+        deadline = time.monotonic() + (
+            STARTUP_TIMEOUT if within is None else min(STARTUP_TIMEOUT, within)
+        )
         if self._overdue:  # the step that waited for this start gave up before it began
             self._close_locked()
             raise EnvironmentBroken(self._not_started())
@@ -499,9 +538,11 @@ class WarmWorker:
     def _not_started(self) -> str:
         within = self._start_within
         if within is not None and within < STARTUP_TIMEOUT:
-            return (f"{self.python} did not start within {within:g} s (the step's timeout): the interpreter's "
-                    "start and import torch (and the backend) took longer; give a longer --timeout, or look "
-                    "at what that interpreter runs at start (a sitecustomize, a .pth file)")
+            return (
+                f"{self.python} did not start within {within:g} s (the step's timeout): the interpreter's "
+                "start and import torch (and the backend) took longer; give a longer --timeout, or look "
+                "at what that interpreter runs at start (a sitecustomize, a .pth file)"
+            )
         return f"{self.python} did not finish importing torch within {STARTUP_TIMEOUT:.0f}s"
 
     def _take_locked(self, deadline: float | None) -> _Lane:
@@ -540,12 +581,18 @@ class WarmWorker:
                 number = self._counter
             # the child writes a named pipe, read here within the job's cap (exec/capture.py)
             capture = _fifo_capture(job)
-            output = capture.fifo if capture is not None and capture.fifo is not None else job.output
+            output = (
+                capture.fifo if capture is not None and capture.fifo is not None else job.output
+            )
             # the worker echoes the token: a line without it is not the answer to this request
             token = secrets.token_hex(16)
             request = {
-                "id": number, "op": job.op, "args": dict(job.args, cwd=job.cwd),
-                "output": str(output), "timeout": job.timeout, "token": token,
+                "id": number,
+                "op": job.op,
+                "args": dict(job.args, cwd=job.cwd),
+                "output": str(output),
+                "timeout": job.timeout,
+                "token": token,
             }
             started = time.monotonic()
             strays: list[str] = []
@@ -568,7 +615,11 @@ class WarmWorker:
             _finish(capture)
         if capture is not None:
             capture.check()  # a full disk: the output could not be kept
-        problems = [*strays, *answer.get("answer_problems", []), *_stray_answer_files([output, job.output])]
+        problems = [
+            *strays,
+            *answer.get("answer_problems", []),
+            *_stray_answer_files([output, job.output]),
+        ]
         _check_room(job.output, "result" in answer)
         via = f" of lane pid {lane.pid}" if self.lanes > 1 else ""
         how = (
@@ -579,16 +630,22 @@ class WarmWorker:
         if preloaded:
             how += "; imported before the fork: " + ", ".join(preloaded)
         if self.preload_dropped:
-            how += "; not preloaded, as importing it initialised the device: " + ", ".join(self.preload_dropped)
+            how += "; not preloaded, as importing it initialised the device: " + ", ".join(
+                self.preload_dropped
+            )
         how += ")"
         if job.op == "run_file":
             how += f"; the file ran as __main__ with argv {[job.args['path'], *job.args.get('argv', [])]}"
         return JobResult(
-            op=job.op, status=answer.get("status", "ERROR"), exit_code=answer.get("exit_code"),
-            signal=answer.get("signal"), duration=float(answer.get("duration", 0.0)),
+            op=job.op,
+            status=answer.get("status", "ERROR"),
+            exit_code=answer.get("exit_code"),
+            signal=answer.get("signal"),
+            duration=float(answer.get("duration", 0.0)),
             output=_read_output(job.output, job.max_output),
             result=_with_problems(job.op, answer.get("result") or {}, problems),
-            command=command_line(job.literal, self.environ) if job.literal else "", how=how,
+            command=command_line(job.literal, self.environ) if job.literal else "",
+            how=how,
         )
 
     def _lane_died(self, lane: _Lane, job: Job, started: float) -> JobResult:
@@ -616,11 +673,22 @@ class WarmWorker:
         if self.lanes == 1:
             what = f"the warm worker died during this job (exit {code}); it is restarted for the next job"
         else:
-            what = (f"lane pid {lane.pid} of warm worker pid {self.worker_pid} died during this job (exit {code}); "
-                    + ("the worker is restarted for the next job" if last else "the next jobs run in its other lanes"))
+            what = (
+                f"lane pid {lane.pid} of warm worker pid {self.worker_pid} died during this job (exit {code}); "
+                + (
+                    "the worker is restarted for the next job"
+                    if last
+                    else "the next jobs run in its other lanes"
+                )
+            )
         return JobResult(
-            op=job.op, status="WORKER_DIED", exit_code=code, signal=(-code if code and code < 0 else None),
-            duration=time.monotonic() - started, output=_read_output(job.output, job.max_output), how=what,
+            op=job.op,
+            status="WORKER_DIED",
+            exit_code=code,
+            signal=(-code if code and code < 0 else None),
+            duration=time.monotonic() - started,
+            output=_read_output(job.output, job.max_output),
+            how=what,
         )
 
     def _ask_worker(self, message: dict[str, Any]) -> dict[str, Any]:
@@ -706,8 +774,15 @@ class FreshRunner:
 
     mode = "fresh"
 
-    def __init__(self, python: str, backend_module: str, device: str, log_dir: Path,
-                 allow_cpu_fallback: bool = False, environ: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        python: str,
+        backend_module: str,
+        device: str,
+        log_dir: Path,
+        allow_cpu_fallback: bool = False,
+        environ: dict[str, str] | None = None,
+    ) -> None:
         _check_python(python)
         self.python = python
         self.backend_module = backend_module
@@ -731,7 +806,9 @@ class FreshRunner:
             # its only parent is a supervisor that is its child subreaper: what it double-forks stays below
             launch = [sys.executable, "-I", "-S", SUPERVISOR, "--", *argv]
         else:
-            payload = json.dumps({"op": job.op, "args": dict(job.args, cwd=job.cwd), "output": str(job.output)})
+            payload = json.dumps(
+                {"op": job.op, "args": dict(job.args, cwd=job.cwd), "output": str(job.output)}
+            )
             if len(payload) > MAX_INLINE_JOB:  # beyond what one argument may carry: pass a file
                 job_file = Path(str(job.output) + ".job.json")
                 try:
@@ -739,7 +816,9 @@ class FreshRunner:
                 except OSError as exc:
                     raise write_failed(job_file, exc) from exc
                 payload = "@" + str(job_file)
-            backend, device, *flag = _agent_args(self.backend_module, self.device, self.allow_cpu_fallback)
+            backend, device, *flag = _agent_args(
+                self.backend_module, self.device, self.allow_cpu_fallback
+            )
             argv = launch = [self.python, *launcher(), "once", backend, device, payload, *flag]
         env = isolated_env(self.environ)
         started = time.monotonic()
@@ -757,9 +836,13 @@ class FreshRunner:
         try:
             try:
                 proc = subprocess.Popen(
-                    launch + ([answer.argument()] if answer is not None else []), stdout=out,
-                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                    env=env, cwd=job.cwd, start_new_session=True,
+                    launch + ([answer.argument()] if answer is not None else []),
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    env=env,
+                    cwd=job.cwd,
+                    start_new_session=True,
                     pass_fds=answer.child_fds() if answer is not None else (),
                 )
             except OSError as exc:
@@ -778,7 +861,9 @@ class FreshRunner:
                 proc.wait(timeout=job.timeout)
             except subprocess.TimeoutExpired:
                 timed_out = True
-                reap.kill_tree(proc.pid)  # its group and every descendant, in whatever group or session
+                reap.kill_tree(
+                    proc.pid
+                )  # its group and every descendant, in whatever group or session
                 proc.wait()
             finally:
                 _kill_group(proc.pid)
@@ -786,7 +871,9 @@ class FreshRunner:
                     self._live.discard(proc.pid)
         finally:
             _finish(capture)
-            if answer is not None:  # the interpreter is gone: its answer, once, signed with the job's key
+            if (
+                answer is not None
+            ):  # the interpreter is gone: its answer, once, signed with the job's key
                 answered, problems = answer.finish()
         duration = time.monotonic() - started
         capture.check()  # a full disk: the output could not be kept
@@ -805,8 +892,14 @@ class FreshRunner:
             err = result["import_error"]
             raise EnvironmentBroken(_import_failed(self.python, err["module"], err["detail"]))
         return JobResult(
-            op=job.op, status=status, exit_code=code, signal=sig, duration=duration,
-            output=_read_output(job.output, job.max_output), result=result, command=command_line(argv, self.environ),
+            op=job.op,
+            status=status,
+            exit_code=code,
+            signal=sig,
+            duration=duration,
+            output=_read_output(job.output, job.max_output),
+            result=result,
+            command=command_line(argv, self.environ),
             how="a fresh interpreter for this step (the literal command above)",
         )
 
@@ -823,29 +916,64 @@ class FreshRunner:
             reap.kill_tree(pid)
 
 
-def make_runner(mode: str, python: str, backend_module: str, device: str, log_dir: Path,
-                allow_cpu_fallback: bool = False, environ: dict[str, str] | None = None, *,
-                preload: Sequence[str] | None = None, lanes: int = 1) -> Runner:
+def make_runner(
+    mode: str,
+    python: str,
+    backend_module: str,
+    device: str,
+    log_dir: Path,
+    allow_cpu_fallback: bool = False,
+    environ: dict[str, str] | None = None,
+    *,
+    preload: Sequence[str] | None = None,
+    lanes: int = 1,
+) -> Runner:
     """A runner; ``allow_cpu_fallback``: a requested device that is absent runs jobs on the cpu
     (saying so) instead of refusing them as a broken environment. ``preload`` and ``lanes`` are the
     warm worker's (``WarmWorker``); fresh interpreters import what each step imports, as the seed did."""
     from .fake import installed_runner
 
     def real() -> Runner:
-        return _make_real_runner(mode, python, backend_module, device, log_dir, allow_cpu_fallback, environ,
-                                 preload=preload, lanes=lanes)
+        return _make_real_runner(
+            mode,
+            python,
+            backend_module,
+            device,
+            log_dir,
+            allow_cpu_fallback,
+            environ,
+            preload=preload,
+            lanes=lanes,
+        )
 
     # tests: the agent answered by a handler in this process, or a real runner wrapped (exec/fake.py)
     return installed_runner(python, backend_module, device, log_dir, real) or real()
 
 
-def _make_real_runner(mode: str, python: str, backend_module: str, device: str, log_dir: Path,
-                      allow_cpu_fallback: bool, environ: dict[str, str] | None, *,
-                      preload: Sequence[str] | None, lanes: int) -> Runner:
+def _make_real_runner(
+    mode: str,
+    python: str,
+    backend_module: str,
+    device: str,
+    log_dir: Path,
+    allow_cpu_fallback: bool,
+    environ: dict[str, str] | None,
+    *,
+    preload: Sequence[str] | None,
+    lanes: int,
+) -> Runner:
     if mode == "warm" and not hasattr(os, "fork"):
         print("torchparity: fork is unavailable on this platform; using --fresh", file=sys.stderr)
         mode = "fresh"
     if mode == "warm":
-        return WarmWorker(python, backend_module, device, log_dir, allow_cpu_fallback, environ, preload=preload,
-                          lanes=lanes)
+        return WarmWorker(
+            python,
+            backend_module,
+            device,
+            log_dir,
+            allow_cpu_fallback,
+            environ,
+            preload=preload,
+            lanes=lanes,
+        )
     return FreshRunner(python, backend_module, device, log_dir, allow_cpu_fallback, environ)

@@ -63,10 +63,16 @@ def keep_log(log: Path, op: str) -> Path | None:
 
 
 @contextmanager
-def agent_session(python: str, backend_module: str = "", device: str = "auto", *,
-                  mode: str = "warm", log_dir: Path | None = None,
-                  allow_cpu_fallback: bool = False,
-                  environ: dict[str, str] | None = None) -> Iterator[AgentSession]:
+def agent_session(
+    python: str,
+    backend_module: str = "",
+    device: str = "auto",
+    *,
+    mode: str = "warm",
+    log_dir: Path | None = None,
+    allow_cpu_fallback: bool = False,
+    environ: dict[str, str] | None = None,
+) -> Iterator[AgentSession]:
     """A runner for ``python`` that is closed (and its temporary logs removed) afterwards."""
     tmp = None
     if log_dir is None:

@@ -38,7 +38,9 @@ sys.exit(main.main())
 UNSET_VARIABLES = ("PYTHONPATH", "CI")
 
 #: what the evidence log writes before the interpreter: the command a reviewer reruns
-ISOLATION_PREFIX = "env " + " ".join(f"-u {name}" for name in UNSET_VARIABLES) + " PYTHONNOUSERSITE=1"
+ISOLATION_PREFIX = (
+    "env " + " ".join(f"-u {name}" for name in UNSET_VARIABLES) + " PYTHONNOUSERSITE=1"
+)
 
 
 def _agent_sources() -> dict[str, bytes]:
@@ -81,7 +83,9 @@ def use_agent(sources: dict[str, bytes]) -> Path:
     global _CACHED
     bad = [n for n in sources if not re.fullmatch(r"[A-Za-z0-9_]+\.py", n)]
     if bad:
-        raise EnvironmentBroken(f"the shipped agent has a file named {bad[0]!r}; only module files are accepted")
+        raise EnvironmentBroken(
+            f"the shipped agent has a file named {bad[0]!r}; only module files are accepted"
+        )
     _CACHED = _install(sources)
     return _CACHED
 
@@ -134,5 +138,7 @@ def isolated_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 def command_line(argv: list[str], extra: dict[str, str] | None = None) -> str:
     """The literal command as the evidence log writes it (``extra``: variables set on top, e.g. the
     PYTHONPATH of an emulated backend, written after the unset ones as ``env`` applies them)."""
-    added = "".join(f" {name}={shlex.quote(value)}" for name, value in sorted((extra or {}).items()))
+    added = "".join(
+        f" {name}={shlex.quote(value)}" for name, value in sorted((extra or {}).items())
+    )
     return f"{ISOLATION_PREFIX}{added} {shlex.join(argv)}"

@@ -27,19 +27,26 @@ class ArchiveFailed(EnvironmentBroken):
     def __init__(self, ref: str, commit: str, paths: Sequence[str], stderr: bytes) -> None:
         lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
         said = "; ".join(lines) or "no output"
-        super().__init__(f"git archive of {', '.join(paths)} at {ref} ({commit[:12]}) failed: {said}")
+        super().__init__(
+            f"git archive of {', '.join(paths)} at {ref} ({commit[:12]}) failed: {said}"
+        )
 
 
 def present(repo: Path, commit: str, paths: Sequence[str]) -> list[str]:
     """The ``paths`` that exist at ``commit`` (git archive refuses a pathspec that matches nothing)."""
-    return [p for p in dict.fromkeys(paths)
-            if git(repo, "cat-file", "-e", f"{commit}:{p.strip('/')}", check=False).returncode == 0]
+    return [
+        p
+        for p in dict.fromkeys(paths)
+        if git(repo, "cat-file", "-e", f"{commit}:{p.strip('/')}", check=False).returncode == 0
+    ]
 
 
 def archive(repo: Path, commit: str, ref: str, paths: Sequence[str]) -> bytes:
     """``git archive`` of ``paths`` at ``commit`` as a gzip'd tar."""
     chosen = present(repo, commit, paths)
-    res = git(repo, "archive", "--format=tar", commit, "--", *chosen, check=False) if chosen else None
+    res = (
+        git(repo, "archive", "--format=tar", commit, "--", *chosen, check=False) if chosen else None
+    )
     if res is not None and res.returncode != 0:
         raise ArchiveFailed(ref, commit, chosen, res.stderr)
     data = res.stdout if res is not None else _empty_tar()
@@ -69,7 +76,11 @@ def unpack(data: bytes, dest: Path) -> Path:
             tar.extractall(staging, filter="data")
         else:  # pragma: no cover - older Pythons: git's own archive, members checked by hand
             for m in tar.getmembers():
-                if m.name.startswith("/") or ".." in Path(m.name).parts or not (m.isfile() or m.isdir()):
+                if (
+                    m.name.startswith("/")
+                    or ".." in Path(m.name).parts
+                    or not (m.isfile() or m.isdir())
+                ):
                     raise EnvironmentBroken(f"refusing archive member {m.name!r}")
             tar.extractall(staging)
     os.rename(staging, dest)

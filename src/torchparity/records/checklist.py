@@ -57,9 +57,14 @@ class Checklist(Record):
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "items": [i.to_json() for i in self.items], "api": self.api, "repo": self.repo,
-            "range": self.range, "head": self.head, "files": list(self.files),
-            "counts": self.counts, "passed": self.passed,
+            "items": [i.to_json() for i in self.items],
+            "api": self.api,
+            "repo": self.repo,
+            "range": self.range,
+            "head": self.head,
+            "files": list(self.files),
+            "counts": self.counts,
+            "passed": self.passed,
         }
 
     @classmethod
@@ -67,13 +72,24 @@ class Checklist(Record):
         if not isinstance(doc, dict) or not isinstance(doc.get("items"), list):
             raise RecordError("not a checklist record: no list of items")
         items = tuple(
-            ChecklistItem(id=str(d["id"]), title_zh=str(d.get("title_zh", "")), title_en=str(d.get("title_en", "")),
-                          status=str(d.get("status", NA)), reason=str(d.get("reason", "")),
-                          reason_zh=str(d.get("reason_zh") or ""))
+            ChecklistItem(
+                id=str(d["id"]),
+                title_zh=str(d.get("title_zh", "")),
+                title_en=str(d.get("title_en", "")),
+                status=str(d.get("status", NA)),
+                reason=str(d.get("reason", "")),
+                reason_zh=str(d.get("reason_zh") or ""),
+            )
             for d in doc.get("items", []) or []
         )
-        return cls(items, api=doc.get("api"), repo=doc.get("repo"), range=doc.get("range"),
-                   files=tuple(doc.get("files") or ()), head=doc.get("head"))
+        return cls(
+            items,
+            api=doc.get("api"),
+            repo=doc.get("repo"),
+            range=doc.get("range"),
+            files=tuple(doc.get("files") or ()),
+            head=doc.get("head"),
+        )
 
 
 ChecklistRecord = Checklist

@@ -17,8 +17,13 @@ class GrepResult:
     engine: str  # "git grep -P" | "git grep -E" (the command run) | "in-process"
 
     def to_json(self) -> dict[str, Any]:
-        return {"command": self.command, "pattern": self.pattern, "count": self.count,
-                "matches": list(self.matches), "engine": self.engine}
+        return {
+            "command": self.command,
+            "pattern": self.pattern,
+            "count": self.count,
+            "matches": list(self.matches),
+            "engine": self.engine,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,13 +38,25 @@ class TestHit:
     at: int  # the line of the use (the test's first line when the use sits in a helper)
 
     def to_json(self) -> dict[str, Any]:
-        return {"test": self.test, "path": self.path, "line": self.line,
-                "end_line": self.end_line, "how": self.how, "at": self.at}
+        return {
+            "test": self.test,
+            "path": self.path,
+            "line": self.line,
+            "end_line": self.end_line,
+            "how": self.how,
+            "at": self.at,
+        }
 
     @classmethod
     def from_json(cls, d: Any) -> TestHit:
-        return cls(str(d["test"]), str(d["path"]), int(d["line"]), int(d["end_line"]), str(d["how"]),
-                   int(d["at"]))
+        return cls(
+            str(d["test"]),
+            str(d["path"]),
+            int(d["line"]),
+            int(d["end_line"]),
+            str(d["how"]),
+            int(d["at"]),
+        )
 
 
 @dataclass(frozen=True)
@@ -65,15 +82,24 @@ class RefCoverage:
         return f"upstream {self.ref}" if self.upstream else self.ref
 
     def to_json(self) -> dict[str, Any]:
-        grep = self.grep.to_json() if self.grep else {"command": "", "pattern": "", "count": 0,
-                                                      "matches": [], "engine": "off"}
+        grep = (
+            self.grep.to_json()
+            if self.grep
+            else {"command": "", "pattern": "", "count": 0, "matches": [], "engine": "off"}
+        )
         grep["in_direct_tests"] = self.grep_in_direct
         return {
-            "ref": self.ref, "commit": self.commit, "repo": self.repo, "upstream": self.upstream,
-            "files": self.files, "tests": self.tests,
+            "ref": self.ref,
+            "commit": self.commit,
+            "repo": self.repo,
+            "upstream": self.upstream,
+            "files": self.files,
+            "tests": self.tests,
             "direct": [h.to_json() for h in self.direct],
-            "related": [h.to_json() for h in self.related], "related_total": self.related_total,
-            "weak": [h.to_json() for h in self.weak], "weak_total": self.weak_total,
+            "related": [h.to_json() for h in self.related],
+            "related_total": self.related_total,
+            "weak": [h.to_json() for h in self.weak],
+            "weak_total": self.weak_total,
             "grep": grep,
             "skipped_files": [{"path": p, "why": w} for p, w in self.skipped_files],
         }
@@ -81,15 +107,33 @@ class RefCoverage:
     @classmethod
     def from_json(cls, d: Any) -> RefCoverage:
         g = d.get("grep") or {}
-        grep = None if g.get("engine", "off") == "off" else GrepResult(
-            str(g["command"]), str(g["pattern"]), int(g["count"]), tuple(g.get("matches", ())), str(g["engine"]))
+        grep = (
+            None
+            if g.get("engine", "off") == "off"
+            else GrepResult(
+                str(g["command"]),
+                str(g["pattern"]),
+                int(g["count"]),
+                tuple(g.get("matches", ())),
+                str(g["engine"]),
+            )
+        )
         return cls(
-            ref=str(d["ref"]), commit=str(d["commit"]), repo=str(d["repo"]), upstream=bool(d["upstream"]),
-            files=int(d["files"]), tests=int(d["tests"]),
+            ref=str(d["ref"]),
+            commit=str(d["commit"]),
+            repo=str(d["repo"]),
+            upstream=bool(d["upstream"]),
+            files=int(d["files"]),
+            tests=int(d["tests"]),
             direct=tuple(TestHit.from_json(h) for h in d.get("direct", ())),
-            related=tuple(TestHit.from_json(h) for h in d.get("related", ())), related_total=int(d.get("related_total", 0)),
-            weak=tuple(TestHit.from_json(h) for h in d.get("weak", ())), weak_total=int(d.get("weak_total", 0)),
-            grep=grep, skipped_files=tuple((str(x["path"]), str(x["why"])) for x in d.get("skipped_files", ())),
+            related=tuple(TestHit.from_json(h) for h in d.get("related", ())),
+            related_total=int(d.get("related_total", 0)),
+            weak=tuple(TestHit.from_json(h) for h in d.get("weak", ())),
+            weak_total=int(d.get("weak_total", 0)),
+            grep=grep,
+            skipped_files=tuple(
+                (str(x["path"]), str(x["why"])) for x in d.get("skipped_files", ())
+            ),
             grep_in_direct=int(g.get("in_direct_tests", 0)),
         )
 
@@ -115,19 +159,29 @@ class ApiCoverage(Record):
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "api": self.api, "canonical": self.canonical, "known": self.known,
-            "alias_source": self.alias_source, "suggestions": list(self.suggestions),
+            "api": self.api,
+            "canonical": self.canonical,
+            "known": self.known,
+            "alias_source": self.alias_source,
+            "suggestions": list(self.suggestions),
             "refs": [r.to_json() for r in self.refs],
-            "justification_zh": self.justification_zh, "justification_en": self.justification_en,
-            "section_zh": self.section_zh, "section_en": self.section_en,
+            "justification_zh": self.justification_zh,
+            "justification_en": self.justification_en,
+            "section_zh": self.section_zh,
+            "section_en": self.section_en,
         }
 
     @classmethod
     def from_json(cls, d: Any) -> ApiCoverage:
         return cls(
-            api=str(d["api"]), canonical=str(d["canonical"]), known=bool(d["known"]),
-            alias_source=str(d["alias_source"]), suggestions=tuple(d.get("suggestions", ())),
+            api=str(d["api"]),
+            canonical=str(d["canonical"]),
+            known=bool(d["known"]),
+            alias_source=str(d["alias_source"]),
+            suggestions=tuple(d.get("suggestions", ())),
             refs=tuple(RefCoverage.from_json(r) for r in d.get("refs", ())),
-            justification_zh=str(d.get("justification_zh", "")), justification_en=str(d.get("justification_en", "")),
-            section_zh=str(d.get("section_zh", "")), section_en=str(d.get("section_en", "")),
+            justification_zh=str(d.get("justification_zh", "")),
+            justification_en=str(d.get("justification_en", "")),
+            section_zh=str(d.get("section_zh", "")),
+            section_en=str(d.get("section_en", "")),
         )

@@ -74,8 +74,10 @@ class Trace:
     def op_count(self, op: str, device: str | None = None) -> int:
         """Calls of ``op`` (exact name, or its base name before the overload) on ``device``."""
         return sum(
-            o.count for o in self.ops
-            if (o.op == op or o.op.split(".", 1)[0] == op) and (device is None or device in o.devices)
+            o.count
+            for o in self.ops
+            if (o.op == op or o.op.split(".", 1)[0] == op)
+            and (device is None or device in o.devices)
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -113,10 +115,14 @@ class Trace:
             ops=tuple(OpCount.from_json(o) for o in doc.get("ops", ())),
             total_ops=int(doc.get("total_ops", 0)),
             device_tensors_created=int(doc.get("device_tensors_created", 0)),
-            tensors_created=tuple((str(k), int(v)) for k, v in (doc.get("tensors_created") or {}).items()),
+            tensors_created=tuple(
+                (str(k), int(v)) for k, v in (doc.get("tensors_created") or {}).items()
+            ),
             devices=tuple(doc.get("devices", ())),
-            ignored_ops=tuple(OpCount(str(o["op"]), tuple(o.get("devices", ())), int(o["count"]))
-                              for o in doc.get("ignored_ops", ())),
+            ignored_ops=tuple(
+                OpCount(str(o["op"]), tuple(o.get("devices", ())), int(o["count"]))
+                for o in doc.get("ignored_ops", ())
+            ),
             error=str(doc.get("error") or ""),
             tests=tuple(TestOps(str(t["id"]), int(t["ops"])) for t in doc.get("tests", ())),
             pattern=selection.get("pattern"),
@@ -140,8 +146,10 @@ def merge_traces(traces: list[Trace], target: str) -> Trace:
             ignored[o.op] = ignored.get(o.op, 0) + o.count
         for dev, n in t.tensors_created:
             created[dev] = created.get(dev, 0) + n
-    ops = sorted((OpCount(op, devs, n) for (op, devs), n in counts.items()),
-                 key=lambda o: (-o.count, o.op, o.devices))
+    ops = sorted(
+        (OpCount(op, devs, n) for (op, devs), n in counts.items()),
+        key=lambda o: (-o.count, o.op, o.devices),
+    )
     bad = [t for t in traces if not t.ok]
     runs = [t.tests_run for t in traces if t.tests_run is not None]
     return Trace(
@@ -207,15 +215,24 @@ class Resolution:
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> Resolution:
         return cls(
-            query=str(doc["query"]), path=str(doc.get("path", doc["query"])),
-            canonical=str(doc["canonical"]), aliases=tuple(doc.get("aliases", ())),
-            kind=str(doc["kind"]), kind_detail=str(doc.get("kind_detail", "")),
-            signature=doc.get("signature"), module=str(doc.get("module", "")),
-            source=str(doc.get("source", "")), public=bool(doc.get("public")),
-            public_reason=str(doc.get("public_reason", "")), docs_name=str(doc.get("docs_name", "")),
-            docs_url=str(doc.get("docs_url", "")), owner_class=doc.get("owner_class"),
-            owner_kind=doc.get("owner_kind"), defined_in=doc.get("defined_in"),
-            resolved_via=str(doc.get("resolved_via", "")), torch_version=str(doc.get("torch_version", "")),
+            query=str(doc["query"]),
+            path=str(doc.get("path", doc["query"])),
+            canonical=str(doc["canonical"]),
+            aliases=tuple(doc.get("aliases", ())),
+            kind=str(doc["kind"]),
+            kind_detail=str(doc.get("kind_detail", "")),
+            signature=doc.get("signature"),
+            module=str(doc.get("module", "")),
+            source=str(doc.get("source", "")),
+            public=bool(doc.get("public")),
+            public_reason=str(doc.get("public_reason", "")),
+            docs_name=str(doc.get("docs_name", "")),
+            docs_url=str(doc.get("docs_url", "")),
+            owner_class=doc.get("owner_class"),
+            owner_kind=doc.get("owner_kind"),
+            defined_in=doc.get("defined_in"),
+            resolved_via=str(doc.get("resolved_via", "")),
+            torch_version=str(doc.get("torch_version", "")),
         )
 
 
@@ -230,13 +247,21 @@ class Classification:
     evidence: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"category": self.category, "conclusion_zh": self.conclusion_zh,
-                "conclusion_en": self.conclusion_en, "evidence": self.evidence}
+        return {
+            "category": self.category,
+            "conclusion_zh": self.conclusion_zh,
+            "conclusion_en": self.conclusion_en,
+            "evidence": self.evidence,
+        }
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> Classification:
-        return cls(str(doc.get("category", "")), str(doc.get("conclusion_zh", "")),
-                   str(doc.get("conclusion_en", "")), str(doc.get("evidence", "")))
+        return cls(
+            str(doc.get("category", "")),
+            str(doc.get("conclusion_zh", "")),
+            str(doc.get("conclusion_en", "")),
+            str(doc.get("evidence", "")),
+        )
 
 
 @dataclass(frozen=True)

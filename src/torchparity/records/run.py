@@ -64,15 +64,32 @@ class RunRecords:
 #: the record classes a run holds, by the store's record kind
 RECORD_KINDS: dict[str, type] = {
     cls.KIND: cls
-    for cls in (TaskRecord, ApiInfo, ApiCoverage, ScaffoldRecord, DocsCheckRecord, DocsAddRecord,
-                Checklist, ChangeRecord, UpstreamRecord, VerifyRecord)
+    for cls in (
+        TaskRecord,
+        ApiInfo,
+        ApiCoverage,
+        ScaffoldRecord,
+        DocsCheckRecord,
+        DocsAddRecord,
+        Checklist,
+        ChangeRecord,
+        UpstreamRecord,
+        VerifyRecord,
+    )
 }
 
 #: RunRecords' field for each record kind
 FIELD_OF_KIND = {
-    "task": "task", "resolve": "resolve", "coverage": "coverage", "scaffold": "scaffold",
-    "docs-check": "docs_check", "docs-add": "docs_add", "checklist": "checklist", "change": "change",
-    "upstream": "upstream", "verify": "verify",
+    "task": "task",
+    "resolve": "resolve",
+    "coverage": "coverage",
+    "scaffold": "scaffold",
+    "docs-check": "docs_check",
+    "docs-add": "docs_add",
+    "checklist": "checklist",
+    "change": "change",
+    "upstream": "upstream",
+    "verify": "verify",
 }
 
 __all__ = ["FIELD_OF_KIND", "RECORD_KINDS", "RunInfo", "RunRecords", "TargetEvidence"]

@@ -42,7 +42,9 @@ class TestOutcome:
 
     @staticmethod
     def from_json(d: dict[str, Any]) -> TestOutcome:
-        return TestOutcome(str(d.get("id", "")), str(d.get("outcome", "")), str(d.get("detail") or ""))
+        return TestOutcome(
+            str(d.get("id", "")), str(d.get("outcome", "")), str(d.get("detail") or "")
+        )
 
 
 #: outcomes that fail a run
@@ -67,8 +69,13 @@ class RunnerReport:
     @staticmethod
     def from_json(d: dict[str, Any]) -> RunnerReport:
         status = d.get("exit_status")
-        return RunnerReport(str(d.get("kind") or ""), int(d.get("sessions") or 0), int(d.get("finished") or 0),
-                            int(d.get("tests_run") or 0), None if status is None else int(status))
+        return RunnerReport(
+            str(d.get("kind") or ""),
+            int(d.get("sessions") or 0),
+            int(d.get("finished") or 0),
+            int(d.get("tests_run") or 0),
+            None if status is None else int(status),
+        )
 
 
 @dataclass
@@ -199,7 +206,9 @@ def leak_verdict(rec: TargetRecord) -> tuple[str, str, int]:
             continue
         name = full.test_file or "the test file"
         if seen is None:
-            unchecked.append(f"{name}: the run ended {source.status} before the leak check answered")
+            unchecked.append(
+                f"{name}: the run ended {source.status} before the leak check answered"
+            )
         else:
             code = "" if full.exit_code is None else f", exit code {full.exit_code}"
             unchecked.append(f"{name}: no test method ran ({full.status}{code})")
@@ -214,7 +223,9 @@ def leak_verdict(rec: TargetRecord) -> tuple[str, str, int]:
 
 def emulated_in(facts: Mapping[str, Any], device: str) -> str:
     """``device`` when the probe's facts name an emulated backend (``<module>_emulated``), else ""."""
-    seen = any(k.endswith("_emulated") and not k.startswith("environ_") and v for k, v in facts.items())
+    seen = any(
+        k.endswith("_emulated") and not k.startswith("environ_") and v for k, v in facts.items()
+    )
     return str(facts.get("device_type") or device) if seen else ""
 
 
@@ -225,7 +236,9 @@ def emulated_device(rec: TargetRecord) -> str:
 
 def step_from_json(d: dict[str, Any]) -> Step:
     d = dict(d)
-    d["tests"] = [t if isinstance(t, TestOutcome) else TestOutcome.from_json(t) for t in d.get("tests") or []]
+    d["tests"] = [
+        t if isinstance(t, TestOutcome) else TestOutcome.from_json(t) for t in d.get("tests") or []
+    ]
     runner = d.get("runner")
     d["runner"] = RunnerReport.from_json(runner) if isinstance(runner, dict) else runner
     return Step(**d)
@@ -238,6 +251,10 @@ def record_from_json(d: dict[str, Any]) -> TargetRecord:
     d["probe"] = step_from_json(d["probe"]) if d.get("probe") else None
     for key in ("full", "leak_check", "isolation", "trace"):
         d[key] = [step_from_json(s) for s in d.get(key, [])]
-    d["notes"] = [Note(str(n["code"]), dict(n.get("args") or {})) if isinstance(n, dict) else Note("text", {"text": str(n)})
-                  for n in d.get("notes", [])]
+    d["notes"] = [
+        Note(str(n["code"]), dict(n.get("args") or {}))
+        if isinstance(n, dict)
+        else Note("text", {"text": str(n)})
+        for n in d.get("notes", [])
+    ]
     return TargetRecord(**d)

@@ -176,8 +176,11 @@ class UpstreamTarget:
         for t in self.tests:
             if t.status == "disabled" and t.entry is not None:
                 by_key.setdefault(t.entry.key, []).append(t)
-        return tuple(ts[0].entry for ts in by_key.values()
-                     if ts[0].entry is not None and all(t.rechecked == "passed" for t in ts))
+        return tuple(
+            ts[0].entry
+            for ts in by_key.values()
+            if ts[0].entry is not None and all(t.rechecked == "passed" for t in ts)
+        )
 
 
 @dataclass(frozen=True)
@@ -207,5 +210,14 @@ class UpstreamRecord(Record):
         return "NOT_RUN"
 
 
-__all__ = ["RESULTS", "STATUSES", "DisabledEntry", "Missing", "UpstreamFile", "UpstreamRecord", "UpstreamRun",
-           "UpstreamTarget", "UpstreamTest"]
+__all__ = [
+    "RESULTS",
+    "STATUSES",
+    "DisabledEntry",
+    "Missing",
+    "UpstreamFile",
+    "UpstreamRecord",
+    "UpstreamRun",
+    "UpstreamTarget",
+    "UpstreamTest",
+]

@@ -5,6 +5,14 @@ from .model import REPORT_SCHEMA, ReportModel, TargetReport
 from .render import KINDS, LANGS, config_templates_dir, render
 
 __all__ = [
-    "KINDS", "LANGS", "REPORT_SCHEMA", "SOURCE_TYPES", "ReportModel", "TargetReport", "build_report",
-    "check_source_types", "config_templates_dir", "render",
+    "KINDS",
+    "LANGS",
+    "REPORT_SCHEMA",
+    "SOURCE_TYPES",
+    "ReportModel",
+    "TargetReport",
+    "build_report",
+    "check_source_types",
+    "config_templates_dir",
+    "render",
 ]

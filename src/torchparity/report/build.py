@@ -50,16 +50,21 @@ HINTS = {
     "repo": "--repo R --range BASE..HEAD",
     "task_issue": "--task-issue URL | [report] task_issue",
     "result_issue": "--result-issue URL | [report] result_issue",
-    "source_type": "--source-type " + "/".join(t[0] for t in SOURCE_TYPES) + " | [report] source_type",
+    "source_type": "--source-type "
+    + "/".join(t[0] for t in SOURCE_TYPES)
+    + " | [report] source_type",
     "targets": "torchparity run ...",
 }
+
 
 def check_source_types(ids: Sequence[str]) -> None:
     """Refuse a merge source type the template has no checkbox for (bad input, exit 2)."""
     known = [t[0] for t in SOURCE_TYPES]
     for i in ids:
         if i not in known:
-            raise UsageError(f"unknown source type {i!r} (--source-type); use one of {', '.join(known)}")
+            raise UsageError(
+                f"unknown source type {i!r} (--source-type); use one of {', '.join(known)}"
+            )
 
 
 def merge_tasks(stored: TaskRecord | None, given: TaskRecord | None) -> TaskRecord:
@@ -68,16 +73,32 @@ def merge_tasks(stored: TaskRecord | None, given: TaskRecord | None) -> TaskReco
         return given or TaskRecord(api=None)
     if given is None:
         return stored
-    changes = {f.name: getattr(given, f.name) for f in fields(TaskRecord)
-               if getattr(given, f.name) not in (None, "", ()) and f.name in GIVEN_FIELDS}
+    changes = {
+        f.name: getattr(given, f.name)
+        for f in fields(TaskRecord)
+        if getattr(given, f.name) not in (None, "", ()) and f.name in GIVEN_FIELDS
+    }
     return replace(stored, **changes)
 
 
 #: the task fields a reader may state at report time (the rest are the run's own facts)
-GIVEN_FIELDS = frozenset({
-    "api", "title", "source_types", "task_issue", "result_issue", "task_title", "result_title", "source_branch",
-    "target_branch", "interface_change", "upstream_patch", "upstream_note", "docs_pr",
-})
+GIVEN_FIELDS = frozenset(
+    {
+        "api",
+        "title",
+        "source_types",
+        "task_issue",
+        "result_issue",
+        "task_title",
+        "result_title",
+        "source_branch",
+        "target_branch",
+        "interface_change",
+        "upstream_patch",
+        "upstream_note",
+        "docs_pr",
+    }
+)
 
 
 def _source(task: TaskRecord, missing: dict[str, str]) -> dict[str, Any]:
@@ -87,8 +108,11 @@ def _source(task: TaskRecord, missing: dict[str, str]) -> dict[str, Any]:
         missing["source_type"] = HINTS["source_type"]
     out: dict[str, Any] = {
         "types": [{"id": i, "zh": zh, "en": en, "checked": i in ids} for i, zh, en in SOURCE_TYPES],
-        "task_issue": task.task_issue, "result_issue": task.result_issue,
-        "task_title": task.task_title, "result_title": task.result_title, "docs_pr": task.docs_pr,
+        "task_issue": task.task_issue,
+        "result_issue": task.result_issue,
+        "task_title": task.task_title,
+        "result_title": task.result_title,
+        "docs_pr": task.docs_pr,
     }
     for key in ("task_issue", "result_issue"):
         if not out[key]:
@@ -112,17 +136,33 @@ def _branches(targets: Sequence[TargetReport], task: TaskRecord) -> dict[str, An
 def _change_from_runs(targets: Sequence[TargetReport], task: TaskRecord) -> dict[str, Any]:
     """No range given: the files the targets ran and their commits (nothing without a repo)."""
     change: dict[str, Any] = {
-        "from": "runs", "repo": None, "range": None, "base": None, "head": None, "head_title": None,
-        "source_branch": task.source_branch or next((t.source_branch for t in targets if t.source_branch), None),
-        "commits": [], "files": [], "only_tests": None,
+        "from": "runs",
+        "repo": None,
+        "range": None,
+        "base": None,
+        "head": None,
+        "head_title": None,
+        "source_branch": task.source_branch
+        or next((t.source_branch for t in targets if t.source_branch), None),
+        "commits": [],
+        "files": [],
+        "only_tests": None,
     }
     if not task.repo:
         return change
     seen: dict[str, dict[str, Any]] = {}
     for t in targets:
         for tf in t.test_files:
-            seen.setdefault(tf["path"], {"path": tf["path"], "status": None, "sha256": tf["sha256"],
-                                         "copyright": None, "docstring": None})
+            seen.setdefault(
+                tf["path"],
+                {
+                    "path": tf["path"],
+                    "status": None,
+                    "sha256": tf["sha256"],
+                    "copyright": None,
+                    "docstring": None,
+                },
+            )
     change["files"] = list(seen.values())
     commits: dict[str, dict[str, Any]] = {}
     for t in targets:
@@ -133,21 +173,40 @@ def _change_from_runs(targets: Sequence[TargetReport], task: TaskRecord) -> dict
 
 def _change_from_record(rec: ChangeRecord) -> dict[str, Any]:
     def check(c: Any) -> dict[str, Any] | None:
-        return None if c is None else {"status": c.status, "reason": c.reason, "reason_zh": c.reason_zh}
+        return (
+            None
+            if c is None
+            else {"status": c.status, "reason": c.reason, "reason_zh": c.reason_zh}
+        )
 
     return {
-        "from": rec.source, "repo": rec.repo, "range": rec.range, "base": rec.base, "head": rec.head,
-        "head_title": rec.head_title, "source_branch": rec.source_branch,
+        "from": rec.source,
+        "repo": rec.repo,
+        "range": rec.range,
+        "base": rec.base,
+        "head": rec.head,
+        "head_title": rec.head_title,
+        "source_branch": rec.source_branch,
         "commits": [{"commit": c.commit, "title": c.title, "ref": c.ref} for c in rec.commits],
-        "files": [{"path": f.path, "status": f.status, "sha256": f.sha256, "copyright": check(f.copyright),
-                   "docstring": check(f.docstring)} for f in rec.files],
+        "files": [
+            {
+                "path": f.path,
+                "status": f.status,
+                "sha256": f.sha256,
+                "copyright": check(f.copyright),
+                "docstring": check(f.docstring),
+            }
+            for f in rec.files
+        ],
         "only_tests": rec.only_tests,
         "other_files": list(rec.other_files),
         "upstream_files": list(rec.upstream_files),
     }
 
 
-def _upstream(coverage: dict[str, Any] | None, targets: Sequence[TargetReport], note: str | None) -> dict[str, Any] | None:
+def _upstream(
+    coverage: dict[str, Any] | None, targets: Sequence[TargetReport], note: str | None
+) -> dict[str, Any] | None:
     """The existing direct tests per searched ref, and whether these runs executed them."""
     if coverage is None:
         return None
@@ -163,16 +222,38 @@ def _upstream(coverage: dict[str, Any] | None, targets: Sequence[TargetReport], 
             outcomes = []
             for t in targets:
                 for r in t.tests:
-                    if (r.file == path and (not tid.name or r.name == tid.name)
-                            and (not klass or r.classname == klass or r.classname.endswith(f".{klass}"))):
+                    if (
+                        r.file == path
+                        and (not tid.name or r.name == tid.name)
+                        and (not klass or r.classname == klass or r.classname.endswith(f".{klass}"))
+                    ):
                         outcomes.append((t.label, r.outcome))
-            worst = next((o for o in ("error", "failed", "xpass", "skipped", "xfail", "passed")
-                          if any(x == o for _, x in outcomes)), None)
-            tests.append({
-                "test": key, "path": path, "line": d["line"], "status": "ran" if outcomes else "not run",
-                "outcome": worst, "targets": [{"label": lbl, "outcome": o} for lbl, o in outcomes],
-            })
-        refs.append({"ref": ref["ref"], "commit": ref["commit"], "upstream": ref["upstream"], "tests": tests})
+            worst = next(
+                (
+                    o
+                    for o in ("error", "failed", "xpass", "skipped", "xfail", "passed")
+                    if any(x == o for _, x in outcomes)
+                ),
+                None,
+            )
+            tests.append(
+                {
+                    "test": key,
+                    "path": path,
+                    "line": d["line"],
+                    "status": "ran" if outcomes else "not run",
+                    "outcome": worst,
+                    "targets": [{"label": lbl, "outcome": o} for lbl, o in outcomes],
+                }
+            )
+        refs.append(
+            {
+                "ref": ref["ref"],
+                "commit": ref["commit"],
+                "upstream": ref["upstream"],
+                "tests": tests,
+            }
+        )
     return {"refs": refs, "note": note}
 
 
@@ -232,8 +313,11 @@ def build_report(
     coverage = normalise_coverage(cov_rec.to_json()) if cov_rec is not None else None
     dc_rec, da_rec = _first(runs, "docs_check"), _first(runs, "docs_add")
     docs = {
-        "check": (normalise_docs_check(dc_rec.to_json(), [p.code for p in the_task.products])
-                  if dc_rec is not None else None),
+        "check": (
+            normalise_docs_check(dc_rec.to_json(), [p.code for p in the_task.products])
+            if dc_rec is not None
+            else None
+        ),
         "add": normalise_docs_add(da_rec.to_json()) if da_rec is not None else None,
     }
     for kind, doc in (("resolve", resolve), ("coverage", coverage), ("docs", docs["check"])):
@@ -244,10 +328,17 @@ def build_report(
     if not targets:
         missing["targets"] = HINTS["targets"]
     change_rec = change or _first(runs, "change")
-    change_doc = _change_from_record(change_rec) if change_rec is not None else _change_from_runs(targets, the_task)
+    change_doc = (
+        _change_from_record(change_rec)
+        if change_rec is not None
+        else _change_from_runs(targets, the_task)
+    )
     # the branch the PR comes from: as stated now, else as git named it, else as the targets were told
-    change_doc["source_branch"] = (the_task.source_branch or change_doc["source_branch"]
-                                   or next((t.source_branch for t in targets if t.source_branch), None))
+    change_doc["source_branch"] = (
+        the_task.source_branch
+        or change_doc["source_branch"]
+        or next((t.source_branch for t in targets if t.source_branch), None)
+    )
     if change_doc["from"] != "git":
         missing["repo"] = HINTS["repo"]
     the_checklist = checklist or _first(runs, "checklist")
@@ -271,24 +362,47 @@ def build_report(
     }
     scaffold = _first(runs, "scaffold")
     return ReportModel(
-        api=api, canonical=canonical, result=result,
-        runs=tuple({"uid": r.run.uid, "kind": r.run.kind, "status": r.run.status, "result": r.run.result,
-                    "created": r.run.created, "finished": r.run.finished} for r in runs),
+        api=api,
+        canonical=canonical,
+        result=result,
+        runs=tuple(
+            {
+                "uid": r.run.uid,
+                "kind": r.run.kind,
+                "status": r.run.status,
+                "result": r.run.result,
+                "created": r.run.created,
+                "finished": r.run.finished,
+            }
+            for r in runs
+        ),
         targets=tuple(targets),
         source=_source(the_task, missing),
         branches=_branches(targets, the_task),
-        change=change_doc, resolve=resolve,
+        change=change_doc,
+        resolve=resolve,
         classification=(resolve or {}).get("classification"),
-        coverage=coverage, docs=docs,
+        coverage=coverage,
+        docs=docs,
         upstream=_upstream(coverage, targets, the_task.upstream_note),
         interface=_interface(change_doc, the_task),
         upstream_patch=_upstream_patch(change_doc, the_task),
         checklist=the_checklist.to_json() if the_checklist is not None else None,
-        conclusion=conclusion, missing=dict(sorted(missing.items())),
+        conclusion=conclusion,
+        missing=dict(sorted(missing.items())),
         upstream_note=the_task.upstream_note,
         official=official_tests(_first(runs, "upstream"), the_task.upstream_note),
-        scaffold=({"path": scaffold.path, "family": scaffold.family, "outside_repo": scaffold.outside_repo,
-                   "complete": scaffold.complete, "methods": list(scaffold.methods)} if scaffold else None),
+        scaffold=(
+            {
+                "path": scaffold.path,
+                "family": scaffold.family,
+                "outside_repo": scaffold.outside_repo,
+                "complete": scaffold.complete,
+                "methods": list(scaffold.methods),
+            }
+            if scaffold
+            else None
+        ),
         tool=f"torchparity {the_targets_version(runs)}",
     )
 

@@ -30,12 +30,24 @@ def _suite(t: dict[str, Any], api: str | None) -> tuple[ET.Element, dict[str, in
     suite = ET.Element("testsuite", {"name": _text(t["label"])})
     props = ET.SubElement(suite, "properties")
     facts = [
-        ("run", t["run_uid"]), ("api", api), ("ref", t["ref"]), ("commit", t["commit"]), ("env", t["env"]),
-        ("hardware", t["hardware"]), ("python", t["python"]), ("python_version", t["python_version"]),
-        ("torch_version", t["torch_version"]), ("backend_module", t["backend_module"]),
-        ("backend_version", t["backend_version"]), ("device_type", t["device_type"]),
-        ("device_name", t["device_name"]), ("device_count", t["device_count"]), ("mode", t["mode"]),
-        ("result", t["result"]), ("log_sha256", t["log_sha256"]), ("record_sha256", t["record_sha256"]),
+        ("run", t["run_uid"]),
+        ("api", api),
+        ("ref", t["ref"]),
+        ("commit", t["commit"]),
+        ("env", t["env"]),
+        ("hardware", t["hardware"]),
+        ("python", t["python"]),
+        ("python_version", t["python_version"]),
+        ("torch_version", t["torch_version"]),
+        ("backend_module", t["backend_module"]),
+        ("backend_version", t["backend_version"]),
+        ("device_type", t["device_type"]),
+        ("device_name", t["device_name"]),
+        ("device_count", t["device_count"]),
+        ("mode", t["mode"]),
+        ("result", t["result"]),
+        ("log_sha256", t["log_sha256"]),
+        ("record_sha256", t["record_sha256"]),
         ("emulated", t["device_type"] if t.get("emulated") else None),
     ]
     for key, value in facts:
@@ -48,20 +60,30 @@ def _suite(t: dict[str, Any], api: str | None) -> tuple[ET.Element, dict[str, in
         outcome = r["outcome"]
         if outcome == "failed":
             counts["failures"] += 1
-            el = ET.SubElement(case, "failure", {"message": _text(r["message"] or "failed"),
-                                                 "type": "AssertionError"})
+            el = ET.SubElement(
+                case,
+                "failure",
+                {"message": _text(r["message"] or "failed"), "type": "AssertionError"},
+            )
             el.text = _text(r["detail"])
         elif outcome == "error":
             counts["errors"] += 1
-            el = ET.SubElement(case, "error", {"message": _text(r["message"] or "error"),
-                                               "type": "Error"})
+            el = ET.SubElement(
+                case, "error", {"message": _text(r["message"] or "error"), "type": "Error"}
+            )
             el.text = _text(r["detail"])
         elif outcome == "xpass":
             counts["failures"] += 1
-            ET.SubElement(case, "failure", {"message": "unexpected success", "type": "UnexpectedSuccess"})
+            ET.SubElement(
+                case, "failure", {"message": "unexpected success", "type": "UnexpectedSuccess"}
+            )
         elif outcome in ("skipped", "xfail"):
             counts["skipped"] += 1
-            ET.SubElement(case, "skipped", {"message": "expected failure" if outcome == "xfail" else "skipped"})
+            ET.SubElement(
+                case,
+                "skipped",
+                {"message": "expected failure" if outcome == "xfail" else "skipped"},
+            )
     for iso in t["isolation"]:
         case = _case(suite, "torchparity.isolation", f"{iso['title']} ({iso['test_file']})")
         counts["tests"] += 1
@@ -75,9 +97,16 @@ def _suite(t: dict[str, Any], api: str | None) -> tuple[ET.Element, dict[str, in
             ET.SubElement(case, "skipped", {"message": _text(iso["skipped"])})
         elif not iso["passed"]:
             counts["failures"] += 1
-            el = ET.SubElement(case, "failure", {
-                "message": _text(f"{iso['title']} isolation probe failed (status {iso['status']})"),
-                "type": "IsolationFailure"})
+            el = ET.SubElement(
+                case,
+                "failure",
+                {
+                    "message": _text(
+                        f"{iso['title']} isolation probe failed (status {iso['status']})"
+                    ),
+                    "type": "IsolationFailure",
+                },
+            )
             el.text = _text("\n".join(lines))
         else:
             ET.SubElement(case, "system-out").text = _text("\n".join(lines))
@@ -88,14 +117,24 @@ def _suite(t: dict[str, Any], api: str | None) -> tuple[ET.Element, dict[str, in
             counts["failures"] += 1
             text = "\n".join(
                 f"test:{x.get('test')},state:{x.get('state')},before:{x.get('before')},after:{x.get('after')}"
-                for x in t["leaks"])
-            el = ET.SubElement(case, "failure", {"message": f"{len(t['leaks'])} state leak(s)", "type": "StateLeak"})
+                for x in t["leaks"]
+            )
+            el = ET.SubElement(
+                case,
+                "failure",
+                {"message": f"{len(t['leaks'])} state leak(s)", "type": "StateLeak"},
+            )
             el.text = _text(text)
-    if t["result"] in ("ERROR", "INCOMPLETE") or (t["result"] == "FAIL" and not t["tests"] and not t["isolation"]):
+    if t["result"] in ("ERROR", "INCOMPLETE") or (
+        t["result"] == "FAIL" and not t["tests"] and not t["isolation"]
+    ):
         case = _case(suite, "torchparity.target", "collect")
         counts["tests"] += 1
         counts["errors"] += 1
-        notes = "; ".join(n["en"] for n in t["notes"]) or f"the target finished {t['result']} without test results"
+        notes = (
+            "; ".join(n["en"] for n in t["notes"])
+            or f"the target finished {t['result']} without test results"
+        )
         el = ET.SubElement(case, "error", {"message": _text(notes[:200]), "type": t["result"]})
         el.text = _text("\n".join(n["en"] for n in t["notes"]))
     ET.SubElement(suite, "system-out").text = _text(t["log"])

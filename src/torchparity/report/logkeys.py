@@ -22,19 +22,43 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 #: keys the writer puts once in a whole log
-ONCE_PER_LOG = frozenset({
-    "TARGET_BRANCH", "SOURCE_BRANCH", "COMMIT", "PYTHON", "CHECKOUT", "RUN_MODE", "PROCESS_TRACKING", "DEVICE",
-    "DEVICE_CHOICE", "RESULT", "STATE_LEAK_CHECK", "STATE_LEAK_CHECK_REASON", "ENVIRONMENT_PROBE_EXIT_CODE",
-    "ENVIRONMENT_PROBE_STATUS",
-})
+ONCE_PER_LOG = frozenset(
+    {
+        "TARGET_BRANCH",
+        "SOURCE_BRANCH",
+        "COMMIT",
+        "PYTHON",
+        "CHECKOUT",
+        "RUN_MODE",
+        "PROCESS_TRACKING",
+        "DEVICE",
+        "DEVICE_CHOICE",
+        "RESULT",
+        "STATE_LEAK_CHECK",
+        "STATE_LEAK_CHECK_REASON",
+        "ENVIRONMENT_PROBE_EXIT_CODE",
+        "ENVIRONMENT_PROBE_STATUS",
+    }
+)
 #: key endings the writer puts once in a whole log (``<ref>_TEST_COLLECTOR_EXIT_CODE``)
 ONCE_PER_LOG_SUFFIXES = ("_TEST_COLLECTOR_EXIT_CODE", "_WORKTREE_REMOVE_EXIT_CODE")
 #: keys the writer puts once in a section (one ``FULL TEST FILE`` section per file, ...)
-ONCE_PER_SECTION = frozenset({
-    "FULL_TEST_VERDICT", "FULL_TEST_EXIT_CODE", "FULL_TEST_STATUS", "RESULTS_FROM", "RUNNER", "RUNNER_FINISHED",
-    "RUNNER_TESTS", "TRACE_STATUS", "TRACE_TOTAL_OPS", "TRACE_DEVICE_TENSORS_CREATED", "DISPATCH_TRACE_EXIT_CODE",
-    "UPSTREAM_RESULT",
-})
+ONCE_PER_SECTION = frozenset(
+    {
+        "FULL_TEST_VERDICT",
+        "FULL_TEST_EXIT_CODE",
+        "FULL_TEST_STATUS",
+        "RESULTS_FROM",
+        "RUNNER",
+        "RUNNER_FINISHED",
+        "RUNNER_TESTS",
+        "TRACE_STATUS",
+        "TRACE_TOTAL_OPS",
+        "TRACE_DEVICE_TENSORS_CREATED",
+        "DISPATCH_TRACE_EXIT_CODE",
+        "UPSTREAM_RESULT",
+    }
+)
 ONCE_PER_SECTION_SUFFIXES = ("_ISOLATION_PROBE", "_ISOLATION_EXIT_CODE")
 #: the section whose every key is once (the probe's facts)
 PROBE_SECTION = "ENVIRONMENT PROBE"
@@ -63,15 +87,21 @@ class DuplicateKey:
     def describe(self) -> str:
         where = f" in the {self.section} section" if self.section else ""
         count = "twice" if len(self.lines) == 2 else f"{len(self.lines)} times"
-        return (f"{self.key}= is written {count}{where} (lines {', '.join(str(n) for n in self.lines)}), "
-                "where the tool writes it once")
+        return (
+            f"{self.key}= is written {count}{where} (lines {', '.join(str(n) for n in self.lines)}), "
+            "where the tool writes it once"
+        )
 
 
 def _scope(key: str, section: str) -> str | None:
     """Where ``key`` must be unique: "" (the log), the section's name, or None (it may repeat)."""
     if key in ONCE_PER_LOG or key.endswith(ONCE_PER_LOG_SUFFIXES):
         return ""
-    if key in ONCE_PER_SECTION or key.endswith(ONCE_PER_SECTION_SUFFIXES) or section == PROBE_SECTION:
+    if (
+        key in ONCE_PER_SECTION
+        or key.endswith(ONCE_PER_SECTION_SUFFIXES)
+        or section == PROBE_SECTION
+    ):
         return section
     return None
 
@@ -95,15 +125,21 @@ def duplicated_keys(log: str | Iterable[str]) -> list[DuplicateKey]:
         if scope is None:
             continue
         seen.setdefault((key, section_no if scope else -1, scope), []).append(no)
-    dups = [DuplicateKey(key, tuple(nos), scope) for (key, _, scope), nos in seen.items() if len(nos) > 1]
+    dups = [
+        DuplicateKey(key, tuple(nos), scope)
+        for (key, _, scope), nos in seen.items()
+        if len(nos) > 1
+    ]
     return sorted(dups, key=lambda d: d.lines[1])
 
 
 def check_log(log: str) -> str:
-    """"" for a log that reads back clean, else one sentence naming every duplicated key."""
+    """ "" for a log that reads back clean, else one sentence naming every duplicated key."""
     dups = duplicated_keys(log)
     if not dups:
         return ""
-    return ("; ".join(d.describe() for d in dups)
-            + ": a line that reads as the tool's own was injected (a value that started a new line, a line "
-            "a test printed) or the log was edited, so its KEY=VALUE lines cannot be trusted")
+    return (
+        "; ".join(d.describe() for d in dups)
+        + ": a line that reads as the tool's own was injected (a value that started a new line, a line "
+        "a test printed) or the log was edited, so its KEY=VALUE lines cannot be trusted"
+    )

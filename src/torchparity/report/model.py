@@ -193,7 +193,9 @@ def _test_result(raw: TestOutcome, test_file: str) -> TestResult:
     else:
         module = _module_path(test_file) if test_file else parsed.module or "__main__"
     classname = f"{module}.{parsed.klass}" if parsed.klass else module
-    return TestResult(tid, test_file, classname, parsed.name, raw.outcome, raw.detail, failure_message(raw.detail))
+    return TestResult(
+        tid, test_file, classname, parsed.name, raw.outcome, raw.detail, failure_message(raw.detail)
+    )
 
 
 def _isolation(step: Step) -> IsolationResult:
@@ -224,12 +226,21 @@ def _backend(facts: dict[str, Any]) -> str | None:
 
 def _trace(step: Step) -> dict[str, Any]:
     t = step.result.get("trace") or {}
-    return {"test_file": step.test_file, "status": str(t.get("status") or step.status),
-            "total_ops": int(t.get("total_ops") or 0),
-            "device_tensors_created": int(t.get("device_tensors_created") or 0),
-            "ops": [{"op": o.get("op", ""), "devices": list(o.get("devices") or []), "count": o.get("count")}
-                    for o in t.get("ops", []) or []],
-            "devices": sorted({d for o in t.get("ops", []) or [] for d in o.get("devices") or []})}
+    return {
+        "test_file": step.test_file,
+        "status": str(t.get("status") or step.status),
+        "total_ops": int(t.get("total_ops") or 0),
+        "device_tensors_created": int(t.get("device_tensors_created") or 0),
+        "ops": [
+            {
+                "op": o.get("op", ""),
+                "devices": list(o.get("devices") or []),
+                "count": o.get("count"),
+            }
+            for o in t.get("ops", []) or []
+        ],
+        "devices": sorted({d for o in t.get("ops", []) or [] for d in o.get("devices") or []}),
+    }
 
 
 def target_report(ev: TargetEvidence, *, run_uid: str) -> TargetReport:
@@ -251,9 +262,16 @@ def target_report(ev: TargetEvidence, *, run_uid: str) -> TargetReport:
     leak_check, leak_reason, leak_watched = rec.leak_verdict()
     device_name = facts.get(f"{dev}_device_name")
     return TargetReport(
-        run_uid=run_uid, label=rec.label, ref=rec.ref, commit=rec.commit, commit_title=rec.commit_title,
-        env=rec.env, hardware=rec.hardware,
-        mode=rec.mode, result=rec.result, python=rec.python,
+        run_uid=run_uid,
+        label=rec.label,
+        ref=rec.ref,
+        commit=rec.commit,
+        commit_title=rec.commit_title,
+        env=rec.env,
+        hardware=rec.hardware,
+        mode=rec.mode,
+        result=rec.result,
+        python=rec.python,
         python_version=_str_or_none(facts.get("python_version")),
         platform=_str_or_none(facts.get("platform")),
         torch_version=_str_or_none(facts.get("torch_version")),
@@ -267,17 +285,32 @@ def target_report(ev: TargetEvidence, *, run_uid: str) -> TargetReport:
         test_files=tuple(asdict(t) for t in rec.test_files),
         commands=tuple(s.command for s in rec.full),
         exit_codes=tuple(s.exit_code for s in rec.full),
-        ran=ran_total, tests=tuple(tests), counts=counts, isolation=isolation,
+        ran=ran_total,
+        tests=tuple(tests),
+        counts=counts,
+        isolation=isolation,
         isolation_passed=all(i.passed for i in probed) if probed else None,
         leaks=tuple(dict(x) for x in rec.leaks),
-        notes=tuple({"code": n.code, "zh": phrase(n, "zh", markdown=True), "en": phrase(n, "en", markdown=True)}
-                    for n in rec.notes),
-        log_sha256=ev.log_sha256, record_sha256=ev.record_sha256, log=ev.log, facts=facts,
+        notes=tuple(
+            {
+                "code": n.code,
+                "zh": phrase(n, "zh", markdown=True),
+                "en": phrase(n, "en", markdown=True),
+            }
+            for n in rec.notes
+        ),
+        log_sha256=ev.log_sha256,
+        record_sha256=ev.record_sha256,
+        log=ev.log,
+        facts=facts,
         collector_exit_code=rec.collector_exit_code,
         worktree_remove_exit_code=rec.worktree_remove_exit_code,
         duration=round(max(0.0, rec.finished - rec.started), 3) if rec.finished else 0.0,
-        leak_check=leak_check, leak_check_reason=leak_reason, leak_tests_watched=leak_watched,
-        emulated=emulated, traces=tuple(_trace(s) for s in rec.trace),
+        leak_check=leak_check,
+        leak_check_reason=leak_reason,
+        leak_tests_watched=leak_watched,
+        emulated=emulated,
+        traces=tuple(_trace(s) for s in rec.trace),
         hardware_matches=None if not rec.hardware else (dev != "cpu" and not emulated),
     )
 
@@ -312,38 +345,95 @@ _TEST_REF = {"test": "", "path": "", "line": None, "end_line": None, "how": ""}
 def _tests(items: Any) -> list[dict[str, Any]]:
     out = []
     for t in items or []:
-        out.append(with_defaults(t, _TEST_REF) if isinstance(t, dict) else dict(_TEST_REF, test=str(t)))
+        out.append(
+            with_defaults(t, _TEST_REF) if isinstance(t, dict) else dict(_TEST_REF, test=str(t))
+        )
     return out
 
 
 def normalise_coverage(doc: dict[str, Any]) -> dict[str, Any]:
-    cov = with_defaults(doc, {"api": None, "canonical": None, "refs": [], "justification_zh": None,
-                              "justification_en": None})
+    cov = with_defaults(
+        doc,
+        {
+            "api": None,
+            "canonical": None,
+            "refs": [],
+            "justification_zh": None,
+            "justification_en": None,
+        },
+    )
     refs = []
     for ref in cov["refs"] or []:
-        r = with_defaults(ref, {"ref": "", "commit": "", "upstream": False, "direct": [], "related": [], "weak": [],
-                                "grep": None, "skipped_files": []})
-        r["direct"], r["related"], r["weak"] = _tests(r["direct"]), _tests(r["related"]), _tests(r["weak"])
-        r["grep"] = with_defaults(r["grep"], {"command": None, "pattern": None, "count": None, "matches": []}) \
-            if r["grep"] is not None else None
+        r = with_defaults(
+            ref,
+            {
+                "ref": "",
+                "commit": "",
+                "upstream": False,
+                "direct": [],
+                "related": [],
+                "weak": [],
+                "grep": None,
+                "skipped_files": [],
+            },
+        )
+        r["direct"], r["related"], r["weak"] = (
+            _tests(r["direct"]),
+            _tests(r["related"]),
+            _tests(r["weak"]),
+        )
+        r["grep"] = (
+            with_defaults(
+                r["grep"], {"command": None, "pattern": None, "count": None, "matches": []}
+            )
+            if r["grep"] is not None
+            else None
+        )
         refs.append(r)
     cov["refs"] = refs
     return cov
 
 
 def normalise_resolve(doc: dict[str, Any]) -> dict[str, Any]:
-    res = with_defaults(doc, {
-        "query": None, "canonical": None, "aliases": [], "kind": None, "signature": None, "module": None,
-        "source": None, "public": None, "public_reason": None, "docs_url": None, "owner_class": None,
-        "classification": None, "trace": None, "torch_version": None,
-    })
+    res = with_defaults(
+        doc,
+        {
+            "query": None,
+            "canonical": None,
+            "aliases": [],
+            "kind": None,
+            "signature": None,
+            "module": None,
+            "source": None,
+            "public": None,
+            "public_reason": None,
+            "docs_url": None,
+            "owner_class": None,
+            "classification": None,
+            "trace": None,
+            "torch_version": None,
+        },
+    )
     if res["classification"] is not None:
-        res["classification"] = with_defaults(res["classification"], {
-            "category": None, "conclusion_zh": None, "conclusion_en": None})
+        res["classification"] = with_defaults(
+            res["classification"], {"category": None, "conclusion_zh": None, "conclusion_en": None}
+        )
     if res["trace"] is not None:
-        tr = with_defaults(res["trace"], {"target": None, "status": None, "ops": [], "total_ops": None,
-                                          "device_tensors_created": None, "devices": [], "tests_run": None})
-        tr["ops"] = [with_defaults(o, {"op": "", "devices": [], "count": None}) for o in tr["ops"] or []]
+        tr = with_defaults(
+            res["trace"],
+            {
+                "target": None,
+                "status": None,
+                "ops": [],
+                "total_ops": None,
+                "device_tensors_created": None,
+                "devices": [],
+                "tests_run": None,
+            },
+        )
+        tr["ops"] = [
+            with_defaults(o, {"op": "", "devices": [], "count": None}) for o in tr["ops"] or []
+        ]
         res["trace"] = tr
     return res
 
@@ -354,12 +444,27 @@ def normalise_docs_check(doc: dict[str, Any], order: Sequence[str] = ()) -> dict
     dc = with_defaults(doc, {"api": None, "docs_dir": None, "versions": [], "missing_versions": []})
     versions = []
     for v in dc["versions"] or []:
-        n = with_defaults(v, {"version": "", "folder": None, "present": None, "page": None, "line": None,
-                              "kind": None, "products": {}, "restrictions": None, "link": None,
-                              "link_ok": None, "link_problem": None})
+        n = with_defaults(
+            v,
+            {
+                "version": "",
+                "folder": None,
+                "present": None,
+                "page": None,
+                "line": None,
+                "kind": None,
+                "products": {},
+                "restrictions": None,
+                "link": None,
+                "link_ok": None,
+                "link_problem": None,
+            },
+        )
         n["products"] = {
             code: with_defaults(p, {"name": code, "status": None, "supported": None})
-            for code, p in sorted((n["products"] or {}).items(), key=lambda kv: rank.get(kv[0], len(rank)))
+            for code, p in sorted(
+                (n["products"] or {}).items(), key=lambda kv: rank.get(kv[0], len(rank))
+            )
         }
         versions.append(n)
     dc["versions"] = versions

@@ -22,17 +22,36 @@ def _entry(t: UpstreamTest) -> dict[str, Any] | None:
     if t.entry is None:
         return None
     e = t.entry
-    return {"key": e.key, "list_file": e.list_file, "reason": e.reason,
-            "platforms": [p for p in e.platforms if p], "category": e.category,
-            "category_detail": e.category_detail, "category_meaning": e.category_meaning}
+    return {
+        "key": e.key,
+        "list_file": e.list_file,
+        "reason": e.reason,
+        "platforms": [p for p in e.platforms if p],
+        "category": e.category,
+        "category_detail": e.category_detail,
+        "category_meaning": e.category_meaning,
+    }
 
 
 def _reason(t: UpstreamTest) -> dict[str, Any]:
     """One reason, once per text: a note worded both ways, else the runner's own words."""
-    why = ({"code": t.why.code, "zh": phrase(t.why, "zh", markdown=True), "en": phrase(t.why, "en", markdown=True)}
-           if t.why is not None else None)
-    return {"status": t.status, "why": why, "detail": "" if why else t.detail.strip(), "entry": _entry(t),
-            "outcome": t.outcome, "rechecked": t.rechecked}
+    why = (
+        {
+            "code": t.why.code,
+            "zh": phrase(t.why, "zh", markdown=True),
+            "en": phrase(t.why, "en", markdown=True),
+        }
+        if t.why is not None
+        else None
+    )
+    return {
+        "status": t.status,
+        "why": why,
+        "detail": "" if why else t.detail.strip(),
+        "entry": _entry(t),
+        "outcome": t.outcome,
+        "rechecked": t.rechecked,
+    }
 
 
 def _result(target: UpstreamTarget, tests: list[UpstreamTest]) -> dict[str, Any]:
@@ -45,19 +64,46 @@ def _result(target: UpstreamTarget, tests: list[UpstreamTest]) -> dict[str, Any]
         r = _reason(t)
         if r not in reasons:
             reasons.append(r)
-    return {"label": target.label, "env": target.env, "ref": target.ref, "source": target.source,
-            "device": target.device, "emulated": target.emulated, "status": status, "counts": counts,
-            "instances": len(tests), "ids": [t.id for t in tests if t.id], "reasons": reasons}
+    return {
+        "label": target.label,
+        "env": target.env,
+        "ref": target.ref,
+        "source": target.source,
+        "device": target.device,
+        "emulated": target.emulated,
+        "status": status,
+        "counts": counts,
+        "instances": len(tests),
+        "ids": [t.id for t in tests if t.id],
+        "reasons": reasons,
+    }
 
 
 def _target(t: UpstreamTarget) -> dict[str, Any]:
     return {
-        "label": t.label, "source": t.source, "ref": t.ref, "commit": t.commit, "env": t.env, "device": t.device,
-        "emulated": t.emulated, "torch_version": t.torch_version, "result": t.result, "error": t.error,
-        "disabled_list": t.disabled_list, "disabled_list_sha256": t.disabled_list_sha256,
+        "label": t.label,
+        "source": t.source,
+        "ref": t.ref,
+        "commit": t.commit,
+        "env": t.env,
+        "device": t.device,
+        "emulated": t.emulated,
+        "torch_version": t.torch_version,
+        "result": t.result,
+        "error": t.error,
+        "disabled_list": t.disabled_list,
+        "disabled_list_sha256": t.disabled_list_sha256,
         "disabled_entries": t.disabled_entries,
-        "files": [{"path": f.path, "sha256": f.sha256, "tests_for_device": f.tests_for_device,
-                   "disabled_for_device": f.disabled_for_device, "started": f.missing is None} for f in t.files],
+        "files": [
+            {
+                "path": f.path,
+                "sha256": f.sha256,
+                "tests_for_device": f.tests_for_device,
+                "disabled_for_device": f.disabled_for_device,
+                "started": f.missing is None,
+            }
+            for f in t.files
+        ],
         "commands": [r.command for r in t.runs],
         "stale": [{"key": e.key, "list_file": e.list_file} for e in t.stale],
     }
@@ -76,12 +122,21 @@ def official_tests(rec: UpstreamRecord | None, note: str | None) -> dict[str, An
             by.setdefault((t.test, target.label), []).append(t)
     rows = []
     for test in order:
-        results = [_result(target, by[(test, target.label)]) for target in rec.targets
-                   if (test, target.label) in by]
+        results = [
+            _result(target, by[(test, target.label)])
+            for target in rec.targets
+            if (test, target.label) in by
+        ]
         rows.append({"test": test, "file": test.split("::", 1)[0], "results": results})
-    return {"api": rec.api, "selection": rec.selection, "recheck": rec.recheck, "tests": rows,
-            "targets": [_target(t) for t in rec.targets], "note": note,
-            "result": rec.result}
+    return {
+        "api": rec.api,
+        "selection": rec.selection,
+        "recheck": rec.recheck,
+        "tests": rows,
+        "targets": [_target(t) for t in rec.targets],
+        "note": note,
+        "result": rec.result,
+    }
 
 
 __all__ = ["official_tests"]

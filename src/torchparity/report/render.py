@@ -55,7 +55,9 @@ def md_text(value: Any) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def excerpt(log: str | None, max_lines: int = textsafe.DEFAULT_OUTPUT_LINES, where: str = "") -> str:
+def excerpt(
+    log: str | None, max_lines: int = textsafe.DEFAULT_OUTPUT_LINES, where: str = ""
+) -> str:
     """At most ``max_lines`` lines of each section of an evidence log (the PR quotes, the store keeps)."""
     text = textsafe.excerpt(log or "", max_lines)
     if where:
@@ -120,18 +122,28 @@ def config_output_lines(config: Config) -> int:
     """``[report] output_lines`` of the config: raw output lines quoted per log section (0: all)."""
     value = config.report.get("output_lines", textsafe.DEFAULT_OUTPUT_LINES)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise UsageError(f"[report] output_lines = {value!r} in {config.source}: give a whole number of "
-                         f"lines >= 0 (0 quotes everything; default {textsafe.DEFAULT_OUTPUT_LINES})")
+        raise UsageError(
+            f"[report] output_lines = {value!r} in {config.source}: give a whole number of "
+            f"lines >= 0 (0 quotes everything; default {textsafe.DEFAULT_OUTPUT_LINES})"
+        )
     return value
 
 
-def _environment(loader: jinja2.BaseLoader, output_lines: int = textsafe.DEFAULT_OUTPUT_LINES) -> jinja2.Environment:
+def _environment(
+    loader: jinja2.BaseLoader, output_lines: int = textsafe.DEFAULT_OUTPUT_LINES
+) -> jinja2.Environment:
     # a template is code: whoever wrote it (a team, a repository's config) gets the sandbox, not Python
     env = jinja2.sandbox.ImmutableSandboxedEnvironment(
-        loader=loader, undefined=jinja2.StrictUndefined, autoescape=False,
-        trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+        loader=loader,
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
     )
-    env.filters.update(fence=fence, cell=cell, short=short, code=textsafe.md_code, md_text=md_text, excerpt=excerpt)
+    env.filters.update(
+        fence=fence, cell=cell, short=short, code=textsafe.md_code, md_text=md_text, excerpt=excerpt
+    )
     env.globals.update(link=link, output_lines=output_lines)
     return env
 
@@ -182,7 +194,9 @@ def render(
     if template is not None:
         path = Path(template)
         if not path.is_file():
-            raise UsageError(f"template file not found: {path}; pass an existing Jinja2 file to --template")
+            raise UsageError(
+                f"template file not found: {path}; pass an existing Jinja2 file to --template"
+            )
         read_text_file(path, "--template")  # a binary or undecodable file is bad input, named
         env = _environment(jinja2.FileSystemLoader(str(path.parent.absolute())), output_lines)
         names = [path.name]
@@ -211,7 +225,9 @@ def render(
             "(see 'torchparity report RUN --kind json' for the keys)"
         ) from exc
     except UnicodeDecodeError as exc:
-        raise UsageError(f"template {shown} is not UTF-8 text ({exc.reason} at byte {exc.start}); "
-                         "fix the template file") from exc
+        raise UsageError(
+            f"template {shown} is not UTF-8 text ({exc.reason} at byte {exc.start}); "
+            "fix the template file"
+        ) from exc
     # whatever a template interpolates, no control character reaches the Markdown
     return textsafe.escape_controls(tidy(text.replace("\r\n", "\n")))

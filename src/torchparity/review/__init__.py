@@ -11,6 +11,17 @@ from .records import CONTRADICTED, UNVERIFIABLE, VERIFIED, Claims, Review, Verdi
 from .review import read_text, review_text
 
 __all__ = [
-    "CONTRADICTED", "PREDICATE_TYPE", "UNVERIFIABLE", "VERIFIED", "Claims", "Review", "Verdict", "attest_run",
-    "build_statement", "parse_text", "read_text", "review_text", "write_attestation",
+    "CONTRADICTED",
+    "PREDICATE_TYPE",
+    "UNVERIFIABLE",
+    "VERIFIED",
+    "Claims",
+    "Review",
+    "Verdict",
+    "attest_run",
+    "build_statement",
+    "parse_text",
+    "read_text",
+    "review_text",
+    "write_attestation",
 ]

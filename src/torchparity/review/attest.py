@@ -29,8 +29,14 @@ from . import sshsig
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PREDICATE_TYPE = "https://in-toto.io/attestation/test-result/v0.1"
 #: test outcomes (the collector's words) -> the predicate's lists
-_LISTS = {"passed": "passedTests", "xfail": "passedTests", "skipped": "warnedTests", "failed": "failedTests",
-          "error": "failedTests", "xpass": "failedTests"}
+_LISTS = {
+    "passed": "passedTests",
+    "xfail": "passedTests",
+    "skipped": "warnedTests",
+    "failed": "failedTests",
+    "error": "failedTests",
+    "xpass": "failedTests",
+}
 
 
 def emulated_of(rec: TargetRecord) -> str:
@@ -55,7 +61,9 @@ class Attestation:
 def _records(store: Store, run_id: int) -> list[tuple[Any, TargetRecord]]:
     rows = [t for t in store.targets(run_id) if t.record_sha]
     if not rows:
-        raise UsageError(f"run {run_id} has no target records to attest; see 'torchparity show {run_id}'")
+        raise UsageError(
+            f"run {run_id} has no target records to attest; see 'torchparity show {run_id}'"
+        )
     return [(t, record_from_json(store.read_json(t.record_sha))) for t in rows if t.record_sha]
 
 
@@ -69,42 +77,69 @@ def build_statement(store: Store, run_id: int) -> dict[str, Any]:
     emulated: list[dict[str, str]] = []
     for row, rec in pairs:
         if rec.commit:
-            subjects.setdefault(rec.commit, {"name": rec.ref or rec.commit, "digest": {"gitCommit": rec.commit}})
+            subjects.setdefault(
+                rec.commit, {"name": rec.ref or rec.commit, "digest": {"gitCommit": rec.commit}}
+            )
         emu = emulated_of(rec)
         if emu:
             emulated.append({"target": rec.label, "device": emu, "note": emulation_note(emu)})
         mark = {"emulated": emu} if emu else {}
         for tf in rec.test_files:
-            configuration.append({"name": tf.path, "digest": {"sha256": tf.sha256},
-                                  "annotations": {"target": rec.label, "role": "test file", **mark}})
+            configuration.append(
+                {
+                    "name": tf.path,
+                    "digest": {"sha256": tf.sha256},
+                    "annotations": {"target": rec.label, "role": "test file", **mark},
+                }
+            )
         if row.log_sha:
-            configuration.append({"name": f"{rec.label}.log", "digest": {"sha256": row.log_sha},
-                                  "mediaType": "text/plain", "annotations": {"target": rec.label,
-                                                                             "role": "evidence log", **mark}})
+            configuration.append(
+                {
+                    "name": f"{rec.label}.log",
+                    "digest": {"sha256": row.log_sha},
+                    "mediaType": "text/plain",
+                    "annotations": {"target": rec.label, "role": "evidence log", **mark},
+                }
+            )
         if row.record_sha:
-            configuration.append({"name": f"{rec.label}.json", "digest": {"sha256": row.record_sha},
-                                  "mediaType": "application/json", "annotations": {"target": rec.label,
-                                                                                   "role": "target record",
-                                                                                   **mark}})
+            configuration.append(
+                {
+                    "name": f"{rec.label}.json",
+                    "digest": {"sha256": row.record_sha},
+                    "mediaType": "application/json",
+                    "annotations": {"target": rec.label, "role": "target record", **mark},
+                }
+            )
         for step in rec.full:
             for t in step.tests:
                 key = _LISTS.get(t.outcome, "failedTests")
-                if emu and key == "passedTests":  # passed on an emulation: not a pass of the hardware
+                if (
+                    emu and key == "passedTests"
+                ):  # passed on an emulation: not a pass of the hardware
                     key = "warnedTests"
                 tests[key].append(f"{rec.label}::{t.id or '?'}")
     if not subjects:
-        raise UsageError(f"run {run_id} records no commit (it ran without --repo); nothing to attest as subject")
+        raise UsageError(
+            f"run {run_id} records no commit (it ran without --repo); nothing to attest as subject"
+        )
     passed = all(rec.result == "PASS" for _, rec in pairs)
     result = "fail" if not passed else ("warn" if emulated else "pass")
     return {
         "_type": STATEMENT_TYPE,
         "subject": list(subjects.values()),
         "predicateType": PREDICATE_TYPE,
-        "predicate": {"result": result, "emulated": emulated, "configuration": configuration, **tests},
+        "predicate": {
+            "result": result,
+            "emulated": emulated,
+            "configuration": configuration,
+            **tests,
+        },
     }
 
 
-def write_attestation(statement: dict[str, Any], dest: Path, key: Path | None = None) -> Attestation:
+def write_attestation(
+    statement: dict[str, Any], dest: Path, key: Path | None = None
+) -> Attestation:
     """Write ``statement`` to ``dest`` (a new file) and sign it when ``key`` is given."""
     if dest.exists():
         raise UsageError(f"{dest} already exists; pass a new file name to --output")

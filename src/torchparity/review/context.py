@@ -15,13 +15,19 @@ from .document import Document, Line
 
 KEY_VALUE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_.]*)=(.*)$")
 RULE = re.compile(r"^\s*={10,}\s*$")
-STEP = re.compile(r"^\s*={3,}\s*([A-Z][A-Z0-9 _/-]*?)\s*={3,}\s*$")
+_STEP_NAME = re.compile(r"[A-Z][A-Z0-9 _/-]*")
+#: header keys a log keeps (a real header has about ten; more are not read)
+MAX_LOG_KEYS = 64
 BRANCH_TOKEN = r"(?:master|main|v\d+\.\d+(?:\.\d+)?(?:-[\w.]+)?)"
 _BRANCH_WORD = re.compile(rf"(?<![\w./-]){BRANCH_TOKEN}(?![\w/-])")
-_TARGET_LINE = re.compile(rf"(?:目标分支|target[ _-]?branch|TARGET_BRANCH)\s*[:：=]\s*`?(?:origin/)?({BRANCH_TOKEN})",
-                          re.IGNORECASE)
+_TARGET_LINE = re.compile(
+    rf"(?:目标分支|target[ _-]?branch|TARGET_BRANCH)\s*[:：=]\s*`?(?:origin/)?({BRANCH_TOKEN})",
+    re.IGNORECASE,
+)
 _PROSE = re.compile(r"[\u4e00-\u9fff]")
-PATH = re.compile(r"(?<![\w./-])((?:[\w.-]+/)+[\w.-]+\.(?:py|md|txt|json|yaml|yml|toml|cpp|h|sh|patch))(?![\w/])")
+PATH = re.compile(
+    r"(?<![\w./-])((?:[\w.-]+/)+[\w.-]+\.(?:py|md|txt|json|yaml|yml|toml|cpp|h|sh|patch))(?![\w/])"
+)
 
 
 @dataclass
@@ -46,7 +52,17 @@ class LineContext:
     command_line: int
 
     def key(self, name: str) -> str:
-        return dict(self.keys).get(name, "")
+        return next((v for k, v in self.keys if k == name), "")
+
+
+def step_name(text: str) -> str | None:
+    """The step a ``===== NAME =====`` line opens (None when it is no such line); linear in its length."""
+    body = text.strip()
+    inner = body.strip("=")
+    if len(body) - len(body.lstrip("=")) < 3 or len(body) - len(body.rstrip("=")) < 3 or not inner:
+        return None
+    inner = inner.strip()
+    return inner if _STEP_NAME.fullmatch(inner) else None
 
 
 class Context:
@@ -57,6 +73,8 @@ class Context:
         self._lines: list[LineContext] = []
         state = LogState()
         branch, branch_section = "", ""
+        keys: tuple[tuple[str, str], ...] = ()
+        keys_of: dict[str, str] | None = None  # the dict ``keys`` was made from, while unchanged
         lines = doc.lines
         for i, ln in enumerate(lines):
             text = ln.stripped
@@ -67,24 +85,40 @@ class Context:
                 state = LogState(start=ln.no)
             elif text.startswith("TARGET_BRANCH=") and state.keys.get("TARGET_BRANCH"):
                 state = LogState(start=ln.no)
-            step = STEP.match(text)
-            if step and not RULE.match(text):
-                state.step, state.command, state.command_line = step.group(1).strip(), "", 0
+            step = step_name(text) if text.startswith("=") else None
+            if step is not None and not RULE.match(text):
+                state.step, state.command, state.command_line = step, "", 0
             kv = KEY_VALUE.match(text)
             if kv and state.start:
                 key, value = kv.group(1), kv.group(2).strip()
                 if key == "COMMAND":
                     state.command, state.command_line = value, ln.no
-                elif not state.step:
+                elif (
+                    not state.step
+                    and state.keys.get(key) != value
+                    and (key in state.keys or len(state.keys) < MAX_LOG_KEYS)
+                ):
                     state.keys[key] = value
+                    keys_of = None
+            if (
+                keys_of is not state.keys
+            ):  # one tuple per change of the header, shared by the lines after it
+                keys, keys_of = tuple(state.keys.items()), state.keys
             if ln.section != branch_section:
                 branch, branch_section = "", ln.section
             found = self.branch_in(text, heading=ln.is_heading)
             if found:
                 branch = found
-            self._lines.append(LineContext(
-                branch=branch, log_start=state.start, keys=tuple(state.keys.items()), step=state.step,
-                command=state.command, command_line=state.command_line))
+            self._lines.append(
+                LineContext(
+                    branch=branch,
+                    log_start=state.start,
+                    keys=keys,
+                    step=state.step,
+                    command=state.command,
+                    command_line=state.command_line,
+                )
+            )
 
     @staticmethod
     def branch_in(text: str, heading: bool = False) -> str:
@@ -106,7 +140,9 @@ def _ends_log(ln: Line, block: int | None) -> bool:
     """A log ends with its code block, at a heading, or (in plain text) at a line of prose."""
     if block is not None:
         return ln.block != block
-    return ln.is_heading or bool(ln.block is None and _PROSE.search(ln.text) and not KEY_VALUE.match(ln.text))
+    return ln.is_heading or bool(
+        ln.block is None and _PROSE.search(ln.text) and not KEY_VALUE.match(ln.text)
+    )
 
 
 def paths_in(text: str) -> list[str]:

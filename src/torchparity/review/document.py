@@ -5,33 +5,65 @@ The community template's sections (``【合入来源】`` ... ``【CheckList】`
 headings below them are sub-headings; fenced blocks (```` ``` ```` / ``~~~``) are
 numbered. A squash commit's body (``Description: `` before the template, the
 bot's ``Created-by:`` lines) reads the same as the text pasted into the PR.
+
+A line is read up to ``MAX_LINE`` characters: a longer one (a pasted log, an
+inline image) is kept as an empty line and listed in ``Document.long_lines``, so
+that no claim comes from it and the review can say so. Every pattern here and in
+the extractors runs in time linear in the line's length.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from ..errors import UsageError
 
 #: section key -> the words its heading contains (lower-case; Chinese as written)
 SECTIONS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("source", ("合入来源", "source", "related issue")),
     ("scope", ("分支范围", "branch scope", "branches", "target branch")),
-    ("search", ("用例检索", "新增必要性", "社区用例", "existing tests", "coverage search", "test search")),
+    (
+        "search",
+        ("用例检索", "新增必要性", "社区用例", "existing tests", "coverage search", "test search"),
+    ),
     ("docs", ("资料", "documentation", "docs")),
     ("interface", ("接口变更", "interface")),
-    ("verify", ("功能验证", "测试结果", "验证结果", "verification", "test result", "testing", "validation",
-                "test plan", "自验证")),
+    (
+        "verify",
+        (
+            "功能验证",
+            "测试结果",
+            "验证结果",
+            "verification",
+            "test result",
+            "testing",
+            "validation",
+            "test plan",
+            "自验证",
+        ),
+    ),
     ("upstream", ("test_upstream",)),
     ("checklist", ("checklist",)),
-    ("change", ("修改方案", "修改内容", "change", "modification", "summary", "what does this pr do")),
+    (
+        "change",
+        ("修改方案", "修改内容", "change", "modification", "summary", "what does this pr do"),
+    ),
 )
 
+#: the longest line read for claims (characters); a longer one is skipped, and the review says so
+MAX_LINE = 4096
+
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+-]*)")
-_MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$")
-_TEMPLATE_HEADING = re.compile(r"^\s*#*\s*[【〖]([^】〗]{1,40})[】〗]\s*$")
-_BOLD_HEADING = re.compile(r"^\s*\*\*([^*]{1,60})\*\*\s*[:：]?\s*$")
+#: a Markdown heading: its level and the rest of the line (closing ``#``s are taken off in code)
+_MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*)$")
+_TEMPLATE_HEADING = re.compile(r"^\s*(?:#+\s*)?[【〖]([^】〗]{1,40})[】〗]\s*$")
+_BOLD_HEADING = re.compile(r"^\s*\*\*([^*]{1,60})\*\*\s*(?:[:：]\s*)?$")
 #: lines the merge bot adds around the description
-_BOT = re.compile(r"^(Created-by|Commit-by|Merged-by|Co-authored-by|See merge request|Reviewed-by|Signed-off-by):")
+_BOT = re.compile(
+    r"^(Created-by|Commit-by|Merged-by|Co-authored-by|See merge request|Reviewed-by|Signed-off-by):"
+)
 
 
 def _pattern(words: tuple[str, ...]) -> re.Pattern[str]:
@@ -78,6 +110,8 @@ class Document:
     def __init__(self, text: str) -> None:
         self.text = text
         self.lines: list[Line] = []
+        #: (line number, length) of each line longer than ``MAX_LINE``, read as an empty line
+        self.long_lines: list[tuple[int, int]] = []
         section, heading = "", ""
         block: int | None = None
         fence = ""
@@ -85,8 +119,11 @@ class Document:
         blocks = 0
         for no, raw in enumerate(text.splitlines(), start=1):
             line = raw.rstrip("\r")
+            if len(line) > MAX_LINE:
+                self.long_lines.append((no, len(line)))
+                line = ""
             if line.startswith("Description: "):
-                line = line[len("Description: "):]
+                line = line[len("Description: ") :]
             m = _FENCE.match(line)
             if m and (block is None or m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence)):
                 if block is None:
@@ -107,8 +144,17 @@ class Document:
                     heading = title
                     self.lines.append(Line(no, line, section, heading, None, is_heading=True))
                     continue
-            self.lines.append(Line(no, line, section, heading, block, lang if block else "",
-                                   bot=bool(_BOT.match(line))))
+            self.lines.append(
+                Line(
+                    no,
+                    line,
+                    section,
+                    heading,
+                    block,
+                    lang if block else "",
+                    bot=bool(_BOT.match(line)),
+                )
+            )
 
     @staticmethod
     def _heading(line: str) -> str | None:
@@ -117,7 +163,7 @@ class Document:
             return m.group(1).strip()
         m = _MD_HEADING.match(line)
         if m and not line.lstrip().startswith("#!"):
-            return m.group(2).strip().strip("*").strip()
+            return _heading_title(m.group(2)).strip("*").strip()
         m = _BOLD_HEADING.match(line)
         if m:
             return m.group(1).strip()
@@ -147,7 +193,45 @@ class Document:
         return out
 
 
+def _heading_title(rest: str) -> str:
+    """A Markdown heading's text without its closing ``#``s and blanks (``Title ##`` -> ``Title``)."""
+    title = rest.rstrip().rstrip("#").rstrip()
+    return title if title or not rest.strip() else rest.strip()[:1]
+
+
 def _is_top(line: str) -> bool:
     """A Markdown heading of level 1 or 2 can open a section (``# Verification``, ``## Test results``)."""
     m = _MD_HEADING.match(line)
     return m is not None and len(m.group(1)) <= 2
+
+
+def refuse_nul(text: str, where: str) -> None:
+    """A text with a NUL character is not a PR description: one line naming ``where:LINE:COLUMN``."""
+    at = text.find("\0")
+    if at == -1:
+        return
+    line = text.count("\n", 0, at) + 1
+    column = at - (text.rfind("\n", 0, at) + 1) + 1
+    raise UsageError(
+        f"{where}:{line}:{column}: a NUL byte; a PR description is text: pass the text itself "
+        "(a binary file or a UTF-16 file is not one; save it as UTF-8)"
+    )
+
+
+def long_lines_note(long_lines: Sequence[tuple[int, int]]) -> str:
+    """The review's note on the lines it did not read ("" when every line was read)."""
+    if not long_lines:
+        return ""
+    if len(long_lines) == 1:
+        no, length = long_lines[0]
+        return (
+            f"line {no} is {length:,} characters long, over the {MAX_LINE:,} a line is read up to: "
+            "not read for claims"
+        )
+    shown = ", ".join(str(no) for no, _ in long_lines[:5])
+    more = f" and {len(long_lines) - 5} more" if len(long_lines) > 5 else ""
+    longest = max(length for _, length in long_lines)
+    return (
+        f"lines {shown}{more} are longer than the {MAX_LINE:,} characters a line is read up to "
+        f"(the longest {longest:,}): not read for claims"
+    )

@@ -18,24 +18,46 @@ from .context import Context
 from .document import Document, Line
 from .records import ListedTest, TestRunClaim
 
-_OUTCOME = {"ok": "ok", "fail": "fail", "error": "error", "skipped": "skip", "expected failure": "xfail",
-            "unexpected success": "xpass"}
+_OUTCOME = {
+    "ok": "ok",
+    "fail": "fail",
+    "error": "error",
+    "skipped": "skip",
+    "expected failure": "xfail",
+    "unexpected success": "xpass",
+}
 _UNITTEST = re.compile(r"^\s*(test\w*) \(([\w.]+)\)(?:\s*(\[.*\]|\(.*\)))?(?:\s*\.\.\.\s*(.*))?$")
-_BARE = re.compile(r"^\s*(test\w*) \.\.\.\s*(ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)?\s*$")
+_BARE = re.compile(
+    r"^\s*(test\w*) \.\.\.\s*(?:(ok|FAIL|ERROR|skipped.*|expected failure|unexpected success)\s*)?$"
+)
 #: the second line of a test with a docstring: the docstring's first line, then the outcome
-_DOC_RESULT = re.compile(r"^\s*(?!test)\S.* \.\.\. (ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success)\s*$")
+_DOC_RESULT = re.compile(
+    r"^\s*(?!test)\S.* \.\.\. (ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success)\s*$"
+)
 _RESULT = re.compile(r"^(ok|FAIL|ERROR|skipped\b.*|expected failure|unexpected success)\s*$")
 _RAN = re.compile(r"^\s*Ran (\d+) tests? in [\d.]+\s*s\b")
-_STATUS = re.compile(r"^\s*(OK|FAILED)\b\s*(?:\((.*)\))?\s*$")
+_STATUS = re.compile(r"^\s*(OK|FAILED)\b\s*(?:\((.*)\)\s*)?$")
 _DOTS = re.compile(r"^\s*[.sFExu]+\s*$")
 _PYTEST_NODE = re.compile(
     r"^\s*(?:(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\s+)?((?:[\w.-]*/)*[\w.-]+\.py)::([\w:\[\].,=-]+?)"
-    r"(?:\s+(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS))?(?:\s+\[\s*\d+%\])?(?:\s+-\s+.*)?\s*$")
+    r"(?:\s+(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS))?(?:\s+\[\s*\d+%\])?(?:\s+-\s+.*)?\s*$"
+)
 _PYTEST_FOOTER = re.compile(
-    r"^\s*=*\s*((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|subtests? "
-    r"(?:passed|failed|skipped))(?:,\s*)?)+)\s+in\s+[\d.]+\s*s(?:econds)?\b.*$")
-_PYTEST_OUTCOME = {"PASSED": "ok", "FAILED": "fail", "ERROR": "error", "SKIPPED": "skip", "XFAIL": "xfail",
-                   "XPASS": "xpass"}
+    r"^\s*(?:=+\s*)?((?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?|subtests? "
+    r"(?:passed|failed|skipped))(?:,\s*)?)+)\s+in\s+[\d.]+\s*s(?:econds)?\b.*$"
+)
+_PYTEST_OUTCOME = {
+    "PASSED": "ok",
+    "FAILED": "fail",
+    "ERROR": "error",
+    "SKIPPED": "skip",
+    "XFAIL": "xfail",
+    "XPASS": "xpass",
+}
+#: the most lines one command is read over (``\\`` continuations); a real one spans a few
+MAX_CONTINUED = 64
+_FOOTER_KEY = re.compile(r"(?<![a-z ])([a-z ]+?)=(\d+)")
+_FOOTER_COUNT = re.compile(r"(?<!\d)(\d+) ((?:subtests? )?[a-z]+)")
 _COMMAND = re.compile(r"(?:^|[\s;&|(])((?:[\w./-]*/)?(?:python[\d.]*|pytest|py\.test))(?=\s)")
 _PROMPT = re.compile(r"^\s*(?:\(\S+\)\s*)?(?:[\w.@-]+:[^\s#$]*[#$]\s*|[$#>]\s+)")
 
@@ -46,7 +68,9 @@ class _Open:
     first: int = 0
     dots: int = 0
     pending: int | None = None  # index of a test whose outcome comes on a later line
-    nodes: set[str] = field(default_factory=set)  # pytest node ids listed (the short summary repeats them)
+    nodes: set[str] = field(
+        default_factory=set
+    )  # pytest node ids listed (the short summary repeats them)
 
 
 def _outcome(rest: str) -> str:
@@ -70,9 +94,9 @@ def _split_qualifier(name: str, qual: str) -> tuple[str, str]:
 def parse_footer(text: str) -> tuple[tuple[str, int], ...]:
     """``failures=1, errors=2`` or ``3 passed, 1 failed`` as ((key, n), ...)."""
     out = []
-    for m in re.finditer(r"([a-z ]+?)=(\d+)", text):
+    for m in _FOOTER_KEY.finditer(text):
         out.append((m.group(1).strip(), int(m.group(2))))
-    for m in re.finditer(r"(\d+) ((?:subtests? )?[a-z]+)", text):
+    for m in _FOOTER_COUNT.finditer(text):
         key = m.group(2).replace("errors", "error").replace("warnings", "warning")
         out.append((key, int(m.group(1))))
     return tuple(out)
@@ -82,18 +106,23 @@ def is_command(text: str) -> bool:
     """A shell line that runs a Python test file or pytest (not ``python -c``)."""
     t = _PROMPT.sub("", text.strip())
     m = _COMMAND.search(t)
-    if not m or re.search(r"\s-c\s", t[m.end() - 1:m.end() + 4] + " ") and ".py" not in t:
+    if not m or re.search(r"\s-c\s", t[m.end() - 1 : m.end() + 4] + " ") and ".py" not in t:
         return False
-    rest = t[m.start(1):]
-    return bool(re.search(r"\.py\b", rest) or re.search(r"-m\s+(?:pytest|unittest)", rest)
-                or m.group(1).endswith(("pytest", "py.test")))
+    rest = t[m.start(1) :]
+    return bool(
+        re.search(r"\.py\b", rest)
+        or re.search(r"-m\s+(?:pytest|unittest)", rest)
+        or m.group(1).endswith(("pytest", "py.test"))
+    )
 
 
-def command_text(doc: Document, ln: Line) -> str:
-    """The command on ``ln``, with ``\\`` continuation lines joined and any prompt removed."""
+def command_text(doc: Document, ln: Line, last: int = 0) -> str:
+    """The command on ``ln``, with ``\\`` continuation lines joined (up to ``MAX_CONTINUED`` lines, and not
+    past line ``last`` when given) and any prompt removed."""
     parts = [_PROMPT.sub("", ln.stripped)]
     no = ln.no
-    while parts[-1].endswith("\\") and no < len(doc):
+    end = min(len(doc), last or len(doc))
+    while parts[-1].endswith("\\") and no < end and len(parts) < MAX_CONTINUED:
         parts[-1] = parts[-1][:-1].rstrip()
         no += 1
         parts.append(doc.at(no).stripped)
@@ -122,7 +151,9 @@ def _find_command(doc: Document, ln: Line, floor: int) -> tuple[str, int]:
             break
         if not prev.is_heading and is_command(prev.stripped):
             head = no
-            while head > 1 and doc.at(head - 1).stripped.endswith("\\"):
+            while (
+                head > 1 and no - head < MAX_CONTINUED and doc.at(head - 1).stripped.endswith("\\")
+            ):
                 head -= 1
             cmd = command_text(doc, doc.at(head))
             if command_file(cmd) or "pytest" in cmd or "unittest" in cmd:
@@ -143,8 +174,16 @@ class _Runs:
     def _scope_of(self, ln: Line) -> tuple[int | None, str]:
         return (ln.block, "") if ln.block is not None else (None, ln.section)
 
-    def close(self, runner: str, ran: int | None, ran_line: int, status: str, status_line: int,
-              footer: tuple[tuple[str, int], ...], end: int) -> None:
+    def close(
+        self,
+        runner: str,
+        ran: int | None,
+        ran_line: int,
+        status: str,
+        status_line: int,
+        footer: tuple[tuple[str, int], ...],
+        end: int,
+    ) -> None:
         o = self.open
         if o.tests and all(t.file for t in o.tests):
             runner = "pytest"
@@ -160,10 +199,23 @@ class _Runs:
                 file = c.key("TEST_FILE")
             line = ran_line or first
             text = self.doc.at(line).stripped.strip("= ") or self.doc.at(line).stripped
-            self.out.append(TestRunClaim(
-                line=line, text=text, runner=runner, tests=tuple(o.tests), ran=ran, ran_line=ran_line,
-                status=status, status_line=status_line, footer=footer, command=command,
-                command_line=cline, file=file, branch=c.branch or c.key("TARGET_BRANCH")))
+            self.out.append(
+                TestRunClaim(
+                    line=line,
+                    text=text,
+                    runner=runner,
+                    tests=tuple(o.tests),
+                    ran=ran,
+                    ran_line=ran_line,
+                    status=status,
+                    status_line=status_line,
+                    footer=footer,
+                    command=command,
+                    command_line=cline,
+                    file=file,
+                    branch=c.branch or c.key("TARGET_BRANCH"),
+                )
+            )
         self.closed_nodes = self.open.nodes
         self.open = _Open()
         self.floor = end
@@ -196,14 +248,30 @@ class _Runs:
                     continue
                 module, cls = _split_qualifier(name, qual)
                 outcome = _outcome(rest or "")
-                self.add(ListedTest(line=ln.no, name=name, cls=cls, module=module, outcome=outcome,
-                                    text=ln.stripped), pending=not outcome)
+                self.add(
+                    ListedTest(
+                        line=ln.no,
+                        name=name,
+                        cls=cls,
+                        module=module,
+                        outcome=outcome,
+                        text=ln.stripped,
+                    ),
+                    pending=not outcome,
+                )
                 i += 1
                 continue
             m = _BARE.match(text)
             if m:
-                self.add(ListedTest(line=ln.no, name=m.group(1), outcome=_outcome(m.group(2) or ""),
-                                    text=ln.stripped), pending=not m.group(2))
+                self.add(
+                    ListedTest(
+                        line=ln.no,
+                        name=m.group(1),
+                        outcome=_outcome(m.group(2) or ""),
+                        text=ln.stripped,
+                    ),
+                    pending=not m.group(2),
+                )
                 i += 1
                 continue
             if self.open.pending is not None:
@@ -211,16 +279,26 @@ class _Runs:
                 if r:
                     t = self.open.tests[self.open.pending]
                     self.open.tests[self.open.pending] = ListedTest(
-                        line=t.line, name=t.name, cls=t.cls, module=t.module, outcome=_outcome(r.group(1)),
-                        file=t.file, text=t.text)
+                        line=t.line,
+                        name=t.name,
+                        cls=t.cls,
+                        module=t.module,
+                        outcome=_outcome(r.group(1)),
+                        file=t.file,
+                        text=t.text,
+                    )
                     self.open.pending = None
                     i += 1
                     continue
             doc_result = _DOC_RESULT.match(text) if ln.block is not None else None
             if doc_result:
                 # a docstring line whose test line is above it (or was cut off the paste)
-                self.add(ListedTest(line=ln.no, name="", outcome=_outcome(doc_result.group(1)), text=ln.stripped),
-                         pending=False)
+                self.add(
+                    ListedTest(
+                        line=ln.no, name="", outcome=_outcome(doc_result.group(1)), text=ln.stripped
+                    ),
+                    pending=False,
+                )
                 i += 1
                 continue
             if _DOTS.match(text) and not self.open.tests and ln.block is not None:
@@ -237,9 +315,16 @@ class _Runs:
                         status, status_line = s.group(1), lines[j].no
                         footer = parse_footer(s.group(2) or "")
                         break
-                self.close("unittest", int(m.group(1)), ln.no, status, status_line, footer,
-                           status_line or ln.no)
-                i = (status_line or ln.no)
+                self.close(
+                    "unittest",
+                    int(m.group(1)),
+                    ln.no,
+                    status,
+                    status_line,
+                    footer,
+                    status_line or ln.no,
+                )
+                i = status_line or ln.no
                 continue
             m = _PYTEST_NODE.match(text)
             if m and (m.group(1) or m.group(4)):
@@ -251,15 +336,27 @@ class _Runs:
                 nodes = m.group(3).split("::")
                 name = nodes[-1].split("[", 1)[0]
                 cls = nodes[0] if len(nodes) > 1 else ""
-                self.add(ListedTest(line=ln.no, name=name, cls=cls, outcome=_PYTEST_OUTCOME[m.group(1) or m.group(4)],
-                                    file=m.group(2), text=ln.stripped), pending=False)
+                self.add(
+                    ListedTest(
+                        line=ln.no,
+                        name=name,
+                        cls=cls,
+                        outcome=_PYTEST_OUTCOME[m.group(1) or m.group(4)],
+                        file=m.group(2),
+                        text=ln.stripped,
+                    ),
+                    pending=False,
+                )
                 i += 1
                 continue
             m = _PYTEST_FOOTER.match(text)
             if m:
                 summary = parse_footer(m.group(1))
                 counts: dict[str, int] = dict(summary)
-                total = sum(counts.get(k, 0) for k in ("passed", "failed", "error", "skipped", "xfailed", "xpassed"))
+                total = sum(
+                    counts.get(k, 0)
+                    for k in ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+                )
                 status = "FAILED" if counts.get("failed") or counts.get("error") else "OK"
                 self.close("pytest", total, ln.no, status, ln.no, summary, ln.no)
             i += 1

@@ -31,13 +31,25 @@ def changed_files_named(doc: Document) -> tuple[str, ...]:
 
 
 def command_files(doc: Document) -> tuple[str, ...]:
-    """The test files the text's commands run, in order."""
+    """The test files the text's commands run, in order.
+
+    A command's ``\\`` continuation lines are joined up to the next line that is a command itself (whose
+    file that line gives), so that each line is read once, however many lines continue one another.
+    """
+    lines = doc.lines
+    commands = [not ln.is_heading and not ln.bot and is_command(ln.stripped) for ln in lines]
     out = []
-    for ln in doc:
-        if not ln.is_heading and not ln.bot and is_command(ln.stripped):
-            found = command_file(command_text(doc, ln))
-            if found:
-                out.append(found)
+    for i, ln in enumerate(lines):
+        if not commands[i]:
+            continue
+        last = i
+        while (
+            last + 1 < len(lines) and not commands[last + 1] and lines[last].stripped.endswith("\\")
+        ):
+            last += 1
+        found = command_file(command_text(doc, ln, last=lines[last].no))
+        if found:
+            out.append(found)
     return tuple(dict.fromkeys(out))
 
 
@@ -67,4 +79,5 @@ def parse_text(text: str, products: Iterable[tuple[str, tuple[str, ...]]] = ()) 
         api=api,
         files=changed_files_named(doc),
         command_files=command_files(doc),
+        long_lines=tuple(doc.long_lines),
     )

@@ -20,9 +20,21 @@ VERDICTS = (VERIFIED, CONTRADICTED, UNVERIFIABLE)
 
 #: the kinds a verdict row can have, in the order the table shows them
 KINDS = (
-    "scope", "commit", "submodule", "sha256", "grep", "docs", "docs.status",
-    "test.defined", "test.count", "test.qualifier", "test.result", "version",
-    "evidence", "bundle", "attestation",
+    "scope",
+    "commit",
+    "submodule",
+    "sha256",
+    "grep",
+    "docs",
+    "docs.status",
+    "test.defined",
+    "test.count",
+    "test.qualifier",
+    "test.result",
+    "version",
+    "evidence",
+    "bundle",
+    "attestation",
 )
 
 
@@ -191,12 +203,26 @@ class Claims:
     files: tuple[str, ...] = ()
     #: the test files any command of the text runs
     command_files: tuple[str, ...] = ()
+    #: (line, length) of the lines too long to be read for claims (``document.MAX_LINE``)
+    long_lines: tuple[tuple[int, int], ...] = ()
 
     @property
     def count(self) -> int:
-        return sum(len(getattr(self, k)) for k in (
-            "commits", "submodules", "sha256", "runs", "greps", "docs", "docs_status", "scope",
-            "versions", "evidence"))
+        return sum(
+            len(getattr(self, k))
+            for k in (
+                "commits",
+                "submodules",
+                "sha256",
+                "runs",
+                "greps",
+                "docs",
+                "docs_status",
+                "scope",
+                "versions",
+                "evidence",
+            )
+        )
 
 
 @dataclass(frozen=True)
@@ -214,30 +240,59 @@ class Verdict:
             raise ValueError(f"unknown verdict {self.verdict!r}")
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "text": self.text, "line": self.line, "verdict": self.verdict,
-                "detail": self.detail}
+        return {
+            "kind": self.kind,
+            "text": self.text,
+            "line": self.line,
+            "verdict": self.verdict,
+            "detail": self.detail,
+        }
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> Verdict:
-        return cls(str(doc["kind"]), str(doc["text"]), int(doc["line"]), str(doc["verdict"]),
-                   str(doc["detail"]))
+        return cls(
+            str(doc["kind"]),
+            str(doc["text"]),
+            int(doc["line"]),
+            str(doc["verdict"]),
+            str(doc["detail"]),
+        )
 
 
-def verified(claim: Claim, kind: str, detail: str, text: str | None = None, line: int | None = None) -> Verdict:
-    return Verdict(kind, claim.text if text is None else text, claim.line if line is None else line,
-                   VERIFIED, detail)
+def verified(
+    claim: Claim, kind: str, detail: str, text: str | None = None, line: int | None = None
+) -> Verdict:
+    return Verdict(
+        kind,
+        claim.text if text is None else text,
+        claim.line if line is None else line,
+        VERIFIED,
+        detail,
+    )
 
 
-def contradicted(claim: Claim, kind: str, detail: str, text: str | None = None,
-                 line: int | None = None) -> Verdict:
-    return Verdict(kind, claim.text if text is None else text, claim.line if line is None else line,
-                   CONTRADICTED, detail)
+def contradicted(
+    claim: Claim, kind: str, detail: str, text: str | None = None, line: int | None = None
+) -> Verdict:
+    return Verdict(
+        kind,
+        claim.text if text is None else text,
+        claim.line if line is None else line,
+        CONTRADICTED,
+        detail,
+    )
 
 
-def unverifiable(claim: Claim, kind: str, detail: str, text: str | None = None,
-                 line: int | None = None) -> Verdict:
-    return Verdict(kind, claim.text if text is None else text, claim.line if line is None else line,
-                   UNVERIFIABLE, detail)
+def unverifiable(
+    claim: Claim, kind: str, detail: str, text: str | None = None, line: int | None = None
+) -> Verdict:
+    return Verdict(
+        kind,
+        claim.text if text is None else text,
+        claim.line if line is None else line,
+        UNVERIFIABLE,
+        detail,
+    )
 
 
 @dataclass(frozen=True)
@@ -267,23 +322,36 @@ class Review:
         for v in self.verdicts:
             by_kind.setdefault(v.kind, {k: 0 for k in VERDICTS})[v.verdict] += 1
         return {
-            "claims": len(self.verdicts), **{k: counts.get(k, 0) for k in VERDICTS},
+            "claims": len(self.verdicts),
+            **{k: counts.get(k, 0) for k in VERDICTS},
             "by_kind": {k: by_kind[k] for k in sorted(by_kind, key=_kind_order)},
-            "commit": self.commit, "mode": self.mode, "target_branch": self.target_branch,
-            "source": self.source, "ok": self.ok,
+            "commit": self.commit,
+            "mode": self.mode,
+            "target_branch": self.target_branch,
+            "source": self.source,
+            "ok": self.ok,
         }
 
     def to_json(self) -> dict[str, Any]:
-        return {"schema": REVIEW_SCHEMA, "claims": [v.to_json() for v in self.verdicts],
-                "summary": self.summary(), "notes": list(self.notes)}
+        return {
+            "schema": REVIEW_SCHEMA,
+            "claims": [v.to_json() for v in self.verdicts],
+            "summary": self.summary(),
+            "notes": list(self.notes),
+        }
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> Review:
         s = doc.get("summary", {})
-        return cls(source=str(s.get("source", "")), repo="", commit=str(s.get("commit", "")),
-                   mode=str(s.get("mode", "")), target_branch=str(s.get("target_branch", "")),
-                   verdicts=tuple(Verdict.from_json(v) for v in doc.get("claims", [])),
-                   notes=tuple(doc.get("notes", ())))
+        return cls(
+            source=str(s.get("source", "")),
+            repo="",
+            commit=str(s.get("commit", "")),
+            mode=str(s.get("mode", "")),
+            target_branch=str(s.get("target_branch", "")),
+            verdicts=tuple(Verdict.from_json(v) for v in doc.get("claims", [])),
+            notes=tuple(doc.get("notes", ())),
+        )
 
 
 def _kind_order(kind: str) -> int:

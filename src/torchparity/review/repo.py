@@ -40,6 +40,8 @@ class RepoView:
         self._ancestor: dict[tuple[str, str], bool] = {}
         self._squash: dict[str, str | None] = {}
         self._gitlinks: dict[str, dict[str, str]] = {}
+        self._gitlink: dict[tuple[str, str], str | None] = {}
+        self._grep: dict[tuple[str, ...], tuple[int, str]] = {}
         self.commit = self._resolve_or_fail(commit, "--merge" if mode == "merge" else "--head")
         self.given = commit
         self._target = target_branch
@@ -48,8 +50,10 @@ class RepoView:
     def _resolve_or_fail(self, ref: str, flag: str) -> str:
         found = self.resolve(ref)
         if found is None:
-            raise UsageError(f"{flag} {ref}: no such commit or branch in {self.root}; "
-                             "pass a commit id or branch that exists there (see 'git log', 'git branch -a')")
+            raise UsageError(
+                f"{flag} {ref}: no such commit or branch in {self.root}; "
+                "pass a commit id or branch that exists there (see 'git log', 'git branch -a')"
+            )
         return found
 
     def resolve(self, ref: str) -> str | None:
@@ -60,7 +64,9 @@ class RepoView:
             return self._exists[ref]
         found = None
         for cand in (ref, f"origin/{ref}", ref.removeprefix("origin/")):
-            res = git(self.root, "rev-parse", "--verify", "--quiet", f"{cand}^{{commit}}", check=False)
+            res = git(
+                self.root, "rev-parse", "--verify", "--quiet", f"{cand}^{{commit}}", check=False
+            )
             if res.returncode == 0:
                 found = res.text.strip()
                 break
@@ -81,7 +87,9 @@ class RepoView:
 
     @cached_property
     def parents(self) -> tuple[str, ...]:
-        return tuple(git(self.root, "rev-list", "--parents", "-n", "1", self.commit).text.split()[1:])
+        return tuple(
+            git(self.root, "rev-list", "--parents", "-n", "1", self.commit).text.split()[1:]
+        )
 
     @cached_property
     def message(self) -> str:
@@ -115,8 +123,17 @@ class RepoView:
     def find_squash(self, pr: str) -> str | None:
         """The squash commit the merge bot made for PR ``pr`` (``!44139 merge ... into ...``), if here."""
         if pr not in self._squash:
-            res = git(self.root, "log", "--all", "-F", f"--grep=!{pr} merge ", "--format=%H", "-n", "1",
-                      check=False)
+            res = git(
+                self.root,
+                "log",
+                "--all",
+                "-F",
+                f"--grep=!{pr} merge ",
+                "--format=%H",
+                "-n",
+                "1",
+                check=False,
+            )
             self._squash[pr] = res.text.strip() or None if res.returncode == 0 else None
         return self._squash[pr]
 
@@ -128,7 +145,9 @@ class RepoView:
             if not self.parents:
                 res = git(self.root, "ls-tree", "-r", "--name-only", self.commit)
                 return tuple(Change("A", p) for p in res.text.splitlines())
-            res = git(self.root, "diff", "--no-renames", "--name-status", self.parents[0], self.commit)
+            res = git(
+                self.root, "diff", "--no-renames", "--name-status", self.parents[0], self.commit
+            )
         else:
             tip = self.resolve(self.target_branch) if self.target_branch else None
             if tip is None or tip == self.commit:
@@ -173,13 +192,17 @@ class RepoView:
 
     def gitlink(self, path: str, commit: str | None = None) -> str | None:
         """The commit a submodule path points to at ``commit`` (None when it is no gitlink there)."""
-        res = git(self.root, "ls-tree", commit or self.commit, "--", path.rstrip("/"), check=False)
-        for line in res.text.splitlines():
-            meta, _, name = line.partition("\t")
-            fields = meta.split()
-            if len(fields) == 3 and fields[0] == "160000" and name == path.rstrip("/"):
-                return fields[2]
-        return None
+        key = (commit or self.commit, path.rstrip("/"))
+        if key not in self._gitlink:
+            res = git(self.root, "ls-tree", key[0], "--", key[1], check=False)
+            self._gitlink[key] = None
+            for line in res.text.splitlines():
+                meta, _, name = line.partition("\t")
+                fields = meta.split()
+                if len(fields) == 3 and fields[0] == "160000" and name == key[1]:
+                    self._gitlink[key] = fields[2]
+                    break
+        return self._gitlink[key]
 
     def gitlinks(self, commit: str | None = None) -> dict[str, str]:
         """Every submodule path at ``commit`` and the commit it points to."""
@@ -201,7 +224,9 @@ class RepoView:
         out: dict[str, str] = {}
         seen: set[str] = set()
         for commit in res.text.split():
-            blob = git(self.root, "rev-parse", "--verify", "--quiet", f"{commit}:{path}", check=False).text.strip()
+            blob = git(
+                self.root, "rev-parse", "--verify", "--quiet", f"{commit}:{path}", check=False
+            ).text.strip()
             if not blob or blob in seen:
                 continue
             seen.add(blob)
@@ -211,14 +236,32 @@ class RepoView:
 
     def grep(self, args: list[str]) -> tuple[int, str]:
         """``git grep ARGS`` (its revision and ``--`` paths included): (exit code, output)."""
-        proc = subprocess.run(["git", "-C", str(self.root), "--no-pager", "grep", "--no-color", *args],
-                              capture_output=True, check=False)
-        return proc.returncode, proc.stdout.decode("utf-8", "replace") or proc.stderr.decode("utf-8", "replace")
+        key = tuple(args)
+        if key not in self._grep:
+            proc = subprocess.run(
+                ["git", "-C", str(self.root), "--no-pager", "grep", "--no-color", *args],
+                capture_output=True,
+                check=False,
+            )
+            self._grep[key] = (
+                proc.returncode,
+                proc.stdout.decode("utf-8", "replace") or proc.stderr.decode("utf-8", "replace"),
+            )
+        return self._grep[key]
 
     def grep_def(self, name: str, commit: str | None = None) -> list[str]:
         """Files (``path``) that define ``def NAME`` at ``commit``."""
-        res = git(self.root, "grep", "-l", "-E", rf"def {re.escape(name)}\b", commit or self.commit, "--", "*.py",
-                  check=False)
+        res = git(
+            self.root,
+            "grep",
+            "-l",
+            "-E",
+            rf"def {re.escape(name)}\b",
+            commit or self.commit,
+            "--",
+            "*.py",
+            check=False,
+        )
         prefix = f"{commit or self.commit}:"
         return [line.removeprefix(prefix) for line in res.text.splitlines()]
 
@@ -231,7 +274,9 @@ class RepoView:
             try:
                 tar.extractall(dest, filter="data")
             except TypeError:  # pragma: no cover - Python before 3.10.12 / 3.11.4 has no filters
-                tar.extractall(dest, members=[m for m in tar.getmembers() if m.isfile() or m.isdir()])
+                tar.extractall(
+                    dest, members=[m for m in tar.getmembers() if m.isfile() or m.isdir()]
+                )
         return dest / folder
 
 

@@ -16,6 +16,7 @@ from .checks.files import check_files
 from .checks.grep import check_greps
 from .checks.runs import check_runs
 from .checks.scope import check_scope_and_versions
+from .document import long_lines_note, refuse_nul
 from .parse import parse_text
 from .records import KINDS, Review, Verdict
 from .repo import RepoView, temp_dir
@@ -28,13 +29,20 @@ def read_text(source: str) -> str:
     else:
         path = Path(source)
         if not path.exists() or path.is_dir():
-            raise UsageError(f"PR text not found: {source}; pass a file holding the PR description, or - for stdin")
+            raise UsageError(
+                f"PR text not found: {source}; pass a file holding the PR description, or - for stdin"
+            )
         try:
             text = path.read_text("utf-8")
         except UnicodeDecodeError as exc:
-            raise UsageError(f"{source} is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from exc
+            raise UsageError(
+                f"{source} is not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8"
+            ) from exc
+    refuse_nul(text, source if source != "-" else "stdin")
     if not text.strip():
-        raise UsageError(f"the PR text in {source if source != '-' else 'stdin'} is empty; pass the PR description")
+        raise UsageError(
+            f"the PR text in {source if source != '-' else 'stdin'} is empty; pass the PR description"
+        )
     return text
 
 
@@ -64,20 +72,37 @@ def review_text(
         raise UsageError("give --merge COMMIT or --head REF, not both")
     products = [(p.code, (p.name, *p.aliases)) for p in config.docs_products]
     claims = parse_text(text, products)
-    notes: list[str] = []
+    notes: list[str] = [n for n in (long_lines_note(claims.long_lines),) if n]
     if not merge and not head:
         stated = target_branch or next((s.branch for s in claims.scope if s.what == "target"), "")
         if not stated:
-            raise UsageError("the text states no target branch; pass --merge COMMIT (the PR's merge) or --head REF")
+            raise UsageError(
+                "the text states no target branch; pass --merge COMMIT (the PR's merge) or --head REF"
+            )
         head = stated
-        notes.append(f"no --merge or --head: checked at the head of {stated}, the branch the text targets")
-    for flag, path in (("--bundle", bundle), ("--attestation", attestation), ("--allowed-signers", allowed_signers)):
+        notes.append(
+            f"no --merge or --head: checked at the head of {stated}, the branch the text targets"
+        )
+    for flag, path in (
+        ("--bundle", bundle),
+        ("--attestation", attestation),
+        ("--allowed-signers", allowed_signers),
+    ):
         if path is not None and not path.is_file():
             raise UsageError(f"{flag} {path}: file not found; pass an existing file")
     named_branch = head if head and not re.fullmatch(r"[0-9a-fA-F]{7,40}", head) else ""
-    view = RepoView(repo, merge or head or "", "merge" if merge else "head", target_branch or named_branch)
-    facts = Facts(view=view, config=config, claims=claims, bundle=bundle, attestation=attestation,
-                  allowed_signers=allowed_signers, text=text)
+    view = RepoView(
+        repo, merge or head or "", "merge" if merge else "head", target_branch or named_branch
+    )
+    facts = Facts(
+        view=view,
+        config=config,
+        claims=claims,
+        bundle=bundle,
+        attestation=attestation,
+        allowed_signers=allowed_signers,
+        text=text,
+    )
     verdicts: list[Verdict] = []
     with temp_dir() as work:
         verdicts += check_commits(facts)
@@ -91,11 +116,21 @@ def review_text(
         if attestation is not None:
             verdicts += check_attestation(facts)
     if view.squashed:
-        notes.append(f"{view.commit[:12]} is a squash merge (one parent): source-branch commits are not in the "
-                     "repository and are reported unverifiable")
+        notes.append(
+            f"{view.commit[:12]} is a squash merge (one parent): source-branch commits are not in the "
+            "repository and are reported unverifiable"
+        )
     if not verdicts:
-        notes.append("no checkable claim found in the text (no commit, hash, test output, git grep, docs or "
-                     "branch statement)")
-    return Review(source=source, repo=str(view.root), commit=view.commit, mode=view.mode,
-                  target_branch=view.target_branch, verdicts=tuple(sorted(verdicts, key=_order)),
-                  notes=tuple(notes))
+        notes.append(
+            "no checkable claim found in the text (no commit, hash, test output, git grep, docs or "
+            "branch statement)"
+        )
+    return Review(
+        source=source,
+        repo=str(view.root),
+        commit=view.commit,
+        mode=view.mode,
+        target_branch=view.target_branch,
+        verdicts=tuple(sorted(verdicts, key=_order)),
+        notes=tuple(notes),
+    )

@@ -16,9 +16,12 @@ from dataclasses import dataclass, field
 #: calls and decorators that make test names the source does not spell
 GENERATORS = re.compile(
     r"^(?:instantiate_\w+|parametrize\w*|parameterized\w*|dtypes\w*|ops|onlyOn\w*|expand|"
-    r"setattr|exec|load_tests|add_test\w*|make_test\w*|generate\w*|create_test\w*)$")
+    r"setattr|exec|load_tests|add_test\w*|make_test\w*|generate\w*|create_test\w*)$"
+)
 #: bases that are a TestCase and add no tests of their own
-TESTCASE_BASES = re.compile(r"^(?:\w+\.)*(?:\w*TestCase|TestCaseBase|NPUTestCase|TestBase|object|Generic|ABC)$")
+TESTCASE_BASES = re.compile(
+    r"^(?:\w+\.)*(?:\w*TestCase|TestCaseBase|NPUTestCase|TestBase|object|Generic|ABC)$"
+)
 
 
 def _name(node: ast.expr) -> str:
@@ -140,7 +143,9 @@ def read_tests(path: str, source: bytes) -> SourceTests:
             called = _name(node.func).rsplit(".", 1)[-1]
             if GENERATORS.match(called):
                 reasons.append(f"{called}() at line {node.lineno}")
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "load_tests":
+        elif (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "load_tests"
+        ):
             reasons.append(f"load_tests at line {node.lineno}")
     for node in tree.body:
         if isinstance(node, ast.ImportFrom):
@@ -167,21 +172,33 @@ def read_tests(path: str, source: bytes) -> SourceTests:
 def _class_tests(body: list[ast.stmt], into: set[str]) -> None:
     """``test*`` names a class body defines: methods, assignments, inside ``if``/``try`` too."""
     for item in body:
-        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name.startswith("test"):
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name.startswith(
+            "test"
+        ):
             into.add(item.name)
         elif isinstance(item, ast.Assign):
-            into.update(t.id for t in item.targets if isinstance(t, ast.Name) and t.id.startswith("test"))
+            into.update(
+                t.id for t in item.targets if isinstance(t, ast.Name) and t.id.startswith("test")
+            )
         elif isinstance(item, (ast.If, ast.Try, ast.With)):
-            _class_tests(item.body + getattr(item, "orelse", []) + getattr(item, "finalbody", []), into)
+            _class_tests(
+                item.body + getattr(item, "orelse", []) + getattr(item, "finalbody", []), into
+            )
 
 
 def _walk_classes(body: list[ast.stmt], out: SourceTests) -> None:
     for node in body:
         if isinstance(node, ast.ClassDef):
-            info = ClassInfo(node.name, tuple(_name(b) for b in node.bases if _name(b)), line=node.lineno)
+            info = ClassInfo(
+                node.name, tuple(_name(b) for b in node.bases if _name(b)), line=node.lineno
+            )
             _class_tests(node.body, info.tests)
             out.classes.setdefault(node.name, info)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith(
+            "test"
+        ):
             out.functions.add(node.name)
         elif isinstance(node, (ast.If, ast.Try)):
-            _walk_classes(node.body + getattr(node, "orelse", []) + getattr(node, "finalbody", []), out)
+            _walk_classes(
+                node.body + getattr(node, "orelse", []) + getattr(node, "finalbody", []), out
+            )

@@ -68,7 +68,7 @@ def _body(leaf: str, X: str) -> tuple[str, list[str]] | None:
             f"self.assertEqual({X}(), stream)",
         ]
     if leaf == "set_stream":
-        return f"{X}(torch.Stream(device=\"cpu\"))", [
+        return f'{X}(torch.Stream(device="cpu"))', [
             f"saved = {A}.current_stream()",
             "other = torch.Stream(device=DEVICE)",
             "try:",
@@ -85,7 +85,12 @@ def _body(leaf: str, X: str) -> tuple[str, list[str]] | None:
             "self.assertEqual(x.sum().item(), 6000.0)",
             f"self.assertIsNone({X}({A}.current_device_index()))",
         ]
-    if leaf in ("memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved"):
+    if leaf in (
+        "memory_allocated",
+        "max_memory_allocated",
+        "memory_reserved",
+        "max_memory_reserved",
+    ):
         return f"{X}()", [
             f"{A}.synchronize()",
             f"before = {X}()",
@@ -105,18 +110,26 @@ def _body(leaf: str, X: str) -> tuple[str, list[str]] | None:
             "del t",
         ]
     if leaf in ("reset_peak_memory_stats", "reset_accumulated_memory_stats"):
-        check = ([f"self.assertEqual({A}.max_memory_allocated(), {A}.memory_allocated())  # peak is now current"]
-                 if leaf == "reset_peak_memory_stats" else
-                 [f'self.assertEqual({A}.memory_stats().get("allocation.all.allocated", 0), 0)'
-                  "  # counts start again"])
+        check = (
+            [
+                f"self.assertEqual({A}.max_memory_allocated(), {A}.memory_allocated())  # peak is now current"
+            ]
+            if leaf == "reset_peak_memory_stats"
+            else [
+                f'self.assertEqual({A}.memory_stats().get("allocation.all.allocated", 0), 0)'
+                "  # counts start again"
+            ]
+        )
         return f"{X}()", [
-            MIB, "del t",
+            MIB,
+            "del t",
             f"self.assertIsNone({X}())",
             *check,
         ]
     if leaf == "empty_cache":
         return f"{X}()", [
-            MIB, "del t",
+            MIB,
+            "del t",
             f"before = {A}.memory_reserved()",
             f"self.assertIsNone({X}())",
             f"self.assertLessEqual({A}.memory_reserved(), before)  # cached blocks are released",
@@ -159,7 +172,7 @@ def _body(leaf: str, X: str) -> tuple[str, list[str]] | None:
             f"capability = {X}()",
             "self.assertIsInstance(capability, dict)",
             "# documented: the set of dtypes tensors can be allocated in and converted to on the device",
-            "dtypes = capability[\"supported_dtypes\"]",
+            'dtypes = capability["supported_dtypes"]',
             "self.assertIsInstance(dtypes, set)",
             "self.assertIn(torch.float32, dtypes)",
             "for dtype in sorted(dtypes, key=str):",
@@ -182,33 +195,44 @@ def accelerator_binding(info: ApiInfo) -> bool:
     """Whether the API is a C binding of torch.accelerator this module has a template for."""
     r = info.resolution
     names = [n for n in (r.canonical, r.path, *r.aliases) if n and n.startswith(C_PREFIX)]
-    return any(_body(n[len(C_PREFIX):], n) is not None for n in names)
+    return any(_body(n[len(C_PREFIX) :], n) is not None for n in names)
 
 
 def accelerator_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan | None:
     """A plan for a ``torch.accelerator`` function this module knows, or None."""
     r = info.resolution
     names = [r.canonical, r.path, *r.aliases]
-    leaf = next((n[len(A) + 1:].rsplit(".", 1)[-1] for n in names if n and n.startswith(A + ".")), "") or next(
-        (n[len(C_PREFIX):] for n in names if n and n.startswith(C_PREFIX)), "")
+    leaf = next(
+        (n[len(A) + 1 :].rsplit(".", 1)[-1] for n in names if n and n.startswith(A + ".")), ""
+    ) or next((n[len(C_PREFIX) :] for n in names if n and n.startswith(C_PREFIX)), "")
     X = spelling_of(r)
     got = _body(leaf, X) if leaf else None
     if got is None:
         return None
     refused, lines = got
     test = f"test_{stem_of(r)}"
-    source = (f"    def {test}(self):\n"
-              f"        if {device}.type == \"cpu\":  # a CPU-only build has no accelerator: the call is refused\n"
-              f"            self.assertFalse({A}.is_available())\n"
-              f"            with self.assertRaisesRegex(RuntimeError, \"none is available\"):\n"
-              f"                {refused}\n"
-              f"            return\n"
-              f"        self.assertEqual({A}.current_accelerator().type, {device}.type)\n"
-              + "".join(f"        {line}\n" for line in lines)).replace("DEVICE", device)
-    what = (f"on the device, what {X} documents (checked against where tensors go, the current stream, the memory "
-            "counters around a 1 MiB allocation); on a CPU-only build, the documented refusal")
+    source = (
+        f"    def {test}(self):\n"
+        f'        if {device}.type == "cpu":  # a CPU-only build has no accelerator: the call is refused\n'
+        f"            self.assertFalse({A}.is_available())\n"
+        f'            with self.assertRaisesRegex(RuntimeError, "none is available"):\n'
+        f"                {refused}\n"
+        f"            return\n"
+        f"        self.assertEqual({A}.current_accelerator().type, {device}.type)\n"
+        + "".join(f"        {line}\n" for line in lines)
+    ).replace("DEVICE", device)
+    what = (
+        f"on the device, what {X} documents (checked against where tensors go, the current stream, the memory "
+        "counters around a 1 MiB allocation); on a CPU-only build, the documented refusal"
+    )
     methods: tuple[Method, ...] = tuple(split_methods(source))
     return TestPlan(
-        api=r.canonical, spelling=X, family="runtime", stem=stem_of(r), methods=methods, summary=what + ".",
-        coverage=coverage_rows(normal=what, invalid="无加速器时调用抛出 RuntimeError"), facts=facts,
+        api=r.canonical,
+        spelling=X,
+        family="runtime",
+        stem=stem_of(r),
+        methods=methods,
+        summary=what + ".",
+        coverage=coverage_rows(normal=what, invalid="无加速器时调用抛出 RuntimeError"),
+        facts=facts,
     )

@@ -88,8 +88,9 @@ class Writer:
             self.written[key] = expr
         return expr
 
-    def call(self, args: list[dict[str, Any]], kwargs: dict[str, dict[str, Any]],
-             prefix: str = "") -> tuple[list[str], list[str]]:
+    def call(
+        self, args: list[dict[str, Any]], kwargs: dict[str, dict[str, Any]], prefix: str = ""
+    ) -> tuple[list[str], list[str]]:
         """(positional expressions, ``"key": expr`` items) of a call's written-out arguments."""
         exprs = [self(lit, f"{prefix}arg{n}") for n, lit in enumerate(args)]
         items = [f'"{key}": {self(lit, f"{prefix}kw_{key}")}' for key, lit in kwargs.items()]
@@ -110,44 +111,64 @@ def backward_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
     stem = stem_of(r)
     forward = _spelled_op(bw["forward"], bw["forward_overload"])
     variant = f" ({bw['variant_test_name']})" if bw.get("variant_test_name") else ""
-    body = [f"# {line}" for line in _comment_lines(
-        f"{bw['target']} is the gradient of {forward}: a sample of OpInfo {bw['opinfo']}{variant} calls it, "
-        "here with its float inputs rounded to four decimals")]
+    body = [
+        f"# {line}"
+        for line in _comment_lines(
+            f"{bw['target']} is the gradient of {forward}: a sample of OpInfo {bw['opinfo']}{variant} calls it, "
+            "here with its float inputs rounded to four decimals"
+        )
+    ]
     body += [f"forward = {forward}"]
     write = Writer(body)
     exprs, kw = write.call(bw["args"], bw["kwargs"])
     body += [f"args = [{', '.join(exprs)}]", f"kwargs = {{{', '.join(kw)}}}"]
     cots = [write(lit, f"cotangent{n}") for n, lit in enumerate(bw["cotangents"])]
     leaves, outputs = bw["leaves"], bw["outputs"]
-    body += [f"cotangents = [{', '.join(cots)}]",
-             "# the arguments differentiated, the outputs weighed by the cotangents",
-             f"leaves, outputs = {leaves!r}, {outputs!r}",
-             "# the kernel's arguments as autograd passes them when it differentiates the forward on",
-             "# the CPU (recorded when this test was written; floats to seven significant digits)"]
+    body += [
+        f"cotangents = [{', '.join(cots)}]",
+        "# the arguments differentiated, the outputs weighed by the cotangents",
+        f"leaves, outputs = {leaves!r}, {outputs!r}",
+        "# the kernel's arguments as autograd passes them when it differentiates the forward on",
+        "# the CPU (recorded when this test was written; floats to seven significant digits)",
+    ]
     kexprs, kkw = write.call(bw["kernel_args"], bw["kernel_kwargs"], "grad_")
     body += [f"call_args = [{', '.join(kexprs)}]", f"call_kwargs = {{{', '.join(kkw)}}}"]
     call_kwargs = "self._to_device(call_kwargs)"
     if bw.get("out"):
         outs = ", ".join(f'"{name}": torch.empty(0, device={device})' for name in bw["out"])
         call_kwargs = f"{{**self._to_device(call_kwargs), {outs}}}"
-    body += [f"result = {spelling}(*self._to_device(call_args), **{call_kwargs})",
-             "flat = torch.utils._pytree.tree_flatten(result)[0]",
-             f"self.assertEqual(len(flat), {bw['results']})",
-             "# central differences of sum(cotangent * output) of the forward, in float64 on the CPU",
-             "expected = self._central_differences(forward, args, kwargs, leaves, outputs, cotangents)"]
+    body += [
+        f"result = {spelling}(*self._to_device(call_args), **{call_kwargs})",
+        "flat = torch.utils._pytree.tree_flatten(result)[0]",
+        f"self.assertEqual(len(flat), {bw['results']})",
+        "# central differences of sum(cotangent * output) of the forward, in float64 on the CPU",
+        "expected = self._central_differences(forward, args, kwargs, leaves, outputs, cotangents)",
+    ]
     rtol, atol = bw["tolerance"]
     for k, j in bw["pairs"]:
-        body += [f"# output {k}: the gradient of the forward's argument {j}",
-                 f"self.assertEqual(flat[{k}].device.type, {device}.type)",
-                 f"torch.testing.assert_close(flat[{k}].detach().cpu().double(), expected[{j}], "
-                 f"rtol={rtol}, atol={atol})"]
+        body += [
+            f"# output {k}: the gradient of the forward's argument {j}",
+            f"self.assertEqual(flat[{k}].device.type, {device}.type)",
+            f"torch.testing.assert_close(flat[{k}].detach().cpu().double(), expected[{j}], "
+            f"rtol={rtol}, atol={atol})",
+        ]
     methods: list[Method] = [lines_method(f"test_{stem}", body)]
-    methods += [Method(name, src, helper=True) for name, src in
-                render_helpers("backward_helpers.py.j2", device=device, eps=repr(bw["eps"]))]
+    methods += [
+        Method(name, src, helper=True)
+        for name, src in render_helpers(
+            "backward_helpers.py.j2", device=device, eps=repr(bw["eps"])
+        )
+    ]
     return TestPlan(
-        api=r.canonical, spelling=spelling, family="backward", stem=stem, methods=tuple(methods),
-        summary=(f"the gradient it returns for {forward} on a sample of OpInfo {bw['opinfo']}{variant}, against "
-                 "central differences of that forward in float64 on the CPU."),
+        api=r.canonical,
+        spelling=spelling,
+        family="backward",
+        stem=stem,
+        methods=tuple(methods),
+        summary=(
+            f"the gradient it returns for {forward} on a sample of OpInfo {bw['opinfo']}{variant}, against "
+            "central differences of that forward in float64 on the CPU."
+        ),
         coverage=coverage_rows(
             types="OpInfo 样例经 autograd 传给该反向算子的参数",
             normal="设备上的反向结果与前向在 float64 下的中心差分一致，结果位于被测设备",
@@ -161,7 +182,7 @@ def backward_kernel(info: ApiInfo) -> bool:
     r = info.resolution
     names = [r.canonical, r.path, *r.aliases]
     aten = [n for n in names if n and n.startswith("torch.ops.aten.")]
-    leaf = (aten[0][len("torch.ops.aten."):].split(".", 1)[0] if aten else r.path.rsplit(".", 1)[-1])
+    leaf = aten[0][len("torch.ops.aten.") :].split(".", 1)[0] if aten else r.path.rsplit(".", 1)[-1]
     if "backward" not in leaf:
         return False
     return bool(aten) or (r.kind in ("function", "builtin") and r.path.count(".") == 1)

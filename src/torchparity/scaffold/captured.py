@@ -31,32 +31,47 @@ def captured_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
     # the operator looked up afresh, not through the attribute the test calls
     ns, name = cap["target"].split("::", 1)
     reference = f'torch._ops._OpNamespace("{ns}").{name}.{cap["overload"] or "default"}'
-    body = [f"# {line}" for line in _comment_lines(
-        f"{cap['target']} as a sample of OpInfo {cap['opinfo']}{variant} calls it (recorded below "
-        "autograd), here with its float inputs rounded to four decimals")]
+    body = [
+        f"# {line}"
+        for line in _comment_lines(
+            f"{cap['target']} as a sample of OpInfo {cap['opinfo']}{variant} calls it (recorded below "
+            "autograd), here with its float inputs rounded to four decimals"
+        )
+    ]
     exprs, kw = Writer(body).call(cap["args"], cap["kwargs"])
     rtol, atol = cap["tolerance"]
-    body += [f"args = [{', '.join(exprs)}]", f"kwargs = {{{', '.join(kw)}}}",
-             f"result = {spelling}(*self._to_device(args), **self._to_device(kwargs))",
-             "flat = torch.utils._pytree.tree_flatten(result)[0]",
-             "# the same call in float64 on the CPU (the opinfo family's reference below float64)",
-             f"wide = {reference}(*self._widened(args), **self._widened(kwargs))",
-             "expected = torch.utils._pytree.tree_flatten(wide)[0]",
-             f"self.assertEqual(len(flat), {cap['results']})",
-             "# its floating results (integer ones, offsets and counts, are each backend's bookkeeping)",
-             f"dtypes = [{', '.join('torch.' + d for d in cap['dtypes'])}]  # as on the CPU",
-             f"for i in {cap['float_results']!r}:",
-             f"    self.assertEqual(flat[i].device.type, {device}.type)",
-             "    self.assertEqual(flat[i].dtype, dtypes[i])",
-             "    self.assertEqual(flat[i].shape, expected[i].shape)",
-             f"    torch.testing.assert_close(flat[i].cpu().double(), expected[i], rtol={rtol}, atol={atol})"]
+    body += [
+        f"args = [{', '.join(exprs)}]",
+        f"kwargs = {{{', '.join(kw)}}}",
+        f"result = {spelling}(*self._to_device(args), **self._to_device(kwargs))",
+        "flat = torch.utils._pytree.tree_flatten(result)[0]",
+        "# the same call in float64 on the CPU (the opinfo family's reference below float64)",
+        f"wide = {reference}(*self._widened(args), **self._widened(kwargs))",
+        "expected = torch.utils._pytree.tree_flatten(wide)[0]",
+        f"self.assertEqual(len(flat), {cap['results']})",
+        "# its floating results (integer ones, offsets and counts, are each backend's bookkeeping)",
+        f"dtypes = [{', '.join('torch.' + d for d in cap['dtypes'])}]  # as on the CPU",
+        f"for i in {cap['float_results']!r}:",
+        f"    self.assertEqual(flat[i].device.type, {device}.type)",
+        "    self.assertEqual(flat[i].dtype, dtypes[i])",
+        "    self.assertEqual(flat[i].shape, expected[i].shape)",
+        f"    torch.testing.assert_close(flat[i].cpu().double(), expected[i], rtol={rtol}, atol={atol})",
+    ]
     methods: list[Method] = [lines_method(f"test_{stem}", body)]
-    methods += [Method(name, src, helper=True) for name, src in
-                render_helpers("captured_helpers.py.j2", device=device)]
+    methods += [
+        Method(name, src, helper=True)
+        for name, src in render_helpers("captured_helpers.py.j2", device=device)
+    ]
     return TestPlan(
-        api=r.canonical, spelling=spelling, family="captured", stem=stem, methods=tuple(methods),
-        summary=(f"the call a sample of OpInfo {cap['opinfo']}{variant} makes of it, on the device, against "
-                 "the same call in float64 on the CPU."),
+        api=r.canonical,
+        spelling=spelling,
+        family="captured",
+        stem=stem,
+        methods=tuple(methods),
+        summary=(
+            f"the call a sample of OpInfo {cap['opinfo']}{variant} makes of it, on the device, against "
+            "the same call in float64 on the CPU."
+        ),
         coverage=coverage_rows(
             types="OpInfo 样例实际传给该算子的参数",
             normal="设备结果与 CPU 上 float64 的同一调用一致，整数结果完全相同，结果位于被测设备",
@@ -75,4 +90,5 @@ def private_aten(info: ApiInfo) -> bool:
     if r.kind not in ("function", "builtin") or leaf.startswith("__"):
         return False
     return r.path.startswith(("torch._C._nn.", "torch._C._VariableFunctions.")) or (
-        r.path.count(".") == 1 and leaf.startswith("_"))
+        r.path.count(".") == 1 and leaf.startswith("_")
+    )

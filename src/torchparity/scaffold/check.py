@@ -25,7 +25,9 @@ CHECK_TIMEOUT = 150.0
 CPU_DEVICE_LINE = 'DEVICE = torch.device("cpu")'
 
 
-def check_items(info: ApiInfo, facts: dict[str, Any], backend_module: str = "", key: str = "") -> list[dict[str, Any]]:
+def check_items(
+    info: ApiInfo, facts: dict[str, Any], backend_module: str = "", key: str = ""
+) -> list[dict[str, Any]]:
     """One job item per candidate family (device-only families are not checked on the CPU)."""
     conv = conventions_from(load_preset("default"))
     plans, _ = candidate_plans(info, facts, "DEVICE", backend_module)
@@ -33,11 +35,24 @@ def check_items(info: ApiInfo, facts: dict[str, Any], backend_module: str = "", 
     for plan in plans:
         if plan.family in DEVICE_ONLY:
             continue
-        source = render_file(plan, conv, device_line=CPU_DEVICE_LINE, device_type="cpu",
-                             torch_version=str(facts.get("torch_version", "")), year=2000)
+        source = render_file(
+            plan,
+            conv,
+            device_line=CPU_DEVICE_LINE,
+            device_type="cpu",
+            torch_version=str(facts.get("torch_version", "")),
+            year=2000,
+        )
         resolution = dict(dataclasses.asdict(info.resolution), spelled=plan.spelling)
-        items.append({"key": f"{key}{plan.family}", "file": plan.file_name, "source": source,
-                      "resolution": resolution, "standin": True})
+        items.append(
+            {
+                "key": f"{key}{plan.family}",
+                "file": plan.file_name,
+                "source": source,
+                "resolution": resolution,
+                "standin": True,
+            }
+        )
     return items
 
 
@@ -47,13 +62,17 @@ def _attach(facts: dict[str, Any], answers: list[dict[str, Any]], key: str = "")
         name = str(answer.get("key", ""))
         if key and not name.startswith(key):
             continue
-        checked[name[len(key):]] = {"clean": answer.get("clean"), "broken": answer.get("broken")}
+        checked[name[len(key) :]] = {"clean": answer.get("clean"), "broken": answer.get("broken")}
     if checked:
         facts["checked"] = checked
 
 
-def checked_facts(infos: Sequence[ApiInfo], facts: Sequence[dict[str, Any]], session: AgentSession,
-                  backend_module: str = "") -> None:
+def checked_facts(
+    infos: Sequence[ApiInfo],
+    facts: Sequence[dict[str, Any]],
+    session: AgentSession,
+    backend_module: str = "",
+) -> None:
     """Run every candidate of every API in one job; each API's facts gain ``checked``."""
     items: list[dict[str, Any]] = []
     for n, (info, f) in enumerate(zip(infos, facts, strict=True)):

@@ -48,15 +48,28 @@ def checker_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     else:
         raise CannotDecide(f"no checker template for a {ck.get('kind')}")
     if ck.get("refused"):
-        tests["refused"] = [line for src, exc in ck["refused"]
-                            for line in (f"with self.assertRaises({exc}):", f"    {X}({src}{tail})")]
+        tests["refused"] = [
+            line
+            for src, exc in ck["refused"]
+            for line in (f"with self.assertRaises({exc}):", f"    {X}({src}{tail})")
+        ]
         what += f", {len(ck['refused'])} refused with the exception measured"
     uses_device = any("DEVICE" in line for lines in tests.values() for line in lines)
-    methods = tuple(lines_method(f"test_{stem}_{suffix}", [line.replace("DEVICE", device) for line in lines])
-                    for suffix, lines in tests.items())
+    methods = tuple(
+        lines_method(f"test_{stem}_{suffix}", [line.replace("DEVICE", device) for line in lines])
+        for suffix, lines in tests.items()
+    )
     return TestPlan(
-        api=r.canonical, spelling=X, family="checker", stem=stem, methods=methods, summary=what + ".",
+        api=r.canonical,
+        spelling=X,
+        family="checker",
+        stem=stem,
+        methods=methods,
+        summary=what + ".",
         imports=("import io",) if ck.get("uses_io") else (),
-        coverage=coverage_rows(normal=what, invalid="非法参数抛出测得的异常" if ck.get("refused") else ""),
-        uses_device=uses_device, facts=facts,
+        coverage=coverage_rows(
+            normal=what, invalid="非法参数抛出测得的异常" if ck.get("refused") else ""
+        ),
+        uses_device=uses_device,
+        facts=facts,
     )

@@ -22,70 +22,126 @@ WRITER, READER = f"{DCP}.FileSystemWriter", f"{DCP}.FileSystemReader"
 SAVE_PLANNER, LOAD_PLANNER = f"{DCP}.DefaultSavePlanner", f"{DCP}.DefaultLoadPlanner"
 TORCH_SAVE_READER = f"{DCP}.format_utils.BroadcastingTorchSaveReader"
 DYNAMIC_PLANNER = f"{DCP}.format_utils.DynamicMetaLoadPlanner"
-_IMPORTS = ("import os", "import tempfile", f"import {DCP}", f"import {DCP}.format_utils", "import torch.distributed")
+_IMPORTS = (
+    "import os",
+    "import tempfile",
+    f"import {DCP}",
+    f"import {DCP}.format_utils",
+    "import torch.distributed",
+)
 ROLES = {
-    "save": "save", "state_dict_saver.save": "save", "_save_state_dict": "private_save",
-    "load": "load", "state_dict_loader.load": "load", "_load_state_dict": "private_load",
-    "FileSystemWriter": "writer", "FileSystemReader": "reader",
-    "DefaultSavePlanner": "save_planner", "DefaultLoadPlanner": "load_planner",
+    "save": "save",
+    "state_dict_saver.save": "save",
+    "_save_state_dict": "private_save",
+    "load": "load",
+    "state_dict_loader.load": "load",
+    "_load_state_dict": "private_load",
+    "FileSystemWriter": "writer",
+    "FileSystemReader": "reader",
+    "DefaultSavePlanner": "save_planner",
+    "DefaultLoadPlanner": "load_planner",
     "_EmptyStateDictLoadPlanner": "empty_planner",
-    "StorageWriter": "abstract_writer", "StorageReader": "abstract_reader",
-    "SavePlanner": "abstract_save_planner", "LoadPlanner": "abstract_load_planner",
+    "StorageWriter": "abstract_writer",
+    "StorageReader": "abstract_reader",
+    "SavePlanner": "abstract_save_planner",
+    "LoadPlanner": "abstract_load_planner",
 }
 
 
 #: a protocol class (abstract, or the default concrete one) -> (its slot in save/load, the concrete class)
 MEMBER_SLOTS = {
-    "SavePlanner": ("save_planner", SAVE_PLANNER), "DefaultSavePlanner": ("save_planner", SAVE_PLANNER),
-    "LoadPlanner": ("load_planner", LOAD_PLANNER), "DefaultLoadPlanner": ("load_planner", LOAD_PLANNER),
-    "StorageWriter": ("writer", WRITER), "FileSystemWriter": ("writer", WRITER),
+    "SavePlanner": ("save_planner", SAVE_PLANNER),
+    "DefaultSavePlanner": ("save_planner", SAVE_PLANNER),
+    "LoadPlanner": ("load_planner", LOAD_PLANNER),
+    "DefaultLoadPlanner": ("load_planner", LOAD_PLANNER),
+    "StorageWriter": ("writer", WRITER),
+    "FileSystemWriter": ("writer", WRITER),
     "_FileSystemWriter": ("writer", WRITER),
-    "StorageReader": ("reader", READER), "FileSystemReader": ("reader", READER),
+    "StorageReader": ("reader", READER),
+    "FileSystemReader": ("reader", READER),
     "BroadcastingTorchSaveReader": ("torch_save_reader", TORCH_SAVE_READER),
 }
 STAGERS = ("AsyncStager", "BlockingAsyncStager")
 STAGER_MEMBERS = ("stage", "synchronize_staging", "should_synchronize_after_execute")
 
 
-def _stager_plan(info: ApiInfo, facts: dict[str, Any], device: str, owner: str, leaf: str) -> TestPlan:
+def _stager_plan(
+    info: ApiInfo, facts: dict[str, Any], device: str, owner: str, leaf: str
+) -> TestPlan:
     """A stager (``BlockingAsyncStager``, the ``AsyncStager`` protocol) staging a state_dict of device tensors."""
     r = info.resolution
     if owner and leaf not in STAGER_MEMBERS or not owner and r.kind != "class":
         raise CannotDecide(f"no stager template for {r.canonical}")
     spelled = spelling_of(r)
     C = spelled.rsplit(".", 1)[0] if owner else spelled
-    source = render_macro("checkpoint.py.j2", "stager", {"device": device}, test=f"test_{stem_of(r)}", C=C,
-                          leaf=leaf if owner else "")
-    what = ("a state_dict of device tensors staged by a blocking stager: host copies with the values, independent "
-            "of the original, synchronize_staging returning None and no synchronisation needed after execute")
+    source = render_macro(
+        "checkpoint.py.j2",
+        "stager",
+        {"device": device},
+        test=f"test_{stem_of(r)}",
+        C=C,
+        leaf=leaf if owner else "",
+    )
+    what = (
+        "a state_dict of device tensors staged by a blocking stager: host copies with the values, independent "
+        "of the original, synchronize_staging returning None and no synchronisation needed after execute"
+    )
     return TestPlan(
-        api=r.canonical, spelling=spelled, family="checkpoint", stem=stem_of(r),
-        methods=tuple(split_methods(source)), imports=(f"import {DCP}.staging",), summary=what + ".",
-        coverage=coverage_rows(normal=what), facts=facts,
+        api=r.canonical,
+        spelling=spelled,
+        family="checkpoint",
+        stem=stem_of(r),
+        methods=tuple(split_methods(source)),
+        imports=(f"import {DCP}.staging",),
+        summary=what + ".",
+        coverage=coverage_rows(normal=what),
+        facts=facts,
     )
 
 
 #: torch.distributed.checkpoint.state_dict's readers and loaders of a model's and an optimizer's state
-STATE_DICT_FUNCTIONS = ("get_model_state_dict", "get_optimizer_state_dict", "get_state_dict", "set_model_state_dict",
-                        "set_optimizer_state_dict", "set_state_dict")
+STATE_DICT_FUNCTIONS = (
+    "get_model_state_dict",
+    "get_optimizer_state_dict",
+    "get_state_dict",
+    "set_model_state_dict",
+    "set_optimizer_state_dict",
+    "set_state_dict",
+)
 
 
 def _state_dict_plan(info: ApiInfo, facts: dict[str, Any], device: str, leaf: str) -> TestPlan:
     """A model and its SGD optimizer after one step: their state_dicts read by name, or loaded into others."""
     r = info.resolution
     X = spelling_of(r)
-    source = render_macro("checkpoint.py.j2", "state_dict_api", {"device": device}, test=f"test_{stem_of(r)}",
-                          X=X, leaf=leaf)
+    source = render_macro(
+        "checkpoint.py.j2",
+        "state_dict_api",
+        {"device": device},
+        test=f"test_{stem_of(r)}",
+        X=X,
+        leaf=leaf,
+    )
     if leaf.startswith("get_"):
-        what = ("the state of a Linear and its SGD optimizer after one step, keyed by parameter names: values and "
-                "devices, and each momentum buffer equal to the step's gradient (ones)")
+        what = (
+            "the state of a Linear and its SGD optimizer after one step, keyed by parameter names: values and "
+            "devices, and each momentum buffer equal to the step's gradient (ones)"
+        )
     else:
-        what = ("a Linear's and its SGD optimizer's state after one step loaded into another pair: weights, the "
-                "rate and the momentum buffers (the step's gradient, ones) come over on the device")
+        what = (
+            "a Linear's and its SGD optimizer's state after one step loaded into another pair: weights, the "
+            "rate and the momentum buffers (the step's gradient, ones) come over on the device"
+        )
     return TestPlan(
-        api=r.canonical, spelling=X, family="checkpoint", stem=stem_of(r), methods=tuple(split_methods(source)),
-        imports=("import torch.distributed.checkpoint.state_dict",), summary=what + ".",
-        coverage=coverage_rows(normal=what), facts=facts,
+        api=r.canonical,
+        spelling=X,
+        family="checkpoint",
+        stem=stem_of(r),
+        methods=tuple(split_methods(source)),
+        imports=("import torch.distributed.checkpoint.state_dict",),
+        summary=what + ".",
+        coverage=coverage_rows(normal=what),
+        facts=facts,
     )
 
 
@@ -101,24 +157,47 @@ def _member_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         raise CannotDecide(f"no checkpoint template for {owner}.{leaf}")
     slot, concrete = MEMBER_SLOTS[owner]
     returns_none = (r.signature or "").replace(" ", "").endswith("->None")
-    writer, reader = ("Recording" if slot == "writer" else WRITER), ("Recording" if slot == "reader" else READER)
+    writer, reader = (
+        ("Recording" if slot == "writer" else WRITER),
+        ("Recording" if slot == "reader" else READER),
+    )
     save_planner = "Recording()" if slot == "save_planner" else f"{SAVE_PLANNER}()"
     load_planner = "Recording()" if slot == "load_planner" else f"{LOAD_PLANNER}()"
     save = f"{DCP}.save(state, storage_writer=writer, planner={save_planner})"
     load = f"{DCP}.load(loaded, storage_reader={reader}(tmp), planner={load_planner})"
     if slot == "torch_save_reader":
         load = f"{DCP}.load(loaded, storage_reader=Recording(), planner={DYNAMIC_PLANNER}(), checkpoint_id=path)"
-    source = render_macro("checkpoint.py.j2", "checkpoint", {"device": device}, test=f"test_{stem_of(r)}",
-                          writer=writer, reader=reader, save=save, load=load, empty=False, abstract="",
-                          recording=concrete, leaf=leaf, returns_none=returns_none,
-                          torch_save=slot == "torch_save_reader")
-    what = (f"save and load of a state_dict of device tensors with {leaf} called by the protocol on a subclass of "
-            f"{concrete} (through super()): the calls happen{', each returns None as annotated' if returns_none else ''}"
-            ", and values, dtypes and devices come back")
+    source = render_macro(
+        "checkpoint.py.j2",
+        "checkpoint",
+        {"device": device},
+        test=f"test_{stem_of(r)}",
+        writer=writer,
+        reader=reader,
+        save=save,
+        load=load,
+        empty=False,
+        abstract="",
+        recording=concrete,
+        leaf=leaf,
+        returns_none=returns_none,
+        torch_save=slot == "torch_save_reader",
+    )
+    what = (
+        f"save and load of a state_dict of device tensors with {leaf} called by the protocol on a subclass of "
+        f"{concrete} (through super()): the calls happen{', each returns None as annotated' if returns_none else ''}"
+        ", and values, dtypes and devices come back"
+    )
     return TestPlan(
-        api=r.canonical, spelling=spelling_of(r), family="checkpoint", stem=stem_of(r),
-        methods=tuple(split_methods(source)), imports=_IMPORTS,
-        summary=what + ".", coverage=coverage_rows(normal=what), facts=facts,
+        api=r.canonical,
+        spelling=spelling_of(r),
+        family="checkpoint",
+        stem=stem_of(r),
+        methods=tuple(split_methods(source)),
+        imports=_IMPORTS,
+        summary=what + ".",
+        coverage=coverage_rows(normal=what),
+        facts=facts,
     )
 
 
@@ -134,13 +213,34 @@ def checkpoint_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPl
         return _stager_plan(info, facts, device, "", "")
     if leaf == "BroadcastingTorchSaveReader":
         load = f"{DCP}.load(loaded, storage_reader={spelling_of(r)}(), planner={DYNAMIC_PLANNER}(), checkpoint_id=path)"
-        source = render_macro("checkpoint.py.j2", "checkpoint", {"device": device}, test=f"test_{stem_of(r)}",
-                              writer="", reader="", save="", load=load, empty=False, abstract="", torch_save=True)
-        what = ("a state_dict of device tensors written by torch.save and loaded in place through this reader in a "
-                "one-rank process group: values, dtypes and devices")
-        return TestPlan(api=r.canonical, spelling=spelling_of(r), family="checkpoint", stem=stem_of(r),
-                        methods=tuple(split_methods(source)), imports=_IMPORTS, summary=what + ".",
-                        coverage=coverage_rows(normal=what), facts=facts)
+        source = render_macro(
+            "checkpoint.py.j2",
+            "checkpoint",
+            {"device": device},
+            test=f"test_{stem_of(r)}",
+            writer="",
+            reader="",
+            save="",
+            load=load,
+            empty=False,
+            abstract="",
+            torch_save=True,
+        )
+        what = (
+            "a state_dict of device tensors written by torch.save and loaded in place through this reader in a "
+            "one-rank process group: values, dtypes and devices"
+        )
+        return TestPlan(
+            api=r.canonical,
+            spelling=spelling_of(r),
+            family="checkpoint",
+            stem=stem_of(r),
+            methods=tuple(split_methods(source)),
+            imports=_IMPORTS,
+            summary=what + ".",
+            coverage=coverage_rows(normal=what),
+            facts=facts,
+        )
     if leaf in STATE_DICT_FUNCTIONS and any(n.startswith(f"{DCP}.state_dict.") for n in names):
         return _state_dict_plan(info, facts, device, leaf)
     role = ROLES.get(leaf)
@@ -176,15 +276,34 @@ def checkpoint_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPl
             save = f"{DCP}.save(state, storage_writer=writer, planner=planner)"
             save = f"planner = {SAVE_PLANNER}()\n            self.assertIsInstance(planner, {api})\n            {save}"
         elif role == "abstract_load_planner":
-            load = (f"planner = {LOAD_PLANNER}()\n            self.assertIsInstance(planner, {api})\n"
-                    f"            {DCP}.load(loaded, storage_reader={reader}(tmp), planner=planner)")
-    source = render_macro("checkpoint.py.j2", "checkpoint", {"device": device}, test=f"test_{stem_of(r)}",
-                          writer=writer, reader=reader, save=save, load=load, empty=role == "empty_planner",
-                          abstract=abstract if role in ("abstract_writer", "abstract_reader") else "")
-    what = ("a state_dict of device tensors saved to a folder (.metadata and .distcp files) and loaded back in "
-            f"place, values, dtypes and devices kept, with {api} as the {role.replace('_', ' ')}")
+            load = (
+                f"planner = {LOAD_PLANNER}()\n            self.assertIsInstance(planner, {api})\n"
+                f"            {DCP}.load(loaded, storage_reader={reader}(tmp), planner=planner)"
+            )
+    source = render_macro(
+        "checkpoint.py.j2",
+        "checkpoint",
+        {"device": device},
+        test=f"test_{stem_of(r)}",
+        writer=writer,
+        reader=reader,
+        save=save,
+        load=load,
+        empty=role == "empty_planner",
+        abstract=abstract if role in ("abstract_writer", "abstract_reader") else "",
+    )
+    what = (
+        "a state_dict of device tensors saved to a folder (.metadata and .distcp files) and loaded back in "
+        f"place, values, dtypes and devices kept, with {api} as the {role.replace('_', ' ')}"
+    )
     return TestPlan(
-        api=r.canonical, spelling=api, family="checkpoint", stem=stem_of(r), methods=tuple(split_methods(source)),
-        imports=_IMPORTS, summary=what + ".",
-        coverage=coverage_rows(normal=what), facts=facts,
+        api=r.canonical,
+        spelling=api,
+        family="checkpoint",
+        stem=stem_of(r),
+        methods=tuple(split_methods(source)),
+        imports=_IMPORTS,
+        summary=what + ".",
+        coverage=coverage_rows(normal=what),
+        facts=facts,
     )

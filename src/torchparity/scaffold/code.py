@@ -45,9 +45,9 @@ def double_quoted(line: str) -> str:
             continue
         text = tok.string
         prefix = text[: len(text) - len(text.lstrip("rbuRBU"))]
-        body = text[len(prefix):]
+        body = text[len(prefix) :]
         if body[:1] == "'" and body[:3] != "'''" and '"' not in body and "\\" not in body:
-            out.append(line[last:tok.start[1]] + prefix + '"' + body[1:-1] + '"')
+            out.append(line[last : tok.start[1]] + prefix + '"' + body[1:-1] + '"')
             last = tok.end[1]
     return "".join(out) + line[last:] if out else line
 
@@ -62,8 +62,10 @@ def check_line(check: list[str], sp: Spelling) -> str:
     if kind == "type":
         return f"self.assertIsInstance({expr}, {payload})"
     if kind == "float":
-        return (f"torch.testing.assert_close({expr}, {payload}, rtol={FLOAT_RTOL}, atol={FLOAT_ATOL}, "
-                "equal_nan=True)")
+        return (
+            f"torch.testing.assert_close({expr}, {payload}, rtol={FLOAT_RTOL}, atol={FLOAT_ATOL}, "
+            "equal_nan=True)"
+        )
     if kind == "tensor":
         return f"torch.testing.assert_close({expr}.cpu(), {payload}, equal_nan=True)"
     return f"self.assertEqual({expr}, {payload})"
@@ -128,7 +130,7 @@ def wrap_line(line: str, width: int = 100) -> list[str]:
     if not pairs:
         return [line]
     start, end = max(pairs, key=lambda p: (p[1] - p[0], -p[0]))
-    inner = line[start + 1:end].strip()
+    inner = line[start + 1 : end].strip()
     head, tail = line[: start + 1], line[end:]
     one = pad + "    " + inner
     if len(one) <= width:
@@ -165,7 +167,7 @@ def _split_string(text: str, width: int) -> list[str]:
         if len(cur) + step > size:
             chunks.append(cur)
             cur = ""
-        cur += body[i:i + step]
+        cur += body[i : i + step]
         i += step
     if cur:
         chunks.append(cur)

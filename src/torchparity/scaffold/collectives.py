@@ -42,34 +42,83 @@ FUNCTIONAL = "torch.ops._c10d_functional"
 FSDP_OPS = "torch.ops.fsdp"
 #: functions of torch.distributed the template calls, by the section that tests each
 SECTIONS: dict[str, tuple[str, ...]] = {
-    "lifecycle": ("init_process_group", "destroy_process_group", "is_initialized", "get_rank", "get_world_size",
-                  "get_backend", "new_group", "get_process_group_ranks", "get_global_rank", "get_group_rank",
-                  "barrier"),
-    "all_reduce": ("all_reduce", "ReduceOp"), "all_gather": ("all_gather",),
+    "lifecycle": (
+        "init_process_group",
+        "destroy_process_group",
+        "is_initialized",
+        "get_rank",
+        "get_world_size",
+        "get_backend",
+        "new_group",
+        "get_process_group_ranks",
+        "get_global_rank",
+        "get_group_rank",
+        "barrier",
+    ),
+    "all_reduce": ("all_reduce", "ReduceOp"),
+    "all_gather": ("all_gather",),
     # the single-tensor forms under their three names (the private ``_base`` ones older tests call)
     "all_gather_into_tensor": ("all_gather_into_tensor", "all_gather_single", "_all_gather_base"),
-    "broadcast": ("broadcast",), "reduce": ("reduce",), "reduce_scatter": ("reduce_scatter",),
-    "reduce_scatter_tensor": ("reduce_scatter_tensor", "reduce_scatter_single", "_reduce_scatter_base"),
+    "broadcast": ("broadcast",),
+    "reduce": ("reduce",),
+    "reduce_scatter": ("reduce_scatter",),
+    "reduce_scatter_tensor": (
+        "reduce_scatter_tensor",
+        "reduce_scatter_single",
+        "_reduce_scatter_base",
+    ),
     "all_to_all": ("all_to_all",),
-    "all_to_all_single": ("all_to_all_single",), "gather": ("gather",), "scatter": ("scatter",),
-    "objects": ("all_gather_object", "broadcast_object_list", "gather_object", "scatter_object_list"),
-    "p2p": ("send", "recv", "isend", "irecv"), "batch_p2p": ("batch_isend_irecv", "P2POp"),
+    "all_to_all_single": ("all_to_all_single",),
+    "gather": ("gather",),
+    "scatter": ("scatter",),
+    "objects": (
+        "all_gather_object",
+        "broadcast_object_list",
+        "gather_object",
+        "scatter_object_list",
+    ),
+    "p2p": ("send", "recv", "isend", "irecv"),
+    "batch_p2p": ("batch_isend_irecv", "P2POp"),
 }
 #: the functional ops (``torch.ops._c10d_functional``) with a section of their own
-FUNCTIONAL_OPS = ("all_reduce", "all_reduce_", "all_gather_into_tensor", "reduce_scatter_tensor",
-                  "all_to_all_single", "broadcast", "broadcast_", "wait_tensor",
-                  # a list of tensors in one call (seventh round), and the gather into a given out=
-                  "all_reduce_coalesced", "all_reduce_coalesced_", "all_gather_into_tensor_coalesced",
-                  "reduce_scatter_tensor_coalesced", "all_gather_into_tensor_out")
+FUNCTIONAL_OPS = (
+    "all_reduce",
+    "all_reduce_",
+    "all_gather_into_tensor",
+    "reduce_scatter_tensor",
+    "all_to_all_single",
+    "broadcast",
+    "broadcast_",
+    "wait_tensor",
+    # a list of tensors in one call (seventh round), and the gather into a given out=
+    "all_reduce_coalesced",
+    "all_reduce_coalesced_",
+    "all_gather_into_tensor_coalesced",
+    "reduce_scatter_tensor_coalesced",
+    "all_gather_into_tensor_out",
+)
 #: the legacy spelling of the functional ops (``torch.ops.c10d_functional``, a group named by a tag, its
 #: ranks and its size), registered by ``torch.distributed._functional_collectives``
 LEGACY = "torch.ops.c10d_functional"
-LEGACY_OPS = ("all_reduce", "all_reduce_coalesced", "all_gather_into_tensor", "reduce_scatter_tensor",
-              "all_to_all_single", "broadcast", "wait_tensor")
+LEGACY_OPS = (
+    "all_reduce",
+    "all_reduce_coalesced",
+    "all_gather_into_tensor",
+    "reduce_scatter_tensor",
+    "all_to_all_single",
+    "broadcast",
+    "wait_tensor",
+)
 #: the Python functional collectives (``torch.distributed._functional_collectives``) with a section
 FUNCOL = "torch.distributed._functional_collectives"
-FUNCOL_FUNCTIONS = ("all_reduce", "all_gather_tensor", "reduce_scatter_tensor", "all_to_all_single", "broadcast",
-                    "wait_tensor")
+FUNCOL_FUNCTIONS = (
+    "all_reduce",
+    "all_gather_tensor",
+    "reduce_scatter_tensor",
+    "all_to_all_single",
+    "broadcast",
+    "wait_tensor",
+)
 #: ReduceOp members the all_reduce scenario uses (nccl and hccl have no bitwise reductions)
 REDUCE_OPS = ("SUM", "PRODUCT", "MIN", "MAX")
 #: ProcessGroup members the template checks
@@ -83,8 +132,11 @@ HELPERS = tuple(dict.fromkeys(n for names in SECTIONS.values() for n in names))
 
 def _names(r: Any) -> list[str]:
     """The API's names, an operator's ``.default`` overload named by its packet."""
-    return [n.removesuffix(".default") if n.startswith("torch.ops.") else n
-            for n in (r.canonical, r.path, *r.aliases) if n]
+    return [
+        n.removesuffix(".default") if n.startswith("torch.ops.") else n
+        for n in (r.canonical, r.path, *r.aliases)
+        if n
+    ]
 
 
 def _leaf(r: Any) -> str:
@@ -149,22 +201,55 @@ def collectives_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestP
         lg[leaf] = spelled
     owner = spelled.rsplit(".", 1)[0] if namespace == "group" else ""
     test = f"test_{stem_of(r)}"
-    source = render_macro("collectives.py.j2", "collective", {"device": device}, test=test, section=section,
-                          leaf=leaf, spelled=spelled, owner=owner, d=d, f=f, fc=fc, lg=lg,
-                          device_stage=section not in PEER_ONLY)
-    imports: tuple[str, ...] = ("import math", "import multiprocessing", "import os", "import tempfile",
-                                "import time", "from datetime import timedelta", "import torch.distributed")
+    source = render_macro(
+        "collectives.py.j2",
+        "collective",
+        {"device": device},
+        test=test,
+        section=section,
+        leaf=leaf,
+        spelled=spelled,
+        owner=owner,
+        d=d,
+        f=f,
+        fc=fc,
+        lg=lg,
+        device_stage=section not in PEER_ONLY,
+    )
+    imports: tuple[str, ...] = (
+        "import math",
+        "import multiprocessing",
+        "import os",
+        "import tempfile",
+        "import time",
+        "from datetime import timedelta",
+        "import torch.distributed",
+    )
     if section == "fsdp_copy_in":
         imports += ("import torch.distributed.fsdp",)  # registers torch.ops.fsdp
     if section in ("funcol", "legacy"):
-        imports += (f"import {FUNCOL}",)  # ``import torch.distributed`` does not load it (nor register the legacy ops)
-    what = (f"{leaf} in a world of two ranks on the CPU with gloo (this process and a forked peer), each checking "
-            "what it receives from the other against values worked out by hand"
-            + ("; then in a world of one on the device with the collective backend torch knows for it"
-               if section not in PEER_ONLY else ""))
+        imports += (
+            f"import {FUNCOL}",
+        )  # ``import torch.distributed`` does not load it (nor register the legacy ops)
+    what = (
+        f"{leaf} in a world of two ranks on the CPU with gloo (this process and a forked peer), each checking "
+        "what it receives from the other against values worked out by hand"
+        + (
+            "; then in a world of one on the device with the collective backend torch knows for it"
+            if section not in PEER_ONLY
+            else ""
+        )
+    )
     return TestPlan(
-        api=r.canonical, spelling=spelled, family="collectives", stem=stem_of(r),
-        methods=tuple(split_methods(source)), imports=imports, summary=what + ".",
-        coverage=coverage_rows(normal=what, boundary="world_size=2（依赖对端的结果）与 world_size=1（设备）"),
+        api=r.canonical,
+        spelling=spelled,
+        family="collectives",
+        stem=stem_of(r),
+        methods=tuple(split_methods(source)),
+        imports=imports,
+        summary=what + ".",
+        coverage=coverage_rows(
+            normal=what, boundary="world_size=2（依赖对端的结果）与 world_size=1（设备）"
+        ),
         facts=facts,
     )

@@ -41,40 +41,64 @@ def _lines(leaf: str, S: str, C: str) -> dict[str, list[str]]:
         "value = operator.attrgetter(key)(" + C + ")",
     ]
     if leaf == "load_config":
-        return {"restores_saved_values": pick + [
-            f"saved = {C}.save_config()",
+        return {
+            "restores_saved_values": pick
+            + [
+                f"saved = {C}.save_config()",
+                f"with {C}.patch({{key: not value}}):",
+                "    self.assertEqual(operator.attrgetter(key)(" + C + "), not value)",
+                f"    self.assertIsNone({S}(saved))",
+                "    self.assertEqual(operator.attrgetter(key)("
+                + C
+                + "), value)  # the saved value is back",
+                "self.assertEqual(operator.attrgetter(key)(" + C + "), value)",
+            ]
+        }
+    return {
+        "copies_every_entry": pick
+        + [
+            f"copy = {S}()",
+            "self.assertIsInstance(copy, dict)",
+            "self.assertEqual(sorted(copy), sorted(entries))",
+            "for name in list(copy)[:50]:",
+            "    self.assertEqual(copy[name], operator.attrgetter(name)(" + C + "), name)",
             f"with {C}.patch({{key: not value}}):",
-            "    self.assertEqual(operator.attrgetter(key)(" + C + "), not value)",
-            f"    self.assertIsNone({S}(saved))",
-            "    self.assertEqual(operator.attrgetter(key)(" + C + "), value)  # the saved value is back",
-            "self.assertEqual(operator.attrgetter(key)(" + C + "), value)",
-        ]}
-    return {"copies_every_entry": pick + [
-        f"copy = {S}()",
-        "self.assertIsInstance(copy, dict)",
-        "self.assertEqual(sorted(copy), sorted(entries))",
-        "for name in list(copy)[:50]:",
-        "    self.assertEqual(copy[name], operator.attrgetter(name)(" + C + "), name)",
-        f"with {C}.patch({{key: not value}}):",
-        f"    self.assertEqual({S}()[key], not value)  # a copy made inside the patch",
-        "self.assertEqual(copy[key], value)  # the copy made before is not changed by the patch",
-        "copy[key] = not value",
-        "self.assertEqual(operator.attrgetter(key)(" + C + "), value)  # changing the copy leaves the module",
-    ]}
+            f"    self.assertEqual({S}()[key], not value)  # a copy made inside the patch",
+            "self.assertEqual(copy[key], value)  # the copy made before is not changed by the patch",
+            "copy[key] = not value",
+            "self.assertEqual(operator.attrgetter(key)("
+            + C
+            + "), value)  # changing the copy leaves the module",
+        ]
+    }
 
 
 def config_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     leaf = config_leaf(info)
     if not leaf:
-        raise CannotDecide(f"{info.resolution.canonical} is not a copy or load method of a config module")
+        raise CannotDecide(
+            f"{info.resolution.canonical} is not a copy or load method of a config module"
+        )
     S = spelling_of(info.resolution)
     C = S.rsplit(".", 1)[0]
     stem = C.replace("torch.", "").replace(".", "_").strip("_") + "_" + leaf
-    methods = tuple(_method(f"test_{leaf}_{suffix}", lines) for suffix, lines in _lines(leaf, S, C).items())
-    what = (f"{S} against the module's own entries: every value copied, copies independent of later patches and "
-            "of the module" if leaf != "load_config" else
-            f"{S} of a saved config inside a patch restores the saved value")
+    methods = tuple(
+        _method(f"test_{leaf}_{suffix}", lines) for suffix, lines in _lines(leaf, S, C).items()
+    )
+    what = (
+        f"{S} against the module's own entries: every value copied, copies independent of later patches and "
+        "of the module"
+        if leaf != "load_config"
+        else f"{S} of a saved config inside a patch restores the saved value"
+    )
     return TestPlan(
-        api=info.resolution.canonical, spelling=S, family="config", stem=stem, methods=methods,
-        summary=f"{what}.", coverage=coverage_rows(normal=what), uses_device=False, facts=facts,
+        api=info.resolution.canonical,
+        spelling=S,
+        family="config",
+        stem=stem,
+        methods=methods,
+        summary=f"{what}.",
+        coverage=coverage_rows(normal=what),
+        uses_device=False,
+        facts=facts,
     )

@@ -44,8 +44,10 @@ class Conventions:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "testcase_import": self.testcase_import, "copyright": bool(self.copyright.strip()),
-            "coverage_table": self.coverage_table, "device_variable": self.device_variable,
+            "testcase_import": self.testcase_import,
+            "copyright": bool(self.copyright.strip()),
+            "coverage_table": self.coverage_table,
+            "device_variable": self.device_variable,
             "test_dir": self.test_dir,
         }
 
@@ -77,7 +79,9 @@ def conventions_from(config: Config) -> Conventions:
     module = _testcase_module(line, config.source)
     var = str(table.get("device_variable") or DEFAULT_DEVICE_VARIABLE)
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", var):
-        raise UsageError(f"[scaffold] device_variable in {config.source} is not a Python name: {var!r}")
+        raise UsageError(
+            f"[scaffold] device_variable in {config.source} is not a Python name: {var!r}"
+        )
     return Conventions(
         testcase_import=line,
         testcase_module=module,

@@ -59,23 +59,47 @@ class ScaffoldResult:
     def complete(self) -> bool:
         return not self.fill_in
 
-    def to_record(self, path: str | None = None, refs: tuple[str, ...] = (), outside_repo: bool = False) -> ScaffoldRecord:
+    def to_record(
+        self, path: str | None = None, refs: tuple[str, ...] = (), outside_repo: bool = False
+    ) -> ScaffoldRecord:
         """The scaffold stage's record; ``path`` as the report names the file (repo-relative)."""
         return ScaffoldRecord(
-            api=self.api, family=self.family, path=path or self.path, content=self.content, methods=self.methods,
-            created=self.created, class_name=self.class_name, device_type=self.device_type,
-            torch_version=self.torch_version, spelling=self.spelling, summary=self.summary, fill_in=self.fill_in,
-            notes=self.notes, refs=refs, outside_repo=outside_repo,
+            api=self.api,
+            family=self.family,
+            path=path or self.path,
+            content=self.content,
+            methods=self.methods,
+            created=self.created,
+            class_name=self.class_name,
+            device_type=self.device_type,
+            torch_version=self.torch_version,
+            spelling=self.spelling,
+            summary=self.summary,
+            fill_in=self.fill_in,
+            notes=self.notes,
+            refs=refs,
+            outside_repo=outside_repo,
         )
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "api": self.api, "family": self.family, "path": self.path, "created": self.created,
-            "written": self.written, "class": self.class_name, "methods": list(self.methods),
-            "helpers": list(self.helpers), "imports_added": list(self.imports_added),
-            "device_type": self.device_type, "torch_version": self.torch_version, "spelling": self.spelling,
-            "summary": self.summary, "complete": self.complete, "fill_in": list(self.fill_in),
-            "notes": list(self.notes), "content": self.content,
+            "api": self.api,
+            "family": self.family,
+            "path": self.path,
+            "created": self.created,
+            "written": self.written,
+            "class": self.class_name,
+            "methods": list(self.methods),
+            "helpers": list(self.helpers),
+            "imports_added": list(self.imports_added),
+            "device_type": self.device_type,
+            "torch_version": self.torch_version,
+            "spelling": self.spelling,
+            "summary": self.summary,
+            "complete": self.complete,
+            "fill_in": list(self.fill_in),
+            "notes": list(self.notes),
+            "content": self.content,
         }
 
 
@@ -97,11 +121,14 @@ def _after_measured(info: ApiInfo, family: str, backend_module: str) -> bool:
     return family == "fill-in" or family in fams and fams.index(family) > fams.index("measured")
 
 
-def _facts_request(info: ApiInfo, dtypes: Sequence[str] | None, backend_module: str,
-                   probe: bool = True) -> dict[str, Any]:
+def _facts_request(
+    info: ApiInfo, dtypes: Sequence[str] | None, backend_module: str, probe: bool = True
+) -> dict[str, Any]:
     fams = candidates(info, backend_module)
-    args: dict[str, Any] = {"resolution": _resolution_doc(info),
-                            "wants": [w for w in wants(fams) if probe or w != "probe"]}
+    args: dict[str, Any] = {
+        "resolution": _resolution_doc(info),
+        "wants": [w for w in wants(fams) if probe or w != "probe"],
+    }
     if dtypes:
         args["dtypes"] = list(dtypes)
     if "tensor" in fams:
@@ -109,8 +136,13 @@ def _facts_request(info: ApiInfo, dtypes: Sequence[str] | None, backend_module: 
     return args
 
 
-def scaffold_facts(info: ApiInfo, session: AgentSession, dtypes: Sequence[str] | None = None,
-                   backend_module: str = "", check: bool = True) -> dict[str, Any]:
+def scaffold_facts(
+    info: ApiInfo,
+    session: AgentSession,
+    dtypes: Sequence[str] | None = None,
+    backend_module: str = "",
+    check: bool = True,
+) -> dict[str, Any]:
     """The agent's facts for the families this API may take.
 
     With ``check``, each family's candidate test is also run on the CPU by the
@@ -119,21 +151,39 @@ def scaffold_facts(info: ApiInfo, session: AgentSession, dtypes: Sequence[str] |
     return scaffold_facts_many([info], session, dtypes, backend_module, check)[0]
 
 
-def scaffold_facts_many(infos: Sequence[ApiInfo], session: AgentSession, dtypes: Sequence[str] | None = None,
-                        backend_module: str = "", check: bool = True) -> list[dict[str, Any]]:
+def scaffold_facts_many(
+    infos: Sequence[ApiInfo],
+    session: AgentSession,
+    dtypes: Sequence[str] | None = None,
+    backend_module: str = "",
+    check: bool = True,
+) -> list[dict[str, Any]]:
     """Facts for several APIs in one agent job (torch's op_db is imported once), checked in one more.
 
     With ``check``, an API whose only family that probes calls is ``measured`` is probed only when no
     family before it is kept after the check (a second round for those): the plan is the same, sooner."""
     defer = [check and _deferrable(i, backend_module) for i in infos]
-    items = [_facts_request(i, dtypes, backend_module, probe=not d) for i, d in zip(infos, defer, strict=True)]
+    items = [
+        _facts_request(i, dtypes, backend_module, probe=not d)
+        for i, d in zip(infos, defer, strict=True)
+    ]
     facts = _ask_facts(session, items)
     if check:
         checked_facts(infos, facts, session, backend_module)
-        again = [n for n, d in enumerate(defer) if d and _after_measured(
-            infos[n], build_plan(infos[n], facts[n], "DEVICE", backend_module).family, backend_module)]
+        again = [
+            n
+            for n, d in enumerate(defer)
+            if d
+            and _after_measured(
+                infos[n],
+                build_plan(infos[n], facts[n], "DEVICE", backend_module).family,
+                backend_module,
+            )
+        ]
         if again:
-            more = scaffold_facts_many([infos[n] for n in again], session, dtypes, backend_module, check=False)
+            more = scaffold_facts_many(
+                [infos[n] for n in again], session, dtypes, backend_module, check=False
+            )
             for n, f in zip(again, more, strict=True):
                 facts[n] = f
             checked_facts([infos[n] for n in again], more, session, backend_module)
@@ -147,13 +197,23 @@ def _ask_facts(session: AgentSession, items: list[dict[str, Any]]) -> list[dict[
     ``os._exit``) loses only its own facts: they say why, and it gets the fill-in.
     """
     try:
-        return list(session.call("scaffold_facts", {"items": items}, FACTS_TIMEOUT + 60.0 * len(items))["items"])
+        return list(
+            session.call("scaffold_facts", {"items": items}, FACTS_TIMEOUT + 60.0 * len(items))[
+                "items"
+            ]
+        )
     except AgentJobCrashed as exc:
         if len(items) > 1:
             half = len(items) // 2
             return _ask_facts(session, items[:half]) + _ask_facts(session, items[half:])
         why = f"measuring its facts ended the interpreter: {exc}"
-        return [{"problem": why, "states": [], **{w: {"problem": why, "found": False} for w in items[0]["wants"]}}]
+        return [
+            {
+                "problem": why,
+                "states": [],
+                **{w: {"problem": why, "found": False} for w in items[0]["wants"]},
+            }
+        ]
 
 
 def check_destination(into: str | Path | None, out_dir: str | Path | None) -> None:
@@ -162,7 +222,9 @@ def check_destination(into: str | Path | None, out_dir: str | Path | None) -> No
         raise UsageError("pass either --into FILE (add to it) or --out DIR (a new file), not both")
     if into is not None:
         if not Path(into).is_file():
-            raise UsageError(f"test file not found: {into}; pass an existing file to --into, or use --out DIR")
+            raise UsageError(
+                f"test file not found: {into}; pass an existing file to --into, or use --out DIR"
+            )
         parse(read_text_file(into, "--into"), str(into))
     elif out_dir is not None and Path(out_dir).exists() and not Path(out_dir).is_dir():
         raise UsageError(f"--out {out_dir} is not a folder; pass a folder for the new test file")
@@ -175,7 +237,9 @@ def _targets(conv: Conventions, plan_file: str, into: Path | None, out_dir: Path
     folder = out_dir if out_dir is not None else Path(conv.test_dir)
     path = folder / plan_file
     if path.exists():
-        raise UsageError(f"{path} already exists; add to it with --into {path}, or pass another --out DIR")
+        raise UsageError(
+            f"{path} already exists; add to it with --into {path}, or pass another --out DIR"
+        )
     return path
 
 
@@ -189,7 +253,9 @@ def _check_source(content: str, path: Path) -> None:
     try:
         ast.parse(content, filename=str(path))
     except SyntaxError as exc:  # a template bug, never the user's input
-        raise RuntimeError(f"internal error: the scaffolded {path} does not parse ({exc.msg}, line {exc.lineno})") from exc
+        raise RuntimeError(
+            f"internal error: the scaffolded {path} does not parse ({exc.msg}, line {exc.lineno})"
+        ) from exc
 
 
 def scaffold_test(
@@ -242,33 +308,88 @@ def scaffold_test(
         elif var in bound and not is_device_call(bound[var]):
             device_ref = f"torch.device({var})"
         plan = build_plan(api_info, facts, device_ref, backend)
-        used = "".join(m.source for m in plan.methods) + ("    " + device_line if plan.uses_device and not own else "")
+        used = "".join(m.source for m in plan.methods) + (
+            "    " + device_line if plan.uses_device and not own else ""
+        )
         imports = used_imports(("import torch", *plan.imports), used)
-        ins = insert_methods(original, str(into_path), plan.methods, imports,
-                             device_line if plan.uses_device and not own else "",
-                             cls.name.value)
+        ins = insert_methods(
+            original,
+            str(into_path),
+            plan.methods,
+            imports,
+            device_line if plan.uses_device and not own else "",
+            cls.name.value,
+        )
         _check_source(ins.text, into_path)
         if write:
             _write(into_path, ins.text)
-        return _result(plan, into_path, ins.text, False, ins.class_name, device_type, facts,
-                       helpers=ins.helpers, imports=ins.imports, written=write)
+        return _result(
+            plan,
+            into_path,
+            ins.text,
+            False,
+            ins.class_name,
+            device_type,
+            facts,
+            helpers=ins.helpers,
+            imports=ins.imports,
+            written=write,
+        )
     plan = build_plan(api_info, facts, device_ref, backend)
     path = _targets(conv, plan.file_name, None, out_path)
-    content = render_file(plan, conv, device_line=device_line, device_type=device_type,
-                          torch_version=str(facts.get("torch_version", "")), year=year)
+    content = render_file(
+        plan,
+        conv,
+        device_line=device_line,
+        device_type=device_type,
+        torch_version=str(facts.get("torch_version", "")),
+        year=year,
+    )
     _check_source(content, path)
     if write:
         _write(path, content)
-    return _result(plan, path, content, True, plan.class_name, device_type, facts,
-                   helpers=tuple(m.name for m in plan.methods if m.helper), imports=(), written=write)
+    return _result(
+        plan,
+        path,
+        content,
+        True,
+        plan.class_name,
+        device_type,
+        facts,
+        helpers=tuple(m.name for m in plan.methods if m.helper),
+        imports=(),
+        written=write,
+    )
 
 
-def _result(plan: TestPlan, path: Path, content: str, created: bool, class_name: str, device_type: str,
-            facts: dict[str, Any], *, helpers: tuple[str, ...], imports: tuple[str, ...],
-            written: bool) -> ScaffoldResult:
+def _result(
+    plan: TestPlan,
+    path: Path,
+    content: str,
+    created: bool,
+    class_name: str,
+    device_type: str,
+    facts: dict[str, Any],
+    *,
+    helpers: tuple[str, ...],
+    imports: tuple[str, ...],
+    written: bool,
+) -> ScaffoldResult:
     return ScaffoldResult(
-        api=plan.api, family=plan.family, path=str(path), content=content, methods=tuple(plan.tests),
-        created=created, class_name=class_name, device_type=device_type,
-        torch_version=str(facts.get("torch_version", "")), spelling=plan.spelling, summary=plan.summary,
-        fill_in=plan.fill_in, notes=plan.notes, helpers=helpers, imports_added=imports, written=written,
+        api=plan.api,
+        family=plan.family,
+        path=str(path),
+        content=content,
+        methods=tuple(plan.tests),
+        created=created,
+        class_name=class_name,
+        device_type=device_type,
+        torch_version=str(facts.get("torch_version", "")),
+        spelling=plan.spelling,
+        summary=plan.summary,
+        fill_in=plan.fill_in,
+        notes=plan.notes,
+        helpers=helpers,
+        imports_added=imports,
+        written=written,
     )

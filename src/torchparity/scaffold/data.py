@@ -52,19 +52,36 @@ def data_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     if target not in TEMPLATES:
         raise CannotDecide(f"no torch.utils.data template for {target}")
     macro, extra = TEMPLATES[target]
-    if macro == "dataloader":  # pinned batches where the device's backend pins host memory (measured there)
+    if (
+        macro == "dataloader"
+    ):  # pinned batches where the device's backend pins host memory (measured there)
         pinned = facts.get("pinned_memory") or {"ok": True}
         problem = "" if pinned.get("ok") else str(pinned.get("problem") or "not pinned")
-        extra = {**extra, "unpinned": textwrap.wrap(f"pin_memory=True is left out: {problem}", 88) if problem else []}
-    source = render_macro("data.py.j2", macro, {"device": device}, test=f"test_{stem}", C=spelled, **extra)
+        extra = {
+            **extra,
+            "unpinned": textwrap.wrap(f"pin_memory=True is left out: {problem}", 88)
+            if problem
+            else [],
+        }
+    source = render_macro(
+        "data.py.j2", macro, {"device": device}, test=f"test_{stem}", C=spelled, **extra
+    )
     methods = split_methods(source)
     what = f"{target}'s documented results"
     if r.owner_class:
         what += f", {r.path.rsplit('.', 1)[-1]} among them"
     if macro == "dataloader":
-        what = ("batching with and without drop_last, a seeded shuffle, dict collation, device tensors"
-                + (" and pinned batches for the device" if not extra["unpinned"] else ""))
+        what = (
+            "batching with and without drop_last, a seeded shuffle, dict collation, device tensors"
+            + (" and pinned batches for the device" if not extra["unpinned"] else "")
+        )
     return TestPlan(
-        api=r.canonical, spelling=spelling, family="data", stem=stem, methods=tuple(methods), summary=what + ".",
-        coverage=coverage_rows(normal=what), facts=facts,
+        api=r.canonical,
+        spelling=spelling,
+        family="data",
+        stem=stem,
+        methods=tuple(methods),
+        summary=what + ".",
+        coverage=coverage_rows(normal=what),
+        facts=facts,
     )

@@ -22,8 +22,26 @@ from .render import render_macro
 
 STORES = ("Store", "HashStore", "FileStore", "TCPStore", "PrefixStore")
 #: store members the template exercises (others of these classes are not decided on)
-STORE_MEMBERS = ("__init__", "set", "get", "add", "compare_set", "check", "delete_key", "multi_set", "multi_get",
-                 "append", "wait", "set_timeout", "timeout", "num_keys", "port", "host", "underlying_store", "path")
+STORE_MEMBERS = (
+    "__init__",
+    "set",
+    "get",
+    "add",
+    "compare_set",
+    "check",
+    "delete_key",
+    "multi_set",
+    "multi_get",
+    "append",
+    "wait",
+    "set_timeout",
+    "timeout",
+    "num_keys",
+    "port",
+    "host",
+    "underlying_store",
+    "path",
+)
 HOOKS = "torch.distributed.algorithms.ddp_comm_hooks"
 HOOK_FUNCTIONS = ("allreduce_hook", "fp16_compress_hook", "bf16_compress_hook")
 HOOK_WRAPPERS = ("fp16_compress_wrapper", "bf16_compress_wrapper")
@@ -52,36 +70,80 @@ def distributed_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestP
             hook = f"{spelled}({HOOKS}.default_hooks.allreduce_hook)"
         else:
             raise CannotDecide(f"no communication-hook template for {leaf}")
-        source = render_macro("distributed.py.j2", "comm_hook", {"device": device}, test=test, hook=hook,
-                              compressed=leaf != "allreduce_hook")
-        what = (f"a one-rank DistributedDataParallel model on the device with {leaf} registered: the gradient after "
-                "one backward against values worked out by hand, and the step it makes")
-        imports: tuple[str, ...] = ("import torch.distributed",
-                                    "import torch.distributed.algorithms.ddp_comm_hooks.default_hooks")
+        source = render_macro(
+            "distributed.py.j2",
+            "comm_hook",
+            {"device": device},
+            test=test,
+            hook=hook,
+            compressed=leaf != "allreduce_hook",
+        )
+        what = (
+            f"a one-rank DistributedDataParallel model on the device with {leaf} registered: the gradient after "
+            "one backward against values worked out by hand, and the step it makes"
+        )
+        imports: tuple[str, ...] = (
+            "import torch.distributed",
+            "import torch.distributed.algorithms.ddp_comm_hooks.default_hooks",
+        )
     else:
         owner = (r.owner_class or "").rsplit(".", 1)[-1]
         cls = owner or leaf
         member = leaf if owner else ""
-        if cls not in STORES or (member and member not in STORE_MEMBERS) or member == "__init__" and cls != "Store":
+        if (
+            cls not in STORES
+            or (member and member not in STORE_MEMBERS)
+            or member == "__init__"
+            and cls != "Store"
+        ):
             raise CannotDecide(f"no store template for {r.canonical}")
-        if member in ("port", "host") and cls != "TCPStore" or member == "underlying_store" and cls != "PrefixStore" \
-                or member == "path" and cls != "FileStore":
+        if (
+            member in ("port", "host")
+            and cls != "TCPStore"
+            or member == "underlying_store"
+            and cls != "PrefixStore"
+            or member == "path"
+            and cls != "FileStore"
+        ):
             raise CannotDecide(f"no store template for {r.canonical}")
         owner_spelled = spelled.rsplit(".", 1)[0] if owner else spelled
-        source = render_macro("distributed.py.j2", "store", {"device": device, "C": owner_spelled, "leaf": member},
-                              test=test, cls=cls, kind=r.kind)
+        source = render_macro(
+            "distributed.py.j2",
+            "store",
+            {"device": device, "C": owner_spelled, "leaf": member},
+            test=test,
+            cls=cls,
+            kind=r.kind,
+        )
         # the base class itself: a Python subclass under a PrefixStore, a utility that never touches the device
         python_store = cls == "Store" and member in ("", "__init__")
         if python_store:
-            what = ("a Python subclass of Store in one process, its own __init__ calling Store's: a PrefixStore "
-                    "over it writes set/add under its prefix as bytes, get/add/check read them back")
+            what = (
+                "a Python subclass of Store in one process, its own __init__ calling Store's: a PrefixStore "
+                "over it writes set/add under its prefix as bytes, get/add/check read them back"
+            )
         else:
-            what = (f"a {cls} in one process: set/get, add, compare_set, check, delete_key, multi_set/multi_get, "
-                    "append, wait with a timeout, set_timeout" + (f", {member}" if member else "")
-                    + "; then a one-rank process group on it, all_reduce on the device")
-        imports = ("import os", "import tempfile", "from datetime import timedelta", "import torch.distributed")
+            what = (
+                f"a {cls} in one process: set/get, add, compare_set, check, delete_key, multi_set/multi_get, "
+                "append, wait with a timeout, set_timeout"
+                + (f", {member}" if member else "")
+                + "; then a one-rank process group on it, all_reduce on the device"
+            )
+        imports = (
+            "import os",
+            "import tempfile",
+            "from datetime import timedelta",
+            "import torch.distributed",
+        )
     return TestPlan(
-        api=r.canonical, spelling=spelled, family="distributed", stem=stem_of(r),
-        methods=tuple(split_methods(source)), imports=imports, summary=what + ".",
-        coverage=coverage_rows(normal=what), facts=facts, uses_device=not python_store,
+        api=r.canonical,
+        spelling=spelled,
+        family="distributed",
+        stem=stem_of(r),
+        methods=tuple(split_methods(source)),
+        imports=imports,
+        summary=what + ".",
+        coverage=coverage_rows(normal=what),
+        facts=facts,
+        uses_device=not python_store,
     )

@@ -20,8 +20,24 @@ from .code import double_quoted, indent, method
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
 
 TOLERANCE = "1e-4"
-FACTORIES = ("tensor", "as_tensor", "zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye",
-             "rand", "randn", "randint", "randperm", "complex", "sparse_coo_tensor")
+FACTORIES = (
+    "tensor",
+    "as_tensor",
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "arange",
+    "linspace",
+    "logspace",
+    "eye",
+    "rand",
+    "randn",
+    "randint",
+    "randperm",
+    "complex",
+    "sparse_coo_tensor",
+)
 
 HELPER = '''\
     def _assert_documented(self, actual, expected):
@@ -57,12 +73,17 @@ NOT_MODULES = ("Parameter", "UninitializedParameter", "Buffer", "UninitializedBu
 def _module_class_call(node: ast.Call) -> bool:
     """``nn.Linear(5, 3)`` or ``torch.nn.Linear(5, 3)``: a module built by an example."""
     func = node.func
-    if not (isinstance(func, ast.Attribute) and func.attr[:1].isupper() and func.attr not in NOT_MODULES):
+    if not (
+        isinstance(func, ast.Attribute) and func.attr[:1].isupper() and func.attr not in NOT_MODULES
+    ):
         return False
     owner = func.value
     return (isinstance(owner, ast.Name) and owner.id == "nn") or (
-        isinstance(owner, ast.Attribute) and owner.attr == "nn"
-        and isinstance(owner.value, ast.Name) and owner.value.id == "torch")
+        isinstance(owner, ast.Attribute)
+        and owner.attr == "nn"
+        and isinstance(owner.value, ast.Name)
+        and owner.value.id == "torch"
+    )
 
 
 def on_device(source: str, device: str = "device") -> str:
@@ -78,15 +99,27 @@ def on_device(source: str, device: str = "device") -> str:
         offsets.append(offsets[-1] + len(line))
     inserts: list[tuple[int, str]] = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and _module_class_call(node) and node.end_lineno is not None \
-                and node.end_col_offset is not None:
+        if (
+            isinstance(node, ast.Call)
+            and _module_class_call(node)
+            and node.end_lineno is not None
+            and node.end_col_offset is not None
+        ):
             inserts.append((offsets[node.end_lineno - 1] + node.end_col_offset, f".to({device})"))
             continue
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "torch"
-                and node.func.attr in FACTORIES):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "torch"
+            and node.func.attr in FACTORIES
+        ):
             continue
-        if any(k.arg == "device" for k in node.keywords) or node.end_lineno is None or node.end_col_offset is None:
+        if (
+            any(k.arg == "device" for k in node.keywords)
+            or node.end_lineno is None
+            or node.end_col_offset is None
+        ):
             continue
         end = offsets[node.end_lineno - 1] + node.end_col_offset - 1  # the closing parenthesis
         empty = not node.args and not node.keywords
@@ -144,25 +177,40 @@ def doctest_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
             run += code.splitlines()
     if not documented and not raising:
         raise CannotDecide("no kept example shows a result a test can compare")
-    uses_leaf = leaf.isidentifier() and any(re.search(rf"(?<![\w.]){re.escape(leaf)}\(", line) for line in run)
+    uses_leaf = leaf.isidentifier() and any(
+        re.search(rf"(?<![\w.]){re.escape(leaf)}\(", line) for line in run
+    )
     head = [f"{leaf} = {spelling}"] if uses_leaf and leaf != spelling else []
-    body.append("# The docstring's examples, on the device and on the CPU, against the results it prints")
-    body.append(f"# (tensors: shape, dtype, and values within {TOLERANCE}: the 4 decimals a repr prints).")
+    body.append(
+        "# The docstring's examples, on the device and on the CPU, against the results it prints"
+    )
+    body.append(
+        f"# (tensors: shape, dtype, and values within {TOLERANCE}: the 4 decimals a repr prints)."
+    )
     for note in left_out:
         body.append(f"# left out: {note}")
-    keep = ["def keep(value):  # the value as shown then: a later example may change it in place",
+    keep = (
+        [
+            "def keep(value):  # the value as shown then: a later example may change it in place",
             "    return torch.utils._pytree.tree_map_only(torch.Tensor, lambda t: t.detach().clone(), value)",
-            ""] if documented else []
+            "",
+        ]
+        if documented
+        else []
+    )
     body += ["def run(device):", *indent(head + keep + ["shown = []"] + run + ["return shown"]), ""]
     body.append("documented = [")
     body += [f"    {d}," for d in documented]
     body.append("]")
-    body += [f"results = run({device})", 'cpu_results = run(torch.device("cpu"))',
-             "self.assertEqual(len(results), len(documented))",
-             "for index, expected in enumerate(documented):",
-             "    self._assert_documented(results[index], expected)",
-             "    self._assert_documented(cpu_results[index], expected)",
-             "    self._assert_documented(results[index], cpu_results[index])"]
+    body += [
+        f"results = run({device})",
+        'cpu_results = run(torch.device("cpu"))',
+        "self.assertEqual(len(results), len(documented))",
+        "for index, expected in enumerate(documented):",
+        "    self._assert_documented(results[index], expected)",
+        "    self._assert_documented(cpu_results[index], expected)",
+        "    self._assert_documented(results[index], cpu_results[index])",
+    ]
     if not documented:
         body = body[: body.index("documented = [")] + [f"run({device})", 'run(torch.device("cpu"))']
     name = f"test_{stem}_docstring_examples"
@@ -170,26 +218,41 @@ def doctest_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     methods = [Method(name, method(name, lines))]
     if documented:
         methods.append(Method("_assert_documented", HELPER, helper=True))
-    what = (f"{len(documented)} docstring example(s) against their printed results"
-            + (f" and {raising} documented exception(s)" if raising else "")
-            + ", on the device and on the CPU")
+    what = (
+        f"{len(documented)} docstring example(s) against their printed results"
+        + (f" and {raising} documented exception(s)" if raising else "")
+        + ", on the device and on the CPU"
+    )
     return TestPlan(
-        api=r.canonical, spelling=spelling, family="doctest", stem=stem, methods=tuple(methods),
+        api=r.canonical,
+        spelling=spelling,
+        family="doctest",
+        stem=stem,
+        methods=tuple(methods),
         imports=_namespace_imports(run),
-        summary=what + (f"; {len(left_out)} example(s) left out (reasons in the test)" if left_out else "") + ".",
+        summary=what
+        + (f"; {len(left_out)} example(s) left out (reasons in the test)" if left_out else "")
+        + ".",
         coverage=coverage_rows(normal=what, invalid="文档示例中的异常" if raising else ""),
-        notes=tuple(f"docstring example left out: {n}" for n in left_out), facts=facts,
+        notes=tuple(f"docstring example left out: {n}" for n in left_out),
+        facts=facts,
     )
 
 
 #: names the agent's example namespace binds beyond ``torch`` (agent/facts_doctest.py), and their imports
-NAMESPACE_IMPORTS = (("np", "import numpy as np"), ("numpy", "import numpy"), ("math", "import math"),
-                     ("nn", "from torch import nn"), ("F", "import torch.nn.functional as F"),
-                     ("namedtuple", "from collections import namedtuple"))
+NAMESPACE_IMPORTS = (
+    ("np", "import numpy as np"),
+    ("numpy", "import numpy"),
+    ("math", "import math"),
+    ("nn", "from torch import nn"),
+    ("F", "import torch.nn.functional as F"),
+    ("namedtuple", "from collections import namedtuple"),
+)
 
 
 def _namespace_imports(lines: list[str]) -> tuple[str, ...]:
     """The imports of the namespace names the examples use (``numpy.array``, ``np.ones``, ``math.pi``)."""
     text = "\n".join(lines)
-    return tuple(imp for name, imp in NAMESPACE_IMPORTS if re.search(rf"(?<![\w.]){name}\b(?!\s*=)", text))
-
+    return tuple(
+        imp for name, imp in NAMESPACE_IMPORTS if re.search(rf"(?<![\w.]){name}\b(?!\s*=)", text)
+    )

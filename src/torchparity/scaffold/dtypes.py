@@ -45,7 +45,10 @@ F32 = DtypeFacts("float", 4, 32, 3.4028234663852886e38, 1.1920928955078125e-07)
 F64 = DtypeFacts("float", 8, 64, 1.7976931348623157e308, 2.220446049250313e-16)
 #: canonical name -> facts (torch's documented dtypes)
 DTYPES: dict[str, DtypeFacts] = {
-    "torch.float16": F16, "torch.bfloat16": BF16, "torch.float32": F32, "torch.float64": F64,
+    "torch.float16": F16,
+    "torch.bfloat16": BF16,
+    "torch.float32": F32,
+    "torch.float64": F64,
     "torch.float8_e4m3fn": DtypeFacts("float", 1, 8, 448.0, 0.125),
     "torch.float8_e5m2": DtypeFacts("float", 1, 8, 57344.0, 0.25),
     # the fnuz formats: no infinities, no negative zero, one NaN (exponent bias one more than e4m3fn/e5m2)
@@ -54,21 +57,32 @@ DTYPES: dict[str, DtypeFacts] = {
     "torch.complex32": DtypeFacts("complex", 4, 16, F16.max, F16.eps),
     "torch.complex64": DtypeFacts("complex", 8, 32, F32.max, F32.eps),
     "torch.complex128": DtypeFacts("complex", 16, 64, F64.max, F64.eps),
-    "torch.uint8": DtypeFacts("uint", 1, 8), "torch.uint16": DtypeFacts("uint", 2, 16),
-    "torch.uint32": DtypeFacts("uint", 4, 32), "torch.uint64": DtypeFacts("uint", 8, 64),
-    "torch.int8": DtypeFacts("int", 1, 8), "torch.int16": DtypeFacts("int", 2, 16),
-    "torch.int32": DtypeFacts("int", 4, 32), "torch.int64": DtypeFacts("int", 8, 64),
+    "torch.uint8": DtypeFacts("uint", 1, 8),
+    "torch.uint16": DtypeFacts("uint", 2, 16),
+    "torch.uint32": DtypeFacts("uint", 4, 32),
+    "torch.uint64": DtypeFacts("uint", 8, 64),
+    "torch.int8": DtypeFacts("int", 1, 8),
+    "torch.int16": DtypeFacts("int", 2, 16),
+    "torch.int32": DtypeFacts("int", 4, 32),
+    "torch.int64": DtypeFacts("int", 8, 64),
     "torch.bool": DtypeFacts("bool", 1),
     "torch.quint8": DtypeFacts("quantized", 1, storage="torch.uint8", zero_point=10),
     "torch.qint8": DtypeFacts("quantized", 1, storage="torch.int8"),
     "torch.qint32": DtypeFacts("quantized", 4, storage="torch.int32"),
-    "torch.quint4x2": DtypeFacts("quantized", 1), "torch.quint2x4": DtypeFacts("quantized", 1),
+    "torch.quint4x2": DtypeFacts("quantized", 1),
+    "torch.quint2x4": DtypeFacts("quantized", 1),
 }
 #: the documented short aliases
 ALIASES = {
-    "torch.float": "torch.float32", "torch.double": "torch.float64", "torch.half": "torch.float16",
-    "torch.cfloat": "torch.complex64", "torch.cdouble": "torch.complex128", "torch.chalf": "torch.complex32",
-    "torch.short": "torch.int16", "torch.int": "torch.int32", "torch.long": "torch.int64",
+    "torch.float": "torch.float32",
+    "torch.double": "torch.float64",
+    "torch.half": "torch.float16",
+    "torch.cfloat": "torch.complex64",
+    "torch.cdouble": "torch.complex128",
+    "torch.chalf": "torch.complex32",
+    "torch.short": "torch.int16",
+    "torch.int": "torch.int32",
+    "torch.long": "torch.int64",
 }
 
 
@@ -92,18 +106,32 @@ def _facts_lines(d: str, name: str, f: DtypeFacts) -> list[str]:
     lines.append(f"self.assert{f.kind == 'float'}(dtype.is_floating_point)")
     lines.append(f"self.assert{f.kind == 'complex'}(dtype.is_complex)")
     if f.kind == "quantized":
-        lines += ["with self.assertRaises(RuntimeError):  # is_signed is not defined for quantized types",
-                  "    dtype.is_signed"]
+        lines += [
+            "with self.assertRaises(RuntimeError):  # is_signed is not defined for quantized types",
+            "    dtype.is_signed",
+        ]
     else:
         lines.append(f"self.assert{f.kind in ('float', 'complex', 'int')}(dtype.is_signed)")
     lines.append(f"self.assertEqual(dtype.itemsize, {f.itemsize})")
     if f.kind in ("float", "complex"):
-        lines += ["info = torch.finfo(dtype)", f"self.assertEqual(info.bits, {f.bits})",
-                  f"self.assertEqual(info.max, {f.max!r})", f"self.assertEqual(info.eps, {f.eps!r})"]
+        lines += [
+            "info = torch.finfo(dtype)",
+            f"self.assertEqual(info.bits, {f.bits})",
+            f"self.assertEqual(info.max, {f.max!r})",
+            f"self.assertEqual(info.eps, {f.eps!r})",
+        ]
     elif f.kind in ("int", "uint"):
-        low, high = (0, 2 ** f.bits - 1) if f.kind == "uint" else (-(2 ** (f.bits - 1)), 2 ** (f.bits - 1) - 1)
-        lines += ["info = torch.iinfo(dtype)", f"self.assertEqual(info.bits, {f.bits})",
-                  f"self.assertEqual(info.min, {low})", f"self.assertEqual(info.max, {high})"]
+        low, high = (
+            (0, 2**f.bits - 1)
+            if f.kind == "uint"
+            else (-(2 ** (f.bits - 1)), 2 ** (f.bits - 1) - 1)
+        )
+        lines += [
+            "info = torch.iinfo(dtype)",
+            f"self.assertEqual(info.bits, {f.bits})",
+            f"self.assertEqual(info.min, {low})",
+            f"self.assertEqual(info.max, {high})",
+        ]
     return lines
 
 
@@ -118,43 +146,59 @@ CONVERSIONS = {
 
 def _tensor_lines(d: str, f: DtypeFacts) -> list[str]:
     if f.kind == "complex":
-        return [f"tensor = torch.tensor([1.5 + 2.0j, -0.5j], dtype={d}, device=DEVICE)",
-                f"self.assertIs(tensor.dtype, {d})", "self.assertEqual(tensor.device.type, DEVICE.type)",
-                f"self.assertEqual(tensor.element_size(), {f.itemsize})",
-                "self.assertEqual(tensor.real.cpu().tolist(), [1.5, 0.0])",
-                "self.assertEqual(tensor.imag.cpu().tolist(), [2.0, -0.5])"]
+        return [
+            f"tensor = torch.tensor([1.5 + 2.0j, -0.5j], dtype={d}, device=DEVICE)",
+            f"self.assertIs(tensor.dtype, {d})",
+            "self.assertEqual(tensor.device.type, DEVICE.type)",
+            f"self.assertEqual(tensor.element_size(), {f.itemsize})",
+            "self.assertEqual(tensor.real.cpu().tolist(), [1.5, 0.0])",
+            "self.assertEqual(tensor.imag.cpu().tolist(), [2.0, -0.5])",
+        ]
     given, expected = CONVERSIONS[f.kind]
     shown = "tensor" if f.kind == "bool" else "tensor.double()"
-    return [f"tensor = torch.tensor({given}, dtype={d}, device=DEVICE)",
-            f"self.assertIs(tensor.dtype, {d})", "self.assertEqual(tensor.device.type, DEVICE.type)",
-            f"self.assertEqual(tensor.element_size(), {f.itemsize})",
-            f"self.assertEqual({shown}.cpu().tolist(), {expected})"]
+    return [
+        f"tensor = torch.tensor({given}, dtype={d}, device=DEVICE)",
+        f"self.assertIs(tensor.dtype, {d})",
+        "self.assertEqual(tensor.device.type, DEVICE.type)",
+        f"self.assertEqual(tensor.element_size(), {f.itemsize})",
+        f"self.assertEqual({shown}.cpu().tolist(), {expected})",
+    ]
 
 
 def _round_trip_lines(d: str, f: DtypeFacts) -> list[str]:
     wide = "torch.complex128" if f.kind == "complex" else "torch.float64"
     values = {"bool": "[1.0, 0.0, 1.0]", "uint": "[0.0, 1.0, 3.0]"}.get(f.kind, "[0.0, 1.0, -3.0]")
-    return [f"source = torch.tensor({values}, dtype={wide}, device=DEVICE)",
-            f"converted = source.to({d})", f"self.assertIs(converted.dtype, {d})",
-            "self.assertEqual(converted.device, source.device)",
-            f"self.assertIs(converted.to({d}), converted)  # already of the dtype: the tensor itself",
-            f"self.assertEqual(converted.to({wide}).cpu().tolist(), source.cpu().tolist())"]
+    return [
+        f"source = torch.tensor({values}, dtype={wide}, device=DEVICE)",
+        f"converted = source.to({d})",
+        f"self.assertIs(converted.dtype, {d})",
+        "self.assertEqual(converted.device, source.device)",
+        f"self.assertIs(converted.to({d}), converted)  # already of the dtype: the tensor itself",
+        f"self.assertEqual(converted.to({wide}).cpu().tolist(), source.cpu().tolist())",
+    ]
 
 
 def _quantized_lines(d: str, f: DtypeFacts) -> list[str]:
     z = f.zero_point
-    reprs = [round(v / 0.5) + z for v in (-1.0, 0.5, 2.5)] if f.storage != "torch.uint8" else [
-        round(v / 0.5) + z for v in (0.0, 0.5, 2.5)]
+    reprs = (
+        [round(v / 0.5) + z for v in (-1.0, 0.5, 2.5)]
+        if f.storage != "torch.uint8"
+        else [round(v / 0.5) + z for v in (0.0, 0.5, 2.5)]
+    )
     values = "[-1.0, 0.5, 2.5]" if f.storage != "torch.uint8" else "[0.0, 0.5, 2.5]"
-    return ["# quantized tensors are made on the CPU: quantize_per_tensor is not assumed on the device backend",
-            f"source = torch.tensor({values})",
-            f"q = torch.quantize_per_tensor(source, 0.5, {z}, {d})",
-            f"self.assertIs(q.dtype, {d})", "self.assertTrue(q.is_quantized)",
-            "self.assertEqual(q.q_scale(), 0.5)", f"self.assertEqual(q.q_zero_point(), {z})",
-            f"self.assertIs(q.int_repr().dtype, {f.storage})",
-            f"self.assertEqual(q.int_repr().tolist(), {reprs})",
-            "self.assertEqual(q.dequantize().tolist(), source.tolist())",
-            f"self.assertEqual(q.element_size(), {f.itemsize})"]
+    return [
+        "# quantized tensors are made on the CPU: quantize_per_tensor is not assumed on the device backend",
+        f"source = torch.tensor({values})",
+        f"q = torch.quantize_per_tensor(source, 0.5, {z}, {d})",
+        f"self.assertIs(q.dtype, {d})",
+        "self.assertTrue(q.is_quantized)",
+        "self.assertEqual(q.q_scale(), 0.5)",
+        f"self.assertEqual(q.q_zero_point(), {z})",
+        f"self.assertIs(q.int_repr().dtype, {f.storage})",
+        f"self.assertEqual(q.int_repr().tolist(), {reprs})",
+        "self.assertEqual(q.dequantize().tolist(), source.tolist())",
+        f"self.assertEqual(q.element_size(), {f.itemsize})",
+    ]
 
 
 def dtype_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
@@ -171,12 +215,25 @@ def dtype_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     else:
         methods.append(_method(f"test_{stem}_tensor", _tensor_lines(d, f)))
         methods.append(_method(f"test_{stem}_to_round_trip", _round_trip_lines(d, f)))
-    what = ("the documented facts of the dtype (canonical name, is_floating_point, is_complex, is_signed, itemsize, "
-            "finfo/iinfo bits and limits)" + (", a quantize_per_tensor round trip" if f.storage else
-                                              ", a tensor of it on the device and its value conversion, to() round trips"
-                                              if len(methods) > 1 else ""))
+    what = (
+        "the documented facts of the dtype (canonical name, is_floating_point, is_complex, is_signed, itemsize, "
+        "finfo/iinfo bits and limits)"
+        + (
+            ", a quantize_per_tensor round trip"
+            if f.storage
+            else ", a tensor of it on the device and its value conversion, to() round trips"
+            if len(methods) > 1
+            else ""
+        )
+    )
     return TestPlan(
-        api=info.resolution.canonical, spelling=d, family="dtype", stem=stem, methods=tuple(methods),
-        summary=what + ".", coverage=coverage_rows(normal=what), uses_device=len(methods) > 1 and not f.storage,
+        api=info.resolution.canonical,
+        spelling=d,
+        family="dtype",
+        stem=stem,
+        methods=tuple(methods),
+        summary=what + ".",
+        coverage=coverage_rows(normal=what),
+        uses_device=len(methods) > 1 and not f.storage,
         facts=facts,
     )

@@ -22,10 +22,12 @@ from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
 
 MODULE = "torch._subclasses.fake_tensor"
 NAMES = {
-    "FakeTensor": f"{MODULE}.FakeTensor", "FakeTensorMode": f"{MODULE}.FakeTensorMode",
+    "FakeTensor": f"{MODULE}.FakeTensor",
+    "FakeTensorMode": f"{MODULE}.FakeTensorMode",
     "from_tensor": f"{MODULE}.FakeTensorMode.from_tensor",
     "unset_fake_temporarily": f"{MODULE}.unset_fake_temporarily",
-    "detect_fake_mode": "torch._guards.detect_fake_mode", "active_fake_mode": "torch._guards.active_fake_mode",
+    "detect_fake_mode": "torch._guards.detect_fake_mode",
+    "active_fake_mode": "torch._guards.active_fake_mode",
 }
 IMPORTS = ("import torch._guards", f"import {MODULE}")
 
@@ -76,54 +78,79 @@ def _lines(role: str, S: str) -> dict[str, list[str]]:
     if role in ("FakeTensor", "FakeTensorMode", "from_tensor"):
         return {"made_in_mode": made_in_mode, "from_tensor": converted}
     if role == "detect_fake_mode":
-        return {"finds_the_mode": [
+        return {
+            "finds_the_mode": [
+                f"mode = {M}()",
+                "real = torch.ones(2, device=DEVICE)",
+                f"self.assertIsNone({S}([real]))  # no fake mode is active and no input is fake",
+                "with mode:",
+                "    fake = torch.ones(2, device=DEVICE)",
+                f"    self.assertIs({S}([fake]), mode)",
+                f"self.assertIs({S}([real, fake]), mode)  # found from a fake input",
+                f"self.assertIsNone({S}([real]))",
+            ]
+        }
+    if role == "active_fake_mode":
+        return {
+            "finds_the_mode": [
+                f"mode = {M}()",
+                f"self.assertIsNone({S}())  # no fake mode is active",
+                "with mode:",
+                f"    self.assertIs({S}(), mode)",
+                "    made = torch.ones(2, device=DEVICE)",
+                f"self.assertIsNone({S}())",
+                f"self.assertIsInstance(made, {T})  # what the mode made is fake",
+            ]
+        }
+    return {
+        "real_inside_a_fake_mode": [  # unset_fake_temporarily
             f"mode = {M}()",
-            "real = torch.ones(2, device=DEVICE)",
-            f"self.assertIsNone({S}([real]))  # no fake mode is active and no input is fake",
             "with mode:",
             "    fake = torch.ones(2, device=DEVICE)",
-            f"    self.assertIs({S}([fake]), mode)",
-            f"self.assertIs({S}([real, fake]), mode)  # found from a fake input",
-            f"self.assertIsNone({S}([real]))",
-        ]}
-    if role == "active_fake_mode":
-        return {"finds_the_mode": [
-            f"mode = {M}()",
-            f"self.assertIsNone({S}())  # no fake mode is active",
-            "with mode:",
-            f"    self.assertIs({S}(), mode)",
-            "    made = torch.ones(2, device=DEVICE)",
-            f"self.assertIsNone({S}())",
-            f"self.assertIsInstance(made, {T})  # what the mode made is fake",
-        ]}
-    return {"real_inside_a_fake_mode": [  # unset_fake_temporarily
-        f"mode = {M}()",
-        "with mode:",
-        "    fake = torch.ones(2, device=DEVICE)",
-        f"    with {S}():",
-        "        real = torch.full((2,), 7.0, device=DEVICE)",
-        "        self.assertIsNone(torch._guards.active_fake_mode())",
-        "    self.assertIs(torch._guards.active_fake_mode(), mode)  # the mode is back after the block",
-        f"self.assertIsInstance(fake, {T})",
-        f"self.assertNotIsInstance(real, {T})",
-        "self.assertEqual(real.device.type, DEVICE.type)",
-        "self.assertEqual(real.cpu().tolist(), [7.0, 7.0])",
-    ]}
+            f"    with {S}():",
+            "        real = torch.full((2,), 7.0, device=DEVICE)",
+            "        self.assertIsNone(torch._guards.active_fake_mode())",
+            "    self.assertIs(torch._guards.active_fake_mode(), mode)  # the mode is back after the block",
+            f"self.assertIsInstance(fake, {T})",
+            f"self.assertNotIsInstance(real, {T})",
+            "self.assertEqual(real.device.type, DEVICE.type)",
+            "self.assertEqual(real.cpu().tolist(), [7.0, 7.0])",
+        ]
+    }
 
 
 def fake_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     role = fake_role(info)
     if not role:
-        raise CannotDecide(f"{info.resolution.canonical} is none of the fake-tensor APIs this family knows")
+        raise CannotDecide(
+            f"{info.resolution.canonical} is none of the fake-tensor APIs this family knows"
+        )
     S = spelling_of(info.resolution)
     stem = S.rsplit(".", 1)[-1].lower()
-    methods = tuple(_method(f"test_{stem}_{suffix}", lines) for suffix, lines in _lines(role, S).items())
-    what = ("fake tensors made in a FakeTensorMode and by from_tensor on the device: shapes worked out by hand, "
-            "strides, dtype and device kept, no values (DataDependentOutputException)") if role in (
-        "FakeTensor", "FakeTensorMode", "from_tensor") else (
-        "the active fake mode found inside the mode and None outside" if role != "unset_fake_temporarily" else
-        "real tensors with their values inside a fake mode, and the mode active again after the block")
+    methods = tuple(
+        _method(f"test_{stem}_{suffix}", lines) for suffix, lines in _lines(role, S).items()
+    )
+    what = (
+        (
+            "fake tensors made in a FakeTensorMode and by from_tensor on the device: shapes worked out by hand, "
+            "strides, dtype and device kept, no values (DataDependentOutputException)"
+        )
+        if role in ("FakeTensor", "FakeTensorMode", "from_tensor")
+        else (
+            "the active fake mode found inside the mode and None outside"
+            if role != "unset_fake_temporarily"
+            else "real tensors with their values inside a fake mode, and the mode active again after the block"
+        )
+    )
     return TestPlan(
-        api=info.resolution.canonical, spelling=S, family="fake", stem=stem, methods=methods, imports=IMPORTS,
-        summary=f"{what}.", coverage=coverage_rows(normal=what), uses_device=True, facts=facts,
+        api=info.resolution.canonical,
+        spelling=S,
+        family="fake",
+        stem=stem,
+        methods=methods,
+        imports=IMPORTS,
+        summary=f"{what}.",
+        coverage=coverage_rows(normal=what),
+        uses_device=True,
+        facts=facts,
     )

@@ -20,18 +20,29 @@ from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 from .render import render_macro
 
 JIT = {
-    "torch.jit._trace.trace": "trace", "torch.jit._script.script": "script",
-    "torch.jit._trace.trace_module": "trace_module", "torch.jit._freeze.freeze": "freeze",
-    "torch.jit._serialization.save": "save", "torch.jit._serialization.load": "load",
-    "torch.jit._script.ScriptModule": "script", "torch.jit._script.RecursiveScriptModule": "script",
+    "torch.jit._trace.trace": "trace",
+    "torch.jit._script.script": "script",
+    "torch.jit._trace.trace_module": "trace_module",
+    "torch.jit._freeze.freeze": "freeze",
+    "torch.jit._serialization.save": "save",
+    "torch.jit._serialization.load": "load",
+    "torch.jit._script.ScriptModule": "script",
+    "torch.jit._script.RecursiveScriptModule": "script",
 }
 FX_CLASSES = ("GraphModule", "Graph", "Node", "Tracer", "Interpreter", "Transformer")
 FX_HELPERS = ("map_arg", "map_aggregate", "has_side_effect", "_get_qualified_name", "_type_repr")
 EXPORT = ("torch.export.export", "torch.export._trace._export")
-COMPILE = ("torch.compile", "torch.compiler.compile", "torch._dynamo.eval_frame.optimize", "torch._dynamo.optimize")
+COMPILE = (
+    "torch.compile",
+    "torch.compiler.compile",
+    "torch._dynamo.eval_frame.optimize",
+    "torch._dynamo.optimize",
+)
 
 
-def _macro(name: str, device: str, leaf: str, owner: str, C: str, target: str = "", **kwargs: Any) -> str:
+def _macro(
+    name: str, device: str, leaf: str, owner: str, C: str, target: str = "", **kwargs: Any
+) -> str:
     context = {"device": device, "leaf": leaf, "owner": owner, "C": C, "target": target}
     return render_macro("graph.py.j2", name, context, **kwargs)
 
@@ -48,56 +59,122 @@ def graph_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     base = (r.owner_class if member else r.canonical) or ""
     target = base.rsplit(".", 1)[-1]
     imports = ["import io"]
-    if not member and r.canonical in JIT or member and base in JIT and leaf in ("code", "graph", "inlined_graph"):
+    if (
+        not member
+        and r.canonical in JIT
+        or member
+        and base in JIT
+        and leaf in ("code", "graph", "inlined_graph")
+    ):
         capture = JIT[base if member else r.canonical]
         save = spelling if capture == "save" else "torch.jit.save"
         load = spelling if capture == "load" else "torch.jit.load"
         source = _jit_module(device, leaf, owner, spelling, test, capture, save, load, member)
-        what = ("a TorchScript module captured on the device: its result against values worked out by hand and "
-                "the CPU, node kinds in order, its code, and a save/load round trip with and without map_location")
+        what = (
+            "a TorchScript module captured on the device: its result against values worked out by hand and "
+            "the CPU, node kinds in order, its code, and a save/load round trip with and without map_location"
+        )
     elif target == "ScriptFunction":
         source = _macro("jit_function", device, leaf, owner, spelling, test=test)
         imports += ["import os", "import tempfile"]
-        what = "a scripted function on the device: its result, graph and code" + (f", and {leaf}" if leaf else "")
-    elif not member and r.canonical in ("torch.jit._trace.is_tracing", "torch._jit_internal.is_scripting",
-                                        "torch.jit.is_tracing", "torch.jit.is_scripting"):
-        source = _macro("jit_flag", device, leaf, owner, spelling, test=test,
-                        scripting=r.canonical.endswith("is_scripting"))
-        what = "its value outside and inside capture, and the captured function's result on the device"
+        what = "a scripted function on the device: its result, graph and code" + (
+            f", and {leaf}" if leaf else ""
+        )
+    elif not member and r.canonical in (
+        "torch.jit._trace.is_tracing",
+        "torch._jit_internal.is_scripting",
+        "torch.jit.is_tracing",
+        "torch.jit.is_scripting",
+    ):
+        source = _macro(
+            "jit_flag",
+            device,
+            leaf,
+            owner,
+            spelling,
+            test=test,
+            scripting=r.canonical.endswith("is_scripting"),
+        )
+        what = (
+            "its value outside and inside capture, and the captured function's result on the device"
+        )
     elif target in FX_CLASSES or r.canonical in ("torch.fx._symbolic_trace.symbolic_trace",):
         kind = "symbolic_trace" if not member and target == "symbolic_trace" else target
         source = _macro("fx", device, leaf, owner, spelling, kind, test=test)
-        what = ("a module traced by torch.fx: node ops, names, targets, args, users and neighbours, the generated "
-                "code, and the GraphModule's result on the device against values worked out by hand and the CPU"
-                + (f"; {leaf}" if leaf else ""))
+        what = (
+            "a module traced by torch.fx: node ops, names, targets, args, users and neighbours, the generated "
+            "code, and the GraphModule's result on the device against values worked out by hand and the CPU"
+            + (f"; {leaf}" if leaf else "")
+        )
     elif not member and target in FX_HELPERS and (r.module or "").startswith("torch.fx"):
         source = _macro("fx_helpers", device, leaf, owner, spelling, target, test=test)
         what = f"{target} on the nodes of a small graph, and the graph's result on the device"
-    elif (not member and r.canonical in EXPORT
-          or member and base.endswith("ExportedProgram") and leaf in ("module", "run_decompositions")):
+    elif (
+        not member
+        and r.canonical in EXPORT
+        or member
+        and base.endswith("ExportedProgram")
+        and leaf in ("module", "run_decompositions")
+    ):
         source = _macro("exported", device, leaf, owner, spelling, test=test)
         imports = []
-        what = ("a module exported by torch.export: the ATen operators of its graph in order, its signature's "
-                "inputs and state_dict on the device, and the exported module's result on the device against "
-                "values worked out by hand and eager on the CPU")
+        what = (
+            "a module exported by torch.export: the ATen operators of its graph in order, its signature's "
+            "inputs and state_dict on the device, and the exported module's result on the device against "
+            "values worked out by hand and eager on the CPU"
+        )
     elif not member and (names & set(COMPILE)):
         source = _macro("compiled", device, leaf, owner, spelling, test=test)
         imports = ["import torch._dynamo"]
-        what = ("a function compiled with a recording backend and the eager backend: its result on the device "
-                "against values worked out by hand and eager on the CPU, and the captured graph's nodes")
+        what = (
+            "a function compiled with a recording backend and the eager backend: its result on the device "
+            "against values worked out by hand and eager on the CPU, and the captured graph's nodes"
+        )
     else:
         raise CannotDecide(f"no graph-capture template for {r.canonical}")
     methods = split_methods(source)
     return TestPlan(
-        api=r.canonical, spelling=spelling, family="graph", stem=stem, methods=tuple(methods),
-        imports=tuple(imports), summary=what + ".", coverage=coverage_rows(normal=what), facts=facts,
+        api=r.canonical,
+        spelling=spelling,
+        family="graph",
+        stem=stem,
+        methods=tuple(methods),
+        imports=tuple(imports),
+        summary=what + ".",
+        coverage=coverage_rows(normal=what),
+        facts=facts,
     )
 
 
-def _jit_module(device: str, leaf: str, owner: str, spelling: str, test: str, capture: str, save: str, load: str,
-                member: bool) -> str:
+def _jit_module(
+    device: str,
+    leaf: str,
+    owner: str,
+    spelling: str,
+    test: str,
+    capture: str,
+    save: str,
+    load: str,
+    member: bool,
+) -> str:
     """The jit_module macro with the capture spelled: the API itself when it captures, else torch.jit.script."""
     if not member and capture in ("trace", "freeze", "trace_module"):
-        return _macro("jit_module", device, leaf, owner, spelling, test=test, capture=capture, save=save, load=load)
-    how = spelling if not member and capture == "script" and spelling.endswith(".script") else "torch.jit.script"
-    return _macro("jit_module", device, leaf, owner, spelling, test=test, capture=how, save=save, load=load)
+        return _macro(
+            "jit_module",
+            device,
+            leaf,
+            owner,
+            spelling,
+            test=test,
+            capture=capture,
+            save=save,
+            load=load,
+        )
+    how = (
+        spelling
+        if not member and capture == "script" and spelling.endswith(".script")
+        else "torch.jit.script"
+    )
+    return _macro(
+        "jit_module", device, leaf, owner, spelling, test=test, capture=how, save=save, load=load
+    )

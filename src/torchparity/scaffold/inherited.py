@@ -33,8 +33,12 @@ MODULE = "torch.nn.modules.module.Module"
 SCRIPT_MODULES = ("torch.jit._script.ScriptModule", "torch.jit._script.RecursiveScriptModule")
 #: Module members this family tests (the module family has templates for the others)
 HOOKS = (
-    "register_full_backward_hook", "register_full_backward_pre_hook", "register_state_dict_pre_hook",
-    "register_state_dict_post_hook", "register_load_state_dict_pre_hook", "register_load_state_dict_post_hook",
+    "register_full_backward_hook",
+    "register_full_backward_pre_hook",
+    "register_state_dict_pre_hook",
+    "register_state_dict_post_hook",
+    "register_load_state_dict_pre_hook",
+    "register_load_state_dict_post_hook",
     "compile",
 )
 #: members with a test of their own on a ScriptModule only (a plain module's is the module family's)
@@ -78,8 +82,10 @@ def inherited_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
     if r.canonical in SCRIPT_METHOD:
         source = _macro("script_method", device, test=test, C=spelling)
         imports.append("import io")
-        what = ("a ScriptModule whose forward it compiles: the method's graph and code, its result on the device "
-                "against values worked out by hand and the CPU, and a save/load round trip")
+        what = (
+            "a ScriptModule whose forward it compiles: the method's graph and code, its result on the device "
+            "against values worked out by hand and the CPU, and a save/load round trip"
+        )
     elif MODULE in owner_mro and r.kind == "method":
         if defined_on and defined_on != MODULE:
             raise CannotDecide(f"{leaf} is {defined_on}'s own, not torch.nn.Module's")
@@ -93,29 +99,49 @@ def inherited_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
             raise CannotDecide(f"no inherited-member template for {leaf!r}")
         if leaf == "compile":
             imports.append("import torch._dynamo")
-        what = (f"torch.nn.Module.{leaf} on {'a scripted' if script else 'a'} module with hand-set weights on the "
-                "device: " + _HOOK_WHAT.get(leaf, "the submodule it puts in place and the forward that uses it"))
+        what = (
+            f"torch.nn.Module.{leaf} on {'a scripted' if script else 'a'} module with hand-set weights on the "
+            "device: "
+            + _HOOK_WHAT.get(leaf, "the submodule it puts in place and the forward that uses it")
+        )
     elif r.kind == "method" and leaf == "get_attr" and INTERPRETER in owner_mro:
         if defined_on not in ("", INTERPRETER, TRANSFORMER):
             raise CannotDecide(f"get_attr is {defined_on}'s own")
         transformer = TRANSFORMER in owner_mro and defined_on != INTERPRETER
-        source = _macro("fx_get_attr", device, test=test, C=owner_spelling(info), transformer=transformer)
-        what = ("a traced module that reads a parameter: the get_attr node "
-                + ("the transformed graph gets, and the transformed module's result" if transformer
-                   else "it runs, and the interpreted result") + " on the device")
+        source = _macro(
+            "fx_get_attr", device, test=test, C=owner_spelling(info), transformer=transformer
+        )
+        what = (
+            "a traced module that reads a parameter: the get_attr node "
+            + (
+                "the transformed graph gets, and the transformed module's result"
+                if transformer
+                else "it runs, and the interpreted result"
+            )
+            + " on the device"
+        )
     elif r.kind == "method" and leaf == "get_fresh_qualname" and TRACER in owner_mro:
         source = _macro("fx_fresh_qualname", device, test=test, C=owner_spelling(info))
         what = "the names a trace gives the tensor constants it meets, the next free name, and the traced result"
     else:
-        raise CannotDecide("not a torch.nn.Module member it covers, script_method, or an fx member it covers")
+        raise CannotDecide(
+            "not a torch.nn.Module member it covers, script_method, or an fx member it covers"
+        )
     methods = split_methods(source)
     if not methods:
         raise CannotDecide("the template wrote no test")
     text = "".join(m.source for m in methods)
     return TestPlan(
-        api=r.canonical, spelling=spelling, family="inherited", stem=stem, methods=tuple(methods),
-        imports=tuple(imports), summary=what + ".",
-        coverage=coverage_rows(normal=what, invalid="非法名称、移除后的钩子" if "assertRaises" in text else ""),
+        api=r.canonical,
+        spelling=spelling,
+        family="inherited",
+        stem=stem,
+        methods=tuple(methods),
+        imports=tuple(imports),
+        summary=what + ".",
+        coverage=coverage_rows(
+            normal=what, invalid="非法名称、移除后的钩子" if "assertRaises" in text else ""
+        ),
         facts=facts,
     )
 

@@ -61,14 +61,18 @@ def find_class(module: cst.Module, path: str, name: str | None = None) -> cst.Cl
             if c.name.value == name:
                 return c
         known = ", ".join(c.name.value for c in classes) or "none"
-        raise UsageError(f"{path} has no top-level class {name!r} (classes: {known}); pass one of them")
+        raise UsageError(
+            f"{path} has no top-level class {name!r} (classes: {known}); pass one of them"
+        )
     for c in classes:
         if any(b.split(".")[-1].endswith("TestCase") for b in _base_names(c)):
             return c
     for c in classes:
         if c.name.value.startswith("Test"):
             return c
-    raise UsageError(f"{path} has no test class (none derives from TestCase); pass --class NAME or use --out")
+    raise UsageError(
+        f"{path} has no test class (none derives from TestCase); pass --class NAME or use --out"
+    )
 
 
 def method_names(cls: cst.ClassDef) -> set[str]:
@@ -154,8 +158,12 @@ def device_reference(module: cst.Module, cls: cst.ClassDef, preferred: str) -> s
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value in ("setUp", "setUpClass"):
             for node in _assignments(stmt):
                 target = node.targets[0].target
-                if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-                        and target.value.value in ("self", "cls") and "device" in target.attr.value.lower()):
+                if (
+                    isinstance(target, cst.Attribute)
+                    and isinstance(target.value, cst.Name)
+                    and target.value.value in ("self", "cls")
+                    and "device" in target.attr.value.lower()
+                ):
                     if is_device_call(node.value):
                         return f"self.{target.attr.value}"
                     if _is_device_text(node.value):
@@ -195,7 +203,8 @@ def _bound_by(line: str) -> str:
 
 def _is_import(stmt: cst.CSTNode) -> bool:
     return isinstance(stmt, cst.SimpleStatementLine) and any(
-        isinstance(s, cst.Import | cst.ImportFrom) for s in stmt.body)
+        isinstance(s, cst.Import | cst.ImportFrom) for s in stmt.body
+    )
 
 
 def _methods_nodes(methods: Sequence[Method]) -> list[cst.BaseStatement]:
@@ -242,10 +251,16 @@ def insert_methods(
         )
     tests = [m for m in methods if not m.helper]
     helpers = [m for m in methods if m.helper and m.name not in existing]
-    new_module = module.visit(_AddToClass(cls, _methods_nodes(tests + helpers))) if tests + helpers else module
+    new_module = (
+        module.visit(_AddToClass(cls, _methods_nodes(tests + helpers)))
+        if tests + helpers
+        else module
+    )
     bound = module_bindings(module)
     missing = [line for line in dict.fromkeys(imports) if _bound_by(line) not in bound]
-    device_stmt = device_line if device_line and device_line.split("=")[0].strip() not in bound else ""
+    device_stmt = (
+        device_line if device_line and device_line.split("=")[0].strip() not in bound else ""
+    )
     if missing or device_stmt:
         body: list[cst.BaseStatement] = list(new_module.body)
         for line in missing:
@@ -259,8 +274,14 @@ def insert_methods(
         new_module = new_module.with_changes(body=body)
     new_text = new_module.code
     check_only_insertions(text, new_text, path)
-    return Insertion(new_text, cls.name.value, tuple(m.name for m in tests), tuple(m.name for m in helpers),
-                     tuple(missing), device_stmt)
+    return Insertion(
+        new_text,
+        cls.name.value,
+        tuple(m.name for m in tests),
+        tuple(m.name for m in helpers),
+        tuple(missing),
+        device_stmt,
+    )
 
 
 _BLANK = cst.EmptyLine(indent=False)
@@ -329,7 +350,9 @@ def _place_import(body: list[cst.BaseStatement], new: cst.SimpleStatementLine) -
     same = [g for g in groups if g[0][1][0] == key[0]]
     if same:
         root = key[2].lstrip(".").split(".")[0]
-        group = next((g for g in same if any(k[2].lstrip(".").split(".")[0] == root for _, k in g)), same[0])
+        group = next(
+            (g for g in same if any(k[2].lstrip(".").split(".")[0] == root for _, k in g)), same[0]
+        )
         later = [i for i, k in group if k[1:] > key[1:]]
         if not later:
             body.insert(group[-1][0] + 1, new)
@@ -350,8 +373,12 @@ def _place_import(body: list[cst.BaseStatement], new: cst.SimpleStatementLine) -
 
 
 def _after_docstring(body: list[cst.BaseStatement]) -> int:
-    if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], cst.Expr) \
-            and isinstance(body[0].body[0].value, cst.SimpleString | cst.ConcatenatedString):
+    if (
+        body
+        and isinstance(body[0], cst.SimpleStatementLine)
+        and isinstance(body[0].body[0], cst.Expr)
+        and isinstance(body[0].body[0].value, cst.SimpleString | cst.ConcatenatedString)
+    ):
         return 1
     return 0
 
@@ -366,4 +393,6 @@ def check_only_insertions(old: str, new: str, path: str) -> None:
     bad = [op for op in ops if op[0] not in ("equal", "insert")]
     if bad:
         tag, i1, _, _, _ = bad[0]
-        raise RuntimeError(f"internal error: adding methods to {path} would {tag} line {i1 + 1}; nothing was written")
+        raise RuntimeError(
+            f"internal error: adding methods to {path} would {tag} line {i1 + 1}; nothing was written"
+        )

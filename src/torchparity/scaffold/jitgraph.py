@@ -23,17 +23,39 @@ from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 
 PREFIX = "torch._C._jit_"
 #: TorchScript's IR classes the agent has a scenario of
-CLASSES = ("torch._C.Graph", "torch._C.Node", "torch._C.ScriptModule", "torch._C._te.TensorExprKernel")
+CLASSES = (
+    "torch._C.Graph",
+    "torch._C.Node",
+    "torch._C.ScriptModule",
+    "torch._C._te.TensorExprKernel",
+)
 #: helpers of torch.jit and torch.fx the agent has a scenario of (no other family writes their test)
 HELPERS = (
-    "torch.jit._state.enable", "torch.jit._wait", "torch.jit.export_opnames", "torch.jit.isinstance",
-    "torch.jit.last_executed_optimized_graph", "torch.jit.run_frozen_optimizations",
-    "torch.jit.optimize_for_inference", "torch.jit.frontend.get_jit_def", "torch.fx.passes.split_module.split_module",
-    "torch.fx.proxy.Proxy", "torch.fx.Proxy", "torch.fx._symbolic_trace.ProxyableClassMeta",
-    "torch.fx.ProxyableClassMeta", "torch.jit.Final", "torch.jit.interface", "torch.jit._overload",
-    "torch.jit._overload_method", "torch.jit.frontend.FrontendError", "torch.jit.frontend.NotSupportedError",
-    "torch.jit.TracingCheckError", "torch.jit._trace.TracingCheckError", "torch.jit._script.interface",
-    "torch._jit_internal._overload", "torch._jit_internal._overload_method", "torch._jit_internal.Final",
+    "torch.jit._state.enable",
+    "torch.jit._wait",
+    "torch.jit.export_opnames",
+    "torch.jit.isinstance",
+    "torch.jit.last_executed_optimized_graph",
+    "torch.jit.run_frozen_optimizations",
+    "torch.jit.optimize_for_inference",
+    "torch.jit.frontend.get_jit_def",
+    "torch.fx.passes.split_module.split_module",
+    "torch.fx.proxy.Proxy",
+    "torch.fx.Proxy",
+    "torch.fx._symbolic_trace.ProxyableClassMeta",
+    "torch.fx.ProxyableClassMeta",
+    "torch.jit.Final",
+    "torch.jit.interface",
+    "torch.jit._overload",
+    "torch.jit._overload_method",
+    "torch.jit.frontend.FrontendError",
+    "torch.jit.frontend.NotSupportedError",
+    "torch.jit.TracingCheckError",
+    "torch.jit._trace.TracingCheckError",
+    "torch.jit._script.interface",
+    "torch._jit_internal._overload",
+    "torch._jit_internal._overload_method",
+    "torch._jit_internal.Final",
 )
 _API = re.compile(r"\bAPI\b")
 
@@ -43,8 +65,9 @@ def jitgraph_applies(info: ApiInfo) -> bool:
     or one of the torch.jit/torch.fx helpers the agent has a scenario of."""
     r = info.resolution
     names = (r.canonical, r.path, *r.aliases)
-    return not r.owner_class and any(n.startswith(PREFIX) and n.count(".") == 2 or n in CLASSES or n in HELPERS
-                                         for n in names)
+    return not r.owner_class and any(
+        n.startswith(PREFIX) and n.count(".") == 2 or n in CLASSES or n in HELPERS for n in names
+    )
 
 
 def jitgraph_only(info: ApiInfo) -> bool:
@@ -79,13 +102,20 @@ def scenario_lines(lines: list[Any], restore: list[str], spelling: str, device: 
         return body
     setup = [line for line in body if line.startswith("old = ")][:1]
     rest = [line for line in body if line not in setup]
-    return [*setup, "try:", *(f"    {line}" for line in rest), "finally:",
-            *(f"    {_spell(line, spelling, device)}" for line in restore)]
+    return [
+        *setup,
+        "try:",
+        *(f"    {line}" for line in rest),
+        "finally:",
+        *(f"    {_spell(line, spelling, device)}" for line in restore),
+    ]
 
 
 def jitgraph_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     if not jitgraph_applies(info):
-        raise CannotDecide(f"{info.resolution.canonical} is no torch._C._jit_* function nor a TorchScript IR class or helper")
+        raise CannotDecide(
+            f"{info.resolution.canonical} is no torch._C._jit_* function nor a TorchScript IR class or helper"
+        )
     found = facts.get("jitgraph") or {}
     if not found.get("found"):
         raise CannotDecide(str(found.get("problem") or "no TorchScript IR facts"))
@@ -97,13 +127,21 @@ def jitgraph_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
     stem = stem_of(r)
     body = scenario_lines(lines, [str(x) for x in found.get("restore") or []], spelling, device)
     method = lines_method(f"test_{stem}", body)
-    what = ("TorchScript's documented structure measured on the CPU and compared exactly (node kinds in order, "
-            "value types and sizes, what a switch reads back, an operator's schemas), and where the graph runs, "
-            "its result on the device")
+    what = (
+        "TorchScript's documented structure measured on the CPU and compared exactly (node kinds in order, "
+        "value types and sizes, what a switch reads back, an operator's schemas), and where the graph runs, "
+        "its result on the device"
+    )
     return TestPlan(
-        api=r.canonical, spelling=spelling, family="jitgraph", stem=stem, methods=(method,),
+        api=r.canonical,
+        spelling=spelling,
+        family="jitgraph",
+        stem=stem,
+        methods=(method,),
         summary=what + ".",
-        coverage=coverage_rows(normal=what, boundary="开关两种取值并在 finally 中恢复" if found.get("restore") else ""),
+        coverage=coverage_rows(
+            normal=what, boundary="开关两种取值并在 finally 中恢复" if found.get("restore") else ""
+        ),
         uses_device="DEVICE" in " ".join(x if isinstance(x, str) else x[1] for x in lines),
         facts=facts,
     )

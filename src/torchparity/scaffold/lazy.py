@@ -20,9 +20,15 @@ from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
 
 P = "torch.nn.parameter.UninitializedParameter"
 B = "torch.nn.parameter.UninitializedBuffer"
-ROLES = {P: "parameter", B: "buffer", f"{P}.materialize": "parameter.materialize",
-         f"{B}.materialize": "buffer.materialize", "torch.nn.parameter.UninitializedTensorMixin.materialize":
-         "parameter.materialize", f"{P}.cls_to_become": "parameter", f"{B}.cls_to_become": "buffer"}
+ROLES = {
+    P: "parameter",
+    B: "buffer",
+    f"{P}.materialize": "parameter.materialize",
+    f"{B}.materialize": "buffer.materialize",
+    "torch.nn.parameter.UninitializedTensorMixin.materialize": "parameter.materialize",
+    f"{P}.cls_to_become": "parameter",
+    f"{B}.cls_to_become": "buffer",
+}
 
 
 def lazy_role(info: ApiInfo) -> str:
@@ -36,7 +42,11 @@ def lazy_role(info: ApiInfo) -> str:
 def _bodies(role: str, S: str) -> dict[str, list[str]]:
     kind, _, member = role.partition(".")
     C = S.rsplit(".", 1)[0] if member or S.endswith(".cls_to_become") else S  # the class
-    mat = (lambda v, shape: f"{S}({v}, {shape})") if member else (lambda v, shape: f"{v}.materialize({shape})")
+    mat = (
+        (lambda v, shape: f"{S}({v}, {shape})")
+        if member
+        else (lambda v, shape: f"{v}.materialize({shape})")
+    )
     if kind == "parameter":
         return {
             "materialize": [
@@ -102,13 +112,26 @@ def _bodies(role: str, S: str) -> dict[str, list[str]]:
 def lazy_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     role = lazy_role(info)
     if not role:
-        raise CannotDecide(f"{info.resolution.canonical} is not an uninitialized parameter or buffer")
+        raise CannotDecide(
+            f"{info.resolution.canonical} is not an uninitialized parameter or buffer"
+        )
     S = spelling_of(info.resolution)
     stem = "uninitialized_" + role.replace(".", "_")
-    methods = tuple(_method(f"test_{stem}_{suffix}", lines) for suffix, lines in _bodies(role, S).items())
-    what = ("an uninitialized parameter or buffer on the device: no shape and refused by torch functions before "
-            "materialize, then its cls_to_become of the given shape, dtype, device and requires_grad")
+    methods = tuple(
+        _method(f"test_{stem}_{suffix}", lines) for suffix, lines in _bodies(role, S).items()
+    )
+    what = (
+        "an uninitialized parameter or buffer on the device: no shape and refused by torch functions before "
+        "materialize, then its cls_to_become of the given shape, dtype, device and requires_grad"
+    )
     return TestPlan(
-        api=info.resolution.canonical, spelling=S, family="lazy", stem=stem, methods=methods,
-        summary=f"{what}.", coverage=coverage_rows(normal=what), uses_device=True, facts=facts,
+        api=info.resolution.canonical,
+        spelling=S,
+        family="lazy",
+        stem=stem,
+        methods=methods,
+        summary=f"{what}.",
+        coverage=coverage_rows(normal=what),
+        uses_device=True,
+        facts=facts,
     )

@@ -48,7 +48,7 @@ def _explicit_member(call: str, receiver: str, setup: list[str], owner: str, lea
     binding = next((line for line in reversed(setup) if line.startswith(f"{receiver} = ")), "")
     if binding.startswith(f"{receiver} = {owner}("):
         return call
-    args = call[len(f"{receiver}.{leaf}("):-1]
+    args = call[len(f"{receiver}.{leaf}(") : -1]
     return f"{owner}.{leaf}({receiver}{', ' + args if args.strip() else ''})"
 
 
@@ -60,7 +60,9 @@ def scenario_body(sc: dict[str, Any], sp: Spelling, info: ApiInfo) -> list[str]:
     if r.kind == "method" and r.owner_class:
         call = _explicit_member(call, sc.get("receiver", ""), setup, sp.owner, leaf)
     inside = [check_line(c[1:], sp) for c in sc.get("checks", []) if c and c[0] == "inside"]
-    after = [check_line(c, sp) for c in sc.get("checks", []) if c and c[0] not in ("inside",) + EFFECTS]
+    after = [
+        check_line(c, sp) for c in sc.get("checks", []) if c and c[0] not in ("inside",) + EFFECTS
+    ]
     body: list[str] = []
     if sc.get("context"):
         body += [f"with {call} as result:", *indent(inside or ["pass"])]
@@ -95,11 +97,17 @@ def effect_wrapped(call: list[str], effects: list[list[str]]) -> list[str]:
         var += str(n) if n else ""
         if kind == "logs":
             level, _, message = payload.partition(":")
-            call = [f"with self.assertLogs({where!r}, level={level!r}) as {var}:", *indent(call),
-                    f"self.assertIn({message!r}, [r.getMessage() for r in {var}.records])"]
+            call = [
+                f"with self.assertLogs({where!r}, level={level!r}) as {var}:",
+                *indent(call),
+                f"self.assertIn({message!r}, [r.getMessage() for r in {var}.records])",
+            ]
         else:
-            call = [f"with self.assertWarns({where}) as {var}:", *indent(call),
-                    f"self.assertIn({payload!r}, [str(w.message) for w in {var}.warnings])"]
+            call = [
+                f"with self.assertWarns({where}) as {var}:",
+                *indent(call),
+                f"self.assertIn({payload!r}, [str(w.message) for w in {var}.warnings])",
+            ]
     return call
 
 
@@ -137,7 +145,9 @@ def measured_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
     methods = []
     names: set[str] = set()
     for n, sc in enumerate(valid):
-        name = f"test_{stem}" if n == 0 else f"test_{stem}_{safe_name(sc.get('varies') or str(n + 1))}"
+        name = (
+            f"test_{stem}" if n == 0 else f"test_{stem}_{safe_name(sc.get('varies') or str(n + 1))}"
+        )
         while name in names:
             name += "_2"
         names.add(name)
@@ -156,19 +166,35 @@ def measured_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
         imports.append("import datetime")
     floats = "torch.testing.assert_close(" in text and f"rtol={FLOAT_RTOL}" in text
     version = facts.get("torch_version", "")
-    summary = (f"{len(valid)} call(s) of {spelling} measured on the CPU with torch {version}, repeated on the "
-               "device: the result, and the receiver, arguments, files and state the call changed"
-               + (f"; {len(invalid)} invalid call(s) raise the exception measured on the CPU" if invalid else "")
-               + (f" (floats compared with rtol={FLOAT_RTOL}, atol={FLOAT_ATOL})" if floats else "") + ".")
+    summary = (
+        f"{len(valid)} call(s) of {spelling} measured on the CPU with torch {version}, repeated on the "
+        "device: the result, and the receiver, arguments, files and state the call changed"
+        + (
+            f"; {len(invalid)} invalid call(s) raise the exception measured on the CPU"
+            if invalid
+            else ""
+        )
+        + (f" (floats compared with rtol={FLOAT_RTOL}, atol={FLOAT_ATOL})" if floats else "")
+        + "."
+    )
     return TestPlan(
-        api=r.canonical, spelling=spelling, family="measured", stem=stem, methods=plan_methods,
-        imports=tuple(dict.fromkeys(imports)), summary=summary,
+        api=r.canonical,
+        spelling=spelling,
+        family="measured",
+        stem=stem,
+        methods=plan_methods,
+        imports=tuple(dict.fromkeys(imports)),
+        summary=summary,
         coverage=coverage_rows(
             omitted="可选参数省略与显式传入" if any(s.get("varies") for s in valid) else "",
-            boundary="参数 " + "、".join(sorted({s["varies"] for s in valid if s.get("varies")})) + " 的其他取值"
-            if any(s.get("varies") for s in valid) else "",
+            boundary="参数 "
+            + "、".join(sorted({s["varies"] for s in valid if s.get("varies")}))
+            + " 的其他取值"
+            if any(s.get("varies") for s in valid)
+            else "",
             normal=f"{len(valid)} 个调用场景：返回值、调用后对象与参数的状态与 CPU 实测一致",
             invalid=f"{len(invalid)} 个非法调用，异常类型与 CPU 实测一致" if invalid else "",
         ),
-        uses_device=uses(text, device) or device in text, facts=facts,
+        uses_device=uses(text, device) or device in text,
+        facts=facts,
     )

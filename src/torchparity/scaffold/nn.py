@@ -32,21 +32,93 @@ CONTAINERS = {
 }
 #: container members the container test calls
 CONTAINER_MEMBERS = {
-    "list": ("append", "extend", "insert", "pop", "__getitem__", "__len__", "__iter__", "__delitem__",
-             "named_children", "state_dict", "named_modules", "forward", "__call__"),
-    "dict": ("__setitem__", "__getitem__", "__delitem__", "__len__", "__iter__", "__contains__", "keys", "values",
-             "items", "update", "pop", "clear", "state_dict", "named_modules"),
-    "params": ("append", "extend", "__getitem__", "__len__", "__iter__", "named_parameters", "state_dict"),
-    "param_dict": ("__setitem__", "__getitem__", "__len__", "__contains__", "keys", "values", "update", "pop",
-                   "named_parameters"),
+    "list": (
+        "append",
+        "extend",
+        "insert",
+        "pop",
+        "__getitem__",
+        "__len__",
+        "__iter__",
+        "__delitem__",
+        "named_children",
+        "state_dict",
+        "named_modules",
+        "forward",
+        "__call__",
+    ),
+    "dict": (
+        "__setitem__",
+        "__getitem__",
+        "__delitem__",
+        "__len__",
+        "__iter__",
+        "__contains__",
+        "keys",
+        "values",
+        "items",
+        "update",
+        "pop",
+        "clear",
+        "state_dict",
+        "named_modules",
+    ),
+    "params": (
+        "append",
+        "extend",
+        "__getitem__",
+        "__len__",
+        "__iter__",
+        "named_parameters",
+        "state_dict",
+    ),
+    "param_dict": (
+        "__setitem__",
+        "__getitem__",
+        "__len__",
+        "__contains__",
+        "keys",
+        "values",
+        "update",
+        "pop",
+        "named_parameters",
+    ),
 }
 #: Module members with a focused test
 MODULE_MEMBERS = (
-    "state_dict", "load_state_dict", "to", "cpu", "double", "float", "half", "bfloat16", "type", "parameters",
-    "named_parameters", "buffers", "named_buffers", "children", "named_children", "modules", "named_modules",
-    "train", "eval", "zero_grad", "requires_grad_", "apply", "register_buffer", "register_parameter", "add_module",
-    "register_module", "get_submodule", "get_parameter", "get_buffer", "__call__", "forward",
-    "register_forward_hook", "register_forward_pre_hook",
+    "state_dict",
+    "load_state_dict",
+    "to",
+    "cpu",
+    "double",
+    "float",
+    "half",
+    "bfloat16",
+    "type",
+    "parameters",
+    "named_parameters",
+    "buffers",
+    "named_buffers",
+    "children",
+    "named_children",
+    "modules",
+    "named_modules",
+    "train",
+    "eval",
+    "zero_grad",
+    "requires_grad_",
+    "apply",
+    "register_buffer",
+    "register_parameter",
+    "add_module",
+    "register_module",
+    "get_submodule",
+    "get_parameter",
+    "get_buffer",
+    "__call__",
+    "forward",
+    "register_forward_hook",
+    "register_forward_pre_hook",
 )
 SCRIPT_MODULE = "torch.jit._script.ScriptModule"
 
@@ -67,7 +139,7 @@ def _construction(facts: dict[str, Any], spelling: str) -> str:
     for sc in (facts.get("probe") or {}).get("valid") or []:
         call = str(sc.get("call", ""))
         if call.startswith("_API_(") and not sc.get("setup"):
-            return spelling + call[len("_API_"):]
+            return spelling + call[len("_API_") :]
     return ""
 
 
@@ -103,18 +175,28 @@ def nn_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
             db = facts.get("module_db") or {}
             if db.get("found"):  # upstream's module_db sample: its forward is checked too
                 make = make_of(db, spelling)
-                sources.append(_macro("module_class", test=test, C=spelling, make=make, device=device))
-                sources.append(lines_method(f"{test}_forward", forward_lines(db, make, device)).source)
+                sources.append(
+                    _macro("module_class", test=test, C=spelling, make=make, device=device)
+                )
+                sources.append(
+                    lines_method(f"{test}_forward", forward_lines(db, make, device)).source
+                )
                 if db.get("rnn"):
-                    sources.append(lines_method(f"{test}_batched_shapes", rnn_lines(db, make, device)).source)
-                what = ("its parameters and buffers on the device, its state_dict round trip to the CPU and its "
-                        "forward on a module_db sample against values measured on the CPU"
-                        + (" and the documented shapes of a batched input" if db.get("rnn") else ""))
+                    sources.append(
+                        lines_method(f"{test}_batched_shapes", rnn_lines(db, make, device)).source
+                    )
+                what = (
+                    "its parameters and buffers on the device, its state_dict round trip to the CPU and its "
+                    "forward on a module_db sample against values measured on the CPU"
+                    + (" and the documented shapes of a batched input" if db.get("rnn") else "")
+                )
             elif not make:
                 why = f"; module_db: {db['problem']}" if db.get("problem") else ""
                 raise CannotDecide(f"no construction of {spelling} was measured{why}")
             else:
-                sources.append(_macro("module_class", test=test, C=spelling, make=make, device=device))
+                sources.append(
+                    _macro("module_class", test=test, C=spelling, make=make, device=device)
+                )
                 what = "its parameters and buffers on the device and its state_dict round trip to the CPU"
         else:
             raise CannotDecide("not an nn module, container or parameter")
@@ -122,18 +204,37 @@ def nn_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         owner = owner_spelling(info)
         kind = _container_kind(owner_mro)
         db = facts.get("module_db") or {}
-        if leaf in ("forward", "__call__") and owner_mro[0] != MODULE and not kind and db.get("found"):
-            make = make_of(db, owner)  # the class's own forward, through a module_db sample of the class
-            forward = f"{owner}.{leaf}" if leaf == "forward" else ""  # named, so the checklist sees the call
+        if (
+            leaf in ("forward", "__call__")
+            and owner_mro[0] != MODULE
+            and not kind
+            and db.get("found")
+        ):
+            make = make_of(
+                db, owner
+            )  # the class's own forward, through a module_db sample of the class
+            forward = (
+                f"{owner}.{leaf}" if leaf == "forward" else ""
+            )  # named, so the checklist sees the call
             sources.append(lines_method(test, forward_lines(db, make, device, forward)).source)
-            what = (f"{owner}'s forward on the device on a module_db sample, against values measured on the CPU "
-                    "and the CPU module with the same state")
+            what = (
+                f"{owner}'s forward on the device on a module_db sample, against values measured on the CPU "
+                "and the CPU module with the same state"
+            )
         elif kind and leaf in CONTAINER_MEMBERS[kind]:
             sources.append(_container_source(kind, test, owner, owner_mro, members, device))
             what = f"{leaf} within the {owner} container's semantics"
         elif leaf in MODULE_MEMBERS and not kind:
-            sources.append(_macro("module_member", test=test, leaf=leaf, C=owner, device=device,
-                                  script=SCRIPT_MODULE in owner_mro))
+            sources.append(
+                _macro(
+                    "module_member",
+                    test=test,
+                    leaf=leaf,
+                    C=owner,
+                    device=device,
+                    script=SCRIPT_MODULE in owner_mro,
+                )
+            )
             what = f"{leaf} on a module with hand-set weights on the device"
         else:
             raise CannotDecide(f"no module template for {leaf!r}")
@@ -146,8 +247,13 @@ def nn_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     if "copy.deepcopy" in text:
         imports.append("import copy")
     return TestPlan(
-        api=r.canonical, spelling=spelling, family="module", stem=stem, methods=tuple(methods),
-        imports=tuple(imports), summary=what + ".",
+        api=r.canonical,
+        spelling=spelling,
+        family="module",
+        stem=stem,
+        methods=tuple(methods),
+        imports=tuple(imports),
+        summary=what + ".",
         coverage=coverage_rows(
             empty="空容器与非空容器" if "container" in what else "",
             normal=what,
@@ -157,10 +263,14 @@ def nn_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     )
 
 
-def _container_source(kind: str, test: str, spelling: str, mro: list[str], members: list[str], device: str) -> str:
+def _container_source(
+    kind: str, test: str, spelling: str, mro: list[str], members: list[str], device: str
+) -> str:
     if kind == "list":
         star = "torch.nn.modules.container.Sequential" in mro
-        source = _macro("container_list", test=test, C=spelling, star=star, members=members, device=device)
+        source = _macro(
+            "container_list", test=test, C=spelling, star=star, members=members, device=device
+        )
         if star:
             source += "\n" + _macro("sequential_forward", test=test, C=spelling, device=device)
         return source

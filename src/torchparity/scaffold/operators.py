@@ -14,12 +14,26 @@ from .states import STATE_CODE
 OPDB_IMPORT = "from torch.testing._internal.common_methods_invocations import op_db"
 #: dtype words in docs restrictions (限制与说明) and on the command line -> torch dtype names
 DTYPE_WORDS = {
-    "fp16": "float16", "float16": "float16", "half": "float16",
-    "fp32": "float32", "float32": "float32", "float": "float32",
-    "bf16": "bfloat16", "bfloat16": "bfloat16",
-    "fp64": "float64", "float64": "float64", "double": "float64",
-    "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "long": "int64",
-    "uint8": "uint8", "bool": "bool", "complex64": "complex64", "complex128": "complex128",
+    "fp16": "float16",
+    "float16": "float16",
+    "half": "float16",
+    "fp32": "float32",
+    "float32": "float32",
+    "float": "float32",
+    "bf16": "bfloat16",
+    "bfloat16": "bfloat16",
+    "fp64": "float64",
+    "float64": "float64",
+    "double": "float64",
+    "int8": "int8",
+    "int16": "int16",
+    "int32": "int32",
+    "int64": "int64",
+    "long": "int64",
+    "uint8": "uint8",
+    "bool": "bool",
+    "complex64": "complex64",
+    "complex128": "complex128",
 }
 
 
@@ -32,12 +46,19 @@ def dtypes_from_text(text: str) -> list[str]:
             out.append(name)
     return out
 
+
 #: Tensor members whose value follows from the shape alone
 TENSOR_FORMULAS = {
-    "ndim": "len(shape)", "ndimension": "len(shape)", "dim": "len(shape)",
-    "numel": "math.prod(shape)", "nelement": "math.prod(shape)",
-    "shape": "torch.Size(shape)", "size": "torch.Size(shape)",
-    "is_contiguous": "True", "is_floating_point": "True", "is_complex": "False",
+    "ndim": "len(shape)",
+    "ndimension": "len(shape)",
+    "dim": "len(shape)",
+    "numel": "math.prod(shape)",
+    "nelement": "math.prod(shape)",
+    "shape": "torch.Size(shape)",
+    "size": "torch.Size(shape)",
+    "is_contiguous": "True",
+    "is_floating_point": "True",
+    "is_complex": "False",
     "dtype": "torch.float32",
 }
 
@@ -59,7 +80,9 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     r = info.resolution
     op = facts.get("opinfo") or {}
     if not op.get("found"):
-        raise CannotDecide(op.get("error") or op.get("problem") or "no OpInfo entry in this torch's op_db")
+        raise CannotDecide(
+            op.get("error") or op.get("problem") or "no OpInfo entry in this torch's op_db"
+        )
     if not op.get("dtypes"):
         why = "; ".join(f"{e['dtype']}: {e['reason']}" for e in op.get("excluded", []))
         raise CannotDecide(f"OpInfo {op['name']} has no dtype to check ({why})")
@@ -69,7 +92,9 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     if kind not in ("function", "wrapper") and r.owner_class != "torch.Tensor":
         kind = "function"
     if kind == "wrapper" and not op.get("wrapper_args"):
-        raise CannotDecide(f"OpInfo {op['name']} wraps the API in a lambda whose call could not be read")
+        raise CannotDecide(
+            f"OpInfo {op['name']} wraps the API in a lambda whose call could not be read"
+        )
     call = _call_builder(spelling, kind, leaf, op.get("wrapper_args", ""))
     stem = stem_of(r)
     test = f"test_{stem}"
@@ -79,16 +104,33 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     cpu_dtypes = [f"torch.{d}" for d in op.get("cpu_dtypes") or []]
     errors = (op.get("error_inputs") or {}).get("count", 0) > 0 and kind == "function"
     source = render(
-        "opinfo.py.j2", test=test, opinfo_name=op["name"], lookup=_lookup(op["name"], op.get("variant_test_name", "")),
-        dtypes=dtypes, dtype_notes=[line for n in notes for line in _comment_lines(n)], call_kind=kind,
-        reference=reference, call=call, device=device, error_inputs=errors,
-        cpu_reference=bool(op.get("cpu_reference")) and reference != "cpu", cpu_dtypes=cpu_dtypes,
+        "opinfo.py.j2",
+        test=test,
+        opinfo_name=op["name"],
+        lookup=_lookup(op["name"], op.get("variant_test_name", "")),
+        dtypes=dtypes,
+        dtype_notes=[line for n in notes for line in _comment_lines(n)],
+        call_kind=kind,
+        reference=reference,
+        call=call,
+        device=device,
+        error_inputs=errors,
+        cpu_reference=bool(op.get("cpu_reference")) and reference != "cpu",
+        cpu_dtypes=cpu_dtypes,
     )
-    tol = ", ".join(f"torch.{k}: ({v[0]}, {v[1]})" for k, v in sorted((op.get("tolerances") or {}).items()))
-    unused = {"_assert_matches", "_on_cpu"} if reference == "meta" else set()  # no value is compared
-    helpers = [Method(name, src, helper=True)
-               for name, src in render_helpers("opinfo_helpers.py.j2", device=device, tolerances="{" + tol + "}")
-               if name not in unused]
+    tol = ", ".join(
+        f"torch.{k}: ({v[0]}, {v[1]})" for k, v in sorted((op.get("tolerances") or {}).items())
+    )
+    unused = (
+        {"_assert_matches", "_on_cpu"} if reference == "meta" else set()
+    )  # no value is compared
+    helpers = [
+        Method(name, src, helper=True)
+        for name, src in render_helpers(
+            "opinfo_helpers.py.j2", device=device, tolerances="{" + tol + "}"
+        )
+        if name not in unused
+    ]
     if reference == "meta":
         helpers.append(metadata_helper())
     methods = split_methods(source)
@@ -98,22 +140,37 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         "cpu": "the CPU result",
         "meta": "the shape, dtype, layout, strides and requires_grad the meta kernels give (its values are undefined)",
     }[reference]
-    ref_zh = {"numpy": "OpInfo 的 NumPy 参考实现", "float64": "CPU 上的 float64 计算结果", "cpu": "CPU 计算结果",
-              "meta": "meta 设备给出的形状、dtype、布局、步长与 requires_grad（其值未定义）"}[reference]
-    variant = {"function": "", "wrapper": " (its arguments as the OpInfo's lambda passes them)",
-               "method": " (method variant)", "inplace": " (in-place variant)"}[kind]
+    ref_zh = {
+        "numpy": "OpInfo 的 NumPy 参考实现",
+        "float64": "CPU 上的 float64 计算结果",
+        "cpu": "CPU 计算结果",
+        "meta": "meta 设备给出的形状、dtype、布局、步长与 requires_grad（其值未定义）",
+    }[reference]
+    variant = {
+        "function": "",
+        "wrapper": " (its arguments as the OpInfo's lambda passes them)",
+        "method": " (method variant)",
+        "inplace": " (in-place variant)",
+    }[kind]
     if op.get("cpu_reference") and reference != "cpu":
         ref_text += " and with the CPU result"
         ref_zh += "及 CPU 计算结果"
         if cpu_dtypes:
             ref_text += f" ({', '.join(op['cpu_dtypes'])}: with the CPU result only)"
     dtype_names = [*op["dtypes"], *(op.get("cpu_dtypes") or [])]
-    summary = (f"every sample input of OpInfo {op['name']}{variant} for {', '.join(dtype_names)}, "
-               f"computed on the device and compared with {ref_text}"
-               + (", and its error inputs raising the documented error types." if errors else "."))
+    summary = (
+        f"every sample input of OpInfo {op['name']}{variant} for {', '.join(dtype_names)}, "
+        f"computed on the device and compared with {ref_text}"
+        + (", and its error inputs raising the documented error types." if errors else ".")
+    )
     return TestPlan(
-        api=r.canonical, spelling=spelling, family="opinfo", stem=stem,
-        methods=(*methods, *helpers), imports=(OPDB_IMPORT,), summary=summary,
+        api=r.canonical,
+        spelling=spelling,
+        family="opinfo",
+        stem=stem,
+        methods=(*methods, *helpers),
+        imports=(OPDB_IMPORT,),
+        summary=summary,
         coverage=coverage_rows(
             empty="OpInfo 样例输入中的空张量与 0 维张量（以 OpInfo 为准）",
             enum="dtype：" + "、".join(dtype_names),
@@ -123,30 +180,31 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
             normal=f"设备计算结果与 {ref_zh}一致，结果位于被测设备",
             invalid="OpInfo error_inputs 抛出约定的异常类型" if errors else "",
         ),
-        notes=tuple(notes), facts=facts,
+        notes=tuple(notes),
+        facts=facts,
     )
 
 
 #: what an operator of undefined values (OpInfo: "not comparable") defines, against the meta kernels
 _METADATA_HELPER = [
-    '    def _assert_same_metadata(self, actual, expected, kwargs):',
+    "    def _assert_same_metadata(self, actual, expected, kwargs):",
     '        """What an operator of undefined values defines (not its values): the meta kernels\' result\'s',
     '        metadata, and the dtype=, layout= and requires_grad= the call was given (as documented)."""',
-    '        if isinstance(expected, (tuple, list)):',
-    '            self.assertEqual(len(actual), len(expected))',
-    '            for index, item in enumerate(expected):',
-    '                self._assert_same_metadata(actual[index], item, {})',
-    '            return',
-    '        self.assertIsInstance(actual, torch.Tensor)',
+    "        if isinstance(expected, (tuple, list)):",
+    "            self.assertEqual(len(actual), len(expected))",
+    "            for index, item in enumerate(expected):",
+    "                self._assert_same_metadata(actual[index], item, {})",
+    "            return",
+    "        self.assertIsInstance(actual, torch.Tensor)",
     '        for what in ("dtype", "layout", "requires_grad"):',
-    '            if kwargs.get(what) is not None:',
+    "            if kwargs.get(what) is not None:",
     '                self.assertEqual(getattr(actual, what), kwargs[what], what + "= given")',
-    '        self.assertEqual(actual.shape, expected.shape)',
-    '        self.assertEqual(actual.dtype, expected.dtype)',
-    '        self.assertEqual(actual.layout, expected.layout)',
-    '        self.assertEqual(actual.requires_grad, expected.requires_grad)',
-    '        if actual.layout == torch.strided:',
-    '            self.assertEqual(actual.stride(), expected.stride())',
+    "        self.assertEqual(actual.shape, expected.shape)",
+    "        self.assertEqual(actual.dtype, expected.dtype)",
+    "        self.assertEqual(actual.layout, expected.layout)",
+    "        self.assertEqual(actual.requires_grad, expected.requires_grad)",
+    "        if actual.layout == torch.strided:",
+    "            self.assertEqual(actual.stride(), expected.stride())",
 ]
 
 
@@ -157,7 +215,9 @@ def metadata_helper() -> Method:
 
 def lines_method(name: str, lines: list[str]) -> Method:
     """One test method ``name`` whose body is ``lines`` (relative to the method)."""
-    return split_methods(f"    def {name}(self):\n" + "".join(f"        {line}\n" for line in lines))[0]
+    return split_methods(
+        f"    def {name}(self):\n" + "".join(f"        {line}\n" for line in lines)
+    )[0]
 
 
 def split_methods(source: str) -> list[Method]:
@@ -213,7 +273,9 @@ def tensor_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     formula = TENSOR_FORMULAS.get(leaf, "")
     if formula and not all(row.get("formula_ok") for row in rows):
         formula = ""  # the shape rule does not hold here: fall back to the measured values
-    values = [(_shape(row["shape"]), row["literal"]) for row in rows if row.get("literal") is not None]
+    values = [
+        (_shape(row["shape"]), row["literal"]) for row in rows if row.get("literal") is not None
+    ]
     raising: dict[str, list[str]] = {}
     for row in rows:
         if row.get("raises"):
@@ -222,31 +284,50 @@ def tensor_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     if not formula and (unusable or not (values or raising)):
         raise CannotDecide(f"{access} gives values a test cannot hold literally for some shapes")
     if not formula and not values:
-        raise CannotDecide(f"{access} only raises ({', '.join(sorted(raising))}): it needs arguments")
+        raise CannotDecide(
+            f"{access} only raises ({', '.join(sorted(raising))}): it needs arguments"
+        )
     tensor_values = any(v.startswith("torch.tensor(") for _, v in values)
     stem = stem_of(r)
     compare_cpu = not device_is_cpu(facts)
     source = render(
-        "tensor.py.j2", test=f"test_{stem}", formula=formula,
-        shapes=[_shape(row["shape"]) for row in rows], access=access,
-        access_cpu=access_cpu, compare_cpu=compare_cpu, device=device, values=values,
-        tensor_values=tensor_values, raising=sorted(raising.items()),
+        "tensor.py.j2",
+        test=f"test_{stem}",
+        formula=formula,
+        shapes=[_shape(row["shape"]) for row in rows],
+        access=access,
+        access_cpu=access_cpu,
+        compare_cpu=compare_cpu,
+        device=device,
+        values=values,
+        tensor_values=tensor_values,
+        raising=sorted(raising.items()),
     )
     if prop:
-        source = source.replace(f"\n                {access}\n", f"\n                _ = {access}\n")
+        source = source.replace(
+            f"\n                {access}\n", f"\n                _ = {access}\n"
+        )
     expected = f"`{formula}`" if formula else "the values measured on the CPU"
     return TestPlan(
-        api=r.canonical, spelling=spelling_of(r), family="tensor", stem=stem,
-        methods=tuple(split_methods(source)), imports=("import math",),
-        summary=(f"{access} on device tensors of shapes {', '.join(_shape(row['shape']) for row in rows)} "
-                 f"(0-d and empty included) against {expected}"
-                 + (" and the CPU result." if compare_cpu else ".")),
+        api=r.canonical,
+        spelling=spelling_of(r),
+        family="tensor",
+        stem=stem,
+        methods=tuple(split_methods(source)),
+        imports=("import math",),
+        summary=(
+            f"{access} on device tensors of shapes {', '.join(_shape(row['shape']) for row in rows)} "
+            f"(0-d and empty included) against {expected}"
+            + (" and the CPU result." if compare_cpu else ".")
+        ),
         coverage=coverage_rows(
             empty="空张量 (0,)、(2, 0, 4) 与非空张量",
             types="float32 张量",
             boundary="0 维、1 维、2 维、3 维张量",
             normal="设备上的结果与预期值" + ("及 CPU 结果" if compare_cpu else "") + "一致",
-            invalid="、".join(f"{exc}（形状 {', '.join(s)}）" for exc, s in sorted(raising.items())),
+            invalid="、".join(
+                f"{exc}（形状 {', '.join(s)}）" for exc, s in sorted(raising.items())
+            ),
         ),
         facts=facts,
     )
@@ -280,15 +361,27 @@ def signature_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
         checks = [(STATE_CODE[n].getter, v) for n, v in case.get("states", []) if n in STATE_CODE]
         if lit == "None" and not checks:
             continue
-        valid.append({
-            "args": args, "literal": lit, "tensor": lit.startswith("torch.tensor("),
-            "float": case.get("type") == "float", "identity": lit in ("True", "False", "None"),
-            "statement": lit == "None", "states": checks,
-        })
+        valid.append(
+            {
+                "args": args,
+                "literal": lit,
+                "tensor": lit.startswith("torch.tensor("),
+                "float": case.get("type") == "float",
+                "identity": lit in ("True", "False", "None"),
+                "statement": lit == "None",
+                "states": checks,
+            }
+        )
     if not valid:
-        raise CannotDecide("every call returned None and changed no state the registry knows"
-                           if calls.get("valid") else "no valid call succeeded (only invalid ones)")
-    invalid = [{"args": c["args"].replace("DEVICE", device), "raises": c["raises"]} for c in calls.get("invalid", [])]
+        raise CannotDecide(
+            "every call returned None and changed no state the registry knows"
+            if calls.get("valid")
+            else "no valid call succeeded (only invalid ones)"
+        )
+    invalid = [
+        {"args": c["args"].replace("DEVICE", device), "raises": c["raises"]}
+        for c in calls.get("invalid", [])
+    ]
     states = [s["name"] for s in facts.get("states", []) if s.get("available")]
     restore = [STATE_CODE[s] for s in states if s in STATE_CODE and STATE_CODE[s].restore]
     lacking = [s for s in states if s not in STATE_CODE or not STATE_CODE[s].restore]
@@ -298,8 +391,13 @@ def signature_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
     if not valid:
         valid_block = ""
     source = render(
-        "signature.py.j2", test=test, spelling=spelling, valid_block=valid_block, invalid=invalid,
-        restore=bool(restore), restore_save=[(f"saved_{s.var}", s.getter) for s in restore],
+        "signature.py.j2",
+        test=test,
+        spelling=spelling,
+        valid_block=valid_block,
+        invalid=invalid,
+        restore=bool(restore),
+        restore_save=[(f"saved_{s.var}", s.getter) for s in restore],
         restore_lines=[s.restore.replace("{v}", f"saved_{s.var}") for s in restore],
     )
     methods = split_methods(source)
@@ -307,19 +405,38 @@ def signature_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
     varied = sorted({c.get("varies") for c in calls["valid"] if c.get("varies")})
     uses_device = any("DEVICE" in c["args"] for c in calls["valid"] + calls.get("invalid", []))
     return TestPlan(
-        api=r.canonical, spelling=spelling, family="signature", stem=stem, methods=tuple(methods),
-        summary=(f"{len(valid)} valid calls (results measured on the CPU with torch "
-                 f"{facts.get('torch_version', '')})"
-                 + (f" and {len(invalid)} invalid ones (the exception type measured on the CPU)" if invalid else "")
-                 + (f", restoring the {', '.join(s.title for s in restore)} it changes." if restore else ".")),
+        api=r.canonical,
+        spelling=spelling,
+        family="signature",
+        stem=stem,
+        methods=tuple(methods),
+        summary=(
+            f"{len(valid)} valid calls (results measured on the CPU with torch "
+            f"{facts.get('torch_version', '')})"
+            + (
+                f" and {len(invalid)} invalid ones (the exception type measured on the CPU)"
+                if invalid
+                else ""
+            )
+            + (
+                f", restoring the {', '.join(s.title for s in restore)} it changes."
+                if restore
+                else "."
+            )
+        ),
         coverage=coverage_rows(
             empty="传入 None" if any("None" in c["args"] for c in valid + invalid) else "",
-            enum="bool 参数取 False/True" if any(c["args"].endswith(("True", "False")) for c in valid) else "",
+            enum="bool 参数取 False/True"
+            if any(c["args"].endswith(("True", "False")) for c in valid)
+            else "",
             types="参数取值：" + "、".join(params) if params else "",
-            omitted="可选参数省略与显式传入" if any(c.get("varies") for c in calls["valid"]) else "",
+            omitted="可选参数省略与显式传入"
+            if any(c.get("varies") for c in calls["valid"])
+            else "",
             boundary="参数 " + "、".join(varied) + " 的多个取值" if varied else "",
             normal=f"{len(valid)} 个合法调用，返回值与 CPU 实测一致",
             invalid=f"{len(invalid)} 个非法调用，异常类型与 CPU 实测一致" if invalid else "",
         ),
-        uses_device=uses_device, facts=facts,
+        uses_device=uses_device,
+        facts=facts,
     )

@@ -19,12 +19,21 @@ from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 from .render import render_macro
 
-OPTIMIZER_MEMBERS = ("step", "zero_grad", "state_dict", "load_state_dict", "add_param_group", "__init__")
+OPTIMIZER_MEMBERS = (
+    "step",
+    "zero_grad",
+    "state_dict",
+    "load_state_dict",
+    "add_param_group",
+    "__init__",
+)
 SCHEDULER_MEMBERS = ("step", "get_last_lr", "state_dict", "load_state_dict", "__init__")
 
 
 def _macro(name: str, leaf: str, owner: str, device: str, **kwargs: Any) -> str:
-    return render_macro("optim.py.j2", name, {"device": device, "leaf": leaf, "owner": owner}, **kwargs)
+    return render_macro(
+        "optim.py.j2", name, {"device": device, "leaf": leaf, "owner": owner}, **kwargs
+    )
 
 
 def optim_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
@@ -42,23 +51,51 @@ def optim_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     if op["kind"] == "optimizer":
         if member and leaf not in OPTIMIZER_MEMBERS:
             raise CannotDecide(f"no optimizer template for {leaf!r}")
-        source = _macro("optimizer", leaf, owner, device, test=test, OPT=cls, ctor=op.get("ctor", ""),
-                        matrix=bool(op.get("matrix")))
-        what = ("one closure step on the device: the loss it returns, a descent step equal to the CPU step, "
-                "the state on the device through a state_dict round trip, and zero_grad both ways of set_to_none")
+        source = _macro(
+            "optimizer",
+            leaf,
+            owner,
+            device,
+            test=test,
+            OPT=cls,
+            ctor=op.get("ctor", ""),
+            matrix=bool(op.get("matrix")),
+        )
+        what = (
+            "one closure step on the device: the loss it returns, a descent step equal to the CPU step, "
+            "the state on the device through a state_dict round trip, and zero_grad both ways of set_to_none"
+        )
     else:
         if member and leaf not in SCHEDULER_MEMBERS:
             raise CannotDecide(f"no scheduler template for {leaf!r}")
         kwargs = op.get("kwargs", "")
         args = op.get("args") or "optimizer" + (", " + kwargs if kwargs else "")
         epoch = op.get("last_epoch", 3) if "last_epoch" in op else 3
-        source = _macro("scheduler", leaf, owner, device, test=test, SCHED=cls, args=args,
-                        lrs=op["lrs"], last_lr=op["last_lr"], metric=op.get("metric", ""), last_epoch=epoch)
-        what = ("three steps over parameters on the device: the learning rates measured on the CPU, "
-                "get_last_lr, and a state_dict round trip")
+        source = _macro(
+            "scheduler",
+            leaf,
+            owner,
+            device,
+            test=test,
+            SCHED=cls,
+            args=args,
+            lrs=op["lrs"],
+            last_lr=op["last_lr"],
+            metric=op.get("metric", ""),
+            last_epoch=epoch,
+        )
+        what = (
+            "three steps over parameters on the device: the learning rates measured on the CPU, "
+            "get_last_lr, and a state_dict round trip"
+        )
     methods = split_methods(source)
     return TestPlan(
-        api=r.canonical, spelling=spelling, family="optim", stem=stem, methods=tuple(methods), summary=what + ".",
+        api=r.canonical,
+        spelling=spelling,
+        family="optim",
+        stem=stem,
+        methods=tuple(methods),
+        summary=what + ".",
         coverage=coverage_rows(
             enum="zero_grad 的 set_to_none=True/False" if op["kind"] == "optimizer" else "",
             normal=what,

@@ -17,9 +17,28 @@ from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 from .render import render_macro
 
-EXPORTER = ("extern", "save_source_string", "save_pickle", "save_text", "save_binary", "add_dependency",
-            "externed_modules", "interned_modules", "dependency_graph_string", "close", "__init__")
-IMPORTER = ("load_pickle", "load_text", "load_binary", "get_source", "import_module", "file_structure", "__init__")
+EXPORTER = (
+    "extern",
+    "save_source_string",
+    "save_pickle",
+    "save_text",
+    "save_binary",
+    "add_dependency",
+    "externed_modules",
+    "interned_modules",
+    "dependency_graph_string",
+    "close",
+    "__init__",
+)
+IMPORTER = (
+    "load_pickle",
+    "load_text",
+    "load_binary",
+    "get_source",
+    "import_module",
+    "file_structure",
+    "__init__",
+)
 
 
 def package_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
@@ -34,13 +53,25 @@ def package_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     if leaf == "__init__":
         leaf = ""  # the constructor: the class is spelled where the test builds it
     C = spelled.rsplit(".", 1)[0] if owner else spelled
-    source = render_macro("package.py.j2", "package", {"device": device, "C": C, "leaf": leaf,
-                                                       "owner_side": side}, test=f"test_{stem_of(r)}")
-    what = ("a package written to a buffer (source importing an extern module, a pickled device tensor, text, bytes, "
-            "a dependency only add_dependency adds) and read back: extern/intern lists, the dependency graph, the "
-            "tensor's values and device, the text, bytes, source and the module's function")
+    source = render_macro(
+        "package.py.j2",
+        "package",
+        {"device": device, "C": C, "leaf": leaf, "owner_side": side},
+        test=f"test_{stem_of(r)}",
+    )
+    what = (
+        "a package written to a buffer (source importing an extern module, a pickled device tensor, text, bytes, "
+        "a dependency only add_dependency adds) and read back: extern/intern lists, the dependency graph, the "
+        "tensor's values and device, the text, bytes, source and the module's function"
+    )
     return TestPlan(
-        api=r.canonical, spelling=spelled, family="package", stem=stem_of(r),
-        methods=tuple(split_methods(source)), imports=("import io", "import torch.package"), summary=what + ".",
-        coverage=coverage_rows(normal=what), facts=facts,
+        api=r.canonical,
+        spelling=spelled,
+        family="package",
+        stem=stem_of(r),
+        methods=tuple(split_methods(source)),
+        imports=("import io", "import torch.package"),
+        summary=what + ".",
+        coverage=coverage_rows(normal=what),
+        facts=facts,
     )

@@ -35,7 +35,9 @@ NEST = re.compile(r"(^|_)(increment|decrement|enter|exit|push_on|push|pop)(_|$)"
 def pair_leaf(info: ApiInfo) -> bool:
     r = info.resolution
     leaf = r.path.rsplit(".", 1)[-1]
-    return r.kind in ("function", "builtin", "staticmethod") and bool(PAIR.match(leaf) or NEST.search(leaf))
+    return r.kind in ("function", "builtin", "staticmethod") and bool(
+        PAIR.match(leaf) or NEST.search(leaf)
+    )
 
 
 def _call(fn: str, args: str, returns_none: bool) -> str:
@@ -47,16 +49,29 @@ def _toggle(X: str, pr: dict[str, Any]) -> tuple[list[str], str]:
     args = str(pr.get("args") or "")
     readers = [(str(src).replace("_API_", X), str(on), str(off)) for src, on, off in pr["readers"]]
     first, on0, _ = readers[0]
-    body = [f"saved = {first}", "try:", "    " + _call(enable, args, bool(pr.get("enable_returns_none")))]
+    body = [
+        f"saved = {first}",
+        "try:",
+        "    " + _call(enable, args, bool(pr.get("enable_returns_none"))),
+    ]
     body += [f"    self.assertEqual({src}, {on})" for src, on, _ in readers]
     body += ["    " + _call(disable, "", bool(pr.get("disable_returns_none")))]
     body += [f"    self.assertEqual({src}, {off})" for src, _, off in readers]
     same = "is" if on0 in ("True", "False", "None") else "=="
-    body += ["finally:", f"    if saved {same} {on0}:", f"        {enable}({args})", "    else:", f"        {disable}()",
-             f"self.assertEqual({first}, saved)  # restored"]
+    body += [
+        "finally:",
+        f"    if saved {same} {on0}:",
+        f"        {enable}({args})",
+        "    else:",
+        f"        {disable}()",
+        f"self.assertEqual({first}, saved)  # restored",
+    ]
     names = ", ".join(src for src, _, _ in readers)
-    return body, f"{enable}({args}) and {disable}() each read back through {names} (values measured on the CPU), " \
-                 "the state found restored after"
+    return (
+        body,
+        f"{enable}({args}) and {disable}() each read back through {names} (values measured on the CPU), "
+        "the state found restored after",
+    )
 
 
 def _receiver(X: str, pr: dict[str, Any]) -> tuple[list[str], str]:
@@ -68,7 +83,10 @@ def _receiver(X: str, pr: dict[str, Any]) -> tuple[list[str], str]:
     body += [_call(disable, "mod", bool(pr.get("disable_returns_none")))]
     body += [f"self.assertEqual({src}, {off})  # and off again" for src, _, off in pr["moved"]]
     names = ", ".join(src for src, _, _ in pr["moved"])
-    return body, f"{disable} and {enable} on {pr['receiver']}: {names} after each (measured on the CPU)"
+    return (
+        body,
+        f"{disable} and {enable} on {pr['receiver']}: {names} after each (measured on the CPU)",
+    )
 
 
 def _nesting(X: str, pr: dict[str, Any]) -> tuple[dict[str, list[str]], str]:
@@ -76,23 +94,32 @@ def _nesting(X: str, pr: dict[str, Any]) -> tuple[dict[str, list[str]], str]:
     args = str(pr.get("args") or "")
     tests: dict[str, list[str]] = {}
     parts = []
-    readers = [(str(src).replace("_API_", X), str(inside), str(outside)) for src, inside, outside in pr["readers"]]
+    readers = [
+        (str(src).replace("_API_", X), str(inside), str(outside))
+        for src, inside, outside in pr["readers"]
+    ]
     if readers:
         body = [f"token = {up}({args})", "try:"]
         body += [f"    self.assertEqual({src}, {inside})" for src, inside, _ in readers]
         body += ["finally:", f"    {down}({'token' if pr.get('token') else ''})"]
         body += [f"self.assertEqual({src}, {outside})  # as before" for src, _, outside in readers]
         tests["inside_and_after"] = body
-        parts.append(f"{', '.join(src for src, _, _ in readers)} inside {up}({args}) and after {down} "
-                     "(values measured on the CPU)")
+        parts.append(
+            f"{', '.join(src for src, _, _ in readers)} inside {up}({args}) and after {down} "
+            "(values measured on the CPU)"
+        )
     relation = pr.get("relation")
     if relation:
+
         def offset(k: int) -> str:
             return "first" if k == 0 else f"first + {k}" if k > 0 else f"first - {-k}"
 
-        tests["returns"] = [f"first = {up}({args})", f"self.assertEqual({up}({args}), first + 1)  # one deeper",
-                            f"self.assertEqual({down}(), {offset(relation[2])})",
-                            f"self.assertEqual({down}(), {offset(relation[3])})"]
+        tests["returns"] = [
+            f"first = {up}({args})",
+            f"self.assertEqual({up}({args}), first + 1)  # one deeper",
+            f"self.assertEqual({down}(), {offset(relation[2])})",
+            f"self.assertEqual({down}(), {offset(relation[3])})",
+        ]
         parts.append(f"the depths {up} and {down} return, one level apart (measured on the CPU)")
     if not tests:
         raise CannotDecide("no reader and no depth returned")
@@ -117,11 +144,19 @@ def pair_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     elif kind == "version":
         step = int(pr["step"])
         call = f"self.assertIsNone({X}(t))" if pr.get("returns_none") else f"{X}(t)"
-        tests = {"version": ["t = torch.zeros(3, device=DEVICE)", "view = t.view(-1)", "before = t._version", call,
-                             f"self.assertEqual(t._version, before + {step})",
-                             f"self.assertEqual(view._version, before + {step})  # a view shares the counter",
-                             call, f"self.assertEqual(t._version, before + {2 * step})",
-                             "self.assertEqual(t.cpu().tolist(), [0.0, 0.0, 0.0])  # the values untouched"]}
+        tests = {
+            "version": [
+                "t = torch.zeros(3, device=DEVICE)",
+                "view = t.view(-1)",
+                "before = t._version",
+                call,
+                f"self.assertEqual(t._version, before + {step})",
+                f"self.assertEqual(view._version, before + {step})  # a view shares the counter",
+                call,
+                f"self.assertEqual(t._version, before + {2 * step})",
+                "self.assertEqual(t.cpu().tolist(), [0.0, 0.0, 0.0])  # the values untouched",
+            ]
+        }
         what = f"the tensor's version counter {step} higher after each call (measured on the CPU), a view's too"
         uses_device = True
     elif kind == "nesting":
@@ -132,10 +167,18 @@ def pair_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         what = f"through its setter {pr['setter']}: {what}"
     else:
         raise CannotDecide(f"no pair template for a {kind}")
-    methods = tuple(lines_method(f"test_{stem}_{suffix}", [line.replace("DEVICE", device) for line in lines])
-                    for suffix, lines in tests.items())
+    methods = tuple(
+        lines_method(f"test_{stem}_{suffix}", [line.replace("DEVICE", device) for line in lines])
+        for suffix, lines in tests.items()
+    )
     return TestPlan(
-        api=r.canonical, spelling=X, family="pair", stem=stem, methods=methods, summary=what + ".",
+        api=r.canonical,
+        spelling=X,
+        family="pair",
+        stem=stem,
+        methods=methods,
+        summary=what + ".",
         coverage=coverage_rows(enum="开启与关闭（或逐一取值）后读回", normal=what),
-        uses_device=uses_device, facts=facts,
+        uses_device=uses_device,
+        facts=facts,
     )

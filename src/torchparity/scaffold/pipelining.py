@@ -21,15 +21,23 @@ PIPELINING = "torch.distributed.pipelining"
 GPIPE, INTERLEAVED = f"{PIPELINING}.ScheduleGPipe", f"{PIPELINING}.ScheduleInterleaved1F1B"
 #: API leaf -> (how the model is staged, the schedule that runs it: "" for the API itself)
 ROLES = {
-    "ScheduleGPipe": ("single", ""), "Schedule1F1B": ("single", ""), "PipelineStage": ("single", GPIPE),
+    "ScheduleGPipe": ("single", ""),
+    "Schedule1F1B": ("single", ""),
+    "PipelineStage": ("single", GPIPE),
     "PipelineScheduleSingle": ("single", GPIPE),
-    "ScheduleInterleaved1F1B": ("multi", ""), "ScheduleLoopedBFS": ("multi", ""),
+    "ScheduleInterleaved1F1B": ("multi", ""),
+    "ScheduleLoopedBFS": ("multi", ""),
     "PipelineScheduleMulti": ("multi", INTERLEAVED),
-    "pipeline": ("pipe", INTERLEAVED), "Pipe": ("pipe", INTERLEAVED), "SplitPoint": ("pipe", INTERLEAVED),
+    "pipeline": ("pipe", INTERLEAVED),
+    "Pipe": ("pipe", INTERLEAVED),
+    "SplitPoint": ("pipe", INTERLEAVED),
     "pipe_split": ("pipe", INTERLEAVED),
 }
 #: members tested through their class: (owner leaf, member) -> the role's entry
-MEMBERS = {("PipelineScheduleSingle", "step"): ("single", GPIPE), ("PipelineScheduleMulti", "step"): ("multi", INTERLEAVED)}
+MEMBERS = {
+    ("PipelineScheduleSingle", "step"): ("single", GPIPE),
+    ("PipelineScheduleMulti", "step"): ("multi", INTERLEAVED),
+}
 
 
 def _entry(info: ApiInfo) -> tuple[str, str, str] | None:
@@ -57,16 +65,40 @@ def pipelining_plan(info: ApiInfo, facts: dict, device: str) -> TestPlan:
     role, schedule, leaf = entry
     r = info.resolution
     X = spelling_of(r)
-    source = render_macro("pipelining.py.j2", "pipelined", {"device": device}, test=f"test_{stem_of(r)}", X=X,
-                          role=role, leaf=leaf, schedule=schedule or X)
-    staged = {"single": "as one stage", "multi": "as two stages on one rank",
-              "pipe": "split by pipeline into two stages"}[role]
-    what = (f"a two-layer model on the device {staged}, run in two micro-batches in a one-rank group: the output "
-            "is the model's, each micro-batch's loss that of its rows, the gradients those of the whole batch's "
-            "loss over the number of micro-batches")
+    source = render_macro(
+        "pipelining.py.j2",
+        "pipelined",
+        {"device": device},
+        test=f"test_{stem_of(r)}",
+        X=X,
+        role=role,
+        leaf=leaf,
+        schedule=schedule or X,
+    )
+    staged = {
+        "single": "as one stage",
+        "multi": "as two stages on one rank",
+        "pipe": "split by pipeline into two stages",
+    }[role]
+    what = (
+        f"a two-layer model on the device {staged}, run in two micro-batches in a one-rank group: the output "
+        "is the model's, each micro-batch's loss that of its rows, the gradients those of the whole batch's "
+        "loss over the number of micro-batches"
+    )
     return TestPlan(
-        api=r.canonical, spelling=X, family="pipelining", stem=stem_of(r), methods=tuple(split_methods(source)),
-        imports=("import copy", "import inspect", "import torch.distributed", f"import {PIPELINING}",
-                 f"import {PIPELINING}.schedules"), summary=what + ".",
-        coverage=coverage_rows(normal=what), facts=facts,
+        api=r.canonical,
+        spelling=X,
+        family="pipelining",
+        stem=stem_of(r),
+        methods=tuple(split_methods(source)),
+        imports=(
+            "import copy",
+            "import inspect",
+            "import torch.distributed",
+            f"import {PIPELINING}",
+            f"import {PIPELINING}.schedules",
+        ),
+        summary=what + ".",
+        coverage=coverage_rows(normal=what),
+        facts=facts,
     )

@@ -12,7 +12,15 @@ from ..names import is_private_name
 FAMILIES = ("context", "opinfo", "tensor", "signature", "storage", "runtime", "fill-in")
 
 #: the coverage dimensions some teams list in the docstring, in their order
-COVERAGE_DIMENSIONS = ("空/非空", "枚举选项", "参数类型", "传参与不传参", "等价类/边界值", "正常传参场景", "异常传参场景")
+COVERAGE_DIMENSIONS = (
+    "空/非空",
+    "枚举选项",
+    "参数类型",
+    "传参与不传参",
+    "等价类/边界值",
+    "正常传参场景",
+    "异常传参场景",
+)
 NOT_COVERED = "不涉及"
 
 
@@ -104,8 +112,13 @@ def root_module(spelling: str) -> str:
 def coverage_rows(**given: str) -> tuple[tuple[str, str], ...]:
     """The seven dimensions in order; a dimension not given is "不涉及"."""
     keys = {
-        "empty": "空/非空", "enum": "枚举选项", "types": "参数类型", "omitted": "传参与不传参",
-        "boundary": "等价类/边界值", "normal": "正常传参场景", "invalid": "异常传参场景",
+        "empty": "空/非空",
+        "enum": "枚举选项",
+        "types": "参数类型",
+        "omitted": "传参与不传参",
+        "boundary": "等价类/边界值",
+        "normal": "正常传参场景",
+        "invalid": "异常传参场景",
     }
     values = {keys[k]: v for k, v in given.items()}
     return tuple((dim, values.get(dim) or NOT_COVERED) for dim in COVERAGE_DIMENSIONS)

@@ -21,8 +21,13 @@ from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, st
 from .render import render_helpers
 
 #: namespaces of torch's private builtins whose functions are ATen operators
-BUILTIN_MODULES = ("torch._C._nn.", "torch._C._linalg.", "torch._C._special.", "torch._C._fft.",
-                   "torch._C._VariableFunctions.")
+BUILTIN_MODULES = (
+    "torch._C._nn.",
+    "torch._C._linalg.",
+    "torch._C._special.",
+    "torch._C._fft.",
+    "torch._C._VariableFunctions.",
+)
 
 
 def recorded_kind(info: ApiInfo) -> bool:
@@ -37,14 +42,19 @@ def recorded_kind(info: ApiInfo) -> bool:
     leaf = r.path.rsplit(".", 1)[-1]
     if leaf.startswith("__"):
         return False
-    return any(n.startswith(BUILTIN_MODULES) for n in names) or (r.path.count(".") == 1 and leaf.startswith("_"))
+    return any(n.startswith(BUILTIN_MODULES) for n in names) or (
+        r.path.count(".") == 1 and leaf.startswith("_")
+    )
 
 
 def _arg(write: Writer, lit: dict[str, Any], name: str) -> str:
     """The expression of one written-out argument (a COO tensor from its indices and values)."""
     if "sparse" in lit:
         sp = lit["sparse"]
-        indices, values = write(sp["indices"], f"{name}_indices"), write(sp["values"], f"{name}_values")
+        indices, values = (
+            write(sp["indices"], f"{name}_indices"),
+            write(sp["values"], f"{name}_values"),
+        )
         shape = ", ".join(str(n) for n in sp["shape"]) + ("," if len(sp["shape"]) == 1 else "")
         coalesced = ", is_coalesced=True" if sp.get("coalesced") else ""
         return f"torch.sparse_coo_tensor({indices}, {values}, ({shape}){coalesced})"
@@ -56,8 +66,17 @@ def _arg(write: Writer, lit: dict[str, Any], name: str) -> str:
     return write(lit, name)
 
 
-def _expected(write: Writer, lit: dict[str, Any], name: str, got: str, device: str,
-              rtol: float, atol: float, body: list[str], cpu_ints: bool = False) -> None:
+def _expected(
+    write: Writer,
+    lit: dict[str, Any],
+    name: str,
+    got: str,
+    device: str,
+    rtol: float,
+    atol: float,
+    body: list[str],
+    cpu_ints: bool = False,
+) -> None:
     """Lines comparing ``got`` (a result on the device) with the value ``lit`` measured on the CPU."""
     if "tensor" in lit:
         expr = write({k: v for k, v in lit.items() if k != "stride"}, name)
@@ -66,14 +85,21 @@ def _expected(write: Writer, lit: dict[str, Any], name: str, got: str, device: s
         body.append(f"self._assert_value({got}, {expr}, {where}, rtol={rtol}, atol={atol})")
     elif "sparse" in lit:
         sp = lit["sparse"]
-        indices = write({k: v for k, v in sp["indices"].items() if k != "stride"}, f"{name}_indices")
+        indices = write(
+            {k: v for k, v in sp["indices"].items() if k != "stride"}, f"{name}_indices"
+        )
         values = write({k: v for k, v in sp["values"].items() if k != "stride"}, f"{name}_values")
-        body.append(f"self._assert_sparse({got}, {indices}, {values}, {tuple(sp['shape'])!r}, {device}, "
-                    f"rtol={rtol}, atol={atol})")
+        body.append(
+            f"self._assert_sparse({got}, {indices}, {values}, {tuple(sp['shape'])!r}, {device}, "
+            f"rtol={rtol}, atol={atol})"
+        )
     elif "nested" in lit:
         parts = lit["nested"]
-        body += [f"self.assertTrue({got}.is_nested)", f"self.assertEqual({got}.device.type, {device}.type)",
-                 f"self.assertEqual(len({got}.unbind()), {len(parts)})"]
+        body += [
+            f"self.assertTrue({got}.is_nested)",
+            f"self.assertEqual({got}.device.type, {device}.type)",
+            f"self.assertEqual(len({got}.unbind()), {len(parts)})",
+        ]
         for n, item in enumerate(parts):
             _expected(write, item, f"{name}_{n}", f"{got}.unbind()[{n}]", device, rtol, atol, body)
     elif "list" in lit:
@@ -83,7 +109,9 @@ def _expected(write: Writer, lit: dict[str, Any], name: str, got: str, device: s
     elif "value" in lit:
         value = lit["value"]
         if isinstance(value, float):
-            body.append(f"self.assertAlmostEqual({got}, {value!r}, delta={atol} + {rtol} * abs({value!r}))")
+            body.append(
+                f"self.assertAlmostEqual({got}, {value!r}, delta={atol} + {rtol} * abs({value!r}))"
+            )
         elif value is None or isinstance(value, bool):
             body.append(f"self.assertIs({got}, {value!r})")
         else:
@@ -99,20 +127,41 @@ def recorded_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
         raise CannotDecide(rec.get("problem") or "no recorded facts")
     spelling = spelling_of(r)
     stem = stem_of(r)
-    whose = "its own call" if rec.get("own") else f"a call of {rec['recorded']}, the operator it is a variant of"
-    body = [f"# {line}" for line in _comment_lines(
-        f"{whose} as torch's own code makes it for an OpInfo sample (recorded on the CPU), with its float "
-        "inputs rounded to four decimals; the values below were measured on the CPU")]
+    whose = (
+        "its own call"
+        if rec.get("own")
+        else f"a call of {rec['recorded']}, the operator it is a variant of"
+    )
+    body = [
+        f"# {line}"
+        for line in _comment_lines(
+            f"{whose} as torch's own code makes it for an OpInfo sample (recorded on the CPU), with its float "
+            "inputs rounded to four decimals; the values below were measured on the CPU"
+        )
+    ]
     write = Writer(body)
     exprs = [_arg(write, lit, f"arg{n}") for n, lit in enumerate(rec["args"])]
     kw = [f'"{key}": {_arg(write, lit, f"kw_{key}")}' for key, lit in rec["kwargs"].items()]
     body += [f"args = self._to_device([{', '.join(exprs)}])"]
     for pos in rec.get("cpu_args") or []:
         body.append(f"args[{pos}] = {exprs[pos]}  # documented to stay on the CPU")
-    body += [f"kwargs = self._to_device({{{', '.join(kw)}}})", f"result = {spelling}(*args, **kwargs)"]
+    body += [
+        f"kwargs = self._to_device({{{', '.join(kw)}}})",
+        f"result = {spelling}(*args, **kwargs)",
+    ]
     rtol, atol = rec["tolerance"]
     check: list[str] = []
-    _expected(write, rec["result"], "expected", "result", device, rtol, atol, check, bool(rec.get("cpu_args")))
+    _expected(
+        write,
+        rec["result"],
+        "expected",
+        "result",
+        device,
+        rtol,
+        atol,
+        check,
+        bool(rec.get("cpu_args")),
+    )
     for pos, lit in sorted(rec.get("changed", {}).items()):
         check.append(f"# argument {pos} as the call leaves it (it writes into it)")
         _expected(write, lit, f"expected_arg{pos}", f"args[{pos}]", device, rtol, atol, check)
@@ -121,12 +170,20 @@ def recorded_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
         _expected(write, lit, f"expected_{key}", f'kwargs["{key}"]', device, rtol, atol, check)
     body += check
     methods: list[Method] = [lines_method(f"test_{stem}", body)]
-    methods += [Method(name, src, helper=True) for name, src in
-                render_helpers("recorded_helpers.py.j2", device=device)]
+    methods += [
+        Method(name, src, helper=True)
+        for name, src in render_helpers("recorded_helpers.py.j2", device=device)
+    ]
     return TestPlan(
-        api=r.canonical, spelling=spelling, family="recorded", stem=stem, methods=tuple(methods),
-        summary=(f"{whose} as an OpInfo sample's code makes it, on the device, against the results "
-                 "and the changed arguments measured on the CPU."),
+        api=r.canonical,
+        spelling=spelling,
+        family="recorded",
+        stem=stem,
+        methods=tuple(methods),
+        summary=(
+            f"{whose} as an OpInfo sample's code makes it, on the device, against the results "
+            "and the changed arguments measured on the CPU."
+        ),
         coverage=coverage_rows(
             types="OpInfo 样例运行时 torch 传给该算子的参数",
             normal="设备上的结果（及被原地修改的参数）与 CPU 上测得的值一致，张量结果位于被测设备",

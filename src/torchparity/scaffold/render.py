@@ -16,7 +16,18 @@ from .conventions import Conventions
 from .plan import TestPlan
 
 #: stdlib modules a family may import (they go in their own isort section)
-STDLIB = ("math", "warnings", "os", "tempfile", "io", "pickle", "copy", "collections", "itertools", "functools")
+STDLIB = (
+    "math",
+    "warnings",
+    "os",
+    "tempfile",
+    "io",
+    "pickle",
+    "copy",
+    "collections",
+    "itertools",
+    "functools",
+)
 
 
 def _pyrepr(value: Any) -> str:
@@ -89,8 +100,12 @@ def import_sections(plan: TestPlan, conv: Conventions) -> tuple[list[str], list[
     """(stdlib imports, third-party imports) in the order ruff's isort wants them."""
     body = class_body(plan)
     imports = used_imports(plan.imports, body)
-    stdlib_set = {i for i in imports if i.split()[1].split(".")[0] in STDLIB
-                  or i.split()[1].split(".")[0] in sys.stdlib_module_names}
+    stdlib_set = {
+        i
+        for i in imports
+        if i.split()[1].split(".")[0] in STDLIB
+        or i.split()[1].split(".")[0] in sys.stdlib_module_names
+    }
     # isort's order: ``import x`` lines first, then ``from x import y`` lines
     stdlib = sorted(stdlib_set, key=lambda s: (s.startswith("from "), s))
     other = {i for i in imports if i not in stdlib_set}
@@ -108,15 +123,28 @@ def class_body(plan: TestPlan) -> str:
     return "\n".join(m.source.rstrip("\n") + "\n" for m in ordered)
 
 
-def render_file(plan: TestPlan, conv: Conventions, *, device_line: str, device_type: str,
-                torch_version: str, year: int | None = None) -> str:
+def render_file(
+    plan: TestPlan,
+    conv: Conventions,
+    *,
+    device_line: str,
+    device_type: str,
+    torch_version: str,
+    year: int | None = None,
+) -> str:
     stdlib, third = import_sections(plan, conv)
     where = device_type.upper() if device_type else "the device under test"
     # a reader knows the API by a public name (torch.Generator.seed, not torch._C.Generator.seed)
-    shown = plan.spelling if is_private_name(plan.api) and not is_private_name(plan.spelling) else plan.api
+    shown = (
+        plan.spelling
+        if is_private_name(plan.api) and not is_private_name(plan.spelling)
+        else plan.api
+    )
     paragraphs = [f"This file validates {shown}{': ' + plan.summary if plan.summary else '.'}"]
     if plan.fill_in:
-        paragraphs.append("Some tests are not written yet and fail on purpose: " + " ".join(plan.fill_in))
+        paragraphs.append(
+            "Some tests are not written yet and fail on purpose: " + " ".join(plan.fill_in)
+        )
     text = render(
         "file.py.j2",
         header=conv.header(year).rstrip("\n"),
@@ -152,7 +180,7 @@ def wrap_cjk(text: str, width: int, indent: str = "  ") -> list[str]:
             cut = max(current.rfind(p) for p in _BREAK_AFTER)
             if cut > len(indent) + 4:
                 lines.append(current[: cut + 1].rstrip())
-                current = indent + current[cut + 1:].lstrip()
+                current = indent + current[cut + 1 :].lstrip()
             else:
                 lines.append(current.rstrip())
                 current = indent

@@ -16,11 +16,36 @@ from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 from .render import render_macro
 
-RNG = ("manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed", "get_rng_state", "set_rng_state",
-       "get_rng_state_all", "set_rng_state_all")
-MEMORY = ("empty_cache", "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
-          "reset_peak_memory_stats", "memory_stats", "reset_max_memory_allocated")
-GENERATOR_MEMBERS = ("manual_seed", "initial_seed", "get_state", "set_state", "seed", "device", "clone_state")
+RNG = (
+    "manual_seed",
+    "manual_seed_all",
+    "seed",
+    "seed_all",
+    "initial_seed",
+    "get_rng_state",
+    "set_rng_state",
+    "get_rng_state_all",
+    "set_rng_state_all",
+)
+MEMORY = (
+    "empty_cache",
+    "memory_allocated",
+    "max_memory_allocated",
+    "memory_reserved",
+    "max_memory_reserved",
+    "reset_peak_memory_stats",
+    "memory_stats",
+    "reset_max_memory_allocated",
+)
+GENERATOR_MEMBERS = (
+    "manual_seed",
+    "initial_seed",
+    "get_state",
+    "set_state",
+    "seed",
+    "device",
+    "clone_state",
+)
 
 
 def _macro(name: str, device: str, X: str, M: str, **kwargs: Any) -> str:
@@ -41,44 +66,77 @@ def device_runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> Te
     methods = rt.get("methods") or {}
     usable = all((methods.get(m) or {}).get("ok") for m in ("record", "synchronize", "query"))
     if leaf == "Event" and rt.get("is_class") and usable and rt.get("timing"):
-        source, what = _macro("event", device, spelled, module, test=test), (
-            "record, query, synchronize, wait and elapsed_time around work on the device")
-    elif leaf == "Stream" and rt.get("is_class") and "stream" in members and rt.get("device") is not None and all(
-            (methods.get(m) or {}).get("ok") for m in ("synchronize", "query")):
+        source, what = (
+            _macro("event", device, spelled, module, test=test),
+            ("record, query, synchronize, wait and elapsed_time around work on the device"),
+        )
+    elif (
+        leaf == "Stream"
+        and rt.get("is_class")
+        and "stream" in members
+        and rt.get("device") is not None
+        and all((methods.get(m) or {}).get("ok") for m in ("synchronize", "query"))
+    ):
         events = bool((methods.get("record_event") or {}).get("ok"))
-        source, what = _macro("stream", device, spelled, module, test=test, events=events), (
-            "work queued on a new stream, current_stream inside its context, synchronize, query, wait_stream "
-            "and record_event")
+        source, what = (
+            _macro("stream", device, spelled, module, test=test, events=events),
+            (
+                "work queued on a new stream, current_stream inside its context, synchronize, query, wait_stream "
+                "and record_event"
+            ),
+        )
     elif leaf == "stream" and "Stream" in members:
-        source, what = _macro("stream_context", device, spelled, module, test=test), (
-            "current_stream inside and after the context, and the work queued in it")
+        source, what = (
+            _macro("stream_context", device, spelled, module, test=test),
+            ("current_stream inside and after the context, and the work queued in it"),
+        )
     elif leaf in RNG and "get_rng_state" in members:
-        source, what = _macro("rng", device, spelled, module, test=test, leaf=leaf, members=members), (
-            "reproducible draws on the device after seeding, and RNG state round trips")
+        source, what = (
+            _macro("rng", device, spelled, module, test=test, leaf=leaf, members=members),
+            ("reproducible draws on the device after seeding, and RNG state round trips"),
+        )
     elif leaf in MEMORY and "memory_allocated" in members:
-        source, what = _macro("memory", device, spelled, module, test=test, leaf=leaf, members=members), (
-            "the memory counters around a 1 MiB allocation on the device")
+        source, what = (
+            _macro("memory", device, spelled, module, test=test, leaf=leaf, members=members),
+            ("the memory counters around a 1 MiB allocation on the device"),
+        )
     elif leaf in ("device", "device_of") and rt.get("is_class"):
-        source, what = _macro("device_context", device, spelled, module, test=test, leaf=leaf), (
-            "the current device inside and after the context")
+        source, what = (
+            _macro("device_context", device, spelled, module, test=test, leaf=leaf),
+            ("the current device inside and after the context"),
+        )
     elif leaf == "current_accelerator":
-        source, what = _macro("current_accelerator", device, spelled, module, test=test), (
-            "the accelerator it reports: the device under test, or none on a CPU-only build")
+        source, what = (
+            _macro("current_accelerator", device, spelled, module, test=test),
+            ("the accelerator it reports: the device under test, or none on a CPU-only build"),
+        )
     elif leaf == "is_initialized":
         device_type = str(facts.get("device_type") or "cpu")
         own = module == f"torch.{device_type}" or bool(rt.get("spelled"))
-        source, what = _macro("is_initialized", device, spelled, module, test=test, own=own), (
-            "the runtime reported initialised once a tensor lives on the device" if own else
-            "the runtime of another backend not started by work on the device under test")
+        source, what = (
+            _macro("is_initialized", device, spelled, module, test=test, own=own),
+            (
+                "the runtime reported initialised once a tensor lives on the device"
+                if own
+                else "the runtime of another backend not started by work on the device under test"
+            ),
+        )
     elif leaf == "set_device" and "current_device" in members:
-        source, what = _macro("set_device", device, spelled, module, test=test), (
-            "the current device it sets, and where new tensors go")
+        source, what = (
+            _macro("set_device", device, spelled, module, test=test),
+            ("the current device it sets, and where new tensors go"),
+        )
     else:
         return None
     return TestPlan(
-        api=r.canonical, spelling=spelled, family="runtime", stem=stem_of(r),
-        methods=tuple(split_methods(source)), summary=what + ".",
-        coverage=coverage_rows(normal=what), facts=facts,
+        api=r.canonical,
+        spelling=spelled,
+        family="runtime",
+        stem=stem_of(r),
+        methods=tuple(split_methods(source)),
+        summary=what + ".",
+        coverage=coverage_rows(normal=what),
+        facts=facts,
     )
 
 
@@ -86,16 +144,29 @@ def generator_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
     r = info.resolution
     names = {r.canonical, r.path, *r.aliases, r.owner_class or ""}
     if not names & {"torch.Generator", "torch._C.Generator"} and not any(
-            n.startswith(("torch.Generator.", "torch._C.Generator.")) for n in names):
+        n.startswith(("torch.Generator.", "torch._C.Generator.")) for n in names
+    ):
         raise CannotDecide("not torch.Generator or one of its members")
     leaf = r.path.rsplit(".", 1)[-1] if r.owner_class else ""
     if leaf and leaf not in GENERATOR_MEMBERS:
         raise CannotDecide(f"no generator template for {leaf!r}")
-    source = _macro("generator", device, spelling_of(r), "", test=f"test_{stem_of(r)}", leaf=leaf,
-                    C=spelling_of(r))
+    source = _macro(
+        "generator",
+        device,
+        spelling_of(r),
+        "",
+        test=f"test_{stem_of(r)}",
+        leaf=leaf,
+        C=spelling_of(r),
+    )
     what = "seeding, reproducible draws on the device, initial_seed, and get_state/set_state round trips"
     return TestPlan(
-        api=r.canonical, spelling=spelling_of(r), family="generator", stem=stem_of(r),
-        methods=tuple(split_methods(source)), summary=what + ".", coverage=coverage_rows(normal=what),
+        api=r.canonical,
+        spelling=spelling_of(r),
+        family="generator",
+        stem=stem_of(r),
+        methods=tuple(split_methods(source)),
+        summary=what + ".",
+        coverage=coverage_rows(normal=what),
         facts=facts,
     )

@@ -22,9 +22,35 @@ from .render import render_macro
 UNTYPED = ("torch.storage.UntypedStorage", "torch.UntypedStorage")
 TYPED = ("torch.storage.TypedStorage",)
 STORAGE_MEMBERS = (
-    "cpu", "to", "clone", "copy_", "tolist", "fill_", "type", "untyped", "nbytes", "size", "element_size",
-    "__len__", "device", "dtype", "is_cuda", "is_sparse", "is_pinned", "data_ptr", "resize_", "float", "double",
-    "half", "int", "long", "short", "char", "byte", "bool", "bfloat16",
+    "cpu",
+    "to",
+    "clone",
+    "copy_",
+    "tolist",
+    "fill_",
+    "type",
+    "untyped",
+    "nbytes",
+    "size",
+    "element_size",
+    "__len__",
+    "device",
+    "dtype",
+    "is_cuda",
+    "is_sparse",
+    "is_pinned",
+    "data_ptr",
+    "resize_",
+    "float",
+    "double",
+    "half",
+    "int",
+    "long",
+    "short",
+    "char",
+    "byte",
+    "bool",
+    "bfloat16",
 )
 SAVE = ("torch.serialization.save", "torch.save")
 LOAD = ("torch.serialization.load", "torch.load")
@@ -46,18 +72,29 @@ def serialization_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> Tes
         load = spelling if names & set(LOAD) else "torch.load"
         source = _macro("save_load", device, test=test, save=save, load=load)
         imports = ("import io", "import os", "import tempfile")
-        what = ("round trips of a device tensor, a view of it, a state_dict, a storage and a module through a "
-                "buffer and a file, with and without map_location")
+        what = (
+            "round trips of a device tensor, a view of it, a state_dict, a storage and a module through a "
+            "buffer and a file, with and without map_location"
+        )
     else:
         owner_mro = [str(c) for c in (facts.get("classes") or {}).get("owner") or []]
         leaf = r.path.rsplit(".", 1)[-1]
         typed = any(c in owner_mro for c in TYPED)
         if not (typed or any(c in owner_mro for c in UNTYPED)) or leaf not in STORAGE_MEMBERS:
             raise CannotDecide(f"no save/load or storage-method template for {r.canonical}")
-        source = _macro("storage_member", device, test=test, leaf=leaf, C=owner_spelling(info), typed=typed)
+        source = _macro(
+            "storage_member", device, test=test, leaf=leaf, C=owner_spelling(info), typed=typed
+        )
         what = f"{leaf} of a storage of known values on the device: the copy, values, device and dtype it gives"
     methods = split_methods(source)
     return TestPlan(
-        api=r.canonical, spelling=spelling, family="serialization", stem=stem, methods=tuple(methods),
-        imports=imports, summary=what + ".", coverage=coverage_rows(normal=what), facts=facts,
+        api=r.canonical,
+        spelling=spelling,
+        family="serialization",
+        stem=stem,
+        methods=tuple(methods),
+        imports=imports,
+        summary=what + ".",
+        coverage=coverage_rows(normal=what),
+        facts=facts,
     )

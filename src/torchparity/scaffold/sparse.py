@@ -22,36 +22,72 @@ from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
 #: leaf -> (layout, constructor arguments, dense matrix, (accessor, values) it keeps, an invalid call's arguments)
 _CASES: dict[str, tuple[str, str, str, list[tuple[str, str]], str]] = {
     "sparse_coo_tensor": (
-        "torch.sparse_coo", "torch.tensor([[0, 0, 1], [0, 2, 2]]), torch.tensor([1.0, 2.0, 3.0]), (2, 3)",
+        "torch.sparse_coo",
+        "torch.tensor([[0, 0, 1], [0, 2, 2]]), torch.tensor([1.0, 2.0, 3.0]), (2, 3)",
         "[[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]]",
-        [("coalesce().indices()", "[[0, 0, 1], [0, 2, 2]]"), ("coalesce().values()", "[1.0, 2.0, 3.0]")],
-        "torch.tensor([[0, 0, 5], [0, 2, 2]]), torch.tensor([1.0, 2.0, 3.0]), (2, 3)"),
+        [
+            ("coalesce().indices()", "[[0, 0, 1], [0, 2, 2]]"),
+            ("coalesce().values()", "[1.0, 2.0, 3.0]"),
+        ],
+        "torch.tensor([[0, 0, 5], [0, 2, 2]]), torch.tensor([1.0, 2.0, 3.0]), (2, 3)",
+    ),
     "sparse_csr_tensor": (
-        "torch.sparse_csr", "torch.tensor([0, 2, 3]), torch.tensor([0, 2, 2]), torch.tensor([1.0, 2.0, 3.0]), (2, 3)",
+        "torch.sparse_csr",
+        "torch.tensor([0, 2, 3]), torch.tensor([0, 2, 2]), torch.tensor([1.0, 2.0, 3.0]), (2, 3)",
         "[[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]]",
-        [("crow_indices()", "[0, 2, 3]"), ("col_indices()", "[0, 2, 2]"), ("values()", "[1.0, 2.0, 3.0]")],
-        "torch.tensor([1, 2, 3]), torch.tensor([0, 2, 2]), torch.tensor([1.0, 2.0, 3.0]), (2, 3)"),
+        [
+            ("crow_indices()", "[0, 2, 3]"),
+            ("col_indices()", "[0, 2, 2]"),
+            ("values()", "[1.0, 2.0, 3.0]"),
+        ],
+        "torch.tensor([1, 2, 3]), torch.tensor([0, 2, 2]), torch.tensor([1.0, 2.0, 3.0]), (2, 3)",
+    ),
     "sparse_compressed_tensor": (
-        "torch.sparse_csr", "torch.tensor([0, 2, 3]), torch.tensor([0, 2, 2]), torch.tensor([1.0, 2.0, 3.0]), (2, 3), "
-        "layout=torch.sparse_csr", "[[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]]",
-        [("crow_indices()", "[0, 2, 3]"), ("col_indices()", "[0, 2, 2]"), ("values()", "[1.0, 2.0, 3.0]")],
-        "torch.tensor([1, 2, 3]), torch.tensor([0, 2, 2]), torch.tensor([1.0, 2.0, 3.0]), (2, 3), "
-        "layout=torch.sparse_csr"),
-    "sparse_csc_tensor": (
-        "torch.sparse_csc", "torch.tensor([0, 1, 1, 3]), torch.tensor([0, 0, 1]), torch.tensor([1.0, 2.0, 3.0]), (2, 3)",
+        "torch.sparse_csr",
+        "torch.tensor([0, 2, 3]), torch.tensor([0, 2, 2]), torch.tensor([1.0, 2.0, 3.0]), (2, 3), "
+        "layout=torch.sparse_csr",
         "[[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]]",
-        [("ccol_indices()", "[0, 1, 1, 3]"), ("row_indices()", "[0, 0, 1]"), ("values()", "[1.0, 2.0, 3.0]")],
-        "torch.tensor([1, 1, 1, 3]), torch.tensor([0, 0, 1]), torch.tensor([1.0, 2.0, 3.0]), (2, 3)"),
+        [
+            ("crow_indices()", "[0, 2, 3]"),
+            ("col_indices()", "[0, 2, 2]"),
+            ("values()", "[1.0, 2.0, 3.0]"),
+        ],
+        "torch.tensor([1, 2, 3]), torch.tensor([0, 2, 2]), torch.tensor([1.0, 2.0, 3.0]), (2, 3), "
+        "layout=torch.sparse_csr",
+    ),
+    "sparse_csc_tensor": (
+        "torch.sparse_csc",
+        "torch.tensor([0, 1, 1, 3]), torch.tensor([0, 0, 1]), torch.tensor([1.0, 2.0, 3.0]), (2, 3)",
+        "[[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]]",
+        [
+            ("ccol_indices()", "[0, 1, 1, 3]"),
+            ("row_indices()", "[0, 0, 1]"),
+            ("values()", "[1.0, 2.0, 3.0]"),
+        ],
+        "torch.tensor([1, 1, 1, 3]), torch.tensor([0, 0, 1]), torch.tensor([1.0, 2.0, 3.0]), (2, 3)",
+    ),
     "sparse_bsr_tensor": (
-        "torch.sparse_bsr", "torch.tensor([0, 1]), torch.tensor([1]), torch.tensor([[[1.0, 2.0], [3.0, 4.0]]]), (2, 4)",
+        "torch.sparse_bsr",
+        "torch.tensor([0, 1]), torch.tensor([1]), torch.tensor([[[1.0, 2.0], [3.0, 4.0]]]), (2, 4)",
         "[[0.0, 0.0, 1.0, 2.0], [0.0, 0.0, 3.0, 4.0]]",
-        [("crow_indices()", "[0, 1]"), ("col_indices()", "[1]"), ("values()", "[[[1.0, 2.0], [3.0, 4.0]]]")],
-        "torch.tensor([1, 1]), torch.tensor([1]), torch.tensor([[[1.0, 2.0], [3.0, 4.0]]]), (2, 4)"),
+        [
+            ("crow_indices()", "[0, 1]"),
+            ("col_indices()", "[1]"),
+            ("values()", "[[[1.0, 2.0], [3.0, 4.0]]]"),
+        ],
+        "torch.tensor([1, 1]), torch.tensor([1]), torch.tensor([[[1.0, 2.0], [3.0, 4.0]]]), (2, 4)",
+    ),
     "sparse_bsc_tensor": (
-        "torch.sparse_bsc", "torch.tensor([0, 1]), torch.tensor([1]), torch.tensor([[[1.0, 2.0], [3.0, 4.0]]]), (4, 2)",
+        "torch.sparse_bsc",
+        "torch.tensor([0, 1]), torch.tensor([1]), torch.tensor([[[1.0, 2.0], [3.0, 4.0]]]), (4, 2)",
         "[[0.0, 0.0], [0.0, 0.0], [1.0, 2.0], [3.0, 4.0]]",
-        [("ccol_indices()", "[0, 1]"), ("row_indices()", "[1]"), ("values()", "[[[1.0, 2.0], [3.0, 4.0]]]")],
-        "torch.tensor([1, 1]), torch.tensor([1]), torch.tensor([[[1.0, 2.0], [3.0, 4.0]]]), (4, 2)"),
+        [
+            ("ccol_indices()", "[0, 1]"),
+            ("row_indices()", "[1]"),
+            ("values()", "[[[1.0, 2.0], [3.0, 4.0]]]"),
+        ],
+        "torch.tensor([1, 1]), torch.tensor([1]), torch.tensor([[[1.0, 2.0], [3.0, 4.0]]]), (4, 2)",
+    ),
 }
 
 
@@ -85,23 +121,43 @@ def sparse_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         f"self.assertEqual(result.cpu().to_dense().tolist(), {dense})",
     ]
     body += [f"self.assertEqual(result.{acc}.cpu().tolist(), {want})" for acc, want in kept]
-    typed = [f"typed = {F}({args}, {on}, dtype=torch.float64)",
-             "self.assertIs(typed.dtype, torch.float64)",
-             f"self.assertEqual(typed.device.type, {device}.type)",
-             f"self.assertEqual(typed.cpu().to_dense().tolist(), {dense})"]
-    bad = ["# the global check off (TestCase turns it on), so only check_invariants=True asks for it",
-           "with torch.sparse.check_sparse_tensor_invariants(enable=False):",
-           "    with self.assertRaises(RuntimeError):  # indices that break the layout's invariants",
-           f"        {F}({invalid}, {on}, check_invariants=True)"]
-    source = (f"    def test_{leaf}(self):\n" + "".join(f"        {line}\n" for line in body) + "\n"
-              + f"    def test_{leaf}_dtype(self):\n" + "".join(f"        {line}\n" for line in typed) + "\n"
-              + f"    def test_{leaf}_invalid(self):\n" + "".join(f"        {line}\n" for line in bad))
-    what = ("a small matrix built from its compressed form worked out by hand: layout, dtype, device, shape, "
-            "the dense matrix, the index and value tensors it keeps; dtype=; invariant-breaking indices raising")
+    typed = [
+        f"typed = {F}({args}, {on}, dtype=torch.float64)",
+        "self.assertIs(typed.dtype, torch.float64)",
+        f"self.assertEqual(typed.device.type, {device}.type)",
+        f"self.assertEqual(typed.cpu().to_dense().tolist(), {dense})",
+    ]
+    bad = [
+        "# the global check off (TestCase turns it on), so only check_invariants=True asks for it",
+        "with torch.sparse.check_sparse_tensor_invariants(enable=False):",
+        "    with self.assertRaises(RuntimeError):  # indices that break the layout's invariants",
+        f"        {F}({invalid}, {on}, check_invariants=True)",
+    ]
+    source = (
+        f"    def test_{leaf}(self):\n"
+        + "".join(f"        {line}\n" for line in body)
+        + "\n"
+        + f"    def test_{leaf}_dtype(self):\n"
+        + "".join(f"        {line}\n" for line in typed)
+        + "\n"
+        + f"    def test_{leaf}_invalid(self):\n"
+        + "".join(f"        {line}\n" for line in bad)
+    )
+    what = (
+        "a small matrix built from its compressed form worked out by hand: layout, dtype, device, shape, "
+        "the dense matrix, the index and value tensors it keeps; dtype=; invariant-breaking indices raising"
+    )
     return TestPlan(
-        api=info.resolution.canonical, spelling=F, family="sparse", stem=leaf, methods=tuple(split_methods(source)),
+        api=info.resolution.canonical,
+        spelling=F,
+        family="sparse",
+        stem=leaf,
+        methods=tuple(split_methods(source)),
         summary=what + ".",
-        coverage=coverage_rows(types="dtype 缺省与 float64", normal="稠密结果、布局、索引与取值符合手算值",
-                               invalid="违反布局约束的索引抛出 RuntimeError"),
+        coverage=coverage_rows(
+            types="dtype 缺省与 float64",
+            normal="稠密结果、布局、索引与取值符合手算值",
+            invalid="违反布局约束的索引抛出 RuntimeError",
+        ),
         facts=facts,
     )

@@ -36,32 +36,87 @@ class StateCode:
         return "outer" if primary else f"before_{self.var}"
 
 
-STATE_CODE: dict[str, StateCode] = {s.name: s for s in (
-    StateCode("grad_mode", "grad mode", "grad", "torch.is_grad_enabled()",
-              ("torch.set_grad_enabled({v})", "torch.enable_grad() if {v} else torch.no_grad()"),
-              "torch.set_grad_enabled({v})"),
-    StateCode("inference_mode", "inference mode", "inference", "torch.is_inference_mode_enabled()",
-              ("torch.inference_mode({v})",)),
-    StateCode("multithreading", "autograd multithreading", "multithreading",
-              "torch.autograd.is_multithreading_enabled()",
-              ("torch.autograd.set_multithreading_enabled({v})",)),
-    StateCode("anomaly_mode", "anomaly mode", "anomaly", "torch.is_anomaly_enabled()",
-              ("torch.autograd.set_detect_anomaly({v})",)),
-    StateCode("anomaly_check_nan", "anomaly NaN check", "check_nan", "torch.is_anomaly_check_nan_enabled()"),
-    # each restore keeps the other state (one call sets both), so the two restore in either order
-    StateCode("deterministic", "deterministic algorithms", "deterministic",
-              "torch.are_deterministic_algorithms_enabled()", (),
-              "torch.use_deterministic_algorithms({v}, warn_only=torch.is_deterministic_algorithms_warn_only_enabled())"),
-    StateCode("deterministic_warn_only", "deterministic algorithms warn only", "warn_only",
-              "torch.is_deterministic_algorithms_warn_only_enabled()", (),
-              "torch.use_deterministic_algorithms(torch.are_deterministic_algorithms_enabled(), warn_only={v})"),
-    StateCode("default_dtype", "default dtype", "default_dtype", "torch.get_default_dtype()", (),
-              "torch.set_default_dtype({v})"),
-    StateCode("num_threads", "intra-op threads", "num_threads", "torch.get_num_threads()", (),
-              "torch.set_num_threads({v})"),
-    StateCode("matmul_precision", "float32 matmul precision", "matmul_precision",
-              "torch.get_float32_matmul_precision()", (), "torch.set_float32_matmul_precision({v})"),
-)}
+STATE_CODE: dict[str, StateCode] = {
+    s.name: s
+    for s in (
+        StateCode(
+            "grad_mode",
+            "grad mode",
+            "grad",
+            "torch.is_grad_enabled()",
+            ("torch.set_grad_enabled({v})", "torch.enable_grad() if {v} else torch.no_grad()"),
+            "torch.set_grad_enabled({v})",
+        ),
+        StateCode(
+            "inference_mode",
+            "inference mode",
+            "inference",
+            "torch.is_inference_mode_enabled()",
+            ("torch.inference_mode({v})",),
+        ),
+        StateCode(
+            "multithreading",
+            "autograd multithreading",
+            "multithreading",
+            "torch.autograd.is_multithreading_enabled()",
+            ("torch.autograd.set_multithreading_enabled({v})",),
+        ),
+        StateCode(
+            "anomaly_mode",
+            "anomaly mode",
+            "anomaly",
+            "torch.is_anomaly_enabled()",
+            ("torch.autograd.set_detect_anomaly({v})",),
+        ),
+        StateCode(
+            "anomaly_check_nan",
+            "anomaly NaN check",
+            "check_nan",
+            "torch.is_anomaly_check_nan_enabled()",
+        ),
+        # each restore keeps the other state (one call sets both), so the two restore in either order
+        StateCode(
+            "deterministic",
+            "deterministic algorithms",
+            "deterministic",
+            "torch.are_deterministic_algorithms_enabled()",
+            (),
+            "torch.use_deterministic_algorithms({v}, warn_only=torch.is_deterministic_algorithms_warn_only_enabled())",
+        ),
+        StateCode(
+            "deterministic_warn_only",
+            "deterministic algorithms warn only",
+            "warn_only",
+            "torch.is_deterministic_algorithms_warn_only_enabled()",
+            (),
+            "torch.use_deterministic_algorithms(torch.are_deterministic_algorithms_enabled(), warn_only={v})",
+        ),
+        StateCode(
+            "default_dtype",
+            "default dtype",
+            "default_dtype",
+            "torch.get_default_dtype()",
+            (),
+            "torch.set_default_dtype({v})",
+        ),
+        StateCode(
+            "num_threads",
+            "intra-op threads",
+            "num_threads",
+            "torch.get_num_threads()",
+            (),
+            "torch.set_num_threads({v})",
+        ),
+        StateCode(
+            "matmul_precision",
+            "float32 matmul precision",
+            "matmul_precision",
+            "torch.get_float32_matmul_precision()",
+            (),
+            "torch.set_float32_matmul_precision({v})",
+        ),
+    )
+}
 
 
 def primary_and_secondaries(
@@ -92,7 +147,9 @@ def _per_before(table: dict[tuple[Any, Any], Any], mode: Any, var: str) -> str |
     return None
 
 
-def relation(runs: list[dict[str, Any]], point: str, state: str, var: str, has_mode: bool) -> str | None:
+def relation(
+    runs: list[dict[str, Any]], point: str, state: str, var: str, has_mode: bool
+) -> str | None:
     """The expression (of ``mode`` and ``var``) every measured run agrees with, or None.
 
     ``runs`` hold ``args`` (the mode), ``before`` and ``point`` snapshots; a

@@ -45,8 +45,14 @@ def switch_leaf(info: ApiInfo) -> bool:
 
 
 def _restore(X: str, getter: str, body: list[str], put_back: str = "saved") -> list[str]:
-    return [f"saved = {getter}", "try:", *("    " + line for line in body), "finally:", f"    {X}({put_back})",
-            f"self.assertEqual({getter}, saved)  # restored"]
+    return [
+        f"saved = {getter}",
+        "try:",
+        *("    " + line for line in body),
+        "finally:",
+        f"    {X}({put_back})",
+        f"self.assertEqual({getter}, saved)  # restored",
+    ]
 
 
 def switch_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
@@ -58,14 +64,24 @@ def switch_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     stem = stem_of(r)
     kind = sw.get("kind")
     tests, what, uses_device = switch_tests(X, sw)
-    methods = tuple(lines_method(f"test_{stem}_{suffix}", [line.replace("DEVICE", device) for line in lines])
-                    for suffix, lines in tests.items())
+    methods = tuple(
+        lines_method(f"test_{stem}_{suffix}", [line.replace("DEVICE", device) for line in lines])
+        for suffix, lines in tests.items()
+    )
     return TestPlan(
-        api=r.canonical, spelling=X, family="switch", stem=stem, methods=methods, summary=what + ".",
-        coverage=coverage_rows(enum="取值逐一设置并读回" if kind in ("str", "bool", "keyed", "dtype", "int") else "",
-                               normal=what,
-                               invalid="非法取值抛出异常" if kind == "str" and sw.get("refused") else ""),
-        uses_device=uses_device, facts=facts,
+        api=r.canonical,
+        spelling=X,
+        family="switch",
+        stem=stem,
+        methods=methods,
+        summary=what + ".",
+        coverage=coverage_rows(
+            enum="取值逐一设置并读回" if kind in ("str", "bool", "keyed", "dtype", "int") else "",
+            normal=what,
+            invalid="非法取值抛出异常" if kind == "str" and sw.get("refused") else "",
+        ),
+        uses_device=uses_device,
+        facts=facts,
     )
 
 
@@ -93,35 +109,48 @@ def switch_tests(X: str, sw: dict[str, Any]) -> tuple[dict[str, list[str]], str,
             "c = b.sin()  # sin saves b for its backward",
             "before = b._version",
             "b.mul_(1)",
-            "with self.assertRaisesRegex(RuntimeError, \"modified by an inplace operation\"):",
+            'with self.assertRaisesRegex(RuntimeError, "modified by an inplace operation"):',
             "    c.sum().backward(retain_graph=True)",
             f"{X}((b,), (before,))  # the change hidden: the saved b is taken as it was",
             "c.sum().backward()",
             "torch.testing.assert_close(a.grad.cpu(), torch.cos(torch.ones(3)))",
         ]
         uses_device = True
-        what = "the version counter read back on a tensor and its view, in-place ops counting on, and backward " \
-               "accepting a saved tensor whose version was restored"
+        what = (
+            "the version counter read back on a tensor and its view, in-place ops counting on, and backward "
+            "accepting a saved tensor whose version was restored"
+        )
     elif kind == "device":
-        tests["default_device"] = _restore(X, getter, [
-            f'self.assertIsNone({X}("meta"))',
-            f'self.assertEqual({getter}, torch.device("meta"))',
-            'self.assertEqual(torch.empty(2).device.type, "meta")  # factories follow the default device',
-            'self.assertEqual(torch.zeros(2, device="cpu").device.type, "cpu")  # an explicit device still wins',
-            f"{X}(DEVICE)",
-            f"self.assertEqual({getter}.type, DEVICE.type)",
-            "made = torch.tensor([1.0, 2.0])",
-            "self.assertEqual(made.device.type, DEVICE.type)",
-            "self.assertEqual(made.cpu().tolist(), [1.0, 2.0])",
-            f"{X}(None)  # None: back to the CPU, the initial default",
-            f'self.assertEqual({getter}, torch.device("cpu"))',
-            'self.assertEqual(torch.empty(1).device.type, "cpu")',
-        ], put_back='None if saved == torch.device("cpu") else saved')  # None: no device mode left behind
+        tests["default_device"] = _restore(
+            X,
+            getter,
+            [
+                f'self.assertIsNone({X}("meta"))',
+                f'self.assertEqual({getter}, torch.device("meta"))',
+                'self.assertEqual(torch.empty(2).device.type, "meta")  # factories follow the default device',
+                'self.assertEqual(torch.zeros(2, device="cpu").device.type, "cpu")  # an explicit device still wins',
+                f"{X}(DEVICE)",
+                f"self.assertEqual({getter}.type, DEVICE.type)",
+                "made = torch.tensor([1.0, 2.0])",
+                "self.assertEqual(made.device.type, DEVICE.type)",
+                "self.assertEqual(made.cpu().tolist(), [1.0, 2.0])",
+                f"{X}(None)  # None: back to the CPU, the initial default",
+                f'self.assertEqual({getter}, torch.device("cpu"))',
+                'self.assertEqual(torch.empty(1).device.type, "cpu")',
+            ],
+            put_back='None if saved == torch.device("cpu") else saved',
+        )  # None: no device mode left behind
         uses_device = True
-        what = "the default device it sets: the getter, where factories put tensors (meta and the device), an " \
-               "explicit device winning, None resetting to the CPU, restored after"
+        what = (
+            "the default device it sets: the getter, where factories put tensors (meta and the device), an "
+            "explicit device winning, None resetting to the CPU, restored after"
+        )
     elif kind == "keyed":
-        key, get, put = json.dumps(sw["key"]), f"{sw['getter']}({json.dumps(sw['key'])})", str(sw["setter"])
+        key, get, put = (
+            json.dumps(sw["key"]),
+            f"{sw['getter']}({json.dumps(sw['key'])})",
+            str(sw["setter"]),
+        )
         order = [v for v in sw["accepted"] if v != sw["saved"]] + [sw["saved"]]
         tests["set_and_read_back"] = [
             f"saved = {get}",
@@ -134,20 +163,27 @@ def switch_tests(X: str, sw: dict[str, Any]) -> tuple[dict[str, list[str]], str,
             f"    {put}({key}, saved)",
             f"self.assertEqual({get}, saved)  # restored",
         ]
-        what = (f"each value {put} takes for {key} ({', '.join(order)}) read back through {get}, the value of a "
-                "fresh interpreter first, restored after")
+        what = (
+            f"each value {put} takes for {key} ({', '.join(order)}) read back through {get}, the value of a "
+            "fresh interpreter first, restored after"
+        )
     elif kind == "state":
         mover = str(sw.get("mover") or "torch.rand(3)")
-        tests["round_trip"] = _restore(X, getter, [
-            f"first = {mover}",
-            f"self.assertFalse(torch.equal({getter}, saved))  # the draw moved the state",
-            {"none": f"self.assertIsNone({X}(saved))",  # the setter's own return, as measured
-             "self": f"self.assertIs({X}(saved), {X.rsplit('.', 1)[0]})"}.get(str(sw.get("returns", "none")),
-                                                                           f"{X}(saved)"),
-            f"self.assertTrue(torch.equal({getter}, saved))  # read back as it was set",
-            f"again = {mover}",
-            "self.assertTrue(torch.equal(first, again))  # the same state gives the same draws",
-        ])
+        tests["round_trip"] = _restore(
+            X,
+            getter,
+            [
+                f"first = {mover}",
+                f"self.assertFalse(torch.equal({getter}, saved))  # the draw moved the state",
+                {
+                    "none": f"self.assertIsNone({X}(saved))",  # the setter's own return, as measured
+                    "self": f"self.assertIs({X}(saved), {X.rsplit('.', 1)[0]})",
+                }.get(str(sw.get("returns", "none")), f"{X}(saved)"),
+                f"self.assertTrue(torch.equal({getter}, saved))  # read back as it was set",
+                f"again = {mover}",
+                "self.assertTrue(torch.equal(first, again))  # the same state gives the same draws",
+            ],
+        )
         what = f"a state {getter} reads, moved by a draw and set back: read back, the same draws after it"
     elif kind in ("str", "bool", "dtype", "int"):
         accepted = list(sw.get("accepted") or [])
@@ -155,18 +191,27 @@ def switch_tests(X: str, sw: dict[str, Any]) -> tuple[dict[str, list[str]], str,
         if len(accepted) < 2 or not any(v != saved for v in accepted):
             raise CannotDecide(f"{X} took no value but the one it had ({saved!r})")
         order = [v for v in accepted if v != saved] + [saved]
-        lit = (lambda v: str(v)) if kind == "dtype" else _lit  # a dtype comes spelled (torch.float16)
-        body = [f"for value in [{', '.join(lit(v) for v in order)}]:", f"    self.assertIsNone({X}(value))",
-                f"    self.assertEqual({getter}, value)"]
+        lit = (
+            (lambda v: str(v)) if kind == "dtype" else _lit
+        )  # a dtype comes spelled (torch.float16)
+        body = [
+            f"for value in [{', '.join(lit(v) for v in order)}]:",
+            f"    self.assertIsNone({X}(value))",
+            f"    self.assertEqual({getter}, value)",
+        ]
         if kind == "str" and sw.get("refused"):
-            body += [f"{X}({_lit(order[0])})",
-                     f"with self.assertRaises({sw['refused']}):  # not a mode",
-                     f'    {X}("no_such_mode_word")',
-                     f"self.assertEqual({getter}, {_lit(order[0])})  # a refused value changes nothing"]
+            body += [
+                f"{X}({_lit(order[0])})",
+                f"with self.assertRaises({sw['refused']}):  # not a mode",
+                f'    {X}("no_such_mode_word")',
+                f"self.assertEqual({getter}, {_lit(order[0])})  # a refused value changes nothing",
+            ]
         tests["set_and_read_back"] = _restore(X, getter, body)
-        what = (f"each value it takes ({', '.join(lit(v) for v in order)}) set and read back through {getter}"
-                + (", an unknown value refused" if kind == "str" and sw.get("refused") else "")
-                + ", the value before restored")
+        what = (
+            f"each value it takes ({', '.join(lit(v) for v in order)}) set and read back through {getter}"
+            + (", an unknown value refused" if kind == "str" and sw.get("refused") else "")
+            + ", the value before restored"
+        )
     else:
         raise CannotDecide(f"no switch template for a {kind} value")
     return tests, what, uses_device

@@ -26,10 +26,17 @@ from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, st
 
 #: kind -> what the test calls it
 KIND_WORDS = {
-    "sparse_coo": "a sparse COO matrix", "sparse_csr": "a sparse CSR matrix", "sparse_csc": "a sparse CSC matrix",
-    "sparse_bsr": "a sparse BSR matrix", "sparse_bsc": "a sparse BSC matrix", "nested": "a nested tensor",
-    "complex": "a complex tensor", "int": "an integer tensor", "bool": "a bool tensor",
-    "quantized": "a quantized tensor", "dense": "a dense tensor",
+    "sparse_coo": "a sparse COO matrix",
+    "sparse_csr": "a sparse CSR matrix",
+    "sparse_csc": "a sparse CSC matrix",
+    "sparse_bsr": "a sparse BSR matrix",
+    "sparse_bsc": "a sparse BSC matrix",
+    "nested": "a nested tensor",
+    "complex": "a complex tensor",
+    "int": "an integer tensor",
+    "bool": "a bool tensor",
+    "quantized": "a quantized tensor",
+    "dense": "a dense tensor",
     "quant_module": "a fake-quantize module (its switches are Python state, on the CPU)",
 }
 SPARSE = ("sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc")
@@ -44,8 +51,10 @@ def _hand_check(var: str, hand: str, kind: str) -> list[str]:
     if kind == "nested":
         return [f"self.assertEqual([t.tolist() for t in {var}.cpu().unbind()], {hand})"]
     if kind == "quantized":
-        return ["# quantized on the CPU: a device backend is not assumed to quantize",
-                f"self.assertEqual({var}.dequantize().tolist(), {hand})"]
+        return [
+            "# quantized on the CPU: a device backend is not assumed to quantize",
+            f"self.assertEqual({var}.dequantize().tolist(), {hand})",
+        ]
     if kind == "dense":
         return [f"self.assertEqual({var}.cpu().tolist(), {hand})"]
     return [f"self.assertEqual({var}.cpu().tolist(), {hand})"]
@@ -57,7 +66,9 @@ def scenario_lines(sc: dict[str, Any], sp: Spelling) -> list[str]:
     for line in sc.get("setup", []):
         var = line.split(" = ", 1)[0]
         value, kind = (hand.get(var) or ["", ""])[:2]
-        body.append(f"# {KIND_WORDS.get(kind, 'a tensor')}" + (", its values by hand" if value else ""))
+        body.append(
+            f"# {KIND_WORDS.get(kind, 'a tensor')}" + (", its values by hand" if value else "")
+        )
         body.append(sp.apply(line))
         body += _hand_check(var, value, kind)
     body.append(f"result = {sp.apply(sc['call'])}")
@@ -65,14 +76,19 @@ def scenario_lines(sc: dict[str, Any], sp: Spelling) -> list[str]:
     body += [check_line(c, sp) for c in sc.get("checks", [])]
     raises = sc.get("raises")
     if raises:
-        body += ["# an index outside the matrix breaks the invariants: refused",
-                 f"with self.assertRaises({raises[1]}):", f"    {sp.apply(raises[0])}"]
+        body += [
+            "# an index outside the matrix breaks the invariants: refused",
+            f"with self.assertRaises({raises[1]}):",
+            f"    {sp.apply(raises[0])}",
+        ]
     counterpart = sc.get("counterpart")
     if counterpart:
         sparse_result = any(c[1] == "result.layout" for c in sc.get("checks", []))
         got = "result.cpu().to_dense()" if sparse_result else "result.cpu()"
-        body += ["# independent of the API: the dense operator on the densified arguments, on the CPU",
-                 f"torch.testing.assert_close({got}, {sp.apply(counterpart)}.cpu())"]
+        body += [
+            "# independent of the API: the dense operator on the densified arguments, on the CPU",
+            f"torch.testing.assert_close({got}, {sp.apply(counterpart)}.cpu())",
+        ]
     return body
 
 
@@ -97,14 +113,28 @@ def kinds_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     text = "\n".join(m.source for m in methods)
     kinds = sorted({str(sc.get("kind")) for sc in scenarios})
     dense = sum(1 for sc in scenarios if sc.get("counterpart"))
-    summary = (f"{spelling} called with {', '.join(KIND_WORDS.get(k, k) for k in kinds)} built on the device "
-               "from values worked out by hand; the result checked kind-aware (layout, shape, dtype, device, the "
-               "dense matrix, nested components, quantized integers) against the values measured on the CPU"
-               + (f"; {dense} call(s) against the dense operator on the densified arguments" if dense else "") + ".")
+    summary = (
+        f"{spelling} called with {', '.join(KIND_WORDS.get(k, k) for k in kinds)} built on the device "
+        "from values worked out by hand; the result checked kind-aware (layout, shape, dtype, device, the "
+        "dense matrix, nested components, quantized integers) against the values measured on the CPU"
+        + (
+            f"; {dense} call(s) against the dense operator on the densified arguments"
+            if dense
+            else ""
+        )
+        + "."
+    )
     return TestPlan(
-        api=r.canonical, spelling=spelling, family="kinds", stem=stem, methods=tuple(methods),
+        api=r.canonical,
+        spelling=spelling,
+        family="kinds",
+        stem=stem,
+        methods=tuple(methods),
         summary=summary,
-        coverage=coverage_rows(types="、".join(kinds) + " 张量作为参数",
-                               normal=f"{len(scenarios)} 个调用场景：结果的布局、形状、dtype、稠密值与 CPU 实测一致"),
-        uses_device=uses(text, device) or device in text, facts=facts,
+        coverage=coverage_rows(
+            types="、".join(kinds) + " 张量作为参数",
+            normal=f"{len(scenarios)} 个调用场景：结果的布局、形状、dtype、稠密值与 CPU 实测一致",
+        ),
+        uses_device=uses(text, device) or device in text,
+        facts=facts,
     )

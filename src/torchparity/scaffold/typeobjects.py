@@ -64,8 +64,8 @@ def _device(C: str) -> dict[str, list[str]]:
             f'self.assertEqual({C}("cpu:0"), indexed)',
             f'self.assertNotEqual({C}("cpu"), indexed)  # an index makes a different device',
             f'self.assertEqual(hash({C}("cpu:0")), hash(indexed))',
-            f'self.assertEqual({C}(DEVICE.type, 1).index, 1)',
-            f'self.assertEqual({C}(DEVICE.type, 1).type, DEVICE.type)',
+            f"self.assertEqual({C}(DEVICE.type, 1).index, 1)",
+            f"self.assertEqual({C}(DEVICE.type, 1).type, DEVICE.type)",
         ],
         "invalid": [
             "with self.assertRaises(RuntimeError):  # not a device type torch knows",
@@ -80,7 +80,7 @@ def _device(C: str) -> dict[str, list[str]]:
             f"with {C}(DEVICE.type):  # a device used as a context makes factories' default device",
             "    inside = torch.zeros(2)",
             "self.assertEqual(inside.device.type, DEVICE.type)",
-            "self.assertEqual(torch.zeros(2).device.type, \"cpu\")  # and only inside the block",
+            'self.assertEqual(torch.zeros(2).device.type, "cpu")  # and only inside the block',
             "self.assertEqual(inside.cpu().tolist(), [0.0, 0.0])",
         ],
     }
@@ -189,18 +189,40 @@ def _iinfo(C: str) -> dict[str, list[str]]:
 
 #: canonical class -> (template, what the tests assert, whether they use the device)
 TYPE_OBJECTS: dict[str, tuple[Any, str, bool]] = {
-    "torch.dtype": (_dtype, "which values are dtypes (a tensor's, the default, each documented one), the class's "
-                            "itemsize/is_floating_point/is_complex/is_signed descriptors, not constructible", True),
-    "torch.device": (_device, "device strings parsed (type, index, str, equality, hash), invalid ones refused, "
-                              "tensors made on it and the default device inside a with block", True),
-    "torch.layout": (_layout, "which values are layouts (a device tensor's, the documented ones), sparse layouts "
-                              "of a CPU tensor", True),
-    "torch.memory_format": (_memory_format, "the documented formats, channels_last strides and values on the device",
-                            True),
-    "torch.finfo": (_finfo, "float32/16/bf16/64 limits as documented (eps, tiny, max, resolution), the default "
-                            "dtype, integer types refused, eps on the device", True),
-    "torch.iinfo": (_iinfo, "int8/uint8/int16/32/64 limits, floating types refused, the int32 maximum on the device",
-                    True),
+    "torch.dtype": (
+        _dtype,
+        "which values are dtypes (a tensor's, the default, each documented one), the class's "
+        "itemsize/is_floating_point/is_complex/is_signed descriptors, not constructible",
+        True,
+    ),
+    "torch.device": (
+        _device,
+        "device strings parsed (type, index, str, equality, hash), invalid ones refused, "
+        "tensors made on it and the default device inside a with block",
+        True,
+    ),
+    "torch.layout": (
+        _layout,
+        "which values are layouts (a device tensor's, the documented ones), sparse layouts "
+        "of a CPU tensor",
+        True,
+    ),
+    "torch.memory_format": (
+        _memory_format,
+        "the documented formats, channels_last strides and values on the device",
+        True,
+    ),
+    "torch.finfo": (
+        _finfo,
+        "float32/16/bf16/64 limits as documented (eps, tiny, max, resolution), the default "
+        "dtype, integer types refused, eps on the device",
+        True,
+    ),
+    "torch.iinfo": (
+        _iinfo,
+        "int8/uint8/int16/32/64 limits, floating types refused, the int32 maximum on the device",
+        True,
+    ),
 }
 
 
@@ -218,13 +240,23 @@ def type_object(info: ApiInfo) -> str:
 def typeobject_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     name = type_object(info)
     if not name:
-        raise CannotDecide(f"{info.resolution.canonical} is none of torch's tensor-attribute classes")
+        raise CannotDecide(
+            f"{info.resolution.canonical} is none of torch's tensor-attribute classes"
+        )
     template, what, uses_device = TYPE_OBJECTS[name]
     C = spelling_of(info.resolution)
     stem = C.rsplit(".", 1)[-1]
-    methods = tuple(_method(f"test_{stem}_{suffix}", lines) for suffix, lines in template(C).items())
+    methods = tuple(
+        _method(f"test_{stem}_{suffix}", lines) for suffix, lines in template(C).items()
+    )
     return TestPlan(
-        api=info.resolution.canonical, spelling=C, family="typeobject", stem=stem, methods=methods,
-        summary=f"the documented facts of {C}: {what}.", coverage=coverage_rows(normal=what),
-        uses_device=uses_device, facts=facts,
+        api=info.resolution.canonical,
+        spelling=C,
+        family="typeobject",
+        stem=stem,
+        methods=methods,
+        summary=f"the documented facts of {C}: {what}.",
+        coverage=coverage_rows(normal=what),
+        uses_device=uses_device,
+        facts=facts,
     )

@@ -41,30 +41,51 @@ from .render import render_macro
 
 FUTURES = ("torch.futures.Future", "torch.jit.Future", "torch._C.Future")
 SYMBOLIC = "torch.fx.experimental.symbolic_shapes"
-FUTURE_MEMBERS = ("set_result", "wait", "value", "then", "add_done_callback", "done", "set_exception")
+FUTURE_MEMBERS = (
+    "set_result",
+    "wait",
+    "value",
+    "then",
+    "add_done_callback",
+    "done",
+    "set_exception",
+)
 #: API name -> the kind (its macro in utilities.py.j2)
 KINDS = {
-    "torch.futures.collect_all": "future", "torch.futures.wait_all": "future",
-    "torch.multiprocessing.Value": "shared", "torch.multiprocessing.Array": "shared",
-    "torch.amp.autocast_mode._enter_autocast": "autocast", "torch.amp.autocast_mode._exit_autocast": "autocast",
-    "torch.amp._enter_autocast": "autocast", "torch.amp._exit_autocast": "autocast",
+    "torch.futures.collect_all": "future",
+    "torch.futures.wait_all": "future",
+    "torch.multiprocessing.Value": "shared",
+    "torch.multiprocessing.Array": "shared",
+    "torch.amp.autocast_mode._enter_autocast": "autocast",
+    "torch.amp.autocast_mode._exit_autocast": "autocast",
+    "torch.amp._enter_autocast": "autocast",
+    "torch.amp._exit_autocast": "autocast",
     "torch.compiler.reset": "reset",
-    "torch._dynamo.mark_dynamic": "dynamic", "torch._dynamo.decorators.mark_dynamic": "dynamic",
-    "torch.cond": "cond", "torch._higher_order_ops.cond.cond": "cond",
-    "torch._dynamo.mark_static_address": "static", "torch._dynamo.decorators.mark_static_address": "static",
+    "torch._dynamo.mark_dynamic": "dynamic",
+    "torch._dynamo.decorators.mark_dynamic": "dynamic",
+    "torch.cond": "cond",
+    "torch._higher_order_ops.cond.cond": "cond",
+    "torch._dynamo.mark_static_address": "static",
+    "torch._dynamo.decorators.mark_static_address": "static",
     "torch.from_numpy": "from_numpy",
-    f"{SYMBOLIC}.constrain_range": "symbolic", f"{SYMBOLIC}.constrain_unify": "symbolic",
-    f"{SYMBOLIC}.compute_unbacked_bindings": "symbolic", f"{SYMBOLIC}.ShapeEnv.add_backed_var_to_val": "symbolic",
+    f"{SYMBOLIC}.constrain_range": "symbolic",
+    f"{SYMBOLIC}.constrain_unify": "symbolic",
+    f"{SYMBOLIC}.compute_unbacked_bindings": "symbolic",
+    f"{SYMBOLIC}.ShapeEnv.add_backed_var_to_val": "symbolic",
 }
 WHAT = {
-    "future": ("a future's result set once, the callbacks and chained futures it runs, an error raised by wait "
-               "and by what is chained after it"),
+    "future": (
+        "a future's result set once, the callbacks and chained futures it runs, an error raised by wait "
+        "and by what is chained after it"
+    ),
     "shared": "the shared value's contents and lock, and a change a forked child process makes, seen by the parent",
     "autocast": "autocast on with its dtype between entry and exit (a matmul on the device in that dtype), off after",
     "reset": "a compiled function cached after one compile and compiled again after the reset",
     "dynamic": "the marked dimension compiled once for two sizes (twice without the mark), symbolic in the graph",
-    "symbolic": ("what it records in a ShapeEnv: the range of an unbacked size, the symbol standing for another, "
-                 "the binding of a fresh symbol to its size, a symbol's value and the hints that follow from it"),
+    "symbolic": (
+        "what it records in a ShapeEnv: the range of an unbacked size, the symbol standing for another, "
+        "the binding of a fresh symbol to its size, a symbol's value and the hints that follow from it"
+    ),
     "static": "the static-address mark dynamo reads, guarded and not, and the error for a non-tensor",
     "from_numpy": "the array's memory shared both ways, the dtypes it maps, a list refused, the values on the device",
     "cond": "each branch taken by the predicate on the device, eager and exported (a cond node with both branches)",
@@ -104,16 +125,27 @@ def utility_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     leaf = r.path.rsplit(".", 1)[-1]
     owner = owner_spelling(info) if r.owner_class else ""
     context = {"device": device, "leaf": leaf if owner else "", "owner": owner}
-    source = render_macro("utilities.py.j2", kind, context, test=f"test_{stem}", C=spelling, leaf=leaf)
+    source = render_macro(
+        "utilities.py.j2", kind, context, test=f"test_{stem}", C=spelling, leaf=leaf
+    )
     methods = split_methods(source)
     if not methods:
         raise CannotDecide("the template wrote no test")
-    imports = {"shared": ["import torch.multiprocessing"], "from_numpy": ["import numpy"]}.get(kind, [])
+    imports = {"shared": ["import torch.multiprocessing"], "from_numpy": ["import numpy"]}.get(
+        kind, []
+    )
     if kind == "symbolic" and "sympy." in "".join(m.source for m in methods):
         imports.append("import sympy")
     return TestPlan(
-        api=r.canonical, spelling=spelling, family="utility", stem=stem, methods=tuple(methods),
-        imports=(*imports, *IMPORTS.get(kind, ())), summary=WHAT[kind] + ".",
-        coverage=coverage_rows(normal=WHAT[kind], invalid="异常结果、重复设置" if kind == "future" else ""),
+        api=r.canonical,
+        spelling=spelling,
+        family="utility",
+        stem=stem,
+        methods=tuple(methods),
+        imports=(*imports, *IMPORTS.get(kind, ())),
+        summary=WHAT[kind] + ".",
+        coverage=coverage_rows(
+            normal=WHAT[kind], invalid="异常结果、重复设置" if kind == "future" else ""
+        ),
         facts=facts,
     )

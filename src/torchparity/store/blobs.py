@@ -52,13 +52,19 @@ def write_error(exc: OSError, path: Path | str, doing: str) -> EnvironmentBroken
         what = "no space left on the device"
         hint = "free some space (or pass --store DIR on another disk) and run again"
     elif code in (errno.EROFS, errno.EACCES, errno.EPERM):
-        what = "the store is read-only" if code == errno.EROFS else "permission denied (the store is read-only for you)"
+        what = (
+            "the store is read-only"
+            if code == errno.EROFS
+            else "permission denied (the store is read-only for you)"
+        )
         hint = "make it writable or pass --store DIR"
     else:
         what = exc.strerror or str(exc)
         hint = "check the disk and run again"
-    return EnvironmentBroken(f"cannot write the evidence store at {path} while {doing}: {what}; "
-                             f"nothing of this write was kept; {hint}")
+    return EnvironmentBroken(
+        f"cannot write the evidence store at {path} while {doing}: {what}; "
+        f"nothing of this write was kept; {hint}"
+    )
 
 
 class BlobStore:
@@ -71,8 +77,10 @@ class BlobStore:
 
     def path(self, sha: str) -> Path:
         if not is_sha256(sha):
-            raise EvidenceTampered(f"the store's index names evidence {sha!r}, which is not a SHA-256 "
-                                   f"(under {self.root}); the index was edited")
+            raise EvidenceTampered(
+                f"the store's index names evidence {sha!r}, which is not a SHA-256 "
+                f"(under {self.root}); the index was edited"
+            )
         return self.root / sha[:2] / sha
 
     def exists(self, sha: str) -> bool:
@@ -96,7 +104,9 @@ class BlobStore:
         try:
             sha = tmp[0]
             if expect is not None and sha != expect:
-                raise EvidenceTampered(f"evidence meant to be {expect} hashes to {sha}; it was not stored")
+                raise EvidenceTampered(
+                    f"evidence meant to be {expect} hashes to {sha}; it was not stored"
+                )
             return sha, self.publish(tmp[1], sha)
         finally:
             Path(tmp[1]).unlink(missing_ok=True)
@@ -176,7 +186,9 @@ class BlobStore:
             if not stat.S_ISREG(st.st_mode):
                 raise self._not_regular(sha, st.st_mode)
             # O_NONBLOCK: were a FIFO swapped in after the check, opening it would not wait for a writer
-            fd = os.open(target, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+            fd = os.open(
+                target, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+            )
         except FileNotFoundError:
             raise self._missing(sha) from None
         except OSError as exc:
@@ -200,7 +212,9 @@ class BlobStore:
                 try:
                     chunk = os.read(fd, min(CHUNK, left))
                 except OSError as exc:
-                    raise StoreCorrupt(f"cannot read stored evidence {self.path(sha)}: {exc.strerror}") from exc
+                    raise StoreCorrupt(
+                        f"cannot read stored evidence {self.path(sha)}: {exc.strerror}"
+                    ) from exc
                 if not chunk:
                     break
                 left -= len(chunk)

@@ -46,7 +46,14 @@ from .db import Store
 from .jsoncheck import ShapeError
 from .seal import RunSeal, TargetSeal, differences, record_disagreements
 
-__all__ = ["BUNDLE_SCHEMA", "BundleCheck", "BundleLimits", "export_bundle", "import_bundle", "verify_bundle"]
+__all__ = [
+    "BUNDLE_SCHEMA",
+    "BundleCheck",
+    "BundleLimits",
+    "export_bundle",
+    "import_bundle",
+    "verify_bundle",
+]
 
 
 @dataclass
@@ -62,7 +69,9 @@ class BundleCheck:
 
     @property
     def signature_accepted(self) -> bool:
-        return self.signature.ok or (self.signature.status == "unsigned" and not self.signature_required)
+        return self.signature.ok or (
+            self.signature.status == "unsigned" and not self.signature_required
+        )
 
     @property
     def tampered(self) -> bool:
@@ -82,14 +91,27 @@ class BundleCheck:
         return f"{SIGNATURE}: {self.signature.status}: {self.signature.detail}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"bundle": self.path, "files": self.files, "runs": self.runs, "ok": self.ok,
-                "tampered": self.tampered, "problems": self.problems, "signature": self.signature.to_json(),
-                "signature_required": self.signature_required}
+        return {
+            "bundle": self.path,
+            "files": self.files,
+            "runs": self.runs,
+            "ok": self.ok,
+            "tampered": self.tampered,
+            "problems": self.problems,
+            "signature": self.signature.to_json(),
+            "signature_required": self.signature_required,
+        }
 
 
 # -- export -------------------------------------------------------------------------------
-def export_bundle(store: Store, run_ids: list[int], dest: Path, version: str = "",
-                  sign_key: Path | None = None, limits: BundleLimits | None = None) -> Path:
+def export_bundle(
+    store: Store,
+    run_ids: list[int],
+    dest: Path,
+    version: str = "",
+    sign_key: Path | None = None,
+    limits: BundleLimits | None = None,
+) -> Path:
     """Write the runs' evidence into ``dest`` (a new zip), signed with ``sign_key`` if given.
 
     A bundle that ``limits`` (the ones import reads with; the defaults unless given) would refuse is not
@@ -97,13 +119,19 @@ def export_bundle(store: Store, run_ids: list[int], dest: Path, version: str = "
     if dest.exists():
         raise UsageError(f"{dest} already exists; pass a new file name to --output")
     if not dest.absolute().parent.is_dir():
-        raise UsageError(f"folder {dest.absolute().parent} does not exist; make it or pass another --output")
+        raise UsageError(
+            f"folder {dest.absolute().parent} does not exist; make it or pass another --output"
+        )
     if len(set(run_ids)) != len(run_ids):
         raise UsageError("the same run is given twice; drop the duplicate")
     runs = tuple(_bundle_run(store, rid) for rid in run_ids)
     blobs = sorted(set().union(*(r.blobs() for r in runs))) if runs else []
-    manifest = BundleManifest(created=time.time(), torchparity_version=version, runs=runs,
-                              files={f"blobs/{s}": s for s in blobs})
+    manifest = BundleManifest(
+        created=time.time(),
+        torchparity_version=version,
+        runs=runs,
+        files={f"blobs/{s}": s for s in blobs},
+    )
     data = manifest.to_bytes()
     _within(store, runs, blobs, len(data), sign_key is not None, limits or BundleLimits())
     signature = bundle_sign.sign(data, sign_key) if sign_key is not None else None
@@ -117,15 +145,22 @@ def export_bundle(store: Store, run_ids: list[int], dest: Path, version: str = "
                 _copy_blob(store, sha, zf)
         tmp.replace(dest)
     except OSError as exc:
-        raise EnvironmentBroken(str(write_error(exc, dest, "writing the bundle")).replace(
-            "the evidence store at ", "")) from exc
+        raise EnvironmentBroken(
+            str(write_error(exc, dest, "writing the bundle")).replace("the evidence store at ", "")
+        ) from exc
     finally:
         tmp.unlink(missing_ok=True)
     return dest
 
 
-def _within(store: Store, runs: tuple[BundleRun, ...], blobs: list[str], manifest_bytes: int, signed: bool,
-            limits: BundleLimits) -> None:
+def _within(
+    store: Store,
+    runs: tuple[BundleRun, ...],
+    blobs: list[str],
+    manifest_bytes: int,
+    signed: bool,
+    limits: BundleLimits,
+) -> None:
     """Refuse, before writing, a bundle that import would refuse under ``limits`` (sizes as stored)."""
     named: dict[str, str] = {}
     for r in runs:
@@ -135,43 +170,70 @@ def _within(store: Store, runs: tuple[BundleRun, ...], blobs: list[str], manifes
         for rec in r.records:
             named.setdefault(rec.sha256, f"run {r.id}: its {rec.kind} record")
         named.setdefault(r.seal_sha256, f"run {r.id}: its seal")
-    json_blobs = {t.record_sha256 for r in runs for t in r.targets} | {
-        x.sha256 for r in runs for x in r.records} | {r.seal_sha256 for r in runs}
+    json_blobs = (
+        {t.record_sha256 for r in runs for t in r.targets}
+        | {x.sha256 for r in runs for x in r.records}
+        | {r.seal_sha256 for r in runs}
+    )
     why = "bundle verify and import would refuse it; nothing was written"
     entries = len(blobs) + 1 + int(signed)
     if entries > limits.max_entries:
-        raise UsageError(f"the bundle would hold {entries} entries, over the limit of {limits.max_entries} "
-                         f"(import's --max-entries); {why}: export fewer runs at a time")
+        raise UsageError(
+            f"the bundle would hold {entries} entries, over the limit of {limits.max_entries} "
+            f"(import's --max-entries); {why}: export fewer runs at a time"
+        )
     if manifest_bytes > limits.max_json_bytes:
-        raise UsageError(f"the bundle's {MANIFEST} would be {human(manifest_bytes)}, larger than a JSON document "
-                         f"may be ({human(limits.max_json_bytes)}); {why}: export fewer runs at a time")
+        raise UsageError(
+            f"the bundle's {MANIFEST} would be {human(manifest_bytes)}, larger than a JSON document "
+            f"may be ({human(limits.max_json_bytes)}); {why}: export fewer runs at a time"
+        )
     total = manifest_bytes
     for sha in blobs:
         size = store.blobs.size(sha)
         what = f"{named.get(sha, 'blob')} {sha[:12]}…"
         if sha in json_blobs and size > limits.max_json_bytes:
-            raise UsageError(f"{what} is {human(size)}, larger than a JSON document in a bundle may be "
-                             f"({human(limits.max_json_bytes)}); {why}")
+            raise UsageError(
+                f"{what} is {human(size)}, larger than a JSON document in a bundle may be "
+                f"({human(limits.max_json_bytes)}); {why}"
+            )
         if size > limits.max_entry_bytes:
-            raise UsageError(f"{what} is {human(size)}, over the limit of {human(limits.max_entry_bytes)} per "
-                             f"entry (import's --max-entry-size); {why}")
+            raise UsageError(
+                f"{what} is {human(size)}, over the limit of {human(limits.max_entry_bytes)} per "
+                f"entry (import's --max-entry-size); {why}"
+            )
         total += size
         if total > limits.max_total_bytes:
-            raise UsageError(f"the bundle's entries would expand to more than {human(limits.max_total_bytes)} in "
-                             f"all (import's --max-total-size); {why}: export fewer runs at a time")
+            raise UsageError(
+                f"the bundle's entries would expand to more than {human(limits.max_total_bytes)} in "
+                f"all (import's --max-total-size); {why}: export fewer runs at a time"
+            )
 
 
 def _bundle_run(store: Store, rid: int) -> BundleRun:
     row = store.run(rid)  # checked: a tampered run is not exported
     if row.seal_sha is None:
-        raise UsageError(f"run {rid} is still running (it is sealed when it ends); wait for it, or resume it "
-                         f"with 'torchparity run --resume {rid}'")
-    targets = tuple(TargetSeal(t.label, t.ref, t.env, t.result, t.log_sha or "", t.record_sha or "", t.finished)
-                    for t in store.targets(row.id))
+        raise UsageError(
+            f"run {rid} is still running (it is sealed when it ends); wait for it, or resume it "
+            f"with 'torchparity run --resume {rid}'"
+        )
+    targets = tuple(
+        TargetSeal(t.label, t.ref, t.env, t.result, t.log_sha or "", t.record_sha or "", t.finished)
+        for t in store.targets(row.id)
+    )
     records = store.record_rows(row.id)
-    return BundleRun(id=row.id, kind=row.kind, created=row.created, finished=row.finished, status=row.status,
-                     result=row.result, argv=tuple(row.argv), summary=row.summary, seal_sha256=row.seal_sha,
-                     targets=targets, records=records)
+    return BundleRun(
+        id=row.id,
+        kind=row.kind,
+        created=row.created,
+        finished=row.finished,
+        status=row.status,
+        result=row.result,
+        argv=tuple(row.argv),
+        summary=row.summary,
+        seal_sha256=row.seal_sha,
+        targets=targets,
+        records=records,
+    )
 
 
 def _copy_blob(store: Store, sha: str, zf: zipfile.ZipFile) -> None:
@@ -186,16 +248,23 @@ def _copy_blob(store: Store, sha: str, zf: zipfile.ZipFile) -> None:
             h.update(chunk)
             out.write(chunk)
     if h.hexdigest() != sha:
-        raise EvidenceTampered(f"stored evidence {path} changed while it was exported (its bytes hash to "
-                               f"{h.hexdigest()}); nothing was written")
+        raise EvidenceTampered(
+            f"stored evidence {path} changed while it was exported (its bytes hash to "
+            f"{h.hexdigest()}); nothing was written"
+        )
 
 
 # -- reading (verify and import) -------------------------------------------------------------
 class _Reader:
     """One pass over a bundle: every check, and (for an import) every blob staged as it is hashed."""
 
-    def __init__(self, zf: SafeZip, allowed_signers: Path | None, store: Store | None = None,
-                 staging: Path | None = None) -> None:
+    def __init__(
+        self,
+        zf: SafeZip,
+        allowed_signers: Path | None,
+        store: Store | None = None,
+        staging: Path | None = None,
+    ) -> None:
         self.zf, self.allowed, self.store, self.staging = zf, allowed_signers, store, staging
         self.check = BundleCheck(str(zf.path), signature_required=allowed_signers is not None)
         self.staged: dict[str, str] = {}
@@ -211,20 +280,27 @@ class _Reader:
             raise BundleInvalid(f"{where} has no {MANIFEST}; it is not a torchparity bundle")
         try:
             raw = zf.read_json_bytes(MANIFEST)
-        except EntryDamaged as exc:  # its bytes are not the ones it was written with: damaged evidence
-            raise EvidenceTampered(f"{where}: {MANIFEST} is damaged: {exc}; nothing in the bundle can be "
-                                   "checked against it: do not trust it") from exc
+        except (
+            EntryDamaged
+        ) as exc:  # its bytes are not the ones it was written with: damaged evidence
+            raise EvidenceTampered(
+                f"{where}: {MANIFEST} is damaged: {exc}; nothing in the bundle can be "
+                "checked against it: do not trust it"
+            ) from exc
         try:
             manifest = BundleManifest.from_json(json.loads(raw))
         except ValueError as exc:  # ShapeError is a ValueError, and so is a JSON syntax error
             what = str(exc) if isinstance(exc, ShapeError) else f"it is not JSON ({exc})"
-            raise BundleInvalid(f"{where}: {MANIFEST}: {what}; it was not written by 'torchparity bundle "
-                                "export'") from exc
+            raise BundleInvalid(
+                f"{where}: {MANIFEST}: {what}; it was not written by 'torchparity bundle export'"
+            ) from exc
         self.manifest = manifest
         self._signature(raw)
         self._listing(manifest)
         if self.store is not None and not self.check.ok:
-            return self.check  # an import stops here: nothing is read, let alone staged, for a refused bundle
+            return (
+                self.check
+            )  # an import stops here: nothing is read, let alone staged, for a refused bundle
         self._hash_all(manifest)
         for run in manifest.runs:
             self._run(run)
@@ -247,7 +323,9 @@ class _Reader:
         listed = manifest.files
         for name in sorted((present | extra_dirs) - {MANIFEST, SIGNATURE} - set(listed)):
             self._problem(f"{name}: present but not listed in the manifest")
-        named: set[str] = set().union(*(r.blobs() for r in manifest.runs)) if manifest.runs else set()
+        named: set[str] = (
+            set().union(*(r.blobs() for r in manifest.runs)) if manifest.runs else set()
+        )
         for name, sha in sorted(listed.items()):
             if sha not in named:
                 self._problem(f"{name}: listed in the manifest but no run names it")
@@ -261,7 +339,8 @@ class _Reader:
         present = {n for n in self.zf.entries if not n.endswith("/")}
         listed = manifest.files
         evidence = {t.record_sha256 for r in manifest.runs for t in r.targets} | {
-            x.sha256 for r in manifest.runs for x in r.records}
+            x.sha256 for r in manifest.runs for x in r.records
+        }
         # a bundle's seals are checked, not imported: the import seals its runs anew
         seals_only = {r.seal_sha256 for r in manifest.runs} - evidence
         wanted_json = evidence | seals_only
@@ -340,10 +419,14 @@ class _Reader:
         for t in run.targets:
             held, record = self._doc(t.record_sha256)
             if not held:
-                self._problem(f"{where} target {t.label}: its record {t.record_sha256[:12]}… is not in the "
-                              "bundle intact")
+                self._problem(
+                    f"{where} target {t.label}: its record {t.record_sha256[:12]}… is not in the "
+                    "bundle intact"
+                )
                 continue
-            for d in record_disagreements(t.label, t.ref, t.env, t.result, t.log_sha256, record, origin):
+            for d in record_disagreements(
+                t.label, t.ref, t.env, t.result, t.log_sha256, record, origin
+            ):
                 self._problem(f"{where} target {t.label}: {d}")
         for r in run.records:
             held, doc = self._doc(r.sha256)
@@ -357,12 +440,15 @@ _NOT_JSON = object()
 
 def _allowed_file(allowed_signers: Path | None) -> None:
     if allowed_signers is not None and not allowed_signers.is_file():
-        raise UsageError(f"--allowed-signers {allowed_signers}: no such file; write one line per signer: "
-                         f'PRINCIPAL namespaces="{bundle_sign.NAMESPACE}" ssh-ed25519 AAAA...')
+        raise UsageError(
+            f"--allowed-signers {allowed_signers}: no such file; write one line per signer: "
+            f'PRINCIPAL namespaces="{bundle_sign.NAMESPACE}" ssh-ed25519 AAAA...'
+        )
 
 
-def verify_bundle(path: Path, limits: BundleLimits | None = None,
-                  allowed_signers: Path | None = None) -> BundleCheck:
+def verify_bundle(
+    path: Path, limits: BundleLimits | None = None, allowed_signers: Path | None = None
+) -> BundleCheck:
     """Check a bundle without importing it (``BundleInvalid``, exit 2, when it cannot be read as one)."""
     _allowed_file(allowed_signers)
     with SafeZip(path, limits or BundleLimits()) as zf:
@@ -375,8 +461,12 @@ class ImportResult:
     check: BundleCheck
 
 
-def import_bundle(store: Store, path: Path, limits: BundleLimits | None = None,
-                  allowed_signers: Path | None = None) -> ImportResult:
+def import_bundle(
+    store: Store,
+    path: Path,
+    limits: BundleLimits | None = None,
+    allowed_signers: Path | None = None,
+) -> ImportResult:
     """Verify and copy every run of the bundle into ``store`` under new ids, in one transaction.
 
     A bundle that does not verify raises ``EvidenceTampered`` (exit 3) and leaves nothing in
@@ -402,8 +492,10 @@ def _import(store: Store, zf: SafeZip, path: Path, allowed_signers: Path | None)
         check = reader.read()
         if not check.ok:
             more = f" and {len(check.problems) - 1} more" if len(check.problems) > 1 else ""
-            text = (f"bundle {path} does not verify ({check.first_problem}{more}); nothing imported "
-                    "(see 'torchparity bundle verify')")
+            text = (
+                f"bundle {path} does not verify ({check.first_problem}{more}); nothing imported "
+                "(see 'torchparity bundle verify')"
+            )
             if check.tampered:
                 raise EvidenceTampered(text)
             raise EnvironmentBroken(text)
@@ -421,7 +513,9 @@ def _staging(store: Store) -> Path:
         raise write_error(exc, store.blobs.root, "importing a bundle") from exc
 
 
-def _commit(store: Store, path: Path, manifest: BundleManifest, staged: dict[str, str]) -> list[int]:
+def _commit(
+    store: Store, path: Path, manifest: BundleManifest, staged: dict[str, str]
+) -> list[int]:
     placed: list[str] = []
     made: list[int] = []
     try:
@@ -431,18 +525,36 @@ def _commit(store: Store, path: Path, manifest: BundleManifest, staged: dict[str
         ids = []
         with store.transaction():
             for run in manifest.runs:
-                rid = store.new_run(run.kind, [*run.argv, f"(imported from {path.name}, run {run.id})"],
-                                    created=run.created, uid=str(run.summary.get("uid") or "") or None)
+                rid = store.new_run(
+                    run.kind,
+                    [*run.argv, f"(imported from {path.name}, run {run.id})"],
+                    created=run.created,
+                    uid=str(run.summary.get("uid") or "") or None,
+                )
                 made.append(rid)
                 for t in run.targets:
-                    store.add_target_blobs(rid, label=t.label, ref=t.ref, env=t.env, result=t.result,
-                                           log_sha=t.log_sha256, record_sha=t.record_sha256, finished=t.finished)
+                    store.add_target_blobs(
+                        rid,
+                        label=t.label,
+                        ref=t.ref,
+                        env=t.env,
+                        result=t.result,
+                        log_sha=t.log_sha256,
+                        record_sha=t.record_sha256,
+                        finished=t.finished,
+                    )
                 for r in run.records:
                     store.add_record_blob(r.kind, r.key, r.sha256, run_id=rid)
                 origin = {"bundle": path.name, "run": run.id, "seal_sha256": run.seal_sha256}
-                placed.append(store.finish_run(rid, run.result or "INCOMPLETE", status=run.status,
-                                               summary={**run.summary, "imported_from": origin},
-                                               finished=run.finished))
+                placed.append(
+                    store.finish_run(
+                        rid,
+                        run.result or "INCOMPLETE",
+                        status=run.status,
+                        summary={**run.summary, "imported_from": origin},
+                        finished=run.finished,
+                    )
+                )
                 ids.append(rid)
         return ids
     except BaseException:

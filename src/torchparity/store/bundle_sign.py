@@ -39,22 +39,33 @@ class SignatureCheck:
         return self.status in ("good", "valid")
 
     def to_json(self) -> dict[str, Any]:
-        return {"status": self.status, "key": self.key, "principal": self.principal, "detail": self.detail}
+        return {
+            "status": self.status,
+            "key": self.key,
+            "principal": self.principal,
+            "detail": self.detail,
+        }
 
 
 def _keygen() -> str:
     found = shutil.which("ssh-keygen")
     if found is None:
-        raise EnvironmentBroken("ssh-keygen is not on PATH; install OpenSSH (8.2 or newer) to sign or check "
-                                "bundle signatures")
+        raise EnvironmentBroken(
+            "ssh-keygen is not on PATH; install OpenSSH (8.2 or newer) to sign or check "
+            "bundle signatures"
+        )
     return found
 
 
 def _run(args: list[str], data: bytes) -> subprocess.CompletedProcess[bytes]:
     try:
-        return subprocess.run([_keygen(), *args], input=data, capture_output=True, timeout=60, check=False)
+        return subprocess.run(
+            [_keygen(), *args], input=data, capture_output=True, timeout=60, check=False
+        )
     except subprocess.TimeoutExpired as exc:
-        raise EnvironmentBroken(f"ssh-keygen {' '.join(args[:2])} did not answer within 60 s") from exc
+        raise EnvironmentBroken(
+            f"ssh-keygen {' '.join(args[:2])} did not answer within 60 s"
+        ) from exc
 
 
 def _first_line(raw: bytes) -> str:
@@ -67,11 +78,15 @@ def sign(data: bytes, key: Path) -> bytes:
     """The SSH signature of ``data`` made with private key ``key`` (or a public key whose private half
     is in ssh-agent)."""
     if not key.is_file():
-        raise UsageError(f"--sign {key}: no such key file; pass a private SSH key (e.g. ~/.ssh/id_ed25519)")
+        raise UsageError(
+            f"--sign {key}: no such key file; pass a private SSH key (e.g. ~/.ssh/id_ed25519)"
+        )
     proc = _run(["-Y", "sign", "-f", str(key), "-n", NAMESPACE], data)
     if proc.returncode != 0 or b"BEGIN SSH SIGNATURE" not in proc.stdout:
-        raise UsageError(f"--sign {key}: ssh-keygen could not sign ({_first_line(proc.stderr)}); "
-                         "pass a private SSH key without a passphrase, or load it into ssh-agent")
+        raise UsageError(
+            f"--sign {key}: ssh-keygen could not sign ({_first_line(proc.stderr)}); "
+            "pass a private SSH key without a passphrase, or load it into ssh-agent"
+        )
     return proc.stdout
 
 
@@ -89,21 +104,51 @@ def check(data: bytes, signature: bytes, allowed_signers: Path | None) -> Signat
         sig.write_bytes(signature)
         own = _run(["-Y", "check-novalidate", "-n", NAMESPACE, "-s", str(sig)], data)
         if own.returncode != 0:
-            return SignatureCheck("bad", detail=f"the signature does not match manifest.json "
-                                                f"({_first_line(own.stderr or own.stdout)})")
+            return SignatureCheck(
+                "bad",
+                detail=f"the signature does not match manifest.json "
+                f"({_first_line(own.stderr or own.stdout)})",
+            )
         key = _key_of(own.stdout.decode("utf-8", "replace"))
         if allowed_signers is None:
-            return SignatureCheck("valid", key=key, detail="who signed was not checked (pass --allowed-signers FILE)")
+            return SignatureCheck(
+                "valid", key=key, detail="who signed was not checked (pass --allowed-signers FILE)"
+            )
         found = _run(["-Y", "find-principals", "-s", str(sig), "-f", str(allowed_signers)], b"")
-        principals = [p for p in found.stdout.decode("utf-8", "replace").split() if p] if found.returncode == 0 else []
+        principals = (
+            [p for p in found.stdout.decode("utf-8", "replace").split() if p]
+            if found.returncode == 0
+            else []
+        )
         if not principals:
-            return SignatureCheck("unknown-signer", key=key,
-                                  detail=f"signed by {key or 'a key'}, which {allowed_signers} does not allow")
+            return SignatureCheck(
+                "unknown-signer",
+                key=key,
+                detail=f"signed by {key or 'a key'}, which {allowed_signers} does not allow",
+            )
         for principal in principals:
-            proc = _run(["-Y", "verify", "-f", str(allowed_signers), "-I", principal, "-n", NAMESPACE,
-                         "-s", str(sig)], data)
+            proc = _run(
+                [
+                    "-Y",
+                    "verify",
+                    "-f",
+                    str(allowed_signers),
+                    "-I",
+                    principal,
+                    "-n",
+                    NAMESPACE,
+                    "-s",
+                    str(sig),
+                ],
+                data,
+            )
             if proc.returncode == 0:
-                return SignatureCheck("good", key=key, principal=principal, detail=f"allowed by {allowed_signers}")
-        return SignatureCheck("unknown-signer", key=key,
-                              detail=f"{allowed_signers} names {', '.join(principals)} for this key but not for "
-                                     f"the namespace {NAMESPACE}: {_first_line(proc.stderr or proc.stdout)}")
+                return SignatureCheck(
+                    "good", key=key, principal=principal, detail=f"allowed by {allowed_signers}"
+                )
+        return SignatureCheck(
+            "unknown-signer",
+            key=key,
+            detail=f"{allowed_signers} names {', '.join(principals)} for this key but not for "
+            f"the namespace {NAMESPACE}: {_first_line(proc.stderr or proc.stdout)}",
+        )

@@ -94,20 +94,30 @@ def _end_record(path: Path, size: int) -> tuple[int, int]:
         at = tail.rfind(b"PK\x05\x06")
         if at < 0 or len(tail) - at < 22:
             raise BundleInvalid(f"{path} is not a torchparity bundle (not a zip file)")
-        _sig, _d, _cd, _n_disk, entries, cd_bytes, cd_offset, _c = struct.unpack("<4s4H2LH", tail[at:at + 22])
+        _sig, _d, _cd, _n_disk, entries, cd_bytes, cd_offset, _c = struct.unpack(
+            "<4s4H2LH", tail[at : at + 22]
+        )
         if entries == 0xFFFF or cd_bytes == 0xFFFFFFFF or cd_offset == 0xFFFFFFFF:  # zip64
             loc_at = size - back + at - 20
             if loc_at < 0:
-                raise BundleInvalid(f"{path}: the zip64 end record is missing; the zip is malformed")
+                raise BundleInvalid(
+                    f"{path}: the zip64 end record is missing; the zip is malformed"
+                )
             fh.seek(loc_at)
             sig, _disk, z64_offset, _disks = struct.unpack("<4sLQL", fh.read(20))
             if sig != b"PK\x06\x07":
-                raise BundleInvalid(f"{path}: the zip64 end record is missing; the zip is malformed")
+                raise BundleInvalid(
+                    f"{path}: the zip64 end record is missing; the zip is malformed"
+                )
             fh.seek(z64_offset)
             rec = fh.read(56)
             if len(rec) < 56 or rec[:4] != b"PK\x06\x06":
-                raise BundleInvalid(f"{path}: the zip64 end record is damaged; the zip is malformed")
-            _s, _z, _v, _vn, _dk, _cdk, _nd, entries, cd_bytes, _off = struct.unpack("<4sQ2H2L4Q", rec)
+                raise BundleInvalid(
+                    f"{path}: the zip64 end record is damaged; the zip is malformed"
+                )
+            _s, _z, _v, _vn, _dk, _cdk, _nd, entries, cd_bytes, _off = struct.unpack(
+                "<4sQ2H2L4Q", rec
+            )
     return entries, cd_bytes
 
 
@@ -121,15 +131,21 @@ class SafeZip:
         size = path.stat().st_size
         entries, cd_bytes = _end_record(path, size)
         if entries > limits.max_entries:
-            raise BundleInvalid(f"bundle {path} has {entries} entries, over the limit of {limits.max_entries} "
-                                "(--max-entries); refused before reading it")
+            raise BundleInvalid(
+                f"bundle {path} has {entries} entries, over the limit of {limits.max_entries} "
+                "(--max-entries); refused before reading it"
+            )
         if cd_bytes > limits.max_directory_bytes:
-            raise BundleInvalid(f"bundle {path}: its zip directory is {human(cd_bytes)}, over the limit of "
-                                f"{human(limits.max_directory_bytes)}; refused before reading it")
+            raise BundleInvalid(
+                f"bundle {path}: its zip directory is {human(cd_bytes)}, over the limit of "
+                f"{human(limits.max_directory_bytes)}; refused before reading it"
+            )
         try:
             self.zf = zipfile.ZipFile(path)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError) as exc:
-            raise BundleInvalid(f"{path} is not a torchparity bundle (not a readable zip file: {exc})") from exc
+            raise BundleInvalid(
+                f"{path} is not a torchparity bundle (not a readable zip file: {exc})"
+            ) from exc
         try:
             self.entries = self._check_directory()
         except BaseException:
@@ -140,32 +156,46 @@ class SafeZip:
         limits, where = self.limits, f"bundle {self.path}"
         infos = self.zf.infolist()
         if len(infos) > limits.max_entries:
-            raise BundleInvalid(f"{where} has {len(infos)} entries, over the limit of {limits.max_entries} "
-                                "(--max-entries); refused before reading it")
+            raise BundleInvalid(
+                f"{where} has {len(infos)} entries, over the limit of {limits.max_entries} "
+                "(--max-entries); refused before reading it"
+            )
         out: dict[str, zipfile.ZipInfo] = {}
         total = 0
         for info in infos:
             name = info.orig_filename
             problem = path_problem(name)
             if problem is not None:
-                raise BundleInvalid(f"{where}: entry {name!r} is a path problem: {problem}; a bundle holds only "
-                                    f"{MANIFEST}, {SIGNATURE} and {BLOB_DIR}<sha256>; refused")
+                raise BundleInvalid(
+                    f"{where}: entry {name!r} is a path problem: {problem}; a bundle holds only "
+                    f"{MANIFEST}, {SIGNATURE} and {BLOB_DIR}<sha256>; refused"
+                )
             if name in out:
-                raise BundleInvalid(f"{where}: entry {name!r} is a path problem: it appears twice; refused")
+                raise BundleInvalid(
+                    f"{where}: entry {name!r} is a path problem: it appears twice; refused"
+                )
             if info.flag_bits & 0x1:
-                raise BundleInvalid(f"{where}: entry {name!r} is encrypted; bundles are not; refused")
+                raise BundleInvalid(
+                    f"{where}: entry {name!r} is encrypted; bundles are not; refused"
+                )
             if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-                raise BundleInvalid(f"{where}: entry {name!r} uses compression method {info.compress_type}; "
-                                    "bundles are stored or deflated; refused")
+                raise BundleInvalid(
+                    f"{where}: entry {name!r} uses compression method {info.compress_type}; "
+                    "bundles are stored or deflated; refused"
+                )
             if info.file_size > limits.max_entry_bytes:
-                raise BundleInvalid(f"{where}: entry {name!r} would expand to {human(info.file_size)}, over the "
-                                    f"limit of {human(limits.max_entry_bytes)} per entry (--max-entry-size); "
-                                    "refused before reading it")
+                raise BundleInvalid(
+                    f"{where}: entry {name!r} would expand to {human(info.file_size)}, over the "
+                    f"limit of {human(limits.max_entry_bytes)} per entry (--max-entry-size); "
+                    "refused before reading it"
+                )
             total += info.file_size
             if total > limits.max_total_bytes:
-                raise BundleInvalid(f"{where}: its entries would expand to more than "
-                                    f"{human(limits.max_total_bytes)} in all (--max-total-size); "
-                                    "refused before reading it")
+                raise BundleInvalid(
+                    f"{where}: its entries would expand to more than "
+                    f"{human(limits.max_total_bytes)} in all (--max-total-size); "
+                    "refused before reading it"
+                )
             out[name] = info
         return out
 
@@ -204,6 +234,8 @@ class SafeZip:
         """The whole of a JSON entry (manifest, record, seal): at most ``max_json_bytes``."""
         info = self.entries[name]
         if info.file_size > self.limits.max_json_bytes:
-            raise BundleInvalid(f"bundle {self.path}: entry {name!r} is {human(info.file_size)}, larger than a "
-                                f"JSON document may be ({human(self.limits.max_json_bytes)}); refused")
+            raise BundleInvalid(
+                f"bundle {self.path}: entry {name!r} is {human(info.file_size)}, larger than a "
+                f"JSON document may be ({human(self.limits.max_json_bytes)}); refused"
+            )
         return b"".join(self.chunks(name))

@@ -31,8 +31,10 @@ def read_only_reason(root: Path, db_path: Path) -> str | None:
 
 
 def read_only_error(root: Path, reason: str, doing: str) -> EnvironmentBroken:
-    return EnvironmentBroken(f"the evidence store at {root} is read-only ({reason}): cannot {doing}; "
-                             "make it writable or pass --store DIR")
+    return EnvironmentBroken(
+        f"the evidence store at {root} is read-only ({reason}): cannot {doing}; "
+        "make it writable or pass --store DIR"
+    )
 
 
 def connect_read_only(db_path: Path) -> sqlite3.Connection:
@@ -50,8 +52,10 @@ def connect_read_only(db_path: Path) -> sqlite3.Connection:
             return conn
         except sqlite3.Error as exc:
             last = exc
-    raise StoreCorrupt(f"cannot open the store database {db_path} (read-only): {last}; "
-                       "move it aside or pass another --store")
+    raise StoreCorrupt(
+        f"cannot open the store database {db_path} (read-only): {last}; "
+        "move it aside or pass another --store"
+    )
 
 
 def sql_error(exc: sqlite3.Error, db_path: Path, doing: str) -> TorchparityError:
@@ -60,12 +64,18 @@ def sql_error(exc: sqlite3.Error, db_path: Path, doing: str) -> TorchparityError
     primary = code & 0xFF if isinstance(code, int) else None
     text = str(exc)
     if primary == _SQLITE_FULL or "disk is full" in text:
-        return EnvironmentBroken(f"cannot write the evidence store at {db_path} while {doing}: no space left "
-                                 "on the device; nothing of this write was kept; free some space (or pass "
-                                 "--store DIR on another disk) and run again")
+        return EnvironmentBroken(
+            f"cannot write the evidence store at {db_path} while {doing}: no space left "
+            "on the device; nothing of this write was kept; free some space (or pass "
+            "--store DIR on another disk) and run again"
+        )
     if primary == _SQLITE_READONLY or "readonly database" in text:
         return read_only_error(db_path.parent, f"{text}", doing)
     if primary == _SQLITE_CANTOPEN and not os.access(db_path.parent, os.W_OK):
-        return read_only_error(db_path.parent, f"its folder {db_path.parent} is not writable", doing)
-    return StoreCorrupt(f"the store database {db_path} failed while {doing}: {text}; "
-                        "move it aside or pass another --store")
+        return read_only_error(
+            db_path.parent, f"its folder {db_path.parent} is not writable", doing
+        )
+    return StoreCorrupt(
+        f"the store database {db_path} failed while {doing}: {text}; "
+        "move it aside or pass another --store"
+    )

@@ -97,8 +97,16 @@ CREATE INDEX IF NOT EXISTS records_by_kind ON records(kind, key);
 
 _FINISHED = ("complete", "incomplete")
 #: what a store folder holds that the store itself makes
-_STORE_FILES = ("store.sqlite", "store.sqlite-wal", "store.sqlite-shm", "store.sqlite-journal", "blobs", "locks",
-                "work", ".gitignore")
+_STORE_FILES = (
+    "store.sqlite",
+    "store.sqlite-wal",
+    "store.sqlite-shm",
+    "store.sqlite-journal",
+    "blobs",
+    "locks",
+    "work",
+    ".gitignore",
+)
 
 
 @dataclass(frozen=True)
@@ -132,7 +140,11 @@ class RunRow:
         if self.held is not None:
             return not self.held
         s = self.summary
-        return s.get("host") == socket.gethostname() and isinstance(s.get("pid"), int) and not _alive(s["pid"])
+        return (
+            s.get("host") == socket.gethostname()
+            and isinstance(s.get("pid"), int)
+            and not _alive(s["pid"])
+        )
 
     @property
     def origin_ids(self) -> set[int]:
@@ -207,11 +219,15 @@ class Store:
             try:
                 self.root.mkdir(parents=True)
                 # evidence is not source: git ignores the store wherever it is made
-                (self.root / ".gitignore").write_text("# made by torchparity: the evidence store\n*\n")
+                (self.root / ".gitignore").write_text(
+                    "# made by torchparity: the evidence store\n*\n"
+                )
             except OSError as exc:
                 if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
                     raise write_error(exc, self.root, "making its folder") from exc
-                raise UsageError(f"cannot make the store folder {self.root}: {exc.strerror}; pass --store DIR") from exc
+                raise UsageError(
+                    f"cannot make the store folder {self.root}: {exc.strerror}; pass --store DIR"
+                ) from exc
         reason = read_only_reason(self.root, self.db_path) if self.db_path.is_file() else None
         if reason is not None:
             return self._open_read_only(reason)
@@ -237,15 +253,21 @@ class Store:
             mode = os.stat(self.db_path).st_mode
         except (FileNotFoundError, NotADirectoryError):
             if self.db_path.is_symlink():
-                raise StoreCorrupt(f"the store database {self.db_path} is a symlink that names nothing "
-                                   f"({os.readlink(self.db_path)}); move it aside or pass another --store") from None
+                raise StoreCorrupt(
+                    f"the store database {self.db_path} is a symlink that names nothing "
+                    f"({os.readlink(self.db_path)}); move it aside or pass another --store"
+                ) from None
             return
         except OSError as exc:
-            raise StoreCorrupt(f"the store database {self.db_path} cannot be looked at ({exc.strerror}); "
-                               "move it aside or pass another --store") from None
+            raise StoreCorrupt(
+                f"the store database {self.db_path} cannot be looked at ({exc.strerror}); "
+                "move it aside or pass another --store"
+            ) from None
         if not stat.S_ISREG(mode):
-            raise StoreCorrupt(f"the store database {self.db_path} is {file_kind(mode)}, not a SQLite file; "
-                               "move it aside or pass another --store")
+            raise StoreCorrupt(
+                f"the store database {self.db_path} is {file_kind(mode)}, not a SQLite file; "
+                "move it aside or pass another --store"
+            )
 
     def close(self) -> None:
         """Close this thread's connection (the next use opens it again)."""
@@ -281,8 +303,12 @@ class Store:
         except sqlite3.Error as exc:
             raise sql_error(exc, self.db_path, "opening it") from exc
         if version < SCHEMA_VERSION:
-            raise read_only_error(self.root, reason, f"upgrade it from schema {version} to {SCHEMA_VERSION} "
-                                  "(made by an older torchparity; open it once where it can be written)")
+            raise read_only_error(
+                self.root,
+                reason,
+                f"upgrade it from schema {version} to {SCHEMA_VERSION} "
+                "(made by an older torchparity; open it once where it can be written)",
+            )
         self.read_only = reason
         self._local.conn = conn
         return conn
@@ -405,15 +431,26 @@ class Store:
         return self.blobs.put(data)
 
     # -- runs -----------------------------------------------------------------------
-    def new_run(self, kind: str, argv: list[str], created: float | None = None, uid: str | None = None) -> int:
+    def new_run(
+        self, kind: str, argv: list[str], created: float | None = None, uid: str | None = None
+    ) -> int:
         # where and by whom: a resume starts from the same folder; a dead run is told from a live one;
         # the uid names the run in texts and bundles (the id is only this store's number)
-        origin = {"cwd": os.getcwd(), "pid": os.getpid(), "host": socket.gethostname(),
-                  "uid": uid or uuid.uuid4().hex}
+        origin = {
+            "cwd": os.getcwd(),
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "uid": uid or uuid.uuid4().hex,
+        }
         with self.transaction() as conn:
             cur = conn.execute(
                 "INSERT INTO runs(kind, created, status, argv, summary) VALUES (?, ?, 'running', ?, ?)",
-                (kind, time.time() if created is None else created, json.dumps(argv), json.dumps(origin)),
+                (
+                    kind,
+                    time.time() if created is None else created,
+                    json.dumps(argv),
+                    json.dumps(origin),
+                ),
             )
             run_id = int(cur.lastrowid or 0)
             # its writer holds it from the start (before the row is seen) until it is sealed
@@ -443,8 +480,10 @@ class Store:
             return
         row = conn.execute("SELECT status FROM runs WHERE id=?", (run_id,)).fetchone()
         if row is not None and row[0] != "running":
-            raise ValueError(f"cannot add {what} to run {run_id}: it is {row[0]} and sealed "
-                             "(reopen_run it first, or keep the rows in a run of their own)")
+            raise ValueError(
+                f"cannot add {what} to run {run_id}: it is {row[0]} and sealed "
+                "(reopen_run it first, or keep the rows in a run of their own)"
+            )
 
     def reopen_run(self, run_id: int) -> None:
         """An interrupted run is resumed: it is running (and unsealed) again until it finishes.
@@ -458,15 +497,23 @@ class Store:
             row = self.run(run_id)
             summary = dict(row.summary, pid=os.getpid(), host=socket.gethostname())
             with self.transaction() as conn:
-                conn.execute("UPDATE runs SET status='running', finished=NULL, result=NULL, seal_sha=NULL, "
-                             "summary=? WHERE id=?", (json.dumps(summary, ensure_ascii=False), run_id))
+                conn.execute(
+                    "UPDATE runs SET status='running', finished=NULL, result=NULL, seal_sha=NULL, "
+                    "summary=? WHERE id=?",
+                    (json.dumps(summary, ensure_ascii=False), run_id),
+                )
         except BaseException:
             if not claimed:
                 self.release_run(run_id)
             raise
 
     def finish_run(
-        self, run_id: int, result: str, *, status: str = "complete", summary: dict[str, Any] | None = None,
+        self,
+        run_id: int,
+        result: str,
+        *,
+        status: str = "complete",
+        summary: dict[str, Any] | None = None,
         finished: float | None = None,
     ) -> str:
         """Close the run with its verdict and seal it (see ``seal.py``); returns the seal's SHA-256.
@@ -486,8 +533,13 @@ class Store:
             merged.update(summary or {})
             conn.execute(
                 "UPDATE runs SET finished=?, status=?, result=?, summary=? WHERE id=?",
-                (time.time() if finished is None else finished, status, result,
-                 json.dumps(merged, ensure_ascii=False), run_id),
+                (
+                    time.time() if finished is None else finished,
+                    status,
+                    result,
+                    json.dumps(merged, ensure_ascii=False),
+                    run_id,
+                ),
             )
             sha = self._seal(conn, self._get_run(run_id))
         self.release_run(run_id)  # sealed: its writer is done with it
@@ -503,7 +555,15 @@ class Store:
         return sha
 
     def add_target(
-        self, run_id: int, *, label: str, ref: str, env: str, result: str, log: bytes, record: dict[str, Any]
+        self,
+        run_id: int,
+        *,
+        label: str,
+        ref: str,
+        env: str,
+        result: str,
+        log: bytes,
+        record: dict[str, Any],
     ) -> TargetRow:
         """Store one target's evidence log and JSON record (blobs first, then the row).
 
@@ -512,11 +572,26 @@ class Store:
         log_sha = self._put_blob(log, f"storing the log of {label}")
         record = dict(record, log_sha256=log_sha)
         record_sha = self._put_blob(fit_record(record, log_sha), f"storing the record of {label}")
-        return self.add_target_blobs(run_id, label=label, ref=ref, env=env, result=result,
-                                     log_sha=log_sha, record_sha=record_sha)
+        return self.add_target_blobs(
+            run_id,
+            label=label,
+            ref=ref,
+            env=env,
+            result=result,
+            log_sha=log_sha,
+            record_sha=record_sha,
+        )
 
     def add_target_blobs(
-        self, run_id: int, *, label: str, ref: str, env: str, result: str, log_sha: str, record_sha: str,
+        self,
+        run_id: int,
+        *,
+        label: str,
+        ref: str,
+        env: str,
+        result: str,
+        log_sha: str,
+        record_sha: str,
         finished: float | None = None,
     ) -> TargetRow:
         """The row of a target whose log and record are stored already (``add_target``, an import)."""
@@ -535,7 +610,10 @@ class Store:
         """The newest ``limit`` runs, each checked (``EvidenceTampered`` on the first that disagrees)."""
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
             raise UsageError(f"--limit {limit}: give how many runs to list, 0 or more")
-        rows = [self._run_row(r) for r in self.query("SELECT * FROM runs ORDER BY id DESC LIMIT ?", (limit,))]
+        rows = [
+            self._run_row(r)
+            for r in self.query("SELECT * FROM runs ORDER BY id DESC LIMIT ?", (limit,))
+        ]
         for row in rows:
             self._check_run(row, self._target_rows(row.id))
         return rows
@@ -550,7 +628,9 @@ class Store:
             try:
                 rid = int(text)
             except ValueError:
-                raise UsageError(f"run must be an id or a uid, got {run_id!r}; see 'torchparity runs'") from None
+                raise UsageError(
+                    f"run must be an id or a uid, got {run_id!r}; see 'torchparity runs'"
+                ) from None
             row = self._get_run(rid)
         self._check_run(row, self._target_rows(row.id))
         return row
@@ -570,11 +650,17 @@ class Store:
         return self._run_row(rows[0])
 
     def _run_by_uid(self, prefix: str) -> RunRow:
-        rows = [self._run_row(r) for r in self.query(
-            "SELECT * FROM runs WHERE summary LIKE ? ORDER BY id", (f'%"uid": "{prefix}%',))]
+        rows = [
+            self._run_row(r)
+            for r in self.query(
+                "SELECT * FROM runs WHERE summary LIKE ? ORDER BY id", (f'%"uid": "{prefix}%',)
+            )
+        ]
         rows = [r for r in rows if r.uid.startswith(prefix)]
         if not rows:
-            raise UsageError(f"no run with uid {prefix} in store {self.root}; see 'torchparity runs'")
+            raise UsageError(
+                f"no run with uid {prefix} in store {self.root}; see 'torchparity runs'"
+            )
         if len({r.uid for r in rows}) > 1:
             raise UsageError(f"uid {prefix} names {len(rows)} runs; give more of it")
         return rows[-1]
@@ -587,45 +673,75 @@ class Store:
         try:
             argv, summary = json.loads(r["argv"]), json.loads(r["summary"] or "{}")
         except ValueError:
-            raise EvidenceTampered(f"run {r['id']}: its argv or summary in the store's index is not JSON") from None
+            raise EvidenceTampered(
+                f"run {r['id']}: its argv or summary in the store's index is not JSON"
+            ) from None
         if not isinstance(argv, list) or not isinstance(summary, dict):
-            raise EvidenceTampered(f"run {r['id']}: its argv or summary in the store's index has the wrong type")
+            raise EvidenceTampered(
+                f"run {r['id']}: its argv or summary in the store's index has the wrong type"
+            )
         return RunRow(
-            id=r["id"], kind=r["kind"], created=r["created"], finished=r["finished"],
-            status=r["status"], result=r["result"], argv=argv, summary=summary,
+            id=r["id"],
+            kind=r["kind"],
+            created=r["created"],
+            finished=r["finished"],
+            status=r["status"],
+            result=r["result"],
+            argv=argv,
+            summary=summary,
             seal_sha=r["seal_sha"] if "seal_sha" in r.keys() else None,
             held=self.locks.held(r["id"]) if r["status"] == "running" else None,
         )
 
     # -- the checks ---------------------------------------------------------------------
-    def _seal_of(self, row: RunRow, targets: list[TargetRow], records: tuple[RecordSeal, ...]) -> RunSeal:
+    def _seal_of(
+        self, row: RunRow, targets: list[TargetRow], records: tuple[RecordSeal, ...]
+    ) -> RunSeal:
         """The seal the rows describe now."""
         return RunSeal(
-            run=row.id, kind=row.kind, created=row.created, finished=row.finished, status=row.status,
-            result=row.result, argv=tuple(row.argv), summary_sha256=summary_sha256(row.summary),
-            targets=tuple(TargetSeal(t.label, t.ref, t.env, t.result, t.log_sha or "", t.record_sha or "",
-                                     t.finished) for t in targets),
+            run=row.id,
+            kind=row.kind,
+            created=row.created,
+            finished=row.finished,
+            status=row.status,
+            result=row.result,
+            argv=tuple(row.argv),
+            summary_sha256=summary_sha256(row.summary),
+            targets=tuple(
+                TargetSeal(
+                    t.label, t.ref, t.env, t.result, t.log_sha or "", t.record_sha or "", t.finished
+                )
+                for t in targets
+            ),
             records=records,
         )
 
     def _record_seals(self, run_id: int) -> tuple[RecordSeal, ...]:
         """The run's ``records`` rows, oldest first, unchecked."""
-        rows = self.query("SELECT kind, key, sha FROM records WHERE run_id=? ORDER BY id", (run_id,))
+        rows = self.query(
+            "SELECT kind, key, sha FROM records WHERE run_id=? ORDER BY id", (run_id,)
+        )
         return tuple(RecordSeal(r["kind"], r["key"], r["sha"]) for r in rows)
 
     def _check_target(self, run: RunRow, t: TargetRow) -> None:
         where = f"run {run.id} target {t.label}"
         if not t.log_sha or not t.record_sha:
-            raise EvidenceTampered(f"{where}: its row names no {'log' if not t.log_sha else 'record'}; "
-                                   "every stored target has both")
+            raise EvidenceTampered(
+                f"{where}: its row names no {'log' if not t.log_sha else 'record'}; "
+                "every stored target has both"
+            )
         with _about(where):
             data = self.blobs.read(t.record_sha)
         try:
             record = json.loads(data)
         except ValueError:
-            raise EvidenceTampered(f"{where}: its record {t.record_sha[:12]}… is not JSON "
-                                   "(the row names another kind of blob)") from None
-        problems = record_disagreements(t.label, t.ref, t.env, t.result, t.log_sha, record, run.origin_ids)
+            raise EvidenceTampered(
+                f"{where}: its record {t.record_sha[:12]}… is not JSON "
+                "(the row names another kind of blob)"
+            ) from None
+        problems = record_disagreements(
+            t.label, t.ref, t.env, t.result, t.log_sha, record, run.origin_ids
+        )
         if problems:
             raise EvidenceTampered(f"{where}: " + "; ".join(problems) + f"; {_REDO}")
         with _about(where):
@@ -636,36 +752,54 @@ class Store:
             self._check_target(row, t)
         where = f"run {row.id}"
         if row.status == "running":
-            extra = [name for name, v in (("a result", row.result), ("a seal", row.seal_sha),
-                                          ("an end time", row.finished)) if v is not None]
+            extra = [
+                name
+                for name, v in (
+                    ("a result", row.result),
+                    ("a seal", row.seal_sha),
+                    ("an end time", row.finished),
+                )
+                if v is not None
+            ]
             if extra:
-                raise EvidenceTampered(f"{where} is marked running but has {' and '.join(extra)}; "
-                                       "its row was edited")
+                raise EvidenceTampered(
+                    f"{where} is marked running but has {' and '.join(extra)}; its row was edited"
+                )
             return
         if row.status not in _FINISHED:
-            raise EvidenceTampered(f"{where}: status {row.status!r} is none torchparity writes; its row was edited")
+            raise EvidenceTampered(
+                f"{where}: status {row.status!r} is none torchparity writes; its row was edited"
+            )
         if row.seal_sha is None:
-            raise EvidenceTampered(f"{where} is {row.status} (result {row.result}) but has no seal; "
-                                   "its row was edited")
+            raise EvidenceTampered(
+                f"{where} is {row.status} (result {row.result}) but has no seal; its row was edited"
+            )
         with _about(where):
             data = self.blobs.read(row.seal_sha)
         try:
             sealed = RunSeal.from_bytes(data, "its seal")
         except ShapeError as exc:
-            raise EvidenceTampered(f"{where}: {exc}; the row names a blob that is not a run seal") from None
+            raise EvidenceTampered(
+                f"{where}: {exc}; the row names a blob that is not a run seal"
+            ) from None
         found = differences(self._seal_of(row, targets, self._record_seals(row.id)), sealed)
         if found:
             raise EvidenceTampered(f"{where}: " + "; ".join(found) + f"; {_REDO}")
 
     # -- records (resolve, coverage, docs check, ... as JSON documents) ---------------------
-    def put_record(self, kind: str, key: str, doc: dict[str, Any], run_id: int | None = None) -> str:
-        sha = self._put_blob(json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=True).encode("utf-8"),
-                             f"storing a {kind} record")
+    def put_record(
+        self, kind: str, key: str, doc: dict[str, Any], run_id: int | None = None
+    ) -> str:
+        sha = self._put_blob(
+            json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=True).encode("utf-8"),
+            f"storing a {kind} record",
+        )
         self.add_record_blob(kind, key, sha, run_id)
         return sha
 
-    def add_record_blob(self, kind: str, key: str, sha: str, run_id: int | None = None,
-                        created: float | None = None) -> None:
+    def add_record_blob(
+        self, kind: str, key: str, sha: str, run_id: int | None = None, created: float | None = None
+    ) -> None:
         """The row of a record whose JSON document is stored already (``put_record``, an import)."""
         with self.transaction() as conn:
             self._require_running(conn, run_id, f"a {kind} record")
@@ -674,10 +808,13 @@ class Store:
                 (run_id, kind, key, time.time() if created is None else created, sha),
             )
 
-    def latest_record(self, kind: str, key: str, run_id: int | None = None) -> dict[str, Any] | None:
+    def latest_record(
+        self, kind: str, key: str, run_id: int | None = None
+    ) -> dict[str, Any] | None:
         if run_id is None:
             rows = self.query(
-                "SELECT sha FROM records WHERE kind=? AND key=? ORDER BY id DESC LIMIT 1", (kind, key)
+                "SELECT sha FROM records WHERE kind=? AND key=? ORDER BY id DESC LIMIT 1",
+                (kind, key),
             )
         else:
             rows = self.query(
@@ -706,7 +843,9 @@ class Store:
         try:
             doc = json.loads(data)
         except ValueError:
-            raise EvidenceTampered(f"stored record {sha[:12]}… is not JSON (the index names another kind of blob)") from None
+            raise EvidenceTampered(
+                f"stored record {sha[:12]}… is not JSON (the index names another kind of blob)"
+            ) from None
         if not isinstance(doc, dict):
             raise EvidenceTampered(f"stored record {sha[:12]}… is not a JSON object")
         return doc
@@ -715,7 +854,9 @@ class Store:
         """Whether any row names blob ``sha`` (an import that did not commit keeps only those)."""
         rows = self.query(
             "SELECT 1 FROM targets WHERE log_sha=?1 OR record_sha=?1 UNION ALL "
-            "SELECT 1 FROM records WHERE sha=?1 UNION ALL SELECT 1 FROM runs WHERE seal_sha=?1 LIMIT 1", (sha,))
+            "SELECT 1 FROM records WHERE sha=?1 UNION ALL SELECT 1 FROM runs WHERE seal_sha=?1 LIMIT 1",
+            (sha,),
+        )
         return bool(rows)
 
 
@@ -766,8 +907,10 @@ def _cut(text: str, kept: int, log_sha: str) -> str:
     raw = text.encode("utf-8")
     if len(raw) <= kept:
         return text
-    head = raw[:kept // 2].decode("utf-8", "ignore")
-    tail = raw[len(raw) - kept // 2:].decode("utf-8", "ignore") if kept else ""
+    head = raw[: kept // 2].decode("utf-8", "ignore")
+    tail = raw[len(raw) - kept // 2 :].decode("utf-8", "ignore") if kept else ""
     left = len(raw) - len(head.encode("utf-8")) - len(tail.encode("utf-8"))
-    return (f"{head}\n[torchparity: {left} bytes of this output are left out of the record here; the whole "
-            f"output is in the evidence log {log_sha}]\n{tail}")
+    return (
+        f"{head}\n[torchparity: {left} bytes of this output are left out of the record here; the whole "
+        f"output is in the evidence log {log_sha}]\n{tail}"
+    )

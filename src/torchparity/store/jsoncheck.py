@@ -59,7 +59,9 @@ def objects(d: dict[str, Any], key: str, where: str) -> list[dict[str, Any]]:
 def sha(d: dict[str, Any], key: str, where: str) -> str:
     value = text(d, key, where)
     if not is_sha256(value):
-        raise ShapeError(f"{where}.{key} must be a SHA-256 (64 lowercase hex digits), not {value[:80]!r}")
+        raise ShapeError(
+            f"{where}.{key} must be a SHA-256 (64 lowercase hex digits), not {value[:80]!r}"
+        )
     return str(value)
 
 
@@ -74,5 +76,11 @@ def _get(d: dict[str, Any], key: str, where: str, optional: bool) -> Any:
 def _kind(value: Any) -> str:
     if value is None:
         return "null"
-    return {bool: "true/false", int: "a number", float: "a number", str: "text", list: "a list",
-            dict: "an object"}.get(type(value), type(value).__name__)
+    return {
+        bool: "true/false",
+        int: "a number",
+        float: "a number",
+        str: "text",
+        list: "a list",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)

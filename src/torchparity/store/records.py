@@ -32,8 +32,15 @@ def keep(store: Store, kind: str, argv: list[str], records: list[tuple[str, Reco
 
 
 def run_info(row: RunRow) -> RunInfo:
-    return RunInfo(uid=row.uid, id=row.id, kind=row.kind, status=row.status, result=row.result,
-                   created=row.created, finished=row.finished)
+    return RunInfo(
+        uid=row.uid,
+        id=row.id,
+        kind=row.kind,
+        status=row.status,
+        result=row.result,
+        created=row.created,
+        finished=row.finished,
+    )
 
 
 def _open(kind: str, doc: Any, where: str) -> Record:
@@ -42,8 +49,15 @@ def _open(kind: str, doc: Any, where: str) -> Record:
         return open_envelope(doc, cls)
     except RecordError as exc:
         raise StoreCorrupt(f"{where}: {exc}") from None
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a hand-written from_json met a bad body
-        raise StoreCorrupt(f"{where}: not a {cls.__name__} record ({type(exc).__name__}: {exc})") from None
+    except (
+        KeyError,
+        TypeError,
+        ValueError,
+        AttributeError,
+    ) as exc:  # a hand-written from_json met a bad body
+        raise StoreCorrupt(
+            f"{where}: not a {cls.__name__} record ({type(exc).__name__}: {exc})"
+        ) from None
 
 
 def read_run(store: Store, run_id: int | str) -> RunRecords:
@@ -61,12 +75,16 @@ def read_run(store: Store, run_id: int | str) -> RunRecords:
         doc = store.read_json(t.record_sha)
         schema = str(doc.get("schema") or "")
         if not schema.startswith("torchparity.target/") or schema > TargetRecord.SCHEMA:
-            raise StoreCorrupt(f"run {row.id} target {t.label}: its record's schema {doc.get('schema')!r} is not "
-                               f"one this torchparity reads (up to {TargetRecord.SCHEMA})")
+            raise StoreCorrupt(
+                f"run {row.id} target {t.label}: its record's schema {doc.get('schema')!r} is not "
+                f"one this torchparity reads (up to {TargetRecord.SCHEMA})"
+            )
         try:
             rec = TargetRecord.from_json(doc)
         except (TypeError, KeyError, ValueError) as exc:
-            raise StoreCorrupt(f"run {row.id} target {t.label}: its record does not load ({exc})") from None
+            raise StoreCorrupt(
+                f"run {row.id} target {t.label}: its record does not load ({exc})"
+            ) from None
         log = store.blobs.read(t.log_sha).decode("utf-8", "replace") if t.log_sha else ""
         targets.append(TargetEvidence(rec, log, t.log_sha or "", t.record_sha))
     return RunRecords(run=run_info(row), targets=tuple(targets), **fields)

@@ -145,7 +145,9 @@ class RunLocks:
             except OSError as exc:
                 if exc.errno not in _BUSY:
                     raise write_error(exc, path, f"locking run {run_id}") from exc
-                holder = os.pread(fh.fileno(), 32, 0).decode("ascii", "replace").strip() or "unknown"
+                holder = (
+                    os.pread(fh.fileno(), 32, 0).decode("ascii", "replace").strip() or "unknown"
+                )
                 raise UsageError(
                     f"run {run_id} is being worked on by another torchparity process (pid {holder}, lock {path}); "
                     "wait for it to finish or stop it, then resume"

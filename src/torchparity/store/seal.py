@@ -34,7 +34,9 @@ SEAL_SCHEMA_1 = "torchparity.run-seal/1"
 
 
 def canonical_json(doc: Any) -> bytes:
-    return json.dumps(doc, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return json.dumps(doc, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode(
+        "utf-8"
+    )
 
 
 def summary_sha256(summary: dict[str, Any]) -> str:
@@ -53,15 +55,28 @@ class TargetSeal:
     finished: float
 
     def to_json(self) -> dict[str, Any]:
-        return {"label": self.label, "ref": self.ref, "env": self.env, "result": self.result,
-                "log_sha256": self.log_sha256, "record_sha256": self.record_sha256, "finished": self.finished}
+        return {
+            "label": self.label,
+            "ref": self.ref,
+            "env": self.env,
+            "result": self.result,
+            "log_sha256": self.log_sha256,
+            "record_sha256": self.record_sha256,
+            "finished": self.finished,
+        }
 
     @classmethod
     def from_json(cls, d: Any, where: str) -> TargetSeal:
         d = jc.obj(d, where)
-        return cls(label=jc.text(d, "label", where), ref=jc.text(d, "ref", where), env=jc.text(d, "env", where),
-                   result=jc.text(d, "result", where), log_sha256=jc.sha(d, "log_sha256", where),
-                   record_sha256=jc.sha(d, "record_sha256", where), finished=jc.number(d, "finished", where))
+        return cls(
+            label=jc.text(d, "label", where),
+            ref=jc.text(d, "ref", where),
+            env=jc.text(d, "env", where),
+            result=jc.text(d, "result", where),
+            log_sha256=jc.sha(d, "log_sha256", where),
+            record_sha256=jc.sha(d, "record_sha256", where),
+            finished=jc.number(d, "finished", where),
+        )
 
 
 @dataclass(frozen=True)
@@ -100,16 +115,26 @@ class RunSeal:
     schema: str = SEAL_SCHEMA
 
     def to_json(self) -> dict[str, Any]:
-        doc = {"schema": self.schema, "run": self.run, "kind": self.kind, "created": self.created,
-               "finished": self.finished, "status": self.status, "result": self.result,
-               "argv": list(self.argv), "summary_sha256": self.summary_sha256,
-               "targets": [t.to_json() for t in self.targets]}
+        doc = {
+            "schema": self.schema,
+            "run": self.run,
+            "kind": self.kind,
+            "created": self.created,
+            "finished": self.finished,
+            "status": self.status,
+            "result": self.result,
+            "argv": list(self.argv),
+            "summary_sha256": self.summary_sha256,
+            "targets": [t.to_json() for t in self.targets],
+        }
         if self.records is not None:
             doc["records"] = [r.to_json() for r in self.records]
         return doc
 
     def to_bytes(self) -> bytes:
-        return json.dumps(self.to_json(), indent=2, sort_keys=True, ensure_ascii=False).encode("utf-8")
+        return json.dumps(self.to_json(), indent=2, sort_keys=True, ensure_ascii=False).encode(
+            "utf-8"
+        )
 
     @classmethod
     def from_json(cls, d: Any, where: str = "seal") -> RunSeal:
@@ -117,15 +142,31 @@ class RunSeal:
         schema = jc.text(d, "schema", where)
         if schema not in (SEAL_SCHEMA, SEAL_SCHEMA_1):
             raise jc.ShapeError(f"{where}.schema is {schema!r}, not {SEAL_SCHEMA!r}")
-        targets = tuple(TargetSeal.from_json(t, f"{where}.targets[{i}]")
-                        for i, t in enumerate(jc.objects(d, "targets", where)))
-        records = None if schema == SEAL_SCHEMA_1 else tuple(
-            RecordSeal.from_json(r, f"{where}.records[{i}]") for i, r in enumerate(jc.objects(d, "records", where)))
-        return cls(run=jc.integer(d, "run", where), kind=jc.text(d, "kind", where),
-                   created=jc.number(d, "created", where), finished=jc.number(d, "finished", where, optional=True),
-                   status=jc.text(d, "status", where), result=jc.text(d, "result", where, optional=True),
-                   argv=tuple(jc.texts(d, "argv", where)), summary_sha256=jc.sha(d, "summary_sha256", where),
-                   targets=targets, records=records, schema=schema)
+        targets = tuple(
+            TargetSeal.from_json(t, f"{where}.targets[{i}]")
+            for i, t in enumerate(jc.objects(d, "targets", where))
+        )
+        records = (
+            None
+            if schema == SEAL_SCHEMA_1
+            else tuple(
+                RecordSeal.from_json(r, f"{where}.records[{i}]")
+                for i, r in enumerate(jc.objects(d, "records", where))
+            )
+        )
+        return cls(
+            run=jc.integer(d, "run", where),
+            kind=jc.text(d, "kind", where),
+            created=jc.number(d, "created", where),
+            finished=jc.number(d, "finished", where, optional=True),
+            status=jc.text(d, "status", where),
+            result=jc.text(d, "result", where, optional=True),
+            argv=tuple(jc.texts(d, "argv", where)),
+            summary_sha256=jc.sha(d, "summary_sha256", where),
+            targets=targets,
+            records=records,
+            schema=schema,
+        )
 
     @classmethod
     def from_bytes(cls, data: bytes, where: str = "seal") -> RunSeal:
@@ -151,12 +192,23 @@ def differences(found: RunSeal, sealed: RunSeal) -> list[str]:
     (schema 1) is itself a disagreement otherwise.
     """
     out: list[str] = []
-    for name in ("run", "kind", "created", "finished", "status", "result", "argv", "summary_sha256"):
+    for name in (
+        "run",
+        "kind",
+        "created",
+        "finished",
+        "status",
+        "result",
+        "argv",
+        "summary_sha256",
+    ):
         a, b = getattr(found, name), getattr(sealed, name)
         if a != b:
             label = "summary" if name == "summary_sha256" else name
-            out.append(f"{label} is {_short(list(a) if name == 'argv' else a)}, "
-                       f"the seal says {_short(list(b) if name == 'argv' else b)}")
+            out.append(
+                f"{label} is {_short(list(a) if name == 'argv' else a)}, "
+                f"the seal says {_short(list(b) if name == 'argv' else b)}"
+            )
     have = {t.label: t for t in found.targets}
     want = {t.label: t for t in sealed.targets}
     for label in want.keys() - have.keys():
@@ -167,11 +219,15 @@ def differences(found: RunSeal, sealed: RunSeal) -> list[str]:
         a_t, b_t = have[label].to_json(), want[label].to_json()
         for key in ("result", "log_sha256", "record_sha256", "ref", "env", "finished"):
             if a_t[key] != b_t[key]:
-                out.append(f"target {label}: {key.replace('_sha256', '')} is {_short(a_t[key])}, "
-                           f"the seal says {_short(b_t[key])}")
+                out.append(
+                    f"target {label}: {key.replace('_sha256', '')} is {_short(a_t[key])}, "
+                    f"the seal says {_short(b_t[key])}"
+                )
     if found.records is not None:
         if sealed.records is None:
-            out.append(f"the seal names no records (a {SEAL_SCHEMA_1} seal, which the store's upgrade replaces)")
+            out.append(
+                f"the seal names no records (a {SEAL_SCHEMA_1} seal, which the store's upgrade replaces)"
+            )
         else:
             out.extend(record_differences(found.records, sealed.records))
     return out
@@ -193,15 +249,24 @@ def record_differences(found: tuple[RecordSeal, ...], sealed: tuple[RecordSeal, 
         twin = next((s for s in gone if (s.kind, s.key) == (row.kind, row.key)), None)
         if twin is not None:
             gone.remove(twin)
-            out.append(f"{row.describe()}: sha is {_short(row.sha256)}, the seal says {_short(twin.sha256)}")
+            out.append(
+                f"{row.describe()}: sha is {_short(row.sha256)}, the seal says {_short(twin.sha256)}"
+            )
         else:
             out.append(f"{row.describe()} ({_short(row.sha256)}) has a row but is not in the seal")
     out.extend(f"{s.describe()} ({_short(s.sha256)}) is sealed but has no row" for s in gone)
     return out or [f"the records are in another order than the seal's ({len(found)} rows)"]
 
 
-def record_disagreements(label: str, ref: str, env: str, result: str, log_sha256: str | None,
-                         record: Any, run_ids: Iterable[int]) -> list[str]:
+def record_disagreements(
+    label: str,
+    ref: str,
+    env: str,
+    result: str,
+    log_sha256: str | None,
+    record: Any,
+    run_ids: Iterable[int],
+) -> list[str]:
     """Where a target row disagrees with its own record (the JSON blob it names); [] when they agree.
 
     ``run_ids`` are the runs the record may name: the row's run and, for an imported run, the
@@ -211,7 +276,9 @@ def record_disagreements(label: str, ref: str, env: str, result: str, log_sha256
         return ["its record is not a JSON object"]
     out = []
     if record.get("log_sha256") != log_sha256:
-        out.append(f"the row names log {_short(log_sha256)}, its record names log {_short(record.get('log_sha256'))}")
+        out.append(
+            f"the row names log {_short(log_sha256)}, its record names log {_short(record.get('log_sha256'))}"
+        )
     if record.get("result") != result:
         out.append(f"the row says result {result}, its record says {record.get('result')}")
     for key, value in (("label", label), ("ref", ref), ("env", env)):

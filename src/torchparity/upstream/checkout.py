@@ -31,15 +31,23 @@ def _extract(data: bytes, dest: Path) -> None:
 @contextmanager
 def test_tree(repo: Path, commit: str, roots: Sequence[str], label: str) -> Iterator[Path]:
     """A folder holding ``roots`` of ``repo`` at ``commit`` (the folder stands for the repo root)."""
-    present = [r for r in roots if git(repo, "cat-file", "-e", f"{commit}:{r.rstrip('/')}", check=False).returncode == 0]
+    present = [
+        r
+        for r in roots
+        if git(repo, "cat-file", "-e", f"{commit}:{r.rstrip('/')}", check=False).returncode == 0
+    ]
     if not present:
-        raise UsageError(f"{repo} has none of {', '.join(roots)} at {label} ({commit[:12]}); "
-                         "set test_roots in torchparity.toml to the folder that holds its tests")
+        raise UsageError(
+            f"{repo} has none of {', '.join(roots)} at {label} ({commit[:12]}); "
+            "set test_roots in torchparity.toml to the folder that holds its tests"
+        )
     res = git(repo, "archive", "--format=tar", commit, "--", *present, check=False)
     if res.returncode != 0:
         msg = res.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise UsageError(f"git archive of {', '.join(present)} at {label} failed in {repo}: "
-                         f"{msg[-1] if msg else res.returncode}")
+        raise UsageError(
+            f"git archive of {', '.join(present)} at {label} failed in {repo}: "
+            f"{msg[-1] if msg else res.returncode}"
+        )
     with temporary_dir("upstream") as tmp:
         _extract(res.stdout, tmp)
         yield tmp

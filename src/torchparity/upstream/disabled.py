@@ -54,16 +54,24 @@ def _load_json(data: bytes, what: str) -> Any:
     try:
         return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
-        raise UsageError(f"{what} is not valid JSON ({exc}); fix it at that ref or point [upstream.disabled] "
-                         "at another file") from None
+        raise UsageError(
+            f"{what} is not valid JSON ({exc}); fix it at that ref or point [upstream.disabled] "
+            "at another file"
+        ) from None
 
 
 class DisabledList:
     """One list file at one ref, with its categories."""
 
-    def __init__(self, path: str, entries: Iterable[Entry], settings: DisabledSettings,
-                 categories: dict[str, tuple[str, str]] | None = None,
-                 meanings: dict[str, str] | None = None, malformed: int = 0) -> None:
+    def __init__(
+        self,
+        path: str,
+        entries: Iterable[Entry],
+        settings: DisabledSettings,
+        categories: dict[str, tuple[str, str]] | None = None,
+        meanings: dict[str, str] | None = None,
+        malformed: int = 0,
+    ) -> None:
         self.path = path
         self.settings = settings
         self.entries = list(entries)
@@ -77,12 +85,21 @@ class DisabledList:
         self._tags = {t: re.compile(r) for t, r in settings.platforms.items()}
 
     @classmethod
-    def parse(cls, path: str, data: bytes, settings: DisabledSettings, categories: bytes | None = None,
-              names: bytes | None = None, where: str = "") -> DisabledList:
+    def parse(
+        cls,
+        path: str,
+        data: bytes,
+        settings: DisabledSettings,
+        categories: bytes | None = None,
+        names: bytes | None = None,
+        where: str = "",
+    ) -> DisabledList:
         doc = _load_json(data, f"the disabled list {path}{where}")
         if not isinstance(doc, dict):
-            raise UsageError(f"the disabled list {path}{where} is not a JSON object of "
-                             '"test_x (module.Class)": [reason, [platforms]]')
+            raise UsageError(
+                f"the disabled list {path}{where} is not a JSON object of "
+                '"test_x (module.Class)": [reason, [platforms]]'
+            )
         entries: list[Entry] = []
         malformed = 0
         for key, value in doc.items():
@@ -100,7 +117,7 @@ class DisabledList:
         cats: dict[str, tuple[str, str]] = {}
         if categories is not None:
             cdoc = _load_json(categories, f"the category file for {path}{where}")
-            for key, value in (cdoc.items() if isinstance(cdoc, dict) else ()):
+            for key, value in cdoc.items() if isinstance(cdoc, dict) else ():
                 if isinstance(value, dict) and value:
                     code, detail = next(iter(value.items()))
                     cats[str(key)] = (str(code), str(detail))
@@ -122,7 +139,9 @@ class DisabledList:
         if classname.startswith(klass):
             return True
         for a, b in self.settings.class_aliases:
-            other = klass.replace(a, b) if a in klass else (klass.replace(b, a) if b in klass else None)
+            other = (
+                klass.replace(a, b) if a in klass else (klass.replace(b, a) if b in klass else None)
+            )
             if other is not None and classname.startswith(other):
                 return True
         return False
@@ -145,8 +164,15 @@ class DisabledList:
 
     def record(self, entry: Entry) -> DisabledEntry:
         code, detail = self.categories.get(entry.key, ("", ""))
-        return DisabledEntry(key=entry.key, list_file=self.path, reason=entry.reason, platforms=entry.platforms,
-                             category=code, category_detail=detail, category_meaning=self.meanings.get(code, ""))
+        return DisabledEntry(
+            key=entry.key,
+            list_file=self.path,
+            reason=entry.reason,
+            platforms=entry.platforms,
+            category=code,
+            category_detail=detail,
+            category_meaning=self.meanings.get(code, ""),
+        )
 
 
 __all__ = ["DisabledList", "Entry", "parse_key"]

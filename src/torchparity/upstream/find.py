@@ -74,8 +74,10 @@ def parse_given(spec: str) -> Wanted:
     """``--test path::Class::test_x`` (or ``path::test_x``) as a wanted test."""
     parts = spec.split("::")
     if len(parts) < 2 or not parts[0].endswith(".py") or not all(parts):
-        raise UsageError(f"--test {spec!r}: give a test as PATH::Class::test_name (PATH relative to the repo root), "
-                         "e.g. test/test_autograd.py::TestAutograd::test_set_grad_enabled")
+        raise UsageError(
+            f"--test {spec!r}: give a test as PATH::Class::test_name (PATH relative to the repo root), "
+            "e.g. test/test_autograd.py::TestAutograd::test_set_grad_enabled"
+        )
     return Wanted(spec, parts[0], parts[-2] if len(parts) > 2 else "", parts[-1], GIVEN)
 
 
@@ -96,6 +98,7 @@ def _group(wanted: Sequence[Wanted]) -> list[FileCandidates]:
 
 def from_coverage(ref: RefCoverage, keep: object = None) -> tuple[str, list[Wanted]]:
     """(selection, wanted) at one ref: the direct tests, else the related ones (``keep``: a path filter)."""
+
     def ok(h: TestHit) -> bool:
         return keep is None or bool(keep(h.path))  # type: ignore[operator]
 
@@ -116,15 +119,29 @@ def opinfo_files(repo: Path, commit: str, roots: Sequence[str], keep: object = N
     return sorted(out)
 
 
-def hits_at(repo: Path, ref: str, api: str, store: Store, roots: Sequence[str],
-            aliases: AliasTable | None = None) -> RefCoverage:
+def hits_at(
+    repo: Path,
+    ref: str,
+    api: str,
+    store: Store,
+    roots: Sequence[str],
+    aliases: AliasTable | None = None,
+) -> RefCoverage:
     """The coverage index's answer for ``api`` at one ref of one repository."""
     report = coverage_for([api], repo, [ref], store, tests=list(roots), aliases=aliases, grep="off")
     return report.apis[0].refs[0]
 
 
-def candidates(ref_cov: RefCoverage | None, repo: Path, commit: str, roots: Sequence[str], *,
-               settings: UpstreamSettings | None, operator: bool, given: Sequence[Wanted] = ()) -> Found:
+def candidates(
+    ref_cov: RefCoverage | None,
+    repo: Path,
+    commit: str,
+    roots: Sequence[str],
+    *,
+    settings: UpstreamSettings | None,
+    operator: bool,
+    given: Sequence[Wanted] = (),
+) -> Found:
     """The candidate files and tests at one source (``settings``: the backend's, to keep vendored files)."""
     keep = settings.is_vendored if settings is not None else None
     if given:
@@ -178,10 +195,27 @@ def entry_kind(source: bytes) -> str:
         return PYTEST
     calls = set().union(*(_called(g) for g in guards))
     if any(c == "pytest.main" or c.endswith(".pytest.main") for c in calls) and not any(
-            c.endswith("run_tests") or c.endswith("unittest.main") for c in calls):
+        c.endswith("run_tests") or c.endswith("unittest.main") for c in calls
+    ):
         return PYTEST
     return UNITTEST
 
 
-__all__ = ["DIRECT", "GIVEN", "OPINFO", "PYTEST", "RELATED", "UNITTEST", "FileCandidates", "Found", "Wanted",
-           "candidates", "entry_kind", "from_coverage", "hits_at", "opinfo_files", "parse_given", "torch_tag"]
+__all__ = [
+    "DIRECT",
+    "GIVEN",
+    "OPINFO",
+    "PYTEST",
+    "RELATED",
+    "UNITTEST",
+    "FileCandidates",
+    "Found",
+    "Wanted",
+    "candidates",
+    "entry_kind",
+    "from_coverage",
+    "hits_at",
+    "opinfo_files",
+    "parse_given",
+    "torch_tag",
+]

@@ -51,13 +51,26 @@ class Listing:
 
     @classmethod
     def from_result(cls, res: dict[str, Any]) -> Listing:
-        classes = [ListedClass(str(c.get("attr") or c["name"]), str(c["name"]), str(c.get("qualname") or c["name"]),
-                               str(c.get("module") or "__main__"), str(c.get("generic") or c["name"]),
-                               str(c.get("device_type") or "")) for c in res.get("classes") or []]
-        tests = tuple(ListedTest(classes[int(t[0])], str(t[1]), str(t[2]), str(t[3]), str(t[4] or ""))
-                      for t in res.get("tests") or [])
-        return cls(tests, tuple(str(x) for x in res.get("api_opinfos") or ()),
-                   tuple(str(x) for x in res.get("loader_errors") or ()))
+        classes = [
+            ListedClass(
+                str(c.get("attr") or c["name"]),
+                str(c["name"]),
+                str(c.get("qualname") or c["name"]),
+                str(c.get("module") or "__main__"),
+                str(c.get("generic") or c["name"]),
+                str(c.get("device_type") or ""),
+            )
+            for c in res.get("classes") or []
+        ]
+        tests = tuple(
+            ListedTest(classes[int(t[0])], str(t[1]), str(t[2]), str(t[3]), str(t[4] or ""))
+            for t in res.get("tests") or []
+        )
+        return cls(
+            tests,
+            tuple(str(x) for x in res.get("api_opinfos") or ()),
+            tuple(str(x) for x in res.get("loader_errors") or ()),
+        )
 
     def for_device(self, device: str) -> list[ListedTest]:
         """The tests the runner would run on ``device``: plain ones, and device-generic ones for it."""
@@ -83,16 +96,36 @@ class Selection:
 
 
 def _template_of(w: Wanted, t: ListedTest) -> bool:
-    return t.template == w.name and (not w.klass or t.klass.generic == w.klass or t.klass.name == w.klass)
+    return t.template == w.name and (
+        not w.klass or t.klass.generic == w.klass or t.klass.name == w.klass
+    )
 
 
 def _not_started(w: Wanted, path: str, why: Note, **more: Any) -> UpstreamTest:
-    return UpstreamTest(**{"test": w.test, "file": path, "id": "", "selector": "", **more,
-                           "status": "not_started", "why": why, "detail": phrase(why)})
+    return UpstreamTest(
+        **{
+            "test": w.test,
+            "file": path,
+            "id": "",
+            "selector": "",
+            **more,
+            "status": "not_started",
+            "why": why,
+            "detail": phrase(why),
+        }
+    )
 
 
-def select(listing: Listing, cand: FileCandidates, path: str, entry: str, device: str,
-           disabled: DisabledList | None, platform: str, budget: int) -> Selection:
+def select(
+    listing: Listing,
+    cand: FileCandidates,
+    path: str,
+    entry: str,
+    device: str,
+    disabled: DisabledList | None,
+    platform: str,
+    budget: int,
+) -> Selection:
     """Plan the file's tests at one target (``budget``: how many may still run)."""
     sel = Selection()
     mine = listing.for_device(device)
@@ -100,7 +133,10 @@ def select(listing: Listing, cand: FileCandidates, path: str, entry: str, device
     sel.tests_for_device = len(mine)
     if disabled is not None:
         sel.disabled_for_device = sum(
-            1 for t in mine if disabled.match(t.klass.name, t.method, t.sanitized, platform) is not None)
+            1
+            for t in mine
+            if disabled.match(t.klass.name, t.method, t.sanitized, platform) is not None
+        )
     api_ops = set(listing.api_opinfos)
     chosen: list[tuple[Wanted, ListedTest]] = []
     for w in cand.wanted:
@@ -110,38 +146,74 @@ def select(listing: Listing, cand: FileCandidates, path: str, entry: str, device
         if driven:
             keep = [t for t in driven if t.opinfo in api_ops]
             if not keep:
-                sel.tests.append(_not_started(w, path, Note.of("upstream_opinfo_other", count=len(driven))))
+                sel.tests.append(
+                    _not_started(w, path, Note.of("upstream_opinfo_other", count=len(driven)))
+                )
                 continue
             here = keep + [t for t in here if not t.opinfo]
-        if not instances and entry == PYTEST:  # a pytest function (or class) test: its node id selects it
-            sel.tests.append(UpstreamTest(test=w.test, file=path, id=w.test, selector=w.test, status="run"))
+        if (
+            not instances and entry == PYTEST
+        ):  # a pytest function (or class) test: its node id selects it
+            sel.tests.append(
+                UpstreamTest(test=w.test, file=path, id=w.test, selector=w.test, status="run")
+            )
             sel.run.append(w.test)
             continue
         if not here:
             devices = sorted({t.klass.device_type for t in instances if t.klass.device_type})
-            sel.tests.append(_not_started(w, path, Note.of("upstream_no_instance", device=device,
-                                                           devices=", ".join(devices) or "none")))
+            sel.tests.append(
+                _not_started(
+                    w,
+                    path,
+                    Note.of(
+                        "upstream_no_instance", device=device, devices=", ".join(devices) or "none"
+                    ),
+                )
+            )
             continue
         chosen.extend((w, t) for t in here)
     if cand.opinfo and api_ops:
         seen = {t for _, t in chosen}
         for t in mine:
             if t.opinfo in api_ops and t not in seen:
-                w = Wanted("::".join([path, t.klass.generic, t.template]), path, t.klass.generic, t.template, "opinfo")
+                w = Wanted(
+                    "::".join([path, t.klass.generic, t.template]),
+                    path,
+                    t.klass.generic,
+                    t.template,
+                    "opinfo",
+                )
                 chosen.append((w, t))
     for w, t in chosen:
         sel_id = selector(t, path, entry)
-        entry_hit = (disabled.match(t.klass.name, t.method, t.sanitized, platform)
-                     if disabled is not None else None)
-        common: dict[str, Any] = dict(test=w.test, file=path, id=t.id, selector=sel_id, opinfo=t.opinfo,
-                                      device_type=t.klass.device_type)
+        entry_hit = (
+            disabled.match(t.klass.name, t.method, t.sanitized, platform)
+            if disabled is not None
+            else None
+        )
+        common: dict[str, Any] = dict(
+            test=w.test,
+            file=path,
+            id=t.id,
+            selector=sel_id,
+            opinfo=t.opinfo,
+            device_type=t.klass.device_type,
+        )
         if entry_hit is not None:
             assert disabled is not None
-            sel.tests.append(UpstreamTest(status="disabled", entry=disabled.record(entry_hit),
-                                          detail=entry_hit.reason, **common))
+            sel.tests.append(
+                UpstreamTest(
+                    status="disabled",
+                    entry=disabled.record(entry_hit),
+                    detail=entry_hit.reason,
+                    **common,
+                )
+            )
             sel.disabled.append(sel_id)
         elif len(sel.run) >= budget:
-            sel.tests.append(_not_started(w, path, Note.of("upstream_budget", count=budget), **common))
+            sel.tests.append(
+                _not_started(w, path, Note.of("upstream_budget", count=budget), **common)
+            )
         else:
             sel.tests.append(UpstreamTest(status="run", **common))
             sel.run.append(sel_id)

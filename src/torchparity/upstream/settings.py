@@ -36,9 +36,18 @@ from ..errors import UsageError
 #: PyTorch's own platform tags (``check_if_enable``), as regexes over "<device name>;<os platform>":
 #: the conditions torchparity's runs never set (ROCm, sanitizers, dynamo, inductor, slow) never hold
 PYTORCH_PLATFORMS: dict[str, str] = {
-    "linux": ";Linux", "mac": ";(macOS|Darwin)", "macos": ";(macOS|Darwin)", "win": ";Windows",
-    "windows": ";Windows", "rocm": "(?!)", "xpu": "(?!)", "asan": "(?!)", "dynamo": "(?!)",
-    "dynamo_wrapped": "(?!)", "inductor": "(?!)", "slow": "(?!)",
+    "linux": ";Linux",
+    "mac": ";(macOS|Darwin)",
+    "macos": ";(macOS|Darwin)",
+    "win": ";Windows",
+    "windows": ";Windows",
+    "rocm": "(?!)",
+    "xpu": "(?!)",
+    "asan": "(?!)",
+    "dynamo": "(?!)",
+    "dynamo_wrapped": "(?!)",
+    "inductor": "(?!)",
+    "slow": "(?!)",
 }
 
 DEFAULT_MAX_TESTS = 200
@@ -90,49 +99,71 @@ class UpstreamSettings:
 
 
 _KEYS = {"vendored", "exclude", "max_tests", "disabled", "disabled_tests_file"}
-_DISABLED_KEYS = {"file", "versioned", "categories", "category_names", "variable", "class_aliases",
-                  "platform_rule", "platforms"}
+_DISABLED_KEYS = {
+    "file",
+    "versioned",
+    "categories",
+    "category_names",
+    "variable",
+    "class_aliases",
+    "platform_rule",
+    "platforms",
+}
 
 
 def _strings(table: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
     value = table.get(key, [])
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise UsageError(f"{where}: {key} must be a list of strings, e.g. {key} = [\"test/test_*.py\"]")
+        raise UsageError(
+            f'{where}: {key} must be a list of strings, e.g. {key} = ["test/test_*.py"]'
+        )
     return tuple(value)
 
 
 def _string(table: dict[str, Any], key: str, where: str, default: str = "") -> str:
     value = table.get(key, default)
     if not isinstance(value, str):
-        raise UsageError(f"{where}: {key} must be a string, e.g. {key} = \"...\"")
+        raise UsageError(f'{where}: {key} must be a string, e.g. {key} = "..."')
     return value
 
 
 def _disabled(table: dict[str, Any], shorthand: str, where: str) -> DisabledSettings:
     unknown = sorted(set(table) - _DISABLED_KEYS)
     if unknown:
-        raise UsageError(f"{where}.disabled: unknown key(s) {', '.join(unknown)}; "
-                         f"known keys: {', '.join(sorted(_DISABLED_KEYS))}")
+        raise UsageError(
+            f"{where}.disabled: unknown key(s) {', '.join(unknown)}; "
+            f"known keys: {', '.join(sorted(_DISABLED_KEYS))}"
+        )
     sub = f"{where}.disabled"
     aliases = table.get("class_aliases", [])
     if not isinstance(aliases, list) or not all(
-            isinstance(a, list) and len(a) == 2 and all(isinstance(x, str) and x for x in a) for a in aliases):
-        raise UsageError(f'{sub}: class_aliases must be pairs of names, e.g. class_aliases = [["PRIVATEUSE1", "NPU"]]')
+        isinstance(a, list) and len(a) == 2 and all(isinstance(x, str) and x for x in a)
+        for a in aliases
+    ):
+        raise UsageError(
+            f'{sub}: class_aliases must be pairs of names, e.g. class_aliases = [["PRIVATEUSE1", "NPU"]]'
+        )
     rule = _string(table, "platform_rule", sub, "any")
     if rule not in RULES:
-        raise UsageError(f"{sub}: platform_rule {rule!r}: use all (every tag an entry names must hold) or any")
+        raise UsageError(
+            f"{sub}: platform_rule {rule!r}: use all (every tag an entry names must hold) or any"
+        )
     platforms = table.get("platforms")
     if platforms is None:
         tags = dict(PYTORCH_PLATFORMS)
     elif isinstance(platforms, dict) and all(isinstance(v, str) for v in platforms.values()):
         tags = {str(k): v for k, v in platforms.items()}
     else:
-        raise UsageError(f'{sub}.platforms: map each tag to a regex, e.g. "910A" = "^Ascend910[AP]"')
+        raise UsageError(
+            f'{sub}.platforms: map each tag to a regex, e.g. "910A" = "^Ascend910[AP]"'
+        )
     for tag, regex in tags.items():
         try:
             re.compile(regex)
         except re.error as exc:
-            raise UsageError(f"{sub}.platforms: the regex of {tag!r} does not compile ({exc}); fix it") from None
+            raise UsageError(
+                f"{sub}.platforms: the regex of {tag!r} does not compile ({exc}); fix it"
+            ) from None
     return DisabledSettings(
         file=_string(table, "file", sub) or shorthand,
         versioned=_string(table, "versioned", sub),
@@ -151,11 +182,15 @@ def upstream_settings(cfg: Config) -> UpstreamSettings:
     where = f"{cfg.source}: [upstream]"
     unknown = sorted(set(table) - _KEYS)
     if unknown:
-        raise UsageError(f"{where}: unknown key(s) {', '.join(unknown)}; known keys: {', '.join(sorted(_KEYS))} "
-                         f"(see docs/upstream.md, or fix {CONFIG_FILENAME})")
+        raise UsageError(
+            f"{where}: unknown key(s) {', '.join(unknown)}; known keys: {', '.join(sorted(_KEYS))} "
+            f"(see docs/upstream.md, or fix {CONFIG_FILENAME})"
+        )
     max_tests = table.get("max_tests", DEFAULT_MAX_TESTS)
     if not isinstance(max_tests, int) or isinstance(max_tests, bool) or max_tests < 1:
-        raise UsageError(f"{where}: max_tests must be a positive whole number, e.g. max_tests = 200")
+        raise UsageError(
+            f"{where}: max_tests must be a positive whole number, e.g. max_tests = 200"
+        )
     disabled = table.get("disabled", {})
     if not isinstance(disabled, dict):
         raise UsageError(f"{where}: disabled must be a table ([upstream.disabled])")

@@ -88,11 +88,20 @@ def _facts(res_result: dict[str, Any]) -> dict[str, Any]:
     return {str(k): v for k, v in res_result.get("facts", [])}
 
 
-def _runner(opt: UpstreamOptions, cfg: Config, env: EnvSpec, logs: Path) -> tuple[Runner, RunnerSettings]:
+def _runner(
+    opt: UpstreamOptions, cfg: Config, env: EnvSpec, logs: Path
+) -> tuple[Runner, RunnerSettings]:
     """The environment's runner (an emulated one runs with the emulation first on its path)."""
     run = runner_settings(env.emulated, cfg.backend_module, env.device or opt.device or cfg.device)
-    return make_runner(opt.mode, env.python, run.backend_module, run.device, logs, opt.allow_cpu_fallback,
-                       run.environ), run
+    return make_runner(
+        opt.mode,
+        env.python,
+        run.backend_module,
+        run.device,
+        logs,
+        opt.allow_cpu_fallback,
+        run.environ,
+    ), run
 
 
 def _ref_coverage(coverage: ApiCoverage | None, ref: str, upstream: bool) -> RefCoverage | None:
@@ -101,8 +110,13 @@ def _ref_coverage(coverage: ApiCoverage | None, ref: str, upstream: bool) -> Ref
     return next((r for r in coverage.refs if r.ref == ref and r.upstream == upstream), None)
 
 
-def _disabled_list(settings: UpstreamSettings, repo: Path | None, commit: str, torch_version: str,
-                   cache: dict[str, DisabledList]) -> tuple[DisabledList | None, str]:
+def _disabled_list(
+    settings: UpstreamSettings,
+    repo: Path | None,
+    commit: str,
+    torch_version: str,
+    cache: dict[str, DisabledList],
+) -> tuple[DisabledList | None, str]:
     d = settings.disabled
     if repo is None or not d.configured:
         return None, ""
@@ -125,8 +139,10 @@ def check_options(cfg: Config, opt: UpstreamOptions) -> tuple[UpstreamSettings, 
     if not opt.envs:
         raise UsageError("no environment given; pass --python PY or --env NAME")
     if opt.repo is None and opt.upstream_repo is None:
-        raise UsageError("no test tree to search: pass --repo R (the backend's vendored upstream files) "
-                         "and/or --upstream-repo PATH (a PyTorch clone)")
+        raise UsageError(
+            "no test tree to search: pass --repo R (the backend's vendored upstream files) "
+            "and/or --upstream-repo PATH (a PyTorch clone)"
+        )
     for path in (opt.repo, opt.upstream_repo):
         if path is not None:
             repo_root(path)
@@ -134,8 +150,15 @@ def check_options(cfg: Config, opt: UpstreamOptions) -> tuple[UpstreamSettings, 
 
 
 class _Stage:
-    def __init__(self, store: Store, cfg: Config, opt: UpstreamOptions, coverage: ApiCoverage | None,
-                 aliases: AliasTable | None, hooks: UpstreamHooks | None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        cfg: Config,
+        opt: UpstreamOptions,
+        coverage: ApiCoverage | None,
+        aliases: AliasTable | None,
+        hooks: UpstreamHooks | None,
+    ) -> None:
         self.store, self.cfg, self.opt = store, cfg, opt
         self.coverage, self.aliases = coverage, aliases
         self.hooks = hooks or UpstreamHooks()
@@ -146,10 +169,14 @@ class _Stage:
         self.root = repo_root(opt.repo) if opt.repo is not None else None
         self.clone = repo_root(opt.upstream_repo) if opt.upstream_repo is not None else None
         if self.root is not None and not self.settings.vendored:
-            self.notes.append(f"{cfg.source} names no vendored upstream files ([upstream] vendored): "
-                              "the backend repo is not searched")
+            self.notes.append(
+                f"{cfg.source} names no vendored upstream files ([upstream] vendored): "
+                "the backend repo is not searched"
+            )
         refs = (opt.refs or list(cfg.active_branches) or ["HEAD"]) if self.root is not None else []
-        self.refs = [(r, resolve_commit(self.root, r)) for r in refs] if self.root is not None else []
+        self.refs = (
+            [(r, resolve_commit(self.root, r)) for r in refs] if self.root is not None else []
+        )
 
     # -- sources ---------------------------------------------------------------------------
     def _backend_sources(self) -> list[_Source]:
@@ -159,7 +186,9 @@ class _Stage:
         for ref, commit in self.refs:
             cov = _ref_coverage(self.coverage, ref, upstream=False)
             if cov is None and not self.given:
-                cov = hits_at(self.root, ref, self.opt.api, self.store, self.cfg.test_roots, self.aliases)
+                cov = hits_at(
+                    self.root, ref, self.opt.api, self.store, self.cfg.test_roots, self.aliases
+                )
             out.append(_Source("backend", self.root, ref, commit, tuple(self.cfg.test_roots), cov))
         return out
 
@@ -168,14 +197,18 @@ class _Stage:
             return None
         tag = torch_tag(torch_version)
         if tag is None:
-            self.notes.append(f"{env}: torch {torch_version} is no PyTorch release, so no tag of the clone "
-                              "matches it; its official tests were not searched there")
+            self.notes.append(
+                f"{env}: torch {torch_version} is no PyTorch release, so no tag of the clone "
+                "matches it; its official tests were not searched there"
+            )
             return None
         try:
             commit = resolve_commit(self.clone, tag)
         except UsageError:
-            self.notes.append(f"{env}: the PyTorch clone {self.clone} has no tag {tag} (torch {torch_version}); "
-                              f"fetch it (git -C {self.clone} fetch origin tag {tag})")
+            self.notes.append(
+                f"{env}: the PyTorch clone {self.clone} has no tag {tag} (torch {torch_version}); "
+                f"fetch it (git -C {self.clone} fetch origin tag {tag})"
+            )
             return None
         cov = None
         if not self.given:
@@ -184,8 +217,15 @@ class _Stage:
 
     def _found(self, src: _Source) -> Found:
         keep = self.settings if src.kind == "backend" else None
-        found = candidates(src.cov, src.repo, src.commit, src.roots, settings=keep, operator=self.opt.operator,
-                           given=self.given)
+        found = candidates(
+            src.cov,
+            src.repo,
+            src.commit,
+            src.roots,
+            settings=keep,
+            operator=self.opt.operator,
+            given=self.given,
+        )
         if not self.selection or (self.selection == "related" and found.selection == "direct"):
             self.selection = found.selection
         return found
@@ -198,8 +238,14 @@ class _Stage:
             for i, env in enumerate(self.opt.envs):
                 targets.extend(self._env(env, backend, logs / str(i)))
         opinfos = tuple(sorted({t.opinfo for target in targets for t in target.tests if t.opinfo}))
-        return UpstreamRecord(api=self.opt.api, selection=self.selection or "direct", recheck=self.opt.recheck,
-                              targets=tuple(targets), opinfos=opinfos, notes=tuple(dict.fromkeys(self.notes)))
+        return UpstreamRecord(
+            api=self.opt.api,
+            selection=self.selection or "direct",
+            recheck=self.opt.recheck,
+            targets=tuple(targets),
+            opinfos=opinfos,
+            notes=tuple(dict.fromkeys(self.notes)),
+        )
 
     def _env(self, env: EnvSpec, backend: list[_Source], logs: Path) -> list[UpstreamTarget]:
         logs.mkdir(parents=True, exist_ok=True)
@@ -214,7 +260,9 @@ class _Stage:
             platform = f"{facts.get(f'{dev}_device_name') or ''};{facts.get('platform') or ''}"
             problem = str(probe.result.get("device_problem") or "")
             # an emulated backend (--emulate, or one the probe names as such): its tests are a dry run
-            emulated = emulated_in(facts, dev) or (emulation(env.emulated).device if env.emulated else "")
+            emulated = emulated_in(facts, dev) or (
+                emulation(env.emulated).device if env.emulated else ""
+            )
             if probe.status != "OK":
                 problem = problem or f"the environment probe ended {probe.status}"
             sources = list(backend)
@@ -222,58 +270,116 @@ class _Stage:
             if pt is not None:
                 sources.append(pt)
             for src in sources:
-                label = f"{src.ref}@{env.name}" if src.kind == "backend" else f"pytorch-{src.ref}@{env.name}"
-                base = UpstreamTarget(label=label, source=src.kind, ref=src.ref, commit=src.commit, env=env.name,
-                                      python=env.python, device=dev, torch_version=torch_version,
-                                      platform=platform, hardware=env.hardware, emulated=emulated)
+                label = (
+                    f"{src.ref}@{env.name}"
+                    if src.kind == "backend"
+                    else f"pytorch-{src.ref}@{env.name}"
+                )
+                base = UpstreamTarget(
+                    label=label,
+                    source=src.kind,
+                    ref=src.ref,
+                    commit=src.commit,
+                    env=env.name,
+                    python=env.python,
+                    device=dev,
+                    torch_version=torch_version,
+                    platform=platform,
+                    hardware=env.hardware,
+                    emulated=emulated,
+                )
                 if problem:
                     t = replace(base, result="ERROR", error=problem)
                 else:
                     t = self._target(base, src, runner, run.environ, logs)
-                t = replace(t, log=target_log(t, probe.output, probe.exit_code, self.opt.mode,
-                                              probe.result.get("facts") or []))
+                t = replace(
+                    t,
+                    log=target_log(
+                        t,
+                        probe.output,
+                        probe.exit_code,
+                        self.opt.mode,
+                        probe.result.get("facts") or [],
+                    ),
+                )
                 self.hooks.done(t)
                 out.append(t)
         finally:
             runner.close()
         return out
 
-    def _target(self, base: UpstreamTarget, src: _Source, runner: Runner, environ: dict[str, str],
-                logs: Path) -> UpstreamTarget:
+    def _target(
+        self,
+        base: UpstreamTarget,
+        src: _Source,
+        runner: Runner,
+        environ: dict[str, str],
+        logs: Path,
+    ) -> UpstreamTarget:
         found = self._found(src)
         files = []
         for fc in found.files:
             data = blob_bytes(src.repo, src.commit, fc.path)
             if data is None:
                 if src.kind == "backend" and fc.wanted and fc.wanted[0].how == GIVEN:
-                    raise UsageError(f"--test {fc.wanted[0].test}: {fc.path} does not exist at {src.ref}")
+                    raise UsageError(
+                        f"--test {fc.wanted[0].test}: {fc.path} does not exist at {src.ref}"
+                    )
                 continue
             files.append((fc, data))
         if not files:
-            self.notes.append(f"{base.label}: no official test of {self.opt.api} found"
-                              + (" in the vendored upstream files" if src.kind == "backend" else " in test/"))
+            self.notes.append(
+                f"{base.label}: no official test of {self.opt.api} found"
+                + (" in the vendored upstream files" if src.kind == "backend" else " in test/")
+            )
             return base
-        list_repo, list_commit = (src.repo, src.commit) if src.kind == "backend" else (
-            (self.root, self.refs[0][1]) if self.root is not None and self.refs else (None, ""))
-        disabled, dsha = _disabled_list(self.settings, list_repo, list_commit, base.torch_version, self.lists)
+        list_repo, list_commit = (
+            (src.repo, src.commit)
+            if src.kind == "backend"
+            else (
+                (self.root, self.refs[0][1]) if self.root is not None and self.refs else (None, "")
+            )
+        )
+        disabled, dsha = _disabled_list(
+            self.settings, list_repo, list_commit, base.torch_version, self.lists
+        )
         self.hooks.stage(f"{base.label}: {len(files)} file(s)")
         with test_tree(src.repo, src.commit, src.roots, src.ref) as tree:
             list_path = None
             if disabled is not None:
                 list_path = tree / disabled.path
-                if src.kind == "pytorch":  # the backend's list, beside the PyTorch tree (not inside it)
+                if (
+                    src.kind == "pytorch"
+                ):  # the backend's list, beside the PyTorch tree (not inside it)
                     assert list_repo is not None
                     list_path = logs / "disabled" / Path(disabled.path).name
                     list_path.parent.mkdir(parents=True, exist_ok=True)
-                    list_path.write_bytes(blob_bytes(list_repo, list_commit, disabled.path) or b"{}")
+                    list_path.write_bytes(
+                        blob_bytes(list_repo, list_commit, disabled.path) or b"{}"
+                    )
             plan = TargetPlan(
-                label=base.label, source=src.kind, ref=src.ref, commit=src.commit, root=tree, files=files,
-                env=base.env, python=base.python, device=base.device, torch_version=base.torch_version,
-                platform=base.platform, hardware=base.hardware, emulated=base.emulated, disabled=disabled,
+                label=base.label,
+                source=src.kind,
+                ref=src.ref,
+                commit=src.commit,
+                root=tree,
+                files=files,
+                env=base.env,
+                python=base.python,
+                device=base.device,
+                torch_version=base.torch_version,
+                platform=base.platform,
+                hardware=base.hardware,
+                emulated=base.emulated,
+                disabled=disabled,
                 disabled_sha256=dsha,
-                list_path=list_path, variable=self.settings.disabled.variable if disabled is not None else "",
-                recheck=self.opt.recheck, budget=self.settings.max_tests, timeout=self.opt.timeout,
-                api=self.opt.api, entries={fc.path: entry_kind(data) for fc, data in files},
+                list_path=list_path,
+                variable=self.settings.disabled.variable if disabled is not None else "",
+                recheck=self.opt.recheck,
+                budget=self.settings.max_tests,
+                timeout=self.opt.timeout,
+                api=self.opt.api,
+                entries={fc.path: entry_kind(data) for fc, data in files},
             )
             python = base.python
 
@@ -285,8 +391,13 @@ class _Stage:
         return replace(t, hardware=base.hardware)
 
 
-def has_candidates(cfg: Config, coverage: ApiCoverage | None, root: Path | None,
-                   refs: Sequence[tuple[str, str]], operator: bool) -> bool:
+def has_candidates(
+    cfg: Config,
+    coverage: ApiCoverage | None,
+    root: Path | None,
+    refs: Sequence[tuple[str, str]],
+    operator: bool,
+) -> bool:
     """Whether the backend's vendored upstream files hold official tests of the API at any ref
     (``coverage``: the coverage stage's record; an operator's OpInfo-driven files count too)."""
     settings = upstream_settings(cfg)
@@ -295,11 +406,19 @@ def has_candidates(cfg: Config, coverage: ApiCoverage | None, root: Path | None,
     for r in coverage.refs if coverage is not None else ():
         if not r.upstream and any(settings.is_vendored(h.path) for h in (*r.direct, *r.related)):
             return True
-    return operator and any(opinfo_files(root, commit, cfg.test_roots, settings.is_vendored) for _, commit in refs)
+    return operator and any(
+        opinfo_files(root, commit, cfg.test_roots, settings.is_vendored) for _, commit in refs
+    )
 
 
-def upstream_stage(store: Store, cfg: Config, opt: UpstreamOptions, coverage: ApiCoverage | None = None,
-                   aliases: AliasTable | None = None, hooks: UpstreamHooks | None = None) -> UpstreamRecord:
+def upstream_stage(
+    store: Store,
+    cfg: Config,
+    opt: UpstreamOptions,
+    coverage: ApiCoverage | None = None,
+    aliases: AliasTable | None = None,
+    hooks: UpstreamHooks | None = None,
+) -> UpstreamRecord:
     """The API's official tests on every target (``coverage``: the coverage stage's record, when it ran)."""
     return _Stage(store, cfg, opt, coverage, aliases, hooks).run()
 

@@ -26,8 +26,14 @@ from .find import PYTEST, FileCandidates
 from .select import Listing, select
 
 #: the runner's outcomes and what they are for an official test
-STATUS_OF = {"passed": "passed", "failed": "failed", "error": "failed", "xpass": "failed", "skipped": "skipped",
-             "xfail": "skipped"}
+STATUS_OF = {
+    "passed": "passed",
+    "failed": "failed",
+    "error": "failed",
+    "xpass": "failed",
+    "skipped": "skipped",
+    "xfail": "skipped",
+}
 
 
 @dataclass
@@ -82,7 +88,9 @@ def outcome_for(selector: str, got: dict[tuple[str, str], TestOutcome]) -> TestO
     if found is not None:
         return found
     # pytest names a node relative to its rootdir: test/test_x.py and test_x.py are the same file
-    many = [o for (c, m), o in got.items() if (m == name or m.startswith(name + "[")) and _same(c, cls)]
+    many = [
+        o for (c, m), o in got.items() if (m == name or m.startswith(name + "[")) and _same(c, cls)
+    ]
     if not many:
         return None
     return min(many, key=lambda o: _SEVERITY.index(o.outcome) if o.outcome in _SEVERITY else 0)
@@ -95,41 +103,69 @@ def _module_path(name: str, folder: str) -> str:
 
 def missing_of(raw: dict[str, Any], rel_file: str, root: Path) -> Missing:
     """What the file lacked, with whether the repo's test tree is what lacks it."""
-    kind, name, detail = str(raw.get("kind") or "error"), str(raw.get("name") or ""), str(raw.get("detail") or "")
+    kind, name, detail = (
+        str(raw.get("kind") or "error"),
+        str(raw.get("name") or ""),
+        str(raw.get("detail") or ""),
+    )
     folder = rel_file.rsplit("/", 1)[0] if "/" in rel_file else ""
     if kind == "module" and name:
         top = name.split(".")[0]
         base = root / folder if folder else root
         in_tree = (base / top).is_dir() or (base / f"{top}.py").is_file()
-        return Missing(kind, name, detail, in_repo=in_tree, path=_module_path(name, folder) if in_tree else "")
+        return Missing(
+            kind, name, detail, in_repo=in_tree, path=_module_path(name, folder) if in_tree else ""
+        )
     if kind == "file" and name:
         p = Path(name)
         try:
-            rel = p.resolve().relative_to(root.resolve()).as_posix() if p.is_absolute() else (
-                (root / folder / p).resolve().relative_to(root.resolve()).as_posix())
+            rel = (
+                p.resolve().relative_to(root.resolve()).as_posix()
+                if p.is_absolute()
+                else ((root / folder / p).resolve().relative_to(root.resolve()).as_posix())
+            )
             return Missing(kind, rel, detail, in_repo=True, path=rel)
         except ValueError:
             return Missing(kind, name, detail)
     return Missing(kind, name, detail)
 
 
-def _job(runner: Runner, op: str, args: dict[str, Any], out: Path, timeout: float | None, cwd: Path) -> JobResult:
+def _job(
+    runner: Runner, op: str, args: dict[str, Any], out: Path, timeout: float | None, cwd: Path
+) -> JobResult:
     return runner.run(Job(op, args, out, timeout, str(cwd)))
 
 
-def _run_record(plan: TargetPlan, path: str, purpose: str, selectors: list[str], entry: str, res: JobResult,
-                command_text: str) -> UpstreamRun:
+def _run_record(
+    plan: TargetPlan,
+    path: str,
+    purpose: str,
+    selectors: list[str],
+    entry: str,
+    res: JobResult,
+    command_text: str,
+) -> UpstreamRun:
     r = res.result.get("runner") if isinstance(res.result.get("runner"), dict) else {}
     assert isinstance(r, dict)
     how = res.how
     if how.startswith("a fresh interpreter"):  # the agent ran it, not the literal command
-        how = ("a fresh interpreter running torchparity's agent for this step, which runs the selected tests "
-               "the way COMMAND does (the file as __main__ with its argv, or pytest with the node ids)")
+        how = (
+            "a fresh interpreter running torchparity's agent for this step, which runs the selected tests "
+            "the way COMMAND does (the file as __main__ with its argv, or pytest with the node ids)"
+        )
     return UpstreamRun(
-        file=path, purpose=purpose, command=command_text, how=how, status=res.status,
-        exit_code=res.exit_code, output=res.output, selected=tuple(selectors),
-        runner_kind=str(r.get("kind") or ""), runner_sessions=int(r.get("sessions") or 0),
-        runner_finished=int(r.get("finished") or 0), tests_run=int(r.get("tests_run") or 0),
+        file=path,
+        purpose=purpose,
+        command=command_text,
+        how=how,
+        status=res.status,
+        exit_code=res.exit_code,
+        output=res.output,
+        selected=tuple(selectors),
+        runner_kind=str(r.get("kind") or ""),
+        runner_sessions=int(r.get("sessions") or 0),
+        runner_finished=int(r.get("finished") or 0),
+        tests_run=int(r.get("tests_run") or 0),
         duration=round(res.duration, 4),
     )
 
@@ -143,7 +179,11 @@ def _argv(plan: TargetPlan, path: str, selectors: list[str], entry: str) -> list
 
 def _outcomes(res: JobResult) -> dict[tuple[str, str], TestOutcome]:
     raw = res.result.get("tests")
-    items = [TestOutcome.from_json(x) for x in raw if isinstance(x, dict)] if isinstance(raw, list) else []
+    items = (
+        [TestOutcome.from_json(x) for x in raw if isinstance(x, dict)]
+        if isinstance(raw, list)
+        else []
+    )
     return {_key(t.id): t for t in items}
 
 
@@ -151,8 +191,14 @@ def _unreported(res: JobResult) -> Note:
     runner = res.result.get("runner")
     if isinstance(runner, dict) and not runner.get("sessions"):
         # the file stopped before its runner started (its main block failed): its own words say why
-        return Note.of("upstream_no_runner", detail=_message(res.output) or f"exit code {res.exit_code}")
-    return Note.of("upstream_unreported", status=res.status, exit_code="" if res.exit_code is None else res.exit_code)
+        return Note.of(
+            "upstream_no_runner", detail=_message(res.output) or f"exit code {res.exit_code}"
+        )
+    return Note.of(
+        "upstream_unreported",
+        status=res.status,
+        exit_code="" if res.exit_code is None else res.exit_code,
+    )
 
 
 def _message(detail: str) -> str:
@@ -163,54 +209,156 @@ def _message(detail: str) -> str:
     return lines[-1][:300] if lines else ""
 
 
-def run_file(plan: TargetPlan, runner: Runner, cand: FileCandidates, data: bytes, entry: str, logs: Path,
-             budget: int, command: Any) -> tuple[UpstreamFile, list[UpstreamTest], list[UpstreamRun]]:
+def run_file(
+    plan: TargetPlan,
+    runner: Runner,
+    cand: FileCandidates,
+    data: bytes,
+    entry: str,
+    logs: Path,
+    budget: int,
+    command: Any,
+) -> tuple[UpstreamFile, list[UpstreamTest], list[UpstreamRun]]:
     """List, select, run (and recheck) one file; ``command(argv, set_vars, unset)`` renders the literal."""
     path = cand.path
     n = len(list(logs.glob("*.log")))
-    listed = _job(runner, "upstream_list", {"path": str(plan.root / path), "api": plan.api},
-                  logs / f"{n:03d}-list.log", plan.timeout, plan.root)
+    listed = _job(
+        runner,
+        "upstream_list",
+        {"path": str(plan.root / path), "api": plan.api},
+        logs / f"{n:03d}-list.log",
+        plan.timeout,
+        plan.root,
+    )
     info = UpstreamFile(path, sha256_bytes(data), entry, listing_output=listed.output)
     runs: list[UpstreamRun] = []
     raw_missing = listed.result.get("missing")
     if not listed.result or raw_missing:
-        missing = missing_of(raw_missing if isinstance(raw_missing, dict) else
-                             {"kind": "error", "name": listed.status,
-                              "detail": f"listing the file's tests ended {listed.status}"}, path, plan.root)
+        missing = missing_of(
+            raw_missing
+            if isinstance(raw_missing, dict)
+            else {
+                "kind": "error",
+                "name": listed.status,
+                "detail": f"listing the file's tests ended {listed.status}",
+            },
+            path,
+            plan.root,
+        )
         info = replace(info, missing=missing)
         # the file's own command, as a reviewer would type it: it stops where the listing stopped
-        selectors = [f"{w.klass}.{w.name}" if entry != PYTEST else "::".join(x for x in (path, w.klass, w.name) if x)
-                     for w in cand.wanted]
+        selectors = [
+            f"{w.klass}.{w.name}"
+            if entry != PYTEST
+            else "::".join(x for x in (path, w.klass, w.name) if x)
+            for w in cand.wanted
+        ]
         if selectors:
-            res = _job(runner, "upstream_run", {"path": str(plan.root / path), "selectors": selectors,
-                                                "entry": entry, "environ": _environ(plan), "unset": _unset(plan)},
-                       logs / f"{n:03d}-run.log", plan.timeout, plan.root)
-            runs.append(_run_record(plan, path, "run", selectors, entry, res,
-                                    command(_argv(plan, path, selectors, entry), _environ(plan), _unset(plan))))
+            res = _job(
+                runner,
+                "upstream_run",
+                {
+                    "path": str(plan.root / path),
+                    "selectors": selectors,
+                    "entry": entry,
+                    "environ": _environ(plan),
+                    "unset": _unset(plan),
+                },
+                logs / f"{n:03d}-run.log",
+                plan.timeout,
+                plan.root,
+            )
+            runs.append(
+                _run_record(
+                    plan,
+                    path,
+                    "run",
+                    selectors,
+                    entry,
+                    res,
+                    command(_argv(plan, path, selectors, entry), _environ(plan), _unset(plan)),
+                )
+            )
         why = missing_note(missing)
-        return info, [UpstreamTest(test=w.test, file=path, id="", selector=s, status="not_started", why=why,
-                                   detail=phrase(why)) for w, s in zip(cand.wanted, selectors, strict=True)], runs
+        return (
+            info,
+            [
+                UpstreamTest(
+                    test=w.test,
+                    file=path,
+                    id="",
+                    selector=s,
+                    status="not_started",
+                    why=why,
+                    detail=phrase(why),
+                )
+                for w, s in zip(cand.wanted, selectors, strict=True)
+            ],
+            runs,
+        )
     listing = Listing.from_result(listed.result)
     sel = select(listing, cand, path, entry, plan.device, plan.disabled, plan.platform, budget)
-    info = replace(info, tests_for_device=sel.tests_for_device, disabled_for_device=sel.disabled_for_device)
+    info = replace(
+        info, tests_for_device=sel.tests_for_device, disabled_for_device=sel.disabled_for_device
+    )
     got: dict[tuple[str, str], TestOutcome] = {}
     res_main: JobResult | None = None
     if sel.run:
-        res_main = _job(runner, "upstream_run", {"path": str(plan.root / path), "selectors": sel.run, "entry": entry,
-                                                 "environ": _environ(plan), "unset": _unset(plan)},
-                        logs / f"{n:03d}-run.log", plan.timeout, plan.root)
-        runs.append(_run_record(plan, path, "run", sel.run, entry, res_main,
-                                command(_argv(plan, path, sel.run, entry), _environ(plan), _unset(plan))))
+        res_main = _job(
+            runner,
+            "upstream_run",
+            {
+                "path": str(plan.root / path),
+                "selectors": sel.run,
+                "entry": entry,
+                "environ": _environ(plan),
+                "unset": _unset(plan),
+            },
+            logs / f"{n:03d}-run.log",
+            plan.timeout,
+            plan.root,
+        )
+        runs.append(
+            _run_record(
+                plan,
+                path,
+                "run",
+                sel.run,
+                entry,
+                res_main,
+                command(_argv(plan, path, sel.run, entry), _environ(plan), _unset(plan)),
+            )
+        )
         got = _outcomes(res_main)
     rechecked: dict[tuple[str, str], TestOutcome] = {}
     res_re: JobResult | None = None
     if plan.recheck and sel.disabled:
         unset = _unset(plan)
-        res_re = _job(runner, "upstream_run", {"path": str(plan.root / path), "selectors": sel.disabled,
-                                               "entry": entry, "environ": {}, "unset": unset},
-                      logs / f"{n:03d}-recheck.log", plan.timeout, plan.root)
-        runs.append(_run_record(plan, path, "recheck", sel.disabled, entry, res_re,
-                                command(_argv(plan, path, sel.disabled, entry), {}, unset)))
+        res_re = _job(
+            runner,
+            "upstream_run",
+            {
+                "path": str(plan.root / path),
+                "selectors": sel.disabled,
+                "entry": entry,
+                "environ": {},
+                "unset": unset,
+            },
+            logs / f"{n:03d}-recheck.log",
+            plan.timeout,
+            plan.root,
+        )
+        runs.append(
+            _run_record(
+                plan,
+                path,
+                "recheck",
+                sel.disabled,
+                entry,
+                res_re,
+                command(_argv(plan, path, sel.disabled, entry), {}, unset),
+            )
+        )
         rechecked = _outcomes(res_re)
     tests: list[UpstreamTest] = []
     for t in sel.tests:
@@ -229,10 +377,15 @@ def run_file(plan: TargetPlan, runner: Runner, cand: FileCandidates, data: bytes
         elif t.status == "disabled" and res_re is not None:
             o = outcome_for(t.selector, rechecked)
             if o is None:
-                t = replace(t, rechecked="not_started", rechecked_detail=phrase(_unreported(res_re)))
+                t = replace(
+                    t, rechecked="not_started", rechecked_detail=phrase(_unreported(res_re))
+                )
             else:
-                t = replace(t, rechecked=o.outcome, rechecked_detail=_message(o.detail) if o.outcome != "skipped"
-                            else o.detail)
+                t = replace(
+                    t,
+                    rechecked=o.outcome,
+                    rechecked_detail=_message(o.detail) if o.outcome != "skipped" else o.detail,
+                )
         tests.append(t)
     return info, tests, runs
 
@@ -286,15 +439,25 @@ def run_target(plan: TargetPlan, runner: Runner, logs: Path, command: Any) -> Up
         tests.extend(t)
         runs.extend(r)
     target = UpstreamTarget(
-        label=plan.label, source=plan.source, ref=plan.ref, commit=plan.commit, env=plan.env, python=plan.python,
-        device=plan.device, torch_version=plan.torch_version, platform=plan.platform, hardware=plan.hardware,
+        label=plan.label,
+        source=plan.source,
+        ref=plan.ref,
+        commit=plan.commit,
+        env=plan.env,
+        python=plan.python,
+        device=plan.device,
+        torch_version=plan.torch_version,
+        platform=plan.platform,
+        hardware=plan.hardware,
         emulated=plan.emulated,
         disabled_list=plan.disabled.path if plan.disabled is not None else "",
         disabled_list_sha256=plan.disabled_sha256,
         disabled_entries=len(plan.disabled.entries) if plan.disabled is not None else 0,
         disabled_unreadable=plan.disabled.malformed if plan.disabled is not None else 0,
         disabled_variable=plan.variable if plan.disabled is not None else "",
-        files=tuple(files), tests=tuple(tests), runs=tuple(runs),
+        files=tuple(files),
+        tests=tuple(tests),
+        runs=tuple(runs),
     )
     return replace(target, result=result_of(target))
 

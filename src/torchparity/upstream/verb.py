@@ -23,8 +23,12 @@ from ..store import put as put_record
 from .stage import UpstreamHooks, UpstreamOptions, check_options, upstream_stage
 
 #: a run's result -> the verb's exit code
-EXIT_OF = {"PASS": ExitCode.OK, "FAIL": ExitCode.FAILED, "NOT_RUN": ExitCode.FAILED,
-           "ERROR": ExitCode.ENVIRONMENT_ERROR}
+EXIT_OF = {
+    "PASS": ExitCode.OK,
+    "FAIL": ExitCode.FAILED,
+    "NOT_RUN": ExitCode.FAILED,
+    "ERROR": ExitCode.ENVIRONMENT_ERROR,
+}
 
 
 @dataclass(frozen=True)
@@ -37,16 +41,31 @@ class UpstreamOutcome:
         return EXIT_OF.get(self.record.result, ExitCode.FAILED)
 
 
-def run_upstream(store: Store, cfg: Config, opt: UpstreamOptions, argv: list[str],
-                 hooks: UpstreamHooks | None = None) -> UpstreamOutcome:
+def run_upstream(
+    store: Store,
+    cfg: Config,
+    opt: UpstreamOptions,
+    argv: list[str],
+    hooks: UpstreamHooks | None = None,
+) -> UpstreamOutcome:
     check_options(cfg, opt)
     env = opt.envs[0]
     hooks = hooks or UpstreamHooks()
     hooks.stage(f"resolve {opt.api} in {env.name}")
-    first = runner_settings(env.emulated, cfg.backend_module, env.device or opt.device or cfg.device)
-    with agent_session(env.python, first.backend_module, first.device, mode=opt.mode,
-                       allow_cpu_fallback=opt.allow_cpu_fallback, environ=first.environ) as session:
-        (info,) = resolve_api([opt.api], env.python, first.backend_module, trace=False, session=session)
+    first = runner_settings(
+        env.emulated, cfg.backend_module, env.device or opt.device or cfg.device
+    )
+    with agent_session(
+        env.python,
+        first.backend_module,
+        first.device,
+        mode=opt.mode,
+        allow_cpu_fallback=opt.allow_cpu_fallback,
+        environ=first.environ,
+    ) as session:
+        (info,) = resolve_api(
+            [opt.api], env.python, first.backend_module, trace=False, session=session
+        )
     opt.api = info.canonical
     opt.operator = opt.operator or info.category == "operator"
     record = upstream_stage(store, cfg, opt, aliases=resolved_table([info.resolution]), hooks=hooks)
@@ -58,8 +77,12 @@ def run_upstream(store: Store, cfg: Config, opt: UpstreamOptions, argv: list[str
     except BaseException:
         store.finish_run(run_id, "INCOMPLETE", status="incomplete")
         raise
-    store.finish_run(run_id, record.result, status="complete",
-                     summary={"targets": [{"label": t.label, "result": t.result} for t in record.targets]})
+    store.finish_run(
+        run_id,
+        record.result,
+        status="complete",
+        summary={"targets": [{"label": t.label, "result": t.result} for t in record.targets]},
+    )
     return UpstreamOutcome(run_id, record)
 
 

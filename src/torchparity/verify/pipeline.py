@@ -142,20 +142,33 @@ class Verdict:
 
     def to_record(self, complete: bool = True) -> VerifyRecord:
         return VerifyRecord(
-            api=self.api, canonical=self.canonical, doc_name=self.doc_name, kind=self.kind,
+            api=self.api,
+            canonical=self.canonical,
+            doc_name=self.doc_name,
+            kind=self.kind,
             category=self.category,
             result=("PASS" if self.passed else "FAIL") if complete else "INCOMPLETE",
             targets=tuple(TargetVerdict(r.label, r.result) for r in self.records),
-            blockers=tuple(self.blockers), notes=tuple(self.notes), stages=tuple(self.stages),
+            blockers=tuple(self.blockers),
+            notes=tuple(self.notes),
+            stages=tuple(self.stages),
         )
 
     def to_json(self) -> dict[str, Any]:
         """What ``verify --json`` prints: the verify record, with the run and the files written."""
         return {
-            **self.to_record().to_json(), "run_id": self.run_id,
-            "scaffolded": ({"path": self.scaffolded.path, "family": self.scaffolded.family,
-                            "refs": list(self.scaffolded.refs), "complete": self.scaffolded.complete}
-                           if self.scaffolded else None),
+            **self.to_record().to_json(),
+            "run_id": self.run_id,
+            "scaffolded": (
+                {
+                    "path": self.scaffolded.path,
+                    "family": self.scaffolded.family,
+                    "refs": list(self.scaffolded.refs),
+                    "complete": self.scaffolded.complete,
+                }
+                if self.scaffolded
+                else None
+            ),
             "docs_added": self.docs_added.to_json() if self.docs_added else None,
             "outputs": self.outputs,
         }
@@ -184,13 +197,19 @@ MANY_FILES = 5
 
 def slug(api: str) -> str:
     parts = [p for p in api.split(".") if p]
-    return re.sub(r"[^A-Za-z0-9_]+", "_", "_".join(parts[-2:]) if len(parts) >= 2 else api).strip("_").lower()
+    return (
+        re.sub(r"[^A-Za-z0-9_]+", "_", "_".join(parts[-2:]) if len(parts) >= 2 else api)
+        .strip("_")
+        .lower()
+    )
 
 
 def _refs(opt: VerifyOptions, cfg: Config, root: Path | None) -> list[tuple[str, str]]:
     if root is None:
         if opt.refs:
-            raise UsageError("--ref needs --repo: refs are looked up in the backend's git repository")
+            raise UsageError(
+                "--ref needs --repo: refs are looked up in the backend's git repository"
+            )
         return [("local", "")]
     refs = list(opt.refs) or list(cfg.active_branches) or ["HEAD"]
     for ref in refs:
@@ -203,8 +222,15 @@ def _refs(opt: VerifyOptions, cfg: Config, root: Path | None) -> list[tuple[str,
 
 
 class Pipeline:
-    def __init__(self, store: Store, cfg: Config, opt: VerifyOptions, hooks: Stages | None = None,
-                 argv: list[str] | None = None, shared: Shared | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        cfg: Config,
+        opt: VerifyOptions,
+        hooks: Stages | None = None,
+        argv: list[str] | None = None,
+        shared: Shared | None = None,
+    ) -> None:
         """``shared``: what this task shares with others (a batch's runners, checkouts, resolve answers
         and coverage index); None: a verify of its own."""
         self.store = store
@@ -214,10 +240,14 @@ class Pipeline:
         self.argv = argv or ["verify", opt.api]
         self.given_shared = shared
         self.shared: Shared = shared  # type: ignore[assignment]  # None until run() sets it
-        self._tree: DocsTree | None = None  # the docs pages, parsed once for every stage that reads them
+        self._tree: DocsTree | None = (
+            None  # the docs pages, parsed once for every stage that reads them
+        )
         #: how the first environment's agent runs (its backend module and device, an emulation's path)
         self._first = RunnerSettings(cfg.backend_module, opt.device or cfg.device, {})
-        self._into_original = ""  # the --into file before the scaffolded methods were added (its patch)
+        self._into_original = (
+            ""  # the --into file before the scaffolded methods were added (its patch)
+        )
         if opt.lang not in ("zh", "en"):
             raise UsageError(f"--lang {opt.lang!r}: use zh or en")
         if not opt.envs:
@@ -258,9 +288,19 @@ class Pipeline:
         # one agent in the first environment answers both resolve and the scaffold's facts
         self._first = runner_settings(env.emulated, cfg.backend_module, env.device or device)
         prior = self._prior(continue_run)
-        shared = self.given_shared or Shared(self.store, pool_for(
-            cfg, opt.envs, mode="fresh" if opt.fresh else "warm", workers=1, ray_address=opt.ray, repo=root,
-            allow_cpu_fallback=opt.allow_cpu_fallback), test_roots=cfg.test_roots)
+        shared = self.given_shared or Shared(
+            self.store,
+            pool_for(
+                cfg,
+                opt.envs,
+                mode="fresh" if opt.fresh else "warm",
+                workers=1,
+                ray_address=opt.ray,
+                repo=root,
+                allow_cpu_fallback=opt.allow_cpu_fallback,
+            ),
+            test_roots=cfg.test_roots,
+        )
         self.shared = shared
         try:
             return self._run(root, refs, device, verdict, prior, continue_run)
@@ -274,25 +314,45 @@ class Pipeline:
             return None
         row = self.store.run(continue_run)
         if row.kind != "verify":
-            raise UsageError(f"run {continue_run} is a {row.kind} run, not a verify run; it cannot be resumed by verify")
+            raise UsageError(
+                f"run {continue_run} is a {row.kind} run, not a verify run; it cannot be resumed by verify"
+            )
         if row.status == "complete":
-            raise UsageError(f"run {continue_run} is complete; nothing to resume (see 'torchparity report {continue_run}')")
+            raise UsageError(
+                f"run {continue_run} is complete; nothing to resume (see 'torchparity report {continue_run}')"
+            )
         prior = read_run(self.store, continue_run)
         if prior.task is not None and prior.task.api not in (None, self.opt.api):
             raise UsageError(f"run {continue_run} verified {prior.task.api}, not {self.opt.api}")
         self.store.reopen_run(continue_run)
         return prior
 
-    def _run(self, root: Path | None, refs: list[tuple[str, str]], device: str, verdict: Verdict,
-             prior: RunRecords | None, continue_run: int | None) -> Verdict:
+    def _run(
+        self,
+        root: Path | None,
+        refs: list[tuple[str, str]],
+        device: str,
+        verdict: Verdict,
+        prior: RunRecords | None,
+        continue_run: int | None,
+    ) -> Verdict:
         opt, cfg = self.opt, self.cfg
-        info = prior.resolve if prior is not None and prior.resolve is not None else self._resolve(verdict, device)
+        info = (
+            prior.resolve
+            if prior is not None and prior.resolve is not None
+            else self._resolve(verdict, device)
+        )
         self._resolved(info, verdict)
-        verdict.run_id = continue_run if continue_run is not None else self.store.new_run("verify", self.argv)
+        verdict.run_id = (
+            continue_run if continue_run is not None else self.store.new_run("verify", self.argv)
+        )
         self.hooks.run_started(verdict.run_id)
         try:
             if prior is None or prior.task is None:
-                self._keep(verdict, cfg.task_record(opt.api, opt.fields, repo=root is not None, lang=opt.lang))
+                self._keep(
+                    verdict,
+                    cfg.task_record(opt.api, opt.fields, repo=root is not None, lang=opt.lang),
+                )
             if prior is None or prior.resolve is None:
                 self._keep(verdict, info)
             else:
@@ -338,7 +398,9 @@ class Pipeline:
         """--test-file and --into name text files that exist (at every ref, with a repo): refused
         before any work, so that a refused verify leaves no run behind."""
         opt = self.opt
-        wanted = [("--test-file", f) for f in opt.test_files] + ([("--into", opt.into)] if opt.into else [])
+        wanted = [("--test-file", f) for f in opt.test_files] + (
+            [("--into", opt.into)] if opt.into else []
+        )
         for flag, f in wanted:
             if root is None:
                 read_text_file(f, flag)
@@ -352,8 +414,10 @@ class Pipeline:
             for ref, commit in refs:
                 data = blob_bytes(root, commit, rel.as_posix())
                 if data is None:
-                    raise UsageError(f"{flag} {f} does not exist at {ref} ({commit[:12]}) in {root}; "
-                                     "give a path relative to the repo root that exists at every --ref")
+                    raise UsageError(
+                        f"{flag} {f} does not exist at {ref} ({commit[:12]}) in {root}; "
+                        "give a path relative to the repo root that exists at every --ref"
+                    )
                 if b"\x00" in data:
                     raise UsageError(f"{flag} {f} at {ref} is a binary file, not a test file")
                 try:
@@ -370,7 +434,9 @@ class Pipeline:
     def _resolve(self, verdict: Verdict, device: str) -> ApiInfo:
         env = self.opt.envs[0]
         self.hooks.stage("resolve", f"{self.opt.api} in {env.name}")
-        info = self.shared.resolve(self.opt.api, env, env.device or device, self._first.backend_module)
+        info = self.shared.resolve(
+            self.opt.api, env, env.device or device, self._first.backend_module
+        )
         self.hooks.done("resolve", f"{info.canonical} ({info.resolution.kind}, {info.category})")
         return info
 
@@ -382,10 +448,18 @@ class Pipeline:
         verdict.category = info.category
 
     # -- 2. coverage ---------------------------------------------------------------------------
-    def _coverage(self, root: Path | None, refs: list[tuple[str, str]], info: ApiInfo,
-                  verdict: Verdict, prior: RunRecords | None = None) -> ApiCoverage | None:
+    def _coverage(
+        self,
+        root: Path | None,
+        refs: list[tuple[str, str]],
+        info: ApiInfo,
+        verdict: Verdict,
+        prior: RunRecords | None = None,
+    ) -> ApiCoverage | None:
         if root is None:
-            verdict.notes.append("coverage not collected: no --repo (the embedded default runs on this machine)")
+            verdict.notes.append(
+                "coverage not collected: no --repo (the embedded default runs on this machine)"
+            )
             return None
         # the one spelling assembly the coverage verb and the checklist use too: the static table,
         # resolve's answers, [backend_aliases] and the docs' NPU 形式名称
@@ -397,9 +471,18 @@ class Pipeline:
             return prior.coverage
         self.hooks.stage("coverage", f"{len(refs)} ref(s)")
         # with the other tasks of a batch: one index per ref under one table for all their APIs
-        cov = self.shared.coverage.get(root, [r for r, _ in refs], info, lambda infos: (
-            spellings if [i.resolution.query for i in infos] == [info.resolution.query]
-            else self._spellings(root, infos)).table)
+        cov = self.shared.coverage.get(
+            root,
+            [r for r, _ in refs],
+            info,
+            lambda infos: (
+                (
+                    spellings
+                    if [i.resolution.query for i in infos] == [info.resolution.query]
+                    else self._spellings(root, infos)
+                ).table
+            ),
+        )
         self._keep(verdict, cov)
         verdict.coverage = cov
         counts = ", ".join(f"{r.ref}: {len(r.direct)} direct" for r in cov.refs)
@@ -412,13 +495,25 @@ class Pipeline:
             tree = self._docs_tree(root)
         except UsageError:
             tree = None  # the docs stage says what is wrong with the folder
-        return assemble([i.resolution.query for i in infos], self.cfg, repo=root, docs=tree,
-                        resolutions=[i.resolution for i in infos])
+        return assemble(
+            [i.resolution.query for i in infos],
+            self.cfg,
+            repo=root,
+            docs=tree,
+            resolutions=[i.resolution for i in infos],
+        )
 
     # -- 3. which tests, scaffolded where needed -------------------------------------------------
-    def _tests(self, root: Path | None, refs: list[tuple[str, str]], info: ApiInfo,
-               coverage: ApiCoverage | None, device: str, verdict: Verdict,
-               prior: RunRecords | None = None) -> tuple[list[Target], list[str]]:
+    def _tests(
+        self,
+        root: Path | None,
+        refs: list[tuple[str, str]],
+        info: ApiInfo,
+        coverage: ApiCoverage | None,
+        device: str,
+        verdict: Verdict,
+        prior: RunRecords | None = None,
+    ) -> tuple[list[Target], list[str]]:
         opt = self.opt
         direct: dict[str, list[Any]] = {}
         if coverage is not None:
@@ -427,7 +522,9 @@ class Pipeline:
         need = opt.scaffold or (not chosen and any(not direct.get(ref) for ref, _ in refs))
         scaffold: dict[str, tuple[str, bytes, list[str]]] = {}
         if need and prior is not None and prior.scaffold is not None and not opt.into:
-            scaffold = self._scaffolded(prior.scaffold, verdict)  # written by the run this one continues
+            scaffold = self._scaffolded(
+                prior.scaffold, verdict
+            )  # written by the run this one continues
         elif need:
             scaffold = self._scaffold(root, refs, info, device, verdict, self._session(device))
         targets: list[Target] = []
@@ -448,15 +545,22 @@ class Pipeline:
                 else:
                     files = tuple(dict.fromkeys(t.path for t in tests))
                     if len(files) > MANY_FILES:
-                        verdict.notes.append(f"{ref}: {len(files)} files hold direct tests and each runs whole; "
-                                             "pass --test-file FILE to run chosen ones")
-                patterns = (tuple(dict.fromkeys(t.test.rsplit("::", 1)[-1] for t in tests))
-                            or tuple(name_patterns(info.canonical)))
+                        verdict.notes.append(
+                            f"{ref}: {len(files)} files hold direct tests and each runs whole; "
+                            "pass --test-file FILE to run chosen ones"
+                        )
+                patterns = tuple(dict.fromkeys(t.test.rsplit("::", 1)[-1] for t in tests)) or tuple(
+                    name_patterns(info.canonical)
+                )
             for env in opt.envs:
-                targets.append(Target(ref, commit, env, files=files, overlay=overlay, patterns=patterns))
+                targets.append(
+                    Target(ref, commit, env, files=files, overlay=overlay, patterns=patterns)
+                )
         return targets, list(dict.fromkeys(checked))
 
-    def _scaffolded(self, sc: ScaffoldRecord, verdict: Verdict) -> dict[str, tuple[str, bytes, list[str]]]:
+    def _scaffolded(
+        self, sc: ScaffoldRecord, verdict: Verdict
+    ) -> dict[str, tuple[str, bytes, list[str]]]:
         """The scaffold of the run this one continues: the same file at the same refs."""
         verdict.scaffolded = sc
         self._kept(verdict, sc)
@@ -464,15 +568,24 @@ class Pipeline:
             verdict.notes.append(f"the scaffolded test fails until this is filled in: {what}")
         return {ref: (sc.path, sc.content.encode("utf-8"), list(sc.methods)) for ref in sc.refs}
 
-    def _scaffold(self, root: Path | None, refs: list[tuple[str, str]], info: ApiInfo, device: str,
-                  verdict: Verdict, session: AgentSession) -> dict[str, tuple[str, bytes, list[str]]]:
+    def _scaffold(
+        self,
+        root: Path | None,
+        refs: list[tuple[str, str]],
+        info: ApiInfo,
+        device: str,
+        verdict: Verdict,
+        session: AgentSession,
+    ) -> dict[str, tuple[str, bytes, list[str]]]:
         """ref -> (path, bytes, test methods) of the scaffolded test (facts asked once)."""
         opt, cfg = self.opt, self.cfg
         env = opt.envs[0]
         dev, backend = self._first.device, self._first.backend_module
         self.hooks.stage("scaffold", info.canonical)
         facts = scaffold_facts(info, session, None, backend)
-        common: dict[str, Any] = dict(python=env.python, device=dev, backend_module=backend, facts=facts)
+        common: dict[str, Any] = dict(
+            python=env.python, device=dev, backend_module=backend, facts=facts
+        )
         out: dict[str, tuple[str, bytes, list[str]]] = {}
         if root is None:
             # a folder per run: verifying the same API again never trips over the last test
@@ -487,108 +600,193 @@ class Pipeline:
             verdict.scaffolded = res.to_record(shown, ("local",), outside_repo=into is None)
             self._into_original = original
         else:
-            folder = str(cfg.scaffold.get("test_dir") or (cfg.test_roots[0] if cfg.test_roots else "test"))
+            folder = str(
+                cfg.scaffold.get("test_dir") or (cfg.test_roots[0] if cfg.test_roots else "test")
+            )
             with temporary_dir("scaffold") as tmp:
                 for ref, commit in refs:
                     if opt.into:
                         data = blob_bytes(root, commit, opt.into)
                         if data is None:
-                            raise UsageError(f"--into {opt.into} does not exist at {ref}; give a test file of the repo")
+                            raise UsageError(
+                                f"--into {opt.into} does not exist at {ref}; give a test file of the repo"
+                            )
                         into_file = Path(tmp) / re.sub(r"[^A-Za-z0-9._-]+", "_", ref) / opt.into
                         into_file.parent.mkdir(parents=True, exist_ok=True)
                         into_file.write_bytes(data)
                         res = scaffold_test(info, cfg, into=into_file, write=False, **common)
                         rel = opt.into
                     else:
-                        res = scaffold_test(info, cfg, out_dir=Path(tmp) / "new", write=False, **common)
+                        res = scaffold_test(
+                            info, cfg, out_dir=Path(tmp) / "new", write=False, **common
+                        )
                         rel = f"{folder.rstrip('/')}/{Path(res.path).name}"
                     out[ref] = (rel, res.content.encode("utf-8"), list(res.methods))
                     if verdict.scaffolded is None:
                         verdict.scaffolded = res.to_record(rel)
                         self._into_original = (data or b"").decode("utf-8") if opt.into else ""
-                    verdict.scaffolded = verdict.scaffolded.replace(refs=(*verdict.scaffolded.refs, ref))
+                    verdict.scaffolded = verdict.scaffolded.replace(
+                        refs=(*verdict.scaffolded.refs, ref)
+                    )
         sc = verdict.scaffolded
         assert sc is not None
         self._keep(verdict, sc)
         for what in sc.fill_in:
             verdict.notes.append(f"the scaffolded test fails until this is filled in: {what}")
-        self.hooks.done("scaffold", f"{sc.family}: {sc.path} ({len(sc.methods)} test(s)) at {', '.join(out)}")
+        self.hooks.done(
+            "scaffold", f"{sc.family}: {sc.path} ({len(sc.methods)} test(s)) at {', '.join(out)}"
+        )
         return out
 
     # -- 3b. the API's upstream official tests ------------------------------------------------------
-    def _upstream(self, root: Path | None, refs: list[tuple[str, str]], info: ApiInfo,
-                  coverage: ApiCoverage | None, device: str, verdict: Verdict,
-                  prior: RunRecords | None = None) -> dict[str, list[str]]:
+    def _upstream(
+        self,
+        root: Path | None,
+        refs: list[tuple[str, str]],
+        info: ApiInfo,
+        coverage: ApiCoverage | None,
+        device: str,
+        verdict: Verdict,
+        prior: RunRecords | None = None,
+    ) -> dict[str, list[str]]:
         """The upstream stage, when official tests exist; returns each collect target's log section."""
         opt = self.opt
         operator = info.category == "operator"
-        if prior is not None and prior.upstream is not None:  # a resumed run: the stage ended before
+        if (
+            prior is not None and prior.upstream is not None
+        ):  # a resumed run: the stage ended before
             rec = prior.upstream
             self._kept(verdict, rec)
         else:
-            if not has_candidates(self.cfg, coverage, root, refs, operator) and opt.upstream_repo is None:
+            if (
+                not has_candidates(self.cfg, coverage, root, refs, operator)
+                and opt.upstream_repo is None
+            ):
                 return {}
             # the stage runs its tests on this machine: environments bound to Ray nodes are left out
             remote = set(getattr(self.shared.pool, "needs", {}) or {})
             envs = [e for e in opt.envs if e.name not in remote]
             if remote & {e.name for e in opt.envs}:
-                verdict.notes.append("upstream: the official tests were not run for "
-                                     f"{', '.join(sorted(remote & {e.name for e in opt.envs}))} (bound to Ray nodes; "
-                                     "the upstream stage runs on this machine only)")
+                verdict.notes.append(
+                    "upstream: the official tests were not run for "
+                    f"{', '.join(sorted(remote & {e.name for e in opt.envs}))} (bound to Ray nodes; "
+                    "the upstream stage runs on this machine only)"
+                )
             if not envs:
                 return {}
-            self.hooks.stage("upstream", "the API's official tests with the backend's disabled list")
-            rec = upstream_stage(self.store, self.cfg, UpstreamOptions(
-                api=info.canonical, repo=root, refs=[r for r, _ in refs] if root is not None else [], envs=envs,
-                device=device, upstream_repo=opt.upstream_repo, recheck=opt.recheck_disabled,
-                mode="fresh" if opt.fresh else "warm", timeout=opt.timeout, allow_cpu_fallback=opt.allow_cpu_fallback,
-                operator=operator), coverage, resolved_table([info.resolution]))
+            self.hooks.stage(
+                "upstream", "the API's official tests with the backend's disabled list"
+            )
+            rec = upstream_stage(
+                self.store,
+                self.cfg,
+                UpstreamOptions(
+                    api=info.canonical,
+                    repo=root,
+                    refs=[r for r, _ in refs] if root is not None else [],
+                    envs=envs,
+                    device=device,
+                    upstream_repo=opt.upstream_repo,
+                    recheck=opt.recheck_disabled,
+                    mode="fresh" if opt.fresh else "warm",
+                    timeout=opt.timeout,
+                    allow_cpu_fallback=opt.allow_cpu_fallback,
+                    operator=operator,
+                ),
+                coverage,
+                resolved_table([info.resolution]),
+            )
             self._keep(verdict, rec)
         verdict.upstream = rec
         for t in rec.targets:
             bad = [x.id or x.test for x in t.tests if x.status == "failed"]
             if bad:
-                verdict.blockers.append(f"upstream {t.label}: {len(bad)} official test(s) failed ({', '.join(bad[:3])})")
+                verdict.blockers.append(
+                    f"upstream {t.label}: {len(bad)} official test(s) failed ({', '.join(bad[:3])})"
+                )
             for e in t.stale:
                 if t.emulated:  # CPU kernels under an emulated device say nothing of the hardware
-                    verdict.notes.append(f"upstream {t.label}: {e.key!r} in {e.list_file} passes on the emulated "
-                                         f"{t.emulated}; recheck it on hardware before deleting it")
+                    verdict.notes.append(
+                        f"upstream {t.label}: {e.key!r} in {e.list_file} passes on the emulated "
+                        f"{t.emulated}; recheck it on hardware before deleting it"
+                    )
                 else:
-                    verdict.blockers.append(f"upstream {t.label}: stale disabled entry {e.key!r} in {e.list_file} "
-                                            "(its tests pass without it; delete the key)")
+                    verdict.blockers.append(
+                        f"upstream {t.label}: stale disabled entry {e.key!r} in {e.list_file} "
+                        "(its tests pass without it; delete the key)"
+                    )
             if t.result == "ERROR":
                 verdict.blockers.append(f"upstream {t.label}: ERROR ({t.error})")
             elif t.result == "NOT_RUN" and t.tests:
-                why = next((x.detail for x in t.tests if x.status == "not_started" and x.detail), "")
-                verdict.notes.append(f"upstream {t.label}: no official test ran" + (f" ({why})" if why else ""))
-        self.hooks.done("upstream", ", ".join(f"{t.label}={t.result}" for t in rec.targets) or "no target")
-        return {f"{ref}@{env.name}": [line for t in rec.targets if t.env == env.name
-                                       and (t.ref == ref or t.source == "pytorch") for line in upstream_section(t)]
-                for ref, _ in (refs if root is not None else [("local", "")]) for env in opt.envs}
+                why = next(
+                    (x.detail for x in t.tests if x.status == "not_started" and x.detail), ""
+                )
+                verdict.notes.append(
+                    f"upstream {t.label}: no official test ran" + (f" ({why})" if why else "")
+                )
+        self.hooks.done(
+            "upstream", ", ".join(f"{t.label}={t.result}" for t in rec.targets) or "no target"
+        )
+        return {
+            f"{ref}@{env.name}": [
+                line
+                for t in rec.targets
+                if t.env == env.name and (t.ref == ref or t.source == "pytorch")
+                for line in upstream_section(t)
+            ]
+            for ref, _ in (refs if root is not None else [("local", "")])
+            for env in opt.envs
+        }
 
     # -- 4. collect --------------------------------------------------------------------------------
-    def _collect(self, root: Path | None, targets: list[Target], info: ApiInfo, device: str,
-                 verdict: Verdict, sections: dict[str, list[str]] | None = None) -> None:
+    def _collect(
+        self,
+        root: Path | None,
+        targets: list[Target],
+        info: ApiInfo,
+        device: str,
+        verdict: Verdict,
+        sections: dict[str, list[str]] | None = None,
+    ) -> None:
         opt = self.opt
         empty = [t.label for t in targets if not t.files]
         if empty:
-            verdict.blockers.append(f"no test to run at {', '.join(sorted({t.split('@')[0] for t in empty}))}")
+            verdict.blockers.append(
+                f"no test to run at {', '.join(sorted({t.split('@')[0] for t in empty}))}"
+            )
             targets = [t for t in targets if t.files]
         if not targets:
             return
         states = [s for s in states_for_api(info.canonical)]
         options = CollectOptions(
-            files=[], repo=root, envs=list(opt.envs), device=device, backend_module=self.cfg.backend_module,
-            timeout=opt.timeout, mode="fresh" if opt.fresh else "warm", isolation_states=states,
-            patterns=name_patterns(info.canonical), trace=True, allow_cpu_fallback=opt.allow_cpu_fallback,
+            files=[],
+            repo=root,
+            envs=list(opt.envs),
+            device=device,
+            backend_module=self.cfg.backend_module,
+            timeout=opt.timeout,
+            mode="fresh" if opt.fresh else "warm",
+            isolation_states=states,
+            patterns=name_patterns(info.canonical),
+            trace=True,
+            allow_cpu_fallback=opt.allow_cpu_fallback,
             log_sections=dict(sections or {}),
         )
-        self.hooks.stage("collect", f"{len(targets)} target(s), states: {', '.join(states) or 'none linked'}")
-        collector = Collector(self.store, options, self.hooks.collector_reporter(), runners=self.shared.pool,
-                              checkouts=self.shared.checkouts)
+        self.hooks.stage(
+            "collect", f"{len(targets)} target(s), states: {', '.join(states) or 'none linked'}"
+        )
+        collector = Collector(
+            self.store,
+            options,
+            self.hooks.collector_reporter(),
+            runners=self.shared.pool,
+            checkouts=self.shared.checkouts,
+        )
         self.shared.track(collector)
         try:
-            outcome = collector.run(self.argv, targets, run_id=verdict.run_id, kind="verify", finish=False)
+            outcome = collector.run(
+                self.argv, targets, run_id=verdict.run_id, kind="verify", finish=False
+            )
         finally:
             self.shared.untrack(collector)
         verdict.records = outcome.records
@@ -600,12 +798,15 @@ class Pipeline:
                     verdict.notes.append(
                         f"{rec.label}: the test files import {', '.join(missing)}, which this environment lacks; "
                         "verify in an environment that has it (--env/--python), or pass --scaffold for a test "
-                        "this one can run")
+                        "this one can run"
+                    )
         if outcome.records and all(r.emulated for r in outcome.records):
             # a dry run: whatever passed, there is no hardware evidence yet (the checklist says the same)
             devices = ", ".join(sorted({r.emulated for r in outcome.records}))
-            verdict.blockers.append(f"{EMULATED_BLOCKER}: every target ran on an emulated {devices} (on CPU): "
-                                    "a dry run, not hardware evidence; verify on the device")
+            verdict.blockers.append(
+                f"{EMULATED_BLOCKER}: every target ran on an emulated {devices} (on CPU): "
+                "a dry run, not hardware evidence; verify on the device"
+            )
         verdict.stages.append("collect")
         self.hooks.done("collect", ", ".join(f"{r.label}={r.result}" for r in outcome.records))
 
@@ -617,8 +818,11 @@ class Pipeline:
         if info.trace is not None and info.trace.ok:
             return info
         for rec in verdict.records:
-            traces = [replace(Trace.from_json(s.result["trace"]), target=s.test_file)
-                      for s in rec.trace if s.result.get("trace")]
+            traces = [
+                replace(Trace.from_json(s.result["trace"]), target=s.test_file)
+                for s in rec.trace
+                if s.result.get("trace")
+            ]
             if any(t.tests_run for t in traces):
                 better = with_test_traces(info, traces, self.cfg.backend_module)
                 if better is not info:
@@ -631,7 +835,9 @@ class Pipeline:
     def _docs_tree(self, root: Path | None) -> DocsTree | None:
         """The --docs folder, or the repo's docs root when it has one (None: no docs to read)."""
         if self._tree is None:
-            docs_dir = find_docs_dir(self.opt.docs, [root] if root is not None else [], self.cfg.docs_root)
+            docs_dir = find_docs_dir(
+                self.opt.docs, [root] if root is not None else [], self.cfg.docs_root
+            )
             if docs_dir is not None:
                 self._tree = DocsTree(docs_dir, self.cfg.docs_products, self.cfg.docs_root)
         return self._tree
@@ -642,12 +848,20 @@ class Pipeline:
         tree = self._docs_tree(root)
         if tree is None:
             where = f"no {root / self.cfg.docs_root}" if root is not None else "no --repo"
-            raise UsageError(f"--docs-version given but there is no docs folder ({where}); "
-                             "pass --docs DIR (the folder holding pytorch_X-Y-Z/)")
-        absent = [v for v in dict.fromkeys(map(normalize_version, self.opt.docs_versions)) if not tree.has_folder(v)]
+            raise UsageError(
+                f"--docs-version given but there is no docs folder ({where}); "
+                "pass --docs DIR (the folder holding pytorch_X-Y-Z/)"
+            )
+        absent = [
+            v
+            for v in dict.fromkeys(map(normalize_version, self.opt.docs_versions))
+            if not tree.has_folder(v)
+        ]
         if absent:
-            raise UsageError(f"--docs-version {', '.join(absent)}: no {', '.join(map(folder_name, absent))} in "
-                             f"{tree.root}; versions there: {', '.join(tree.versions()) or 'none'}")
+            raise UsageError(
+                f"--docs-version {', '.join(absent)}: no {', '.join(map(folder_name, absent))} in "
+                f"{tree.root}; versions there: {', '.join(tree.versions()) or 'none'}"
+            )
 
     def _docs(self, root: Path | None, info: ApiInfo, verdict: Verdict) -> None:
         # the pages are shared by every task of a batch: one task reads and writes them at a time,
@@ -664,7 +878,9 @@ class Pipeline:
             verdict.notes.append("docs not checked: no --docs folder (and none in the repo)")
             return
         if not info.resolution.public:
-            verdict.notes.append(f"docs not required: {info.canonical} is private ({info.resolution.public_reason})")
+            verdict.notes.append(
+                f"docs not required: {info.canonical} is private ({info.resolution.public_reason})"
+            )
             return
         products = cfg.docs_products
         self.hooks.stage("docs", str(tree.root))
@@ -681,9 +897,13 @@ class Pipeline:
                 lacking = [v.version for v in parent.versions if not v.present]
                 if lacking:
                     example = ",".join(f"{p.code}=支持" for p in products)
-                    raise UsageError(f"--docs-add: the parent {like} has no entry in {', '.join(lacking)} to copy statuses "
-                                     f"from; pass --docs-status S (e.g. {example})")
-            added = add_entry(name, tree.root, missing, like=like, statuses=opt.docs_status, products=products)
+                    raise UsageError(
+                        f"--docs-add: the parent {like} has no entry in {', '.join(lacking)} to copy statuses "
+                        f"from; pass --docs-status S (e.g. {example})"
+                    )
+            added = add_entry(
+                name, tree.root, missing, like=like, statuses=opt.docs_status, products=products
+            )
             for version in missing:
                 tree.forget(version)  # those pages were written
             verdict.docs_added = added.to_record()
@@ -693,29 +913,49 @@ class Pipeline:
         verdict.docs = result.to_record()
         self._keep(verdict, verdict.docs)
         if missing:
-            verdict.blockers.append(f"docs: no entry for {entry} in {', '.join(missing)} (add with --docs-add)")
+            verdict.blockers.append(
+                f"docs: no entry for {entry} in {', '.join(missing)} (add with --docs-add)"
+            )
         bad_links = [v.version for v in result.versions if v.present and not v.link_ok]
         if bad_links:
-            verdict.blockers.append(f"docs: the docs link does not match the version in {', '.join(bad_links)}")
-        self.hooks.done("docs", "missing in " + ", ".join(missing) if missing else "present in every version")
+            verdict.blockers.append(
+                f"docs: the docs link does not match the version in {', '.join(bad_links)}"
+            )
+        self.hooks.done(
+            "docs", "missing in " + ", ".join(missing) if missing else "present in every version"
+        )
 
     # -- 6. checklist and reports -------------------------------------------------------------------
-    def _checklist(self, root: Path | None, info: ApiInfo, files: list[str], verdict: Verdict) -> None:
+    def _checklist(
+        self, root: Path | None, info: ApiInfo, files: list[str], verdict: Verdict
+    ) -> None:
         opt = self.opt
         resolved = info.to_json()  # its query and aliases count as the API
         if opt.rev_range and root is not None:
-            verdict.change = evaluate_change(root, opt.rev_range, self.cfg, opt.api, info, opt.fields.source_branch)
+            verdict.change = evaluate_change(
+                root, opt.rev_range, self.cfg, opt.api, info, opt.fields.source_branch
+            )
             self._keep(verdict, verdict.change)
             rels = files or [tf.path for r in verdict.records for tf in r.test_files]
-            check = evaluate_checklist(root, opt.rev_range, list(dict.fromkeys(rels)), info.canonical,
-                                       self.cfg, verdict.records, title=opt.fields.title,
-                                       resolve=resolved)
+            check = evaluate_checklist(
+                root,
+                opt.rev_range,
+                list(dict.fromkeys(rels)),
+                info.canonical,
+                self.cfg,
+                verdict.records,
+                title=opt.fields.title,
+                resolve=resolved,
+            )
         elif verdict.scaffolded is not None:
             path = self._scaffold_copy(verdict)
-            check = evaluate_checklist(None, None, [str(path)], info.canonical, self.cfg, verdict.records,
-                                       resolve=resolved)
+            check = evaluate_checklist(
+                None, None, [str(path)], info.canonical, self.cfg, verdict.records, resolve=resolved
+            )
         else:
-            verdict.notes.append("checklist not evaluated: no new test file (existing direct tests were run)")
+            verdict.notes.append(
+                "checklist not evaluated: no new test file (existing direct tests were run)"
+            )
             return
         self.hooks.stage("checklist")
         verdict.checklist = check
@@ -745,8 +985,11 @@ class Pipeline:
         if sc.path and (self.opt.repo is not None or self.opt.into):
             patch = out / f"{Path(name).stem}.patch"
             if self.opt.into:  # the methods added to an existing file: a patch that changes it
-                text = _change_patch(os.path.relpath(self.opt.into) if self.opt.repo is None else sc.path,
-                                     self._into_original, sc.content)
+                text = _change_patch(
+                    os.path.relpath(self.opt.into) if self.opt.repo is None else sc.path,
+                    self._into_original,
+                    sc.content,
+                )
             else:
                 text = _new_file_patch(sc.path, sc.content)
             patch.write_text(text, encoding="utf-8")
@@ -765,14 +1008,22 @@ class Pipeline:
         lang = self.opt.lang
         lines = config_output_lines(self.cfg)
         files = {
-            "pr": (f"pr.{lang}.md", render(model, "pr", lang, templates_dir=tdir, output_lines=lines)),
-            "comment": (f"comment.{lang}.md", render(model, "comment", lang, templates_dir=tdir, output_lines=lines)),
+            "pr": (
+                f"pr.{lang}.md",
+                render(model, "pr", lang, templates_dir=tdir, output_lines=lines),
+            ),
+            "comment": (
+                f"comment.{lang}.md",
+                render(model, "comment", lang, templates_dir=tdir, output_lines=lines),
+            ),
             "json": ("report.json", render(model, "json", lang, templates_dir=tdir)),
             "junit": ("junit.xml", render(model, "junit", lang, templates_dir=tdir)),
         }
         if root is not None:
             # one PR per target branch: the PR text the community submits to that branch, of its targets
-            for ref in dict.fromkeys([*(r.ref for r in verdict.records), *(t.record.ref for t in run.targets)]):
+            for ref in dict.fromkeys(
+                [*(r.ref for r in verdict.records), *(t.record.ref for t in run.targets)]
+            ):
                 name = re.sub(r"[^A-Za-z0-9._-]+", "_", ref)
                 text = render(build_report([for_branch(run, ref)]), "pr", lang, templates_dir=tdir)
                 files[f"pr@{ref}"] = (f"pr.{name}.{lang}.md", text)
@@ -795,14 +1046,22 @@ class Pipeline:
             result, status = ("PASS" if verdict.passed else "FAIL"), "complete"
         else:  # a stage stopped the verify: what was collected stays, marked as such
             result, status = "INCOMPLETE", "incomplete"
-        self.store.finish_run(verdict.run_id, result, status=status,
-                              summary={"outputs": verdict.outputs, "api": verdict.api})
+        self.store.finish_run(
+            verdict.run_id,
+            result,
+            status=status,
+            summary={"outputs": verdict.outputs, "api": verdict.api},
+        )
 
 
 def _missing_modules(rec: TargetRecord) -> list[str]:
     """Modules a test file could not import (``No module named 'torch_npu'``), first spelling of each."""
-    names = [m.split(".")[0] for s in rec.full if not s.tests
-             for m in re.findall(r"No module named '([\w.]+)'", s.output)]
+    names = [
+        m.split(".")[0]
+        for s in rec.full
+        if not s.tests
+        for m in re.findall(r"No module named '([\w.]+)'", s.output)
+    ]
     return list(dict.fromkeys(names))
 
 
@@ -812,9 +1071,14 @@ def _why(rec: TargetRecord) -> str:
         if s.status != "OK" or s.verdict == "FAIL":
             bad = [t.id for t in s.tests if t.outcome in ("failed", "error")]
             if not s.tests:  # it stopped before any test: its last error line says why
-                errors = [ln for ln in s.output.splitlines() if re.match(r"^\w+(Error|Exception)\b", ln)]
+                errors = [
+                    ln for ln in s.output.splitlines() if re.match(r"^\w+(Error|Exception)\b", ln)
+                ]
                 bad = errors[-1:] or s.verdict_reasons[:1]
-            bits.append(f"{s.test_file}: {s.status if s.status != 'OK' else 'FAIL'}" + (f" ({', '.join(bad)})" if bad else ""))
+            bits.append(
+                f"{s.test_file}: {s.status if s.status != 'OK' else 'FAIL'}"
+                + (f" ({', '.join(bad)})" if bad else "")
+            )
     for s in rec.isolation:
         if not (s.ok and s.result.get("passed")):
             bits.append(f"{s.result.get('title', s.name).lower()} isolation probe failed")
@@ -828,8 +1092,11 @@ def _change_patch(rel: str, old: str, new: str) -> str:
     """A ``git apply``-able patch that turns ``old`` into ``new`` at ``rel``."""
     import difflib
 
-    lines = list(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                      f"a/{rel}", f"b/{rel}"))
+    lines = list(
+        difflib.unified_diff(
+            old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{rel}", f"b/{rel}"
+        )
+    )
     out = [f"diff --git a/{rel} b/{rel}\n"]
     for line in lines:
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
@@ -842,8 +1109,17 @@ def _new_file_patch(rel: str, content: str) -> str:
         path = Path(tmp) / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8")
-        res = git(tmp, "diff", "--no-index", "--no-color", "--src-prefix=a/", "--dst-prefix=b/",
-                  "/dev/null", rel, check=False)  # exit 1: "the files differ"
+        res = git(
+            tmp,
+            "diff",
+            "--no-index",
+            "--no-color",
+            "--src-prefix=a/",
+            "--dst-prefix=b/",
+            "/dev/null",
+            rel,
+            check=False,
+        )  # exit 1: "the files differ"
     return res.text
 
 

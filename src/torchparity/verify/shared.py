@@ -64,18 +64,33 @@ class CoverageIndex:
             known = {i.resolution.query for i in group}
             group.extend(i for i in infos if i.resolution.query not in known)
 
-    def get(self, root: Path, refs: Sequence[str], info: ApiInfo,
-            table_for: Callable[[list[ApiInfo]], AliasTable]) -> ApiCoverage:
+    def get(
+        self,
+        root: Path,
+        refs: Sequence[str],
+        info: ApiInfo,
+        table_for: Callable[[list[ApiInfo]], AliasTable],
+    ) -> ApiCoverage:
         key = (str(root), tuple(refs))
         query = info.resolution.query
         with self._lock:
             if (key[0], key[1], query) not in self._done:
-                group = [i for i in self._planned.get(key, []) if (key[0], key[1], i.resolution.query) not in self._done]
+                group = [
+                    i
+                    for i in self._planned.get(key, [])
+                    if (key[0], key[1], i.resolution.query) not in self._done
+                ]
                 if query not in {i.resolution.query for i in group}:
                     group.append(info)
                 queries = list(dict.fromkeys(i.resolution.query for i in group))
-                report = coverage_for(queries, root, list(refs), self.store, tests=self.test_roots,
-                                      aliases=table_for(group))
+                report = coverage_for(
+                    queries,
+                    root,
+                    list(refs),
+                    self.store,
+                    tests=self.test_roots,
+                    aliases=table_for(group),
+                )
                 self.builds += 1
                 for q, cov in zip(queries, report.apis, strict=True):
                     self._done[(key[0], key[1], q)] = cov
@@ -85,8 +100,15 @@ class CoverageIndex:
 class Shared:
     """The resources the tasks of one run draw on (see the module docstring). Close it once."""
 
-    def __init__(self, store: Store, pool: RunnerPool, *, test_roots: Sequence[str],
-                 checkouts: Checkouts | None = None, owns_pool: bool = True) -> None:
+    def __init__(
+        self,
+        store: Store,
+        pool: RunnerPool,
+        *,
+        test_roots: Sequence[str],
+        checkouts: Checkouts | None = None,
+        owns_pool: bool = True,
+    ) -> None:
         self.store = store
         self.pool = pool
         self.checkouts = checkouts
@@ -110,7 +132,9 @@ class Shared:
         logs.mkdir(parents=True, exist_ok=True)
         return AgentSession(self.pool.runner_for(env, device), logs, keep_logs=False)
 
-    def resolve_all(self, names: Sequence[str], env: EnvLike, device: str, backend_module: str) -> None:
+    def resolve_all(
+        self, names: Sequence[str], env: EnvLike, device: str, backend_module: str
+    ) -> None:
         """Resolve every name not yet resolved in one agent job; a name that fails is asked alone,
         so one unknown API fails only its own task."""
         with self._resolve_lock:
@@ -120,23 +144,29 @@ class Shared:
             session = self.session(env, device)
             try:
                 self.resolve_calls += 1
-                for name, info in zip(todo, resolve_api(todo, env.python, backend_module, trace=True,
-                                                        session=session), strict=True):
+                for name, info in zip(
+                    todo,
+                    resolve_api(todo, env.python, backend_module, trace=True, session=session),
+                    strict=True,
+                ):
                     self._resolved[name] = info
                 return
             except UnresolvedApi as exc:
                 if len(todo) == 1:
                     self._resolved[todo[0]] = exc
                     return
-            except TorchparityError as exc:  # the environment itself: every task it was asked for says so
+            except (
+                TorchparityError
+            ) as exc:  # the environment itself: every task it was asked for says so
                 for name in todo:
                     self._resolved[name] = exc
                 return
             for name in todo:
                 try:
                     self.resolve_calls += 1
-                    (self._resolved[name],) = resolve_api([name], env.python, backend_module, trace=True,
-                                                         session=session)
+                    (self._resolved[name],) = resolve_api(
+                        [name], env.python, backend_module, trace=True, session=session
+                    )
                 except UnresolvedApi as exc:
                     self._resolved[name] = exc
 
@@ -187,28 +217,53 @@ class Shared:
         shutil.rmtree(self._logs, ignore_errors=True)
 
 
-
-
-def pool_for(cfg: Config, envs: Sequence[EnvLike], *, mode: str, workers: int, ray_address: str | None,
-             repo: Path | None, allow_cpu_fallback: bool = False) -> RunnerPool:
+def pool_for(
+    cfg: Config,
+    envs: Sequence[EnvLike],
+    *,
+    mode: str,
+    workers: int,
+    ray_address: str | None,
+    repo: Path | None,
+    allow_cpu_fallback: bool = False,
+) -> RunnerPool:
     """The local pool, or (a Ray address given, by ``--ray`` or ``[ray] address``) the Ray executor for
     the environments that name their Ray needs, the local pool for the others."""
     # the warm workers preload torch's test framework and compiler (and the backend's testing module)
-    local = LocalPool(mode, cfg.backend_module, workers=workers, allow_cpu_fallback=allow_cpu_fallback,
-                      preload=preload_for(cfg.backend_module, str(cfg.scaffold.get("testcase_import") or "")))
+    local = LocalPool(
+        mode,
+        cfg.backend_module,
+        workers=workers,
+        allow_cpu_fallback=allow_cpu_fallback,
+        preload=preload_for(cfg.backend_module, str(cfg.scaffold.get("testcase_import") or "")),
+    )
     address = ray_address or str(cfg.ray.get("address") or "")
     if not address:
         return local
-    needs = {e.name: cfg.envs[e.name].ray for e in envs if e.name in cfg.envs and cfg.envs[e.name].ray is not None}
+    needs = {
+        e.name: cfg.envs[e.name].ray
+        for e in envs
+        if e.name in cfg.envs and cfg.envs[e.name].ray is not None
+    }
     if not needs:
-        raise UsageError(f"a Ray address is given ({address}) but no chosen environment says what it needs there; "
-                         f"add ray = {{ resources = {{ NPU = 1 }}, labels = {{ product = \"A2\" }} }} to [envs.NAME] "
-                         f"in {cfg.source} and pass --env NAME")
+        raise UsageError(
+            f"a Ray address is given ({address}) but no chosen environment says what it needs there; "
+            f'add ray = {{ resources = {{ NPU = 1 }}, labels = {{ product = "A2" }} }} to [envs.NAME] '
+            f"in {cfg.source} and pass --env NAME"
+        )
     from ..exec.ray_pool import RayPool
 
     ship = [*cfg.test_roots, *(cfg.ray.get("ship") or [])]
-    return RayPool(address, needs, local, mode=mode, backend_module=cfg.backend_module,  # type: ignore[arg-type]
-                   repo=repo, ship_paths=ship, allow_cpu_fallback=allow_cpu_fallback)
+    return RayPool(
+        address,
+        needs,  # type: ignore[arg-type]
+        local,
+        mode=mode,
+        backend_module=cfg.backend_module,
+        repo=repo,
+        ship_paths=ship,
+        allow_cpu_fallback=allow_cpu_fallback,
+    )
 
 
 __all__ = ["Cancelled", "CoverageIndex", "Shared", "pool_for"]

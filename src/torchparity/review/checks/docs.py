@@ -3,16 +3,37 @@ from the pages at the docs commit (or its squash, or its branch's tip)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 from ...docs import DocsTree, check_in_tree, folder_name, normalize_version
 from ...docs.check import VersionCheck
+from ...errors import UsageError
 from ..records import DocsClaim, DocsStatusClaim, Verdict, contradicted, unverifiable, verified
 from .facts import Facts
 
 _PAGE_ROOT = re.compile(r"(docs/[\w./-]*?)/pytorch_\d+-\d+-\d+/")
+_PATH_RUN = re.compile(r"[\w./-]+")
+
+
+def page_roots(text: str) -> list[str]:
+    """``_PAGE_ROOT``'s groups in ``text``, in one walk: a page path lies inside one run of path characters,
+    and the first ``docs/`` of a run finds whatever a later one would (the lazy middle covers the gap)."""
+    out: list[str] = []
+    if "docs/" not in text or "pytorch_" not in text:
+        return out
+    for run in _PATH_RUN.finditer(text):
+        pos = run.start()
+        while (at := text.find("docs/", pos, run.end())) != -1:
+            m = _PAGE_ROOT.match(text, at, run.end())
+            if m is None:
+                break
+            out.append(m.group(1))
+            pos = m.end()
+    return out
 
 
 class DocsTrees:
@@ -24,7 +45,7 @@ class DocsTrees:
         self._trees: dict[tuple[str, str], DocsTree | None] = {}
 
     def roots(self, text: str) -> list[str]:
-        found = _PAGE_ROOT.findall(text)
+        found = page_roots(text)
         return list(dict.fromkeys([*found, self.f.config.docs_root, "docs/zh/native_apis"]))
 
     def tree(self, commit: str, text: str) -> DocsTree | None:
@@ -33,7 +54,11 @@ class DocsTrees:
             if key not in self._trees:
                 dest = self.work / commit[:12]
                 folder = self.f.view.extract(commit, root, dest)
-                self._trees[key] = DocsTree(folder, self.f.config.docs_products) if folder and folder.is_dir() else None
+                self._trees[key] = (
+                    DocsTree(folder, self.f.config.docs_products)
+                    if folder and folder.is_dir()
+                    else None
+                )
             tree = self._trees[key]
             if tree is not None and tree.versions():
                 return tree
@@ -79,8 +104,9 @@ def _where(v: VersionCheck) -> str:
 DOCS_BRANCHES = ("master", "main")
 
 
-def _tree(c: DocsClaim | DocsStatusClaim, f: Facts, trees: DocsTrees, commit: str, how: str
-          ) -> tuple[DocsTree | None, str]:
+def _tree(
+    c: DocsClaim | DocsStatusClaim, f: Facts, trees: DocsTrees, commit: str, how: str
+) -> tuple[DocsTree | None, str]:
     """The pages at ``commit``; when it has none and the claim names no place, the docs branch's."""
     tree = trees.tree(commit, c.text)
     if tree is not None or c.at or c.pr or (c.branch and c.branch != f.view.target_branch):
@@ -97,32 +123,57 @@ def _tree(c: DocsClaim | DocsStatusClaim, f: Facts, trees: DocsTrees, commit: st
 def check_docs_claim(c: DocsClaim, f: Facts, trees: DocsTrees) -> Verdict:
     commit, how = (f.view.resolve(c.at), f"baseline {c.at[:12]}") if not c.present else _place(c, f)
     if commit is None:
-        return unverifiable(c, "docs", f"no pages to read: {how}" if c.present else
-                            f"the docs baseline {c.at[:12]} is not in the repository")
+        return unverifiable(
+            c,
+            "docs",
+            f"no pages to read: {how}"
+            if c.present
+            else f"the docs baseline {c.at[:12]} is not in the repository",
+        )
     tree, how = _tree(c, f, trees, commit, how)
     if tree is None:
         return unverifiable(c, "docs", f"no native API pages at {how}")
     versions, absent = _versions(c, tree)
     if not versions:
-        return unverifiable(c, "docs", f"no {', '.join(folder_name(v) for v in absent)} folder at {how}")
+        return unverifiable(
+            c, "docs", f"no {', '.join(folder_name(v) for v in absent)} folder at {how}"
+        )
     unread = [v for v in versions if not any(p.entries for p in tree.pages(v))]
     if unread:
-        return unverifiable(c, "docs", f"the pages of {', '.join(folder_name(v) for v in unread)} at {how} are in a "
-                            "format torchparity.docs does not read (no entry parsed)")
+        return unverifiable(
+            c,
+            "docs",
+            f"the pages of {', '.join(folder_name(v) for v in unread)} at {how} are in a "
+            "format torchparity.docs does not read (no entry parsed)",
+        )
     result = check_in_tree(tree, c.api, versions, _spellings(c.api))
     missing = [v for v in result.versions if not v.present]
     present = [v for v in result.versions if v.present]
     if c.present:
         if missing:
             hint = f"; {missing[0].hint}" if missing[0].hint else ""
-            return contradicted(c, "docs", f"no entry for {c.api} in {', '.join(v.folder for v in missing)} at {how}"
-                                f"{hint}")
-        return verified(c, "docs", f"{c.api} has an entry in {len(present)} version(s) at {how}: "
-                        + ", ".join(_where(v) for v in present[:4]))
+            return contradicted(
+                c,
+                "docs",
+                f"no entry for {c.api} in {', '.join(v.folder for v in missing)} at {how}{hint}",
+            )
+        return verified(
+            c,
+            "docs",
+            f"{c.api} has an entry in {len(present)} version(s) at {how}: "
+            + ", ".join(_where(v) for v in present[:4]),
+        )
     if present:
-        return contradicted(c, "docs", f"{c.api} already has an entry at {how}: "
-                            + ", ".join(_where(v) for v in present[:4]))
-    return verified(c, "docs", f"no entry for {c.api} at {how}" + (f" ({missing[0].hint})" if missing[0].hint else ""))
+        return contradicted(
+            c,
+            "docs",
+            f"{c.api} already has an entry at {how}: " + ", ".join(_where(v) for v in present[:4]),
+        )
+    return verified(
+        c,
+        "docs",
+        f"no entry for {c.api} at {how}" + (f" ({missing[0].hint})" if missing[0].hint else ""),
+    )
 
 
 def check_status_claim(c: DocsStatusClaim, f: Facts, trees: DocsTrees) -> Verdict:
@@ -153,9 +204,27 @@ def check_status_claim(c: DocsStatusClaim, f: Facts, trees: DocsTrees) -> Verdic
     return unverifiable(c, "docs.status", f"no entry for {c.api} stating {c.product} at {how}")
 
 
+_C = TypeVar("_C", DocsClaim, DocsStatusClaim)
+
+
 def check_docs(f: Facts, work: Path) -> Iterator[Verdict]:
     trees = DocsTrees(f, work)
+    done: dict[object, Verdict] = {}
+
+    def once(c: _C, check: Callable[[_C, Facts, DocsTrees], Verdict]) -> Verdict:
+        """The verdict of a claim the text repeats (same API, versions, place) is found once."""
+        key = (dataclasses.replace(c, line=0, text=""), tuple(trees.roots(c.text)))
+        if key not in done:
+            try:
+                done[key] = check(c, f, trees)
+            except (
+                UsageError
+            ) as exc:  # pages torchparity.docs refuses (a NUL byte, a FIFO, a linked version)
+                kind = "docs.status" if isinstance(c, DocsStatusClaim) else "docs"
+                done[key] = unverifiable(c, kind, f"the pages cannot be read: {exc}")
+        return dataclasses.replace(done[key], text=c.text, line=c.line)
+
     for c in f.claims.docs:
-        yield check_docs_claim(c, f, trees)
+        yield once(c, check_docs_claim)
     for s in f.claims.docs_status:
-        yield check_status_claim(s, f, trees)
+        yield once(s, check_status_claim)

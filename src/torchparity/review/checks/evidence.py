@@ -83,8 +83,12 @@ def bundle_targets(path: Path) -> dict[str, BundledTarget]:
                 for t in run.get("targets", []):
                     log, record = str(t.get("log_sha256") or ""), str(t.get("record_sha256") or "")
                     if log:
-                        out[log] = BundledTarget(f"run {run.get('id', '?')} target {t.get('label', '?')}", log,
-                                                 record, _emulated(_blob(zf, record) if record else None))
+                        out[log] = BundledTarget(
+                            f"run {run.get('id', '?')} target {t.get('label', '?')}",
+                            log,
+                            record,
+                            _emulated(_blob(zf, record) if record else None),
+                        )
             return out
     except (OSError, KeyError, ValueError, AttributeError, zipfile.BadZipFile):
         return {}
@@ -120,32 +124,59 @@ def check_bundle(f: Facts) -> Iterator[Verdict]:
     where = Claim(line=0, text=f"--bundle {f.bundle.name}")
     # bundles gain signatures in the store part; a verify_bundle that takes allowed signers is given them
     verify: Callable[..., Any] = verify_bundle
-    wants_signers = f.allowed_signers is not None and "allowed_signers" in inspect.signature(verify).parameters
-    check = verify(f.bundle, allowed_signers=f.allowed_signers) if wants_signers else verify(f.bundle)
+    wants_signers = (
+        f.allowed_signers is not None and "allowed_signers" in inspect.signature(verify).parameters
+    )
+    check = (
+        verify(f.bundle, allowed_signers=f.allowed_signers) if wants_signers else verify(f.bundle)
+    )
     doc = check.to_json()
     problems = [str(p) for p in doc.get("problems", [])]
     if problems:
         more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
         yield contradicted(where, "bundle", f"the bundle does not verify: {problems[0]}{more}")
         return
-    dry = [f"{t.where} ({emulation_note(t.emulated)})" for t in bundle_targets(f.bundle).values() if t.emulated]
+    dry = [
+        f"{t.where} ({emulation_note(t.emulated)})"
+        for t in bundle_targets(f.bundle).values()
+        if t.emulated
+    ]
     held = f"; its records say it holds emulated evidence: {'; '.join(dry)}" if dry else ""
-    yield verified(where, "bundle", f"every hash verifies ({doc.get('files', 0)} files, {doc.get('runs', 0)} runs)"
-                   + held)
+    yield verified(
+        where,
+        "bundle",
+        f"every hash verifies ({doc.get('files', 0)} files, {doc.get('runs', 0)} runs)" + held,
+    )
     status, who = signature_state(doc)
     if status is None:
-        yield unverifiable(where, "bundle", "this torchparity reads no bundle signature: the hashes prove the "
-                           "bundle is whole, not who made it")
+        yield unverifiable(
+            where,
+            "bundle",
+            "this torchparity reads no bundle signature: the hashes prove the "
+            "bundle is whole, not who made it",
+        )
     elif status == "unsigned":
-        yield unverifiable(where, "bundle", "the bundle is not signed: its hashes prove it is whole, not who made it")
+        yield unverifiable(
+            where,
+            "bundle",
+            "the bundle is not signed: its hashes prove it is whole, not who made it",
+        )
     elif status == "good":
-        yield verified(where, "bundle", f"signed by {who or 'an allowed signer'}, and the signature verifies")
+        yield verified(
+            where, "bundle", f"signed by {who or 'an allowed signer'}, and the signature verifies"
+        )
     elif status == "valid":
-        yield verified(where, "bundle", f"the signature verifies with its own key {who}".rstrip()
-                       + "; pass --allowed-signers to check whose key it is")
+        yield verified(
+            where,
+            "bundle",
+            f"the signature verifies with its own key {who}".rstrip()
+            + "; pass --allowed-signers to check whose key it is",
+        )
     else:
         detail = (doc.get("signature") or {}).get("detail", "")
-        yield contradicted(where, "bundle", f"signature {status}" + (f": {detail}" if detail else ""))
+        yield contradicted(
+            where, "bundle", f"signature {status}" + (f": {detail}" if detail else "")
+        )
 
 
 def check_evidence(f: Facts) -> Iterator[Verdict]:
@@ -153,10 +184,17 @@ def check_evidence(f: Facts) -> Iterator[Verdict]:
     said = states_emulation(f.text)
     for c in f.claims.evidence:
         if f.bundle is None:
-            yield unverifiable(c, "evidence", "a torchparity evidence log: pass --bundle with the runs' bundle to "
-                               "check it")
+            yield unverifiable(
+                c,
+                "evidence",
+                "a torchparity evidence log: pass --bundle with the runs' bundle to check it",
+            )
             continue
-        hits = [t for sha, t in logs.items() if sha == c.digest or (len(c.digest) < 64 and sha.startswith(c.digest))]
+        hits = [
+            t
+            for sha, t in logs.items()
+            if sha == c.digest or (len(c.digest) < 64 and sha.startswith(c.digest))
+        ]
         if hits:
             t = hits[0]
             found = f"the log of {t.where} in {f.bundle.name}"
@@ -166,14 +204,25 @@ def check_evidence(f: Facts) -> Iterator[Verdict]:
             elif not t.emulated:
                 yield verified(c, "evidence", found)
             elif said:
-                yield verified(c, "evidence", f"{found}: {emulation_note(t.emulated)} (its sealed record says so), "
-                               "as the text says")
+                yield verified(
+                    c,
+                    "evidence",
+                    f"{found}: {emulation_note(t.emulated)} (its sealed record says so), "
+                    "as the text says",
+                )
             else:
-                yield contradicted(c, "evidence", f"{found}: {emulation_note(t.emulated)} (its sealed record says "
-                                   "so); the text does not say so")
+                yield contradicted(
+                    c,
+                    "evidence",
+                    f"{found}: {emulation_note(t.emulated)} (its sealed record says "
+                    "so); the text does not say so",
+                )
         else:
-            yield contradicted(c, "evidence", f"no evidence log with this SHA-256 in {f.bundle.name} "
-                               f"({len(logs)} logs there)")
+            yield contradicted(
+                c,
+                "evidence",
+                f"no evidence log with this SHA-256 in {f.bundle.name} ({len(logs)} logs there)",
+            )
     if f.bundle is not None:
         yield from check_bundle(f)
 
@@ -184,19 +233,36 @@ def check_attestation(f: Facts) -> Iterator[Verdict]:
     where = Claim(line=0, text=f"--attestation {path.name}")
     doc = load_statement(path)
     predicate = doc.get("predicate") if isinstance(doc.get("predicate"), dict) else None
-    if doc.get("_type") != STATEMENT_TYPE or doc.get("predicateType") != PREDICATE_TYPE or predicate is None:
-        yield contradicted(where, "attestation", f"not an in-toto {PREDICATE_TYPE} statement "
-                           f"(_type {doc.get('_type')!r}, predicateType {doc.get('predicateType')!r})")
+    if (
+        doc.get("_type") != STATEMENT_TYPE
+        or doc.get("predicateType") != PREDICATE_TYPE
+        or predicate is None
+    ):
+        yield contradicted(
+            where,
+            "attestation",
+            f"not an in-toto {PREDICATE_TYPE} statement "
+            f"(_type {doc.get('_type')!r}, predicateType {doc.get('predicateType')!r})",
+        )
         return
     sig = path.with_name(path.name + ".sig")
     if sig.is_file():
         result = sshsig.check(path, sig, f.allowed_signers)
         if result.valid:
             who = result.principal or result.fingerprint
-            yield verified(where, "attestation", f"signature {sig.name} verifies" + (f" ({who})" if who else "")
-                           + ("" if f.allowed_signers else "; pass --allowed-signers to check whose key it is"))
+            yield verified(
+                where,
+                "attestation",
+                f"signature {sig.name} verifies"
+                + (f" ({who})" if who else "")
+                + (
+                    "" if f.allowed_signers else "; pass --allowed-signers to check whose key it is"
+                ),
+            )
         else:
-            yield contradicted(where, "attestation", f"signature {sig.name} does not verify: {result.problem}")
+            yield contradicted(
+                where, "attestation", f"signature {sig.name} does not verify: {result.problem}"
+            )
     else:
         yield unverifiable(where, "attestation", f"unsigned: no {sig.name} beside it")
     emulated = predicate.get("emulated")
@@ -216,12 +282,19 @@ def check_attestation(f: Facts) -> Iterator[Verdict]:
         row = Claim(line=0, text=f"subject {s.get('name', '')} {commit[:12]}")
         full = view.resolve(commit) if commit else None
         if commit in stated or (full and full == view.commit):
-            yield verified(row, "attestation", "the commit the text states" if commit in stated else
-                           "the reviewed commit")
+            yield verified(
+                row,
+                "attestation",
+                "the commit the text states" if commit in stated else "the reviewed commit",
+            )
         elif full and view.is_ancestor(full, view.commit):
             yield verified(row, "attestation", f"an ancestor of {view.commit[:12]}")
         else:
-            yield unverifiable(row, "attestation", "neither a commit the text states nor one in the merge's history")
+            yield unverifiable(
+                row,
+                "attestation",
+                "neither a commit the text states nor one in the merge's history",
+            )
     quoted = {c.digest for c in f.claims.evidence}
     for item in predicate.get("configuration", []):
         digest = str((item.get("digest") or {}).get("sha256", ""))
@@ -232,12 +305,20 @@ def check_attestation(f: Facts) -> Iterator[Verdict]:
             found = view.locate(name)
             actual = view.sha256(found) if found else None
             if actual is None:
-                yield unverifiable(row, "attestation", f"{name} is not in the repository at {view.commit[:12]}")
+                yield unverifiable(
+                    row, "attestation", f"{name} is not in the repository at {view.commit[:12]}"
+                )
             elif actual == digest:
-                yield verified(row, "attestation", f"the attested bytes are {found} at {view.commit[:12]}")
+                yield verified(
+                    row, "attestation", f"the attested bytes are {found} at {view.commit[:12]}"
+                )
             else:
-                yield contradicted(row, "attestation", f"attested {digest[:16]}…, but {found} hashes to "
-                                   f"{actual[:16]}… at {view.commit[:12]}")
+                yield contradicted(
+                    row,
+                    "attestation",
+                    f"attested {digest[:16]}…, but {found} hashes to "
+                    f"{actual[:16]}… at {view.commit[:12]}",
+                )
         elif role == "evidence log":
             if any(digest == q or (len(q) < 64 and digest.startswith(q)) for q in quoted):
                 yield verified(row, "attestation", "the text quotes this log's SHA-256")
@@ -266,7 +347,10 @@ def check_logs(f: Facts) -> Iterator[Verdict]:
         for d in duplicated_keys([ln.stripped for ln in group]):
             here = _at(group, d)
             second = group[d.lines[1] - 1]
-            yield contradicted(Claim(line=second.no, text=second.stripped), "evidence",
-                               f"{here.describe()} in the evidence log at line {start}: a line that reads as the "
-                               "tool's own was injected (a value that started a new line, a line a test printed) "
-                               "or the log was edited, so its KEY=VALUE lines cannot be trusted")
+            yield contradicted(
+                Claim(line=second.no, text=second.stripped),
+                "evidence",
+                f"{here.describe()} in the evidence log at line {start}: a line that reads as the "
+                "tool's own was injected (a value that started a new line, a line a test printed) "
+                "or the log was edited, so its KEY=VALUE lines cannot be trusted",
+            )

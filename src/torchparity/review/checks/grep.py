@@ -8,9 +8,28 @@ from ..records import GrepClaim, Verdict, contradicted, unverifiable, verified
 from .facts import Facts
 
 #: options that would leave the repository's objects (run a pager, read the work tree) or read files
-_REFUSED = ("-O", "--open-files-in-pager", "--no-index", "--untracked", "--recurse-submodules", "-f", "--ext-grep")
-_WITH_VALUE = {"-e", "-A", "-B", "-C", "-m", "--max-count", "--max-depth", "--threads", "--after-context",
-               "--before-context", "--context"}
+_REFUSED = (
+    "-O",
+    "--open-files-in-pager",
+    "--no-index",
+    "--untracked",
+    "--recurse-submodules",
+    "-f",
+    "--ext-grep",
+)
+_WITH_VALUE = {
+    "-e",
+    "-A",
+    "-B",
+    "-C",
+    "-m",
+    "--max-count",
+    "--max-depth",
+    "--threads",
+    "--after-context",
+    "--before-context",
+    "--context",
+}
 
 
 def split_args(args: tuple[str, ...]) -> tuple[list[str], list[str], list[str]] | None:
@@ -23,10 +42,14 @@ def split_args(args: tuple[str, ...]) -> tuple[list[str], list[str], list[str]] 
     while i < len(args):
         a = args[i]
         if a == "--":
-            paths = list(args[i + 1:])
+            paths = list(args[i + 1 :])
             break
-        if any(a == r or a.startswith(r + "=") or (r.startswith("-") and len(r) == 2 and a.startswith(r) and
-                                                    not a.startswith("--")) for r in _REFUSED):
+        if any(
+            a == r
+            or a.startswith(r + "=")
+            or (r.startswith("-") and len(r) == 2 and a.startswith(r) and not a.startswith("--"))
+            for r in _REFUSED
+        ):
             return None
         if a in _WITH_VALUE and i + 1 < len(args):
             opts += [a, args[i + 1]]
@@ -54,17 +77,25 @@ def _count(output: str, opts: list[str]) -> int:
 def check_grep(c: GrepClaim, f: Facts) -> Verdict:
     view = f.view
     if c.upstream:
-        return unverifiable(c, "grep", "the text ran it in upstream PyTorch, not in this repository")
+        return unverifiable(
+            c, "grep", "the text ran it in upstream PyTorch, not in this repository"
+        )
     parts = split_args(c.args)
     if parts is None:
-        return unverifiable(c, "grep", "the command uses an option review does not run (a pager, files, the work tree)")
+        return unverifiable(
+            c,
+            "grep",
+            "the command uses an option review does not run (a pager, files, the work tree)",
+        )
     opts, revs, paths = parts
     at_text = c.at or (revs[0] if revs else "")
     commits: list[tuple[str, str]] = []
     if at_text:
         commit = view.resolve(at_text.removeprefix("origin/")) or view.resolve(at_text)
         if commit is None:
-            return unverifiable(c, "grep", f"the commit it ran at ({at_text}) is not in the repository")
+            return unverifiable(
+                c, "grep", f"the commit it ran at ({at_text}) is not in the repository"
+            )
         commits.append((at_text, commit))
     else:
         commits.append(("the state before the change", view.base))
@@ -74,7 +105,11 @@ def check_grep(c: GrepClaim, f: Facts) -> Verdict:
     for label, commit in commits:
         code, output = view.grep([*opts, commit, "--", *paths])
         if code > 1:
-            return unverifiable(c, "grep", f"git grep fails at {commit[:12]}: {output.strip()[:120] or 'exit ' + str(code)}")
+            return unverifiable(
+                c,
+                "grep",
+                f"git grep fails at {commit[:12]}: {output.strip()[:120] or 'exit ' + str(code)}",
+            )
         results.append((label, commit, _count(output, opts)))
     for label, commit, n in results:
         if n == c.count:

@@ -17,7 +17,9 @@ def check_scope(c: ScopeClaim, f: Facts) -> Verdict:
         if view.target_branch and view.mode == "merge":
             if c.branch == view.target_branch:
                 return verified(c, "scope", f"{view.commit[:12]} went into {c.branch}")
-            return contradicted(c, "scope", f"{view.commit[:12]} went into {view.target_branch}, not {c.branch}")
+            return contradicted(
+                c, "scope", f"{view.commit[:12]} went into {view.target_branch}, not {c.branch}"
+            )
         on = view.on_branch(view.commit, c.branch)
         if on is None:
             return unverifiable(c, "scope", f"no branch {c.branch} in the repository")
@@ -25,16 +27,24 @@ def check_scope(c: ScopeClaim, f: Facts) -> Verdict:
             return verified(c, "scope", f"{view.commit[:12]} is in {c.branch}'s history")
         return contradicted(c, "scope", f"{view.commit[:12]} is not in {c.branch}'s history")
     if not (cfg.maintenance_branches or cfg.active_branches):
-        return unverifiable(c, "scope", f"the config ({cfg.source}) names no active or maintenance branches; "
-                            "pass --config with preset = \"torch_npu\" (or your branches)")
+        return unverifiable(
+            c,
+            "scope",
+            f"the config ({cfg.source}) names no active or maintenance branches; "
+            'pass --config with preset = "torch_npu" (or your branches)',
+        )
     if c.what == "maintenance":
         if cfg.is_maintenance(c.branch):
             return verified(c, "scope", f"{c.branch} is a maintenance branch in {cfg.source}")
         if c.branch in cfg.active_branches:
-            return contradicted(c, "scope", f"{c.branch} is an active branch in {cfg.source}, not a maintenance one")
+            return contradicted(
+                c, "scope", f"{c.branch} is an active branch in {cfg.source}, not a maintenance one"
+            )
         return unverifiable(c, "scope", f"{cfg.source} does not name {c.branch}")
     if cfg.is_maintenance(c.branch):
-        return contradicted(c, "scope", f"{c.branch} is a maintenance branch in {cfg.source}: it takes no new tests")
+        return contradicted(
+            c, "scope", f"{c.branch} is a maintenance branch in {cfg.source}: it takes no new tests"
+        )
     if c.branch in cfg.active_branches:
         return verified(c, "scope", f"{c.branch} is an active branch in {cfg.source}")
     return unverifiable(c, "scope", f"{cfg.source} does not name {c.branch}")
@@ -56,7 +66,7 @@ def same_version(stated: str, probed: str) -> bool:
         return False
     if "+" in a and "+" in b and a.split("+", 1)[1] != b.split("+", 1)[1]:
         return False
-    return rb[:len(ra)] == ra or ra[:len(rb)] == rb and len(ra) == len(rb)
+    return rb[: len(ra)] == ra or ra[: len(rb)] == rb and len(ra) == len(rb)
 
 
 def check_version(c: VersionClaim, f: Facts) -> Verdict | None:

@@ -51,7 +51,9 @@ def _register():
     if name == "npu" and getattr(torch, "npu", None) is npu:
         return
     if name not in ("privateuseone", "npu"):
-        raise RuntimeError("the emulated torch_npu cannot load: PrivateUse1 is already %r in this process" % name)
+        raise RuntimeError(
+            "the emulated torch_npu cannot load: PrivateUse1 is already %r in this process" % name
+        )
     if name == "privateuseone":
         torch.utils.rename_privateuse1_backend("npu")
     torch._register_device_module("npu", npu)
@@ -67,6 +69,7 @@ _register()
 
 def _autoload():
     """The ``torch.backends`` entry point a backend may declare: importing this module did the work."""
+
 
 if os.environ.get(_device.INIT_ON_IMPORT_VARIABLE) == "1":
     _device.lazy_init()  # a backend that initialises its device on import (breaks the fork rule)

@@ -11,17 +11,37 @@ import torch
 
 #: overloads that run in the autocast dtype (CUDA's lower-precision list, its core)
 LOWER_PRECISION = (
-    "mm", "bmm", "matmul", "addmm", "addmv", "addbmm", "baddbmm", "linear", "prelu",
-    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d.input", "conv_transpose3d.input",
-    "convolution", "_convolution", "chain_matmul",
+    "mm",
+    "bmm",
+    "matmul",
+    "addmm",
+    "addmv",
+    "addbmm",
+    "baddbmm",
+    "linear",
+    "prelu",
+    "conv1d",
+    "conv2d",
+    "conv3d",
+    "conv_transpose1d",
+    "conv_transpose2d.input",
+    "conv_transpose3d.input",
+    "convolution",
+    "_convolution",
+    "chain_matmul",
 )
 _KEY = "AutocastPrivateUse1"
 _LIBRARIES = []
 
 
 def _eligible(value, dtype):
-    return (isinstance(value, torch.Tensor) and value.device.type == "npu" and value.is_floating_point()
-            and value.dtype != dtype and value.dtype != torch.float64)
+    return (
+        isinstance(value, torch.Tensor)
+        and value.device.type == "npu"
+        and value.is_floating_point()
+        and value.dtype != dtype
+        and value.dtype != torch.float64
+    )
 
 
 def _cast(value, dtype):
@@ -38,7 +58,9 @@ def _lower_precision(op):
     def kernel(*args, **kwargs):
         dtype = torch.get_autocast_dtype("npu")
         with torch._C._ExcludeDispatchKeyGuard(excluded):
-            return op(*[_cast(a, dtype) for a in args], **{k: _cast(v, dtype) for k, v in kwargs.items()})
+            return op(
+                *[_cast(a, dtype) for a in args], **{k: _cast(v, dtype) for k, v in kwargs.items()}
+            )
 
     return kernel
 

@@ -49,8 +49,9 @@ def physical_count():
     except ValueError:
         count = -1
     if count < 0:
-        raise RuntimeError("%s=%r: give a whole number of emulated NPU devices (0 or more)"
-                           % (COUNT_VARIABLE, raw))
+        raise RuntimeError(
+            "%s=%r: give a whole number of emulated NPU devices (0 or more)" % (COUNT_VARIABLE, raw)
+        )
     return count
 
 
@@ -100,7 +101,13 @@ def lazy_init():
         if count == 0:
             raise RuntimeError(
                 "No NPU device is visible (emulated NPU: %s=%s, %s=%r)"
-                % (COUNT_VARIABLE, physical_count(), VISIBLE_VARIABLE, os.environ.get(VISIBLE_VARIABLE)))
+                % (
+                    COUNT_VARIABLE,
+                    physical_count(),
+                    VISIBLE_VARIABLE,
+                    os.environ.get(VISIBLE_VARIABLE),
+                )
+            )
         STATE.initialized = True
         STATE.init_pid = os.getpid()
 
@@ -132,6 +139,7 @@ def check_index(index):
     """``index`` as a visible device ordinal, or a RuntimeError naming the visible ones."""
     count = device_count()
     if not 0 <= index < count:
-        raise RuntimeError("Invalid device ordinal npu:%d: %d NPU device(s) visible (emulated)"
-                           % (index, count))
+        raise RuntimeError(
+            "Invalid device ordinal npu:%d: %d NPU device(s) visible (emulated)" % (index, count)
+        )
     return index

@@ -24,8 +24,16 @@ _CPU_KEYS = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
 #: operators whose CPU kernel only reads or rewrites sizes, strides or the storage itself: run it on
 #: the npu tensors (a CPU alias would be another storage: is_set_to would be False)
 _METADATA_OPS = {
-    "aten::view", "aten::as_strided", "aten::as_strided_", "aten::_reshape_alias", "aten::unfold",
-    "aten::view_as_real", "aten::view_as_complex", "aten::set_", "aten::_unsafe_view", "aten::is_set_to",
+    "aten::view",
+    "aten::as_strided",
+    "aten::as_strided_",
+    "aten::_reshape_alias",
+    "aten::unfold",
+    "aten::view_as_real",
+    "aten::view_as_complex",
+    "aten::set_",
+    "aten::_unsafe_view",
+    "aten::is_set_to",
     "aten::_has_same_storage_numel",
 }
 #: operators that take tensors of two devices by design
@@ -43,23 +51,35 @@ class _Schema(object):
         self.returns = list(schema.returns)
         arguments = list(schema.arguments)
         self.positional = [a for a in arguments if not a.kwarg_only]
-        self.out_names = [a.name for a in arguments
-                          if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write]
-        self.generators = [(i, a.name, a.kwarg_only) for i, a in enumerate(arguments)
-                           if "Generator" in str(a.type)]
+        self.out_names = [
+            a.name
+            for a in arguments
+            if a.kwarg_only and a.alias_info is not None and a.alias_info.is_write
+        ]
+        self.generators = [
+            (i, a.name, a.kwarg_only) for i, a in enumerate(arguments) if "Generator" in str(a.type)
+        ]
         # each returned alias of a mutated argument -> (positional index or None, kwarg name)
         self.writes = []
         for ret in self.returns:
             hit = None
             if ret.alias_info is not None and ret.alias_info.is_write:
                 for i, a in enumerate(arguments):
-                    if a.alias_info is not None and a.alias_info.before_set == ret.alias_info.before_set:
+                    if (
+                        a.alias_info is not None
+                        and a.alias_info.before_set == ret.alias_info.before_set
+                    ):
                         hit = (None if a.kwarg_only else i, a.name)
                         break
             self.writes.append(hit)
-        self.is_view = any(r.alias_info is not None and not r.alias_info.is_write for r in self.returns)
-        self.mutates = [i for i, a in enumerate(self.positional)
-                        if a.alias_info is not None and a.alias_info.is_write]
+        self.is_view = any(
+            r.alias_info is not None and not r.alias_info.is_write for r in self.returns
+        )
+        self.mutates = [
+            i
+            for i, a in enumerate(self.positional)
+            if a.alias_info is not None and a.alias_info.is_write
+        ]
 
 
 _SCHEMAS = {}
@@ -111,11 +131,18 @@ def _check_devices(spec, call):
     if len(devices) > 1 and spec.name not in _COPY_OPS:
         raise RuntimeError(
             "Expected all tensors to be on the same device, but found at least two devices, npu:%d and "
-            "npu:%d! (emulated NPU, in %s)" % (devices[0], devices[1], spec.name))
-    if devices and call.cpu_tensors and spec.name not in _COPY_OPS and spec.name not in _CPU_INDEX_OK:
+            "npu:%d! (emulated NPU, in %s)" % (devices[0], devices[1], spec.name)
+        )
+    if (
+        devices
+        and call.cpu_tensors
+        and spec.name not in _COPY_OPS
+        and spec.name not in _CPU_INDEX_OK
+    ):
         raise RuntimeError(
             "Expected all tensors to be on the same device, but found at least two devices, npu:%d and "
-            "cpu! (emulated NPU, in %s)" % (devices[0], spec.name))
+            "cpu! (emulated NPU, in %s)" % (devices[0], spec.name)
+        )
 
 
 def _wrap(value, index):
@@ -138,7 +165,8 @@ def repoint(npu, cpu):
     whole = torch.empty(0, dtype=torch.uint8).set_(cpu.untyped_storage())
     storage = _bridge.to_npu(whole, npu.device.index).untyped_storage()
     torch.ops.aten.set_.source_Storage_storage_offset.redispatch(
-        _CPU_KEYS, npu, storage, cpu.storage_offset(), cpu.size(), cpu.stride())
+        _CPU_KEYS, npu, storage, cpu.storage_offset(), cpu.size(), cpu.stride()
+    )
 
 
 def _view_of(t):
@@ -163,8 +191,10 @@ def _copy_from_and_resize(args, kwargs):
 def _fill_uninitialized(self, old_nbytes):
     """Under ``torch.utils.deterministic.fill_uninitialized_memory``, new memory of a resize gets NaN
     (floating point, complex) or the dtype's largest value (integers, bool), as PyTorch documents."""
-    if not (torch.are_deterministic_algorithms_enabled()
-            and getattr(torch.utils.deterministic, "fill_uninitialized_memory", False)):
+    if not (
+        torch.are_deterministic_algorithms_enabled()
+        and getattr(torch.utils.deterministic, "fill_uninitialized_memory", False)
+    ):
         return
     first = -(-old_nbytes // self.element_size()) - self.storage_offset()
     flat = self.view(-1) if self.is_contiguous() else None
@@ -176,7 +206,7 @@ def _fill_uninitialized(self, old_nbytes):
         value = True
     else:
         value = torch.iinfo(self.dtype).max
-    flat[max(first, 0):].fill_(value)
+    flat[max(first, 0) :].fill_(value)
 
 
 def _resize_(args, kwargs):
@@ -198,7 +228,8 @@ def _resize_(args, kwargs):
     if old.nbytes():
         grown[: old.nbytes()].copy_(_bridge.to_cpu(_flat_bytes(old, self.device.index)))
     cpu = torch.empty(0, dtype=self.dtype).set_(
-        grown.untyped_storage(), self.storage_offset(), self.size(), self.stride())
+        grown.untyped_storage(), self.storage_offset(), self.size(), self.stride()
+    )
     repoint(self, cpu)
     native.redispatch(_CPU_KEYS, self, size, memory_format=memory_format)
     _fill_uninitialized(self, old.nbytes())
@@ -235,10 +266,23 @@ def _cpu_twin(name, op, args):
     if name == "aten::convolution_overrideable":
         return torch.ops.aten.convolution.default, list(args)
     if name == "aten::convolution_backward_overrideable":
-        grad, inp, weight, stride, padding, dilation, transposed, output_padding, groups, mask = args
+        grad, inp, weight, stride, padding, dilation, transposed, output_padding, groups, mask = (
+            args
+        )
         bias_sizes = [weight.size(1) * groups] if transposed else [weight.size(0)]
         return torch.ops.aten.convolution_backward.default, [
-            grad, inp, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, mask]
+            grad,
+            inp,
+            weight,
+            bias_sizes,
+            stride,
+            padding,
+            dilation,
+            transposed,
+            output_padding,
+            groups,
+            mask,
+        ]
     return op, args
 
 
@@ -291,8 +335,11 @@ def fallback(op, *args, **kwargs):
             cpu_kwargs[name] = temp
     _rewrap_numbers(op, cpu_args, cpu_kwargs)
     op, cpu_args = _cpu_twin(spec.name, op, cpu_args)
-    mutated = [(i, _view_of(cpu_args[i])) for i in spec.mutates
-               if i < len(cpu_args) and isinstance(cpu_args[i], torch.Tensor)]
+    mutated = [
+        (i, _view_of(cpu_args[i]))
+        for i in spec.mutates
+        if i < len(cpu_args) and isinstance(cpu_args[i], torch.Tensor)
+    ]
     result = op(*cpu_args, **cpu_kwargs)
     for name, (target, temp) in temps.items():
         if target.size() == temp.size() and target.stride() == temp.stride():
@@ -309,7 +356,9 @@ def fallback(op, *args, **kwargs):
     for value, write in zip(results, spec.writes):
         if write is not None:
             position, name = write
-            out.append(args[position] if position is not None and position < len(args) else kwargs[name])
+            out.append(
+                args[position] if position is not None and position < len(args) else kwargs[name]
+            )
         else:
             out.append(_wrap(value, index))
     return out[0] if len(spec.returns) == 1 else tuple(out)
@@ -323,7 +372,9 @@ def _storage_new(original):
         if device is None or device.type != DEVICE_TYPE:
             return original(cls, *args, **kwargs)
         _device.lazy_init()
-        index = _device.check_index(device.index if device.index is not None else _device.current_index())
+        index = _device.check_index(
+            device.index if device.index is not None else _device.current_index()
+        )
         rest = dict(kwargs)
         rest.pop("device")
         cpu = original(torch.UntypedStorage, *args, **rest)
@@ -338,8 +389,12 @@ def _storage_new(original):
 _LIBRARIES = []
 
 #: a kernel for one of these keys serves PrivateUse1 before any fallback does
-_SERVED_BY = ("PrivateUse1", "CompositeExplicitAutograd", "CompositeImplicitAutograd",
-              "CompositeExplicitAutogradNonFunctional")
+_SERVED_BY = (
+    "PrivateUse1",
+    "CompositeExplicitAutograd",
+    "CompositeImplicitAutograd",
+    "CompositeExplicitAutogradNonFunctional",
+)
 
 
 class _OpKernel(object):
@@ -370,8 +425,10 @@ def install():
     aten = torch.library.Library("aten", "IMPL")
     has = torch._C._dispatch_has_kernel_for_dispatch_key
     for name in torch._C._dispatch_get_all_op_names():
-        if name.startswith("aten::") and (name in _OWN_KERNELS or not any(has(name, key) for key in _SERVED_BY)):
-            aten.impl(name[len("aten::"):], _OpKernel(name[len("aten::"):]), "PrivateUse1")
+        if name.startswith("aten::") and (
+            name in _OWN_KERNELS or not any(has(name, key) for key in _SERVED_BY)
+        ):
+            aten.impl(name[len("aten::") :], _OpKernel(name[len("aten::") :]), "PrivateUse1")
     _LIBRARIES.extend([lib, aten])
     # torch.UntypedStorage(n, device="npu") would ask a C++ allocator the emulation cannot register
     torch.UntypedStorage.__new__ = staticmethod(_storage_new(torch._C.StorageBase.__new__))

@@ -42,7 +42,10 @@ def _device_index(device, optional=False, allow_cpu=False):
             raise ValueError("Expected a npu device, but got: %s" % device)
         if device.index is None:
             if not optional:
-                raise ValueError("Expected a npu device with a specified index or an integer, but got:%s" % device)
+                raise ValueError(
+                    "Expected a npu device with a specified index or an integer, but got:%s"
+                    % device
+                )
             return _device.current_index()
         return device.index
     if isinstance(device, int):
@@ -109,7 +112,10 @@ class _DeviceProperties(object):
         self.total_memory = pages * (os.sysconf("SC_PAGE_SIZE") if pages else 0)
 
     def __repr__(self):
-        return "_NPUDeviceProperties(name='%s', total_memory=%dMB)" % (self.name, self.total_memory >> 20)
+        return "_NPUDeviceProperties(name='%s', total_memory=%dMB)" % (
+            self.name,
+            self.total_memory >> 20,
+        )
 
 
 def get_device_properties(device=None):
@@ -256,10 +262,16 @@ class _LegacyType(type):
     def __call__(cls, *args, **kwargs):
         where = torch.device("npu", _device_index(kwargs.pop("device", None), optional=True))
         if kwargs:
-            raise TypeError("%s() got unexpected keyword argument(s): %s" % (cls.__name__, ", ".join(kwargs)))
+            raise TypeError(
+                "%s() got unexpected keyword argument(s): %s" % (cls.__name__, ", ".join(kwargs))
+            )
         if not args:
             return torch.empty(0, dtype=cls.dtype, device=where)
-        if len(args) == 1 and isinstance(args[0], torch.Size) or all(isinstance(a, int) for a in args):
+        if (
+            len(args) == 1
+            and isinstance(args[0], torch.Size)
+            or all(isinstance(a, int) for a in args)
+        ):
             return torch.empty(*args, dtype=cls.dtype, device=where)
         if len(args) == 1:
             return torch.tensor(args[0], dtype=cls.dtype, device=where)
@@ -285,8 +297,11 @@ BoolTensor = _legacy("BoolTensor", torch.bool)
 # -- storage spellings: torch_npu.npu.FloatStorage(...) is a storage on the current NPU --------------
 class _StorageType(type):
     def __instancecheck__(cls, obj):
-        return (isinstance(obj, torch.TypedStorage) and obj.device.type == "npu"
-                and obj.dtype == cls.dtype)
+        return (
+            isinstance(obj, torch.TypedStorage)
+            and obj.device.type == "npu"
+            and obj.dtype == cls.dtype
+        )
 
     def __call__(cls, *args, **kwargs):
         where = torch.device("npu", _device_index(kwargs.pop("device", None), optional=True))
@@ -328,15 +343,68 @@ def is_jit_compile_false():
 
 
 __all__ = [
-    "BFloat16Storage", "BFloat16Tensor", "BoolStorage", "BoolTensor", "ByteStorage", "ByteTensor",
-    "CharStorage", "CharTensor", "DoubleStorage", "DoubleTensor", "Event", "FloatStorage", "FloatTensor",
-    "HalfStorage", "HalfTensor", "IntStorage", "IntTensor", "LongStorage", "LongTensor", "ShortStorage",
-    "ShortTensor", "Stream", "StreamContext", "current_device", "current_stream", "default_generators",
-    "default_stream", "device", "device_count", "device_of", "empty_cache", "get_amp_supported_dtype",
-    "get_autocast_dtype", "get_device_name", "get_device_properties", "get_rng_state", "get_rng_state_all", "init", "initial_seed",
-    "is_autocast_enabled", "is_available", "is_bf16_supported", "is_initialized", "manual_seed", "manual_seed_all",
-    "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved", "memory_stats",
-    "reset_peak_memory_stats", "seed", "seed_all", "set_autocast_dtype", "set_autocast_enabled", "set_compile_mode", "set_device", "set_option",
-    "set_per_process_memory_fraction", "set_rng_state", "set_rng_state_all", "set_stream", "stream",
+    "BFloat16Storage",
+    "BFloat16Tensor",
+    "BoolStorage",
+    "BoolTensor",
+    "ByteStorage",
+    "ByteTensor",
+    "CharStorage",
+    "CharTensor",
+    "DoubleStorage",
+    "DoubleTensor",
+    "Event",
+    "FloatStorage",
+    "FloatTensor",
+    "HalfStorage",
+    "HalfTensor",
+    "IntStorage",
+    "IntTensor",
+    "LongStorage",
+    "LongTensor",
+    "ShortStorage",
+    "ShortTensor",
+    "Stream",
+    "StreamContext",
+    "current_device",
+    "current_stream",
+    "default_generators",
+    "default_stream",
+    "device",
+    "device_count",
+    "device_of",
+    "empty_cache",
+    "get_amp_supported_dtype",
+    "get_autocast_dtype",
+    "get_device_name",
+    "get_device_properties",
+    "get_rng_state",
+    "get_rng_state_all",
+    "init",
+    "initial_seed",
+    "is_autocast_enabled",
+    "is_available",
+    "is_bf16_supported",
+    "is_initialized",
+    "manual_seed",
+    "manual_seed_all",
+    "max_memory_allocated",
+    "max_memory_reserved",
+    "memory_allocated",
+    "memory_reserved",
+    "memory_stats",
+    "reset_peak_memory_stats",
+    "seed",
+    "seed_all",
+    "set_autocast_dtype",
+    "set_autocast_enabled",
+    "set_compile_mode",
+    "set_device",
+    "set_option",
+    "set_per_process_memory_fraction",
+    "set_rng_state",
+    "set_rng_state_all",
+    "set_stream",
+    "stream",
     "synchronize",
 ]

@@ -37,8 +37,9 @@ class Stream(torch.Stream):
         stream_id = kwargs.get("stream_id")
         if stream_id is None:
             stream_id = next(_IDS)
-        return super(Stream, cls).__new__(cls, stream_id=stream_id, device_index=index,
-                                          device_type=_PRIVATEUSE1)
+        return super(Stream, cls).__new__(
+            cls, stream_id=stream_id, device_index=index, device_type=_PRIVATEUSE1
+        )
 
     def __init__(self, device=None, priority=0, **kwargs):
         self.priority = int(priority)
@@ -67,15 +68,21 @@ class Stream(torch.Stream):
 
     def __repr__(self):
         return "<torch_npu.npu.Stream device=npu:%d npu_stream=%#x (emulated)>" % (
-            self.device_index, self.stream_id)
+            self.device_index,
+            self.stream_id,
+        )
 
 
 class Event(torch.Event):
     """An NPU event (``torch.npu.Event(enable_timing=False, blocking=False, interprocess=False)``)."""
 
     def __new__(cls, enable_timing=False, blocking=False, interprocess=False):
-        return super(Event, cls).__new__(cls, device=torch.device("npu", _device.current_index()),
-                                         enable_timing=bool(enable_timing), blocking=bool(blocking))
+        return super(Event, cls).__new__(
+            cls,
+            device=torch.device("npu", _device.current_index()),
+            enable_timing=bool(enable_timing),
+            blocking=bool(blocking),
+        )
 
     def __init__(self, enable_timing=False, blocking=False, interprocess=False):
         self.enable_timing = bool(enable_timing)
@@ -110,7 +117,9 @@ class Event(torch.Event):
         raise RuntimeError("emulated NPU: events cannot be shared between processes")
 
     def __repr__(self):
-        return "<torch_npu.npu.Event %s (emulated)>" % ("recorded" if self._time is not None else "unrecorded")
+        return "<torch_npu.npu.Event %s (emulated)>" % (
+            "recorded" if self._time is not None else "unrecorded"
+        )
 
 
 def _current_streams():

@@ -9,7 +9,12 @@ import torch
 
 from .. import npu
 
-__all__ = ["SkipIfNotGteCANNVersion", "SupportedDevices", "create_common_tensor", "freeze_rng_state"]
+__all__ = [
+    "SkipIfNotGteCANNVersion",
+    "SupportedDevices",
+    "create_common_tensor",
+    "freeze_rng_state",
+]
 
 
 def _skip_unless(condition, reason):
@@ -28,8 +33,10 @@ def _skip_unless(condition, reason):
 def SupportedDevices(devices):
     """Run only on the named SoCs (``['Ascend910B']``): the emulated device is none of them."""
     names = list(devices)
-    return _skip_unless(lambda: any(npu.get_device_name().startswith(n) for n in names),
-                        "needs one of %s; this is %s" % (", ".join(names), npu.DEVICE_NAME))
+    return _skip_unless(
+        lambda: any(npu.get_device_name().startswith(n) for n in names),
+        "needs one of %s; this is %s" % (", ".join(names), npu.DEVICE_NAME),
+    )
 
 
 def SkipIfNotGteCANNVersion(version):
