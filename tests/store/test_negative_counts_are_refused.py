@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import git
 from tests.store.evidence import fill
 from torchparity.cli import main
 from torchparity.exec.fake import answering
@@ -45,3 +46,13 @@ def test_run_with_negative_jobs_is_refused_before_any_work(
     assert code == 2, err
     assert err.count("\n") == 0 and "--jobs -3" in err, err
     assert asked == [] and not (tmp_path / ".torchparity").exists()
+
+
+def test_coverage_with_negative_jobs_is_refused(tmp_path, capsys):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "empty")
+    assert main(["coverage", "torch.add", "--repo", str(repo), "--jobs", "-3"]) == 2
+    err = capsys.readouterr().err
+    assert "--jobs -3: give a positive number" in err and len(err.strip().splitlines()) == 1

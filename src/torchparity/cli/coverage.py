@@ -219,6 +219,8 @@ def coverage(
     """Which tests already exercise each API at each ref: direct, related, weak, and the git grep baseline."""
     if grep not in _GREP_MODES:
         raise UsageError(f"--grep {grep!r} is not one of {', '.join(_GREP_MODES)}")
+    if jobs < 0:
+        raise UsageError(f"--jobs {jobs}: give a positive number (0: the CPU count)")
     names = _read_apis(list(apis or []), from_file)
     cfg = config_for(config, repo if repo.is_dir() else None)
     tests_roots = list(tests or []) or list(cfg.test_roots)
