@@ -63,6 +63,8 @@ class EnvConfig:
     #: ``ray = { resources = { NPU = 1 }, labels = { product = "A2" } }``: with a Ray address
     #: (``--ray`` or ``[ray] address``) this environment's jobs run on a node that matches
     ray: RayNeeds | None = None
+    #: ``refs = ["v2.7.1"]``: the refs this environment runs (() : every ref its torch release fits)
+    refs: tuple[str, ...] = ()
 
 
 #: the native API support pages' folder in a backend repo, when the config names none
@@ -99,6 +101,9 @@ class Config:
     ray: dict[str, Any] = field(default_factory=dict)
     #: ``[run]``: ``max_output`` (bytes of each step's output kept, its head and tail; 0: all)
     run: dict[str, Any] = field(default_factory=dict)
+    #: ``[torch_release]``: which torch release each ref targets: ``file`` (a file of the ref listing
+    #: them, one a line: torch_npu's version.txt) and/or ``refs`` (ref -> release or list of them)
+    torch_release: dict[str, Any] = field(default_factory=dict)
     #: how this config was chosen, when the user did not choose it (a preset detected in --repo, or
     #: the generic defaults): one line the CLI prints once
     notice: str = ""
@@ -219,10 +224,11 @@ _TOP_KEYS = {
     "upstream",
     "ray",
     "run",
+    "torch_release",
 }
 
 
-_ENV_KEYS = {"python", "device", "hardware", "emulated", "ray"}
+_ENV_KEYS = {"python", "device", "hardware", "emulated", "ray", "refs"}
 
 
 def _string(data: dict[str, Any], key: str, source: str, default: str = "") -> str:
@@ -314,6 +320,25 @@ def _run(data: dict[str, Any], source: str) -> dict[str, Any]:
     return run
 
 
+def _torch_release(data: dict[str, Any], source: str) -> dict[str, Any]:
+    table = _table(data, "torch_release", source)
+    unknown = sorted(set(table) - {"file", "refs"})
+    if unknown:
+        raise UsageError(
+            f"{source}: [torch_release] has unknown key(s) {', '.join(unknown)}; it takes file and refs"
+        )
+    _string(table, "file", f"{source}: [torch_release]")
+    refs = table.get("refs", {})
+    if not isinstance(refs, dict) or not all(
+        isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v))
+        for v in refs.values()
+    ):
+        raise UsageError(
+            f'{source}: [torch_release.refs] maps a ref to a torch release, e.g. "v2.7.1" = "2.7.1"'
+        )
+    return table
+
+
 def _build(data: dict[str, Any], preset: str, source: str) -> Config:
     unknown = sorted(set(data) - _TOP_KEYS)
     if unknown:
@@ -341,6 +366,7 @@ def _build(data: dict[str, Any], preset: str, source: str) -> Config:
             hardware=_string(env, "hardware", where),
             emulated=emulated,
             ray=_ray_needs(env, where),
+            refs=_strings(env, "refs", where),
         )
     docs = _table(data, "docs", source)
     for i, product in enumerate(docs.get("products") or []):
@@ -367,6 +393,7 @@ def _build(data: dict[str, Any], preset: str, source: str) -> Config:
         backend_aliases=_aliases(data, source),
         ray=_ray(data, source),
         run=_run(data, source),
+        torch_release=_torch_release(data, source),
     )
 
 

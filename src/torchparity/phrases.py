@@ -40,6 +40,30 @@ PHRASES: dict[str, tuple[str, str]] = {
     ),
     "device_unavailable": ("{detail}", "所需设备不可用：{detail}"),
     "not_a_pass": ("{path}: not a pass: {detail}", "{path} 不能算作通过：{detail}"),
+    "api_rerun": (
+        "{path}: the whole file's run ended {detail} before it answered; the API's tests were run "
+        "again by id",
+        "{path}：整个文件的运行在给出结果前以 {detail} 结束；已按用例 ID 单独重新运行该 API 的用例",
+    ),
+    "api_none_ran": (
+        "none of the API's {total} test(s) ran ({skipped} skipped, {disabled} disabled by the "
+        "backend's list, {not_started} never started): not a pass; write a test that runs here "
+        "(--scaffold)",
+        "该 API 的 {total} 个用例均未运行（跳过 {skipped} 个，被后端禁用列表禁用 {disabled} 个，"
+        "未启动 {not_started} 个）：不能算作通过；请编写可在此运行的用例（--scaffold）",
+    ),
+    "version_mismatch": (
+        "{ref} targets torch {wanted}; no environment has it ({have}): not run; pass --env/--python "
+        "with a matching torch, or --allow-version-mismatch",
+        "{ref} 面向 torch {wanted}；没有匹配的环境（{have}）：未运行；请用 --env/--python 指定匹配的 "
+        "torch 环境，或加 --allow-version-mismatch",
+    ),
+    "version_mismatch_allowed": (
+        "{ref} targets torch {wanted}, this environment has torch {have}: run anyway "
+        "(--allow-version-mismatch); not evidence for that release",
+        "{ref} 面向 torch {wanted}，本环境为 torch {have}：按 --allow-version-mismatch 仍然运行；"
+        "不能作为该版本的证据",
+    ),
     "checkout_failed": ("git could not check out {ref}: {detail}", "git 无法检出 {ref}：{detail}"),
     "ray_node": (
         "ran on Ray node {node} (host {host}, {address})",

@@ -39,9 +39,12 @@ def _files(root: Path) -> set[str]:
     return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
 
 
-def test_only_the_roots_the_test_files_and_what_they_import(tmp_path, make_repo):
+def test_whole_roots_the_test_files_and_what_they_import(tmp_path, make_repo):
+    """The escape hatch (``whole_roots``, the ``roots`` kind): the roots whole, as before issue 34."""
     repo, commit = _repo(make_repo)
-    report = write_checkout(repo, commit, tmp_path / "co", ["test/npu"], ["test/npu/test_a.py"])
+    report = write_checkout(
+        repo, commit, tmp_path / "co", ["test/npu"], ["test/npu/test_a.py"], whole_roots=True
+    )
     assert _files(tmp_path / "co") == {
         "test/npu/test_a.py",
         "test/npu/helper.py",
@@ -94,7 +97,9 @@ def test_a_missing_blob_elsewhere_is_left_out_and_named(tmp_path, make_repo):
     ).unlink()  # the object is gone, the tree names it
     with pytest.raises(Exception):  # noqa: B017 - what a full checkout does today
         git(repo, "worktree", "add", "--detach", str(tmp_path / "wt"), commit)
-    report = write_checkout(repo, commit, tmp_path / "co", ["test"], ["test/npu/test_a.py"])
+    report = write_checkout(
+        repo, commit, tmp_path / "co", ["test"], ["test/npu/test_a.py"], whole_roots=True
+    )
     assert "test/data/table.json" not in _files(tmp_path / "co")
     assert report.left_out == {"test/data/table.json": f"git has no object {blob[:12]}"}
     assert "left out: test/data/table.json" in report.describe()

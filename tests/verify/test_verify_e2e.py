@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import git
 from tests.docs.docs_pages import torch_page
 from torchparity.cli import main
+from torchparity.records.target import TargetRecord
 from torchparity.store import Store, read_run
 
 # The real end-to-end runs (slow tier) start interpreters with torch; the others answer the agent from
@@ -480,10 +481,21 @@ def test_the_output_folder_is_named_as_pytorch_documents_the_api(
     assert (tmp_path / "torchparity-out" / "cuda_event" / "pr.zh.md").is_file()  # not streams_event
 
 
-def test_many_files_with_direct_tests_are_noted_and_test_file_chooses(
+def test_files_with_direct_tests_run_those_tests_by_id_and_test_file_runs_one_whole(
     agent, tmp_path, make_repo, capsys
 ):
-    repo = make_repo({"master": {f"test/test_gen{i}.py": GENERATOR_TEST for i in range(6)}})
+    other = GENERATOR_TEST.replace(
+        "    def test_generator_seed(self):",
+        "    def test_unrelated(self):\n        raise RuntimeError('not the API')\n\n"
+        "    def test_generator_seed(self):",
+    )
+    repo = make_repo(
+        {
+            "master": {
+                f"test/test_gen{i}.py": (other if i == 3 else GENERATOR_TEST) for i in range(6)
+            }
+        }
+    )
     common = [
         "verify",
         "torch.Generator.seed",
@@ -499,17 +511,40 @@ def test_many_files_with_direct_tests_are_noted_and_test_file_chooses(
     ]
     assert main(common) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert (
-        "HEAD: 6 files hold direct tests and each runs whole; pass --test-file FILE to run chosen ones"
-        in doc["notes"]
-    )
-    assert main([*common, "--test-file", "test/test_gen3.py"]) == 0
-    doc = json.loads(capsys.readouterr().out)
-    assert not any("files hold direct tests" in n for n in doc["notes"])
     st = Store(tmp_path / "store")
     (target,) = st.targets(doc["run_id"])
+    (ev,) = read_run(st, doc["run_id"]).targets
+    rec = ev.record
+    # each file ran only the API's test, by id: the unrelated failing test of test_gen3 never ran
+    assert [tf.selection for tf in rec.test_files] == ["id"] * 6
+    assert sorted(t.id for t in rec.api_tests) == sorted(
+        "__main__.TestGenerator.test_generator_seed" for _ in range(6)
+    )
+    assert {t.status for t in rec.api_tests} == {"passed"}
+    assert not any("test_unrelated" in t.id for s in rec.full for t in s.tests)
+    if agent is not None:  # replayed: the jobs asked of the agent name exactly the API's test
+        runs = [j for j in agent.asked if j.op == "run_file"]
+        assert [j.args["selectors"] for j in runs] == [["TestGenerator.test_generator_seed"]] * 6
+        assert runs[3].literal[1:] == [
+            runs[3].args["path"],
+            "TestGenerator.test_generator_seed",
+            "-v",
+        ]
+    # the task's own file (--test-file) runs whole: its other failing test is listed, not the verdict
+    assert main([*common, "--test-file", "test/test_gen3.py"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    (target,) = st.targets(doc["run_id"])
+    (ev,) = read_run(st, doc["run_id"]).targets
+    rec = ev.record
+    assert [tf.selection for tf in rec.test_files] == ["whole"]
+    assert rec.result == "PASS"
+    assert [t.status for t in rec.api_tests] == ["passed"]
+    assert rec.unrelated and "test_unrelated (error)" in rec.unrelated[0]
     log = st.blobs.read(target.log_sha).decode()
     assert "test/test_gen3.py" in log and "test_gen0.py" not in log
+    assert (
+        "UNRELATED_FAILURE=test/test_gen3.py: __main__.TestGenerator.test_unrelated (error)" in log
+    )
 
 
 NPU_EVENT_TESTS = """

@@ -107,7 +107,10 @@ def op_run_file(ctx, args):
     specs, skipped = state.usable(state.registry(ctx.device_type))
     if args.get("cwd"):
         os.chdir(args["cwd"])
-    out = testrun.run_as_main(args["path"], args.get("argv", ["-v"]), specs)
+    if args.get("entry"):  # chosen tests by id, as the file's entry runs them
+        out = upstream.run_selected(args, list(args.get("selectors") or []), specs)
+    else:
+        out = testrun.run_as_main(args["path"], args.get("argv", ["-v"]), specs)
     out["states_skipped"] = skipped
     return out
 

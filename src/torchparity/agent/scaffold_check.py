@@ -1,10 +1,12 @@
-"""Agent job: run candidate test files on the CPU, as written and with their API replaced.
+"""Agent job: run candidate test files, as written and with their API replaced.
 
 The controller renders each family's candidate test (device variable bound to
-the CPU) and asks here whether its tests pass, and whether they fail once the
-API only returns a sentinel (``standin.install``). Each run is a forked child
-with its own scratch folder and a deadline, so a hanging or crashing candidate
-costs only itself.
+the device the test will run on) and asks here whether its tests pass, and
+whether they fail once the API only returns a sentinel (``standin.install``).
+Each run is a forked child with its own scratch folder and a deadline, so a
+hanging or crashing candidate costs only itself. For a device other than the
+CPU the forks are made from a new interpreter that has not started the device
+(``fresh``): forked from this job, whose device is started, they could not use it.
 """
 
 import importlib
@@ -13,6 +15,7 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -118,15 +121,14 @@ def run_file(path, resolution=None, timeout=RUN_TIMEOUT):
         return json.load(fh)
 
 
-def op_scaffold_check(ctx, args):
-    """``args["items"]``: [{"key", "file", "source", "resolution", "standin"}] -> outcomes per item."""
-    folder = tempfile.mkdtemp(prefix="torchparity-check-")
-    answers = []
-    try:  # torch's TestCase imports dynamo on its first test: once here, not in every run
+def _preload(items):
+    """torch's TestCase imports dynamo on its first test: once here, not in every run; and each
+    file's TestCase module once, before the forks."""
+    try:
         importlib.import_module("torch._dynamo")
     except Exception:
         pass
-    for item in args.get("items", []):  # the TestCase module is imported once, before the forks
+    for item in items:
         for module in re.findall(
             r"^from ([A-Za-z_][A-Za-z0-9_.]*) import .*\bTestCase\b", item["source"], re.M
         ):
@@ -134,17 +136,94 @@ def op_scaffold_check(ctx, args):
                 importlib.import_module(module)
             except Exception:
                 pass
+
+
+def _run_items(items, folder):
+    answers = []
+    for n, item in enumerate(items):
+        sub = os.path.join(folder, "%03d" % n)
+        os.mkdir(sub)
+        path = os.path.join(sub, item.get("file") or "test_candidate.py")
+        with open(path, "w") as fh:
+            fh.write(item["source"])
+        answer = {"key": item.get("key", ""), "clean": run_file(path)}
+        if item.get("standin") and item.get("resolution"):
+            answer["broken"] = run_file(path, item["resolution"])
+        answers.append(answer)
+    return answers
+
+
+def fresh_main(spec_path, result_path):
+    """The body of ``_in_new_interpreter``: import torch and the backend (the device stays unused),
+    then run every item in a child forked from here, which starts the device itself as a test does."""
+    with open(spec_path) as fh:
+        spec = json.load(fh)
+    importlib.import_module("torch")  # first, as backend.py does: torch may autoload the backend
+    if spec.get("backend"):
+        importlib.import_module(spec["backend"])
+    _preload(spec["items"])
+    answers = _run_items(spec["items"], os.path.dirname(spec_path))
+    with open(result_path, "w") as fh:
+        json.dump(answers, fh, default=str)
+
+
+def _in_new_interpreter(items, folder, backend):
+    """``_run_items`` in a new interpreter of this environment (``fresh_main``): this job's device is
+    started, and a test forked from here could not use it (hardware raises, and so does the emulated
+    NPU), so the outcomes would not be the device's."""
+    spec, result = os.path.join(folder, "spec.json"), os.path.join(folder, "answers.json")
+    with open(spec, "w") as fh:
+        json.dump({"items": items, "backend": backend}, fh)
+    package = __name__.rpartition(".")[0]
+    root = os.path.dirname(os.path.abspath(__file__))
+    for _ in package.split("."):
+        root = os.path.dirname(root)
+    boot = "import sys; sys.path.insert(0, %r); import %s.scaffold_check as c; c.fresh_main(*sys.argv[1:])"
+    timeout = 120.0 + 2 * RUN_TIMEOUT * len(items)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    with open(os.path.join(folder, "stderr.txt"), "w+") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", boot % (root, package), spec, result],
+            cwd=folder,
+            stderr=err,
+            start_new_session=True,
+        )
+        try:
+            proc.wait(timeout)
+            why = "the new interpreter ended without a result (exit status %s)" % proc.returncode
+        except subprocess.TimeoutExpired:
+            why = "the new interpreter did not finish within %.0f s" % timeout
+        finally:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            proc.wait()
+        err.seek(0)
+        last = [line.strip() for line in err.read()[-4000:].splitlines() if line.strip()]
+    if os.path.exists(result):
+        with open(result) as fh:
+            return json.load(fh)
+    if last:
+        why += ": " + last[-1][:300]
+    failed = {"outcomes": {}, "standin": None, "error": why}
+    return [{"key": i.get("key", ""), "clean": failed} for i in items]
+
+
+def op_scaffold_check(ctx, args):
+    """``args["items"]``: [{"key", "file", "source", "resolution", "standin"}] -> outcomes per item.
+
+    With ``args["fresh"]`` they run in a new interpreter, importing ``args["backend"]`` first: the
+    files then run on the device as a test run does (``_in_new_interpreter``)."""
+    folder = tempfile.mkdtemp(prefix="torchparity-check-")
+    items = list(args.get("items", []))
     try:
-        for n, item in enumerate(args.get("items", [])):
-            sub = os.path.join(folder, "%03d" % n)
-            os.mkdir(sub)
-            path = os.path.join(sub, item.get("file") or "test_candidate.py")
-            with open(path, "w") as fh:
-                fh.write(item["source"])
-            answer = {"key": item.get("key", ""), "clean": run_file(path)}
-            if item.get("standin") and item.get("resolution"):
-                answer["broken"] = run_file(path, item["resolution"])
-            answers.append(answer)
+        if args.get("fresh"):
+            answers = _in_new_interpreter(items, folder, args.get("backend") or "")
+        else:
+            _preload(items)
+            answers = _run_items(items, folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return {"items": answers, "exit_code": 0}

@@ -6,7 +6,8 @@ about the installed torch is asked here. Each kind of fact has its module:
 * ``facts_literal``: values a test holds literally, as Python source;
 * ``facts_context``: how a context manager moves the global states it touches;
 * ``facts_opinfo``: the OpInfo entry of an operator and the dtypes it can test;
-* ``facts_calls``: what Tensor members and plain function calls give on the CPU;
+* ``facts_calls``: what Tensor members and plain function calls give on the CPU (the calls
+  measured again here on the device a test runs on: ``calls_on_device``);
 * ``facts_runtime``: what storage classes and device-runtime APIs offer.
 
 This module looks the API up, asks for the facts a request ``wants`` and
@@ -24,7 +25,7 @@ from .facts_backward import backward_facts
 from .facts_calls import _doc_types, _pools_for, _strip_sig, call_facts, tensor_facts
 from .facts_captured import captured_facts
 from .facts_checker import checker_facts
-from .facts_context import context_facts, state_facts
+from .facts_context import api_specs, context_facts, state_facts
 from .facts_doctest import doctest_facts
 from .facts_domain import optim_facts
 from .facts_jitgraph import jitgraph_facts
@@ -272,6 +273,17 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
         )
     if "calls" in wants and not (out.get("opinfo") or {}).get("found"):
         out["calls"] = _guard("call", _in_scratch_folder, call_facts, torch, obj, res, device_type)
+        if device_type not in ("", "cpu") and not out["calls"].get("problem"):
+            out["calls"] = _guard(
+                "call",
+                _in_scratch_folder,
+                calls_on_device,
+                torch,
+                obj,
+                res,
+                out["calls"],
+                device_type,
+            )
     if "storage" in wants:
         out["storage"] = _guard("storage", storage_facts, torch, obj)
     if "runtime" in wants:
@@ -340,6 +352,48 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
     if isinstance(out.get("states"), dict):  # a failed state lookup reads as no states
         out["states"] = []
     return out
+
+
+def calls_on_device(torch, obj, res, calls, device_type):
+    """``calls`` measured again here with ``DEVICE`` bound to the device the test runs on.
+
+    ``call_facts`` measures in a forked child with ``DEVICE`` bound to the CPU; this job's device is
+    started, and a child forked after that cannot use it (hardware raises, and so does the emulated
+    NPU), so a call that reads the device (``_get_device_index(None, True)``) raised there and
+    returns 0 here. Each call keeps the device's outcome: its result, or the exception it raises.
+    """
+    from .facts_calls import INVALID, _outcome
+    from .facts_probe import paired_getter
+
+    getter = paired_getter(
+        res["path"].rsplit(".", 1)[-1], sys.modules.get(getattr(obj, "__module__", ""))
+    )
+    saved = None
+    if getter:
+        try:
+            saved = (eval(getter, {"torch": torch}),)
+        except Exception:
+            getter = ""
+    specs = api_specs(res, device_type)
+    ns = {"torch": torch, "DEVICE": torch.device("%s:0" % device_type)}
+    valid, invalid = [], []
+    try:
+        for case in list(calls.get("valid") or []) + list(calls.get("invalid") or []):
+            got = _outcome(obj, case["args"], ns, torch, specs, device_type)
+            got["varies"] = case.get("varies", "")
+            if "raises" in got:
+                if got["raises"]:
+                    invalid.append(got)
+            elif INVALID not in case["args"] and got.get("literal") is not None:
+                if got["literal"] != "None" or got["states"]:
+                    valid.append(got)
+    finally:
+        if getter and saved is not None:
+            try:
+                obj(*saved)
+            except Exception:
+                pass
+    return dict(calls, valid=valid, invalid=invalid, measured_on=device_type)
 
 
 def _forward_of(torch, res, owner):

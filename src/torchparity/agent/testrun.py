@@ -154,8 +154,10 @@ def _exit_code(code):
     return 1
 
 
-def run_as_main(path, argv, specs):
-    """Run ``path`` as ``__main__``.
+def run_as_main(path, argv, specs, module=False):
+    """Run ``path`` as ``__main__`` (``python FILE ARGV``), or with ``module`` as ``python -m unittest
+    MODULE.SELECTOR ... -v`` from the file's folder: a file whose main block runs no tests (it says
+    to run it through another file) has its tests run by unittest's own command line.
 
     Returns {"exit_code", "leaks", "tests_seen", "tests", "runner"}: ``tests`` holds each test's
     outcome as its runner reported it, ``runner`` how many runner sessions started and finished.
@@ -167,11 +169,20 @@ def run_as_main(path, argv, specs):
         _install_pytest_hook(recorder, results),
         results_mod.install_unittest(results),
     ]
-    sys.argv = [path] + list(argv)
     sys.path[0] = os.path.dirname(os.path.abspath(path))
+    if module:
+        name = os.path.splitext(os.path.basename(path))[0]
+        sys.argv = ["python -m unittest"] + [
+            a if a.startswith("-") else "%s.%s" % (name, a) for a in argv
+        ]
+    else:
+        sys.argv = [path] + list(argv)
     try:
         try:
-            runpy.run_path(path, run_name="__main__")
+            if module:
+                runpy.run_module("unittest", run_name="__main__", alter_sys=True)
+            else:
+                runpy.run_path(path, run_name="__main__")
             code = 0
         except SystemExit as exc:
             code = _exit_code(exc.code)

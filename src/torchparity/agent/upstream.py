@@ -196,9 +196,10 @@ def _run_pytest(nodeids, specs):
     }
 
 
-def op_upstream_run(ctx, args):
-    if args.get("cwd"):
-        os.chdir(args["cwd"])
+def run_selected(args, selectors, specs):
+    """Run chosen tests of ``args["path"]`` the way its entry runs them: ``python FILE SELECTORS -v``
+    (unittest), ``python -m pytest NODE_IDS -v`` (pytest), or ``python -m unittest MODULE.SELECTOR -v``
+    from the file's folder (module: its main block runs no tests); the backend's list variable unset."""
     for name in args.get("unset") or []:
         os.environ.pop(name, None)
     os.environ.update(args.get("environ") or {})
@@ -206,7 +207,14 @@ def op_upstream_run(ctx, args):
     if utils is not None and "DISABLED_TESTS_FILE" in (args.get("unset") or []):
         # loaded in the worker before this job: as a fresh interpreter without the variable has it
         utils.disabled_tests_dict = {}
+    entry = args.get("entry")
+    if entry == "pytest":
+        return _run_pytest(selectors, specs)
+    return testrun.run_as_main(args["path"], list(selectors) + ["-v"], specs, entry == "module")
+
+
+def op_upstream_run(ctx, args):
+    if args.get("cwd"):
+        os.chdir(args["cwd"])
     specs, _ = state_mod.usable(state_mod.registry(ctx.device_type))
-    if args.get("entry") == "pytest":
-        return _run_pytest(args.get("selectors") or [], specs)
-    return testrun.run_as_main(args["path"], list(args.get("selectors") or []) + ["-v"], specs)
+    return run_selected(args, list(args.get("selectors") or []), specs)

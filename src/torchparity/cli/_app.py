@@ -131,6 +131,15 @@ EmulateOpt = Annotated[
 
 DEFAULT_STORE = Path(".torchparity")
 
+VersionMismatchOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-version-mismatch",
+        help="Run a ref in environments whose torch is not the release the ref targets "
+        "(its version.txt / [torch_release]); every text says so. Without it such a ref is MISMATCH.",
+    ),
+]
+
 CpuFallbackOpt = Annotated[
     bool,
     typer.Option(

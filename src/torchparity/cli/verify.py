@@ -23,6 +23,7 @@ from ._app import (
     EmulateOpt,
     JsonOpt,
     StoreOpt,
+    VersionMismatchOpt,
     app,
     config_for,
     err,
@@ -164,6 +165,7 @@ def verify(
     ] = None,
     fresh: FreshOpt = False,
     allow_cpu_fallback: CpuFallbackOpt = False,
+    allow_version_mismatch: VersionMismatchOpt = False,
     upstream_repo: Annotated[
         Path | None,
         typer.Option(
@@ -237,6 +239,7 @@ def verify(
         test_files=list(test_file or []),
         fields=given,
         allow_cpu_fallback=allow_cpu_fallback,
+        allow_version_mismatch=allow_version_mismatch,
         upstream_repo=upstream_repo,
         recheck_disabled=recheck_disabled,
         ray=ray,

@@ -39,6 +39,8 @@ from ..exec.pool import LocalPool, RunnerPool
 from ..gitrepo import blob_bytes, commit_title, git, path_exists, repo_root, resolve_commit
 from ..records.notes import Note
 from ..records.target import (
+    BY_ID,
+    WHOLE,
     Step,
     TargetRecord,
     TestFile,
@@ -49,6 +51,12 @@ from ..records.target import (
 from ..records.task import TaskRecord
 from ..store import Store, sha256_bytes, sha256_file
 from ..store import put as put_record
+from ..upstream.disabled import DisabledList, list_at
+from ..upstream.find import entry_kind
+from ..upstream.settings import UpstreamSettings
+from . import api_tests
+from .api_tests import FileTests
+from .envspec import EnvSpec
 from .evidence import render_log
 from .ref_checkouts import RefCheckouts
 from .verdict import failing_tests, judge
@@ -56,17 +64,6 @@ from .verdict import failing_tests, judge
 #: where a target's files come from: (repo, target) -> a checkout that lasts while the target runs
 #: (its ``path``; ``remove_exit_code`` once removed; ``key`` and ``description`` where it says them)
 Checkouts = Callable[[Path, "Target"], AbstractContextManager[Any]]
-
-
-@dataclass(frozen=True)
-class EnvSpec:
-    name: str
-    python: str
-    device: str = ""
-    #: the hardware as configured ("Atlas A2"); stated in reports as configured, beside what the probe saw
-    hardware: str = ""
-    #: the emulated backend this environment runs with ("npu"), "" for none
-    emulated: str = ""
 
 
 @dataclass(frozen=True)
@@ -81,6 +78,14 @@ class Target:
     overlay: tuple[tuple[str, bytes], ...] = ()
     #: isolation-probe test selection for this target (empty: the options' patterns)
     patterns: tuple[str, ...] = ()
+    #: which tests of each file are the API's, and which files run by id (a file not named here runs
+    #: whole and all its tests are the API's: the collect verb's files)
+    api: tuple[FileTests, ...] = ()
+    #: set for a target no environment fits: nothing runs, the record says what the ref needs
+    mismatch: str = ""
+    #: the torch releases the ref targets, and what the version check said ("" : not checked)
+    torch_wanted: tuple[str, ...] = ()
+    version_check: str = ""
 
     @property
     def label(self) -> str:
@@ -119,6 +124,12 @@ class CollectOptions:
     preload: Sequence[str] | None = None
     #: bytes of each step's output kept (its head and tail, ``exec/capture.py``); None: 16 MiB; 0: all
     max_output: int | None = None
+    #: the backend's vendored files and disabled list (``[upstream]``): applied to the tests run by id
+    upstream: UpstreamSettings | None = None
+
+
+#: the collector's exit code for each target result
+EXIT_CODES = {"PASS": 0, "FAIL": 1, "NONE_RAN": 1, "MISMATCH": 3, "ERROR": 3, "INCOMPLETE": 130}
 
 
 class Reporter:
@@ -184,6 +195,9 @@ class Collector:
         self.runners: RunnerPool | None = runners
         self.checkouts: Checkouts | None = checkouts
         self._lock = threading.Lock()
+        #: the backend's disabled lists read so far (by SHA-256), for the tests run by id
+        self._lists: dict[str, DisabledList] = {}
+        self._lists_lock = threading.Lock()
         check_states(options.isolation_states)
         check_timeout(options.timeout)
         check_max_output(options.max_output)
@@ -366,6 +380,7 @@ class Collector:
                     preload=opt.preload,
                 )
             runners = self.runners
+        targets = [t for t in targets if not t.mismatch]  # nothing runs for them
         for t in targets:
             warm = getattr(runners, "warm", None)
             if warm is not None:
@@ -470,6 +485,22 @@ class Collector:
             else None,
             emulated=emulation(target.env.emulated).device if target.env.emulated else "",
         )
+        rec.torch_wanted = list(target.torch_wanted)
+        rec.version_check = target.version_check
+        if target.mismatch:  # no environment has the torch release the ref targets: nothing runs
+            rec.result = "MISMATCH"
+            rec.notes.append(
+                Note.of(
+                    "version_mismatch",
+                    ref=target.ref,
+                    wanted=" / ".join(target.torch_wanted),
+                    have=target.mismatch,
+                )
+            )
+            rec.leak_status, rec.leak_reason, rec.leak_tests_watched = leak_verdict(rec)
+            rec.collector_exit_code = EXIT_CODES[rec.result]
+            rec.finished = time.time()
+            return rec, ""
         n_files = len(target.files or opt.files)
         steps = 1 + n_files * (1 + (opt.mode == "fresh") + len(opt.isolation_states) + opt.trace)
         self.reporter.target_started(target, steps)
@@ -528,7 +559,7 @@ class Collector:
                 rec.notes.append(Note.of("interrupted_before_end"))
         # stored with the record (also for a partial one): a report never has to guess it
         rec.leak_status, rec.leak_reason, rec.leak_tests_watched = leak_verdict(rec)
-        rec.collector_exit_code = {"PASS": 0, "FAIL": 1, "ERROR": 3, "INCOMPLETE": 130}[rec.result]
+        rec.collector_exit_code = EXIT_CODES[rec.result]
         rec.finished = time.time()
         return rec, wait_for
 
@@ -605,6 +636,16 @@ class Collector:
             rec.result = "ERROR"
             rec.notes.append(Note.of("probe_unfinished", status=rec.probe.status))
             return
+        rec.torch_version = str(rec.probe_facts.get("torch_version") or "")
+        if target.version_check == "allowed":
+            rec.notes.append(
+                Note.of(
+                    "version_mismatch_allowed",
+                    ref=target.ref,
+                    wanted=" / ".join(target.torch_wanted),
+                    have=rec.torch_version,
+                )
+            )
         rec.device = rec.probe.result.get("device_type", device)
         rec.emulated = emulated_device(rec) or rec.emulated
         problem = rec.probe.result.get("device_problem")
@@ -613,56 +654,73 @@ class Collector:
             rec.notes.append(Note.of("device_unavailable", detail=problem))
             return
         ok = True
+        by_path = {ft.path: ft for ft in target.api}
         for i, tf in enumerate(rec.test_files):
-            args = {"path": tf.abs_path, "argv": opt.argv}
-            literal = [target.env.python, tf.abs_path, *opt.argv]
-            full = self._step(
-                runner,
-                target,
-                Job(
-                    "run_file",
-                    args,
-                    logs / f"full-{i}.log",
-                    opt.timeout,
-                    str(root),
-                    literal=literal,
-                ),
-                "full",
-                tf.path,
-            )
-            if opt.mode == "fresh":
-                # the literal run cannot be instrumented: the agent runs the file again in its own fresh
-                # interpreter, and that run's structured results give the verdict and the leak check
-                leak = self._step(
-                    runner,
-                    target,
-                    Job("run_file", args, logs / f"leak-{i}.log", opt.timeout, str(root)),
-                    "leak_check",
-                    tf.path,
-                )
-                judge(full, leak, leak.output)
-                leak.output = ""
-                rec.leak_check.append(leak)
-                leak_source = leak.result
+            ft = by_path.get(tf.path)
+            tf.templates = ft.templates if ft is not None else ()
+            file_patterns = patterns
+            if ft is not None and not ft.whole and ft.templates:
+                tf.selection = BY_ID
+                picked = self._select(runner, target, rec, ft, tf, root, device, logs, i)
+                if picked is None:
+                    continue  # nothing of the API's runs in this file: its tests say why
+                sel, entry = picked
+                args = api_tests.run_args(tf.abs_path, sel, entry, self._unset())
+                cwd = api_tests.run_cwd(root, tf.abs_path, entry)
+                literal = api_tests.literal(target.env.python, tf.abs_path, sel, entry)
+                file_patterns = api_tests.isolation_patterns(sel, entry)
             else:
-                judge(full, full, full.output)
-                leak_source = full.result
-            rec.full.append(full)
-            rec.leaks.extend(leak_source.get("leaks", []))
+                tf.selection = WHOLE
+                args = {"path": tf.abs_path, "argv": opt.argv}
+                cwd, literal = str(root), [target.env.python, tf.abs_path, *opt.argv]
+            full, source = self._run_file(runner, target, rec, args, cwd, literal, tf.path, logs, i)
+            if tf.selection == BY_ID:
+                rec.api_tests.extend(api_tests.from_selection(sel, source))
+                rec.api_reasons.extend(api_tests.file_reasons(source, whole_is_api=True))
+            else:
+                api, unrelated, answered = api_tests.from_whole(ft, source)
+                if not answered and ft is not None:
+                    # the whole run died before it answered: the API's tests run again, by id
+                    rec.notes.append(Note.of("api_rerun", path=tf.path, detail=full.status))
+                    rec.unrelated.append(
+                        f"{tf.path}: the file's whole run ended {full.status} before it answered; "
+                        "the API's tests were run again by id"
+                    )
+                    picked = self._select(runner, target, rec, ft, tf, root, device, logs, i)
+                    if picked is not None:
+                        sel, entry = picked
+                        _, again = self._run_file(
+                            runner,
+                            target,
+                            rec,
+                            api_tests.run_args(tf.abs_path, sel, entry, self._unset()),
+                            api_tests.run_cwd(root, tf.abs_path, entry),
+                            api_tests.literal(target.env.python, tf.abs_path, sel, entry),
+                            tf.path,
+                            logs,
+                            i,
+                            name="rerun",
+                        )
+                        rec.api_tests.extend(api_tests.from_selection(sel, again))
+                        rec.api_reasons.extend(api_tests.file_reasons(again, whole_is_api=True))
+                else:
+                    rec.api_tests.extend(api)
+                    rec.unrelated.extend(f"{tf.path}: {u}" for u in unrelated)
+                    whole_is_api = ft is None or not ft.templates
+                    rec.api_reasons.extend(api_tests.file_reasons(source, whole_is_api))
             # failing tests speak for themselves; a run that cannot count as a pass for another reason is noted
             rec.notes.extend(
                 Note.of("not_a_pass", path=tf.path, detail=r)
                 for r in full.verdict_reasons
                 if not failing_tests(r)
             )
-            ok = ok and full.verdict == "PASS"
             for state in opt.isolation_states:
                 iso = self._step(
                     runner,
                     target,
                     Job(
                         "isolation",
-                        {"path": tf.abs_path, "state": state, "patterns": patterns},
+                        {"path": tf.abs_path, "state": state, "patterns": file_patterns},
                         logs / f"iso-{i}-{state}.log",
                         opt.timeout,
                         str(root),
@@ -680,7 +738,7 @@ class Collector:
                     target,
                     Job(
                         "trace",
-                        {"file": tf.abs_path, "patterns": patterns},
+                        {"file": tf.abs_path, "patterns": file_patterns},
                         logs / f"trace-{i}.log",
                         opt.timeout,
                         str(root),
@@ -693,4 +751,122 @@ class Collector:
                 ok = ok and tr.status in ("OK", "FAIL")
         if opt.fail_on_leak and rec.leaks:
             ok = False
-        rec.result = "PASS" if ok else "FAIL"
+        rec.result = api_tests.target_result(rec, ok)
+        if rec.result == "NONE_RAN":
+            c = rec.api_counts()
+            rec.notes.append(
+                Note.of(
+                    "api_none_ran",
+                    total=c["total"],
+                    skipped=c["skipped"],
+                    disabled=c["disabled"],
+                    not_started=c["not_started"],
+                )
+            )
+
+    def _unset(self) -> list[str]:
+        """The backend's list variable is unset in every run by id: the list is applied by selection."""
+        up = self.opt.upstream
+        return [up.disabled.variable] if up is not None and up.disabled.configured else []
+
+    def _run_file(
+        self,
+        runner: Runner,
+        target: Target,
+        rec: TargetRecord,
+        args: dict[str, Any],
+        cwd: str,
+        literal: list[str],
+        path: str,
+        logs: Path,
+        i: int,
+        name: str = "full",
+    ) -> tuple[Step, Step]:
+        """Run one file (whole, or its chosen tests) and judge it: (the run, the step whose structured
+        answer holds its tests: the run itself, or with fresh interpreters the agent's own rerun)."""
+        opt = self.opt
+        full = self._step(
+            runner,
+            target,
+            Job("run_file", args, logs / f"{name}-{i}.log", opt.timeout, cwd, literal=literal),
+            name,
+            path,
+        )
+        if opt.mode == "fresh":
+            # the literal run cannot be instrumented: the agent runs the file again in its own fresh
+            # interpreter, and that run's structured results give the verdict and the leak check
+            leak = self._step(
+                runner,
+                target,
+                Job("run_file", args, logs / f"leak-{name}-{i}.log", opt.timeout, cwd),
+                "leak_check",
+                path,
+            )
+            judge(full, leak, leak.output)
+            leak.output = ""
+            rec.leak_check.append(leak)
+            source = leak
+        else:
+            judge(full, full, full.output)
+            source = full
+        rec.full.append(full)
+        rec.leaks.extend(source.result.get("leaks", []))
+        return full, source
+
+    def _select(
+        self,
+        runner: Runner,
+        target: Target,
+        rec: TargetRecord,
+        ft: FileTests,
+        tf: TestFile,
+        root: Path,
+        device: str,
+        logs: Path,
+        i: int,
+    ) -> tuple[api_tests.Selection, str] | None:
+        """List the file's tests as its runner loads them and choose the API's on the device, less the
+        disabled ones; None (the API's tests recorded as not run) when none of them is left to run."""
+        opt = self.opt
+        listed = self._step(
+            runner,
+            target,
+            Job(
+                "upstream_list",
+                {"path": tf.abs_path, "api": ""},
+                logs / f"list-{i}.log",
+                opt.timeout,
+                str(root),
+            ),
+            "list",
+            tf.path,
+        )
+        rec.listing.append(listed)
+        listing = api_tests.listing_of(listed)
+        if listing is None:
+            rec.api_tests.extend(api_tests.not_listed(ft, listed, root))
+            return None
+        try:
+            source = Path(tf.abs_path).read_bytes()
+        except OSError:
+            source = b""
+        entry = entry_kind(source)
+        tf.entry = entry
+        facts = rec.probe_facts
+        dev = str(facts.get("device_type") or device)
+        platform = f"{facts.get(f'{dev}_device_name') or ''};{facts.get('platform') or ''}"
+        disabled = self._disabled(target, str(facts.get("torch_version") or ""))
+        budget = opt.upstream.max_tests if opt.upstream is not None else 200
+        sel = api_tests.choose(ft, listing, entry, dev, disabled, platform, budget)
+        if not sel.run:
+            rec.api_tests.extend(api_tests.from_selection(sel, None))
+            return None
+        return sel, entry
+
+    def _disabled(self, target: Target, torch_version: str) -> DisabledList | None:
+        up = self.opt.upstream
+        if up is None or self.opt.repo is None or not target.commit:
+            return None
+        with self._lists_lock:
+            found, _ = list_at(up, self.opt.repo, target.commit, torch_version, self._lists)
+        return found

@@ -43,7 +43,9 @@ def select_envs(
 
 
 def _spec(env: EnvConfig) -> EnvSpec:
-    return EnvSpec(env.name, _absolute(env.python), env.device, env.hardware, env.emulated)
+    return EnvSpec(
+        env.name, _absolute(env.python), env.device, env.hardware, env.emulated, env.refs
+    )
 
 
 def emulation_notes(envs: list[EnvSpec]) -> list[str]:

@@ -131,6 +131,42 @@ def _output(lines: list[str], text: str) -> None:
         lines.extend(text.rstrip("\n").split("\n"))
 
 
+def _api_tests(lines: list[str], rec: TargetRecord) -> None:
+    """The ref's torch release against the environment's, then the API's tests: how each file ran
+    (by id, or whole), what became of each API test, and failures outside them (never the verdict)."""
+    if rec.version_check:
+        lines += ["", "===== TORCH RELEASE ====="]
+        lines.append(f"TORCH_RELEASE_WANTED={_v(' / '.join(rec.torch_wanted) or 'any')}")
+        if rec.torch_version:
+            lines.append(f"TORCH_VERSION={_v(rec.torch_version)}")
+        lines.append(f"TORCH_VERSION_CHECK={_v(rec.version_check)}")
+    if not rec.api_tests and not any(tf.selection for tf in rec.test_files):
+        return
+    lines += ["", "===== API TESTS ====="]
+    for tf in rec.test_files:
+        how = "only the API's tests, by id" if tf.selection == "id" else "whole"
+        entry = f",entry:{_v(tf.entry)}" if tf.entry else ""
+        lines.append(f"API_TESTS_FILE={_v(tf.path)},run:{_v(how)}{entry}")
+    for step in rec.listing:
+        lines.append(f"LISTING={_v(step.test_file)},status:{_v(step.status)}")
+        lines.append(f"LISTING_COMMAND={_v(step.command)}")
+    for t in rec.api_tests:
+        detail = f" ({one_line(t.detail)})" if t.detail else ""
+        lines.append(f"API_TEST={one_line(t.id or t.test)}:{_v(t.status)}{detail}")
+    c = rec.api_counts()
+    lines.append(
+        "API_TESTS_COUNT="
+        + ",".join(
+            f"{k}:{c[k]}"
+            for k in ("total", "passed", "failed", "skipped", "disabled", "not_started")
+        )
+    )
+    for reason in rec.api_reasons:
+        lines.append(f"API_TESTS_REASON={one_line(reason)}")
+    for u in rec.unrelated:
+        lines.append(f"UNRELATED_FAILURE={one_line(u)}")
+
+
 def render_log(rec: TargetRecord, sections: Sequence[str] = ()) -> str:
     """The log of ``rec``; ``sections``: lines another stage adds before the notes (its own
     ``===== SECTION =====`` headers included), e.g. the upstream stage's ``UPSTREAM TESTS``."""
@@ -164,6 +200,8 @@ def render_log(rec: TargetRecord, sections: Sequence[str] = ()) -> str:
         _how(lines, p, rec.mode)
         _output(lines, probe_output(p.output, p.result.get("facts") or []))
         _step_tail(lines, p, "ENVIRONMENT_PROBE")
+
+    _api_tests(lines, rec)
 
     many = len(rec.full) > 1
     for step in rec.full:

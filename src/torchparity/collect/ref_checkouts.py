@@ -7,15 +7,21 @@ checkout. Targets of one ref in several environments share it; it is removed
 when the last of them is done, and every one of them learns how the removal
 went (``when_removed``), so that each target's evidence states its cleanup.
 
-Two kinds: ``sparse`` (``sparse.write_checkout``: the test roots, the test
-files and what they import, written from git's objects; a missing or huge
-blob elsewhere does not matter) and ``worktree`` (``git worktree add`` of the
-whole tree, as contributors check a branch out by hand).
+Three kinds: ``sparse`` (``sparse.write_checkout``: the test files, what they
+import and what they need to run, written from git's objects; a missing or
+huge blob elsewhere does not matter), ``roots`` (the same with the test roots
+written whole, as before issue 34: for a test that reads a file of its root
+that nothing in its source names) and ``worktree`` (``git worktree add`` of the
+whole tree, as contributors check a branch out by hand). The sparse kinds share
+one ``BlobCache``: a blob read for one ref is not read from git again for
+another. ``TORCHPARITY_CHECKOUT`` (sparse, roots or worktree) replaces the
+default kind (``sparse``) where the caller left it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -24,13 +30,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import UsageError
 from ..exec.interrupt import temp_dir
 from ..exec.pool import TargetLike
 from ..gitrepo import git
-from .sparse import write_checkout
+from .sparse import BlobCache, write_checkout
 from .worktree import _safe, repo_lock
 
-KINDS = ("sparse", "worktree")
+KINDS = ("sparse", "roots", "worktree")
+#: the variable that picks another kind where the caller left the default (``sparse``)
+KIND_VARIABLE = "TORCHPARITY_CHECKOUT"
 #: checkouts made at once
 MAKERS = 2
 
@@ -77,6 +86,11 @@ class RefCheckouts:
     def __init__(self, repo: Path, roots: Sequence[str] = (), kind: str = "sparse") -> None:
         if kind not in KINDS:
             raise ValueError(f"checkout kind {kind!r}: one of {', '.join(KINDS)}")
+        chosen = os.environ.get(KIND_VARIABLE, "").strip()
+        if chosen and kind == "sparse":
+            if chosen not in KINDS:
+                raise UsageError(f"{KIND_VARIABLE}={chosen!r}: one of {', '.join(KINDS)}")
+            kind = chosen
         self.repo = repo
         self.roots = tuple(roots)
         self.kind = kind
@@ -84,6 +98,8 @@ class RefCheckouts:
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=MAKERS, thread_name_prefix="checkout")
         self._folder: Path | None = None
+        #: blob bytes by id, shared by this collect's sparse checkouts
+        self.blobs = BlobCache()
         #: checkouts made so far (for the benchmarks and the tests)
         self.made = 0
 
@@ -129,7 +145,14 @@ class RefCheckouts:
             how = "a git worktree of the whole tree (git worktree add --detach)"
         else:
             report = write_checkout(
-                self.repo, holder.commit, path, self.roots, holder.files, holder.overlay
+                self.repo,
+                holder.commit,
+                path,
+                self.roots,
+                holder.files,
+                holder.overlay,
+                whole_roots=self.kind == "roots",
+                cache=self.blobs,
             )
             how = report.describe()
         self.made += 1
@@ -224,4 +247,4 @@ class RefCheckouts:
             self._folder = None
 
 
-__all__ = ["KINDS", "Checkout", "RefCheckouts"]
+__all__ = ["KINDS", "KIND_VARIABLE", "Checkout", "RefCheckouts"]

@@ -21,6 +21,16 @@ RECORD_SCHEMA = "torchparity.target/2"
 LEAK_PASS, LEAK_LEAKS, LEAK_NOT_RUN, LEAK_PARTIAL = "PASS", "LEAKS", "NOT_RUN", "PARTIAL"
 
 
+#: a target's result: the API's tests passed (PASS), one of them failed (FAIL), none of them ran
+#: (NONE_RAN: all skipped, disabled or never started), no environment has the torch release the ref
+#: targets (MISMATCH: nothing ran), the environment broke (ERROR), or the run was cut short (INCOMPLETE)
+RESULTS = ("PASS", "FAIL", "NONE_RAN", "MISMATCH", "ERROR", "INCOMPLETE")
+
+#: how a test file ran: only the API's tests, by id (with the backend's disabled list applied), or
+#: whole (the task's own file: its other tests are context, never the API's verdict)
+BY_ID, WHOLE = "id", "whole"
+
+
 @dataclass
 class TestFile:
     path: str  # as given (relative to the repo root when a repo is used)
@@ -28,6 +38,41 @@ class TestFile:
     sha256: str  # of the bytes that ran
     blob_sha256: str | None = None  # of the git blob at the ref (None without a repo)
     added: bool = False  # written into the worktree for this run (not committed at the ref)
+    #: BY_ID | WHOLE ("" in records made before the field: whole)
+    selection: str = ""
+    #: how its tests are run by id: unittest (python FILE IDS), pytest (node ids), module (python -m
+    #: unittest from its folder: its main block runs no test); "" for a whole run
+    entry: str = ""
+    #: the API's tests in it, as the source writes them (path::Class::test); () : every test of it
+    templates: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ApiTest:
+    """One of the API's tests at a target: the test as written, the instance run, what became of it."""
+
+    __test__ = False  # not a pytest class
+
+    test: str  # path::Class::test_name as the source writes it (or the runner's id)
+    file: str
+    id: str  # the runner's id of the instance ("" when no instance was found or listed)
+    status: str  # passed | failed | skipped | disabled | not_started
+    detail: str = (
+        ""  # a failure's last line, a skip's or a list entry's reason, why it never started
+    )
+
+    @staticmethod
+    def from_json(d: dict[str, Any]) -> ApiTest:
+        return ApiTest(
+            str(d.get("test", "")),
+            str(d.get("file", "")),
+            str(d.get("id", "")),
+            str(d.get("status", "")),
+            str(d.get("detail") or ""),
+        )
+
+
+API_STATUSES = ("passed", "failed", "skipped", "disabled", "not_started")
 
 
 @dataclass(frozen=True)
@@ -131,6 +176,8 @@ class TargetRecord(Record):
     source_branch: str = ""
     test_files: list[TestFile] = field(default_factory=list)
     probe: Step | None = None
+    #: the listing of each file whose API tests run by id (what its runner loads, before selection)
+    listing: list[Step] = field(default_factory=list)
     full: list[Step] = field(default_factory=list)
     leak_check: list[Step] = field(default_factory=list)
     leaks: list[dict[str, Any]] = field(default_factory=list)
@@ -142,7 +189,7 @@ class TargetRecord(Record):
     leak_reason: str = ""
     #: test methods watched (a state snapshot before and after each), over all files
     leak_tests_watched: int = 0
-    result: str = "INCOMPLETE"  # PASS | FAIL | ERROR | INCOMPLETE
+    result: str = "INCOMPLETE"  # one of RESULTS
     #: how the processes a test starts were found and killed (process group, /proc, subreaper)
     process_tracking: str = ""
     collector_exit_code: int | None = None
@@ -161,6 +208,20 @@ class TargetRecord(Record):
     commit_title: str | None = None
     #: the device type the run's backend only emulates ("npu": an NPU emulated on CPU), "" on hardware
     emulated: str = ""
+    #: the API's tests and what became of each: the verdict is about these alone
+    api_tests: list[ApiTest] = field(default_factory=list)
+    #: why the API's verdict is FAIL beyond its failing tests (its run crashed before it answered, the
+    #: answer could not be trusted, an isolation probe failed)
+    api_reasons: list[str] = field(default_factory=list)
+    #: failures in the same files outside the API's tests (a file that ran whole): listed, never the verdict
+    unrelated: list[str] = field(default_factory=list)
+    #: the torch releases the ref targets (its version file, or the config), [] when not known
+    torch_wanted: list[str] = field(default_factory=list)
+    #: the environment's torch release against the ref's: "" (not checked), match, mismatch (nothing
+    #: ran), allowed (ran anyway: --allow-version-mismatch)
+    version_check: str = ""
+    #: the environment's torch version as probed before the run (what the version check compared)
+    torch_version: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -175,6 +236,14 @@ class TargetRecord(Record):
         if self.leak_status:
             return self.leak_status, self.leak_reason, self.leak_tests_watched
         return leak_verdict(self)
+
+    def api_counts(self) -> dict[str, int]:
+        """How many of the API's tests passed, failed, were skipped, disabled or never started; ``ran``:
+        passed + failed; ``total``: all of them."""
+        counts = {k: sum(1 for t in self.api_tests if t.status == k) for k in API_STATUSES}
+        counts["ran"] = counts["passed"] + counts["failed"]
+        counts["total"] = len(self.api_tests)
+        return counts
 
     @property
     def probe_facts(self) -> dict[str, Any]:
@@ -247,9 +316,15 @@ def step_from_json(d: dict[str, Any]) -> Step:
 def record_from_json(d: dict[str, Any]) -> TargetRecord:
     d = dict(d)
     d.pop("log_sha256", None)
-    d["test_files"] = [TestFile(**t) for t in d.get("test_files", [])]
+    d["test_files"] = [
+        TestFile(**{**t, "templates": tuple(t.get("templates") or ())})
+        for t in d.get("test_files", [])
+    ]
+    d["api_tests"] = [
+        t if isinstance(t, ApiTest) else ApiTest.from_json(t) for t in d.get("api_tests") or []
+    ]
     d["probe"] = step_from_json(d["probe"]) if d.get("probe") else None
-    for key in ("full", "leak_check", "isolation", "trace"):
+    for key in ("listing", "full", "leak_check", "isolation", "trace"):
         d[key] = [step_from_json(s) for s in d.get(key, [])]
     d["notes"] = [
         Note(str(n["code"]), dict(n.get("args") or {}))

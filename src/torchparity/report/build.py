@@ -353,6 +353,12 @@ def build_report(
         "passed": [t.label for t in targets if t.result == "PASS"],
         "failed": [t.label for t in targets if t.result == "FAIL"],
         "errors": [t.label for t in targets if t.result in ("ERROR", "INCOMPLETE")],
+        # none of the API's tests ran there (all skipped, disabled, never started): not a pass
+        "none_ran": [t.label for t in targets if t.result == "NONE_RAN"],
+        # no environment has the torch release the ref targets: not run
+        "mismatch": [t.label for t in targets if t.result == "MISMATCH"],
+        # ran in an environment whose torch is not the ref's release (--allow-version-mismatch)
+        "version_allowed": [t.label for t in targets if t.version_check == "allowed"],
         "isolation_failed": [t.label for t in targets if t.isolation_passed is False],
         "docs_missing": docs_missing,
         "consistent": (result == "PASS") if targets else None,

@@ -38,6 +38,9 @@ ONCE_PER_LOG = frozenset(
         "STATE_LEAK_CHECK_REASON",
         "ENVIRONMENT_PROBE_EXIT_CODE",
         "ENVIRONMENT_PROBE_STATUS",
+        "API_TESTS_COUNT",
+        "TORCH_RELEASE_WANTED",
+        "TORCH_VERSION_CHECK",
     }
 )
 #: key endings the writer puts once in a whole log (``<ref>_TEST_COLLECTOR_EXIT_CODE``)

@@ -100,6 +100,17 @@ class TargetReport:
     hardware_matches: bool | None = None
     #: the dispatch traces of the test files (what the tests dispatched, on which devices)
     traces: tuple[dict[str, Any], ...] = ()
+    #: the API's tests ({test, file, id, status, detail}) and their counts (passed, failed, skipped,
+    #: disabled, not_started, ran, total): the verdict is about these alone
+    api_tests: tuple[dict[str, str], ...] = ()
+    api_counts: dict[str, int] = field(default_factory=dict)
+    #: how the files ran: "id" (only the API's tests, by id), "whole", "id+whole", "" (not recorded)
+    selection: str = ""
+    #: failures in the same files outside the API's tests: listed, never the verdict
+    unrelated: tuple[str, ...] = ()
+    #: the torch releases the ref targets, and the check of the environment's torch against them
+    torch_wanted: tuple[str, ...] = ()
+    version_check: str = ""
 
 
 @dataclass(frozen=True)
@@ -274,7 +285,6 @@ def target_report(ev: TargetEvidence, *, run_uid: str) -> TargetReport:
         python=rec.python,
         python_version=_str_or_none(facts.get("python_version")),
         platform=_str_or_none(facts.get("platform")),
-        torch_version=_str_or_none(facts.get("torch_version")),
         backend_module=backend,
         backend_version=_str_or_none(facts.get(f"{backend}_version")) if backend else None,
         device_type=dev,
@@ -312,6 +322,13 @@ def target_report(ev: TargetEvidence, *, run_uid: str) -> TargetReport:
         emulated=emulated,
         traces=tuple(_trace(s) for s in rec.trace),
         hardware_matches=None if not rec.hardware else (dev != "cpu" and not emulated),
+        api_tests=tuple(asdict(t) for t in rec.api_tests),
+        api_counts=rec.api_counts(),
+        selection="+".join(dict.fromkeys(tf.selection for tf in rec.test_files if tf.selection)),
+        unrelated=tuple(rec.unrelated),
+        torch_wanted=tuple(rec.torch_wanted),
+        version_check=rec.version_check,
+        torch_version=_str_or_none(facts.get("torch_version")) or (rec.torch_version or None),
     )
 
 
@@ -320,11 +337,13 @@ def _str_or_none(v: Any) -> str | None:
 
 
 def overall_result(results: list[str]) -> str:
-    """The collector's rule: INCOMPLETE, then ERROR, then FAIL, else PASS (no target: INCOMPLETE)."""
+    """The collector's rule: INCOMPLETE, then ERROR, then FAIL, then MISMATCH (a ref no environment fits),
+    then NONE_RAN (none of the API's tests ran somewhere), else PASS (no target: INCOMPLETE)."""
     if not results or "INCOMPLETE" in results:
         return "INCOMPLETE"
-    if "ERROR" in results:
-        return "ERROR"
+    for worst in ("ERROR", "FAIL", "MISMATCH", "NONE_RAN"):
+        if worst in results:
+            return worst
     if any(r != "PASS" for r in results):
         return "FAIL"
     return "PASS"

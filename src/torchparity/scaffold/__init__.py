@@ -2,6 +2,7 @@
 
 from .conventions import Conventions, conventions_from
 from .core import (
+    FailsOnDevice,
     ScaffoldResult,
     check_destination,
     scaffold_facts,
@@ -16,6 +17,7 @@ from .plan import COVERAGE_DIMENSIONS, FAMILIES, CannotDecide, Method, TestPlan
 __all__ = [
     "COVERAGE_DIMENSIONS",
     "FAMILIES",
+    "FailsOnDevice",
     "CannotDecide",
     "Conventions",
     "Method",

@@ -1,10 +1,13 @@
-"""Ask the agent to run each family's candidate test on the CPU, as written and with the API broken.
+"""Ask the agent to run each family's candidate test where it will run, as written and with the API broken.
 
 ``checked_facts`` renders every candidate plan as a file of its own (the
-device variable bound to the CPU, torch's TestCase), sends them in one
-``scaffold_check`` job and stores the outcomes under ``facts["checked"]``,
-where ``build_plan`` reads them: a family whose test does not pass on the CPU,
-or still passes when the API only returns a sentinel, is not chosen.
+device variable bound to the facts' device, torch's TestCase), sends them in
+one ``scaffold_check`` job and stores the outcomes under ``facts["checked"]``,
+where ``build_plan`` reads them: a family whose test does not pass there, or
+still passes when the API only returns a sentinel, is not chosen. For a device
+other than the CPU the agent runs them in a new interpreter (``fresh``), as a
+test run does: a child forked from its job could not use the device the job
+started.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any
 from ..api.records import ApiInfo
 from ..config import load_preset
 from ..exec.session import AgentSession
-from .conventions import conventions_from
+from .conventions import conventions_from, device_expression
 from .families import DEVICE_ONLY, candidate_plans
 from .render import render_file
 
@@ -25,21 +28,28 @@ CHECK_TIMEOUT = 150.0
 CPU_DEVICE_LINE = 'DEVICE = torch.device("cpu")'
 
 
+def on_device(facts: dict[str, Any]) -> str:
+    """The device the facts were measured for, "" for the CPU."""
+    device = str(facts.get("device_type") or "cpu")
+    return "" if device == "cpu" else device
+
+
 def check_items(
     info: ApiInfo, facts: dict[str, Any], backend_module: str = "", key: str = ""
 ) -> list[dict[str, Any]]:
-    """One job item per candidate family (device-only families are not checked on the CPU)."""
+    """One job item per candidate family (device-only families only where the device is)."""
     conv = conventions_from(load_preset("default"))
+    device = on_device(facts)
     plans, _ = candidate_plans(info, facts, "DEVICE", backend_module)
     items = []
     for plan in plans:
-        if plan.family in DEVICE_ONLY:
+        if plan.family in DEVICE_ONLY and not device:
             continue
         source = render_file(
             plan,
             conv,
-            device_line=CPU_DEVICE_LINE,
-            device_type="cpu",
+            device_line=f"DEVICE = {device_expression(device)}" if device else CPU_DEVICE_LINE,
+            device_type=device or "cpu",
             torch_version=str(facts.get("torch_version", "")),
             year=2000,
         )
@@ -50,7 +60,7 @@ def check_items(
                 "file": plan.file_name,
                 "source": source,
                 "resolution": resolution,
-                "standin": True,
+                "standin": plan.family not in DEVICE_ONLY,
             }
         )
     return items
@@ -62,7 +72,11 @@ def _attach(facts: dict[str, Any], answers: list[dict[str, Any]], key: str = "")
         name = str(answer.get("key", ""))
         if key and not name.startswith(key):
             continue
-        checked[name[len(key) :]] = {"clean": answer.get("clean"), "broken": answer.get("broken")}
+        checked[name[len(key) :]] = {
+            "clean": answer.get("clean"),
+            "broken": answer.get("broken"),
+            "on": on_device(facts) or "the CPU",
+        }
     if checked:
         facts["checked"] = checked
 
@@ -75,10 +89,45 @@ def checked_facts(
 ) -> None:
     """Run every candidate of every API in one job; each API's facts gain ``checked``."""
     items: list[dict[str, Any]] = []
+    fresh = False
     for n, (info, f) in enumerate(zip(infos, facts, strict=True)):
         items += check_items(info, f, backend_module, key=f"{n}:")
+        fresh = fresh or bool(on_device(f))
     if not items:
         return
-    answer = session.call("scaffold_check", {"items": items}, CHECK_TIMEOUT * len(items))
+    args: dict[str, Any] = {"items": items}
+    if fresh:  # one session, one device: every item runs on it
+        args.update(fresh=True, backend=backend_module)
+    answer = session.call("scaffold_check", args, CHECK_TIMEOUT * len(items) + 60.0 * fresh)
     for n, f in enumerate(facts):
         _attach(f, list(answer.get("items") or []), key=f"{n}:")
+
+
+def failing_on_device(
+    session: AgentSession,
+    facts: dict[str, Any],
+    file_name: str,
+    content: str,
+    tests: Sequence[str],
+    backend_module: str = "",
+) -> list[str]:
+    """``tests`` of the file about to be written that do not pass on the facts' device, run as written
+    (the backend's TestCase and device line) in a new interpreter there: "test: why" each."""
+    item = {"key": "written", "file": file_name, "source": content, "standin": False}
+    answer = session.call(
+        "scaffold_check",
+        {"items": [item], "fresh": True, "backend": backend_module},
+        CHECK_TIMEOUT + 60.0,
+    )
+    runs = [a for a in answer.get("items") or [] if a.get("key") == "written"]
+    if not runs:  # no answer for this file: nothing known to fail
+        return []
+    clean = runs[0].get("clean") or {}
+    outcomes = clean.get("outcomes") or {}
+    if clean.get("error") and not outcomes:
+        return [f"{file_name}: {clean['error']}"]
+    return [
+        f"{t}: {(outcomes.get(t) or {}).get('message', 'did not run')}"
+        for t in tests
+        if (outcomes.get(t) or {}).get("status") not in ("pass", "skip")
+    ]

@@ -11,11 +11,11 @@ from typing import Any
 
 from ..api.records import ApiInfo
 from ..config import Config
-from ..errors import UsageError
+from ..errors import ExitCode, TorchparityError, UsageError
 from ..exec.session import AgentJobCrashed, AgentSession, agent_session
 from ..fsutil import atomic_write, read_text_file
 from ..records.scaffold import ScaffoldRecord
-from .check import checked_facts
+from .check import checked_facts, failing_on_device, on_device
 from .conventions import Conventions, conventions_from, device_expression
 from .families import WANTS, build_plan, candidates, tensor_formula, wants
 from .insert import (
@@ -31,6 +31,12 @@ from .render import render_file, used_imports
 
 #: seconds for the facts job (importing op_db and checking every dtype on the CPU)
 FACTS_TIMEOUT = 600.0
+
+
+class FailsOnDevice(TorchparityError):
+    """The test scaffold wrote does not pass on the device it was measured for: nothing is written."""
+
+    exit_code = ExitCode.FAILED
 
 
 @dataclass(frozen=True)
@@ -288,12 +294,25 @@ def scaffold_test(
     check_destination(into_path, out_path)  # refused before the agent starts
     if into_path is not None:
         original = into_path.read_text("utf-8")
+    measured = facts is None
     if facts is None:
         if session is None:
             with agent_session(python, backend, device) as s:
-                facts = scaffold_facts(api_info, s, dtypes, backend)
-        else:
-            facts = scaffold_facts(api_info, session, dtypes, backend)
+                return scaffold_test(
+                    api_info,
+                    config,
+                    python=python,
+                    device=device,
+                    into=into,
+                    out_dir=out_dir,
+                    backend_module=backend_module,
+                    dtypes=dtypes,
+                    class_name=class_name,
+                    session=s,
+                    write=write,
+                    year=year,
+                )
+        facts = scaffold_facts(api_info, session, dtypes, backend)
     device_type = str(facts.get("device_type") or api_info.device_type or "cpu")
     var = conv.device_variable
     device_ref = var
@@ -346,6 +365,13 @@ def scaffold_test(
         year=year,
     )
     _check_source(content, path)
+    if measured and session is not None and on_device(facts) and not plan.fill_in:
+        failing = failing_on_device(session, facts, path.name, content, plan.tests, backend)
+        if failing:
+            raise FailsOnDevice(
+                f"the scaffolded {path} fails on {on_device(facts)}, where its facts were measured; "
+                f"nothing written ({failing[0]})"
+            )
     if write:
         _write(path, content)
     return _result(

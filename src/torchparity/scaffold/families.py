@@ -15,8 +15,8 @@ The families, tried in order of the API's kind:
 
 A family whose facts do not let it decide falls through to the next one, and
 finally to ``fill-in``; no family writes a test that passes without checking.
-Where the agent ran each family's candidate test on the CPU (``checked`` in the
-facts), a family whose tests do not pass, or pass with the API replaced by a
+Where the agent ran each family's candidate test on the facts' device (``checked``
+in the facts; ``check.py``), a family whose tests do not pass, or pass with the API replaced by a
 stand-in that returns a sentinel, falls through as well.
 """
 
@@ -115,7 +115,7 @@ WANTS = {
     "recorded": ["recorded"],
     "fill-in": [],
 }
-#: families whose test needs the device itself (not checked on the CPU by the agent)
+#: families whose test needs the device itself (checked by the agent on a device only, not the CPU)
 DEVICE_ONLY = ("runtime",)
 
 
@@ -284,8 +284,8 @@ def build_plan(
     """The plan of the first family that can decide (``device``: the expression tests use).
 
     With the agent's ``checked`` outcomes, a family is kept only when some of its
-    tests pass on the CPU and some fail once the API is replaced by a stand-in;
-    its tests that failed on the CPU are left out (with a note).
+    tests pass where they will run (the facts' device) and some fail once the API is
+    replaced by a stand-in; its tests that failed there are left out (with a note).
     """
     plans, reasons = candidate_plans(info, facts, device, backend_module)
     checked = facts.get("checked") or {}
@@ -307,7 +307,9 @@ NOT_CAUGHT = "its tests still pass when the API only returns a sentinel"
 def checked_plan(
     plan: TestPlan, outcome: dict[str, Any], require_catch: bool = True
 ) -> TestPlan | str:
-    """The plan without its tests that failed on the CPU, or why none of it can be kept."""
+    """The plan without its tests that failed where they were run (the CPU, or the device the facts
+    were measured for: ``on``), or why none of it can be kept."""
+    where = str(outcome.get("on") or "the CPU")
     clean = (outcome.get("clean") or {}).get("outcomes") or {}
     error = (outcome.get("clean") or {}).get("error") or ""
     passed = [t for t in plan.tests if (clean.get(t) or {}).get("status") == "pass"]
@@ -315,7 +317,7 @@ def checked_plan(
         why = error or "; ".join(
             f"{t}: {(clean.get(t) or {}).get('message', 'did not run')}" for t in plan.tests
         )
-        return f"its test did not pass on the CPU ({why[:300]})"
+        return f"its test did not pass on {where} ({why[:300]})"
     broken = outcome.get("broken")
     if broken is not None:
         standin = broken.get("standin") or {}
@@ -333,7 +335,7 @@ def checked_plan(
         return plan
     methods = tuple(m for m in plan.methods if m.helper or m.name in passed)
     notes = tuple(
-        f"{t} left out: it failed on the CPU ({(clean.get(t) or {}).get('message', 'did not run')})"
+        f"{t} left out: it failed on {where} ({(clean.get(t) or {}).get('message', 'did not run')})"
         for t in dropped
     )
     return TestPlan(**{**plan.__dict__, "methods": methods, "notes": plan.notes + notes})

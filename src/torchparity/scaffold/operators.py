@@ -401,6 +401,8 @@ def signature_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
         restore_lines=[s.restore.replace("{v}", f"saved_{s.var}") for s in restore],
     )
     methods = split_methods(source)
+    on = str(calls.get("measured_on") or "")
+    where, cn = (on, on) if on else ("the CPU", "CPU")
     params = calls.get("params", [])
     varied = sorted({c.get("varies") for c in calls["valid"] if c.get("varies")})
     uses_device = any("DEVICE" in c["args"] for c in calls["valid"] + calls.get("invalid", []))
@@ -411,10 +413,10 @@ def signature_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
         stem=stem,
         methods=tuple(methods),
         summary=(
-            f"{len(valid)} valid calls (results measured on the CPU with torch "
+            f"{len(valid)} valid calls (results measured on {where} with torch "
             f"{facts.get('torch_version', '')})"
             + (
-                f" and {len(invalid)} invalid ones (the exception type measured on the CPU)"
+                f" and {len(invalid)} invalid ones (the exception type measured on {where})"
                 if invalid
                 else ""
             )
@@ -434,8 +436,8 @@ def signature_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
             if any(c.get("varies") for c in calls["valid"])
             else "",
             boundary="参数 " + "、".join(varied) + " 的多个取值" if varied else "",
-            normal=f"{len(valid)} 个合法调用，返回值与 CPU 实测一致",
-            invalid=f"{len(invalid)} 个非法调用，异常类型与 CPU 实测一致" if invalid else "",
+            normal=f"{len(valid)} 个合法调用，返回值与 {cn} 实测一致",
+            invalid=f"{len(invalid)} 个非法调用，异常类型与 {cn} 实测一致" if invalid else "",
         ),
         uses_device=uses_device,
         facts=facts,

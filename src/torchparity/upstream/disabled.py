@@ -24,11 +24,14 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..gitrepo import blob_bytes
 from ..records.upstream import DisabledEntry
-from .settings import DisabledSettings
+from ..store.blobs import sha256_bytes
+from .settings import DisabledSettings, UpstreamSettings
 
 _KEY = re.compile(r"^(\S+) \((.+)\)$")
 
@@ -175,4 +178,29 @@ class DisabledList:
         )
 
 
-__all__ = ["DisabledList", "Entry", "parse_key"]
+def list_at(
+    settings: UpstreamSettings,
+    repo: Path | None,
+    commit: str,
+    torch_version: str,
+    cache: dict[str, DisabledList],
+) -> tuple[DisabledList | None, str]:
+    """The backend's disabled list that applies at ``commit`` for ``torch_version`` (its per-version
+    variant first) and its SHA-256; (None, "") when the config names none or the ref has none."""
+    d = settings.disabled
+    if repo is None or not d.configured:
+        return None, ""
+    for path in d.list_for(torch_version):
+        data = blob_bytes(repo, commit, path)
+        if data is None:
+            continue
+        sha = sha256_bytes(data)
+        if sha not in cache:
+            cats = blob_bytes(repo, commit, d.categories) if d.categories else None
+            names = blob_bytes(repo, commit, d.category_names) if d.category_names else None
+            cache[sha] = DisabledList.parse(path, data, d, cats, names, where=f" at {commit[:12]}")
+        return cache[sha], sha
+    return None, ""
+
+
+__all__ = ["DisabledList", "Entry", "list_at", "parse_key"]

@@ -157,7 +157,7 @@ def candidates(
 
 
 # -- the file's entry point ------------------------------------------------------------------
-UNITTEST, PYTEST = "unittest", "pytest"
+UNITTEST, PYTEST, MODULE = "unittest", "pytest", "module"
 
 
 def _is_main_guard(node: ast.stmt) -> bool:
@@ -182,10 +182,15 @@ def _called(node: ast.AST) -> set[str]:
     return out
 
 
+#: calls a main block may make and still run no test (``print("run these through test_x.py")``)
+_NO_RUNNER_CALLS = {"print", "sys.exit", "exit", "warnings.warn"}
+
+
 def entry_kind(source: bytes) -> str:
     """How the file runs its tests when run as a script: unittest (torch's ``run_tests``,
-    ``unittest.main``: test names on the command line) or pytest (``pytest.main``, or no main block:
-    node ids)."""
+    ``unittest.main``: test names on the command line), pytest (``pytest.main``, or no main block:
+    node ids), or module (a main block that only prints or exits, as a file run through another
+    one does: ``python -m unittest MODULE.Class.test`` from its folder runs its tests)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
@@ -194,6 +199,8 @@ def entry_kind(source: bytes) -> str:
     if not guards:
         return PYTEST
     calls = set().union(*(_called(g) for g in guards))
+    if calls <= _NO_RUNNER_CALLS:
+        return MODULE
     if any(c == "pytest.main" or c.endswith(".pytest.main") for c in calls) and not any(
         c.endswith("run_tests") or c.endswith("unittest.main") for c in calls
     ):
@@ -204,6 +211,7 @@ def entry_kind(source: bytes) -> str:
 __all__ = [
     "DIRECT",
     "GIVEN",
+    "MODULE",
     "OPINFO",
     "PYTEST",
     "RELATED",

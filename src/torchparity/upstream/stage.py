@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..collect import EnvSpec
+from ..collect.envspec import EnvSpec
 from ..config import Config
 from ..coverage.aliases import AliasTable
 from ..emulated import RunnerSettings, emulation, runner_settings
@@ -25,9 +25,9 @@ from ..gitrepo import blob_bytes, repo_root, resolve_commit
 from ..records.coverage import ApiCoverage, RefCoverage
 from ..records.target import emulated_in
 from ..records.upstream import UpstreamRecord, UpstreamTarget
-from ..store import Store, sha256_bytes
+from ..store import Store
 from .checkout import test_tree
-from .disabled import DisabledList
+from .disabled import DisabledList, list_at
 from .evidence import command, target_log
 from .find import (
     GIVEN,
@@ -64,6 +64,8 @@ class UpstreamOptions:
     allow_cpu_fallback: bool = False
     #: the API is an operator: its OpInfo-driven tests are candidates too
     operator: bool = False
+    #: backend targets (``ref@env``) not to run: their environment does not fit the ref's torch release
+    skip: frozenset[str] = frozenset()
 
 
 class UpstreamHooks:
@@ -108,29 +110,6 @@ def _ref_coverage(coverage: ApiCoverage | None, ref: str, upstream: bool) -> Ref
     if coverage is None:
         return None
     return next((r for r in coverage.refs if r.ref == ref and r.upstream == upstream), None)
-
-
-def _disabled_list(
-    settings: UpstreamSettings,
-    repo: Path | None,
-    commit: str,
-    torch_version: str,
-    cache: dict[str, DisabledList],
-) -> tuple[DisabledList | None, str]:
-    d = settings.disabled
-    if repo is None or not d.configured:
-        return None, ""
-    for path in d.list_for(torch_version):
-        data = blob_bytes(repo, commit, path)
-        if data is None:
-            continue
-        sha = sha256_bytes(data)
-        if sha not in cache:
-            cats = blob_bytes(repo, commit, d.categories) if d.categories else None
-            names = blob_bytes(repo, commit, d.category_names) if d.category_names else None
-            cache[sha] = DisabledList.parse(path, data, d, cats, names, where=f" at {commit[:12]}")
-        return cache[sha], sha
-    return None, ""
 
 
 def check_options(cfg: Config, opt: UpstreamOptions) -> tuple[UpstreamSettings, list[Wanted]]:
@@ -275,6 +254,8 @@ class _Stage:
                     if src.kind == "backend"
                     else f"pytorch-{src.ref}@{env.name}"
                 )
+                if label in self.opt.skip:
+                    continue
                 base = UpstreamTarget(
                     label=label,
                     source=src.kind,
@@ -340,7 +321,7 @@ class _Stage:
                 (self.root, self.refs[0][1]) if self.root is not None and self.refs else (None, "")
             )
         )
-        disabled, dsha = _disabled_list(
+        disabled, dsha = list_at(
             self.settings, list_repo, list_commit, base.torch_version, self.lists
         )
         self.hooks.stage(f"{base.label}: {len(files)} file(s)")

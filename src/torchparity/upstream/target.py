@@ -11,6 +11,7 @@ from the runner's result API.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from ..records.target import TestOutcome
 from ..records.upstream import Missing, UpstreamFile, UpstreamRun, UpstreamTarget, UpstreamTest
 from ..store import sha256_bytes
 from .disabled import DisabledList
-from .find import PYTEST, FileCandidates
+from .find import MODULE, PYTEST, FileCandidates
 from .select import Listing, select
 
 #: the runner's outcomes and what they are for an official test
@@ -133,6 +134,10 @@ def missing_of(raw: dict[str, Any], rel_file: str, root: Path) -> Missing:
 def _job(
     runner: Runner, op: str, args: dict[str, Any], out: Path, timeout: float | None, cwd: Path
 ) -> JobResult:
+    if (
+        args.get("entry") == MODULE
+    ):  # python -m unittest MODULE.Class.test runs in the file's folder
+        cwd = Path(str(args["path"])).parent
     return runner.run(Job(op, args, out, timeout, str(cwd)))
 
 
@@ -171,9 +176,17 @@ def _run_record(
 
 
 def _argv(plan: TargetPlan, path: str, selectors: list[str], entry: str) -> list[str]:
-    file = str(plan.root / path)
+    return run_argv(str(plan.root / path), selectors, entry)
+
+
+def run_argv(file: str, selectors: Sequence[str], entry: str) -> list[str]:
+    """The literal command's arguments (after the interpreter) that run ``selectors`` of ``file``;
+    a module entry runs in the file's folder (``python -m unittest MODULE.Class.test -v``)."""
     if entry == PYTEST:
         return ["-m", "pytest", *selectors, "-v", "-p", "no:cacheprovider"]
+    if entry == MODULE:
+        name = Path(file).stem
+        return ["-m", "unittest", *(f"{name}.{s}" for s in selectors), "-v"]
     return [file, *selectors, "-v"]
 
 
@@ -462,4 +475,12 @@ def run_target(plan: TargetPlan, runner: Runner, logs: Path, command: Any) -> Up
     return replace(target, result=result_of(target))
 
 
-__all__ = ["STATUS_OF", "TargetPlan", "missing_note", "missing_of", "result_of", "run_target"]
+__all__ = [
+    "STATUS_OF",
+    "TargetPlan",
+    "missing_note",
+    "missing_of",
+    "result_of",
+    "run_argv",
+    "run_target",
+]

@@ -39,6 +39,8 @@ from ..collect import (
     Target,
     TargetRecord,
 )
+from ..collect.api_tests import FileTests, none_ran_reason
+from ..collect.releases import fit, wanted_releases
 from ..config import Config
 from ..coverage.environment import resolved_table
 from ..coverage.spellings import Spellings, assemble, docs_names
@@ -70,6 +72,7 @@ from ..store import Store, read_run
 from ..store import put as put_record
 from ..upstream import UpstreamOptions, has_candidates, upstream_stage
 from ..upstream.evidence import section as upstream_section
+from ..upstream.settings import upstream_settings
 from .shared import Shared, pool_for
 
 
@@ -103,6 +106,8 @@ class VerifyOptions:
     recheck_disabled: bool = False
     #: a Ray cluster's address: environments with a ray table run on a matching node there
     ray: str | None = None
+    #: run a ref in environments whose torch is not the release the ref targets (every text says so)
+    allow_version_mismatch: bool = False
 
 
 @dataclass
@@ -136,7 +141,7 @@ class Verdict:
     def exit_code(self) -> ExitCode:
         if self.passed:
             return ExitCode.OK
-        if any(r.result == "ERROR" for r in self.records):
+        if any(r.result in ("ERROR", "MISMATCH") for r in self.records):
             return ExitCode.ENVIRONMENT_ERROR
         return ExitCode.FAILED
 
@@ -190,9 +195,6 @@ class Stages:
 
 #: how the blocker of a verify whose every target was emulated starts
 EMULATED_BLOCKER = "EMULATED"
-
-#: more files with direct tests than this, and verify says that each runs whole
-MANY_FILES = 5
 
 
 def slug(api: str) -> str:
@@ -248,6 +250,9 @@ class Pipeline:
         self._into_original = (
             ""  # the --into file before the scaffolded methods were added (its patch)
         )
+        self._root: Path | None = None
+        #: (ref, env) pairs that do not run: their environment does not fit the ref's torch release
+        self._skipped: set[str] = set()
         if opt.lang not in ("zh", "en"):
             raise UsageError(f"--lang {opt.lang!r}: use zh or en")
         if not opt.envs:
@@ -280,6 +285,7 @@ class Pipeline:
     def _all(self, verdict: Verdict, continue_run: int | None) -> Verdict:
         opt, cfg = self.opt, self.cfg
         root = repo_root(opt.repo) if opt.repo is not None else None
+        self._root = root
         refs = _refs(opt, cfg, root)
         self._check_docs_versions(root)  # bad input is refused before any work, not after the runs
         self._check_files(root, refs)
@@ -529,6 +535,8 @@ class Pipeline:
             scaffold = self._scaffold(root, refs, info, device, verdict, self._session(device))
         targets: list[Target] = []
         checked: list[str] = []
+        changed = self._changed(root)
+        versions = self._torch_versions(root, refs, device)
         for ref, commit in refs:
             overlay: tuple[tuple[str, bytes], ...] = ()
             if ref in scaffold:
@@ -537,6 +545,9 @@ class Pipeline:
                 patterns = tuple(methods)
                 overlay = ((rel, data),) if root is not None else ()
                 checked.append(rel)
+                # a new file is the API's whole; methods added to a file (--into) are its API tests
+                added = tuple(f"{rel}::{m.replace('.', '::')}" for m in methods) if opt.into else ()
+                api: tuple[FileTests, ...] = (FileTests(rel, added, whole=True),)
             else:
                 tests = direct.get(ref) or []
                 if chosen:
@@ -544,19 +555,76 @@ class Pipeline:
                     files = chosen
                 else:
                     files = tuple(dict.fromkeys(t.path for t in tests))
-                    if len(files) > MANY_FILES:
-                        verdict.notes.append(
-                            f"{ref}: {len(files)} files hold direct tests and each runs whole; "
-                            "pass --test-file FILE to run chosen ones"
-                        )
                 patterns = tuple(dict.fromkeys(t.test.rsplit("::", 1)[-1] for t in tests)) or tuple(
                     name_patterns(info.canonical)
                 )
-            for env in opt.envs:
-                targets.append(
-                    Target(ref, commit, env, files=files, overlay=overlay, patterns=patterns)
+                # the API's direct tests run by id; a file that is the task's own (--test-file, changed
+                # in --range) runs whole, its other tests being context
+                api = tuple(
+                    FileTests(
+                        f,
+                        tuple(dict.fromkeys(t.test for t in tests if t.path == f)),
+                        whole=bool(chosen) or f in changed,
+                    )
+                    for f in files
                 )
+            targets += self._fitted(ref, commit, versions, files, overlay, patterns, api, verdict)
         return targets, list(dict.fromkeys(checked))
+
+    def _changed(self, root: Path | None) -> set[str]:
+        """The files the task's own change touches (``--range``): they run whole."""
+        if root is None or not self.opt.rev_range:
+            return set()
+        res = git(root, "diff", "--name-only", self.opt.rev_range, check=False)
+        return {line.strip() for line in res.text.splitlines() if line.strip()}
+
+    def _torch_versions(
+        self, root: Path | None, refs: list[tuple[str, str]], device: str
+    ) -> dict[str, str]:
+        """Each environment's torch version, probed once, where a ref says which release it targets."""
+        if not any(wanted_releases(self.cfg, root, r, c) for r, c in refs):
+            return {}
+        self.hooks.stage("environments", "which torch each one has, against each ref's release")
+        return {
+            env.name: self.shared.torch_version(env, env.device or device) for env in self.opt.envs
+        }
+
+    def _fitted(
+        self,
+        ref: str,
+        commit: str,
+        versions: dict[str, str],
+        files: tuple[str, ...],
+        overlay: tuple[tuple[str, bytes], ...],
+        patterns: tuple[str, ...],
+        api: tuple[FileTests, ...],
+        verdict: Verdict,
+    ) -> list[Target]:
+        """The ref's targets: one per environment that fits its torch release; with none, a MISMATCH
+        target per environment (nothing runs), or, with --allow-version-mismatch, every one anyway."""
+        opt = self.opt
+        wanted = wanted_releases(self.cfg, self._root, ref, commit) if versions else ()
+        f = fit(ref, wanted, opt.envs, versions)
+        if not opt.allow_version_mismatch:
+            self._skipped.update(f"{ref}@{env.name}" for env, _, _ in f.others)
+        common: dict[str, Any] = dict(
+            files=files, overlay=overlay, patterns=patterns, api=api, torch_wanted=wanted
+        )
+        if not f.mismatch:
+            for env, _have_version, why in f.others:
+                verdict.notes.append(
+                    f"{ref} does not run in {env.name} ({why}; {ref} targets torch "
+                    f"{' / '.join(wanted) or 'any'})"
+                )
+            check = "match" if wanted else ""
+            return [Target(ref, commit, env, version_check=check, **common) for env in f.fitting]
+        if opt.allow_version_mismatch:
+            return [Target(ref, commit, env, version_check="allowed", **common) for env in opt.envs]
+        have = "; ".join(f"{env.name}: {why}" for env, _, why in f.others)
+        return [
+            Target(ref, commit, env, version_check="mismatch", mismatch=have, **common)
+            for env in opt.envs
+        ]
 
     def _scaffolded(
         self, sc: ScaffoldRecord, verdict: Verdict
@@ -692,6 +760,7 @@ class Pipeline:
                     timeout=opt.timeout,
                     allow_cpu_fallback=opt.allow_cpu_fallback,
                     operator=operator,
+                    skip=frozenset(self._skipped),
                 ),
                 coverage,
                 resolved_table([info.resolution]),
@@ -771,6 +840,7 @@ class Pipeline:
             trace=True,
             allow_cpu_fallback=opt.allow_cpu_fallback,
             log_sections=dict(sections or {}),
+            upstream=upstream_settings(self.cfg),
         )
         self.hooks.stage(
             "collect", f"{len(targets)} target(s), states: {', '.join(states) or 'none linked'}"
@@ -791,8 +861,17 @@ class Pipeline:
             self.shared.untrack(collector)
         verdict.records = outcome.records
         for rec in outcome.records:
-            if rec.result != "PASS":
+            if rec.result == "MISMATCH":
+                verdict.blockers.append(
+                    f"target {rec.label}: MISMATCH ({rec.ref} targets torch "
+                    f"{' / '.join(rec.torch_wanted)}; {_have(rec)}): not run"
+                )
+                continue
+            if rec.result == "NONE_RAN":
+                verdict.blockers.append(f"target {rec.label}: NONE_RAN ({none_ran_reason(rec)})")
+            elif rec.result != "PASS":
                 verdict.blockers.append(f"target {rec.label}: {rec.result} ({_why(rec)})")
+            if rec.result != "PASS":
                 missing = _missing_modules(rec)
                 if missing:
                     verdict.notes.append(
@@ -1058,14 +1137,36 @@ def _missing_modules(rec: TargetRecord) -> list[str]:
     """Modules a test file could not import (``No module named 'torch_npu'``), first spelling of each."""
     names = [
         m.split(".")[0]
-        for s in rec.full
+        for s in [*rec.listing, *rec.full]
         if not s.tests
         for m in re.findall(r"No module named '([\w.]+)'", s.output)
     ]
     return list(dict.fromkeys(names))
 
 
+def _have(rec: TargetRecord) -> str:
+    note = next((n for n in rec.notes if n.code == "version_mismatch"), None)
+    return str(note.args.get("have", "")) if note is not None else ""
+
+
 def _why(rec: TargetRecord) -> str:
+    """Why a target is FAIL: the API's failing tests and what else counts against it."""
+    failed = [t.id or t.test for t in rec.api_tests if t.status == "failed"]
+    if rec.api_tests or rec.api_reasons:
+        bits = (
+            [f"{len(failed)} of the API's test(s) failed: {', '.join(failed[:3])}"]
+            if failed
+            else []
+        )
+        bits += rec.api_reasons[:2]
+        for s in rec.isolation:
+            if not (s.ok and s.result.get("passed")):
+                bits.append(f"{s.result.get('title', s.name).lower()} isolation probe failed")
+        if rec.leaks:
+            bits.append(f"{len(rec.leaks)} state leak(s)")
+        bits.extend(phrase(n) for n in rec.notes[:1] if rec.result == "ERROR")
+        if bits:
+            return "; ".join(bits)
     bits = []
     for s in rec.full:
         if s.status != "OK" or s.verdict == "FAIL":

@@ -31,6 +31,7 @@ from ..config import Config
 from ..coverage import coverage_for
 from ..coverage.aliases import AliasTable
 from ..errors import TorchparityError, UsageError
+from ..exec import Job
 from ..exec.interrupt import stopping, temp_dir
 from ..exec.pool import EnvLike, LocalPool, RunnerPool, preload_for
 from ..records.coverage import ApiCoverage
@@ -97,6 +98,10 @@ class CoverageIndex:
             return self._done[(key[0], key[1], query)]
 
 
+#: seconds the probe asking an environment's torch version may take (it imports torch and the backend)
+PROBE_TIMEOUT = 600.0
+
+
 class Shared:
     """The resources the tasks of one run draw on (see the module docstring). Close it once."""
 
@@ -116,6 +121,7 @@ class Shared:
         self.docs_lock = threading.Lock()
         self.owns_pool = owns_pool
         self._resolved: dict[str, ApiInfo | TorchparityError] = {}
+        self._versions: dict[tuple[str, str], str] = {}
         self._resolve_lock = threading.Lock()
         self._live: set[Cancellable] = set()
         self._live_lock = threading.Lock()
@@ -131,6 +137,20 @@ class Shared:
         logs = self._logs / f"session-{next(self._sessions)}"
         logs.mkdir(parents=True, exist_ok=True)
         return AgentSession(self.pool.runner_for(env, device), logs, keep_logs=False)
+
+    def torch_version(self, env: EnvLike, device: str) -> str:
+        """The environment's torch version, from one probe on the pool's runner there (asked once)."""
+        key = (env.python, env.name)
+        with self._resolve_lock:
+            if key not in self._versions:
+                logs = self._logs / f"versions-{next(self._sessions)}"
+                logs.mkdir(parents=True, exist_ok=True)
+                res = self.pool.runner_for(env, device).run(
+                    Job("probe", {}, logs / "probe.log", timeout=PROBE_TIMEOUT)
+                )
+                facts = {str(k): v for k, v in res.result.get("facts", []) or []}
+                self._versions[key] = str(facts.get("torch_version") or "")
+            return self._versions[key]
 
     def resolve_all(
         self, names: Sequence[str], env: EnvLike, device: str, backend_module: str
