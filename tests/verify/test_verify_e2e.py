@@ -16,7 +16,6 @@ import pytest
 from tests.conftest import git
 from tests.docs.docs_pages import torch_page
 from torchparity.cli import main
-from torchparity.records.target import TargetRecord
 from torchparity.store import Store, read_run
 
 # The real end-to-end runs (slow tier) start interpreters with torch; the others answer the agent from

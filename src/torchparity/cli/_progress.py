@@ -8,7 +8,14 @@ from rich.table import Table
 from ..collect import Reporter, Step, Target, TargetRecord
 from ._app import err
 
-_STYLE = {"PASS": "green", "FAIL": "red", "ERROR": "red", "INCOMPLETE": "yellow"}
+_STYLE = {
+    "PASS": "green",
+    "FAIL": "red",
+    "NONE_RAN": "red",
+    "MISMATCH": "yellow",
+    "ERROR": "red",
+    "INCOMPLETE": "yellow",
+}
 
 
 class ProgressReporter(Reporter):
@@ -90,6 +97,7 @@ def summary_table(run_id: int, records: list[TargetRecord], log_shas: dict[str, 
         # a file that failed before any test ran (an import error) shows here, not in the tests count
         files_ok = sum(1 for s in r.full if (s.verdict == "PASS" if s.verdict else s.ok))
         tests = sum(len(s.tests) for s in r.full)
+        api = r.api_counts()
         bad = sum(1 for s in r.full for t in s.tests if t.outcome in ("failed", "error"))
         probed = [
             s for s in r.isolation if not s.result.get("skipped")
@@ -108,9 +116,12 @@ def summary_table(run_id: int, records: list[TargetRecord], log_shas: dict[str, 
         table.add_row(
             r.label,
             "-" if r.commit.startswith("n/a") else r.commit[:12],
-            f"[{_STYLE.get(r.result, '')}]{r.result}[/]" + (" (emulated)" if r.emulated else ""),
+            f"[{_STYLE.get(r.result, 'default')}]{r.result}[/]"
+            + (" (emulated)" if r.emulated else ""),
             f"{files_ok}/{len(r.full)}" if r.full else "-",
-            f"{tests - bad}/{tests}" if tests else "-",
+            (f"{api['passed']}/{api['total']} of the API's" if api["total"] else "-")
+            if r.api_tests or any(tf.selection for tf in r.test_files)
+            else (f"{tests - bad}/{tests}" if tests else "-"),
             leaks,
             iso,
             f"{r.finished - r.started:.1f}",

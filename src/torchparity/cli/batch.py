@@ -59,7 +59,15 @@ from ._verify_opts import (
     TimeoutOpt,
 )
 
-_STYLE = {"PASS": "green", "FAIL": "red", "ERROR": "red", "NOT RUN": "red", "INCOMPLETE": "yellow"}
+_STYLE = {
+    "PASS": "green",
+    "FAIL": "red",
+    "ERROR": "red",
+    "NOT RUN": "red",
+    "NONE_RAN": "red",
+    "MISMATCH": "yellow",
+    "INCOMPLETE": "yellow",
+}
 
 
 def _table(o: BatchOutcome) -> Table:

@@ -23,6 +23,7 @@ of them failed (or its run cannot be trusted), NONE_RAN when none of them ran
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,8 +87,26 @@ def _raw_runner(step: Step, key: str) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
+#: a class or module fixture's outcome, as unittest names it: the tests under it never start
+_FIXTURE = re.compile(r"^(setUpClass|setUpModule) \((.*)\)$")
+
+
+def fixture_outcome(step: Step, klass: str) -> TestOutcome | None:
+    """The outcome of the fixture that answered for the tests of ``klass`` (a ``SkipTest`` or an error
+    in its ``setUpClass``, or in the module's ``setUpModule``), None when none did."""
+    for t in step.tests:
+        m = _FIXTURE.match(t.id)
+        if m and (m.group(1) == "setUpModule" or m.group(2).rsplit(".", 1)[-1] == klass):
+            return t
+    return None
+
+
 def _unanswered(step: Step, selector: str) -> tuple[str, str]:
     """(status, why) of an API test the run gave no outcome for."""
+    fixture = fixture_outcome(step, _key(selector)[0])
+    if fixture is not None:  # its class (or module) fixture answered for it
+        status = STATUS_OF.get(fixture.outcome, "failed")
+        return status, (fixture.detail if status == "skipped" else _last_line(fixture.detail))
     if step.runner is None:
         return (
             "failed",
@@ -219,7 +238,14 @@ def from_whole(ft: FileTests | None, step: Step) -> tuple[list[ApiTest], list[st
     if missing and not complete:
         return api, unrelated, False
     for t in missing:
-        api.append(ApiTest(t, path, "", "not_started", "the file's run did not run it"))
+        parts = t.split("::")
+        fixture = fixture_outcome(step, parts[-2].rsplit(".", 1)[-1] if len(parts) > 2 else "")
+        if fixture is not None:
+            status = STATUS_OF.get(fixture.outcome, "failed")
+            detail = fixture.detail if status == "skipped" else _last_line(fixture.detail)
+            api.append(ApiTest(t, path, fixture.id, status, detail[:300]))
+        else:
+            api.append(ApiTest(t, path, "", "not_started", "the file's run did not run it"))
     if not complete or step.status != "OK":
         unrelated.append(f"the file's whole run ended {step.status} ({_exit(step)})")
     return api, unrelated, True

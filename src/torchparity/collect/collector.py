@@ -86,6 +86,8 @@ class Target:
     #: the torch releases the ref targets, and what the version check said ("" : not checked)
     torch_wanted: tuple[str, ...] = ()
     version_check: str = ""
+    #: the environment's torch version as probed when the targets were planned ("" : not asked)
+    torch_version: str = ""
 
     @property
     def label(self) -> str:
@@ -487,6 +489,7 @@ class Collector:
         )
         rec.torch_wanted = list(target.torch_wanted)
         rec.version_check = target.version_check
+        rec.torch_version = target.torch_version
         if target.mismatch:  # no environment has the torch release the ref targets: nothing runs
             rec.result = "MISMATCH"
             rec.notes.append(

@@ -47,6 +47,14 @@ class Answer:
 Handler = Callable[[Job], "Answer | JobResult | Mapping[str, Any]"]
 
 
+_CURRENT = threading.local()
+
+
+def current_runner() -> FakeRunner | None:
+    """The fake runner whose job the calling handler answers (its ``python`` tells environments apart)."""
+    return getattr(_CURRENT, "runner", None)
+
+
 class FakeRunner:
     """A ``Runner`` whose jobs are answered by ``handler``; ``jobs`` keeps every job it was given."""
 
@@ -74,7 +82,11 @@ class FakeRunner:
         if self.closed:
             raise RuntimeError("a closed FakeRunner was given a job")
         self.jobs.append(job)
-        answer = self.handler(job)
+        _CURRENT.runner = self
+        try:
+            answer = self.handler(job)
+        finally:
+            _CURRENT.runner = None
         if isinstance(answer, JobResult):
             result = answer
         else:
@@ -176,4 +188,13 @@ def answering(handler: Handler) -> Iterator[list[Any]]:
             _INSTALLED.runners = []
 
 
-__all__ = ["HOW", "Answer", "FakeRunner", "Handler", "answering", "installed_runner", "wrapping"]
+__all__ = [
+    "HOW",
+    "Answer",
+    "FakeRunner",
+    "Handler",
+    "answering",
+    "current_runner",
+    "installed_runner",
+    "wrapping",
+]

@@ -617,12 +617,29 @@ class Pipeline:
                     f"{' / '.join(wanted) or 'any'})"
                 )
             check = "match" if wanted else ""
-            return [Target(ref, commit, env, version_check=check, **common) for env in f.fitting]
-        if opt.allow_version_mismatch:
-            return [Target(ref, commit, env, version_check="allowed", **common) for env in opt.envs]
+            return [
+                Target(
+                    ref,
+                    commit,
+                    env,
+                    version_check=check,
+                    torch_version=versions.get(env.name, ""),
+                    **common,
+                )
+                for env in f.fitting
+            ]
+        check = "allowed" if opt.allow_version_mismatch else "mismatch"
         have = "; ".join(f"{env.name}: {why}" for env, _, why in f.others)
         return [
-            Target(ref, commit, env, version_check="mismatch", mismatch=have, **common)
+            Target(
+                ref,
+                commit,
+                env,
+                version_check=check,
+                mismatch="" if opt.allow_version_mismatch else have,
+                torch_version=versions.get(env.name, ""),
+                **common,
+            )
             for env in opt.envs
         ]
 
