@@ -52,6 +52,13 @@ PHRASES: dict[str, tuple[str, str]] = {
         "该 API 的 {total} 个用例均未运行（跳过 {skipped} 个，被后端禁用列表禁用 {disabled} 个，"
         "未启动 {not_started} 个）：不能算作通过；请编写可在此运行的用例（--scaffold）",
     ),
+    "api_fallback_scaffold": (
+        "none of the API's {total} direct test(s) ran ({skipped} skipped, {disabled} disabled by the "
+        "backend's list, {not_started} never started): the scaffolded test {path} ran instead, as for "
+        "an API without tests",
+        "该 API 的 {total} 个直接用例均未运行（跳过 {skipped} 个，被后端禁用列表禁用 {disabled} 个，"
+        "未启动 {not_started} 个）：按没有用例的 API 处理，改为运行生成的用例 {path}",
+    ),
     "version_mismatch": (
         "{ref} targets torch {wanted}; no environment has it ({have}): not run; pass --env/--python "
         "with a matching torch, or --allow-version-mismatch",
@@ -89,6 +96,12 @@ PHRASES: dict[str, tuple[str, str]] = {
     "upstream_missing_module_repo": (
         "the file could not start: the repo lacks {path} (module {module})",
         "文件未能启动：仓库缺少 {path}（模块 {module}）",
+    ),
+    "upstream_missing_name": (
+        "the file could not start: {module} in this environment lacks a name the file imports "
+        "({detail}); the test file may be of another torch release",
+        "文件未能启动：本环境的 {module} 中没有该文件导入的名称（{detail}）；该测试文件可能属于另一个 "
+        "torch 版本",
     ),
     "upstream_missing_module_env": (
         "the file could not start: the environment has no module {module}",

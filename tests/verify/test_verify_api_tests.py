@@ -9,8 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import git
 from torchparity.cli import main
+from torchparity.collect import CollectOptions, Collector, EnvSpec, Target
+from torchparity.collect.api_tests import FileTests
+from torchparity.config import load_config
 from torchparity.store import Store, read_run
+from torchparity.upstream.settings import upstream_settings
 
 pytestmark = pytest.mark.slow
 
@@ -97,13 +102,14 @@ def _verify(repo: Path, tmp_path: Path, *more: str) -> tuple[int, list]:
         ]
     )
     st = Store(tmp_path / "store")
-    run = st.runs()[-1]
+    run = max(st.runs(), key=lambda r: r.id)
     return rc, [ev for ev in read_run(st, run.id).targets]
 
 
 def test_a_target_whose_api_tests_are_all_skipped_is_not_a_pass(tmp_path, make_repo, capsys):
     repo = make_repo({"master": {"test/test_seed.py": SKIPPED}})
-    rc, (ev,) = _verify(repo, tmp_path)
+    # the task's own file: it runs whole, and all of its tests are skipped
+    rc, (ev,) = _verify(repo, tmp_path, "--test-file", "test/test_seed.py")
     rec = ev.record
     assert rec.result == "NONE_RAN"
     assert rc == 1
@@ -114,6 +120,24 @@ def test_a_target_whose_api_tests_are_all_skipped_is_not_a_pass(tmp_path, make_r
     assert "该 API 的用例均未运行：HEAD@" in comment
     assert "个验证目标通过，证据支持" not in comment
     assert "NONE_RAN (none of the API's 2 test(s) ran: 2 skipped)" in capsys.readouterr().out
+
+
+def test_where_no_direct_test_runs_verify_goes_on_with_a_scaffolded_test(tmp_path, make_repo):
+    repo = make_repo({"master": {"test/test_seed.py": SKIPPED}})
+    rc, (ev,) = _verify(repo, tmp_path)
+    rec = ev.record
+    direct = [t for t in rec.api_tests if t.file == "test/test_seed.py"]
+    assert [t.status for t in direct] == ["skipped", "skipped"]
+    written = [tf for tf in rec.test_files if tf.added]
+    assert len(written) == 1 and written[0].selection == "whole"
+    assert any(n.code == "api_fallback_scaffold" for n in rec.notes)
+    mine = [t for t in rec.api_tests if t.file == written[0].path]
+    assert mine and {t.status for t in mine} == {"passed"}, ev.log
+    assert rec.result == "PASS"
+    comment = (tmp_path / "out" / "comment.zh.md").read_text("utf-8")
+    assert "按没有用例的 API 处理，改为运行生成的用例" in comment
+    # what blocks now is the checklist on the written test (its own items), not the API's verdict
+    assert rc in (0, 1)
 
 
 def test_a_target_whose_api_tests_are_all_disabled_is_not_a_pass(tmp_path, make_repo):
@@ -128,16 +152,32 @@ def test_a_target_whose_api_tests_are_all_disabled_is_not_a_pass(tmp_path, make_
             }
         }
     )
-    rc, (ev,) = _verify(repo, tmp_path)
-    rec = ev.record
-    assert rc == 1 and rec.result == "NONE_RAN"
+    commit = git(repo, "rev-parse", "HEAD")
+    env = EnvSpec("here", sys.executable)
+    opts = CollectOptions(
+        files=["test/test_seed.py"],
+        repo=repo,
+        envs=[env],
+        upstream=upstream_settings(load_config(None, repo)),
+    )
+    api = (
+        FileTests(
+            "test/test_seed.py", ("test/test_seed.py::TestSeed::test_generator_seed",), False
+        ),
+    )
+    target = Target("master", commit, env, files=("test/test_seed.py",), api=api)
+    outcome = Collector(Store(tmp_path / "store"), opts).run(["collect"], [target])
+    (rec,) = outcome.records
+    assert rec.result == "NONE_RAN" and rec.collector_exit_code == 1
     assert [(t.id, t.status) for t in rec.api_tests] == [
         ("__main__.TestSeed.test_generator_seed", "disabled")
     ]
     assert not rec.full  # nothing of the API's was left to run
+    # verify says so, and goes on with a test written for the API
+    rc, (ev,) = _verify(repo, tmp_path)
     assert "API_TEST=__main__.TestSeed.test_generator_seed:disabled" in ev.log
-    pr = (tmp_path / "out" / "pr.zh.md").read_text("utf-8")
-    assert "被后端禁用列表禁用" in pr and "该 API 的用例均未运行" in pr
+    note = next(n for n in ev.record.notes if n.code == "api_fallback_scaffold")
+    assert note.args["disabled"] == "1"
 
 
 def test_the_tests_of_a_vendored_file_run_by_id_not_its_crashing_neighbours(tmp_path, make_repo):

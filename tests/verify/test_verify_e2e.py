@@ -610,9 +610,12 @@ def test_coverage_counts_the_backend_spelling_the_docs_state(agent, tmp_path, ma
         "coverage counts the backend's spelling too: torch_npu.npu.Event (the docs' NPU 形式名称)"
         in doc["notes"]
     )
-    assert (
-        doc["scaffolded"] is None
-    )  # the backend's own tests are the evidence (they need torch_npu to run)
+    # the backend's own tests need torch_npu, which this environment lacks: they never started, so
+    # verify goes on as for an API without tests (a scaffolded test runs in their place)
+    assert doc["scaffolded"]["path"] == "test/npu/test_cuda_event.py"
+    assert any(
+        "which this environment lacks, so their tests never started" in n for n in doc["notes"]
+    )
 
 
 def test_a_test_file_that_needs_a_missing_module_says_what_to_do(
@@ -638,9 +641,10 @@ def test_a_test_file_that_needs_a_missing_module_says_what_to_do(
         ]
     )
     doc = json.loads(capsys.readouterr().out)
-    assert rc == 1
+    assert rc in (0, 1)
     assert any(
-        "the test files import backend_module_not_here_xyz, which this environment lacks; "
-        "verify in an environment that has it (--env/--python), or pass --scaffold" in n
+        "the test files import backend_module_not_here_xyz, which this environment lacks, so their "
+        "tests never started; verify in an environment that has it (--env/--python)" in n
         for n in doc["notes"]
     ), doc["notes"]
+    assert doc["scaffolded"] is not None  # and it went on with a test written for the API

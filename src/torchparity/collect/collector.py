@@ -18,6 +18,7 @@ removed, so that its log states the cleanup, also when the checkout is shared.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import threading
 import time
@@ -128,6 +129,9 @@ class CollectOptions:
     max_output: int | None = None
     #: the backend's vendored files and disabled list (``[upstream]``): applied to the tests run by id
     upstream: UpstreamSettings | None = None
+    #: ref -> (path, bytes) of a test written for the API (scaffolded), run where none of its direct
+    #: tests ran (all skipped, disabled or never started); None: no such test
+    fallback: Callable[[str], tuple[str, bytes] | None] | None = None
 
 
 #: the collector's exit code for each target result
@@ -295,7 +299,7 @@ class Collector:
             kept = {
                 t.label: t
                 for t in self.store.targets(run_id)
-                if t.result in ("PASS", "FAIL", "ERROR")
+                if t.result in ("PASS", "FAIL", "NONE_RAN", "MISMATCH", "ERROR")
             }
             for t in targets:
                 sha = kept[t.label].record_sha if t.label in kept else None
@@ -618,7 +622,6 @@ class Collector:
             )
             if rel in added:
                 rec.notes.append(Note.of("not_committed", path=rel, ref=target.ref))
-        patterns = list(target.patterns or opt.patterns)
         runner = self._runner_for(target, device)
         rec.probe = self._step(
             runner, target, Job("probe", {}, logs / "probe.log", timeout=opt.timeout), "probe"
@@ -658,100 +661,16 @@ class Collector:
             return
         ok = True
         by_path = {ft.path: ft for ft in target.api}
-        for i, tf in enumerate(rec.test_files):
-            ft = by_path.get(tf.path)
-            tf.templates = ft.templates if ft is not None else ()
-            file_patterns = patterns
-            if ft is not None and not ft.whole and ft.templates:
-                tf.selection = BY_ID
-                picked = self._select(runner, target, rec, ft, tf, root, device, logs, i)
-                if picked is None:
-                    continue  # nothing of the API's runs in this file: its tests say why
-                sel, entry = picked
-                args = api_tests.run_args(tf.abs_path, sel, entry, self._unset())
-                cwd = api_tests.run_cwd(root, tf.abs_path, entry)
-                literal = api_tests.literal(target.env.python, tf.abs_path, sel, entry)
-                file_patterns = api_tests.isolation_patterns(sel, entry)
-            else:
-                tf.selection = WHOLE
-                args = {"path": tf.abs_path, "argv": opt.argv}
-                cwd, literal = str(root), [target.env.python, tf.abs_path, *opt.argv]
-            full, source = self._run_file(runner, target, rec, args, cwd, literal, tf.path, logs, i)
-            if tf.selection == BY_ID:
-                rec.api_tests.extend(api_tests.from_selection(sel, source))
-                rec.api_reasons.extend(api_tests.file_reasons(source, whole_is_api=True))
-            else:
-                api, unrelated, answered = api_tests.from_whole(ft, source)
-                if not answered and ft is not None:
-                    # the whole run died before it answered: the API's tests run again, by id
-                    rec.notes.append(Note.of("api_rerun", path=tf.path, detail=full.status))
-                    rec.unrelated.append(
-                        f"{tf.path}: the file's whole run ended {full.status} before it answered; "
-                        "the API's tests were run again by id"
-                    )
-                    picked = self._select(runner, target, rec, ft, tf, root, device, logs, i)
-                    if picked is not None:
-                        sel, entry = picked
-                        _, again = self._run_file(
-                            runner,
-                            target,
-                            rec,
-                            api_tests.run_args(tf.abs_path, sel, entry, self._unset()),
-                            api_tests.run_cwd(root, tf.abs_path, entry),
-                            api_tests.literal(target.env.python, tf.abs_path, sel, entry),
-                            tf.path,
-                            logs,
-                            i,
-                            name="rerun",
-                        )
-                        rec.api_tests.extend(api_tests.from_selection(sel, again))
-                        rec.api_reasons.extend(api_tests.file_reasons(again, whole_is_api=True))
-                else:
-                    rec.api_tests.extend(api)
-                    rec.unrelated.extend(f"{tf.path}: {u}" for u in unrelated)
-                    whole_is_api = ft is None or not ft.templates
-                    rec.api_reasons.extend(api_tests.file_reasons(source, whole_is_api))
-            # failing tests speak for themselves; a run that cannot count as a pass for another reason is noted
-            rec.notes.extend(
-                Note.of("not_a_pass", path=tf.path, detail=r)
-                for r in full.verdict_reasons
-                if not failing_tests(r)
+        for i, tf in enumerate(list(rec.test_files)):
+            ok = (
+                self._one_file(runner, target, rec, by_path.get(tf.path), tf, root, device, logs, i)
+                and ok
             )
-            for state in opt.isolation_states:
-                iso = self._step(
-                    runner,
-                    target,
-                    Job(
-                        "isolation",
-                        {"path": tf.abs_path, "state": state, "patterns": file_patterns},
-                        logs / f"iso-{i}-{state}.log",
-                        opt.timeout,
-                        str(root),
-                    ),
-                    f"isolation:{state}",
-                    tf.path,
-                )
-                # the title names the section even when the job died before answering
-                iso.result.setdefault("title", agent_state.STATE_TITLES[state])
-                rec.isolation.append(iso)
-                ok = ok and iso.ok and bool(iso.result.get("passed"))
-            if opt.trace:
-                tr = self._step(
-                    runner,
-                    target,
-                    Job(
-                        "trace",
-                        {"file": tf.abs_path, "patterns": file_patterns},
-                        logs / f"trace-{i}.log",
-                        opt.timeout,
-                        str(root),
-                    ),
-                    "trace",
-                    tf.path,
-                )
-                rec.trace.append(tr)
-                # the trace is evidence of what the tests touch, not a verdict on them
-                ok = ok and tr.status in ("OK", "FAIL")
+        fallback = self._fallback(target, rec, root)
+        if fallback is not None:  # none of the direct tests ran: on, as for an API without tests
+            ft, tf = fallback
+            i = len(rec.test_files) - 1
+            ok = self._one_file(runner, target, rec, ft, tf, root, device, logs, i) and ok
         if opt.fail_on_leak and rec.leaks:
             ok = False
         rec.result = api_tests.target_result(rec, ok)
@@ -766,6 +685,157 @@ class Collector:
                     not_started=c["not_started"],
                 )
             )
+
+    def _one_file(
+        self,
+        runner: Runner,
+        target: Target,
+        rec: TargetRecord,
+        ft: FileTests | None,
+        tf: TestFile,
+        root: Path,
+        device: str,
+        logs: Path,
+        i: int,
+    ) -> bool:
+        """One test file of the target: its API tests (by id, or the whole file), then the isolation
+        probes and the trace over them; False when a probe or the trace failed."""
+        opt = self.opt
+        ok = True
+        patterns = list(target.patterns or opt.patterns)
+        tf.templates = ft.templates if ft is not None else ()
+        file_patterns = patterns
+        if ft is not None and not ft.whole and ft.templates:
+            tf.selection = BY_ID
+            picked = self._select(runner, target, rec, ft, tf, root, device, logs, i)
+            if picked is None:
+                return True  # nothing of the API's runs in this file: its tests say why
+            sel, entry = picked
+            args = api_tests.run_args(tf.abs_path, sel, entry, self._unset())
+            cwd = api_tests.run_cwd(root, tf.abs_path, entry)
+            literal = api_tests.literal(target.env.python, tf.abs_path, sel, entry)
+            file_patterns = api_tests.isolation_patterns(sel, entry)
+        else:
+            tf.selection = WHOLE
+            args = {"path": tf.abs_path, "argv": opt.argv}
+            cwd, literal = str(root), [target.env.python, tf.abs_path, *opt.argv]
+        shown = cwd if cwd != str(root) else ""
+        full, source = self._run_file(
+            runner, target, rec, args, cwd, literal, tf.path, logs, i, shown_cwd=shown
+        )
+        if tf.selection == BY_ID:
+            rec.api_tests.extend(api_tests.from_selection(sel, source))
+            rec.api_reasons.extend(api_tests.file_reasons(source, whole_is_api=True))
+        else:
+            api, unrelated, answered = api_tests.from_whole(ft, source)
+            if not answered and ft is not None:
+                # the whole run died before it answered: the API's tests run again, by id
+                rec.notes.append(Note.of("api_rerun", path=tf.path, detail=full.status))
+                rec.unrelated.append(
+                    f"{tf.path}: the file's whole run ended {full.status} before it answered; "
+                    "the API's tests were run again by id"
+                )
+                picked = self._select(runner, target, rec, ft, tf, root, device, logs, i)
+                if picked is not None:
+                    sel, entry = picked
+                    _, again = self._run_file(
+                        runner,
+                        target,
+                        rec,
+                        api_tests.run_args(tf.abs_path, sel, entry, self._unset()),
+                        api_tests.run_cwd(root, tf.abs_path, entry),
+                        api_tests.literal(target.env.python, tf.abs_path, sel, entry),
+                        tf.path,
+                        logs,
+                        i,
+                        name="rerun",
+                        shown_cwd=str(Path(tf.abs_path).parent) if entry == "module" else "",
+                    )
+                    rec.api_tests.extend(api_tests.from_selection(sel, again))
+                    rec.api_reasons.extend(api_tests.file_reasons(again, whole_is_api=True))
+            else:
+                rec.api_tests.extend(api)
+                rec.unrelated.extend(f"{tf.path}: {u}" for u in unrelated)
+                whole_is_api = ft is None or not ft.templates
+                rec.api_reasons.extend(api_tests.file_reasons(source, whole_is_api))
+        # failing tests speak for themselves; a run that cannot count as a pass for another reason is noted
+        rec.notes.extend(
+            Note.of("not_a_pass", path=tf.path, detail=r)
+            for r in full.verdict_reasons
+            if not failing_tests(r)
+        )
+        for state in opt.isolation_states:
+            iso = self._step(
+                runner,
+                target,
+                Job(
+                    "isolation",
+                    {"path": tf.abs_path, "state": state, "patterns": file_patterns},
+                    logs / f"iso-{i}-{state}.log",
+                    opt.timeout,
+                    str(root),
+                ),
+                f"isolation:{state}",
+                tf.path,
+            )
+            # the title names the section even when the job died before answering
+            iso.result.setdefault("title", agent_state.STATE_TITLES[state])
+            rec.isolation.append(iso)
+            ok = ok and iso.ok and bool(iso.result.get("passed"))
+        if opt.trace:
+            tr = self._step(
+                runner,
+                target,
+                Job(
+                    "trace",
+                    {"file": tf.abs_path, "patterns": file_patterns},
+                    logs / f"trace-{i}.log",
+                    opt.timeout,
+                    str(root),
+                ),
+                "trace",
+                tf.path,
+            )
+            rec.trace.append(tr)
+            # the trace is evidence of what the tests touch, not a verdict on them
+            ok = ok and tr.status in ("OK", "FAIL")
+        return ok
+
+    def _fallback(
+        self, target: Target, rec: TargetRecord, root: Path
+    ) -> tuple[FileTests, TestFile] | None:
+        """Where none of the API's direct tests ran, the test the owner writes for it (a scaffolded
+        one), written into the checkout and run as the API's own file; None when there is none."""
+        if (
+            self.opt.fallback is None
+            or not target.api
+            or any(ft.whole for ft in target.api)
+            or any(t.status in ("passed", "failed") for t in rec.api_tests)
+            or rec.api_reasons
+        ):
+            return None
+        got = self.opt.fallback(target.ref)
+        if got is None:
+            return None
+        rel, data = got
+        dest = root / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(data)
+        c = rec.api_counts()
+        rec.notes.append(
+            Note.of(
+                "api_fallback_scaffold",
+                path=rel,
+                total=c["total"],
+                skipped=c["skipped"],
+                disabled=c["disabled"],
+                not_started=c["not_started"],
+            )
+        )
+        rec.notes.append(Note.of("not_committed", path=rel, ref=target.ref))
+        tf = TestFile(rel, str(dest), sha256_file(dest), None, added=True)
+        rec.test_files.append(tf)
+        return FileTests(rel, (), whole=True), tf
 
     def _unset(self) -> list[str]:
         """The backend's list variable is unset in every run by id: the list is applied by selection."""
@@ -784,17 +854,31 @@ class Collector:
         logs: Path,
         i: int,
         name: str = "full",
+        shown_cwd: str = "",
     ) -> tuple[Step, Step]:
         """Run one file (whole, or its chosen tests) and judge it: (the run, the step whose structured
         answer holds its tests: the run itself, or with fresh interpreters the agent's own rerun)."""
         opt = self.opt
+        unset = tuple(str(n) for n in args.get("unset") or ())
         full = self._step(
             runner,
             target,
-            Job("run_file", args, logs / f"{name}-{i}.log", opt.timeout, cwd, literal=literal),
+            Job(
+                "run_file",
+                args,
+                logs / f"{name}-{i}.log",
+                opt.timeout,
+                cwd,
+                literal=literal,
+                unset=unset,
+            ),
             name,
             path,
         )
+        if (
+            shown_cwd and full.command
+        ):  # python -m unittest MODULE.Class.test runs in the file's folder
+            full.command = f"cd {shlex.quote(shown_cwd)} && {full.command}"
         if opt.mode == "fresh":
             # the literal run cannot be instrumented: the agent runs the file again in its own fresh
             # interpreter, and that run's structured results give the verdict and the leak check

@@ -149,7 +149,6 @@ def _api_tests(lines: list[str], rec: TargetRecord) -> None:
         lines.append(f"API_TESTS_FILE={_v(tf.path)},run:{_v(how)}{entry}")
     for step in rec.listing:
         lines.append(f"LISTING={_v(step.test_file)},status:{_v(step.status)}")
-        lines.append(f"LISTING_COMMAND={_v(step.command)}")
     for t in rec.api_tests:
         detail = f" ({one_line(t.detail)})" if t.detail else ""
         lines.append(f"API_TEST={one_line(t.id or t.test)}:{_v(t.status)}{detail}")

@@ -64,6 +64,8 @@ class Job:
     literal: list[str] | None = None
     #: bytes of output kept (head and tail, ``exec/capture.py``); None: ``capture.MAX_OUTPUT``; 0: all
     max_output: int | None = None
+    #: variables the literal command runs without (a backend's disabled-list variable), as it says
+    unset: tuple[str, ...] = ()
 
 
 @dataclass
@@ -644,7 +646,7 @@ class WarmWorker:
             duration=float(answer.get("duration", 0.0)),
             output=_read_output(job.output, job.max_output),
             result=_with_problems(job.op, answer.get("result") or {}, problems),
-            command=command_line(job.literal, self.environ) if job.literal else "",
+            command=command_line(job.literal, self.environ, job.unset) if job.literal else "",
             how=how,
         )
 
@@ -820,7 +822,7 @@ class FreshRunner:
                 self.backend_module, self.device, self.allow_cpu_fallback
             )
             argv = launch = [self.python, *launcher(), "once", backend, device, payload, *flag]
-        env = isolated_env(self.environ)
+        env = isolated_env(self.environ, job.unset if job.literal is not None else ())
         started = time.monotonic()
         # the agent's answer comes back over a pipe of its own, with a key made here (agent/results.py)
         answer = AnswerPipe() if job.literal is None else None
@@ -899,7 +901,7 @@ class FreshRunner:
             duration=duration,
             output=_read_output(job.output, job.max_output),
             result=result,
-            command=command_line(argv, self.environ),
+            command=command_line(argv, self.environ, job.unset if job.literal else ()),
             how="a fresh interpreter for this step (the literal command above)",
         )
 

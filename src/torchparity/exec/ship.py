@@ -127,18 +127,29 @@ def launcher() -> list[str]:
     return [str(agent_home() / LAUNCHER)]
 
 
-def isolated_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment a test runs in: ``UNSET_VARIABLES`` unset, no user site."""
-    env = {k: v for k, v in os.environ.items() if k not in UNSET_VARIABLES}
+def isolated_env(
+    extra: dict[str, str] | None = None, unset: tuple[str, ...] = ()
+) -> dict[str, str]:
+    """The environment a test runs in: ``UNSET_VARIABLES`` (and ``unset``) unset, no user site."""
+    env = {k: v for k, v in os.environ.items() if k not in UNSET_VARIABLES and k not in unset}
     env["PYTHONNOUSERSITE"] = "1"
     env.update(extra or {})
     return env
 
 
-def command_line(argv: list[str], extra: dict[str, str] | None = None) -> str:
+def command_line(
+    argv: list[str], extra: dict[str, str] | None = None, unset: tuple[str, ...] = ()
+) -> str:
     """The literal command as the evidence log writes it (``extra``: variables set on top, e.g. the
-    PYTHONPATH of an emulated backend, written after the unset ones as ``env`` applies them)."""
+    PYTHONPATH of an emulated backend, written after the unset ones as ``env`` applies them;
+    ``unset``: variables unset besides ``UNSET_VARIABLES``, a backend's disabled-list variable)."""
+    prefix = ISOLATION_PREFIX
+    more = [n for n in unset if n not in UNSET_VARIABLES]
+    if more:
+        prefix = prefix.replace(
+            " PYTHONNOUSERSITE=1", "".join(f" -u {n}" for n in more) + " PYTHONNOUSERSITE=1"
+        )
     added = "".join(
         f" {name}={shlex.quote(value)}" for name, value in sorted((extra or {}).items())
     )
-    return f"{ISOLATION_PREFIX}{added} {shlex.join(argv)}"
+    return f"{prefix}{added} {shlex.join(argv)}"

@@ -54,7 +54,7 @@ class DisabledEntry:
 class Missing:
     """What a file needed and did not find: a module, or a file (a fixture)."""
 
-    kind: str  # module | file | error
+    kind: str  # module | name (a module without a name the file imports) | file | error
     name: str  # the module's dotted name, the file's path, or the exception's type
     detail: str = ""  # the exception's own line
     #: the repo holds no such file at this ref (a module or fixture of the test tree), vs. an

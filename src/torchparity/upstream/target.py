@@ -11,6 +11,7 @@ from the runner's result API.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -150,6 +151,8 @@ def _run_record(
     res: JobResult,
     command_text: str,
 ) -> UpstreamRun:
+    if entry == MODULE:  # python -m unittest MODULE.Class.test runs in the file's folder
+        command_text = f"cd {shlex.quote(str((plan.root / path).parent))} && {command_text}"
     r = res.result.get("runner") if isinstance(res.result.get("runner"), dict) else {}
     assert isinstance(r, dict)
     how = res.how
@@ -421,6 +424,8 @@ def missing_note(m: Missing) -> Note:
         return Note.of("upstream_missing_module_repo", path=m.path, module=m.name)
     if m.kind == "module":
         return Note.of("upstream_missing_module_env", module=m.name)
+    if m.kind == "name":
+        return Note.of("upstream_missing_name", module=m.name, detail=m.detail)
     if m.kind == "file":
         return Note.of("upstream_missing_file", path=m.name)
     return Note.of("upstream_file_error", detail=m.detail or m.name)

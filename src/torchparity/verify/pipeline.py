@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import os
 import re
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -47,7 +49,7 @@ from ..coverage.spellings import Spellings, assemble, docs_names
 from ..docs import DocsTree, add_entry, check_in_tree, folder_name, normalize_version
 from ..docs.tree import find_docs_dir
 from ..emulated import RunnerSettings, runner_settings
-from ..errors import ExitCode, UsageError
+from ..errors import ExitCode, TorchparityError, UsageError
 from ..exec import check_timeout
 from ..exec.interrupt import temporary_dir
 from ..fsutil import atomic_write, read_text_file
@@ -585,9 +587,13 @@ class Pipeline:
         if not any(wanted_releases(self.cfg, root, r, c) for r, c in refs):
             return {}
         self.hooks.stage("environments", "which torch each one has, against each ref's release")
-        return {
+        versions = {
             env.name: self.shared.torch_version(env, env.device or device) for env in self.opt.envs
         }
+        self.hooks.done(
+            "environments", ", ".join(f"{n}: torch {v or 'unknown'}" for n, v in versions.items())
+        )
+        return versions
 
     def _fitted(
         self,
@@ -858,6 +864,7 @@ class Pipeline:
             allow_cpu_fallback=opt.allow_cpu_fallback,
             log_sections=dict(sections or {}),
             upstream=upstream_settings(self.cfg),
+            fallback=self._fallback(root, targets, info, device, verdict),
         )
         self.hooks.stage(
             "collect", f"{len(targets)} target(s), states: {', '.join(states) or 'none linked'}"
@@ -888,14 +895,16 @@ class Pipeline:
                 verdict.blockers.append(f"target {rec.label}: NONE_RAN ({none_ran_reason(rec)})")
             elif rec.result != "PASS":
                 verdict.blockers.append(f"target {rec.label}: {rec.result} ({_why(rec)})")
-            if rec.result != "PASS":
-                missing = _missing_modules(rec)
-                if missing:
-                    verdict.notes.append(
-                        f"{rec.label}: the test files import {', '.join(missing)}, which this environment lacks; "
-                        "verify in an environment that has it (--env/--python), or pass --scaffold for a test "
-                        "this one can run"
-                    )
+            missing = _missing_modules(rec)
+            if missing and (
+                rec.result != "PASS" or any(t.status == "not_started" for t in rec.api_tests)
+            ):
+                verdict.notes.append(
+                    f"{rec.label}: the test files import {', '.join(missing)}, which this environment "
+                    "lacks, so their tests never started; verify in an environment that has it "
+                    "(--env/--python)"
+                    + ("" if verdict.scaffolded is not None else ", or pass --scaffold")
+                )
         if outcome.records and all(r.emulated for r in outcome.records):
             # a dry run: whatever passed, there is no hardware evidence yet (the checklist says the same)
             devices = ", ".join(sorted({r.emulated for r in outcome.records}))
@@ -905,6 +914,42 @@ class Pipeline:
             )
         verdict.stages.append("collect")
         self.hooks.done("collect", ", ".join(f"{r.label}={r.result}" for r in outcome.records))
+
+    def _fallback(
+        self,
+        root: Path | None,
+        targets: list[Target],
+        info: ApiInfo,
+        device: str,
+        verdict: Verdict,
+    ) -> Callable[[str], tuple[str, bytes] | None] | None:
+        """For a target where none of the API's direct tests ran: the scaffolded test (written once,
+        when first needed), run in their place as for an API without tests. None where the task names
+        its own test files (--test-file) or runs without a repo."""
+        if root is None or self.opt.test_files:
+            return None
+        lock = threading.Lock()
+        made: dict[str, tuple[str, bytes, list[str]]] = {}
+        asked: list[bool] = []
+        refs = list(dict.fromkeys((t.ref, t.commit) for t in targets if not t.mismatch))
+
+        def fallback(ref: str) -> tuple[str, bytes] | None:
+            with lock:
+                if not asked:
+                    asked.append(True)
+                    if verdict.scaffolded is None:
+                        try:
+                            made.update(
+                                self._scaffold(
+                                    root, refs, info, device, verdict, self._session(device)
+                                )
+                            )
+                        except TorchparityError as exc:
+                            verdict.notes.append(f"no test could be scaffolded instead: {exc}")
+                got = made.get(ref)
+                return (got[0], got[1]) if got is not None else None
+
+        return fallback
 
     def _classify(self, info: ApiInfo, verdict: Verdict) -> ApiInfo:
         """Without a call sample's trace, the API classified by what its tests dispatched (the first
