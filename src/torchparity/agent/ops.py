@@ -118,7 +118,9 @@ def op_run_file(ctx, args):
 def op_isolation(ctx, args):
     if args.get("cwd"):
         os.chdir(args["cwd"])
-    rec = testrun.isolation(args["path"], args["state"], args.get("patterns", []), ctx.device_type)
+    rec = testrun.isolation(
+        args["path"], args["state"], args.get("patterns", []), ctx.device_type, args.get("tests")
+    )
     rec["exit_code"] = 0 if rec["passed"] else 1
     return rec
 

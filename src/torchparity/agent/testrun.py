@@ -232,9 +232,17 @@ def _load_module(path):
     return module
 
 
-def select_tests(module, patterns):
-    """(pattern used, test ids): the first pattern selecting anything wins; else all tests."""
+#: the pattern of a selection by id: every test whose id ends with one of the given ``Class.test``
+BY_ID = "by id"
+
+
+def select_tests(module, patterns, tests=None):
+    """(pattern used, test ids): with ``tests`` (``Class.test`` selectors) exactly those (BY_ID);
+    else the first pattern selecting anything wins; else all tests."""
     all_ids = [t.id() for t in _iter_tests(unittest.defaultTestLoader.loadTestsFromModule(module))]
+    if tests:
+        ends = tuple("." + t for t in tests)
+        return BY_ID, [i for i in all_ids if i.endswith(ends)]
     for pattern in patterns:
         chosen = [i for i in all_ids if _matches(i, pattern)]
         if chosen:
@@ -252,7 +260,7 @@ def _suite(module, ids):
     return unittest.TestSuite(tests)
 
 
-def isolation(path, state_name, patterns, device_type):
+def isolation(path, state_name, patterns, device_type, tests=None):
     """Run the selected tests from each start value of ``state_name``; returns the record."""
     specs = state_mod.registry(device_type)
     spec = specs.get(state_name)
@@ -278,7 +286,7 @@ def isolation(path, state_name, patterns, device_type):
         record["error"] = "the test file could not be imported (traceback above)"
         record["passed"] = False
         return record
-    pattern, ids = select_tests(module, patterns)
+    pattern, ids = select_tests(module, patterns, tests)
     record["selection"] = {"pattern": pattern, "tests": ids, "patterns": list(patterns)}
     record["original"] = spec.get()
     runner = unittest.TextTestRunner(stream=sys.stderr, verbosity=2)

@@ -295,7 +295,7 @@ class _LabelledResult(unittest.TextTestResult):
         self.recorder.label = None
 
 
-def trace_file(torch, device_type, path, patterns=()):
+def trace_file(torch, device_type, path, patterns=(), tests=None):
     """Load ``path``, select tests by ``patterns`` and run them under the recorder."""
     rec = Recorder(torch, device_type)
     target = os.path.basename(path)
@@ -304,7 +304,7 @@ def trace_file(torch, device_type, path, patterns=()):
         return _unavailable(torch, device_type, target)
     try:
         module = testrun._load_module(path)
-        pattern, ids = testrun.select_tests(module, list(patterns))
+        pattern, ids = testrun.select_tests(module, list(patterns), tests)
         suite = testrun._suite(module, ids)
     except BaseException as exc:  # a broken file, or one that exits at import
         traceback.print_exc()
@@ -360,7 +360,9 @@ def op_trace(ctx, args):
         os.chdir(args["cwd"])
     torch, device_type = ctx.torch, ctx.device_type
     if args.get("file"):
-        out = trace_file(torch, device_type, args["file"], args.get("patterns", []))
+        out = trace_file(
+            torch, device_type, args["file"], args.get("patterns", []), args.get("tests")
+        )
         return _answer(torch, out)
     call = args.get("call")
     if call is not None and not call.strip():

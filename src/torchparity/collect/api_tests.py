@@ -296,11 +296,12 @@ def none_ran_reason(rec: TargetRecord) -> str:
     return f"none of the API's {c['total']} test(s) ran: " + ", ".join(bits)
 
 
-def isolation_patterns(sel: Selection, entry: str) -> list[str]:
-    """The isolation probe's selection for a by-id file: exactly the tests that ran."""
+def isolation_tests(sel: Selection, entry: str) -> list[str] | None:
+    """What the isolation probe and the trace of a by-id file run: exactly the tests that ran
+    (``Class.test``); None for a pytest file (their own name patterns choose)."""
     if entry == PYTEST:
-        return [s.rsplit("::", 1)[-1] for s in sel.run]
-    return [f"*.{s}" for s in sel.run]
+        return None
+    return list(sel.run)
 
 
 __all__ = [
@@ -309,7 +310,7 @@ __all__ = [
     "file_reasons",
     "from_selection",
     "from_whole",
-    "isolation_patterns",
+    "isolation_tests",
     "listing_of",
     "literal",
     "none_ran_reason",

@@ -705,6 +705,7 @@ class Collector:
         patterns = list(target.patterns or opt.patterns)
         tf.templates = ft.templates if ft is not None else ()
         file_patterns = patterns
+        chosen: list[str] | None = None  # the isolation probe and the trace run exactly these
         if ft is not None and not ft.whole and ft.templates:
             tf.selection = BY_ID
             picked = self._select(runner, target, rec, ft, tf, root, device, logs, i)
@@ -714,7 +715,7 @@ class Collector:
             args = api_tests.run_args(tf.abs_path, sel, entry, self._unset())
             cwd = api_tests.run_cwd(root, tf.abs_path, entry)
             literal = api_tests.literal(target.env.python, tf.abs_path, sel, entry)
-            file_patterns = api_tests.isolation_patterns(sel, entry)
+            chosen = api_tests.isolation_tests(sel, entry)
         else:
             tf.selection = WHOLE
             args = {"path": tf.abs_path, "argv": opt.argv}
@@ -770,7 +771,12 @@ class Collector:
                 target,
                 Job(
                     "isolation",
-                    {"path": tf.abs_path, "state": state, "patterns": file_patterns},
+                    {
+                        "path": tf.abs_path,
+                        "state": state,
+                        "patterns": file_patterns,
+                        "tests": chosen,
+                    },
                     logs / f"iso-{i}-{state}.log",
                     opt.timeout,
                     str(root),
@@ -788,7 +794,7 @@ class Collector:
                 target,
                 Job(
                     "trace",
-                    {"file": tf.abs_path, "patterns": file_patterns},
+                    {"file": tf.abs_path, "patterns": file_patterns, "tests": chosen},
                     logs / f"trace-{i}.log",
                     opt.timeout,
                     str(root),

@@ -250,7 +250,9 @@ def render_log(rec: TargetRecord, sections: Sequence[str] = ()) -> str:
         sel = r.get("selection")
         if sel is not None:
             n = len(sel.get("tests") or [])
-            if sel.get("pattern"):
+            if sel.get("pattern") == "by id":
+                lines.append(f"ISOLATION_SELECTION={n} test(s): the API's tests, by id")
+            elif sel.get("pattern"):
                 lines.append(f"ISOLATION_SELECTION={n} test(s) matching {_v(repr(sel['pattern']))}")
             else:
                 tried = ", ".join(repr(p) for p in sel.get("patterns") or []) or "none given"
