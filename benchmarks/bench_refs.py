@@ -2,18 +2,23 @@
 
     python benchmarks/bench_refs.py --repo CLONE [--file test/npu/test_generators.py]
         [--ref master --ref v2.7.1 --ref v2.11.0 --ref v2.12.0] [--rounds 5] [--config FILE]
+        [--checkout sparse] [--checkout roots]
 
 A clone of Ascend/pytorch is the intended repo. Its test files import torch_npu; without it the
 run goes on the cpu (``--device cpu --allow-cpu-fallback``) with the config's ``backend_module``
 emptied (a config written here unless ``--config`` is given), so each file fails at its import:
 what is measured is the machinery around the tests (the worker, the checkouts, the jobs, the
-store), which is what more refs cost. Each round runs the 1-ref and the 4-ref command once, in
-rotated order; prints medians and minimums, the load average and the ratio (target <= 1.5x).
+store), which is what more refs cost. Each round runs the 1-ref and the 4-ref command once per
+checkout kind (``--checkout``, repeatable: ``sparse``, the default, writes the test files and what
+they read; ``roots`` writes the test roots whole, as before issue 34; set through
+``TORCHPARITY_CHECKOUT``), in rotated order; prints medians and minimums, the load average, the
+ratio per kind (target <= 1.3x) and what each kind's checkout of each ref holds (files, MB).
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,9 +29,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from _interleave import check, header, interleaved, load, machine, median, row  # noqa: E402
 
+from torchparity.collect.ref_checkouts import KIND_VARIABLE  # noqa: E402
+from torchparity.collect.sparse import BlobCache, write_checkout  # noqa: E402
 from torchparity.exec.ship import isolated_env  # noqa: E402
+from torchparity.gitrepo import resolve_commit  # noqa: E402
 
 REFS = ["master", "v2.7.1", "v2.11.0", "v2.12.0"]
+KINDS = ("sparse", "roots")
+TARGET = 1.3
 CONFIG = 'preset = "torch_npu"\nbackend_module = ""\n'
 
 
@@ -48,8 +58,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--python", default=sys.executable, help="interpreter with torch and torchparity"
     )
+    parser.add_argument(
+        "--checkout",
+        action="append",
+        choices=KINDS,
+        help="checkout kind to measure (repeatable; default sparse)",
+    )
     args = parser.parse_args(argv)
     refs = args.ref or REFS
+    kinds = list(dict.fromkeys(args.checkout or ["sparse"]))
     before = load()
     with tempfile.TemporaryDirectory(prefix="torchparity-bench-") as tmp:
         work = Path(tmp)
@@ -57,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.config:
             config.write_text(CONFIG)
 
-        def run(these: list[str]) -> None:
+        def run(these: list[str], kind: str) -> None:
             argv = [
                 args.python,
                 "-m",
@@ -76,27 +93,60 @@ def main(argv: list[str] | None = None) -> int:
                 str(work / "store"),
             ]
             check(
-                subprocess.run(argv, capture_output=True, text=True, cwd=work, env=isolated_env()),
-                f"run on {', '.join(these)}",
+                subprocess.run(
+                    argv,
+                    capture_output=True,
+                    text=True,
+                    cwd=work,
+                    env=isolated_env({KIND_VARIABLE: kind}),
+                ),
+                f"run on {', '.join(these)} ({kind})",
                 ok=(0, 1),
             )
 
-        ways = {
-            f"run on 1 ref ({refs[0]})": lambda: run(refs[:1]),
-            f"run on {len(refs)} refs ({', '.join(refs)})": lambda: run(refs),
-        }
+        ways = {}
+        for kind in kinds:
+            ways[f"{kind}: run on 1 ref ({refs[0]})"] = lambda k=kind: run(refs[:1], k)
+            ways[f"{kind}: run on {len(refs)} refs ({', '.join(refs)})"] = lambda k=kind: run(
+                refs, k
+            )
         times = interleaved(ways, args.rounds)
-    one, many = times.values()
+        held = {kind: contents(Path(args.repo), refs, args.file, kind, work) for kind in kinds}
     print(f"machine: {machine(args.python)}; load average before: {before}, after: {load()}")
     print(f"file: {args.file}; rounds: {args.rounds}, the order rotated every round")
-    print(header(60))
+    print(header(66))
     for name, values in times.items():
-        print(row(name, values, 60))
-    print(
-        f"{len(refs)} refs / 1 ref: {median(many) / median(one):.2f}x (median), "
-        f"{min(many) / min(one):.2f}x (min)  [target <= 1.5x]"
-    )
+        print(row(name, values, 66))
+    values = list(times.values())
+    for i, kind in enumerate(kinds):
+        one, many = values[2 * i], values[2 * i + 1]
+        print(
+            f"{kind}: {len(refs)} refs / 1 ref: {median(many) / median(one):.2f}x (median), "
+            f"{min(many) / min(one):.2f}x (min)  [target <= {TARGET}x]"
+        )
+        print(f"{kind}: each ref's checkout: {held[kind]}")
     return 0
+
+
+def contents(repo: Path, refs: list[str], file: str, kind: str, work: Path) -> str:
+    """What the run's checkout of each ref holds (files, MB), made as the run makes them."""
+    cache = BlobCache()
+    out = []
+    for ref in refs:
+        dest = work / f"checkout-{kind}"
+        top = [Path(file).parts[0]] if len(Path(file).parts) > 1 else []
+        report = write_checkout(
+            repo,
+            resolve_commit(repo, ref),
+            dest,
+            top,
+            [file],
+            whole_roots=kind == "roots",
+            cache=cache,
+        )
+        shutil.rmtree(dest)
+        out.append(f"{ref} {report.files} files ({report.bytes / 2**20:.1f} MiB)")
+    return ", ".join(out)
 
 
 if __name__ == "__main__":

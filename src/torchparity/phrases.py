@@ -38,6 +38,10 @@ PHRASES: dict[str, tuple[str, str]] = {
         "an environment probe ended {status} ({detail}); the probe was run again (no test had run)",
         "一次环境探测以 {status} 结束（{detail}），已重新探测（此前没有运行任何测试）",
     ),
+    "listing_retried": (
+        "listing the tests of {path} ended {status} ({detail}); it was listed again (no test had run)",
+        "列出 {path} 的用例时以 {status} 结束（{detail}），已重新列出（此前没有运行任何测试）",
+    ),
     "device_unavailable": ("{detail}", "所需设备不可用：{detail}"),
     "not_a_pass": ("{path}: not a pass: {detail}", "{path} 不能算作通过：{detail}"),
     "api_rerun": (

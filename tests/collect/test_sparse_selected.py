@@ -62,16 +62,18 @@ def _blobs(repo: Path, ref: str, paths: set[str]) -> set[str]:
     return {git(repo, "rev-parse", f"{ref}:{p}").strip() for p in paths}
 
 
+@pytest.mark.parametrize("roots", [["test"], []], ids=["run", "verify"])
 def test_a_checkout_of_one_file_holds_it_what_it_imports_and_needs_not_its_siblings(
-    tmp_path, make_repo
+    tmp_path, make_repo, roots
 ):
+    """``run`` names the test root (the file's top folder); ``verify`` names none: the top folder."""
     repo = make_repo({"master": FILES})
-    report = write_checkout(repo, resolve_commit(repo, "master"), tmp_path / "co", ["test"], [TEST])
+    report = write_checkout(repo, resolve_commit(repo, "master"), tmp_path / "co", roots, [TEST])
     assert _files(tmp_path / "co") == SELECTED
     assert report.whole == () and report.files == len(SELECTED)
     assert report.imported == ["test/fixtures_helper.py", "test/jit_utils.py", "test/npu/helper.py"]
     assert "test/npu/test_b.py" not in report.describe()
-    assert "the test files and what they import and need under test" in report.describe()
+    assert "the test files and what they import and need" in report.describe()
     assert (tmp_path / "co" / "test/npu/base_data/w.bin").read_text() == "weights\n"
 
 

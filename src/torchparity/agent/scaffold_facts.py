@@ -360,7 +360,8 @@ def calls_on_device(torch, obj, res, calls, device_type):
     ``call_facts`` measures in a forked child with ``DEVICE`` bound to the CPU; this job's device is
     started, and a child forked after that cannot use it (hardware raises, and so does the emulated
     NPU), so a call that reads the device (``_get_device_index(None, True)``) raised there and
-    returns 0 here. Each call keeps the device's outcome: its result, or the exception it raises.
+    returns 0 here. Each call keeps the device's outcome: its result, or the exception it raises;
+    ``differs`` lists those whose outcome the CPU measured otherwise (for the test's notes).
     """
     from .facts_calls import INVALID, _outcome
     from .facts_probe import paired_getter
@@ -376,11 +377,14 @@ def calls_on_device(torch, obj, res, calls, device_type):
             getter = ""
     specs = api_specs(res, device_type)
     ns = {"torch": torch, "DEVICE": torch.device("%s:0" % device_type)}
-    valid, invalid = [], []
+    valid, invalid, differs = [], [], []
     try:
         for case in list(calls.get("valid") or []) + list(calls.get("invalid") or []):
             got = _outcome(obj, case["args"], ns, torch, specs, device_type)
             got["varies"] = case.get("varies", "")
+            seen = [_said(c) for c in (case, got)]
+            if seen[0] != seen[1]:
+                differs.append({"args": case["args"], "cpu": seen[0], "device": seen[1]})
             if "raises" in got:
                 if got["raises"]:
                     invalid.append(got)
@@ -393,7 +397,14 @@ def calls_on_device(torch, obj, res, calls, device_type):
                 obj(*saved)
             except Exception:
                 pass
-    return dict(calls, valid=valid, invalid=invalid, measured_on=device_type)
+    return dict(calls, valid=valid, invalid=invalid, measured_on=device_type, differs=differs)
+
+
+def _said(outcome):
+    """A call's outcome in words: its result's source, or the exception it raises."""
+    if "raises" in outcome:
+        return "raises %s" % (outcome["raises"] or "from some start values only")
+    return "returns %s" % outcome.get("literal")
 
 
 def _forward_of(torch, res, owner):

@@ -119,7 +119,7 @@ def summary_table(run_id: int, records: list[TargetRecord], log_shas: dict[str, 
             f"[{_STYLE.get(r.result, 'default')}]{r.result}[/]"
             + (" (emulated)" if r.emulated else ""),
             f"{files_ok}/{len(r.full)}" if r.full else "-",
-            (f"{api['passed']}/{api['total']} of the API's" if api["total"] else "-")
+            (f"{api['passed']}/{api['total']}" if api["total"] else "-")
             if r.api_tests or any(tf.selection for tf in r.test_files)
             else (f"{tests - bad}/{tests}" if tests else "-"),
             leaks,

@@ -251,18 +251,25 @@ def from_whole(ft: FileTests | None, step: Step) -> tuple[list[ApiTest], list[st
     return api, unrelated, True
 
 
-def file_reasons(step: Step, whole_is_api: bool) -> list[str]:
+def file_reasons(full: Step, source: Step, whole_is_api: bool) -> list[str]:
     """Why a file's run counts against the API beyond its failing tests: an answer that cannot be
-    trusted (always), and, when every test the run was given is the API's, a run that died."""
+    trusted (always), and, when every test the run was given is the API's, a run that died. ``full``
+    holds the verdict (``collect.verdict.judge``), ``source`` the answer it was judged from (the run
+    itself, or with fresh interpreters the agent's own rerun)."""
+    problems = answer_problems(source) + (answer_problems(full) if source is not full else [])
     out = [
         "the answer did not come as one signed message over the agent's channel: " + p
-        for p in answer_problems(step)[:1]
+        for p in problems[:1]
     ]
     if whole_is_api:
         out += [
             r
-            for r in step.verdict_reasons
-            if not (" did not pass:" in r or r == "the test runner ran no test")
+            for r in full.verdict_reasons
+            if not (
+                " did not pass:" in r
+                or r == "the test runner ran no test"
+                or r.startswith("the answer did not come as one signed message")
+            )
         ]
     return out
 

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import AbstractContextManager, ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +132,12 @@ class CollectOptions:
     #: ref -> (path, bytes) of a test written for the API (scaffolded), run where none of its direct
     #: tests ran (all skipped, disabled or never started); None: no such test
     fallback: Callable[[str], tuple[str, bytes] | None] | None = None
+
+
+def _judged(full: Step, source: Step) -> Step:
+    """The run as judged: its tests and runner (``judge`` puts them on ``full``) with the answer they
+    came in (``source``: the run itself, or with fresh interpreters the agent's own rerun)."""
+    return full if source is full else replace(full, result=source.result)
 
 
 #: the collector's exit code for each target result
@@ -725,10 +731,10 @@ class Collector:
             runner, target, rec, args, cwd, literal, tf.path, logs, i, shown_cwd=shown
         )
         if tf.selection == BY_ID:
-            rec.api_tests.extend(api_tests.from_selection(sel, source))
-            rec.api_reasons.extend(api_tests.file_reasons(source, whole_is_api=True))
+            rec.api_tests.extend(api_tests.from_selection(sel, _judged(full, source)))
+            rec.api_reasons.extend(api_tests.file_reasons(full, source, whole_is_api=True))
         else:
-            api, unrelated, answered = api_tests.from_whole(ft, source)
+            api, unrelated, answered = api_tests.from_whole(ft, _judged(full, source))
             if not answered and ft is not None:
                 # the whole run died before it answered: the API's tests run again, by id
                 rec.notes.append(Note.of("api_rerun", path=tf.path, detail=full.status))
@@ -739,7 +745,7 @@ class Collector:
                 picked = self._select(runner, target, rec, ft, tf, root, device, logs, i)
                 if picked is not None:
                     sel, entry = picked
-                    _, again = self._run_file(
+                    again_full, again = self._run_file(
                         runner,
                         target,
                         rec,
@@ -752,13 +758,15 @@ class Collector:
                         name="rerun",
                         shown_cwd=str(Path(tf.abs_path).parent) if entry == "module" else "",
                     )
-                    rec.api_tests.extend(api_tests.from_selection(sel, again))
-                    rec.api_reasons.extend(api_tests.file_reasons(again, whole_is_api=True))
+                    rec.api_tests.extend(api_tests.from_selection(sel, _judged(again_full, again)))
+                    rec.api_reasons.extend(
+                        api_tests.file_reasons(again_full, again, whole_is_api=True)
+                    )
             else:
                 rec.api_tests.extend(api)
                 rec.unrelated.extend(f"{tf.path}: {u}" for u in unrelated)
                 whole_is_api = ft is None or not ft.templates
-                rec.api_reasons.extend(api_tests.file_reasons(source, whole_is_api))
+                rec.api_reasons.extend(api_tests.file_reasons(full, source, whole_is_api))
         # failing tests speak for themselves; a run that cannot count as a pass for another reason is noted
         rec.notes.extend(
             Note.of("not_a_pass", path=tf.path, detail=r)
@@ -818,6 +826,10 @@ class Collector:
             or any(ft.whole for ft in target.api)
             or any(t.status in ("passed", "failed") for t in rec.api_tests)
             or rec.api_reasons
+            # a listing the environment did not answer (a lost worker, a timeout) says nothing of tests
+            or any(not (s.ok or s.result.get("missing")) for s in rec.listing)
+            # a Ray node runs the ref's shipped files only: a test written here would not be there
+            or target.env.name in (getattr(self.runners, "needs", None) or {})
         ):
             return None
         got = self.opt.fallback(target.ref)
@@ -825,6 +837,8 @@ class Collector:
             return None
         rel, data = got
         dest = root / rel
+        if dest.exists():  # never over a file of the ref (the checkout is shared by its targets)
+            return None
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_bytes(data)
         c = rec.api_counts()
@@ -921,19 +935,31 @@ class Collector:
         """List the file's tests as its runner loads them and choose the API's on the device, less the
         disabled ones; None (the API's tests recorded as not run) when none of them is left to run."""
         opt = self.opt
-        listed = self._step(
-            runner,
-            target,
-            Job(
-                "upstream_list",
-                {"path": tf.abs_path, "api": ""},
-                logs / f"list-{i}.log",
-                opt.timeout,
-                str(root),
-            ),
-            "list",
-            tf.path,
-        )
+
+        def listing_job() -> Step:
+            return self._step(
+                runner,
+                target,
+                Job(
+                    "upstream_list",
+                    {"path": tf.abs_path, "api": ""},
+                    logs / f"list-{i}.log",
+                    opt.timeout,
+                    str(root),
+                ),
+                "list",
+                tf.path,
+            )
+
+        listed = listing_job()
+        for _ in range(PROBE_RETRIES):
+            if listed.status != "WORKER_DIED":
+                break
+            # no test ran: a worker (or lane) lost while listing is tried again, and said
+            rec.notes.append(
+                Note.of("listing_retried", path=tf.path, status=listed.status, detail=listed.how)
+            )
+            listed = listing_job()
         rec.listing.append(listed)
         listing = api_tests.listing_of(listed)
         if listing is None:

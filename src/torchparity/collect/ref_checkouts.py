@@ -245,6 +245,7 @@ class RefCheckouts:
         if self._folder is not None:
             shutil.rmtree(self._folder, ignore_errors=True)
             self._folder = None
+        self.blobs = BlobCache()  # the bytes kept go with the checkouts
 
 
 __all__ = ["KINDS", "KIND_VARIABLE", "Checkout", "RefCheckouts"]

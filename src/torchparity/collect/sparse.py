@@ -9,9 +9,10 @@ far less. ``write_checkout`` lists the tree with ``git ls-tree`` and writes:
 * the test files (``required``) and the overlay (files not committed at the ref);
 * the modules they import (``ast``): an ``import a.b`` or ``from a import b``
   that names a file of the tree in the importer's folder (where ``python FILE``
-  looks first) or, failing that, in a folder above it up to its test root
-  (where a test that puts its root on ``sys.path`` finds its helpers), or a
-  relative import; and the files those import, and so on;
+  looks first) or in a folder above it up to its test root (where a test that
+  puts its root on ``sys.path`` finds its helpers; the test root is the root
+  among ``roots`` that holds the file, else its top folder), or a relative
+  import; and the files those import, and so on;
 * what the files need to run as the backend's CI runs them: ``conftest.py``,
   ``__init__.py`` and pytest's config files in each folder from the test root
   down to each test file, and what those import;
@@ -314,18 +315,14 @@ def _facts(source: bytes) -> _Facts:
     return out
 
 
-def _imported_names(source: bytes) -> Iterator[tuple[int, str]]:
-    """(level, dotted name) of each import in ``source``."""
-    yield from _facts(source).imports
-
-
 def _root_of(path: str, roots: Sequence[str]) -> str:
-    """The longest of ``roots`` that holds ``path`` ("" for the repo's root), else its own folder."""
+    """The test root of ``path``: the longest of ``roots`` that holds it ("" for the repo's root),
+    else its top folder (``test`` for ``test/npu/x.py``, as ``run`` picks its roots)."""
     best: str | None = None
     for root in roots:
         if (root == "" or path.startswith(root + "/")) and (best is None or len(root) > len(best)):
             best = root
-    return best if best is not None else posixpath.dirname(path)
+    return best if best is not None else path.split("/", 1)[0] if "/" in path else ""
 
 
 def _folders_down(root: str, path: str) -> list[str]:
@@ -478,7 +475,7 @@ def _needs(
 
 def imported_files(tree: dict[str, Entry], start: Iterable[str], read: BlobReader) -> list[str]:
     """The files of ``tree`` that the Python files ``start`` import, directly or through each other
-    (looked for in each file's own folder)."""
+    (looked for in each file's folder, then the folders above it up to its top folder)."""
     return _needs(_Tree(tree), list(start), (), read.read, {}, narrow=False).imported
 
 

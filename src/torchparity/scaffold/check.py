@@ -1,13 +1,14 @@
-"""Ask the agent to run each family's candidate test where it will run, as written and with the API broken.
+"""Ask the agent to run each family's candidate test, as written and with the API broken.
 
-``checked_facts`` renders every candidate plan as a file of its own (the
-device variable bound to the facts' device, torch's TestCase), sends them in
+``checked_facts`` renders every candidate plan as a file of its own (torch's
+TestCase; the device variable bound to the CPU, or to the device where the
+family's expected values were measured there: ``checked_on``), sends them in
 one ``scaffold_check`` job and stores the outcomes under ``facts["checked"]``,
-where ``build_plan`` reads them: a family whose test does not pass there, or
-still passes when the API only returns a sentinel, is not chosen. For a device
-other than the CPU the agent runs them in a new interpreter (``fresh``), as a
-test run does: a child forked from its job could not use the device the job
-started.
+where ``build_plan`` reads them: a family whose test does not pass, or still
+passes when the API only returns a sentinel, is not chosen. For a device other
+than the CPU the agent runs them in a new interpreter (``fresh``), as a test
+run does: a child forked from its job could not use the device the job started.
+``failing_on_device`` runs the file about to be written on the device itself.
 """
 
 from __future__ import annotations
@@ -34,17 +35,28 @@ def on_device(facts: dict[str, Any]) -> str:
     return "" if device == "cpu" else device
 
 
+#: family -> the fact its asserted values come from, where the agent measures them on the device
+MEASURED_ON_DEVICE = {"signature": "calls"}
+
+
+def checked_on(facts: dict[str, Any], family: str) -> str:
+    """The device a family's candidate is checked on ("" for the CPU): the device where its expected
+    values were measured there, else the CPU, so that a backend bug never makes a weaker family win."""
+    fact = facts.get(MEASURED_ON_DEVICE.get(family, "")) or {}
+    return on_device(facts) if isinstance(fact, dict) and fact.get("measured_on") else ""
+
+
 def check_items(
     info: ApiInfo, facts: dict[str, Any], backend_module: str = "", key: str = ""
 ) -> list[dict[str, Any]]:
-    """One job item per candidate family (device-only families only where the device is)."""
+    """One job item per candidate family (device-only families are not checked)."""
     conv = conventions_from(load_preset("default"))
-    device = on_device(facts)
     plans, _ = candidate_plans(info, facts, "DEVICE", backend_module)
     items = []
     for plan in plans:
-        if plan.family in DEVICE_ONLY and not device:
+        if plan.family in DEVICE_ONLY:
             continue
+        device = checked_on(facts, plan.family)
         source = render_file(
             plan,
             conv,
@@ -60,7 +72,7 @@ def check_items(
                 "file": plan.file_name,
                 "source": source,
                 "resolution": resolution,
-                "standin": plan.family not in DEVICE_ONLY,
+                "standin": True,
             }
         )
     return items
@@ -75,7 +87,7 @@ def _attach(facts: dict[str, Any], answers: list[dict[str, Any]], key: str = "")
         checked[name[len(key) :]] = {
             "clean": answer.get("clean"),
             "broken": answer.get("broken"),
-            "on": on_device(facts) or "the CPU",
+            "on": checked_on(facts, name[len(key) :]) or "the CPU",
         }
     if checked:
         facts["checked"] = checked

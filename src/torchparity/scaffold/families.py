@@ -15,9 +15,9 @@ The families, tried in order of the API's kind:
 
 A family whose facts do not let it decide falls through to the next one, and
 finally to ``fill-in``; no family writes a test that passes without checking.
-Where the agent ran each family's candidate test on the facts' device (``checked``
-in the facts; ``check.py``), a family whose tests do not pass, or pass with the API replaced by a
-stand-in that returns a sentinel, falls through as well.
+Where the agent ran each family's candidate test (``checked`` in the facts;
+``check.py``), a family whose tests do not pass, or pass with the API replaced
+by a stand-in that returns a sentinel, falls through as well.
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ WANTS = {
     "recorded": ["recorded"],
     "fill-in": [],
 }
-#: families whose test needs the device itself (checked by the agent on a device only, not the CPU)
+#: families whose test needs the device itself (not checked on the CPU by the agent)
 DEVICE_ONLY = ("runtime",)
 
 
@@ -284,8 +284,9 @@ def build_plan(
     """The plan of the first family that can decide (``device``: the expression tests use).
 
     With the agent's ``checked`` outcomes, a family is kept only when some of its
-    tests pass where they will run (the facts' device) and some fail once the API is
-    replaced by a stand-in; its tests that failed there are left out (with a note).
+    tests pass (on the CPU, or on the device its expected values were measured on) and
+    some fail once the API is replaced by a stand-in; its tests that failed are left out
+    (with a note).
     """
     plans, reasons = candidate_plans(info, facts, device, backend_module)
     checked = facts.get("checked") or {}

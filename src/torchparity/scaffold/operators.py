@@ -403,6 +403,20 @@ def signature_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
     methods = split_methods(source)
     on = str(calls.get("measured_on") or "")
     where, cn = (on, on) if on else ("the CPU", "CPU")
+    differs = [d for d in calls.get("differs") or [] if isinstance(d, dict)]
+    notes = (
+        (
+            f"{len(differs)} call(s) measured on {on} gave another outcome than in a child forked "
+            f"on the CPU; the test asserts {on}'s (check them against the documentation): "
+            + "; ".join(
+                f"{spelling}({d.get('args')}) {d.get('device')} (CPU: {d.get('cpu')})"
+                for d in differs[:3]
+            )
+            + ("; ..." if len(differs) > 3 else ""),
+        )
+        if on and differs
+        else ()
+    )
     params = calls.get("params", [])
     varied = sorted({c.get("varies") for c in calls["valid"] if c.get("varies")})
     uses_device = any("DEVICE" in c["args"] for c in calls["valid"] + calls.get("invalid", []))
@@ -440,5 +454,6 @@ def signature_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
             invalid=f"{len(invalid)} 个非法调用，异常类型与 {cn} 实测一致" if invalid else "",
         ),
         uses_device=uses_device,
+        notes=notes,
         facts=facts,
     )

@@ -711,7 +711,7 @@ class Pipeline:
                         res = scaffold_test(
                             info, cfg, out_dir=Path(tmp) / "new", write=False, **common
                         )
-                        rel = f"{folder.rstrip('/')}/{Path(res.path).name}"
+                        rel = _free_path(root, refs, f"{folder.rstrip('/')}/{Path(res.path).name}")
                     out[ref] = (rel, res.content.encode("utf-8"), list(res.methods))
                     if verdict.scaffolded is None:
                         verdict.scaffolded = res.to_record(rel)
@@ -1204,6 +1204,16 @@ def _missing_modules(rec: TargetRecord) -> list[str]:
         for m in re.findall(r"No module named '([\w.]+)'", s.output)
     ]
     return list(dict.fromkeys(names))
+
+
+def _free_path(root: Path, refs: list[tuple[str, str]], rel: str) -> str:
+    """``rel``, or where it names a file of a ref already (``test/test_add.py``), ``test_add_api.py``."""
+    stem, suffix = os.path.splitext(rel)
+    candidate, n = rel, 1
+    while any(blob_bytes(root, commit, candidate) is not None for _, commit in refs):
+        candidate = f"{stem}_api{'' if n == 1 else n}{suffix}"
+        n += 1
+    return candidate
 
 
 def _have(rec: TargetRecord) -> str:
