@@ -119,6 +119,8 @@ def test_a_target_whose_api_tests_are_all_skipped_is_not_a_pass(tmp_path, make_r
     assert "该 API 的用例 0/2 通过" in comment
     assert "该 API 的用例均未运行：HEAD@" in comment
     assert "个验证目标通过，证据支持" not in comment
+    junit = (tmp_path / "out" / "junit.xml").read_text("utf-8")
+    assert 'type="NONE_RAN"' in junit  # a CI reading the JUnit is not green either
     assert "NONE_RAN (none of the API's 2 test(s) ran: 2 skipped)" in capsys.readouterr().out
 
 

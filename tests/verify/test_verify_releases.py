@@ -162,6 +162,32 @@ def test_a_ref_no_environment_fits_is_mismatch_in_every_text(tmp_path, two_branc
     assert report["result"] == "MISMATCH"
     assert report["conclusion"]["mismatch"] == ["v2.7.1@a"]
     assert "target v2.7.1@a: MISMATCH (v2.7.1 targets torch 2.7.1; a: torch 2.13.0+cpu)" in err.out
+    junit = (out / "junit.xml").read_text("utf-8")
+    assert 'type="MISMATCH"' in junit and "v2.7.1 targets torch 2.7.1" in junit
+    # the English texts and the summary say it too
+    with answering(_agent({"py213": "2.13.0+cpu", "py271": "2.7.1+cpu"})):
+        assert main(_verify(two_branches, tmp_path, "--env", "a", "--lang", "en")) == 3
+    comment_en = (out / "comment.en.md").read_text("utf-8")
+    assert (
+        "Not run, no environment has the torch release the branch targets: v2.7.1@a" in comment_en
+    )
+    assert "v2.7.1 targets torch 2.7.1; this environment has 2.13.0+cpu" in comment_en
+    capsys.readouterr()
+    assert (
+        main(
+            [
+                "report",
+                str(run.id),
+                "--kind",
+                "markdown-summary",
+                "--store",
+                str(tmp_path / "store"),
+            ]
+        )
+        == 0
+    )
+    summary = capsys.readouterr().out
+    assert "**MISMATCH**" in summary
 
 
 def test_allow_version_mismatch_runs_anyway_and_every_text_says_so(tmp_path, two_branches):
