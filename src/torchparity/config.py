@@ -24,7 +24,7 @@ from .emulated import emulation
 from .errors import UsageError
 from .fsutil import read_text_file
 from .records.task import Product as TaskProduct
-from .records.task import TaskRecord
+from .records.task import TaskRecord, check_fields
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -144,29 +144,32 @@ class Config:
         types = g.source_types or (
             (default_types,) if isinstance(default_types, str) else tuple(default_types)
         )
-        return TaskRecord(
-            api=api or g.api,
-            title=g.title,
-            source_types=tuple(types),
-            task_issue=pick("task_issue"),
-            result_issue=pick("result_issue"),
-            task_title=pick("task_title"),
-            result_title=pick("result_title"),
-            source_branch=g.source_branch,
-            target_branch=g.target_branch,
-            interface_change=g.interface_change,
-            upstream_patch=g.upstream_patch,
-            upstream_note=g.upstream_note,
-            preset=self.preset,
-            backend_module=self.backend_module,
-            active_branches=self.active_branches,
-            maintenance_branches=self.maintenance_branches,
-            maintenance_reason=self.maintenance_reason or None,
-            products=tuple(TaskProduct(p.code, p.name) for p in self.docs_products),
-            repo=repo,
-            lang=lang,
-            docs_pr=g.docs_pr,
-            torchparity_version=__version__,
+        return check_fields(
+            TaskRecord(
+                api=api or g.api,
+                title=g.title,
+                source_types=tuple(types),
+                task_issue=pick("task_issue"),
+                result_issue=pick("result_issue"),
+                task_title=pick("task_title"),
+                result_title=pick("result_title"),
+                source_branch=g.source_branch,
+                target_branch=g.target_branch,
+                interface_change=g.interface_change,
+                upstream_patch=g.upstream_patch,
+                upstream_note=g.upstream_note,
+                preset=self.preset,
+                backend_module=self.backend_module,
+                active_branches=self.active_branches,
+                maintenance_branches=self.maintenance_branches,
+                maintenance_reason=self.maintenance_reason or None,
+                products=tuple(TaskProduct(p.code, p.name) for p in self.docs_products),
+                repo=repo,
+                lang=lang,
+                docs_pr=g.docs_pr,
+                torchparity_version=__version__,
+            ),
+            f"{self.source} [report] or the task's ",
         )
 
     def is_maintenance(self, ref: str) -> bool:

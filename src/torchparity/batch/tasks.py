@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..records.batch import BatchTask
-from ..records.task import TaskRecord
+from ..records.task import TaskRecord, check_fields
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -191,7 +191,7 @@ def _fields(
                 f'{where}: refs must be a list of branch names, e.g. refs = ["master", "v2.7.1"]'
             )
         refs = tuple(r)
-    return base.replace(**changes), refs
+    return check_fields(base.replace(**changes), f"{where}: "), refs
 
 
 def parse_toml(text: str, where: str) -> list[BatchTask]:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from ..records.task import TaskRecord
+from ..records.task import TaskRecord, check_one_line
 from ._choices import SourceType
 
 TitleOpt = Annotated[
@@ -68,7 +68,17 @@ def pr_fields(
     api: str | None = None,
     docs_pr: str | None = None,
 ) -> TaskRecord:
-    """The PR fields given on the command line, as the task record's part a reader may state."""
+    """The PR fields given on the command line, as the task record's part a reader may state; a
+    one-line field (a title, a link, a branch) holding a newline or a control character is refused."""
+    for flag, value in (
+        ("--title", title),
+        ("--task-issue", task_issue),
+        ("--result-issue", result_issue),
+        ("--source-branch", source_branch),
+        ("--target-branch", target_branch),
+        ("--docs-pr", docs_pr),
+    ):
+        check_one_line(value, flag)
     return TaskRecord(
         api=api,
         title=title,

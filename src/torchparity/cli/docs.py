@@ -25,6 +25,7 @@ from ..docs.check import CheckResult, api_name_problem
 from ..docs.lint import summary
 from ..docs.tree import find_docs_dir
 from ..errors import ExitCode, UsageError
+from ..records.task import check_one_line
 from ._app import INVOCATION, ConfigOpt, DebugOpt, JsonOpt, config_for, docs_app, err, out
 from ._choices import EntryKind
 
@@ -234,6 +235,10 @@ def add(
 ) -> int:
     """Add API's entry, in each page's own format, to every version that lacks it."""
     _api_names([api])
+    for text in (
+        restriction or ()
+    ):  # each a line of its own in the page: a newline would write an entry
+        check_one_line(text, "--restriction")
     tree = _tree(docs, repo, config)
     result = add_entry(
         api,

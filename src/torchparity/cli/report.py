@@ -107,8 +107,6 @@ def report(
         raise UsageError(
             "--repo without --range reads nothing; pass --range BASE..HEAD for the PR's files and checklist"
         )
-    st = Store(store, create=False)
-    records = [read_run(st, r) for r in runs]
     given = pr_fields(
         title=title,
         source_type=source_type,
@@ -122,6 +120,8 @@ def report(
         api=api,
         docs_pr=docs_pr,
     )
+    st = Store(store, create=False)
+    records = [read_run(st, r) for r in runs]
     cfg = config_for(config, repo, allow_repo_templates=allow_repo_templates)
     change = checklist = None
     if repo is not None and rev_range:

@@ -6,10 +6,41 @@ the flags of whoever renders them later.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import ClassVar
 
+from ..errors import UsageError
 from .base import Record
+
+#: the fields a text states on one line of its own (a title, a link, a branch): a newline or a control
+#: character in one would write lines of its own into the PR text
+ONE_LINE_FIELDS = (
+    "title",
+    "task_issue",
+    "result_issue",
+    "task_title",
+    "result_title",
+    "source_branch",
+    "target_branch",
+    "docs_pr",
+)
+
+#: newlines, C0/C1 controls, DEL, Unicode line/paragraph separators and bidi controls
+_NOT_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def check_one_line(value: str | None, what: str) -> str | None:
+    """``value`` when it is one line of text; bad input (exit 2, naming ``what``) otherwise."""
+    if value is None:
+        return None
+    m = _NOT_ONE_LINE.search(value)
+    if m is not None:
+        raise UsageError(
+            f"{what}: {value[: m.start()][-40:]!r} is followed by the control character "
+            f"{m.group(0)!r}; give it on one line, without control characters"
+        )
+    return value
 
 
 @dataclass(frozen=True)
@@ -52,4 +83,11 @@ class TaskRecord(Record):
     lang: str = "zh"
 
 
-__all__ = ["Product", "TaskRecord"]
+def check_fields(rec: TaskRecord, where: str) -> TaskRecord:
+    """``rec`` when each of its one-line fields is one line (bad input naming the field otherwise)."""
+    for name in ONE_LINE_FIELDS:
+        check_one_line(getattr(rec, name), f"{where}{name}")
+    return rec
+
+
+__all__ = ["ONE_LINE_FIELDS", "Product", "TaskRecord", "check_fields", "check_one_line"]
