@@ -106,3 +106,19 @@ def test_attest_prints_the_emulation(tmp_path: Path, capsys: pytest.CaptureFixtu
     printed = capsys.readouterr().out
     assert "result warn" in printed and "emulated: v2.7.1@a2 (npu emulated on CPU" in printed
     assert json.loads(out.read_text())["predicate"]["emulated"][0]["target"] == "v2.7.1@a2"
+
+
+def test_an_emulated_pass_is_no_claim_of_consistency(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = _emulated_verify(tmp_path, capsys)
+    for kind, lang, said in (
+        ("comment", "zh", "这是试运行，不是硬件证据，尚不能据此认定"),
+        ("comment", "en", "a dry run, not hardware evidence;"),
+    ):
+        assert main(["report", "1", "--kind", kind, "--lang", lang, "--store", store]) == 0
+        text = capsys.readouterr().out
+        assert said in text
+        assert "证据支持" not in text and "the evidence supports" not in text
+    assert main(["report", "1", "--kind", "json", "--store", store]) == 0
+    assert json.loads(capsys.readouterr().out)["conclusion"]["consistent"] is False

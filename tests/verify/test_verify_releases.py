@@ -194,12 +194,13 @@ def test_allow_version_mismatch_runs_anyway_and_every_text_says_so(tmp_path, two
     agent = _agent({"py213": "2.13.0+cpu", "py271": "2.7.1+cpu"})
     with answering(agent):
         rc = main(_verify(two_branches, tmp_path, "--env", "a", "--allow-version-mismatch"))
-    assert rc == 0
+    assert rc == 1  # ran, and said: not evidence for the release the branch targets
     st = Store(tmp_path / "store")
     (run,) = st.runs()
     ev = next(e for e in read_run(st, run.id).targets if e.record.ref == "v2.7.1")
     assert ev.record.result == "PASS" and ev.record.version_check == "allowed"
     assert "TORCH_VERSION_CHECK=allowed" in ev.log
     comment = (tmp_path / "out" / "comment.zh.md").read_text("utf-8")
-    assert "v2.7.1@a 在与分支面向版本不同的 torch 上运行（--allow-version-mismatch）" in comment
+    assert "- 在与分支面向版本不同的 torch 上运行（--allow-version-mismatch）：v2.7.1@a" in comment
+    assert "个验证目标通过，证据支持" not in comment
     assert "--allow-version-mismatch" in (tmp_path / "out" / "pr.v2.7.1.zh.md").read_text("utf-8")

@@ -502,6 +502,7 @@ class Collector:
         rec.torch_version = target.torch_version
         if target.mismatch:  # no environment has the torch release the ref targets: nothing runs
             rec.result = "MISMATCH"
+            rec.emulated = ""  # nothing ran, on an emulated device or any other
             rec.notes.append(
                 Note.of(
                     "version_mismatch",

@@ -90,6 +90,13 @@ class JobResult:
             return str(self.signal)
 
 
+#: how a file's chosen tests ran by id, per entry (``upstream.find.entry_kind``)
+_BY_ID = {
+    "unittest": "the file ran as __main__ with only these test ids on its command line",
+    "pytest": "pytest ran only these node ids",
+    "module": "python -m unittest ran only these tests of the file's module, from its folder",
+}
+
 #: the longest timeout a step may be given (a day): beyond it a number is a typo, not a plan
 MAX_TIMEOUT = 86400.0
 
@@ -637,7 +644,12 @@ class WarmWorker:
             )
         how += ")"
         if job.op == "run_file":
-            how += f"; the file ran as __main__ with argv {[job.args['path'], *job.args.get('argv', [])]}"
+            if job.args.get("entry"):  # chosen tests, by id, the way the command above runs them
+                how += f"; {_BY_ID.get(str(job.args['entry']), 'the chosen tests ran by id')}: " + (
+                    ", ".join(str(x) for x in job.args.get("selectors") or [])
+                )
+            else:
+                how += f"; the file ran as __main__ with argv {[job.args['path'], *job.args.get('argv', [])]}"
         return JobResult(
             op=job.op,
             status=answer.get("status", "ERROR"),

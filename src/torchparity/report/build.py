@@ -348,6 +348,7 @@ def build_report(
     results = [t.result for t in targets]
     result = overall_result(results)
     docs_missing = list(docs["check"]["missing_versions"]) if docs["check"] else []
+    ran = [t for t in targets if t.result != "MISMATCH"]  # the targets where something ran
     conclusion = {
         "result": result,
         "passed": [t.label for t in targets if t.result == "PASS"],
@@ -361,8 +362,15 @@ def build_report(
         "version_allowed": [t.label for t in targets if t.version_check == "allowed"],
         "isolation_failed": [t.label for t in targets if t.isolation_passed is False],
         "docs_missing": docs_missing,
-        "consistent": (result == "PASS") if targets else None,
-        "emulated_only": bool(targets) and all(t.emulated for t in targets),
+        # the evidence supports consistency: every target passed, on hardware, on its own torch release
+        "consistent": (
+            result == "PASS"
+            and not all(t.emulated for t in targets)
+            and not any(t.version_check == "allowed" for t in targets)
+        )
+        if targets
+        else None,
+        "emulated_only": bool(ran) and all(t.emulated for t in ran),
         # the targets whose device was emulated on CPU (all of them: a dry run, emulated_only)
         "emulated": [t.label for t in targets if t.emulated],
     }

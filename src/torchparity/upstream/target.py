@@ -213,7 +213,8 @@ def _unreported(res: JobResult) -> Note:
     return Note.of(
         "upstream_unreported",
         status=res.status,
-        exit_code="" if res.exit_code is None else res.exit_code,
+        # a process killed by a signal has no exit code: the signal says how it ended
+        exit_code=res.exit_code if res.exit_code is not None else (res.signal_name or "none"),
     )
 
 
@@ -381,7 +382,12 @@ def run_file(
         if t.status == "run":
             assert res_main is not None
             o = outcome_for(t.selector, got)
-            if o is None:
+            if o is None and res_main.status in ("CRASH", "TIMEOUT") and not got:
+                # the run died (a signal, its timeout) before any answer: its tests cannot count as
+                # never started, for some ran; nor as passed
+                why = _unreported(res_main)
+                t = replace(t, status="failed", why=why, detail=phrase(why))
+            elif o is None:
                 why = _unreported(res_main)
                 t = replace(t, status="not_started", why=why, detail=phrase(why))
             else:

@@ -905,9 +905,17 @@ class Pipeline:
                     "(--env/--python)"
                     + ("" if verdict.scaffolded is not None else ", or pass --scaffold")
                 )
-        if outcome.records and all(r.emulated for r in outcome.records):
+        for rec in outcome.records:
+            if rec.version_check == "allowed":
+                verdict.blockers.append(
+                    f"target {rec.label}: ran with torch {rec.torch_version or 'unknown'}, "
+                    f"{rec.ref} targets torch {' / '.join(rec.torch_wanted)} "
+                    "(--allow-version-mismatch): not evidence for that release"
+                )
+        ran = [r for r in outcome.records if r.result != "MISMATCH"]
+        if ran and all(r.emulated for r in ran):
             # a dry run: whatever passed, there is no hardware evidence yet (the checklist says the same)
-            devices = ", ".join(sorted({r.emulated for r in outcome.records}))
+            devices = ", ".join(sorted({r.emulated for r in ran}))
             verdict.blockers.append(
                 f"{EMULATED_BLOCKER}: every target ran on an emulated {devices} (on CPU): "
                 "a dry run, not hardware evidence; verify on the device"
