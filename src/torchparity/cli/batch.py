@@ -25,6 +25,7 @@ from ._app import (
     EmulateOpt,
     JsonOpt,
     StoreOpt,
+    VersionMismatchOpt,
     app,
     config_for,
     err,
@@ -126,6 +127,7 @@ def batch(
     ] = Path("torchparity-out"),
     fresh: FreshOpt = False,
     allow_cpu_fallback: CpuFallbackOpt = False,
+    allow_version_mismatch: VersionMismatchOpt = False,
     timeout: TimeoutOpt = 900.0,
     jobs: Annotated[
         int,
@@ -186,6 +188,7 @@ def batch(
         fields=fields,
         ray=ray,
         allow_cpu_fallback=allow_cpu_fallback,
+        allow_version_mismatch=allow_version_mismatch,
     )
     options = BatchOptions(tasks=tasks, verify=common, out=out_dir, jobs=jobs)
     the_store = Store(store)
