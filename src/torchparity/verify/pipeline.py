@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -613,41 +613,35 @@ class Pipeline:
         f = fit(ref, wanted, opt.envs, versions)
         if not opt.allow_version_mismatch:
             self._skipped.update(f"{ref}@{env.name}" for env, _, _ in f.others)
-        common: dict[str, Any] = dict(
-            files=files, overlay=overlay, patterns=patterns, api=api, torch_wanted=wanted
-        )
+
+        def made(envs: Sequence[EnvSpec], check: str, mismatch: str = "") -> list[Target]:
+            return [
+                Target(
+                    ref,
+                    commit,
+                    env,
+                    files=files,
+                    overlay=overlay,
+                    patterns=patterns,
+                    api=api,
+                    torch_wanted=wanted,
+                    version_check=check,
+                    mismatch=mismatch,
+                    torch_version=versions.get(env.name, ""),
+                )
+                for env in envs
+            ]
+
         if not f.mismatch:
             for env, _have_version, why in f.others:
                 verdict.notes.append(
                     f"{ref} does not run in {env.name} ({why}; {ref} targets torch "
                     f"{' / '.join(wanted) or 'any'})"
                 )
-            check = "match" if wanted else ""
-            return [
-                Target(
-                    ref,
-                    commit,
-                    env,
-                    version_check=check,
-                    torch_version=versions.get(env.name, ""),
-                    **common,
-                )
-                for env in f.fitting
-            ]
-        check = "allowed" if opt.allow_version_mismatch else "mismatch"
-        have = "; ".join(f"{env.name}: {why}" for env, _, why in f.others)
-        return [
-            Target(
-                ref,
-                commit,
-                env,
-                version_check=check,
-                mismatch="" if opt.allow_version_mismatch else have,
-                torch_version=versions.get(env.name, ""),
-                **common,
-            )
-            for env in opt.envs
-        ]
+            return made(f.fitting, "match" if wanted else "")
+        if opt.allow_version_mismatch:
+            return made(opt.envs, "allowed")
+        return made(opt.envs, "mismatch", "; ".join(f"{e.name}: {why}" for e, _, why in f.others))
 
     def _scaffolded(
         self, sc: ScaffoldRecord, verdict: Verdict
