@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -204,3 +205,47 @@ def test_allow_version_mismatch_runs_anyway_and_every_text_says_so(tmp_path, two
     assert "- 在与分支面向版本不同的 torch 上运行（--allow-version-mismatch）：v2.7.1@a" in comment
     assert "个验证目标通过，证据支持" not in comment
     assert "--allow-version-mismatch" in (tmp_path / "out" / "pr.v2.7.1.zh.md").read_text("utf-8")
+
+
+def test_the_texts_list_targets_in_the_order_given_not_the_order_they_finished(
+    tmp_path, two_branches
+):
+    agent = _agent({"py213": "2.13.0+cpu", "py271": "2.13.0+cpu"})
+    answer_probe = agent.overrides["probe"]
+
+    def slow_for_b(job):
+        runner = current_runner()
+        if runner is not None and runner.python.endswith("py271") and job.op == "probe":
+            time.sleep(0.5)  # b, given first, finishes last
+        return answer_probe(job)
+
+    agent.overrides["probe"] = slow_for_b
+    cfg = two_branches.parent / "cfg.toml"
+    cfg.write_text(cfg.read_text("utf-8").replace('file = "version.txt"\n', ""), "utf-8")
+    argv = [
+        "verify",
+        "torch.Generator.seed",
+        "--repo",
+        str(two_branches),
+        "--config",
+        str(cfg),
+        "--ref",
+        "master",
+        "--env",
+        "b",
+        "--env",
+        "a",
+        "--store",
+        str(tmp_path / "store"),
+        "--out",
+        str(tmp_path / "out"),
+    ]
+    with answering(agent):
+        main(argv)
+    st = Store(tmp_path / "store")
+    (run,) = st.runs()
+    finished = [t.label for t in sorted(st.targets(run.id), key=lambda t: t.finished)]
+    assert finished[0] == "master@a"  # a finished first ...
+    comment = (tmp_path / "out" / "comment.zh.md").read_text("utf-8")
+    # ... and b, given first, is listed first
+    assert comment.index("（master@b）") < comment.index("（master@a）")

@@ -209,6 +209,8 @@ class Collector:
         self._lock = threading.Lock()
         #: the backend's disabled lists read so far (by SHA-256), for the tests run by id
         self._lists: dict[str, DisabledList] = {}
+        #: each target's place in the run as asked (label -> index)
+        self._order: dict[str, int] = {}
         self._lists_lock = threading.Lock()
         check_states(options.isolation_states)
         check_timeout(options.timeout)
@@ -300,6 +302,7 @@ class Collector:
         self, targets: list[Target], run_id: int, resumed: bool, finish: bool
     ) -> CollectOutcome:
         records: list[TargetRecord] = []
+        self._order = {t.label: i for i, t in enumerate(targets)}
         if resumed:
             self.store.reopen_run(run_id)
             kept = {
@@ -497,6 +500,7 @@ class Collector:
             else None,
             emulated=emulation(target.env.emulated).device if target.env.emulated else "",
         )
+        rec.order = self._order.get(target.label, 0)
         rec.torch_wanted = list(target.torch_wanted)
         rec.version_check = target.version_check
         rec.torch_version = target.torch_version

@@ -222,6 +222,9 @@ class TargetRecord(Record):
     version_check: str = ""
     #: the environment's torch version as probed before the run (what the version check compared)
     torch_version: str = ""
+    #: the target's place in the run as asked (refs in the order given, then environments): texts
+    #: list targets in this order, not in the order they finished
+    order: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -324,7 +324,12 @@ def build_report(
         if doc is None:
             missing[kind] = HINTS[kind]
 
-    targets = [target_report(ev, run_uid=r.run.uid) for r in runs for ev in r.targets]
+    # in the order the run was asked for (refs as given, then environments), not the order they finished
+    targets = [
+        target_report(ev, run_uid=r.run.uid)
+        for r in runs
+        for ev in sorted(r.targets, key=lambda e: e.record.order)
+    ]
     if not targets:
         missing["targets"] = HINTS["targets"]
     change_rec = change or _first(runs, "change")
