@@ -249,3 +249,33 @@ def test_the_texts_list_targets_in_the_order_given_not_the_order_they_finished(
     comment = (tmp_path / "out" / "comment.zh.md").read_text("utf-8")
     # ... and b, given first, is listed first
     assert comment.index("（master@b）") < comment.index("（master@a）")
+
+
+def test_the_target_branch_given_is_the_prs_when_the_ref_is_a_commit(tmp_path, make_repo):
+    from tests.conftest import git
+
+    repo = make_repo({"master": {"test/test_gen0.py": GEN}})
+    sha = git(repo, "rev-parse", "HEAD").strip()
+    with answering(RecordedAgent.of(RECORDING)):
+        main(
+            [
+                "verify",
+                "torch.Generator.seed",
+                "--repo",
+                str(repo),
+                "--python",
+                sys.executable,
+                "--ref",
+                sha,
+                "--target-branch",
+                "v2.7.1",
+                "--store",
+                str(tmp_path / "store"),
+                "--out",
+                str(tmp_path / "out"),
+            ]
+        )
+    (pr,) = (tmp_path / "out").glob(f"pr.{sha}.zh.md")
+    text = pr.read_text("utf-8")
+    assert "本 PR 面向目标分支 v2.7.1。" in text
+    assert f"面向目标分支 {sha}" not in text

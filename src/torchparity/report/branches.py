@@ -25,7 +25,12 @@ def for_branch(run: RunRecords, ref: str) -> RunRecords:
     sc = run.scaffold
     if sc is not None and ref in sc.refs:
         sc = sc.replace(refs=(ref,))
-    task = (run.task or TaskRecord(api=None)).replace(target_branch=ref)
+    task = run.task or TaskRecord(api=None)
+    # the branch the PR is for: the one the user named (--target-branch) where the run is of one ref
+    # (a commit id, say) or of that branch; else the ref itself
+    refs = {t.record.ref for t in run.targets}
+    given = task.target_branch
+    task = task.replace(target_branch=given if given and (len(refs) <= 1 or ref == given) else ref)
     verify: VerifyRecord | None = run.verify
     if verify is not None:
         labels = {t.record.label for t in targets}
