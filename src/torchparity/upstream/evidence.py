@@ -5,7 +5,8 @@ from, the disabled list (path, sha256, entries, the variable set to it), each
 file's command exactly as run (the variables it sets or unsets, the interpreter,
 the file, the selected test names) with the runner's own output, then one
 ``UPSTREAM_TEST=`` line per test and one ``UPSTREAM_STALE_ENTRY=`` line per list
-entry that a recheck found passing. The ``upstream`` verb's own log is this
+entry that a recheck found passing (``UPSTREAM_PASSES_WITHOUT_LIST_EMULATED=`` on an
+emulated device: no stale entry until it passes on hardware). The ``upstream`` verb's own log is this
 section under the usual header and environment probe.
 """
 
@@ -133,7 +134,11 @@ def section(t: UpstreamTarget) -> list[str]:
     for test in t.tests:
         lines.append(test_line(test))
     for entry in t.stale:
-        lines.append(f"UPSTREAM_STALE_ENTRY={one_line(entry.list_file)}:{one_line(entry.key)}")
+        where = f"{one_line(entry.list_file)}:{one_line(entry.key)}"
+        if t.emulated:  # found on CPU kernels: no stale entry until it passes on hardware
+            lines.append(f"UPSTREAM_PASSES_WITHOUT_LIST_EMULATED={where} (recheck on hardware)")
+        else:
+            lines.append(f"UPSTREAM_STALE_ENTRY={where}")
     lines.append(f"UPSTREAM_RESULT={one_line(t.result)}")
     return lines
 
