@@ -474,3 +474,24 @@ def test_run_info_is_what_names_a_run() -> None:
     )
     m = build_report([RunRecords(run=info)])
     assert m.runs[0]["uid"] == "ab" * 16 and "id" not in m.runs[0]
+
+
+def test_official_tests_related_never_says_the_api_has_no_direct_test(
+    run_sets: dict[str, list[RunRecords]],
+) -> None:
+    """The official tests' selection speaks of official tests: beside the backend's own direct tests
+    (``直接用例数：2``) it never says the API has none."""
+    checked = 0
+    for runs in run_sets.values():
+        model = build_report(runs)
+        if not model.official or model.official.get("selection") != "related":
+            continue
+        for lang, none_said in (
+            ("zh", "该 API 没有直接用例"),
+            ("en", "no test uses the API directly"),
+        ):
+            for kind in ("pr", "comment"):
+                text = render(model, kind, lang)
+                assert none_said not in text, (kind, lang)
+        checked += 1
+    assert checked, "no fixture has related official tests"
