@@ -552,3 +552,27 @@ def test_tests_that_fail_unconditionally_are_placeholders():
         "    def test_real(self):\n        if torch.x() != 1:\n            self.fail('wrong')\n"
     )
     assert failing_tests(tree) == {"TestA.test_fill"}
+
+
+@pytest.mark.parametrize(
+    "title, ok",
+    [
+        # the forms the backend merges (its history on v2.7.1, v2.11.0 and master)
+        ("[v2.7.1] test: add test cases for torch.is_conj", True),
+        ("[v2.7.1]test: add test cases for torch.is_conj", True),
+        ("[master] test: add NPU coverage", True),
+        ("【API一致性任务】test: add NPU coverage for torch._utils._get_device_index", True),
+        ("[test][v2.7.1] add NPU validation cases for torch.Tensor.map_", True),
+        ("[fix] fix the profiler", True),
+        ("test(npu): add cases", True),
+        # no type tag anywhere
+        ("[v2.7.1] add test cases", False),
+        ("add test cases for torch.is_conj", False),
+        ("[sync] PR #123", False),
+        ("[test]", False),
+    ],
+)
+def test_the_type_tag_forms_the_backend_merges(title: str, ok: bool) -> None:
+    from torchparity.checks.checklist import DEFAULT_TYPE_TAGS, has_type_tag
+
+    assert has_type_tag(title, DEFAULT_TYPE_TAGS) is ok

@@ -629,10 +629,27 @@ def check_only_targets(ctx: _Context) -> _Result:
     )
 
 
+#: a title's leading bracketed prefixes, as the backend's merged titles write them: ``[v2.7.1]``,
+#: ``[master]``, ``[test]``, ``【API一致性任务】``
+_PREFIX = re.compile(r"^\s*(?:\[([^\]]*)\]|【([^】]*)】)\s*")
+
+
 def _type_tag_re(tags: Sequence[str]) -> re.Pattern[str]:
     return re.compile(
         r"^(?:" + "|".join(re.escape(t) for t in tags) + r")(?:\([^)]*\))?!?\s*[:：]\s*\S"
     )
+
+
+def has_type_tag(title: str, tags: Sequence[str]) -> bool:
+    """The title carries a type tag, in the forms the backend merges: ``test: x``, ``[v2.7.1] test: x``,
+    ``[v2.7.1]test: x``, ``【API一致性任务】test: x``, ``[test][v2.7.1] add x``, ``[fix] fix x``."""
+    rest, bracketed = title, []
+    while (m := _PREFIX.match(rest)) is not None:
+        bracketed.append((m.group(1) or m.group(2) or "").strip().lower())
+        rest = rest[m.end() :]
+    if any(b in tags for b in bracketed) and rest.strip():
+        return True
+    return _type_tag_re(tags).match(rest) is not None
 
 
 def check_type_tag(ctx: _Context) -> _Result:
@@ -656,8 +673,7 @@ def check_type_tag(ctx: _Context) -> _Result:
             "未给出提交范围或 PR 标题",
         )
     tags = tuple(ctx.config.report.get("type_tags") or DEFAULT_TYPE_TAGS)
-    pattern = _type_tag_re(tags)
-    bad = [x for x in titles if not pattern.match(x[2])]
+    bad = [x for x in titles if not has_type_tag(x[2], tags)]
     if bad:
         w, w_zh, t = bad[0]
         return _r(
