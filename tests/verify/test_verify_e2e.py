@@ -349,6 +349,11 @@ def test_docs_add_without_a_parent_entry_asks_for_statuses(
     assert (
         "torch.is_nonzero" in (repo / "docs/zh/api/native_api/pytorch_2-11-0/torch.md").read_text()
     )
+    # the texts say the entries were added, not that none was needed
+    assert "docs: added in 2.7.1, 2.11.0; present in every version" in capsys.readouterr().err
+    pr = (tmp_path / "out" / "pr.zh.md").read_text("utf-8")
+    assert "涉及：本次运行为 2.7.1、2.11.0 补齐了条目（见下），随资料 PR 提交。" in pr
+    assert "不涉及：各版本资料均已有条目" not in pr
 
 
 GENERATOR_TEST = """

@@ -1064,8 +1064,20 @@ class Pipeline:
             verdict.blockers.append(
                 f"docs: the docs link does not match the version in {', '.join(bad_links)}"
             )
+        written = [
+            c.version
+            for c in (verdict.docs_added.changes if verdict.docs_added is not None else ())
+            if c.action == "added"
+        ]
         self.hooks.done(
-            "docs", "missing in " + ", ".join(missing) if missing else "present in every version"
+            "docs",
+            "missing in " + ", ".join(missing)
+            if missing
+            else (
+                f"added in {', '.join(written)}; present in every version"
+                if written
+                else "present in every version"
+            ),
         )
 
     # -- 6. checklist and reports -------------------------------------------------------------------
