@@ -159,6 +159,9 @@ def test_a_ref_no_environment_fits_is_mismatch_in_every_text(tmp_path, two_branc
     assert "全部" not in comment.split("### 结论", 1)[1]
     pr = (out / "pr.v2.7.1.zh.md").read_text("utf-8")
     assert "torch 版本与分支不匹配（未运行）" in pr
+    assert "未运行的分支：v2.7.1（没有环境具备其面向的 torch 版本）。" in pr
+    whole = (out / "pr.zh.md").read_text("utf-8")
+    assert "本次验证覆盖分支：master。" in whole and "未运行的分支：v2.7.1" in whole
     report = json.loads((out / "report.json").read_text("utf-8"))
     assert report["result"] == "MISMATCH"
     assert report["conclusion"]["mismatch"] == ["v2.7.1@a"]

@@ -35,7 +35,14 @@ def for_branch(run: RunRecords, ref: str) -> RunRecords:
     if verify is not None:
         labels = {t.record.label for t in targets}
         verify = verify.replace(targets=tuple(t for t in verify.targets if t.label in labels))
-    return replace(run, targets=targets, coverage=cov, scaffold=sc, task=task, verify=verify)
+    up = run.upstream
+    if up is not None:  # the branch's official tests (and a PyTorch clone's), not another branch's
+        up = up.replace(
+            targets=tuple(t for t in up.targets if t.source != "backend" or t.ref == ref)
+        )
+    return replace(
+        run, targets=targets, coverage=cov, scaffold=sc, task=task, verify=verify, upstream=up
+    )
 
 
 __all__ = ["for_branch"]

@@ -122,10 +122,13 @@ def _source(task: TaskRecord, missing: dict[str, str]) -> dict[str, Any]:
 
 def _branches(targets: Sequence[TargetReport], task: TaskRecord) -> dict[str, Any]:
     refs = list(dict.fromkeys(t.ref for t in targets if task.repo))
+    # refs where nothing ran: no environment had the torch release they target
+    not_run = [r for r in refs if all(t.result == "MISMATCH" for t in targets if t.ref == r)]
     return {
         "repo": task.repo,
         "target": task.target_branch or (refs[0] if len(refs) == 1 else None),
-        "targets": refs,
+        "targets": [r for r in refs if r not in not_run],
+        "not_run": not_run,
         "active": list(task.active_branches),
         "maintenance": list(task.maintenance_branches),
         "maintenance_reason": task.maintenance_reason,
