@@ -180,6 +180,11 @@ def test_a_target_whose_api_tests_are_all_disabled_is_not_a_pass(tmp_path, make_
     assert "API_TEST=__main__.TestSeed.test_generator_seed:disabled" in ev.log
     note = next(n for n in ev.record.notes if n.code == "api_fallback_scaffold")
     assert note.args["disabled"] == "1"
+    junit = (tmp_path / "out" / "junit.xml").read_text("utf-8")
+    assert 'name="__main__.TestSeed.test_generator_seed"' in junit
+    assert (
+        "disabled by the backend&apos;s list" in junit or "disabled by the backend's list" in junit
+    )
 
 
 def test_the_tests_of_a_vendored_file_run_by_id_not_its_crashing_neighbours(tmp_path, make_repo):

@@ -84,6 +84,17 @@ def _suite(t: dict[str, Any], api: str | None) -> tuple[ET.Element, dict[str, in
                 "skipped",
                 {"message": "expected failure" if outcome == "xfail" else "skipped"},
             )
+    for a in t.get("api_tests") or ():
+        if a["status"] not in ("disabled", "not_started"):
+            continue  # those that ran are the runner's cases above
+        # the API's tests that never ran: named, never silently absent
+        case = _case(suite, "torchparity.api_tests", a["id"] or a["test"])
+        counts["tests"] += 1
+        counts["skipped"] += 1
+        why = "disabled by the backend's list" if a["status"] == "disabled" else "never started"
+        ET.SubElement(
+            case, "skipped", {"message": _text(f"{why}: {a['detail']}" if a["detail"] else why)}
+        )
     for iso in t["isolation"]:
         case = _case(suite, "torchparity.isolation", f"{iso['title']} ({iso['test_file']})")
         counts["tests"] += 1
