@@ -495,3 +495,31 @@ def test_official_tests_related_never_says_the_api_has_no_direct_test(
                 assert none_said not in text, (kind, lang)
         checked += 1
     assert checked, "no fixture has related official tests"
+
+
+def test_failing_official_tests_keep_the_conclusion_from_calling_the_api_consistent(
+    run_sets: dict[str, list[RunRecords]],
+) -> None:
+    checked = 0
+    for runs in run_sets.values():
+        model = build_report(runs)
+        if not model.official:
+            continue
+        # every target passed, the official tests did not
+        model = replace(
+            model,
+            result="PASS",
+            targets=tuple(replace(t, result="PASS") for t in model.targets),
+            official=dict(model.official, result="FAIL"),
+        )
+        for lang, said, claim in (
+            ("zh", "PyTorch 官方用例未通过", "证据支持"),
+            ("en", "PyTorch's official tests failed", "the evidence supports"),
+        ):
+            text = render(model, "comment", lang)
+            conclusion = text.split("### 结论" if lang == "zh" else "### Conclusion", 1)[1]
+            assert claim not in conclusion
+            if all(t.result == "PASS" for t in model.targets):
+                assert said in conclusion
+        checked += 1
+    assert checked, "no fixture has failing official tests"
