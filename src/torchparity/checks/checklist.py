@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import pyast
 from ..config import Config, load_preset
 from ..coverage.aliases import ATTR, AliasTable, Normalizer, table_for
 from ..coverage.extract import decode_refs, extract
@@ -400,7 +401,7 @@ def _testcase_names(config: Config) -> tuple[str, str, str]:
     """(module, qualified TestCase, qualified run_tests) from ``[scaffold] testcase_import``."""
     line = str(config.scaffold.get("testcase_import") or DEFAULT_TESTCASE_IMPORT)
     try:
-        node = ast.parse(line).body[0]
+        node = pyast.parse_module(line).body[0]
     except (SyntaxError, IndexError):
         raise UsageError(
             f"[scaffold] testcase_import in {config.source} is not an import statement: {line!r}; "

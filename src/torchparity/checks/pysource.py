@@ -14,6 +14,8 @@ import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .. import pyast
+
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 #: longest code quoted in a checklist reason
 MAX_CODE = 80
@@ -67,7 +69,7 @@ class SourceFile:
         self.text = text
         self.error = ""
         try:
-            self.tree: ast.Module | None = ast.parse(text, filename=path)
+            self.tree: ast.Module | None = pyast.parse_module(text, filename=path)
         except SyntaxError as exc:
             self.tree = None
             self.error = f"line {exc.lineno}: {exc.msg}"

@@ -47,6 +47,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from .. import pyast
 from ..errors import EnvironmentBroken
 from ..gitblobs import BlobReader, stream_blobs
 from ..gitrepo import git
@@ -290,7 +291,7 @@ def _facts(source: bytes) -> _Facts:
     class names, and whether it calls ``assertExpected`` (files under ``expect/``)."""
     out = _Facts()
     try:
-        tree = ast.parse(source)
+        tree = pyast.parse_module(source)
     except (SyntaxError, ValueError):
         return out
     for node in ast.walk(tree):

@@ -43,6 +43,8 @@ import re
 import tokenize
 from typing import Any
 
+from .. import pyast
+
 #: bump when the facts change shape or meaning: cached facts of another version are re-made
 VERSION = 8
 #: kind codes in the facts' refs
@@ -932,7 +934,7 @@ class _Walker:
             return None
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             try:
-                node = ast.parse(node.value, mode="eval").body
+                node = pyast.parse_expression(node.value).body
             except SyntaxError:
                 return None
         if isinstance(node, ast.Subscript) and _show(node.value).rsplit(".", 1)[-1] == "Optional":
@@ -1247,7 +1249,7 @@ def extract(data: bytes) -> dict[str, Any]:
             why = f"undecodable source ({exc})"
         return {"v": VERSION, "err": why, "f": []}
     try:
-        tree = ast.parse(text)
+        tree = pyast.parse_module(text)
     except SyntaxError as exc:
         return {"v": VERSION, "err": f"syntax error at line {exc.lineno}: {exc.msg}", "f": []}
     except (ValueError, RecursionError, MemoryError) as exc:

@@ -13,6 +13,8 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from .. import pyast
+
 #: calls and decorators that make test names the source does not spell
 GENERATORS = re.compile(
     r"^(?:instantiate_\w+|parametrize\w*|parameterized\w*|dtypes\w*|ops|onlyOn\w*|expand|"
@@ -132,7 +134,7 @@ class SourceTests:
 def read_tests(path: str, source: bytes) -> SourceTests:
     out = SourceTests(path)
     try:
-        tree = ast.parse(source.decode("utf-8", "replace"))
+        tree = pyast.parse_module(source.decode("utf-8", "replace"))
     except SyntaxError as exc:
         out.syntax_error = f"line {exc.lineno}: {exc.msg}"
         return out

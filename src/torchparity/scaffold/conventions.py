@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .. import pyast
 from ..config import Config
 from ..errors import UsageError
 
@@ -54,7 +55,7 @@ class Conventions:
 
 def _testcase_module(line: str, source: str) -> str:
     try:
-        node = ast.parse(line).body[0]
+        node = pyast.parse_module(line).body[0]
     except (SyntaxError, IndexError):
         node = None
     if not isinstance(node, ast.ImportFrom) or not node.module or node.level:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import pyast
 from ..api.records import ApiInfo
 from ..config import Config
 from ..errors import ExitCode, TorchparityError, UsageError
@@ -257,7 +257,7 @@ def _write(path: Path, content: str) -> None:
 
 def _check_source(content: str, path: Path) -> None:
     try:
-        ast.parse(content, filename=str(path))
+        pyast.parse_module(content, filename=str(path))
     except SyntaxError as exc:  # a template bug, never the user's input
         raise RuntimeError(
             f"internal error: the scaffolded {path} does not parse ({exc.msg}, line {exc.lineno})"

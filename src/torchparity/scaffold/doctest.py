@@ -15,6 +15,7 @@ import ast
 import re
 from typing import Any
 
+from .. import pyast
 from ..api.records import ApiInfo
 from .code import double_quoted, indent, method
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
@@ -90,7 +91,7 @@ def on_device(source: str, device: str = "device") -> str:
     """``source`` with ``device=`` added to each ``torch.<factory>(...)`` call that has none, and each
     module an example builds (``nn.Linear(5, 3)``) moved there: a mask on the device meets its weights."""
     try:
-        tree = ast.parse(source)
+        tree = pyast.parse_module(source)
     except SyntaxError:
         return source
     lines = source.splitlines(keepends=True)
@@ -131,7 +132,7 @@ def on_device(source: str, device: str = "device") -> str:
 
 def _expected_ok(expected: str) -> bool:
     try:
-        tree = ast.parse(expected, mode="eval")
+        tree = pyast.parse_expression(expected)
     except SyntaxError:
         return False
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}

@@ -11,6 +11,7 @@ from typing import Any
 
 import jinja2
 
+from .. import pyast
 from ..names import is_private_name
 from .conventions import Conventions
 from .plan import TestPlan
@@ -78,7 +79,7 @@ def render_helpers(template: str, **context: Any) -> list[tuple[str, str]]:
 def names_used(text: str) -> set[str]:
     """The names class-body source ``text`` reads (strings and comments do not count)."""
     try:
-        tree = ast.parse("class _Body:\n" + (text if text.strip() else "    pass\n"))
+        tree = pyast.parse_module("class _Body:\n" + (text if text.strip() else "    pass\n"))
     except SyntaxError:
         return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import pyast
 from ..coverage import coverage_for
 from ..coverage.aliases import AliasTable
 from ..errors import UsageError
@@ -192,7 +193,7 @@ def entry_kind(source: bytes) -> str:
     node ids), or module (a main block that only prints or exits, as a file run through another
     one does: ``python -m unittest MODULE.Class.test`` from its folder runs its tests)."""
     try:
-        tree = ast.parse(source)
+        tree = pyast.parse_module(source)
     except (SyntaxError, ValueError):
         return UNITTEST  # it cannot be imported either: the run says so
     guards = [n for n in tree.body if _is_main_guard(n)]
