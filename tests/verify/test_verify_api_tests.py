@@ -116,7 +116,7 @@ def test_a_target_whose_api_tests_are_all_skipped_is_not_a_pass(tmp_path, make_r
     assert [t.status for t in rec.api_tests] == ["skipped", "skipped"]
     assert "API_TESTS_COUNT=total:2,passed:0,failed:0,skipped:2,disabled:0,not_started:0" in ev.log
     comment = (tmp_path / "out" / "comment.zh.md").read_text("utf-8")
-    assert "该 API 的用例 0/2 通过" in comment
+    assert "该 API 的用例运行 0 个、通过 0 个，另有 2 个未运行" in comment
     assert "该 API 的用例均未运行：HEAD@" in comment
     assert "个验证目标通过，证据支持" not in comment
     junit = (tmp_path / "out" / "junit.xml").read_text("utf-8")
