@@ -282,3 +282,54 @@ def test_failed_footer_against_the_listed_outcomes(
         and detail in found.detail
         and found.text == footer
     )
+
+
+def test_a_run_that_crashed_before_its_footer_is_not_counted_into_the_next_commands() -> None:
+    runs = _runs("""
+        ==================================================
+        TARGET_BRANCH=master
+        ==================================================
+        ===== UPSTREAM TESTS =====
+        COMMAND=env python /tmp/u/test/test_ops.py TestCommonNPU.test_a TestCommonNPU.test_b -v
+        test_a (__main__.TestCommonNPU.test_a) ... ok
+        test_b (__main__.TestCommonNPU.test_b) ...
+        UPSTREAM_STATUS=CRASH
+        COMMAND=env python /tmp/u/test/test_x.py TestX.test_c -v
+        test_c (__main__.TestX.test_c) ... ok
+        ----------------------------------------------------------------------
+        Ran 1 test in 0.1s
+
+        OK
+        """)
+    crashed, second = runs
+    assert [t.name for t in crashed.tests] == ["test_a", "test_b"] and crashed.ran is None
+    assert [t.name for t in second.tests] == ["test_c"] and second.ran == 1
+
+
+def test_a_files_hash_in_a_log_step_is_paired_with_the_file_that_step_names() -> None:
+    from torchparity.review.extract_hashes import extract_hashes
+    from torchparity.review.records import Sha256Claim
+
+    doc = _doc(f"""
+        ==================================================
+        TARGET_BRANCH=master
+        TEST_FILE=/tmp/w/test/test_a.py
+        TEST_FILE_SHA256={"a" * 64}
+        TEST_FILE=/tmp/w/test/test_b.py
+        TEST_FILE_SHA256={"b" * 64}
+        ==================================================
+        ===== UPSTREAM TESTS =====
+        UPSTREAM_FILE=test/test_c.py
+        UPSTREAM_FILE_SHA256={"c" * 64}
+        UPSTREAM_FILE=test/test_d.py
+        UPSTREAM_FILE_SHA256={"d" * 64}
+        """)
+    got = {
+        c.digest[0]: c.path for c in extract_hashes(doc, Context(doc)) if isinstance(c, Sha256Claim)
+    }
+    assert got == {
+        "a": "/tmp/w/test/test_a.py",
+        "b": "/tmp/w/test/test_b.py",
+        "c": "test/test_c.py",
+        "d": "test/test_d.py",
+    }

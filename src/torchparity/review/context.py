@@ -94,7 +94,9 @@ class Context:
                 if key == "COMMAND":
                     state.command, state.command_line = value, ln.no
                 elif (
-                    not state.step
+                    # the header's keys; and in a step, the file it names (``UPSTREAM_FILE=``), which
+                    # the hash after it (``UPSTREAM_FILE_SHA256=``) is of
+                    (not state.step or key.endswith("_FILE"))
                     and state.keys.get(key) != value
                     and (key in state.keys or len(state.keys) < MAX_LOG_KEYS)
                 ):

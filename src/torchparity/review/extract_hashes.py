@@ -189,13 +189,15 @@ def extract_hashes(
             if len(digest) != 64 or _in_url(text, start, end):
                 continue
             label = _label(doc, ln, start)
-            key = re.match(r"\s*([A-Z_]+)=", text)
-            if key and key.group(1) == "TEST_FILE_SHA256":
+            key = re.match(r"\s*([A-Z_]+)_SHA256=", text)
+            # a log's ``X_SHA256=`` is the hash of the file its own ``X=`` line names (TEST_FILE,
+            # UPSTREAM_FILE), never of another section's file
+            if key and c.key(key.group(1)):
                 yield Sha256Claim(
                     line=ln.no,
                     text=ln.stripped,
                     digest=digest,
-                    path=c.key("TEST_FILE"),
+                    path=c.key(key.group(1)),
                     path_from="test_file",
                     branch=c.branch or c.key("TARGET_BRANCH"),
                 )

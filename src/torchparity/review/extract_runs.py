@@ -240,6 +240,10 @@ class _Runs:
                 if ln.block is not None or self.scope[0] is not None or ln.is_heading:
                     self.close("unittest", None, 0, "", 0, (), ln.no - 1)
             self.scope = scope
+            if text.lstrip().startswith("COMMAND=") and (self.open.tests or self.open.dots):
+                # a log's next command starts another run: the one above ended without its footer
+                # (it crashed), and its tests are not the next run's
+                self.close("unittest", None, 0, "", 0, (), ln.no - 1)
             m = _UNITTEST.match(text)
             if m and not re.match(r"^\s*(FAIL|ERROR):", text):
                 name, qual, sub, rest = m.group(1), m.group(2), m.group(3), m.group(4)
