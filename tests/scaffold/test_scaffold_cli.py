@@ -167,8 +167,16 @@ def test_into_an_existing_file_keeps_it_and_the_collector_runs_all(agent, tmp_pa
     out = capsys.readouterr().out
     assert f"added to TestGradModes in {target}" in out
     assert "imports added" not in out  # torch and the TestCase are there already
+    # its docstring did not name the API: extended (its closing quotes go to a line of their own);
+    # its copyright header is another one than the config's (none here): kept as it is
+    assert (
+        "added for the checklist: the module docstring naming "
+        "torch.autograd.grad_mode.set_grad_enabled.clone (extended)" in out
+    )
     new = target.read_text()
-    assert removed(new, EXISTING) == EXISTING
+    kept = EXISTING.replace('tests."""\n', 'tests.\n"""\n', 1)
+    assert removed(new, kept) == kept
+    assert new.startswith("# Copyright (c) 2024 Someone\n# keep this comment exactly   as it is\n")
     assert 'DEVICE = torch.device("cpu")' in new  # the decorator test uses the device
 
     assert main(["run", str(target), "--store", str(tmp_path / "store"), "--json"]) == 0
@@ -233,23 +241,41 @@ def test_into_follows_the_file_s_own_device_variable_and_imports(agent, tmp_path
     capsys.readouterr()
 
 
+#: a test file of the gradient modes, as ``verify --into`` is given it
+_GRAD_TESTS = (
+    "import torch\n"
+    "from torch.testing._internal.common_utils import TestCase, run_tests\n\n\n"
+    "class TestGrad(TestCase):\n"
+    "    def test_no_grad(self):\n"
+    "        with torch.no_grad():\n"
+    "            self.assertFalse(torch.is_grad_enabled())\n\n\n"
+    'if __name__ == "__main__":\n    run_tests()\n'
+)
+
+
+def _patched_copy(tmp_path: Path, name: str, original: str, patch: str) -> str:
+    """``original`` as ``name`` in a new git folder, with ``git apply`` of ``patch``: the result."""
+    import subprocess
+
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / name).write_text(original)
+    subprocess.run(["git", "init", "-q"], cwd=copy, check=True)
+    (copy / "p.patch").write_text(patch)
+    subprocess.run(["git", "apply", "p.patch"], cwd=copy, check=True)
+    return (copy / name).read_text()
+
+
 def test_verify_into_writes_a_patch_that_adds_the_methods(agent, tmp_path, monkeypatch, capsys):
     """``verify --into FILE`` (no repo): the methods go into the file, and the patch from the file as
     it was applies cleanly to a copy of it."""
-    import subprocess
     import sys
 
     monkeypatch.chdir(tmp_path)
     target = tmp_path / "test_grad.py"
     original = (
         '"""Gradient-mode tests, torch.autograd.grad_mode.set_grad_enabled.clone among them."""\n\n'
-        "import torch\n"
-        "from torch.testing._internal.common_utils import TestCase, run_tests\n\n\n"
-        "class TestGrad(TestCase):\n"
-        "    def test_no_grad(self):\n"
-        "        with torch.no_grad():\n"
-        "            self.assertFalse(torch.is_grad_enabled())\n\n\n"
-        'if __name__ == "__main__":\n    run_tests()\n'
+        + _GRAD_TESTS
     )
     target.write_text(original)
     rc = main(
@@ -267,15 +293,47 @@ def test_verify_into_writes_a_patch_that_adds_the_methods(agent, tmp_path, monke
     assert rc == 0, captured.out + captured.err
     patches = list((tmp_path / "torchparity-out").rglob("*.patch"))
     assert len(patches) == 1, patches
-    copy = tmp_path / "copy"
-    copy.mkdir()
-    (copy / "test_grad.py").write_text(original)
-    subprocess.run(["git", "init", "-q"], cwd=copy, check=True)
     text = patches[0].read_text()
     assert text.startswith(
         "diff --git a/test_grad.py b/test_grad.py\n"
     )  # relative to where verify ran
-    (copy / "p.patch").write_text(text)
-    subprocess.run(["git", "apply", "p.patch"], cwd=copy, check=True)
-    assert (copy / "test_grad.py").read_text() == target.read_text()
+    assert _patched_copy(tmp_path, "test_grad.py", original, text) == target.read_text()
     assert "def test_set_grad_enabled_clone(self):" in target.read_text()
+
+
+def test_verify_into_adds_the_header_and_docstring_and_its_patch_shows_them(
+    agent, tmp_path, monkeypatch, capsys
+):
+    """``verify --into FILE`` on a file without the configured copyright header and without a module
+    docstring: both are added as a new file has them, the checklist's two items pass on the result,
+    and the patch verify writes adds them too."""
+    import sys
+
+    from torchparity.checks.checklist import alias_table, check_copyright, check_docstring
+    from torchparity.checks.pysource import SourceFile
+    from torchparity.records.checklist import PASS
+
+    monkeypatch.chdir(tmp_path)
+    copyright = "# Copyright (c) {year} Example Org\n# SPDX-License-Identifier: BSD-3-Clause\n"
+    config = tmp_path / "torchparity.toml"
+    config.write_text(f"[scaffold]\ncopyright = {json.dumps(copyright)}\n")
+    target = tmp_path / "test_grad.py"
+    original = _GRAD_TESTS
+    target.write_text(original)
+    api = "torch.autograd.grad_mode.set_grad_enabled.clone"
+    rc = main(
+        ["verify", api, "--python", sys.executable, "--into", str(target), "--scaffold"]
+        + ["--config", str(config)]
+    )
+    captured = capsys.readouterr()
+    assert rc == 0, captured.out + captured.err
+    new = target.read_text()
+    src = SourceFile("test_grad.py", new)
+    assert check_copyright(src, copyright).status == PASS
+    assert check_docstring(src, api, alias_table(api)).status == PASS
+    assert new.startswith("# Copyright (c) ") and removed(new, original) == original
+    (patch,) = (tmp_path / "torchparity-out").rglob("*.patch")
+    text = patch.read_text()
+    assert "\n+# SPDX-License-Identifier: BSD-3-Clause\n" in text
+    assert f'\n+"""Validation cases for {api} on CPU.\n' in text
+    assert _patched_copy(tmp_path, "test_grad.py", original, text) == new

@@ -11,6 +11,7 @@ import pytest
 from tests.conftest import RUFF_BIN
 from tests.scaffold.scaffold_fixtures import EXISTING, TWO_SPACE
 from torchparity.errors import UsageError
+from torchparity.records.checklist import FAIL, PASS
 from torchparity.scaffold import Method, check_only_insertions, insert_methods
 from torchparity.scaffold.insert import device_reference, find_class
 from torchparity.verify.pipeline import _change_patch
@@ -233,3 +234,177 @@ def test_the_into_patch_applies_to_the_original_file(tmp_path):
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
     subprocess.run(["git", "apply", "a.patch"], cwd=tmp_path, check=True)
     assert (tmp_path / "test" / "test_a.py").read_text() == new
+
+
+# -- --into: the copyright header and the module docstring the checklist asks for ----------------------
+_NPU_IMPORTS = "import torch\nfrom torch_npu.testing.testcase import TestCase, run_tests\n"
+_NPU_CLASS = (
+    "\n\nclass TestOld(TestCase):\n    def test_old(self):\n        self.assertTrue(torch.ones(1).bool())\n"
+    '\n\nif __name__ == "__main__":\n    run_tests()\n'
+)
+_LACKING = {
+    "neither": _NPU_IMPORTS + _NPU_CLASS,
+    "shebang and coding line": "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n"
+    + _NPU_IMPORTS
+    + _NPU_CLASS,
+    "a one-line docstring naming other APIs": '"""Old tests of torch.ones."""\n\n'
+    + _NPU_IMPORTS
+    + _NPU_CLASS,
+    "a docstring closed on its own line": '"""Old tests.\n\nOf torch.ones.\n"""\n\n'
+    + _NPU_IMPORTS
+    + _NPU_CLASS,
+    "a comment above the imports": "# the torch stack\n" + _NPU_IMPORTS + _NPU_CLASS,
+}
+
+
+def _linear_into(path, config_name: str = "torch_npu"):
+    """``scaffold --into path`` for torch.nn.Linear (the fill-in family: no agent needed)."""
+    import sys
+
+    from tests.scaffold.scaffold_fixtures import api_info, resolution
+    from torchparity.config import load_preset
+    from torchparity.scaffold import scaffold_test
+
+    return scaffold_test(
+        api_info(resolution("torch.nn.Linear", "class")),
+        load_preset(config_name),
+        python=sys.executable,
+        into=path,
+        facts={},
+        year=2026,
+    )
+
+
+def _checked(path, text: str):
+    """(copyright item, docstring item) of the checklist on ``text``, as verify evaluates them."""
+    from torchparity.checks.checklist import alias_table, check_copyright, check_docstring
+    from torchparity.checks.pysource import SourceFile
+    from torchparity.config import load_preset
+
+    config = load_preset("torch_npu")
+    src = SourceFile(str(path), text)
+    template = str(config.scaffold["copyright"])
+    table = alias_table("torch.nn.Linear", config=config)
+    return (
+        check_copyright(src, template).status,
+        check_docstring(src, "torch.nn.Linear", table).status,
+    )
+
+
+@pytest.mark.parametrize("name", list(_LACKING))
+def test_into_adds_the_header_and_docstring_the_checklist_asks_for(tmp_path, name):
+    import ast
+
+    old = _LACKING[name]
+    path = tmp_path / "test_old.py"
+    path.write_text(old)
+    assert _checked(path, old) == (FAIL, FAIL)
+    res = _linear_into(path)
+    new = path.read_text()
+    assert new == res.content
+    assert _checked(path, new) == (PASS, PASS)
+    assert res.head_added == (
+        "the copyright header",
+        "the module docstring naming torch.nn.Linear ("
+        + ("extended)" if "docstring" in name else "added)"),
+    )
+    # the header as a new file gets it, after a shebang and coding line; the old lines all kept
+    header = "# Copyright (c) 2026 Huawei Technologies Co., Ltd\n"
+    assert new.startswith(
+        "#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n" + header if "shebang" in name else header
+    )
+    tree = ast.parse(new)
+    doc = ast.get_docstring(tree)
+    assert doc is not None and "This file validates torch.nn.Linear" in doc
+    assert (
+        "API 覆盖说明（torch.nn.Linear）：" in doc
+    )  # the preset's coverage list, as in a new file
+    old_doc = ast.get_docstring(ast.parse(old))
+    if old_doc is not None:  # extended, not a second docstring: the old text first
+        assert doc.startswith(old_doc + "\n\n")
+    assert sum(isinstance(s, ast.Expr) for s in tree.body) == 1
+    if "one-line" not in name:  # the one-line docstring's closing quotes move to their own line
+        assert removed(new, old) == old
+    assert "    def test_Linear(self):" in new
+    assert _ruff(path, "E,F,W,I") == "", new
+
+
+def test_into_leaves_a_file_with_header_and_docstring_as_it_was_but_for_the_methods(tmp_path):
+    from torchparity.config import load_preset
+
+    template = str(load_preset("torch_npu").scaffold["copyright"])
+    head = (
+        template.strip("\n").replace("{year}", "2019")
+        + '\n\n"""Tests of torch.nn.Linear on NPU."""\n\n'
+        + _NPU_IMPORTS
+    )
+    old = head + _NPU_CLASS
+    path = tmp_path / "test_old.py"
+    path.write_text(old)
+    assert _checked(path, old) == (PASS, PASS)
+    res = _linear_into(path)
+    new = path.read_text()
+    assert new.startswith(head + "\n\nclass TestOld(TestCase):\n")  # every byte above the class
+    assert removed(new, old) == old
+    added = [line for line in new.splitlines() if line not in old.splitlines()]
+    assert added[0] == "    def test_Linear(self):"  # the methods alone
+    assert new.index("def test_Linear") > new.index("class TestOld")
+    assert res.head_added == () and not [n for n in res.notes if "docstring" in n or "header" in n]
+
+
+def test_into_leaves_another_copyright_header_alone_and_says_so(tmp_path):
+    old = "# Copyright (c) 2020 Someone Else\n\n" + _NPU_IMPORTS + _NPU_CLASS
+    path = tmp_path / "test_old.py"
+    path.write_text(old)
+    res = _linear_into(path)
+    new = path.read_text()
+    assert new.startswith('# Copyright (c) 2020 Someone Else\n\n"""Validation cases for')
+    assert "Huawei" not in new and removed(new, old) == old
+    assert _checked(path, new) == (FAIL, PASS)
+    assert res.head_added == ("the module docstring naming torch.nn.Linear (added)",)
+    assert any("another copyright or licence header" in n for n in res.notes)
+
+
+def test_into_without_a_configured_header_adds_only_the_docstring(tmp_path):
+    old = _NPU_IMPORTS + _NPU_CLASS
+    path = tmp_path / "test_old.py"
+    path.write_text(old)
+    res = _linear_into(path, "default")
+    new = path.read_text()
+    assert res.head_added == ("the module docstring naming torch.nn.Linear (added)",)
+    assert new.startswith('"""Validation cases for torch.nn.Linear on CPU.\n')
+    assert "API 覆盖说明" not in new  # the default conventions have no coverage list
+    assert removed(new, old) == old
+
+
+def test_the_header_and_docstring_keep_the_file_s_line_endings():
+    from torchparity.checks.checklist import alias_table
+    from torchparity.scaffold.filehead import add_docstring, add_header
+
+    old = (_NPU_IMPORTS + _NPU_CLASS).replace("\n", "\r\n")
+    head = add_header(old, "t.py", "# Copyright (c) {year} Org\n", "# Copyright (c) 2026 Org\n")
+    doc = add_docstring(
+        head.text,
+        "t.py",
+        "torch.nn.Linear",
+        alias_table("torch.nn.Linear"),
+        "T.",
+        ["Of torch.nn.Linear."],
+        "x",
+    )
+    assert doc.text.startswith(
+        '# Copyright (c) 2026 Org\r\n\r\n"""T.\r\n\r\nOf torch.nn.Linear.\r\n"""\r\n\r\nimport torch\r\n'
+    )
+    assert "\n" not in doc.text.replace("\r\n", "") and doc.text.endswith(old)
+
+
+def test_a_docstring_that_cannot_take_lines_is_left_with_a_note(tmp_path):
+    old = '"Old tests."\n\n' + _NPU_IMPORTS + _NPU_CLASS  # not triple-quoted
+    path = tmp_path / "test_old.py"
+    path.write_text(old)
+    res = _linear_into(path)
+    new = path.read_text()
+    assert removed(new, old) == old and new.count("Old tests.") == 1
+    assert _checked(path, new) == (PASS, FAIL)
+    assert res.head_added == ("the copyright header",)
+    assert any("name torch.nn.Linear in it by hand" in n for n in res.notes)

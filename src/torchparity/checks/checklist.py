@@ -138,9 +138,9 @@ def copyright_lines(template: str) -> list[re.Pattern[str]]:
     return out
 
 
-def _header_lines(text: str) -> list[tuple[int, str]]:
-    """The file's lines after a shebang / coding line and leading blank lines, numbered from 1."""
-    lines = text.splitlines()
+def header_start(lines: Sequence[str]) -> int:
+    """Where a file's copyright header starts: the index of its first line after a shebang / coding
+    line and the blank lines after them (the header ``--into`` adds goes there too)."""
     i = 0
     if lines and lines[0].startswith("#!"):
         i = 1
@@ -148,7 +148,13 @@ def _header_lines(text: str) -> list[tuple[int, str]]:
         i += 1
     while i < len(lines) and not lines[i].strip():
         i += 1
-    return [(n + 1, lines[n]) for n in range(i, len(lines))]
+    return i
+
+
+def _header_lines(text: str) -> list[tuple[int, str]]:
+    """The file's lines after a shebang / coding line and leading blank lines, numbered from 1."""
+    lines = text.splitlines()
+    return [(n + 1, lines[n]) for n in range(header_start(lines), len(lines))]
 
 
 def check_copyright(src: SourceFile, template: str) -> _Result:

@@ -137,6 +137,8 @@ def scaffold(
             out.print(f"note: {note}", markup=False)
         if result.imports_added:
             out.print(f"imports added: {'; '.join(result.imports_added)}", markup=False)
+        if result.head_added:
+            out.print(f"added for the checklist: {'; '.join(result.head_added)}", markup=False)
         out.print(f"run it: torchparity run {result.path}", markup=False)
     if result.fill_in:
         err.print(

@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import pyast
 from ..api.records import ApiInfo
+from ..checks.checklist import alias_table
 from ..config import Config
 from ..errors import ExitCode, TorchparityError, UsageError
 from ..exec.session import AgentJobCrashed, AgentSession, agent_session
@@ -18,6 +19,7 @@ from ..records.scaffold import ScaffoldRecord
 from .check import checked_facts, failing_on_device, on_device
 from .conventions import Conventions, conventions_from, device_expression
 from .families import WANTS, build_plan, candidates, tensor_formula, wants
+from .filehead import add_docstring, add_header
 from .insert import (
     device_reference,
     find_class,
@@ -27,7 +29,7 @@ from .insert import (
     parse,
 )
 from .plan import TestPlan
-from .render import render_file, used_imports
+from .render import docstring_parts, render_file, shown_name, used_imports
 
 #: seconds for the facts job (importing op_db and checking every dtype on the CPU)
 FACTS_TIMEOUT = 600.0
@@ -60,6 +62,8 @@ class ScaffoldResult:
     helpers: tuple[str, ...] = ()
     imports_added: tuple[str, ...] = ()
     written: bool = True
+    #: what ``--into`` added at the top of the file for the checklist (copyright header, docstring)
+    head_added: tuple[str, ...] = ()
 
     @property
     def complete(self) -> bool:
@@ -98,6 +102,7 @@ class ScaffoldResult:
             "methods": list(self.methods),
             "helpers": list(self.helpers),
             "imports_added": list(self.imports_added),
+            "head_added": list(self.head_added),
             "device_type": self.device_type,
             "torch_version": self.torch_version,
             "spelling": self.spelling,
@@ -339,13 +344,16 @@ def scaffold_test(
             device_line if plan.uses_device and not own else "",
             cls.name.value,
         )
-        _check_source(ins.text, into_path)
+        text, added, notes = _complete_head(
+            ins.text, str(into_path), api_info, plan, conv, config, device_type, year
+        )
+        _check_source(text, into_path)
         if write:
-            _write(into_path, ins.text)
-        return _result(
+            _write(into_path, text)
+        result = _result(
             plan,
             into_path,
-            ins.text,
+            text,
             False,
             ins.class_name,
             device_type,
@@ -354,6 +362,7 @@ def scaffold_test(
             imports=ins.imports,
             written=write,
         )
+        return dataclasses.replace(result, head_added=added, notes=(*result.notes, *notes))
     plan = build_plan(api_info, facts, device_ref, backend)
     path = _targets(conv, plan.file_name, None, out_path)
     content = render_file(
@@ -388,6 +397,27 @@ def scaffold_test(
         imports=(),
         written=write,
     )
+
+
+def _complete_head(
+    text: str,
+    path: str,
+    info: ApiInfo,
+    plan: TestPlan,
+    conv: Conventions,
+    config: Config,
+    device_type: str,
+    year: int | None,
+) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """``text`` with what the checklist's copyright and docstring items ask for, where missing:
+    (the text, what was added, why something was not)."""
+    header = add_header(text, path, conv.copyright, conv.header(year))
+    res = info.resolution
+    spellings = (res.query, res.path, *res.aliases)
+    table = alias_table(res.canonical, [s for s in spellings if s], res.canonical, config=config)
+    title, body = docstring_parts(plan, conv, device_type)
+    doc = add_docstring(header.text, path, res.canonical, table, title, body, shown_name(plan))
+    return doc.text, (*header.added, *doc.added), (*header.notes, *doc.notes)
 
 
 def _result(

@@ -383,14 +383,23 @@ def _after_docstring(body: list[cst.BaseStatement]) -> int:
     return 0
 
 
-def check_only_insertions(old: str, new: str, path: str) -> None:
-    """Raise unless ``new`` is ``old`` with whole lines inserted (every old byte kept, in order)."""
+def check_only_insertions(
+    old: str, new: str, path: str, may_replace: tuple[int, int] | None = None
+) -> None:
+    """Raise unless ``new`` is ``old`` with whole lines inserted (every old byte kept, in order);
+    ``may_replace`` (0-based, end excluded) are lines of ``old`` that may be rewritten as well."""
     a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
     for lines in (a, b):  # a last line without its newline compares as if it had one
         if lines and not lines[-1].endswith("\n"):
             lines[-1] += "\n"
     ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
-    bad = [op for op in ops if op[0] not in ("equal", "insert")]
+    lo, hi = may_replace or (0, 0)
+    bad = [
+        op
+        for op in ops
+        if op[0] not in ("equal", "insert")
+        and not (op[0] == "replace" and lo <= op[1] <= op[2] <= hi)
+    ]
     if bad:
         tag, i1, _, _, _ = bad[0]
         raise RuntimeError(
