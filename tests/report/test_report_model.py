@@ -38,10 +38,9 @@ def test_bare_runs_name_every_missing_part(fixture_bare: Fixture) -> None:
     assert m.api == API  # the runs' own task record
     assert {"resolve", "coverage", "docs", "checklist", "repo"} <= set(m.missing)
     assert m.coverage is None and m.resolve is None and m.docs == {"check": None, "add": None}
-    assert m.change["from"] == "runs" and m.change["files"][0]["path"] == TEST_PATH
-    assert (
-        m.change["commits"][0]["title"] == "test: add clone coverage for set_grad_enabled"
-    )  # from the record
+    # no range: the PR's commits and files are not collected; the file the targets ran was verified
+    assert m.change["from"] == "runs" and m.change["files"] == [] and m.change["commits"] == []
+    assert m.tested_files == ({"path": TEST_PATH},)
     assert m.interface["changed"] is None and m.upstream_patch["involved"] is None
     # the config's [report] defaults were written into the task record when the run started
     assert m.source["task_issue"] == "https://gitcode.example/ascend/pytorch/issues/101"

@@ -137,7 +137,10 @@ def _branches(targets: Sequence[TargetReport], task: TaskRecord) -> dict[str, An
 
 
 def _change_from_runs(targets: Sequence[TargetReport], task: TaskRecord) -> dict[str, Any]:
-    """No range given: the files the targets ran and their commits (nothing without a repo)."""
+    """No range given: the PR's commits and the files they change are not collected (``--range``). A
+    target's commit is the tip of the branch it ran on, not the PR's, and the files it ran are the
+    API's tests wherever they already are. The one change the runs know of is their own: the test
+    files they wrote into the worktree (scaffolded, or added ``--into`` a file), which no commit holds."""
     change: dict[str, Any] = {
         "from": "runs",
         "repo": None,
@@ -156,21 +159,21 @@ def _change_from_runs(targets: Sequence[TargetReport], task: TaskRecord) -> dict
     seen: dict[str, dict[str, Any]] = {}
     for t in targets:
         for tf in t.test_files:
+            if not tf.get("added"):
+                continue
             seen.setdefault(
                 tf["path"],
                 {
                     "path": tf["path"],
-                    "status": None,
+                    # written over a file the ref holds (--into), or a new one
+                    "status": "M" if tf.get("blob_sha256") else "A",
                     "sha256": tf["sha256"],
                     "copyright": None,
                     "docstring": None,
+                    "origin": "written",
                 },
             )
     change["files"] = list(seen.values())
-    commits: dict[str, dict[str, Any]] = {}
-    for t in targets:
-        commits.setdefault(t.commit, {"commit": t.commit, "title": t.commit_title, "ref": t.ref})
-    change["commits"] = list(commits.values())
     return change
 
 
@@ -198,6 +201,7 @@ def _change_from_record(rec: ChangeRecord) -> dict[str, Any]:
                 "sha256": f.sha256,
                 "copyright": check(f.copyright),
                 "docstring": check(f.docstring),
+                "origin": "range" if rec.source == "git" else rec.source,
             }
             for f in rec.files
         ],
@@ -414,6 +418,11 @@ def build_report(
         missing=dict(sorted(missing.items())),
         upstream_note=the_task.upstream_note,
         official=official_tests(_first(runs, "upstream"), the_task.upstream_note),
+        tested_files=tuple(
+            {"path": path}
+            for path in dict.fromkeys(tf["path"] for t in targets for tf in t.test_files)
+            if the_task.repo
+        ),
         scaffold=(
             {
                 "path": scaffold.path,

@@ -141,6 +141,9 @@ class ReportModel:
     #: the "PyTorch 官方用例" part: the upstream stage's tests, each with its result per target
     #: (``report.official``); None when the stage did not run
     official: dict[str, Any] | None = None
+    #: the test files the targets ran ({path}, repo-relative, in order; none without a repo): what was
+    #: verified, which is not what the PR changes (``change``)
+    tested_files: tuple[dict[str, Any], ...] = ()
     tool: str = ""
     schema: str = REPORT_SCHEMA
 
