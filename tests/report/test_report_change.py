@@ -9,8 +9,10 @@ files it may list are only those the run wrote into the worktree itself.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
-from tests.report.report_fixtures import TEST_PATH, Fixture
+from tests.report.report_fixtures import API, GOOD_TEST, TEST_PATH, Fixture, make_pr_repo
+from torchparity.checks import evaluate_change
 from torchparity.records import RunRecords, TargetEvidence
 from torchparity.report import build_report, render
 from torchparity.store import read_run
@@ -69,13 +71,55 @@ def test_without_a_range_only_a_test_file_the_run_wrote_is_a_change(
     (f,) = model.change["files"]
     assert (f["path"], f["status"], f["origin"]) == (TEST_PATH, "A", "written")
     for lang, row in (
-        ("zh", f"| `{TEST_PATH}` | 新增 | 本次运行写入工作树（未提交） |"),
+        ("zh", f"| `{TEST_PATH}` | 新增 | 本次运行写入工作树（未提交）；本次已运行（全部目标） |"),
         (
             "en",
-            f"| `{TEST_PATH}` | added | written into the worktree by this run (not committed) |",
+            f"| `{TEST_PATH}` | added | written into the worktree by this run (not committed); "
+            "ran here (every target) |",
         ),
     ):
         section = change_section(render(model, "pr", lang), lang)
         assert row in section
         assert fixture_bare.head not in section and TIP_TITLE not in section
         assert "--range" in section
+
+
+def test_each_changed_file_says_whether_the_range_changed_it_and_whether_it_ran(
+    fixture_full: Fixture, tmp_path: Path
+) -> None:
+    """A range changes the task's test file and a helper no target ran: the row of each says which."""
+    helper = "test/npu/helper_grad_mode.py"
+    repo = make_pr_repo(tmp_path / "pr", {TEST_PATH: GOOD_TEST, helper: "MODES = (False, True)\n"})
+    runs = [read_run(fixture_full.store, i) for i in fixture_full.runs]
+    change = evaluate_change(repo, "master..HEAD", fixture_full.config, API, runs[0].resolve)
+    model = build_report(runs, change=change)
+    assert {f["path"]: f["ran"] for f in model.change["files"]} == {
+        TEST_PATH: ["v2.7.1@a2", "v2.7.1@a3", "v2.7.1@a5"],
+        helper: [],
+    }
+    for lang, ran, not_run in (
+        ("zh", "| 提交范围；本次已运行（全部目标） |", "| 提交范围；本次未运行 |"),
+        (
+            "en",
+            "| the commit range; ran here (every target) |",
+            "| the commit range; not run here |",
+        ),
+    ):
+        rows = {
+            ln.split("`")[1]: ln
+            for ln in change_section(render(model, "pr", lang), lang).splitlines()
+            if ln.startswith("| `")
+        }
+        assert ran in rows[TEST_PATH] and not_run in rows[helper]
+
+
+def test_without_a_range_a_written_file_no_target_ran_is_no_change(fixture_bare: Fixture) -> None:
+    """The run wrote the file, then every target's probe failed: nothing of it ran, nothing is listed."""
+    runs = runs_of(fixture_bare, full=[], result="ERROR")
+    for r in runs:
+        for ev in r.targets:
+            ev.record.test_files[0].added = True
+    model = build_report(runs)
+    assert model.change["files"] == []
+    for lang in ("zh", "en"):
+        assert TEST_PATH not in change_section(render(model, "pr", lang), lang)

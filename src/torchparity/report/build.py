@@ -159,7 +159,8 @@ def _change_from_runs(targets: Sequence[TargetReport], task: TaskRecord) -> dict
     seen: dict[str, dict[str, Any]] = {}
     for t in targets:
         for tf in t.test_files:
-            if not tf.get("added"):
+            # a file written for a target that never ran it (its probe failed) is no verified change
+            if not tf.get("added") or not _ran(targets, tf["path"]):
                 continue
             seen.setdefault(
                 tf["path"],
@@ -174,6 +175,19 @@ def _change_from_runs(targets: Sequence[TargetReport], task: TaskRecord) -> dict
                 },
             )
     change["files"] = list(seen.values())
+    return change
+
+
+def _ran(targets: Sequence[TargetReport], path: str) -> list[str]:
+    """The targets that ran the test file ``path``."""
+    return [t.label for t in targets if path in t.ran_files]
+
+
+def _with_runs(change: dict[str, Any], targets: Sequence[TargetReport]) -> dict[str, Any]:
+    """Each changed file with the targets that ran it (``ran``): a change is what the range changed or
+    the run wrote, and the texts say of each whether these runs ran it."""
+    for f in change["files"]:
+        f["ran"] = _ran(targets, f["path"])
     return change
 
 
@@ -340,10 +354,11 @@ def build_report(
     if not targets:
         missing["targets"] = HINTS["targets"]
     change_rec = change or _first(runs, "change")
-    change_doc = (
+    change_doc = _with_runs(
         _change_from_record(change_rec)
         if change_rec is not None
-        else _change_from_runs(targets, the_task)
+        else _change_from_runs(targets, the_task),
+        targets,
     )
     # the branch the PR comes from: as stated now, else as git named it, else as the targets were told
     change_doc["source_branch"] = (

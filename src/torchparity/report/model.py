@@ -111,6 +111,9 @@ class TargetReport:
     #: the torch releases the ref targets, and the check of the environment's torch against them
     torch_wanted: tuple[str, ...] = ()
     version_check: str = ""
+    #: the test files that ran here (a run step started for them): a listed file whose tests were all
+    #: disabled or skipped, or one left when the probe failed, did not
+    ran_files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -331,6 +334,7 @@ def target_report(ev: TargetEvidence, *, run_uid: str) -> TargetReport:
         unrelated=tuple(rec.unrelated),
         torch_wanted=tuple(rec.torch_wanted),
         version_check=rec.version_check,
+        ran_files=tuple(dict.fromkeys(s.test_file for s in rec.full if s.test_file)),
         torch_version=_str_or_none(facts.get("torch_version")) or (rec.torch_version or None),
     )
 
