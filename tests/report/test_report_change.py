@@ -11,8 +11,15 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from tests.report.report_fixtures import API, GOOD_TEST, TEST_PATH, Fixture, make_pr_repo
-from torchparity.checks import evaluate_change
+from tests.report.report_fixtures import (
+    API,
+    COPYRIGHT_2026,
+    GOOD_TEST,
+    TEST_PATH,
+    Fixture,
+    make_pr_repo,
+)
+from torchparity.checks import evaluate_change, evaluate_checklist
 from torchparity.records import RunRecords, TargetEvidence
 from torchparity.report import build_report, render
 from torchparity.store import read_run
@@ -123,3 +130,37 @@ def test_without_a_range_a_written_file_no_target_ran_is_no_change(fixture_bare:
     assert model.change["files"] == []
     for lang in ("zh", "en"):
         assert TEST_PATH not in change_section(render(model, "pr", lang), lang)
+
+
+def test_a_file_the_checklist_checked_states_its_result_not_not_collected(
+    fixture_bare: Fixture, tmp_path: Path
+) -> None:
+    """No range: the change record checked no file, the checklist did (the scaffolded test, read from
+    its copy and named by its path in the repo). The file's row states the checklist's result."""
+    runs = runs_of(fixture_bare)
+    for r in runs:
+        for ev in r.targets:
+            ev.record.test_files[0].added = True  # the scaffolded test, written for the run
+    copy = tmp_path / "out" / "test_grad_mode_clone.py"
+    copy.parent.mkdir()
+    copy.write_text(GOOD_TEST.replace(COPYRIGHT_2026, ""))  # the file lacks the header
+    checklist = evaluate_checklist(
+        None,
+        None,
+        [str(copy)],
+        API,
+        fixture_bare.config,
+        [ev.record for r in runs for ev in r.targets],
+        shown_as=[TEST_PATH],
+    )
+    assert checklist.files == (TEST_PATH,) and str(copy) not in checklist.item("copyright").reason
+    assert [checklist.item(i).status for i in ("copyright", "docstring_api")] == ["fail", "pass"]
+    model = build_report(runs, checklist=checklist)
+    for lang, cells, reason in (
+        ("zh", "| 缺失 | 有 |", f"- `{TEST_PATH}` copyright 文件头缺失：{TEST_PATH}:2"),
+        ("en", "| missing | present |", f"- `{TEST_PATH}` copyright header missing: {TEST_PATH}:2"),
+    ):
+        section = change_section(render(model, "pr", lang), lang)
+        (row,) = [ln for ln in section.splitlines() if ln.startswith(f"| `{TEST_PATH}`")]
+        assert row.endswith(cells) and ("未采集" not in row and "not collected" not in row)
+        assert reason in section

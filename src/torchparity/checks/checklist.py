@@ -743,9 +743,12 @@ def evaluate_checklist(
     title: str | None = None,
     aliases: Iterable[str] = (),
     resolve: Mapping[str, Any] | None = None,
+    shown_as: Sequence[str] = (),
 ) -> Checklist:
     """Evaluate every item; ``aliases`` are other spellings of ``api``; ``resolve`` is its resolve
-    record (``find_resolve``): its query and aliases count as the API, its canonical name is the one matched."""
+    record (``find_resolve``): its query and aliases count as the API, its canonical name is the one matched.
+    ``shown_as``: the path each file is named by in the record and its reasons, when it is read from
+    elsewhere (a scaffolded test read from its copy is named by its path in the repo)."""
     config = config or load_preset("default")
     root = repo_root(repo) if repo is not None else None
     table = alias_table(
@@ -765,9 +768,9 @@ def evaluate_checklist(
         raise UsageError("no test file given; pass --file PATH (repeatable)")
     sources: list[SourceFile] = []
     targets: list[str] = []
-    for f in files:
+    for k, f in enumerate(files):
         rel = _relative(root, f)
-        targets.append(rel)
+        targets.append(shown_as[k] if k < len(shown_as) else rel)
         if root is not None and head is not None:
             data = blob_bytes(root, head, rel)
             if data is None:
@@ -779,7 +782,7 @@ def evaluate_checklist(
             if not path.is_file():
                 raise UsageError(f"file not found: {path}; pass an existing test file to --file")
             data = path.read_bytes()
-        sources.append(SourceFile(rel, data.decode("utf-8", "replace")))
+        sources.append(SourceFile(targets[-1], data.decode("utf-8", "replace")))
     ctx = _Context(
         config=config,
         repo=root,

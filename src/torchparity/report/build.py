@@ -15,7 +15,7 @@ from typing import Any
 from .. import __version__
 from ..errors import UsageError
 from ..records.change import ChangeRecord
-from ..records.checklist import Checklist
+from ..records.checklist import FAIL, Checklist
 from ..records.run import RunRecords
 from ..records.task import TaskRecord
 from .model import (
@@ -189,6 +189,24 @@ def _with_runs(change: dict[str, Any], targets: Sequence[TargetReport]) -> dict[
     for f in change["files"]:
         f["ran"] = _ran(targets, f["path"])
     return change
+
+
+def _checks_from_checklist(change: dict[str, Any], checklist: Checklist | None) -> None:
+    """One fact, one place: a changed file the change record did not check (no range) states the
+    checklist's result for it, where the checklist evaluated that file."""
+    if checklist is None:
+        return
+    for f in change["files"]:
+        if f["path"] not in checklist.files:
+            continue
+        for key, item_id in (("copyright", "copyright"), ("docstring", "docstring_api")):
+            item = next((i for i in checklist.items if i.id == item_id), None)
+            if f[key] is not None or item is None:
+                continue
+            # a failing item over several files names each file that fails it
+            if item.status == FAIL and len(checklist.files) > 1 and f["path"] not in item.reason:
+                continue
+            f[key] = {"status": item.status, "reason": item.reason, "reason_zh": item.reason_zh}
 
 
 def _change_from_record(rec: ChangeRecord) -> dict[str, Any]:
@@ -371,6 +389,7 @@ def build_report(
     the_checklist = checklist or _first(runs, "checklist")
     if the_checklist is None:
         missing["checklist"] = HINTS["checklist"]
+    _checks_from_checklist(change_doc, the_checklist)
 
     results = [t.result for t in targets]
     result = overall_result(results)

@@ -1105,7 +1105,15 @@ class Pipeline:
         elif verdict.scaffolded is not None:
             path = self._scaffold_copy(verdict)
             check = evaluate_checklist(
-                None, None, [str(path)], info.canonical, self.cfg, verdict.records, resolve=resolved
+                None,
+                None,
+                [str(path)],
+                info.canonical,
+                self.cfg,
+                verdict.records,
+                resolve=resolved,
+                # the copy is the file the targets ran: named by its path in the repo, as the PR names it
+                shown_as=[verdict.scaffolded.path] if root is not None else [],
             )
         else:
             verdict.notes.append(
