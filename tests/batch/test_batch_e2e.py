@@ -122,7 +122,7 @@ def test_a_bad_api_and_a_ref_git_cannot_check_out_stop_nothing_else(
     assert states["torch.no_such_api_here"].status == "failed"
     assert "unknown API 'torch.no_such_api_here'" in states["torch.no_such_api_here"].error
     add = states["torch.add"]
-    assert add.status == "done" and add.result == "ERROR"
+    assert add.status == "done" and add.result == "ERROR", add.error
     assert {t.label: t.result for t in add.targets} == {
         "master@main": "PASS",
         "v2.7.1@main": "ERROR",

@@ -11,7 +11,7 @@ import typer
 from ..checks import checklist_for_runs, evaluate_change
 from ..errors import UsageError
 from ..fsutil import write_regular
-from ..report import build_report, render
+from ..report import build_report, render_checked
 from ..report.render import config_output_lines, config_templates_dir
 from ..store import Store, keep, read_run
 from ._app import (
@@ -149,10 +149,11 @@ def report(
         else str(cfg.report.get("lang") or "")
         or next((r.task.lang for r in records if r.task), "zh")
     )
-    text = render(
+    text = render_checked(
         model,
         kind.value,
         the_lang,
+        str(out_file) if out_file is not None else f"{kind.value} report",
         template=template,
         templates_dir=config_templates_dir(cfg),
         output_lines=config_output_lines(cfg),

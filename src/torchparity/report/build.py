@@ -101,11 +101,13 @@ GIVEN_FIELDS = frozenset(
 )
 
 
-def _source(task: TaskRecord, missing: dict[str, str]) -> dict[str, Any]:
+def _source(task: TaskRecord, missing: dict[str, str], docs_added: bool) -> dict[str, Any]:
     ids = list(task.source_types)
     check_source_types(ids)
     if not ids:
         missing["source_type"] = HINTS["source_type"]
+    if docs_added and "docs" not in ids:  # the run wrote docs entries: the PR updates the docs
+        ids.append("docs")
     out: dict[str, Any] = {
         "types": [{"id": i, "zh": zh, "en": en, "checked": i in ids} for i, zh, en in SOURCE_TYPES],
         "task_issue": task.task_issue,
@@ -437,7 +439,11 @@ def build_report(
             for r in runs
         ),
         targets=tuple(targets),
-        source=_source(the_task, missing),
+        source=_source(
+            the_task,
+            missing,
+            any(c.get("action") == "added" for c in (docs.get("add") or {}).get("changes") or []),
+        ),
         branches=_branches(targets, the_task),
         change=change_doc,
         resolve=resolve,

@@ -18,6 +18,7 @@ used only when the user asks for it (``--allow-repo-templates``, ``config``).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -148,6 +149,13 @@ def _environment(
     return env
 
 
+@functools.lru_cache(maxsize=16)
+def _shared_environment(templates_dir: str | None, output_lines: int) -> jinja2.Environment:
+    """One environment per templates folder: templates compile once per process (Jinja2 reloads a
+    file that changed on disk)."""
+    return _environment(_loader(templates_dir), output_lines)
+
+
 def _loader(templates_dir: str | Path | None) -> jinja2.BaseLoader:
     loaders: list[jinja2.BaseLoader] = []
     if templates_dir is not None:
@@ -201,7 +209,9 @@ def render(
         env = _environment(jinja2.FileSystemLoader(str(path.parent.absolute())), output_lines)
         names = [path.name]
     else:
-        env = _environment(_loader(templates_dir), output_lines)
+        env = _shared_environment(
+            None if templates_dir is None else str(templates_dir), output_lines
+        )
         names = [f"{base}_{lang}.md.j2", f"{base}.md.j2"]
     shown = names[0]
     try:

@@ -8,6 +8,7 @@ from .context import Context, paths_in
 from .document import Document
 from .extract_grep import extract_greps
 from .extract_hashes import extract_hashes
+from .extract_outcomes import extract_outcomes
 from .extract_prose import extract_docs, extract_probes, extract_scope, extract_versions, main_api
 from .extract_runs import command_file, command_text, extract_runs, is_command
 from .records import (
@@ -76,6 +77,7 @@ def parse_text(text: str, products: Iterable[tuple[str, tuple[str, ...]]] = ()) 
         scope=tuple(extract_scope(doc)),
         versions=tuple(extract_versions(doc)),
         probes=tuple(extract_probes(doc)),
+        outcomes=tuple(extract_outcomes(doc)),
         api=api,
         files=changed_files_named(doc),
         command_files=command_files(doc),

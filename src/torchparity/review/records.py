@@ -32,6 +32,7 @@ KINDS = (
     "test.qualifier",
     "test.result",
     "version",
+    "outcome",
     "evidence",
     "bundle",
     "attestation",
@@ -183,6 +184,22 @@ class EvidenceClaim(Claim):
 
 
 @dataclass(frozen=True)
+class OutcomeClaim(Claim):
+    """A sentence stating an outcome (``extract_outcomes``): targets passed, a target's result or counts,
+    consistency, docs complete, a stale disabled entry, the number of direct tests."""
+
+    #: all_targets | some_targets | tests | api_ran | api_counts | counts | passed_of | result |
+    #: consistent | docs_complete | docs_box | stale_entry | direct
+    subject: str
+    #: the target label the heading or table row names ("" for the whole text)
+    label: str = ""
+    #: the numbers stated, by name (passed, total, ran, failed, ...)
+    numbers: tuple[tuple[str, int], ...] = ()
+    #: a target's state as stated (PASS, FAIL, NONE_RAN, ...), for ``result``
+    state: str = ""
+
+
+@dataclass(frozen=True)
 class Claims:
     """Everything one PR text claims, by kind."""
 
@@ -197,6 +214,7 @@ class Claims:
     versions: tuple[VersionClaim, ...] = ()
     probes: tuple[ProbeValue, ...] = ()
     evidence: tuple[EvidenceClaim, ...] = ()
+    outcomes: tuple[OutcomeClaim, ...] = ()
     #: the API the text is about, when it names one
     api: str = ""
     #: the test files the text says it changes (修改文件)
@@ -221,6 +239,7 @@ class Claims:
                 "scope",
                 "versions",
                 "evidence",
+                "outcomes",
             )
         )
 

@@ -14,6 +14,7 @@ from .checks.evidence import check_attestation, check_evidence, check_logs
 from .checks.facts import Facts
 from .checks.files import check_files
 from .checks.grep import check_greps
+from .checks.outcomes import check_outcomes
 from .checks.runs import check_runs
 from .checks.scope import check_scope_and_versions
 from .document import long_lines_note, refuse_nul
@@ -108,6 +109,7 @@ def review_text(
         verdicts += check_commits(facts)
         verdicts += check_files(facts)
         verdicts += check_runs(facts)
+        verdicts += check_outcomes(facts)
         verdicts += check_greps(facts)
         verdicts += check_docs(facts, Path(work))
         verdicts += check_scope_and_versions(facts)
@@ -122,8 +124,8 @@ def review_text(
         )
     if not verdicts:
         notes.append(
-            "no checkable claim found in the text (no commit, hash, test output, git grep, docs or "
-            "branch statement)"
+            "no checkable claim found in the text (no commit, hash, test output, git grep, docs, "
+            "outcome or branch statement)"
         )
     return Review(
         source=source,

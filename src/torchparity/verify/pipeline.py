@@ -66,7 +66,7 @@ from ..records.scaffold import ScaffoldRecord
 from ..records.task import TaskRecord
 from ..records.upstream import UpstreamRecord
 from ..records.verify import TargetVerdict, VerifyRecord
-from ..report import build_report, check_source_types, config_templates_dir, render
+from ..report import build_report, check_source_types, config_templates_dir, render_checked
 from ..report.branches import for_branch
 from ..report.render import config_output_lines
 from ..scaffold import scaffold_facts, scaffold_test
@@ -1173,14 +1173,23 @@ class Pipeline:
         files = {
             "pr": (
                 f"pr.{lang}.md",
-                render(model, "pr", lang, templates_dir=tdir, output_lines=lines),
+                render_checked(
+                    model, "pr", lang, f"pr.{lang}.md", templates_dir=tdir, output_lines=lines
+                ),
             ),
             "comment": (
                 f"comment.{lang}.md",
-                render(model, "comment", lang, templates_dir=tdir, output_lines=lines),
+                render_checked(
+                    model,
+                    "comment",
+                    lang,
+                    f"comment.{lang}.md",
+                    templates_dir=tdir,
+                    output_lines=lines,
+                ),
             ),
-            "json": ("report.json", render(model, "json", lang, templates_dir=tdir)),
-            "junit": ("junit.xml", render(model, "junit", lang, templates_dir=tdir)),
+            "json": ("report.json", render_checked(model, "json", lang, templates_dir=tdir)),
+            "junit": ("junit.xml", render_checked(model, "junit", lang, templates_dir=tdir)),
         }
         if root is not None:
             # one PR per target branch: the PR text the community submits to that branch, of its targets
@@ -1188,8 +1197,15 @@ class Pipeline:
                 [*(r.ref for r in verdict.records), *(t.record.ref for t in run.targets)]
             ):
                 name = re.sub(r"[^A-Za-z0-9._-]+", "_", ref)
-                text = render(build_report([for_branch(run, ref)]), "pr", lang, templates_dir=tdir)
+                text = render_checked(
+                    build_report([for_branch(run, ref)]),
+                    "pr",
+                    lang,
+                    f"pr.{name}.{lang}.md",
+                    templates_dir=tdir,
+                )
                 files[f"pr@{ref}"] = (f"pr.{name}.{lang}.md", text)
+        # every text is rendered and self-reviewed above; only then is any written
         for key, (name, text) in files.items():
             atomic_write(out / name, text)
             verdict.outputs[key] = str(out / name)
