@@ -34,7 +34,8 @@ API = _ApiFinder()
 _BRANCH = re.compile(rf"(?<![\w./-])(?:origin/)?({BRANCH_TOKEN})(?![\w/-])")
 
 _TARGET = re.compile(
-    rf"面向\s*`?(?:origin/)?({BRANCH_TOKEN})`?\s*(?:目标)?分支|(?:本\s*PR\s*)?目标分支\s*[为是:：]\s*`?"
+    rf"面向\s*`?(?:origin/)?({BRANCH_TOKEN})`?\s*(?:目标)?分支|面向\s*目标分支\s*`?(?:origin/)?({BRANCH_TOKEN})"
+    rf"|(?:本\s*PR\s*)?目标分支\s*[为是:：]\s*`?"
     rf"(?:origin/)?({BRANCH_TOKEN})|\btargets?\s+(?:the\s+)?`?({BRANCH_TOKEN})`?(?:\s+branch)?"
     rf"|target branch\s*(?:is|:)\s*`?({BRANCH_TOKEN})",
     re.IGNORECASE,

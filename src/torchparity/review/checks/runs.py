@@ -73,6 +73,7 @@ def _selects(command: str) -> bool:
             w in ("-k", "-p", "--pattern")
             or "::" in w
             or re.match(r"^Test\w*(\.\w+)?$", w)
+            or re.match(r"^[A-Z]\w*\.test\w*$", w)  # Class.test_x: unittest's own selection
             or re.match(r"^test_\w+$", w)
         ):
             return True

@@ -25,6 +25,12 @@ def check_scope(c: ScopeClaim, f: Facts) -> Verdict:
             return unverifiable(c, "scope", f"no branch {c.branch} in the repository")
         if on:
             return verified(c, "scope", f"{view.commit[:12]} is in {c.branch}'s history")
+        tip = view.resolve(c.branch)
+        if view.mode == "head" and tip and view.is_ancestor(tip, view.commit):
+            # a PR not merged yet: its head is built on the branch it targets
+            return verified(
+                c, "scope", f"{view.commit[:12]} is built on {c.branch} ({tip[:12]} is in its history)"
+            )
         return contradicted(c, "scope", f"{view.commit[:12]} is not in {c.branch}'s history")
     if not (cfg.maintenance_branches or cfg.active_branches):
         return unverifiable(
