@@ -215,14 +215,35 @@ def _refs(opt: VerifyOptions, cfg: Config, root: Path | None) -> list[tuple[str,
                 "--ref needs --repo: refs are looked up in the backend's git repository"
             )
         return [("local", "")]
-    refs = list(opt.refs) or list(cfg.active_branches) or ["HEAD"]
+    head = _range_head(opt.rev_range)
+    # with a change (--range), the tests run where the change is: its head, unless --ref says where
+    refs = list(opt.refs) or ([head] if head else list(cfg.active_branches) or ["HEAD"])
     for ref in refs:
         if cfg.is_maintenance(ref):
             raise UsageError(
                 f"{ref} is a maintenance branch ({cfg.maintenance_reason or 'it takes no new tests'}); "
                 "drop it from --ref"
             )
-    return [(r, resolve_commit(root, r)) for r in refs]
+    out = [(r, resolve_commit(root, r)) for r in refs]
+    if head:
+        change = resolve_commit(root, head)
+        for ref, commit in out:
+            if git(root, "merge-base", "--is-ancestor", change, commit, check=False).returncode:
+                raise UsageError(
+                    f"--ref {ref} ({commit[:12]}) does not contain the change --range {opt.rev_range} "
+                    f"(its head {change[:12]}): the tests would run without it; pass --ref {head} "
+                    "or leave --ref out"
+                )
+    return out
+
+
+def _range_head(rev_range: str | None) -> str:
+    """The head of ``BASE..HEAD`` / ``BASE...HEAD`` ("" without a range; HEAD when the range ends open)."""
+    if not rev_range:
+        return ""
+    if ".." not in rev_range:
+        return rev_range
+    return rev_range.split("..", 1)[1].lstrip(".") or "HEAD"
 
 
 class Pipeline:
