@@ -13,9 +13,11 @@ from dataclasses import fields, replace
 from typing import Any
 
 from .. import __version__
+from ..coverage.justify import justify
 from ..errors import UsageError
 from ..records.change import ChangeRecord
 from ..records.checklist import FAIL, Checklist
+from ..records.coverage import ApiCoverage
 from ..records.run import RunRecords
 from ..records.task import TaskRecord
 from .model import (
@@ -245,6 +247,23 @@ def _change_from_record(rec: ChangeRecord) -> dict[str, Any]:
     }
 
 
+def _coverage_before(rec: ApiCoverage, added: set[str]) -> dict[str, Any]:
+    """The coverage as it stood before the change: the direct tests of files the change adds are the
+    PR's own (``direct_added``), not tests that already existed, and the paragraph says so."""
+    before = replace(
+        rec,
+        refs=tuple(
+            replace(r, direct=tuple(d for d in r.direct if d.path not in added)) for r in rec.refs
+        ),
+    )
+    zh, en = justify(before)
+    doc = normalise_coverage(replace(before, justification_zh=zh, justification_en=en).to_json())
+    whole = normalise_coverage(rec.to_json())
+    for r, w in zip(doc["refs"], whole["refs"], strict=True):
+        r["direct_added"] = [d for d in w["direct"] if d["path"] in added]
+    return doc
+
+
 def _upstream(
     coverage: dict[str, Any] | None, targets: Sequence[TargetReport], note: str | None
 ) -> dict[str, Any] | None:
@@ -388,6 +407,11 @@ def build_report(
     )
     if change_doc["from"] != "git":
         missing["repo"] = HINTS["repo"]
+    added_files = {f["path"] for f in change_doc["files"] if f.get("status") == "A"}
+    # the tests that ran, existing or the PR's own, are the whole coverage's; the search is the base's
+    coverage_at_refs = coverage
+    if cov_rec is not None and added_files:
+        coverage = _coverage_before(cov_rec, added_files)
     the_checklist = checklist or _first(runs, "checklist")
     if the_checklist is None:
         missing["checklist"] = HINTS["checklist"]
@@ -450,7 +474,7 @@ def build_report(
         classification=(resolve or {}).get("classification"),
         coverage=coverage,
         docs=docs,
-        upstream=_upstream(coverage, targets, the_task.upstream_note),
+        upstream=_upstream(coverage_at_refs, targets, the_task.upstream_note),
         interface=_interface(change_doc, the_task),
         upstream_patch=_upstream_patch(change_doc, the_task),
         checklist=the_checklist.to_json() if the_checklist is not None else None,

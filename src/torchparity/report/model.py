@@ -401,12 +401,15 @@ def normalise_coverage(doc: dict[str, Any]) -> dict[str, Any]:
                 "weak": [],
                 "grep": None,
                 "skipped_files": [],
+                #: direct tests in files the change adds: the PR's own, not existing coverage
+                "direct_added": [],
             },
         )
-        r["direct"], r["related"], r["weak"] = (
+        r["direct"], r["related"], r["weak"], r["direct_added"] = (
             _tests(r["direct"]),
             _tests(r["related"]),
             _tests(r["weak"]),
+            _tests(r["direct_added"]),
         )
         r["grep"] = (
             with_defaults(
