@@ -29,7 +29,9 @@ def check_scope(c: ScopeClaim, f: Facts) -> Verdict:
         if view.mode == "head" and tip and view.is_ancestor(tip, view.commit):
             # a PR not merged yet: its head is built on the branch it targets
             return verified(
-                c, "scope", f"{view.commit[:12]} is built on {c.branch} ({tip[:12]} is in its history)"
+                c,
+                "scope",
+                f"{view.commit[:12]} is built on {c.branch} ({tip[:12]} is in its history)",
             )
         return contradicted(c, "scope", f"{view.commit[:12]} is not in {c.branch}'s history")
     if not (cfg.maintenance_branches or cfg.active_branches):
