@@ -16,6 +16,7 @@ from typing import Any
 from ..phrases import phrase
 from ..records.run import TargetEvidence
 from ..records.target import Step, TestOutcome
+from .commands import shown_command
 
 REPORT_SCHEMA = "torchparity.report/1"
 
@@ -73,6 +74,8 @@ class TargetReport:
     device_name: str | None
     source_branch: str
     test_files: tuple[dict[str, Any], ...]
+    #: the commands that ran the files, as a reader runs them from the repo root (``shown_command``;
+    #: the log's COMMAND= lines hold them as they ran, in the run's checkout)
     commands: tuple[str, ...]
     exit_codes: tuple[Any, ...]
     ran: int | None  # tests the runner started, from its result API (None: no runner reported)
@@ -299,7 +302,10 @@ def target_report(ev: TargetEvidence, *, run_uid: str) -> TargetReport:
         device_name=_str_or_none(device_name),
         source_branch=rec.source_branch,
         test_files=tuple(asdict(t) for t in rec.test_files),
-        commands=tuple(s.command for s in rec.full),
+        commands=tuple(
+            shown_command(s.command, [tf.path for tf in rec.test_files], rec.emulated)
+            for s in rec.full
+        ),
         exit_codes=tuple(s.exit_code for s in rec.full),
         ran=ran_total,
         tests=tuple(tests),

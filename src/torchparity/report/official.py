@@ -13,6 +13,7 @@ from typing import Any
 
 from ..phrases import phrase
 from ..records.upstream import STATUSES, UpstreamRecord, UpstreamTarget, UpstreamTest
+from .commands import shown_command
 
 #: which status speaks for a test on a target when its instances differ (the worst first)
 _WORST = ("failed", "not_started", "passed", "skipped", "disabled")
@@ -104,7 +105,7 @@ def _target(t: UpstreamTarget) -> dict[str, Any]:
             }
             for f in t.files
         ],
-        "commands": [r.command for r in t.runs],
+        "commands": [shown_command(r.command, [r.file], t.emulated) for r in t.runs],
         "stale": [{"key": e.key, "list_file": e.list_file} for e in t.stale],
     }
 
