@@ -209,3 +209,18 @@ def test_review_holds_an_all_passed_sentence_against_the_output_it_quotes() -> N
 
 def test_api_of_fixture_is_what_the_texts_name(fx: Fixture) -> None:
     assert API in render(_one(fx, "pass"), "comment", "en")
+
+
+@pytest.mark.parametrize("state", ["fail", "emulated", "allowed", "none_ran"])
+def test_the_pr_states_the_verdict_in_the_comments_words(fx: Fixture, state: str) -> None:
+    """Seen on Ascend/pytorch: the PR's target heading said 通过 while the run failed (official tests,
+    version mismatch, emulation), and no sentence of the PR said so; only the comment did."""
+    model = _one(fx, state, official="partial")
+    for lang, pr_head, comment_head in (
+        ("zh", "## 本次验证结论\n", "### 结论\n"),
+        ("en", "## Verdict of this verification\n", "### Conclusion\n"),
+    ):
+        pr = render(model, "pr", lang).split(pr_head, 1)[1].split("\n# ", 1)[0].strip()
+        comment = render(model, "comment", lang).split(comment_head, 1)[1].strip()
+        assert pr == comment and pr
+        assert ("证据支持" in pr or "the evidence supports" in pr) is False
