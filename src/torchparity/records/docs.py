@@ -43,6 +43,12 @@ class DocsCheckRecord(Record):
     api: str
     docs_dir: str
     versions: tuple[VersionEntry, ...]
+    #: where the pages were read when the folder is in a git repository: the folder relative to the
+    #: repository, its branch and commit, and whether the folder has changes not committed there
+    repo_path: str = ""
+    branch: str = ""
+    commit: str = ""
+    modified: bool | None = None
 
     @property
     def missing_versions(self) -> list[str]:

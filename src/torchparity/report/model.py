@@ -476,7 +476,19 @@ def normalise_resolve(doc: dict[str, Any]) -> dict[str, Any]:
 def normalise_docs_check(doc: dict[str, Any], order: Sequence[str] = ()) -> dict[str, Any]:
     """``order``: product codes in the configured order (stored JSON has its keys sorted)."""
     rank = {code: i for i, code in enumerate(order)}
-    dc = with_defaults(doc, {"api": None, "docs_dir": None, "versions": [], "missing_versions": []})
+    dc = with_defaults(
+        doc,
+        {
+            "api": None,
+            "docs_dir": None,
+            "versions": [],
+            "missing_versions": [],
+            "repo_path": "",
+            "branch": "",
+            "commit": "",
+            "modified": None,
+        },
+    )
     versions = []
     for v in dc["versions"] or []:
         n = with_defaults(

@@ -237,6 +237,26 @@ def _refs(opt: VerifyOptions, cfg: Config, root: Path | None) -> list[tuple[str,
     return out
 
 
+def _read_where(rec: DocsCheckRecord, folder: Path) -> DocsCheckRecord:
+    """``rec`` with where its pages were read: the git repository's branch and commit holding the
+    folder, and whether the folder has changes not committed there (none when it is in no repository)."""
+    top = git(folder, "rev-parse", "--show-toplevel", check=False)
+    if top.returncode:
+        return rec
+    root = Path(top.text.strip())
+    rel = os.path.relpath(folder.resolve(), root.resolve())
+    head = git(root, "rev-parse", "HEAD", check=False)
+    branch = git(root, "branch", "--show-current", check=False)
+    status = git(root, "status", "--porcelain", "--", rel, check=False)
+    return replace(
+        rec,
+        repo_path=rel,
+        branch=branch.text.strip() if not branch.returncode else "",
+        commit=head.text.strip() if not head.returncode else "",
+        modified=bool(status.text.strip()) if not status.returncode else None,
+    )
+
+
 def _range_head(rev_range: str | None) -> str:
     """The head of ``BASE..HEAD`` / ``BASE...HEAD`` ("" without a range; HEAD when the range ends open)."""
     if not rev_range:
@@ -1074,7 +1094,7 @@ class Pipeline:
             self._keep(verdict, verdict.docs_added)
             result = check_in_tree(tree, entry, opt.docs_versions, spellings)
             missing = [v.version for v in result.versions if not v.present]
-        verdict.docs = result.to_record()
+        verdict.docs = _read_where(result.to_record(), tree.root)
         self._keep(verdict, verdict.docs)
         if missing:
             verdict.blockers.append(
