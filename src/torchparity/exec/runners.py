@@ -271,8 +271,18 @@ class _LineReader:
         return line
 
 
-def _import_failed(python: str, module: str, detail: str) -> str:
+def _import_failed(
+    python: str, module: str, detail: str, environ: dict[str, str] | None = None
+) -> str:
     """One line for an environment that cannot import torch or the configured backend module."""
+    emulated = "emulated" in (environ or {}).get("PYTHONPATH", "")
+    if emulated and ("_acc" in detail or "backend extension" in detail):
+        # torch itself imported; torchparity's emulated backend could not load into it
+        return (
+            f"{python}: the emulated backend cannot load into this torch ({detail}); it needs torch's "
+            "Python PrivateUse1 hooks (torch._C._acc; tested with torch 2.13.0): choose an environment "
+            "with a newer torch, or run on the real backend without --emulate"
+        )
     fix = f"install {module} in that environment or choose another --python"
     if module != "torch":
         fix += f' (or run without it: backend_module = "" in {CONFIG_FILENAME}, where the preset asks for it)'
@@ -471,7 +481,9 @@ class WarmWorker:
             for fd in ours:
                 os.close(fd)
             self._close_locked()
-            raise EnvironmentBroken(_import_failed(self.python, hello["module"], hello["detail"]))
+            raise EnvironmentBroken(
+                _import_failed(self.python, hello["module"], hello["detail"], self.environ)
+            )
         self.preloaded = [dict(e) for e in hello.get("preload") or []]
         if any(e.get("initialised") for e in self.preloaded):
             for fd in ours:
@@ -904,7 +916,9 @@ class FreshRunner:
             status, code, sig = ("OK" if rc == 0 else "FAIL"), rc, None
         if "import_error" in result:
             err = result["import_error"]
-            raise EnvironmentBroken(_import_failed(self.python, err["module"], err["detail"]))
+            raise EnvironmentBroken(
+                _import_failed(self.python, err["module"], err["detail"], self.environ)
+            )
         return JobResult(
             op=job.op,
             status=status,
