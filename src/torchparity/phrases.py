@@ -138,6 +138,23 @@ PHRASES: dict[str, tuple[str, str]] = {
     ),
 }
 
+#: an API's category (``api.classify``) as every text and the terminal word it: (English, Chinese)
+CATEGORY_WORDS: dict[str, tuple[str, str]] = {
+    "python-state": ("pure Python state", "纯 Python 状态类"),
+    "python-wrapper": ("Python wrapper", "Python 封装类"),
+    "operator": ("operator", "算子类"),
+    "c-binding": ("C binding (no operator dispatched)", "C 绑定类（不分派算子）"),
+    "device-runtime": ("device runtime", "设备运行时类"),
+    "other": ("other", "其他"),
+}
+
+
+def category_words(category: str, lang: str = "en") -> str:
+    """An API's category worded in ``lang`` (an unknown one as it is)."""
+    en, zh = CATEGORY_WORDS.get(category, (category, category))
+    return zh if lang == "zh" else en
+
+
 #: args shown as quoted evidence (code spans in Markdown): they are the tool's or a test's own words
 QUOTED = frozenset({"detail", "path", "text", "status", "module", "devices", "node"})
 
@@ -161,4 +178,4 @@ def _md_text(text: str) -> str:
     return escape_controls(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-__all__ = ["PHRASES", "phrase"]
+__all__ = ["CATEGORY_WORDS", "PHRASES", "category_words", "phrase"]

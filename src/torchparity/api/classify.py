@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from .records import Classification, Resolution, Trace
 
+#: (each worded once for every text and the terminal: ``phrases.CATEGORY_WORDS``)
 CATEGORIES = ("python-state", "python-wrapper", "operator", "c-binding", "device-runtime", "other")
 
 #: modules (and their submodules) that talk to a device runtime rather than dispatch operators

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from ..collect import Reporter, emulation_notes, select_envs
 from ..errors import ExitCode, UsageError
+from ..phrases import category_words
 from ..store import Store
 from ..verify import Pipeline, Stages, Verdict, VerifyOptions
 from ._app import (
@@ -83,7 +84,7 @@ def _summary(v: Verdict) -> Table:
     table = Table(title=f"verify {v.api}", title_justify="left", show_header=False)
     table.add_column("what")
     table.add_column("result")
-    table.add_row("API", f"{v.canonical} ({v.kind}, {v.category})")
+    table.add_row("API", f"{v.canonical} ({v.kind}, {category_words(v.category)})")
     if v.scaffolded:
         table.add_row("scaffolded test", f"{v.scaffolded.path} ({v.scaffolded.family})")
     if v.docs:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..phrases import phrase
+from ..phrases import category_words, phrase
 from ..records.run import TargetEvidence
 from ..records.target import Step, TestOutcome
 from .commands import shown_command
@@ -453,6 +453,12 @@ def normalise_resolve(doc: dict[str, Any]) -> dict[str, Any]:
         res["classification"] = with_defaults(
             res["classification"], {"category": None, "conclusion_zh": None, "conclusion_en": None}
         )
+        # the category as every text words it, from the one table (``phrases.CATEGORY_WORDS``)
+        category = res["classification"]["category"]
+        for lang in ("en", "zh"):
+            res["classification"][f"category_{lang}"] = (
+                category_words(category, lang) if category else None
+            )
     if res["trace"] is not None:
         tr = with_defaults(
             res["trace"],

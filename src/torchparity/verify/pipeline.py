@@ -55,7 +55,7 @@ from ..exec.interrupt import temporary_dir
 from ..fsutil import atomic_write, read_text_file
 from ..gitrepo import blob_bytes, git, repo_root, resolve_commit
 from ..names import name_patterns
-from ..phrases import phrase
+from ..phrases import category_words, phrase
 from ..records.base import Record
 from ..records.change import ChangeRecord
 from ..records.checklist import Checklist
@@ -486,7 +486,14 @@ class Pipeline:
         info = self.shared.resolve(
             self.opt.api, env, env.device or device, self._first.backend_module
         )
-        self.hooks.done("resolve", f"{info.canonical} ({info.resolution.kind}, {info.category})")
+        traced = info.trace is not None and info.trace.ok
+        self.hooks.done(
+            "resolve",
+            f"{info.canonical} ({info.resolution.kind}, {category_words(info.category)}"
+            # without a trace the tests' own trace decides the category later (``_classify``)
+            + ("" if traced else "; no dispatch trace yet")
+            + ")",
+        )
         return info
 
     @staticmethod
@@ -1012,6 +1019,11 @@ class Pipeline:
                 if better is not info:
                     self._keep(verdict, better)
                     verdict.category = better.category
+                    self.hooks.done(
+                        "classify",
+                        f"{better.canonical} ({better.resolution.kind}, "
+                        f"{category_words(better.category)}), from the dispatch trace of its tests",
+                    )
                 return better
         return info
 
