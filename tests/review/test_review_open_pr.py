@@ -84,3 +84,17 @@ def test_a_unittest_run_of_class_dot_test_ids_is_a_selection(tmp_path: Path) -> 
     bad = [(v.kind, v.text, v.detail) for v in review.verdicts if v.verdict == "contradicted"]
     assert bad == []
     assert any(v.kind == "test.defined" and v.verdict == "verified" for v in review.verdicts)
+
+
+def test_a_log_line_that_mentions_pytest_is_no_command() -> None:
+    """``RESULTS_FROM=... a pytest plugin`` above an isolation probe's output was read as its command."""
+    from torchparity.review import parse_text
+
+    text = (
+        "```text\nRESULTS_FROM=the test runner's result API (a pytest plugin), sent over the pipe\n"
+        "test_a (test_ctx.CtxManagerTests.test_a) ... ok\n\n"
+        "----------------------------------------------------------------------\nRan 1 test in 0.001s\n\nOK\n"
+        "COMMAND=python test/test_ctx.py -v\n```\n"
+    )
+    (run,) = parse_text(text).runs
+    assert run.command == "" and run.ran == 1

@@ -102,9 +102,15 @@ def parse_footer(text: str) -> tuple[tuple[str, int], ...]:
     return tuple(out)
 
 
+_LOG_KEY = re.compile(r"^([A-Z][A-Z0-9_]*)=")
+
+
 def is_command(text: str) -> bool:
     """A shell line that runs a Python test file or pytest (not ``python -c``)."""
     t = _PROMPT.sub("", text.strip())
+    key = _LOG_KEY.match(t)
+    if key and not key.group(1).endswith("COMMAND"):
+        return False  # a log's KEY=value line (RESULTS_FROM=... a pytest plugin) is no command
     m = _COMMAND.search(t)
     if not m or re.search(r"\s-c\s", t[m.end() - 1 : m.end() + 4] + " ") and ".py" not in t:
         return False
