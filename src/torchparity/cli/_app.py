@@ -73,7 +73,7 @@ def _root(
 
 
 docs_app = typer.Typer(
-    help="Native API support pages: check, lint, add, matrix.", no_args_is_help=True
+    help="Native API support pages: check, lint, add, matrix, propose.", no_args_is_help=True
 )
 app.add_typer(docs_app, name="docs")
 

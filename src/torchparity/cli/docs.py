@@ -1,4 +1,4 @@
-"""``torchparity docs check|lint|add|matrix``: the native API support pages of a backend."""
+"""``torchparity docs check|lint|add|matrix|propose``: the native API support pages of a backend."""
 
 from __future__ import annotations
 
@@ -25,8 +25,20 @@ from ..docs.check import CheckResult, api_name_problem
 from ..docs.lint import summary
 from ..docs.tree import find_docs_dir
 from ..errors import ExitCode, UsageError
+from ..fsutil import write_regular
 from ..records.task import check_one_line
-from ._app import INVOCATION, ConfigOpt, DebugOpt, JsonOpt, config_for, docs_app, err, out
+from ._app import (
+    DEFAULT_STORE,
+    INVOCATION,
+    ConfigOpt,
+    DebugOpt,
+    JsonOpt,
+    StoreOpt,
+    config_for,
+    docs_app,
+    err,
+    out,
+)
 from ._choices import EntryKind
 
 DocsOpt = Annotated[
@@ -341,3 +353,167 @@ def matrix(
         if missing:
             out.print(f"{v}: {missing} of {len(m.apis)} APIs have no entry", markup=False)
     return 0
+
+
+def _evidence_text(cell: Any) -> str:
+    lines = []
+    for e in cell.evidence:
+        flag = "" if e.decides else f" ({e.why_code})"
+        lines.append(
+            f"{e.result}{flag} {e.label} run {e.run_uid[:12]} log {e.log_sha256[:12] or '-'}"
+        )
+    return "\n".join(lines) or "-"
+
+
+def _print_proposal(proposal: Any, console: Any) -> None:
+    from ..docs.propose_cells import mark
+
+    n = proposal.counts()
+    console.print(
+        f"docs propose: {n['runs']} run(s), {n['targets']} target(s), {n['cells']} cell(s) "
+        f"of {proposal.docs_dir}",
+        markup=False,
+    )
+    if proposal.cells:
+        table = Table(show_edge=False)
+        for col in ("api", "version", "product", "page", "proposed", "state", "evidence", "why"):
+            table.add_column(
+                col,
+                no_wrap=col in ("version", "product", "proposed", "state"),
+                overflow="fold" if col == "api" else "ellipsis",
+            )
+        for c in proposal.cells:
+            # the version is a column of its own: the page as its version folder names it
+            page = (
+                "no entry"
+                if c.page is None
+                else f"{mark(c.page.supported) if c.page.has_line else '·'} "
+                f"{c.page.page.split('/', 1)[-1]}:{c.page.line}"
+            )
+            proposed = "-" if c.proposed is None else mark(c.proposed)
+            table.add_row(
+                c.api,
+                c.version,
+                c.product,
+                page,
+                proposed,
+                c.state,
+                _evidence_text(c),
+                c.why,
+            )
+        console.print(table)
+    for e in proposal.unbound:
+        console.print(
+            f"no cell: {e.label} in run {e.run_uid[:12]} ({e.result}, log {e.log_sha256[:12] or '-'}): {e.why}",
+            markup=False,
+        )
+    for p in proposal.entries:
+        if p.change is not None:
+            c = p.change
+            console.print(
+                f"new entry: {c.page}:{c.start}-{c.end} {p.ask.api} ({c.format} format), as: "
+                f"{_docs_add_line(p)}",
+                markup=False,
+            )
+        else:
+            console.print(
+                f"no new entry for {p.ask.api} in {p.ask.version}: {p.refused}", markup=False
+            )
+    for note in proposal.notes:
+        console.print(f"note: {note}", markup=False)
+
+
+def _why_none(proposal: Any) -> str:
+    """Why no cell is proposed, counted by reason over every target read."""
+    from collections import Counter
+
+    every = [*(e for c in proposal.cells for e in c.evidence), *proposal.unbound]
+    if not every:
+        return "the runs hold no target"
+    codes = Counter(e.why_code or e.result for e in every)
+    return "no target decides a cell (" + ", ".join(f"{n} {c}" for c, n in codes.items()) + ")"
+
+
+def _docs_add_line(planned: Any) -> str:
+    from ..docs.propose_edit import docs_add_command
+
+    return str(docs_add_command(planned.ask))
+
+
+@docs_app.command("propose")
+def propose(
+    runs: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="RUN",
+            help="Runs (ids or uids) of verify, run or batch (a batch is read as its tasks' runs).",
+        ),
+    ],
+    diff: Annotated[
+        Path | None,
+        typer.Option(
+            "--diff",
+            metavar="FILE",
+            help="Write the proposed page edits (new entries) as one unified diff to FILE; "
+            "'-' prints it on stdout (the table then goes to stderr).",
+        ),
+    ] = None,
+    write: Annotated[
+        bool,
+        typer.Option(
+            "--write",
+            help="Write the new entries into the pages through docs add's all-or-nothing writer "
+            "(only in a clean, committed docs folder).",
+        ),
+    ] = False,
+    docs: DocsOpt = None,
+    version: VersionsOpt = None,
+    json_out: JsonOpt = False,
+    store: StoreOpt = DEFAULT_STORE,
+    repo: RepoOpt = None,
+    config: ConfigOpt = None,
+    debug: DebugOpt = False,
+) -> int:
+    """Propose each page cell (✔/✘ per product and version) from runs, with the evidence behind it;
+    list contradictions and cells left to a person (exit 1 when the pages contradict the evidence)."""
+    from ..coverage.spellings import docs_names
+    from ..docs.propose import apply
+    from ..docs.propose import propose as propose_cells
+    from ..docs.propose_runs import read_runs
+    from ..store import Store
+
+    to_stdout = diff is not None and str(diff) == "-"
+    if to_stdout and json_out:
+        raise UsageError("--diff - and --json both print on stdout; write the diff to a file")
+    tree = _tree(docs, repo, config)
+    if version:
+        tree.pick_versions(version)  # a version without its folder is bad input, as for check/add
+    st = Store(store, create=False)
+    found, notes = read_runs(st, runs, tree.products)
+    proposal = propose_cells(found, tree, versions=version, names=docs_names, notes=notes)
+    if diff is not None and not to_stdout:
+        write_regular(diff, proposal.diff, "--diff")
+    if write:
+        proposal = apply(proposal, tree)
+    if json_out:
+        _echo(json.dumps(proposal.to_json(), ensure_ascii=False, indent=2))
+    else:
+        _print_proposal(proposal, err if to_stdout else out)
+    if to_stdout:
+        typer.echo(proposal.diff, nl=False)
+    n = proposal.counts()
+    said = (
+        f"{n['contradiction']} contradiction(s), {n['left']} cell(s) left to a person, "
+        f"{n['agrees']} agree(s), {n['new']} cell(s) in {n['entries']} new entr"
+        f"{'y' if n['entries'] == 1 else 'ies'} on {n['pages']} page(s)"
+    )
+    if not any(c.proposed is not None for c in proposal.cells):
+        said += f"; nothing proposed: {_why_none(proposal)}"
+    if diff is not None and not to_stdout:
+        said += f"; diff written to {diff}"
+    if proposal.written:
+        said += f"; written: {', '.join(p.rel for p in proposal.pages)}"
+    elif proposal.pages and not write:
+        said += "; nothing written (--write writes them)"
+    err.print(said, markup=False)
+    return int(ExitCode.FAILED) if proposal.contradictions else 0
