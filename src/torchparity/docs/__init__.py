@@ -1,6 +1,7 @@
-"""Native API support pages: parse (three formats), check an API, lint, add an entry, matrix.
+"""Native API support pages: parse (three formats), check an API, lint, add an entry, matrix, propose.
 
-Stands on the ground: imports only the standard library, ``torchparity.errors`` and ``torchparity.fsutil``.
+Stands on the ground: imports only the standard library, ``torchparity.errors``, ``torchparity.fsutil``
+and the records; ``docs propose``'s modules (``propose_*.py``) also read the store and call git.
 Products (code, name, aliases) come in as data; the CLI reads them from the config.
 """
 

@@ -168,7 +168,8 @@ def plan_entries(
 
 
 def unified_diff(pages: Sequence[PageChange]) -> str:
-    """Every changed page's diff, paths relative to the docs folder (``patch -p1 -d DOCS``)."""
+    """Every changed page's diff, paths relative to the docs folder (``git apply --directory=DOCS``
+    from the repository root)."""
     return "".join(p.diff() for p in pages)
 
 
@@ -181,7 +182,7 @@ def dirty_problem(root: Path) -> str:
         return (
             f"{root} is not in a git work tree: --write writes only a clean, committed docs folder "
             "(so git diff shows the change and git checkout undoes it); write the diff with "
-            f"--diff FILE and apply it with patch -p1 -d {root} < FILE"
+            "--diff FILE and apply it yourself"
         )
     status = git(root, "status", "--porcelain", "--untracked-files=all", "--", ".", check=False)
     lines = [line for line in status.text.splitlines() if line.strip()]
