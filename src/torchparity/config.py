@@ -87,7 +87,9 @@ class Config:
     test_roots: tuple[str, ...] = ("test",)
     active_branches: tuple[str, ...] = ()
     maintenance_branches: tuple[str, ...] = ()
+    #: why maintenance branches take no new tests, in English and in Chinese (each text shows its own)
     maintenance_reason: str = ""
+    maintenance_reason_zh: str = ""
     envs: dict[str, EnvConfig] = field(default_factory=dict)
     #: free-form tables for the parts that own them (scaffold, docs, report)
     scaffold: dict[str, Any] = field(default_factory=dict)
@@ -163,6 +165,7 @@ class Config:
                 active_branches=self.active_branches,
                 maintenance_branches=self.maintenance_branches,
                 maintenance_reason=self.maintenance_reason or None,
+                maintenance_reason_zh=self.maintenance_reason_zh or None,
                 products=tuple(TaskProduct(p.code, p.name) for p in self.docs_products),
                 repo=repo,
                 lang=lang,
@@ -219,6 +222,7 @@ _TOP_KEYS = {
     "active_branches",
     "maintenance_branches",
     "maintenance_reason",
+    "maintenance_reason_zh",
     "envs",
     "scaffold",
     "docs",
@@ -388,6 +392,7 @@ def _build(data: dict[str, Any], preset: str, source: str) -> Config:
         active_branches=_strings(data, "active_branches", source),
         maintenance_branches=_strings(data, "maintenance_branches", source),
         maintenance_reason=_string(data, "maintenance_reason", source),
+        maintenance_reason_zh=_string(data, "maintenance_reason_zh", source),
         envs=envs,
         scaffold=_table(data, "scaffold", source),
         docs=docs,
@@ -490,6 +495,13 @@ def load_config(
     )
     preset = str(data.pop("preset", "default"))
     merged = _merge(_preset_data(preset), data)
+    # a reason the file words in one language only: the preset's wording in the other is of another reason
+    for key, other in (
+        ("maintenance_reason", "maintenance_reason_zh"),
+        ("maintenance_reason_zh", "maintenance_reason"),
+    ):
+        if key in data and other not in data:
+            merged.pop(other, None)
     config = _build(merged, preset, str(file))
     from_repo = path is None and repo is not None and file == Path(repo) / CONFIG_FILENAME
     if from_repo and config.report.get("templates") and not allow_repo_templates:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from torchparity.config import load_config, load_preset
@@ -66,3 +68,31 @@ def test_backend_aliases_come_from_the_preset_and_the_file(tmp_path):
         "torch.npu": "torch_npu.npu",
         "torch.xla": "torch_xla.core",
     }
+
+
+@pytest.mark.parametrize("name", ["default", "torch_npu"])
+def test_a_presets_maintenance_reason_is_worded_once_per_language(name):
+    """A zh text shows the Chinese wording and an en text the English one: neither mixes the two."""
+    cfg = load_preset(name)
+    cjk = re.compile(r"[\u4e00-\u9fff]")
+    assert cfg.maintenance_reason and not cjk.search(cfg.maintenance_reason)
+    assert cfg.maintenance_reason_zh and not re.search(r"[A-Za-z]{3,}", cfg.maintenance_reason_zh)
+    task = cfg.task_record("torch.x", None, repo=True)
+    assert (task.maintenance_reason, task.maintenance_reason_zh) == (
+        cfg.maintenance_reason,
+        cfg.maintenance_reason_zh,
+    )
+
+
+def test_a_maintenance_reason_given_in_one_language_drops_the_presets_other(tmp_path):
+    (tmp_path / "torchparity.toml").write_text(
+        'preset = "torch_npu"\nmaintenance_reason = "frozen for the 2.9 release"\n'
+    )
+    cfg = load_config(tmp_path / "torchparity.toml")
+    # the preset's Chinese wording is of its own reason, not of this one
+    assert (cfg.maintenance_reason, cfg.maintenance_reason_zh) == ("frozen for the 2.9 release", "")
+    (tmp_path / "torchparity.toml").write_text(
+        'preset = "torch_npu"\nmaintenance_reason = "frozen"\nmaintenance_reason_zh = "已冻结"\n'
+    )
+    cfg = load_config(tmp_path / "torchparity.toml")
+    assert (cfg.maintenance_reason, cfg.maintenance_reason_zh) == ("frozen", "已冻结")

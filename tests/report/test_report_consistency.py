@@ -352,7 +352,6 @@ def _quoted_from_records(runs: list[RunRecords]) -> list[str]:
                     r.task.task_title,
                     r.task.result_title,
                     r.task.upstream_note,
-                    r.task.maintenance_reason,
                     r.task.title,
                 )
                 if x

@@ -77,6 +77,7 @@ class TaskRecord(Record):
     active_branches: tuple[str, ...] = ()
     maintenance_branches: tuple[str, ...] = ()
     maintenance_reason: str | None = None
+    maintenance_reason_zh: str | None = None
     products: tuple[Product, ...] = ()
     #: whether a repository was used (the embedded default runs files on this machine)
     repo: bool = False

@@ -136,6 +136,7 @@ def _branches(targets: Sequence[TargetReport], task: TaskRecord) -> dict[str, An
         "active": list(task.active_branches),
         "maintenance": list(task.maintenance_branches),
         "maintenance_reason": task.maintenance_reason,
+        "maintenance_reason_zh": task.maintenance_reason_zh,
         "in_maintenance": [r for r in refs if r in task.maintenance_branches],
     }
 
