@@ -405,3 +405,21 @@ def test_an_unknown_run_is_exit_2(
     add_run(st, CLONE, [T("a2", "PASS")])
     rc = main(["docs", "propose", "99", "--docs", str(docs_dir), "--store", str(st.root)])
     assert rc == 2 and capsys.readouterr().err.startswith("ERROR: ")
+
+
+def test_targets_that_name_no_cell_are_listed_with_why(
+    tmp_path: Path, docs_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    st = new_store(tmp_path)
+    no_api = add_run(st, None, [T("a2", "PASS")], kind="run")
+    other = add_run(
+        st, "torch.is_tensor", [T("a2", "FAIL", hardware="Atlas 300I"), T("a3", torch="2.11.0")]
+    )
+    rc, doc = _propose(capsys, st, docs_dir, no_api, other, extra=("--version", "2.7.1"))
+    assert rc == 0 and doc["cells"] == []
+    assert [u["why_code"] for u in doc["unbound"]] == [
+        "no_api",
+        "unknown_product",
+        "version_not_asked",
+    ]
+    assert "'Atlas 300I'" in doc["unbound"][1]["why"]
