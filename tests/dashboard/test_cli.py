@@ -9,6 +9,7 @@ import pytest
 
 from tests.dashboard.conftest import PLAN
 from tests.dashboard.dashboard_fixtures import build_store
+from tests.store.evidence import sql
 from torchparity.cli import main
 
 
@@ -54,3 +55,20 @@ def test_bad_input_is_one_line_and_exit_2(
 def test_help_lists_the_verb(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     assert "  dashboard " in capsys.readouterr().out
+
+
+def test_a_store_edited_behind_its_back_is_exit_3_and_no_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The FAIL target's row pointed at a PASS target's log and record: tampering, as for ``runs``."""
+    store, ids = build_store(tmp_path)
+    a2, a3 = store.targets(ids[0])[:2]
+    sql(
+        store,
+        "UPDATE targets SET result='PASS', log_sha=?, record_sha=? WHERE id=?",
+        (a2.log_sha, a2.record_sha, a3.id),
+    )
+    out = tmp_path / "site"
+    assert main(["dashboard", "--store", str(tmp_path / "store"), "--out", str(out)]) == 3
+    assert f"run {ids[0]}" in capsys.readouterr().err
+    assert not (out / "index.html").exists()
