@@ -17,8 +17,8 @@ import pytest
 from tests.conftest import git
 from tests.docs.propose_fixtures import T, add_batch, add_run, new_store, record
 from torchparity.cli import main
-from torchparity.docs.propose_evidence import hardware_matches
 from torchparity.records.run import TargetEvidence
+from torchparity.records.target import hardware_matches
 from torchparity.report.model import target_report
 from torchparity.store import Store
 

@@ -21,7 +21,7 @@ from ..config import Config
 from ..gitrepo import blob_bytes
 from .envspec import EnvSpec
 
-_RELEASE = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(?:[.+-].*)?$")
+_RELEASE = re.compile(r"^v?(\d+)\.(\d+)\.(\d+)(?:[.+a-z-].*)?$")  # 2.13.0a0+git.., 2.7.1.post9
 
 
 def release_of(version: str) -> str:

@@ -10,11 +10,11 @@ why in a sentence, and the cell is left to a person.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..records.target import TargetRecord, emulated_device
+from ..collect.releases import release_of
+from ..records.target import TargetRecord, emulated_device, hardware_matches
 from .model import Products
 
 #: the verdicts that decide a cell: the API's tests passed (✔) or one of them failed (✘)
@@ -28,14 +28,6 @@ WHY_RESULT = {
     "INCOMPLETE": "the run was cut short before the API's tests answered (INCOMPLETE)",
 }
 
-_RELEASE = re.compile(r"^\s*v?(\d+)\.(\d+)\.(\d+)")
-
-
-def release_of(torch_version: str) -> str:
-    """``2.7.1+cpu`` -> ``2.7.1``, ``2.13.0a0+git12ab`` -> ``2.13.0``; "" when it is no release."""
-    m = _RELEASE.match(torch_version or "")
-    return ".".join(str(int(g)) for g in m.groups()) if m else ""
-
 
 def probed_device(rec: TargetRecord) -> str:
     """The device type the probe saw (the record's device when the probe said none)."""
@@ -46,14 +38,6 @@ def emulated_of(rec: TargetRecord) -> str:
     """The device the target's backend only emulated ("" on hardware): the record's field, or the
     probe's facts for a record made before it."""
     return rec.emulated or emulated_device(rec)
-
-
-def hardware_matches(rec: TargetRecord) -> bool | None:
-    """The report model's rule: the configured hardware is what the probe saw, a real device (not
-    the CPU, not an emulation); None when no hardware is configured."""
-    if not rec.hardware:
-        return None
-    return probed_device(rec) != "cpu" and not emulated_of(rec)
 
 
 @dataclass(frozen=True)
@@ -196,7 +180,5 @@ __all__ = [
     "Evidence",
     "emulated_of",
     "evidence_of",
-    "hardware_matches",
     "probed_device",
-    "release_of",
 ]

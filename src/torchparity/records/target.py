@@ -306,6 +306,16 @@ def emulated_device(rec: TargetRecord) -> str:
     return emulated_in(rec.probe_facts, rec.device)
 
 
+def hardware_matches(rec: TargetRecord) -> bool | None:
+    """Whether the configured hardware is what the probe saw: a real device, not the CPU, not an
+    emulation (None when the environment names no hardware). A text names the hardware, and a docs
+    cell is decided, only when this holds."""
+    if not rec.hardware:
+        return None
+    device = str(rec.probe_facts.get("device_type") or rec.device)
+    return device != "cpu" and not (rec.emulated or emulated_device(rec))
+
+
 def step_from_json(d: dict[str, Any]) -> Step:
     d = dict(d)
     d["tests"] = [

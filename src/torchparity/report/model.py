@@ -15,7 +15,7 @@ from typing import Any
 
 from ..phrases import category_words, phrase
 from ..records.run import TargetEvidence
-from ..records.target import Step, TestOutcome
+from ..records.target import Step, TestOutcome, hardware_matches
 from .commands import shown_command
 
 REPORT_SCHEMA = "torchparity.report/1"
@@ -333,7 +333,7 @@ def target_report(ev: TargetEvidence, *, run_uid: str) -> TargetReport:
         leak_tests_watched=leak_watched,
         emulated=emulated,
         traces=tuple(_trace(s) for s in rec.trace),
-        hardware_matches=None if not rec.hardware else (dev != "cpu" and not emulated),
+        hardware_matches=hardware_matches(rec),
         api_tests=tuple(asdict(t) for t in rec.api_tests),
         api_counts=rec.api_counts(),
         selection="+".join(dict.fromkeys(tf.selection for tf in rec.test_files if tf.selection)),
