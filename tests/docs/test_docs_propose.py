@@ -423,3 +423,37 @@ def test_targets_that_name_no_cell_are_listed_with_why(
         "version_not_asked",
     ]
     assert "'Atlas 300I'" in doc["unbound"][1]["why"]
+
+
+def test_a_cpu_environment_declared_a_stand_in_decides_its_products_cells(
+    tmp_path: Path, docs_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A plain CPU environment standing for a product (--stand-in ENV) proposes, and says so; an
+    emulated one never does, declared or not; a stand-in no target ran in is bad input."""
+    st = new_store(tmp_path)
+    rid = add_run(
+        st, "torch.is_tensor", [T("a2", "FAIL", cpu=True), T("a3", "PASS", emulated=True)]
+    )
+    rc, doc = _propose(capsys, st, docs_dir, rid, extra=("--stand-in", "a2", "--stand-in", "a3"))
+    a2 = _cell(doc, "torch.is_tensor", "2.7.1", "910b")
+    assert a2["state"] != "left" and a2["proposed"] is False
+    assert a2["evidence"][0]["stand_in"] is True and "(stand-in: device cpu)" in a2[
+        "why"
+    ] + json.dumps(a2)
+    a3 = [c for c in doc["cells"] if c["product"] == "A3"] or doc["unbound"]
+    assert all((c.get("why_code") == "emulated") for c in a3)
+    rc = main(
+        [
+            "docs",
+            "propose",
+            str(rid),
+            "--docs",
+            str(docs_dir),
+            "--store",
+            str(st.root),
+            "--stand-in",
+            "a9",
+        ]
+    )
+    assert rc == 2
+    assert "--stand-in a9: no target of the runs ran in environment a9" in capsys.readouterr().err

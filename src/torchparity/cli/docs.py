@@ -466,6 +466,16 @@ def propose(
             "(only in a clean, committed docs folder).",
         ),
     ] = False,
+    stand_in: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--stand-in",
+            metavar="ENV",
+            help="A CPU environment that stands for its configured hardware (a CPU backend, a "
+            "rehearsal): its PASS/FAIL decides that product's cells, and every cell it decides says "
+            "'stand-in'. Never applies to an emulated device. Repeatable.",
+        ),
+    ] = None,
     docs: DocsOpt = None,
     version: VersionsOpt = None,
     json_out: JsonOpt = False,
@@ -489,7 +499,14 @@ def propose(
     if version:
         tree.pick_versions(version)  # a version without its folder is bad input, as for check/add
     st = Store(store, create=False)
-    found, notes = read_runs(st, runs, tree.products)
+    found, notes = read_runs(st, runs, tree.products, stand_in or ())
+    ran_in = {e.env for r in found for e in r.evidence}
+    for env in stand_in or ():
+        if env not in ran_in:
+            raise UsageError(
+                f"--stand-in {env}: no target of the runs ran in environment {env} "
+                f"(environments: {', '.join(sorted(ran_in)) or 'none'}); name one of those"
+            )
     proposal = propose_cells(found, tree, versions=version, names=docs_names, notes=notes)
     if diff is not None and not to_stdout:
         write_regular(diff, proposal.diff, "--diff")

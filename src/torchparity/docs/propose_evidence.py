@@ -60,6 +60,8 @@ class Evidence:
     device: str
     emulated: str
     hardware_matches: bool | None
+    #: a CPU environment the user declared to stand for its configured hardware (--stand-in)
+    stand_in: bool = False
     #: the API's tests: passed, failed, all of them
     passed: int = 0
     failed: int = 0
@@ -78,8 +80,10 @@ class Evidence:
         return None if not self.decides else self.result == "PASS"
 
     def where(self) -> str:
-        """``v2.7.1@a2 in run 0101010101ab``: the target and its run, as a sentence names them."""
-        return f"{self.label} in run {self.run_uid[:12]}"
+        """``v2.7.1@a2 in run 0101010101ab``: the target and its run, as a sentence names them (a
+        stand-in says so)."""
+        said = f"{self.label} in run {self.run_uid[:12]}"
+        return said + (f" (stand-in: device {self.device})" if self.stand_in else "")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -95,6 +99,7 @@ class Evidence:
             "device": self.device,
             "emulated": self.emulated,
             "hardware_matches": self.hardware_matches,
+            "stand_in": self.stand_in,
             "api_tests": {"passed": self.passed, "failed": self.failed, "total": self.total},
             "decides": self.decides,
             "why_code": self.why_code or None,
@@ -114,10 +119,16 @@ def evidence_of(
     run_id: int,
     log_sha256: str,
     products: Products,
+    stand_in: frozenset[str] = frozenset(),
 ) -> Evidence:
-    """What ``rec`` (one target of run ``run_uid``) says about its cell, or why it says nothing."""
+    """What ``rec`` (one target of run ``run_uid``) says about its cell, or why it says nothing.
+
+    ``stand_in``: environments the user declares (``--stand-in ENV``) to stand for their configured
+    hardware though their probe saw the CPU (a CPU backend, a rehearsal); never an emulated one.
+    """
     device = probed_device(rec)
     emulated = emulated_of(rec)
+    standing = rec.env in stand_in and device == "cpu" and not emulated
     found = products.by_name(rec.hardware) if rec.hardware else None
     version = release_of(str(rec.probe_facts.get("torch_version") or rec.torch_version or ""))
     counts = rec.api_counts()
@@ -141,7 +152,7 @@ def evidence_of(
             f"(known: {_known(products)}); name one in [envs.{rec.env}] hardware or add it to "
             "[[docs.products]]"
         )
-    elif not hardware_matches(rec):
+    elif not hardware_matches(rec) and not standing:
         why_code = "hardware_mismatch"
         why = (
             f"configured as {rec.hardware}, but the probe saw device {device}: not evidence from "
@@ -167,6 +178,7 @@ def evidence_of(
         device=device,
         emulated=emulated,
         hardware_matches=hardware_matches(rec),
+        stand_in=standing,
         passed=counts["passed"],
         failed=counts["failed"],
         total=counts["total"],

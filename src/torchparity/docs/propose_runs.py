@@ -54,10 +54,12 @@ def _batch_runs(store: Store, batch_id: int) -> tuple[list[int], list[str]]:
 
 
 def read_runs(
-    store: Store, names: Iterable[str], products: Products
+    store: Store, names: Iterable[str], products: Products, stand_in: Iterable[str] = ()
 ) -> tuple[list[RunEvidence], list[str]]:
     """The runs named (ids or uids), a batch expanded into its tasks' runs, each once; and notes
-    (a batch task without a run, a run without targets)."""
+    (a batch task without a run, a run without targets). ``stand_in``: CPU environments declared to
+    stand for their configured hardware."""
+    standing = frozenset(stand_in)
     out: list[RunEvidence] = []
     notes: list[str] = []
     seen: set[int] = set()
@@ -90,6 +92,7 @@ def read_runs(
                 run_id=info.id,
                 log_sha256=t.log_sha256,
                 products=products,
+                stand_in=standing,
             )
             for t in records.targets
         )
