@@ -136,6 +136,14 @@ PHRASES: dict[str, tuple[str, str]] = {
         "the runner did not report it (the run ended {status}, exit code {exit_code})",
         "运行器没有报告该用例（运行结束状态 {status}，退出码 {exit_code}）",
     ),
+    "upstream_unreported_signal": (
+        "the runner did not report it (the run ended {status}, killed by {signal})",
+        "运行器没有报告该用例（运行结束状态 {status}，被信号 {signal} 终止）",
+    ),
+    "upstream_unreported_no_exit": (
+        "the runner did not report it (the run ended {status} with no exit code)",
+        "运行器没有报告该用例（运行结束状态 {status}，没有退出码）",
+    ),
 }
 
 #: an API's category (``api.classify``) as every text and the terminal word it: (English, Chinese)
@@ -156,7 +164,7 @@ def category_words(category: str, lang: str = "en") -> str:
 
 
 #: args shown as quoted evidence (code spans in Markdown): they are the tool's or a test's own words
-QUOTED = frozenset({"detail", "path", "text", "status", "module", "devices", "node"})
+QUOTED = frozenset({"detail", "path", "text", "status", "module", "devices", "node", "signal"})
 
 
 def phrase(note: Note, lang: str = "en", markdown: bool = False) -> str:

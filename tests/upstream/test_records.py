@@ -141,6 +141,29 @@ def test_results() -> None:
     assert rec.result == "PASS"
 
 
+def test_tests_that_apply_here_and_did_not_start_make_a_pass_partial() -> None:
+    """Three tests passed, the four whose file lacks a module never started: not a pass. A test with
+    no instance for the device, or OpInfo instances of other operators, does not apply here."""
+    missing = Note.of("upstream_missing_module_env", module="expecttest")
+    not_here = (
+        Note.of("upstream_no_instance", device="cpu", devices="cuda"),
+        Note.of("upstream_opinfo_other", count=540),
+    )
+    passed = [_test(f"p{i}", "passed") for i in range(3)]
+    started_none = [replace(_test(f"m{i}", "not_started"), why=missing) for i in range(4)]
+    partial = _target(*passed, *started_none)
+    assert partial.missed == tuple(started_none) and result_of(partial) == "PARTIAL"
+    elsewhere = [replace(_test(f"n{i}", "not_started"), why=w) for i, w in enumerate(not_here)]
+    assert result_of(_target(*passed, *elsewhere)) == "PASS"
+    # one target passed, another ran none of the tests that apply there: the record is no pass either
+    none_ran = replace(_target(*started_none), label="v2@a3", result="NOT_RUN")
+    rec = UpstreamRecord(
+        api="x", selection="direct", targets=(replace(_target(*passed), result="PASS"), none_ran)
+    )
+    assert rec.result == "PARTIAL"
+    assert replace(rec, targets=(replace(partial, result="PARTIAL"),)).result == "PARTIAL"
+
+
 def test_a_stale_entry_on_an_emulated_device_does_not_fail_the_target() -> None:
     emulated = replace(
         _target(_test("a", "passed"), _test("b", "disabled", "passed")), emulated="npu"

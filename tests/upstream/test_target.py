@@ -80,4 +80,36 @@ def test_a_run_that_stopped_before_its_runner_says_the_files_own_error() -> None
     started = JobResult(
         "upstream_run", "CRASH", None, 9, 1.0, "", result={"runner": {"sessions": 1, "finished": 0}}
     )
-    assert _unreported(started).code == "upstream_unreported"
+    assert _unreported(started).code == "upstream_unreported_signal"
+
+
+def test_a_run_that_ended_without_an_exit_code_says_how_it_ended() -> None:
+    """An exit code when there is one; a signal's name, or that there was none, never an empty or an
+    English ``none`` in its place."""
+    from torchparity.exec import JobResult
+    from torchparity.phrases import phrase
+    from torchparity.upstream.target import _unreported
+
+    runner = {"runner": {"sessions": 1, "finished": 0}}
+    said = {}
+    for exit_code, sig in ((3, None), (None, 9), (None, None)):
+        res = JobResult("upstream_run", "CRASH", exit_code, sig, 1.0, "", result=runner)
+        note = _unreported(res)
+        said[(exit_code, sig)] = (note.code, phrase(note, "zh", markdown=True), phrase(note, "en"))
+    assert said == {
+        (3, None): (
+            "upstream_unreported",
+            "运行器没有报告该用例（运行结束状态 `CRASH`，退出码 3）",
+            "the runner did not report it (the run ended CRASH, exit code 3)",
+        ),
+        (None, 9): (
+            "upstream_unreported_signal",
+            "运行器没有报告该用例（运行结束状态 `CRASH`，被信号 `SIGKILL` 终止）",
+            "the runner did not report it (the run ended CRASH, killed by SIGKILL)",
+        ),
+        (None, None): (
+            "upstream_unreported_no_exit",
+            "运行器没有报告该用例（运行结束状态 `CRASH`，没有退出码）",
+            "the runner did not report it (the run ended CRASH with no exit code)",
+        ),
+    }

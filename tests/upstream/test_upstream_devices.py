@@ -172,8 +172,12 @@ def test_a_stale_entry_is_found_by_its_exact_key(ran: Ran) -> None:
     else:
         assert f"UPSTREAM_STALE_ENTRY={files.LIST}:{stale_key}" in ran.target.log
     if ran.dev.emulated:
-        # CPU kernels under an emulated npu say nothing of the hardware: found, said, not a failure
-        assert ran.target.result == "PASS" and ran.code == 0
+        # CPU kernels under an emulated npu say nothing of the hardware: found, said, not a failure;
+        # the test whose fixture module the repo lacks did not start, so what passed is no full pass
+        assert ran.target.result == "PARTIAL" and ran.code == 1
+        assert [x.test for x in ran.target.missed] == [
+            f"{files.NEEDS_FIXTURE}::TestNeedsFixture::test_set_grad_enabled_clone_cases"
+        ]
         assert "EMULATED=npu emulated on CPU" in ran.target.log
         assert "UPSTREAM_DEVICE=npu (emulated on CPU)" in ran.target.log
     else:

@@ -49,9 +49,12 @@ def test_verify_runs_the_official_tests_as_a_stage(agent, tmp_path: Path) -> Non
         statuses[f"{files.NEEDS_FIXTURE}::TestNeedsFixture::test_set_grad_enabled_clone_cases"]
         == "not_started"
     )
-    assert (
-        all(x.rechecked == "" for x in t.tests) and t.result == "PASS" and not t.stale
-    )  # no recheck asked
+    assert all(x.rechecked == "" for x in t.tests) and not t.stale  # no recheck asked
+    # one official test passed, one that applies here could not start: no pass of the official tests
+    assert t.result == "PARTIAL" and [x.test for x in t.missed] == [
+        f"{files.NEEDS_FIXTURE}::TestNeedsFixture::test_set_grad_enabled_clone_cases"
+    ]
+    assert any("1 official test(s) that apply here did not start" in n for n in run.verify.notes)
     # the collect target's evidence log carries the section, before its verdict
     log = run.targets[0].log
     assert log.index("===== UPSTREAM TESTS =====") < log.index("\nRESULT=")
@@ -96,7 +99,8 @@ def test_verify_on_the_emulated_npu_runs_them_there_and_a_stale_entry_is_a_note(
         statuses["__main__.TestGradModeClonePRIVATEUSE1.test_set_grad_enabled_clone_npu"]
         == "passed"
     )
-    assert [e.key for e in t.stale] == [files.STALE_KEY_NPU] and t.result == "PASS"
+    # not a failure; the test whose fixture module the repo lacks did not start: partly run
+    assert [e.key for e in t.stale] == [files.STALE_KEY_NPU] and t.result == "PARTIAL"
     # CPU kernels passing under the emulation: said as a note, no stale-entry blocker; the run's only
     # blocker is that every target was emulated (a dry run)
     assert any(files.STALE_KEY_NPU in n and "recheck it on hardware" in n for n in run.verify.notes)

@@ -31,8 +31,13 @@ from .notes import Note
 
 #: a test's statuses, in the order a text lists them
 STATUSES = ("passed", "failed", "disabled", "skipped", "not_started")
-#: a target's results: PASS (a test passed, none failed), FAIL, NOT_RUN (no selected test ran), ERROR
-RESULTS = ("PASS", "FAIL", "NOT_RUN", "ERROR")
+#: a target's results: PASS (a test passed, none failed, every test that applies here ran), FAIL,
+#: PARTIAL (tests passed, none failed, but tests that apply here did not start: not a pass), NOT_RUN
+#: (no selected test ran), ERROR
+RESULTS = ("PASS", "FAIL", "PARTIAL", "NOT_RUN", "ERROR")
+#: why a test did not start that says it does not apply to this target (the file holds no instance of
+#: it for the device; its instances are of other operators' OpInfos): not a test that should have run
+NOT_HERE = frozenset({"upstream_no_instance", "upstream_opinfo_other"})
 
 
 @dataclass(frozen=True)
@@ -170,6 +175,16 @@ class UpstreamTarget:
     log: str = ""
 
     @property
+    def missed(self) -> tuple[UpstreamTest, ...]:
+        """The tests that apply here and did not start (their file could not start, the run died before
+        reporting them, the budget left them out)."""
+        return tuple(
+            t
+            for t in self.tests
+            if t.status == "not_started" and (t.why is None or t.why.code not in NOT_HERE)
+        )
+
+    @property
     def stale(self) -> tuple[DisabledEntry, ...]:
         """Entries to delete: every test an entry disables here passed when run without the list."""
         by_key: dict[str, list[UpstreamTest]] = {}
@@ -201,16 +216,20 @@ class UpstreamRecord(Record):
 
     @property
     def result(self) -> str:
+        """ERROR, FAIL, then PARTIAL (a target partly run, or one passed while another ran none of the
+        tests that apply there), PASS, NOT_RUN."""
         results = [t.result for t in self.targets]
-        for r in ("ERROR", "FAIL"):
+        for r in ("ERROR", "FAIL", "PARTIAL"):
             if r in results:
                 return r
         if "PASS" in results:
-            return "PASS"
+            missed = any(t.result == "NOT_RUN" and t.missed for t in self.targets)
+            return "PARTIAL" if missed else "PASS"
         return "NOT_RUN"
 
 
 __all__ = [
+    "NOT_HERE",
     "RESULTS",
     "STATUSES",
     "DisabledEntry",

@@ -9,9 +9,11 @@ code worded per language.
 
 from __future__ import annotations
 
+import signal
 from typing import Any
 
 from ..phrases import phrase
+from ..records.notes import Note
 from ..records.upstream import STATUSES, UpstreamRecord, UpstreamTarget, UpstreamTest
 from .commands import shown_command
 
@@ -34,15 +36,32 @@ def _entry(t: UpstreamTest) -> dict[str, Any] | None:
     }
 
 
+def _legacy_unreported(note: Note) -> Note:
+    """A record written before the run's end had a note of its own when it had no exit code: its
+    ``upstream_unreported`` with an empty (or "none") exit code, or a signal's name in its place."""
+    code = note.args.get("exit_code", "")
+    if note.code != "upstream_unreported" or code not in ("", "None", "none", *SIGNALS):
+        return note
+    status = note.args.get("status", "")
+    if code in SIGNALS:
+        return Note.of("upstream_unreported_signal", status=status, signal=code)
+    return Note.of("upstream_unreported_no_exit", status=status)
+
+
+#: the signal names a record gave in place of an exit code
+SIGNALS = tuple(s.name for s in signal.Signals)
+
+
 def _reason(t: UpstreamTest) -> dict[str, Any]:
     """One reason, once per text: a note worded both ways, else the runner's own words."""
+    note = _legacy_unreported(t.why) if t.why is not None else None
     why = (
         {
-            "code": t.why.code,
-            "zh": phrase(t.why, "zh", markdown=True),
-            "en": phrase(t.why, "en", markdown=True),
+            "code": note.code,
+            "zh": phrase(note, "zh", markdown=True),
+            "en": phrase(note, "en", markdown=True),
         }
-        if t.why is not None
+        if note is not None
         else None
     )
     return {
@@ -91,6 +110,10 @@ def _target(t: UpstreamTarget) -> dict[str, Any]:
         "emulated": t.emulated,
         "torch_version": t.torch_version,
         "result": t.result,
+        # the target's tests by status, and how many of those that apply here did not start
+        "instances": len(t.tests),
+        "counts": {s: sum(1 for x in t.tests if x.status == s) for s in STATUSES},
+        "missed": len(t.missed),
         "error": t.error,
         "disabled_list": t.disabled_list,
         "disabled_list_sha256": t.disabled_list_sha256,

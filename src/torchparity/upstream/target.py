@@ -210,12 +210,12 @@ def _unreported(res: JobResult) -> Note:
         return Note.of(
             "upstream_no_runner", detail=_message(res.output) or f"exit code {res.exit_code}"
         )
-    return Note.of(
-        "upstream_unreported",
-        status=res.status,
-        # a process killed by a signal has no exit code: the signal says how it ended
-        exit_code=res.exit_code if res.exit_code is not None else (res.signal_name or "none"),
-    )
+    if res.exit_code is not None:
+        return Note.of("upstream_unreported", status=res.status, exit_code=res.exit_code)
+    # a process killed by a signal has no exit code: the signal says how it ended
+    if res.signal_name:
+        return Note.of("upstream_unreported_signal", status=res.status, signal=res.signal_name)
+    return Note.of("upstream_unreported_no_exit", status=res.status)
 
 
 def _message(detail: str) -> str:
@@ -438,14 +438,16 @@ def missing_note(m: Missing) -> Note:
 
 
 def result_of(target: UpstreamTarget) -> str:
-    """PASS: a test passed and none failed; FAIL: one failed, or (rechecking on a real device) a list
-    entry is stale, strict-xfail style; NOT_RUN: no selected test ran."""
+    """PASS: a test passed, none failed and every test that applies here ran; FAIL: one failed, or
+    (rechecking on a real device) a list entry is stale, strict-xfail style; PARTIAL: tests passed and
+    none failed, but tests that apply here did not start (``missed``): a few tests that ran are no pass
+    of those that did not; NOT_RUN: no selected test ran."""
     statuses = {t.status for t in target.tests}
     # an emulated device runs CPU kernels: a disabled test passing there says nothing of the hardware
     if "failed" in statuses or (target.stale and not target.emulated):
         return "FAIL"
     if "passed" in statuses:
-        return "PASS"
+        return "PARTIAL" if target.missed else "PASS"
     return "NOT_RUN"
 
 

@@ -26,6 +26,7 @@ from .stage import UpstreamHooks, UpstreamOptions, check_options, upstream_stage
 EXIT_OF = {
     "PASS": ExitCode.OK,
     "FAIL": ExitCode.FAILED,
+    "PARTIAL": ExitCode.FAILED,
     "NOT_RUN": ExitCode.FAILED,
     "ERROR": ExitCode.ENVIRONMENT_ERROR,
 }

@@ -858,6 +858,13 @@ class Pipeline:
                 verdict.notes.append(
                     f"upstream {t.label}: no official test ran" + (f" ({why})" if why else "")
                 )
+            elif t.result == "PARTIAL":
+                why = next((x.detail for x in t.missed if x.detail), "")
+                verdict.notes.append(
+                    f"upstream {t.label}: {len(t.missed)} official test(s) that apply here did not "
+                    "start, so the ones that passed are not a pass of the official tests"
+                    + (f" ({why})" if why else "")
+                )
         self.hooks.done(
             "upstream", ", ".join(f"{t.label}={t.result}" for t in rec.targets) or "no target"
         )
