@@ -18,7 +18,7 @@ import re
 import shlex
 import subprocess
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from ..errors import EnvironmentBroken, UsageError
@@ -153,9 +153,13 @@ class BlobTexts:
     scanning every file). Latin-1 keeps every byte one character, like git's C regex; a line that is
     not UTF-8 is matched as git does in a UTF-8 locale (``.`` never matches a byte that is not UTF-8).
     Each text is kept compressed (a fifth of its size) and opened when a pattern's candidates need it.
+
+    ``index=False``: no word index, every text kept open and searched whole (as a big one is): for one
+    scan of every blob (``grep_many``), which reads each text once and needs neither.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, index: bool = True) -> None:
+        self.index = index
         self.text: dict[
             str, tuple[bytes | str, bool]
         ] = {}  # blob -> (compressed bytes or big text, binary)
@@ -188,7 +192,7 @@ class BlobTexts:
         self.size += len(raw)
         text = raw.decode("latin-1")
         binary = b"\0" in raw[:_BINARY_PROBE]
-        if len(text) > _INDEXED_MAX:
+        if not self.index or len(text) > _INDEXED_MAX:
             self._scanned.append(blob)
             self.text[blob] = (text, binary)
             return
@@ -208,6 +212,15 @@ class BlobTexts:
                 self._opened_size -= len(self._opened.pop(next(iter(self._opened))))
         self._opened[blob] = opened
         return opened
+
+    def read(self, blob: str) -> str:
+        """The text of ``blob``, opened without entering the texts kept open for the next pattern (a
+        scan of every blob would push out the ones a batch keeps asking for)."""
+        kept = self.text[blob][0]
+        if isinstance(kept, str):
+            return kept
+        opened = self._opened.get(blob)
+        return opened if opened is not None else zlib.decompress(kept).decode("latin-1")
 
     def candidates(self, needle: str) -> set[str]:
         """Blobs with a word that contains ``needle`` (every line the pattern matches has one)."""
@@ -317,6 +330,11 @@ _OPENED_MAX = 8 << 20
 _NEEDLES_MAX = 128
 
 
+#: one file's answer to a pattern: (its path, the lines that match (those listed) or True for a binary
+#: file, how many lines match)
+_BlobHit = tuple[str, "list[tuple[int, str]] | bool", int]
+
+
 class TreeText:
     """Every file under a ref's test roots, searched like ``git grep`` does (texts shared through ``pool``)."""
 
@@ -349,27 +367,163 @@ class TreeText:
             if len(other) < len(wanted):
                 needle = also  # look for the rarer word's places
             wanted = wanted & other
+        found = (
+            (path, pool.matches(blob, rx, needle)) for path, blob in self._files if blob in wanted
+        )
+        return self._result(
+            pattern, ((path, hit, hit is True or len(hit)) for path, hit in found if hit)
+        )
+
+    def _result(
+        self, pattern: str, found: Iterable[_BlobHit], listed: int | None = None
+    ) -> GrepResult:
+        """git grep's answer from the files that match, in path order: (path, the lines that match (those
+        listed) or True for a binary file, how many lines match), with at most ``listed`` lines."""
+        listed = MAX_MATCHES if listed is None else listed
         out: list[str] = []
         count = 0
-        for path, blob in self._files:
-            if blob not in wanted:
-                continue
-            found = pool.matches(blob, rx, needle)
-            if found is True:
-                count += 1
-                if len(out) < MAX_MATCHES:
+        for path, hit, total in found:
+            count += total
+            if not isinstance(hit, list):  # a binary file
+                if len(out) < listed:
                     out.append(f"Binary file {self.ref}:{path} matches")
                 continue
-            if not found:
-                continue
-            for line_no, line in found:
-                count += 1
-                if len(out) < MAX_MATCHES:
-                    shown = line.encode("latin-1").decode("utf-8", "replace")
-                    out.append(f"{self.ref}:{path}:{line_no}:{shown}")
+            for line_no, line in hit[: max(0, listed - len(out))]:
+                shown = line.encode("latin-1").decode("utf-8", "replace")
+                out.append(f"{self.ref}:{path}:{line_no}:{shown}")
         return GrepResult(
             command(pattern, self.ref, self.roots), pattern, count, tuple(out), "in-process"
         )
+
+
+#: the first characters of a word that ``_Words`` files it under
+_HEAD = 3
+
+
+class _Words:
+    """Which of many words each token (a run of ``[A-Za-z0-9_]``) contains, found once per token: a word
+    is filed under its first ``_HEAD`` characters, and a token is tried against the words filed under
+    the pieces of that length it has."""
+
+    def __init__(self, words: Iterable[str]) -> None:
+        by_head: dict[str, list[str]] = {}
+        for word in set(words):
+            by_head.setdefault(word[:_HEAD], []).append(word)
+        self._heads = [
+            (size, {h: ws for h, ws in by_head.items() if len(h) == size})
+            for size in sorted({len(h) for h in by_head}, reverse=True)
+        ]
+        self._head_sets = [frozenset(heads) for _, heads in self._heads]
+        self.known: dict[str, tuple[str, ...]] = {}
+
+    def of(self, token: str) -> tuple[str, ...]:
+        found = self.known.get(token)
+        if found is None:
+            hits: set[str] = set()
+            n = len(token)
+            for (size, heads), head_set in zip(self._heads, self._head_sets, strict=True):
+                if n < size:
+                    continue
+                pieces = {token[i : i + size] for i in range(n - size + 1)}
+                for head in pieces & head_set:
+                    hits.update(word for word in heads[head] if word in token)
+            found = self.known[token] = tuple(hits)
+        return found
+
+
+def _lines_by_word(text: str, words: _Words) -> tuple[list[str], dict[str, list[int]]]:
+    """The lines of ``text`` (split as git splits them: at ``\\n`` only), and for each of ``words`` the
+    lines (0-based, in order) that hold it: every place of a word lies inside one token, so a line
+    holds the words of its tokens (only the tokens that hold a word are looked at line by line)."""
+    lines = text.split("\n")
+    known, of = words.known, words.of
+    holding: dict[str, tuple[str, ...]] = {}
+    for token in set(_WORD.findall(text)):
+        found = known.get(token)
+        if found is None:
+            found = of(token)
+        if found:
+            holding[token] = found
+    at: dict[str, list[int]] = {}
+    if not holding:
+        return lines, at
+    findall, holds = _WORD.findall, holding.__contains__
+    for n, line in enumerate(lines):
+        for token in filter(holds, findall(line)):
+            for word in holding[token]:
+                places = at.get(word)
+                if places is None:
+                    at[word] = [n]
+                elif places[-1] != n:
+                    places.append(n)
+    return lines, at
+
+
+def grep_many(
+    trees: Sequence[TreeText],
+    queries: Sequence[tuple[str, str, str]],
+    listed: int | None = None,
+) -> list[list[GrepResult]]:
+    """``TreeText.grep(pattern, needle, also)`` of every query on every tree (``[query][tree]``), the same
+    answers, with each blob of the trees opened and scanned once for the words of all the queries
+    instead of once per query: each line's tokens are read once and filed under the words they hold,
+    and a query's pattern is tried only on the lines that hold both its words (every line it matches
+    does). A query whose words are not plain words is answered by ``grep``.
+
+    ``listed``: the lines each answer lists (default ``MAX_MATCHES``; its count is always exact); 0 keeps
+    no line in memory."""
+    listed = MAX_MATCHES if listed is None else listed
+    results: list[list[GrepResult | None]] = [[None] * len(trees) for _ in queries]
+    by_word: dict[str, list[int]] = {}
+    for q, (pattern, needle_word, also) in enumerate(queries):
+        if _WORD.fullmatch(needle_word) and (not also or _WORD.fullmatch(also)):
+            by_word.setdefault(needle_word, []).append(q)
+        else:
+            results[q] = [tree.grep(pattern, needle_word, also) for tree in trees]
+    words = _Words(w for q in queries for w in q[1:] if w and _WORD.fullmatch(w))
+    #: per query, each blob that matches: (the lines listed, or True for a binary file; how many match)
+    hits: list[dict[str, tuple[list[tuple[int, str]] | bool, int]]] = [{} for _ in queries]
+    patterns: dict[str, re.Pattern[str]] = {}
+    done: set[str] = set()
+    for tree in trees:
+        for blob in dict.fromkeys(blob for _, blob in tree._files):
+            if blob in done:
+                continue
+            done.add(blob)
+            binary = tree.pool.text[blob][1]
+            lines, at = _lines_by_word(tree.pool.read(blob), words)
+            for word, places in at.items():
+                for q in by_word.get(word, ()):
+                    pattern, _, also = queries[q]
+                    if also and also != word:
+                        other = at.get(also)
+                        if other is None:
+                            continue
+                        tried = sorted(set(places).intersection(other))
+                    else:
+                        tried = places
+                    rx = patterns.get(pattern)
+                    if rx is None:
+                        rx = patterns[pattern] = re.compile(pattern)
+                    if binary:
+                        if any(_search(rx, (0, lines[n])) for n in tried):
+                            hits[q][blob] = (True, 1)
+                        continue
+                    matched = [n for n in tried if _search(rx, (0, lines[n]))]
+                    if matched:
+                        kept = [(n + 1, lines[n]) for n in matched[:listed]]
+                        hits[q][blob] = (kept, len(matched))
+    for t, tree in enumerate(trees):
+        where: dict[str, list[int]] = {}
+        for i, (_, blob) in enumerate(tree._files):
+            where.setdefault(blob, []).append(i)
+        for q, (pattern, _, _) in enumerate(queries):
+            if results[q][t] is not None:
+                continue
+            order = sorted(i for blob in hits[q] for i in where.get(blob, ()))
+            found = ((tree._files[i][0], *hits[q][tree._files[i][1]]) for i in order)
+            results[q][t] = tree._result(pattern, found, listed)
+    return [[r for r in per if r is not None] for per in results]
 
 
 #: words on nearly every line of a torch test file: a poor needle

@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from ..store import Store
 from .aliases import ATTR, CALL, DECORATOR, MEMBER, WITH, AliasSource, AliasTable, table_for
 from .chains import Normalizer
 from .gitobjects import clean_roots, open_repo
-from .grep import BlobTexts, PendingGrep, TreeText, community_pattern, needle
+from .grep import BlobTexts, PendingGrep, TreeText, community_pattern, grep_many, needle
 from .index import Indexer, RefIndex, Use, asserted, typed_via
 from .justify import justify, section
 
@@ -288,8 +288,11 @@ class RefAnswer:
     weak: list[TestHit]
 
 
-def query_ref(q: RefQuery, api: ApiName, related_limit: int = MAX_RELATED) -> RefAnswer:
-    """Direct, related and weak tests for one API on one ref.
+def query_ref(
+    q: RefQuery, api: ApiName, related_limit: int = MAX_RELATED, describe: bool = True
+) -> RefAnswer:
+    """Direct, related and weak tests for one API on one ref (``describe``: say how each direct test
+    uses it, the locals a use goes through with their types; without it the hits say nothing).
 
     Related tests are gathered as sets of test numbers per file (set operations,
     not a Python loop per test); only what the answer keeps becomes a ``TestHit``,
@@ -386,7 +389,9 @@ def query_ref(q: RefQuery, api: ApiName, related_limit: int = MAX_RELATED) -> Re
     direct_keys.sort(key=lambda k: (k[0], k[1]))
     norm = index.normalizer
     direct_hits = [
-        q.hit(fi_no, ti, how(use, norm, names_a_class and asserted(use)), use[4])
+        q.hit(
+            fi_no, ti, how(use, norm, names_a_class and asserted(use)) if describe else "", use[4]
+        )
         for fi_no, ti, use in direct_keys
     ]
     chunks.sort(key=lambda c: (c[0], c[1]))
@@ -557,11 +562,10 @@ def _coverage(
         if progress is not None:
             progress(indexes[-1], time.perf_counter() - started)
     queries = [RefQuery(ix, table) for ix in indexes]
-    texts: dict[int, TreeText] = {}
+    texts: list[TreeText] = []
     pool = BlobTexts()  # the refs' files, read once, matched once per blob
     results: list[ApiCoverage] = []
-    for api in names:
-        pattern, parent_word, leaf_word = community_pattern(api.canonical)
+    for api, fast in _with_fast_greps(names, grep, targets, indexes, texts, pool):
         per_ref: list[RefCoverage] = []
         for i, (target, ix, q) in enumerate(zip(targets, indexes, queries, strict=True)):
             answer = query_ref(q, api)
@@ -570,9 +574,7 @@ def _coverage(
             if grep == "git":
                 g = greps[(api.canonical, i)].result()
             elif grep == "fast":
-                if i not in texts:
-                    texts[i] = TreeText(ix.repo, target.ref, ix.entries, ix.roots, pool)
-                g = texts[i].grep(pattern, needle(parent_word, leaf_word), parent_word or leaf_word)
+                g = fast[i]
             per_ref.append(
                 RefCoverage(
                     ref=target.ref,
@@ -607,6 +609,47 @@ def _coverage(
             each(cov)
     indexer.flush()
     return CoverageReport(tuple(results), tuple(indexes), answered=len(names))
+
+
+#: APIs whose in-process baselines are matched together (each blob scanned once for all of them);
+#: their lines are held until the APIs are answered
+GREP_CHUNK = 1000
+#: fewer APIs than this are matched one by one (only the blobs with their words are opened)
+GREP_MANY_MIN = 24
+
+
+def _grep_query(api: ApiName) -> tuple[str, str, str]:
+    """(pattern, needle, the other word) of the community's baseline for ``api``."""
+    pattern, parent_word, leaf_word = community_pattern(api.canonical)
+    return pattern, needle(parent_word, leaf_word), parent_word or leaf_word
+
+
+def _with_fast_greps(
+    names: Sequence[ApiName],
+    grep: str,
+    targets: Sequence[Any],
+    indexes: Sequence[RefIndex],
+    texts: list[TreeText],
+    pool: BlobTexts,
+) -> Iterator[tuple[ApiName, list[GrepResult]]]:
+    """Each API with its in-process baseline at each ref (none unless ``grep`` is "fast"), matched
+    ``GREP_CHUNK`` APIs at a time (``grep_many``); ``texts`` gets the refs' trees when first needed."""
+    for start in range(0, len(names), GREP_CHUNK):
+        chunk = names[start : start + GREP_CHUNK]
+        if grep != "fast":
+            yield from ((api, []) for api in chunk)
+            continue
+        if not texts:
+            texts += [
+                TreeText(ix.repo, t.ref, ix.entries, ix.roots, pool)
+                for t, ix in zip(targets, indexes, strict=True)
+            ]
+        asked = [_grep_query(api) for api in chunk]
+        if len(chunk) >= GREP_MANY_MIN:
+            found = grep_many(texts, asked)
+        else:
+            found = [[tree.grep(*query) for tree in texts] for query in asked]
+        yield from zip(chunk, found, strict=True)
 
 
 def _grep_in(g: GrepResult | None, direct: Sequence[TestHit]) -> int:
