@@ -59,8 +59,9 @@ def _getattr(obj, name):
     return False, None
 
 
-def walk(path):
-    """Resolve a fully qualified dotted ``path``; raises NotFound with the furthest point."""
+def walk(path, with_suggestions=True):
+    """Resolve a fully qualified dotted ``path``; raises NotFound with the furthest point (and, unless
+    told not to, the names close to the missing one: difflib over a module's names, milliseconds)."""
     parts = path.split(".")
     root = import_name(parts[0])
     if root is None:
@@ -70,7 +71,8 @@ def walk(path):
     for i, part in enumerate(parts[1:], 1):
         ok, value = _getattr(obj, part)
         if not ok:
-            raise NotFound(path, reached, part, suggest(obj, reached, part), ())
+            close = suggest(obj, reached, part) if with_suggestions else []
+            raise NotFound(path, reached, part, close, ())
         parent, attr, obj = obj, part, value
         reached = ".".join(parts[: i + 1])
     return Found(path, obj, parent, attr)
@@ -90,7 +92,7 @@ def subclasses(cls):
 
 def try_walk(path):
     try:
-        return walk(path)
+        return walk(path, with_suggestions=False)
     except NotFound:
         return None
 

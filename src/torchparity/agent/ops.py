@@ -15,6 +15,7 @@ from . import (
     scaffold_check,
     scaffold_facts,
     state,
+    surface,
     testrun,
     trace,
     upstream,
@@ -170,4 +171,5 @@ OPS = {
     "alias_facts": alias_facts.op_alias_facts,
     "upstream_list": upstream.op_upstream_list,
     "upstream_run": upstream.op_upstream_run,
+    "surface": surface.op_surface,
 }
