@@ -304,3 +304,16 @@ def test_a_repo_without_a_docs_folder_is_one_line_and_exit_2(
     err = capsys.readouterr().err
     assert rc == 2 and err.count("\n") == 1, err
     assert f"ERROR: no docs folder at {repo}/docs/native_api; pass --docs DIR" in err
+
+
+def test_a_module_with_no_public_api_is_one_line_and_exit_2(
+    package: str, repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with answering(surface_job):
+        rc = plan_cli(repo, tmp_path / "plan.toml", tmp_path / "store", "--module", "tpfake.nope")
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.startswith("ERROR")]
+    assert rc == 2 and len(lines) == 1, err
+    assert lines[0].startswith("ERROR: no public API under tpfake.nope in ")
+    assert "tpfake.nope: ModuleNotFoundError" in lines[0] and "pass --module" in lines[0]
+    assert not (tmp_path / "plan.toml").exists()

@@ -19,6 +19,7 @@ from ..config import Config
 from ..coverage.spellings import assemble
 from ..docs import DocsTree
 from ..docs.tree import module_of_page
+from ..errors import UsageError
 from ..store import Store
 from .direct import ApiTests, index_ref, tests_of
 from .families import families_of
@@ -90,6 +91,12 @@ def make_plan(
     listed = list(dict.fromkeys(e.api for page in tree.pages(version) for e in page.entries))
     say("surface: the public API of the environment's torch (its public modules imported)")
     surface = read_surface(session, roots, listed)
+    if not surface.apis:
+        why = "; ".join(f"{m}: {err}" for m, err in surface.failed) or "it holds no public name"
+        raise UsageError(
+            f"no public API under {', '.join(roots)} in {surface.python or 'the environment'} "
+            f"({why}); pass --module with a module of torch, e.g. torch.optim"
+        )
     started = _timed(timings, "surface", started)
     say(f"pages: {len(surface.apis):,} APIs against the {version} pages")
     pages = page_states(tree, version, surface)

@@ -167,8 +167,17 @@ def summary(plan: Plan, tasks_file: str = "", tasks: int = 0) -> dict[str, Any]:
     }
 
 
+def dumps(doc: dict[str, Any]) -> str:
+    """The summary as JSON text: indented, but each API's row on one line of its own."""
+    head, _, tail = json.dumps({**doc, "apis": []}, ensure_ascii=False, indent=1).rpartition(
+        '"apis": []'
+    )
+    rows = ",\n".join("  " + json.dumps(r, ensure_ascii=False) for r in doc["apis"])
+    return f'{head}"apis": [\n{rows}\n ]{tail}\n' if rows else f'{head}"apis": []{tail}\n'
+
+
 def write_summary(doc: dict[str, Any], path: Path, flag: str = "--summary") -> None:
-    write_regular(path, json.dumps(doc, ensure_ascii=False, indent=1) + "\n", flag)
+    write_regular(path, dumps(doc), flag)
 
 
 #: modules listed in the printed summary (the JSON has every one)
