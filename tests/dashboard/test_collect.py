@@ -139,3 +139,20 @@ def test_an_empty_store_is_an_empty_dashboard(tmp_path) -> None:
     dash = collect(Store(tmp_path / "store"))
     assert dash.rows == () and dash.columns == () and dash.runs == 0
     assert dash.burndown.points == ()
+
+
+def test_a_row_names_the_names_it_was_asked_by_and_the_filter_reads_them(tmp_path) -> None:
+    """On Ascend/pytorch, the task torch.nn.functional.avg_pool3d showed only as its canonical
+    torch._C._nn.avg_pool3d: a reader looking for the task's name could not find its row."""
+    from tests.dashboard.dashboard_fixtures import CLONE_ALIAS
+    from torchparity.dashboard.render import render_page
+
+    store, _ = build_store(tmp_path)
+    dash = collect(store)
+    (clone,) = [r for r in dash.rows if r.api == CLONE]
+    assert clone.names == (CLONE_ALIAS,)
+    assert all(r.names == () for r in dash.rows if r.api != CLONE)
+    page = render_page(dash)
+    assert (
+        f'data-names="{CLONE_ALIAS}"' in page and f'<div class="asked">{CLONE_ALIAS}</div>' in page
+    )

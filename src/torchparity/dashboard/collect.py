@@ -123,6 +123,7 @@ def collect(store: Store, plan: PlanSummary | None = None) -> Dashboard:
         "SELECT id FROM runs WHERE id IN (SELECT DISTINCT run_id FROM targets) ORDER BY created, id"
     )
     grid = _Grid()
+    asked: dict[str, dict[str, None]] = {}  # canonical -> the other names it was asked by, in order
     skipped: list[Skipped] = []
     newest = 0.0
     for row in rows:
@@ -138,11 +139,18 @@ def collect(store: Store, plan: PlanSummary | None = None) -> Dashboard:
             )
             continue
         grid.add_run(api, records)
+        for name in (
+            records.task.api if records.task is not None else None,
+            records.verify.doc_name if records.verify is not None else None,
+        ):
+            if name and name != api:
+                asked.setdefault(api, {})[name] = None
         newest = max(newest, records.run.created)
     columns = tuple(sorted({col for _, col in grid.cells}, key=column_order))
     apis = sorted({api for api, _ in grid.cells}, key=lambda a: (a.lower(), a))
     api_rows = tuple(
-        ApiRow(api, tuple(grid.cells.get((api, col)) for col in columns)) for api in apis
+        ApiRow(api, tuple(grid.cells.get((api, col)) for col in columns), tuple(asked.get(api, ())))
+        for api in apis
     )
     return Dashboard(
         store=str(store.root),

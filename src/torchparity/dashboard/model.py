@@ -83,6 +83,9 @@ class ApiRow:
     api: str
     #: one per column of the dashboard, in its order (None: no evidence there)
     cells: tuple[Cell | None, ...]
+    #: the names the tasks asked for and the docs name, where they are not the canonical one
+    #: (``torch.nn.functional.avg_pool3d`` for ``torch._C._nn.avg_pool3d``); the filter reads them
+    names: tuple[str, ...] = ()
 
     def hardware_passes(self, columns: tuple[Column, ...]) -> int:
         """Cells that passed on hardware the probe saw (not emulated, not a plain environment)."""
