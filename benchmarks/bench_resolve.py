@@ -77,7 +77,7 @@ def main() -> None:
     t0 = time.perf_counter()
     import torch  # noqa: F401
 
-    from torchparity.agent import resolve as agent_resolve
+    from torchparity.agent.api import resolve as agent_resolve
 
     print(f"import torch in this process: {time.perf_counter() - t0:.2f} s")
     first = time.perf_counter()

@@ -13,7 +13,7 @@ seed, pool, the figures measured on it and its names). ``--list NAME`` takes one
 ``--list FILE`` a plain text file of names (one a line, ``#`` comments) for an ad-hoc list.
 Each generated file is run twice in a child of one interpreter that imported torch (the
 collector's isolated environment): as written, and after
-``torchparity.agent.standin.install`` replaced the API at every name it is reached by.
+``torchparity.agent.facts.standin.install`` replaced the API at every name it is reached by.
 A test "passes and catches" when the first run passes and the second fails.
 
 With ``--emulate npu`` the facts are measured, and the files run, on device ``npu`` of the

@@ -3,7 +3,7 @@
 Usage: python scaffold_runner.py JOBS.json RESULTS.json
 
 A job is ``{"file": path, "standin": resolution or null}``; with a resolution the
-child first replaces that API everywhere it is reached (``torchparity.agent.standin``)
+child first replaces that API everywhere it is reached (``torchparity.agent.facts.standin``)
 by a stand-in returning a sentinel. Per job: exit code, the runner's summary line,
 the first failure line, and where the API was replaced.
 """
@@ -20,7 +20,7 @@ import tempfile
 for _name in ("torch", "torch._dynamo", "torch.testing._internal.common_utils"):
     importlib.import_module(_name)
 
-from torchparity.agent import standin  # noqa: E402
+from torchparity.agent.facts import standin  # noqa: E402
 
 
 def run_child(job, log_path, info_path, work):

@@ -6,9 +6,9 @@
 from __future__ import annotations
 
 from tests.lazy import torch
-from torchparity.agent import facts_probe as fp
-from torchparity.agent.objects import walk
-from torchparity.agent.resolve import resolve
+from torchparity.agent.api.objects import walk
+from torchparity.agent.api.resolve import resolve
+from torchparity.agent.facts import probe as fp
 
 
 def _probe(name: str) -> tuple[list[fp.Scenario], list[fp.Scenario]]:

@@ -20,7 +20,7 @@ import pytest
 import torchparity.agent
 
 AGENT = Path(torchparity.agent.__file__).parent
-FILES = sorted(AGENT.glob("*.py"))
+FILES = sorted(AGENT.rglob("*.py"))
 
 #: (module, attribute) added after Python 3.8
 NEWER_ATTRS = {
@@ -245,9 +245,9 @@ def _python38() -> str | None:
 _IMPORT_ALL = """\
 import importlib, pkgutil, sys
 import agent
-names = sorted(m.name for m in pkgutil.iter_modules(agent.__path__))
+names = sorted(m.name for m in pkgutil.walk_packages(agent.__path__, "agent."))
 for name in names:
-    importlib.import_module("agent." + name)
+    importlib.import_module(name)
 assert "torch" not in sys.modules, "importing the agent imported torch"
 print(" ".join(names))
 """
@@ -272,6 +272,10 @@ def test_the_agent_package_imports_under_python_38(tmp_path: Path) -> None:
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert set(proc.stdout.split()) == {p.stem for p in FILES if p.stem != "__init__"}
+    dotted = {
+        ".".join(("agent", *p.relative_to(AGENT).with_suffix("").parts)).removesuffix(".__init__")
+        for p in FILES
+    }
+    assert set(proc.stdout.split()) == dotted - {"agent"}
     assert list((tmp_path / "pycache").rglob("*.cpython-38.pyc"))  # the bytecode went here
     assert {p for p in AGENT.rglob("*.pyc")} == before  # and nothing into the source tree

@@ -1,4 +1,4 @@
-"""``agent/facts_checker.py``, in this interpreter: a checker that requires a message is given one."""
+"""``agent/facts/checker.py``, in this interpreter: a checker that requires a message is given one."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from tests.lazy import torch  # imported on first use, not at collection
 
 @pytest.mark.slow
 def test_a_checker_that_requires_a_message_is_given_one() -> None:
-    from torchparity.agent.facts_checker import MESSAGE, checker_facts
+    from torchparity.agent.facts.checker import MESSAGE, checker_facts
 
     for fn in (torch._assert, torch.ops.aten._assert_async.msg):
         facts = checker_facts(torch, fn, None, "cpu")

@@ -1,4 +1,4 @@
-"""``agent/facts_domain.py``, in this interpreter: a learning-rate scheduler made of others is built
+"""``agent/facts/domain.py``, in this interpreter: a learning-rate scheduler made of others is built
 from two (``ChainedScheduler``, ``SequentialLR``).
 """
 
@@ -11,7 +11,7 @@ from tests.lazy import torch  # imported on first use, not at collection
 
 @pytest.mark.slow
 def test_a_scheduler_made_of_others_is_built_from_two() -> None:
-    from torchparity.agent.facts_domain import scheduler_facts
+    from torchparity.agent.facts.domain import scheduler_facts
 
     chained = scheduler_facts(torch, torch.optim.lr_scheduler.ChainedScheduler)
     assert chained["problem"] == "" and chained["args"].startswith(

@@ -26,7 +26,7 @@ import pytest
 
 from tests.agent.probe_fixtures import _calls, _facts, _probe
 from tests.lazy import torch  # imported on first use, not at collection
-from torchparity.agent import facts_probe as fp
+from torchparity.agent.facts import probe as fp
 
 
 @pytest.mark.slow

@@ -17,8 +17,8 @@ import pytest
 
 from tests.agent.probe_fixtures import _calls, _facts, _probe
 from tests.lazy import torch  # imported on first use, not at collection
-from torchparity.agent import facts_probe as fp
-from torchparity.agent.observe import observe
+from torchparity.agent.facts import probe as fp
+from torchparity.agent.facts.observe import observe
 
 
 @pytest.mark.slow

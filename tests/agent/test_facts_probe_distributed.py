@@ -15,9 +15,9 @@ import pytest
 
 from tests.agent.probe_fixtures import _calls, _facts
 from tests.lazy import torch  # imported on first use, not at collection
-from torchparity.agent import facts_probe as fp
-from torchparity.agent.objects import walk
-from torchparity.agent.resolve import resolve
+from torchparity.agent.api.objects import walk
+from torchparity.agent.api.resolve import resolve
+from torchparity.agent.facts import probe as fp
 
 
 @pytest.mark.slow

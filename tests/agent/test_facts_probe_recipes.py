@@ -25,9 +25,9 @@ import pytest
 
 from tests.agent.probe_fixtures import _calls, _facts, _probe
 from tests.lazy import torch  # imported on first use, not at collection
-from torchparity.agent import facts_probe as fp
-from torchparity.agent.objects import walk
-from torchparity.agent.resolve import resolve
+from torchparity.agent.api.objects import walk
+from torchparity.agent.api.resolve import resolve
+from torchparity.agent.facts import probe as fp
 
 
 @pytest.mark.slow
@@ -117,7 +117,7 @@ def test_a_qat_module_is_built_with_the_qconfig_its_error_asks_for() -> None:
 
 
 def test_no_pruning_recipe_draws_a_mask_on_the_device() -> None:
-    from torchparity.agent import probe_values as pv
+    from torchparity.agent.facts import probe_values as pv
 
     # random_unstructured draws with rand_like on the device: a mask measured here would not hold there
     assert "torch.nn.utils.prune.RandomUnstructured" not in pv.RECIPES

@@ -25,9 +25,9 @@ import pytest
 
 from tests.agent.probe_fixtures import _calls, _facts, _probe
 from tests.lazy import torch  # imported on first use, not at collection
-from torchparity.agent import facts_probe as fp
-from torchparity.agent.objects import walk
-from torchparity.agent.resolve import resolve
+from torchparity.agent.api.objects import walk
+from torchparity.agent.api.resolve import resolve
+from torchparity.agent.facts import probe as fp
 
 
 @pytest.mark.parametrize(
@@ -294,7 +294,7 @@ def test_a_rejected_value_is_no_choice_and_a_second_operand_no_message() -> None
         "act",
         ["'none'", "'tanh'"],
     )
-    from torchparity.agent.facts_checker import _tail
+    from torchparity.agent.facts.checker import _tail
 
     def same_shape(a: object, b: object) -> bool:
         raise TypeError("same_shape() missing 1 required positional argument: 'b'")
@@ -337,7 +337,7 @@ def test_probabilities_are_given_for_probs_before_any_tensor() -> None:
     ],
 )
 def test_layer_widths_are_numbers_and_a_qconfig_is_a_qconfig(name: str, cats: list[str]) -> None:
-    from torchparity.agent import probe_values as pv
+    from torchparity.agent.facts import probe_values as pv
 
     assert pv.categories(name, "", None) == cats
 

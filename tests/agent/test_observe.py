@@ -1,4 +1,4 @@
-"""``agent/observe.py``: what the probe's observation of a value checks, in this interpreter.
+"""``agent/facts/observe.py``: what the probe's observation of a value checks, in this interpreter.
 
 * a code object is checked by its type only (its file name is where it was measured);
 * a future is observed by what it completes with, and one not done is not waited on;
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.mark.slow
 def test_a_code_object_is_checked_by_its_type_only() -> None:
-    from torchparity.agent.observe import observe
+    from torchparity.agent.facts.observe import observe
 
     class Holder:
         def __init__(self) -> None:
@@ -33,7 +33,7 @@ def test_a_code_object_is_checked_by_its_type_only() -> None:
 
 @pytest.mark.slow
 def test_a_future_is_observed_by_what_it_completes_with() -> None:
-    from torchparity.agent.observe import observe
+    from torchparity.agent.facts.observe import observe
 
     fut = torch.futures.Future()
     fut.set_result(torch.tensor([1.0, 2.0]))
@@ -46,7 +46,7 @@ def test_a_future_is_observed_by_what_it_completes_with() -> None:
 
 @pytest.mark.slow
 def test_a_future_not_done_is_not_waited_on() -> None:
-    from torchparity.agent.observe import observe
+    from torchparity.agent.facts.observe import observe
 
     checks = observe(torch, torch.futures.Future(), "result")
     assert not [c for c in checks if "wait" in c[1]], checks
@@ -56,8 +56,8 @@ def test_a_future_not_done_is_not_waited_on() -> None:
 def test_a_str_enum_member_is_spelled_as_its_text() -> None:
     import importlib
 
-    from torchparity.agent.facts_literal import literal
-    from torchparity.agent.observe import observe
+    from torchparity.agent.facts.literal import literal
+    from torchparity.agent.facts.observe import observe
 
     source = importlib.import_module("torch.distributed.elastic.events.api").EventSource.AGENT
     importlib.import_module("torch.distributed.rpc")
@@ -70,7 +70,7 @@ def test_a_str_enum_member_is_spelled_as_its_text() -> None:
 
 def test_a_large_dict_is_checked_by_its_first_keys_and_every_check_holds():
     torch = pytest.importorskip("torch")
-    from torchparity.agent.observe import observe
+    from torchparity.agent.facts.observe import observe
 
     value = {f"k{i:02d}": i for i in range(25)}
     checks = observe(torch, value, "result")

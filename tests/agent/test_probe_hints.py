@@ -13,9 +13,9 @@ from __future__ import annotations
 import pytest
 
 from tests.lazy import torch  # noqa: E402  (imported on first use: fast tests here need none)
-from torchparity.agent import facts_probe as fp  # noqa: E402
-from torchparity.agent.objects import walk  # noqa: E402
-from torchparity.agent.resolve import resolve  # noqa: E402
+from torchparity.agent.api.objects import walk  # noqa: E402
+from torchparity.agent.api.resolve import resolve  # noqa: E402
+from torchparity.agent.facts import probe as fp  # noqa: E402
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ import importlib
 
 import pytest
 
-from torchparity.agent.facts_probe import touched_containers  # noqa: E402
-from torchparity.agent.objects import try_walk  # noqa: E402
+from torchparity.agent.api.objects import try_walk  # noqa: E402
+from torchparity.agent.facts.probe import touched_containers  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

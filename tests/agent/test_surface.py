@@ -1,4 +1,4 @@
-"""``agent/surface.py``: the public surface of a package by PyTorch's rules, on a package written here.
+"""``agent/api/surface.py``: the public surface of a package by PyTorch's rules, on a package written here.
 
 The rules are those ``plan`` counts torch's API by (issue 38): public modules walked (no private one
 entered), ``__all__`` or, without it, the package's own callables and classes; public members of
@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.plan.fakepkg import package_fixture  # noqa: F401 - the fixture `package`
-from torchparity.agent.surface import op_surface, surface
+from torchparity.agent.api.surface import op_surface, surface
 
 
 def _by_name(entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

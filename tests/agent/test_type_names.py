@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tests.lazy import torch
-from torchparity.agent.objects import class_path, qualified_name, try_walk
-from torchparity.agent.scaffold_facts import _defined_on, _mro
-from torchparity.agent.type_facts import Types
+from torchparity.agent.api.objects import class_path, qualified_name, try_walk
+from torchparity.agent.api.type_facts import Types
+from torchparity.agent.facts.gather import _defined_on, _mro
 
 
 @pytest.mark.slow

@@ -15,7 +15,7 @@ def torch_mod():
 
 @pytest.fixture(scope="session")
 def agent_resolve(torch_mod):
-    from torchparity.agent import resolve
+    from torchparity.agent.api import resolve
 
     return resolve
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from torchparity.agent.docs_links import docs_version
-from torchparity.agent.kinds import KINDS
+from torchparity.agent.api.docs_links import docs_version
+from torchparity.agent.api.kinds import KINDS
 
 # (query, canonical, kind, source file or "C extension", public)
 CASES = [

@@ -225,7 +225,7 @@ def test_the_generator_reads_the_table_in_the_agent_and_reproduces_the_shipped_o
 @pytest.mark.slow
 def test_the_type_facts_come_from_torch_s_own_metadata() -> None:
     """Annotations, stubs, docstrings and native schemas, read in the agent from the real torch."""
-    from torchparity.agent import alias_facts, type_facts
+    from torchparity.agent.api import alias_facts, type_facts
 
     torch = pytest.importorskip("torch")
 

@@ -1,4 +1,4 @@
-"""A package written by the tests, for the public-surface rules (``agent/surface.py``) and ``plan``
+"""A package written by the tests, for the public-surface rules (``agent/api/surface.py``) and ``plan``
 over a fake agent: plain Python, so that the fast tier can walk it in process."""
 
 from __future__ import annotations

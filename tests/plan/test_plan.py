@@ -15,7 +15,7 @@ import pytest
 
 from tests.docs.docs_pages import entry
 from tests.plan.fakepkg import NAME, package_fixture  # noqa: F401 - the fixture `package`
-from torchparity.agent.surface import op_surface
+from torchparity.agent.api.surface import op_surface
 from torchparity.batch.tasks import read_tasks
 from torchparity.cli import main
 from torchparity.dashboard.plan import plan_summary

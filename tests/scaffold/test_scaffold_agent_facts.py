@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.lazy import torch  # noqa: E402  (imported on first use: fast tests here need none)
-from torchparity.agent import resolve as agent_resolve  # noqa: E402
-from torchparity.agent import scaffold_facts as sf  # noqa: E402
+from torchparity.agent.api import resolve as agent_resolve  # noqa: E402
+from torchparity.agent.facts import gather as sf  # noqa: E402
 
 
 class Ctx:

@@ -297,10 +297,10 @@ STILL_WORKS = {
 PROBE = r"""
 import json, sys
 import torch
-from torchparity.agent import standin
+from torchparity.agent.facts import standin
 res, code, member = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
 info = standin.install(res)
-from torchparity.agent.objects import try_walk
+from torchparity.agent.api.objects import try_walk
 hit = try_walk(member)
 value = hit.obj
 got = value() if callable(value) and value is not standin.SENTINEL else value

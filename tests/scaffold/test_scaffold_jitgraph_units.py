@@ -95,7 +95,7 @@ def test_no_facts_or_nothing_measured_cannot_decide():
 @pytest.mark.slow
 def test_the_agent_measures_a_pass_on_the_cpu_and_the_plan_writes_it():
     torch = pytest.importorskip("torch")
-    from torchparity.agent.facts_jitgraph import jitgraph_facts
+    from torchparity.agent.facts.jitgraph import jitgraph_facts
 
     res = {"path": "torch._C._jit_pass_dce", "canonical": "torch._C._jit_pass_dce"}
     facts = jitgraph_facts(torch, torch._C._jit_pass_dce, res)
@@ -116,7 +116,7 @@ def test_the_agent_measures_a_pass_on_the_cpu_and_the_plan_writes_it():
 @pytest.mark.slow
 def test_the_agent_puts_a_switch_back():
     torch = pytest.importorskip("torch")
-    from torchparity.agent.facts_jitgraph import jitgraph_facts
+    from torchparity.agent.facts.jitgraph import jitgraph_facts
 
     before = torch._C._jit_set_profiling_executor(True)
     torch._C._jit_set_profiling_executor(before)
@@ -132,7 +132,7 @@ def test_the_agent_puts_a_switch_back():
 @pytest.mark.slow
 def test_an_api_without_a_scenario_says_so():
     torch = pytest.importorskip("torch")
-    from torchparity.agent.facts_jitgraph import jitgraph_facts
+    from torchparity.agent.facts.jitgraph import jitgraph_facts
 
     facts = jitgraph_facts(
         torch, torch._C._jit_run_cpp_tests, {"path": "torch._C._jit_run_cpp_tests"}

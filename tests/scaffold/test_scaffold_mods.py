@@ -168,7 +168,7 @@ def test_they_run_on_the_emulated_npu_and_fail_once_broken(tmp_path_factory, tmp
 def test_the_agent_measures_the_values_a_switch_takes_and_restores_it():
     """Bool and str switches the ``measured`` family already holds (it comes first): the facts still hold."""
     torch = pytest.importorskip("torch")
-    from torchparity.agent.facts_switch import switch_facts
+    from torchparity.agent.facts.switch import switch_facts
 
     before = torch._C._get_float32_matmul_precision()
     facts = switch_facts(

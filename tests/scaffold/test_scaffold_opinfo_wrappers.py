@@ -12,8 +12,8 @@ import pytest
 from tests.lazy import torch
 from tests.scaffold.conftest import Case
 from tests.scaffold.scaffold_run import _passes_and_fails_once_broken, _scaffold
-from torchparity.agent.facts_opinfo import find_opinfo
-from torchparity.agent.opinfo_wrappers import as_called, wrapped_call
+from torchparity.agent.facts.opinfo import find_opinfo
+from torchparity.agent.facts.opinfo_wrappers import as_called, wrapped_call
 
 #: embedding and einsum have no NumPy reference: the reference is the same call in float64 on the CPU,
 #: so their breaks are bugs of the lower-precision kernels that reference exists to catch

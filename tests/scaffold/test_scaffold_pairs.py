@@ -162,9 +162,9 @@ def test_each_gets_a_real_test_on_the_cpu_that_fails_once_broken(tmp_path_factor
 
 def test_the_agent_measures_pairs_and_checkers_and_restores_the_state():
     torch = pytest.importorskip("torch")
-    from torchparity.agent.dispatch_keys import dispatch_tls
-    from torchparity.agent.facts_checker import checker_facts
-    from torchparity.agent.facts_pairs import pair_facts
+    from torchparity.agent.facts.checker import checker_facts
+    from torchparity.agent.facts.dispatch_keys import dispatch_tls
+    from torchparity.agent.facts.pairs import pair_facts
 
     tls = dispatch_tls(torch)
     facts = pair_facts(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from torchparity.agent.tensor_kinds import KIND_POOLS, kinds_in_error, kinds_in_name, words
+from torchparity.agent.facts.tensor_kinds import KIND_POOLS, kinds_in_error, kinds_in_name, words
 from torchparity.scaffold.code import Spelling
 from torchparity.scaffold.tensor_kinds import scenario_lines
 

@@ -7,7 +7,7 @@ passes to the operator (recorded), and the dtypes an OpInfo lists when it lists 
 from __future__ import annotations
 
 from tests.scaffold.test_scaffold_overload_units import _builtin, _opinfo_facts, _source
-from torchparity.agent.facts_opinfo import DEFAULT_DTYPES, WIDE, wanted_dtypes
+from torchparity.agent.facts.opinfo import DEFAULT_DTYPES, WIDE, wanted_dtypes
 from torchparity.scaffold.overloads import overload_plan
 
 
@@ -76,7 +76,7 @@ def test_an_opinfo_listing_none_of_the_defaults_gets_the_dtypes_it_lists():
 
 
 def test_backward_kernels_are_left_to_the_backward_family():
-    from torchparity.agent.facts_overloads import _backward_kernel
+    from torchparity.agent.facts.overloads import _backward_kernel
 
     assert _backward_kernel("max_pool2d_with_indices_backward") and _backward_kernel(
         "_softmax_backward_data"

@@ -7,19 +7,10 @@ the structured answer.
 
 import os
 
-from . import (
-    alias_facts,
-    backend,
-    probe,
-    resolve,
-    scaffold_check,
-    scaffold_facts,
-    state,
-    surface,
-    testrun,
-    trace,
-    upstream,
-)
+from . import backend, probe, state, testrun, trace, upstream
+from .api import alias_facts, resolve, surface
+from .facts import check as scaffold_check
+from .facts import gather as scaffold_facts
 
 
 class Context(object):

@@ -16,9 +16,9 @@ import sys
 import traceback
 import unittest
 
-from . import resolve as resolve_mod
 from . import testrun
-from .objects import NotFound, walk
+from .api import resolve as resolve_mod
+from .api.objects import NotFound, walk
 
 #: operator namespaces that are bookkeeping, not device work (counted apart)
 IGNORED_NAMESPACES = ("profiler",)

@@ -105,8 +105,8 @@ def _api_opinfos(api, backend_module):
     if not api:
         return []
     try:
-        from .facts_opinfo import find_opinfo
-        from .lookup import locate
+        from .api.lookup import locate
+        from .facts.opinfo import find_opinfo
 
         return list(find_opinfo(locate(api, backend_module).obj)[2])
     except Exception:

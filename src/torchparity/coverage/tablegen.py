@@ -1,7 +1,7 @@
 """Regenerate the static tables from a real torch: ``python -m torchparity.coverage.tablegen --python PY``.
 
 The controller never imports torch: the facts are read by the agent job
-``alias_facts`` (``agent/alias_facts.py`` and ``agent/type_facts.py``) in the
+``alias_facts`` (``agent/api/alias_facts.py`` and ``agent/api/type_facts.py``) in the
 interpreter ``--python`` names, and rendered here as TOML: the alias table
 (``static_aliases.toml``) and the type facts (``static_types.toml``: what calls
 and attributes give, from torch's annotations, stubs, docstrings and native

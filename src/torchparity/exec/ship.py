@@ -17,8 +17,12 @@ import stat
 import tempfile
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import EnvironmentBroken
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 AGENT_PACKAGE = "_torchparity_agent"
 LAUNCHER = "torchparity_agent.py"
@@ -44,15 +48,24 @@ ISOLATION_PREFIX = (
 
 
 def _agent_sources() -> dict[str, bytes]:
-    pkg = resources.files("torchparity.agent")
-    return {
-        entry.name: entry.read_bytes()
-        for entry in pkg.iterdir()
-        if entry.name.endswith(".py") and entry.is_file()
-    }
+    """The agent's module files, keyed by their path in the package (``facts/probe.py``)."""
+    out: dict[str, bytes] = {}
+
+    def walk(folder: Traversable, prefix: str) -> None:
+        for entry in folder.iterdir():
+            if entry.is_dir() and _MODULE_NAME.fullmatch(entry.name):
+                walk(entry, f"{prefix}{entry.name}/")
+            elif entry.is_file() and entry.name.endswith(".py"):
+                out[prefix + entry.name] = entry.read_bytes()
+
+    walk(resources.files("torchparity.agent"), "")
+    return out
 
 
 _CACHED: Path | None = None
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: a shipped file: a module, possibly in package folders (``facts/probe.py``); no ``..``, no ``/`` first
+_SHIPPED_PATH = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*/)*[A-Za-z0-9_]+\.py")
 
 
 def _private_folder(path: Path) -> Path:
@@ -81,10 +94,11 @@ def agent_sources() -> dict[str, bytes]:
 def use_agent(sources: dict[str, bytes]) -> Path:
     """Run ``sources`` (another controller's agent, shipped with its jobs) as this process's agent."""
     global _CACHED
-    bad = [n for n in sources if not re.fullmatch(r"[A-Za-z0-9_]+\.py", n)]
+    bad = [n for n in sources if not _SHIPPED_PATH.fullmatch(n)]
     if bad:
         raise EnvironmentBroken(
-            f"the shipped agent has a file named {bad[0]!r}; only module files are accepted"
+            f"the shipped agent has a file named {bad[0]!r}; only module files (in package "
+            "folders) are accepted"
         )
     _CACHED = _install(sources)
     return _CACHED
@@ -111,6 +125,7 @@ def _install(sources: dict[str, bytes]) -> Path:
             pkg = staging / AGENT_PACKAGE
             pkg.mkdir()
             for name, data in sources.items():
+                (pkg / name).parent.mkdir(parents=True, exist_ok=True)
                 (pkg / name).write_bytes(data)
             (staging / LAUNCHER).write_text(_LAUNCHER_SOURCE)
             try:

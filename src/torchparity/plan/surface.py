@@ -1,6 +1,6 @@
 """The public surface of the environment's torch, as the agent's ``surface`` job answers it.
 
-The agent computes it in the environment under test by PyTorch's own rules (``agent/surface.py``);
+The agent computes it in the environment under test by PyTorch's own rules (``agent/api/surface.py``);
 this module turns the answer into frozen records. A ``SurfaceApi`` also reads as resolve's answer
 for its names (query, canonical, aliases, kind, owner class, the names a page may list it under),
 so coverage's alias table takes it as it takes resolve's (``coverage.spellings.assemble``).

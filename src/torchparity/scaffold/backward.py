@@ -4,7 +4,7 @@ An ATen operator that autograd calls (``aten::upsample_bicubic2d_backward``,
 ``aten::convolution_backward``, ...) has no OpInfo entry of its own. The agent
 finds an OpInfo sample whose differentiation reaches it, the forward ATen call
 whose backward calls it, and which of its outputs is the gradient of which of
-that forward's arguments (``agent/facts_backward.py``). The test writes out
+that forward's arguments (``agent/facts/backward.py``). The test writes out
 that forward call (its float inputs rounded to four decimals), a cotangent and
 the kernel's arguments as autograd passed them on the CPU, calls the kernel on
 the device, and compares each output with the central differences of the

@@ -2,7 +2,7 @@
 
 ``torch._trilinear`` or ``torch.ops.aten._embedding_bag`` has no OpInfo entry;
 ``nn.functional.bilinear``'s or ``nn.functional.embedding_bag``'s samples call it.
-The agent records that call below autograd (``agent/facts_captured.py``); the
+The agent records that call below autograd (``agent/facts/captured.py``); the
 test writes its arguments out (float inputs rounded to four decimals), calls the
 API on the device and compares each result with the same call in float64 on the
 CPU, the reference the ``opinfo`` family takes for floats below float64; integer

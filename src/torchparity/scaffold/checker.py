@@ -2,7 +2,7 @@
 
 Tried after ``measured``, before the pair, switch and fill-in, for functions
 and Tensor methods named as checks (``is_X``, ``has_X``, ``check_X``,
-``_assert_X``). The agent (``agent/facts_checker.py``) gives each candidate
+``_assert_X``). The agent (``agent/facts/checker.py``) gives each candidate
 argument to the API and keeps what it answers: a predicate's ``True`` and
 ``False`` cases, a validator's accepted (``None``) and refused cases with
 the exception's type. A stand-in returning a sentinel answers neither

@@ -240,7 +240,7 @@ def doctest_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     )
 
 
-#: names the agent's example namespace binds beyond ``torch`` (agent/facts_doctest.py), and their imports
+#: names the agent's example namespace binds beyond ``torch`` (agent/facts/doctest.py), and their imports
 NAMESPACE_IMPORTS = (
     ("np", "import numpy as np"),
     ("numpy", "import numpy"),

@@ -1,6 +1,6 @@
 """The ``jitgraph`` family: TorchScript IR objects, passes and ``torch._C._jit_*`` helpers.
 
-The agent (``agent/facts_jitgraph.py``) holds a scenario per API: a small
+The agent (``agent/facts/jitgraph.py``) holds a scenario per API: a small
 graph parsed from IR (or a scripted function or module), the API called on it,
 and the documented structure read back (node kinds in order, value types and
 sizes, what a switch reads back, the schemas an operator has), each measured

@@ -1,7 +1,7 @@
 """nn module classes the probe could not construct, built from upstream's ``module_db`` sample.
 
 ``torch.nn.LSTM(*args, **kwargs)`` hides its parameters from the probe; the
-agent (``agent/facts_modules.py``) takes the constructor arguments and a
+agent (``agent/facts/modules.py``) takes the constructor arguments and a
 forward input from ``torch.testing._internal.common_modules.module_db`` and
 measures the forward on the CPU with every parameter set to
 ``linspace(-0.5, 0.5)``. The tests: parameters and buffers on the device and

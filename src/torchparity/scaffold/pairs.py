@@ -2,7 +2,7 @@
 
 Tried after ``measured`` (with the switch), before the fill-in, for functions
 named as one side of a pair (``enable_X``/``disable_X``, ``is_X_enabled``,
-``is_enabled``, ``get_X``). The agent (``agent/facts_pairs.py``) finds the
+``is_enabled``, ``get_X``). The agent (``agent/facts/pairs.py``) finds the
 partner by name and measures the state:
 
 * ``toggle``: the enable and the disable, each followed by the readers the

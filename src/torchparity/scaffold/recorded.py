@@ -5,7 +5,7 @@ has no OpInfo entry, and no candidate argument of the measured family need fit
 it. Running the OpInfo entries' samples calls it, or its base operator (an
 in-place ``X_``, an ``X_copy``, an ``_unsafe_X``, a ``hacked_twin`` overload
 takes the calls of ``X``). The agent records those calls
-(``agent/facts_recorded.py``) and measures on the CPU what one of them returns
+(``agent/facts/recorded.py``) and measures on the CPU what one of them returns
 and what it leaves in the tensors it changes; the test makes the same call on
 the device and compares with those values, written into the test.
 """

@@ -2,7 +2,7 @@
 
 Tried after every other family (``measured`` included), before the fill-in,
 for a function whose name is a setter (``_set_autograd_fallback_mode``,
-``set_default_device``). The agent (``agent/facts_switch.py``) finds the
+``set_default_device``). The agent (``agent/facts/switch.py``) finds the
 getter by name and measures which values the setter takes:
 
 * a str mode: each accepted value set and read back through the getter, a

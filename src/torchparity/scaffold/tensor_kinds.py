@@ -1,6 +1,6 @@
 """The ``kinds`` family: an API called with tensors of another kind (sparse, nested, complex, quantized).
 
-The agent (``agent/tensor_kinds.py``) finds the kinds the API asks for (its
+The agent (``agent/facts/tensor_kinds.py``) finds the kinds the API asks for (its
 name, its parameters, its schema, a failed call's message), calls it on the
 CPU with tensors of those kinds built from values worked out by hand, and
 measures the result kind-aware. The test builds the same tensors on the device

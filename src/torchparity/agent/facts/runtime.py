@@ -7,7 +7,7 @@ methods called.
 
 import warnings
 
-from .facts_literal import dtype_src, error_text, exc_name, literal, try_literal
+from .literal import dtype_src, error_text, exc_name, literal, try_literal
 
 _STORAGE_VALUES = {
     "bool": "[True, False, True]",
@@ -126,7 +126,7 @@ def runtime_facts(torch, obj, resolution, device_type):
     )
     out["home"] = "torch.%s" % device_type if home is not None else ""
     if spelled:
-        from .objects import try_walk
+        from ..api.objects import try_walk
 
         hit = try_walk(spelled)
         if hit is not None:

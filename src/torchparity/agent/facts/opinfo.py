@@ -8,7 +8,7 @@ the reason. On another device the CPU is the reference.
 
 import warnings
 
-from .facts_literal import error_text
+from .literal import error_text
 from .opinfo_wrappers import as_called, wrapped_call
 
 #: dtypes tried, in this order, when no list is asked for

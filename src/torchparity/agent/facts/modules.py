@@ -12,7 +12,7 @@ dtype of each tensor in the result, its values when small, else its sum and
 absolute sum), so the test holds those values, not a second run.
 """
 
-from .facts_literal import NotLiteral, literal
+from .literal import NotLiteral, literal
 
 MAX_INPUT = 256
 MAX_VALUES = 64

@@ -23,7 +23,7 @@ and compares with the central differences of the forward.
 
 import warnings
 
-from .facts_literal import error_text
+from .literal import error_text
 
 #: how many decimals the forward's float inputs and the cotangent are written with
 DECIMALS = 4

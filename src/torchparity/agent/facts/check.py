@@ -22,8 +22,8 @@ import time
 import traceback
 import unittest
 
+from ..testrun import _iter_tests, _load_module
 from . import standin
-from .testrun import _iter_tests, _load_module
 
 RUN_TIMEOUT = 60.0
 
@@ -178,7 +178,7 @@ def _in_new_interpreter(items, folder, backend):
     root = os.path.dirname(os.path.abspath(__file__))
     for _ in package.split("."):
         root = os.path.dirname(root)
-    boot = "import sys; sys.path.insert(0, %r); import %s.scaffold_check as c; c.fresh_main(*sys.argv[1:])"
+    boot = "import sys; sys.path.insert(0, %r); import %s.check as c; c.fresh_main(*sys.argv[1:])"
     timeout = 120.0 + 2 * RUN_TIMEOUT * len(items)
     sys.stdout.flush()
     sys.stderr.flush()

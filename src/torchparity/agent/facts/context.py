@@ -8,9 +8,9 @@ states at each point and puts every state back.
 import inspect
 import itertools
 
-from . import state as state_mod
-from .facts_literal import error_text
-from .kinds import class_attrs
+from .. import state as state_mod
+from ..api.kinds import class_attrs
+from .literal import error_text
 
 
 def _state_names(resolution):
@@ -229,7 +229,7 @@ def context_facts(torch, resolution, obj, owner, device_type):
     """``context_facts_here`` in a forked child (``isolate.run_isolated``): what its calls change
     in this interpreter (a global mode, a registry) stays there, and a call that aborts costs only the
     child."""
-    from .isolate import isolated_facts
+    from ..isolate import isolated_facts
 
     return isolated_facts(
         "context-manager",

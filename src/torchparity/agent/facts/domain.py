@@ -5,7 +5,7 @@
 import re
 import warnings
 
-from .facts_literal import error_text, literal
+from .literal import error_text, literal
 
 #: keyword arguments tried for a learning-rate scheduler, the first that changes the rate wins
 SCHEDULER_KWARGS = (

@@ -10,7 +10,7 @@ floats below float64), within the tolerances the test states.
 
 import warnings
 
-from .facts_backward import (
+from .backward import (
     _build,
     _flat,
     _index,
@@ -22,7 +22,7 @@ from .facts_backward import (
     _targets,
     _widened,
 )
-from .facts_literal import error_text
+from .literal import error_text
 
 MAX_LITERAL = 1200
 RTOL, ATOL = 1e-3, 1e-4

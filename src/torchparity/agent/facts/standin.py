@@ -11,7 +11,7 @@ import inspect
 import itertools
 import types
 
-from .objects import subclasses, try_walk
+from ..api.objects import subclasses, try_walk
 
 
 class Sentinel(object):

@@ -21,8 +21,8 @@ Two kinds of facts, measured on the CPU:
 import inspect
 import warnings
 
-from .facts_literal import error_text
-from .facts_opinfo import (
+from .literal import error_text
+from .opinfo import (
     LOW_PRECISION,
     TOLERANCES,
     _close,

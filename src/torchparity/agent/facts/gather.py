@@ -20,27 +20,27 @@ import sys
 import tempfile
 import traceback
 
+from ..api.objects import NotFound, class_path, walk
+from ..isolate import isolated_facts
+from ..scratch_home import scratch_torch_home
+from .backward import backward_facts
+from .calls import _doc_types, _pools_for, _strip_sig, call_facts, tensor_facts
+from .captured import captured_facts
+from .checker import checker_facts
+from .context import api_specs, context_facts, state_facts
 from .dispatch_keys import dispatch_tls, mode_stacks, restore_dispatch_tls, restore_mode_stacks
-from .facts_backward import backward_facts
-from .facts_calls import _doc_types, _pools_for, _strip_sig, call_facts, tensor_facts
-from .facts_captured import captured_facts
-from .facts_checker import checker_facts
-from .facts_context import api_specs, context_facts, state_facts
-from .facts_doctest import doctest_facts
-from .facts_domain import optim_facts
-from .facts_jitgraph import jitgraph_facts
-from .facts_literal import NotLiteral, error_text, literal
-from .facts_modules import module_db_facts
-from .facts_opinfo import opinfo_facts
-from .facts_overloads import overload_facts
-from .facts_pairs import pair_facts
-from .facts_probe import needed_imports, probe_isolated
-from .facts_recorded import recorded_facts
-from .facts_runtime import pinned_memory_facts, runtime_facts, storage_facts
-from .facts_switch import switch_facts
-from .isolate import isolated_facts
-from .objects import NotFound, class_path, walk
-from .scratch_home import scratch_torch_home
+from .doctest import doctest_facts
+from .domain import optim_facts
+from .jitgraph import jitgraph_facts
+from .literal import NotLiteral, error_text, literal
+from .modules import module_db_facts
+from .opinfo import opinfo_facts
+from .overloads import overload_facts
+from .pairs import pair_facts
+from .probe import needed_imports, probe_isolated
+from .recorded import recorded_facts
+from .runtime import pinned_memory_facts, runtime_facts, storage_facts
+from .switch import switch_facts
 from .tensor_kinds import kind_facts
 
 #: names other code (and the tests) reach through this module
@@ -175,7 +175,7 @@ BASELINE = set()  # type: set
 
 def _states_now(device_type):
     """The registry's settable global states and their values here (a context-only state is left out)."""
-    from .state import registry
+    from ..state import registry
 
     out = []
     for spec in registry(device_type).values():
@@ -363,8 +363,8 @@ def calls_on_device(torch, obj, res, calls, device_type):
     returns 0 here. Each call keeps the device's outcome: its result, or the exception it raises;
     ``differs`` lists those whose outcome the CPU measured otherwise (for the test's notes).
     """
-    from .facts_calls import INVALID, _outcome
-    from .facts_probe import paired_getter
+    from .calls import INVALID, _outcome
+    from .probe import paired_getter
 
     getter = paired_getter(
         res["path"].rsplit(".", 1)[-1], sys.modules.get(getattr(obj, "__module__", ""))

@@ -26,12 +26,12 @@ import time
 import types
 import warnings
 
+from ..api.objects import _named_path, subclasses, try_walk
+from ..isolate import ChildFailed, fork_safe, in_child
+from ..scratch_home import scratch_torch_home
 from . import probe_values as pv
-from .facts_literal import error_text, exc_name
-from .isolate import ChildFailed, fork_safe, in_child
-from .objects import _named_path, subclasses, try_walk
+from .literal import error_text, exc_name
 from .observe import MAX_CHECKS, is_iterator, observe
-from .scratch_home import scratch_torch_home
 
 BUDGET = 20.0
 CALL_TIMEOUT = 5.0
@@ -1990,7 +1990,7 @@ def _device_checks(checks):
 
 
 def _key_literal(key):
-    from .facts_literal import NotLiteral, literal
+    from .literal import NotLiteral, literal
 
     try:
         return literal(key)

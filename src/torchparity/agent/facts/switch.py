@@ -18,7 +18,7 @@ restored after each measurement.
 import re
 import sys
 
-from .facts_literal import error_text, exc_name
+from .literal import error_text, exc_name
 
 #: mode words a str switch is tried with (kept: those its getter reads back)
 MODE_WORDS = (
@@ -72,7 +72,7 @@ def _more_names(leaf):
 def _getter(torch, leaf, holder, bound=None):
     """(source, value) of the first getter paired with the setter ``leaf``, or ("", None); ``bound``: the
     (spelling, instance) a bound method's getter is looked up on first."""
-    from .facts_probe import getters
+    from .probe import getters
 
     hit = next(getters(leaf, holder), None) if bound is None else None
     if hit is not None:
@@ -128,7 +128,7 @@ def _keyed(torch, obj, res, device_type):
             ["%sset_%s" % (under, got)] if got else ["%sset_%s_enabled" % (under, enabled)],
         )
     else:
-        from .facts_probe import _getter_names
+        from .probe import _getter_names
 
         getter_leaf, setter_leaves = None, [leaf]
     homes = _homes(torch, obj)

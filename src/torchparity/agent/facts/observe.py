@@ -15,8 +15,8 @@ import tempfile
 import time
 import types
 
-from .facts_literal import NotLiteral, literal
-from .objects import _named_path
+from ..api.objects import _named_path
+from .literal import NotLiteral, literal
 
 MAX_CHECKS = 14
 MAX_ITEMS = 6

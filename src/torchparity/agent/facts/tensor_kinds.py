@@ -18,8 +18,8 @@ import signal
 import time
 import warnings
 
-from .facts_literal import NotLiteral, error_text, exc_name, literal
-from .facts_probe import (
+from .literal import NotLiteral, error_text, exc_name, literal
+from .probe import (
     _args_src,
     _doc_signature,
     _ordered_product,

@@ -19,8 +19,8 @@ test makes that call on the device and compares with those values.
 
 import warnings
 
-from .facts_backward import _build
-from .facts_literal import error_text
+from .backward import _build
+from .literal import error_text
 
 #: the most tensor elements a recorded call's arguments, and its results, may have
 MAX_ARGS = 400

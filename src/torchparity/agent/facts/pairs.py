@@ -22,8 +22,8 @@ Three shapes, each measured here (and the state restored after):
 import re
 import sys
 
-from .facts_literal import NotLiteral, literal
-from .objects import class_path
+from ..api.objects import class_path
+from .literal import NotLiteral, literal
 
 #: the two sides of a nesting pair, as they appear in a name (``autocast_increment_nesting``, ``_enter_inference_mode``)
 NEST_VERBS = (("increment", "decrement"), ("enter", "exit"), ("push_on", "pop"), ("push", "pop"))
@@ -284,7 +284,7 @@ def _receiver(torch, obj, res, leaf, m):
 
 def _getter_side(torch, obj, owner, res, leaf):
     """A getter API: its setter by name, measured as a switch (set through it, read back through the API)."""
-    from .facts_switch import switch_facts
+    from .switch import switch_facts
 
     m = re.match(r"^(_?)(?:get_(.+)|is_(.+_enabled))$", leaf)
     if not m:

@@ -18,7 +18,7 @@ import inspect
 import io
 import re
 
-from .facts_literal import exc_name
+from .literal import exc_name
 
 #: candidate arguments, as the test spells them (``DEVICE`` bound to the device under test)
 TENSORS = (

@@ -12,8 +12,8 @@ import math
 import re
 import warnings
 
-from .facts_context import api_specs, push_all, undo_all
-from .facts_literal import error_text, exc_name, torch_module, try_literal
+from .context import api_specs, push_all, undo_all
+from .literal import error_text, exc_name, torch_module, try_literal
 
 #: shapes a Tensor member is read on: 0-d, empty, 1-d, 2-d, empty 3-d
 SHAPES = ((), (0,), (3,), (2, 3), (2, 0, 4))
@@ -332,7 +332,7 @@ def call_facts_here(torch, obj, resolution, device_type):
     state it found back afterwards, so the facts of the APIs measured after it are not changed."""
     import sys
 
-    from .facts_probe import paired_getter
+    from .probe import paired_getter
 
     getter = paired_getter(
         resolution["path"].rsplit(".", 1)[-1], sys.modules.get(getattr(obj, "__module__", ""))
@@ -417,7 +417,7 @@ def call_facts(torch, obj, resolution, device_type):
     """``call_facts_here`` in a forked child (``isolate.run_isolated``): what its calls change
     in this interpreter (a global mode, a registry) stays there, and a call that aborts costs only the
     child."""
-    from .isolate import isolated_facts
+    from ..isolate import isolated_facts
 
     return isolated_facts(
         "call", call_facts_here, (torch, obj, resolution, device_type), device_type

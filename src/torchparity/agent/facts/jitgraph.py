@@ -21,7 +21,7 @@ import linecache
 import sys
 import types
 
-from .facts_literal import NotLiteral, error_text, literal
+from .literal import NotLiteral, error_text, literal
 
 #: IR of a function with a dead ``relu``: ``(x + x) * x``
 IR_DEAD = [

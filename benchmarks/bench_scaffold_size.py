@@ -1,0 +1,224 @@
+"""The size of the scaffold engine and of the agent, and the rules it holds for particular names.
+
+Run from the repository root (no torch needed):
+
+    python benchmarks/bench_scaffold_size.py [--json FILE] [--list-rules]
+
+It prints, per part, the lines of its files (``wc -l``: every line, blank and comment lines
+included), the modules over 600 lines, and the comparisons of a name with a string literal.
+
+The parts:
+
+* ``scaffold``: ``src/torchparity/scaffold/`` (its Python, its Jinja templates, its recipe data);
+* ``facts``: ``src/torchparity/agent/facts/``, what the agent gathers for scaffold;
+* ``api``: ``src/torchparity/agent/api/``, what the agent knows of an API (resolve, the surface);
+* ``runtime agent``: the modules directly in ``src/torchparity/agent/`` (worker, test runs,
+  results, isolation, states, trace, the environment probe).
+
+A *name rule* is a comparison in Python code whose one side is a string literal (or a tuple, list
+or set of them) and whose other side reads a name: a variable or attribute called like an API's or
+a parameter's name (``name``, ``leaf``, ``canonical``, ``path``, ``spelling``, ``qualname``,
+``param``, ...), or a ``startswith``/``endswith`` of one with a literal; and, in a template, an
+``{% if %}`` that compares such a variable with a quoted literal; and each key of a dict
+literal that is a ``torch.…`` name (a table of rules keyed by API). Kinds (``kind == "method"``)
+and states of a record are not names and are not counted. ``--list-rules`` prints each one.
+The same search, coarser, with git alone:
+
+    git grep -nE "(name|leaf|canonical|path|spelling|qualname|param)[a-z_]*\\)? *(==|!=|in) *[(\\[{]?[\\"']" \\
+        -- src/torchparity/scaffold src/torchparity/agent/facts
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import re
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SRC = ROOT / "src" / "torchparity"
+MODULE_LIMIT = 600
+#: identifiers that hold an API's or a parameter's name
+NAMEISH = re.compile(
+    r"(^|_)(name|names|leaf|canonical|path|spelling|spelled|qualname|qual|param|params|"
+    r"arg|argname|api|attr|member|method|func|fn|target|op|opname|cls_name|owner|owner_class|"
+    r"module|mod|prefix|stem|short|base|dotted|full)s?$"
+)
+TEMPLATE_RULE = re.compile(
+    r"{%-?\s*(?:el)?if\b[^%]*\b([a-z_]*(?:name|leaf|canonical|path|spelling|param|api|member)"
+    r"[a-z_]*)\s*(?:==|!=|in|not in)\s*[(\[]?\s*['\"]"
+)
+
+
+@dataclass(frozen=True)
+class Part:
+    name: str
+    files: int
+    lines: int
+    python_lines: int
+    template_lines: int
+    over_limit: tuple[str, ...]
+    name_rules: int
+
+
+@dataclass(frozen=True)
+class Rule:
+    path: str
+    line: int
+    text: str
+
+
+def _ident(node: ast.AST) -> str:
+    """The last identifier an expression reads (``r.canonical`` -> ``canonical``)."""
+    while isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    return ""
+
+
+def _reads_name(node: ast.AST) -> bool:
+    for sub in ast.walk(node):
+        ident = _ident(sub)
+        if ident and NAMEISH.search(ident.lower()):
+            return True
+    return False
+
+
+def _is_literal(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and node.value != ""
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return bool(node.elts) and all(_is_literal(e) for e in node.elts)
+    return False
+
+
+def python_rules(path: Path) -> list[Rule]:
+    """The comparisons of a name with a string literal in one Python file."""
+    text = path.read_text(encoding="utf-8")
+    tree = ast.parse(text)
+    lines = text.splitlines()
+    out: list[Rule] = []
+    for node in ast.walk(tree):
+        hit = False
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            for left, op, right in zip(sides, node.ops, sides[1:], strict=False):
+                if isinstance(op, (ast.Eq, ast.NotEq)):
+                    pairs = [(left, right), (right, left)]
+                elif isinstance(op, (ast.In, ast.NotIn)):
+                    pairs = [(left, right)]
+                else:
+                    continue
+                if any(_is_literal(lit) and _reads_name(other) for other, lit in pairs):
+                    hit = True
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("startswith", "endswith")
+            and node.args
+            and _is_literal(node.args[0])
+            and _reads_name(node.func.value)
+        ):
+            hit = True
+        if isinstance(node, ast.Dict):  # a table keyed by API names
+            for key in node.keys:
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                    if re.fullmatch(r"torch(\.[A-Za-z_][A-Za-z0-9_]*)+", key.value):
+                        line = key.lineno
+                        out.append(
+                            Rule(str(path.relative_to(ROOT)), line, lines[line - 1].strip()[:120])
+                        )
+        if hit:
+            line = getattr(node, "lineno", 0)
+            out.append(Rule(str(path.relative_to(ROOT)), line, lines[line - 1].strip()[:120]))
+    return out
+
+
+def template_rules(path: Path) -> list[Rule]:
+    out = []
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if TEMPLATE_RULE.search(line):
+            out.append(Rule(str(path.relative_to(ROOT)), i, line.strip()[:120]))
+    return out
+
+
+def _parts() -> dict[str, list[Path]]:
+    agent = SRC / "agent"
+    return {
+        "scaffold": sorted(p for p in (SRC / "scaffold").rglob("*") if p.is_file()),
+        "facts": sorted((agent / "facts").rglob("*.py")),
+        "api": sorted((agent / "api").rglob("*.py")),
+        "runtime agent": sorted(agent.glob("*.py")),
+    }
+
+
+def measure() -> tuple[list[Part], list[Rule]]:
+    parts, rules = [], []
+    for name, files in _parts().items():
+        files = [
+            f
+            for f in files
+            if f.suffix in (".py", ".j2", ".toml", ".json") and "__pycache__" not in f.parts
+        ]
+        py = tpl = 0
+        over, part_rules = [], []
+        for f in files:
+            n = len(f.read_text(encoding="utf-8").splitlines())
+            if f.suffix == ".j2":
+                tpl += n
+                part_rules += template_rules(f)
+            else:
+                py += n
+                if f.suffix == ".py":
+                    part_rules += python_rules(f)
+            if n > MODULE_LIMIT:
+                over.append(f"{f.relative_to(ROOT)} ({n})")
+        parts.append(Part(name, len(files), py + tpl, py, tpl, tuple(over), len(part_rules)))
+        rules += part_rules
+    return parts, rules
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    ap.add_argument("--list-rules", action="store_true", help="print every name rule found")
+    args = ap.parse_args(argv)
+    parts, rules = measure()
+    print(
+        f"{'part':<15} {'files':>5} {'lines':>7} {'python':>7} {'templates':>9} {'name rules':>10}"
+    )
+    for p in parts:
+        print(
+            f"{p.name:<15} {p.files:>5} {p.lines:>7} {p.python_lines:>7} {p.template_lines:>9} "
+            f"{p.name_rules:>10}"
+        )
+    by = {p.name: p for p in parts}
+    engine = by["scaffold"].lines + by["facts"].lines
+    print(
+        f"scaffold + facts: {engine} lines (target 11,000); runtime agent: "
+        f"{by['runtime agent'].lines} (target 3,500)"
+    )
+    over = [o for p in parts for o in p.over_limit]
+    print(f"modules over {MODULE_LIMIT} lines: {len(over)}" + "".join(f"\n  {o}" for o in over))
+    if args.list_rules:
+        for r in rules:
+            print(f"{r.path}:{r.line}: {r.text}")
+    if args.json:
+        args.json.write_text(
+            json.dumps(
+                {"parts": [asdict(p) for p in parts], "rules": [asdict(r) for r in rules]}, indent=1
+            )
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
