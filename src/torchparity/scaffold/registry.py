@@ -42,6 +42,8 @@ Applies = Callable[[ApiInfo, str], bool]
 Place = Callable[[ApiInfo, str], int]
 Build = Callable[[ApiInfo, dict[str, Any], str], TestPlan]
 
+#: how the name of a helper module (no family) starts
+HELPER = "_"
 #: what every family module declares
 REQUIRED = ("NAME", "PRIORITY", "WANTS", "applies", "plan")
 
@@ -120,7 +122,7 @@ def discover(package: str) -> list[Family]:
     """The families of the modules of ``package`` (its helpers, ``_name``, left out)."""
     pkg = importlib.import_module(package)
     found = pkgutil.iter_modules(pkg.__path__, prefix=f"{package}.")
-    names = sorted(m.name for m in found if not m.name.rsplit(".", 1)[-1].startswith("_"))
+    names = sorted(m.name for m in found if not m.name.rsplit(".", 1)[-1].startswith(HELPER))
     return [Family.from_module(importlib.import_module(n)) for n in names]
 
 
@@ -128,7 +130,7 @@ def from_folder(folder: Path) -> list[Family]:
     """The families of the ``*.py`` files of ``folder`` (a family kept outside the package, a test's)."""
     out = []
     for path in sorted(Path(folder).glob("*.py")):
-        if path.name.startswith("_"):
+        if path.name.startswith(HELPER):
             continue
         where = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:12]
         name = f"torchparity_family_{where}_{path.stem}"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enum import Enum
+
 from ...api.classify import is_device_runtime
 from ...api.records import ApiInfo, Resolution
 
@@ -15,22 +17,32 @@ def under(r: Resolution, prefix: str) -> bool:
     return any(n == prefix or n.startswith(prefix + ".") for n in names if n)
 
 
-def base(info: ApiInfo, backend_module: str) -> str:
-    """What the API's kind makes it, the first that fits: ``storage`` (a storage class), ``runtime``
-    (the device runtime), ``context`` (a context manager or its member), ``tensor-method``/``tensor``
-    (a method/other member of ``torch.Tensor``), ``callable``; "" for none. The ``storage``,
-    ``runtime``, ``context``, ``opinfo``, ``tensor`` and ``signature`` families start from it."""
+class Base(Enum):
+    """What the API's kind makes it; the ``storage``, ``runtime``, ``context``, ``opinfo``,
+    ``tensor`` and ``signature`` families start from it."""
+
+    STORAGE = "a storage class"
+    RUNTIME = "the device runtime"
+    CONTEXT = "a context manager or its member"
+    TENSOR_METHOD = "a method of torch.Tensor"
+    TENSOR = "another member of torch.Tensor"
+    CALLABLE = "a callable"
+    NONE = "none of these"
+
+
+def base(info: ApiInfo, backend_module: str) -> Base:
+    """What the API's kind makes it: the first of ``Base`` that fits, in its order."""
     r = info.resolution
     if r.kind == "storage-class":
-        return "storage"
+        return Base.STORAGE
     if is_device_runtime(r, backend_module):
-        return "runtime"
+        return Base.RUNTIME
     if r.kind == "context-manager" or (
         r.owner_kind == "context-manager" and r.kind in MEMBER_KINDS
     ):
-        return "context"
+        return Base.CONTEXT
     if r.owner_class == "torch.Tensor":
-        return "tensor-method" if r.kind == "method" else "tensor"
+        return Base.TENSOR_METHOD if r.kind == "method" else Base.TENSOR
     if r.kind in CALLABLE_KINDS:
-        return "callable"
-    return ""
+        return Base.CALLABLE
+    return Base.NONE

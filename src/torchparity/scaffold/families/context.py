@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...api.records import ApiInfo
 from ..context import context_plan
-from ._base import base
+from ._base import Base, base
 
 NAME = "context"
 PRIORITY = 520
@@ -12,7 +12,7 @@ WANTS: tuple[str, ...] = ("context",)
 
 
 def applies(info: ApiInfo, backend_module: str) -> bool:
-    return base(info, backend_module) == "context"
+    return base(info, backend_module) is Base.CONTEXT
 
 
 plan = context_plan

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...api.records import ApiInfo
 from ..operators import opinfo_plan
-from ._base import base
+from ._base import Base, base
 
 NAME = "opinfo"
 PRIORITY = 600
@@ -12,7 +12,7 @@ WANTS: tuple[str, ...] = ("opinfo",)
 
 
 def applies(info: ApiInfo, backend_module: str) -> bool:
-    return base(info, backend_module) in ("tensor-method", "callable")
+    return base(info, backend_module) in (Base.TENSOR_METHOD, Base.CALLABLE)
 
 
 plan = opinfo_plan

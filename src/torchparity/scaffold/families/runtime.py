@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...api.records import ApiInfo
 from ..accelerator import accelerator_binding
 from ..runtime import runtime_plan
-from ._base import base
+from ._base import Base, base
 
 NAME = "runtime"
 #: after ``module``, before ``context`` and ``opinfo``. The ``torch._C._accelerator_*`` bindings take the
@@ -19,7 +19,7 @@ DEVICE_ONLY = True
 
 
 def applies(info: ApiInfo, backend_module: str) -> bool:
-    return base(info, backend_module) == "runtime" or accelerator_binding(info)
+    return base(info, backend_module) is Base.RUNTIME or accelerator_binding(info)
 
 
 plan = runtime_plan
