@@ -18,7 +18,7 @@ from ..fsutil import atomic_write, read_text_file
 from ..records.scaffold import ScaffoldRecord
 from .check import checked_facts, failing_on_device, on_device
 from .conventions import Conventions, conventions_from, device_expression
-from .families import WANTS, build_plan, candidates, tensor_formula, wants
+from .families import build_plan, candidates, tensor_formula, wants
 from .filehead import add_docstring, add_header
 from .insert import (
     device_reference,
@@ -122,7 +122,7 @@ def _deferrable(info: ApiInfo, backend_module: str) -> bool:
     """Whether the probe (the slowest fact: it tries calls, some of which wait for their timeout) can wait
     until the families before ``measured`` are checked: only ``measured`` asks for it."""
     fams = candidates(info, backend_module)
-    return "measured" in fams and not any("probe" in WANTS[f] for f in fams if f != "measured")
+    return "measured" in fams and "probe" not in wants([f for f in fams if f != "measured"])
 
 
 def _after_measured(info: ApiInfo, family: str, backend_module: str) -> bool:

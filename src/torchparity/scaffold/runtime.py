@@ -5,6 +5,9 @@ test is the NPU (the agent finds the device module's own name for it). These
 tests need the device itself: the agent does not check them on the CPU.
 Generators (``torch.Generator`` and its members) are the ``generator`` family:
 seeding, state round trips and draws on the device, checked on the CPU too.
+``runtime_plan`` is the ``runtime`` family's plan: a ``torch.accelerator`` binding
+(``accelerator.py``), the objects above, else the older templates (counts,
+availability, the current device, synchronize, streams).
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..api.records import ApiInfo
+from .accelerator import accelerator_plan
 from .operators import split_methods
-from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
-from .render import render_macro
+from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
+from .render import render, render_macro
 
 RNG = (
     "manual_seed",
@@ -168,5 +172,111 @@ def generator_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
         methods=tuple(split_methods(source)),
         summary=what + ".",
         coverage=coverage_rows(normal=what),
+        facts=facts,
+    )
+
+
+# -- the older runtime templates: counts, availability, the current device, synchronize, streams ---------
+_RUNTIME_FUNCTIONS = ("device_count", "is_available", "current_device", "synchronize")
+_STREAM_FUNCTIONS = ("current_stream", "default_stream")
+
+
+def _method_lines(methods: dict[str, Any], var: str) -> list[str]:
+    lines = []
+    if (methods.get("record") or {}).get("ok"):
+        lines.append(f"{var}.record()")
+    if (methods.get("synchronize") or {}).get("ok"):
+        lines.append(f"self.assertIsNone({var}.synchronize())")
+    q = methods.get("query") or {}
+    if q.get("ok") and q.get("literal") == "True" and (methods.get("synchronize") or {}).get("ok"):
+        lines.append(f"self.assertIs({var}.query(), True)")
+    return lines
+
+
+def runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+    r = info.resolution
+    rt = facts.get("runtime") or {}
+    known = accelerator_plan(info, facts, device) or device_runtime_plan(info, facts, device)
+    if known is not None:
+        return known
+    spelling = str(rt.get("spelled") or spelling_of(r))
+    stem = stem_of(r)
+    leaf = r.path.rsplit(".", 1)[-1]
+    module_spelling = spelling.rsplit(".", 1)[0]
+    if rt.get("problem"):
+        raise CannotDecide(rt["problem"])
+    ctx: dict[str, Any] = {"test": f"test_{stem}", "spelling": spelling, "device": device}
+    if rt.get("is_class"):
+        methods = rt.get("methods") or {}
+        construct = (
+            f"{spelling}(device={device})" if rt.get("construct") == "device" else f"{spelling}()"
+        )
+        ctx.update(
+            kind="class",
+            construct=construct,
+            has_device=rt.get("device") is not None,
+            method_lines=_method_lines(methods, "obj"),
+        )
+        summary = "construction, its basic methods and the device it belongs to."
+    elif leaf in _RUNTIME_FUNCTIONS or leaf in _STREAM_FUNCTIONS:
+        zero = rt.get("zero_arg") or {}
+        if not zero.get("ok"):
+            raise CannotDecide(f"{spelling}() failed here: {zero.get('error', '')}")
+        if leaf in _STREAM_FUNCTIONS:
+            ctx.update(
+                kind="stream_function",
+                result_class=f"{module_spelling}.{zero.get('type')}",
+                method_lines=[],
+            )
+        elif leaf == "current_device":
+            ctx.update(
+                kind="current_device",
+                index_type=zero.get("type"),
+                device_count=f"{module_spelling}.device_count",
+            )
+        elif leaf in ("device_count", "is_available"):
+            device_type = str(facts.get("device_type") or "cpu")
+            # the CPU, or another backend's module (torch.xpu where the device is the NPU): none here
+            foreign = not spelling.startswith(
+                (f"torch.{device_type}.", "torch.accelerator.")
+            ) and not rt.get("spelled")
+            none_here = (device_type == "cpu" or foreign) and zero.get("literal") in ("0", "False")
+            ctx.update(kind=leaf, minimum=0 if none_here else 1)
+        else:
+            ctx.update(kind=leaf)
+        summary = {
+            "device_count": "the device count it reports for the device under test.",
+            "is_available": "availability of the device under test.",
+            "current_device": "the current device it reports.",
+            "synchronize": "that work queued on the device is complete and correct after it returns.",
+        }.get(leaf, "the stream it returns.")
+    else:
+        raise CannotDecide(
+            f"no runtime template for {leaf!r} (known: "
+            f"{', '.join(_RUNTIME_FUNCTIONS + _STREAM_FUNCTIONS)}, and runtime classes)"
+        )
+    if ctx.get("kind") == "class" and not ctx.get("method_lines") and not ctx.get("has_device"):
+        summary = "construction and the type of the object."
+    source = render(
+        "runtime.py.j2",
+        **{
+            "index_type": "",
+            "device_count": "",
+            "result_class": "",
+            "minimum": 1,
+            "method_lines": [],
+            "has_device": False,
+            "construct": "",
+            **ctx,
+        },
+    )
+    return TestPlan(
+        api=r.canonical,
+        spelling=spelling,
+        family="runtime",
+        stem=stem,
+        methods=(Method(f"test_{stem}", source),),
+        summary=summary,
+        coverage=coverage_rows(normal="在被测设备上调用并检查返回值、对象类型与所属设备"),
         facts=facts,
     )

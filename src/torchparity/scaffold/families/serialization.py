@@ -1,0 +1,23 @@
+"""The ``serialization`` family: ``torch.save``/``torch.load``, ``torch.serialization`` and the storages' members."""
+
+from __future__ import annotations
+
+from ...api.records import ApiInfo
+from ..serialization import serialization_plan
+from ._base import under
+
+NAME = "serialization"
+PRIORITY = 390
+WANTS: tuple[str, ...] = ()
+
+
+def applies(info: ApiInfo, backend_module: str) -> bool:
+    r = info.resolution
+    return (
+        under(r, "torch.serialization")
+        or r.canonical in ("torch.save", "torch.load")
+        or "Storage" in (r.owner_class or "")
+    )
+
+
+plan = serialization_plan
