@@ -43,7 +43,10 @@ def resolve(
     device: DeviceOpt = None,
     trace: Annotated[
         bool,
-        typer.Option("--trace/--no-trace", help="Trace each API's call sample (and --test-file)."),
+        typer.Option(
+            "--trace/--no-trace",
+            help="Trace each API's call sample, else a call the facts probe built (and --test-file).",
+        ),
     ] = True,
     test_file: Annotated[
         list[Path] | None,
