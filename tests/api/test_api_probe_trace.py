@@ -195,3 +195,17 @@ def test_where_forking_is_unsafe_a_call_that_hangs_is_stopped_by_an_alarm(
     )
     t = probe_call.trace_probed(_ctx(torch_mod), agent_resolve.resolve(XLOG1PY))
     assert t["status"] == "error" and t["error"] == "_OutOfTime: did not finish within 1 s"
+
+
+def test_on_the_emulated_npu_the_probes_call_runs_on_the_device():
+    """A forked child cannot use a device the job started (the emulated NPU raises as hardware does):
+    on a device the probe's call is traced in the job itself, and its operators run there."""
+    from tests.emulated.conftest import NPU
+
+    pytest.importorskip("torch")
+    with agent_session(sys.executable, "torch_npu", "npu", environ=NPU.environ()) as s:
+        (info,) = resolve_api([XLOG1PY], sys.executable, "torch_npu", "npu", session=s)
+    t = info.trace
+    assert t is not None and t.probed and (t.status, t.error) == ("ok", "")
+    assert t.op_count("aten::special_xlog1py", "npu") == 1 and t.devices == ("npu",)
+    assert info.category == "operator" and info.device_type == "npu"

@@ -5,8 +5,9 @@ the class's own constructor), named arguments and the call. An API without a bui
 (``trace.sample_for``) is traced over the first of those calls: the probe is asked the way
 scaffold's facts job asks it (``gather.facts_for`` with ``["probe"]``: the probe runs in a forked
 child, the global states restored after), and the call runs under the recorder (imports, prelude
-and setup untraced, the call traced, its teardown after) in a forked child of its own where
-forking is safe (``isolate.fork_safe``), here otherwise, as the probe does.
+and setup untraced, the call traced, its teardown after): on the CPU in a forked child of its own
+(``isolate.in_child``); on a device in the job itself (a forked child cannot use a device the job
+started), under an alarm, the global states put back after.
 
 The trace says where its call came from (``source: "probe"``) and keeps the code that ran, with the
 probe's names bound: ``_API_`` (the API), ``_OWNER_`` (its class, for a member), ``DEVICE`` (the
@@ -130,13 +131,19 @@ def _out_of_time(signum, frame):
     raise _OutOfTime("did not finish within %.0f s" % TRACE_SECONDS)
 
 
+def forks(device_type):
+    """Whether the call is traced in a forked child: on the CPU, where forking is safe. On a device
+    it runs here: a child forked after the job started the device cannot use it (hardware raises,
+    and so does the emulated NPU; ``gather.calls_on_device`` measures here for the same reason)."""
+    return device_type in ("", "cpu") and fork_safe(device_type)
+
+
 def _trace_isolated(ctx, res, code):
     torch, device_type = ctx.torch, ctx.device_type
     args = (torch, device_type, res, code)
-    if fork_safe(device_type):
+    if forks(device_type):
         return in_child(_trace_here, args, timeout=TRACE_SECONDS)
-    # a real device runtime started here (a fork could not use it): the call runs here under an
-    # alarm, as the probe's calls do, and the global states are put back after
+    # here, under an alarm as the probe's calls are, and the global states put back after
     saved = gather._states_now(device_type)
     tls, modes = dispatch_tls(torch), mode_stacks(torch)
     old = signal.signal(signal.SIGALRM, _out_of_time)
