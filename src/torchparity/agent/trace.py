@@ -17,6 +17,7 @@ import traceback
 import unittest
 
 from . import testrun
+from .api import probe_call
 from .api import resolve as resolve_mod
 from .api.objects import NotFound, walk
 
@@ -272,15 +273,17 @@ def sample_for(resolution):
 
 
 def trace_sample(ctx, resolution):
-    """Trace the API's call sample; None when there is none."""
+    """Trace the API's call sample (``source: "sample"``); without one, a call the facts probe built."""
     sample = sample_for(resolution)
     if sample is None:
-        return None
+        return probe_call.trace_probed(ctx, resolution)
     setup, call, teardown = sample
     api, owner, name = _objects(resolution)
     ns = {"api": api, "owner": owner, "name": name}
     target = "call sample of %s" % resolution["canonical"]
-    return trace_code(ctx.torch, ctx.device_type, target, call, setup, teardown, ns)
+    out = trace_code(ctx.torch, ctx.device_type, target, call, setup, teardown, ns)
+    out["source"] = "sample"
+    return out
 
 
 class _LabelledResult(unittest.TextTestResult):
@@ -395,7 +398,7 @@ def op_trace(ctx, args):
             out = Recorder(torch, device_type).result(
                 "call sample of %s" % res["canonical"],
                 "no-sample",
-                "no call sample for %s; pass the code to run" % res["canonical"],
+                "no call sample for %s" % res["canonical"],
             )
     sys.stdout.flush()
     return _answer(torch, out)

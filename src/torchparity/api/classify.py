@@ -76,12 +76,16 @@ def _devices(trace: Trace) -> str:
 def _what_zh(trace: Trace) -> str:
     if trace.tests_run is not None:
         return f"测试 {trace.target}（运行 {trace.tests_run} 个）的分派跟踪"
+    if trace.probed:
+        return "facts 探测自动构造的调用（无调用样例）的分派跟踪"
     return "调用样例的分派跟踪"
 
 
 def _what_en(trace: Trace) -> str:
     if trace.tests_run is not None:
         return f"the dispatch trace of tests {trace.target} ({trace.tests_run} run)"
+    if trace.probed:
+        return "the dispatch trace of a call the facts probe built (no call sample)"
     return "the dispatch trace of its call sample"
 
 
@@ -109,6 +113,11 @@ def _no_trace(trace: Trace | None) -> tuple[str, str]:
         return (
             "未取得分派跟踪（无调用样例或测试），无法判定是否分派算子",
             "no dispatch trace was taken (no call sample or test), so whether it dispatches operators is not established",
+        )
+    if trace.status == "no-sample":
+        return (
+            f"未取得分派跟踪（无调用样例或测试；{trace.error or trace.status}），无法判定是否分派算子",
+            f"no dispatch trace was taken (no call sample or test; {trace.error or trace.status}), so whether it dispatches operators is not established",
         )
     return (
         f"分派跟踪未能完成（{trace.error or trace.status}），无法判定是否分派算子",

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.console import Group, RenderableType
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from .records import ApiInfo, Trace
+from .records import ApiInfo, Resolution, Trace
 
 _CATEGORY_STYLE = {
     "python-state": "green",
@@ -77,12 +79,44 @@ def trace_table(trace: Trace) -> Table:
     return table
 
 
-def _trace_lines(trace: Trace | None) -> str:
+NOT_TRACED = "pass --test-file, or use 'torchparity trace API --call CODE'"
+
+
+#: what the names the probe's code is run with stand for, where the API is not named in the text
+PROBE_NAMES = "_API_ is the API, _OWNER_ its class, DEVICE the device under test"
+
+
+def probe_code(trace: Trace, res: Resolution | None = None) -> list[str]:
+    """The probe's call as it ran (``setup:``/``call:``/``teardown:``); with ``res``, the API and its
+    class named where the code binds them (``_API_``, ``_OWNER_``)."""
+
+    def named(text: str) -> str:
+        if res is None:
+            return text
+        text = re.sub(r"\b_API_\b", res.canonical, text)
+        return re.sub(r"\b_OWNER_\b", res.owner_class or res.canonical, text)
+
+    code = dict(trace.code)
+    lines: list[str] = []
+    for key in ("setup", "call", "teardown"):
+        body = [line for line in named(code.get(key, "")).splitlines() if line.strip()]
+        for i, line in enumerate(body):
+            lines.append((f"{key}:" if i == 0 else "").ljust(10) + line)
+    return lines
+
+
+def _trace_lines(trace: Trace | None, res: Resolution | None = None) -> str:
     if trace is None:
-        return "not traced (no call sample; pass --test-file, or use 'torchparity trace API --call CODE')"
+        return f"not traced (no call sample; {NOT_TRACED})"
+    if trace.status == "no-sample":
+        return f"not traced (no call sample; {trace.error or 'nothing to run'}); {NOT_TRACED}"
     head = f"{trace.target} [{trace.status}]"
     if trace.error:
         head += f": {trace.error}"
+    if trace.probed:  # not a sample nor the user's code: the reader sees the call that ran
+        head += "\nno call sample: the facts probe built this call (setup untraced)"
+        if res is not None:
+            head += "".join(f"\n  {line}" for line in probe_code(trace, res))
     facts = (
         f"{_calls(trace.total_ops)}; tensors created: "
         f"{dict(trace.tensors_created) or 0}; devices: {', '.join(trace.devices) or '-'}"
@@ -120,7 +154,7 @@ def detail(info: ApiInfo) -> Text:
         ("public", f"{'yes' if r.public else 'no'}: {r.public_reason}"),
         ("docs", r.docs_url or "- (private: no upstream docs page)"),
         ("torch", r.torch_version),
-        ("trace", _trace_lines(info.trace)),
+        ("trace", _trace_lines(info.trace, r)),
         ("category", info.category),
         ("结论", info.classification.conclusion_zh),
         ("conclusion", info.classification.conclusion_en),

@@ -23,6 +23,10 @@ _API_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*(\(\)
 
 #: seconds for resolving names (with their call samples)
 RESOLVE_TIMEOUT = 300.0
+#: further seconds a traced name may take: an API without a call sample is traced over a call the
+#: facts probe builds (the probe's child: 40 s at most, tried twice where a call crashed it; then
+#: at most two of its calls, 20 s each)
+PROBED_TRACE_TIMEOUT = 150.0
 #: seconds for tracing one test file
 TRACE_FILE_TIMEOUT = 900.0
 
@@ -124,7 +128,8 @@ def resolve_api(
             return resolve_api(
                 names, python, backend_module, device, trace, files, patterns=patterns, session=s
             )
-    answer = session.call("resolve", {"names": names, "trace": bool(trace)}, RESOLVE_TIMEOUT)
+    timeout = RESOLVE_TIMEOUT + (PROBED_TRACE_TIMEOUT * len(names) if trace else 0.0)
+    answer = session.call("resolve", {"names": names, "trace": bool(trace)}, timeout)
     items = answer.get("results", [])
     bad = [i for i in items if i.get("status") != "ok"]
     if bad:
@@ -214,14 +219,16 @@ def trace_call(
         log_dir=log_dir,
         allow_cpu_fallback=allow_cpu_fallback,
     ) as s:
-        answer = s.call("trace", args, RESOLVE_TIMEOUT)
+        answer = s.call("trace", args, RESOLVE_TIMEOUT + PROBED_TRACE_TIMEOUT)
     if answer.get("trace") is None and answer.get("error"):
         raise UsageError(f"the agent refused the trace: {answer['error']}")
     if answer.get("unresolved"):
         raise unresolved_error([answer["unresolved"]])
     result = Trace.from_json(answer["trace"])
     if result.status == "no-sample":
-        raise UsageError(f"{result.error} with --call CODE (it sees torch, device, api, owner)")
+        raise UsageError(
+            f"{result.error}; pass the code to run with --call CODE (it sees torch, device, api, owner)"
+        )
     return result
 
 

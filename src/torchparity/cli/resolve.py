@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from ..api import resolve_api, trace_call, trace_file
-from ..api.render import per_test_lines, render, trace_table
+from ..api.render import PROBE_NAMES, per_test_lines, probe_code, render, trace_table
 from ..config import load_config
 from ..errors import ExitCode, UsageError
 from ..store import Store, keep
@@ -43,7 +43,10 @@ def resolve(
     device: DeviceOpt = None,
     trace: Annotated[
         bool,
-        typer.Option("--trace/--no-trace", help="Trace each API's call sample (and --test-file)."),
+        typer.Option(
+            "--trace/--no-trace",
+            help="Trace each API's call sample, else a call the facts probe built (and --test-file).",
+        ),
     ] = True,
     test_file: Annotated[
         list[Path] | None,
@@ -151,6 +154,12 @@ def trace_cmd(
         out.print_json(json.dumps(result.to_json(), ensure_ascii=False))
     else:
         out.print(trace_table(result))
+        if result.probed:  # no call sample: say whose call this is, and show it
+            out.print(
+                f"no call sample: the facts probe built this call ({PROBE_NAMES}):", markup=False
+            )
+            for line in probe_code(result):
+                out.print(f"  {line}", markup=False)
         if result.error:
             out.print(f"{result.status}: {result.error}", markup=False)
         for line in per_test_lines(result):

@@ -42,7 +42,11 @@ class Trace:
 
     ``status``: ``ok`` (ran to the end), ``error`` (the code raised; ``ops`` holds
     what ran before), ``unavailable`` (this torch has no dispatch mode),
-    ``no-sample`` (nothing to run).
+    ``no-sample`` (nothing to run: no call sample, and the facts probe found no call).
+
+    ``source`` says where a call trace's call came from: ``sample`` (a built-in call sample),
+    ``probe`` (a call the facts probe built, for an API without a sample); empty for code a user
+    gave and for test files.
     """
 
     target: str
@@ -62,6 +66,13 @@ class Trace:
     successful: bool | None = None
     #: code traces: the code that ran (setup and teardown untraced)
     code: tuple[tuple[str, str], ...] = ()
+    #: where the traced call came from: "sample", "probe" or "" (code given, test files)
+    source: str = ""
+
+    @property
+    def probed(self) -> bool:
+        """The traced call is one the facts probe built (no call sample, no user code)."""
+        return self.source == "probe"
 
     @property
     def ok(self) -> bool:
@@ -103,6 +114,8 @@ class Trace:
                 del doc[key]
         if self.code:
             doc["code"] = dict(self.code)
+        if self.source:
+            doc["source"] = self.source
         return doc
 
     @classmethod
@@ -129,6 +142,7 @@ class Trace:
             tests_run=doc.get("tests_run"),
             successful=doc.get("successful"),
             code=tuple((str(k), str(v)) for k, v in (doc.get("code") or {}).items()),
+            source=str(doc.get("source") or ""),
         )
 
 
@@ -275,7 +289,8 @@ class ApiInfo(Record):
     classification: Classification
     trace: Trace | None
     device_type: str
-    #: every trace that ran (call sample, each test file); ``trace`` is the one classified
+    #: every trace that ran (call sample or the facts probe's call, each test file); ``trace`` is the
+    #: one classified
     traces: tuple[Trace, ...] = field(default=())
 
     @property

@@ -470,6 +470,7 @@ def normalise_resolve(doc: dict[str, Any]) -> dict[str, Any]:
                 "device_tensors_created": None,
                 "devices": [],
                 "tests_run": None,
+                "source": None,
             },
         )
         tr["ops"] = [

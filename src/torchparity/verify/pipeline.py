@@ -1009,10 +1009,10 @@ class Pipeline:
         return fallback
 
     def _classify(self, info: ApiInfo, verdict: Verdict) -> ApiInfo:
-        """Without a call sample's trace, the API classified by what its tests dispatched (the first
-        target that traced them: the environment resolve ran in), so the texts never say "no trace"
-        beside a log that has one. A sample's trace stays the evidence: it is the API alone, while a
-        test's trace also holds the test's own operators."""
+        """Without a trace of the API alone (its call sample, or a call the facts probe built), the API
+        classified by what its tests dispatched (the first target that traced them: the environment
+        resolve ran in), so the texts never say "no trace" beside a log that has one. A trace of the
+        API alone stays the evidence: a test's trace also holds the test's own operators."""
         if info.trace is not None and info.trace.ok:
             return info
         for rec in verdict.records:
