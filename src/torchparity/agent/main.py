@@ -2,7 +2,7 @@
 
 ``serve BACKEND DEVICE``     warm worker: JSON-line requests on stdin, answers on stdout
 ``once BACKEND DEVICE JOB``  fresh mode: one job (JSON) in this interpreter, then exit; its answer goes
-                             over the pipe of ``--answer=KEY_FD:ANSWER_FD`` (``results.py``: the job's
+                             over the pipe of ``--answer=KEY_FD:ANSWER_FD`` (``answer.py``: the job's
                              key is read from KEY_FD, which is closed, before anything else runs)
 
 Either takes ``allow-cpu-fallback`` last: a requested device that is not there
@@ -21,7 +21,7 @@ import os
 import sys
 
 from . import AGENT_PROTOCOL, ALLOW_CPU_FALLBACK, backend, preload, reap
-from . import results as results_mod
+from . import answer as answer_mod
 from .ops import Context
 from .protocol import Channel
 
@@ -109,7 +109,7 @@ def once(backend_module, device, job_json, allow_cpu_fallback=False, answer=""):
     from . import worker
 
     # before anything else: the key leaves its pipe, and the answer pipe is closed in any fork
-    channel = results_mod.open_answer_channel(answer) if answer else None
+    channel = answer_mod.open_answer_channel(answer) if answer else None
     if job_json.startswith("@"):  # a large job comes in a file
         with open(job_json[1:]) as fh:
             job_json = fh.read()

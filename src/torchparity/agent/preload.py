@@ -31,8 +31,6 @@ import threading
 import time
 
 TORCH_TESTING = "torch.testing._internal.common_utils"
-#: preloaded unless the controller says otherwise (the backend's testing module is added by it)
-DEFAULT_MODULES = (TORCH_TESTING, "torch._dynamo")
 #: torch's availability check that does not initialise the CUDA driver in the worker
 NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
 
@@ -310,9 +308,3 @@ def preload(torch, modules, device_type):
             }
         )
     return report, replay
-
-
-def summary(report):
-    """One line for the evidence log: what the worker imported before forking."""
-    done = [e["module"] for e in report if e["status"] == "imported"]
-    return ", ".join(done)

@@ -3,7 +3,7 @@
 The child gets its own process group (so a timeout kills whatever the test
 started), its fd 1 and 2 point at the job's output file, it initialises the
 device, runs the job and sends the job's answer once over a pipe the worker
-made for that job, signed with a key the worker made for it (``results.py``:
+made for that job, signed with a key the worker made for it (``answer.py``:
 ``AnswerChannel``). The worker reads the pipe while it waits, takes the one
 message signed with the key and sent by the child it forked, and says what else
 came; there is no answer file a test could write. The worker waits with a
@@ -26,8 +26,8 @@ import sys
 import time
 import traceback
 
+from . import answer as answer_mod
 from . import reap
-from . import results as results_mod
 from .ops import OPS
 
 #: a job's exit code when the device it was asked to run on is not there (a broken environment)
@@ -139,8 +139,8 @@ def run_child(ctx, job, close_fds=(), answer=None):
         os.close(out)
         channel = None
         if answer is not None:
-            channel = results_mod.AnswerChannel(answer[0], answer[1])
-            results_mod.wipe(answer[1])  # the worker's copy of the key, in this process's memory
+            channel = answer_mod.AnswerChannel(answer[0], answer[1])
+            answer_mod.wipe(answer[1])  # the worker's copy of the key, in this process's memory
         set_dumpable(
             True
         )  # the job's own process: debuggers and core dumps work as without the worker
@@ -160,7 +160,7 @@ def run_child(ctx, job, close_fds=(), answer=None):
 
 
 def execute(ctx, job, channel=None):
-    """Run one job in this process; sends its answer over ``channel`` (``results.AnswerChannel``);
+    """Run one job in this process; sends its answer over ``channel`` (``answer.AnswerChannel``);
     returns the exit code."""
     if ctx.device_problem and job["op"] != "probe":
         # a requested device that is not there: no job runs on something else instead
@@ -189,7 +189,7 @@ def execute(ctx, job, channel=None):
 def run_forked(ctx, job, close_fds=()):
     """Fork a child for ``job``, wait for it, and describe how it ended."""
     timeout = float(job.get("timeout") or 0) or None
-    key = results_mod.new_key()
+    key = answer_mod.new_key()
     read_fd, write_fd = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -199,7 +199,7 @@ def run_forked(ctx, job, close_fds=()):
         os.close(read_fd)
         run_child(ctx, job, close_fds, (write_fd, key))
     os.close(write_fd)
-    reader = results_mod.AnswerReader(read_fd)
+    reader = answer_mod.AnswerReader(read_fd)
     try:
         os.setpgid(pid, pid)
     except OSError:
@@ -222,7 +222,7 @@ def run_forked(ctx, job, close_fds=()):
     _kill_group(pid)
     reap.kill_and_reap_orphans()
     # every writer is gone now (the child and what it left behind were killed): the whole answer is there
-    result, problems = results_mod.read_answer(reader.finish(), key, pid)
+    result, problems = answer_mod.read_answer(reader.finish(), key, pid)
     answer = {
         "id": job.get("id"),
         "op": job["op"],

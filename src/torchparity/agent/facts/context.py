@@ -229,7 +229,7 @@ def context_facts(torch, resolution, obj, owner, device_type):
     """``context_facts_here`` in a forked child (``isolate.run_isolated``): what its calls change
     in this interpreter (a global mode, a registry) stays there, and a call that aborts costs only the
     child."""
-    from ..isolate import isolated_facts
+    from .isolate import isolated_facts
 
     return isolated_facts(
         "context-manager",
