@@ -1,12 +1,14 @@
 """The channel that carries a job's answer out of the process that ran it.
 
-A job's results stay in its process's memory and leave it once, over ``AnswerChannel``: a pipe
-that the process which started this one made for the job, whose write end the agent holds (closed
-on exec and in any process forked from this one), carrying one message signed with a key made for
-the job. A test cannot print into it, has no path to guess, and a copy of the process (a fork)
-cannot answer for it. ``AnswerReader`` reads the pipe in the starting process as the answer comes,
-and ``read_answer`` takes the one message signed with the key and sent by the job's process.
+A job's results stay in its process's memory and leave it once, over ``AnswerChannel``: a pipe that
+the process which started this one made for the job, whose write end the agent holds (closed on exec
+and in any process forked from this one), carrying one message signed with a key made for the job. A
+test cannot print into it, has no path to guess, and a copy of the process (a fork) cannot answer
+for it. ``AnswerReader`` reads the pipe in the starting process as the answer comes, and
+``read_answer`` takes the one message signed with the key and sent by the job's process.
 """
+
+from __future__ import annotations
 
 import hashlib
 import hmac
@@ -16,6 +18,8 @@ import select
 import sys
 import time
 
+from .protocol import Json, close_fds
+
 #: the agent's one message: ``TPA1 <sender pid> <origin pid> <body bytes> <hmac-sha256 hex>\n<body>``
 MAGIC = b"TPA1"
 #: bytes of a job's key
@@ -24,17 +28,17 @@ KEY_BYTES = 32
 MAX_ANSWER = 1 << 30
 
 
-def new_key():
+def new_key() -> bytearray:
     """A job's key: made by the process that starts the job, never written where the job can read it."""
     return bytearray(os.urandom(KEY_BYTES))
 
 
-def _mac(key, sender, origin, body):
+def _mac(key: bytearray, sender: int, origin: int, body: bytes) -> bytes:
     head = b"%s %d %d %d\n" % (MAGIC, sender, origin, len(body))
     return hmac.new(bytes(key), head + body, hashlib.sha256).hexdigest().encode("ascii")
 
 
-def _identity(fd):
+def _identity(fd: int) -> tuple[int, int] | None:
     try:
         st = os.fstat(fd)
     except OSError:
@@ -42,7 +46,7 @@ def _identity(fd):
     return (st.st_dev, st.st_ino)
 
 
-def wipe(key):
+def wipe(key: bytearray) -> None:
     """Overwrite a key held in a bytearray."""
     for i in range(len(key)):
         key[i] = 0
@@ -56,8 +60,8 @@ class AnswerChannel(object):
     any code of its own: a copy of the job's process (a test that forks and lets the child finish
     the run) cannot answer for it."""
 
-    def __init__(self, fd, key):
-        self._fd = fd
+    def __init__(self, fd: int, key: bytearray) -> None:
+        self._fd: int | None = fd
         self._key = bytearray(key)
         self._pid = os.getpid()
         self._identity = _identity(fd)
@@ -68,18 +72,15 @@ class AnswerChannel(object):
         if hasattr(os, "register_at_fork"):
             os.register_at_fork(after_in_child=self._forked)
 
-    def _forked(self):
+    def _forked(self) -> None:
         """In a process forked from the job's: this copy cannot answer."""
         fd, self._fd = self._fd, None
         wipe(self._key)
         # the number is closed only while it is still this pipe (the test may have closed and reused it)
         if fd is not None and _identity(fd) == self._identity:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+            close_fds([fd])
 
-    def send(self, result):
+    def send(self, result: Json) -> bool:
         """Write ``result`` as the job's answer; False when this process may not (or already did)."""
         pid = os.getpid()
         if pid != self._pid:
@@ -94,13 +95,8 @@ class AnswerChannel(object):
             return False
         try:
             body = json.dumps(result, default=str).encode("utf-8")
-            frame = b"%s %d %d %d %s\n" % (
-                MAGIC,
-                pid,
-                self._pid,
-                len(body),
-                _mac(self._key, pid, self._pid, body),
-            )
+            mac = _mac(self._key, pid, self._pid, body)
+            frame = b"%s %d %d %d %s\n" % (MAGIC, pid, self._pid, len(body), mac)
             data = memoryview(frame + body)
             while data:
                 try:
@@ -111,14 +107,11 @@ class AnswerChannel(object):
             return False
         finally:
             wipe(self._key)
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+            close_fds([fd])
         return True
 
 
-def open_answer_channel(option):
+def open_answer_channel(option: str) -> AnswerChannel:
     """The channel of ``--answer=KEY_FD:ANSWER_FD`` (fresh interpreters): the key is read from its own
     pipe and that pipe closed, before any job code runs."""
     key_fd, answer_fd = (int(part) for part in option.split(":"))
@@ -138,14 +131,14 @@ class AnswerReader(object):
     """The read end of a job's answer pipe, in the process that started the job: read as the answer
     comes (a large one must not block its writer), and whole at the end."""
 
-    def __init__(self, fd):
+    def __init__(self, fd: int) -> None:
         self.fd = fd
-        self.chunks = []
+        self.chunks: list[bytes] = []
         self.size = 0
         self.eof = False
         os.set_blocking(fd, False)
 
-    def pump(self):
+    def pump(self) -> bool:
         """Read what is there now; True once every writer is gone."""
         while not self.eof:
             try:
@@ -161,7 +154,7 @@ class AnswerReader(object):
                 self.size += len(chunk)
         return True
 
-    def finish(self, wait=2.0):
+    def finish(self, wait: float = 2.0) -> bytes:
         """Read until every writer is gone (at most ``wait`` seconds more), close, return the bytes."""
         deadline = time.monotonic() + wait
         while not self.pump():
@@ -169,21 +162,21 @@ class AnswerReader(object):
             if left <= 0:
                 break
             select.select([self.fd], [], [], left)
-        try:
-            os.close(self.fd)
-        except OSError:
-            pass
+        close_fds([self.fd])
         return b"".join(self.chunks)
 
 
-def read_answer(data, key, pid=None):
+def read_answer(
+    data: bytes, key: bytearray, pid: int | None = None
+) -> tuple[Json | None, list[str]]:
     """(result, problems) of what came over a job's answer pipe.
 
     The result is the body of the first message signed with ``key`` and sent by the process that
     started sending (``pid``, when the reader knows it: the job's forked child); ``problems`` says, in
     a sentence each, what else came: bytes that are no message, a message not signed with the key,
     one from another process, the answer more than once. None: no answer came."""
-    problems, bodies = [], []
+    problems: list[str] = []
+    bodies: list[bytes] = []
     pos = 0
     while pos < len(data):
         end = data.find(b"\n", pos)

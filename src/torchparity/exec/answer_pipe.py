@@ -13,6 +13,7 @@ import threading
 from typing import Any
 
 from ..agent.answer import AnswerReader, new_key, read_answer
+from ..agent.protocol import close_fds
 
 
 class AnswerPipe:
@@ -37,16 +38,9 @@ class AnswerPipe:
     def argument(self) -> str:
         return f"--answer={self.key_r}:{self.answer_w}"
 
-    def _close_child_ends(self) -> None:
-        for fd in (self.key_r, self.answer_w):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-
     def started(self) -> None:
         """The interpreter started: close its ends here and read the answer as it comes."""
-        self._close_child_ends()
+        close_fds(self.child_fds())
         self.reader = reader = AnswerReader(self.answer_r)
         self._thread = threading.Thread(
             target=self._read, args=(reader,), name="answer-reader", daemon=True
@@ -55,7 +49,7 @@ class AnswerPipe:
 
     def abandon(self) -> None:
         """The interpreter did not start."""
-        self._close_child_ends()
+        close_fds(self.child_fds())
         os.close(self.answer_r)
 
     def _read(self, reader: AnswerReader) -> None:

@@ -10,12 +10,13 @@ import itertools
 
 from .. import state as state_mod
 from ..api.kinds import class_attrs
+from ..api.states import states_for_api
 from .literal import error_text
 
 
 def _state_names(resolution):
     for name in [resolution.get("canonical", "")] + list(resolution.get("aliases", [])):
-        found = state_mod.states_for_api(name)
+        found = states_for_api(name)
         if found:
             return list(found)
     return []
