@@ -1,4 +1,4 @@
-"""``agent/isolate.py``: a function run in a forked child gives its result back, and nothing else.
+"""``agent/facts/isolate.py``: a function run in a forked child gives its result back, and nothing else.
 
 Real forks, no mocks: what the child changes (a module global, torch's mode, the
 current folder) stays in it; a child that raises, aborts, is killed or hangs is
@@ -14,8 +14,14 @@ import time
 
 import pytest
 
-from torchparity.agent import isolate
-from torchparity.agent.isolate import ChildFailed, fork_safe, in_child, isolated_facts, run_isolated
+from torchparity.agent.facts import isolate
+from torchparity.agent.facts.isolate import (
+    ChildFailed,
+    fork_safe,
+    in_child,
+    isolated_facts,
+    run_isolated,
+)
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 

@@ -12,7 +12,7 @@ import pytest
 
 from tests.lazy import torch  # noqa: E402  (imported on first use: fast tests here need none)
 from torchparity.agent.api.resolve import resolve  # noqa: E402
-from torchparity.agent.isolate import in_child  # noqa: E402
+from torchparity.agent.facts.isolate import in_child  # noqa: E402
 
 
 def _install_and_read(name: str) -> tuple[dict[str, object], str, bool, str]:

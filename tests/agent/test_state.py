@@ -6,6 +6,7 @@ import pytest
 
 from tests.lazy import torch
 from torchparity.agent import state
+from torchparity.agent.api import states as api_states
 
 
 @pytest.mark.slow
@@ -42,14 +43,16 @@ def test_inference_mode_is_entered_and_left():
 
 
 def test_api_to_state_link_is_data_and_follows_parents_and_aliases():
-    assert state.states_for_api("torch.autograd.grad_mode.set_grad_enabled.clone") == ("grad_mode",)
-    assert state.states_for_api("torch.set_grad_enabled") == ("grad_mode",)
-    assert state.states_for_api("torch.autograd.grad_mode.set_multithreading_enabled.clone") == (
-        "multithreading",
+    assert api_states.states_for_api("torch.autograd.grad_mode.set_grad_enabled.clone") == (
+        "grad_mode",
     )
-    assert state.states_for_api("torch.inference_mode") == ("inference_mode", "grad_mode")
-    assert state.states_for_api("torch.nn.functional.relu") == ()
-    for states in state.API_STATES.values():
+    assert api_states.states_for_api("torch.set_grad_enabled") == ("grad_mode",)
+    assert api_states.states_for_api(
+        "torch.autograd.grad_mode.set_multithreading_enabled.clone"
+    ) == ("multithreading",)
+    assert api_states.states_for_api("torch.inference_mode") == ("inference_mode", "grad_mode")
+    assert api_states.states_for_api("torch.nn.functional.relu") == ()
+    for states in api_states.API_STATES.values():
         assert set(states) <= set(state.STATE_NAMES)
 
 
@@ -57,11 +60,11 @@ def test_api_to_state_link_is_data_and_follows_parents_and_aliases():
 def test_a_state_this_torch_lacks_is_skipped_with_the_reason():
     spec = state.StateSpec(
         "imaginary",
-        "IMAGINARY",
         getter=lambda: torch.imaginary_state(),
         setter=None,
         values=(False, True),
         requires=("torch.imaginary_state",),
+        title="IMAGINARY",
     )
     usable, skipped = state.usable({"imaginary": spec})
     assert usable == {}
@@ -72,5 +75,5 @@ def test_snapshot_names_a_broken_getter_instead_of_crashing():
     def broken():
         raise RuntimeError("gone")
 
-    spec = state.StateSpec("broken", "BROKEN", getter=broken)
+    spec = state.StateSpec("broken", getter=broken, title="BROKEN")
     assert state.snapshot({"broken": spec}) == {"broken": "<error RuntimeError>"}

@@ -6,7 +6,7 @@ import pytest
 
 from tests.lazy import torch
 from torchparity.agent.api.objects import class_path, qualified_name, try_walk
-from torchparity.agent.api.type_facts import Types
+from torchparity.agent.api.type_names import Types
 from torchparity.agent.facts.gather import _defined_on, _mro
 
 

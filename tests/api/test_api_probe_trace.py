@@ -1,4 +1,4 @@
-"""An API without a call sample is traced over a call the facts probe built (agent/api/probe_call.py):
+"""An API without a call sample is traced over a call the facts probe built (agent/facts/probe_call.py):
 through the real agent in another interpreter, and in-process where a probe or its call misbehaves."""
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def _probe_answers(monkeypatch, probe_call, *scenarios, why=""):
 
 
 def test_a_probe_that_raises_is_the_traces_reason(agent_resolve, torch_mod, monkeypatch):
-    from torchparity.agent.api import probe_call
+    from torchparity.agent.facts import probe_call
 
     def broken(ctx, res):
         raise RuntimeError("probe exploded")
@@ -133,7 +133,7 @@ def test_a_probe_that_raises_is_the_traces_reason(agent_resolve, torch_mod, monk
 
 
 def test_a_call_that_kills_its_child_is_the_traces_error(agent_resolve, torch_mod, monkeypatch):
-    from torchparity.agent.api import probe_call
+    from torchparity.agent.facts import probe_call
 
     _probe_answers(monkeypatch, probe_call, {"call": "os.kill(os.getpid(), 9)", "statement": True})
     t = probe_call.trace_probed(_ctx(torch_mod), agent_resolve.resolve(XLOG1PY))
@@ -143,7 +143,7 @@ def test_a_call_that_kills_its_child_is_the_traces_error(agent_resolve, torch_mo
 
 
 def test_a_call_that_hangs_is_stopped(agent_resolve, torch_mod, monkeypatch):
-    from torchparity.agent.api import probe_call
+    from torchparity.agent.facts import probe_call
 
     monkeypatch.setattr(probe_call, "TRACE_SECONDS", 2.0)
     _probe_answers(
@@ -154,7 +154,7 @@ def test_a_call_that_hangs_is_stopped(agent_resolve, torch_mod, monkeypatch):
 
 
 def test_the_next_call_is_traced_where_the_first_raises_here(agent_resolve, torch_mod, monkeypatch):
-    from torchparity.agent.api import probe_call
+    from torchparity.agent.facts import probe_call
 
     first = {"setup": ["x = torch.ones(2, device=DEVICE)"], "call": "_API_(x, undefined_name)"}
     second = {"setup": ["x = torch.ones(2, device=DEVICE)"], "call": "_API_(x, x)"}
@@ -168,7 +168,7 @@ def test_where_forking_is_unsafe_the_call_runs_here_and_the_states_are_put_back(
     agent_resolve, torch_mod, monkeypatch
 ):
     """A real device runtime started in the job: no fork, so the call runs in the job itself."""
-    from torchparity.agent.api import probe_call
+    from torchparity.agent.facts import probe_call
 
     monkeypatch.setattr(probe_call, "fork_safe", lambda device_type="": False)
     before = torch_mod.get_default_dtype()
@@ -186,7 +186,7 @@ def test_where_forking_is_unsafe_the_call_runs_here_and_the_states_are_put_back(
 def test_where_forking_is_unsafe_a_call_that_hangs_is_stopped_by_an_alarm(
     agent_resolve, torch_mod, monkeypatch
 ):
-    from torchparity.agent.api import probe_call
+    from torchparity.agent.facts import probe_call
 
     monkeypatch.setattr(probe_call, "fork_safe", lambda device_type="": False)
     monkeypatch.setattr(probe_call, "TRACE_SECONDS", 1.0)

@@ -11,8 +11,9 @@ import os
 import sys
 from pathlib import Path
 
-from torchparity.agent import results, testrun
+from torchparity.agent import answer, testrun
 from torchparity.collect.verdict import judge
+from torchparity.exec.answer_pipe import AnswerPipe
 from torchparity.records.target import Step
 
 
@@ -26,7 +27,7 @@ def _pipe_with(write) -> bytes:
             os.close(w)
         except OSError:
             pass
-    reader = results.AnswerReader(r)
+    reader = answer.AnswerReader(r)
     return reader.finish(1.0)
 
 
@@ -34,11 +35,11 @@ def _sent(key, result, *, extra: bytes = b"", twice: bool = False) -> bytes:
     def write(fd):
         if extra:
             os.write(fd, extra)
-        channel = results.AnswerChannel(os.dup(fd), key)
+        channel = answer.AnswerChannel(os.dup(fd), key)
         assert channel.send(result)
         assert not channel.send(result)  # once
         if twice:
-            results.AnswerChannel(os.dup(fd), key).send(result)
+            answer.AnswerChannel(os.dup(fd), key).send(result)
 
     return _pipe_with(write)
 
@@ -47,49 +48,49 @@ def _sent(key, result, *, extra: bytes = b"", twice: bool = False) -> bytes:
 
 
 def test_one_signed_answer_from_the_process_is_taken():
-    key = results.new_key()
+    key = answer.new_key()
     data = _sent(key, {"exit_code": 0, "tests": []})
-    assert results.read_answer(data, key, os.getpid()) == ({"exit_code": 0, "tests": []}, [])
-    assert results.read_answer(data, key) == ({"exit_code": 0, "tests": []}, [])
+    assert answer.read_answer(data, key, os.getpid()) == ({"exit_code": 0, "tests": []}, [])
+    assert answer.read_answer(data, key) == ({"exit_code": 0, "tests": []}, [])
 
 
 def test_an_answer_signed_with_another_key_is_not_taken():
-    data = _sent(results.new_key(), {"exit_code": 0})
-    result, problems = results.read_answer(data, results.new_key(), os.getpid())
+    data = _sent(answer.new_key(), {"exit_code": 0})
+    result, problems = answer.read_answer(data, answer.new_key(), os.getpid())
     assert result is None and len(problems) == 1 and "not signed with this job's key" in problems[0]
 
 
 def test_an_answer_from_another_process_is_not_taken():
-    key = results.new_key()
+    key = answer.new_key()
     data = _sent(key, {"exit_code": 0})
-    result, problems = results.read_answer(data, key, os.getpid() + 1)
+    result, problems = answer.read_answer(data, key, os.getpid() + 1)
     assert result is None and "not from the job's process" in problems[0]
 
 
 def test_bytes_that_are_no_message_and_a_second_answer_are_said():
-    key = results.new_key()
-    result, problems = results.read_answer(_sent(key, {"a": 1}, extra=b'{"exit_code": 0}\n'), key)
+    key = answer.new_key()
+    result, problems = answer.read_answer(_sent(key, {"a": 1}, extra=b'{"exit_code": 0}\n'), key)
     assert result is None and "not a message of the agent's" in problems[0]
-    result, problems = results.read_answer(_sent(key, {"a": 1}, twice=True), key)
+    result, problems = answer.read_answer(_sent(key, {"a": 1}, twice=True), key)
     assert result == {"a": 1} and problems == ["the agent's answer came 2 times; the first is kept"]
 
 
 def test_a_cut_answer_and_nothing_at_all():
-    key = results.new_key()
+    key = answer.new_key()
     data = _sent(key, {"a": "x" * 100})
-    result, problems = results.read_answer(data[:-10], key)
+    result, problems = answer.read_answer(data[:-10], key)
     assert result is None and "cut short" in problems[0]
-    assert results.read_answer(b"", key) == (None, [])
+    assert answer.read_answer(b"", key) == (None, [])
 
 
 def test_the_key_is_wiped_once_sent_and_a_large_answer_does_not_block():
-    key = results.new_key()
+    key = answer.new_key()
     big = {
         "tests": [{"id": f"t{i}", "outcome": "passed", "detail": "x" * 200} for i in range(2000)]
     }
     r, w = os.pipe()
-    reader = results.AnswerReader(r)
-    channel = results.AnswerChannel(w, key)
+    reader = answer.AnswerReader(r)
+    channel = answer.AnswerChannel(w, key)
     import threading
 
     sender = threading.Thread(target=channel.send, args=(big,))
@@ -97,18 +98,18 @@ def test_the_key_is_wiped_once_sent_and_a_large_answer_does_not_block():
     while sender.is_alive():  # the pipe holds 64 KiB: the reader reads while the writer writes
         reader.pump()
         sender.join(0.01)
-    assert results.read_answer(reader.finish(1.0), key) == (big, [])
+    assert answer.read_answer(reader.finish(1.0), key) == (big, [])
     assert not any(channel._key)
 
 
 def test_the_fresh_interpreters_pipe_pair(tmp_path):
-    pipe = results.AnswerPipe()
+    pipe = AnswerPipe()
     option = pipe.argument()
     key_r, answer_w = pipe.child_fds()
     assert option == f"--answer={key_r}:{answer_w}"
     # the agent's side, as ``once`` opens it (here in this process, with its own copies of the ends)
     key_fd, answer_fd = (os.dup(fd) for fd in pipe.child_fds())
-    channel = results.open_answer_channel(f"{key_fd}:{answer_fd}")
+    channel = answer.open_answer_channel(f"{key_fd}:{answer_fd}")
     pipe.started()
     assert channel.send({"exit_code": 3})
     assert pipe.finish(1.0) == ({"exit_code": 3}, [])
@@ -371,7 +372,7 @@ def test_an_exit_code_changed_after_the_answer_is_a_finding():
 
 
 def test_the_channel_survives_json_of_any_text():
-    key = results.new_key()
+    key = answer.new_key()
     odd = {"detail": "\u202e\x00\udcff text", "n": float("nan")}
-    result, problems = results.read_answer(_sent(key, odd), key)
+    result, problems = answer.read_answer(_sent(key, odd), key)
     assert problems == [] and result["detail"] == odd["detail"] and json.dumps(result)

@@ -1,60 +1,53 @@
 """Lanes: forked copies of the warm worker, each running one job at a time, side by side.
 
-With ``--lanes`` the worker (torch and the preloads imported) forks one lane
-per channel the controller passed it and then only supervises: it waits for
-``shutdown`` (or its controller's end) on its own channel and stops the lanes.
-Each lane is a child subreaper of its own and serves its channel exactly as a
-one-lane worker serves stdin: a forked child per job, its leftovers killed
-after it. Jobs of one environment then run at once without importing torch
-again, and a lane's cleanup after its job never touches another lane's job.
+With ``--lanes`` the worker (torch and the preloads imported) forks one lane per channel the
+controller passed it and then only supervises: it waits for ``shutdown`` (or its controller's end)
+on its own channel and stops the lanes. Each lane is a child subreaper of its own and serves its
+channel exactly as a one-lane worker serves stdin: a forked child per job, its leftovers killed
+after it. Jobs of one environment then run at once without importing torch again, and a lane's
+cleanup after its job never touches another lane's job.
 """
+
+from __future__ import annotations
 
 import os
 import signal
 import sys
 import time
 import traceback
+from typing import Sequence
 
 from . import reap, worker
-from .protocol import Channel
+from .backend import Context
+from .protocol import Channel, Json, close_fds
 
 #: seconds the lanes get to stop after the worker is told to shut down
 STOP_SECONDS = 5.0
 
 
-def serve_channel(ctx, chan):
+def _error(job: Json, error: str) -> Json:
+    """The answer to a job that was not run."""
+    keys = ("id", "op", "token")
+    return dict({k: job.get(k) for k in keys}, status="ERROR", error=error)
+
+
+def serve_channel(ctx: Context, chan: Channel) -> int:
     """Answer jobs from ``chan`` until ``shutdown`` or its end: a forked child per job."""
-    channel_fds = (chan._in.fileno(), chan._out.fileno())
     while True:
         job = chan.recv()
         if job is None or job.get("op") == "shutdown":
             return 0
         try:
-            answer = worker.run_forked(ctx, job, close_fds=channel_fds)
+            answer = worker.run_forked(ctx, job, close=chan.fds())
         except Exception as exc:  # the worker itself must keep answering
-            answer = {
-                "id": job.get("id"),
-                "op": job.get("op"),
-                "status": "ERROR",
-                "token": job.get("token"),
-                "error": "%s: %s" % (type(exc).__name__, exc),
-            }
+            answer = _error(job, "%s: %s" % (type(exc).__name__, exc))
         chan.send(answer)
 
 
-def _close(fds):
-    for fd in fds:
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-
-
-def start(ctx, lanes, main_chan):
+def start(ctx: Context, lanes: Sequence[tuple[int, int]], main_chan: Channel) -> list[int]:
     """Fork a lane per (read fd, write fd) pair; returns the lanes' pids."""
     pids = []
     lane_fds = [fd for pair in lanes for fd in pair]
-    main_fds = [main_chan._in.fileno(), main_chan._out.fileno()]
     for index, (read_fd, write_fd) in enumerate(lanes):
         sys.stdout.flush()
         sys.stderr.flush()
@@ -62,7 +55,9 @@ def start(ctx, lanes, main_chan):
         if pid == 0:
             code = 70
             try:
-                _close(main_fds + [fd for fd in lane_fds if fd not in (read_fd, write_fd)])
+                close_fds(
+                    main_chan.fds() + [fd for fd in lane_fds if fd not in (read_fd, write_fd)]
+                )
                 reap.become_subreaper()
                 chan = Channel(read_fd, write_fd)
                 chan.send({"event": "lane_ready", "pid": os.getpid(), "lane": index})
@@ -72,11 +67,11 @@ def start(ctx, lanes, main_chan):
             finally:
                 os._exit(code)
         pids.append(pid)
-    _close(lane_fds)  # each lane holds its own ends now
+    close_fds(lane_fds)  # each lane holds its own ends now
     return pids
 
 
-def lane_status(pid, wait=STOP_SECONDS):
+def lane_status(pid: int, wait: float = STOP_SECONDS) -> Json:
     """How lane ``pid`` ended: {"pid", "exit_code", "signal"} (both None if it has not ended yet)."""
     deadline = time.monotonic() + wait
     while True:
@@ -98,7 +93,7 @@ def lane_status(pid, wait=STOP_SECONDS):
         time.sleep(0.005)
 
 
-def supervise(chan):
+def supervise(chan: Channel) -> int:
     """The worker once its lanes run: ``lane_status`` (how a lane that died ended) and ``shutdown``
     come here; then the lanes stop."""
     while True:
@@ -108,20 +103,12 @@ def supervise(chan):
         if msg.get("op") == "lane_status":
             chan.send(lane_status(int(msg.get("pid") or 0)))
             continue
-        chan.send(
-            {
-                "id": msg.get("id"),
-                "op": msg.get("op"),
-                "status": "ERROR",
-                "token": msg.get("token"),
-                "error": "this worker runs jobs in its lanes; send them there",
-            }
-        )
+        chan.send(_error(msg, "this worker runs jobs in its lanes; send them there"))
     stop_lanes()
     return 0
 
 
-def stop_lanes():
+def stop_lanes() -> None:
     """SIGTERM every lane (each takes its job's tree down), reap them, kill what is left."""
     for pid in reap.descendants(os.getpid()):
         try:

@@ -1,78 +1,24 @@
 """The jobs the agent can do. Each takes (context, args) and returns a JSON-able dict.
 
-A job runs in a forked child of the warm worker or in a fresh interpreter;
-either way its output (fd 1 and 2) is the job's captured log, and its dict is
-the structured answer.
+A job runs in a forked child of the warm worker or in a fresh interpreter; either way its output
+(fd 1 and 2) is the job's captured log, and its dict is the structured answer.
 """
 
-import os
+from __future__ import annotations
 
-from . import backend, probe, state, testrun, trace, upstream
+import os
+from typing import Callable
+
+from . import probe, state, testrun, trace, upstream
 from .api import alias_facts, resolve, surface
+from .api.states import API_STATES
+from .backend import Context
 from .facts import check as scaffold_check
 from .facts import gather as scaffold_facts
+from .protocol import Json
 
 
-class Context(object):
-    """What the worker imported once, shared by every job."""
-
-    def __init__(
-        self,
-        torch,
-        backend_mod,
-        backend_module,
-        requested_device,
-        initialized_at_import,
-        allow_cpu_fallback=False,
-    ):
-        self.torch = torch
-        self.backend_mod = backend_mod
-        self.backend_module = backend_module
-        self.requested_device = requested_device
-        self.initialized_at_import = initialized_at_import
-        self.allow_cpu_fallback = allow_cpu_fallback
-        #: what preloading torch's test framework changed, done again in a job (``preload.Replay``)
-        self.replay = None
-        self._choice = None
-
-    def _chosen(self):
-        # asked in the job's process only: availability may initialise the device runtime
-        if self._choice is None:
-            self._choice = backend.choose_device(
-                self.torch, self.requested_device, self.backend_module, self.allow_cpu_fallback
-            )
-        return self._choice
-
-    @property
-    def device_type(self):
-        return self._chosen()[0]
-
-    @property
-    def device_reason(self):
-        """Why this device: requested, the CPU fallback, or what ``auto`` found."""
-        return self._chosen()[1]
-
-    @property
-    def device_problem(self):
-        """A requested device that is not there (a broken environment), "" when all is well."""
-        return self._chosen()[2]
-
-    def prepare_child(self):
-        """In the job's process: initialise the device (tests then find it ready)."""
-        if self.device_problem:
-            return self.device_problem
-        problem = backend.init_device(self.torch, self.device_type)
-        if problem and self.initialized_at_import:
-            # the warm worker's rule: import the backend, never initialise the device before fork
-            problem = (
-                "the %s device was already initialised in the warm worker when it imported the "
-                "backend, before this job was forked, and a forked child cannot use it (run with "
-                "--fresh, or fix the backend's import): %s" % (self.device_type, problem)
-            )
-        return problem
-
-
-def op_probe(ctx, args):
+def op_probe(ctx: Context, args: Json) -> Json:
     facts = probe.probe(
         ctx.torch, ctx.backend_mod, ctx.backend_module, ctx.device_type, ctx.initialized_at_import
     )
@@ -84,7 +30,7 @@ def op_probe(ctx, args):
     ]
     for key, value in facts:
         print("%s=%s" % (key, value))
-    out = {
+    out: Json = {
         "facts": [[k, v] for k, v in facts],
         "device_type": ctx.device_type,
         "device_requested": ctx.requested_device or "auto",
@@ -95,7 +41,7 @@ def op_probe(ctx, args):
     return out
 
 
-def op_run_file(ctx, args):
+def op_run_file(ctx: Context, args: Json) -> Json:
     specs, skipped = state.usable(state.registry(ctx.device_type))
     if args.get("cwd"):
         os.chdir(args["cwd"])
@@ -107,7 +53,7 @@ def op_run_file(ctx, args):
     return out
 
 
-def op_isolation(ctx, args):
+def op_isolation(ctx: Context, args: Json) -> Json:
     if args.get("cwd"):
         os.chdir(args["cwd"])
     rec = testrun.isolation(
@@ -117,7 +63,7 @@ def op_isolation(ctx, args):
     return rec
 
 
-def op_states(ctx, args):
+def op_states(ctx: Context, args: Json) -> Json:
     """The registry as this torch sees it: name, title, values, available or why not."""
     out = []
     for name, spec in state.registry(ctx.device_type).items():
@@ -132,10 +78,10 @@ def op_states(ctx, args):
                 "why": why,
             }
         )
-    return {"states": out, "api_states": {k: list(v) for k, v in state.API_STATES.items()}}
+    return {"states": out, "api_states": {k: list(v) for k, v in API_STATES.items()}}
 
 
-def op_resolve(ctx, args):
+def op_resolve(ctx: Context, args: Json) -> Json:
     """Resolve ``args["names"]``; with ``trace``, run each API's call sample under the recorder."""
     results = resolve.resolve_many(args.get("names", []), ctx.backend_module or "")
     if args.get("trace"):
@@ -150,7 +96,7 @@ def op_resolve(ctx, args):
     }
 
 
-OPS = {
+OPS: dict[str, Callable[[Context, Json], Json]] = {
     "probe": op_probe,
     "run_file": op_run_file,
     "isolation": op_isolation,

@@ -1,57 +1,56 @@
 """Import once, before the warm worker forks, what every test job would import anyway.
 
 A test file built on torch's ``TestCase`` imports torch's test framework
-(``torch.testing._internal.common_utils``, directly or through the backend's
-testing module), and ``TestCase.run`` imports ``torch._dynamo`` in every test:
-seconds per job when each forked child pays them again. ``preload`` imports
-them in the worker, then forks stay cheap.
+(``torch.testing._internal.common_utils``, directly or through the backend's testing module), and
+``TestCase.run`` imports ``torch._dynamo`` in every test: seconds per job when each forked child
+pays them again. ``preload`` imports them in the worker, then forks stay cheap.
 
 Three rules keep a job's run what ``python FILE`` would give:
 
-* the device is not initialised: every watched device runtime is checked
-  before and after each import (CUDA's availability check goes through NVML
-  while importing, as torch allows, so that it does not poison the fork); an
-  import that initialises one is reported and the controller restarts the
-  worker without it;
-* torch's test framework is preloaded only where it reads its command line
-  when ``run_tests`` runs (``parse_cmd_line_args``), not when it is imported
-  (older torch read the worker's argv at import);
-* what importing the test framework changes that a test can see (it freezes
-  ``torch.backends`` flags, wraps TorchScript calls, binds ``__main__``) is
-  undone in the worker and done again in the job at the moment the test's own
-  code first imports the framework, or a module that imports it, as a fresh
-  interpreter would do it then (``Replay``). A plain unittest file never sees
-  it.
+* the device is not initialised: every watched device runtime is checked before and after each
+  import (CUDA's availability check goes through NVML while importing, as torch allows, so that it
+  does not poison the fork); an import that initialises one is reported and the controller restarts
+  the worker without it;
+* torch's test framework is preloaded only where it reads its command line when ``run_tests`` runs
+  (``parse_cmd_line_args``), not when it is imported (older torch read the worker's argv at import);
+* what importing the test framework changes that a test can see (it freezes ``torch.backends``
+  flags, wraps TorchScript calls, binds ``__main__``) is undone in the worker and done again in the
+  job at the moment the test's own code first imports the framework, or a module that imports it, as
+  a fresh interpreter would do it then (``Replay``). A plain unittest file never sees it.
 """
+
+from __future__ import annotations
 
 import builtins
 import os
 import sys
 import threading
 import time
+from types import ModuleType
+from typing import Any, Iterable, Mapping, Sequence
+
+from .protocol import Json, TorchModule
 
 TORCH_TESTING = "torch.testing._internal.common_utils"
-#: preloaded unless the controller says otherwise (the backend's testing module is added by it)
-DEFAULT_MODULES = (TORCH_TESTING, "torch._dynamo")
 #: torch's availability check that does not initialise the CUDA driver in the worker
 NVML_CHECK = "PYTORCH_NVML_BASED_CUDA_CHECK"
 
 
-def _watched_devices(torch, device_type):
-    out = []
+def _watched_devices(torch: TorchModule, device_type: str) -> list[str]:
+    out: list[str] = []
     for name in (device_type, "cuda", "xpu"):
         if name and name != "cpu" and name not in out:
             out.append(name)
     return out
 
 
-def _initialised(torch, devices):
+def _initialised(torch: TorchModule, devices: Sequence[str]) -> list[str]:
     from . import backend
 
     return [d for d in devices if backend.device_initialized(torch, d)]
 
 
-def reads_argv_late():
+def reads_argv_late() -> bool:
     """Whether torch's test framework parses the command line in ``run_tests`` (not at import)."""
     import importlib.util
 
@@ -71,15 +70,21 @@ def reads_argv_late():
 class _ImportGraph(object):
     """Which module's code imported which, while preloading (``builtins.__import__`` wrapped)."""
 
-    def __init__(self):
-        self.edges = {}  # importer -> set of absolute names it imported
-        self._original = None
+    def __init__(self) -> None:
+        self.edges: dict[str, set[str]] = {}  # importer -> absolute names it imported
+        self._original: Any = None
 
-    def __enter__(self):
+    def __enter__(self) -> _ImportGraph:
         original = self._original = builtins.__import__
         edges = self.edges
 
-        def traced(name, globals=None, locals=None, fromlist=(), level=0):
+        def traced(
+            name: str,
+            globals: Mapping[str, Any] | None = None,
+            locals: Mapping[str, Any] | None = None,
+            fromlist: Sequence[str] | None = (),
+            level: int = 0,
+        ) -> ModuleType:
             importer = (globals or {}).get("__name__") or ""
             target = _absolute(name, globals, level)
             if importer and target:
@@ -93,13 +98,12 @@ class _ImportGraph(object):
         builtins.__import__ = traced
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         builtins.__import__ = self._original
-        return False
 
-    def reaching(self, goal):
+    def reaching(self, goal: str) -> set[str]:
         """Every module whose imports lead to ``goal`` (``goal`` included)."""
-        reverse = {}
+        reverse: dict[str, set[str]] = {}
         for importer, targets in self.edges.items():
             for t in targets:
                 reverse.setdefault(t, set()).add(importer)
@@ -112,7 +116,7 @@ class _ImportGraph(object):
         return out
 
 
-def _absolute(name, globals, level):
+def _absolute(name: str, globals: Mapping[str, Any] | None, level: int) -> str:
     if not level:
         return name
     package = (globals or {}).get("__package__") or ""
@@ -127,14 +131,14 @@ class Replay(object):
     """What importing torch's test framework changed, undone in the worker and done again in a job
     when its code first imports a module in ``triggers``."""
 
-    def __init__(self, torch, triggers, main_module):
+    def __init__(self, torch: TorchModule, triggers: Iterable[str], main_module: Any) -> None:
         self.torch = torch
         self.triggers = frozenset(triggers)
         self.main_module = main_module
-        self.changes = []  # (owner, attribute, value before, value after)
-        self._original = None
+        self.changes: list[tuple[Any, str, Any, Any]] = []  # (owner, attribute, before, after)
+        self._original: Any = None
 
-    def watch(self):
+    def watch(self) -> list[tuple[Any, str, Any]]:
         """The attributes to compare before and after the import: (owner, name, value)."""
         t = self.torch
         spots = []
@@ -147,32 +151,25 @@ class Replay(object):
                 spots.append((cls, "__call__"))
         return [(owner, name, _get(owner, name)) for owner, name in spots]
 
-    def record(self, watched):
+    def record(self, watched: list[tuple[Any, str, Any]]) -> None:
         for owner, name, before in watched:
             after = _get(owner, name)
             if after is not before and after != before:
                 self.changes.append((owner, name, before, after))
                 _set(owner, name, before)  # the worker and every job start as a fresh interpreter
 
-    def described(self):
-        what = [
-            "%s.%s"
-            % (
-                o.get("__name__")
-                if isinstance(o, dict)
-                else getattr(o, "__name__", type(o).__name__),
-                n,
-            )
-            for o, n, _, _ in self.changes
-        ]
-        return what + ["__main__ of the modules that bound it"]
-
-    def arm(self):
+    def arm(self) -> None:
         """In a job: do the changes again at the first import of a trigger (a no-op otherwise)."""
         original = self._original = builtins.__import__
         replay = self
 
-        def watching(name, globals=None, locals=None, fromlist=(), level=0):
+        def watching(
+            name: str,
+            globals: Mapping[str, Any] | None = None,
+            locals: Mapping[str, Any] | None = None,
+            fromlist: Sequence[str] | None = (),
+            level: int = 0,
+        ) -> ModuleType:
             target = _absolute(name, globals, level)
             if target in replay.triggers or any(
                 target + "." + item in replay.triggers for item in fromlist or ()
@@ -182,7 +179,7 @@ class Replay(object):
 
         builtins.__import__ = watching
 
-    def fire(self):
+    def fire(self) -> None:
         if self._original is not None:
             builtins.__import__ = self._original
             self._original = None
@@ -190,7 +187,7 @@ class Replay(object):
             _set(owner, name, after)
         main = sys.modules.get("__main__")
         for mod_name in self.triggers:
-            mod = sys.modules.get(mod_name)
+            mod: Any = sys.modules.get(mod_name)
             if mod is not None and getattr(mod, "__main__", None) is self.main_module:
                 mod.__main__ = main
 
@@ -198,7 +195,7 @@ class Replay(object):
 _MISSING = object()
 
 
-def _get(owner, name):
+def _get(owner: Any, name: str) -> Any:
     if isinstance(owner, dict):
         return owner.get(name, _MISSING)
     if isinstance(owner, type):
@@ -206,7 +203,7 @@ def _get(owner, name):
     return getattr(owner, name, _MISSING)
 
 
-def _set(owner, name, value):
+def _set(owner: Any, name: str, value: Any) -> None:
     if isinstance(owner, dict):
         if value is _MISSING:
             owner.pop(name, None)
@@ -221,7 +218,7 @@ def _set(owner, name, value):
         setattr(owner, name, value)
 
 
-def _states(device_type):
+def _states(device_type: str) -> dict[str, Any]:
     """The registry's states now (those this torch has)."""
     from . import state
 
@@ -232,14 +229,16 @@ def _states(device_type):
         return {}
 
 
-def preload(torch, modules, device_type):
+def preload(
+    torch: TorchModule, modules: Sequence[str], device_type: str
+) -> tuple[list[Json], Replay | None]:
     """Import ``modules`` (in order) in this process; returns (report, replay or None).
 
     ``report``: one dict per module: name, status (imported | skipped | failed), seconds, why;
     ``initialised`` names the devices a module's import initialised (the worker must not fork then).
     """
     devices = _watched_devices(torch, device_type)
-    report = []
+    report: list[Json] = []
     graph = _ImportGraph()
     replay = None
     late = None
@@ -249,7 +248,7 @@ def preload(torch, modules, device_type):
     states = _states(device_type)
     try:
         for name in modules:
-            entry = {"module": name, "status": "imported", "seconds": 0.0, "why": ""}
+            entry: Json = {"module": name, "status": "imported", "seconds": 0.0, "why": ""}
             report.append(entry)
             if name in sys.modules:
                 entry["why"] = "already imported"
@@ -285,34 +284,14 @@ def preload(torch, modules, device_type):
             os.environ.pop(NVML_CHECK, None)
         else:
             os.environ[NVML_CHECK] = saved
-    if (
-        replay is not None
-    ):  # modules that imported the framework later (the backend's) trigger it too
+    if replay is not None:  # modules that imported the framework later (the backend's) trigger it
         replay.triggers = frozenset(replay.triggers | graph.reaching(TORCH_TESTING))
+    warnings = []
     changed = sorted(k for k, v in _states(device_type).items() if states.get(k) != v)
     if changed:
-        report.append(
-            {
-                "module": "(state)",
-                "status": "warning",
-                "seconds": 0.0,
-                "why": "the imports changed %s" % ", ".join(changed),
-            }
-        )
-    if threading.active_count() > threads:
-        report.append(
-            {
-                "module": "(threads)",
-                "status": "warning",
-                "seconds": 0.0,
-                "why": "the imports started %d thread(s) before the fork"
-                % (threading.active_count() - threads),
-            }
-        )
+        warnings.append(("(state)", "the imports changed %s" % ", ".join(changed)))
+    added = threading.active_count() - threads
+    if added > 0:
+        warnings.append(("(threads)", "the imports started %d thread(s) before the fork" % added))
+    report += [{"module": m, "status": "warning", "seconds": 0.0, "why": w} for m, w in warnings]
     return report, replay
-
-
-def summary(report):
-    """One line for the evidence log: what the worker imported before forking."""
-    done = [e["module"] for e in report if e["status"] == "imported"]
-    return ", ".join(done)

@@ -1,10 +1,14 @@
 """Environment facts, in the key order the community's evidence logs use."""
 
+from __future__ import annotations
+
 import os
 import platform
 import sys
+from typing import Any, Mapping
 
 from . import backend, state
+from .protocol import TorchModule
 
 #: variables that steer torch, its test harness or device visibility: the probe states each one set
 STEERING_PREFIXES = ("PYTORCH_", "TORCH_")
@@ -25,15 +29,17 @@ STEERING_VARIABLES = (
 DEVICE_PREFIXES = {"npu": ("ASCEND_", "HCCL_")}
 
 
-def one_line(value):
+def one_line(value: str) -> str:
     """A value as one log line: a newline in it could forge evidence lines."""
     return value.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
 
 
-def steering_environment(device_type, environ=None):
+def steering_environment(
+    device_type: str, environ: Mapping[str, str] | None = None
+) -> list[tuple[str, str]]:
     """``(name, value)`` of every set variable a reviewer needs to rerun the tests as they ran, sorted."""
     environ = os.environ if environ is None else environ
-    prefixes = STEERING_PREFIXES
+    prefixes: tuple[str, ...] = STEERING_PREFIXES
     if device_type and device_type != "cpu":
         prefixes = prefixes + (device_type.upper() + "_",) + DEVICE_PREFIXES.get(device_type, ())
     return sorted(
@@ -43,8 +49,14 @@ def steering_environment(device_type, environ=None):
     )
 
 
-def probe(torch, backend_mod, backend_module, device_type, device_initialized_at_import):
-    facts = [
+def probe(
+    torch: TorchModule,
+    backend_mod: TorchModule | None,
+    backend_module: str,
+    device_type: str,
+    device_initialized_at_import: bool | None,
+) -> list[tuple[str, Any]]:
+    facts: list[tuple[str, Any]] = [
         ("python_executable", sys.executable),
         ("python_version", platform.python_version()),
         ("platform", platform.platform()),

@@ -2,29 +2,30 @@
 
 Two mechanisms, both Linux's:
 
-* ``descendants``: the process tree read from ``/proc/<pid>/stat`` (each
-  process's parent), so a grandchild in a session of its own is still found
-  while its parent lives; ``kill_tree`` stops the whole tree first (SIGSTOP: a
-  stopped process cannot fork again), then kills it (SIGKILL);
-* ``become_subreaper``: ``PR_SET_CHILD_SUBREAPER`` on the warm worker, so an
-  orphan whose parent already exited (a double fork) is re-parented to the
-  worker instead of init, and the worker kills and reaps it after the job.
+* ``descendants``: the process tree read from ``/proc/<pid>/stat`` (each process's parent), so a
+  grandchild in a session of its own is still found while its parent lives; ``kill_tree`` stops the
+  whole tree first (SIGSTOP: a stopped process cannot fork again), then kills it (SIGKILL);
+* ``become_subreaper``: ``PR_SET_CHILD_SUBREAPER`` on the warm worker, so an orphan whose parent
+  already exited (a double fork) is re-parented to the worker instead of init, and the worker kills
+  and reaps it after the job.
 
-``supervise`` (this file run as a script: ``python reap.py -- COMMAND ...``)
-runs a command that cannot be instrumented (``--fresh``'s literal ``python FILE
--v``) as the child of a subreaper, so that a double-forked grandchild whose
-parent already exited is still below it: found at a timeout or a signal, and
-killed when the command ends.
+``supervise`` (this file run as a script: ``python reap.py -- COMMAND ...``) runs a command that
+cannot be instrumented (``--fresh``'s literal ``python FILE -v``) as the child of a subreaper, so
+that a double-forked grandchild whose parent already exited is still below it: found at a timeout or
+a signal, and killed when the command ends.
 
-Elsewhere (no ``/proc``) only the process groups are killed, and the callers
-say so in the log. Standard library only (Python >= 3.8).
+Elsewhere (no ``/proc``) only the process groups are killed, and the callers say so in the log.
+Standard library only (Python >= 3.8).
 """
+
+from __future__ import annotations
 
 import ctypes
 import os
 import signal
 import sys
 import time
+from types import FrameType
 
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -40,13 +41,13 @@ TRACKING_GROUP = (
 )
 
 
-def have_proc():
+def have_proc() -> bool:
     return os.path.isdir("/proc/self/task")
 
 
-def _parents():
+def _parents() -> dict[int, int]:
     """{pid: parent pid} of every process now (an empty map without /proc)."""
-    out = {}
+    out: dict[int, int] = {}
     try:
         names = os.listdir("/proc")
     except OSError:
@@ -66,12 +67,13 @@ def _parents():
     return out
 
 
-def descendants(pid):
+def descendants(pid: int) -> list[int]:
     """The live processes below ``pid`` (children, grandchildren, ...), parents first."""
-    children = {}
+    children: dict[int, list[int]] = {}
     for child, parent in _parents().items():
         children.setdefault(parent, []).append(child)
-    out, todo = [], [pid]
+    out: list[int] = []
+    todo = [pid]
     while todo:
         for child in children.get(todo.pop(0), ()):
             if child not in out:
@@ -80,14 +82,14 @@ def descendants(pid):
     return out
 
 
-def _signal(pid, sig):
+def _signal(pid: int, sig: int) -> None:
     try:
         os.kill(pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
 
 
-def _signal_group(pgid, sig):
+def signal_group(pgid: int, sig: int = signal.SIGKILL) -> None:
     if pgid <= 1 or pgid == os.getpgrp():
         return
     try:
@@ -96,11 +98,11 @@ def _signal_group(pgid, sig):
         pass
 
 
-def kill_tree(pid, include_self=True):
+def kill_tree(pid: int, include_self: bool = True) -> list[int]:
     """SIGKILL ``pid`` (when ``include_self``), its process group and every descendant, wherever
     their process groups and sessions are. Returns the descendants that were found."""
     me = os.getpid()
-    stopped = []
+    stopped: list[int] = []
     for _ in range(8):  # stop what is found, look again: a stopped process forks no more
         found = [p for p in descendants(pid) if p != me and p not in stopped]
         if not found:
@@ -108,7 +110,7 @@ def kill_tree(pid, include_self=True):
         for p in found:
             _signal(p, signal.SIGSTOP)
         stopped.extend(found)
-    groups = set()
+    groups: set[int] = set()
     for p in stopped:
         try:
             groups.add(os.getpgid(p))
@@ -119,26 +121,31 @@ def kill_tree(pid, include_self=True):
             groups.add(os.getpgid(pid))
         except OSError:
             pass
-        _signal_group(pid, signal.SIGKILL)
+        signal_group(pid, signal.SIGKILL)
         if pid != me:
             _signal(pid, signal.SIGKILL)
     for p in stopped:
         _signal(p, signal.SIGKILL)
     for g in groups:
-        _signal_group(g, signal.SIGKILL)
+        signal_group(g, signal.SIGKILL)
     return stopped
 
 
-def become_subreaper():
-    """Make this process the reaper of its orphaned descendants (Linux); False where it cannot."""
+def prctl(option: int, value: int) -> bool:
+    """``prctl(option, value)`` (Linux); False where it cannot."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        return bool(libc.prctl(option, value, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
 
 
-def kill_and_reap_orphans(wait=5.0):
+def become_subreaper() -> bool:
+    """Make this process the reaper of its orphaned descendants (Linux); False where it cannot."""
+    return prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+
+def kill_and_reap_orphans(wait: float = 5.0) -> None:
     """In a subreaper between jobs: every process still below it is a job's leftover; kill, then reap
     (waiting at most ``wait`` seconds for the killed ones to die)."""
     left = set(kill_tree(os.getpid(), include_self=False))
@@ -157,18 +164,18 @@ def kill_and_reap_orphans(wait=5.0):
         time.sleep(0.005)
 
 
-def supervise(argv):
+def supervise(argv: list[str]) -> int:
     """Run ``argv`` as this process's child, this process being its child subreaper; when it ends,
     kill what it left running (in any process group or session) and end as it did (its exit status,
     or the signal that killed it). SIGTERM, SIGINT or SIGHUP here kill the whole tree first."""
     become_subreaper()
 
-    def stop(signum, frame):
+    def stop(signum: int, frame: FrameType | None) -> None:
         kill_tree(os.getpid(), include_self=False)
         os._exit(128 + signum)
 
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(sig, stop)
+    for stopping in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(stopping, stop)
     try:
         pid = os.fork()
     except OSError as exc:

@@ -1,22 +1,30 @@
 """Registry of torch's global and thread-local states.
 
-Each state has a getter, a way to start from a value (``push`` returns the
-undo), and the values worth starting from. Every accessor is looked up by name
-at call time, so a torch that lacks one simply reports the state unavailable;
-nothing here is written for one torch version.
+Each state has a getter, a way to start from a value (``push`` returns the undo), and the values
+worth starting from. Every accessor is looked up by name at call time, so a torch that lacks one
+simply reports the state unavailable; nothing here is written for one torch version.
 
-The link from an API to the states it touches is data (``API_STATES``).
-Values are kept JSON-friendly: dtypes and devices as strings.
+The link from an API to the states it touches is data (``api/states.py``). Values are kept
+JSON-friendly: dtypes and devices as strings.
 """
 
+from __future__ import annotations
 
-def _torch():
+from typing import Any, Callable, ContextManager, Dict, Iterable, Union
+
+from .protocol import TorchModule
+
+#: a state's values: a list, or a function of the run's device type that gives one
+Values = Union[Iterable[Any], Callable[[str], Iterable[Any]]]
+
+
+def _torch() -> TorchModule:
     import torch
 
     return torch
 
 
-def _attr(path):
+def _attr(path: str) -> Any:
     """``torch.a.b`` looked up now; None when missing."""
     obj = _torch()
     for part in path.split(".")[1:]:
@@ -28,10 +36,18 @@ def _attr(path):
 
 class StateSpec(object):
     def __init__(
-        self, name, title, getter, setter=None, values=(), requires=(), context=None, doc=""
-    ):
+        self,
+        name: str,
+        getter: Callable[[], Any],
+        setter: Callable[[Any], Any] | None = None,
+        values: Values = (False, True),
+        requires: tuple[str, ...] = (),
+        context: Callable[[Any], ContextManager[Any]] | None = None,
+        doc: str = "",
+        title: str = "",
+    ) -> None:
         self.name = name
-        self.title = title
+        self.title = title or STATE_TITLES[name]
         self._getter = getter
         self._setter = setter
         self._values = values
@@ -39,7 +55,7 @@ class StateSpec(object):
         self._context = context
         self.doc = doc
 
-    def available(self):
+    def available(self) -> str:
         """Empty string when usable here, else why not."""
         for path in self._requires:
             if _attr(path) is None:
@@ -50,37 +66,42 @@ class StateSpec(object):
             return "%s: %s" % (type(exc).__name__, exc)
         return ""
 
-    def get(self):
+    def get(self) -> Any:
         return _jsonable(self._getter())
 
-    def values(self, device_type="cpu"):
+    def values(self, device_type: str = "cpu") -> list[Any]:
         vals = self._values(device_type) if callable(self._values) else self._values
         return list(vals)
 
-    def push(self, value):
+    def push(self, value: Any) -> Callable[[], Any]:
         """Start from ``value``; returns a callable that undoes it."""
         if self._context is not None:
             cm = self._context(value)
             cm.__enter__()
             return lambda: cm.__exit__(None, None, None)
-        old = self._getter()
-        self._setter(_from_json(value))
-        return lambda: self._setter(old)
+        setter, old = self._setter, self._getter()
+        assert setter is not None, "a state without a context has a setter"
+        setter(_from_json(value))
+        return lambda: setter(old)
 
 
-def _jsonable(value):
+#: name -> spec of the states this torch has
+Specs = Dict[str, StateSpec]
+
+
+def _jsonable(value: Any) -> Any:
     if isinstance(value, (bool, int, float, str)) or value is None:
         return value
     return str(value)
 
 
-def _from_json(value):
+def _from_json(value: Any) -> Any:
     if isinstance(value, str) and value.startswith("torch.") and hasattr(_torch(), value[6:]):
         return getattr(_torch(), value[6:])
     return value
 
 
-def _set_anomaly(enabled=None, check_nan=None):
+def _set_anomaly(enabled: bool | None = None, check_nan: bool | None = None) -> None:
     torch = _torch()
     if enabled is None:
         enabled = torch.is_anomaly_enabled()
@@ -89,7 +110,7 @@ def _set_anomaly(enabled=None, check_nan=None):
     torch.set_anomaly_enabled(enabled, check_nan)
 
 
-def _set_deterministic(mode=None, warn_only=None):
+def _set_deterministic(mode: bool | None = None, warn_only: bool | None = None) -> None:
     torch = _torch()
     if mode is None:
         mode = torch.are_deterministic_algorithms_enabled()
@@ -98,20 +119,19 @@ def _set_deterministic(mode=None, warn_only=None):
     torch.use_deterministic_algorithms(mode, warn_only=warn_only)
 
 
-def _autocast_get(device_type):
+def _autocast_get(device_type: str) -> bool:
     torch = _torch()
     try:
-        return torch.is_autocast_enabled(device_type)
+        return bool(torch.is_autocast_enabled(device_type))
     except TypeError:  # torch < 2.4: per-device functions
         if device_type == "cpu":
-            return torch.is_autocast_cpu_enabled()
+            return bool(torch.is_autocast_cpu_enabled())
         if device_type == "cuda":
-            return torch.is_autocast_enabled()
-        mod = getattr(torch, device_type)
-        return mod.is_autocast_enabled()
+            return bool(torch.is_autocast_enabled())
+        return bool(getattr(torch, device_type).is_autocast_enabled())
 
 
-def _autocast_set(device_type, enabled):
+def _autocast_set(device_type: str, enabled: bool) -> None:
     torch = _torch()
     try:
         torch.set_autocast_enabled(device_type, enabled)
@@ -124,59 +144,36 @@ def _autocast_set(device_type, enabled):
             getattr(torch, device_type).set_autocast_enabled(enabled)
 
 
-def _inference_mode_context(value):
-    return _torch().inference_mode(bool(value))
-
-
-def _default_device_values(device_type):
-    return ["cpu"] if device_type == "cpu" else ["cpu", device_type]
-
-
-def _default_device_get():
-    return str(_torch().get_default_device())
-
-
-def _default_device_set(value):
-    _torch().set_default_device(value)
-
-
-def _autocast_spec(name, title, device_type):
+def _autocast_spec(name: str, device_type: str, title: str = "") -> StateSpec:
     return StateSpec(
         name,
-        title,
         getter=lambda: _autocast_get(device_type),
         setter=lambda v: _autocast_set(device_type, bool(v)),
-        values=(False, True),
         doc="autocast enabled for %s" % device_type,
+        title=title,
     )
 
 
-def _specs():
+def _specs() -> list[StateSpec]:
     t = _torch
     return [
         StateSpec(
             "grad_mode",
-            "GRAD MODE",
             getter=lambda: t().is_grad_enabled(),
             setter=lambda v: t().set_grad_enabled(bool(v)),
-            values=(False, True),
             doc="thread-local grad mode",
         ),
         StateSpec(
             "inference_mode",
-            "INFERENCE MODE",
             getter=lambda: t().is_inference_mode_enabled(),
-            context=_inference_mode_context,
-            values=(False, True),
+            context=lambda v: t().inference_mode(bool(v)),
             requires=("torch.is_inference_mode_enabled",),
             doc="thread-local inference mode",
         ),
         StateSpec(
             "multithreading",
-            "MULTITHREADING",
             getter=lambda: t().autograd.is_multithreading_enabled(),
             setter=lambda v: t()._C._set_multithreading_enabled(bool(v)),
-            values=(False, True),
             requires=(
                 "torch.autograd.is_multithreading_enabled",
                 "torch._C._set_multithreading_enabled",
@@ -185,41 +182,32 @@ def _specs():
         ),
         StateSpec(
             "anomaly_mode",
-            "ANOMALY MODE",
             getter=lambda: t().is_anomaly_enabled(),
             setter=lambda v: _set_anomaly(enabled=bool(v)),
-            values=(False, True),
             doc="autograd anomaly detection",
         ),
         StateSpec(
             "anomaly_check_nan",
-            "ANOMALY CHECK NAN",
             getter=lambda: t().is_anomaly_check_nan_enabled(),
             setter=lambda v: _set_anomaly(check_nan=bool(v)),
-            values=(False, True),
             requires=("torch.is_anomaly_check_nan_enabled",),
             doc="anomaly mode's NaN check",
         ),
         StateSpec(
             "deterministic",
-            "DETERMINISTIC ALGORITHMS",
             getter=lambda: t().are_deterministic_algorithms_enabled(),
             setter=lambda v: _set_deterministic(mode=bool(v)),
-            values=(False, True),
             doc="torch.use_deterministic_algorithms",
         ),
         StateSpec(
             "deterministic_warn_only",
-            "DETERMINISTIC WARN ONLY",
             getter=lambda: t().is_deterministic_algorithms_warn_only_enabled(),
             setter=lambda v: _set_deterministic(warn_only=bool(v)),
-            values=(False, True),
             requires=("torch.is_deterministic_algorithms_warn_only_enabled",),
             doc="warn_only of use_deterministic_algorithms",
         ),
         StateSpec(
             "default_dtype",
-            "DEFAULT DTYPE",
             getter=lambda: t().get_default_dtype(),
             setter=lambda v: t().set_default_dtype(v),
             values=("torch.float32", "torch.float64"),
@@ -227,16 +215,14 @@ def _specs():
         ),
         StateSpec(
             "default_device",
-            "DEFAULT DEVICE",
-            getter=_default_device_get,
-            setter=_default_device_set,
-            values=_default_device_values,
+            getter=lambda: str(t().get_default_device()),
+            setter=lambda v: t().set_default_device(v),
+            values=lambda device_type: ["cpu"] if device_type == "cpu" else ["cpu", device_type],
             requires=("torch.get_default_device",),
             doc="torch.get_default_device",
         ),
         StateSpec(
             "num_threads",
-            "INTRA-OP THREADS",
             getter=lambda: t().get_num_threads(),
             setter=lambda v: t().set_num_threads(int(v)),
             values=(1, 2),
@@ -244,23 +230,22 @@ def _specs():
         ),
         StateSpec(
             "matmul_precision",
-            "FLOAT32 MATMUL PRECISION",
             getter=lambda: t().get_float32_matmul_precision(),
             setter=lambda v: t().set_float32_matmul_precision(v),
             values=("highest", "high", "medium"),
             requires=("torch.get_float32_matmul_precision",),
             doc="torch.get_float32_matmul_precision",
         ),
-        _autocast_spec("autocast_cpu", "AUTOCAST CPU", "cpu"),
+        _autocast_spec("autocast_cpu", "cpu"),
     ]
 
 
-def registry(device_type="cpu"):
+def registry(device_type: str = "cpu") -> Specs:
     """Name -> StateSpec for this torch and run device (``autocast_<device>`` included)."""
     specs = _specs()
     if device_type and device_type != "cpu":
         specs.append(
-            _autocast_spec("autocast_device", "AUTOCAST %s" % device_type.upper(), device_type)
+            _autocast_spec("autocast_device", device_type, "AUTOCAST %s" % device_type.upper())
         )
     return dict((s.name, s) for s in specs)
 
@@ -283,62 +268,10 @@ STATE_TITLES = {
 }
 STATE_NAMES = tuple(STATE_TITLES)
 
-# API (qualified name, or a parent of it) -> states it touches. Data, not code:
-# a sub-method (``...set_grad_enabled.clone``) inherits its parent's entry.
-API_STATES = {
-    "torch.autograd.grad_mode.set_grad_enabled": ("grad_mode",),
-    "torch.autograd.grad_mode.no_grad": ("grad_mode",),
-    "torch.autograd.grad_mode.enable_grad": ("grad_mode",),
-    "torch.autograd.grad_mode.inference_mode": ("inference_mode", "grad_mode"),
-    "torch.autograd.grad_mode.set_multithreading_enabled": ("multithreading",),
-    "torch.autograd.anomaly_mode.detect_anomaly": ("anomaly_mode", "anomaly_check_nan"),
-    "torch.autograd.anomaly_mode.set_detect_anomaly": ("anomaly_mode", "anomaly_check_nan"),
-    "torch.use_deterministic_algorithms": ("deterministic", "deterministic_warn_only"),
-    "torch.set_default_dtype": ("default_dtype",),
-    "torch.set_default_device": ("default_device",),
-    "torch.set_num_threads": ("num_threads",),
-    "torch.set_float32_matmul_precision": ("matmul_precision",),
-    "torch.autocast": ("autocast_cpu", "autocast_device"),
-    "torch.amp.autocast_mode.autocast": ("autocast_cpu", "autocast_device"),
-}
 
-# Public spellings that name the same objects as the qualified keys above.
-API_ALIASES = {
-    "torch.set_grad_enabled": "torch.autograd.grad_mode.set_grad_enabled",
-    "torch.autograd.set_grad_enabled": "torch.autograd.grad_mode.set_grad_enabled",
-    "torch.no_grad": "torch.autograd.grad_mode.no_grad",
-    "torch.autograd.no_grad": "torch.autograd.grad_mode.no_grad",
-    "torch.enable_grad": "torch.autograd.grad_mode.enable_grad",
-    "torch.autograd.enable_grad": "torch.autograd.grad_mode.enable_grad",
-    "torch.inference_mode": "torch.autograd.grad_mode.inference_mode",
-    "torch.autograd.inference_mode": "torch.autograd.grad_mode.inference_mode",
-    "torch.autograd.set_multithreading_enabled": "torch.autograd.grad_mode.set_multithreading_enabled",
-    "torch.autograd.detect_anomaly": "torch.autograd.anomaly_mode.detect_anomaly",
-    "torch.autograd.set_detect_anomaly": "torch.autograd.anomaly_mode.set_detect_anomaly",
-    "torch.amp.autocast": "torch.amp.autocast_mode.autocast",
-}
-
-
-def states_for_api(api):
-    # type: (str) -> tuple[str, ...]
-    """The states an API touches: its own entry, else its nearest parent's; () if none."""
-    name = api
-    for prefix, target in API_ALIASES.items():
-        if name == prefix or name.startswith(prefix + "."):
-            name = target + name[len(prefix) :]
-            break
-    while name:
-        if name in API_STATES:
-            return tuple(API_STATES[name])
-        if "." not in name:
-            break
-        name = name.rsplit(".", 1)[0]
-    return ()
-
-
-def snapshot(specs):
+def snapshot(specs: Specs) -> dict[str, Any]:
     """Current value of every usable state (name -> value); errors become a marker string."""
-    out = {}
+    out: dict[str, Any] = {}
     for name, spec in specs.items():
         try:
             out[name] = spec.get()
@@ -347,9 +280,10 @@ def snapshot(specs):
     return out
 
 
-def usable(specs):
+def usable(specs: Specs) -> tuple[Specs, dict[str, str]]:
     """(usable specs, {name: why skipped}) for this torch."""
-    ok, skipped = {}, {}
+    ok: Specs = {}
+    skipped: dict[str, str] = {}
     for name, spec in specs.items():
         why = spec.available()
         if why:

@@ -10,16 +10,21 @@ counted apart. Nothing here names one torch version's module paths except the
 recorder's own home, looked up tolerantly.
 """
 
+from __future__ import annotations
+
 import importlib
 import os
 import sys
 import traceback
 import unittest
+from typing import Any, Dict, Sequence, Tuple
 
 from . import testrun
-from .api import probe_call
 from .api import resolve as resolve_mod
 from .api.objects import NotFound, walk
+from .backend import Context
+from .facts import probe_call
+from .protocol import Json, TorchModule
 
 #: operator namespaces that are bookkeeping, not device work (counted apart)
 IGNORED_NAMESPACES = ("profiler",)
@@ -36,7 +41,7 @@ _CLONE_CALL = (
     "for mode in (False, True):\n    copy = owner(mode).clone()\n    with copy:\n        pass\n"
 )
 _BINARY_SETUP = "a = torch.ones(3, device=device)\nb = torch.full((3,), 2.0, device=device)"
-SAMPLES = {
+SAMPLES: Dict[str, Tuple[str, str, str]] = {
     "torch.autograd.grad_mode.set_grad_enabled.clone": (
         _GRAD_STATE[0],
         _CLONE_CALL,
@@ -85,7 +90,7 @@ SAMPLES = {
 _TENSOR_READ = ("x = torch.ones(2, 3, device=device)", "getattr(x, name)", "")
 
 
-def mode_base():
+def mode_base() -> Any:
     """TorchDispatchMode of this torch, or None."""
     for module_name, attr in MODE_HOMES:
         try:
@@ -98,7 +103,7 @@ def mode_base():
     return None
 
 
-def _tensors(obj, tensor_type, out):
+def _tensors(obj: Any, tensor_type: type, out: list[Any]) -> list[Any]:
     if isinstance(obj, tensor_type):
         out.append(obj)
     elif isinstance(obj, (list, tuple)):
@@ -110,7 +115,7 @@ def _tensors(obj, tensor_type, out):
     return out
 
 
-def _skip_dynamo_import(fn):
+def _skip_dynamo_import(fn: Any) -> None:
     """Spare the first dispatch a ~2 s ``import torch._dynamo`` (every forked job would pay it).
 
     torch wraps a mode's handler in ``torch._disable_dynamo``, which imports
@@ -122,7 +127,7 @@ def _skip_dynamo_import(fn):
         setattr(fn, "__dynamo_disable", fn)
 
 
-def _op_name(func):
+def _op_name(func: Any) -> str:
     name = getattr(func, "name", None)
     if callable(name):
         try:
@@ -137,17 +142,17 @@ def _op_name(func):
 class Recorder(object):
     """Counts (operator, devices) pairs and the tensors operators return."""
 
-    def __init__(self, torch, device_type):
+    def __init__(self, torch: TorchModule, device_type: str) -> None:
         self.torch = torch
         self.device_type = device_type
-        self.counts = {}
-        self.ignored = {}
-        self.created = {}
-        self.devices = set()
-        self.label = None
-        self.per_label = {}
+        self.counts: dict[tuple[str, tuple[str, ...]], int] = {}
+        self.ignored: dict[str, int] = {}
+        self.created: dict[str, int] = {}
+        self.devices: set[str] = set()
+        self.label: str | None = None
+        self.per_label: dict[str, int] = {}
 
-    def record(self, func, args, kwargs, out):
+    def record(self, func: Any, args: Any, kwargs: Any, out: Any) -> None:
         name = _op_name(func)
         if name.split("::", 1)[0] in IGNORED_NAMESPACES:
             self.ignored[name] = self.ignored.get(name, 0) + 1
@@ -166,14 +171,14 @@ class Recorder(object):
         label = self.label or OUTSIDE_TESTS
         self.per_label[label] = self.per_label.get(label, 0) + 1
 
-    def mode(self):
+    def mode(self) -> Any:
         """A fresh dispatch mode feeding this recorder (None when torch has none)."""
         base = mode_base()
         if base is None:
             return None
         recorder = self
 
-        def dispatch(mode, func, types, args=(), kwargs=None):
+        def dispatch(mode: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
             kwargs = kwargs or {}
             out = func(*args, **kwargs)
             recorder.record(func, args, kwargs, out)
@@ -182,8 +187,8 @@ class Recorder(object):
         _skip_dynamo_import(dispatch)
         return type(base)("_TraceMode", (base,), {"__torch_dispatch__": dispatch})()
 
-    def result(self, target, status="ok", error=""):
-        ops = [
+    def result(self, target: str, status: str = "ok", error: str = "") -> Json:
+        ops: list[Json] = [
             {"op": op, "devices": list(devs), "count": n} for (op, devs), n in self.counts.items()
         ]
         ops.sort(key=lambda o: (-o["count"], o["op"], o["devices"]))
@@ -201,12 +206,12 @@ class Recorder(object):
         }
 
 
-def _error(exc):
+def _error(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return "%s: %s" % (type(exc).__name__, text[0] if text else "")
 
 
-def _unavailable(torch, device_type, target):
+def _unavailable(torch: TorchModule, device_type: str, target: str) -> Json:
     rec = Recorder(torch, device_type)
     return rec.result(
         target,
@@ -216,7 +221,15 @@ def _unavailable(torch, device_type, target):
     )
 
 
-def trace_code(torch, device_type, target, call, setup="", teardown="", namespace=None):
+def trace_code(
+    torch: TorchModule,
+    device_type: str,
+    target: str,
+    call: str,
+    setup: str = "",
+    teardown: str = "",
+    namespace: Json | None = None,
+) -> Json:
     """Run ``setup``, then ``call`` under the recorder, then ``teardown``; returns the trace."""
     rec = Recorder(torch, device_type)
     mode = rec.mode()
@@ -248,14 +261,14 @@ def trace_code(torch, device_type, target, call, setup="", teardown="", namespac
     return out
 
 
-def _objects(resolution):
+def _objects(resolution: Json) -> tuple[Any, type | None, str]:
     """(api object, owner class or None) for a resolution record, looked up again here."""
     hit = walk(resolution["path"])
     owner = hit.parent if isinstance(hit.parent, type) else None
     return hit.obj, owner, hit.attr
 
 
-def sample_for(resolution):
+def sample_for(resolution: Json) -> tuple[str, str, str] | None:
     """(setup, call, teardown) for an API, or None when there is no sample."""
     names = [resolution["canonical"]] + list(resolution.get("aliases", []))
     names += [
@@ -272,7 +285,7 @@ def sample_for(resolution):
     return None
 
 
-def trace_sample(ctx, resolution):
+def trace_sample(ctx: Context, resolution: Json) -> Json | None:
     """Trace the API's call sample (``source: "sample"``); without one, a call the facts probe built."""
     sample = sample_for(resolution)
     if sample is None:
@@ -287,18 +300,24 @@ def trace_sample(ctx, resolution):
 
 
 class _LabelledResult(unittest.TextTestResult):
-    recorder = None
+    recorder: Recorder
 
-    def startTest(self, test):
+    def startTest(self, test: unittest.TestCase) -> None:
         self.recorder.label = test.id()
         unittest.TextTestResult.startTest(self, test)
 
-    def stopTest(self, test):
+    def stopTest(self, test: unittest.TestCase) -> None:
         unittest.TextTestResult.stopTest(self, test)
         self.recorder.label = None
 
 
-def trace_file(torch, device_type, path, patterns=(), tests=None):
+def trace_file(
+    torch: TorchModule,
+    device_type: str,
+    path: str,
+    patterns: Sequence[str] = (),
+    tests: Sequence[str] | None = None,
+) -> Json:
     """Load ``path``, select tests by ``patterns`` and run them under the recorder."""
     rec = Recorder(torch, device_type)
     target = os.path.basename(path)
@@ -339,12 +358,12 @@ def trace_file(torch, device_type, path, patterns=(), tests=None):
     return out
 
 
-def _refused(why):
+def _refused(why: str) -> Json:
     """The answer to a request that cannot be traced (the controller reports ``error``)."""
     return {"trace": None, "error": why, "exit_code": 2}
 
 
-def _answer(torch, out):
+def _answer(torch: TorchModule, out: Json | None) -> Json:
     """The job's answer: its exit code is 0 only when the trace itself ran (status ``ok``).
 
     The tests' own failures are not the trace's: a trace whose tests failed is still ``ok``; a file
@@ -357,13 +376,13 @@ def _answer(torch, out):
     }
 
 
-def op_trace(ctx, args):
+def op_trace(ctx: Context, args: Json) -> Json:
     """Agent job: trace a test file (``file``), code (``call``) or an API's sample (``api``)."""
     if args.get("cwd"):
         os.chdir(args["cwd"])
     torch, device_type = ctx.torch, ctx.device_type
     if args.get("file"):
-        out = trace_file(
+        out: Json | None = trace_file(
             torch, device_type, args["file"], args.get("patterns", []), args.get("tests")
         )
         return _answer(torch, out)
@@ -393,6 +412,7 @@ def op_trace(ctx, args):
             torch, device_type, target, call, args.get("setup", ""), args.get("teardown", ""), ns
         )
     else:
+        assert res is not None  # no code: an API was named (the request was refused otherwise)
         out = trace_sample(ctx, res)
         if out is None:
             out = Recorder(torch, device_type).result(

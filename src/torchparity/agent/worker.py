@@ -1,46 +1,48 @@
 """The warm worker: torch is imported once, then every job runs in a forked child.
 
-The child gets its own process group (so a timeout kills whatever the test
-started), its fd 1 and 2 point at the job's output file, it initialises the
-device, runs the job and sends the job's answer once over a pipe the worker
-made for that job, signed with a key the worker made for it (``results.py``:
-``AnswerChannel``). The worker reads the pipe while it waits, takes the one
-message signed with the key and sent by the child it forked, and says what else
-came; there is no answer file a test could write. The worker waits with a
-deadline and reports OK / FAIL / TIMEOUT / CRASH; a child's death never takes
-the worker down. The worker is a child subreaper (``reap.py``): what a test
-started, even in a session of its own, is killed with the job. A worker whose
-controller is gone stops its job and exits.
+The child gets its own process group (so a timeout kills whatever the test started), its fd 1 and 2
+point at the job's output file, it initialises the device, runs the job and sends the job's answer
+once over a pipe the worker made for that job, signed with a key the worker made for it
+(``answer.py``: ``AnswerChannel``). The worker reads the pipe while it waits, takes the one message
+signed with the key and sent by the child it forked, and says what else came; there is no answer
+file a test could write. The worker waits with a deadline and reports OK / FAIL / TIMEOUT / CRASH; a
+child's death never takes the worker down. The worker is a child subreaper (``reap.py``): what a
+test started, even in a session of its own, is killed with the job. A worker whose controller is
+gone stops its job and exits.
 
-The worker (and its lanes) are not dumpable (``PR_SET_DUMPABLE``): a job's
-child, made dumpable again for its own sake, cannot open the worker's
-descriptors through ``/proc/<worker>/fd`` (its channel to the controller) nor
-read its memory.
+The worker (and its lanes) are not dumpable (``PR_SET_DUMPABLE``): a job's child, made dumpable
+again for its own sake, cannot open the worker's descriptors through ``/proc/<worker>/fd`` (its
+channel to the controller) nor read its memory.
 """
 
-import ctypes
+from __future__ import annotations
+
 import os
 import select
 import signal
 import sys
 import time
 import traceback
+from types import FrameType
+from typing import Sequence
 
+from . import answer as answer_mod
 from . import reap
-from . import results as results_mod
+from .backend import Context
 from .ops import OPS
+from .protocol import Json, close_fds
 
 #: a job's exit code when the device it was asked to run on is not there (a broken environment)
 EXIT_DEVICE_MISSING = 3
 
 #: the job child running now (its pid is its process group), for the SIGTERM handler
-RUNNING = []  # type: list[int]
+RUNNING: list[int] = []
 
 
-def stop_on_sigterm():
+def stop_on_sigterm() -> None:
     """SIGTERM (the controller stopping us) kills the running job's whole group, then the worker."""
 
-    def handler(signum, frame):
+    def handler(signum: int, frame: FrameType | None) -> None:
         for pid in list(RUNNING):
             reap.kill_tree(pid)
         reap.kill_tree(os.getpid(), include_self=False)
@@ -55,21 +57,19 @@ PARENT_CHECK = 0.5
 PR_SET_DUMPABLE = 4
 
 
-def set_dumpable(flag):
+def set_dumpable(flag: bool) -> bool:
     """``PR_SET_DUMPABLE`` (Linux): a process that is not dumpable keeps its ``/proc/<pid>/fd`` and memory
     from other processes of the same user, its own children included. False where it cannot."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(PR_SET_DUMPABLE, 1 if flag else 0, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
+    return reap.prctl(PR_SET_DUMPABLE, 1 if flag else 0)
 
 
 class ControllerGone(Exception):
     """The controller that started the worker died (killed outright): nobody waits for the job."""
 
 
-def _wait(pid, deadline, reader=None):
+def _wait(
+    pid: int, deadline: float, reader: answer_mod.AnswerReader | None = None
+) -> tuple[int | None, bool]:
     """(status, timed_out): wait for ``pid`` until ``deadline`` (monotonic seconds), reading the job's
     answer pipe (``reader``) as the answer comes, so that a large answer never blocks its writer.
 
@@ -108,14 +108,9 @@ def _wait(pid, deadline, reader=None):
             os.close(pidfd)
 
 
-def _kill_group(pgid):
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def run_child(ctx, job, close_fds=(), answer=None):
+def run_child(
+    ctx: Context, job: Json, close: Sequence[int] = (), answer: tuple[int, bytearray] | None = None
+) -> None:
     """Body of the forked child: never returns. ``answer``: (write end of the job's answer pipe, key)."""
     code = 70
     try:
@@ -125,11 +120,7 @@ def run_child(ctx, job, close_fds=(), answer=None):
             pass
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        for fd in close_fds:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        close_fds(close)
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
         os.close(devnull)
@@ -139,11 +130,10 @@ def run_child(ctx, job, close_fds=(), answer=None):
         os.close(out)
         channel = None
         if answer is not None:
-            channel = results_mod.AnswerChannel(answer[0], answer[1])
-            results_mod.wipe(answer[1])  # the worker's copy of the key, in this process's memory
-        set_dumpable(
-            True
-        )  # the job's own process: debuggers and core dumps work as without the worker
+            channel = answer_mod.AnswerChannel(answer[0], answer[1])
+            answer_mod.wipe(answer[1])  # the worker's copy of the key, in this process's memory
+        # the job's own process: debuggers and core dumps work as without the worker
+        set_dumpable(True)
         code = execute(ctx, job, channel)
     except BaseException:
         try:
@@ -159,20 +149,18 @@ def run_child(ctx, job, close_fds=(), answer=None):
         os._exit(code)
 
 
-def execute(ctx, job, channel=None):
-    """Run one job in this process; sends its answer over ``channel`` (``results.AnswerChannel``);
+def execute(ctx: Context, job: Json, channel: answer_mod.AnswerChannel | None = None) -> int:
+    """Run one job in this process; sends its answer over ``channel`` (``answer.AnswerChannel``);
     returns the exit code."""
     if ctx.device_problem and job["op"] != "probe":
         # a requested device that is not there: no job runs on something else instead
         sys.stderr.write("torchparity: %s\n" % ctx.device_problem)
-        result = {"device_problem": ctx.device_problem, "exit_code": EXIT_DEVICE_MISSING}
+        result: Json = {"device_problem": ctx.device_problem, "exit_code": EXIT_DEVICE_MISSING}
     else:
         problem = ctx.prepare_child()
         if problem and not ctx.device_problem:
             sys.stderr.write("torchparity: device initialisation failed: %s\n" % problem)
-        if (
-            ctx.replay is not None
-        ):  # what the preloads changed comes back when the test imports them
+        if ctx.replay is not None:  # what the preloads changed comes back when a test imports them
             ctx.replay.arm()
         result = OPS[job["op"]](ctx, job.get("args", {}))
     sys.stdout.flush()
@@ -186,10 +174,10 @@ def execute(ctx, job, channel=None):
     return int(result.get("exit_code", 0) or 0)
 
 
-def run_forked(ctx, job, close_fds=()):
+def run_forked(ctx: Context, job: Json, close: Sequence[int] = ()) -> Json:
     """Fork a child for ``job``, wait for it, and describe how it ended."""
     timeout = float(job.get("timeout") or 0) or None
-    key = results_mod.new_key()
+    key = answer_mod.new_key()
     read_fd, write_fd = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -197,9 +185,9 @@ def run_forked(ctx, job, close_fds=()):
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)
-        run_child(ctx, job, close_fds, (write_fd, key))
+        run_child(ctx, job, close, (write_fd, key))
     os.close(write_fd)
-    reader = results_mod.AnswerReader(read_fd)
+    reader = answer_mod.AnswerReader(read_fd)
     try:
         os.setpgid(pid, pid)
     except OSError:
@@ -216,14 +204,14 @@ def run_forked(ctx, job, close_fds=()):
         RUNNING.remove(pid)
     if timed_out:
         reap.kill_tree(pid)  # its group and every descendant, in whatever group or session
-        _, status = os.waitpid(pid, 0)
+        os.waitpid(pid, 0)
     # Whatever the test started goes with it: its group, and (the worker being their subreaper)
     # the orphans it left behind in groups of their own.
-    _kill_group(pid)
+    reap.signal_group(pid)
     reap.kill_and_reap_orphans()
     # every writer is gone now (the child and what it left behind were killed): the whole answer is there
-    result, problems = results_mod.read_answer(reader.finish(), key, pid)
-    answer = {
+    result, problems = answer_mod.read_answer(reader.finish(), key, pid)
+    answer: Json = {
         "id": job.get("id"),
         "op": job["op"],
         "duration": time.monotonic() - started,
@@ -231,7 +219,7 @@ def run_forked(ctx, job, close_fds=()):
         "pid": pid,
         "token": job.get("token"),
     }
-    if timed_out:
+    if timed_out or status is None:
         answer.update(status="TIMEOUT", exit_code=None, signal=signal.SIGKILL)
     elif os.WIFSIGNALED(status):
         answer.update(status="CRASH", exit_code=None, signal=os.WTERMSIG(status))

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ..agent.state import states_for_api
+from ..agent.api.states import states_for_api
 from ..collect import CollectOptions, Collector, emulation_notes, select_envs
 from ..errors import ExitCode, UsageError
 from ..exec.capture import check_max_output

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..agent import ALLOW_CPU_FALLBACK, reap
-from ..agent.results import AnswerPipe
 from ..config import CONFIG_FILENAME
 from ..errors import EnvironmentBroken, UsageError
 from . import interrupt
+from .answer_pipe import AnswerPipe
 from .capture import DRAIN_SECONDS, OutputCapture, read_text, write_failed
 from .ship import command_line, isolated_env, launcher
 
@@ -848,7 +848,7 @@ class FreshRunner:
             argv = launch = [self.python, *launcher(), "once", backend, device, payload, *flag]
         env = isolated_env(self.environ, job.unset if job.literal is not None else ())
         started = time.monotonic()
-        # the agent's answer comes back over a pipe of its own, with a key made here (agent/results.py)
+        # the agent's answer comes back over a pipe of its own, with a key made here (answer_pipe.py)
         answer = AnswerPipe() if job.literal is None else None
         # stdout and stderr go to a pipe, kept within the job's cap (exec/capture.py)
         try:

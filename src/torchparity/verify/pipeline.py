@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..agent.state import states_for_api
+from ..agent.api.states import states_for_api
 from ..api import AgentSession, ApiInfo, Trace
 from ..api.resolve import with_test_traces
 from ..checks import evaluate_change, evaluate_checklist

@@ -8,9 +8,17 @@ The controller renders the answer as ``static_aliases.toml``
 (``python -m torchparity.coverage.tablegen --python PY``).
 """
 
+from __future__ import annotations
+
 import importlib
 import inspect
 import types
+from typing import TYPE_CHECKING, Any
+
+from ..protocol import Json
+
+if TYPE_CHECKING:
+    from ..backend import Context
 
 #: modules whose public names are re-exported elsewhere: (where it is spelled, which classes)
 _CLASS_HOMES = (
@@ -89,14 +97,14 @@ _SKIP_MEMBERS = {
 }
 
 
-def _name(cls):
+def _name(cls: type) -> str:
     return "%s.%s" % (cls.__module__, cls.__qualname__)
 
 
-def _reachable(cls):
+def _reachable(cls: type) -> bool:
     """Whether the class is where its module and qualname say (some C classes claim a home they lack)."""
     try:
-        obj = importlib.import_module(cls.__module__)
+        obj: Any = importlib.import_module(cls.__module__)
         for part in cls.__qualname__.split("."):
             obj = getattr(obj, part)
     except Exception:
@@ -104,7 +112,7 @@ def _reachable(cls):
     return obj is cls
 
 
-def _members(cls):
+def _members(cls: type) -> list[str]:
     out = []
     for key, value in vars(cls).items():
         if key in _SKIP_MEMBERS:
@@ -120,12 +128,12 @@ def _members(cls):
     return sorted(out)
 
 
-def collect_classes(torch):
+def collect_classes(torch: Any) -> tuple[dict[str, str], dict[str, type]]:
     """(aliases, classes): spelled -> canonical names, canonical name -> class (with torch bases)."""
-    aliases = {}
-    classes = {}
+    aliases: dict[str, str] = {}
+    classes: dict[str, type] = {}
 
-    def add_class(spelled, cls):
+    def add_class(spelled: str, cls: type) -> None:
         canonical = spelled if spelled in _PLAIN_CLASSES else _name(cls)
         if spelled != canonical:
             aliases[spelled] = canonical
@@ -134,7 +142,7 @@ def collect_classes(torch):
     for home, names in _CLASS_HOMES:
         mod = importlib.import_module(home)
         for n in names:
-            cls = getattr(mod, n)
+            cls: type = getattr(mod, n)
             for where in (*_GRAD_SPELLINGS, home):
                 try:
                     owner = importlib.import_module(where)
@@ -176,11 +184,11 @@ def collect_classes(torch):
     return aliases, classes
 
 
-def build(torch):
+def build(torch: Any) -> Json:
     """The table as plain data (the controller renders it as TOML)."""
     aliases, classes = collect_classes(torch)
     canon_of = {id(c): n for n, c in classes.items()}
-    table = {"aliases": dict(sorted(aliases.items())), "classes": {}}
+    table: Json = {"aliases": dict(sorted(aliases.items())), "classes": {}}
     for name in sorted(classes):
         cls = classes[name]
         bases = [canon_of[id(b)] for b in cls.__bases__ if id(b) in canon_of]
@@ -189,7 +197,7 @@ def build(torch):
             "bases": bases,
             "defines": None if name == "torch.Tensor" else _members(cls),
         }
-    functions = {}
+    functions: dict[str, list[str]] = {}
     for home in _FUNCTION_HOMES:
         try:
             owner = torch.Tensor if home == "torch.Tensor" else importlib.import_module(home)
@@ -214,11 +222,11 @@ def build(torch):
     return table
 
 
-def op_alias_facts(ctx, args):
+def op_alias_facts(ctx: Context, args: Json) -> Json:
     """Agent job: the alias table of this torch (``table``), what its calls return (``types``),
     or both. ``devices``: also read what a PrivateUse1 backend's generated methods return
     (a child interpreter; the static table's generator asks for it)."""
-    out = {"exit_code": 0, "torch_version": str(ctx.torch.__version__)}
+    out: Json = {"exit_code": 0, "torch_version": str(ctx.torch.__version__)}
     if args.get("table", True):
         out["table"] = build(ctx.torch)
     if args.get("types"):

@@ -1,6 +1,9 @@
 """The upstream docs URL of a name for the installed torch version."""
 
+from __future__ import annotations
+
 import re
+from typing import Collection, Sequence
 
 from .kinds import MEMBER_KINDS
 
@@ -10,7 +13,7 @@ DOCS_ROOT = "https://pytorch.org/docs"
 OWN_PAGE_CLASSES = ("torch.Tensor", "torch.optim.Optimizer")
 
 
-def docs_version(version):
+def docs_version(version: str) -> str:
     """``2.13`` for a release (``2.13.0+cpu``); ``main`` for a nightly or source build."""
     base = version.split("+")[0]
     if re.search(r"(a|b|rc|dev)\d*", base.split(".")[-1]) or "git" in version:
@@ -19,16 +22,21 @@ def docs_version(version):
     return "%s.%s" % (m.group(1), m.group(2)) if m else "stable"
 
 
-def pick_docs_name(query_path, canonical, aliases, public_names):
+def pick_docs_name(
+    query_path: str | None,
+    canonical: str | None,
+    aliases: Sequence[str],
+    public_names: Collection[str],
+) -> str | None:
     if query_path in public_names:
         return query_path
-    cands = [n for n in [canonical] + aliases if n in public_names]
+    cands = [n for n in (canonical, *aliases) if n is not None and n in public_names]
     if not cands:
         return None
     return sorted(cands, key=lambda n: (n.count("."), len(n), n))[0]
 
 
-def docs_url(version, name, kind, owner_docs):
+def docs_url(version: str, name: str | None, kind: str, owner_docs: str | None) -> str:
     base = "%s/%s" % (DOCS_ROOT, docs_version(version))
     if name is None:
         return ""

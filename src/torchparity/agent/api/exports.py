@@ -1,14 +1,17 @@
 """Public or private by PyTorch's rules, and the public spellings (aliases) of an object."""
 
+from __future__ import annotations
+
 import sys
 import types
+from typing import Any, Sequence
 
-from .objects import loaded_modules, private_segment
+from .objects import Found, loaded_modules, private_segment
 
 MAX_ALIASES = 12
 
 
-def _module_prefix(path):
+def _module_prefix(path: str) -> tuple[str, str] | tuple[None, None]:
     """(module name, first segment after it) for a dotted path."""
     parts = path.split(".")
     for i in range(len(parts) - 1, 0, -1):
@@ -18,7 +21,7 @@ def _module_prefix(path):
     return None, None
 
 
-def judge(path, kind=None):
+def judge(path: str, kind: str | None = None) -> tuple[bool, str]:
     """(public, reason) for one spelling, by PyTorch's rules."""
     seg = private_segment(path)
     if seg is not None:
@@ -39,7 +42,7 @@ def judge(path, kind=None):
     return False, "%s is not in %s.__all__" % (top, mod_name)
 
 
-def _exported(mod, key, obj):
+def _exported(mod: types.ModuleType, key: str, obj: Any) -> bool:
     """Whether ``mod.key`` is a spelling PyTorch counts as an export of ``obj``.
 
     Its rule (test_public_bindings): a module exports what lives under it; an
@@ -57,7 +60,7 @@ def _exported(mod, key, obj):
     return False
 
 
-def _spellings(obj, roots):
+def _spellings(obj: Any, roots: Sequence[str]) -> list[str]:
     """Public ``module.name`` spellings exported for ``obj`` (identity, not equality)."""
     out = []
     for root in roots:
@@ -74,7 +77,9 @@ def _spellings(obj, roots):
     return out
 
 
-def aliases_of(hit, canonical, kind, roots, query):
+def aliases_of(
+    hit: Found, canonical: str, kind: str, roots: Sequence[str], query: str
+) -> list[str]:
     if isinstance(hit.obj, types.ModuleType):
         spellings = []
     elif isinstance(hit.parent, type) and not isinstance(hit.obj, type):
@@ -87,7 +92,8 @@ def aliases_of(hit, canonical, kind, roots, query):
         spellings = _spellings(hit.obj, roots)
     if query != canonical and query not in spellings and hit.path == query:
         spellings.append(query)
-    seen, out = set([canonical]), []
+    seen = {canonical}
+    out: list[str] = []
     for s in sorted(spellings, key=lambda s: (private_segment(s) is not None, s.count("."), s)):
         if s not in seen:
             seen.add(s)

@@ -1,11 +1,14 @@
 """What a resolved object is: module, function, class, method, property, storage class, ..."""
 
+from __future__ import annotations
+
 import enum
 import inspect
 import sys
 import types
+from typing import Any
 
-from .objects import is_op_packet, qualified_name
+from .objects import Found, is_op_packet, qualified_name
 from .sources import class_source
 
 KINDS = (
@@ -26,7 +29,7 @@ KINDS = (
 MEMBER_KINDS = ("method", "classmethod", "staticmethod", "property")
 
 
-def _static_member(cls, attr):
+def _static_member(cls: type, attr: str) -> tuple[Any, type | None]:
     """(raw descriptor, defining class) as stored in the MRO, or (None, None)."""
     try:
         mro = inspect.getmro(cls)
@@ -47,7 +50,7 @@ def _static_member(cls, attr):
     return None, None
 
 
-def _is_enum_member(obj):
+def _is_enum_member(obj: Any) -> bool:
     if isinstance(obj, enum.Enum):
         return True
     members = getattr(type(obj), "__members__", None)  # pybind11 enums
@@ -59,9 +62,9 @@ def _is_enum_member(obj):
     return False
 
 
-def _storage_bases():
+def _storage_bases() -> tuple[type, ...]:
     torch = sys.modules.get("torch")
-    bases = []
+    bases: list[type] = []
     for path in (
         "storage.TypedStorage",
         "storage.UntypedStorage",
@@ -78,11 +81,11 @@ def _storage_bases():
     return tuple(bases)
 
 
-def is_context_manager(cls):
+def is_context_manager(cls: Any) -> bool:
     return hasattr(cls, "__enter__") and hasattr(cls, "__exit__")
 
 
-def kind_of(hit):
+def kind_of(hit: Found) -> tuple[str, str, Any, type | None]:
     """(kind, detail, raw descriptor, defining class)."""
     obj, parent, attr = hit.obj, hit.parent, hit.attr
     if isinstance(obj, types.ModuleType):
@@ -149,8 +152,8 @@ def kind_of(hit):
     return "attribute", "instance of %s" % qualified_name(type(obj)), raw, definer
 
 
-def class_attrs(cls):
-    names = set()
+def class_attrs(cls: type) -> set[str]:
+    names: set[str] = set()
     for klass in inspect.getmro(cls):
         if klass is object:
             continue

@@ -8,12 +8,16 @@ in every loaded module of the torch package (and the backend's); one distinct
 object maps, several are listed.
 """
 
+from __future__ import annotations
+
 import difflib
 import re
 import sys
 import types
+from typing import Any, Sequence
 
 from .objects import (
+    Found,
     NotFound,
     canonical_name,
     import_name,
@@ -25,14 +29,14 @@ from .objects import (
 )
 
 
-def roots_for(backend_module):
+def roots_for(backend_module: str) -> list[str]:
     roots = ["torch"]
     if backend_module and backend_module not in roots:
         roots.append(backend_module)
     return roots
 
 
-def _identity(obj):
+def _identity(obj: Any) -> int | None:
     """The key that makes two hits one object, or None where identity is a cache's accident.
 
     ``None``, bools, ints and strings are shared by the interpreter (``LEVEL = 1`` in
@@ -43,12 +47,12 @@ def _identity(obj):
     return id(obj)
 
 
-def _spelling_rank(path):
+def _spelling_rank(path: str) -> tuple[bool, int, int, str]:
     """Public spellings first, then the shortest."""
     return (private_segment(path) is not None, path.count("."), len(path), path)
 
 
-def _search(tail, prefixes):
+def _search(tail: str, prefixes: Sequence[str]) -> dict[str, Found]:
     """Every loaded module under ``prefixes`` holding ``tail`` -> {canonical: Found}.
 
     Hits are one candidate when they have one canonical name or are one object
@@ -56,8 +60,8 @@ def _search(tail, prefixes):
     the candidate keeps its public, shortest spelling.
     """
     parts = tail.split(".")
-    found = {}
-    keys = {}  # identity -> canonical key of the candidate holding that object
+    found: dict[str, Found] = {}
+    keys: dict[int, str] = {}  # identity -> canonical key of the candidate holding that object
     for prefix in prefixes:
         for name, mod in loaded_modules(prefix):
             try:
@@ -82,13 +86,13 @@ def _search(tail, prefixes):
     return found
 
 
-def _pick(found):
+def _pick(found: dict[str, Found]) -> dict[str, Found]:
     """Prefer candidates reached through a public spelling; returns the candidates left."""
     public = dict((k, v) for k, v in found.items() if private_segment(v.path) is None)
     return public or found
 
 
-def locate(name, backend_module=""):
+def locate(name: str, backend_module: str = "") -> Found:
     """Find ``name`` (qualified, short or moved); returns Found or raises NotFound."""
     name = re.sub(
         r"\(\)$", "", name.strip().strip("`")
@@ -130,7 +134,7 @@ def locate(name, backend_module=""):
     raise NotFound(name, furthest, missing, suggestions)
 
 
-def _shadowed(name, exc):
+def _shadowed(name: str, exc: NotFound) -> Found | None:
     """A module its parent hides behind an object of the same name: ``torch.autograd.gradcheck`` is the
     function, and the module ``torch.autograd.gradcheck`` holds ``gradcheck.gradcheck``. Found where the
     name reaches the hiding object itself, spelled by the path that reaches it (a path through the hidden
@@ -167,7 +171,7 @@ def _shadowed(name, exc):
 TYPO_CUTOFF = 0.8
 
 
-def _looks_like_typo(exc):
+def _looks_like_typo(exc: NotFound) -> bool:
     """Whether the segment that failed is a misspelling of a name its scope has."""
     if not exc.furthest or not exc.missing:
         return False
@@ -175,7 +179,7 @@ def _looks_like_typo(exc):
     return bool(difflib.get_close_matches(exc.missing, short, n=1, cutoff=TYPO_CUTOFF))
 
 
-def _moved(name, exc, roots):
+def _moved(name: str, exc: NotFound, roots: Sequence[str]) -> Found:
     """A qualified name that stopped resolving: look for its tail where the module moved.
 
     Not when the failing segment is a near-miss of an existing name

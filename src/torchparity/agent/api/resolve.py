@@ -5,8 +5,12 @@ Assembled from the parts, each its own module: ``lookup`` (what the name means),
 ``sources`` (file and line, signature) and ``docs_links`` (the upstream page).
 """
 
-import sys
+from __future__ import annotations
 
+import sys
+from typing import Sequence
+
+from ..protocol import Json
 from .docs_links import docs_url, pick_docs_name
 from .exports import aliases_of, judge
 from .kinds import MEMBER_KINDS, is_context_manager, kind_of
@@ -15,7 +19,7 @@ from .objects import NotFound, canonical_name, holder_name, import_name, qualifi
 from .sources import defining_module, signature_of, source_of
 
 
-def resolve(name, backend_module=""):
+def resolve(name: str, backend_module: str = "") -> Json:
     """The resolution record for one name (raises NotFound)."""
     torch = sys.modules.get("torch") or import_name("torch")
     hit = locate(name, backend_module)
@@ -78,7 +82,7 @@ def resolve(name, backend_module=""):
     }
 
 
-def unresolved(name, exc):
+def unresolved(name: str, exc: NotFound) -> Json:
     """The record of a name that did not resolve (``exc``: the NotFound it raised)."""
     return {
         "status": "ambiguous" if exc.candidates else "unknown",
@@ -90,8 +94,8 @@ def unresolved(name, exc):
     }
 
 
-def resolve_many(names, backend_module=""):
-    out = []
+def resolve_many(names: Sequence[str], backend_module: str = "") -> list[Json]:
+    out: list[Json] = []
     for name in names:
         try:
             out.append({"status": "ok", "resolution": resolve(name, backend_module)})

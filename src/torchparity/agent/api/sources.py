@@ -1,5 +1,7 @@
 """Where an object is defined (``torch/autograd/grad_mode.py:NN`` or C extension) and its signature."""
 
+from __future__ import annotations
+
 import ast
 import enum
 import inspect
@@ -7,15 +9,19 @@ import os
 import re
 import sys
 import types
+from typing import TYPE_CHECKING, Any
 
-from .objects import is_op_packet
+from .objects import Found, is_op_packet
+
+if TYPE_CHECKING:
+    from typing import TypeGuard
 
 C_EXTENSION = "C extension"
 
-_AST_CACHE = {}  # type: dict[str, object]
+_AST_CACHE: dict[str, ast.Module] = {}
 
 
-def _relpath(path):
+def _relpath(path: str) -> str:
     """``torch/autograd/grad_mode.py`` for a file under a sys.path entry, else the path."""
     real = os.path.realpath(path)
     best = None
@@ -30,18 +36,18 @@ def _relpath(path):
     return (best or path).replace(os.sep, "/")
 
 
-def _python_file(path):
-    return bool(path) and path.endswith(".py") and os.path.exists(path)
+def _python_file(path: str | None) -> TypeGuard[str]:
+    return path is not None and path.endswith(".py") and os.path.exists(path)
 
 
-def _python_source(obj):
+def _python_source(obj: Any) -> bool:
     try:
         return _python_file(inspect.getsourcefile(obj))
     except (TypeError, OSError):
         return False
 
 
-def _def_line(fn):
+def _def_line(fn: Any) -> int:
     """Line of the ``def`` (decorators skipped)."""
     lines, start = inspect.getsourcelines(fn)
     for i, text in enumerate(lines):
@@ -50,7 +56,7 @@ def _def_line(fn):
     return start
 
 
-def _class_line(path, qualname):
+def _class_line(path: str, qualname: str) -> int | None:
     tree = _AST_CACHE.get(path)
     if tree is None:
         try:
@@ -59,8 +65,8 @@ def _class_line(path, qualname):
         except (OSError, SyntaxError, ValueError):
             return None
         _AST_CACHE[path] = tree
-    nodes = [tree]
-    found = None
+    nodes: list[ast.AST] = [tree]
+    found: ast.AST | None = None
     for part in qualname.split("."):
         found = None
         for node in nodes:
@@ -76,7 +82,7 @@ def _class_line(path, qualname):
     return getattr(found, "lineno", None)
 
 
-def class_source(cls):
+def class_source(cls: type) -> tuple[str, int] | None:
     """(file, line) of a Python class, even when its ``__module__`` was rewritten."""
     files = []
     try:
@@ -99,14 +105,14 @@ def class_source(cls):
     return None
 
 
-def _module_source(mod):
+def _module_source(mod: types.ModuleType) -> str:
     f = getattr(mod, "__file__", None)
     if _python_file(f):
         return _relpath(f)
     return C_EXTENSION
 
 
-def _function_source(fn):
+def _function_source(fn: Any) -> str | None:
     target = inspect.unwrap(fn)
     try:
         f = inspect.getsourcefile(target)
@@ -120,7 +126,7 @@ def _function_source(fn):
         return _relpath(f)
 
 
-def source_of(hit, kind, raw):
+def source_of(hit: Found, kind: str, raw: Any) -> str:
     obj = hit.obj
     if kind == "module":
         return _module_source(obj)
@@ -154,7 +160,7 @@ def source_of(hit, kind, raw):
     return C_EXTENSION
 
 
-def defining_module(hit, kind, definer):
+def defining_module(hit: Found, kind: str, definer: type | None) -> str:
     obj = hit.obj
     if kind == "module":
         return obj.__name__
@@ -172,7 +178,7 @@ def defining_module(hit, kind, definer):
     return getattr(holder, "__module__", "") or ""
 
 
-def _doc_signature(obj, leaf):
+def _doc_signature(obj: Any, leaf: str) -> str | None:
     doc = getattr(obj, "__doc__", None)
     if not isinstance(doc, str):
         return None
@@ -183,7 +189,7 @@ def _doc_signature(obj, leaf):
     return None
 
 
-def signature_of(hit, kind, raw):
+def signature_of(hit: Found, kind: str, raw: Any) -> str | None:
     if kind in ("module", "attribute", "enum-member", "property") or is_op_packet(hit.obj):
         return None
     target = hit.obj

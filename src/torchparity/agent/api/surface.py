@@ -26,6 +26,8 @@ mapped to the entry of the same object (``torch.optim.AdamW.zero_grad`` is the e
 ``torch.optim.Optimizer.zero_grad``; ``torch.autograd.Node`` is ``torch.autograd.graph.Node``).
 """
 
+from __future__ import annotations
+
 import importlib
 import inspect
 import pkgutil
@@ -33,21 +35,30 @@ import sys
 import time
 import types
 import warnings
+from typing import TYPE_CHECKING, Any, Collection, Dict, Hashable, List, Sequence, Tuple
 
+from ..protocol import Json
 from .docs_links import pick_docs_name
 from .exports import judge
 from .kinds import MEMBER_KINDS, _static_member, kind_of
 from .lookup import _spelling_rank
 from .objects import Found, canonical_name, private_segment, try_walk
 
+if TYPE_CHECKING:
+    from ..backend import Context
+
 #: characters of an import error kept in the answer
 ERROR_CHARS = 200
+#: the public classes: id(class) -> (the class, its public spellings)
+Classes = Dict[int, Tuple[type, List[str]]]
 
 
-def _public_modules(roots):
+def _public_modules(roots: Sequence[str]) -> tuple[list[types.ModuleType], list[list[str]]]:
     """(modules imported, [(module, why it could not be imported)]): the roots and every public module
     below them, parents before children."""
-    mods, failed, seen = [], [], set()
+    mods: list[types.ModuleType] = []
+    failed: list[list[str]] = []
+    seen: set[str] = set()
     todo = list(roots)
     while todo:
         name = todo.pop(0)
@@ -74,13 +85,13 @@ def _public_modules(roots):
     return mods, failed
 
 
-def _of_packages(value, packages):
+def _of_packages(value: Any, packages: Collection[str]) -> bool:
     """Whether ``value`` says (``__module__``) it lives in one of ``packages`` (torch)."""
     home = getattr(value, "__module__", None)
     return isinstance(home, str) and home.split(".")[0] in packages
 
 
-def _exported_names(mod, packages):
+def _exported_names(mod: types.ModuleType, packages: Collection[str]) -> list[str]:
     names = getattr(mod, "__all__", None)
     if names is not None:
         return [n for n in names if isinstance(n, str) and not n.startswith("_")]
@@ -99,7 +110,7 @@ def _exported_names(mod, packages):
     return out
 
 
-def _shared(obj):
+def _shared(obj: Any) -> bool:
     """Objects the interpreter shares (``None``, ints, strings): only their names tell them apart."""
     return obj is None or isinstance(obj, (bool, int, float, str, bytes))
 
@@ -107,17 +118,19 @@ def _shared(obj):
 class _Api(object):
     """One object and the public spellings that reach it: {spelling: (holder, attribute)}."""
 
-    def __init__(self, obj):
+    def __init__(self, obj: Any) -> None:
         self.obj = obj
-        self.places = {}
+        self.places: dict[str, tuple[Any, str]] = {}
 
-    def best(self):
+    def best(self) -> str:
         return sorted(self.places, key=_spelling_rank)[0]
 
 
-def _module_names(mods, packages):
+def _module_names(
+    mods: Sequence[types.ModuleType], packages: Collection[str]
+) -> dict[Hashable, _Api]:
     """{key: _Api} of every public name of ``mods`` (submodules are walked, not listed)."""
-    apis = {}
+    apis: dict[Hashable, _Api] = {}
     for mod in mods:
         for name in _exported_names(mod, packages):
             try:
@@ -127,7 +140,7 @@ def _module_names(mods, packages):
             if isinstance(value, types.ModuleType):
                 continue
             path = "%s.%s" % (mod.__name__, name)
-            key = ("path", path) if _shared(value) else ("id", id(value))
+            key: Hashable = ("path", path) if _shared(value) else ("id", id(value))
             api = apis.get(key)
             if api is None:
                 api = apis[key] = _Api(value)
@@ -139,9 +152,9 @@ def _module_names(mods, packages):
 _STRUCTSEQ = ("n_fields", "n_sequence_fields", "n_unnamed_fields")
 
 
-def _members(classes, packages):
+def _members(classes: Classes, packages: Collection[str]) -> dict[Hashable, _Api]:
     """{key: _Api} of the public members of ``classes`` ({id: (class, its spellings)})."""
-    apis = {}
+    apis: dict[Hashable, _Api] = {}
     for cls, _ in classes.values():
         try:
             names = dir(cls)
@@ -164,7 +177,7 @@ def _members(classes, packages):
     return apis
 
 
-def _holder(cls, mro, definer, classes):
+def _holder(cls: type, mro: Sequence[type], definer: Any, classes: Classes) -> type:
     """The public class a member of ``cls`` that ``definer`` defines belongs to: the definer when it is
     public, else (a private base) the public class nearest to it in ``cls``'s MRO."""
     if id(definer) in classes:
@@ -173,12 +186,12 @@ def _holder(cls, mro, definer, classes):
     return [k for k in before if id(k) in classes][-1]
 
 
-def _member_key(raw, holder, name):
+def _member_key(raw: Any, holder: type, name: str) -> Hashable:
     """One member object, one key (a shared value, ``False`` or ``1``, is its holder's own)."""
     return ("member", id(holder), name) if _shared(raw) else ("member", id(raw))
 
 
-def _key_of(name, classes):
+def _key_of(name: str, classes: Classes) -> Hashable | None:
     """The key of the object ``name`` reaches (as the surface keys it), or None where it reaches none."""
     hit = try_walk(name)
     if hit is None or isinstance(hit.obj, types.ModuleType):
@@ -200,7 +213,7 @@ def _key_of(name, classes):
 _MEMBER_API_KINDS = MEMBER_KINDS + ("attribute",)
 
 
-def _entry(api, member):
+def _entry(api: _Api, member: bool) -> Json | None:
     """The answer's record of one API, or None when it is no API (a member that is data)."""
     best = api.best()
     holder, attr = api.places[best]
@@ -214,7 +227,8 @@ def _entry(api, member):
         return None
     # a member's spellings are its class's (as resolve's aliases); other classes that reach the same
     # object (``torch.FloatTensor.add``) are names of it too, and no spelling of its class
-    spellings, others = [], []
+    spellings: list[str] = []
+    others: list[str] = []
     for spelled in sorted(api.places, key=_spelling_rank):
         same = not member or api.places[spelled][0] is holder
         (spellings if same else others).append(spelled)
@@ -232,7 +246,9 @@ def _entry(api, member):
     }
 
 
-def surface(roots):
+def surface(
+    roots: Sequence[str],
+) -> tuple[list[Json], list[str], list[list[str]], dict[Hashable, str], Classes]:
     """(entries sorted by name, modules walked, modules that failed to import, {key: entry name}, the
     public classes {id: (class, spellings)})."""
     packages = set(r.split(".")[0] for r in roots)
@@ -240,12 +256,13 @@ def surface(roots):
         warnings.simplefilter("ignore")
         mods, failed = _public_modules(roots)
         names = _module_names(mods, packages)
-        classes = {}
+        classes: Classes = {}
         for api in names.values():
             if isinstance(api.obj, type):
                 classes[id(api.obj)] = (api.obj, sorted(api.places, key=_spelling_rank))
         members = _members(classes, packages)
-        entries, keys = {}, {}
+        entries: dict[str, Json] = {}
+        keys: dict[Hashable, str] = {}
         for apis, member in ((names, False), (members, True)):
             for key, api in apis.items():
                 entry = _entry(api, member)
@@ -257,14 +274,14 @@ def surface(roots):
     return ordered, [m.__name__ for m in mods], failed, keys, classes
 
 
-def op_surface(ctx, args):
+def op_surface(ctx: Context, args: Json) -> Json:
     """Every public API of the roots (``args["roots"]``, default torch) in this environment, and the
     entry each of ``args["names"]`` (a page's names) reaches: its name, "" when the name reaches an
     object that is no public API, None when it reaches nothing here."""
     started = time.time()
     roots = list(args.get("roots") or ["torch"])
     entries, mods, failed, keys, classes = surface(roots)
-    names = {}
+    names: dict[str, str | None] = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for name in args.get("names") or ():

@@ -9,12 +9,12 @@ Four of torch's own sources, in this order of trust:
 4. the native functions' schemas (``torch._C._jit_get_all_schemas()``): every ATen op's
    return types, for ``torch.X``/``Tensor.X`` and ``torch.linalg``/``fft``/``special``.
 
-A type is spelled as a string the controller parses: a class's canonical name
-(``torch.Tensor``, ``torch.storage.UntypedStorage``), ``self`` (the receiver's own class),
-``(A,B)`` a tuple, ``[A]`` a sequence of A, ``A|B`` one of several, ``?`` unknown.
+Each type is spelled as ``type_names`` spells it.
 ``device_methods`` says what the methods a PrivateUse1 backend adds (``Tensor.npu()``)
 return, read from torch's own generator in a child interpreter.
 """
+
+from __future__ import annotations
 
 import ast
 import importlib
@@ -25,9 +25,12 @@ import re
 import subprocess
 import sys
 import typing
+from typing import Any, Dict, Mapping
 
-UNKNOWN = "?"
-SELF = "self"
+from .type_names import SELF, UNKNOWN, Types, _dotted, _lookup, union
+
+#: a name (``torch.randn``, ``torch.Tensor.add``) -> its type string
+Facts = Dict[str, str]
 
 #: namespaces whose public functions are typed, and the prefix of their ATen ops
 _FUNCTION_HOMES = (
@@ -56,196 +59,14 @@ _STUBS = (
 #: stub classes whose methods are torch.Tensor's
 _TENSOR_STUB_CLASSES = ("TensorBase",)
 _DOC_SIG = re.compile(r"^\s*[\w.]+\(.*\)\s*->\s*([\w.\[\], ]+?)\s*$")
-_BUILTIN_TYPES = (int, float, bool, str, bytes, complex, type(None), dict, set, frozenset)
-
-
-class Types(object):
-    """Converts annotations (AST nodes or typing objects) into type strings."""
-
-    def __init__(self, torch, classes):
-        self.torch = torch
-        #: id(class) -> the canonical name the alias table gives it
-        self.canon = {id(c): n for n, c in classes.items()}
-
-    def of_class(self, cls):
-        if not isinstance(cls, type):
-            return UNKNOWN
-        name = self.canon.get(id(cls))
-        if name:
-            return name
-        if cls in _BUILTIN_TYPES:
-            return "builtins." + cls.__name__
-        if cls in (list, tuple):
-            return "[?]"
-        mod = getattr(cls, "__module__", "") or ""
-        if mod == "torch.return_types":
-            return self.return_type(cls.__name__)
-        if mod.startswith("torch"):
-            qual = cls.__qualname__
-            # a pybind class whose qualname is already its path (torch.jit.ScriptFunction)
-            return qual if qual.startswith(mod + ".") else "%s.%s" % (mod, qual)
-        return UNKNOWN
-
-    def return_type(self, name):
-        """``torch.return_types.max`` -> ``(torch.Tensor,torch.Tensor)`` (its stub's tuple base)."""
-        return self.__dict__.setdefault("_return_types", {}).get(name, UNKNOWN)
-
-    # -- typing objects (runtime annotations) -----------------------------------------------
-    def of_object(self, ann, owner=None):
-        if ann is None or ann is inspect.Signature.empty:
-            return UNKNOWN
-        if isinstance(ann, str):
-            return self.of_text(ann, _namespace(owner))
-        if isinstance(ann, typing.TypeVar):
-            return SELF if owner is not None else UNKNOWN
-        origin = getattr(typing, "get_origin", lambda a: None)(ann)
-        args = getattr(typing, "get_args", lambda a: ())(ann)
-        if origin is typing.Union or type(ann).__name__ == "UnionType":
-            return union([self.of_object(a, owner) for a in args if a is not type(None)])
-        if origin is tuple:
-            if len(args) == 2 and args[1] is Ellipsis:
-                return "[%s]" % self.of_object(args[0], owner)
-            return "(%s)" % ",".join(self.of_object(a, owner) for a in args)
-        if origin is not None and getattr(origin, "__name__", "") in _SEQUENCES and args:
-            return "[%s]" % self.of_object(args[0], owner)
-        if getattr(ann, "__name__", "") == "Self" or repr(ann).endswith(".Self"):
-            return SELF
-        return self.of_class(ann)
-
-    # -- annotation text and stub AST --------------------------------------------------------
-    def of_text(self, text, namespace):
-        try:
-            node = ast.parse(text, mode="eval").body
-        except SyntaxError:
-            return UNKNOWN
-        return self.of_node(node, namespace)
-
-    def of_node(self, node, namespace, self_name=None):
-        t = type(node)
-        if t is ast.Constant and isinstance(node.value, str):
-            return self.of_text(node.value, namespace)
-        if t is ast.Constant and node.value is None:
-            return "builtins.NoneType"
-        if t is ast.BinOp and isinstance(node.op, ast.BitOr):
-            parts = [
-                self.of_node(node.left, namespace, self_name),
-                self.of_node(node.right, namespace, self_name),
-            ]
-            return union(parts)
-        if t is ast.Subscript:
-            head = _dotted(node.value)
-            args = node.slice
-            if type(args).__name__ == "Index":  # Python 3.8
-                args = args.value
-            elts = list(args.elts) if isinstance(args, ast.Tuple) else [args]
-            leaf = (head or "").rsplit(".", 1)[-1]
-            if leaf == "Optional":
-                return union([self.of_node(elts[0], namespace, self_name)])
-            if leaf == "Union":
-                return union([self.of_node(e, namespace, self_name) for e in elts])
-            if leaf in ("tuple", "Tuple"):
-                if (
-                    len(elts) == 2
-                    and isinstance(elts[1], ast.Constant)
-                    and elts[1].value is Ellipsis
-                ):
-                    return "[%s]" % self.of_node(elts[0], namespace, self_name)
-                return "(%s)" % ",".join(self.of_node(e, namespace, self_name) for e in elts)
-            if leaf in _SEQUENCES:
-                return "[%s]" % self.of_node(elts[0], namespace, self_name)
-            return UNKNOWN
-        name = _dotted(node)
-        if name is None:
-            return UNKNOWN
-        if name in ("Self", "typing_extensions.Self", "typing.Self") or (
-            self_name and name == self_name
-        ):
-            return SELF
-        if name == "None":
-            return "builtins.NoneType"
-        obj = _lookup(name, namespace)
-        if isinstance(obj, typing.TypeVar):
-            return SELF if self_name else UNKNOWN
-        if obj is None:
-            return UNKNOWN
-        return self.of_object(obj) if not isinstance(obj, type) else self.of_class(obj)
-
-
-_SEQUENCES = ("list", "List", "Sequence", "Iterator", "Iterable", "Generator", "MutableSequence")
-
-
-def union(parts):
-    """One type for several: the same type once, else ``A|B`` (None dropped: Optional[X] is X)."""
-    out = []
-    for p in parts:
-        for q in p.split("|") if _top_level_bar(p) else [p]:
-            if q != "builtins.NoneType" and q not in out:
-                out.append(q)
-    if not out:
-        return "builtins.NoneType"
-    return out[0] if len(out) == 1 else "|".join(out)
-
-
-def _top_level_bar(text):
-    depth = 0
-    for ch in text:
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            return True
-    return False
-
-
-def _dotted(node):
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
-
-
-def _namespace(owner):
-    if owner is None:
-        return {}
-    mod = sys.modules.get(getattr(owner, "__module__", "") or "")
-    return dict(vars(mod)) if mod is not None else {}
-
-
-def _lookup(name, namespace):
-    head, _, rest = name.partition(".")
-    if head in namespace:
-        obj = namespace[head]
-    elif (
-        hasattr(__builtins__, head) if not isinstance(__builtins__, dict) else head in __builtins__
-    ):
-        obj = __builtins__[head] if isinstance(__builtins__, dict) else getattr(__builtins__, head)
-    else:
-        try:
-            obj = importlib.import_module(head)
-        except ImportError:
-            return None
-    for part in rest.split(".") if rest else ():
-        try:
-            obj = getattr(obj, part)
-        except Exception:
-            try:
-                obj = importlib.import_module("%s.%s" % (obj.__name__, part))
-            except Exception:
-                return None
-    return obj
 
 
 # -- sources --------------------------------------------------------------------------------
 
 
-def _stub_namespace(tree, module):
+def _stub_namespace(tree: ast.Module, module: str) -> dict[str, Any]:
     """The names a stub file's annotations use: its imports, its own classes, its module's names."""
-    ns = {}
+    ns: dict[str, Any] = {}
     try:
         mod = importlib.import_module(module)
         ns.update(vars(mod))
@@ -268,16 +89,16 @@ def _stub_namespace(tree, module):
     return ns
 
 
-def _stub_defs(body):
+def _stub_defs(body: list[ast.stmt]) -> dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]:
     """(name, [return annotation nodes]) of the defs in a stub body, overloads together."""
-    out = {}
+    out: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             out.setdefault(node.name, []).append(node)
     return out
 
 
-def _parse_stub(path):
+def _parse_stub(path: str) -> ast.Module | None:
     try:
         with open(path, "rb") as fh:
             return ast.parse(fh.read())
@@ -285,17 +106,17 @@ def _parse_stub(path):
         return None
 
 
-def stub_facts(torch, types):
+def stub_facts(torch: Any, types: Types) -> tuple[Facts, Facts]:
     """Returns and attributes from torch's stubs: {"torch.randn": "torch.Tensor", ...}."""
     base = os.path.dirname(torch.__file__)
-    returns, attrs = {}, {}
+    returns: Facts = {}
+    attrs: Facts = {}
     rt = _parse_stub(os.path.join(base, "return_types.pyi"))
     if rt is not None:
         ns = _stub_namespace(rt, "torch.return_types")
-        found = types.__dict__.setdefault("_return_types", {})
         for node in rt.body:
             if isinstance(node, ast.ClassDef) and node.bases:
-                found[node.name] = types.of_node(node.bases[0], ns)
+                types.return_types[node.name] = types.of_node(node.bases[0], ns)
     for rel, module in _STUBS:
         tree = _parse_stub(os.path.join(base, rel))
         if tree is None:
@@ -335,7 +156,7 @@ def stub_facts(torch, types):
     return returns, attrs
 
 
-def _doc_type(obj, types):
+def _doc_type(obj: Any, types: Types) -> str:
     doc = getattr(obj, "__doc__", None) or ""
     for line in doc.strip().splitlines()[:3]:
         m = _DOC_SIG.match(line)
@@ -346,13 +167,13 @@ def _doc_type(obj, types):
     return UNKNOWN
 
 
-def schema_facts(torch):
+def schema_facts(torch: Any) -> Facts:
     """ATen op -> the types its overloads return (one type, or one of several)."""
     try:
         schemas = torch._C._jit_get_all_schemas()
     except Exception:
         return {}
-    seen = {}
+    seen: dict[str, list[str]] = {}
     for s in schemas:
         if not s.name.startswith("aten::"):
             continue
@@ -373,7 +194,7 @@ def schema_facts(torch):
     return {name: union(values) for name, values in seen.items()}
 
 
-def _schema_type(text):
+def _schema_type(text: str) -> str:
     text = text.replace(" ", "")
     if text.endswith("?"):
         text = text[:-1]
@@ -392,14 +213,14 @@ def _schema_type(text):
     }.get(text, UNKNOWN)
 
 
-def _annotation(obj, owner, types):
+def _annotation(obj: Any, owner: type | None, types: Types) -> str:
     """The return annotation of a Python callable, or UNKNOWN."""
     fn = getattr(obj, "__func__", obj)
     if not (inspect.isfunction(fn) or inspect.ismethod(fn)):
         return UNKNOWN
     ann = getattr(fn, "__annotations__", {}).get("return", inspect.Signature.empty)
     if ann is inspect.Signature.empty:
-        overloads = getattr(typing, "get_overloads", lambda f: [])(fn)
+        overloads: list[Any] = getattr(typing, "get_overloads", lambda f: [])(fn)
         if overloads:
             return union([_annotation(o, owner, types) for o in overloads])
         return UNKNOWN
@@ -411,7 +232,7 @@ def _annotation(obj, owner, types):
     return types.of_object(ann, owner)
 
 
-def _self_aware(types, text, ns, owner):
+def _self_aware(types: Types, text: str, ns: Mapping[str, Any], owner: type) -> str:
     try:
         node = ast.parse(text, mode="eval").body
     except SyntaxError:
@@ -419,9 +240,13 @@ def _self_aware(types, text, ns, owner):
     return types.of_node(node, ns, owner.__name__)
 
 
-def python_facts(torch, classes, types):
+def python_facts(
+    torch: Any, classes: Mapping[str, type], types: Types
+) -> tuple[Facts, Facts, Facts]:
     """Returns and attributes of Python functions, methods and properties (their annotations)."""
-    returns, attrs, docs = {}, {}, {}
+    returns: Facts = {}
+    attrs: Facts = {}
+    docs: Facts = {}
     for home, _ in _FUNCTION_HOMES:
         try:
             mod = importlib.import_module(home)
@@ -466,7 +291,7 @@ def python_facts(torch, classes, types):
     return returns, attrs, docs
 
 
-def _keep(table, key, value):
+def _keep(table: Facts, key: str, value: str) -> None:
     if value != UNKNOWN:
         table[key] = value
 
@@ -515,7 +340,7 @@ _DUNDERS = (
 )
 
 
-def _enter_type(fn):
+def _enter_type(fn: Any) -> str:
     """``__enter__`` whose every return is ``return self``: the instance itself."""
     fn = getattr(fn, "__func__", fn)
     if not inspect.isfunction(fn):
@@ -530,13 +355,13 @@ def _enter_type(fn):
     return UNKNOWN
 
 
-def _dedent(src):
+def _dedent(src: str) -> str:
     lines = src.splitlines()
     indent = min((len(ln) - len(ln.lstrip()) for ln in lines if ln.strip()), default=0)
     return "\n".join(ln[indent:] for ln in lines)
 
 
-def apply_schemas(torch, schemas, returns):
+def apply_schemas(torch: Any, schemas: Facts, returns: Facts) -> None:
     """ATen ops for callables no annotation, stub or docstring typed: torch.X, Tensor.X, linalg.X..."""
     for home, prefix in _FUNCTION_HOMES:
         try:
@@ -578,7 +403,7 @@ print(json.dumps({"name": name, "methods": out}))
 """
 
 
-def device_methods(timeout=180):
+def device_methods(timeout: float = 180) -> Facts:
     """What the methods torch generates for a PrivateUse1 backend return, per class (a child run)."""
     try:
         proc = subprocess.run(
@@ -590,7 +415,7 @@ def device_methods(timeout=180):
         data = json.loads(proc.stdout.decode("utf-8").strip().splitlines()[-1])
     except Exception:
         return {}
-    out = {}
+    out: Facts = {}
     for owner, ann in data.get("methods", {}).items():
         text = ann.replace("<class '", "").replace("'>", "")
         if text.endswith(".T") or text.startswith("~"):  # a TypeVar bound to the class
@@ -602,13 +427,13 @@ def device_methods(timeout=180):
     return out
 
 
-def build(torch, classes, devices=True):
+def build(torch: Any, classes: Mapping[str, type], devices: bool = True) -> dict[str, Any]:
     """Every type fact, as plain data: returns, attributes, device methods, where each came from."""
     types = Types(torch, classes)
     stub_returns, stub_attrs = stub_facts(torch, types)
     py_returns, py_attrs, doc_returns = python_facts(torch, classes, types)
-    returns = {}
-    sources = {}
+    returns: Facts = {}
+    sources: dict[str, int] = {}
     for src, table in (
         ("annotation", py_returns),
         ("stub", stub_returns),

@@ -417,7 +417,7 @@ def call_facts(torch, obj, resolution, device_type):
     """``call_facts_here`` in a forked child (``isolate.run_isolated``): what its calls change
     in this interpreter (a global mode, a registry) stays there, and a call that aborts costs only the
     child."""
-    from ..isolate import isolated_facts
+    from .isolate import isolated_facts
 
     return isolated_facts(
         "call", call_facts_here, (torch, obj, resolution, device_type), device_type

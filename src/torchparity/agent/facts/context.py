@@ -10,12 +10,13 @@ import itertools
 
 from .. import state as state_mod
 from ..api.kinds import class_attrs
+from ..api.states import states_for_api
 from .literal import error_text
 
 
 def _state_names(resolution):
     for name in [resolution.get("canonical", "")] + list(resolution.get("aliases", [])):
-        found = state_mod.states_for_api(name)
+        found = states_for_api(name)
         if found:
             return list(found)
     return []
@@ -229,7 +230,7 @@ def context_facts(torch, resolution, obj, owner, device_type):
     """``context_facts_here`` in a forked child (``isolate.run_isolated``): what its calls change
     in this interpreter (a global mode, a registry) stays there, and a call that aborts costs only the
     child."""
-    from ..isolate import isolated_facts
+    from .isolate import isolated_facts
 
     return isolated_facts(
         "context-manager",

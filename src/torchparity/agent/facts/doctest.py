@@ -266,6 +266,6 @@ def doctest_facts(torch, obj, res, device_type=""):
     """``doctest_facts_here`` in a forked child (``isolate.run_isolated``): what its calls change
     in this interpreter (a global mode, a registry) stays there, and a call that aborts costs only the
     child."""
-    from ..isolate import isolated_facts
+    from .isolate import isolated_facts
 
     return isolated_facts("docstring example", doctest_facts_here, (torch, obj, res), device_type)

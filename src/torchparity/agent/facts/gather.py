@@ -21,8 +21,6 @@ import tempfile
 import traceback
 
 from ..api.objects import NotFound, class_path, walk
-from ..isolate import isolated_facts
-from ..scratch_home import scratch_torch_home
 from .backward import backward_facts
 from .calls import _doc_types, _pools_for, _strip_sig, call_facts, tensor_facts
 from .captured import captured_facts
@@ -31,6 +29,7 @@ from .context import api_specs, context_facts, state_facts
 from .dispatch_keys import dispatch_tls, mode_stacks, restore_dispatch_tls, restore_mode_stacks
 from .doctest import doctest_facts
 from .domain import optim_facts
+from .isolate import isolated_facts
 from .jitgraph import jitgraph_facts
 from .literal import NotLiteral, error_text, literal
 from .modules import module_db_facts
@@ -40,6 +39,7 @@ from .pairs import pair_facts
 from .probe import needed_imports, probe_isolated
 from .recorded import recorded_facts
 from .runtime import pinned_memory_facts, runtime_facts, storage_facts
+from .scratch_home import scratch_torch_home
 from .switch import switch_facts
 from .tensor_kinds import kind_facts
 

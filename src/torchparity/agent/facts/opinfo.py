@@ -66,6 +66,18 @@ def _variants(op):
         yield "inplace", getattr(alias, "inplace_variant", None)
 
 
+def api_opinfos(api, backend_module=""):
+    """The names of the OpInfo entries of the API named ``api`` ([] when none, or it does not resolve)."""
+    if not api:
+        return []
+    try:
+        from ..api.lookup import locate
+
+        return list(find_opinfo(locate(api, backend_module).obj)[2])
+    except Exception:
+        return []
+
+
 def find_opinfo(obj):
     """(OpInfo, variant kind, names of every matching entry) for the API object, or (None, ...)."""
     matches = []

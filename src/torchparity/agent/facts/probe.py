@@ -27,11 +27,11 @@ import types
 import warnings
 
 from ..api.objects import _named_path, subclasses, try_walk
-from ..isolate import ChildFailed, fork_safe, in_child
-from ..scratch_home import scratch_torch_home
 from . import probe_values as pv
+from .isolate import ChildFailed, fork_safe, in_child
 from .literal import error_text, exc_name
 from .observe import MAX_CHECKS, is_iterator, observe
+from .scratch_home import scratch_torch_home
 
 BUDGET = 20.0
 CALL_TIMEOUT = 5.0

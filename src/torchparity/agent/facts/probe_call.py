@@ -25,16 +25,16 @@ import sys
 import tempfile
 import traceback
 
-from ..facts import gather
-from ..facts.dispatch_keys import (
+from ..api.objects import walk
+from . import gather
+from .dispatch_keys import (
     dispatch_tls,
     mode_stacks,
     restore_dispatch_tls,
     restore_mode_stacks,
 )
-from ..isolate import ChildFailed, fork_safe, in_child
-from ..scratch_home import scratch_torch_home
-from .objects import walk
+from .isolate import ChildFailed, fork_safe, in_child
+from .scratch_home import scratch_torch_home
 
 #: seconds a traced call may take (in its child, or here under an alarm); the probe has its own budget
 TRACE_SECONDS = 20.0

@@ -13,6 +13,8 @@ Standard library only (and torch, imported lazily): this runs in the
 environment under test.
 """
 
+from __future__ import annotations
+
 import os
 import pickle
 import select
@@ -21,6 +23,9 @@ import signal
 import sys
 import tempfile
 import time
+from typing import Any, Callable, Mapping, Sequence, TypeVar
+
+T = TypeVar("T")
 
 #: how long a child may run, by default
 TIMEOUT = 60.0
@@ -29,14 +34,14 @@ TIMEOUT = 60.0
 class ChildFailed(Exception):
     """The child gave no result: it raised, crashed, was killed by a signal or ran out of time."""
 
-    def __init__(self, message, status="", raised=False):
+    def __init__(self, message: str, status: str = "", raised: bool = False) -> None:
         Exception.__init__(self, message)
         self.status = status
         #: the function raised in the child (its error came back); not a crash, a signal or a timeout
         self.raised = raised
 
 
-def fork_safe(device_type=""):
+def fork_safe(device_type: str = "") -> bool:
     """Whether a fork of this process can run torch: no real device runtime has been started here
     (CUDA's, another known backend's or the device type's own, unless its backend only emulates the
     device)."""
@@ -64,7 +69,7 @@ def fork_safe(device_type=""):
     return True
 
 
-def _status_text(status):
+def _status_text(status: int) -> str:
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         try:
@@ -77,7 +82,13 @@ def _status_text(status):
     return "status %d" % status
 
 
-def _child(fn, args, kwargs, write_fd, folder):
+def _child(
+    fn: Callable[..., Any],
+    args: Sequence[Any],
+    kwargs: Mapping[str, Any],
+    write_fd: int,
+    folder: str,
+) -> None:
     code = 0
     try:
         os.chdir(folder)
@@ -88,7 +99,7 @@ def _child(fn, args, kwargs, write_fd, folder):
             except Exception:
                 pass
         try:
-            payload = (True, fn(*args, **kwargs))
+            payload: tuple[bool, Any] = (True, fn(*args, **kwargs))
         except BaseException as exc:  # the parent learns what it raised
             payload = (False, "%s: %s" % (type(exc).__name__, exc))
             code = 1
@@ -112,7 +123,12 @@ def _child(fn, args, kwargs, write_fd, folder):
         os._exit(code)
 
 
-def in_child(fn, args=(), kwargs=None, timeout=TIMEOUT):
+def in_child(
+    fn: Callable[..., T],
+    args: Sequence[Any] = (),
+    kwargs: Mapping[str, Any] | None = None,
+    timeout: float = TIMEOUT,
+) -> T:
     """``fn(*args, **kwargs)`` in a forked child; its result, or ``ChildFailed`` saying why none came."""
     folder = tempfile.mkdtemp(prefix="torchparity-child-")
     try:
@@ -182,21 +198,33 @@ def in_child(fn, args=(), kwargs=None, timeout=TIMEOUT):
     return value
 
 
-def run_isolated(fn, args=(), kwargs=None, device_type="", timeout=TIMEOUT):
+def run_isolated(
+    fn: Callable[..., T],
+    args: Sequence[Any] = (),
+    kwargs: Mapping[str, Any] | None = None,
+    device_type: str = "",
+    timeout: float = TIMEOUT,
+) -> T:
     """``in_child`` where forking is safe (``fork_safe``), else ``fn`` run here."""
     if not fork_safe(device_type):
         return fn(*args, **(kwargs or {}))
     return in_child(fn, args, kwargs, timeout)
 
 
-def _as_json(fn, args):
+def _as_json(fn: Callable[..., Any], args: Sequence[Any]) -> Any:
     """``fn(*args)`` as the agent's protocol sends it: plain JSON data, what JSON cannot hold as its text."""
     import json
 
     return json.loads(json.dumps(fn(*args), default=str))
 
 
-def isolated_facts(what, fn, args=(), device_type="", timeout=300.0):
+def isolated_facts(
+    what: str,
+    fn: Callable[..., Any],
+    args: Sequence[Any] = (),
+    device_type: str = "",
+    timeout: float = 300.0,
+) -> Any:
     """A facts function run isolated (as ``run_isolated`` does), its result as the protocol would send
     it; where its child gives no result, the record of why (``{"problem", "found": False}``) as a
     failed measurement gives."""

@@ -5,14 +5,17 @@ A guessed call (``load_state_dict_from_url("cpu")``, ``hub.load(...)``) download
 left there by one API cannot make a later API's guessed call succeed. Nested uses each get their own.
 """
 
+from __future__ import annotations
+
 import contextlib
 import os
 import shutil
 import tempfile
+from typing import Iterator
 
 
 @contextlib.contextmanager
-def scratch_torch_home():
+def scratch_torch_home() -> Iterator[str]:
     """Point ``TORCH_HOME`` at a fresh temporary folder; remove it and put the old value back after."""
     home, scratch = os.environ.get("TORCH_HOME"), tempfile.mkdtemp(prefix="torchparity-home-")
     os.environ["TORCH_HOME"] = scratch
