@@ -285,7 +285,7 @@ def sample_for(resolution: Json) -> tuple[str, str, str] | None:
     return None
 
 
-def trace_sample(ctx: Context, resolution: Json) -> Json | None:
+def trace_sample(ctx: Context, resolution: Json) -> Json:
     """Trace the API's call sample (``source: "sample"``); without one, a call the facts probe built."""
     sample = sample_for(resolution)
     if sample is None:
@@ -414,11 +414,5 @@ def op_trace(ctx: Context, args: Json) -> Json:
     else:
         assert res is not None  # no code: an API was named (the request was refused otherwise)
         out = trace_sample(ctx, res)
-        if out is None:
-            out = Recorder(torch, device_type).result(
-                "call sample of %s" % res["canonical"],
-                "no-sample",
-                "no call sample for %s" % res["canonical"],
-            )
     sys.stdout.flush()
     return _answer(torch, out)
