@@ -32,7 +32,7 @@ def test_each_stage_reads_the_first_row_it_has_values_for() -> None:
 def test_every_category_of_the_table_is_read_by_a_stage() -> None:
     read = set(pv.NAME_POOLS) | set(recipes.NAMED_SETUPS) | set(tensor_kinds.NAME_VALUES)
     read |= {"owner_instance", "stepped_optimizer", "distribution_value", "conv_weight"}
-    read |= {"tensor_named"}
+    read |= {"tensor_named", "message"}
     assert {category for _, category in names.NAME_TABLE} <= read
 
 

@@ -1,7 +1,6 @@
 """What a name suggests: the one table of guesses by parameter name, and the one function reading it.
 
-Where a value comes from. The facts scaffold asks for take their values from these sources, in this
-order, and a guess by name is the last of them:
+Where a value comes from, most trusted first; a guess by name is the last source:
 
 1. PyTorch's own databases: an operator's OpInfo sample inputs (``opinfo.py``, ``overloads.py``,
    ``backward.py``, ``captured.py``, ``recorded.py``) and a module's ModuleInfo (``modules.py``);
@@ -9,23 +8,30 @@ order, and a guess by name is the last of them:
 3. type annotations and defaults: a parameter's annotation, its docstring type, its default (a boolean
    default: a boolean), the parameters a signature, a schema or an error message lists
    (``params.py``, ``probe_values.categories``), the values of a class an annotation names
-   (``arguments.typed_values``);
+   (``receivers.typed_values``);
 4. a recipe: a receiver or an argument built the way a user builds it (``recipes.py``), and what a
-   failed call asked for (``asked.py``: the choices it lists, the kind of value it wanted);
+   failed call asked for (``asked.py``: the values it lists, the kind of value it wanted);
 5. a guess by the parameter's name: ``guess`` over ``NAME_TABLE`` (this module), the only code that
    compares a parameter's name with a pattern to choose a value; then any value at all
    (``probe_values.ANY``).
 
-Within the probe a parameter's candidates are tried in that order: the values a failed call asked for,
-the values its receiver's setup made under its name, those of the classes its annotation names, the
-pools of its annotation's and default's categories, then the pools its name suggests. One exception, on
-purpose: a name that narrows its annotation (``probs: Tensor``, probabilities; ``temperature``) puts
-its pool first, before the annotation's (``probe_values.NARROWING``). A scenario whose arguments came
-from a guess by name says so in its facts (``"guessed"``: those parameters' names).
+Scaffold tries the families built on them in that order (``scaffold/families.py``: the OpInfo and
+ModuleInfo families before the doctest one, that before the families measured on calls the agent
+finds). Within the probe, a parameter's candidates (``arguments.candidates``) are: what the receiver's
+setup made under its name and the values a failed call lists; the values of the classes its annotation
+and docstring type name; then the pools of its categories, round-robin after the first one's first two:
+the category a failed call asked for, its default's, its annotation's and docstring type's, the one its
+name suggests, then any. Where a guess by name comes earlier, on purpose: a name that narrows its
+annotation (``probs: Tensor``: probabilities; ``temperature``) puts its pool first
+(``probe_values.NARROWING``); a distribution's ``value`` is given the distribution's own values, and an
+API named for its spatial dims (``avg_pool2d``) an input, a kernel size and a weight of those dims,
+right after the setup's values. A scenario lists the parameters whose value was a guess by name in its
+facts (``"guessed"``), in the probe's facts and in the tensor kinds'.
 
-A name may suggest several things (``size``: a shape for the probe, the grid size of ``affine_grid``
-for a named setup): ``guess`` gives the first category of the table that the asking stage has values
-for, so each stage reads the rows it knows, in the table's order.
+A name may suggest several things (``size``: a shape for the probe's pools, the grid size of
+``affine_grid`` for a named setup, a dense size for the tensor kinds): ``guess`` gives the first
+category of the table that the asking stage has values for, so each stage reads the rows it knows, in
+the table's order.
 
 Everything here runs in the environment under test (Python 3.8, standard library only).
 """
@@ -35,9 +41,9 @@ from __future__ import annotations
 import re
 from typing import Container, Pattern, Tuple
 
-#: parameter-name pattern -> the category of value the name suggests, checked in order (``guess``).
-#: Categories that are ``probe_values.POOLS`` keys are the probe's argument pools; the others are read by
-#: the stage named in the comment above them.
+#: parameter-name pattern -> the category of value the name suggests, checked in order (``guess``). Each
+#: section's categories are read by the stage its comment names; those of the first one are the probe's
+#: argument pools (``probe_values.NAME_POOLS``).
 NAME_TABLE: Tuple[Tuple[str, str], ...] = (
     # -- the probe's pools (``probe_values.categories``): the first row it knows wins
     (r"^(backend|compiler_fn)$", "backend"),
@@ -124,6 +130,8 @@ NAME_TABLE: Tuple[Tuple[str, str], ...] = (
     # a distribution's own values (in its support), a convolution's weight of the API's spatial dims
     (r"^value$", "distribution_value"),
     (r"^weight$", "conv_weight"),
+    # -- a validator's second parameter that is its message, not an operand (``checker.py``)
+    (r"msg|message|text", "message"),
     # -- the tensor kinds' values (``tensor_kinds.NAME_VALUES``); a tensor comes from the kinds
     (r"^(tensor_list|tensors|ts)$", "dense_tensor_list"),
     (r"^(dim|dims|axis)$", "dim"),
