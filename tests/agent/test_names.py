@@ -5,7 +5,7 @@
 * a name that matches no row of a stage gets nothing from it;
 * the probe's pools follow an annotation first: a name adds its pool only where the annotation did not;
 * a scenario lists the parameters whose value was a guess by name, and none whose value came from an
-  annotation.
+  annotation; so do the tensor kinds' scenarios.
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from __future__ import annotations
 import pytest
 
 from tests.lazy import torch
+from torchparity.agent.api.objects import walk
+from torchparity.agent.api.resolve import resolve
 from torchparity.agent.facts import names, recipes, tensor_kinds
 from torchparity.agent.facts import probe as fp
 from torchparity.agent.facts import probe_values as pv
@@ -66,3 +68,10 @@ def test_a_scenario_says_which_arguments_were_a_guess_by_name() -> None:
     assert valid[0].to_json()["guessed"] == ["x", "dim"]
     valid, _ = fp.Engine(torch, res, annotated, None, "cpu").scenarios()
     assert valid and all(sc.guessed == [] for sc in valid), [sc.guessed for sc in valid]
+
+
+@pytest.mark.slow
+def test_the_tensor_kinds_say_which_arguments_were_a_guess_by_name() -> None:
+    res = resolve("torch.sparse_coo_tensor")  # (size): a dense size, by its name
+    out = tensor_kinds.kind_facts(torch, res, walk(res["path"]).obj, None)
+    assert out["found"] and all(sc["guessed"] == ["size"] for sc in out["scenarios"]), out
