@@ -26,16 +26,18 @@ import pytest
 
 from tests.agent.probe_fixtures import _calls, _facts, _probe
 from tests.lazy import torch  # imported on first use, not at collection
+from torchparity.agent.facts import params as fparams
 from torchparity.agent.facts import probe as fp
+from torchparity.agent.facts import recipes, registries, runner
 
 
 @pytest.mark.slow
 def test_an_operator_packet_is_called_with_its_overloads_parameters() -> None:
     packet = torch.ops.aten._add_relu
-    lists = fp._packet_params(packet)
+    lists = fparams.packet_params(packet)
     assert lists and [p["name"] for p in lists[0]][:2] == ["self", "other"]
-    assert fp._packet_params(torch.ops.aten._add_relu.Tensor) == []
-    assert fp._packet_params(torch.add) == []
+    assert fparams.packet_params(torch.ops.aten._add_relu.Tensor) == []
+    assert fparams.packet_params(torch.add) == []
     valid, invalid = _probe("torch.ops.aten._add_relu")
     assert valid and invalid
     base = valid[0]
@@ -65,8 +67,8 @@ def test_a_module_level_deque_is_emptied_given_a_probe_entry_and_put_back() -> N
     if not isinstance(getattr(dynamo_utils, "_compilation_metrics", None), collections.deque):
         pytest.skip("this torch keeps its compilation metrics elsewhere")
     before = list(dynamo_utils._compilation_metrics)
-    setup = fp._registry_setup(path, dirty=True)
-    restore = fp._registry_restore(path)
+    setup = registries.registry_setup(path, dirty=True)
+    restore = registries.registry_restore(path)
     assert setup[0] == f"saved = list({path})"
     ns: dict[str, object] = {"torch": torch}
     try:
@@ -87,7 +89,7 @@ def test_a_star_parameter_is_given_one_value_when_the_call_needs_it() -> None:
     def take(f: object, *primals: object, flag: bool = False) -> object:
         return primals
 
-    assert [p["kind"] for p in fp._param_list(take, "")] == ["positional", "var", "keyword"]
+    assert [p["kind"] for p in fparams.param_list(take, "")] == ["positional", "var", "keyword"]
     engine = fp.Engine(torch, {"path": "x", "canonical": "x"}, take, None, "cpu")
     params = engine.signatures([], "_API_", take)[0]
     assert [(p["name"], p["kind"]) for p in params] == [
@@ -95,10 +97,10 @@ def test_a_star_parameter_is_given_one_value_when_the_call_needs_it() -> None:
         ("primals", "vararg"),
         ("flag", "keyword"),
     ]
-    assert fp._args_src(params, ["g", "t", None]) == "g, t"
-    assert fp._args_src(params, ["g", None, "True"]) == "g, flag=True"
+    assert fparams.args_src(params, ["g", "t", None]) == "g, t"
+    assert fparams.args_src(params, ["g", None, "True"]) == "g, flag=True"
     assert (
-        fp._args_src(params, [None, "t", "True"]) == "flag=True"
+        fparams.args_src(params, [None, "t", "True"]) == "flag=True"
     )  # it cannot go in place: left out
 
     def wrapper(*args: object, **kwargs: object) -> None:
@@ -123,9 +125,9 @@ def test_the_modules_a_setup_spells_are_imported_first() -> None:
 
     name = "torch.distributed.elastic.rendezvous.c10d_rendezvous_backend"
     sys.modules.pop(name, None)
-    fp._load_modules(f"backend = {name}.C10dRendezvousBackend(store, 'run')")
+    runner.load_modules(f"backend = {name}.C10dRendezvousBackend(store, 'run')")
     assert name in sys.modules
-    fp._load_modules(
+    runner.load_modules(
         "torch.nn.Linear(3, 2)"
     )  # a class is not a module: nothing is remembered as one
     assert "torch.nn.Linear" not in sys.modules
@@ -141,7 +143,7 @@ def test_a_submodule_torch_code_reaches_unimported_is_imported_and_named() -> No
     out = _facts("torch.ao.quantization.backend_config.BackendConfig.set_backend_pattern_config")
     assert out["valid"], out["problem"]
     assert f"import {name}" in out["imports"]
-    assert fp._missing_submodule("module 'torch.nn' has no attribute 'no_such_module'") == ""
+    assert runner.missing_submodule("module 'torch.nn' has no attribute 'no_such_module'") == ""
 
 
 @pytest.mark.slow
@@ -262,10 +264,10 @@ def test_named_setups_join() -> None:
     def f(vec, parameters):
         return None
 
-    lines = fp._named_setup(f)
+    lines = recipes.named_setup(["vec", "parameters"])
     assert lines[0].startswith("vec = ")
     assert any(line.startswith("parameters = ") for line in lines)
-    assert fp._named_setup(lambda x: x) is None
+    assert recipes.named_setup(["x"]) == ()
 
 
 @pytest.mark.slow

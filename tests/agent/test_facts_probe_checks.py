@@ -17,7 +17,7 @@ import pytest
 
 from tests.agent.probe_fixtures import _calls, _facts, _probe
 from tests.lazy import torch  # imported on first use, not at collection
-from torchparity.agent.facts import probe as fp
+from torchparity.agent.facts import getters, runner
 from torchparity.agent.facts.observe import observe
 
 
@@ -65,7 +65,7 @@ def test_drawn_tensors_agree_only_where_shape_and_dtype_agree() -> None:
         ["tensor", "result", "torch.tensor([3.0, 4.0], dtype=torch.float32)"],
         ["tensor", "other", "torch.tensor([1.0, 2.0], dtype=torch.float32)"],
     ]
-    assert fp._drawn_tensors(torch, first, second) == [
+    assert runner.drawn_tensors(torch, first, second) == [
         ["eq", "result.shape", "torch.Size([2])"],
         ["eq", "result.dtype", "torch.float32"],
     ]
@@ -81,7 +81,7 @@ def test_context_checks_are_not_read_as_drawn_tensors() -> None:
         ["inside", "eq", "torch.is_grad_enabled()", "False"],
         ["tensor", "result", "torch.tensor([2.0], dtype=torch.float32)"],
     ]
-    assert fp._drawn_tensors(torch, first, second) == [
+    assert runner.drawn_tensors(torch, first, second) == [
         ["eq", "result.shape", "torch.Size([1])"],
         ["eq", "result.dtype", "torch.float32"],
     ]
@@ -98,8 +98,8 @@ def test_a_member_setter_is_read_back_through_its_getter() -> None:
     # it ran in the probe's one-process group, and its test starts and ends one too
     assert any("init_process_group" in line for line in sc["prelude"])
     assert any("destroy_process_group" in line for line in sc["teardown"])
-    assert fp._member_getters(torch.distributed.GradBucket, "set_buffer", "b") == ["b.buffer()"]
-    assert fp._member_getters(torch.distributed.GradBucket, "index", "b") == []
+    assert getters.member_getters(torch.distributed.GradBucket, "set_buffer", "b") == ["b.buffer()"]
+    assert getters.member_getters(torch.distributed.GradBucket, "index", "b") == []
 
 
 @pytest.mark.slow

@@ -17,6 +17,7 @@ from tests.agent.probe_fixtures import _calls, _facts
 from tests.lazy import torch  # imported on first use, not at collection
 from torchparity.agent.api.objects import walk
 from torchparity.agent.api.resolve import resolve
+from torchparity.agent.facts import distributed
 from torchparity.agent.facts import probe as fp
 
 
@@ -61,7 +62,7 @@ def test_an_rpc_runs_on_a_one_worker_agent_and_its_result_is_awaited(
     out = fp.probe_facts(torch, res, walk(res["path"]).obj, None, "cpu")
     assert out["valid"], out["problem"]
     sc = out["valid"][0]
-    assert sc["prelude"] == list(fp.RPC_AGENT), sc["prelude"]
+    assert sc["prelude"] == list(distributed.RPC_AGENT), sc["prelude"]
     assert "int)" in sc["call"], sc["call"]  # a function that pickles and is no torch builtin
     assert check in sc["checks"], sc["checks"]
     assert not torch.distributed.rpc.api._is_current_rpc_agent_set()

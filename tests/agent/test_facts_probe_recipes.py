@@ -117,11 +117,11 @@ def test_a_qat_module_is_built_with_the_qconfig_its_error_asks_for() -> None:
 
 
 def test_no_pruning_recipe_draws_a_mask_on_the_device() -> None:
-    from torchparity.agent.facts import probe_values as pv
+    from torchparity.agent.facts import recipes
 
     # random_unstructured draws with rand_like on the device: a mask measured here would not hold there
-    assert "torch.nn.utils.prune.RandomUnstructured" not in pv.RECIPES
-    for name, recipe in pv.RECIPES.items():
+    assert "torch.nn.utils.prune.RandomUnstructured" not in recipes.RECIPES
+    for name, recipe in recipes.RECIPES.items():
         if name.startswith("torch.nn.utils.prune."):
             assert not any("random_unstructured" in line for line in recipe), name
 

@@ -27,7 +27,10 @@ from tests.agent.probe_fixtures import _calls, _facts, _probe
 from tests.lazy import torch  # imported on first use, not at collection
 from torchparity.agent.api.objects import walk
 from torchparity.agent.api.resolve import resolve
+from torchparity.agent.facts import asked
+from torchparity.agent.facts import params as fparams
 from torchparity.agent.facts import probe as fp
+from torchparity.agent.facts import probe_values as pv
 
 
 @pytest.mark.parametrize(
@@ -48,7 +51,7 @@ from torchparity.agent.facts import probe as fp
     ],
 )
 def test_the_values_a_message_allows(message: str, name: str, choices: list[str]) -> None:
-    assert fp.choices_named(message) == (name, choices)
+    assert asked.choices_named(message) == (name, choices)
 
 
 @pytest.mark.slow
@@ -75,7 +78,7 @@ def test_a_listed_value_makes_the_call_work() -> None:
 def test_an_api_named_for_its_spatial_dims_gets_a_batch_of_that_many(
     name: str, shape: tuple[int, ...] | None
 ) -> None:
-    src = fp.pv.spatial_tensor(name)
+    src = pv.spatial_tensor(name)
     if shape is None:
         assert src == ""
     else:
@@ -104,8 +107,8 @@ def test_a_pooling_function_is_called_on_a_4d_input() -> None:
     ],
 )
 def test_parameter_names_pick_their_values(param: str, category: str) -> None:
-    assert fp.pv.categories(param, "", "")[0] == category
-    for src in fp.pv.POOLS[category]:
+    assert pv.categories(param, "", "")[0] == category
+    for src in pv.POOLS[category]:
         eval(src, {"torch": torch, "DEVICE": torch.device("cpu")})
 
 
@@ -161,9 +164,9 @@ def test_a_tensor_with_a_grad_fn_where_an_error_asks_for_one() -> None:
 
 
 def test_a_class_parameter_of_a_registry_gets_a_class_of_the_tests_own_first() -> None:
-    assert fp.pv.categories("cls", "type[Any]", "")[0] == "fresh_class"
-    assert fp.pv.categories("module_cls", "", "")[0] == "class"
-    fresh = eval(fp.pv.POOLS["fresh_class"][0], {"torch": torch})
+    assert pv.categories("cls", "type[Any]", "")[0] == "fresh_class"
+    assert pv.categories("module_cls", "", "")[0] == "class"
+    fresh = eval(pv.POOLS["fresh_class"][0], {"torch": torch})
     import dataclasses
 
     assert dataclasses.is_dataclass(dataclasses.dataclass(fresh))  # a decorator of classes takes it
@@ -178,7 +181,7 @@ def test_a_class_parameter_of_a_registry_gets_a_class_of_the_tests_own_first() -
     ],
 )
 def test_a_list_of_tensor_lists(name: str, annotation: str) -> None:
-    assert fp.pv.categories(name, annotation, "")[0] == "tensor_lists"
+    assert pv.categories(name, annotation, "")[0] == "tensor_lists"
 
 
 @pytest.mark.slow
@@ -210,7 +213,7 @@ def test_vjp_gets_its_primal() -> None:
 def test_a_count_of_arguments_in_an_error_gives_that_many_parameters(
     message: str, count: int
 ) -> None:
-    lists = fp._params_from_error(message)
+    lists = fparams.params_from_error(message)
     assert (len(lists[0]) if lists else 0) == count
 
 
@@ -277,20 +280,20 @@ def test_a_3d_transposed_convolution_gets_a_weight_of_its_dims() -> None:
 
 
 def test_bytes_only_for_an_annotation_that_is_bytes() -> None:
-    assert fp.pv.categories("data", "bytes", "")[0] == "bytes"
+    assert pv.categories("data", "bytes", "")[0] == "bytes"
     # a file argument (``torch.export.save``'s f) keeps its path and string values first
-    assert "bytes" not in fp.pv.categories(
+    assert "bytes" not in pv.categories(
         "f", "typing.Union[str, os.PathLike[str], typing.IO[bytes]]", ""
     )
 
 
 @pytest.mark.parametrize(("name", "spatial"), [("atleast_2d", False), ("avg_pool2d.default", True)])
 def test_the_spatial_rule_leaves_atleast_out_and_takes_overloads(name: str, spatial: bool) -> None:
-    assert bool(fp.pv.spatial_tensor(name)) is spatial
+    assert bool(pv.spatial_tensor(name)) is spatial
 
 
 def test_a_rejected_value_is_no_choice_and_a_second_operand_no_message() -> None:
-    assert fp.choices_named("act must be one of 'none' or 'tanh'. Got: 'bogus'") == (
+    assert asked.choices_named("act must be one of 'none' or 'tanh'. Got: 'bogus'") == (
         "act",
         ["'none'", "'tanh'"],
     )
@@ -300,7 +303,7 @@ def test_a_rejected_value_is_no_choice_and_a_second_operand_no_message() -> None
         raise TypeError("same_shape() missing 1 required positional argument: 'b'")
 
     assert _tail(same_shape) == ""
-    assert fp.pv.categories("indices", "", "")[:2] == ["index_tuple", "tensor"]
+    assert pv.categories("indices", "", "")[:2] == ["index_tuple", "tensor"]
 
 
 @pytest.mark.slow
@@ -337,8 +340,6 @@ def test_probabilities_are_given_for_probs_before_any_tensor() -> None:
     ],
 )
 def test_layer_widths_are_numbers_and_a_qconfig_is_a_qconfig(name: str, cats: list[str]) -> None:
-    from torchparity.agent.facts import probe_values as pv
-
     assert pv.categories(name, "", None) == cats
 
 

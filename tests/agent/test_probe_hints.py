@@ -15,7 +15,9 @@ import pytest
 from tests.lazy import torch  # noqa: E402  (imported on first use: fast tests here need none)
 from torchparity.agent.api.objects import walk  # noqa: E402
 from torchparity.agent.api.resolve import resolve  # noqa: E402
+from torchparity.agent.facts import asked, recipes, registries
 from torchparity.agent.facts import probe as fp  # noqa: E402
+from torchparity.agent.facts import probe_values as pv
 
 
 @pytest.mark.parametrize(
@@ -30,7 +32,7 @@ from torchparity.agent.facts import probe as fp  # noqa: E402
     ],
 )
 def test_the_parameters_a_message_asks_for(message: str, names: list[str]) -> None:
-    assert fp._wanted_names(message) == names
+    assert asked.wanted_names(message) == names
 
 
 def _engine(fn: object) -> fp.Engine:
@@ -64,27 +66,29 @@ def test_real_failed_calls_lead_to_index_tensors() -> None:
 
 
 def test_extra_values_a_lambda_of_a_number_and_the_index_pool_first() -> None:
-    got = fp._with_extra(["torch.relu", "lambda *args, **kwargs: None"], ["callable"])
+    got = pv.with_extra(["torch.relu", "lambda *args, **kwargs: None"], ["callable"])
     assert got == ["torch.relu", "lambda x: x * 2 + 1", "lambda *args, **kwargs: None"]
-    got = fp._with_extra(["torch.tensor([1.0])"], ["index", "tensor"])
-    assert got[:2] == list(fp.EXTRA_POOLS["index"]) and got[-1] == "torch.tensor([1.0])"
-    assert fp._with_extra(["1"], ["int"]) == ["1"]
+    got = pv.with_extra(["torch.tensor([1.0])"], ["index", "tensor"])
+    assert got[:2] == list(pv.EXTRA_POOLS["index"]) and got[-1] == "torch.tensor([1.0])"
+    assert pv.with_extra(["1"], ["int"]) == ["1"]
 
 
 def test_a_set_or_list_holder_holds_one_probe_entry_and_is_watched_a_dict_is_kept() -> None:
-    setup, restore = fp._container_guard("torch._dynamo.config.traceable_tensor_subclasses", set())
+    setup, restore = registries.container_guard(
+        "torch._dynamo.config.traceable_tensor_subclasses", set()
+    )
     assert setup[1:] == [
         "torch._dynamo.config.traceable_tensor_subclasses.clear()",
         'torch._dynamo.config.traceable_tensor_subclasses.add("torchparity_probe")',
         "registry = torch._dynamo.config.traceable_tensor_subclasses",
     ]
     assert restore[-1] == "torch._dynamo.config.traceable_tensor_subclasses.update(saved)"
-    setup, restore = fp._container_guard("m.items", [])
+    setup, restore = registries.container_guard("m.items", [])
     assert setup[-2:] == [
         'm.items.append("torchparity_probe")',
         "registry = m.items",
     ] and restore == ["m.items[:] = saved"]
-    setup, _ = fp._container_guard("m.table", {})
+    setup, _ = registries.container_guard("m.table", {})
     assert setup == ["saved = dict(m.table)", 'm.table["torchparity_probe"] = "value"']
 
 
@@ -106,9 +110,9 @@ def test_each_receiver_made_elsewhere_binds_an_instance_of_its_class(cls: str) -
     torch.export.export(torch.nn.ReLU(), (torch.ones(1),))
     torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=0.1)
     engine = _engine(klass)
-    recipes = [r for r in fp.recipes_for(cls) if r in (fp.MADE_ELSEWHERE[cls],)]
-    assert recipes
-    lines = [line.replace("_OWNER_", cls) for line in recipes[0]]
+    found = [r for r in recipes.recipes_for(cls) if r in (recipes.MADE_ELSEWHERE[cls],)]
+    assert found
+    lines = [line.replace("_OWNER_", cls) for line in found[0]]
     assert engine._binds_instance(lines, klass), lines
 
 
@@ -130,13 +134,13 @@ def test_the_annotations_outermost_type_decides_the_first_values() -> None:
         "collections.abc.Iterable[torch.Tensor] | collections.abc.Iterable[dict[str, typing.Any]] | "
         "collections.abc.Iterable[tuple[str, torch.Tensor]]"
     )
-    got = fp._outer_first(["torch.Tensor()", '"x"'], ann)
+    got = pv.outer_first(["torch.Tensor()", '"x"'], ann)
     assert got[0].startswith("[torch.ones(2") and got[-2:] == ["torch.Tensor()", '"x"']
     assert (
-        fp._outer_first(['"x"', '{"a": 1, "b": 2}'], "dict[str, typing.Any]")[0]
+        pv.outer_first(['"x"', '{"a": 1, "b": 2}'], "dict[str, typing.Any]")[0]
         == '{"a": 1, "b": 2}'
     )
-    assert fp._outer_first(['"x"'], "str") == ['"x"']
+    assert pv.outer_first(['"x"'], "str") == ['"x"']
 
 
 @pytest.mark.slow
@@ -154,7 +158,9 @@ def test_the_optimizer_base_class_is_constructed_from_a_list_of_tensors_and_a_di
 def test_a_dict_subclass_holder_is_guarded_and_its_probe_entry_read_after_the_call() -> None:
     import collections
 
-    setup, restore = fp._container_guard("m.counters", collections.defaultdict(collections.Counter))
+    setup, restore = registries.container_guard(
+        "m.counters", collections.defaultdict(collections.Counter)
+    )
     assert (
         setup == ["saved = dict(m.counters)", 'm.counters["torchparity_probe"] = "value"']
         and restore

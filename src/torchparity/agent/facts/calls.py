@@ -332,7 +332,7 @@ def call_facts_here(torch, obj, resolution, device_type):
     state it found back afterwards, so the facts of the APIs measured after it are not changed."""
     import sys
 
-    from .probe import paired_getter
+    from .getters import paired_getter
 
     getter = paired_getter(
         resolution["path"].rsplit(".", 1)[-1], sys.modules.get(getattr(obj, "__module__", ""))

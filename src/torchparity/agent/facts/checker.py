@@ -19,7 +19,10 @@ import io
 import re
 
 from .literal import exc_name
+from .names import guess
 
+#: the category of ``names.NAME_TABLE`` of a second parameter that is a message
+_MESSAGE = ("message",)
 #: candidate arguments, as the test spells them (``DEVICE`` bound to the device under test)
 TENSORS = (
     "torch.tensor([1.0, 2.0], device=DEVICE)",
@@ -83,9 +86,7 @@ def _tail(obj):
         params = list(inspect.signature(obj).parameters)
     except (TypeError, ValueError):
         params = []
-    if len(params) >= 2 and not re.search(
-        r"msg|message|text", params[1]
-    ):  # a second operand, not a message
+    if len(params) >= 2 and not guess(params[1], _MESSAGE):  # a second operand, not a message
         return ""
     try:
         obj(True)

@@ -364,7 +364,7 @@ def calls_on_device(torch, obj, res, calls, device_type):
     ``differs`` lists those whose outcome the CPU measured otherwise (for the test's notes).
     """
     from .calls import INVALID, _outcome
-    from .probe import paired_getter
+    from .getters import paired_getter
 
     getter = paired_getter(
         res["path"].rsplit(".", 1)[-1], sys.modules.get(getattr(obj, "__module__", ""))

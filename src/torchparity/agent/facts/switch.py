@@ -3,7 +3,7 @@
 ``torch._C._set_autograd_fallback_mode(mode)`` returns None and changes a mode
 only ``torch._C._get_autograd_fallback_mode()`` shows; the signature family
 finds no result to hold. Here the getter is found by name (the probe's
-``_getter_names``), its value read, and by its type:
+``getters.getter_names``), its value read, and by its type:
 
 * a bool: both values set and read back;
 * a str: the current value and the candidate mode words the setter accepts
@@ -72,7 +72,7 @@ def _more_names(leaf):
 def _getter(torch, leaf, holder, bound=None):
     """(source, value) of the first getter paired with the setter ``leaf``, or ("", None); ``bound``: the
     (spelling, instance) a bound method's getter is looked up on first."""
-    from .probe import getters
+    from .getters import getters
 
     hit = next(getters(leaf, holder), None) if bound is None else None
     if hit is not None:
@@ -128,11 +128,11 @@ def _keyed(torch, obj, res, device_type):
             ["%sset_%s" % (under, got)] if got else ["%sset_%s_enabled" % (under, enabled)],
         )
     else:
-        from .probe import _getter_names
+        from .getters import getter_names
 
         getter_leaf, setter_leaves = None, [leaf]
     homes = _homes(torch, obj)
-    names = [getter_leaf] if getter_leaf else _getter_names(leaf)
+    names = [getter_leaf] if getter_leaf else getter_names(leaf)
     for key in dict.fromkeys([device_type or "cpu", "cpu"]):
         for gname in names:
             for setter_leaf in setter_leaves:

@@ -19,13 +19,14 @@ import time
 import warnings
 
 from .literal import NotLiteral, error_text, exc_name, literal
-from .probe import (
-    _args_src,
-    _doc_signature,
-    _ordered_product,
-    _param_list,
-    _params_from_error,
-    _params_from_text,
+from .names import guess
+from .params import (
+    args_src,
+    doc_signature,
+    ordered_product,
+    param_list,
+    params_from_error,
+    params_from_text,
 )
 
 BUDGET = 15.0
@@ -210,35 +211,30 @@ ERROR_KINDS = (
     (r"[Ii]nteger|\bLong\b|\bInt\b", ("int",)),
     (r"Boolean|\bBool\b", ("bool",)),
 )
-#: parameter name -> values for it (sources); tensors come from the kinds
-NAME_VALUES = (
-    (
-        r"^(tensor_list|tensors|ts)$",
-        (
-            "[torch.tensor([1.0, 2.0, 3.0], device=DEVICE), torch.tensor([4.0, 5.0], "
-            "device=DEVICE)]",
-        ),
+#: what a parameter's name suggests (``names.guess``) -> values for it (sources); tensors come from the kinds
+NAME_VALUES = {
+    "dense_tensor_list": (
+        "[torch.tensor([1.0, 2.0, 3.0], device=DEVICE), torch.tensor([4.0, 5.0], device=DEVICE)]",
     ),
-    (r"^(dim|dims|axis)$", ("0", "1", "-1")),
-    (r"^(mod|module|model)$", ("_KINDS_",)),
-    (r"^block_?size$", ("(1, 1)", "(2, 2)")),
-    (r"(^size$|^shape$|_size$)", ("(2, 2, 3)", "(2, 3)", "(3, 4)")),
-    (r"sizes$|shape_example$", ("torch.tensor([[3], [2]])", "torch.tensor([[3, 2], [1, 2]])")),
-    (r"^padding$|^value$|^fill_value$", ("0.0", "-1.0")),
-    (
-        r"mask$",
-        (
-            "torch.tensor([[True, True, True], [True, False, False]], device=DEVICE)",
-            "torch.tensor([[True, False, True], [False, False, True]], device=DEVICE)",
-            "_KINDS_",
-        ),
+    "dim": ("0", "1", "-1"),
+    "module_of_kind": ("_KINDS_",),
+    "block_size": ("(1, 1)", "(2, 2)"),
+    "dense_size": ("(2, 2, 3)", "(2, 3)", "(3, 4)"),
+    "nested_sizes": ("torch.tensor([[3], [2]])", "torch.tensor([[3, 2], [1, 2]])"),
+    "fill_value": ("0.0", "-1.0"),
+    "mask": (
+        "torch.tensor([[True, True, True], [True, False, False]], device=DEVICE)",
+        "torch.tensor([[True, False, True], [False, False, True]], device=DEVICE)",
+        "_KINDS_",
     ),
-    (r"^indices$", ("torch.tensor([[0, 0, 1], [0, 2, 2]], device=DEVICE)",)),
-    (r"^values$", ("torch.tensor([1.0, 2.0, 3.0], device=DEVICE)",)),
-    (r"dtype$", ("torch.float64",)),
-    (r"^(scale)$", ("0.5",)),
-    (r"zero_point", ("4",)),
-)
+    "indices": ("torch.tensor([[0, 0, 1], [0, 2, 2]], device=DEVICE)",),
+    "sparse_values": ("torch.tensor([1.0, 2.0, 3.0], device=DEVICE)",),
+    "wider_dtype": ("torch.float64",),
+    "quant_scale": ("0.5",),
+    "zero_point": ("4",),
+}
+#: the category of ``names.NAME_TABLE`` of the names a tensor goes by
+_TENSOR_NAMED = ("tensor_named",)
 #: an argument -> one that breaks an invariant (an index out of the matrix)
 INVALID = {
     "torch.tensor([[0, 0, 1], [0, 2, 2]], device=DEVICE)": "torch.tensor([[0, 0, 5], [0, 2, 2]], device=DEVICE)",
@@ -299,7 +295,7 @@ def _schemas(torch, obj, leaf):
     packet = obj if hasattr(obj, "overloads") and callable(obj.overloads) else None
     if packet is not None:
         for name in packet.overloads()[:4]:
-            params = _param_list(getattr(packet, name), "")
+            params = param_list(getattr(packet, name), "")
             if params:
                 out.append(params)
     try:
@@ -367,16 +363,16 @@ class KindProbe(object):
         if self.prop:
             return [[]]
         found = _schemas(self.torch, obj, leaf)
-        plain = _param_list(obj, self.res.get("signature") or "")
+        plain = param_list(obj, self.res.get("signature") or "")
         if plain is None:
-            plain = _params_from_text(_doc_signature(obj))
+            plain = params_from_text(doc_signature(obj))
         if plain:
             found.append(plain)
         if not found:
             try:
                 self.run([], "_API_()")
             except Exception as exc:
-                found = _params_from_error(str(exc))
+                found = params_from_error(str(exc))
             else:
                 found = [[]]
         out = []
@@ -409,20 +405,17 @@ class KindProbe(object):
 
     def values_for(self, p, kinds):
         name, ann = p["name"], p.get("annotation") or ""
-        for pattern, values in NAME_VALUES:
-            if re.search(pattern, name):
-                out = [(v, "", "") for v in values if v != "_KINDS_"]
-                return out + (self.tensors(kinds)[:6] if "_KINDS_" in values else [])
+        by_name = guess(name, NAME_VALUES)
+        if by_name:
+            values = NAME_VALUES[by_name]
+            out = [(v, "", "") for v in values if v != "_KINDS_"]
+            return out + (self.tensors(kinds)[:6] if "_KINDS_" in values else [])
         if (
             not ann
             or re.search(r"Tensor\b(?!\[)", ann)
             and not re.search(r"List\[Tensor|Tensor\[\]", ann)
         ):
-            if not ann and not re.search(
-                r"^(self|input|x|t|tensor|src|other|the_template|a|b|"
-                r"mat\d*|padded|nt|inp|data|\w*tensor\w*)$",
-                name,
-            ):
+            if not ann and not guess(name, _TENSOR_NAMED):
                 return [(v, "", "") for v in ("0", "(2, 3)")] + self.tensors(kinds)[:4]
             return self.tensors(kinds)
         for pattern, values in TYPE_VALUES:
@@ -442,7 +435,7 @@ class KindProbe(object):
                 lists.insert(0, self.tensors(kinds))
             width = {0: 1, 1: 12, 2: 8}.get(len(lists), 4)
             lists = [lst[:width] for lst in lists]
-            for combo in _ordered_product(lists, 40):
+            for combo in ordered_product(lists, 40):
                 if time.monotonic() > self.deadline or len(found) >= MAX_FOUND:
                     break
                 kind = next((c[2] for c in combo if c[2] and c[2] != "dense"), "")
@@ -476,7 +469,7 @@ class KindProbe(object):
         params = (
             [{"name": "x", "kind": "positional", "has_default": False}] if receiver else []
         ) + required
-        call = "x.%s" % self.prop if self.prop else "_API_(%s)" % _args_src(params, args)
+        call = "x.%s" % self.prop if self.prop else "_API_(%s)" % args_src(params, args)
         got = []
         for _ in range(2):
             try:
@@ -492,6 +485,12 @@ class KindProbe(object):
         if got[0] != got[1] or not got[0]:
             return None
         sc = {"setup": setup, "call": call, "checks": got[0], "hand": hands}
+        # the arguments whose value is a guess by the parameter's name (``names.guess``)
+        sc["guessed"] = [
+            p["name"]
+            for p, (src, _, _) in zip(required, combo[len(names) - len(required) :])
+            if src in NAME_VALUES.get(guess(p["name"], NAME_VALUES), ())
+        ]
         if got[0] == [
             ["is", "result", "None"]
         ]:  # a check of its arguments: only with a call it refuses
@@ -560,7 +559,7 @@ class KindProbe(object):
             bad = INVALID.get(a)
             if bad is None:
                 continue
-            call = "_API_(%s)" % _args_src(params, args[:i] + [bad] + args[i + 1 :])
+            call = "_API_(%s)" % args_src(params, args[:i] + [bad] + args[i + 1 :])
             names = set()
             for _ in range(2):
                 try:
@@ -605,7 +604,7 @@ class KindProbe(object):
                 dense_args.append(a)
         if dense_args == list(args):
             return ""
-        src = "torch.%s(%s)" % (op, _args_src(params, dense_args))
+        src = "torch.%s(%s)" % (op, args_src(params, dense_args))
         try:
             _, want = self.run(setup, src)
             got = _dense_of(torch, value)
