@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -82,10 +83,14 @@ def test_a_child_that_hangs_is_killed_at_its_timeout() -> None:
     assert time.monotonic() - t0 < 10
 
 
-def test_an_interrupted_wait_kills_the_child_and_removes_its_folder() -> None:
+def test_an_interrupted_wait_kills_the_child_and_removes_its_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
+    # a temporary folder of the test's own: other processes' children come and go in the shared one
+    monkeypatch.setattr(isolate.tempfile, "tempdir", str(tmp_path))
     before = set(os.listdir(isolate.tempfile.gettempdir()))
     old = signal.signal(signal.SIGALRM, interrupt)
     signal.setitimer(signal.ITIMER_REAL, 0.5)
