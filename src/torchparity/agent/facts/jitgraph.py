@@ -17,10 +17,14 @@ A scenario is a list of lines:
 ``restore`` lines run (and are written) in a ``finally``: a switch is put back.
 """
 
+from __future__ import annotations
+
 import linecache
 import sys
 import types
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from ..protocol import Json, TorchModule
 from .literal import NotLiteral, error_text, literal
 
 #: IR of a function with a dead ``relu``: ``(x + x) * x``
@@ -75,7 +79,7 @@ IR_PEEP = [
 INLINE_SOURCE = "def inner(x):\\n    return x * 2\\n\\ndef outer(x):\\n    return inner(x) + 1\\n"
 
 
-def _parse(var, ir):
+def _parse(var: str, ir: List[str]) -> List[str]:
     return (
         ['%s = torch._C.parse_ir("\\n".join([' % var]
         + ['    "%s",' % line for line in ir]
@@ -88,7 +92,7 @@ X = "x = torch.tensor([1.0, -2.0, 3.0], device=DEVICE)"
 Y = "y = torch.tensor([0.5, 4.0, -5.0], device=DEVICE)"
 
 
-def _interpret(args):
+def _interpret(args: str) -> List[str]:
     """The graph run by the interpreter on device tensors: its values, and its device by hand."""
     return [
         "out = torch._C._jit_interpret_graph(graph, (%s,))" % args,
@@ -97,7 +101,7 @@ def _interpret(args):
     ]
 
 
-def _switch(getter, setter, returns_old):
+def _switch(getter: str, setter: str, returns_old: bool) -> Dict[str, List[str]]:
     """A bool switch: each value set is read back (or the old value returned), then put back."""
     if returns_old:  # the setter returns the value it replaced
         return {
@@ -730,7 +734,7 @@ TE = {
     }
 }
 
-SCENARIOS = {}
+SCENARIOS: Dict[str, Dict[str, List[str]]] = {}
 for _leaf, _scenario in list(PASSES.items()) + list(HELPERS.items()) + list(CLASSES.items()):
     SCENARIOS["torch._C." + _leaf] = _scenario
 SCENARIOS.update(PYTHON)
@@ -738,7 +742,7 @@ for _leaf, _scenario in TE.items():
     SCENARIOS["torch._C._te." + _leaf] = _scenario
 
 
-def scenario_for(res):
+def scenario_for(res: Json) -> Tuple[Optional[str], Optional[Dict[str, List[str]]]]:
     """The scenario of the API (by any of its names), and its leaf; or (None, None)."""
     for name in [res.get("path", ""), res.get("canonical", "")] + list(res.get("aliases", [])):
         if name in SCENARIOS:
@@ -746,19 +750,19 @@ def scenario_for(res):
     return None, None
 
 
-def _expr(line):
+def _expr(line: str) -> str:
     """The expression of a ``=`` line, without its comment."""
     return line[2:].split("  # ", 1)[0]
 
 
-def _comment(line):
+def _comment(line: str) -> str:
     return line.split("  # ", 1)[1] if "  # " in line else ""
 
 
 _RUNS = [0]
 
 
-def _module(torch, source):
+def _module(torch: TorchModule, source: str) -> Tuple[types.ModuleType, str]:
     """A fresh module whose source ``inspect`` can read (``torch.jit.script`` of a function or class
     defined in the scenario reads it), as the test file's is."""
     _RUNS[0] += 1
@@ -771,10 +775,10 @@ def _module(torch, source):
     return module, filename
 
 
-def _run_lines(torch, obj, lines, restore):
+def _run_lines(torch: TorchModule, obj: Any, lines: List[str], restore: Sequence[str]) -> List[Any]:
     """Run the scenario's lines here, in a function as the test's method runs them; the measured
     value of each ``=`` line, in order."""
-    code = []
+    code: List[str] = []
     for line in lines:
         if line.startswith("! "):
             continue
@@ -790,7 +794,7 @@ def _run_lines(torch, obj, lines, restore):
         "def __scenario__():\n" + "".join("    %s\n" % line for line in code) + "\n__scenario__()\n"
     )
     module, filename = _module(torch, source)
-    values = []
+    values: List[Any] = []
     module.__dict__.update(
         {"torch": torch, "API": obj, "DEVICE": torch.device("cpu"), "__measured__": values}
     )
@@ -801,7 +805,7 @@ def _run_lines(torch, obj, lines, restore):
     return values
 
 
-def jitgraph_facts(torch, obj, res):
+def jitgraph_facts(torch: TorchModule, obj: Any, res: Json) -> Json:
     """``{"found": True, "leaf", "lines": [line or ["=", expr, literal, comment]], "restore"}``, or a problem."""
     leaf, scenario = scenario_for(res)
     if scenario is None:
@@ -812,7 +816,7 @@ def jitgraph_facts(torch, obj, res):
         second = _run_lines(torch, obj, lines, restore)
     except Exception as exc:
         return {"found": False, "problem": "its scenario failed here: %s" % error_text(exc)}
-    out = []
+    out: List[Any] = []
     index = 0
     for line in lines:
         if not line.startswith("= "):
