@@ -11,13 +11,6 @@ CPU the forks are made from a new interpreter that has not started the device
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, Optional
-
-from ..protocol import Json
-
-if TYPE_CHECKING:
-    from ..backend import Context
-
 import importlib
 import json
 import os
@@ -30,9 +23,14 @@ import tempfile
 import time
 import traceback
 import unittest
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
+from ..protocol import Json
 from ..testrun import _iter_tests, _load_module
 from . import standin
+
+if TYPE_CHECKING:
+    from ..backend import Context
 
 RUN_TIMEOUT = 60.0
 

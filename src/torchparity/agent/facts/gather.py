@@ -16,21 +16,16 @@ turns a measurement that fails into a reason, never a crash.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Set, Tuple
-
-from ..protocol import Json, TorchModule
-from ..state import StateSpec
-
-if TYPE_CHECKING:
-    from ..backend import Context
-
 import os
 import shutil
 import sys
 import tempfile
 import traceback
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Set, Tuple
 
 from ..api.objects import NotFound, class_path, walk
+from ..protocol import Json, TorchModule
+from ..state import StateSpec
 from .backward import backward_facts
 from .calls import _doc_types, _pools_for, _strip_sig, call_facts, tensor_facts
 from .captured import captured_facts
@@ -52,6 +47,9 @@ from .runtime import pinned_memory_facts, runtime_facts, storage_facts
 from .scratch_home import scratch_torch_home
 from .switch import switch_facts
 from .tensor_kinds import kind_facts
+
+if TYPE_CHECKING:
+    from ..backend import Context
 
 #: names other code (and the tests) reach through this module
 __all__ = [
