@@ -21,8 +21,12 @@ digits; the kernel is called on those here too), calls the kernel on the device
 and compares with the central differences of the forward.
 """
 
-import warnings
+from __future__ import annotations
 
+import warnings
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
+
+from ..protocol import Json, TorchModule
 from .literal import error_text
 
 #: how many decimals the forward's float inputs and the cotangent are written with
@@ -40,23 +44,25 @@ INFORMATIVE = 1e-2
 #: candidates tried per kernel
 MAX_TRIES = 12
 
-_INDEX = {}  # type: dict
+_INDEX: Dict[str, List[Tuple[str, str]]] = {}
 
 
-def _name(func):
+def _name(func: Any) -> Tuple[str, str]:
     schema = getattr(func, "_schema", None)
     return (schema.name, schema.overload_name or "default") if schema is not None else ("", "")
 
 
-def _recorder(torch):
+def _recorder(torch: TorchModule) -> Any:
     from torch.utils._python_dispatch import TorchDispatchMode
 
     class Recorder(TorchDispatchMode):
-        def __init__(self):
+        def __init__(self) -> None:
             super().__init__()
-            self.calls = []
+            self.calls: List[Tuple[Any, Any, Any, Any]] = []
 
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        def __torch_dispatch__(
+            self, func: Any, types: Any, args: Any = (), kwargs: Any = None
+        ) -> Any:
             kwargs = kwargs or {}
             out = func(*args, **kwargs)
             self.calls.append((func, args, kwargs, out))
@@ -65,13 +71,13 @@ def _recorder(torch):
     return Recorder
 
 
-def _flat(torch, value):
+def _flat(torch: TorchModule, value: Any) -> List[Any]:
     from torch.utils._pytree import tree_flatten
 
     return tree_flatten(value)[0]
 
 
-def _index(torch):
+def _index(torch: TorchModule) -> Dict[str, List[Tuple[str, str]]]:
     """ATen operator name -> [(OpInfo name, variant)] of the entries whose first sample's forward or backward
     calls it (a sample with grad and one without: without grad a forward may call another operator)."""
     if _INDEX:
@@ -108,7 +114,7 @@ def _index(torch):
     return _INDEX
 
 
-def _literal(torch, value, significant=0):
+def _literal(torch: TorchModule, value: Any, significant: int = 0) -> Json:
     """A JSON-able description of an argument (floats of tensors to DECIMALS decimals, or to ``significant``
     digits), or raise ValueError for what the test cannot write out."""
     if isinstance(value, torch.Tensor):
@@ -139,7 +145,7 @@ def _literal(torch, value, significant=0):
     raise ValueError("an argument of type %s" % type(value).__name__)
 
 
-def _build(torch, lit):
+def _build(torch: TorchModule, lit: Json) -> Any:
     """The value a literal description stands for (as the test builds it)."""
     if "sparse" in lit:
         sp = lit["sparse"]
@@ -161,13 +167,22 @@ def _build(torch, lit):
     return torch.device(lit["device"])
 
 
-def _numel(lit):
+def _numel(lit: Json) -> int:
     if "tensor" in lit:
         return len(lit["tensor"])
     return sum(_numel(v) for v in lit.get("list", []))
 
 
-def _replay(torch, func, args, kwargs, leaves, cotangents, target, first_only=False):
+def _replay(
+    torch: TorchModule,
+    func: Any,
+    args: Sequence[Any],
+    kwargs: Dict[str, Any],
+    leaves: List[int],
+    cotangents: Optional[List[Any]],
+    target: str,
+    first_only: bool = False,
+) -> Tuple[List[Any], List[Any], List[int], List[Any]]:
     """Run the forward with ``leaves`` requiring grad and its backward under a recorder: (kernel calls, grads,
     the outputs weighed, their cotangents); ``first_only``: weigh only the first differentiable output (with
     cotangents for the statistics too, ``native_group_norm``'s backward takes another formula)."""
@@ -193,7 +208,7 @@ def _replay(torch, func, args, kwargs, leaves, cotangents, target, first_only=Fa
     return calls, [args[j].grad for j in leaves], [i for i, _ in diffs], cotangents
 
 
-def _widened(torch, value):
+def _widened(torch: TorchModule, value: Any) -> Any:
     from torch.utils._pytree import tree_map
 
     return tree_map(
@@ -201,17 +216,25 @@ def _widened(torch, value):
     )
 
 
-def _numerical(torch, func, args, kwargs, leaves, outputs, cotangents):
+def _numerical(
+    torch: TorchModule,
+    func: Any,
+    args: Sequence[Any],
+    kwargs: Dict[str, Any],
+    leaves: List[int],
+    outputs: List[int],
+    cotangents: List[Any],
+) -> List[Any]:
     """Central differences of sum(cotangent * forward output) in float64, per leaf."""
     wide = _widened(torch, list(args))
     kwargs = _widened(torch, kwargs)
     cots = [c.double() for c in cotangents]
 
-    def value():
+    def value() -> float:
         outs = [o for o in _flat(torch, func(*wide, **kwargs)) if isinstance(o, torch.Tensor)]
         return sum(float((outs[i] * c).sum()) for i, c in zip(outputs, cots))
 
-    grads = []
+    grads: List[Any] = []
     for j in leaves:
         x = wide[j].clone().contiguous()
         wide[j] = x
@@ -229,7 +252,9 @@ def _numerical(torch, func, args, kwargs, leaves, outputs, cotangents):
     return grads
 
 
-def _try_forward(torch, func, args, kwargs, target, overload):
+def _try_forward(
+    torch: TorchModule, func: Any, args: Any, kwargs: Dict[str, Any], target: str, overload: str
+) -> Union[str, Json]:
     """Facts of one candidate forward call, or a problem string."""
     try:
         lit_args = [_literal(torch, a) for a in args]
@@ -257,13 +282,13 @@ def _try_forward(torch, func, args, kwargs, target, overload):
     if not calls:
         return "replayed alone, the backward of %s does not call %s" % (_name(func)[0], target)
     kfunc, kargs, kkwargs, kout = calls[0]
-    out_names = []
+    out_names: List[str] = []
     if overload and _name(kfunc)[1] != overload:
         out_names = _out_arguments(torch, target, overload)
         if not out_names:
             return "autograd calls the %s overload, not %s" % (_name(kfunc)[1], overload)
     results = [o for o in _flat(torch, kout)]
-    pairs = []
+    pairs: List[List[int]] = []
     for k, r in enumerate(results):
         if not isinstance(r, torch.Tensor) or not r.is_floating_point():
             continue
@@ -340,7 +365,7 @@ def _try_forward(torch, func, args, kwargs, target, overload):
     }
 
 
-def _out_arguments(torch, target, overload):
+def _out_arguments(torch: TorchModule, target: str, overload: str) -> List[str]:
     """The out= arguments of an overload (``grad_input``) that differs from the one autograd calls only by them."""
     try:
         schema = torch._C._get_schema(target, overload)
@@ -353,7 +378,7 @@ def _out_arguments(torch, target, overload):
     ]
 
 
-def _targets(torch, obj, res):
+def _targets(torch: TorchModule, obj: Any, res: Json) -> Tuple[str, str]:
     """(qualified name, overload name or "") of the API, or ("", "")."""
     if isinstance(obj, torch._ops.OpOverload):
         return obj._schema.name, obj._schema.overload_name or "default"
@@ -368,7 +393,7 @@ def _targets(torch, obj, res):
     return "", ""
 
 
-def backward_facts(torch, obj, res):
+def backward_facts(torch: TorchModule, obj: Any, res: Json) -> Json:
     target, overload = _targets(torch, obj, res)
     if not target:
         return {"found": False, "problem": "not an ATen operator"}
@@ -377,7 +402,7 @@ def backward_facts(torch, obj, res):
         return _search(torch, target, overload)
 
 
-def _size_key(torch, sample):
+def _size_key(torch: TorchModule, sample: Any) -> Tuple[bool, int]:
     """Smallest first, after the samples with an empty tensor or fewer than four elements."""
     tensors = [
         t
@@ -388,7 +413,7 @@ def _size_key(torch, sample):
     return (size < 4 or any(t.numel() == 0 for t in tensors), size)
 
 
-def _search(torch, target, overload):
+def _search(torch: TorchModule, target: str, overload: str) -> Json:
     from torch.testing._internal.common_methods_invocations import op_db
 
     entries = _index(torch).get(target) or []
@@ -399,7 +424,9 @@ def _search(torch, target, overload):
         }
     by_key = dict(((op.name, op.variant_test_name), op) for op in op_db)
     Recorder = _recorder(torch)
-    problems, tried, best = [], 0, None
+    problems: List[str] = []
+    tried = 0
+    best: Optional[Json] = None
     for key in entries:
         op = by_key[key]
         with torch.random.fork_rng():
@@ -431,7 +458,7 @@ def _search(torch, target, overload):
             reaching += 1
             if reaching > 3:
                 break
-            seen = set()
+            seen: Set[Tuple[str, str]] = set()
             for func, args, kwargs, _ in reversed(forward_calls):
                 fname = _name(func)
                 if fname in seen or fname[0] == target:

@@ -6,12 +6,17 @@ measurement run the very same expressions. Each call starts from every value
 of the API's states, which are put back afterwards.
 """
 
+from __future__ import annotations
+
 import inspect
 import itertools
 import math
 import re
 import warnings
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
+from ..protocol import Json, TorchModule
+from ..state import StateSpec
 from .context import api_specs, push_all, undo_all
 from .literal import error_text, exc_name, torch_module, try_literal
 
@@ -25,19 +30,19 @@ MAX_BASE_TRIES = 64
 # -- Tensor members ------------------------------------------------------------------------------
 
 
-def _shape_tensor(torch, shape):
+def _shape_tensor(torch: TorchModule, shape: Tuple[int, ...]) -> Any:
     n = 1
     for d in shape:
         n *= d
     return torch.arange(1, n + 1, dtype=torch.float32).reshape(shape)
 
 
-def tensor_facts(torch, name, kind, formula=""):
+def tensor_facts(torch: TorchModule, name: str, kind: str, formula: str = "") -> Json:
     """Per shape: the member's value as source (or the exception it raises), and the formula check."""
-    rows = []
+    rows: List[Json] = []
     for shape in SHAPES:
         x = _shape_tensor(torch, shape)
-        row = {"shape": list(shape), "literal": None, "raises": None, "formula_ok": None}
+        row: Json = {"shape": list(shape), "literal": None, "raises": None, "formula_ok": None}
         try:
             value = getattr(x, name)
             if kind not in ("property", "attribute"):
@@ -97,9 +102,9 @@ _TYPE_WORDS = (
 ANY_POOLS = ("int", "none", "device", "bool", "str", "tensor", "dtype", "sequence")
 
 
-def _doc_types(doc):
+def _doc_types(doc: Any) -> Dict[str, str]:
     """``{param: type text}`` from an ``Args:`` section (``name (type): text`` lines)."""
-    out = {}
+    out: Dict[str, str] = {}
     if not isinstance(doc, str):
         return out
     sections = re.split(
@@ -112,23 +117,23 @@ def _doc_types(doc):
     return out
 
 
-def _pools_for(text):
-    found = []
+def _pools_for(text: str) -> List[str]:
+    found: List[str] = []
     for pattern, pool in _TYPE_WORDS:
         if text and re.search(pattern, text, re.I) and pool not in found:
             found.append(pool)
     return found
 
 
-def _param_pools(param, annotation_text, doc_text):
-    pools = []
+def _param_pools(param: Json, annotation_text: str, doc_text: str) -> List[str]:
+    pools: List[str] = []
     if isinstance(param.get("default_obj"), bool):
         pools.append("bool")
     pools += [p for p in _pools_for(annotation_text) if p not in pools]
     pools += [p for p in _pools_for(doc_text) if p not in pools]
     if not pools or annotation_text in ("Any", "typing.Any", "object"):
         pools += [p for p in ANY_POOLS if p not in pools]
-    values = []
+    values: List[str] = []
     if param["has_default"] and param["default"] is not None and param["default"] not in values:
         values.append(param["default"])
     for pool in pools:
@@ -138,7 +143,7 @@ def _param_pools(param, annotation_text, doc_text):
     return values
 
 
-def _signature_params(obj, resolution):
+def _signature_params(obj: Any, resolution: Json) -> Optional[List[Json]]:
     """[{name, kind, has_default, default (source), annotation text}] or None."""
     sig = None
     try:
@@ -149,7 +154,7 @@ def _signature_params(obj, resolution):
             sig = inspect.signature(eval("lambda %s: None" % _strip_sig(text)))
         except Exception:
             return None
-    out = []
+    out: List[Json] = []
     for p in sig.parameters.values():
         if p.name in ("self", "cls") and not out:
             continue
@@ -172,7 +177,8 @@ def _signature_params(obj, resolution):
             if ann is p.empty
             else (ann if isinstance(ann, str) else getattr(ann, "__name__", str(ann)))
         )
-        kind = {p.KEYWORD_ONLY: "keyword", p.POSITIONAL_ONLY: "posonly"}.get(p.kind, "positional")
+        kinds: Dict[Any, str] = {p.KEYWORD_ONLY: "keyword", p.POSITIONAL_ONLY: "posonly"}
+        kind = kinds.get(p.kind, "positional")
         out.append(
             {
                 "name": p.name,
@@ -186,14 +192,14 @@ def _signature_params(obj, resolution):
     return out
 
 
-def _strip_sig(text):
+def _strip_sig(text: str) -> str:
     """``(type1, type2) -> dtype`` -> ``type1, type2`` (annotations dropped)."""
     inner = text.strip()
     if "->" in inner:
         inner = inner[: inner.rindex("->")].strip()
     if inner.startswith("(") and inner.endswith(")"):
         inner = inner[1:-1]
-    parts = []
+    parts: List[str] = []
     for part in inner.split(","):
         part = part.strip()
         if not part:
@@ -207,9 +213,10 @@ def _strip_sig(text):
     return ", ".join(p for p in parts if p != "/")
 
 
-def _args_src(params, values):
+def _args_src(params: List[Json], values: Sequence[Optional[str]]) -> str:
     """Call arguments as source; ``None`` omits a parameter (later ones then go by keyword)."""
-    pos, kw = [], []
+    pos: List[str] = []
+    kw: List[str] = []
     omitted = False
     for i, p in enumerate(params):
         v = values[i]
@@ -223,7 +230,14 @@ def _args_src(params, values):
     return ", ".join(pos + kw)
 
 
-def _call_once(fn, args_src, ns, torch, specs, start):
+def _call_once(
+    fn: Any,
+    args_src: str,
+    ns: Dict[str, Any],
+    torch: TorchModule,
+    specs: List[Tuple[str, StateSpec]],
+    start: Sequence[Any],
+) -> Json:
     """One call from the states in ``start``; the states are put back afterwards."""
     undo = push_all(specs, start)
     try:
@@ -244,7 +258,14 @@ def _call_once(fn, args_src, ns, torch, specs, start):
     }
 
 
-def _outcome(fn, args_src, ns, torch, specs, device_type="cpu"):
+def _outcome(
+    fn: Any,
+    args_src: str,
+    ns: Dict[str, Any],
+    torch: TorchModule,
+    specs: List[Tuple[str, StateSpec]],
+    device_type: str = "cpu",
+) -> Json:
     """The call from every start value of the API's states: what does not depend on the start.
 
     ``literal`` is None when the result differs between starts; ``states`` holds
@@ -262,7 +283,7 @@ def _outcome(fn, args_src, ns, torch, specs, device_type="cpu"):
     first = runs[0]
     if any(r["literal"] != first["literal"] for r in runs):
         first = dict(first, literal=None)
-    states = []
+    states: List[List[Any]] = []
     for name, _ in specs:
         values = set(r["after"][name] for r in runs)
         if len(values) == 1 and None not in values:
@@ -272,7 +293,9 @@ def _outcome(fn, args_src, ns, torch, specs, device_type="cpu"):
     return out
 
 
-def _pairs(params, pools, base):
+def _pairs(
+    params: List[Json], pools: List[List[str]], base: List[Optional[str]]
+) -> List[List[Optional[str]]]:
     """Argument lists: each parameter varied alone, then each bool flag flipped with the others varied."""
     cases = [list(base)]
     for i, p in enumerate(params):
@@ -304,19 +327,20 @@ def _pairs(params, pools, base):
     return cases
 
 
-def _pick(outcomes, key, limit, per_key):
+def _pick(outcomes: List[Json], key: str, limit: int, per_key: int) -> List[Json]:
     """Up to ``limit`` outcomes, round-robin over what they vary (``per_key`` each at most)."""
-    groups = {}
+    groups: Dict[Any, List[Json]] = {}
     for o in outcomes:
         groups.setdefault(o[key], []).append(o)
     for name, group in groups.items():  # results not seen before in the group come first
-        seen = set()
-        fresh, repeats = [], []
+        seen: Set[Any] = set()
+        fresh: List[Json] = []
+        repeats: List[Json] = []
         for o in group:
             (repeats if o.get("literal", o.get("raises")) in seen else fresh).append(o)
             seen.add(o.get("literal", o.get("raises")))
         groups[name] = fresh + repeats
-    out = []
+    out: List[Json] = []
     for rank in range(per_key):
         for group in groups.values():
             if rank < len(group) and len(out) < limit:
@@ -325,7 +349,7 @@ def _pick(outcomes, key, limit, per_key):
     return sorted(out, key=lambda o: order[id(o)])
 
 
-def call_facts_here(torch, obj, resolution, device_type):
+def call_facts_here(torch: TorchModule, obj: Any, resolution: Json, device_type: str) -> Json:
     """Valid calls (values measured on the CPU) and invalid ones (the exception measured).
 
     A setter with a paired getter (``set_warn_always`` and ``is_warn_always_enabled``) gets the
@@ -337,7 +361,7 @@ def call_facts_here(torch, obj, resolution, device_type):
     getter = paired_getter(
         resolution["path"].rsplit(".", 1)[-1], sys.modules.get(getattr(obj, "__module__", ""))
     )
-    saved = None
+    saved: Optional[Tuple[Any]] = None
     if getter:
         try:
             saved = (eval(getter, {"torch": torch}),)
@@ -353,7 +377,7 @@ def call_facts_here(torch, obj, resolution, device_type):
                 pass
 
 
-def _call_facts(torch, obj, resolution, device_type):
+def _call_facts(torch: TorchModule, obj: Any, resolution: Json, device_type: str) -> Json:
     params = _signature_params(obj, resolution)
     if params is None:
         return {
@@ -367,13 +391,13 @@ def _call_facts(torch, obj, resolution, device_type):
     ns = {"torch": torch, "DEVICE": torch.device("cpu")}
     pools = [_param_pools(p, p["annotation"], doc.get(p["name"], "")) for p in params]
     required = [i for i, p in enumerate(params) if not p["has_default"]]
-    base = None
+    base: Optional[List[Optional[str]]] = None
     tried = 0
     for combo in itertools.product(*[pools[i] for i in required]):
         if tried >= MAX_BASE_TRIES:
             break
         tried += 1
-        values = [None] * len(params)
+        values: List[Optional[str]] = [None] * len(params)
         for k, i in enumerate(required):
             values[i] = combo[k]
         got = _outcome(obj, _args_src(params, values), ns, torch, specs, device_type)
@@ -388,7 +412,9 @@ def _call_facts(torch, obj, resolution, device_type):
             "invalid": [],
             "params": [p["name"] for p in params],
         }
-    valid, invalid, seen = [], [], set()
+    valid: List[Json] = []
+    invalid: List[Json] = []
+    seen: Set[str] = set()
     for values in _pairs(params, pools, base):
         src = _args_src(params, values)
         if src in seen:
@@ -413,7 +439,7 @@ def _call_facts(torch, obj, resolution, device_type):
     }
 
 
-def call_facts(torch, obj, resolution, device_type):
+def call_facts(torch: TorchModule, obj: Any, resolution: Json, device_type: str) -> Json:
     """``call_facts_here`` in a forked child (``isolate.run_isolated``): what its calls change
     in this interpreter (a global mode, a registry) stays there, and a call that aborts costs only the
     child."""

@@ -8,8 +8,12 @@ with the same call in float64 (the reference the ``opinfo`` family takes for
 floats below float64), within the tolerances the test states.
 """
 
-import warnings
+from __future__ import annotations
 
+import warnings
+from typing import Any, Dict, List, Tuple, Union
+
+from ..protocol import Json, TorchModule
 from .backward import (
     _build,
     _flat,
@@ -28,7 +32,7 @@ MAX_LITERAL = 1200
 RTOL, ATOL = 1e-3, 1e-4
 
 
-def _agrees(torch, got, want):
+def _agrees(torch: TorchModule, got: Any, want: Any) -> str:
     """Whether each tensor of ``got`` (float32) matches ``want`` (float64): a problem or ""."""
     a = [t for t in _flat(torch, got) if isinstance(t, torch.Tensor)]
     b = [t for t in _flat(torch, want) if isinstance(t, torch.Tensor)]
@@ -51,7 +55,7 @@ def _agrees(torch, got, want):
     return ""
 
 
-def captured_facts(torch, obj, res):
+def captured_facts(torch: TorchModule, obj: Any, res: Json) -> Json:
     target, overload = _targets(torch, obj, res)
     if not target:
         return {"found": False, "problem": "not an ATen operator"}
@@ -60,7 +64,7 @@ def captured_facts(torch, obj, res):
         return _search(torch, target, overload)
 
 
-def _search(torch, target, overload):
+def _search(torch: TorchModule, target: str, overload: str) -> Json:
     from torch.testing._internal.common_methods_invocations import op_db
 
     entries = _index(torch).get(target) or []
@@ -68,10 +72,10 @@ def _search(torch, target, overload):
         return {"found": False, "problem": "no OpInfo sample calls %s" % target}
     by_key = dict(((op.name, op.variant_test_name), op) for op in op_db)
     Recorder = _recorder(torch)
-    problems = []
+    problems: List[str] = []
     for key in entries[:6]:
         op = by_key[key]
-        samples = []
+        samples: List[Tuple[bool, Any]] = []
         for grad in (
             True,
             False,
@@ -122,7 +126,7 @@ def _search(torch, target, overload):
     }
 
 
-def _check(torch, func, args, kwargs):
+def _check(torch: TorchModule, func: Any, args: Any, kwargs: Dict[str, Any]) -> Union[str, Json]:
     try:
         lit_args = [_literal(torch, a) for a in args]
         lit_kwargs = dict((k, _literal(torch, v)) for k, v in kwargs.items())

@@ -9,6 +9,8 @@ CPU the forks are made from a new interpreter that has not started the device
 (``fresh``): forked from this job, whose device is started, they could not use it.
 """
 
+from __future__ import annotations
+
 import importlib
 import json
 import os
@@ -21,52 +23,57 @@ import tempfile
 import time
 import traceback
 import unittest
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
+from ..protocol import Json
 from ..testrun import _iter_tests, _load_module
 from . import standin
+
+if TYPE_CHECKING:
+    from ..backend import Context
 
 RUN_TIMEOUT = 60.0
 
 
 class _Outcomes(unittest.TestResult):
-    def __init__(self):
+    def __init__(self) -> None:
         unittest.TestResult.__init__(self)
-        self.outcomes = {}
+        self.outcomes: Dict[str, Json] = {}
 
-    def _name(self, test):
+    def _name(self, test: unittest.TestCase) -> str:
         return test.id().rsplit(".", 1)[-1]
 
-    def addSuccess(self, test):
+    def addSuccess(self, test: unittest.TestCase) -> None:
         self.outcomes[self._name(test)] = {"status": "pass"}
 
-    def addFailure(self, test, err):
+    def addFailure(self, test: unittest.TestCase, err: Any) -> None:
         self.outcomes[self._name(test)] = {"status": "fail", "message": _message(err)}
 
-    def addError(self, test, err):
+    def addError(self, test: unittest.TestCase, err: Any) -> None:
         self.outcomes[self._name(test)] = {"status": "error", "message": _message(err)}
 
-    def addSkip(self, test, reason):
+    def addSkip(self, test: unittest.TestCase, reason: str) -> None:
         self.outcomes[self._name(test)] = {"status": "skip", "message": str(reason)[:300]}
 
-    def addExpectedFailure(self, test, err):
+    def addExpectedFailure(self, test: unittest.TestCase, err: Any) -> None:
         self.outcomes[self._name(test)] = {"status": "fail", "message": "expected failure"}
 
-    def addUnexpectedSuccess(self, test):
+    def addUnexpectedSuccess(self, test: unittest.TestCase) -> None:
         self.outcomes[self._name(test)] = {"status": "pass"}
 
 
-def _message(err):
+def _message(err: Any) -> str:
     exc = err[1]
     text = ("%s: %s" % (type(exc).__name__, exc)).strip().splitlines()
     return text[0][:300] if text else type(exc).__name__
 
 
-def _child(path, resolution, result_path):
+def _child(path: str, resolution: Optional[Json], result_path: str) -> None:
     """Body of the forked run: never returns."""
     code = 0
     try:
         os.chdir(os.path.dirname(path))
-        out = {"outcomes": {}, "standin": None, "error": ""}
+        out: Json = {"outcomes": {}, "standin": None, "error": ""}
         if resolution is not None:
             out["standin"] = standin.install(resolution)
         try:
@@ -92,7 +99,7 @@ def _child(path, resolution, result_path):
         os._exit(code)
 
 
-def run_file(path, resolution=None, timeout=RUN_TIMEOUT):
+def run_file(path: str, resolution: Optional[Json] = None, timeout: float = RUN_TIMEOUT) -> Json:
     """{"outcomes": {test: {"status", "message"}}, "standin", "error"} of one run of ``path``."""
     result_path = path + (".broken" if resolution is not None else ".clean") + ".json"
     sys.stdout.flush()
@@ -121,7 +128,7 @@ def run_file(path, resolution=None, timeout=RUN_TIMEOUT):
         return json.load(fh)
 
 
-def _preload(items):
+def _preload(items: List[Json]) -> None:
     """torch's TestCase imports dynamo on its first test: once here, not in every run; and each
     file's TestCase module once, before the forks."""
     try:
@@ -138,8 +145,8 @@ def _preload(items):
                 pass
 
 
-def _run_items(items, folder):
-    answers = []
+def _run_items(items: List[Json], folder: str) -> List[Json]:
+    answers: List[Json] = []
     for n, item in enumerate(items):
         sub = os.path.join(folder, "%03d" % n)
         os.mkdir(sub)
@@ -153,7 +160,7 @@ def _run_items(items, folder):
     return answers
 
 
-def fresh_main(spec_path, result_path):
+def fresh_main(spec_path: str, result_path: str) -> None:
     """The body of ``_in_new_interpreter``: import torch and the backend (the device stays unused),
     then run every item in a child forked from here, which starts the device itself as a test does."""
     with open(spec_path) as fh:
@@ -167,7 +174,7 @@ def fresh_main(spec_path, result_path):
         json.dump(answers, fh, default=str)
 
 
-def _in_new_interpreter(items, folder, backend):
+def _in_new_interpreter(items: List[Json], folder: str, backend: str) -> List[Json]:
     """``_run_items`` in a new interpreter of this environment (``fresh_main``): this job's device is
     started, and a test forked from here could not use it (hardware raises, and so does the emulated
     NPU), so the outcomes would not be the device's."""
@@ -207,11 +214,11 @@ def _in_new_interpreter(items, folder, backend):
             return json.load(fh)
     if last:
         why += ": " + last[-1][:300]
-    failed = {"outcomes": {}, "standin": None, "error": why}
+    failed: Json = {"outcomes": {}, "standin": None, "error": why}
     return [{"key": i.get("key", ""), "clean": failed} for i in items]
 
 
-def op_scaffold_check(ctx, args):
+def op_scaffold_check(ctx: Context, args: Json) -> Json:
     """``args["items"]``: [{"key", "file", "source", "resolution", "standin"}] -> outcomes per item.
 
     With ``args["fresh"]`` they run in a new interpreter, importing ``args["backend"]`` first: the

@@ -14,10 +14,14 @@ twice; an outcome that differs between the two is dropped. What is kept:
 A method of ``torch.Tensor`` takes the candidate tensors as its receiver.
 """
 
+from __future__ import annotations
+
 import inspect
 import io
 import re
+from typing import Any, Dict, List, Tuple
 
+from ..protocol import Json, TorchModule
 from .literal import exc_name
 from .names import guess
 
@@ -72,7 +76,7 @@ _MISSING = re.compile(
 )
 
 
-def _tail(obj):
+def _tail(obj: Any) -> str:
     """``""`` or ``, MESSAGE`` where a call with one argument asks for a second (a message)."""
     schema = getattr(obj, "_schema", None)
     if (
@@ -101,7 +105,7 @@ def _tail(obj):
     return ""
 
 
-def _outcome(obj, src, env, tail=""):
+def _outcome(obj: Any, src: str, env: Dict[str, Any], tail: str = "") -> Tuple[str, str]:
     """("true"|"false"|"none"|"refused"|"other", exception name) of ``obj(value)`` for a fresh value."""
     value = eval(src, env)
     try:
@@ -118,13 +122,13 @@ def _outcome(obj, src, env, tail=""):
     return "other", ""
 
 
-def checker_facts(torch, obj, owner, device_type):
+def checker_facts(torch: TorchModule, obj: Any, owner: Any, device_type: str) -> Json:
     if not callable(obj) or isinstance(obj, type):
         return {"found": False, "problem": "not a function"}
     env = {"torch": torch, "io": io, "DEVICE": torch.device("cpu")}
     tensor_method = owner is torch.Tensor
     pool = TENSORS if tensor_method else TENSORS + OTHERS
-    cases = {"true": [], "false": [], "none": [], "refused": []}
+    cases: Dict[str, List[Any]] = {"true": [], "false": [], "none": [], "refused": []}
     tail = "" if tensor_method else _tail(obj)
     for src in pool:
         try:

@@ -5,16 +5,21 @@ pushes a start value, constructs/enters/leaves the manager, snapshots the
 states at each point and puts every state back.
 """
 
+from __future__ import annotations
+
 import inspect
 import itertools
+from typing import Any, Callable, List, Optional, Sequence, Set, Tuple, Union
 
 from .. import state as state_mod
 from ..api.kinds import class_attrs
 from ..api.states import states_for_api
+from ..protocol import Json, TorchModule
+from ..state import StateSpec
 from .literal import error_text
 
 
-def _state_names(resolution):
+def _state_names(resolution: Json) -> List[str]:
     for name in [resolution.get("canonical", "")] + list(resolution.get("aliases", [])):
         found = states_for_api(name)
         if found:
@@ -22,10 +27,10 @@ def _state_names(resolution):
     return []
 
 
-def state_facts(resolution, device_type):
+def state_facts(resolution: Json, device_type: str) -> List[Json]:
     """The states the API touches (registry entries), with their values and availability."""
     specs = state_mod.registry(device_type)
-    out = []
+    out: List[Json] = []
     for name in _state_names(resolution):
         spec = specs.get(name)
         if spec is None:
@@ -39,7 +44,7 @@ def state_facts(resolution, device_type):
     return out
 
 
-def _bool_specs(states, device_type):
+def _bool_specs(states: List[Json], device_type: str) -> List[Tuple[str, StateSpec]]:
     specs = state_mod.registry(device_type)
     return [
         (s["name"], specs[s["name"]])
@@ -48,11 +53,11 @@ def _bool_specs(states, device_type):
     ]
 
 
-def snapshot(specs):
+def snapshot(specs: Sequence[Tuple[str, StateSpec]]) -> Json:
     return dict((name, spec.get()) for name, spec in specs)
 
 
-def _ctor_params(cls):
+def _ctor_params(cls: type) -> Tuple[Optional[List[str]], Union[str, bool, None]]:
     """(parameter names, first parameter if it takes a bool mode, else None)."""
     try:
         sig = inspect.signature(cls)
@@ -77,9 +82,9 @@ def _ctor_params(cls):
     return [p.name for p in params], False
 
 
-def _mode_attrs(cls, specs):
+def _mode_attrs(cls: type, specs: Sequence[Tuple[str, StateSpec]]) -> List[str]:
     """Instance attributes that hold the mode argument (``mode``), for both values."""
-    found = None
+    found: Optional[Set[str]] = None
     for value in (False, True):
         undo = push_all(specs, [spec.get() for _, spec in specs])
         try:
@@ -97,24 +102,28 @@ def _mode_attrs(cls, specs):
     return sorted(found or [])
 
 
-def push_all(specs, combo):
-    undo = []
+def push_all(
+    specs: Sequence[Tuple[str, StateSpec]], combo: Sequence[Any]
+) -> List[Callable[[], Any]]:
+    undo: List[Callable[[], Any]] = []
     for i, (_, spec) in enumerate(specs):
         undo.append(spec.push(combo[i]))
     return undo
 
 
-def undo_all(undo):
+def undo_all(undo: List[Callable[[], Any]]) -> None:
     for fn in reversed(undo):
         fn()
 
 
-def context_facts_here(torch, resolution, obj, owner, device_type):
+def context_facts_here(
+    torch: TorchModule, resolution: Json, obj: Any, owner: Any, device_type: str
+) -> Json:
     """How the context manager (or its member) moves each state, from every start value."""
     states = state_facts(resolution, device_type)
     cls = obj if isinstance(obj, type) else owner
     member = None if obj is cls else resolution["path"].rsplit(".", 1)[-1]
-    out = {
+    out: Json = {
         "states": states,
         "member": member,
         "runs": [],
@@ -152,7 +161,7 @@ def context_facts_here(torch, resolution, obj, owner, device_type):
         for combo in combos:
             undo = push_all(specs, combo)
             try:
-                run = {
+                run: Json = {
                     "args": list(args),
                     "outer": dict((specs[i][0], v) for i, v in enumerate(combo)),
                 }
@@ -216,7 +225,7 @@ def context_facts_here(torch, resolution, obj, owner, device_type):
     return out
 
 
-def api_specs(resolution, device_type):
+def api_specs(resolution: Json, device_type: str) -> List[Tuple[str, StateSpec]]:
     """Registry specs of the states the API touches that this torch has (any value type)."""
     specs = state_mod.registry(device_type)
     return [
@@ -226,7 +235,9 @@ def api_specs(resolution, device_type):
     ]
 
 
-def context_facts(torch, resolution, obj, owner, device_type):
+def context_facts(
+    torch: TorchModule, resolution: Json, obj: Any, owner: Any, device_type: str
+) -> Json:
     """``context_facts_here`` in a forked child (``isolate.run_isolated``): what its calls change
     in this interpreter (a global mode, a registry) stays there, and a call that aborts costs only the
     child."""

@@ -3,13 +3,19 @@
 Stdlib only (runs inside the environment under test; torch is passed in).
 """
 
+from __future__ import annotations
 
-def dispatch_tls(torch):
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from ..protocol import TorchModule
+
+
+def dispatch_tls(torch: TorchModule) -> Dict[str, Tuple[Any, Any]]:
     """The thread-local dispatch keys included and excluded now ({} where this torch cannot tell)."""
     keys = getattr(torch._C, "DispatchKey", None)
-    inc = getattr(torch._C, "_dispatch_tls_is_dispatch_key_included", None)
-    exc = getattr(torch._C, "_dispatch_tls_is_dispatch_key_excluded", None)
-    out = {}
+    inc: Any = getattr(torch._C, "_dispatch_tls_is_dispatch_key_included", None)
+    exc: Any = getattr(torch._C, "_dispatch_tls_is_dispatch_key_excluded", None)
+    out: Dict[str, Tuple[Any, Any]] = {}
     for name, key in (getattr(keys, "__members__", None) or {}).items():
         try:
             out[name] = (inc(key), exc(key))
@@ -18,7 +24,7 @@ def dispatch_tls(torch):
     return out
 
 
-def restore_dispatch_tls(torch, saved):
+def restore_dispatch_tls(torch: TorchModule, saved: Dict[str, Tuple[Any, Any]]) -> List[str]:
     """Put back the dispatch keys an API's facts left included or excluded (a call of
     ``_enable_functionalization`` leaves ``Functionalize`` included); the names of those put back."""
     changed = []
@@ -36,7 +42,7 @@ def restore_dispatch_tls(torch, saved):
     return changed
 
 
-def mode_stacks(torch):
+def mode_stacks(torch: TorchModule) -> Tuple[int, int]:
     """How many Python modes are entered now: (torch dispatch modes, torch function modes)."""
     c = torch._C
     return (
@@ -45,18 +51,22 @@ def mode_stacks(torch):
     )
 
 
-def restore_mode_stacks(torch, saved):
+def restore_mode_stacks(torch: TorchModule, saved: Tuple[int, int]) -> List[str]:
     """Leave the modes an API's facts entered and never left (``enable_cuda_sanitizer`` enters a
     dispatch mode for good, and every later CPU call then asks for CUDA); the names of those left.
     Each is left by its ``__exit__`` (which also resets the flags its ``__enter__`` set), else popped."""
-    changed = []
+    changed: List[str] = []
     c = torch._C
+    get_mode: Optional[Callable[[], Any]]
+    pop_mode: Optional[Callable[[], Any]]
     try:
         from torch.utils._python_dispatch import _get_current_dispatch_mode, _pop_mode
+
+        get_mode, pop_mode = _get_current_dispatch_mode, _pop_mode
     except ImportError:
-        _get_current_dispatch_mode = _pop_mode = None
+        get_mode = pop_mode = None
     stacks = (
-        (lambda: mode_stacks(torch)[0], saved[0], _get_current_dispatch_mode, _pop_mode),
+        (lambda: mode_stacks(torch)[0], saved[0], get_mode, pop_mode),
         (
             lambda: mode_stacks(torch)[1],
             saved[1],
@@ -68,7 +78,7 @@ def restore_mode_stacks(torch, saved):
         while top is not None and pop is not None and depth() > wanted:
             before = depth()
             try:
-                mode = top()
+                mode: Any = top()
                 changed.append(type(mode).__name__)
                 mode.__exit__(None, None, None)
             except Exception:

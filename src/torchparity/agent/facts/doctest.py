@@ -11,6 +11,8 @@ network or a file, and ones whose result differs here, are left out with the
 reason.
 """
 
+from __future__ import annotations
+
 import collections
 import contextlib
 import doctest
@@ -20,7 +22,9 @@ import math
 import re
 import sys
 import warnings
+from typing import Any, Dict, List, Optional
 
+from ..protocol import Json, TorchModule
 from .literal import exc_name
 
 TOLERANCE = 1e-4
@@ -43,14 +47,14 @@ _RANDOM = re.compile(r"torch\.(randn|rand|randint|randperm|normal|empty|randn_li
 _GRAD_FN = re.compile(r",\s*grad_fn=<[^>]*>")
 
 
-def needs(source):
+def needs(source: str) -> str:
     for pattern, why in _NEEDS:
         if pattern.search(source):
             return why
     return ""
 
 
-def want_source(want):
+def want_source(want: str) -> Optional[str]:
     """The printed result as Python source (``tensor(`` as ``torch.tensor(``), or None."""
     text = want.strip()
     if not text or text.startswith("<") or "..." in text:
@@ -63,7 +67,7 @@ def want_source(want):
     return text
 
 
-def _close(torch, actual, expected):
+def _close(torch: TorchModule, actual: Any, expected: Any) -> bool:
     if isinstance(expected, torch.Tensor):
         if not isinstance(actual, torch.Tensor):
             return False
@@ -102,8 +106,8 @@ def _close(torch, actual, expected):
         return False
 
 
-def _namespace(torch, obj, leaf):
-    ns = {
+def _namespace(torch: TorchModule, obj: Any, leaf: str) -> Dict[str, Any]:
+    ns: Dict[str, Any] = {
         "torch": torch,
         "math": math,
         "namedtuple": collections.namedtuple,
@@ -121,20 +125,20 @@ def _namespace(torch, obj, leaf):
     return ns
 
 
-def _value_source(source):
+def _value_source(source: str) -> str:
     """The expression an example shows: the source itself, or the argument of a ``print``."""
     text = source.strip()
     m = re.match(r"^print\((.*)\)$", text, re.S)
     return m.group(1) if m else text
 
 
-def _run(torch, examples, obj, leaf):
+def _run(torch: TorchModule, examples: List[Json], obj: Any, leaf: str) -> List[Json]:
     """Outcome per example (kept or left out, and why), running them in order in one namespace."""
     ns = _namespace(torch, obj, leaf)
-    out = []
+    out: List[Json] = []
     for ex in examples:
         source = ex["source"]
-        record = dict(ex, kept=False, why="")
+        record: Json = dict(ex, kept=False, why="")
         why = needs(source)
         if why:
             record["why"] = why
@@ -199,7 +203,7 @@ def _run(torch, examples, obj, leaf):
     return out
 
 
-def _replay_random(examples, outcomes):
+def _replay_random(examples: List[Json], outcomes: List[Json]) -> Optional[List[Json]]:
     """Examples where a random draw the docstring prints next is replaced by the printed values."""
     changed = False
     fixed = [dict(ex) for ex in examples]
@@ -222,7 +226,7 @@ def _replay_random(examples, outcomes):
     return fixed if changed else None
 
 
-def doctest_facts_here(torch, obj, res):
+def doctest_facts_here(torch: TorchModule, obj: Any, res: Json) -> Json:
     """{"examples": [...], "kept": n, "problem"}: the docstring's examples and what they give here."""
     doc = getattr(obj, "__doc__", None)
     if not isinstance(doc, str) or ">>>" not in doc:
@@ -231,7 +235,7 @@ def doctest_facts_here(torch, obj, res):
         parsed = doctest.DocTestParser().get_examples(inspect.cleandoc(doc))
     except ValueError as exc:
         return {"examples": [], "kept": 0, "problem": "its examples do not parse: %s" % exc}
-    examples = []
+    examples: List[Json] = []
     for ex in parsed[:MAX_EXAMPLES]:
         raises = ""
         if ex.exc_msg:
@@ -262,7 +266,7 @@ def doctest_facts_here(torch, obj, res):
     return {"examples": outcomes, "kept": checked, "problem": problem, "leaf": leaf}
 
 
-def doctest_facts(torch, obj, res, device_type=""):
+def doctest_facts(torch: TorchModule, obj: Any, res: Json, device_type: str = "") -> Json:
     """``doctest_facts_here`` in a forked child (``isolate.run_isolated``): what its calls change
     in this interpreter (a global mode, a registry) stays there, and a call that aborts costs only the
     child."""

@@ -2,9 +2,13 @@
 (and the learning rates it gives), and which tensor factories an example uses.
 """
 
+from __future__ import annotations
+
 import re
 import warnings
+from typing import Any, List, Optional, Tuple
 
+from ..protocol import Json, TorchModule
 from .literal import error_text, literal
 
 #: keyword arguments tried for a learning-rate scheduler, the first that changes the rate wins
@@ -31,7 +35,7 @@ _TWO = (
 COMPOSITE_ARGS = (_TWO, "opt, %s, milestones=[2]" % _TWO)
 
 
-def _subclass(obj, torch, path):
+def _subclass(obj: Any, torch: TorchModule, path: str) -> bool:
     cls = torch
     for part in path.split("."):
         cls = getattr(cls, part, None)
@@ -40,8 +44,8 @@ def _subclass(obj, torch, path):
     return isinstance(obj, type) and isinstance(cls, type) and issubclass(obj, cls)
 
 
-def _scheduler_bases(torch):
-    out = []
+def _scheduler_bases(torch: TorchModule) -> Tuple[type, ...]:
+    out: List[type] = []
     for path in (
         "optim.lr_scheduler.LRScheduler",
         "optim.lr_scheduler._LRScheduler",
@@ -55,7 +59,7 @@ def _scheduler_bases(torch):
     return tuple(out)
 
 
-def optimizer_facts(torch, cls):
+def optimizer_facts(torch: TorchModule, cls: Any) -> Json:
     """How ``cls([param], ...)`` is built and that one closure step works here."""
     tries = [
         (ctor, values)
@@ -72,7 +76,7 @@ def optimizer_facts(torch, cls):
                 warnings.simplefilter("ignore")
                 opt = eval("cls([param]%s)" % ctor, {"cls": cls, "torch": torch, "param": param})
 
-                def closure(opt=opt, param=param):
+                def closure(opt: Any = opt, param: Any = param) -> Any:
                     opt.zero_grad()
                     loss = (param * param).sum()
                     loss.backward()
@@ -94,11 +98,13 @@ def optimizer_facts(torch, cls):
     }
 
 
-def scheduler_facts(torch, cls):
+def scheduler_facts(torch: TorchModule, cls: Any) -> Json:
     """The first keyword arguments that build ``cls`` over SGD(lr=1.0), and the rates of 3 steps."""
     plateau = getattr(torch.optim.lr_scheduler, "ReduceLROnPlateau", None)
-    found = None
-    tries = [("opt" + (", " + kwargs if kwargs else ""), kwargs) for kwargs in SCHEDULER_KWARGS]
+    found: Optional[Json] = None
+    tries: List[Tuple[str, Optional[str]]] = [
+        ("opt" + (", " + kwargs if kwargs else ""), kwargs) for kwargs in SCHEDULER_KWARGS
+    ]
     tries += [(args, None) for args in COMPOSITE_ARGS]
     for args, kwargs in tries:
         weight = torch.nn.Parameter(torch.ones(2))
@@ -107,7 +113,7 @@ def scheduler_facts(torch, cls):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 sched = eval("cls(%s)" % args, {"cls": cls, "opt": opt, "torch": torch})
-                lrs = []
+                lrs: List[float] = []
                 for _ in range(STEPS):
                     opt.step()
                     if plateau is not None and isinstance(sched, plateau):
@@ -138,7 +144,7 @@ def scheduler_facts(torch, cls):
     }
 
 
-def optim_facts(torch, obj, owner):
+def optim_facts(torch: TorchModule, obj: Any, owner: Any) -> Json:
     """Optimizer or scheduler facts for a class or a member of one (the base classes use SGD/StepLR)."""
     cls = obj if isinstance(obj, type) else owner
     if not isinstance(cls, type):

@@ -14,13 +14,18 @@ This module looks the API up, asks for the facts a request ``wants`` and
 turns a measurement that fails into a reason, never a crash.
 """
 
+from __future__ import annotations
+
 import os
 import shutil
 import sys
 import tempfile
 import traceback
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Set, Tuple
 
 from ..api.objects import NotFound, class_path, walk
+from ..protocol import Json, TorchModule
+from ..state import StateSpec
 from .backward import backward_facts
 from .calls import _doc_types, _pools_for, _strip_sig, call_facts, tensor_facts
 from .captured import captured_facts
@@ -43,6 +48,9 @@ from .scratch_home import scratch_torch_home
 from .switch import switch_facts
 from .tensor_kinds import kind_facts
 
+if TYPE_CHECKING:
+    from ..backend import Context
+
 #: names other code (and the tests) reach through this module
 __all__ = [
     "call_facts",
@@ -64,7 +72,7 @@ __all__ = [
 _NotLiteral = NotLiteral
 
 
-def _mro(cls):
+def _mro(cls: Any) -> List[str]:
     """``module.qualname`` of each class in ``cls``'s MRO ([] for a non-class)."""
     if not isinstance(cls, type):
         return []
@@ -74,7 +82,7 @@ def _mro(cls):
         return []
 
 
-def _members(cls):
+def _members(cls: Any) -> List[str]:
     """Public and dunder member names of a class (what a family's template may call)."""
     if not isinstance(cls, type):
         return []
@@ -102,7 +110,7 @@ def _members(cls):
         return []
 
 
-def _defined_on(owner, path):
+def _defined_on(owner: Any, path: str) -> str:
     """``module.qualname`` of the class in ``owner``'s MRO whose own dict holds the member ("" if none).
 
     A member reached through a class that inherits it (``ScriptModule.state_dict`` is
@@ -120,7 +128,7 @@ def _defined_on(owner, path):
     return ""
 
 
-def _constructed(probe):
+def _constructed(probe: Any) -> bool:
     """Whether the probe measured a plain construction of the class (``_API_(...)`` without setup)."""
     valid = (probe or {}).get("valid") if isinstance(probe, dict) else None
     return any(
@@ -128,7 +136,7 @@ def _constructed(probe):
     )
 
 
-def _guard(what, fn, *args):
+def _guard(what: str, fn: Callable[..., Any], *args: Any) -> Any:
     """``fn(*args)``, or a record of why it failed (the traceback goes to the job's log)."""
     try:
         return fn(*args)
@@ -140,7 +148,7 @@ def _guard(what, fn, *args):
         }
 
 
-def _in_scratch_folder(fn, *args):
+def _in_scratch_folder(fn: Callable[..., Any], *args: Any) -> Any:
     """Run ``fn`` in an empty temporary folder: a call given a string path writes nothing elsewhere."""
     here = os.getcwd()
     folder = tempfile.mkdtemp(prefix="torchparity-facts-")
@@ -152,7 +160,7 @@ def _in_scratch_folder(fn, *args):
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _not_found(out, path, exc, wants):
+def _not_found(out: Json, path: str, exc: BaseException, wants: Sequence[str]) -> Json:
     """The facts of an API that cannot be looked up here: each one asked for says why."""
     if isinstance(exc, NotFound):
         why = (
@@ -170,14 +178,14 @@ def _not_found(out, path, exc, wants):
 
 
 #: the modules loaded before any job ran (what ``import torch`` and the backend load)
-BASELINE = set()  # type: set
+BASELINE: Set[str] = set()
 
 
-def _states_now(device_type):
+def _states_now(device_type: str) -> List[Tuple[StateSpec, Any]]:
     """The registry's settable global states and their values here (a context-only state is left out)."""
     from ..state import registry
 
-    out = []
+    out: List[Tuple[StateSpec, Any]] = []
     for spec in registry(device_type).values():
         if spec._setter is None or spec.available():
             continue
@@ -185,10 +193,10 @@ def _states_now(device_type):
     return out
 
 
-def _restore_states(saved):
+def _restore_states(saved: List[Tuple[StateSpec, Any]]) -> List[str]:
     """Put back each state an API's facts left changed (a docstring example's ``set_default_dtype``
     would otherwise hold for every API measured after it in the batch); the names of those restored."""
-    changed = []
+    changed: List[str] = []
     for spec, value in saved:
         try:
             if spec.get() != value:
@@ -203,7 +211,9 @@ def _restore_states(saved):
 ISOLATED_SECONDS = 30.0
 
 
-def facts_for(ctx, res, wants, dtypes=None, formula=""):
+def facts_for(
+    ctx: Context, res: Json, wants: List[str], dtypes: Optional[List[str]] = None, formula: str = ""
+) -> Json:
     """The facts ``wants`` names for one resolved API (a resolution record), the global states as they
     were before restored after."""
     saved = _states_now(ctx.device_type)
@@ -225,10 +235,12 @@ def facts_for(ctx, res, wants, dtypes=None, formula=""):
             )
 
 
-def _facts_for(ctx, res, wants, dtypes=None, formula=""):
+def _facts_for(
+    ctx: Context, res: Json, wants: List[str], dtypes: Optional[List[str]] = None, formula: str = ""
+) -> Json:
     torch = ctx.torch
     device_type = ctx.device_type
-    out = {
+    out: Json = {
         "device_type": device_type,
         "torch_version": str(torch.__version__),
         "python_version": "%d.%d" % sys.version_info[:2],
@@ -354,7 +366,7 @@ def _facts_for(ctx, res, wants, dtypes=None, formula=""):
     return out
 
 
-def calls_on_device(torch, obj, res, calls, device_type):
+def calls_on_device(torch: TorchModule, obj: Any, res: Json, calls: Json, device_type: str) -> Json:
     """``calls`` measured again here with ``DEVICE`` bound to the device the test runs on.
 
     ``call_facts`` measures in a forked child with ``DEVICE`` bound to the CPU; this job's device is
@@ -369,7 +381,7 @@ def calls_on_device(torch, obj, res, calls, device_type):
     getter = paired_getter(
         res["path"].rsplit(".", 1)[-1], sys.modules.get(getattr(obj, "__module__", ""))
     )
-    saved = None
+    saved: Optional[Tuple[Any]] = None
     if getter:
         try:
             saved = (eval(getter, {"torch": torch}),)
@@ -377,7 +389,9 @@ def calls_on_device(torch, obj, res, calls, device_type):
             getter = ""
     specs = api_specs(res, device_type)
     ns = {"torch": torch, "DEVICE": torch.device("%s:0" % device_type)}
-    valid, invalid, differs = [], [], []
+    valid: List[Json] = []
+    invalid: List[Json] = []
+    differs: List[Json] = []
     try:
         for case in list(calls.get("valid") or []) + list(calls.get("invalid") or []):
             got = _outcome(obj, case["args"], ns, torch, specs, device_type)
@@ -400,14 +414,14 @@ def calls_on_device(torch, obj, res, calls, device_type):
     return dict(calls, valid=valid, invalid=invalid, measured_on=device_type, differs=differs)
 
 
-def _said(outcome):
+def _said(outcome: Json) -> str:
     """A call's outcome in words: its result's source, or the exception it raises."""
     if "raises" in outcome:
         return "raises %s" % (outcome["raises"] or "from some start values only")
     return "returns %s" % outcome.get("literal")
 
 
-def _forward_of(torch, res, owner):
+def _forward_of(torch: TorchModule, res: Json, owner: Any) -> bool:
     """Whether the API is the ``forward`` (or ``__call__``) of an nn module class other than Module."""
     leaf = res["path"].rsplit(".", 1)[-1]
     module = torch.nn.Module
@@ -419,7 +433,7 @@ def _forward_of(torch, res, owner):
     )
 
 
-def op_scaffold_facts(ctx, args):
+def op_scaffold_facts(ctx: Context, args: Json) -> Json:
     """Agent job: facts for ``args["resolution"]`` (one API) or each of ``args["items"]``.
 
     An item is ``{"resolution", "wants", "dtypes", "formula"}``; a batch pays

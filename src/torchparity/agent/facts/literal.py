@@ -5,7 +5,10 @@ with ``torch`` bound, to the value measured here, so the test and the
 measurement hold the very same thing.
 """
 
+from __future__ import annotations
+
 import math
+from typing import Any, Optional
 
 MAX_TENSOR_LITERAL = 16
 
@@ -14,13 +17,13 @@ class NotLiteral(Exception):
     """The value has no source a test could hold (an object, a big tensor, ...)."""
 
 
-def torch_module():
+def torch_module() -> Any:
     import torch
 
     return torch
 
 
-def float_src(value):
+def float_src(value: float) -> str:
     if math.isnan(value):
         return 'float("nan")'
     if math.isinf(value):
@@ -28,14 +31,14 @@ def float_src(value):
     return repr(float(value))
 
 
-def dtype_src(torch, dtype):
+def dtype_src(torch: Any, dtype: Any) -> str:
     name = str(dtype).split(".", 1)[-1]
     if getattr(torch, name, None) is dtype:
         return "torch.%s" % name
     raise NotLiteral(str(dtype))
 
 
-def literal(value, torch=None):
+def literal(value: Any, torch: Any = None) -> str:
     """Python source that evaluates (with ``torch`` bound) to ``value``; raises NotLiteral."""
     torch = torch or torch_module()
     if value is None or isinstance(value, bool):
@@ -76,14 +79,14 @@ def literal(value, torch=None):
     raise NotLiteral(type(value).__name__)
 
 
-def try_literal(value, torch):
+def try_literal(value: Any, torch: Any) -> Optional[str]:
     try:
         return literal(value, torch)
     except NotLiteral:
         return None
 
 
-def exc_name(exc):
+def exc_name(exc: BaseException) -> str:
     """The exception's name as a test can spell it: builtins bare, others qualified."""
     cls = type(exc)
     for klass in cls.__mro__:
@@ -92,6 +95,6 @@ def exc_name(exc):
     return cls.__name__
 
 
-def error_text(exc):
+def error_text(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return "%s: %s" % (type(exc).__name__, text[0][:200] if text else "")

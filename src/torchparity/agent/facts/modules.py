@@ -12,13 +12,18 @@ dtype of each tensor in the result, its values when small, else its sum and
 absolute sum), so the test holds those values, not a second run.
 """
 
+from __future__ import annotations
+
+from typing import Any, List, Optional
+
+from ..protocol import Json, TorchModule
 from .literal import NotLiteral, literal
 
 MAX_INPUT = 256
 MAX_VALUES = 64
 
 
-def _tensor_src(torch, t):
+def _tensor_src(torch: TorchModule, t: Any) -> str:
     if t.layout != torch.strided or t.numel() > MAX_INPUT or t.is_complex():
         raise NotLiteral("tensor")
     data = t.detach().cpu()
@@ -30,7 +35,7 @@ def _tensor_src(torch, t):
     return "torch.tensor(%r, dtype=%s).reshape(%s)" % (values, dtype, list(data.shape))
 
 
-def _input_spec(torch, value):
+def _input_spec(torch: TorchModule, value: Any) -> Json:
     """{"tensor": cpu source} | {"tuple": [...]} | {"value": source} for one forward argument."""
     if isinstance(value, torch.Tensor):
         return {"tensor": _tensor_src(torch, value)}
@@ -39,7 +44,7 @@ def _input_spec(torch, value):
     return {"value": literal(value, torch)}
 
 
-def _build(torch, spec):
+def _build(torch: TorchModule, spec: Json) -> Any:
     """The CPU value a spec's source makes (what the test will make)."""
     if "tensor" in spec:
         return eval(spec["tensor"], {"torch": torch})
@@ -49,14 +54,14 @@ def _build(torch, spec):
     return eval(spec["value"], {"torch": torch})
 
 
-def fill_parameters(torch, module):
+def fill_parameters(torch: TorchModule, module: Any) -> None:
     """The values the test sets: each parameter ``linspace(-0.5, 0.5)`` over its elements."""
     with torch.no_grad():
         for p in module.parameters():
             p.copy_(torch.linspace(-0.5, 0.5, p.numel(), dtype=p.dtype).reshape(p.shape))
 
 
-def _leaves(torch, value, out):
+def _leaves(torch: TorchModule, value: Any, out: List[Any]) -> List[Any]:
     if isinstance(value, torch.Tensor):
         out.append(value)
     elif isinstance(value, (tuple, list)):
@@ -69,11 +74,11 @@ def _leaves(torch, value, out):
     return out
 
 
-def _output(torch, t):
+def _output(torch: TorchModule, t: Any) -> Optional[Json]:
     if t is None:
         return None
     data = t.detach().cpu()
-    row = {"shape": list(data.shape), "dtype": literal(data.dtype, torch)}
+    row: Json = {"shape": list(data.shape), "dtype": literal(data.dtype, torch)}
     if data.is_complex():
         raise NotLiteral("complex output")
     if data.numel() <= MAX_VALUES:
@@ -87,7 +92,7 @@ def _output(torch, t):
     return row
 
 
-def _sample(torch, cls, sample):
+def _sample(torch: TorchModule, cls: Any, sample: Any) -> Json:
     """The facts of one module_db sample, or raise NotLiteral/any error to skip it."""
     ctor = sample.constructor_input
     args = [literal(a, torch) for a in ctor.args]
@@ -119,7 +124,7 @@ def _sample(torch, cls, sample):
     }
 
 
-def module_db_facts(torch, cls):
+def module_db_facts(torch: TorchModule, cls: Any) -> Json:
     """A literal construction, forward input and measured result of ``cls`` from module_db."""
     if not isinstance(cls, type) or not issubclass(cls, torch.nn.Module):
         return {"found": False, "problem": "not an nn module class"}
@@ -151,7 +156,7 @@ def module_db_facts(torch, cls):
                 )
             ),
         )
-    why = []
+    why: List[str] = []
     for sample in samples:
         torch.manual_seed(0)
         try:
