@@ -17,8 +17,12 @@ returned and left in its tensor arguments (an in-place operator's effect). The
 test makes that call on the device and compares with those values.
 """
 
-import warnings
+from __future__ import annotations
 
+import warnings
+from typing import Any, Callable, Dict, List, Tuple, Union
+
+from ..protocol import Json, TorchModule
 from .backward import _build
 from .literal import error_text
 
@@ -36,17 +40,22 @@ DIGITS = 8
 #: checked calls the most telling one is chosen from
 CANDIDATES = 8
 
-_CALLS = {}  # type: dict
-_DONE = []  # type: list
+#: a recorded call's key: ("function", id) or ("aten", qualified name, overload name)
+Key = Tuple[Any, ...]
+#: a recorded call: (the function, its arguments, its keyword arguments), cloned
+Call = Tuple[Any, Tuple[Any, ...], Dict[str, Any]]
+
+_CALLS: Dict[Key, List[Call]] = {}
+_DONE: List[str] = []
 
 
-def _numel(torch, value):
+def _numel(torch: TorchModule, value: Any) -> int:
     from torch.utils._pytree import tree_flatten
 
     return sum(t.numel() for t in tree_flatten(value)[0] if isinstance(t, torch.Tensor))
 
 
-def _plain(torch, value):
+def _plain(torch: TorchModule, value: Any) -> bool:
     """Whether every tensor in ``value`` is a plain strided tensor the test can write out."""
     from torch.utils._pytree import tree_flatten
 
@@ -65,13 +74,13 @@ def _plain(torch, value):
     return True
 
 
-def _cloned(torch, value):
+def _cloned(torch: TorchModule, value: Any) -> Any:
     from torch.utils._pytree import tree_map
 
     return tree_map(lambda t: t.detach().clone() if isinstance(t, torch.Tensor) else t, value)
 
 
-def _keep(torch, key, func, args, kwargs):
+def _keep(torch: TorchModule, key: Key, func: Any, args: Any, kwargs: Any) -> None:
     calls = _CALLS.setdefault(key, [])
     if len(calls) >= KEEP:
         return
@@ -83,12 +92,14 @@ def _keep(torch, key, func, args, kwargs):
         return
 
 
-def _modes(torch):
+def _modes(torch: TorchModule) -> Tuple[Any, Any]:
     from torch.overrides import TorchFunctionMode
     from torch.utils._python_dispatch import TorchDispatchMode
 
     class Functions(TorchFunctionMode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):
+        def __torch_function__(
+            self, func: Any, types: Any, args: Any = (), kwargs: Any = None
+        ) -> Any:
             kwargs = kwargs or {}
             if type(func).__name__ == "builtin_function_or_method" or getattr(
                 func, "__module__", ""
@@ -103,7 +114,9 @@ def _modes(torch):
             return func(*args, **kwargs)
 
     class Dispatch(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        def __torch_dispatch__(
+            self, func: Any, types: Any, args: Any = (), kwargs: Any = None
+        ) -> Any:
             kwargs = kwargs or {}
             schema = getattr(func, "_schema", None)
             if schema is not None:
@@ -119,7 +132,7 @@ def _modes(torch):
     return Functions, Dispatch
 
 
-def _record(torch):
+def _record(torch: TorchModule) -> None:
     """Run every OpInfo entry's first samples (forward, and backward where it has one) under both modes."""
     if _DONE:
         return
@@ -177,10 +190,10 @@ def _record(torch):
                 continue
 
 
-def _bases(name):
+def _bases(name: str) -> List[str]:
     """The operators whose calls an aliased variant takes (``squeeze_`` -> ``squeeze``, ``slice_copy`` ->
     ``slice``, ``_unsafe_index`` -> ``index``, ``_reshape_alias_copy`` -> ``_reshape_alias`` -> ``view``)."""
-    out = []
+    out: List[str] = []
     todo = [name]
     while todo:
         n = todo.pop(0)
@@ -220,40 +233,40 @@ def _bases(name):
     return out[1:]
 
 
-def _overload_rank(ov, wanted):
+def _overload_rank(ov: str, wanted: str) -> int:
     """Calls of the overload asked for first, then those of its ``hacked_twin``'s base, then the rest."""
     base = wanted.replace("_hacked_twin", "").replace("hacked_twin", "default")
     return 0 if ov == wanted else 1 if ov == base else 2
 
 
-def _scenarios(torch):
+def _scenarios(torch: TorchModule) -> List[Callable[[], None]]:
     """Public code beyond OpInfo that reaches private builtins (fast paths of nn modules, packed sequences,
     the math attention kernel, the gradient scaler, foreach optimizers)."""
     nn, F = torch.nn, torch.nn.functional
 
-    def attention():
+    def attention() -> None:
         m = nn.MultiheadAttention(4, 2, batch_first=True).eval()
         x = torch.randn(1, 3, 4)
         with torch.no_grad():
             m(x, x, x, need_weights=False)
 
-    def encoder():
+    def encoder() -> None:
         m = nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, batch_first=True).eval()
         with torch.no_grad():
             m(torch.randn(1, 3, 4))
 
-    def packed():
+    def packed() -> None:
         p = nn.utils.rnn.pack_padded_sequence(torch.randn(3, 2, 2), [3, 2])
         nn.utils.rnn.pad_packed_sequence(p)
 
-    def math_attention():
+    def math_attention() -> None:
         from torch.nn.attention import SDPBackend, sdpa_kernel
 
         q = torch.randn(1, 2, 3, 4)
         with sdpa_kernel(SDPBackend.MATH):
             F.scaled_dot_product_attention(q, q * 0.5, q + 1)
 
-    def scaler():
+    def scaler() -> None:
         w = nn.Parameter(torch.tensor([1.0, -2.0]))
         opt = torch.optim.SGD([w], lr=0.1)
         s = torch.amp.GradScaler("cpu", init_scale=4.0, growth_interval=1)
@@ -261,7 +274,7 @@ def _scenarios(torch):
         s.step(opt)
         s.update()
 
-    def optimizers():
+    def optimizers() -> None:
         for cls in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
             w = nn.Parameter(torch.tensor([1.0, -2.0]))
             v = nn.Parameter(torch.tensor([0.5]))
@@ -272,12 +285,12 @@ def _scenarios(torch):
                 ((w * w).sum() + (v * 3).sum()).backward()
                 opt.step()
 
-    def fake_quant():
+    def fake_quant() -> None:
         m = torch.ao.quantization.FusedMovingAvgObsFakeQuantize()
         for _ in range(2):
             m(torch.randn(6))
 
-    def sparse():
+    def sparse() -> None:
         s = torch.tensor([[0.0, 1.5, 0.0], [2.5, 0.0, -1.0]]).to_sparse()
         s.indices(), s.values(), s._indices(), s._values(), s.to_dense()
         torch.zeros(2, 3).to_sparse().copy_(s * 2)
@@ -290,7 +303,7 @@ def _scenarios(torch):
         )
         torch.tensor([[0.0, 2.0]]).to_sparse().sum(0)
 
-    def nested():
+    def nested() -> None:
         torch.nested.nested_tensor([torch.randn(2, 4), torch.randn(3, 4)])
         m = nn.TransformerEncoder(
             nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, batch_first=True),
@@ -316,7 +329,7 @@ def _scenarios(torch):
     ]
 
 
-def _target(torch, obj, res):
+def _target(torch: TorchModule, obj: Any, res: Json) -> Tuple[List[Key], bool]:
     """(keys of the recorded calls to use, best first; whether they are the API's own calls)."""
     if isinstance(obj, torch._ops.OpOverload):
         s = obj._schema
@@ -334,13 +347,13 @@ def _target(torch, obj, res):
     if own:
         return own, True
     ns, op = name.split("::", 1) if "::" in name else ("aten", name)
-    keys = []
+    keys: List[Key] = []
     for base in _bases(op):
         keys += _aten_keys("%s::%s" % (ns, base), wanted, exact=False)
     return keys, False
 
 
-def _aten_keys(name, wanted, exact=True):
+def _aten_keys(name: str, wanted: str, exact: bool = True) -> List[Key]:
     keys = [
         k
         for k in _CALLS
@@ -355,16 +368,17 @@ def _aten_keys(name, wanted, exact=True):
     ]
 
 
-def _builtins(leaf):
+def _builtins(leaf: str) -> List[Any]:
     import torch
 
-    out = []
+    C: Any = torch._C  # (its private submodules are not in torch's stubs)
+    out: List[Any] = []
     for module in (
-        torch._C._VariableFunctions,
-        torch._C._nn,
-        torch._C._linalg,
-        torch._C._special,
-        torch._C._fft,
+        C._VariableFunctions,
+        C._nn,
+        C._linalg,
+        C._special,
+        C._fft,
     ):
         f = getattr(module, leaf, None)
         if f is not None and f not in out:
@@ -372,7 +386,7 @@ def _builtins(leaf):
     return out
 
 
-def _literal(torch, value, digits=0):
+def _literal(torch: TorchModule, value: Any, digits: int = 0) -> Json:
     """A JSON-able description of a value (floats of tensors rounded), or raise ValueError."""
     if (
         isinstance(value, torch.Tensor)
@@ -427,7 +441,7 @@ def _literal(torch, value, digits=0):
     raise ValueError("a value of type %s" % type(value).__name__)
 
 
-def _strip(lit):
+def _strip(lit: Json) -> Json:
     """The literal without strides (arguments are written contiguous)."""
     if "sparse" in lit:
         sp = lit["sparse"]
@@ -439,7 +453,9 @@ def _strip(lit):
     return lit
 
 
-def _run(torch, obj, lit_args, lit_kwargs, seed):
+def _run(
+    torch: TorchModule, obj: Any, lit_args: List[Json], lit_kwargs: Dict[str, Json], seed: int
+) -> Tuple[Any, List[Any], Dict[str, Any], List[int], List[str]]:
     args = [_build(torch, v) for v in lit_args]
     kwargs = dict((k, _build(torch, v)) for k, v in lit_kwargs.items())
     before = (
@@ -453,7 +469,7 @@ def _run(torch, obj, lit_args, lit_kwargs, seed):
     return out, args, kwargs, changed, kwchanged
 
 
-def _differs(torch, before, after):
+def _differs(torch: TorchModule, before: Any, after: Any) -> bool:
     """Whether a tensor argument (or a list of them) was changed by the call."""
     if isinstance(after, (list, tuple)) and isinstance(before, (list, tuple)):
         return any(_differs(torch, b, a) for b, a in zip(before, after))
@@ -474,7 +490,7 @@ def _differs(torch, before, after):
 CPU_ARGUMENTS = ("batch_sizes", "lengths")
 
 
-def _cpu_arguments(torch, func, count):
+def _cpu_arguments(torch: TorchModule, func: Any, count: int) -> List[int]:
     """Positions of the call's arguments whose schema names them as CPU-only."""
     schema = getattr(func, "_schema", None)
     schemas = [schema] if schema is not None else []
@@ -485,14 +501,14 @@ def _cpu_arguments(torch, func, count):
             )
         except Exception:
             schemas = []
-    out = []
+    out: List[int] = []
     for s in schemas[:1]:
         names = [a.name for a in s.arguments if not a.kwarg_only]
         out = [i for i, n in enumerate(names[:count]) if n in CPU_ARGUMENTS]
     return out
 
 
-def _has_value(torch, lit):
+def _has_value(torch: TorchModule, lit: Json) -> bool:
     if "tensor" in lit or "sparse" in lit or "nested" in lit:
         return True
     if "list" in lit:
@@ -500,25 +516,27 @@ def _has_value(torch, lit):
     return "value" in lit and lit["value"] is not None
 
 
-def _check(torch, obj, func, args, kwargs):
+def _check(
+    torch: TorchModule, obj: Any, func: Any, args: Any, kwargs: Dict[str, Any]
+) -> Union[Json, str]:
     """The facts of one recorded call, or a problem string."""
     try:
         lit_args = [_strip(_literal(torch, a)) for a in args]
         lit_kwargs = dict((k, _strip(_literal(torch, v))) for k, v in kwargs.items())
     except ValueError as exc:
         return "a recorded call takes %s" % exc
-    runs = []
+    runs: List[Tuple[Json, Json, Json]] = []
     try:
         with torch.random.fork_rng():
             for seed in (0, 0, 1):
-                out, a, kw, changed, kwchanged = _run(torch, obj, lit_args, lit_kwargs, seed)
+                out, a, kw, changed_at, kwchanged_at = _run(torch, obj, lit_args, lit_kwargs, seed)
                 if _numel(torch, out) > MAX_RESULTS:
                     return "its results have more than %d elements" % MAX_RESULTS
                 runs.append(
                     (
                         _literal(torch, out, DIGITS),
-                        dict((str(i), _literal(torch, a[i], DIGITS)) for i in changed),
-                        dict((k, _literal(torch, kw[k], DIGITS)) for k in kwchanged),
+                        dict((str(i), _literal(torch, a[i], DIGITS)) for i in changed_at),
+                        dict((k, _literal(torch, kw[k], DIGITS)) for k in kwchanged_at),
                     )
                 )
     except ValueError as exc:
@@ -552,7 +570,7 @@ def _check(torch, obj, func, args, kwargs):
     }
 
 
-def _tensors(lit):
+def _tensors(lit: Json) -> List[Json]:
     if "tensor" in lit:
         return [lit]
     if "sparse" in lit:
@@ -562,7 +580,7 @@ def _tensors(lit):
     return [t for v in lit.get("list", []) for t in _tensors(v)]
 
 
-def _score(torch, facts):
+def _score(torch: TorchModule, facts: Json) -> Tuple[bool, int, bool]:
     """How much a call's results tell: results or changes unlike every input, and their size."""
     inputs = [(t["shape"], t["tensor"]) for a in facts["args"] for t in _tensors(a)]
     outs = _tensors(facts["result"]) + [t for v in facts["changed"].values() for t in _tensors(v)]
@@ -572,7 +590,7 @@ def _score(torch, facts):
     return (bool(new), min(size, 16), bool(facts["result"].get("value") not in (None, True, False)))
 
 
-def recorded_facts(torch, obj, res):
+def recorded_facts(torch: TorchModule, obj: Any, res: Json) -> Json:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _record(torch)
@@ -582,7 +600,8 @@ def recorded_facts(torch, obj, res):
         keys = [k for k in keys if _CALLS.get(k)]
         if not keys:
             return {"found": False, "problem": "no OpInfo sample's code calls %s" % res["path"]}
-        problems, found = [], []
+        problems: List[str] = []
+        found: List[Json] = []
         for key in keys:
             for func, args, kwargs in _CALLS[key]:
                 if len(found) >= CANDIDATES:
