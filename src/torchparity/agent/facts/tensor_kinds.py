@@ -13,11 +13,16 @@ densified arguments, that is kept as an independent fact.
 Stdlib only apart from torch; Python 3.8.
 """
 
+from __future__ import annotations
+
 import re
 import signal
 import time
 import warnings
+from types import FrameType
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
+from ..protocol import Json, TorchModule
 from .literal import NotLiteral, error_text, exc_name, literal
 from .names import guess
 from .params import (
@@ -38,8 +43,13 @@ MAX_ITEMS = 4
 
 _DENSE = "[[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]]"
 _BLOCK = "torch.tensor([[[1.0, 2.0], [3.0, 4.0]]])"
+#: a check a test repeats: [kind, expression, payload source]
+Check = List[str]
+#: a value tried: (source, the dense value by hand, its kind; "" for a value not a tensor of a kind)
+Entry = Tuple[str, str, str]
+
 #: kind -> [(source, the dense value by hand)]; sources see ``torch`` and ``DEVICE``
-KIND_POOLS = {
+KIND_POOLS: Dict[str, List[Tuple[str, str]]] = {
     "sparse_coo": [
         (
             "torch.sparse_coo_tensor(torch.tensor([[0, 0, 1], [0, 2, 2]]), torch.tensor([1.0, 2.0, 3.0]), (2, 3), "
@@ -189,7 +199,7 @@ WORD_KINDS = {
     "int": ("int",),
 }
 #: two words together (``col_indices``, ``row_indices``)
-PAIR_KINDS = {
+PAIR_KINDS: Dict[Tuple[str, ...], Tuple[str, ...]] = {
     ("col", "indices"): ("sparse_csr", "sparse_bsr"),
     ("row", "indices"): ("sparse_csc", "sparse_bsc"),
     ("int", "repr"): ("quantized",),
@@ -260,19 +270,19 @@ class _Timeout(Exception):
     pass
 
 
-def _alarm(signum, frame):
+def _alarm(signum: int, frame: Optional[FrameType]) -> None:
     raise _Timeout("the call did not return within %.0f s" % CALL_TIMEOUT)
 
 
-def words(name):
+def words(name: str) -> List[str]:
     """``torch.Tensor.crow_indices`` -> ["torch", "tensor", "crow", "indices"]."""
     text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
     return [w for w in re.split(r"[^A-Za-z0-9]+", text.lower()) if w]
 
 
-def kinds_in_name(name):
+def kinds_in_name(name: str) -> List[str]:
     ws = words(name)
-    out = []
+    out: List[str] = []
     for i, w in enumerate(ws):
         pair = tuple(ws[i : i + 2])
         for kind in PAIR_KINDS.get(pair, ()) + WORD_KINDS.get(w, ()):
@@ -281,23 +291,23 @@ def kinds_in_name(name):
     return out
 
 
-def kinds_in_error(message):
-    out = []
+def kinds_in_error(message: str) -> List[str]:
+    out: List[str] = []
     for pattern, kinds in ERROR_KINDS:
         if re.search(pattern, message or ""):
             out += [k for k in kinds if k not in out]
     return out
 
 
-def _schemas(torch, obj, leaf):
+def _schemas(torch: TorchModule, obj: Any, leaf: str) -> List[List[Json]]:
     """Parameter lists of the ATen operator the API is (a packet's overloads, or ``aten::leaf``)."""
-    out = []
+    out: List[List[Json]] = []
     packet = obj if hasattr(obj, "overloads") and callable(obj.overloads) else None
     if packet is not None:
         for name in packet.overloads()[:4]:
-            params = param_list(getattr(packet, name), "")
-            if params:
-                out.append(params)
+            listed = param_list(getattr(packet, name), "")
+            if listed:
+                out.append(listed)
     try:
         schemas = torch._C._jit_get_schemas_for_operator("aten::" + leaf) if packet is None else []
     except Exception:
@@ -305,7 +315,7 @@ def _schemas(torch, obj, leaf):
     for schema in schemas[:4]:
         if schema.overload_name.endswith("out"):
             continue
-        params = []
+        params: List[Json] = []
         for a in schema.arguments:
             text = str(a.type)
             params.append(
@@ -322,13 +332,13 @@ def _schemas(torch, obj, leaf):
 
 
 class KindProbe(object):
-    def __init__(self, torch, res, obj, owner):
+    def __init__(self, torch: TorchModule, res: Json, obj: Any, owner: Any) -> None:
         self.torch = torch
         self.res = res
         self.obj = obj
         self.owner = owner
         self.deadline = time.monotonic() + BUDGET
-        self.errors = []
+        self.errors: List[str] = []
         #: a property of a tensor: read from the receiver (``x.is_sparse``)
         leaf = res.get("path", "").rsplit(".", 1)[-1]
         self.prop = (
@@ -340,9 +350,9 @@ class KindProbe(object):
             else ""
         )
         #: whole messages of failed calls (the kinds a backend list names are past the first line)
-        self.messages = []
+        self.messages: List[str] = []
 
-    def run(self, setup, call):
+    def run(self, setup: Sequence[str], call: str) -> Tuple[Json, Any]:
         """(namespace, value) of a fresh run on the CPU; raises what the call raises."""
         ns = {"torch": self.torch, "DEVICE": self.torch.device("cpu"), "_API_": self.obj}
         old = signal.signal(signal.SIGALRM, _alarm)
@@ -358,7 +368,7 @@ class KindProbe(object):
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, old)
 
-    def params(self):
+    def params(self) -> List[List[Json]]:
         obj, leaf = self.obj, self.res["path"].rsplit(".", 1)[-1]
         if self.prop:
             return [[]]
@@ -375,7 +385,7 @@ class KindProbe(object):
                 found = params_from_error(str(exc))
             else:
                 found = [[]]
-        out = []
+        out: List[List[Json]] = []
         for ps in found:
             ps = [p for p in ps if p["kind"] != "var"]
             for p in ps:  # an optional argument may be left out
@@ -388,9 +398,9 @@ class KindProbe(object):
                 out.append(ps)
         return out
 
-    def tensors(self, kinds):
+    def tensors(self, kinds: Sequence[str]) -> List[Entry]:
         """The kinds' tensors, the first of each kind first, then the dense ones."""
-        out = []
+        out: List[Entry] = []
         dense = (
             [entry + ("dense",) for entry in KIND_POOLS["dense"]] if "dense" not in kinds else []
         )
@@ -403,7 +413,7 @@ class KindProbe(object):
                 out += dense[:1]
         return out + dense[1:]
 
-    def values_for(self, p, kinds):
+    def values_for(self, p: Json, kinds: Sequence[str]) -> List[Entry]:
         name, ann = p["name"], p.get("annotation") or ""
         by_name = guess(name, NAME_VALUES)
         if by_name:
@@ -423,10 +433,11 @@ class KindProbe(object):
                 return [(v, "", "") for v in values]
         return [("None", "", "")]
 
-    def scenarios(self, kinds):
+    def scenarios(self, kinds: List[str]) -> List[Json]:
         """Up to MAX_SCENARIOS measured calls with tensors of the kinds (or giving one): one against the
         dense operator where any is, then as many kinds as work, then other values."""
-        found, seen = [], set()
+        found: List[Json] = []
+        seen: Set[Any] = set()
         receiver = self.owner is not None and self.res.get("kind") in ("method", "property")
         for params in self.params():
             required = [p for p in params if not p["has_default"]]
@@ -455,8 +466,13 @@ class KindProbe(object):
                     found.append(sc)
         return _chosen(found)
 
-    def measure(self, combo, required, receiver):
-        setup, args, taken, hands = [], [], set(), {}
+    def measure(
+        self, combo: Sequence[Entry], required: List[Json], receiver: bool
+    ) -> Optional[Json]:
+        setup: List[str] = []
+        args: List[str] = []
+        taken: Set[str] = set()
+        hands: Dict[str, Tuple[str, str]] = {}
         names = (["x"] if receiver else []) + [p["name"] for p in required]
         for name, (src, hand, kind) in zip(names, combo):
             if kind:
@@ -470,7 +486,7 @@ class KindProbe(object):
             [{"name": "x", "kind": "positional", "has_default": False}] if receiver else []
         ) + required
         call = "x.%s" % self.prop if self.prop else "_API_(%s)" % args_src(params, args)
-        got = []
+        got: List[List[Check]] = []
         for _ in range(2):
             try:
                 ns, value = self.run(setup, call)
@@ -484,7 +500,7 @@ class KindProbe(object):
             got.append(checks)
         if got[0] != got[1] or not got[0]:
             return None
-        sc = {"setup": setup, "call": call, "checks": got[0], "hand": hands}
+        sc: Json = {"setup": setup, "call": call, "checks": got[0], "hand": hands}
         # the arguments whose value is a guess by the parameter's name (``names.guess``)
         sc["guessed"] = [
             p["name"]
@@ -503,7 +519,9 @@ class KindProbe(object):
             sc["counterpart"] = dense
         return sc
 
-    def observe(self, value, expr, ns, setup):
+    def observe(
+        self, value: Any, expr: str, ns: Json, setup: Sequence[str]
+    ) -> Optional[List[Check]]:
         """Kind-aware checks of a result (None: nothing a test can hold)."""
         torch = self.torch
         named = dict((id(ns[v]), v) for v in (line.split(" = ", 1)[0] for line in setup) if v in ns)
@@ -552,7 +570,9 @@ class KindProbe(object):
             return out
         return None
 
-    def refused(self, setup, args, params):
+    def refused(
+        self, setup: Sequence[str], args: List[str], params: List[Json]
+    ) -> Optional[List[str]]:
         """``[call, exception]`` of the same call with one argument that breaks an invariant, raising alike
         twice; None when no such argument is known or the call takes it."""
         for i, a in enumerate(args):
@@ -560,7 +580,7 @@ class KindProbe(object):
             if bad is None:
                 continue
             call = "_API_(%s)" % args_src(params, args[:i] + [bad] + args[i + 1 :])
-            names = set()
+            names: Set[str] = set()
             for _ in range(2):
                 try:
                     self.run(setup, call)
@@ -572,7 +592,7 @@ class KindProbe(object):
                 return [call, names.pop()]
         return None
 
-    def _changed(self, setup, ns):
+    def _changed(self, setup: Sequence[str], ns: Json) -> bool:
         """Whether the call changed one of its tensors (against a fresh build of it)."""
         _, fresh = self.run(setup, "[%s]" % ", ".join(line.split(" = ", 1)[0] for line in setup))
         now = [ns[line.split(" = ", 1)[0]] for line in setup]
@@ -581,7 +601,9 @@ class KindProbe(object):
                 return True
         return False
 
-    def counterpart(self, setup, args, params, ns, value):
+    def counterpart(
+        self, setup: Sequence[str], args: List[str], params: List[Json], ns: Json, value: Any
+    ) -> str:
         """``torch.<op>`` on the densified arguments, when it gives the result's dense values here."""
         torch = self.torch
         leaf = self.res["path"].rsplit(".", 1)[-1]
@@ -593,7 +615,7 @@ class KindProbe(object):
             or op in ("to_dense", "to_sparse", "coalesce", "values", "indices")
         ):
             return ""
-        dense_args = []
+        dense_args: List[str] = []
         for a in args:
             v = ns.get(a) if isinstance(a, str) else None
             if isinstance(v, torch.Tensor) and (v.layout != torch.strided or v.is_nested):
@@ -619,7 +641,7 @@ class KindProbe(object):
         return src
 
 
-def _torch_name(torch, value):
+def _torch_name(torch: TorchModule, value: Any) -> str:
     """``torch.per_tensor_affine`` for a value torch names at its top level (not a number, str or tensor)."""
     if isinstance(value, (bool, int, float, str, tuple, list, dict, torch.Tensor)) or value is None:
         return ""
@@ -629,7 +651,7 @@ def _torch_name(torch, value):
     return ""
 
 
-def _chosen(found):
+def _chosen(found: List[Json]) -> List[Json]:
     """One call against the dense operator (if any), then one of each kind, then the rest, in order."""
     out = [sc for sc in found if sc.get("counterpart")][:1]
     kinds = set(sc["kind"] for sc in out)
@@ -641,7 +663,7 @@ def _chosen(found):
     return out[:MAX_SCENARIOS]
 
 
-def _result_kind(checks):
+def _result_kind(checks: List[Check]) -> str:
     """The kind of a measured result, from its checks ("" for a dense one)."""
     for check in checks:
         if check[1].endswith(".is_nested"):
@@ -655,7 +677,7 @@ def _result_kind(checks):
     return ""
 
 
-def _var(name, taken):
+def _var(name: str, taken: Set[str]) -> str:
     base = re.sub(r"[^a-z0-9_]", "_", name.lower()).strip("_") or "arg"
     if base in ("self", "input", "torch", "result", "cls"):
         base = "x" if "x" not in taken else "arg_" + base
@@ -666,7 +688,7 @@ def _var(name, taken):
     return var
 
 
-def _dense_of(torch, t):
+def _dense_of(torch: TorchModule, t: Any) -> Any:
     if t.is_nested:
         raise NotLiteral("nested")
     if t.layout != torch.strided:
@@ -674,7 +696,7 @@ def _dense_of(torch, t):
     return t.detach().cpu()
 
 
-def _lit(torch, t):
+def _lit(torch: TorchModule, t: Any) -> str:
     data = t.detach().cpu()
     if data.numel() > 24:
         raise NotLiteral("tensor")
@@ -683,16 +705,16 @@ def _lit(torch, t):
     return "torch.tensor(%s, dtype=%s)" % (literal(data.tolist(), torch), literal(t.dtype, torch))
 
 
-def _module_checks(torch, m, expr):
+def _module_checks(torch: TorchModule, m: Any, expr: str) -> Optional[List[Check]]:
     """A module's small buffers (a fake-quantize module's switches, scale and observed range)."""
-    out = []
+    out: List[Check] = []
     for name, buf in list(m.named_buffers())[:8]:
         if buf.numel() <= 4 and re.match(r"^[A-Za-z_][\w.]*$", name):
             out.append(["tensor", "%s.%s" % (expr, name), _lit(torch, buf)])
     return out or None
 
 
-def _tensor_checks(torch, t, expr):
+def _tensor_checks(torch: TorchModule, t: Any, expr: str) -> Optional[List[Check]]:
     """Checks of one tensor of any kind, or None when it holds too much to write out."""
     if isinstance(t, torch.nn.Module):
         try:
@@ -735,10 +757,10 @@ def _tensor_checks(torch, t, expr):
         return None
 
 
-def kind_facts(torch, res, obj, owner):
+def kind_facts(torch: TorchModule, res: Json, obj: Any, owner: Any) -> Json:
     """``{"found", "kinds", "scenarios", "problem"}``: the API called with tensors of the kinds it asks for."""
     names = [res.get("path", ""), res.get("canonical", "")] + list(res.get("aliases", []))
-    kinds = []
+    kinds: List[str] = []
     for name in names:
         kinds += [k for k in kinds_in_name(name) if k not in kinds]
     probe = KindProbe(torch, res, obj, owner)
@@ -781,7 +803,7 @@ def kind_facts(torch, res, obj, owner):
         }
     found = probe.scenarios(kinds)
     if not found:
-        more = []
+        more: List[str] = []
         for message in probe.messages:
             more += [k for k in kinds_in_error(message) if k not in kinds + more]
         if more:
