@@ -10,6 +10,9 @@ scale of a quantized one. Where the API has a dense counterpart
 (``torch.sparse.sum`` and ``torch.sum``) that gives the same values on the
 densified arguments, that is kept as an independent fact.
 
+The tables of kinds and what asks for them are in ``kind_pools.py``, the checks of a result of any
+kind in ``kind_checks.py``; the names other modules read are importable from here too.
+
 Stdlib only apart from torch; Python 3.8.
 """
 
@@ -23,6 +26,24 @@ from types import FrameType
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..protocol import Json, TorchModule
+from .kind_checks import (
+    MAX_ITEMS,
+    Check,
+    _dense_of,
+    _result_kind,
+    _tensor_checks,
+    _torch_name,
+)
+from .kind_pools import (
+    _TENSOR_NAMED,
+    INVALID,
+    KIND_POOLS,
+    NAME_VALUES,
+    TYPE_VALUES,
+    kinds_in_error,
+    kinds_in_name,
+    words,
+)
 from .literal import NotLiteral, error_text, exc_name, literal
 from .names import guess
 from .params import (
@@ -34,236 +55,32 @@ from .params import (
     params_from_text,
 )
 
+__all__ = [
+    "BUDGET",
+    "CALL_TIMEOUT",
+    "DENSE_BUDGET",
+    "INVALID",
+    "KIND_POOLS",
+    "KindProbe",
+    "MAX_FOUND",
+    "MAX_ITEMS",
+    "MAX_SCENARIOS",
+    "NAME_VALUES",
+    "TYPE_VALUES",
+    "kind_facts",
+    "kinds_in_error",
+    "kinds_in_name",
+    "words",
+]
+
 BUDGET = 15.0
 DENSE_BUDGET = 3.0
 CALL_TIMEOUT = 3.0
 MAX_SCENARIOS = 3
 MAX_FOUND = 8
-MAX_ITEMS = 4
 
-_DENSE = "[[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]]"
-_BLOCK = "torch.tensor([[[1.0, 2.0], [3.0, 4.0]]])"
-#: a check a test repeats: [kind, expression, payload source]
-Check = List[str]
 #: a value tried: (source, the dense value by hand, its kind; "" for a value not a tensor of a kind)
 Entry = Tuple[str, str, str]
-
-#: kind -> [(source, the dense value by hand)]; sources see ``torch`` and ``DEVICE``
-KIND_POOLS: Dict[str, List[Tuple[str, str]]] = {
-    "sparse_coo": [
-        (
-            "torch.sparse_coo_tensor(torch.tensor([[0, 0, 1], [0, 2, 2]]), torch.tensor([1.0, 2.0, 3.0]), (2, 3), "
-            "device=DEVICE, is_coalesced=True)",
-            _DENSE,
-        ),
-        # the same matrix, indices out of order and not coalesced
-        (
-            "torch.sparse_coo_tensor(torch.tensor([[1, 0, 0], [2, 2, 0]]), torch.tensor([3.0, 2.0, 1.0]), (2, 3), "
-            "device=DEVICE)",
-            _DENSE,
-        ),
-        # every entry specified
-        (
-            "torch.sparse_coo_tensor(torch.tensor([[0, 0, 1, 1], [0, 1, 0, 1]]), torch.tensor([1.0, 2.0, 3.0, 4.0]), "
-            "(2, 2), device=DEVICE, is_coalesced=True)",
-            "[[1.0, 2.0], [3.0, 4.0]]",
-        ),
-        # another shape: one entry of a 3 x 4 matrix
-        (
-            "torch.sparse_coo_tensor(torch.tensor([[2], [3]]), torch.tensor([7.0]), (3, 4), device=DEVICE)",
-            "[[0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 7.0]]",
-        ),
-    ],
-    "sparse_csr": [
-        (
-            "torch.sparse_csr_tensor(torch.tensor([0, 2, 3]), torch.tensor([0, 2, 2]), torch.tensor([1.0, 2.0, 3.0]), "
-            "(2, 3), device=DEVICE)",
-            _DENSE,
-        ),
-    ],
-    "sparse_csc": [
-        (
-            "torch.sparse_csc_tensor(torch.tensor([0, 1, 1, 3]), torch.tensor([0, 0, 1]), torch.tensor([1.0, 2.0, 3.0]), "
-            "(2, 3), device=DEVICE)",
-            _DENSE,
-        ),
-    ],
-    "sparse_bsr": [
-        (
-            "torch.sparse_bsr_tensor(torch.tensor([0, 1]), torch.tensor([1]), %s, (2, 4), device=DEVICE)"
-            % _BLOCK,
-            "[[0.0, 0.0, 1.0, 2.0], [0.0, 0.0, 3.0, 4.0]]",
-        ),
-    ],
-    "sparse_bsc": [
-        (
-            "torch.sparse_bsc_tensor(torch.tensor([0, 1]), torch.tensor([1]), %s, (4, 2), device=DEVICE)"
-            % _BLOCK,
-            "[[0.0, 0.0], [0.0, 0.0], [1.0, 2.0], [3.0, 4.0]]",
-        ),
-    ],
-    "nested": [
-        (
-            "torch.nested.nested_tensor([torch.tensor([1.0, 2.0, 3.0]), torch.tensor([4.0, 5.0])], device=DEVICE)",
-            "[[1.0, 2.0, 3.0], [4.0, 5.0]]",
-        ),
-        (
-            "torch.nested.nested_tensor([torch.arange(6.0).reshape(3, 2), torch.arange(2.0).reshape(1, 2)], "
-            "device=DEVICE)",
-            "[[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]], [[0.0, 1.0]]]",
-        ),
-    ],
-    "complex": [
-        (
-            "torch.tensor([1.0 + 2.0j, -3.0 + 0.5j, 0.0 - 1.0j], device=DEVICE)",
-            "[1+2j, -3+0.5j, -1j]",
-        ),
-    ],
-    "int": [
-        ("torch.tensor([5, -3, 0, 12], device=DEVICE)", "[5, -3, 0, 12]"),
-    ],
-    "bool": [
-        ("torch.tensor([True, False, True], device=DEVICE)", "[True, False, True]"),
-    ],
-    # quantized on the CPU: a device backend is not assumed to quantize
-    "quantized": [
-        (
-            "torch.quantize_per_tensor(torch.tensor([0.5, 1.0, -1.5]), 0.5, 4, torch.quint8)",
-            "[0.5, 1.0, -1.5]",
-        ),
-        (
-            "torch.quantize_per_channel(torch.tensor([[0.5, 1.0], [-1.5, 2.0]]), torch.tensor([0.5, 0.25]), "
-            "torch.tensor([0, 1]), 0, torch.qint8)",
-            "[[0.5, 1.0], [-1.5, 2.0]]",
-        ),
-    ],
-    # a fake-quantize module with its observer and fake quantization switched off, and one as built
-    "quant_module": [
-        (
-            "(lambda m: (m.disable_observer(), m.disable_fake_quant(), m)[-1])(torch.ao.quantization.FakeQuantize())",
-            "",
-        ),
-        ("torch.ao.quantization.FakeQuantize()", ""),
-    ],
-    "dense": [
-        ("torch.tensor(%s, device=DEVICE)" % _DENSE, _DENSE),
-        (
-            "torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], device=DEVICE)",
-            "[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]",
-        ),
-        (
-            "torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 0.0]], device=DEVICE)",
-            "[[1.0, 2.0, 3.0], [4.0, 5.0, 0.0]]",
-        ),
-        (
-            "torch.arange(12.0, device=DEVICE).reshape(2, 3, 2)",
-            "[[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]], [[6.0, 7.0], [8.0, 9.0], [10.0, 11.0]]]",
-        ),
-    ],
-}
-SPARSE = ("sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc")
-
-#: a word of the API's name (split at dots, underscores and case) -> the kinds it asks for. Whole words
-#: only: "int" is not "internal", "coo" is not "coordinate", "col" alone (a column) asks for nothing
-WORD_KINDS = {
-    "sparse": SPARSE,
-    "coo": ("sparse_coo",),
-    "coalesce": ("sparse_coo",),
-    "coalesced": ("sparse_coo",),
-    "csr": ("sparse_csr",),
-    "crow": ("sparse_csr", "sparse_bsr"),
-    "csc": ("sparse_csc",),
-    "ccol": ("sparse_csc", "sparse_bsc"),
-    "bsr": ("sparse_bsr",),
-    "bsc": ("sparse_bsc",),
-    "indices": ("sparse_coo",),
-    "values": ("sparse_coo", "sparse_csr"),
-    "dense": SPARSE + ("nested",),
-    "nested": ("nested",),
-    "jagged": ("nested",),
-    "padded": ("nested",),
-    "complex": ("complex",),
-    "cfloat": ("complex",),
-    "imag": ("complex",),
-    "conj": ("complex",),
-    "quantize": ("quantized",),
-    "q": ("quantized",),
-    "dequantize": ("quantized",),
-    "quantized": ("quantized",),
-    "qscheme": ("quantized",),
-    "quantization": ("quantized", "quant_module"),
-    "observer": ("quant_module",),
-    "bitwise": ("int", "bool"),
-    "bool": ("bool",),
-    "logical": ("bool",),
-    "int": ("int",),
-}
-#: two words together (``col_indices``, ``row_indices``)
-PAIR_KINDS: Dict[Tuple[str, ...], Tuple[str, ...]] = {
-    ("col", "indices"): ("sparse_csr", "sparse_bsr"),
-    ("row", "indices"): ("sparse_csc", "sparse_bsc"),
-    ("int", "repr"): ("quantized",),
-    ("per", "channel"): ("quantized",),
-    ("fake", "quant"): ("quant_module",),
-    ("q", "scale"): ("quantized",),
-    ("q", "zero"): ("quantized",),
-}
-#: what a failed call's message asks for
-ERROR_KINDS = (
-    (r"[Ss]parse ?[Cc]sr|sparse_csr|\bCSR\b|(?<!block )row compressed", ("sparse_csr",)),
-    (r"sparse_csc|\bCSC\b|(?<!block )column compressed", ("sparse_csc",)),
-    (r"sparse_bsr|\bBSR\b|block row", ("sparse_bsr",)),
-    (r"sparse_bsc|\bBSC\b|block column", ("sparse_bsc",)),
-    (r"[Ss]parse|\bCOO\b", SPARSE),
-    (r"[Nn]ested", ("nested",)),
-    (r"[Cc]omplex", ("complex",)),
-    (r"[Qq]uantized|QuantizedCPU", ("quantized",)),
-    (r"[Ii]nteger|\bLong\b|\bInt\b", ("int",)),
-    (r"Boolean|\bBool\b", ("bool",)),
-)
-#: what a parameter's name suggests (``names.guess``) -> values for it (sources); tensors come from the kinds
-NAME_VALUES = {
-    "dense_tensor_list": (
-        "[torch.tensor([1.0, 2.0, 3.0], device=DEVICE), torch.tensor([4.0, 5.0], device=DEVICE)]",
-    ),
-    "dim": ("0", "1", "-1"),
-    "module_of_kind": ("_KINDS_",),
-    "block_size": ("(1, 1)", "(2, 2)"),
-    "dense_size": ("(2, 2, 3)", "(2, 3)", "(3, 4)"),
-    "nested_sizes": ("torch.tensor([[3], [2]])", "torch.tensor([[3, 2], [1, 2]])"),
-    "fill_value": ("0.0", "-1.0"),
-    "mask": (
-        "torch.tensor([[True, True, True], [True, False, False]], device=DEVICE)",
-        "torch.tensor([[True, False, True], [False, False, True]], device=DEVICE)",
-        "_KINDS_",
-    ),
-    "indices": ("torch.tensor([[0, 0, 1], [0, 2, 2]], device=DEVICE)",),
-    "sparse_values": ("torch.tensor([1.0, 2.0, 3.0], device=DEVICE)",),
-    "wider_dtype": ("torch.float64",),
-    "quant_scale": ("0.5",),
-    "zero_point": ("4",),
-}
-#: the category of ``names.NAME_TABLE`` of the names a tensor goes by
-_TENSOR_NAMED = ("tensor_named",)
-#: an argument -> one that breaks an invariant (an index out of the matrix)
-INVALID = {
-    "torch.tensor([[0, 0, 1], [0, 2, 2]], device=DEVICE)": "torch.tensor([[0, 0, 5], [0, 2, 2]], device=DEVICE)",
-}
-TYPE_VALUES = (
-    (
-        r"List\[Tensor|Tensor\[\]|tuple of Tensors",
-        (
-            "[torch.tensor([1.0, 2.0, 3.0], device=DEVICE), "
-            "torch.tensor([4.0, 5.0], device=DEVICE)]",
-        ),
-    ),
-    (r"Tensor", ()),
-    (r"^int|SymInt$", ("0", "1")),
-    (r"Size|int\[", ("(2, 2, 3)", "(2, 3)")),
-    (r"float|Scalar|Number", ("0.0", "1.0")),
-    (r"bool", ("False", "True")),
-    (r"dtype|ScalarType", ("torch.float64",)),
-)
 
 
 class _Timeout(Exception):
@@ -272,31 +89,6 @@ class _Timeout(Exception):
 
 def _alarm(signum: int, frame: Optional[FrameType]) -> None:
     raise _Timeout("the call did not return within %.0f s" % CALL_TIMEOUT)
-
-
-def words(name: str) -> List[str]:
-    """``torch.Tensor.crow_indices`` -> ["torch", "tensor", "crow", "indices"]."""
-    text = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
-    return [w for w in re.split(r"[^A-Za-z0-9]+", text.lower()) if w]
-
-
-def kinds_in_name(name: str) -> List[str]:
-    ws = words(name)
-    out: List[str] = []
-    for i, w in enumerate(ws):
-        pair = tuple(ws[i : i + 2])
-        for kind in PAIR_KINDS.get(pair, ()) + WORD_KINDS.get(w, ()):
-            if kind not in out:
-                out.append(kind)
-    return out
-
-
-def kinds_in_error(message: str) -> List[str]:
-    out: List[str] = []
-    for pattern, kinds in ERROR_KINDS:
-        if re.search(pattern, message or ""):
-            out += [k for k in kinds if k not in out]
-    return out
 
 
 def _schemas(torch: TorchModule, obj: Any, leaf: str) -> List[List[Json]]:
@@ -641,16 +433,6 @@ class KindProbe(object):
         return src
 
 
-def _torch_name(torch: TorchModule, value: Any) -> str:
-    """``torch.per_tensor_affine`` for a value torch names at its top level (not a number, str or tensor)."""
-    if isinstance(value, (bool, int, float, str, tuple, list, dict, torch.Tensor)) or value is None:
-        return ""
-    name = str(value).rsplit(".", 1)[-1]
-    if re.match(r"^[a-z_][a-z0-9_]*$", name) and getattr(torch, name, None) is value:
-        return "torch." + name
-    return ""
-
-
 def _chosen(found: List[Json]) -> List[Json]:
     """One call against the dense operator (if any), then one of each kind, then the rest, in order."""
     out = [sc for sc in found if sc.get("counterpart")][:1]
@@ -663,20 +445,6 @@ def _chosen(found: List[Json]) -> List[Json]:
     return out[:MAX_SCENARIOS]
 
 
-def _result_kind(checks: List[Check]) -> str:
-    """The kind of a measured result, from its checks ("" for a dense one)."""
-    for check in checks:
-        if check[1].endswith(".is_nested"):
-            return "nested"
-        if check[1].endswith(".layout"):
-            return check[2].replace("torch.", "")
-        if check[1].endswith(".q_scale()"):
-            return "quantized"
-        if check[1].endswith(".dtype") and "complex" in check[2]:
-            return "complex"
-    return ""
-
-
 def _var(name: str, taken: Set[str]) -> str:
     base = re.sub(r"[^a-z0-9_]", "_", name.lower()).strip("_") or "arg"
     if base in ("self", "input", "torch", "result", "cls"):
@@ -686,75 +454,6 @@ def _var(name: str, taken: Set[str]) -> str:
         var, n = "%s_%d" % (base, n), n + 1
     taken.add(var)
     return var
-
-
-def _dense_of(torch: TorchModule, t: Any) -> Any:
-    if t.is_nested:
-        raise NotLiteral("nested")
-    if t.layout != torch.strided:
-        return t.to_dense().cpu()
-    return t.detach().cpu()
-
-
-def _lit(torch: TorchModule, t: Any) -> str:
-    data = t.detach().cpu()
-    if data.numel() > 24:
-        raise NotLiteral("tensor")
-    if data.dtype in (torch.bfloat16, torch.float16):
-        data = data.float()
-    return "torch.tensor(%s, dtype=%s)" % (literal(data.tolist(), torch), literal(t.dtype, torch))
-
-
-def _module_checks(torch: TorchModule, m: Any, expr: str) -> Optional[List[Check]]:
-    """A module's small buffers (a fake-quantize module's switches, scale and observed range)."""
-    out: List[Check] = []
-    for name, buf in list(m.named_buffers())[:8]:
-        if buf.numel() <= 4 and re.match(r"^[A-Za-z_][\w.]*$", name):
-            out.append(["tensor", "%s.%s" % (expr, name), _lit(torch, buf)])
-    return out or None
-
-
-def _tensor_checks(torch: TorchModule, t: Any, expr: str) -> Optional[List[Check]]:
-    """Checks of one tensor of any kind, or None when it holds too much to write out."""
-    if isinstance(t, torch.nn.Module):
-        try:
-            return _module_checks(torch, t, expr)
-        except (NotLiteral, RuntimeError, TypeError, ValueError):
-            return None
-    if not isinstance(t, torch.Tensor):
-        return None
-    try:
-        out = [["eq", "%s.dtype" % expr, literal(t.dtype, torch)]]
-        if t.is_quantized:
-            out += [
-                ["eq", "%s.shape" % expr, literal(t.shape, torch)],
-                ["float", "%s.q_scale()" % expr, literal(float(t.q_scale()), torch)],
-                ["eq", "%s.q_zero_point()" % expr, literal(int(t.q_zero_point()), torch)],
-                ["tensor", "%s.int_repr()" % expr, _lit(torch, t.int_repr())],
-            ]
-            return out
-        out.append(["eq", "%s.device.type" % expr, "DEVICE.type"])
-        if t.is_nested:
-            parts = t.unbind()
-            out += [
-                ["is", "%s.is_nested" % expr, "True"],
-                ["eq", "len(%s.unbind())" % expr, str(len(parts))],
-            ]
-            for i, part in enumerate(parts[:MAX_ITEMS]):
-                out.append(["tensor", "%s.unbind()[%d]" % (expr, i), _lit(torch, part)])
-            return out
-        out.append(["eq", "%s.shape" % expr, literal(t.shape, torch)])
-        if t.layout != torch.strided:
-            layout = str(t.layout)
-            out.append(["is", "%s.layout" % expr, layout])
-            if t.layout == torch.sparse_coo:
-                out.append(["is", "%s.is_coalesced()" % expr, repr(bool(t.is_coalesced()))])
-            out.append(["tensor", "%s.to_dense()" % expr, _lit(torch, t.to_dense())])
-            return out
-        out.append(["tensor", expr, _lit(torch, t)])
-        return out
-    except (NotLiteral, RuntimeError, TypeError, ValueError):
-        return None
 
 
 def kind_facts(torch: TorchModule, res: Json, obj: Any, owner: Any) -> Json:
