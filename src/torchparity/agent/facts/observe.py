@@ -7,6 +7,8 @@ repeats: ``["eq", "result.name", "\"linear\""]``, ``["tensor", "result[0]",
 type, length, shape and public attributes instead.
 """
 
+from __future__ import annotations
+
 import enum
 import inspect
 import os
@@ -14,8 +16,10 @@ import re
 import tempfile
 import time
 import types
+from typing import Any, Dict, List, Optional, Tuple, cast
 
 from ..api.objects import _named_path
+from ..protocol import TorchModule
 from .literal import NotLiteral, literal
 
 MAX_CHECKS = 14
@@ -30,7 +34,7 @@ _LOCAL = [
 ]
 
 
-def type_path(cls):
+def type_path(cls: type) -> Optional[str]:
     """A dotted name a test can write for ``cls`` (builtins bare), or None."""
     if cls.__module__ == "builtins":
         import builtins
@@ -41,11 +45,11 @@ def type_path(cls):
     return _named_path(cls)
 
 
-def _local_text(text):
+def _local_text(text: str) -> bool:
     return any(p in text for p in _LOCAL) or " at 0x" in text
 
 
-def _literal(value, torch):
+def _literal(value: Any, torch: TorchModule) -> Optional[str]:
     try:
         src = literal(value, torch)
     except (NotLiteral, RecursionError, ValueError, TypeError):
@@ -55,7 +59,7 @@ def _literal(value, torch):
     return src
 
 
-def _is_iterator(value):
+def _is_iterator(value: Any) -> bool:
     return isinstance(
         value, (types.GeneratorType, type(iter(())), type(iter([])), type(iter({})))
     ) or (
@@ -65,7 +69,7 @@ def _is_iterator(value):
     )
 
 
-def is_iterator(value):
+def is_iterator(value: Any) -> bool:
     try:
         return _is_iterator(value)
     except Exception:
@@ -73,7 +77,9 @@ def is_iterator(value):
 
 
 class Observer(object):
-    def __init__(self, torch, named=None, wide=False):
+    def __init__(
+        self, torch: TorchModule, named: Optional[Dict[int, str]] = None, wide: bool = False
+    ) -> None:
         self.torch = torch
         #: every plain attribute of the top object, not the first few (a watched object: what a call changed
         #: in it may come late in the alphabet, ``profile.step_num``)
@@ -81,7 +87,7 @@ class Observer(object):
         self.limit = MAX_CHECKS * 4 if wide else MAX_CHECKS
         #: id(object) -> variable name: a value that is one of them is checked by identity
         self.named = named or {}
-        self.checks = []
+        self.checks: List[List[str]] = []
         #: the storage classes this torch has (a small storage is held by its bytes)
         self.storages = tuple(
             c
@@ -92,11 +98,11 @@ class Observer(object):
             if c
         )
 
-    def add(self, kind, expr, payload):
+    def add(self, kind: str, expr: str, payload: str) -> None:
         if len(self.checks) < self.limit:
             self.checks.append([kind, expr, payload])
 
-    def observe(self, value, expr, depth=0):
+    def observe(self, value: Any, expr: str, depth: int = 0) -> None:
         """Checks of ``value`` (spelled ``expr``); a part that cannot be read here (a lazy parameter's
         shape, a frozen module's state) is left out rather than ending the whole observation."""
         try:
@@ -104,7 +110,7 @@ class Observer(object):
         except Exception:
             self._type(value, expr)
 
-    def _observe(self, value, expr, depth):
+    def _observe(self, value: Any, expr: str, depth: int) -> None:
         torch = self.torch
         if id(value) in self.named and not isinstance(value, (bool, int, float, str, type(None))):
             self.add("same", expr, self.named[id(value)])
@@ -171,12 +177,11 @@ class Observer(object):
             return
         self._structure(value, expr, depth)
 
-    def _awaited(self, value, expr, depth):
+    def _awaited(self, value: Any, expr: str, depth: int) -> bool:
         """A future by its type and the value it completes with (``rpc_async``'s); an RPC reference by its type
         and the value it holds (``remote``'s ``to_here()``)."""
-        if isinstance(
-            value, getattr(self.torch._C, "Future", ())
-        ):  # torch.futures.Future and rpc_async's
+        future: Any = getattr(self.torch._C, "Future", ())
+        if isinstance(value, future):  # torch.futures.Future and rpc_async's
             for _ in range(
                 50
             ):  # a blocking wait would outlast the probe's timer (it runs without the GIL)
@@ -199,12 +204,12 @@ class Observer(object):
         return True
 
     @staticmethod
-    def _has_tensor_or_float(value):
+    def _has_tensor_or_float(value: Any) -> bool:
         import torch
 
         return any(isinstance(v, (torch.Tensor, float)) for v in value)
 
-    def _module(self, value, expr):
+    def _module(self, value: Any, expr: str) -> None:
         """A module's type, its graph's node ops, its state_dict keys and training flag: each part that
         reads here (a frozen ScriptModule has no state_dict hooks, a lazy one no shapes)."""
         torch = self.torch
@@ -236,7 +241,7 @@ class Observer(object):
             self.add("is", "%s.training" % expr, repr(training))
         self._module_buffers(value, expr)
 
-    def _module_buffers(self, value, expr):
+    def _module_buffers(self, value: Any, expr: str) -> None:
         """The values of a small module's own buffers (running statistics, an observer's minimum and
         maximum, a pruning mask): the state a member call moves."""
         try:
@@ -253,7 +258,7 @@ class Observer(object):
             ):
                 self._tensor(buf, "%s.get_buffer(%r)" % (expr, name))
 
-    def _typing(self, value, expr):
+    def _typing(self, value: Any, expr: str) -> bool:
         """A typing Protocol (its members, the parameters of its ``__call__``) or a typing alias (its origin
         and its arguments): the shape the type promises, which a stand-in does not have."""
         torch = self.torch
@@ -291,14 +296,16 @@ class Observer(object):
         self.add(
             "eq", "repr(%s.__origin__)" % expr, _literal(repr(origin), torch) or repr(repr(origin))
         )
-        names = _literal([getattr(a, "__name__", None) or repr(a) for a in args], torch)
-        if names is not None:  # too long or local to this machine: not asserted
+        arg_names = _literal([getattr(a, "__name__", None) or repr(a) for a in args], torch)
+        if arg_names is not None:  # too long or local to this machine: not asserted
             self.add(
-                "eq", '[getattr(a, "__name__", None) or repr(a) for a in %s.__args__]' % expr, names
+                "eq",
+                '[getattr(a, "__name__", None) or repr(a) for a in %s.__args__]' % expr,
+                arg_names,
             )
         return True
 
-    def _program(self, value, expr):
+    def _program(self, value: Any, expr: str) -> bool:
         """An exported program: its type, the ATen operators of its graph and what its module gives for a
         tensor (an exported ``relu``: ``[1, 0, 3]``)."""
         torch = self.torch
@@ -325,12 +332,12 @@ class Observer(object):
             self._tensor(got, "%s.module()(%s)" % (expr, arg))
         return True
 
-    def _type(self, value, expr):
+    def _type(self, value: Any, expr: str) -> None:
         path = type_path(type(value))
         if path:
             self.add("type", expr, path)
 
-    def _tensor(self, value, expr):
+    def _tensor(self, value: Any, expr: str) -> None:
         torch = self.torch
         if _uninitialized(value, torch):  # a lazy module's parameter: no shape, dtype or values yet
             self._type(value, expr)
@@ -359,9 +366,10 @@ class Observer(object):
             )
         ):
             total = float(value.detach().double().sum().cpu())
-            self.add("float", "%s.double().sum().item()" % expr, _literal(total, torch))
+            # (a float always has a literal: literal.float_src)
+            self.add("float", "%s.double().sum().item()" % expr, cast(str, _literal(total, torch)))
 
-    def _structure(self, value, expr, depth):
+    def _structure(self, value: Any, expr: str, depth: int) -> None:
         self._type(value, expr)
         enum_name = getattr(value, "name", None)
         members = getattr(
@@ -375,12 +383,12 @@ class Observer(object):
             ksrc = _literal(keys, self.torch)
             self.add("eq", "len(%s)" % expr, str(len(value)))
             if ksrc is not None:  # the first keys only, of a larger dict
-                shown = (
+                keys_expr = (
                     "list(%s)" % expr
                     if len(keys) == len(value)
                     else "list(%s)[:%d]" % (expr, len(keys))
                 )
-                self.add("eq", shown, ksrc)
+                self.add("eq", keys_expr, ksrc)
                 for key in keys[:MAX_ITEMS]:
                     self.observe(
                         value[key], "%s[%s]" % (expr, _literal(key, self.torch)), depth + 1
@@ -415,14 +423,14 @@ class Observer(object):
             self.observe(attr, "%s.%s" % (expr, name), depth + 1)
 
 
-def _uninitialized(value, torch):
+def _uninitialized(value: Any, torch: TorchModule) -> bool:
     mixin = getattr(
         getattr(getattr(torch, "nn", None), "parameter", None), "UninitializedTensorMixin", None
     )
     return mixin is not None and isinstance(value, mixin)
 
 
-def _opaque(value):
+def _opaque(value: Any) -> bool:
     """A context manager, generator, coroutine, code object or frame: its attributes are machinery (a code
     object's file is where the measurement compiled it), not results."""
     if isinstance(
@@ -436,9 +444,9 @@ def _opaque(value):
     )
 
 
-def _descriptor_attrs(value):
+def _descriptor_attrs(value: Any) -> List[Tuple[str, Any]]:
     """(name, value) of the public data descriptors (properties, C getters, slots) of its type."""
-    items = []
+    items: List[Tuple[str, Any]] = []
     for name in dir(type(value)):
         if name.startswith("_"):
             continue
@@ -455,7 +463,7 @@ def _descriptor_attrs(value):
     return items
 
 
-def _public_attrs(value):
+def _public_attrs(value: Any) -> List[Tuple[str, Any]]:
     """(name, value) of an object's own public data attributes, by name."""
     try:
         items = sorted(vars(value).items())
@@ -463,7 +471,7 @@ def _public_attrs(value):
         items = []
     if not [n for n, _ in items if not n.startswith("_")]:
         items = _descriptor_attrs(value)
-    out = []
+    out: List[Tuple[str, Any]] = []
     for name, attr in items:
         if (
             name.startswith("_")
@@ -475,7 +483,13 @@ def _public_attrs(value):
     return out
 
 
-def observe(torch, value, expr, named=None, wide=False):
+def observe(
+    torch: TorchModule,
+    value: Any,
+    expr: str,
+    named: Optional[Dict[int, str]] = None,
+    wide: bool = False,
+) -> List[List[str]]:
     obs = Observer(torch, named, wide)
     obs.observe(value, expr)
     return obs.checks

@@ -6,8 +6,12 @@ lower-precision floats); dtypes whose reference disagrees are left out with
 the reason. On another device the CPU is the reference.
 """
 
-import warnings
+from __future__ import annotations
 
+import warnings
+from typing import Any, Iterable, Iterator, List, Optional, Set, Tuple, cast
+
+from ..protocol import Json, TorchModule
 from .literal import error_text
 from .opinfo_wrappers import as_called, wrapped_call
 
@@ -40,7 +44,7 @@ WIDE = {
 TOLERANCES = {"float16": (1e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2)}
 
 
-def wanted_dtypes(supported, dtypes=None):
+def wanted_dtypes(supported: Set[str], dtypes: Optional[Iterable[str]] = None) -> List[str]:
     """The dtypes to try: those asked for, else DEFAULT_DTYPES, else (the OpInfo lists none of them)
     the FALLBACK_DTYPES it lists."""
     if dtypes:
@@ -50,13 +54,13 @@ def wanted_dtypes(supported, dtypes=None):
     return [d for d in FALLBACK_DTYPES if d in supported] or list(DEFAULT_DTYPES)
 
 
-def _op_db():
+def _op_db() -> Any:
     from torch.testing._internal.common_methods_invocations import op_db
 
     return op_db
 
 
-def _variants(op):
+def _variants(op: Any) -> Iterator[Tuple[str, Any]]:
     yield "function", op.op
     yield "method", op.method_variant
     yield "inplace", op.inplace_variant
@@ -66,7 +70,7 @@ def _variants(op):
         yield "inplace", getattr(alias, "inplace_variant", None)
 
 
-def api_opinfos(api, backend_module=""):
+def api_opinfos(api: str, backend_module: str = "") -> List[str]:
     """The names of the OpInfo entries of the API named ``api`` ([] when none, or it does not resolve)."""
     if not api:
         return []
@@ -78,9 +82,9 @@ def api_opinfos(api, backend_module=""):
         return []
 
 
-def find_opinfo(obj):
+def find_opinfo(obj: Any) -> Tuple[Any, Optional[str], List[str]]:
     """(OpInfo, variant kind, names of every matching entry) for the API object, or (None, ...)."""
-    matches = []
+    matches: List[Tuple[Any, str]] = []
     for op in _op_db():
         for kind, fn in _variants(op):
             if fn is not None and fn is obj:
@@ -96,7 +100,7 @@ def find_opinfo(obj):
     return matches[0][0], matches[0][1], names
 
 
-def _find_wrapper(obj):
+def _find_wrapper(obj: Any) -> Tuple[Any, Optional[str], List[str]]:
     """(OpInfo, "wrapper", names) for an entry whose ``op`` is a lambda calling ``obj`` (see
     opinfo_wrappers), or (None, None, [])."""
     if str(getattr(obj, "__qualname__", "")).startswith(("Tensor.", "TensorBase.")):
@@ -112,14 +116,14 @@ def _find_wrapper(obj):
     return None, None, []
 
 
-def _device_dtypes(op, device_type):
+def _device_dtypes(op: Any, device_type: str) -> Any:
     try:
         return op.supported_dtypes(device_type)
     except Exception:  # a device type this torch's OpInfo does not know: its generic list
         return op.dtypes
 
 
-def _to_cpu(value, torch):
+def _to_cpu(value: Any, torch: TorchModule) -> Any:
     if isinstance(value, torch.Tensor):
         return value.detach().cpu()
     if isinstance(value, (tuple, list)):
@@ -127,7 +131,7 @@ def _to_cpu(value, torch):
     return torch.as_tensor(value)
 
 
-def _close(torch, actual, expected, dtype_name):
+def _close(torch: TorchModule, actual: Any, expected: Any, dtype_name: str) -> None:
     rtol, atol = TOLERANCES.get(dtype_name, (None, None))
     torch.testing.assert_close(
         _to_cpu(actual, torch),
@@ -139,7 +143,7 @@ def _close(torch, actual, expected, dtype_name):
     )
 
 
-def _widen(torch, t):
+def _widen(torch: TorchModule, t: Any) -> Any:
     if isinstance(t, torch.Tensor) and t.is_floating_point():
         return t.to(torch.float64)
     if isinstance(t, torch.Tensor) and t.is_complex():
@@ -147,7 +151,7 @@ def _widen(torch, t):
     return t
 
 
-def widened_dtype(torch, dtype):
+def widened_dtype(torch: TorchModule, dtype: Any) -> Any:
     """The dtype a ``dtype=`` keyword gets in the widened reference (float64, complex128), or itself."""
     if isinstance(dtype, torch.dtype) and dtype.is_floating_point:
         return torch.float64
@@ -156,9 +160,9 @@ def widened_dtype(torch, dtype):
     return dtype
 
 
-def _decorator_reasons(op):
+def _decorator_reasons(op: Any) -> List[str]:
     """The reasons of the skips and expected failures the OpInfo's own tests are decorated with."""
-    out = []
+    out: List[str] = []
     for info in getattr(op, "decorators", ()) or ():
         for dec in getattr(info, "decorators", None) or (info,):
             for cell in getattr(dec, "__closure__", None) or ():
@@ -171,13 +175,13 @@ def _decorator_reasons(op):
     return out
 
 
-def _undefined_values(op):
+def _undefined_values(op: Any) -> bool:
     """Whether the OpInfo marks its results' values as undefined: its tests skip comparing them
     (``unittest.skip("Expected: empty_like is not comparable")``)."""
     return any("not comparable" in reason for reason in _decorator_reasons(op))
 
 
-def _to_meta(torch, sample):
+def _to_meta(torch: TorchModule, sample: Any) -> Any:
     moved = sample.transform(lambda t: t.to("meta") if isinstance(t, torch.Tensor) else t)
     kwargs = dict(moved.kwargs)
     if "device" in kwargs:
@@ -190,16 +194,19 @@ def _to_meta(torch, sample):
 KEYWORDS = ("dtype", "layout", "requires_grad")
 
 
-def _same_metadata(torch, actual, expected, kwargs=None):
+def _same_metadata(
+    torch: TorchModule, actual: Any, expected: Any, kwargs: Optional[Json] = None
+) -> None:
     """What an operator of undefined values defines: type, shape, dtype, layout, strides, requires_grad
     (against the meta kernels' result), and the ``dtype=``/``layout=``/``requires_grad=`` it was given."""
     if isinstance(expected, torch.Tensor):
         if not isinstance(actual, torch.Tensor):
             raise AssertionError("not a tensor: %r" % type(actual).__name__)
+        given = kwargs or {}
         for what in KEYWORDS:
-            if (kwargs or {}).get(what) is not None and getattr(actual, what) != kwargs[what]:
+            if given.get(what) is not None and getattr(actual, what) != given[what]:
                 raise AssertionError(
-                    "%s %s, given %s=%s" % (what, getattr(actual, what), what, kwargs[what])
+                    "%s %s, given %s=%s" % (what, getattr(actual, what), what, given[what])
                 )
         for what in ("shape", "dtype", "layout", "requires_grad"):
             if getattr(actual, what) != getattr(expected, what):
@@ -221,7 +228,9 @@ def _same_metadata(torch, actual, expected, kwargs=None):
     raise AssertionError("a result that is not a tensor: %r" % type(expected).__name__)
 
 
-def _cpu_check(torch, op, fn, kind, dtype, reference):
+def _cpu_check(
+    torch: TorchModule, op: Any, fn: Any, kind: Optional[str], dtype: Any, reference: str
+) -> Tuple[int, str]:
     """Run the test's comparison on the CPU for one dtype: (samples checked, problem or "")."""
     checked = 0
     dtype_name = str(dtype).split(".")[-1]
@@ -268,7 +277,7 @@ def _cpu_check(torch, op, fn, kind, dtype, reference):
     return checked, ""
 
 
-def _error_inputs(torch, op, fn):
+def _error_inputs(torch: TorchModule, op: Any, fn: Any) -> Json:
     """How many of the OpInfo's error inputs raise their error type on the CPU (all must)."""
     if getattr(op, "error_inputs_func", None) is None:
         return {"count": 0, "problem": ""}
@@ -298,7 +307,9 @@ def _error_inputs(torch, op, fn):
     return {"count": count, "problem": ""}
 
 
-def opinfo_facts(torch, obj, device_type, dtypes=None):
+def opinfo_facts(
+    torch: TorchModule, obj: Any, device_type: str, dtypes: Optional[Iterable[str]] = None
+) -> Json:
     try:
         op, kind, names = find_opinfo(obj)
     except Exception as exc:
@@ -306,7 +317,8 @@ def opinfo_facts(torch, obj, device_type, dtypes=None):
     if op is None:
         return {"found": False, "error": ""}
     # a wrapper entry is checked through its lambda, which calls the API with the arguments rearranged
-    fn = as_called(obj, wrapped_call(op.op, obj)) if kind == "wrapper" else obj
+    # (a wrapper entry was found by wrapped_call answering, so its arguments are a string)
+    fn = as_called(obj, cast(str, wrapped_call(op.op, obj))) if kind == "wrapper" else obj
     supported = set(str(d).split(".")[-1] for d in _device_dtypes(op, device_type))
     wanted = wanted_dtypes(supported, dtypes)
     # an independent reference (NumPy, or float64 for lower-precision floats) on every device; on
@@ -315,7 +327,10 @@ def opinfo_facts(torch, obj, device_type, dtypes=None):
     if _undefined_values(op):  # empty_permuted, new_empty, ...: the metadata the meta kernels give
         reference = "meta"
     on_device = device_type != "cpu"
-    kept, cpu_kept, excluded, samples = [], [], [], {}
+    kept: List[str] = []
+    cpu_kept: List[str] = []
+    excluded: List[Json] = []
+    samples: Json = {}
     for name in wanted:
         dtype = getattr(torch, name, None)
         if not isinstance(dtype, torch.dtype):

@@ -10,14 +10,17 @@ weight, **kwargs)``).
 Stdlib only (runs inside the environment under test).
 """
 
+from __future__ import annotations
+
 import ast
+from typing import Any, Callable, Dict, List, Optional
 
 SAMPLE = "@S@"
-_TREES = {}  # type: dict
-_LAMBDAS = {}  # type: dict
+_TREES: Dict[str, Optional[ast.AST]] = {}
+_LAMBDAS: Dict[str, Dict[int, List[ast.Lambda]]] = {}
 
 
-def _tree(filename):
+def _tree(filename: str) -> Optional[ast.AST]:
     if filename not in _TREES:
         try:
             with open(filename) as f:
@@ -27,11 +30,11 @@ def _tree(filename):
     return _TREES[filename]
 
 
-def _lambdas(filename):
+def _lambdas(filename: str) -> Dict[int, List[ast.Lambda]]:
     """Line -> the lambdas starting on it, for one file (one walk of its tree, kept)."""
     if filename not in _LAMBDAS:
         tree = _tree(filename)
-        index = {}  # type: dict
+        index: Dict[int, List[ast.Lambda]] = {}
         for n in ast.walk(tree) if tree is not None else ():
             if isinstance(n, ast.Lambda):
                 index.setdefault(n.lineno, []).append(n)
@@ -39,7 +42,7 @@ def _lambdas(filename):
     return _LAMBDAS[filename]
 
 
-def _lambda_node(fn):
+def _lambda_node(fn: Any) -> Optional[ast.Lambda]:
     code = getattr(fn, "__code__", None)
     if code is None or getattr(fn, "__name__", "") != "<lambda>":
         return None
@@ -49,9 +52,9 @@ def _lambda_node(fn):
     return found[0] if len(found) == 1 else None
 
 
-def _evaluate(expr, scope):
+def _evaluate(expr: ast.expr, scope: Dict[str, Any]) -> Any:
     """A dotted name (``torch.nn.functional.embedding``) in the lambda's globals, or None."""
-    parts = []
+    parts: List[str] = []
     while isinstance(expr, ast.Attribute):
         parts.append(expr.attr)
         expr = expr.value
@@ -69,13 +72,13 @@ def _evaluate(expr, scope):
     return value
 
 
-def _binding(node):
+def _binding(node: ast.Lambda) -> Optional[Dict[str, str]]:
     """Lambda parameter name -> what the OpInfo passes it (the sample's input, args and kwargs)."""
     a = node.args
     if a.posonlyargs or a.kwonlyargs or a.defaults or a.kw_defaults:
         return None
     names = [p.arg for p in a.args]
-    bound = {}
+    bound: Dict[str, str] = {}
     for i, name in enumerate(names):
         bound[name] = "%s.input" % SAMPLE if i == 0 else "%s.args[%d]" % (SAMPLE, i - 1)
     if a.vararg is not None:
@@ -91,7 +94,7 @@ def _binding(node):
     return bound
 
 
-def _argument(arg, bound):
+def _argument(arg: ast.expr, bound: Dict[str, str]) -> Optional[str]:
     if isinstance(arg, ast.Starred) and isinstance(arg.value, ast.Name):
         return bound.get("*" + arg.value.id)
     if isinstance(arg, ast.Name):
@@ -101,7 +104,7 @@ def _argument(arg, bound):
     return None
 
 
-def wrapped_call(fn, obj):
+def wrapped_call(fn: Any, obj: Any) -> Optional[str]:
     """The API's arguments over the sample (see the module docstring), or None when ``fn`` is not a
     lambda that only rearranges its parameters into one call of ``obj``."""
     name = getattr(obj, "__name__", None)
@@ -128,7 +131,7 @@ def wrapped_call(fn, obj):
     bound = _binding(node)
     if bound is None:
         return None
-    out = []
+    out: List[str] = []
     for arg in args:
         text = _argument(arg, bound)
         if text is None:
@@ -148,17 +151,17 @@ def wrapped_call(fn, obj):
 
 
 class _Sample(object):
-    def __init__(self, input, args, kwargs):
+    def __init__(self, input: Any, args: Any, kwargs: Any) -> None:
         self.input, self.args, self.kwargs = input, args, kwargs
 
 
-def as_called(obj, arguments):
+def as_called(obj: Any, arguments: str) -> Callable[..., Any]:
     """A function taking what the OpInfo passes its lambda and calling ``obj`` as the test will: with
     ``arguments`` (from ``wrapped_call``), unseeded (``wrapper_set_seed`` is the OpInfo's, not the test's)."""
     code = compile("lambda S: API(%s)" % arguments.replace(SAMPLE, "S"), "<opinfo wrapper>", "eval")
     call = eval(code, {"API": obj})
 
-    def fn(input, *args, **kwargs):
+    def fn(input: Any, *args: Any, **kwargs: Any) -> Any:
         return call(_Sample(input, args, kwargs))
 
     return fn

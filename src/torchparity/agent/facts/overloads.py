@@ -18,9 +18,13 @@ Two kinds of facts, measured on the CPU:
   and the running statistics' update.
 """
 
+from __future__ import annotations
+
 import inspect
 import warnings
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
+from ..protocol import Json, TorchModule
 from .literal import error_text
 from .opinfo import (
     LOW_PRECISION,
@@ -64,7 +68,7 @@ NORM_ARGS = {
 }
 
 
-def _kind(torch, obj):
+def _kind(torch: TorchModule, obj: Any) -> str:
     if isinstance(obj, torch._ops.OpOverload):
         return "overload"
     if isinstance(obj, torch._ops.OpOverloadPacket):
@@ -72,7 +76,9 @@ def _kind(torch, obj):
     return "function"
 
 
-def _schemas(torch, obj, kind, res):
+def _schemas(
+    torch: TorchModule, obj: Any, kind: str, res: Json
+) -> Tuple[str, Optional[str], List[Any]]:
     """(qualified name, overload name or None, schemas) of the API."""
     if kind == "overload":
         s = obj._schema
@@ -90,7 +96,9 @@ def _schemas(torch, obj, kind, res):
         return qual, None, []
 
 
-def _fits(torch, schemas, args, kwargs):
+def _fits(
+    torch: TorchModule, schemas: Sequence[Any], args: Sequence[Any], kwargs: Dict[str, Any]
+) -> bool:
     for s in schemas:
         try:
             torch._C._check_schema_allow_fake_script_object(s, *args, **kwargs)
@@ -100,7 +108,7 @@ def _fits(torch, schemas, args, kwargs):
     return False
 
 
-def _order(op, schemas):
+def _order(op: Any, schemas: Sequence[Any]) -> Optional[List[int]]:
     """Positions of the OpInfo call's positional arguments in the schema's order (None: as they are)."""
     try:
         params = list(inspect.signature(op.op).parameters.values())
@@ -114,7 +122,7 @@ def _order(op, schemas):
     return None if order == list(range(len(order))) else order
 
 
-def _find(name, obj):
+def _find(name: str, obj: Any) -> List[Any]:
     entries = [
         op
         for op in _op_db()
@@ -124,14 +132,14 @@ def _find(name, obj):
     return entries
 
 
-def _arranged(sample, order):
+def _arranged(sample: Any, order: Optional[List[int]]) -> Tuple[Any, ...]:
     args = (sample.input,) + tuple(sample.args)
     if order is not None:
         args = tuple(args[i] for i in order if i < len(args))
     return args
 
 
-def _needs_out(schemas):
+def _needs_out(schemas: Sequence[Any]) -> bool:
     """Whether the (single) overload's schema requires an ``out=`` tensor."""
     if len(schemas) != 1:
         return False
@@ -140,26 +148,30 @@ def _needs_out(schemas):
     )
 
 
-def _seeded(op):
+def _seeded(op: Any) -> bool:
     """Whether the OpInfo's function draws random values under its own seed (``wrapper_set_seed``)."""
     code = getattr(op.op, "__code__", None)
     return code is not None and "wrapper_set_seed" in code.co_names
 
 
-def _backward_kernel(name):
+def _backward_kernel(name: str) -> bool:
     """An ATen backward kernel by its name (``max_pool2d_with_indices_backward``, ``_backward_data``)."""
     return name.endswith("_backward") or "_backward_" in name
 
 
-def _aten_calls(torch, op, sample, qual, overload_name):
+def _aten_calls(
+    torch: TorchModule, op: Any, sample: Any, qual: str, overload_name: Optional[str]
+) -> List[Tuple[Any, Dict[str, Any]]]:
     """The (args, kwargs) of each call of the operator ``qual`` (``overload_name``: that overload
     only) that the OpInfo's function makes for the sample, recorded under a TorchDispatchMode."""
     from torch.utils._python_dispatch import TorchDispatchMode
 
-    calls = []
+    calls: List[Tuple[Any, Dict[str, Any]]] = []
 
     class Record(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        def __torch_dispatch__(
+            self, func: Any, types: Any, args: Any = (), kwargs: Optional[Dict[str, Any]] = None
+        ) -> Any:
             kwargs = kwargs or {}
             schema = func._schema
             if schema.name == qual and (
@@ -173,11 +185,20 @@ def _aten_calls(torch, op, sample, qual, overload_name):
     return calls
 
 
-def _copy(torch, sample):
+def _copy(torch: TorchModule, sample: Any) -> Any:
     return sample.transform(lambda t: t.clone() if isinstance(t, torch.Tensor) else t)
 
 
-def _check_dtype(torch, op, obj, schemas, order, dtype, reference, captured=None):
+def _check_dtype(
+    torch: TorchModule,
+    op: Any,
+    obj: Any,
+    schemas: Sequence[Any],
+    order: Optional[List[int]],
+    dtype: Any,
+    reference: str,
+    captured: Optional[Tuple[str, Optional[str]]] = None,
+) -> Tuple[int, str]:
     """(samples checked, problem or "") for one dtype, only samples the schema accepts.
 
     ``captured`` ((qualified name, overload name)): each sample's arguments are those the OpInfo's
@@ -243,7 +264,16 @@ def _check_dtype(torch, op, obj, schemas, order, dtype, reference, captured=None
     return checked, ""
 
 
-def _check_draws(torch, op, obj, schemas, order, dtype, reference, captured=None):
+def _check_draws(
+    torch: TorchModule,
+    op: Any,
+    obj: Any,
+    schemas: Sequence[Any],
+    order: Optional[List[int]],
+    dtype: Any,
+    reference: str,
+    captured: Optional[Tuple[str, Optional[str]]] = None,
+) -> Tuple[int, str]:
     """``_check_dtype`` on several draws of the samples (the test's seed first): a dtype whose
     comparison holds on only some draws (float16 against float64 within 1e-3) is left out."""
     count, problem = 0, ""
@@ -260,11 +290,19 @@ def _check_draws(torch, op, obj, schemas, order, dtype, reference, captured=None
     return count, problem
 
 
-def _opinfo(torch, obj, name, schemas, device_type, dtypes, overload_name=None):
+def _opinfo(
+    torch: TorchModule,
+    obj: Any,
+    name: str,
+    schemas: Sequence[Any],
+    device_type: str,
+    dtypes: Optional[Iterable[str]],
+    overload_name: Optional[str] = None,
+) -> Json:
     entries = _find(name, obj)
     if not entries:
         return {"found": False, "problem": "no OpInfo entry is named %s" % name}
-    tried = []
+    tried: List[str] = []
     qual = "aten::" + name
     for op in entries:
         order = _order(op, schemas)
@@ -283,7 +321,9 @@ def _opinfo(torch, obj, name, schemas, device_type, dtypes, overload_name=None):
         # passes to the operator (F.max_unpool2d computes output_size from kernel_size and stride)
         # (not for a backward kernel, aten::X_backward: the backward family's, against the forward's gradient)
         for captured in (None,) if _backward_kernel(name) else (None, (qual, overload_name)):
-            kept, excluded, samples = [], [], {}
+            kept: List[str] = []
+            excluded: List[Json] = []
+            samples: Dict[str, int] = {}
             for dname in wanted_dtypes(supported, dtypes):
                 dtype = getattr(torch, dname, None)
                 if not isinstance(dtype, torch.dtype) or dname not in supported:
@@ -331,13 +371,14 @@ def _opinfo(torch, obj, name, schemas, device_type, dtypes, overload_name=None):
     return {"found": False, "problem": "no dtype of OpInfo %s could be checked" % ", ".join(tried)}
 
 
-def _norm(torch, obj, schemas):
+def _norm(torch: TorchModule, obj: Any, schemas: Sequence[Any]) -> Json:
     """Which of training/eval the batch-norm kernel runs on the CPU here (by the schema's names)."""
     schema = schemas[0]
     names = [a.name for a in schema.arguments]
     if not ({"input", "grad_out"} & set(names)) or not set(names) <= NORM_ARGS:
         return {"found": False, "problem": "not a batch-norm schema"}
-    modes, last, updates = [], "", False
+    modes: List[bool] = []
+    last, updates = "", False
     flag = "training" if "training" in names else ("train" if "train" in names else "")
     # eval normalises with the running statistics: without them only training is tried (the kernel of
     # _native_batch_norm_legit.no_stats crashes the interpreter in eval); a kernel with no flag is
@@ -371,9 +412,9 @@ def _norm(torch, obj, schemas):
     }
 
 
-def _norm_args(torch, names, training, flag):
+def _norm_args(torch: TorchModule, names: List[str], training: bool, flag: str) -> Dict[str, Any]:
     x = torch.arange(24, dtype=torch.float32).reshape(4, 2, 3) / 7
-    values = {
+    values: Dict[str, Any] = {
         "input": x,
         "grad_out": torch.ones(4, 2, 3),
         "weight": torch.ones(2),
@@ -395,13 +436,19 @@ def _norm_args(torch, names, training, flag):
     return out
 
 
-def overload_facts(torch, obj, res, device_type, dtypes=None):
+def overload_facts(
+    torch: TorchModule,
+    obj: Any,
+    res: Json,
+    device_type: str,
+    dtypes: Optional[Iterable[str]] = None,
+) -> Json:
     kind = _kind(torch, obj)
     qual, overload_name, schemas = _schemas(torch, obj, kind, res)
     if not schemas:
         return {"found": False, "problem": "no ATen schema for %s" % res["path"]}
     name = qual.split("::", 1)[-1]
-    out = {
+    out: Json = {
         "found": True,
         "kind": kind,
         "qualified": qual,

@@ -19,10 +19,14 @@ Three shapes, each measured here (and the state restored after):
   back through the API).
 """
 
+from __future__ import annotations
+
 import re
 import sys
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, cast
 
 from ..api.objects import class_path
+from ..protocol import Json, TorchModule
 from .literal import NotLiteral, literal
 
 #: the two sides of a nesting pair, as they appear in a name (``autocast_increment_nesting``, ``_enter_inference_mode``)
@@ -32,12 +36,14 @@ NEST = re.compile(r"(^|_)(increment|decrement|enter|exit|push_on|push|pop)(_|$)"
 NEST_ARGS = ((), (True,), (2, "error"), (2,))
 TOGGLE = re.compile(r"^(_?)(enable|disable)(?:_(.+))?$")
 READER = re.compile(r"^(_?)(?:is_enabled|is_(.+)_enabled|(.+)_enabled|get_(.+)|is_(.+))$")
+#: a reader: (source, zero-argument function)
+Reader = Tuple[str, Callable[..., Any]]
 #: what an enable is tried with (a flag it may take: ``_enable_functionalization(reapply_views=True)``)
 ENABLE_ARGS = ((), (True,))
 
 
-def _homes(torch, obj, owner):
-    out = []
+def _homes(torch: TorchModule, obj: Any, owner: Any) -> List[Tuple[str, Any]]:
+    out: List[Tuple[str, Any]] = []
     if isinstance(owner, type):
         out.append((class_path(owner), owner))
     holder = sys.modules.get(getattr(obj, "__module__", None) or "")
@@ -47,7 +53,9 @@ def _homes(torch, obj, owner):
     return out
 
 
-def _find(homes, names, api=None):
+def _find(
+    homes: Sequence[Tuple[str, Any]], names: Sequence[str], api: Any = None
+) -> Tuple[str, Any]:
     """(source, callable) of the first name found in a home, or ("", None); the API itself is ``_API_``
     (the test spells it as the API is spelled)."""
     for name in names:
@@ -58,12 +66,12 @@ def _find(homes, names, api=None):
     return "", None
 
 
-def _args(args):
+def _args(args: Sequence[Any]) -> str:
     """Arguments as a test spells them (strings in double quotes)."""
     return ", ".join('"%s"' % a if isinstance(a, str) and '"' not in a else repr(a) for a in args)
 
 
-def _lit(value):
+def _lit(value: Any) -> Any:
     try:
         return literal(value)
     except NotLiteral:
@@ -72,9 +80,15 @@ def _lit(value):
         return None
 
 
-def _readers(torch, homes, under, rest, leaf_names):
+def _readers(
+    torch: TorchModule,
+    homes: Sequence[Tuple[str, Any]],
+    under: str,
+    rest: str,
+    leaf_names: Set[str],
+) -> List[Reader]:
     """Candidate reader expressions (source, zero-argument function) of the state X names."""
-    out = []
+    out: List[Reader] = []
     names = (
         ["%sis_%s_enabled" % (u, rest) for u in (under, "_", "")]
         + ["%s%s_enabled" % (u, rest) for u in (under, "_", "")]
@@ -110,7 +124,8 @@ def _readers(torch, homes, under, rest, leaf_names):
                     "torch._C._dispatch_tls_is_dispatch_key_included(torch._C.DispatchKey.%s)" % key
                 )
                 out.append((src, lambda k=getattr(keys, key): included(k)))
-    seen, kept = set(), []
+    seen: Set[str] = set()
+    kept: List[Reader] = []
     for src, fn in out:
         if src not in seen:
             seen.add(src)
@@ -118,8 +133,8 @@ def _readers(torch, homes, under, rest, leaf_names):
     return kept[:40]
 
 
-def _read(readers):
-    values = []
+def _read(readers: Sequence[Reader]) -> List[Any]:
+    values: List[Any] = []
     for _, fn in readers:
         try:
             values.append(fn())
@@ -128,7 +143,9 @@ def _read(readers):
     return values
 
 
-def _toggle(torch, obj, owner, res, leaf, m):
+def _toggle(
+    torch: TorchModule, obj: Any, owner: Any, res: Json, leaf: str, m: re.Match[str]
+) -> Json:
     under, verb, rest = m.group(1), m.group(2), m.group(3) or ""
     homes = _homes(torch, obj, owner)
     stem = "%s%%s%s" % (under, "_" + rest if rest else "")
@@ -144,7 +161,14 @@ def _toggle(torch, obj, owner, res, leaf, m):
     return _measure_toggle(torch, enable_src, enable, disable_src, disable, readers)
 
 
-def _measure_toggle(torch, enable_src, enable, disable_src, disable, readers):
+def _measure_toggle(
+    torch: TorchModule,
+    enable_src: str,
+    enable: Any,
+    disable_src: str,
+    disable: Any,
+    readers: Sequence[Reader],
+) -> Json:
     if not readers:
         return {"found": False, "problem": "no reader of the state %s moves was found" % enable_src}
     before = _read(readers)
@@ -162,7 +186,7 @@ def _measure_toggle(torch, enable_src, enable, disable_src, disable, readers):
             continue
         finally:
             _put_back(readers, before, enable, args, disable)
-        keep = []
+        keep: List[List[Any]] = []
         for (src, _), a, b, a2, b2 in zip(readers, on, off, on2, off2):
             if (
                 a != b
@@ -192,7 +216,9 @@ def _measure_toggle(torch, enable_src, enable, disable_src, disable, readers):
     }
 
 
-def _put_back(readers, before, enable, args, disable):
+def _put_back(
+    readers: Sequence[Reader], before: List[Any], enable: Any, args: Sequence[Any], disable: Any
+) -> None:
     for call in (disable, lambda: enable(*args)):
         if _read(readers) == before:
             return
@@ -202,9 +228,12 @@ def _put_back(readers, before, enable, args, disable):
             pass
 
 
-def _reader_toggle(torch, obj, owner, res, leaf):
+def _reader_toggle(
+    torch: TorchModule, obj: Any, owner: Any, res: Json, leaf: str
+) -> Optional[Json]:
     """The API reads the state: its enable/disable partners (a class's ``enable``/``disable``)."""
-    m = READER.match(leaf)
+    # (called where READER matches the leaf)
+    m = cast("re.Match[str]", READER.match(leaf))
     under = m.group(1)
     rest = next((g for g in m.groups()[1:] if g), "")
     homes = _homes(torch, obj, owner)
@@ -216,8 +245,8 @@ def _reader_toggle(torch, obj, owner, res, leaf):
     return _measure_toggle(torch, enable_src, enable, disable_src, disable, [("_API_()", obj)])
 
 
-def _snapshot(torch, inst):
-    out = {}
+def _snapshot(torch: TorchModule, inst: Any) -> Dict[str, Tuple[str, Any]]:
+    out: Dict[str, Tuple[str, Any]] = {}
     for name, value in sorted(vars(inst).items()):
         if name.startswith("__") or isinstance(value, dict):
             continue
@@ -229,7 +258,9 @@ def _snapshot(torch, inst):
     return out
 
 
-def _receiver(torch, obj, res, leaf, m):
+def _receiver(
+    torch: TorchModule, obj: Any, res: Json, leaf: str, m: re.Match[str]
+) -> Optional[Json]:
     under, verb, rest = m.group(1), m.group(2), m.group(3) or ""
     holder = sys.modules.get(getattr(obj, "__module__", None) or "")
     if holder is None or not rest:
@@ -282,7 +313,7 @@ def _receiver(torch, obj, res, leaf, m):
     return None
 
 
-def _getter_side(torch, obj, owner, res, leaf):
+def _getter_side(torch: TorchModule, obj: Any, owner: Any, res: Json, leaf: str) -> Optional[Json]:
     """A getter API: its setter by name, measured as a switch (set through it, read back through the API)."""
     from .switch import switch_facts
 
@@ -312,7 +343,7 @@ def _getter_side(torch, obj, owner, res, leaf):
     return None
 
 
-def _partner_name(leaf):
+def _partner_name(leaf: str) -> Optional[Tuple[str, str]]:
     """(up, down) names of the nesting pair ``leaf`` is a side of, or None."""
     m = NEST.search(leaf)
     if not m:
@@ -328,14 +359,14 @@ def _partner_name(leaf):
     return None
 
 
-def _int_relation(values):
+def _int_relation(values: List[Any]) -> Optional[List[int]]:
     """The returns of up, up, down, down as offsets from the first, if all are ints."""
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
         return None
     return [v - values[0] for v in values]
 
 
-def _nesting(torch, obj, owner, res, leaf):
+def _nesting(torch: TorchModule, obj: Any, owner: Any, res: Json, leaf: str) -> Optional[Json]:
     names = _partner_name(leaf)
     if names is None:
         return None
@@ -362,7 +393,7 @@ def _nesting(torch, obj, owner, res, leaf):
         except Exception:
             continue
         inside = _read(readers)
-        takes = ()
+        takes: Tuple[str, ...] = ()
         try:
             try:
                 down()
@@ -374,13 +405,13 @@ def _nesting(torch, obj, owner, res, leaf):
         except Exception:
             return {"found": False, "problem": "%s after %s failed" % (down_src, up_src)}
         after = _read(readers)
-        keep = []
+        keep: List[List[Any]] = []
         for (src, _), x, y, z in zip(readers, before, inside, after):
             if x == z and x != y and not isinstance(y, type):
                 lx, ly = _lit(x), _lit(y)
                 if lx is not None and ly is not None:
                     keep.append([src, ly, lx])
-        relation = None
+        relation: Optional[List[int]] = None
         if not takes:
             try:
                 values = [up(*args), up(*args), down(), down()]
@@ -408,7 +439,7 @@ def _nesting(torch, obj, owner, res, leaf):
     return {"found": False, "problem": "no reader found tells inside %s from outside" % up_src}
 
 
-def _version(torch, obj):
+def _version(torch: TorchModule, obj: Any) -> Optional[Json]:
     """A single side whose effect is its tensor's version counter (``autograd.graph.increment_version``):
     the counter after one call and after a second, the values untouched."""
     try:
@@ -426,7 +457,7 @@ def _version(torch, obj):
     return {"found": True, "kind": "version", "step": step, "returns_none": returned is None}
 
 
-def pair_facts(torch, obj, owner, res):
+def pair_facts(torch: TorchModule, obj: Any, owner: Any, res: Json) -> Json:
     leaf = res["path"].rsplit(".", 1)[-1]
     if not callable(obj) or isinstance(obj, type):
         return {"found": False, "problem": "not a function"}

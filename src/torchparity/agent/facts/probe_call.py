@@ -17,6 +17,8 @@ Nothing the probe or the call does ends the job: an exception, a crash or a hang
 error.
 """
 
+from __future__ import annotations
+
 import datetime
 import os
 import shutil
@@ -24,8 +26,11 @@ import signal
 import sys
 import tempfile
 import traceback
+from types import FrameType
+from typing import Any, List, Optional, Sequence, Tuple
 
 from ..api.objects import walk
+from ..protocol import Json, TorchModule
 from . import gather
 from .dispatch_keys import (
     dispatch_tls,
@@ -44,20 +49,20 @@ MAX_CALLS = 2
 SOURCE = "probe"
 
 
-def target_of(res):
+def target_of(res: Json) -> str:
     return "call built by the facts probe for %s" % res["canonical"]
 
 
-def _one_line(text):
+def _one_line(text: object) -> str:
     lines = [line.strip() for line in str(text or "").splitlines() if line.strip()]
     return lines[0] if lines else ""
 
 
-def _error_text(exc):
+def _error_text(exc: BaseException) -> str:
     return "%s: %s" % (type(exc).__name__, _one_line(exc))
 
 
-def probe_calls(ctx, res):
+def probe_calls(ctx: Any, res: Json) -> Tuple[List[Json], List[str], str]:
     """(the probe's valid scenarios, its ``import`` lines, why none) for one resolution record."""
     if not gather.BASELINE:  # what the scaffold facts job takes as loaded by ``import torch``
         gather.BASELINE.update(sys.modules)
@@ -70,7 +75,7 @@ def probe_calls(ctx, res):
     return valid, list(probe.get("imports") or []), why or "the probe found no call"
 
 
-def code_of(scenario, imports=()):
+def code_of(scenario: Json, imports: Sequence[str] = ()) -> Tuple[str, str, str]:
     """(setup, call, teardown) source for one of the probe's scenarios (the names the probe binds kept)."""
     setup = list(imports) + list(scenario.get("prelude") or []) + list(scenario.get("setup") or [])
     call = scenario["call"]
@@ -88,11 +93,11 @@ def code_of(scenario, imports=()):
     return "\n".join(setup), body + "\n", "\n".join(teardown)
 
 
-def _device(torch, device_type):
+def _device(torch: TorchModule, device_type: str) -> Any:
     return torch.device(device_type if device_type in ("", "cpu") else "%s:0" % device_type)
 
 
-def _trace_here(torch, device_type, res, code):
+def _trace_here(torch: TorchModule, device_type: str, res: Json, code: Tuple[str, str, str]) -> Any:
     """The trace of ``code`` run here under the recorder (``trace.trace_code``), as plain JSON data."""
     import json
 
@@ -127,18 +132,18 @@ class _OutOfTime(Exception):
     pass
 
 
-def _out_of_time(signum, frame):
+def _out_of_time(signum: int, frame: Optional[FrameType]) -> None:
     raise _OutOfTime("did not finish within %.0f s" % TRACE_SECONDS)
 
 
-def forks(device_type):
+def forks(device_type: str) -> bool:
     """Whether the call is traced in a forked child: on the CPU, where forking is safe. On a device
     it runs here: a child forked after the job started the device cannot use it (hardware raises,
     and so does the emulated NPU; ``gather.calls_on_device`` measures here for the same reason)."""
     return device_type in ("", "cpu") and fork_safe(device_type)
 
 
-def _trace_isolated(ctx, res, code):
+def _trace_isolated(ctx: Any, res: Json, code: Tuple[str, str, str]) -> Any:
     torch, device_type = ctx.torch, ctx.device_type
     args = (torch, device_type, res, code)
     if forks(device_type):
@@ -158,7 +163,9 @@ def _trace_isolated(ctx, res, code):
         restore_dispatch_tls(torch, tls)
 
 
-def _record(ctx, res, status, error, code=None):
+def _record(
+    ctx: Any, res: Json, status: str, error: str, code: Optional[Tuple[str, str, str]] = None
+) -> Json:
     from .. import trace
 
     out = trace.Recorder(ctx.torch, ctx.device_type).result(target_of(res), status, error)
@@ -167,7 +174,7 @@ def _record(ctx, res, status, error, code=None):
     return out
 
 
-def _trace_one(ctx, res, code):
+def _trace_one(ctx: Any, res: Json, code: Tuple[str, str, str]) -> Any:
     """The trace of one of the probe's calls; a call that crashed, hung or raised is the trace's error."""
     try:
         return _trace_isolated(ctx, res, code)
@@ -179,7 +186,7 @@ def _trace_one(ctx, res, code):
         return _record(ctx, res, "error", why, code)
 
 
-def trace_probed(ctx, res):
+def trace_probed(ctx: Any, res: Json) -> Any:
     """The trace of a call the facts probe built for ``res`` (``source: "probe"``): its first call, or
     the next where that one did not run to the end here; never raises."""
     try:
@@ -190,7 +197,7 @@ def trace_probed(ctx, res):
     if not valid:
         out = _record(ctx, res, "no-sample", "the facts probe found no working call: %s" % why)
     else:
-        first = None
+        first: Any = None
         for scenario in valid[:MAX_CALLS]:
             out = _trace_one(ctx, res, code_of(scenario, imports))
             first = first or out

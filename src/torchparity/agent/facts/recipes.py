@@ -89,7 +89,7 @@ RECIPES: Dict[str, Setup] = {
 }
 
 
-def _pruned(*calls):
+def _pruned(*calls: str) -> Tuple[str, ...]:
     """A module whose weight the pruning ``calls`` pruned, and the method they left as its forward pre-hook:
     what ``apply_mask``, ``remove`` and the mask methods act on. Seeded: ``random_structured`` draws its
     channels with the CPU generator, the same on every device. ``random_unstructured`` draws on the device

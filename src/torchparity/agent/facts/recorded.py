@@ -15,20 +15,23 @@ twice from fresh arguments and under another seed (so its values can be written
 into the test), whose results hold at least one tensor or number, and what it
 returned and left in its tensor arguments (an in-place operator's effect). The
 test makes that call on the device and compares with those values.
+
+The recording is ``recorded_calls.py``'s; this module picks an API's calls among those recorded, checks
+them and describes the one chosen.
 """
 
-import warnings
+from __future__ import annotations
 
+import warnings
+from typing import Any, Dict, List, Tuple, Union
+
+from ..protocol import Json, TorchModule
 from .backward import _build
 from .literal import error_text
+from .recorded_calls import _CALLS, _DONE, Key, _cloned, _numel, _record
 
-#: the most tensor elements a recorded call's arguments, and its results, may have
-MAX_ARGS = 400
+#: the most tensor elements a recorded call's results may have (its arguments: ``recorded_calls.MAX_ARGS``)
 MAX_RESULTS = 400
-#: recorded calls kept per operator
-KEEP = 6
-#: samples of each OpInfo entry run
-SAMPLES = 2
 #: how close the device's floating results must be to the CPU's
 RTOL, ATOL = 1e-3, 1e-4
 #: significant digits of the floating results written into the test
@@ -36,151 +39,11 @@ DIGITS = 8
 #: checked calls the most telling one is chosen from
 CANDIDATES = 8
 
-_CALLS = {}  # type: dict
-_DONE = []  # type: list
 
-
-def _numel(torch, value):
-    from torch.utils._pytree import tree_flatten
-
-    return sum(t.numel() for t in tree_flatten(value)[0] if isinstance(t, torch.Tensor))
-
-
-def _plain(torch, value):
-    """Whether every tensor in ``value`` is a plain strided tensor the test can write out."""
-    from torch.utils._pytree import tree_flatten
-
-    for t in tree_flatten(value)[0]:
-        if isinstance(t, torch.Tensor):
-            if type(t) is not torch.Tensor and type(t) is not torch.nn.Parameter:
-                return False
-            if (
-                t.layout not in (torch.strided, torch.sparse_coo)
-                or t.is_complex()
-                or t.is_quantized
-            ):
-                return False
-            if t.device.type != "cpu":
-                return False
-    return True
-
-
-def _cloned(torch, value):
-    from torch.utils._pytree import tree_map
-
-    return tree_map(lambda t: t.detach().clone() if isinstance(t, torch.Tensor) else t, value)
-
-
-def _keep(torch, key, func, args, kwargs):
-    calls = _CALLS.setdefault(key, [])
-    if len(calls) >= KEEP:
-        return
-    try:
-        if _numel(torch, (args, kwargs)) > MAX_ARGS or not _plain(torch, (args, kwargs)):
-            return
-        calls.append((func, _cloned(torch, tuple(args)), _cloned(torch, dict(kwargs or {}))))
-    except Exception:
-        return
-
-
-def _modes(torch):
-    from torch.overrides import TorchFunctionMode
-    from torch.utils._python_dispatch import TorchDispatchMode
-
-    class Functions(TorchFunctionMode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):
-            kwargs = kwargs or {}
-            if type(func).__name__ == "builtin_function_or_method" or getattr(
-                func, "__module__", ""
-            ) in (
-                "torch",
-                "torch._C._nn",
-                "torch._C._linalg",
-                "torch._C._special",
-                "torch._C._fft",
-            ):
-                _keep(torch, ("function", id(func)), func, args, kwargs)
-            return func(*args, **kwargs)
-
-    class Dispatch(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            kwargs = kwargs or {}
-            schema = getattr(func, "_schema", None)
-            if schema is not None:
-                _keep(
-                    torch,
-                    ("aten", schema.name, schema.overload_name or "default"),
-                    func,
-                    args,
-                    kwargs,
-                )
-            return func(*args, **kwargs)
-
-    return Functions, Dispatch
-
-
-def _record(torch):
-    """Run every OpInfo entry's first samples (forward, and backward where it has one) under both modes."""
-    if _DONE:
-        return
-    try:
-        from torch.testing._internal.common_methods_invocations import op_db
-        from torch.utils._pytree import tree_flatten
-
-        Functions, Dispatch = _modes(torch)
-    except Exception as exc:  # said on every later API, not taken for "nothing calls it"
-        _DONE.append("recording the calls torch makes failed: %s" % error_text(exc))
-        return
-    _DONE.append("")
-    for op in op_db:
-        with warnings.catch_warnings(), torch.random.fork_rng():
-            warnings.simplefilter("ignore")
-            torch.manual_seed(0)
-            dtypes = (
-                [torch.float32]
-                if torch.float32 in op.supported_dtypes("cpu")
-                else sorted(op.supported_dtypes("cpu"), key=str)[:1]
-            )
-            for dtype in dtypes:
-                for grad in (
-                    (False, True) if op.supports_autograd and dtype.is_floating_point else (False,)
-                ):
-                    try:
-                        samples = op.sample_inputs("cpu", dtype, requires_grad=grad)
-                        for n, sample in enumerate(samples):
-                            if n >= SAMPLES:
-                                break
-                            with Functions(), Dispatch():
-                                out = op.op(sample.input, *sample.args, **sample.kwargs)
-                                outs = [
-                                    o
-                                    for o in tree_flatten(out)[0]
-                                    if isinstance(o, torch.Tensor) and o.requires_grad
-                                ]
-                                if outs:
-                                    torch.autograd.backward(
-                                        outs, [torch.ones_like(o) for o in outs]
-                                    )
-                    except Exception:
-                        continue
-    for n, scenario in enumerate(_scenarios(torch)):
-        with warnings.catch_warnings(), torch.random.fork_rng():
-            warnings.simplefilter("ignore")
-            torch.manual_seed(0)
-            try:
-                with Functions(), Dispatch():
-                    scenario()
-                if n < 3:  # the nn fast paths are taken only where no torch function mode is on
-                    with Dispatch():
-                        scenario()
-            except Exception:
-                continue
-
-
-def _bases(name):
+def _bases(name: str) -> List[str]:
     """The operators whose calls an aliased variant takes (``squeeze_`` -> ``squeeze``, ``slice_copy`` ->
     ``slice``, ``_unsafe_index`` -> ``index``, ``_reshape_alias_copy`` -> ``_reshape_alias`` -> ``view``)."""
-    out = []
+    out: List[str] = []
     todo = [name]
     while todo:
         n = todo.pop(0)
@@ -220,103 +83,13 @@ def _bases(name):
     return out[1:]
 
 
-def _overload_rank(ov, wanted):
+def _overload_rank(ov: str, wanted: str) -> int:
     """Calls of the overload asked for first, then those of its ``hacked_twin``'s base, then the rest."""
     base = wanted.replace("_hacked_twin", "").replace("hacked_twin", "default")
     return 0 if ov == wanted else 1 if ov == base else 2
 
 
-def _scenarios(torch):
-    """Public code beyond OpInfo that reaches private builtins (fast paths of nn modules, packed sequences,
-    the math attention kernel, the gradient scaler, foreach optimizers)."""
-    nn, F = torch.nn, torch.nn.functional
-
-    def attention():
-        m = nn.MultiheadAttention(4, 2, batch_first=True).eval()
-        x = torch.randn(1, 3, 4)
-        with torch.no_grad():
-            m(x, x, x, need_weights=False)
-
-    def encoder():
-        m = nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, batch_first=True).eval()
-        with torch.no_grad():
-            m(torch.randn(1, 3, 4))
-
-    def packed():
-        p = nn.utils.rnn.pack_padded_sequence(torch.randn(3, 2, 2), [3, 2])
-        nn.utils.rnn.pad_packed_sequence(p)
-
-    def math_attention():
-        from torch.nn.attention import SDPBackend, sdpa_kernel
-
-        q = torch.randn(1, 2, 3, 4)
-        with sdpa_kernel(SDPBackend.MATH):
-            F.scaled_dot_product_attention(q, q * 0.5, q + 1)
-
-    def scaler():
-        w = nn.Parameter(torch.tensor([1.0, -2.0]))
-        opt = torch.optim.SGD([w], lr=0.1)
-        s = torch.amp.GradScaler("cpu", init_scale=4.0, growth_interval=1)
-        s.scale((w * w).sum()).backward()
-        s.step(opt)
-        s.update()
-
-    def optimizers():
-        for cls in (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW):
-            w = nn.Parameter(torch.tensor([1.0, -2.0]))
-            v = nn.Parameter(torch.tensor([0.5]))
-            kw = {"momentum": 0.9} if cls is torch.optim.SGD else {}
-            opt = cls([w, v], lr=0.1, foreach=True, **kw)
-            for _ in range(2):
-                opt.zero_grad()
-                ((w * w).sum() + (v * 3).sum()).backward()
-                opt.step()
-
-    def fake_quant():
-        m = torch.ao.quantization.FusedMovingAvgObsFakeQuantize()
-        for _ in range(2):
-            m(torch.randn(6))
-
-    def sparse():
-        s = torch.tensor([[0.0, 1.5, 0.0], [2.5, 0.0, -1.0]]).to_sparse()
-        s.indices(), s.values(), s._indices(), s._values(), s.to_dense()
-        torch.zeros(2, 3).to_sparse().copy_(s * 2)
-        torch.sspaddmm(
-            torch.zeros(2, 2).to_sparse(), s, torch.ones(3, 2), out=torch.zeros(2, 2).to_sparse()
-        )
-        torch.sparse_coo_tensor(s.indices(), s.values(), (2, 3), check_invariants=True)
-        torch.sparse.spdiags(
-            torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), torch.tensor([0, 1]), (3, 3)
-        )
-        torch.tensor([[0.0, 2.0]]).to_sparse().sum(0)
-
-    def nested():
-        torch.nested.nested_tensor([torch.randn(2, 4), torch.randn(3, 4)])
-        m = nn.TransformerEncoder(
-            nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, batch_first=True),
-            1,
-            enable_nested_tensor=True,
-        ).eval()
-        with torch.no_grad():
-            m(
-                torch.randn(2, 3, 4),
-                src_key_padding_mask=torch.tensor([[False, False, True], [False, False, False]]),
-            )
-
-    return [
-        attention,
-        encoder,
-        nested,
-        packed,
-        math_attention,
-        scaler,
-        optimizers,
-        fake_quant,
-        sparse,
-    ]
-
-
-def _target(torch, obj, res):
+def _target(torch: TorchModule, obj: Any, res: Json) -> Tuple[List[Key], bool]:
     """(keys of the recorded calls to use, best first; whether they are the API's own calls)."""
     if isinstance(obj, torch._ops.OpOverload):
         s = obj._schema
@@ -334,13 +107,13 @@ def _target(torch, obj, res):
     if own:
         return own, True
     ns, op = name.split("::", 1) if "::" in name else ("aten", name)
-    keys = []
+    keys: List[Key] = []
     for base in _bases(op):
         keys += _aten_keys("%s::%s" % (ns, base), wanted, exact=False)
     return keys, False
 
 
-def _aten_keys(name, wanted, exact=True):
+def _aten_keys(name: str, wanted: str, exact: bool = True) -> List[Key]:
     keys = [
         k
         for k in _CALLS
@@ -355,16 +128,17 @@ def _aten_keys(name, wanted, exact=True):
     ]
 
 
-def _builtins(leaf):
+def _builtins(leaf: str) -> List[Any]:
     import torch
 
-    out = []
+    C: Any = torch._C  # (its private submodules are not in torch's stubs)
+    out: List[Any] = []
     for module in (
-        torch._C._VariableFunctions,
-        torch._C._nn,
-        torch._C._linalg,
-        torch._C._special,
-        torch._C._fft,
+        C._VariableFunctions,
+        C._nn,
+        C._linalg,
+        C._special,
+        C._fft,
     ):
         f = getattr(module, leaf, None)
         if f is not None and f not in out:
@@ -372,7 +146,7 @@ def _builtins(leaf):
     return out
 
 
-def _literal(torch, value, digits=0):
+def _literal(torch: TorchModule, value: Any, digits: int = 0) -> Json:
     """A JSON-able description of a value (floats of tensors rounded), or raise ValueError."""
     if (
         isinstance(value, torch.Tensor)
@@ -427,7 +201,7 @@ def _literal(torch, value, digits=0):
     raise ValueError("a value of type %s" % type(value).__name__)
 
 
-def _strip(lit):
+def _strip(lit: Json) -> Json:
     """The literal without strides (arguments are written contiguous)."""
     if "sparse" in lit:
         sp = lit["sparse"]
@@ -439,7 +213,9 @@ def _strip(lit):
     return lit
 
 
-def _run(torch, obj, lit_args, lit_kwargs, seed):
+def _run(
+    torch: TorchModule, obj: Any, lit_args: List[Json], lit_kwargs: Dict[str, Json], seed: int
+) -> Tuple[Any, List[Any], Dict[str, Any], List[int], List[str]]:
     args = [_build(torch, v) for v in lit_args]
     kwargs = dict((k, _build(torch, v)) for k, v in lit_kwargs.items())
     before = (
@@ -453,7 +229,7 @@ def _run(torch, obj, lit_args, lit_kwargs, seed):
     return out, args, kwargs, changed, kwchanged
 
 
-def _differs(torch, before, after):
+def _differs(torch: TorchModule, before: Any, after: Any) -> bool:
     """Whether a tensor argument (or a list of them) was changed by the call."""
     if isinstance(after, (list, tuple)) and isinstance(before, (list, tuple)):
         return any(_differs(torch, b, a) for b, a in zip(before, after))
@@ -474,7 +250,7 @@ def _differs(torch, before, after):
 CPU_ARGUMENTS = ("batch_sizes", "lengths")
 
 
-def _cpu_arguments(torch, func, count):
+def _cpu_arguments(torch: TorchModule, func: Any, count: int) -> List[int]:
     """Positions of the call's arguments whose schema names them as CPU-only."""
     schema = getattr(func, "_schema", None)
     schemas = [schema] if schema is not None else []
@@ -485,14 +261,14 @@ def _cpu_arguments(torch, func, count):
             )
         except Exception:
             schemas = []
-    out = []
+    out: List[int] = []
     for s in schemas[:1]:
         names = [a.name for a in s.arguments if not a.kwarg_only]
         out = [i for i, n in enumerate(names[:count]) if n in CPU_ARGUMENTS]
     return out
 
 
-def _has_value(torch, lit):
+def _has_value(torch: TorchModule, lit: Json) -> bool:
     if "tensor" in lit or "sparse" in lit or "nested" in lit:
         return True
     if "list" in lit:
@@ -500,25 +276,27 @@ def _has_value(torch, lit):
     return "value" in lit and lit["value"] is not None
 
 
-def _check(torch, obj, func, args, kwargs):
+def _check(
+    torch: TorchModule, obj: Any, func: Any, args: Any, kwargs: Dict[str, Any]
+) -> Union[Json, str]:
     """The facts of one recorded call, or a problem string."""
     try:
         lit_args = [_strip(_literal(torch, a)) for a in args]
         lit_kwargs = dict((k, _strip(_literal(torch, v))) for k, v in kwargs.items())
     except ValueError as exc:
         return "a recorded call takes %s" % exc
-    runs = []
+    runs: List[Tuple[Json, Json, Json]] = []
     try:
         with torch.random.fork_rng():
             for seed in (0, 0, 1):
-                out, a, kw, changed, kwchanged = _run(torch, obj, lit_args, lit_kwargs, seed)
+                out, a, kw, changed_at, kwchanged_at = _run(torch, obj, lit_args, lit_kwargs, seed)
                 if _numel(torch, out) > MAX_RESULTS:
                     return "its results have more than %d elements" % MAX_RESULTS
                 runs.append(
                     (
                         _literal(torch, out, DIGITS),
-                        dict((str(i), _literal(torch, a[i], DIGITS)) for i in changed),
-                        dict((k, _literal(torch, kw[k], DIGITS)) for k in kwchanged),
+                        dict((str(i), _literal(torch, a[i], DIGITS)) for i in changed_at),
+                        dict((k, _literal(torch, kw[k], DIGITS)) for k in kwchanged_at),
                     )
                 )
     except ValueError as exc:
@@ -552,7 +330,7 @@ def _check(torch, obj, func, args, kwargs):
     }
 
 
-def _tensors(lit):
+def _tensors(lit: Json) -> List[Json]:
     if "tensor" in lit:
         return [lit]
     if "sparse" in lit:
@@ -562,7 +340,7 @@ def _tensors(lit):
     return [t for v in lit.get("list", []) for t in _tensors(v)]
 
 
-def _score(torch, facts):
+def _score(torch: TorchModule, facts: Json) -> Tuple[bool, int, bool]:
     """How much a call's results tell: results or changes unlike every input, and their size."""
     inputs = [(t["shape"], t["tensor"]) for a in facts["args"] for t in _tensors(a)]
     outs = _tensors(facts["result"]) + [t for v in facts["changed"].values() for t in _tensors(v)]
@@ -572,7 +350,7 @@ def _score(torch, facts):
     return (bool(new), min(size, 16), bool(facts["result"].get("value") not in (None, True, False)))
 
 
-def recorded_facts(torch, obj, res):
+def recorded_facts(torch: TorchModule, obj: Any, res: Json) -> Json:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _record(torch)
@@ -582,7 +360,8 @@ def recorded_facts(torch, obj, res):
         keys = [k for k in keys if _CALLS.get(k)]
         if not keys:
             return {"found": False, "problem": "no OpInfo sample's code calls %s" % res["path"]}
-        problems, found = [], []
+        problems: List[str] = []
+        found: List[Json] = []
         for key in keys:
             for func, args, kwargs in _CALLS[key]:
                 if len(found) >= CANDIDATES:

@@ -217,7 +217,8 @@ class Runner(object):
                 for line in self.prelude + scenario.setup:
                     load_modules(line)
                     exec(compile(line, "<setup>", "exec"), ns)
-                before = dict(
+                # (the watched variables' checks, and the scratch folder's file names)
+                before: Dict[str, Any] = dict(
                     (v, observe(self.torch, ns[v], v, wide=True)) for v in scenario.watch if v in ns
                 )
                 before["_TMP_"] = sorted(os.listdir(tmp))

@@ -5,8 +5,12 @@ Storages are built and moved on the CPU; streams and events are constructed
 methods called.
 """
 
-import warnings
+from __future__ import annotations
 
+import warnings
+from typing import Any
+
+from ..protocol import Json, TorchModule
 from .literal import dtype_src, error_text, exc_name, literal, try_literal
 
 _STORAGE_VALUES = {
@@ -17,9 +21,9 @@ _STORAGE_VALUES = {
 }
 
 
-def storage_facts(torch, obj):
+def storage_facts(torch: TorchModule, obj: Any) -> Json:
     untyped = isinstance(obj, type) and issubclass(obj, torch.UntypedStorage)
-    out = {"untyped": untyped, "problem": ""}
+    out: Json = {"untyped": untyped, "problem": ""}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -67,7 +71,7 @@ _RUNTIME_METHODS = ("record", "synchronize", "query", "record_event")
 DOCUMENTED_MODULES = ("torch.cuda",)
 
 
-def backend_spelling(torch, resolution, device_type):
+def backend_spelling(torch: TorchModule, resolution: Json, device_type: str) -> str:
     """``torch.<device>.<name>`` for ``torch.cuda.<name>`` when the device under test has its own module.
 
     The tests run on the device under test: a CUDA name is spelled through that
@@ -96,7 +100,7 @@ def backend_spelling(torch, resolution, device_type):
     return ""
 
 
-def _timing_ok(cls):
+def _timing_ok(cls: Any) -> bool:
     """Whether two ``cls(enable_timing=True)`` events record and report the time between them."""
     if not callable(getattr(cls, "elapsed_time", None)):
         return False
@@ -110,8 +114,8 @@ def _timing_ok(cls):
         return False
 
 
-def runtime_facts(torch, obj, resolution, device_type):
-    out = {
+def runtime_facts(torch: TorchModule, obj: Any, resolution: Json, device_type: str) -> Json:
+    out: Json = {
         "callable": callable(obj),
         "is_class": isinstance(obj, type),
         "problem": "",
@@ -143,7 +147,7 @@ def runtime_facts(torch, obj, resolution, device_type):
         if inst is None:
             return out
         out["problem"] = ""
-        methods = {}
+        methods: Json = {}
         for name in _RUNTIME_METHODS:
             if not callable(getattr(inst, name, None)):
                 continue
@@ -169,7 +173,7 @@ def runtime_facts(torch, obj, resolution, device_type):
     return out
 
 
-def pinned_memory_facts(torch, device_type):
+def pinned_memory_facts(torch: TorchModule, device_type: str) -> Json:
     """Whether this backend pins host memory (what ``DataLoader(pin_memory=True)`` uses): measured
     on the device under test only; the CPU has nothing to pin for."""
     try:

@@ -7,11 +7,15 @@ where it replaced the API, or why it could not (a member of a C type, a
 bound method of a builtin object).
 """
 
+from __future__ import annotations
+
 import inspect
 import itertools
 import types
+from typing import Any, Callable, List
 
-from ..api.objects import subclasses, try_walk
+from ..api.objects import Found, subclasses, try_walk
+from ..protocol import Json
 
 
 class Sentinel(object):
@@ -19,34 +23,34 @@ class Sentinel(object):
 
     __slots__ = ()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<torchparity stand-in sentinel>"
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return self is other
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> bool:
         return self is not other
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return 0
 
 
 SENTINEL = Sentinel()
 
 
-def _standin(*args, **kwargs):
+def _standin(*args: Any, **kwargs: Any) -> Sentinel:
     return SENTINEL
 
 
-def _names(resolution):
+def _names(resolution: Json) -> List[str]:
     names = [resolution.get("path", ""), resolution.get("canonical", "")] + list(
         resolution.get("aliases", [])
     )
     return [n for n in dict.fromkeys(names) if n and "." in n]
 
 
-def _spelled(resolution, kind, replaced, problems):
+def _spelled(resolution: Json, kind: str, replaced: List[str], problems: List[str]) -> None:
     """The name the test spells the API by (``torch.npu.Event`` for ``torch.cuda.Event``), replaced too."""
     name = resolution.get("spelled") or ""
     if not name or name in replaced:
@@ -61,7 +65,7 @@ def _spelled(resolution, kind, replaced, problems):
     replaced.append(name)
 
 
-def _raw_member(holder, attr):
+def _raw_member(holder: type, attr: str) -> Any:
     """The member as stored in the class dict that defines it (staticmethod/classmethod kept)."""
     for klass in inspect.getmro(holder):
         d = getattr(klass, "__dict__", {})
@@ -70,7 +74,7 @@ def _raw_member(holder, attr):
     return None
 
 
-def _replacement(holder, attr, kind):
+def _replacement(holder: Any, attr: str, kind: str) -> Any:
     if kind == "property":
         return property(lambda self: SENTINEL)
     if isinstance(holder, type):
@@ -87,14 +91,15 @@ def _replacement(holder, attr, kind):
     return _standin
 
 
-def install(resolution):
+def install(resolution: Json) -> Json:
     """Replace the API everywhere it is spelled; returns {"replaced": [names], "problem": str}."""
     kind = resolution.get("kind", "")
     target = try_walk(resolution.get("path", ""))
     if target is None:
         return {"replaced": [], "problem": "%s is not found here" % resolution.get("path")}
     original = target.obj
-    replaced, problems = [], []
+    replaced: List[str] = []
+    problems: List[str] = []
     for name in _names(resolution):
         hit = try_walk(name)
         if hit is None or hit.parent is None:
@@ -122,9 +127,9 @@ def install(resolution):
     }
 
 
-def _replace_overrides(owner, attr, kind, limit=50):
+def _replace_overrides(owner: type, attr: str, kind: str, limit: int = 50) -> List[str]:
     """Subclasses of ``owner`` (in torch) that define ``attr`` again: an instance reaches theirs."""
-    out = []
+    out: List[str] = []
     for sub in itertools.islice(subclasses(owner), limit):
         if attr not in getattr(sub, "__dict__", {}) or not (sub.__module__ or "").startswith(
             "torch"
@@ -138,7 +143,7 @@ def _replace_overrides(owner, attr, kind, limit=50):
     return out
 
 
-def _replace_in_subclasses(resolution, kind, original):
+def _replace_in_subclasses(resolution: Json, kind: str, original: Any) -> None:
     """A member defined on a base class but overridden by none: also patch the defining class."""
     definer = resolution.get("defined_in") or ""
     if not definer or kind not in ("method", "classmethod", "staticmethod", "property"):
@@ -158,19 +163,19 @@ class _Proxy(object):
     """Stands where an instance was (a C object's member cannot be patched): the member answers
     the sentinel, everything else is the instance's."""
 
-    def __init__(self, wrapped, attr, value):
+    def __init__(self, wrapped: Any, attr: str, value: Any) -> None:
         object.__setattr__(self, "_torchparity_wrapped", wrapped)
         object.__setattr__(self, attr, value)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         return getattr(object.__getattribute__(self, "_torchparity_wrapped"), name)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         setattr(object.__getattribute__(self, "_torchparity_wrapped"), name, value)
 
 
-def _delegate(dunder):
-    def method(self, *args, **kwargs):
+def _delegate(dunder: str) -> Callable[..., Any]:
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
         return getattr(object.__getattribute__(self, "_torchparity_wrapped"), dunder)(
             *args, **kwargs
         )
@@ -195,7 +200,7 @@ for _dunder in (
     setattr(_Proxy, _dunder, _delegate(_dunder))
 
 
-def _reaches(holder, attr, value):
+def _reaches(holder: Any, attr: str, value: Any) -> bool:
     try:
         return getattr(holder, attr) is value or (
             isinstance(value, property) and getattr(holder, attr, None) is SENTINEL
@@ -204,7 +209,7 @@ def _reaches(holder, attr, value):
         return False
 
 
-def _set_checked(holder, attr, value):
+def _set_checked(holder: Any, attr: str, value: Any) -> bool:
     """Set ``holder.attr``, through the instance's own dict where its ``__setattr__`` refuses (a
     config module); True only where the holder now answers the stand-in. A flag whose setter checks
     its argument (``torch.backends.cudnn.enabled``) refuses both: its holder gets a proxy instead."""
@@ -222,7 +227,7 @@ def _set_checked(holder, attr, value):
     return _reaches(holder, attr, value)
 
 
-def _patch(name, hit, kind):
+def _patch(name: str, hit: Found, kind: str) -> str:
     """Replace ``name`` where it is read from; '' when done, else why not.
 
     A class or module gets the stand-in as its attribute; an instance gets it in its own dict.
@@ -246,6 +251,7 @@ def _patch(name, hit, kind):
     outer = try_walk(name.rsplit(".", 1)[0]) if "." in name else None
     if outer is None or outer.parent is None or outer.obj is not holder:
         return "%s cannot be replaced: %s refuses the attribute" % (name, type(holder).__name__)
+    stand: Any
     if isinstance(holder, type):
         try:
             stand = type(holder.__name__, (holder,), {attr: _replacement(holder, attr, kind)})

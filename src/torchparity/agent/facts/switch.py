@@ -15,9 +15,13 @@ kind: the counter is read back through ``Tensor._version``. The state is
 restored after each measurement.
 """
 
+from __future__ import annotations
+
 import re
 import sys
+from typing import Any, List, Optional, Tuple
 
+from ..protocol import Json, TorchModule
 from .literal import error_text, exc_name
 
 #: mode words a str switch is tried with (kept: those its getter reads back)
@@ -50,10 +54,10 @@ MODE_WORDS = (
 VERSION = re.compile(r"^_?(unsafe_)?set_version_counter$")
 
 
-def _more_names(leaf):
+def _more_names(leaf: str) -> List[str]:
     """Getter names the probe's list leaves out: the public spelling of a private setter's getter
     (``_set_grad_enabled`` is read by ``is_grad_enabled``) and ``is_X`` for a setter ``set_X_enabled``."""
-    out = []
+    out: List[str] = []
     m = re.match(r"^(_?)set_(.+)$", leaf)
     if m:
         under, rest = m.groups()
@@ -69,7 +73,9 @@ def _more_names(leaf):
     return [n for n in dict.fromkeys(out)]
 
 
-def _getter(torch, leaf, holder, bound=None):
+def _getter(
+    torch: TorchModule, leaf: str, holder: Any, bound: Optional[Tuple[str, Any]] = None
+) -> Tuple[str, Any]:
     """(source, value) of the first getter paired with the setter ``leaf``, or ("", None); ``bound``: the
     (spelling, instance) a bound method's getter is looked up on first."""
     from .getters import getters
@@ -104,7 +110,7 @@ MOVERS = ("torch.rand(3)",)
 GETTER = re.compile(r"^(_?)(?:get_(.+)|is_(.+)_enabled)$")
 
 
-def _homes(torch, obj):
+def _homes(torch: TorchModule, obj: Any) -> List[Tuple[str, Any]]:
     holder = sys.modules.get(getattr(obj, "__module__", None) or "")
     homes = [("torch", torch), ("torch._C", torch._C)]
     if holder is not None and holder is not torch:
@@ -112,11 +118,11 @@ def _homes(torch, obj):
     return homes
 
 
-def _spelled(torch, value):
+def _spelled(torch: TorchModule, value: Any) -> str:
     return "torch.%s" % str(value).split(".")[-1] if isinstance(value, torch.dtype) else repr(value)
 
 
-def _keyed(torch, obj, res, device_type):
+def _keyed(torch: TorchModule, obj: Any, res: Json, device_type: str) -> Optional[Json]:
     """A getter and setter keyed by a device type (``get_autocast_dtype(device_type)`` and
     ``set_autocast_dtype(device_type, dtype)``): each value set for the key, read back, restored."""
     leaf = res["path"].rsplit(".", 1)[-1]
@@ -177,7 +183,7 @@ def _keyed(torch, obj, res, device_type):
     return None
 
 
-def switch_facts(torch, obj, res, device_type=""):
+def switch_facts(torch: TorchModule, obj: Any, res: Json, device_type: str = "") -> Json:
     leaf = res["path"].rsplit(".", 1)[-1]
     if VERSION.match(leaf):
         return {"found": True, "kind": "version"}
@@ -197,12 +203,13 @@ def switch_facts(torch, obj, res, device_type=""):
     if not getter:
         return {"found": False, "problem": "no getter paired with %s was found" % leaf}
     env = {"torch": torch}
-    out = {"found": True, "getter": getter}
+    out: Json = {"found": True, "getter": getter}
     if isinstance(value, torch.device):
         out.update(kind="device", saved=str(value))
         return out
     if hasattr(torch, "Tensor") and isinstance(value, torch.Tensor):
         return _state(torch, obj, getter, value, env, out)
+    candidates: List[Any]
     if isinstance(value, bool):
         candidates, kind = [True, False], "bool"
     elif isinstance(value, torch.dtype):
@@ -253,7 +260,7 @@ def switch_facts(torch, obj, res, device_type=""):
     return out
 
 
-def _state(torch, obj, getter, value, env, out):
+def _state(torch: TorchModule, obj: Any, getter: str, value: Any, env: Json, out: Json) -> Json:
     """A tensor state (``set_rng_state``/``get_rng_state``): a draw moves it, the setter puts it back (the
     getter reads it back, the same draws follow)."""
     for mover in MOVERS:
