@@ -3,36 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
+from tests.api.api_fixtures import clone_resolution
 from torchparity.api import Classification, OpCount, Resolution, Trace, classify, merge_traces
 from torchparity.api.classify import CATEGORIES, is_device_runtime
 
 
-def _res(**kw) -> Resolution:
-    base = dict(
-        query="torch.autograd.grad_mode.set_grad_enabled.clone",
-        path="torch.autograd.grad_mode.set_grad_enabled.clone",
-        canonical="torch.autograd.grad_mode.set_grad_enabled.clone",
-        aliases=(),
-        kind="method",
-        kind_detail="Python method",
-        signature="(self)",
-        module="torch.autograd.grad_mode",
-        source="torch/autograd/grad_mode.py:206",
-        public=True,
-        public_reason="",
-        docs_name="",
-        docs_url="",
-        owner_class="torch.autograd.grad_mode.set_grad_enabled",
-        owner_kind="context-manager",
-        defined_in=None,
-        resolved_via="",
-        torch_version="2.13.0+cpu",
+def _res(**kw: Any) -> Resolution:
+    return clone_resolution(
+        "torch.autograd.grad_mode.set_grad_enabled.clone", "torch/autograd/grad_mode.py:206", **kw
     )
-    base.update(kw)
-    return Resolution(**base)
 
 
 EMPTY = Trace(target="call sample", status="ok", device_type="npu")

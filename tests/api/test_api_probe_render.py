@@ -10,10 +10,12 @@ import io
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
 
+from tests.api.api_fixtures import clone_resolution
 from torchparity.api import ApiInfo, OpCount, Resolution, Trace, classify
 from torchparity.api.render import detail, probe_code
 from torchparity.cli import main
@@ -26,29 +28,8 @@ REASON = (
 )
 
 
-def _res(**kw) -> Resolution:
-    base = dict(
-        query=CLONE,
-        path=CLONE,
-        canonical=CLONE,
-        aliases=(),
-        kind="method",
-        kind_detail="Python method",
-        signature="(self)",
-        module="torch.autograd.grad_mode",
-        source="torch/autograd/grad_mode.py:297",
-        public=True,
-        public_reason="",
-        docs_name="",
-        docs_url="",
-        owner_class="torch.autograd.grad_mode.inference_mode",
-        owner_kind="context-manager",
-        defined_in=None,
-        resolved_via="",
-        torch_version="2.13.0+cpu",
-    )
-    base.update(kw)
-    return Resolution(**base)
+def _res(**kw: Any) -> Resolution:
+    return clone_resolution(CLONE, "torch/autograd/grad_mode.py:297", **kw)
 
 
 PROBED = Trace(
