@@ -19,6 +19,10 @@ A test "passes and catches" when the first run passes and the second fails.
 With ``--emulate npu`` the facts are measured, and the files run, on device ``npu`` of the
 emulated torch_npu (its folder first on the path, the torch_npu preset), as ``--emulate npu``
 does for run and verify: a dry run on the CPU, not hardware.
+
+Each API's folder under ``--out`` keeps what its file was made from (``info.json``, the resolve
+record; ``facts.json``, the agent's facts): ``scaffold_replay.py`` renders them again with the
+code of the moment, in seconds, to show that a change of the controller's side writes the same files.
 """
 
 from __future__ import annotations
@@ -189,6 +193,7 @@ def main() -> None:
             facts=f,
         )
         (sub / "facts.json").write_text(json.dumps(f, indent=1, default=str))
+        (sub / "info.json").write_text(json.dumps(info.to_json(), indent=1))
         row = rows[info.resolution.query]
         row.update(
             family=result.family,

@@ -22,6 +22,13 @@ a parameter's name (``name``, ``leaf``, ``canonical``, ``path``, ``spelling``, `
 ``{% if %}`` that compares such a variable with a quoted literal; and each key of a dict
 literal that is a ``torch.…`` name (a table of rules keyed by API). Kinds (``kind == "method"``)
 and states of a record are not names and are not counted. ``--list-rules`` prints each one.
+
+Two places may hold such rules, as the design asks: the one name table
+(``agent/facts/names.py``, the value chain's last step) and recipe data, the modules of a folder
+called ``recipes`` (``scaffold/recipes/``, ``agent/facts/recipes/``). A recipe module counts as
+data only while it holds no function, class, loop or ``if`` (assignments of literals, tuples, dicts
+and calls of record types); its rules are then listed apart (``in data``) and not in ``name rules``.
+A recipe module with code in it has its rules counted like any other module's.
 The same search, coarser, with git alone:
 
     git grep -nE "(name|leaf|canonical|path|spelling|qualname|param)[a-z_]*\\)? *(==|!=|in) *[(\\[{]?[\\"']" \\
@@ -62,6 +69,8 @@ class Part:
     template_lines: int
     over_limit: tuple[str, ...]
     name_rules: int
+    #: rules in the name table and in recipe data (allowed there)
+    data_rules: int = 0
 
 
 @dataclass(frozen=True)
@@ -100,6 +109,10 @@ def _is_literal(node: ast.AST) -> bool:
     return False
 
 
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def python_rules(path: Path) -> list[Rule]:
     """The comparisons of a name with a string literal in one Python file."""
     text = path.read_text(encoding="utf-8")
@@ -133,20 +146,33 @@ def python_rules(path: Path) -> list[Rule]:
                 if isinstance(key, ast.Constant) and isinstance(key.value, str):
                     if re.fullmatch(r"torch(\.[A-Za-z_][A-Za-z0-9_]*)+", key.value):
                         line = key.lineno
-                        out.append(
-                            Rule(str(path.relative_to(ROOT)), line, lines[line - 1].strip()[:120])
-                        )
+                        out.append(Rule(_shown(path), line, lines[line - 1].strip()[:120]))
         if hit:
             line = getattr(node, "lineno", 0)
-            out.append(Rule(str(path.relative_to(ROOT)), line, lines[line - 1].strip()[:120]))
+            out.append(Rule(_shown(path), line, lines[line - 1].strip()[:120]))
     return out
+
+
+#: the value chain's one table of guesses by name
+NAME_TABLE = SRC / "agent" / "facts" / "names.py"
+
+
+def is_data(path: Path) -> bool:
+    """Whether ``path`` is the name table, or a recipe module that holds data only."""
+    if path == NAME_TABLE:
+        return True
+    if "recipes" not in path.parent.parts or path.suffix != ".py":
+        return False
+    code = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.While, ast.If)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return not any(isinstance(node, code) for node in ast.walk(tree))
 
 
 def template_rules(path: Path) -> list[Rule]:
     out = []
     for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if TEMPLATE_RULE.search(line):
-            out.append(Rule(str(path.relative_to(ROOT)), i, line.strip()[:120]))
+            out.append(Rule(_shown(path), i, line.strip()[:120]))
     return out
 
 
@@ -168,7 +194,7 @@ def measure() -> tuple[list[Part], list[Rule]]:
             for f in files
             if f.suffix in (".py", ".j2", ".toml", ".json") and "__pycache__" not in f.parts
         ]
-        py = tpl = 0
+        py = tpl = in_data = 0
         over, part_rules = [], []
         for f in files:
             n = len(f.read_text(encoding="utf-8").splitlines())
@@ -177,11 +203,15 @@ def measure() -> tuple[list[Part], list[Rule]]:
                 part_rules += template_rules(f)
             else:
                 py += n
-                if f.suffix == ".py":
+                if f.suffix == ".py" and is_data(f):
+                    in_data += len(python_rules(f))
+                elif f.suffix == ".py":
                     part_rules += python_rules(f)
             if n > MODULE_LIMIT:
                 over.append(f"{f.relative_to(ROOT)} ({n})")
-        parts.append(Part(name, len(files), py + tpl, py, tpl, tuple(over), len(part_rules)))
+        parts.append(
+            Part(name, len(files), py + tpl, py, tpl, tuple(over), len(part_rules), in_data)
+        )
         rules += part_rules
     return parts, rules
 
@@ -194,11 +224,12 @@ def main(argv: list[str] | None = None) -> int:
     parts, rules = measure()
     print(
         f"{'part':<15} {'files':>5} {'lines':>7} {'python':>7} {'templates':>9} {'name rules':>10}"
+        f" {'in data':>7}"
     )
     for p in parts:
         print(
             f"{p.name:<15} {p.files:>5} {p.lines:>7} {p.python_lines:>7} {p.template_lines:>9} "
-            f"{p.name_rules:>10}"
+            f"{p.name_rules:>10} {p.data_rules:>7}"
         )
     by = {p.name: p for p in parts}
     engine = by["scaffold"].lines + by["facts"].lines

@@ -1,0 +1,52 @@
+"""The size benchmark counts name rules in code, and lists them apart in recipe data."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "bench_scaffold_size", ROOT / "benchmarks" / "bench_scaffold_size.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_comparison_of_a_name_with_a_literal_is_a_rule(tmp_path: Path) -> None:
+    bench = _bench()
+    code = tmp_path / "family.py"
+    code.write_text(
+        "def plan(leaf, kind):\n"
+        "    if leaf == 'memory_stats':\n"
+        "        return 1\n"
+        "    if kind == 'method':\n"
+        "        return 2\n"
+        "    return {'torch.nn.Linear': 3}\n"
+    )
+    rules = bench.python_rules(code)
+    assert [r.line for r in rules] == [2, 6]  # the kind is not a name
+
+
+def test_recipe_data_is_data_only_while_it_holds_no_code(tmp_path: Path) -> None:
+    bench = _bench()
+    folder = tmp_path / "recipes"
+    folder.mkdir()
+    data = folder / "setups.py"
+    data.write_text("SETUPS = {'torch.nn.Linear': ('m = torch.nn.Linear(3, 2)',)}\n")
+    code = folder / "rules.py"
+    code.write_text("def pick(name):\n    return name == 'torch.nn.Linear'\n")
+    elsewhere = tmp_path / "setups.py"
+    elsewhere.write_text(data.read_text())
+    assert bench.is_data(data)
+    assert not bench.is_data(code)
+    assert not bench.is_data(elsewhere)  # the same table outside a recipes folder counts
+    assert len(bench.python_rules(data)) == 1
