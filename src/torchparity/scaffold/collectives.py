@@ -30,118 +30,48 @@ object forms; point-to-point ``send``/``recv``/``isend``/``irecv``,
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..api.records import ApiInfo
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
+from .recipes.collectives import OWNED, SCENARIOS, SECTIONS, VERIFY_PARAMS
 from .render import render_macro
 
 C10D = "torch.distributed"
 FUNCTIONAL = "torch.ops._c10d_functional"
 FSDP_OPS = "torch.ops.fsdp"
-#: functions of torch.distributed the template calls, by the section that tests each
-SECTIONS: dict[str, tuple[str, ...]] = {
-    "lifecycle": (
-        "init_process_group",
-        "destroy_process_group",
-        "is_initialized",
-        "get_rank",
-        "get_world_size",
-        "get_backend",
-        "new_group",
-        "get_process_group_ranks",
-        "get_global_rank",
-        "get_group_rank",
-        "barrier",
-    ),
-    "all_reduce": ("all_reduce", "ReduceOp"),
-    "all_gather": ("all_gather",),
-    # the single-tensor forms under their three names (the private ``_base`` ones older tests call)
-    "all_gather_into_tensor": ("all_gather_into_tensor", "all_gather_single", "_all_gather_base"),
-    "broadcast": ("broadcast",),
-    "reduce": ("reduce",),
-    "reduce_scatter": ("reduce_scatter",),
-    "reduce_scatter_tensor": (
-        "reduce_scatter_tensor",
-        "reduce_scatter_single",
-        "_reduce_scatter_base",
-    ),
-    "all_to_all": ("all_to_all",),
-    "all_to_all_single": ("all_to_all_single",),
-    "gather": ("gather",),
-    "scatter": ("scatter",),
-    "objects": (
-        "all_gather_object",
-        "broadcast_object_list",
-        "gather_object",
-        "scatter_object_list",
-    ),
-    "p2p": ("send", "recv", "isend", "irecv"),
-    "batch_p2p": ("batch_isend_irecv", "P2POp"),
-}
 #: the functional ops (``torch.ops._c10d_functional``) with a section of their own
-FUNCTIONAL_OPS = (
-    "all_reduce",
-    "all_reduce_",
-    "all_gather_into_tensor",
-    "reduce_scatter_tensor",
-    "all_to_all_single",
-    "broadcast",
-    "broadcast_",
-    "wait_tensor",
-    # a list of tensors in one call (seventh round), and the gather into a given out=
-    "all_reduce_coalesced",
-    "all_reduce_coalesced_",
-    "all_gather_into_tensor_coalesced",
-    "reduce_scatter_tensor_coalesced",
-    "all_gather_into_tensor_out",
-)
+FUNCTIONAL_OPS = tuple(SCENARIOS["functional"])
 #: the legacy spelling of the functional ops (``torch.ops.c10d_functional``, a group named by a tag, its
 #: ranks and its size), registered by ``torch.distributed._functional_collectives``
 LEGACY = "torch.ops.c10d_functional"
-LEGACY_OPS = (
-    "all_reduce",
-    "all_reduce_coalesced",
-    "all_gather_into_tensor",
-    "reduce_scatter_tensor",
-    "all_to_all_single",
-    "broadcast",
-    "wait_tensor",
-)
+LEGACY_OPS = tuple(SCENARIOS["legacy"])
 #: the Python functional collectives (``torch.distributed._functional_collectives``) with a section
 FUNCOL = "torch.distributed._functional_collectives"
-FUNCOL_FUNCTIONS = (
-    "all_reduce",
-    "all_gather_tensor",
-    "reduce_scatter_tensor",
-    "all_to_all_single",
-    "broadcast",
-    "wait_tensor",
-)
-#: ReduceOp members the all_reduce scenario uses (nccl and hccl have no bitwise reductions)
-REDUCE_OPS = ("SUM", "PRODUCT", "MIN", "MAX")
-#: ProcessGroup members the template checks
-GROUP_MEMBERS = ("rank", "size", "name", "_get_sequence_number_for_group")
-VERIFY_PARAMS = "_verify_params_across_processes"
+FUNCOL_FUNCTIONS = tuple(SCENARIOS["funcol"])
 #: sections that need a peer (a world of one cannot send to itself): no device stage
 PEER_ONLY = ("p2p", "batch_p2p")
+#: sections whose template lines read the ranks' sum ``total`` (a recipe's lines may read it too)
+TOTAL_SECTIONS = ("lifecycle", "all_reduce", "reduce", "reduce_scatter", "reduce_scatter_tensor")
+TOTAL = re.compile(r"\btotal\b")
 #: every torch.distributed function a scenario may call
 HELPERS = tuple(dict.fromkeys(n for names in SECTIONS.values() for n in names))
 
 
+def _packet(name: str) -> str:
+    """``name``, an operator's ``.default`` overload named by its packet."""
+    return name.removesuffix(".default") if name.startswith("torch.ops.") else name
+
+
 def _names(r: Any) -> list[str]:
     """The API's names, an operator's ``.default`` overload named by its packet."""
-    return [
-        n.removesuffix(".default") if n.startswith("torch.ops.") else n
-        for n in (r.canonical, r.path, *r.aliases)
-        if n
-    ]
+    return [_packet(n) for n in (r.canonical, r.path, *r.aliases) if n]
 
 
 def _leaf(r: Any) -> str:
-    path = r.path.removesuffix(".default") if r.path.startswith("torch.ops.") else r.path
-    return str(path.rsplit(".", 1)[-1])
+    return str(_packet(r.path).rsplit(".", 1)[-1])
 
 
 def collective_section(r: Any) -> tuple[str, str] | None:
@@ -149,10 +79,10 @@ def collective_section(r: Any) -> tuple[str, str] | None:
     names = _names(r)
     leaf = _leaf(r)
     owner = (r.owner_class or "").rsplit(".", 1)[-1]
-    if owner == "ProcessGroup" and "distributed" in (r.owner_class or ""):
-        return ("process_group", "group") if leaf in GROUP_MEMBERS else None
-    if owner == "ReduceOp" and "distributed" in (r.owner_class or ""):
-        return ("all_reduce", "reduce_op") if leaf in REDUCE_OPS else None
+    owned = OWNED.get(owner) if "distributed" in (r.owner_class or "") else None
+    if owned is not None:
+        section, namespace, members = owned
+        return (section, namespace) if leaf in members else None
     if r.owner_class:
         return None
     if any(n == f"{FUNCTIONAL}.{leaf}" for n in names):
@@ -175,6 +105,12 @@ def collective_section(r: Any) -> tuple[str, str] | None:
 
 def is_collective(r: Any) -> bool:
     return collective_section(r) is not None
+
+
+def scenario_lines(section: str, leaf: str, spellings: dict[str, str]) -> tuple[str, ...]:
+    """The recipe's lines for ``leaf`` in ``section`` (none where the template writes the whole
+    section), each name spelled as ``spellings`` says."""
+    return tuple(line.format(**spellings) for line in SCENARIOS.get(section, {}).get(leaf, ()))
 
 
 def collectives_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
@@ -200,6 +136,8 @@ def collectives_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestP
     elif namespace == "legacy":
         lg[leaf] = spelled
     owner = spelled.rsplit(".", 1)[0] if namespace == "group" else ""
+    spellings = {"c10d": d, "functional": f, "funcol": fc, "legacy": lg}.get(namespace, {})
+    scenario = scenario_lines(section, leaf, {**spellings, "owner": owner})
     test = f"test_{stem_of(r)}"
     source = render_macro(
         "collectives.py.j2",
@@ -209,12 +147,10 @@ def collectives_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestP
         section=section,
         leaf=leaf,
         spelled=spelled,
-        owner=owner,
         d=d,
-        f=f,
-        fc=fc,
-        lg=lg,
         device_stage=section not in PEER_ONLY,
+        scenario=scenario,
+        needs_total=section in TOTAL_SECTIONS or any(TOTAL.search(line) for line in scenario),
     )
     imports: tuple[str, ...] = (
         "import math",
