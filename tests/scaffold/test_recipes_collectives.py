@@ -35,8 +35,8 @@ def _info(section: str, leaf: str) -> ApiInfo:
 
 
 def _bare(code: str) -> str:
-    """``code`` without its whitespace (the writer wraps long lines)."""
-    return re.sub(r"\s+", "", code)
+    """``code`` without its whitespace and the commas the writer adds when it wraps a long line."""
+    return re.sub(r",([)\]}])", r"\1", re.sub(r"\s+", "", code))
 
 
 ENTRIES = [(section, leaf) for section, table in SCENARIOS.items() for leaf in table]

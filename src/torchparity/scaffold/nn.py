@@ -20,106 +20,10 @@ from .measured import owner_spelling
 from .moduledb import forward_lines, make_of, rnn_lines
 from .operators import lines_method, split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
+from .recipes.nn import CONTAINER_MEMBERS, CONTAINERS, FORWARD, MEMBERS
 from .render import render_macro
 
 MODULE = "torch.nn.modules.module.Module"
-CONTAINERS = {
-    "torch.nn.modules.container.Sequential": "list",
-    "torch.nn.modules.container.ModuleList": "list",
-    "torch.nn.modules.container.ModuleDict": "dict",
-    "torch.nn.modules.container.ParameterList": "params",
-    "torch.nn.modules.container.ParameterDict": "param_dict",
-}
-#: container members the container test calls
-CONTAINER_MEMBERS = {
-    "list": (
-        "append",
-        "extend",
-        "insert",
-        "pop",
-        "__getitem__",
-        "__len__",
-        "__iter__",
-        "__delitem__",
-        "named_children",
-        "state_dict",
-        "named_modules",
-        "forward",
-        "__call__",
-    ),
-    "dict": (
-        "__setitem__",
-        "__getitem__",
-        "__delitem__",
-        "__len__",
-        "__iter__",
-        "__contains__",
-        "keys",
-        "values",
-        "items",
-        "update",
-        "pop",
-        "clear",
-        "state_dict",
-        "named_modules",
-    ),
-    "params": (
-        "append",
-        "extend",
-        "__getitem__",
-        "__len__",
-        "__iter__",
-        "named_parameters",
-        "state_dict",
-    ),
-    "param_dict": (
-        "__setitem__",
-        "__getitem__",
-        "__len__",
-        "__contains__",
-        "keys",
-        "values",
-        "update",
-        "pop",
-        "named_parameters",
-    ),
-}
-#: Module members with a focused test
-MODULE_MEMBERS = (
-    "state_dict",
-    "load_state_dict",
-    "to",
-    "cpu",
-    "double",
-    "float",
-    "half",
-    "bfloat16",
-    "type",
-    "parameters",
-    "named_parameters",
-    "buffers",
-    "named_buffers",
-    "children",
-    "named_children",
-    "modules",
-    "named_modules",
-    "train",
-    "eval",
-    "zero_grad",
-    "requires_grad_",
-    "apply",
-    "register_buffer",
-    "register_parameter",
-    "add_module",
-    "register_module",
-    "get_submodule",
-    "get_parameter",
-    "get_buffer",
-    "__call__",
-    "forward",
-    "register_forward_hook",
-    "register_forward_pre_hook",
-)
 SCRIPT_MODULE = "torch.jit._script.ScriptModule"
 
 
@@ -204,18 +108,10 @@ def nn_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         owner = owner_spelling(info)
         kind = _container_kind(owner_mro)
         db = facts.get("module_db") or {}
-        if (
-            leaf in ("forward", "__call__")
-            and owner_mro[0] != MODULE
-            and not kind
-            and db.get("found")
-        ):
-            make = make_of(
-                db, owner
-            )  # the class's own forward, through a module_db sample of the class
-            forward = (
-                f"{owner}.{leaf}" if leaf == "forward" else ""
-            )  # named, so the checklist sees the call
+        if leaf in FORWARD and owner_mro[0] != MODULE and not kind and db.get("found"):
+            # the class's own forward, through a module_db sample of the class
+            make = make_of(db, owner)
+            forward = FORWARD[leaf].format(owner=owner)  # named, so the checklist sees the call
             sources.append(lines_method(test, forward_lines(db, make, device, forward)).source)
             what = (
                 f"{owner}'s forward on the device on a module_db sample, against values measured on the CPU "
@@ -224,13 +120,12 @@ def nn_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         elif kind and leaf in CONTAINER_MEMBERS[kind]:
             sources.append(_container_source(kind, test, owner, owner_mro, members, device))
             what = f"{leaf} within the {owner} container's semantics"
-        elif leaf in MODULE_MEMBERS and not kind:
+        elif leaf in MEMBERS and not kind:
             sources.append(
                 _macro(
                     "module_member",
                     test=test,
-                    leaf=leaf,
-                    C=owner,
+                    lines=[line.format(C=owner, device=device) for line in MEMBERS[leaf]],
                     device=device,
                     script=SCRIPT_MODULE in owner_mro,
                 )
