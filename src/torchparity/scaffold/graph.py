@@ -17,27 +17,23 @@ from ..api.records import ApiInfo
 from .measured import owner_spelling
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
-from .render import render_macro
-
-JIT = {
-    "torch.jit._trace.trace": "trace",
-    "torch.jit._script.script": "script",
-    "torch.jit._trace.trace_module": "trace_module",
-    "torch.jit._freeze.freeze": "freeze",
-    "torch.jit._serialization.save": "save",
-    "torch.jit._serialization.load": "load",
-    "torch.jit._script.ScriptModule": "script",
-    "torch.jit._script.RecursiveScriptModule": "script",
-}
-FX_CLASSES = ("GraphModule", "Graph", "Node", "Tracer", "Interpreter", "Transformer")
-FX_HELPERS = ("map_arg", "map_aggregate", "has_side_effect", "_get_qualified_name", "_type_repr")
-EXPORT = ("torch.export.export", "torch.export._trace._export")
-COMPILE = (
-    "torch.compile",
-    "torch.compiler.compile",
-    "torch._dynamo.eval_frame.optimize",
-    "torch._dynamo.optimize",
+from .recipes.graph import (
+    COMPILE,
+    EXPORT,
+    EXPORTED_CLASSES,
+    EXPORTED_MEMBERS,
+    FX_CLASSES,
+    FX_HELPERS,
+    FX_MEMBERS,
+    FX_MODULE,
+    FX_TRACE,
+    JIT,
+    JIT_FLAGS,
+    JIT_FUNCTION_CLASSES,
+    JIT_FUNCTION_MEMBERS,
+    JIT_MEMBERS,
 )
+from .render import render_macro
 
 
 def _macro(
@@ -45,6 +41,11 @@ def _macro(
 ) -> str:
     context = {"device": device, "leaf": leaf, "owner": owner, "C": C, "target": target}
     return render_macro("graph.py.j2", name, context, **kwargs)
+
+
+def _recipe(lines: tuple[str, ...], owner: str, device: str) -> list[str]:
+    """A recipe's lines, the member's class and the device spelled in."""
+    return [line.format(owner=owner, device=device) for line in lines]
 
 
 def graph_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
@@ -59,13 +60,7 @@ def graph_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     base = (r.owner_class if member else r.canonical) or ""
     target = base.rsplit(".", 1)[-1]
     imports = ["import io"]
-    if (
-        not member
-        and r.canonical in JIT
-        or member
-        and base in JIT
-        and leaf in ("code", "graph", "inlined_graph")
-    ):
+    if not member and r.canonical in JIT or member and base in JIT and leaf in JIT_MEMBERS:
         capture = JIT[base if member else r.canonical]
         save = spelling if capture == "save" else "torch.jit.save"
         load = spelling if capture == "load" else "torch.jit.load"
@@ -74,49 +69,45 @@ def graph_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
             "a TorchScript module captured on the device: its result against values worked out by hand and "
             "the CPU, node kinds in order, its code, and a save/load round trip with and without map_location"
         )
-    elif target == "ScriptFunction":
-        source = _macro("jit_function", device, leaf, owner, spelling, test=test)
+    elif target in JIT_FUNCTION_CLASSES:
+        lines = _recipe(JIT_FUNCTION_MEMBERS.get(leaf, ()), owner, device)
+        source = _macro("jit_function", device, leaf, owner, spelling, test=test, lines=lines)
         imports += ["import os", "import tempfile"]
         what = "a scripted function on the device: its result, graph and code" + (
             f", and {leaf}" if leaf else ""
         )
-    elif not member and r.canonical in (
-        "torch.jit._trace.is_tracing",
-        "torch._jit_internal.is_scripting",
-        "torch.jit.is_tracing",
-        "torch.jit.is_scripting",
-    ):
-        source = _macro(
-            "jit_flag",
-            device,
-            leaf,
-            owner,
-            spelling,
-            test=test,
-            scripting=r.canonical.endswith("is_scripting"),
-        )
+    elif not member and r.canonical in JIT_FLAGS:
+        scripting = JIT_FLAGS[r.canonical]
+        source = _macro("jit_flag", device, leaf, owner, spelling, test=test, scripting=scripting)
         what = (
             "its value outside and inside capture, and the captured function's result on the device"
         )
-    elif target in FX_CLASSES or r.canonical in ("torch.fx._symbolic_trace.symbolic_trace",):
-        kind = "symbolic_trace" if not member and target == "symbolic_trace" else target
-        source = _macro("fx", device, leaf, owner, spelling, kind, test=test)
+    elif target in FX_CLASSES or r.canonical in FX_TRACE:
+        recipe = FX_MEMBERS.get(f"{target}.{leaf}", FX_MEMBERS.get(leaf, ()))
+        lines = _recipe(recipe, owner, device)
+        source = _macro("fx", device, leaf, owner, spelling, target, test=test, lines=lines)
         what = (
             "a module traced by torch.fx: node ops, names, targets, args, users and neighbours, the generated "
             "code, and the GraphModule's result on the device against values worked out by hand and the CPU"
             + (f"; {leaf}" if leaf else "")
         )
-    elif not member and target in FX_HELPERS and (r.module or "").startswith("torch.fx"):
-        source = _macro("fx_helpers", device, leaf, owner, spelling, target, test=test)
+    elif not member and target in FX_HELPERS and (r.module or "").startswith(FX_MODULE):
+        lines = [line.format(C=spelling) for line in FX_HELPERS[target]]
+        source = _macro("fx_helpers", device, leaf, owner, spelling, target, test=test, lines=lines)
         what = f"{target} on the nodes of a small graph, and the graph's result on the device"
     elif (
         not member
         and r.canonical in EXPORT
         or member
-        and base.endswith("ExportedProgram")
-        and leaf in ("module", "run_decompositions")
+        and target in EXPORTED_CLASSES
+        and leaf in EXPORTED_MEMBERS
     ):
-        source = _macro("exported", device, leaf, owner, spelling, test=test)
+        slots = EXPORTED_MEMBERS.get(leaf, {})
+        graph = _recipe(slots.get("graph", ()), owner, device)
+        module = _recipe(slots.get("module", ()), owner, device)
+        source = _macro(
+            "exported", device, leaf, owner, spelling, test=test, graph=graph, module=module
+        )
         imports = []
         what = (
             "a module exported by torch.export: the ATen operators of its graph in order, its signature's "
@@ -170,11 +161,7 @@ def _jit_module(
             save=save,
             load=load,
         )
-    how = (
-        spelling
-        if not member and capture == "script" and spelling.endswith(".script")
-        else "torch.jit.script"
-    )
+    how = spelling if not member and capture == "script" else "torch.jit.script"
     return _macro(
         "jit_module", device, leaf, owner, spelling, test=test, capture=how, save=save, load=load
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...api.records import ApiInfo
 from ..graph import graph_plan
+from ..recipes.graph import ENTRY_POINTS, MODULES
 from ._base import under
 
 NAME = "graph"
@@ -13,12 +14,7 @@ WANTS: tuple[str, ...] = ()
 
 def applies(info: ApiInfo, backend_module: str) -> bool:
     r = info.resolution
-    return (
-        under(r, "torch.jit")
-        or under(r, "torch.fx")
-        or under(r, "torch.export")
-        or r.canonical in ("torch.compile", "torch.compiler.compile")
-    )
+    return any(under(r, module) for module in MODULES) or r.canonical in ENTRY_POINTS
 
 
 plan = graph_plan
