@@ -17,43 +17,8 @@ from ..api.records import ApiInfo
 from .measured import owner_spelling
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
+from .recipes.serialization import LOAD, MEMBERS, SAVE, STORAGES, TYPED, UNTYPED
 from .render import render_macro
-
-UNTYPED = ("torch.storage.UntypedStorage", "torch.UntypedStorage")
-TYPED = ("torch.storage.TypedStorage",)
-STORAGE_MEMBERS = (
-    "cpu",
-    "to",
-    "clone",
-    "copy_",
-    "tolist",
-    "fill_",
-    "type",
-    "untyped",
-    "nbytes",
-    "size",
-    "element_size",
-    "__len__",
-    "device",
-    "dtype",
-    "is_cuda",
-    "is_sparse",
-    "is_pinned",
-    "data_ptr",
-    "resize_",
-    "float",
-    "double",
-    "half",
-    "int",
-    "long",
-    "short",
-    "char",
-    "byte",
-    "bool",
-    "bfloat16",
-)
-SAVE = ("torch.serialization.save", "torch.save")
-LOAD = ("torch.serialization.load", "torch.load")
 
 
 def _macro(name: str, device: str, **kwargs: Any) -> str:
@@ -80,11 +45,11 @@ def serialization_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> Tes
         owner_mro = [str(c) for c in (facts.get("classes") or {}).get("owner") or []]
         leaf = r.path.rsplit(".", 1)[-1]
         typed = any(c in owner_mro for c in TYPED)
-        if not (typed or any(c in owner_mro for c in UNTYPED)) or leaf not in STORAGE_MEMBERS:
+        if not (typed or any(c in owner_mro for c in UNTYPED)) or leaf not in MEMBERS:
             raise CannotDecide(f"no save/load or storage-method template for {r.canonical}")
-        source = _macro(
-            "storage_member", device, test=test, leaf=leaf, C=owner_spelling(info), typed=typed
-        )
+        spelled = {"C": owner_spelling(info), "device": device, **STORAGES[typed]}
+        lines = [line.format(**spelled) for line in MEMBERS[leaf]]
+        source = _macro("storage_member", device, test=test, lines=lines, typed=typed)
         what = f"{leaf} of a storage of known values on the device: the copy, values, device and dtype it gives"
     methods = split_methods(source)
     return TestPlan(

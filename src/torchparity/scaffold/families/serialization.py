@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...api.records import ApiInfo
+from ..recipes.serialization import ENTRY_POINTS, MODULES
 from ..serialization import serialization_plan
 from ._base import under
 
@@ -14,8 +15,8 @@ WANTS: tuple[str, ...] = ()
 def applies(info: ApiInfo, backend_module: str) -> bool:
     r = info.resolution
     return (
-        under(r, "torch.serialization")
-        or r.canonical in ("torch.save", "torch.load")
+        any(under(r, module) for module in MODULES)
+        or r.canonical in ENTRY_POINTS
         or "Storage" in (r.owner_class or "")
     )
 
