@@ -265,11 +265,10 @@ def test_state_restored_from_isolation_records(tmp_path: Path) -> None:
 
 
 def test_a_state_leak_fails_the_item(tmp_path: Path) -> None:
-    rec = target_record("a2", "c" * 40, "s" * 64)
-    rec.isolation = []
-    rec.leaks = [
-        {"test": "__main__.T.test_x", "state": "grad_mode", "before": True, "after": False}
-    ]
+    rec = target_record("a2", "c" * 40, "s" * 64).replace(
+        isolation=[],
+        leaks=[{"test": "__main__.T.test_x", "state": "grad_mode", "before": True, "after": False}],
+    )
     item = run_checklist(tmp_path, records=[rec]).item("state_restored")
     assert item.status == "fail" and "grad_mode" in item.reason
 
@@ -277,8 +276,7 @@ def test_a_state_leak_fails_the_item(tmp_path: Path) -> None:
 def test_no_isolation_probe_is_not_a_pass_even_when_the_leak_check_found_nothing(
     tmp_path: Path,
 ) -> None:
-    rec = target_record("a2", "c" * 40, "s" * 64)
-    rec.isolation = []
+    rec = target_record("a2", "c" * 40, "s" * 64).replace(isolation=[])
     item = run_checklist(tmp_path, records=[rec]).item("state_restored")
     assert item.status == "n.a.", item.reason
     assert (
@@ -307,8 +305,7 @@ def test_a_skipped_isolation_probe_is_not_a_pass(tmp_path: Path) -> None:
 
 
 def test_a_full_run_with_no_test_method_is_not_a_pass(tmp_path: Path) -> None:
-    rec = target_record("a2", "c" * 40, "s" * 64)
-    rec.isolation = []
+    rec = target_record("a2", "c" * 40, "s" * 64).replace(isolation=[])
     full = rec.full[0]
     full.status, full.exit_code, full.tests = "FAIL", 1, []
     full.result = {"exit_code": 1, "leaks": [], "tests_seen": 0}

@@ -39,7 +39,6 @@ def _hostile_record() -> TargetRecord:
     """A failing run whose every controller-written value carries the injection."""
     rec = target_record("a2", "c" * 40, "s" * 64, failed=True)
     assert rec.probe is not None
-    rec.python = EVIL_PYTHON
     facts = [
         [k, EVIL_PYTHON if k == "python_executable" else v] for k, v in rec.probe.result["facts"]
     ]
@@ -47,7 +46,6 @@ def _hostile_record() -> TargetRecord:
     # the agent prints its facts as key=value, the interpreter path as it is
     rec.probe.output = "".join(f"{k}={v}\n" for k, v in facts)
     rec.probe.result["device_reason"] = f"asked for npu{INJECTED}"
-    rec.mode = "fresh"
     rec.probe.command = f"{EVIL_PYTHON} -m agent probe"
     full = rec.full[0]
     full.command = f"env -u PYTHONPATH {EVIL_PYTHON} /tmp/w{INJECTED}/test_x.py -v"
@@ -65,40 +63,46 @@ def _hostile_record() -> TargetRecord:
         )
     )
     rec.test_files[0].abs_path = f"/tmp/w{INJECTED}/test_x.py"
-    rec.leak_check = [Step(name="leak", status="TIMEOUT", exit_code=None, command=full.command)]
-    rec.leaks = [
-        {"test": f"t{INJECTED}", "state": f"s{INJECTED}", "before": f"b{INJECTED}", "after": "a"}
-    ]
-    rec.leak_status, rec.leak_reason = "LEAKS", f"file{INJECTED}"
     iso = rec.isolation[0]
     iso.command = full.command
     iso.result.update(
         skipped=f"skipped{INJECTED}", error=f"error{INJECTED}", title=f"GRAD{INJECTED}"
     )
     iso.result["selection"] = {"patterns": [f"p{INJECTED}"], "tests": []}
-    rec.trace = [
-        Step(
-            name="trace",
-            status="OK",
-            exit_code=0,
-            command=full.command,
-            test_file=full.test_file,
-            result={
-                "trace": {
-                    "selection": {"tests": [f"t{INJECTED}"]},
-                    "status": f"OK{INJECTED}",
-                    "error": f"\x1b[2Jerror{INJECTED}",
-                    "ops": [
-                        {"op": f"aten::add{INJECTED}", "devices": [f"npu{INJECTED}"], "count": 1}
-                    ],
-                }
-            },
-        )
-    ]
-    rec.ref = f"v2.7.1{INJECTED}"
-    rec.source_branch = f"pr{INJECTED}"
-    rec.process_tracking = f"process group{INJECTED}"
-    return rec
+    trace = Step(
+        name="trace",
+        status="OK",
+        exit_code=0,
+        command=full.command,
+        test_file=full.test_file,
+        result={
+            "trace": {
+                "selection": {"tests": [f"t{INJECTED}"]},
+                "status": f"OK{INJECTED}",
+                "error": f"\x1b[2Jerror{INJECTED}",
+                "ops": [{"op": f"aten::add{INJECTED}", "devices": [f"npu{INJECTED}"], "count": 1}],
+            }
+        },
+    )
+    return rec.replace(
+        python=EVIL_PYTHON,
+        mode="fresh",
+        leak_check=[Step(name="leak", status="TIMEOUT", exit_code=None, command=full.command)],
+        leaks=[
+            {
+                "test": f"t{INJECTED}",
+                "state": f"s{INJECTED}",
+                "before": f"b{INJECTED}",
+                "after": "a",
+            }
+        ],
+        leak_status="LEAKS",
+        leak_reason=f"file{INJECTED}",
+        trace=[trace],
+        ref=f"v2.7.1{INJECTED}",
+        source_branch=f"pr{INJECTED}",
+        process_tracking=f"process group{INJECTED}",
+    )
 
 
 def test_no_value_of_the_controller_can_start_a_log_line() -> None:
@@ -233,7 +237,7 @@ def test_the_reader_rejects_a_log_with_a_duplicated_key() -> None:
         _hostile_record(),
     ):
         assert duplicated_keys(render_log(rec)) == [], render_log(rec)
-        rec.mode = "fresh"
+        rec = rec.replace(mode="fresh")
         rec.full.append(rec.full[0])
         assert duplicated_keys(render_log(rec)) == []
 
@@ -244,10 +248,9 @@ def test_show_rejects_a_stored_log_with_a_duplicated_key(
     st = Store(tmp_path / "store")
     rid = st.new_run("run", ["run"])
     forged, honest = (
-        target_record("a2", "c" * 40, "s" * 64, failed=True),
-        target_record("a2", "c" * 40, "s" * 64),
+        target_record("a2", "c" * 40, "s" * 64, failed=True).replace(label="forged"),
+        target_record("a2", "c" * 40, "s" * 64).replace(label="honest"),
     )
-    forged.label, honest.label = "forged", "honest"
     for rec, log in ((forged, FORGED), (honest, render_log(honest))):
         st.add_target(
             rid,

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+
+import pytest
 
 from torchparity.collect.verdict import judge
 from torchparity.records.target import (
@@ -51,6 +54,16 @@ def test_to_json_and_back_is_lossless():
     assert isinstance(back.full[0].tests[1], TestOutcome) and isinstance(
         back.full[0].runner, RunnerReport
     )
+
+
+def test_the_record_is_frozen_and_a_changed_copy_keeps_its_json_form():
+    rec = _record()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rec.result = "PASS"  # type: ignore[misc]
+    changed = rec.replace(result="PASS", run_id=7)
+    assert (rec.result, rec.run_id) == ("FAIL", None)
+    assert changed.to_json() == {**rec.to_json(), "result": "PASS", "run_id": 7}
+    assert list(changed.to_json()) == list(rec.to_json())  # the same keys, in the same order
 
 
 def test_a_record_made_before_structured_results_still_loads():

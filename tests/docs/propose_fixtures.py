@@ -37,29 +37,30 @@ class T:
 def record(t: T, api: str) -> TargetRecord:
     failed = t.result == "FAIL"
     rec = target_record(t.env if t.env in HARDWARE else "a2", "c" * 40, "d" * 64, failed=failed)
-    rec.env = t.env
-    rec.label = f"v{t.torch}@{t.env}"
-    rec.ref = f"v{t.torch}"
-    rec.hardware = HARDWARE.get(t.env, "") if t.hardware is None else t.hardware
-    rec.result = t.result
-    rec.torch_version = f"{t.torch}+cpu"
     assert rec.probe is not None
     facts = [
         [k, f"{t.torch}+cpu" if k == "torch_version" else v] for k, v in rec.probe.result["facts"]
     ]
     if t.emulated:
         facts.append(["torch_npu_emulated", "cpu"])
-        rec.emulated = "npu"
     if t.cpu:
         facts = [[k, "cpu" if k == "device_type" else v] for k, v in facts]
-        rec.device = "cpu"
     rec.probe.result = dict(rec.probe.result, facts=facts)
     tid = f"test/npu/test_api.py::TestApi::test_{api.rsplit('.', 1)[-1]}"
     status = {"PASS": "passed", "FAIL": "failed"}.get(t.result, "skipped")
-    rec.api_tests = [
-        ApiTest(tid, "test/npu/test_api.py", tid if status != "skipped" else "", status)
-    ]
-    return rec
+    return rec.replace(
+        env=t.env,
+        label=f"v{t.torch}@{t.env}",
+        ref=f"v{t.torch}",
+        hardware=HARDWARE.get(t.env, "") if t.hardware is None else t.hardware,
+        result=t.result,
+        torch_version=f"{t.torch}+cpu",
+        emulated="npu" if t.emulated else rec.emulated,
+        device="cpu" if t.cpu else rec.device,
+        api_tests=[
+            ApiTest(tid, "test/npu/test_api.py", tid if status != "skipped" else "", status)
+        ],
+    )
 
 
 def add_run(store: Store, api: str | None, targets: list[T], kind: str = "verify") -> int:
@@ -69,7 +70,7 @@ def add_run(store: Store, api: str | None, targets: list[T], kind: str = "verify
     results = []
     for t in targets:
         rec = record(t, api or "torch.x")
-        rec.run_id = rid
+        rec = rec.replace(run_id=rid)
         store.add_target(
             rid,
             label=rec.label,

@@ -26,13 +26,12 @@ EMULATED_FACTS = [
 
 def emulated_record(env: str = "dry") -> TargetRecord:
     rec = target_record("a2", "c" * 40, "s" * 64, device_name="Emulated NPU (CPU)", count=2)
-    rec.env, rec.label, rec.hardware = env, f"v2.7.1@{env}", ""
+    rec = rec.replace(env=env, label=f"v2.7.1@{env}", hardware="")
     facts = [
         f for f in rec.probe.result["facts"] if f[0] not in ("torch_npu_version", "npu_device_name")
     ]
     rec.probe.result["facts"] = facts + EMULATED_FACTS
-    rec.emulated = emulated_device(rec)
-    return rec
+    return rec.replace(emulated=emulated_device(rec))
 
 
 def test_the_record_knows_an_emulated_backend_from_the_probe() -> None:
@@ -61,7 +60,7 @@ def _model(tmp_path: Path, records: list[TargetRecord]):
     rid = store.new_run("run", ["run"])
     put(store, load_preset("torch_npu").task_record(API, None, repo=True), rid, API)
     for rec in records:
-        rec.run_id = rid
+        rec = rec.replace(run_id=rid)
         store.add_target(
             rid,
             label=rec.label,

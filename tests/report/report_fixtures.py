@@ -509,7 +509,7 @@ def _fill_store(
                 if env == "a5"
                 else ("Ascend910_9391" if env == "a3" else "Ascend910B3"),
             )
-            rec.run_id = rid
+            rec = rec.replace(run_id=rid)
             store.add_target(
                 rid,
                 label=rec.label,

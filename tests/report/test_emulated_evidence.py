@@ -90,7 +90,7 @@ def test_attest_prints_the_emulation(tmp_path: Path, capsys: pytest.CaptureFixtu
     rec = target_record("a2", "c" * 40, "s" * 64)
     assert rec.probe is not None
     rec.probe.result["facts"] += EMULATED_FACTS
-    rec.emulated = emulated_device(rec)
+    rec = rec.replace(emulated=emulated_device(rec))
     st.add_target(
         rid,
         label=rec.label,

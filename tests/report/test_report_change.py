@@ -41,9 +41,7 @@ def runs_of(fx: Fixture, **target_changes: object) -> list[RunRecords]:
     for r in (read_run(fx.store, i) for i in fx.runs):
         targets = []
         for ev in r.targets:
-            rec = replace(ev.record)
-            for key, value in target_changes.items():
-                setattr(rec, key, value)
+            rec = ev.record.replace(**target_changes)
             targets.append(TargetEvidence(rec, ev.log, ev.log_sha256, ev.record_sha256))
         out.append(replace(r, targets=tuple(targets)))
     return out

@@ -94,13 +94,15 @@ def test_no_text_shows_a_path_of_the_checkout_or_the_emulations_folder(
     for r in runs:  # the first run's targets ran on the emulated npu, from a shipped agent's folder
         targets = []
         for ev in r.targets:
-            rec = replace(ev.record)
+            rec = ev.record
             if r is runs[0]:
-                rec.emulated = "npu"
-                rec.full = [
-                    replace(s, command=s.command.replace(PREFIX, f"{PREFIX} PYTHONPATH={EMU}"))
-                    for s in rec.full
-                ]
+                rec = rec.replace(
+                    emulated="npu",
+                    full=[
+                        replace(s, command=s.command.replace(PREFIX, f"{PREFIX} PYTHONPATH={EMU}"))
+                        for s in rec.full
+                    ],
+                )
             targets.append(TargetEvidence(rec, ev.log, ev.log_sha256, ev.record_sha256))
         out.append(replace(r, targets=tuple(targets)))
     wt = "/tmp/torchparity-wt-fixture/v2.7.1"  # the fixture's checkout

@@ -69,28 +69,26 @@ def _variant(runs: list[RunRecords], **changes: object) -> list[RunRecords]:
 
 
 def _changed(rec, **changes):  # type: ignore[no-untyped-def]
-    rec = replace(rec)
     for key, value in changes.items():
         if key == "device":
             facts = [[k, v] for k, v in rec.probe.result["facts"] if not k.startswith("npu_")]
             facts = [[k, (value if k == "device_type" else v)] for k, v in facts]
             facts += [[f"{value}_available", True], [f"{value}_device_count", 1]]
-            rec.probe = replace(
+            probe = replace(
                 rec.probe, result=dict(rec.probe.result, facts=facts, device_type=value)
             )
-            rec.device = value
+            rec = rec.replace(probe=probe, device=value)
         elif key == "trace":
-            rec.trace = [
-                Step(
-                    name="trace",
-                    status="OK",
-                    exit_code=0,
-                    test_file=rec.test_files[0].path,
-                    result={"trace": value},
-                )
-            ]
+            trace = Step(
+                name="trace",
+                status="OK",
+                exit_code=0,
+                test_file=rec.test_files[0].path,
+                result={"trace": value},
+            )
+            rec = rec.replace(trace=[trace])
         else:
-            setattr(rec, key, value)
+            rec = rec.replace(**{key: value})
     return rec
 
 

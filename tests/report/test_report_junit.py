@@ -51,12 +51,15 @@ def test_junit_validates_with_a_suite_per_target(fixture_full: Fixture) -> None:
 def test_a_target_that_could_not_run_is_an_error_case(tmp_path: Path) -> None:
     store = Store(tmp_path / "store")
     rid = store.new_run("run", ["run", "t.py"])
-    rec = target_record("a2", "c" * 40, "s" * 64)
-    rec.full, rec.isolation, rec.result = [], [], "ERROR"
-    rec.probe = Step(
-        name="probe", status="CRASH", exit_code=None, signal="SIGSEGV", output="boom\x00\x07"
+    rec = target_record("a2", "c" * 40, "s" * 64).replace(
+        full=[],
+        isolation=[],
+        result="ERROR",
+        probe=Step(
+            name="probe", status="CRASH", exit_code=None, signal="SIGSEGV", output="boom\x00\x07"
+        ),
+        notes=[Note.of("probe_unfinished", status="CRASH")],
     )
-    rec.notes = [Note.of("probe_unfinished", status="CRASH")]
     store.add_target(
         rid,
         label=rec.label,

@@ -73,8 +73,7 @@ def emulated_record(r: BackendRepo, emulated: bool = True) -> TargetRecord:
         ],
         result="PASS",
     )
-    rec.emulated = emulated_device(rec)
-    return rec
+    return rec.replace(emulated=emulated_device(rec))
 
 
 @pytest.fixture

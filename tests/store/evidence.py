@@ -32,7 +32,7 @@ def fill(store: Store, *, second_target: bool = False) -> tuple[int, int]:
             rec = target_record(
                 env, "c0ffee" * 6 + "abcd", "ab" * 32, failed=failed if env == "a2" else True
             )
-            rec.run_id = rid
+            rec = rec.replace(run_id=rid)
             store.add_target(
                 rid,
                 label=rec.label,

@@ -33,7 +33,7 @@ def _verify_run(store: Store, failed: bool) -> int:
     rid = store.new_run("verify", ["verify", API, "--env", "a2"])
     put(store, load_preset("torch_npu").task_record(API, None, repo=True), rid, API)
     rec = target_record("a2", "c0ffee" * 6 + "abcd", "ab" * 32, failed=failed)
-    rec.run_id = rid
+    rec = rec.replace(run_id=rid)
     store.add_target(
         rid,
         label=rec.label,

@@ -140,6 +140,36 @@ def _judged(full: Step, source: Step) -> Step:
     return full if source is full else replace(full, result=source.result)
 
 
+@dataclass
+class _TargetDraft:
+    """A target's record while the collector runs it.
+
+    The record is frozen: each fact learned makes its next version (``learn``), so that a run cut
+    short by an error keeps every fact learned before it. ``replace`` copies shallowly: every version
+    shares the record's lists, and what is appended to ``rec``'s lists (files, steps, tests, notes)
+    is in the record as it ends. Its lists are appended to, never replaced.
+    """
+
+    rec: TargetRecord
+
+    def learn(self, **facts: Any) -> None:
+        """The record with ``facts`` (field name -> value) in place of what it said."""
+        self.rec = self.rec.replace(**facts)
+
+
+def _closed(rec: TargetRecord) -> TargetRecord:
+    """``rec`` with what is stored at its end (also for a partial one, so that a report never has to
+    guess it): the state-leak check's verdict, the collector's exit code, the time it finished."""
+    leak_status, leak_reason, leak_tests_watched = leak_verdict(rec)
+    return rec.replace(
+        leak_status=leak_status,
+        leak_reason=leak_reason,
+        leak_tests_watched=leak_tests_watched,
+        collector_exit_code=EXIT_CODES[rec.result],
+        finished=time.time(),
+    )
+
+
 #: the collector's exit code for each target result
 EXIT_CODES = {"PASS": 0, "FAIL": 1, "NONE_RAN": 1, "MISMATCH": 3, "ERROR": 3, "INCOMPLETE": 130}
 
@@ -211,6 +241,9 @@ class Collector:
         self._lists: dict[str, DisabledList] = {}
         #: each target's place in the run as asked (label -> index)
         self._order: dict[str, int] = {}
+        #: records stored once their shared checkout was removed (label -> the record as stored, with
+        #: the removal's exit code): the run's outcome holds these
+        self._removed: dict[str, TargetRecord] = {}
         self._lists_lock = threading.Lock()
         check_states(options.isolation_states)
         check_timeout(options.timeout)
@@ -303,6 +336,7 @@ class Collector:
     ) -> CollectOutcome:
         records: list[TargetRecord] = []
         self._order = {t.label: i for i, t in enumerate(targets)}
+        self._removed = {}
         if resumed:
             self.store.reopen_run(run_id)
             kept = {
@@ -347,6 +381,8 @@ class Collector:
         finally:
             pool.shutdown(wait=True)
             self._teardown()
+        # every checkout is removed now: a record stored after its removal is the one the run holds
+        records = [self._removed.get(r.label, r) for r in records]
         order = {t.label: i for i, t in enumerate(targets)}
         records.sort(key=lambda r: order.get(r.label, -1))
         if finish:
@@ -447,15 +483,16 @@ class Collector:
         rec, wait_for = self._collect(target)
         if self.runners is not None:  # the pool may note where it ran, or redo it once elsewhere
             rec = self.runners.finish_target(target, rec, self.collect)  # type: ignore[arg-type]
-        rec.run_id = run_id
+        rec = rec.replace(run_id=run_id)
         when_removed = getattr(self.checkouts, "when_removed", None)
         if wait_for and when_removed is not None:
             # the checkout is shared and still in use: stored once it is removed, with that exit code
             def store(code: int, rec: TargetRecord = rec) -> None:
-                rec.worktree_remove_exit_code = code
+                removed = rec.replace(worktree_remove_exit_code=code)
                 if code != 0:
-                    rec.notes.append(Note.of("worktree_remove_failed"))
-                self._store(run_id, target, rec)
+                    removed.notes.append(Note.of("worktree_remove_failed"))
+                self._removed[target.label] = removed
+                self._store(run_id, target, removed)
 
             when_removed(wait_for, store)
         else:
@@ -483,31 +520,34 @@ class Collector:
         """(record, key of the shared checkout still in use by other targets, else "")."""
         opt = self.opt
         device = target.env.device or opt.device
-        rec = TargetRecord(
-            label=target.label,
-            ref=target.ref,
-            commit=target.commit or "n/a (files as on disk)",
-            env=target.env.name,
-            python=target.env.python,
-            mode=opt.mode,
-            device=device,
-            source_branch=opt.source_branch,
-            started=time.time(),
-            torchparity_version=__version__,
-            hardware=target.env.hardware,
-            commit_title=commit_title(opt.repo, target.commit)
-            if opt.repo is not None and target.commit
-            else None,
-            emulated=emulation(target.env.emulated).device if target.env.emulated else "",
+        draft = _TargetDraft(
+            TargetRecord(
+                label=target.label,
+                ref=target.ref,
+                commit=target.commit or "n/a (files as on disk)",
+                env=target.env.name,
+                python=target.env.python,
+                mode=opt.mode,
+                device=device,
+                source_branch=opt.source_branch,
+                started=time.time(),
+                torchparity_version=__version__,
+                hardware=target.env.hardware,
+                commit_title=commit_title(opt.repo, target.commit)
+                if opt.repo is not None and target.commit
+                else None,
+                emulated=emulation(target.env.emulated).device if target.env.emulated else "",
+                torch_wanted=list(target.torch_wanted),
+                version_check=target.version_check,
+                torch_version=target.torch_version,
+                order=self._order.get(target.label, 0),
+            )
         )
-        rec.order = self._order.get(target.label, 0)
-        rec.torch_wanted = list(target.torch_wanted)
-        rec.version_check = target.version_check
-        rec.torch_version = target.torch_version
+        notes = draft.rec.notes
         if target.mismatch:  # no environment has the torch release the ref targets: nothing runs
-            rec.result = "MISMATCH"
-            rec.emulated = ""  # nothing ran, on an emulated device or any other
-            rec.notes.append(
+            # nothing ran, on an emulated device or any other
+            draft.learn(result="MISMATCH", emulated="")
+            notes.append(
                 Note.of(
                     "version_mismatch",
                     ref=target.ref,
@@ -515,10 +555,7 @@ class Collector:
                     have=target.mismatch,
                 )
             )
-            rec.leak_status, rec.leak_reason, rec.leak_tests_watched = leak_verdict(rec)
-            rec.collector_exit_code = EXIT_CODES[rec.result]
-            rec.finished = time.time()
-            return rec, ""
+            return _closed(draft.rec), ""
         n_files = len(target.files or opt.files)
         steps = 1 + n_files * (1 + (opt.mode == "fresh") + len(opt.isolation_states) + opt.trace)
         self.reporter.target_started(target, steps)
@@ -536,12 +573,12 @@ class Collector:
                         stack.callback(checkouts.close)
                     wt = stack.enter_context(checkouts(opt.repo, target))
                     root = wt.path
-                    rec.checkout = str(getattr(wt, "description", "") or "")
+                    draft.learn(checkout=str(getattr(wt, "description", "") or ""))
                 else:
                     root = Path.cwd()
                 try:
                     self._run_target(
-                        rec,
+                        draft,
                         target,
                         root,
                         device,
@@ -551,35 +588,29 @@ class Collector:
                 finally:
                     stack.close()  # the checkout goes first, then its exit code is recorded
                     if wt is not None:
-                        rec.worktree_remove_exit_code = wt.remove_exit_code
+                        draft.learn(worktree_remove_exit_code=wt.remove_exit_code)
                         key = str(getattr(wt, "key", "") or "")
                         if wt.remove_exit_code is None and key:
                             wait_for = key
-            if opt.repo is not None and rec.worktree_remove_exit_code not in (0, None):
-                rec.notes.append(Note.of("worktree_remove_failed"))
+            if opt.repo is not None and draft.rec.worktree_remove_exit_code not in (0, None):
+                notes.append(Note.of("worktree_remove_failed"))
         except EnvironmentBroken as exc:
-            rec.result = "INCOMPLETE" if self._cancelled else "ERROR"
-            rec.notes.append(
-                getattr(exc, "note", None) or Note.of("environment_broken", detail=exc)
-            )
+            draft.learn(result="INCOMPLETE" if self._cancelled else "ERROR")
+            notes.append(getattr(exc, "note", None) or Note.of("environment_broken", detail=exc))
         except UsageError:
             raise
         except Exception as exc:
             if not self._cancelled:
                 raise
-            rec.result = "INCOMPLETE"
-            rec.notes.append(Note.of("interrupted", detail=type(exc).__name__))
+            draft.learn(result="INCOMPLETE")
+            notes.append(Note.of("interrupted", detail=type(exc).__name__))
         finally:
             shutil.rmtree(logs, ignore_errors=True)
-        if self._cancelled and rec.result not in ("ERROR",):
-            rec.result = "INCOMPLETE"
-            if not any(n.code.startswith("interrupted") for n in rec.notes):
-                rec.notes.append(Note.of("interrupted_before_end"))
-        # stored with the record (also for a partial one): a report never has to guess it
-        rec.leak_status, rec.leak_reason, rec.leak_tests_watched = leak_verdict(rec)
-        rec.collector_exit_code = EXIT_CODES[rec.result]
-        rec.finished = time.time()
-        return rec, wait_for
+        if self._cancelled and draft.rec.result not in ("ERROR",):
+            draft.learn(result="INCOMPLETE")
+            if not any(n.code.startswith("interrupted") for n in notes):
+                notes.append(Note.of("interrupted_before_end"))
+        return _closed(draft.rec), wait_for
 
     def _step(
         self, runner: Runner, target: Target, job: Job, name: str, test_file: str = ""
@@ -606,7 +637,7 @@ class Collector:
 
     def _run_target(
         self,
-        rec: TargetRecord,
+        draft: _TargetDraft,
         target: Target,
         root: Path,
         device: str,
@@ -614,6 +645,7 @@ class Collector:
         overlaid: bool = False,
     ) -> None:
         opt = self.opt
+        notes = draft.rec.notes
         added = set()
         for rel, data in target.overlay:
             if not overlaid:  # a checkout of the owner's that does not write it
@@ -628,48 +660,51 @@ class Collector:
             if opt.repo is not None:
                 committed = blob_bytes(opt.repo, target.commit, rel)
                 blob = sha256_bytes(committed) if committed is not None else None
-            rec.test_files.append(
+            draft.rec.test_files.append(
                 TestFile(rel, str(path), sha256_file(path), blob, added=rel in added)
             )
             if rel in added:
-                rec.notes.append(Note.of("not_committed", path=rel, ref=target.ref))
+                notes.append(Note.of("not_committed", path=rel, ref=target.ref))
         runner = self._runner_for(target, device)
-        rec.probe = self._step(
+        probe = self._step(
             runner, target, Job("probe", {}, logs / "probe.log", timeout=opt.timeout), "probe"
         )
+        draft.learn(probe=probe)
         for _ in range(PROBE_RETRIES):
-            if rec.probe.status != "WORKER_DIED":
+            if probe.status != "WORKER_DIED":
                 break
             # the probe is the agent's own code and no test ran: a worker (or lane) lost there is tried
             # again (the next try goes to another lane or a restarted worker), and said
-            rec.notes.append(
-                Note.of("probe_retried", status=rec.probe.status, detail=rec.probe.how)
-            )
-            rec.probe = self._step(
+            notes.append(Note.of("probe_retried", status=probe.status, detail=probe.how))
+            probe = self._step(
                 runner, target, Job("probe", {}, logs / "probe.log", timeout=opt.timeout), "probe"
             )
-        rec.process_tracking = str(getattr(runner, "process_tracking", "") or "")
-        if not rec.probe.ok:
-            rec.result = "ERROR"
-            rec.notes.append(Note.of("probe_unfinished", status=rec.probe.status))
+            draft.learn(probe=probe)
+        draft.learn(process_tracking=str(getattr(runner, "process_tracking", "") or ""))
+        if not probe.ok:
+            draft.learn(result="ERROR")
+            notes.append(Note.of("probe_unfinished", status=probe.status))
             return
-        rec.torch_version = str(rec.probe_facts.get("torch_version") or "")
+        torch_version = str(draft.rec.probe_facts.get("torch_version") or "")
+        draft.learn(torch_version=torch_version)
         if target.version_check == "allowed":
-            rec.notes.append(
+            notes.append(
                 Note.of(
                     "version_mismatch_allowed",
                     ref=target.ref,
                     wanted=" / ".join(target.torch_wanted),
-                    have=rec.torch_version,
+                    have=torch_version,
                 )
             )
-        rec.device = rec.probe.result.get("device_type", device)
-        rec.emulated = emulated_device(rec) or rec.emulated
-        problem = rec.probe.result.get("device_problem")
+        draft.learn(device=probe.result.get("device_type", device))
+        draft.learn(emulated=emulated_device(draft.rec) or draft.rec.emulated)
+        problem = probe.result.get("device_problem")
         if problem:  # the requested device is not there: no test runs on something else instead
-            rec.result = "ERROR"
-            rec.notes.append(Note.of("device_unavailable", detail=problem))
+            draft.learn(result="ERROR")
+            notes.append(Note.of("device_unavailable", detail=problem))
             return
+        # the files' runs add steps, tests and notes to the record's lists: no other fact changes
+        rec = draft.rec
         ok = True
         by_path = {ft.path: ft for ft in target.api}
         for i, tf in enumerate(list(rec.test_files)):
@@ -684,10 +719,10 @@ class Collector:
             ok = self._one_file(runner, target, rec, ft, tf, root, device, logs, i) and ok
         if opt.fail_on_leak and rec.leaks:
             ok = False
-        rec.result = api_tests.target_result(rec, ok)
-        if rec.result == "NONE_RAN":
+        draft.learn(result=api_tests.target_result(rec, ok))
+        if draft.rec.result == "NONE_RAN":
             c = rec.api_counts()
-            rec.notes.append(
+            notes.append(
                 Note.of(
                     "api_none_ran",
                     total=c["total"],

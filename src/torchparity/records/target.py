@@ -159,8 +159,14 @@ class Step:
         return self.status == "OK"
 
 
-@dataclass
+@dataclass(frozen=True)
 class TargetRecord(Record):
+    """One target (ref x environment) as the collect stage ran it: its files, steps, tests and verdict.
+
+    Frozen, like every record: a changed copy is ``replace(...)``. The collector builds it while the
+    target runs (``collect/collector.py``'s ``_TargetDraft``).
+    """
+
     SCHEMA: ClassVar[str] = RECORD_SCHEMA
     KIND: ClassVar[str] = "target"
 
