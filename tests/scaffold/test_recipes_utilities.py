@@ -29,7 +29,11 @@ def test_each_named_utility_is_the_familys_with_the_test_of_its_kind(name):
     info = _info(name)
     assert utility_kind(info) == KINDS[name]
     assert candidates(info)[0] == "utility"
-    assert utility_plan(info, {}, "DEVICE").summary == WHAT[KINDS[name]] + "."
+    plan = utility_plan(info, {}, "DEVICE")
+    assert plan.summary == WHAT[KINDS[name]] + "."
+    assert f"{plan.spelling}(" in "".join(
+        m.source for m in plan.methods
+    )  # the API under test is called
 
 
 @pytest.mark.parametrize("owner", FUTURES)
