@@ -20,6 +20,8 @@ from typing import Any
 from ..api.records import ApiInfo
 from .operators import lines_method as _method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
+from .recipes.dtypes import ALIASES
+from .recipes.dtypes import DTYPES as DTYPE_FACTS
 
 
 @dataclass(frozen=True)
@@ -39,51 +41,8 @@ class DtypeFacts:
     zero_point: int = 0
 
 
-F16 = DtypeFacts("float", 2, 16, 65504.0, 0.0009765625)
-BF16 = DtypeFacts("float", 2, 16, 3.3895313892515355e38, 0.0078125)
-F32 = DtypeFacts("float", 4, 32, 3.4028234663852886e38, 1.1920928955078125e-07)
-F64 = DtypeFacts("float", 8, 64, 1.7976931348623157e308, 2.220446049250313e-16)
 #: canonical name -> facts (torch's documented dtypes)
-DTYPES: dict[str, DtypeFacts] = {
-    "torch.float16": F16,
-    "torch.bfloat16": BF16,
-    "torch.float32": F32,
-    "torch.float64": F64,
-    "torch.float8_e4m3fn": DtypeFacts("float", 1, 8, 448.0, 0.125),
-    "torch.float8_e5m2": DtypeFacts("float", 1, 8, 57344.0, 0.25),
-    # the fnuz formats: no infinities, no negative zero, one NaN (exponent bias one more than e4m3fn/e5m2)
-    "torch.float8_e4m3fnuz": DtypeFacts("float", 1, 8, 240.0, 0.125),
-    "torch.float8_e5m2fnuz": DtypeFacts("float", 1, 8, 57344.0, 0.125),
-    "torch.complex32": DtypeFacts("complex", 4, 16, F16.max, F16.eps),
-    "torch.complex64": DtypeFacts("complex", 8, 32, F32.max, F32.eps),
-    "torch.complex128": DtypeFacts("complex", 16, 64, F64.max, F64.eps),
-    "torch.uint8": DtypeFacts("uint", 1, 8),
-    "torch.uint16": DtypeFacts("uint", 2, 16),
-    "torch.uint32": DtypeFacts("uint", 4, 32),
-    "torch.uint64": DtypeFacts("uint", 8, 64),
-    "torch.int8": DtypeFacts("int", 1, 8),
-    "torch.int16": DtypeFacts("int", 2, 16),
-    "torch.int32": DtypeFacts("int", 4, 32),
-    "torch.int64": DtypeFacts("int", 8, 64),
-    "torch.bool": DtypeFacts("bool", 1),
-    "torch.quint8": DtypeFacts("quantized", 1, storage="torch.uint8", zero_point=10),
-    "torch.qint8": DtypeFacts("quantized", 1, storage="torch.int8"),
-    "torch.qint32": DtypeFacts("quantized", 4, storage="torch.int32"),
-    "torch.quint4x2": DtypeFacts("quantized", 1),
-    "torch.quint2x4": DtypeFacts("quantized", 1),
-}
-#: the documented short aliases
-ALIASES = {
-    "torch.float": "torch.float32",
-    "torch.double": "torch.float64",
-    "torch.half": "torch.float16",
-    "torch.cfloat": "torch.complex64",
-    "torch.cdouble": "torch.complex128",
-    "torch.chalf": "torch.complex32",
-    "torch.short": "torch.int16",
-    "torch.int": "torch.int32",
-    "torch.long": "torch.int64",
-}
+DTYPES: dict[str, DtypeFacts] = {name: DtypeFacts(**facts) for name, facts in DTYPE_FACTS.items()}
 
 
 def canonical_dtype(info: ApiInfo) -> str:

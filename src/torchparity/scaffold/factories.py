@@ -17,6 +17,7 @@ from typing import Any
 from ..api.records import ApiInfo
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
+from .recipes.factories import FACTORIES
 
 #: samples drawn for a distribution check; the tolerances below are at least five standard errors
 SAMPLES = 20000
@@ -68,178 +69,30 @@ def _moments(mean: float, std: float, tol: float) -> list[str]:
     ]
 
 
+def _part(part: str, recipe: dict[str, Any]) -> list[str]:
+    """The body lines of one part of a factory's tests, as its recipe describes it."""
+    before = list(recipe.get("before", ()))
+    if part == "structure":
+        checks = _structure(
+            recipe["call"],
+            recipe["shape"],
+            recipe["dtype"],
+            recipe.get("out", ""),
+            recipe.get("grad", ""),
+        )
+        return [*before, *checks, *recipe.get("after", ())]
+    if part == "distribution":
+        moments = recipe.get("moments")
+        return ["torch.manual_seed(0)", *recipe["lines"], *(_moments(*moments) if moments else [])]
+    return [*before, *_seeded(recipe["call"])]
+
+
 def _lines(leaf: str, F: str) -> dict[str, list[str]]:
     """test-name suffix -> body lines, for the factory ``leaf`` spelled ``F``."""
-    n = SAMPLES
-    base = "base = torch.zeros(2, 3, dtype=torch.float64, device=DEVICE)"
-    if leaf == "empty":
-        return {
-            "structure": _structure(
-                f"{F}(2, 3, device=DEVICE)",
-                "(2, 3)",
-                "torch.get_default_dtype()",
-                f"{F}(2, 3, out=out)",
-                f"{F}(2, 3, device=DEVICE, requires_grad=True)",
-            )
-            + [
-                f"typed = {F}((4,), dtype=torch.int64, device=DEVICE)",
-                "self.assertIs(typed.dtype, torch.int64)",
-                "self.assertEqual(typed.numel(), 4)",
-                "self.assertTrue(typed.is_contiguous())",
-                f"self.assertEqual({F}(0, device=DEVICE).numel(), 0)",
-            ]
-        }
-    if leaf == "empty_like":
-        return {
-            "structure": [base]
-            + _structure(
-                f"{F}(base)", "(2, 3)", "torch.float64", "", f"{F}(base, requires_grad=True)"
-            )
-            + [f"self.assertIs({F}(base, dtype=torch.int32).dtype, torch.int32)"]
-        }
-    if leaf == "empty_strided":
-        return {
-            "structure": _structure(
-                f"{F}((2, 3), (1, 2), device=DEVICE)",
-                "(2, 3)",
-                "torch.get_default_dtype()",
-                "",
-                f"{F}((2, 3), (1, 2), device=DEVICE, requires_grad=True)",
-            )
-            + [
-                f"self.assertEqual({F}((2, 3), (1, 2), device=DEVICE).stride(), (1, 2))",
-                f"self.assertEqual({F}((2, 3), (3, 1), device=DEVICE).stride(), (3, 1))",
-            ]
-        }
-    if leaf in ("rand", "randn"):
-        mean, std = (0.5, 12**-0.5) if leaf == "rand" else (0.0, 1.0)
-        body = [f"sample = {F}({n}, device=DEVICE)"]
-        if leaf == "rand":
-            body += [
-                "self.assertGreaterEqual(sample.min().item(), 0.0)",
-                "self.assertLess(sample.max().item(), 1.0)",
-            ]
-        return {
-            "structure": _structure(
-                f"{F}(2, 3, device=DEVICE)",
-                "(2, 3)",
-                "torch.get_default_dtype()",
-                f"{F}(2, 3, out=out)",
-                f"{F}(2, 3, device=DEVICE, requires_grad=True)",
-            )
-            + [f"self.assertIs({F}(2, dtype=torch.float64, device=DEVICE).dtype, torch.float64)"],
-            "distribution": ["torch.manual_seed(0)", *body] + _moments(mean, std, 0.03),
-            "seed": _seeded(f"{F}(64, device=DEVICE)"),
-        }
-    if leaf in ("rand_like", "randn_like"):
-        mean, std = (0.5, 12**-0.5) if leaf == "rand_like" else (0.0, 1.0)
-        return {
-            "structure": [base]
-            + _structure(
-                f"{F}(base)", "(2, 3)", "torch.float64", "", f"{F}(base, requires_grad=True)"
-            ),
-            "distribution": [
-                "torch.manual_seed(0)",
-                f"sample = {F}(torch.zeros({n}, device=DEVICE))",
-            ]
-            + _moments(mean, std, 0.03),
-            "seed": [base.replace("2, 3", "64")] + _seeded(f"{F}(base)"),
-        }
-    if leaf == "randint":
-        return {
-            "structure": _structure(
-                f"{F}(3, 10, (2, 3), device=DEVICE)",
-                "(2, 3)",
-                "torch.int64",
-                f"{F}(3, 10, (2, 3), out=out)",
-                "",
-            )
-            + [f"self.assertIs({F}(5, (2,), dtype=torch.int32, device=DEVICE).dtype, torch.int32)"],
-            "distribution": [
-                "torch.manual_seed(0)",
-                f"sample = {F}(3, 10, ({n},), device=DEVICE)",
-                "self.assertEqual(sorted(set(sample.tolist())), list(range(3, 10)))  # [low, high)",
-                f"self.assertEqual(sorted(set({F}(4, ({n},), device=DEVICE).tolist())), [0, 1, 2, 3])",
-            ]
-            + _moments(6.0, 2.0, 0.1),
-            "seed": _seeded(f"{F}(0, 1000, (64,), device=DEVICE)"),
-        }
-    if leaf == "randint_like":
-        return {
-            "structure": [base] + _structure(f"{F}(base, 3, 10)", "(2, 3)", "torch.float64"),
-            "distribution": [
-                "torch.manual_seed(0)",
-                f"sample = {F}(torch.zeros({n}, device=DEVICE), 3, 10)",
-                "self.assertEqual(sorted(set(sample.tolist())), [3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])",
-            ],
-            "seed": [base.replace("2, 3", "64")] + _seeded(f"{F}(base, 0, 1000)"),
-        }
-    if leaf == "randperm":
-        return {
-            "structure": _structure(
-                f"{F}(6, device=DEVICE)", "(6,)", "torch.int64", f"{F}(6, out=out)", ""
-            )
-            + [
-                f"self.assertIs({F}(4, dtype=torch.float64, device=DEVICE).dtype, torch.float64)",
-                f"self.assertEqual({F}(0, device=DEVICE).numel(), 0)",
-            ],
-            "distribution": [
-                "torch.manual_seed(0)",
-                f"sample = {F}(500, device=DEVICE)",
-                "self.assertEqual(sorted(sample.tolist()), list(range(500)))  # a permutation",
-                "self.assertNotEqual(sample.tolist(), list(range(500)))",
-            ],
-            "seed": _seeded(f"{F}(64, device=DEVICE)"),
-        }
-    if leaf == "normal":
-        return {
-            "structure": _structure(
-                f"{F}(2.0, 3.0, size=(2, 3), device=DEVICE)", "(2, 3)", "torch.get_default_dtype()"
-            )
-            + [
-                "mean = torch.arange(1.0, 4.0, device=DEVICE)",
-                f"self.assertEqual({F}(mean, torch.zeros(3, device=DEVICE)).tolist(), [1.0, 2.0, 3.0])  # std 0",
-            ],
-            "distribution": [
-                "torch.manual_seed(0)",
-                f"sample = {F}(2.0, 3.0, size=({n},), device=DEVICE)",
-            ]
-            + _moments(2.0, 3.0, 0.1),
-            "seed": _seeded(f"{F}(0.0, 1.0, size=(64,), device=DEVICE)"),
-        }
-    if leaf == "bernoulli":
-        return {
-            "structure": ["p = torch.full((2, 3), 0.5, device=DEVICE)"]
-            + _structure(f"{F}(p)", "(2, 3)", "torch.float32")
-            + [
-                f"self.assertEqual({F}(torch.zeros(5, device=DEVICE)).tolist(), [0.0] * 5)",
-                f"self.assertEqual({F}(torch.ones(5, device=DEVICE)).tolist(), [1.0] * 5)",
-            ],
-            "distribution": [
-                "torch.manual_seed(0)",
-                f"sample = {F}(torch.full(({n},), 0.3, device=DEVICE))",
-                "self.assertEqual(set(sample.tolist()), {0.0, 1.0})",
-                "self.assertAlmostEqual(sample.double().mean().item(), 0.3, delta=0.03)",
-            ],
-            "seed": ["p = torch.full((64,), 0.5, device=DEVICE)"] + _seeded(f"{F}(p)"),
-        }
-    return {}
-
-
-FACTORIES = (
-    "empty",
-    "empty_like",
-    "empty_strided",
-    "rand",
-    "randn",
-    "rand_like",
-    "randn_like",
-    "randint",
-    "randint_like",
-    "randperm",
-    "normal",
-    "bernoulli",
-)
+    return {
+        part: [line.replace("{F}", F).replace("{n}", str(SAMPLES)) for line in _part(part, recipe)]
+        for part, recipe in FACTORIES.get(leaf, {}).items()
+    }
 
 
 def factory_leaf(info: ApiInfo) -> str:

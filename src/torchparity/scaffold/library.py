@@ -19,19 +19,8 @@ from typing import Any
 from ..api.records import ApiInfo
 from .operators import lines_method as _method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
+from .recipes.library import ROLES
 
-#: canonical -> role
-ROLES = {
-    "torch.library.custom_op": "custom_op",
-    "torch._library.custom_ops.custom_op": "custom_op",
-    "torch.library.Library": "Library",
-    "torch.library.Library.define": "Library.define",
-    "torch.library.Library.impl": "Library.impl",
-    "torch.library.define": "define",
-    "torch.library.impl": "impl",
-    "torch.library.register_autograd": "register_autograd",
-    "torch.library.impl_abstract": "impl_abstract",
-}
 KEY = 'key = {"cpu": "CPU", "cuda": "CUDA", "xpu": "XPU", "mps": "MPS"}.get(DEVICE.type, "PrivateUse1")'
 X = ["x = torch.tensor([1.0, 2.0], device=DEVICE)"]
 

@@ -18,42 +18,64 @@ from ..api.records import ApiInfo
 from .accelerator import accelerator_plan
 from .operators import split_methods
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
+from .recipes.runtime import (
+    GENERATOR_CLASSES,
+    GENERATOR_MEMBERS,
+    RUNTIME_FUNCTIONS,
+    RUNTIME_OBJECTS,
+)
 from .render import render, render_macro
 
-RNG = (
-    "manual_seed",
-    "manual_seed_all",
-    "seed",
-    "seed_all",
-    "initial_seed",
-    "get_rng_state",
-    "set_rng_state",
-    "get_rng_state_all",
-    "set_rng_state_all",
-)
-MEMORY = (
-    "empty_cache",
-    "memory_allocated",
-    "max_memory_allocated",
-    "memory_reserved",
-    "max_memory_reserved",
-    "reset_peak_memory_stats",
-    "memory_stats",
-    "reset_max_memory_allocated",
-)
-GENERATOR_MEMBERS = (
-    "manual_seed",
-    "initial_seed",
-    "get_state",
-    "set_state",
-    "seed",
-    "device",
-    "clone_state",
-)
+#: what each macro of runtime_more.py.j2 checks
+WHAT = {
+    "event": "record, query, synchronize, wait and elapsed_time around work on the device",
+    "stream": (
+        "work queued on a new stream, current_stream inside its context, synchronize, query, wait_stream "
+        "and record_event"
+    ),
+    "stream_context": "current_stream inside and after the context, and the work queued in it",
+    "rng": "reproducible draws on the device after seeding, and RNG state round trips",
+    "memory": "the memory counters around a 1 MiB allocation on the device",
+    "device_context": "the current device inside and after the context",
+    "current_accelerator": "the accelerator it reports: the device under test, or none on a CPU-only build",
+    "set_device": "the current device it sets, and where new tensors go",
+}
 
 
 def _macro(name: str, device: str, X: str, M: str, **kwargs: Any) -> str:
     return render_macro("runtime_more.py.j2", name, {"device": device, "X": X, "M": M}, **kwargs)
+
+
+def _ok(methods: dict[str, Any], *names: str) -> bool:
+    """Whether each of the object's methods ``names`` worked where the agent measured."""
+    return all((methods.get(m) or {}).get("ok") for m in names)
+
+
+def _measured(macro: str, rt: dict[str, Any], members: list[str]) -> bool:
+    """Whether the agent measured what ``macro``'s test needs (the object, its methods, its module's members)."""
+    methods = rt.get("methods") or {}
+    if macro == "event":
+        return bool(
+            rt.get("is_class")
+            and _ok(methods, "record", "synchronize", "query")
+            and rt.get("timing")
+        )
+    if macro == "stream":
+        return bool(
+            rt.get("is_class")
+            and "stream" in members
+            and rt.get("device") is not None
+            and _ok(methods, "synchronize", "query")
+        )
+    if macro == "device_context":
+        return bool(rt.get("is_class"))
+    needs = {
+        "stream_context": "Stream",
+        "rng": "get_rng_state",
+        "memory": "memory_allocated",
+        "set_device": "current_device",
+    }
+    return macro not in needs or needs[macro] in members
 
 
 def device_runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan | None:
@@ -66,72 +88,27 @@ def device_runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> Te
     module = spelled.rsplit(".", 1)[0]
     if module == "torch" and rt.get("home"):  # torch.Stream: the device module's stream functions
         module = str(rt["home"])
-    test = f"test_{stem_of(r)}"
-    methods = rt.get("methods") or {}
-    usable = all((methods.get(m) or {}).get("ok") for m in ("record", "synchronize", "query"))
-    if leaf == "Event" and rt.get("is_class") and usable and rt.get("timing"):
-        source, what = (
-            _macro("event", device, spelled, module, test=test),
-            ("record, query, synchronize, wait and elapsed_time around work on the device"),
-        )
-    elif (
-        leaf == "Stream"
-        and rt.get("is_class")
-        and "stream" in members
-        and rt.get("device") is not None
-        and all((methods.get(m) or {}).get("ok") for m in ("synchronize", "query"))
-    ):
-        events = bool((methods.get("record_event") or {}).get("ok"))
-        source, what = (
-            _macro("stream", device, spelled, module, test=test, events=events),
-            (
-                "work queued on a new stream, current_stream inside its context, synchronize, query, wait_stream "
-                "and record_event"
-            ),
-        )
-    elif leaf == "stream" and "Stream" in members:
-        source, what = (
-            _macro("stream_context", device, spelled, module, test=test),
-            ("current_stream inside and after the context, and the work queued in it"),
-        )
-    elif leaf in RNG and "get_rng_state" in members:
-        source, what = (
-            _macro("rng", device, spelled, module, test=test, leaf=leaf, members=members),
-            ("reproducible draws on the device after seeding, and RNG state round trips"),
-        )
-    elif leaf in MEMORY and "memory_allocated" in members:
-        source, what = (
-            _macro("memory", device, spelled, module, test=test, leaf=leaf, members=members),
-            ("the memory counters around a 1 MiB allocation on the device"),
-        )
-    elif leaf in ("device", "device_of") and rt.get("is_class"):
-        source, what = (
-            _macro("device_context", device, spelled, module, test=test, leaf=leaf),
-            ("the current device inside and after the context"),
-        )
-    elif leaf == "current_accelerator":
-        source, what = (
-            _macro("current_accelerator", device, spelled, module, test=test),
-            ("the accelerator it reports: the device under test, or none on a CPU-only build"),
-        )
-    elif leaf == "is_initialized":
+    macro, variant = RUNTIME_OBJECTS.get(leaf, ("", ""))
+    if not macro or not _measured(macro, rt, members):
+        return None
+    kwargs: dict[str, Any] = {"test": f"test_{stem_of(r)}"}
+    what = WHAT.get(macro, "")
+    if macro == "stream":
+        kwargs["events"] = bool(((rt.get("methods") or {}).get("record_event") or {}).get("ok"))
+    elif macro in ("rng", "memory"):
+        kwargs.update(variant=variant, members=members)
+    elif macro == "device_context":
+        kwargs["variant"] = variant
+    elif macro == "is_initialized":
         device_type = str(facts.get("device_type") or "cpu")
         own = module == f"torch.{device_type}" or bool(rt.get("spelled"))
-        source, what = (
-            _macro("is_initialized", device, spelled, module, test=test, own=own),
-            (
-                "the runtime reported initialised once a tensor lives on the device"
-                if own
-                else "the runtime of another backend not started by work on the device under test"
-            ),
+        kwargs["own"] = own
+        what = (
+            "the runtime reported initialised once a tensor lives on the device"
+            if own
+            else "the runtime of another backend not started by work on the device under test"
         )
-    elif leaf == "set_device" and "current_device" in members:
-        source, what = (
-            _macro("set_device", device, spelled, module, test=test),
-            ("the current device it sets, and where new tensors go"),
-        )
-    else:
-        return None
+    source = _macro(macro, device, spelled, module, **kwargs)
     return TestPlan(
         api=r.canonical,
         spelling=spelled,
@@ -147,9 +124,8 @@ def device_runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> Te
 def generator_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     r = info.resolution
     names = {r.canonical, r.path, *r.aliases, r.owner_class or ""}
-    if not names & {"torch.Generator", "torch._C.Generator"} and not any(
-        n.startswith(("torch.Generator.", "torch._C.Generator.")) for n in names
-    ):
+    members = tuple(f"{c}." for c in GENERATOR_CLASSES)
+    if not names & set(GENERATOR_CLASSES) and not any(n.startswith(members) for n in names):
         raise CannotDecide("not torch.Generator or one of its members")
     leaf = r.path.rsplit(".", 1)[-1] if r.owner_class else ""
     if leaf and leaf not in GENERATOR_MEMBERS:
@@ -162,6 +138,7 @@ def generator_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
         test=f"test_{stem_of(r)}",
         leaf=leaf,
         C=spelling_of(r),
+        extra=[line.format(device=device) for line in GENERATOR_MEMBERS.get(leaf, ())],
     )
     what = "seeding, reproducible draws on the device, initial_seed, and get_state/set_state round trips"
     return TestPlan(
@@ -177,8 +154,6 @@ def generator_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
 
 
 # -- the older runtime templates: counts, availability, the current device, synchronize, streams ---------
-_RUNTIME_FUNCTIONS = ("device_count", "is_available", "current_device", "synchronize")
-_STREAM_FUNCTIONS = ("current_stream", "default_stream")
 
 
 def _method_lines(methods: dict[str, Any], var: str) -> list[str]:
@@ -218,42 +193,37 @@ def runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
             method_lines=_method_lines(methods, "obj"),
         )
         summary = "construction, its basic methods and the device it belongs to."
-    elif leaf in _RUNTIME_FUNCTIONS or leaf in _STREAM_FUNCTIONS:
+    elif leaf in RUNTIME_FUNCTIONS:
+        kind, summary = RUNTIME_FUNCTIONS[leaf]
         zero = rt.get("zero_arg") or {}
         if not zero.get("ok"):
             raise CannotDecide(f"{spelling}() failed here: {zero.get('error', '')}")
-        if leaf in _STREAM_FUNCTIONS:
+        if kind == "stream_function":
             ctx.update(
                 kind="stream_function",
                 result_class=f"{module_spelling}.{zero.get('type')}",
                 method_lines=[],
             )
-        elif leaf == "current_device":
+        elif kind == "current_device":
             ctx.update(
                 kind="current_device",
                 index_type=zero.get("type"),
                 device_count=f"{module_spelling}.device_count",
             )
-        elif leaf in ("device_count", "is_available"):
+        elif kind in ("device_count", "is_available"):
             device_type = str(facts.get("device_type") or "cpu")
             # the CPU, or another backend's module (torch.xpu where the device is the NPU): none here
             foreign = not spelling.startswith(
                 (f"torch.{device_type}.", "torch.accelerator.")
             ) and not rt.get("spelled")
             none_here = (device_type == "cpu" or foreign) and zero.get("literal") in ("0", "False")
-            ctx.update(kind=leaf, minimum=0 if none_here else 1)
+            ctx.update(kind=kind, minimum=0 if none_here else 1)
         else:
-            ctx.update(kind=leaf)
-        summary = {
-            "device_count": "the device count it reports for the device under test.",
-            "is_available": "availability of the device under test.",
-            "current_device": "the current device it reports.",
-            "synchronize": "that work queued on the device is complete and correct after it returns.",
-        }.get(leaf, "the stream it returns.")
+            ctx.update(kind=kind)
     else:
         raise CannotDecide(
             f"no runtime template for {leaf!r} (known: "
-            f"{', '.join(_RUNTIME_FUNCTIONS + _STREAM_FUNCTIONS)}, and runtime classes)"
+            f"{', '.join(RUNTIME_FUNCTIONS)}, and runtime classes)"
         )
     if ctx.get("kind") == "class" and not ctx.get("method_lines") and not ctx.get("has_device"):
         summary = "construction and the type of the object."

@@ -13,11 +13,13 @@ fails each test.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..api.records import ApiInfo
 from .operators import lines_method as _method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
+from .recipes.typeobjects import TYPE_OBJECTS
 
 
 def _dtype(C: str) -> dict[str, list[str]]:
@@ -187,42 +189,14 @@ def _iinfo(C: str) -> dict[str, list[str]]:
     }
 
 
-#: canonical class -> (template, what the tests assert, whether they use the device)
-TYPE_OBJECTS: dict[str, tuple[Any, str, bool]] = {
-    "torch.dtype": (
-        _dtype,
-        "which values are dtypes (a tensor's, the default, each documented one), the class's "
-        "itemsize/is_floating_point/is_complex/is_signed descriptors, not constructible",
-        True,
-    ),
-    "torch.device": (
-        _device,
-        "device strings parsed (type, index, str, equality, hash), invalid ones refused, "
-        "tensors made on it and the default device inside a with block",
-        True,
-    ),
-    "torch.layout": (
-        _layout,
-        "which values are layouts (a device tensor's, the documented ones), sparse layouts "
-        "of a CPU tensor",
-        True,
-    ),
-    "torch.memory_format": (
-        _memory_format,
-        "the documented formats, channels_last strides and values on the device",
-        True,
-    ),
-    "torch.finfo": (
-        _finfo,
-        "float32/16/bf16/64 limits as documented (eps, tiny, max, resolution), the default "
-        "dtype, integer types refused, eps on the device",
-        True,
-    ),
-    "torch.iinfo": (
-        _iinfo,
-        "int8/uint8/int16/32/64 limits, floating types refused, the int32 maximum on the device",
-        True,
-    ),
+#: the writer of each class's tests, by the name its recipe gives
+WRITERS: dict[str, Callable[[str], dict[str, list[str]]]] = {
+    "dtype": _dtype,
+    "device": _device,
+    "layout": _layout,
+    "memory_format": _memory_format,
+    "finfo": _finfo,
+    "iinfo": _iinfo,
 }
 
 
@@ -243,11 +217,11 @@ def typeobject_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPl
         raise CannotDecide(
             f"{info.resolution.canonical} is none of torch's tensor-attribute classes"
         )
-    template, what, uses_device = TYPE_OBJECTS[name]
+    writer, what, uses_device = TYPE_OBJECTS[name]
     C = spelling_of(info.resolution)
     stem = C.rsplit(".", 1)[-1]
     methods = tuple(
-        _method(f"test_{stem}_{suffix}", lines) for suffix, lines in template(C).items()
+        _method(f"test_{stem}_{suffix}", lines) for suffix, lines in WRITERS[writer](C).items()
     )
     return TestPlan(
         api=info.resolution.canonical,

@@ -37,42 +37,9 @@ from ..api.records import ApiInfo
 from .measured import owner_spelling
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
+from .recipes.utilities import FUTURE_MEMBERS, FUTURES, KINDS, VARIANTS
 from .render import render_macro
 
-FUTURES = ("torch.futures.Future", "torch.jit.Future", "torch._C.Future")
-SYMBOLIC = "torch.fx.experimental.symbolic_shapes"
-FUTURE_MEMBERS = (
-    "set_result",
-    "wait",
-    "value",
-    "then",
-    "add_done_callback",
-    "done",
-    "set_exception",
-)
-#: API name -> the kind (its macro in utilities.py.j2)
-KINDS = {
-    "torch.futures.collect_all": "future",
-    "torch.futures.wait_all": "future",
-    "torch.multiprocessing.Value": "shared",
-    "torch.multiprocessing.Array": "shared",
-    "torch.amp.autocast_mode._enter_autocast": "autocast",
-    "torch.amp.autocast_mode._exit_autocast": "autocast",
-    "torch.amp._enter_autocast": "autocast",
-    "torch.amp._exit_autocast": "autocast",
-    "torch.compiler.reset": "reset",
-    "torch._dynamo.mark_dynamic": "dynamic",
-    "torch._dynamo.decorators.mark_dynamic": "dynamic",
-    "torch.cond": "cond",
-    "torch._higher_order_ops.cond.cond": "cond",
-    "torch._dynamo.mark_static_address": "static",
-    "torch._dynamo.decorators.mark_static_address": "static",
-    "torch.from_numpy": "from_numpy",
-    f"{SYMBOLIC}.constrain_range": "symbolic",
-    f"{SYMBOLIC}.constrain_unify": "symbolic",
-    f"{SYMBOLIC}.compute_unbacked_bindings": "symbolic",
-    f"{SYMBOLIC}.ShapeEnv.add_backed_var_to_val": "symbolic",
-}
 WHAT = {
     "future": (
         "a future's result set once, the callbacks and chained futures it runs, an error raised by wait "
@@ -126,7 +93,13 @@ def utility_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     owner = owner_spelling(info) if r.owner_class else ""
     context = {"device": device, "leaf": leaf if owner else "", "owner": owner}
     source = render_macro(
-        "utilities.py.j2", kind, context, test=f"test_{stem}", C=spelling, leaf=leaf
+        "utilities.py.j2",
+        kind,
+        context,
+        test=f"test_{stem}",
+        C=spelling,
+        leaf=leaf,
+        variant=VARIANTS.get(leaf, ""),
     )
     methods = split_methods(source)
     if not methods:
