@@ -18,8 +18,10 @@ The parts:
 A *name rule* is a comparison in Python code whose one side is a string literal (or a tuple, list
 or set of them) and whose other side reads a name: a variable or attribute called like an API's or
 a parameter's name (``name``, ``leaf``, ``canonical``, ``path``, ``spelling``, ``qualname``,
-``param``, ...), or a ``startswith``/``endswith`` of one with a literal; and, in a template, an
-``{% if %}`` that compares such a variable with a quoted literal; and each key of a dict
+``param``, ...), or a ``startswith``/``endswith`` of one with a literal; and, in a template, a
+Jinja block or expression that compares such a variable with a quoted literal (``{% if leaf ==
+"x" %}``, ``{{ a if member == "clone" else b }}``, ``leaf.startswith("set_")``), the Python the
+template writes not counted; and each key of a dict
 literal that is a ``torch.…`` name (a table of rules keyed by API). Kinds (``kind == "method"``)
 and states of a record are not names and are not counted. ``--list-rules`` prints each one.
 
@@ -54,9 +56,13 @@ NAMEISH = re.compile(
     r"arg|argname|api|attr|member|method|func|fn|target|op|opname|cls_name|owner|owner_class|"
     r"module|mod|prefix|stem|short|base|dotted|full)s?$"
 )
+#: a Jinja block or expression (``{% if ... %}``, ``{{ a if leaf == "x" else b }}``)
+JINJA = re.compile(r"{%.*?%}|{{.*?}}")
+_TEMPLATE_NAME = (
+    r"\b([a-z_]*(?:name|leaf|canonical|path|spelling|param|api|member)[a-z_]*|cls|owner)"
+)
 TEMPLATE_RULE = re.compile(
-    r"{%-?\s*(?:el)?if\b[^%]*\b([a-z_]*(?:name|leaf|canonical|path|spelling|param|api|member)"
-    r"[a-z_]*)\s*(?:==|!=|in|not in)\s*[(\[]?\s*['\"]"
+    _TEMPLATE_NAME + r"(?:\s*(?:==|!=|in|not in)\s*[(\[]?\s*['\"]|\.(?:starts|ends)with\(\s*['\"])"
 )
 
 
@@ -171,7 +177,7 @@ def is_data(path: Path) -> bool:
 def template_rules(path: Path) -> list[Rule]:
     out = []
     for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if TEMPLATE_RULE.search(line):
+        if any(TEMPLATE_RULE.search(block) for block in JINJA.findall(line)):
             out.append(Rule(_shown(path), i, line.strip()[:120]))
     return out
 

@@ -50,3 +50,19 @@ def test_recipe_data_is_data_only_while_it_holds_no_code(tmp_path: Path) -> None
     assert not bench.is_data(code)
     assert not bench.is_data(elsewhere)  # the same table outside a recipes folder counts
     assert len(bench.python_rules(data)) == 1
+
+
+def test_a_template_rule_is_a_jinja_comparison_of_a_name_not_the_python_it_writes(
+    tmp_path: Path,
+) -> None:
+    bench = _bench()
+    template = tmp_path / "family.py.j2"
+    template.write_text(
+        '{% if leaf == "set_state" %}\n'
+        '    x = {{ "a" if member == "clone" else "b" }}\n'
+        '{% if leaf.startswith("set_") %}\n'
+        '{% if cls == "Store" %}\n'
+        "    self.assertTrue(name.endswith('.distcp'))\n"
+        '{% if section == "all_reduce" %}\n'
+    )
+    assert [r.line for r in bench.template_rules(template)] == [1, 2, 3, 4]
