@@ -13,31 +13,19 @@ from typing import Any
 from ..api.records import ApiInfo
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
+from .recipes.autograd import AUTOGRAD_CALLS, AUTOGRAD_NAMESPACE, ENGINE_ATTRIBUTE, ENGINE_CALLS
 from .render import render_macro
-
-WHICH = {
-    "grad": "grad",
-    "backward": "backward",
-    "gradcheck": "gradcheck",
-    "gradgradcheck": "gradgradcheck",
-    "run_backward": "run_backward",
-    "queue_callback": "queue_callback",
-}
 
 
 def autograd_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     r = info.resolution
     names = {r.canonical, r.path, *r.aliases}
     leaf = r.path.rsplit(".", 1)[-1]
-    engine = any("_execution_engine" in n for n in names)
-    if (
-        leaf not in WHICH
-        or (leaf in ("run_backward", "queue_callback") and not engine)
-        or (
-            leaf not in ("run_backward", "queue_callback")
-            and not any(n.startswith("torch.autograd.") for n in names)
-        )
-    ):
+    if leaf in ENGINE_CALLS:  # the engine's calls are spelled through its attribute
+        spelled_there = any(ENGINE_ATTRIBUTE in n for n in names)
+    else:
+        spelled_there = any(n.startswith(AUTOGRAD_NAMESPACE) for n in names)
+    if leaf not in AUTOGRAD_CALLS or not spelled_there:
         raise CannotDecide(f"no autograd template for {r.canonical}")
     source = render_macro(
         "autograd.py.j2",
@@ -45,17 +33,9 @@ def autograd_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
         {"device": device},
         test=f"test_{stem_of(r)}",
         C=spelling_of(r),
-        which=WHICH[leaf],
+        which=leaf,
     )
-    what = {
-        "grad": "first and second derivatives and weighted outputs",
-        "backward": "gradients accumulated into .grad",
-        "run_backward": "the engine's backward pass, into .grad and as returned gradients",
-        "queue_callback": "a callback queued from a hook runs after it, within backward",
-        "gradcheck": "true for functions with correct gradients, false for a wrong backward",
-        "gradgradcheck": "true for functions with correct gradients, false for a wrong backward",
-    }[leaf]
-    what += ", on the device against values worked out by hand and the CPU"
+    what = AUTOGRAD_CALLS[leaf] + ", on the device against values worked out by hand and the CPU"
     return TestPlan(
         api=r.canonical,
         spelling=spelling_of(r),

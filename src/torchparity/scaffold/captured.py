@@ -17,6 +17,7 @@ from ..api.records import ApiInfo
 from .backward import Writer
 from .operators import _comment_lines, lines_method
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
+from .recipes.captured import ATEN_NAMESPACE, BUILTIN_MODULES
 from .render import render_helpers
 
 
@@ -84,11 +85,9 @@ def private_aten(info: ApiInfo) -> bool:
     """An ATen operator by its ``torch.ops.aten`` name, or a private one under ``torch`` (``torch._trilinear``)."""
     r = info.resolution
     names = [r.canonical, r.path, *r.aliases]
-    if any(n.startswith("torch.ops.aten.") for n in names if n):
+    if any(n.startswith(ATEN_NAMESPACE) for n in names if n):
         return True
     leaf = r.path.rsplit(".", 1)[-1]
     if r.kind not in ("function", "builtin") or leaf.startswith("__"):
         return False
-    return r.path.startswith(("torch._C._nn.", "torch._C._VariableFunctions.")) or (
-        r.path.count(".") == 1 and leaf.startswith("_")
-    )
+    return r.path.startswith(BUILTIN_MODULES) or (r.path.count(".") == 1 and leaf.startswith("_"))

@@ -17,8 +17,7 @@ from typing import Any
 from ..api.records import ApiInfo
 from .operators import lines_method as _method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
-
-LEAVES = ("get_config_copy", "shallow_copy_dict", "load_config")
+from .recipes.config import CONFIG_METHODS, CONFIG_MODULE_SUFFIX, CONFIG_TESTS, PICK
 
 
 def config_leaf(info: ApiInfo) -> str:
@@ -28,49 +27,17 @@ def config_leaf(info: ApiInfo) -> str:
         if not name or "." not in name:
             continue
         holder, leaf = name.rsplit(".", 1)
-        if leaf in LEAVES and holder.rsplit(".", 1)[-1].endswith("config"):
+        if leaf in CONFIG_METHODS and holder.rsplit(".", 1)[-1].endswith(CONFIG_MODULE_SUFFIX):
             return leaf
     return ""
 
 
-def _lines(leaf: str, S: str, C: str) -> dict[str, list[str]]:
-    pick = [
-        "import operator",
-        f"entries = {C}.get_config_copy()" if leaf != "get_config_copy" else f"entries = {S}()",
-        "key = sorted(k for k, v in entries.items() if isinstance(v, bool))[0]  # a boolean entry of its own",
-        "value = operator.attrgetter(key)(" + C + ")",
-    ]
-    if leaf == "load_config":
-        return {
-            "restores_saved_values": pick
-            + [
-                f"saved = {C}.save_config()",
-                f"with {C}.patch({{key: not value}}):",
-                "    self.assertEqual(operator.attrgetter(key)(" + C + "), not value)",
-                f"    self.assertIsNone({S}(saved))",
-                "    self.assertEqual(operator.attrgetter(key)("
-                + C
-                + "), value)  # the saved value is back",
-                "self.assertEqual(operator.attrgetter(key)(" + C + "), value)",
-            ]
-        }
-    return {
-        "copies_every_entry": pick
-        + [
-            f"copy = {S}()",
-            "self.assertIsInstance(copy, dict)",
-            "self.assertEqual(sorted(copy), sorted(entries))",
-            "for name in list(copy)[:50]:",
-            "    self.assertEqual(copy[name], operator.attrgetter(name)(" + C + "), name)",
-            f"with {C}.patch({{key: not value}}):",
-            f"    self.assertEqual({S}()[key], not value)  # a copy made inside the patch",
-            "self.assertEqual(copy[key], value)  # the copy made before is not changed by the patch",
-            "copy[key] = not value",
-            "self.assertEqual(operator.attrgetter(key)("
-            + C
-            + "), value)  # changing the copy leaves the module",
-        ]
-    }
+def _lines(leaf: str, S: str, C: str) -> tuple[str, list[str]]:
+    """The test of method ``leaf``: its name and its lines."""
+    method = CONFIG_METHODS[leaf]
+    test = method["test"]
+    lines = ("import operator", method["entries"], *PICK, *CONFIG_TESTS[test])
+    return test, [line.format(S=S, C=C) for line in lines]
 
 
 def config_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
@@ -82,15 +49,9 @@ def config_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     S = spelling_of(info.resolution)
     C = S.rsplit(".", 1)[0]
     stem = C.replace("torch.", "").replace(".", "_").strip("_") + "_" + leaf
-    methods = tuple(
-        _method(f"test_{leaf}_{suffix}", lines) for suffix, lines in _lines(leaf, S, C).items()
-    )
-    what = (
-        f"{S} against the module's own entries: every value copied, copies independent of later patches and "
-        "of the module"
-        if leaf != "load_config"
-        else f"{S} of a saved config inside a patch restores the saved value"
-    )
+    suffix, lines = _lines(leaf, S, C)
+    methods = (_method(f"test_{leaf}_{suffix}", lines),)
+    what = CONFIG_METHODS[leaf]["what"].format(S=S)
     return TestPlan(
         api=info.resolution.canonical,
         spelling=S,

@@ -9,6 +9,7 @@ from typing import Any
 from ..api.records import ApiInfo
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
+from .recipes.context import CONTEXT_MEMBERS
 from .render import render
 from .states import StateCode, primary_and_secondaries, relation
 
@@ -29,8 +30,9 @@ def context_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     if ctx.get("problem"):
         raise CannotDecide(ctx["problem"])
     member = ctx.get("member")
-    if member not in (None, "clone", "__enter__", "__exit__", "__call__"):
+    if member not in CONTEXT_MEMBERS:
         raise CannotDecide(f"member {member!r} of a context manager has no template")
+    recipe = CONTEXT_MEMBERS[member]
     names = [s["name"] for s in ctx.get("states", []) if s.get("available")]
     primary, secondaries, missing = primary_and_secondaries(names, member is None, spelling_of(r))
     if primary is None:
@@ -75,7 +77,7 @@ def context_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     source = render(
         "context.py.j2",
         test=test,
-        member=None if member == "__call__" else member,
+        use=recipe["use"],
         make=make,
         class_spelling=class_spelling,
         mode=has_mode,
@@ -92,17 +94,12 @@ def context_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     )
     methods = split_methods(source)
     titles = ", ".join(s.title for s in states)
-    what = {
-        "clone": "clone object independence, type and mode preservation",
-        "__enter__": "explicit __enter__/__exit__ calls",
-        "__exit__": "explicit __enter__/__exit__ calls",
-    }.get(member or "", "the context manager's construction, entry and exit")
+    what = recipe["what"]
     summary = (
         f"{what}, the {titles} it sets when constructed, entered and left from every outer value, "
         f"restoration of the {titles} after the test"
         + (", and decorator use on device tensors." if decorator else ".")
     )
-    leaf = "clone" if member == "clone" else class_spelling
     return TestPlan(
         api=r.canonical,
         spelling=spelling,
@@ -114,7 +111,7 @@ def context_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
             enum="mode=False、mode=True" if has_mode else "",
             types="mode 为 bool" if has_mode else "",
             boundary=f"外层 {titles} 与 mode 相同、相反（全部组合）",
-            normal=(f"{leaf} 后对象独立、类型与 mode 保持；" if member == "clone" else "")
+            normal=recipe["normal"]
             + f"构造、进入、退出时 {titles} 符合预期"
             + ("；作为装饰器作用于设备张量" if decorator else "")
             + f"；测试结束后 {titles} 恢复",

@@ -19,26 +19,15 @@ from .. import pyast
 from ..api.records import ApiInfo
 from .code import double_quoted, indent, method
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
+from .recipes.doctest import (
+    DEVICE_KEYWORD,
+    FACTORIES,
+    FACTORY_NAMESPACE,
+    MODULE_NAMESPACES,
+    NOT_MODULES,
+)
 
 TOLERANCE = "1e-4"
-FACTORIES = (
-    "tensor",
-    "as_tensor",
-    "zeros",
-    "ones",
-    "empty",
-    "full",
-    "arange",
-    "linspace",
-    "logspace",
-    "eye",
-    "rand",
-    "randn",
-    "randint",
-    "randperm",
-    "complex",
-    "sparse_coo_tensor",
-)
 
 HELPER = '''\
     def _assert_documented(self, actual, expected):
@@ -67,23 +56,24 @@ HELPER = '''\
 '''
 
 
-#: ``nn`` classes that are no module: ``.to(device)`` would turn a parameter into a plain tensor
-NOT_MODULES = ("Parameter", "UninitializedParameter", "Buffer", "UninitializedBuffer")
+def _dotted(node: ast.expr) -> str:
+    """``torch.nn`` for the expression ``torch.nn``: a name and its attributes, else ""."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        owner = _dotted(node.value)
+        return f"{owner}.{node.attr}" if owner else ""
+    return ""
 
 
 def _module_class_call(node: ast.Call) -> bool:
     """``nn.Linear(5, 3)`` or ``torch.nn.Linear(5, 3)``: a module built by an example."""
     func = node.func
-    if not (
-        isinstance(func, ast.Attribute) and func.attr[:1].isupper() and func.attr not in NOT_MODULES
-    ):
-        return False
-    owner = func.value
-    return (isinstance(owner, ast.Name) and owner.id == "nn") or (
-        isinstance(owner, ast.Attribute)
-        and owner.attr == "nn"
-        and isinstance(owner.value, ast.Name)
-        and owner.value.id == "torch"
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr[:1].isupper()
+        and func.attr not in NOT_MODULES
+        and _dotted(func.value) in MODULE_NAMESPACES
     )
 
 
@@ -111,20 +101,20 @@ def on_device(source: str, device: str = "device") -> str:
         if not (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
-            and isinstance(node.func.value, ast.Name)
-            and node.func.value.id == "torch"
+            and _dotted(node.func.value) == FACTORY_NAMESPACE
             and node.func.attr in FACTORIES
         ):
             continue
         if (
-            any(k.arg == "device" for k in node.keywords)
+            any(k.arg == DEVICE_KEYWORD for k in node.keywords)
             or node.end_lineno is None
             or node.end_col_offset is None
         ):
             continue
         end = offsets[node.end_lineno - 1] + node.end_col_offset - 1  # the closing parenthesis
         empty = not node.args and not node.keywords
-        inserts.append((end, f"device={device}" if empty else f", device={device}"))
+        keyword = f"{DEVICE_KEYWORD}={device}"
+        inserts.append((end, keyword if empty else f", {keyword}"))
     for at, text in sorted(inserts, reverse=True):
         source = source[:at] + text + source[at:]
     return source

@@ -17,25 +17,14 @@ from typing import Any
 from ..api.records import ApiInfo
 from .operators import lines_method as _method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
-
-P = "torch.nn.parameter.UninitializedParameter"
-B = "torch.nn.parameter.UninitializedBuffer"
-ROLES = {
-    P: "parameter",
-    B: "buffer",
-    f"{P}.materialize": "parameter.materialize",
-    f"{B}.materialize": "buffer.materialize",
-    "torch.nn.parameter.UninitializedTensorMixin.materialize": "parameter.materialize",
-    f"{P}.cls_to_become": "parameter",
-    f"{B}.cls_to_become": "buffer",
-}
+from .recipes.lazy import LAZY_ROLES
 
 
 def lazy_role(info: ApiInfo) -> str:
     r = info.resolution
     for name in (r.canonical, r.path, *r.aliases):
-        if name in ROLES:
-            return ROLES[name]
+        if name in LAZY_ROLES:
+            return LAZY_ROLES[name]
     return ""
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from ..api.records import ApiInfo
 from .code import wrap_line
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
+from .recipes.opinfo import METHOD_CALL_OWNER
 from .render import render, render_helpers
 from .states import STATE_CODE
 
@@ -89,7 +90,7 @@ def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     spelling = spelling_of(r)
     leaf = r.path.rsplit(".", 1)[-1]
     kind = op["call"]
-    if kind not in ("function", "wrapper") and r.owner_class != "torch.Tensor":
+    if kind not in ("function", "wrapper") and r.owner_class != METHOD_CALL_OWNER:
         kind = "function"
     if kind == "wrapper" and not op.get("wrapper_args"):
         raise CannotDecide(

@@ -17,17 +17,8 @@ from ..api.records import ApiInfo
 from .measured import owner_spelling
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
+from .recipes.optim import OPTIMIZER_MEMBERS, SCHEDULER_MEMBERS
 from .render import render_macro
-
-OPTIMIZER_MEMBERS = (
-    "step",
-    "zero_grad",
-    "state_dict",
-    "load_state_dict",
-    "add_param_group",
-    "__init__",
-)
-SCHEDULER_MEMBERS = ("step", "get_last_lr", "state_dict", "load_state_dict", "__init__")
 
 
 def _macro(name: str, leaf: str, owner: str, device: str, **kwargs: Any) -> str:
@@ -60,6 +51,9 @@ def optim_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
             OPT=cls,
             ctor=op.get("ctor", ""),
             matrix=bool(op.get("matrix")),
+            member_lines=[
+                line.format(owner=owner, device=device) for line in OPTIMIZER_MEMBERS.get(leaf, ())
+            ],
         )
         what = (
             "one closure step on the device: the loss it returns, a descent step equal to the CPU step, "

@@ -15,30 +15,8 @@ from typing import Any
 from ..api.records import ApiInfo
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
+from .recipes.package import PACKAGE_MEMBERS, PACKAGE_SIDES
 from .render import render_macro
-
-EXPORTER = (
-    "extern",
-    "save_source_string",
-    "save_pickle",
-    "save_text",
-    "save_binary",
-    "add_dependency",
-    "externed_modules",
-    "interned_modules",
-    "dependency_graph_string",
-    "close",
-    "__init__",
-)
-IMPORTER = (
-    "load_pickle",
-    "load_text",
-    "load_binary",
-    "get_source",
-    "import_module",
-    "file_structure",
-    "__init__",
-)
 
 
 def package_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
@@ -47,8 +25,8 @@ def package_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     owner = (r.owner_class or "").rsplit(".", 1)[-1]
     leaf = r.path.rsplit(".", 1)[-1] if owner else ""
     cls = owner or r.canonical.rsplit(".", 1)[-1]
-    side = {"PackageExporter": "exporter", "PackageImporter": "importer"}.get(cls)
-    if side is None or leaf and leaf not in (EXPORTER if side == "exporter" else IMPORTER):
+    side = PACKAGE_SIDES.get(cls)
+    if side is None or leaf and leaf not in PACKAGE_MEMBERS[side]:
         raise CannotDecide(f"no torch.package template for {r.canonical}")
     if leaf == "__init__":
         leaf = ""  # the constructor: the class is spelled where the test builds it
@@ -58,6 +36,7 @@ def package_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         "package",
         {"device": device, "C": C, "leaf": leaf, "owner_side": side},
         test=f"test_{stem_of(r)}",
+        member_lines=[line.format(C=C) for line in PACKAGE_MEMBERS[side].get(leaf, ())],
     )
     what = (
         "a package written to a buffer (source importing an extern module, a pickled device tensor, text, bytes, "

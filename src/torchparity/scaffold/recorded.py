@@ -18,16 +18,8 @@ from ..api.records import ApiInfo
 from .backward import Writer
 from .operators import _comment_lines, lines_method
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
+from .recipes.recorded import BUILTIN_MODULES, OPS_NAMESPACE
 from .render import render_helpers
-
-#: namespaces of torch's private builtins whose functions are ATen operators
-BUILTIN_MODULES = (
-    "torch._C._nn.",
-    "torch._C._linalg.",
-    "torch._C._special.",
-    "torch._C._fft.",
-    "torch._C._VariableFunctions.",
-)
 
 
 def recorded_kind(info: ApiInfo) -> bool:
@@ -35,7 +27,7 @@ def recorded_kind(info: ApiInfo) -> bool:
     binding modules), or a private function of ``torch`` itself (``torch._lazy_clone``)."""
     r = info.resolution
     names = [n for n in (r.canonical, r.path, *r.aliases) if n]
-    if any(n.startswith("torch.ops.") and n.count(".") >= 3 for n in names):
+    if any(n.startswith(OPS_NAMESPACE) and n.count(".") >= 3 for n in names):
         return True
     if r.kind not in ("function", "builtin"):
         return False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...api.records import ApiInfo
 from ..autograd import autograd_plan
+from ..recipes.autograd import AUTOGRAD_CALLS
 from ._base import under
 
 NAME = "autograd"
@@ -13,14 +14,7 @@ WANTS: tuple[str, ...] = ()
 
 def applies(info: ApiInfo, backend_module: str) -> bool:
     r = info.resolution
-    return under(r, "torch.autograd") and r.path.rsplit(".", 1)[-1] in (
-        "grad",
-        "backward",
-        "gradcheck",
-        "gradgradcheck",
-        "run_backward",
-        "queue_callback",
-    )
+    return under(r, "torch.autograd") and r.path.rsplit(".", 1)[-1] in AUTOGRAD_CALLS
 
 
 plan = autograd_plan

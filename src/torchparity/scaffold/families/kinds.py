@@ -4,6 +4,7 @@ tried right before ``measured``."""
 from __future__ import annotations
 
 from ...api.records import ApiInfo
+from ..recipes.kinds import TENSOR_CLASSES
 from ..tensor_kinds import kinds_plan
 from . import context, measured, runtime, storage
 from ._base import CALLABLE_KINDS
@@ -17,10 +18,7 @@ def applies(info: ApiInfo, backend_module: str) -> bool:
     """A callable or a ``Tensor`` property, where ``measured`` is tried and no ``runtime``, ``context``
     or ``storage`` is."""
     r = info.resolution
-    tensor_property = r.kind == "property" and r.owner_class in (
-        "torch.Tensor",
-        "torch._C.TensorBase",
-    )
+    tensor_property = r.kind == "property" and r.owner_class in TENSOR_CLASSES
     if not (r.kind in CALLABLE_KINDS or tensor_property) or not measured.applies(
         info, backend_module
     ):

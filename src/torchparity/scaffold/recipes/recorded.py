@@ -1,0 +1,15 @@
+"""Recipe data of the ``recorded`` family (``scaffold/recorded.py``): where torch keeps its ATen
+operators."""
+
+from __future__ import annotations
+
+#: the namespace of the operator overloads and packets (``torch.ops.aten.squeeze_.dims``)
+OPS_NAMESPACE = "torch.ops."
+#: namespaces of torch's private builtins whose functions are ATen operators
+BUILTIN_MODULES = (
+    "torch._C._nn.",
+    "torch._C._linalg.",
+    "torch._C._special.",
+    "torch._C._fft.",
+    "torch._C._VariableFunctions.",
+)
