@@ -23,7 +23,9 @@ Jinja block or expression that compares such a variable with a quoted literal (`
 "x" %}``, ``{{ a if member == "clone" else b }}``, ``leaf.startswith("set_")``), the Python the
 template writes not counted; and each key of a dict
 literal that is a ``torch.…`` name (a table of rules keyed by API). Kinds (``kind == "method"``)
-and states of a record are not names and are not counted. ``--list-rules`` prints each one.
+and states of a record are not names and are not counted, nor is a field read by its key
+(``op["kind"]`` reads ``kind``), nor a literal that is a word of Python itself (a dunder such as
+``__init__``, ``self``/``cls``, unittest's ``setUp``/``Test``, the private prefix ``_``). ``--list-rules`` prints each one.
 
 Two places may hold such rules, as the design asks: the one name table
 (``agent/facts/names.py``, the value chain's last step) and recipe data, the modules of a folder
@@ -100,16 +102,32 @@ def _ident(node: ast.AST) -> str:
 
 
 def _reads_name(node: ast.AST) -> bool:
-    for sub in ast.walk(node):
-        ident = _ident(sub)
-        if ident and NAMEISH.search(ident.lower()):
-            return True
-    return False
+    """Whether ``node`` reads a name; ``record["kind"]`` reads the field ``kind``, not ``record``."""
+    if (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Constant)
+        and isinstance(node.slice.value, str)
+    ):
+        return bool(NAMEISH.search(node.slice.value.lower()))
+    ident = _ident(node)
+    if ident and NAMEISH.search(ident.lower()):
+        return True
+    return any(_reads_name(child) for child in ast.iter_child_nodes(node))
+
+
+#: literals that are words of Python itself, not an API's or a parameter's name
+PYTHON_WORDS = frozenset(
+    {"self", "cls", "setUp", "setUpClass", "tearDown", "tearDownClass", "Test", "_", "__", "."}
+)
+
+
+def _python_word(text: str) -> bool:
+    return text in PYTHON_WORDS or (len(text) > 4 and text.startswith("__") and text.endswith("__"))
 
 
 def _is_literal(node: ast.AST) -> bool:
     if isinstance(node, ast.Constant):
-        return isinstance(node.value, str) and node.value != ""
+        return isinstance(node.value, str) and node.value != "" and not _python_word(node.value)
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
         return bool(node.elts) and all(_is_literal(e) for e in node.elts)
     return False

@@ -66,3 +66,17 @@ def test_a_template_rule_is_a_jinja_comparison_of_a_name_not_the_python_it_write
         '{% if section == "all_reduce" %}\n'
     )
     assert [r.line for r in bench.template_rules(template)] == [1, 2, 3, 4]
+
+
+def test_a_field_is_read_by_its_key_and_words_of_python_are_not_names(tmp_path: Path) -> None:
+    bench = _bench()
+    code = tmp_path / "family.py"
+    code.write_text(
+        "def plan(op, doc, leaf, stmt):\n"
+        "    a = op['reference'] == 'meta'\n"
+        "    b = doc['name'] == 'torch.add'\n"
+        "    c = leaf == '__init__' or leaf.startswith('_')\n"
+        "    d = stmt.name in ('setUp', 'setUpClass')\n"
+        "    return leaf == 'manual_seed'\n"
+    )
+    assert [r.line for r in bench.python_rules(code)] == [3, 6]
