@@ -138,9 +138,8 @@ def test_each_recorded_builtin_module_holds_aten_operators(namespace: str) -> No
 
 
 def test_an_operator_overload_by_its_ops_name_is_recorded() -> None:
-    ops = recorded_recipes.OPS_NAMESPACE
-    assert recorded_kind(api_info(resolution(f"{ops}aten.add.Tensor", "builtin")))
-    assert not recorded_kind(api_info(resolution(f"{ops}aten", "builtin")))
+    assert recorded_kind(api_info(resolution("torch.ops.aten.add.Tensor", "builtin")))
+    assert not recorded_kind(api_info(resolution("torch.ops.aten", "builtin")))
 
 
 # -- context ---------------------------------------------------------------------------------------

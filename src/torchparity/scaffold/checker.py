@@ -17,6 +17,7 @@ from typing import Any
 from ..api.records import ApiInfo
 from .operators import lines_method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
+from .recipes.layout import OPS_NAMESPACE
 
 CHECKER = re.compile(r"^_?(?:(?:is|has|check|assert|are)_|(?:is|has)[A-Z]|(?:check|assert)$)")
 
@@ -25,7 +26,7 @@ def checker_leaf(info: ApiInfo) -> bool:
     r = info.resolution
     parts = r.path.split(".")
     # an operator overload is named by its operator (``torch.ops.aten._assert_async.msg``)
-    leaf = parts[3] if r.path.startswith("torch.ops.") and len(parts) == 5 else parts[-1]
+    leaf = parts[3] if r.path.startswith(OPS_NAMESPACE) and len(parts) == 5 else parts[-1]
     return r.kind in ("function", "builtin", "method", "staticmethod") and bool(CHECKER.match(leaf))
 
 

@@ -37,6 +37,7 @@ from ..api.records import ApiInfo
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 from .recipes.collectives import OWNED, SCENARIOS, SECTIONS, VERIFY_PARAMS
+from .recipes.layout import OPS_NAMESPACE
 from .render import render_macro
 
 C10D = "torch.distributed"
@@ -62,7 +63,7 @@ HELPERS = tuple(dict.fromkeys(n for names in SECTIONS.values() for n in names))
 
 def _packet(name: str) -> str:
     """``name``, an operator's ``.default`` overload named by its packet."""
-    return name.removesuffix(".default") if name.startswith("torch.ops.") else name
+    return name.removesuffix(".default") if name.startswith(OPS_NAMESPACE) else name
 
 
 def _names(r: Any) -> list[str]:

@@ -18,6 +18,7 @@ import libcst as cst
 
 from ..errors import UsageError
 from .plan import Method
+from .recipes.layout import DEVICE_CALL
 
 
 @dataclass(frozen=True)
@@ -182,7 +183,7 @@ def _assignments(fn: cst.FunctionDef) -> list[cst.Assign]:
 
 def is_device_call(value: cst.BaseExpression | None) -> bool:
     """Whether a module-level value is ``torch.device(...)`` (usable as a torch.device as is)."""
-    return isinstance(value, cst.Call) and _dotted(value.func) == "torch.device"
+    return isinstance(value, cst.Call) and _dotted(value.func) == DEVICE_CALL
 
 
 def _bound_by(line: str) -> str:

@@ -18,7 +18,8 @@ from ..api.records import ApiInfo
 from .backward import Writer
 from .operators import _comment_lines, lines_method
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
-from .recipes.recorded import BUILTIN_MODULES, OPS_NAMESPACE
+from .recipes.layout import OPS_NAMESPACE
+from .recipes.recorded import BUILTIN_MODULES
 from .render import render_helpers
 
 

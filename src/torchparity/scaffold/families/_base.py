@@ -6,6 +6,7 @@ from enum import Enum
 
 from ...api.classify import is_device_runtime
 from ...api.records import ApiInfo, Resolution
+from ..recipes.layout import TENSOR_CLASS
 
 MEMBER_KINDS = ("method", "classmethod", "staticmethod", "property", "attribute")
 CALLABLE_KINDS = ("function", "builtin", "method", "classmethod", "staticmethod")
@@ -41,7 +42,7 @@ def base(info: ApiInfo, backend_module: str) -> Base:
         r.owner_kind == "context-manager" and r.kind in MEMBER_KINDS
     ):
         return Base.CONTEXT
-    if r.owner_class == "torch.Tensor":
+    if r.owner_class == TENSOR_CLASS:
         return Base.TENSOR_METHOD if r.kind == "method" else Base.TENSOR
     if r.kind in CALLABLE_KINDS:
         return Base.CALLABLE

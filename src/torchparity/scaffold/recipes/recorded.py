@@ -3,8 +3,6 @@ operators."""
 
 from __future__ import annotations
 
-#: the namespace of the operator overloads and packets (``torch.ops.aten.squeeze_.dims``)
-OPS_NAMESPACE = "torch.ops."
 #: namespaces of torch's private builtins whose functions are ATen operators
 BUILTIN_MODULES = (
     "torch._C._nn.",
