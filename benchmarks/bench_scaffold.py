@@ -4,7 +4,7 @@ and whether it fails once the API is replaced by a stand-in that returns a senti
 Run from the repository root with an interpreter that has torch (the CPU build is enough):
 
     PYTHONPATH=src python benchmarks/bench_scaffold.py [--list NAME|all-dev|FILE ...] [--out DIR] [--json FILE]
-        [--emulate npu]
+        [--emulate npu] [--no-run]
     python benchmarks/bench_scaffold.py --show-lists
 
 The lists are kept in benchmarks/scaffold_draws.toml (one ``[[list]]`` each: its name, kind,
@@ -142,6 +142,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=None, help="folder for the generated files")
     parser.add_argument("--json", type=Path, default=None, help="write the rows as JSON here")
     parser.add_argument("--emulate", default="", help="run on this emulated backend's device (npu)")
+    parser.add_argument(
+        "--no-run",
+        action="store_true",
+        help="write the files and what they were made from, and do not run them (for the replay)",
+    )
     args = parser.parse_args()
     draws = load_draws()
     if args.show_lists:
@@ -206,6 +211,12 @@ def main() -> None:
         res = dict(dataclasses.asdict(info.resolution), spelled=result.spelling)
         jobs += [{"file": result.path, "standin": None}, {"file": result.path, "standin": res}]
         owners.append(row)
+    if args.no_run:
+        fams = Counter(str(r["family"]) for r in rows.values())
+        print(f"APIs: {len(rows)}; files written under {out}, not run (--no-run)")
+        print("families: " + ", ".join(f"{k} {v}" for k, v in fams.most_common()))
+        print(f"time: resolve {t_resolve:.1f} s, facts + agent checks {t_facts:.1f} s")
+        return
     t = time.perf_counter()
     results = run_files(jobs, out, environ.get("PYTHONPATH", ""), backend) if jobs else []
     t_run = time.perf_counter() - t
