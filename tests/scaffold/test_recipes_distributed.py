@@ -7,9 +7,10 @@ import re
 import pytest
 
 from tests.scaffold.scaffold_fixtures import api_info, resolution
+from torchparity.scaffold import plan as scaffold_plan
 from torchparity.scaffold.distributed import distributed_plan
 from torchparity.scaffold.families import distributed as family
-from torchparity.scaffold.plan import CannotDecide, TestPlan
+from torchparity.scaffold.plan import CannotDecide
 from torchparity.scaffold.recipes.distributed import (
     HOOK_FUNCTIONS,
     HOOK_WRAPPERS,
@@ -25,7 +26,7 @@ def _bare(code: str) -> str:
     return re.sub(r",([)\]}])", r"\1", re.sub(r"\s+", "", code))
 
 
-def _plan(name: str, kind: str, owner: str | None = None) -> TestPlan:
+def _plan(name: str, kind: str, owner: str | None = None) -> scaffold_plan.TestPlan:
     info = api_info(resolution(name, kind, owner=owner, owner_kind="class" if owner else None))
     assert family.applies(info, "")
     return distributed_plan(info, {}, "DEVICE")
