@@ -15,13 +15,24 @@ from typing import Any
 from ..api.records import ApiInfo
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
+from .recipes.checkpoint import (
+    DCP,
+    DYNAMIC_PLANNER,
+    LOAD_PLANNER,
+    MEMBER_SLOTS,
+    READER,
+    ROLES,
+    SAVE_PLANNER,
+    SPECIAL,
+    STAGER_MEMBERS,
+    STAGERS,
+    STATE_DICT_FUNCTIONS,
+    STATE_DICT_WHAT,
+    TORCH_SAVE_READERS,
+    WRITER,
+)
 from .render import render_macro
 
-DCP = "torch.distributed.checkpoint"
-WRITER, READER = f"{DCP}.FileSystemWriter", f"{DCP}.FileSystemReader"
-SAVE_PLANNER, LOAD_PLANNER = f"{DCP}.DefaultSavePlanner", f"{DCP}.DefaultLoadPlanner"
-TORCH_SAVE_READER = f"{DCP}.format_utils.BroadcastingTorchSaveReader"
-DYNAMIC_PLANNER = f"{DCP}.format_utils.DynamicMetaLoadPlanner"
 _IMPORTS = (
     "import os",
     "import tempfile",
@@ -29,40 +40,6 @@ _IMPORTS = (
     f"import {DCP}.format_utils",
     "import torch.distributed",
 )
-ROLES = {
-    "save": "save",
-    "state_dict_saver.save": "save",
-    "_save_state_dict": "private_save",
-    "load": "load",
-    "state_dict_loader.load": "load",
-    "_load_state_dict": "private_load",
-    "FileSystemWriter": "writer",
-    "FileSystemReader": "reader",
-    "DefaultSavePlanner": "save_planner",
-    "DefaultLoadPlanner": "load_planner",
-    "_EmptyStateDictLoadPlanner": "empty_planner",
-    "StorageWriter": "abstract_writer",
-    "StorageReader": "abstract_reader",
-    "SavePlanner": "abstract_save_planner",
-    "LoadPlanner": "abstract_load_planner",
-}
-
-
-#: a protocol class (abstract, or the default concrete one) -> (its slot in save/load, the concrete class)
-MEMBER_SLOTS = {
-    "SavePlanner": ("save_planner", SAVE_PLANNER),
-    "DefaultSavePlanner": ("save_planner", SAVE_PLANNER),
-    "LoadPlanner": ("load_planner", LOAD_PLANNER),
-    "DefaultLoadPlanner": ("load_planner", LOAD_PLANNER),
-    "StorageWriter": ("writer", WRITER),
-    "FileSystemWriter": ("writer", WRITER),
-    "_FileSystemWriter": ("writer", WRITER),
-    "StorageReader": ("reader", READER),
-    "FileSystemReader": ("reader", READER),
-    "BroadcastingTorchSaveReader": ("torch_save_reader", TORCH_SAVE_READER),
-}
-STAGERS = ("AsyncStager", "BlockingAsyncStager")
-STAGER_MEMBERS = ("stage", "synchronize_staging", "should_synchronize_after_execute")
 
 
 def _stager_plan(
@@ -99,39 +76,19 @@ def _stager_plan(
     )
 
 
-#: torch.distributed.checkpoint.state_dict's readers and loaders of a model's and an optimizer's state
-STATE_DICT_FUNCTIONS = (
-    "get_model_state_dict",
-    "get_optimizer_state_dict",
-    "get_state_dict",
-    "set_model_state_dict",
-    "set_optimizer_state_dict",
-    "set_state_dict",
-)
-
-
 def _state_dict_plan(info: ApiInfo, facts: dict[str, Any], device: str, leaf: str) -> TestPlan:
     """A model and its SGD optimizer after one step: their state_dicts read by name, or loaded into others."""
     r = info.resolution
     X = spelling_of(r)
+    lines = [line.format(X=X, device=device) for line in STATE_DICT_FUNCTIONS[leaf]]
     source = render_macro(
         "checkpoint.py.j2",
         "state_dict_api",
         {"device": device},
         test=f"test_{stem_of(r)}",
-        X=X,
-        leaf=leaf,
+        lines=lines,
     )
-    if leaf.startswith("get_"):
-        what = (
-            "the state of a Linear and its SGD optimizer after one step, keyed by parameter names: values and "
-            "devices, and each momentum buffer equal to the step's gradient (ones)"
-        )
-    else:
-        what = (
-            "a Linear's and its SGD optimizer's state after one step loaded into another pair: weights, the "
-            "rate and the momentum buffers (the step's gradient, ones) come over on the device"
-        )
+    what = STATE_DICT_WHAT[leaf]
     return TestPlan(
         api=r.canonical,
         spelling=X,
@@ -153,7 +110,7 @@ def _member_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     leaf = r.path.rsplit(".", 1)[-1]
     if owner in STAGERS:
         return _stager_plan(info, facts, device, owner, leaf)
-    if owner not in MEMBER_SLOTS or r.kind != "method" or leaf.startswith("__"):
+    if owner not in MEMBER_SLOTS or r.kind != "method" or leaf.startswith(SPECIAL):
         raise CannotDecide(f"no checkpoint template for {owner}.{leaf}")
     slot, concrete = MEMBER_SLOTS[owner]
     returns_none = (r.signature or "").replace(" ", "").endswith("->None")
@@ -211,7 +168,7 @@ def checkpoint_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPl
     leaf = r.canonical.rsplit(".", 1)[-1]
     if leaf in STAGERS:
         return _stager_plan(info, facts, device, "", "")
-    if leaf == "BroadcastingTorchSaveReader":
+    if leaf in TORCH_SAVE_READERS:
         load = f"{DCP}.load(loaded, storage_reader={spelling_of(r)}(), planner={DYNAMIC_PLANNER}(), checkpoint_id=path)"
         source = render_macro(
             "checkpoint.py.j2",

@@ -18,33 +18,16 @@ from typing import Any
 from ..api.records import ApiInfo
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
-from .render import render_macro
-
-STORES = ("Store", "HashStore", "FileStore", "TCPStore", "PrefixStore")
-#: store members the template exercises (others of these classes are not decided on)
-STORE_MEMBERS = (
-    "__init__",
-    "set",
-    "get",
-    "add",
-    "compare_set",
-    "check",
-    "delete_key",
-    "multi_set",
-    "multi_get",
-    "append",
-    "wait",
-    "set_timeout",
-    "timeout",
-    "num_keys",
-    "port",
-    "host",
-    "underlying_store",
-    "path",
+from .recipes.distributed import (
+    HOOK_FUNCTIONS,
+    HOOK_WRAPPERS,
+    HOOKS,
+    OWN_MEMBERS,
+    STORE_MEMBERS,
+    STORES,
+    SUBCLASSED,
 )
-HOOKS = "torch.distributed.algorithms.ddp_comm_hooks"
-HOOK_FUNCTIONS = ("allreduce_hook", "fp16_compress_hook", "bf16_compress_hook")
-HOOK_WRAPPERS = ("fp16_compress_wrapper", "bf16_compress_wrapper")
+from .render import render_macro
 
 
 def is_distributed_utility(r: Any) -> bool:
@@ -65,9 +48,10 @@ def distributed_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestP
     python_store = False
     if any(n.startswith(HOOKS + ".") for n in names):
         if leaf in HOOK_FUNCTIONS:
-            hook = spelled
+            hook, compressed = spelled, HOOK_FUNCTIONS[leaf]
         elif leaf in HOOK_WRAPPERS:
             hook = f"{spelled}({HOOKS}.default_hooks.allreduce_hook)"
+            compressed = HOOK_WRAPPERS[leaf]
         else:
             raise CannotDecide(f"no communication-hook template for {leaf}")
         source = render_macro(
@@ -76,7 +60,7 @@ def distributed_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestP
             {"device": device},
             test=test,
             hook=hook,
-            compressed=leaf != "allreduce_hook",
+            compressed=compressed,
         )
         what = (
             f"a one-rank DistributedDataParallel model on the device with {leaf} registered: the gradient after "
@@ -93,30 +77,25 @@ def distributed_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestP
         if (
             cls not in STORES
             or (member and member not in STORE_MEMBERS)
-            or member == "__init__"
-            and cls != "Store"
-        ):
-            raise CannotDecide(f"no store template for {r.canonical}")
-        if (
-            member in ("port", "host")
-            and cls != "TCPStore"
-            or member == "underlying_store"
-            and cls != "PrefixStore"
-            or member == "path"
-            and cls != "FileStore"
+            or OWN_MEMBERS.get(member, cls) != cls
         ):
             raise CannotDecide(f"no store template for {r.canonical}")
         owner_spelled = spelled.rsplit(".", 1)[0] if owner else spelled
+        # the base class itself: a Python subclass under a PrefixStore, a utility that never touches the device
+        python_store = member in SUBCLASSED.get(cls, ())
+        recipe = {
+            slot: [line.format(C=owner_spelled) for line in lines]
+            for slot, lines in STORES[cls].items()
+        }
         source = render_macro(
             "distributed.py.j2",
             "store",
             {"device": device, "C": owner_spelled, "leaf": member},
             test=test,
-            cls=cls,
-            kind=r.kind,
+            python_store=python_store,
+            make=recipe["make"],
+            own=recipe.get("own", []),
         )
-        # the base class itself: a Python subclass under a PrefixStore, a utility that never touches the device
-        python_store = cls == "Store" and member in ("", "__init__")
         if python_store:
             what = (
                 "a Python subclass of Store in one process, its own __init__ calling Store's: a PrefixStore "

@@ -27,29 +27,22 @@ from ..api.records import ApiInfo
 from .measured import owner_spelling
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
-from .render import render_macro
-
-MODULE = "torch.nn.modules.module.Module"
-SCRIPT_MODULES = ("torch.jit._script.ScriptModule", "torch.jit._script.RecursiveScriptModule")
-#: Module members this family tests (the module family has templates for the others)
-HOOKS = (
-    "register_full_backward_hook",
-    "register_full_backward_pre_hook",
-    "register_state_dict_pre_hook",
-    "register_state_dict_post_hook",
-    "register_load_state_dict_pre_hook",
-    "register_load_state_dict_post_hook",
-    "compile",
+from .recipes.inherited import (
+    FX_MEMBERS,
+    FX_PACKAGE,
+    HOOKS,
+    IMPORTS,
+    INTERPRETER,
+    MODULE,
+    MODULE_PACKAGES,
+    SCRIPT_METHOD,
+    SCRIPT_MODULES,
+    SCRIPT_ONLY,
+    TRACER,
+    TRANSFORMER,
+    WHAT,
 )
-#: members with a test of their own on a ScriptModule only (a plain module's is the module family's)
-SCRIPT_ONLY = ("add_module", "register_module")
-SCRIPT_METHOD = ("torch.jit._script.script_method",)
-INTERPRETER = "torch.fx.interpreter.Interpreter"
-TRANSFORMER = "torch.fx.interpreter.Transformer"
-TRACER = "torch.fx._symbolic_trace.Tracer"
-
-
-FX_MEMBERS = ("get_attr", "get_fresh_qualname")
+from .render import render_macro
 
 
 def applies(info: ApiInfo) -> bool:
@@ -60,9 +53,9 @@ def applies(info: ApiInfo) -> bool:
         return True
     owner = r.owner_class or ""
     leaf = r.path.rsplit(".", 1)[-1]
-    if owner.startswith(("torch.nn.", "torch.jit.")):
-        return leaf in HOOKS + SCRIPT_ONLY
-    return owner.startswith("torch.fx.") and leaf in FX_MEMBERS
+    if owner.startswith(MODULE_PACKAGES):
+        return leaf in HOOKS or leaf in SCRIPT_ONLY
+    return owner.startswith(FX_PACKAGE) and leaf in FX_MEMBERS
 
 
 def _macro(name: str, device: str, **kwargs: Any) -> str:
@@ -92,19 +85,19 @@ def inherited_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
         script = any(c in owner_mro for c in SCRIPT_MODULES)
         owner = owner_spelling(info)
         if leaf in HOOKS:
-            source = _macro("module_hook", device, test=test, leaf=leaf, C=owner, script=script)
+            lines = [line.format(C=owner, leaf=leaf, device=device) for line in HOOKS[leaf][script]]
+            source = _macro("module_hook", device, test=test, C=owner, script=script, lines=lines)
         elif leaf in SCRIPT_ONLY and script:
             source = _macro("script_add_module", device, test=test, leaf=leaf, C=owner)
         else:
             raise CannotDecide(f"no inherited-member template for {leaf!r}")
-        if leaf == "compile":
-            imports.append("import torch._dynamo")
+        imports += IMPORTS.get(leaf, ())
         what = (
             f"torch.nn.Module.{leaf} on {'a scripted' if script else 'a'} module with hand-set weights on the "
             "device: "
-            + _HOOK_WHAT.get(leaf, "the submodule it puts in place and the forward that uses it")
+            + WHAT.get(leaf, "the submodule it puts in place and the forward that uses it")
         )
-    elif r.kind == "method" and leaf == "get_attr" and INTERPRETER in owner_mro:
+    elif r.kind == "method" and FX_MEMBERS.get(leaf) == INTERPRETER and INTERPRETER in owner_mro:
         if defined_on not in ("", INTERPRETER, TRANSFORMER):
             raise CannotDecide(f"get_attr is {defined_on}'s own")
         transformer = TRANSFORMER in owner_mro and defined_on != INTERPRETER
@@ -120,7 +113,7 @@ def inherited_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
             )
             + " on the device"
         )
-    elif r.kind == "method" and leaf == "get_fresh_qualname" and TRACER in owner_mro:
+    elif r.kind == "method" and FX_MEMBERS.get(leaf) == TRACER and TRACER in owner_mro:
         source = _macro("fx_fresh_qualname", device, test=test, C=owner_spelling(info))
         what = "the names a trace gives the tensor constants it meets, the next free name, and the traced result"
     else:
@@ -144,14 +137,3 @@ def inherited_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
         ),
         facts=facts,
     )
-
-
-_HOOK_WHAT = {
-    "register_full_backward_hook": "the gradients the hook sees, the input gradient it replaces, none after removal",
-    "register_full_backward_pre_hook": "the output gradient the hook sees and replaces, none after removal",
-    "register_state_dict_pre_hook": "the hook's arguments and a change it makes before the state is read",
-    "register_state_dict_post_hook": "an entry the hook adds to the state, gone after removal",
-    "register_load_state_dict_pre_hook": "an entry the hook adds to the state being loaded",
-    "register_load_state_dict_post_hook": "the incompatible keys the hook sees and clears for a strict load",
-    "compile": "the compiled call in place of the module's, its result against values worked out by hand",
-}

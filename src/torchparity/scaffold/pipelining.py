@@ -15,29 +15,8 @@ from __future__ import annotations
 from ..api.records import ApiInfo
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
+from .recipes.pipelining import LINES, MEMBERS, PIPELINING, ROLES
 from .render import render_macro
-
-PIPELINING = "torch.distributed.pipelining"
-GPIPE, INTERLEAVED = f"{PIPELINING}.ScheduleGPipe", f"{PIPELINING}.ScheduleInterleaved1F1B"
-#: API leaf -> (how the model is staged, the schedule that runs it: "" for the API itself)
-ROLES = {
-    "ScheduleGPipe": ("single", ""),
-    "Schedule1F1B": ("single", ""),
-    "PipelineStage": ("single", GPIPE),
-    "PipelineScheduleSingle": ("single", GPIPE),
-    "ScheduleInterleaved1F1B": ("multi", ""),
-    "ScheduleLoopedBFS": ("multi", ""),
-    "PipelineScheduleMulti": ("multi", INTERLEAVED),
-    "pipeline": ("pipe", INTERLEAVED),
-    "Pipe": ("pipe", INTERLEAVED),
-    "SplitPoint": ("pipe", INTERLEAVED),
-    "pipe_split": ("pipe", INTERLEAVED),
-}
-#: members tested through their class: (owner leaf, member) -> the role's entry
-MEMBERS = {
-    ("PipelineScheduleSingle", "step"): ("single", GPIPE),
-    ("PipelineScheduleMulti", "step"): ("multi", INTERLEAVED),
-}
 
 
 def _entry(info: ApiInfo) -> tuple[str, str, str] | None:
@@ -65,15 +44,19 @@ def pipelining_plan(info: ApiInfo, facts: dict, device: str) -> TestPlan:
     role, schedule, leaf = entry
     r = info.resolution
     X = spelling_of(r)
+    recipe = LINES.get(leaf, {})
+    slots = {
+        slot: [line.format(X=X, device=device) for line in recipe.get(slot, ())]
+        for slot in ("stage", "pipe", "made", "step")
+    }
     source = render_macro(
         "pipelining.py.j2",
         "pipelined",
         {"device": device},
         test=f"test_{stem_of(r)}",
-        X=X,
         role=role,
-        leaf=leaf,
         schedule=schedule or X,
+        **slots,
     )
     staged = {
         "single": "as one stage",
