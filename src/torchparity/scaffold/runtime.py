@@ -19,10 +19,13 @@ from .accelerator import accelerator_plan
 from .operators import split_methods
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
 from .recipes.runtime import (
+    GENERATOR_CALLS,
+    GENERATOR_CLASS_CALLS,
     GENERATOR_CLASSES,
     GENERATOR_MEMBERS,
     RUNTIME_FUNCTIONS,
     RUNTIME_OBJECTS,
+    SHARED_MODULES,
 )
 from .render import render, render_macro
 
@@ -86,7 +89,9 @@ def device_runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> Te
     members = [str(m) for m in rt.get("module_members") or []]
     leaf = spelled.rsplit(".", 1)[-1]
     module = spelled.rsplit(".", 1)[0]
-    if module == "torch" and rt.get("home"):  # torch.Stream: the device module's stream functions
+    if module in SHARED_MODULES and rt.get(
+        "home"
+    ):  # torch.Stream: the device module's stream functions
         module = str(rt["home"])
     macro, variant = RUNTIME_OBJECTS.get(leaf, ("", ""))
     if not macro or not _measured(macro, rt, members):
@@ -130,14 +135,18 @@ def generator_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
     leaf = r.path.rsplit(".", 1)[-1] if r.owner_class else ""
     if leaf and leaf not in GENERATOR_MEMBERS:
         raise CannotDecide(f"no generator template for {leaf!r}")
+    # the member under test is called through its class, the others on the generator
+    calls = {
+        member: GENERATOR_CLASS_CALLS[member] if member == leaf else call
+        for member, call in GENERATOR_CALLS.items()
+    }
     source = _macro(
         "generator",
         device,
         spelling_of(r),
         "",
         test=f"test_{stem_of(r)}",
-        leaf=leaf,
-        C=spelling_of(r),
+        calls=calls,
         extra=[line.format(device=device) for line in GENERATOR_MEMBERS.get(leaf, ())],
     )
     what = "seeding, reproducible draws on the device, initial_seed, and get_state/set_state round trips"
