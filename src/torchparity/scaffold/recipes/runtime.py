@@ -45,6 +45,17 @@ RUNTIME_OBJECTS: dict[str, tuple[str, str]] = {
     "set_device": ("set_device", ""),
 }
 
+#: a macro of runtime_more.py.j2 -> the member of the device module its test calls (measured there first)
+MODULE_NEEDS = {
+    "stream_context": "Stream",
+    "rng": "get_rng_state",
+    "memory": "memory_allocated",
+    "set_device": "current_device",
+}
+
+#: the modules that speak for whichever device is under test (their counts and availability are its own)
+DEVICE_NEUTRAL_MODULES = ("torch.accelerator",)
+
 #: leaf -> (the kind of runtime.py.j2 it renders, what its test checks); stream functions return a stream
 RUNTIME_FUNCTIONS: dict[str, tuple[str, str]] = {
     "device_count": ("device_count", "the device count it reports for the device under test."),
