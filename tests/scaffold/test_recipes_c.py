@@ -28,13 +28,13 @@ from torchparity.scaffold.recipes import captured as captured_recipes
 from torchparity.scaffold.recipes import config as config_recipes
 from torchparity.scaffold.recipes import context as context_recipes
 from torchparity.scaffold.recipes import doctest as doctest_recipes
-from torchparity.scaffold.recipes import generator as generator_recipes
 from torchparity.scaffold.recipes import kinds as kinds_recipes
 from torchparity.scaffold.recipes import lazy as lazy_recipes
 from torchparity.scaffold.recipes import opinfo as opinfo_recipes
 from torchparity.scaffold.recipes import optim as optim_recipes
 from torchparity.scaffold.recipes import package as package_recipes
 from torchparity.scaffold.recipes import recorded as recorded_recipes
+from torchparity.scaffold.recipes import runtime as runtime_recipes
 from torchparity.scaffold.recorded import recorded_kind
 
 
@@ -255,7 +255,7 @@ def test_a_package_class_gets_its_side() -> None:
 
 
 # -- generator, kinds, opinfo ----------------------------------------------------------------------
-@pytest.mark.parametrize("cls", generator_recipes.GENERATOR_CLASSES)
+@pytest.mark.parametrize("cls", runtime_recipes.GENERATOR_CLASSES)
 def test_the_generator_class_and_its_members_are_the_generator_family_s(cls: str) -> None:
     assert generator_family.applies(api_info(resolution(cls, "class")), "")
     member = resolution(f"{cls}.seed", "method", owner=cls)

@@ -17,7 +17,7 @@ from typing import Any
 from ..api.records import ApiInfo
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
-from .recipes.factories import FACTORIES
+from .recipes.factories import FACTORIES, MODULE
 
 #: samples drawn for a distribution check; the tolerances below are at least five standard errors
 SAMPLES = 20000
@@ -102,7 +102,7 @@ def factory_leaf(info: ApiInfo) -> str:
         return ""
     for name in (r.canonical, r.path, *r.aliases):
         head, _, leaf = name.rpartition(".")
-        if head == "torch" and leaf in FACTORIES:
+        if head == MODULE and leaf in FACTORIES:
             return leaf
     return ""
 

@@ -20,40 +20,21 @@ from typing import Any
 from ..api.records import ApiInfo
 from .operators import lines_method
 from .plan import CannotDecide, TestPlan, coverage_rows, snake, spelling_of
-
-J = "torch._C"
-#: the ``get()`` singletons: leaf -> (annotation_str, the annotation a scripted function spells it with)
-SINGLETONS = {
-    "IntType": ("int", "int"),
-    "FloatType": ("float", "float"),
-    "BoolType": ("bool", "bool"),
-    "StringType": ("str", "str"),
-    "ComplexType": ("complex", "complex"),
-    "NoneType": ("NoneType", ""),
-    "NumberType": ("number", ""),
-    "AnyType": ("Any", "Any"),
-    "TensorType": ("Tensor", "Tensor"),
-    "DeviceObjType": ("Device", "Device"),
-    "StreamObjType": ("Stream", ""),
-    "PyObjectType": ("PyObject", ""),
-    "SymIntType": ("int", ""),
-    "SymBoolType": ("bool", ""),
-}
-#: containers of one element type: leaf -> (its annotation_str of int, a scripted spelling of it)
-ELEMENT = {
-    "OptionalType": ("Optional[int]", "Optional[int]"),
-    "ListType": ("List[int]", "List[int]"),
-    "FutureType": ("Future[int]", ""),
-    "AwaitType": ("Await[int]", ""),
-    "RRefType": ("RRef[int]", ""),
-}
-OTHERS = ("Type", "TupleType", "DictType", "UnionType")
-INT, FLOAT, STR, NONE, NUMBER = (
-    f"{J}.IntType.get()",
-    f"{J}.FloatType.get()",
-    f"{J}.StringType.get()",
-    f"{J}.NoneType.get()",
-    f"{J}.NumberType.get()",
+from .recipes.jittypes import (
+    BASES,
+    ELEMENT,
+    ELEMENT_EXPECTED,
+    ELEMENT_TEST,
+    INVALID,
+    OWN_TESTS,
+    PREFIXES,
+    RELATIONS,
+    SCRIPTED,
+    SCRIPTED_TEST,
+    SINGLETON_EXPECTED,
+    SINGLETON_TEST,
+    SINGLETONS,
+    SPELLINGS,
 )
 
 
@@ -63,185 +44,49 @@ def jit_type_leaf(info: ApiInfo) -> str:
     if r.kind != "class":
         return ""
     for name in (r.canonical, r.path, *r.aliases):
-        for prefix in ("torch._C.", "torch."):
+        for prefix in PREFIXES:
             leaf = name[len(prefix) :] if name.startswith(prefix) else ""
-            if leaf in SINGLETONS or leaf in ELEMENT or leaf in OTHERS:
+            if leaf in SINGLETONS or leaf in ELEMENT or leaf in OWN_TESTS:
                 return leaf
     return ""
 
 
-def _scripted(annotation: str, C: str, expected: str) -> list[str]:
-    """A scripted function's schema gives its annotated argument the type."""
-    return [
-        f'unit = torch.jit.CompilationUnit("def identity(x: {annotation}) -> {annotation}:\\n    return x\\n")',
-        "schema = unit.identity.schema",
-        f"self.assertIsInstance(schema.arguments[0].type, {C})",
-        f"self.assertEqual(schema.arguments[0].type, {expected})",
-        f"self.assertEqual(schema.returns[0].type, {expected})",
-    ]
+def _filled(lines: tuple[str, ...], fill: dict[str, str]) -> list[str]:
+    """``lines`` with their placeholders filled in."""
+    return [line.format_map(fill) for line in lines]
 
 
-def _singleton(leaf: str, C: str) -> dict[str, list[str]]:
-    text, annotation = SINGLETONS[leaf]
-    tests = {
-        "singleton": [
-            "t = " + C + ".get()",
-            f"self.assertIsInstance(t, {C})",
-            f"self.assertIsInstance(t, {J}.Type)",
-            f"self.assertEqual(t, {C}.get())  # one type object, whoever asks",
-            f'self.assertEqual(t.annotation_str, "{text}")',
-            f'self.assertEqual(str(t), "{text}")',
-            f'self.assertEqual(t.kind(), "{leaf}")',
-            "self.assertEqual(t.containedTypes(), [])",
-            f"self.assertTrue(t.isSubtypeOf({J}.AnyType.get()))  # Any is above every type",
-        ]
-    }
-    rel = tests["singleton"]
-    if leaf in ("IntType", "FloatType"):
-        rel += [
-            f"self.assertTrue(t.isSubtypeOf({NUMBER}))",
-            f"self.assertFalse({NUMBER}.isSubtypeOf(t))",
-            f"self.assertTrue(t.isSubtypeOf({J}.OptionalType(t)))",
-        ]
-    if leaf == "NoneType":
-        rel += [
-            f"self.assertTrue(t.isSubtypeOf({J}.OptionalType({INT})))  # None fits every Optional",
-            f"self.assertFalse(t.isSubtypeOf({INT}))",
-        ]
-    if leaf == "TensorType":
-        tests["from_tensor"] = [
-            "tensor = torch.ones(2, 3, device=DEVICE)",
-            f"t = {C}.create_from_tensor(tensor)",
-            f"self.assertIsInstance(t, {C})",
-            "self.assertEqual(t.sizes(), [2, 3])",
-            "self.assertEqual(t.dim(), 2)",
-            "self.assertEqual(t.dtype(), torch.float32)",
-            'self.assertEqual(t.scalarType(), "Float")',
-            "self.assertEqual(t.device().type, DEVICE.type)",
-            f"self.assertTrue(t.isSubtypeOf({C}.get()))  # a complete tensor type under the plain Tensor",
-            f"self.assertNotEqual(t, {C}.get())",
-        ]
-    if annotation:
-        tests["scripted"] = _scripted(annotation, C, f"{C}.get()")
+def _scripted(leaf: str, fill: dict[str, str]) -> list[str]:
+    """The test that a scripted function's argument annotated as the class gets the type (none without one)."""
+    if leaf in SINGLETONS:
+        annotation, expected = SINGLETONS[leaf][1], SINGLETON_EXPECTED
+    elif leaf in ELEMENT:
+        annotation, expected = ELEMENT[leaf][1], ELEMENT_EXPECTED
+    else:
+        annotation, expected = SCRIPTED.get(leaf, ("", ""))
+    if not annotation:
+        return []
+    return _filled(
+        SCRIPTED_TEST, {**fill, "annotation": annotation, "expected": expected.format_map(fill)}
+    )
+
+
+def _tests(leaf: str, C: str) -> dict[str, list[str]]:
+    """test-name suffix -> body lines, for the type class ``leaf`` spelled ``C``."""
+    fill = {**SPELLINGS, "C": C, "leaf": leaf}
+    tests: dict[str, list[str]] = {}
+    if leaf in SINGLETONS:
+        tests["singleton"] = _filled(SINGLETON_TEST, {**fill, "text": SINGLETONS[leaf][0]})
+    elif leaf in ELEMENT:
+        tests["element"] = _filled(ELEMENT_TEST, {**fill, "text": ELEMENT[leaf][0]})
+    for lines in tests.values():
+        lines += _filled(RELATIONS.get(leaf, ()), fill)
+    for suffix, own in OWN_TESTS.get(leaf, {}).items():
+        tests[suffix] = _filled(own, fill)
+    scripted = _scripted(leaf, fill)
+    if scripted:
+        tests["scripted"] = scripted
     return tests
-
-
-def _element(leaf: str, C: str) -> dict[str, list[str]]:
-    text, annotation = ELEMENT[leaf]
-    tests = {
-        "element": [
-            f"t = {C}({INT})",
-            f"self.assertIsInstance(t, {C})",
-            f"self.assertIsInstance(t, {J}.Type)",
-            f'self.assertEqual(t.annotation_str, "{text}")',
-            f'self.assertEqual(str(t), "{text}")',
-            f'self.assertEqual(t.kind(), "{leaf}")',
-            f"self.assertEqual(t.getElementType(), {INT})",
-            f"self.assertEqual(t.containedTypes(), [{INT}])",
-            f"self.assertEqual(t, {C}({INT}))  # equal by structure",
-            f"self.assertNotEqual(t, {C}({FLOAT}))",
-        ]
-    }
-    if leaf != "OptionalType":  # Optional[Optional[T]] is Optional[T]
-        outer = text.split("[")[0]
-        tests["element"].append(f'self.assertEqual(str({C}({C}({STR}))), "{outer}[{outer}[str]]")')
-    rel = tests["element"]
-    if leaf == "OptionalType":
-        rel += [
-            f"self.assertTrue({INT}.isSubtypeOf(t))",
-            f"self.assertTrue({NONE}.isSubtypeOf(t))",
-            f"self.assertFalse({FLOAT}.isSubtypeOf(t))",
-            f"self.assertEqual({C}.ofTensor().getElementType(), {J}.TensorType.get())",
-        ]
-    if leaf == "ListType":
-        rel += [
-            f"self.assertEqual({C}.ofInts(), t)",
-            f"self.assertEqual({C}.ofTensors().getElementType(), {J}.TensorType.get())",
-            f"self.assertFalse(t.isSubtypeOf({C}({NUMBER})))  # lists are invariant",
-            f"self.assertTrue(t.isSubtypeOf({C}({INT})))",
-        ]
-    if annotation:
-        tests["scripted"] = _scripted(annotation, C, f"{C}({INT})")
-    return tests
-
-
-def _other(leaf: str, C: str) -> dict[str, list[str]]:
-    if leaf == "TupleType":
-        return {
-            "elements": [
-                f"t = {C}([{INT}, {FLOAT}])",
-                f"self.assertIsInstance(t, {C})",
-                'self.assertEqual(t.annotation_str, "Tuple[int, float]")',
-                'self.assertEqual(str(t), "Tuple[int, float]")',
-                f'self.assertEqual(t.kind(), "{leaf}")',
-                f"self.assertEqual(t.elements(), [{INT}, {FLOAT}])",
-                f"self.assertEqual(t.containedTypes(), [{INT}, {FLOAT}])",
-                f"self.assertEqual(t, {C}([{INT}, {FLOAT}]))",
-                f"self.assertNotEqual(t, {C}([{FLOAT}, {INT}]))  # order matters",
-                f"self.assertTrue({C}([{INT}]).isSubtypeOf({C}([{NUMBER}])))  # tuples are covariant",
-                f'self.assertEqual(str({C}([])), "Tuple[()]")',
-            ],
-            "scripted": _scripted("Tuple[int, float]", C, f"{C}([{INT}, {FLOAT}])"),
-        }
-    if leaf == "DictType":
-        return {
-            "key_value": [
-                f"t = {C}({STR}, {INT})",
-                f"self.assertIsInstance(t, {C})",
-                'self.assertEqual(t.annotation_str, "Dict[str, int]")',
-                f'self.assertEqual(t.kind(), "{leaf}")',
-                f"self.assertEqual(t.getKeyType(), {STR})",
-                f"self.assertEqual(t.getValueType(), {INT})",
-                f"self.assertEqual(t.containedTypes(), [{STR}, {INT}])",
-                f"self.assertNotEqual(t, {C}({STR}, {FLOAT}))",
-            ],
-            "scripted": _scripted("Dict[str, int]", C, f"{C}({STR}, {INT})"),
-        }
-    if leaf == "UnionType":
-        return {
-            "members": [
-                f"t = {C}([{INT}, {STR}])",
-                f"self.assertIsInstance(t, {C})",
-                'self.assertEqual(t.annotation_str, "Union[int, str]")',
-                f'self.assertEqual(t.kind(), "{leaf}")',
-                f"self.assertEqual(t.containedTypes(), [{INT}, {STR}])",
-                f"self.assertTrue({INT}.isSubtypeOf(t))",
-                f"self.assertTrue({STR}.isSubtypeOf(t))",
-                f"self.assertFalse({FLOAT}.isSubtypeOf(t))",
-            ],
-            "scripted": _scripted("Union[int, str]", C, f"{C}([{INT}, {STR}])"),
-        }
-    # the abstract base: through its subclasses
-    return {
-        "subclasses": [
-            f"made = [{INT}, {J}.TensorType.get(), {J}.OptionalType({INT}), {J}.ListType.ofInts(),"
-            f" {J}.TupleType([{INT}]), {J}.DictType({STR}, {INT})]",
-            "for t in made:",
-            f"    self.assertIsInstance(t, {C})",
-            f"self.assertTrue(issubclass({J}.OptionalType, {C}))",
-            f"self.assertNotIsInstance(torch.int32, {C})  # a dtype is no TorchScript type",
-            f"self.assertNotIsInstance(int, {C})",
-            "with self.assertRaises(TypeError):  # abstract: no constructor of its own",
-            f"    {C}()",
-        ],
-        "members": [
-            "# its members, read through the base class, on subclass instances",
-            f'self.assertEqual({C}.kind({J}.ListType.ofInts()), "ListType")',
-            f'self.assertEqual({C}.str({J}.OptionalType({INT})), "int?")',
-            f'self.assertEqual({C}.annotation_str.__get__({J}.OptionalType({INT})), "Optional[int]")',
-            f"self.assertEqual({C}.containedTypes({J}.DictType({STR}, {INT})), [{STR}, {INT}])",
-            f"self.assertTrue({C}.isSubtypeOf({INT}, {NUMBER}))",
-            f"self.assertFalse({C}.isSubtypeOf({NUMBER}, {INT}))",
-        ],
-        "scripted": [
-            'unit = torch.jit.CompilationUnit("def first(x: List[int], y: Optional[Tensor]) -> int:\\n    return x[0]\\n")',
-            "schema = unit.first.schema",
-            "for argument in schema.arguments:",
-            f"    self.assertIsInstance(argument.type, {C})",
-            'self.assertEqual([a.type.annotation_str for a in schema.arguments], ["List[int]", "Optional[Tensor]"])',
-            f"self.assertEqual(schema.returns[0].type, {INT})",
-        ],
-    }
 
 
 def jittype_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
@@ -249,15 +94,10 @@ def jittype_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     if not leaf:
         raise CannotDecide(f"{info.resolution.canonical} is none of TorchScript's type classes")
     mro = [str(c) for c in (facts.get("classes") or {}).get("api") or []]
-    if mro and "torch.Type" not in mro and f"{J}.Type" not in mro:
-        raise CannotDecide(f"{info.resolution.canonical} does not derive from {J}.Type here")
+    if mro and not any(base in mro for base in BASES):
+        raise CannotDecide(f"{info.resolution.canonical} does not derive from {BASES[-1]} here")
     C = spelling_of(info.resolution)
-    if leaf in SINGLETONS:
-        tests = _singleton(leaf, C)
-    elif leaf in ELEMENT:
-        tests = _element(leaf, C)
-    else:
-        tests = _other(leaf, C)
+    tests = _tests(leaf, C)
     stem = snake(leaf)
     methods = tuple(
         lines_method(f"test_{stem}_{suffix}", [line.replace("DEVICE", device) for line in lines])
@@ -277,8 +117,8 @@ def jittype_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         coverage=coverage_rows(
             normal=what,
             boundary="子类型关系（Any、number、Optional、List 不变、Tuple 协变）",
-            invalid="抽象基类不可构造" if leaf == "Type" else "",
+            invalid=INVALID.get(leaf, ""),
         ),
-        uses_device=leaf == "TensorType",
+        uses_device=any("DEVICE" in line for lines in tests.values() for line in lines),
         facts=facts,
     )

@@ -19,10 +19,15 @@ from .accelerator import accelerator_plan
 from .operators import split_methods
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
 from .recipes.runtime import (
+    DEVICE_NEUTRAL_MODULES,
+    GENERATOR_CALLS,
+    GENERATOR_CLASS_CALLS,
     GENERATOR_CLASSES,
     GENERATOR_MEMBERS,
+    MODULE_NEEDS,
     RUNTIME_FUNCTIONS,
     RUNTIME_OBJECTS,
+    SHARED_MODULES,
 )
 from .render import render, render_macro
 
@@ -69,13 +74,7 @@ def _measured(macro: str, rt: dict[str, Any], members: list[str]) -> bool:
         )
     if macro == "device_context":
         return bool(rt.get("is_class"))
-    needs = {
-        "stream_context": "Stream",
-        "rng": "get_rng_state",
-        "memory": "memory_allocated",
-        "set_device": "current_device",
-    }
-    return macro not in needs or needs[macro] in members
+    return macro not in MODULE_NEEDS or MODULE_NEEDS[macro] in members
 
 
 def device_runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan | None:
@@ -86,7 +85,9 @@ def device_runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> Te
     members = [str(m) for m in rt.get("module_members") or []]
     leaf = spelled.rsplit(".", 1)[-1]
     module = spelled.rsplit(".", 1)[0]
-    if module == "torch" and rt.get("home"):  # torch.Stream: the device module's stream functions
+    if module in SHARED_MODULES and rt.get(
+        "home"
+    ):  # torch.Stream: the device module's stream functions
         module = str(rt["home"])
     macro, variant = RUNTIME_OBJECTS.get(leaf, ("", ""))
     if not macro or not _measured(macro, rt, members):
@@ -130,14 +131,18 @@ def generator_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
     leaf = r.path.rsplit(".", 1)[-1] if r.owner_class else ""
     if leaf and leaf not in GENERATOR_MEMBERS:
         raise CannotDecide(f"no generator template for {leaf!r}")
+    # the member under test is called through its class, the others on the generator
+    calls = {
+        member: GENERATOR_CLASS_CALLS[member] if member == leaf else call
+        for member, call in GENERATOR_CALLS.items()
+    }
     source = _macro(
         "generator",
         device,
         spelling_of(r),
         "",
         test=f"test_{stem_of(r)}",
-        leaf=leaf,
-        C=spelling_of(r),
+        calls=calls,
         extra=[line.format(device=device) for line in GENERATOR_MEMBERS.get(leaf, ())],
     )
     what = "seeding, reproducible draws on the device, initial_seed, and get_state/set_state round trips"
@@ -213,9 +218,8 @@ def runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
         elif kind in ("device_count", "is_available"):
             device_type = str(facts.get("device_type") or "cpu")
             # the CPU, or another backend's module (torch.xpu where the device is the NPU): none here
-            foreign = not spelling.startswith(
-                (f"torch.{device_type}.", "torch.accelerator.")
-            ) and not rt.get("spelled")
+            own = (f"torch.{device_type}", *DEVICE_NEUTRAL_MODULES)
+            foreign = not spelling.startswith(tuple(f"{m}." for m in own)) and not rt.get("spelled")
             none_here = (device_type == "cpu" or foreign) and zero.get("literal") in ("0", "False")
             ctx.update(kind=kind, minimum=0 if none_here else 1)
         else:

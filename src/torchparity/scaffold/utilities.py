@@ -37,7 +37,15 @@ from ..api.records import ApiInfo
 from .measured import owner_spelling
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
-from .recipes.utilities import FUTURE_MEMBERS, FUTURES, KINDS, VARIANTS
+from .recipes.utilities import (
+    FUTURE_CLASS,
+    FUTURE_DEVICE_LISTS,
+    FUTURE_GATHERS,
+    FUTURE_MEMBERS,
+    FUTURES,
+    KINDS,
+    VARIANTS,
+)
 from .render import render_macro
 
 WHAT = {
@@ -82,6 +90,18 @@ def utility_kind(info: ApiInfo) -> str:
     return ""
 
 
+def _future(spelling: str, owner: str) -> dict[str, Any]:
+    """What a future test makes (the class, with a device list or not) and how it gathers two futures."""
+    leaf = spelling.rsplit(".", 1)[-1]
+    classes = {name.rsplit(".", 1)[-1] for name in FUTURES}
+    future = owner or (spelling if leaf in classes else FUTURE_CLASS)
+    return {
+        "future_class": future,
+        "device_list": future in FUTURE_DEVICE_LISTS,
+        "gather": FUTURE_GATHERS.get(leaf, ""),
+    }
+
+
 def utility_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     r = info.resolution
     kind = utility_kind(info)
@@ -92,6 +112,8 @@ def utility_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     leaf = r.path.rsplit(".", 1)[-1]
     owner = owner_spelling(info) if r.owner_class else ""
     context = {"device": device, "leaf": leaf if owner else "", "owner": owner}
+    if kind == "future":
+        context.update(_future(spelling, owner))
     source = render_macro(
         "utilities.py.j2",
         kind,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...api.records import ApiInfo
-from ..recipes.generator import GENERATOR_CLASSES
+from ..recipes.runtime import GENERATOR_CLASSES
 from ..runtime import generator_plan
 
 NAME = "generator"

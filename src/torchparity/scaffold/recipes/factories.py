@@ -17,6 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
+#: the module the factories below are named under (``torch.rand``); the same leaf elsewhere is another API
+MODULE = "torch"
+
 #: a float64 tensor for the ``*_like`` factories to copy
 BASE = "base = torch.zeros(2, 3, dtype=torch.float64, device=DEVICE)"
 BASE_64 = "base = torch.zeros(64, dtype=torch.float64, device=DEVICE)"

@@ -3,7 +3,9 @@
 ``KINDS`` maps an API's name to its kind (a macro of ``utilities.py.j2``); the members of the
 future classes are futures too. ``VARIANTS`` maps the leaf of an API to the variant of its
 kind's test (``shared``: a value or an array; ``autocast``: the entry or the exit under test;
-``symbolic``: what the API records in a ``ShapeEnv``). ``utilities.py`` reads them.
+``symbolic``: what the API records in a ``ShapeEnv``). ``FUTURE_CLASS``, ``FUTURE_DEVICE_LISTS``
+and ``FUTURE_GATHERS`` say what a future test makes and how it gathers two futures.
+``utilities.py`` reads them.
 """
 
 from __future__ import annotations
@@ -19,6 +21,15 @@ FUTURE_MEMBERS = (
     "done",
     "set_exception",
 )
+
+#: the future class a test of collect_all or wait_all makes (a future class's test makes its own, a
+#: member's test its class's)
+FUTURE_CLASS = "torch.futures.Future"
+#: the future classes made with a device list (``F([])``), whose futures are not failed with set_exception
+FUTURE_DEVICE_LISTS = ("torch.Future", "torch._C.Future")
+#: how a future test gathers two futures, by the leaf of the API under test: the API itself, which
+#: returns their values or a future of both; the others through torch.futures.collect_all
+FUTURE_GATHERS = {"wait_all": "values", "collect_all": "future"}
 
 #: API name -> the kind (its macro in utilities.py.j2)
 KINDS = {
