@@ -396,13 +396,12 @@ def check_only_insertions(
     ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
     lo, hi = may_replace or (0, 0)
     bad = [
-        op
-        for op in ops
-        if op[0] not in ("equal", "insert")
-        and not (op[0] == "replace" and lo <= op[1] <= op[2] <= hi)
+        (tag, i1)
+        for tag, i1, i2, _, _ in ops
+        if tag not in ("equal", "insert") and not (tag == "replace" and lo <= i1 <= i2 <= hi)
     ]
     if bad:
-        tag, i1, _, _, _ = bad[0]
+        tag, i1 = bad[0]
         raise RuntimeError(
             f"internal error: adding methods to {path} would {tag} line {i1 + 1}; nothing was written"
         )
