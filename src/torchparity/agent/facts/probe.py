@@ -11,7 +11,7 @@ one part per job, each its own module:
 * ``distributed.py``: the passes in a process group, an RPC agent, a device mesh.
 
 What they draw on: ``params.py`` (parameter lists), ``asked.py`` (what a failed call asks for),
-``recipes.py`` (receivers and setups), ``probe_values.py`` (the pools), ``names.py`` (the one guess
+``recipes/`` (receivers and setups, as data), ``probe_values.py`` (the pools), ``names.py`` (the one guess
 by name), ``getters.py`` (a setter's getter), ``registries.py`` (module-level containers), and
 ``observe.py`` (the checks).
 """
