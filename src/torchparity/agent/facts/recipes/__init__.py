@@ -7,7 +7,8 @@ beside it (``recipe_lookup.py``, ``receivers.py``, ``scenarios.py``, ``jitgraph.
 * ``instances.py``: how a user makes an instance of a class (the receivers of its members);
 * ``arguments.py``: values of parameters that no pool has (a named setup, a distribution's value);
 * ``jitgraph.py``: the ``jitgraph`` family's scenarios of Python helpers of ``torch.jit`` and
-  ``torch.fx``.
+  ``torch.fx``;
+* ``tensor_kinds.py``: the sparse APIs the tensor kinds' facts compare with no dense namesake.
 
 Everything here runs in the environment under test (Python 3.8, standard library only).
 """
