@@ -28,7 +28,7 @@ from tests.agent.probe_fixtures import _calls, _facts, _probe
 from tests.lazy import torch  # imported on first use, not at collection
 from torchparity.agent.facts import params as fparams
 from torchparity.agent.facts import probe as fp
-from torchparity.agent.facts import recipes, registries, runner
+from torchparity.agent.facts import recipe_lookup, registries, runner
 
 
 @pytest.mark.slow
@@ -264,10 +264,10 @@ def test_named_setups_join() -> None:
     def f(vec, parameters):
         return None
 
-    lines = recipes.named_setup(["vec", "parameters"])
+    lines = recipe_lookup.named_setup(["vec", "parameters"])
     assert lines[0].startswith("vec = ")
     assert any(line.startswith("parameters = ") for line in lines)
-    assert recipes.named_setup(["x"]) == ()
+    assert recipe_lookup.named_setup(["x"]) == ()
 
 
 @pytest.mark.slow

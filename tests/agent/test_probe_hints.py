@@ -15,7 +15,7 @@ import pytest
 from tests.lazy import torch  # noqa: E402  (imported on first use: fast tests here need none)
 from torchparity.agent.api.objects import walk  # noqa: E402
 from torchparity.agent.api.resolve import resolve  # noqa: E402
-from torchparity.agent.facts import asked, recipes, registries
+from torchparity.agent.facts import asked, recipe_lookup, recipes, registries
 from torchparity.agent.facts import probe as fp  # noqa: E402
 from torchparity.agent.facts import probe_values as pv
 
@@ -110,7 +110,7 @@ def test_each_receiver_made_elsewhere_binds_an_instance_of_its_class(cls: str) -
     torch.export.export(torch.nn.ReLU(), (torch.ones(1),))
     torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=0.1)
     engine = _engine(klass)
-    found = [r for r in recipes.recipes_for(cls) if r in (recipes.MADE_ELSEWHERE[cls],)]
+    found = [r for r in recipe_lookup.recipes_for(cls) if r in (recipes.MADE_ELSEWHERE[cls],)]
     assert found
     lines = [line.replace("_OWNER_", cls) for line in found[0]]
     assert engine._binds_instance(lines, klass), lines

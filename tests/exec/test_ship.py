@@ -34,6 +34,7 @@ def test_the_agent_ships_its_subpackages_and_they_import(tmp_path, monkeypatch):
     monkeypatch.setattr(ship, "_CACHED", None)
     sources = ship.agent_sources()
     assert "facts/probe.py" in sources and "api/resolve.py" in sources and "main.py" in sources
+    assert "facts/recipes/instances.py" in sources  # a package two folders down
     home = ship.agent_home()
     pkg = home / ship.AGENT_PACKAGE
     shipped = {p.relative_to(pkg).as_posix() for p in pkg.rglob("*.py")}

@@ -21,7 +21,18 @@ import shutil
 import sys
 import tempfile
 import traceback
-from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Set, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+)
 
 from ..api.objects import NotFound, class_path, walk
 from ..protocol import Json, TorchModule
@@ -211,6 +222,159 @@ def _restore_states(saved: List[Tuple[StateSpec, Any]]) -> List[str]:
 ISOLATED_SECONDS = 30.0
 
 
+class _Given(NamedTuple):
+    """What a fact's gatherer is given: the API looked up here and the request's measures."""
+
+    torch: TorchModule
+    res: Json
+    obj: Any
+    owner: Any
+    device_type: str
+    dtypes: Optional[List[str]]
+    formula: str
+
+
+class _Fact(NamedTuple):
+    """How one asked-for fact is gathered: the answer's key, its name in a failure's reason, the
+    gatherer (run guarded) and, where some APIs have none, whether this one has it (run unguarded,
+    given the answer so far)."""
+
+    key: str
+    what: str
+    gather: Callable[[_Given], Any]
+    when: Optional[Callable[[_Given, Json], bool]] = None
+
+
+def _calls(g: _Given) -> Json:
+    """The call facts, measured on the CPU, then again on the device where that is another one."""
+    calls: Json = _in_scratch_folder(call_facts, g.torch, g.obj, g.res, g.device_type)
+    if g.device_type not in ("", "cpu") and not calls.get("problem"):
+        calls = _guard(
+            "call",
+            _in_scratch_folder,
+            calls_on_device,
+            g.torch,
+            g.obj,
+            g.res,
+            calls,
+            g.device_type,
+        )
+    return calls
+
+
+def _on_device(g: _Given, out: Json) -> bool:
+    """Whether the device under test is another one than the CPU."""
+    return g.device_type not in ("", "cpu")
+
+
+def _has_module_db(g: _Given, out: Json) -> bool:
+    """A module class (its sample's forward, where upstream has one) or a module class's own forward."""
+    return isinstance(g.obj, type) or _forward_of(g.torch, g.res, g.owner)
+
+
+#: each fact a request may want (in the order the answer holds them) and how it is gathered
+FACTS: Dict[str, _Fact] = {
+    "states": _Fact("states", "state", lambda g: state_facts(g.res, g.device_type)),
+    "context": _Fact(
+        "context",
+        "context-manager",
+        lambda g: context_facts(g.torch, g.res, g.obj, g.owner, g.device_type),
+    ),
+    "opinfo": _Fact(
+        "opinfo", "OpInfo", lambda g: opinfo_facts(g.torch, g.obj, g.device_type, g.dtypes)
+    ),
+    "overload": _Fact(
+        "overload",
+        "overload",
+        lambda g: overload_facts(g.torch, g.obj, g.res, g.device_type, g.dtypes),
+    ),
+    "backward": _Fact(
+        "backward", "backward kernel", lambda g: backward_facts(g.torch, g.obj, g.res)
+    ),
+    "captured": _Fact("captured", "captured call", lambda g: captured_facts(g.torch, g.obj, g.res)),
+    "recorded": _Fact("recorded", "recorded call", lambda g: recorded_facts(g.torch, g.obj, g.res)),
+    "tensor": _Fact(
+        "tensor",
+        "Tensor",
+        lambda g: tensor_facts(g.torch, g.res["path"].rsplit(".", 1)[-1], g.res["kind"], g.formula),
+    ),
+    # an operator OpInfo covers has its calls there
+    "calls": _Fact(
+        "calls", "call", _calls, lambda g, out: not (out.get("opinfo") or {}).get("found")
+    ),
+    "storage": _Fact("storage", "storage", lambda g: storage_facts(g.torch, g.obj)),
+    "runtime": _Fact(
+        "runtime", "runtime", lambda g: runtime_facts(g.torch, g.obj, g.res, g.device_type)
+    ),
+    "doctest": _Fact(
+        "doctest",
+        "docstring example",
+        lambda g: _in_scratch_folder(doctest_facts, g.torch, g.obj, g.res, g.device_type),
+    ),
+    "data": _Fact(
+        "pinned_memory",
+        "pinned memory",
+        lambda g: pinned_memory_facts(g.torch, g.device_type),
+        _on_device,
+    ),
+    "optim": _Fact("optim", "optimizer", lambda g: optim_facts(g.torch, g.obj, g.owner)),
+    "probe": _Fact(
+        "probe",
+        "probe",
+        lambda g: probe_isolated(g.torch, g.res, g.obj, g.owner, g.device_type, BASELINE),
+    ),
+    "jitgraph": _Fact(
+        "jitgraph", "TorchScript IR", lambda g: jitgraph_facts(g.torch, g.obj, g.res)
+    ),
+    "kinds": _Fact(
+        "kinds",
+        "tensor kind",
+        lambda g: isolated_facts(
+            "tensor kind", kind_facts, (g.torch, g.res, g.obj, g.owner), g.device_type
+        ),
+    ),
+    "switch": _Fact(
+        "switch",
+        "switch",
+        lambda g: isolated_facts(
+            "switch",
+            switch_facts,
+            (g.torch, g.obj, g.res, g.device_type),
+            g.device_type,
+            ISOLATED_SECONDS,
+        ),
+    ),
+    "checker": _Fact(
+        "checker",
+        "checker",
+        lambda g: isolated_facts(
+            "checker",
+            checker_facts,
+            (g.torch, g.obj, g.owner, g.device_type),
+            g.device_type,
+            ISOLATED_SECONDS,
+        ),
+    ),
+    "pair": _Fact(
+        "pair",
+        "pair",
+        lambda g: isolated_facts(
+            "pair",
+            pair_facts,
+            (g.torch, g.obj, g.owner, g.res),
+            g.device_type,
+            ISOLATED_SECONDS,
+        ),
+    ),
+    "module_db": _Fact(
+        "module_db",
+        "module_db",
+        lambda g: module_db_facts(g.torch, g.obj if isinstance(g.obj, type) else g.owner),
+        _has_module_db,
+    ),
+}
+
+
 def facts_for(
     ctx: Context, res: Json, wants: List[str], dtypes: Optional[List[str]] = None, formula: str = ""
 ) -> Json:
@@ -263,104 +427,10 @@ def _facts_for(
     out["callable"] = callable(obj)
     out["members"] = _members(obj if isinstance(obj, type) else owner)
     out["defined_on"] = _defined_on(owner, res["path"])
-    if "states" in wants:
-        out["states"] = _guard("state", state_facts, res, device_type)
-    if "context" in wants:
-        out["context"] = _guard(
-            "context-manager", context_facts, torch, res, obj, owner, device_type
-        )
-    if "opinfo" in wants:
-        out["opinfo"] = _guard("OpInfo", opinfo_facts, torch, obj, device_type, dtypes)
-    if "overload" in wants:
-        out["overload"] = _guard("overload", overload_facts, torch, obj, res, device_type, dtypes)
-    if "backward" in wants:
-        out["backward"] = _guard("backward kernel", backward_facts, torch, obj, res)
-    if "captured" in wants:
-        out["captured"] = _guard("captured call", captured_facts, torch, obj, res)
-    if "recorded" in wants:
-        out["recorded"] = _guard("recorded call", recorded_facts, torch, obj, res)
-    if "tensor" in wants:
-        out["tensor"] = _guard(
-            "Tensor", tensor_facts, torch, res["path"].rsplit(".", 1)[-1], res["kind"], formula
-        )
-    if "calls" in wants and not (out.get("opinfo") or {}).get("found"):
-        out["calls"] = _guard("call", _in_scratch_folder, call_facts, torch, obj, res, device_type)
-        if device_type not in ("", "cpu") and not out["calls"].get("problem"):
-            out["calls"] = _guard(
-                "call",
-                _in_scratch_folder,
-                calls_on_device,
-                torch,
-                obj,
-                res,
-                out["calls"],
-                device_type,
-            )
-    if "storage" in wants:
-        out["storage"] = _guard("storage", storage_facts, torch, obj)
-    if "runtime" in wants:
-        out["runtime"] = _guard("runtime", runtime_facts, torch, obj, res, device_type)
-    if "doctest" in wants:
-        out["doctest"] = _guard(
-            "docstring example", _in_scratch_folder, doctest_facts, torch, obj, res, device_type
-        )
-    if "data" in wants and device_type not in ("", "cpu"):
-        out["pinned_memory"] = _guard("pinned memory", pinned_memory_facts, torch, device_type)
-    if "optim" in wants:
-        out["optim"] = _guard("optimizer", optim_facts, torch, obj, owner)
-    if "probe" in wants:
-        out["probe"] = _guard(
-            "probe", probe_isolated, torch, res, obj, owner, device_type, BASELINE
-        )
-    if "jitgraph" in wants:
-        out["jitgraph"] = _guard("TorchScript IR", jitgraph_facts, torch, obj, res)
-    if "kinds" in wants:
-        out["kinds"] = _guard(
-            "tensor kind",
-            isolated_facts,
-            "tensor kind",
-            kind_facts,
-            (torch, res, obj, owner),
-            device_type,
-        )
-    if "switch" in wants:
-        out["switch"] = _guard(
-            "switch",
-            isolated_facts,
-            "switch",
-            switch_facts,
-            (torch, obj, res, device_type),
-            device_type,
-            ISOLATED_SECONDS,
-        )
-    if "checker" in wants:
-        out["checker"] = _guard(
-            "checker",
-            isolated_facts,
-            "checker",
-            checker_facts,
-            (torch, obj, owner, device_type),
-            device_type,
-            ISOLATED_SECONDS,
-        )
-    if "pair" in wants:
-        out["pair"] = _guard(
-            "pair",
-            isolated_facts,
-            "pair",
-            pair_facts,
-            (torch, obj, owner, res),
-            device_type,
-            ISOLATED_SECONDS,
-        )
-    if "module_db" in wants and isinstance(
-        obj, type
-    ):  # its sample's forward, where upstream has one
-        out["module_db"] = _guard("module_db", module_db_facts, torch, obj)
-    elif "module_db" in wants and _forward_of(
-        torch, res, owner
-    ):  # a module class's own forward: its sample
-        out["module_db"] = _guard("module_db", module_db_facts, torch, owner)
+    given = _Given(torch, res, obj, owner, device_type, dtypes, formula)
+    for want, row in FACTS.items():
+        if want in wants and (row.when is None or row.when(given, out)):
+            out[row.key] = _guard(row.what, row.gather, given)
     if isinstance(out.get("states"), dict):  # a failed state lookup reads as no states
         out["states"] = []
     return out

@@ -16,8 +16,8 @@ A scenario is a list of lines:
 
 ``restore`` lines run (and are written) in a ``finally``: a switch is put back.
 
-The scenarios of ``torch._C`` are in ``jitgraph_ir.py``, those of Python helpers and of the
-tensor-expression kernel in ``jitgraph_python.py``; this module runs them.
+The scenarios of ``torch._C`` (the tensor-expression kernel's included) are in ``jitgraph_ir.py``,
+those of Python helpers in the recipe data ``recipes/jitgraph.py``; this module runs them.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ import types
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..protocol import Json, TorchModule
-from .jitgraph_ir import CLASSES, HELPERS, PASSES
-from .jitgraph_python import PYTHON, TE
+from .jitgraph_ir import CLASSES, HELPERS, PASSES, TE
 from .literal import NotLiteral, error_text, literal
+from .recipes.jitgraph import PYTHON
 
 SCENARIOS: Dict[str, Dict[str, List[str]]] = {}
 for _leaf, _scenario in list(PASSES.items()) + list(HELPERS.items()) + list(CLASSES.items()):

@@ -1,5 +1,6 @@
-"""The ``jitgraph`` family's scenarios of ``torch._C``: its passes, its ``_jit_*`` helpers and its IR
-classes (``Graph``, ``Node``, ...), and the IR and lines they are built of.
+"""The ``jitgraph`` family's scenarios of ``torch._C``: its passes, its ``_jit_*`` helpers, its IR
+classes (``Graph``, ``Node``, ...) and the tensor-expression kernel (``torch._C._te``), and the IR and
+lines they are built of.
 
 A scenario is ``{"lines": [...], "restore": [...]}``, as ``jitgraph.py`` describes.
 """
@@ -7,6 +8,8 @@ A scenario is ``{"lines": [...], "restore": [...]}``, as ``jitgraph.py`` describ
 from __future__ import annotations
 
 from typing import Dict, List
+
+from .recipes.jitgraph import X, Y
 
 #: IR of a function with a dead ``relu``: ``(x + x) * x``
 IR_DEAD = [
@@ -69,8 +72,6 @@ def _parse(var: str, ir: List[str]) -> List[str]:
 
 
 KINDS = "= [n.kind() for n in graph.nodes()]"
-X = "x = torch.tensor([1.0, -2.0, 3.0], device=DEVICE)"
-Y = "y = torch.tensor([0.5, 4.0, -5.0], device=DEVICE)"
 
 
 def _interpret(args: str) -> List[str]:
@@ -411,4 +412,31 @@ CLASSES = {
             "= out.cpu().tolist()  # 3 - 1 + 0.5 by hand",
         ]
     },
+}
+
+#: the tensor-expression kernel: compiled for the CPU with its IR interpreter (no LLVM needed)
+TE = {
+    "TensorExprKernel": {
+        "lines": [
+            "old = torch._C._jit_get_te_must_use_llvm_cpu()",
+            "torch._C._jit_set_te_must_use_llvm_cpu(False)",
+        ]
+        + _parse(
+            "graph",
+            [
+                "graph(%x : Float(3, strides=[1], requires_grad=0, device=cpu)):",
+                "  %y : Float(3, strides=[1], requires_grad=0, device=cpu) = aten::relu(%x)",
+                "  %z : Float(3, strides=[1], requires_grad=0, device=cpu) = aten::mul(%y, %y)",
+                "  return (%z)",
+            ],
+        )
+        + [
+            "kernel = API(graph)",
+            "! self.assertIsInstance(kernel, API)",
+            "x = torch.tensor([1.0, -2.0, 3.0])  # the kernel is compiled for the CPU",
+            "= kernel.run((x,)).tolist()  # relu(x) ** 2 by hand: [1, 0, 9]",
+            "= kernel.fallback((x,)).tolist()",
+        ],
+        "restore": ["torch._C._jit_set_te_must_use_llvm_cpu(old)"],
+    }
 }

@@ -9,7 +9,7 @@ Where a value comes from, most trusted first; a guess by name is the last source
    default: a boolean), the parameters a signature, a schema or an error message lists
    (``params.py``, ``probe_values.categories``), the values of a class an annotation names
    (``receivers.typed_values``);
-4. a recipe: a receiver or an argument built the way a user builds it (``recipes.py``), and what a
+4. a recipe: a receiver or an argument built the way a user builds it (``recipes/``), and what a
    failed call asked for (``asked.py``: the values it lists, the kind of value it wanted);
 5. a guess by the parameter's name: ``guess`` over ``NAME_TABLE`` (this module), the only code that
    compares a parameter's name with a pattern to choose a value; then any value at all

@@ -11,7 +11,7 @@ one part per job, each its own module:
 * ``distributed.py``: the passes in a process group, an RPC agent, a device mesh.
 
 What they draw on: ``params.py`` (parameter lists), ``asked.py`` (what a failed call asks for),
-``recipes.py`` (receivers and setups), ``probe_values.py`` (the pools), ``names.py`` (the one guess
+``recipes/`` (receivers and setups, as data), ``probe_values.py`` (the pools), ``names.py`` (the one guess
 by name), ``getters.py`` (a setter's getter), ``registries.py`` (module-level containers), and
 ``observe.py`` (the checks).
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any, Dict, Iterable, List, Sequence
+from typing import Any, Collection, Dict, Iterable, List
 
 from .distributed import in_process_group
 from .getters import paired_getter
@@ -70,7 +70,7 @@ def probe_isolated(
     obj: Any,
     owner: Any,
     device_type: str,
-    baseline: Sequence[str] = (),
+    baseline: Collection[str] = (),
 ) -> Dict[str, Any]:
     """``probe_facts`` in a forked child (``isolate.in_child``): a call that crashes, hangs or changes globals
     costs only the child. When the child ends without a result (a call aborted the interpreter), the probe
@@ -100,7 +100,7 @@ def _probe_json(
     obj: Any,
     owner: Any,
     device_type: str,
-    baseline: Sequence[str],
+    baseline: Collection[str],
     each_call: bool,
 ) -> Dict[str, Any]:
     """``probe_facts`` as plain JSON data (what a value no JSON holds becomes: its text)."""
@@ -119,7 +119,7 @@ def probe_facts(
     obj: Any,
     owner: Any,
     device_type: str,
-    baseline: Sequence[str] = (),
+    baseline: Collection[str] = (),
     each_call: bool = False,
 ) -> Dict[str, Any]:
     """{"valid": [scenario], "invalid": [scenario], "imports", "problem", "tried"} for one API;

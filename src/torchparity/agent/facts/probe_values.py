@@ -2,7 +2,7 @@
 docstring type, default and name give.
 
 Everything here is source that runs with ``torch`` and ``os`` bound, plus the placeholders of
-``recipes.py`` (``DEVICE``, ``_TMP_``). A parameter's categories come from its annotation, its docstring
+``recipes/instances.py`` (``DEVICE``, ``_TMP_``). A parameter's categories come from its annotation, its docstring
 type and its default first, then from a guess by its name (``names.guess``, the last source of the value
 chain that ``names.py`` states), then any value at all (``ANY``).
 """

@@ -25,7 +25,8 @@ from .params import (
     params_from_text,
     vararg,
 )
-from .recipes import MADE_ELSEWHERE, RECIPES, recipes_for
+from .recipe_lookup import recipes_for
+from .recipes import MADE_ELSEWHERE, RECIPES
 from .runner import Runner, Scenario
 
 

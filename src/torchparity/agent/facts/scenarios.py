@@ -19,7 +19,8 @@ from .arguments import Arguments
 from .getters import member_getters, paired_getter, state_getters
 from .names import guess
 from .receivers import bound_var, concrete_subclasses
-from .recipes import SAVED_FIRST, named_params, named_setup
+from .recipe_lookup import named_params, named_setup
+from .recipes import SAVED_FIRST
 from .registries import (
     CONTAINERS,
     container_guard,

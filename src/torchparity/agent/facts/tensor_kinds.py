@@ -54,6 +54,7 @@ from .params import (
     params_from_error,
     params_from_text,
 )
+from .recipes.tensor_kinds import NO_DENSE_COUNTERPART
 
 __all__ = [
     "BUDGET",
@@ -404,7 +405,7 @@ class KindProbe(object):
             not isinstance(value, torch.Tensor)
             or not hasattr(torch, op)
             or op.startswith("_")
-            or op in ("to_dense", "to_sparse", "coalesce", "values", "indices")
+            or op in NO_DENSE_COUNTERPART
         ):
             return ""
         dense_args: List[str] = []
