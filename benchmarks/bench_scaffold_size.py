@@ -25,7 +25,8 @@ template writes not counted; and each key of a dict
 literal that is a ``torch.…`` name (a table of rules keyed by API). Kinds (``kind == "method"``)
 and states of a record are not names and are not counted, nor is a field read by its key
 (``op["kind"]`` reads ``kind``), nor a literal that is a word of Python itself (a dunder such as
-``__init__``, ``self``/``cls``, unittest's ``setUp``/``Test``, the private prefix ``_``). ``--list-rules`` prints each one.
+``__init__``, ``self``/``cls``, unittest's ``setUp``/``Test``, the private prefix ``_``, a
+lambda's ``<lambda>``, the ``builtins`` and ``typing`` modules, the builtin function type). ``--list-rules`` prints each one.
 
 Two places may hold such rules, as the design asks: the one name table
 (``agent/facts/names.py``, the value chain's last step) and recipe data, the modules of a folder
@@ -117,7 +118,21 @@ def _reads_name(node: ast.AST) -> bool:
 
 #: literals that are words of Python itself, not an API's or a parameter's name
 PYTHON_WORDS = frozenset(
-    {"self", "cls", "setUp", "setUpClass", "tearDown", "tearDownClass", "Test", "_", "__", "."}
+    {
+        *(
+            "self",
+            "cls",
+            "setUp",
+            "setUpClass",
+            "tearDown",
+            "tearDownClass",
+            "Test",
+            "_",
+            "__",
+            ".",
+        ),
+        *("<lambda>", "builtins", "typing", "builtin_function_or_method"),
+    }
 )
 
 

@@ -17,6 +17,7 @@ from ..api.states import states_for_api
 from ..protocol import Json, TorchModule
 from ..state import StateSpec
 from .literal import error_text
+from .recipes.layout import CLONE_MEMBER
 
 
 def _state_names(resolution: Json) -> List[str]:
@@ -167,8 +168,8 @@ def context_facts_here(
                 }
                 run["before"] = snapshot(specs)
                 ctx = cls(*args)
-                target = ctx.clone() if member == "clone" else ctx
-                if member == "clone":
+                target = ctx.clone() if member == CLONE_MEMBER else ctx
+                if member == CLONE_MEMBER:
                     run["identity"] = {
                         "is_not": target is not ctx,
                         "same_type": type(target) is cls,
@@ -200,7 +201,7 @@ def context_facts_here(
             undo = push_all(specs, [spec.get() for _, spec in specs])
             try:
                 deco = cls(*args)
-                if member == "clone":
+                if member == CLONE_MEMBER:
                     deco = deco.clone()
                 probe = deco(lambda: snapshot(specs))
             finally:

@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable, Dict, List, Optional
 
+from .recipes.layout import SEEDED_WRAPPER
+
 SAMPLE = "@S@"
 _TREES: Dict[str, Optional[ast.AST]] = {}
 _LAMBDAS: Dict[str, Dict[int, List[ast.Lambda]]] = {}
@@ -123,7 +125,7 @@ def wrapped_call(fn: Any, obj: Any) -> Optional[str]:
     scope = getattr(fn, "__globals__", {})
     call, args = node.body, list(node.body.args)
     target = _evaluate(call.func, scope)
-    if getattr(target, "__name__", "") == "wrapper_set_seed" and args:
+    if getattr(target, "__name__", "") == SEEDED_WRAPPER and args:
         target = _evaluate(args[0], scope)
         args = args[1:]
     if target is None or target is not obj:

@@ -39,6 +39,7 @@ from .opinfo import (
     wanted_dtypes,
     widened_dtype,
 )
+from .recipes.layout import BACKWARD_INFIX, BACKWARD_SUFFIX, OUT, SEEDED_WRAPPER, TORCH
 
 #: the seed the test draws each dtype's samples with
 SEED = 0
@@ -87,7 +88,7 @@ def _schemas(
         qual = obj._qualified_op_name
         return qual, None, [getattr(obj, o)._schema for o in obj.overloads()]
     leaf = res["path"].rsplit(".", 1)[-1]
-    if not res["path"].startswith("torch.") or res["path"].count(".") != 1:
+    if not res["path"].startswith(TORCH + ".") or res["path"].count(".") != 1:
         return "", None, []
     qual = "aten::" + leaf
     try:
@@ -144,19 +145,19 @@ def _needs_out(schemas: Sequence[Any]) -> bool:
     if len(schemas) != 1:
         return False
     return any(
-        a.name == "out" and a.kwarg_only and a.default_value is None for a in schemas[0].arguments
+        a.name == OUT and a.kwarg_only and a.default_value is None for a in schemas[0].arguments
     )
 
 
 def _seeded(op: Any) -> bool:
     """Whether the OpInfo's function draws random values under its own seed (``wrapper_set_seed``)."""
     code = getattr(op.op, "__code__", None)
-    return code is not None and "wrapper_set_seed" in code.co_names
+    return code is not None and SEEDED_WRAPPER in code.co_names
 
 
 def _backward_kernel(name: str) -> bool:
     """An ATen backward kernel by its name (``max_pool2d_with_indices_backward``, ``_backward_data``)."""
-    return name.endswith("_backward") or "_backward_" in name
+    return name.endswith(BACKWARD_SUFFIX) or BACKWARD_INFIX in name
 
 
 def _aten_calls(

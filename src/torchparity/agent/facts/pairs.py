@@ -352,7 +352,11 @@ def _partner_name(leaf: str) -> Optional[Tuple[str, str]]:
     for up, down in NEST_VERBS:
         if verb in (up, down):
             other = down if verb == up else up
-            if verb == "push" and leaf[m.end(2) :].startswith("_on"):
+            if any(  # a longer verb starts here (``push_onto``): not this one
+                v != verb and v.startswith(verb) and leaf[m.start(2) :].startswith(v)
+                for pair in NEST_VERBS
+                for v in pair
+            ):
                 continue
             new = leaf[: m.start(2)] + other + leaf[m.end(2) :]
             return (leaf, new) if verb == up else (new, leaf)

@@ -27,6 +27,7 @@ from .params import (
 )
 from .recipe_lookup import recipes_for
 from .recipes import MADE_ELSEWHERE, RECIPES
+from .recipes.layout import TORCH
 from .runner import Runner, Scenario
 
 
@@ -182,7 +183,7 @@ class Receivers(Runner):
         for path in re.findall(
             r"\b((?:[A-Za-z_][A-Za-z0-9_]*\.)+[A-Z][A-Za-z0-9_]*)", annotation or ""
         ):
-            if not path.startswith("torch"):
+            if not path.startswith(TORCH):
                 continue
             if path in self._typed_seen:
                 out += self._typed_seen[path]

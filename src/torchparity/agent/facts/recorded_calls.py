@@ -17,6 +17,7 @@ from typing import Any, Callable, Dict, List, Tuple
 
 from ..protocol import TorchModule
 from .literal import error_text
+from .recipes.layout import BUILTIN_MODULES
 
 #: the most tensor elements a recorded call's arguments may have
 MAX_ARGS = 400
@@ -87,15 +88,8 @@ def _modes(torch: TorchModule) -> Tuple[Any, Any]:
             self, func: Any, types: Any, args: Any = (), kwargs: Any = None
         ) -> Any:
             kwargs = kwargs or {}
-            if type(func).__name__ == "builtin_function_or_method" or getattr(
-                func, "__module__", ""
-            ) in (
-                "torch",
-                "torch._C._nn",
-                "torch._C._linalg",
-                "torch._C._special",
-                "torch._C._fft",
-            ):
+            builtin = type(func).__name__ == "builtin_function_or_method"
+            if builtin or getattr(func, "__module__", "") in BUILTIN_MODULES:
                 _keep(torch, ("function", id(func)), func, args, kwargs)
             return func(*args, **kwargs)
 

@@ -11,6 +11,7 @@ import types
 from typing import Any, List, Tuple
 
 from ..api.objects import try_walk
+from .recipes.layout import TORCH
 
 CONTAINERS = (dict, list, set, collections.deque)
 
@@ -23,7 +24,7 @@ def touched_containers(fn: Any, limit: int = 8) -> List[str]:
     code = getattr(fn, "__code__", None)
     # the module the function's globals are (``__module__`` may name where it is exported from)
     base = (getattr(fn, "__globals__", None) or {}).get("__name__")
-    if not isinstance(base, str) or code is None or not base.startswith("torch"):
+    if not isinstance(base, str) or code is None or not base.startswith(TORCH):
         return out
 
     def add(path: str, obj: Any) -> None:

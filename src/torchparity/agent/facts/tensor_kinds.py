@@ -54,6 +54,7 @@ from .params import (
     params_from_error,
     params_from_text,
 )
+from .recipes.layout import OUT
 from .recipes.tensor_kinds import NO_DENSE_COUNTERPART
 
 __all__ = [
@@ -106,7 +107,7 @@ def _schemas(torch: TorchModule, obj: Any, leaf: str) -> List[List[Json]]:
     except Exception:
         schemas = []
     for schema in schemas[:4]:
-        if schema.overload_name.endswith("out"):
+        if schema.overload_name.endswith(OUT):
             continue
         params: List[Json] = []
         for a in schema.arguments:

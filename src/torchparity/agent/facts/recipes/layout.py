@@ -1,0 +1,23 @@
+"""Recipe data: where torch keeps things and how it names them, as the facts read them."""
+
+from __future__ import annotations
+
+#: torch's own namespace (a function's module, a class an annotation names)
+TORCH = "torch"
+#: the ``out=`` parameter of an ATen operator's out variant, and the end of its overload's name
+OUT = "out"
+#: how ATen names a backward kernel (``max_pool2d_with_indices_backward``, ``_backward_data``)
+BACKWARD_SUFFIX = "_backward"
+BACKWARD_INFIX = "_backward_"
+#: the wrapper an OpInfo puts around an operator that draws random values under its own seed
+SEEDED_WRAPPER = "wrapper_set_seed"
+#: the member of torch's context managers that returns a fresh copy of one
+CLONE_MEMBER = "clone"
+#: the modules of torch's builtins whose functions are ATen operators (``torch._C._nn.gelu``)
+BUILTIN_MODULES = (
+    "torch",
+    "torch._C._nn",
+    "torch._C._linalg",
+    "torch._C._special",
+    "torch._C._fft",
+)
