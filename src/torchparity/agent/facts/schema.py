@@ -34,7 +34,6 @@ from .schema_probe import (
 
 __all__ = [
     "BackwardFacts",
-    "CallCase",
     "CallDiffers",
     "CallsFacts",
     "CapturedFacts",
@@ -48,6 +47,7 @@ __all__ = [
     "DoctestFacts",
     "ErrorInputs",
     "Facts",
+    "InvalidCall",
     "JitgraphFacts",
     "KindsFacts",
     "ModuleDbFacts",
@@ -68,6 +68,7 @@ __all__ = [
     "TensorFacts",
     "TensorRow",
     "TestOutcome",
+    "ValidCall",
 ]
 
 
@@ -186,22 +187,29 @@ class TensorFacts(Measured, total=False):
 
 
 # -- ``calls``: calls by the signature (``calls.call_facts``, ``gather.calls_on_device``) --------
-class CallCase(TypedDict, total=False):
-    """One call's outcome from every start value of the API's states."""
+class ValidCall(TypedDict, total=False):
+    """A call that returns the same from every start value of the API's states (``calls._outcome``)."""
 
     #: the arguments as source (``DEVICE`` stands for the device)
     args: str
-    #: the result as source; None when it differs between start values or no literal holds it
-    literal: Optional[str]
+    #: the result as source
+    literal: str
     type: str
     tensor: bool
     #: [state, its value as source] for each state the call leaves the same from every start
     states: List[List[str]]
     #: the parameters given another value than the base call's, joined by ``+``
     varies: str
-    #: the exception it raises (None: from some start values only)
-    raises: Optional[str]
+
+
+class InvalidCall(TypedDict, total=False):
+    """A call that raises from every start value."""
+
+    args: str
+    #: the exception's name as a test spells it
+    raises: str
     error: str
+    varies: str
 
 
 class CallDiffers(TypedDict, total=False):
@@ -215,8 +223,8 @@ class CallDiffers(TypedDict, total=False):
 class CallsFacts(Measured, total=False):
     """``calls``: valid and invalid calls, measured on the CPU and again on the device."""
 
-    valid: List[CallCase]
-    invalid: List[CallCase]
+    valid: List[ValidCall]
+    invalid: List[InvalidCall]
     params: List[str]
     states: List[str]
     #: the device the calls were measured again on ("" or absent: the CPU only)
