@@ -31,9 +31,11 @@ def render_one(folder: Path) -> dict[str, object]:
     from torchparity.config import load_preset
     from torchparity.scaffold import scaffold_test
     from torchparity.scaffold.check import check_items
+    from torchparity.scaffold.facts import decode_facts
 
     info = ApiInfo.from_json(json.loads((folder / "info.json").read_text("utf-8")))
-    facts = json.loads((folder / "facts.json").read_text("utf-8"))
+    # read as the agent's answer is, once: the candidates and scaffold_test see the same facts
+    facts = decode_facts(json.loads((folder / "facts.json").read_text("utf-8")), str(folder))
     backend = "torch_npu" if facts.get("device_type") == "npu" else ""
     config = load_preset("torch_npu" if backend else "default")
     candidates = {

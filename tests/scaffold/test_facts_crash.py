@@ -20,7 +20,8 @@ class CrashingSession:
         self.batches.append(paths)
         if "boom" in paths or {"a", "b"} <= set(paths):
             raise AgentJobCrashed("agent job 'scaffold_facts' in python ended CRASH (exit -11)")
-        return {"items": [{"path": p, "calls": {"found": True}} for p in paths]}
+        # each API's facts marked by a key the agent sends (decoding keeps only those)
+        return {"items": [{"defined_on": p, "calls": {"found": True}} for p in paths]}
 
 
 def _items(*paths: str) -> list[dict[str, Any]]:
@@ -30,14 +31,14 @@ def _items(*paths: str) -> list[dict[str, Any]]:
 def test_a_pair_that_crashes_together_gets_its_facts_one_by_one():
     session = CrashingSession()
     facts = _ask_facts(session, _items("x", "a", "y", "b"))  # type: ignore[arg-type]
-    assert [f["path"] for f in facts] == ["x", "a", "y", "b"]
+    assert [f["defined_on"] for f in facts] == ["x", "a", "y", "b"]
     assert session.batches[0] == ["x", "a", "y", "b"] and len(session.batches) == 3
 
 
 def test_an_api_that_crashes_alone_says_why_and_the_others_keep_theirs():
     session = CrashingSession()
     facts = _ask_facts(session, _items("x", "boom", "y"))  # type: ignore[arg-type]
-    assert [f.get("path") for f in facts] == ["x", None, "y"]
+    assert [f.get("defined_on") for f in facts] == ["x", None, "y"]
     crashed = facts[1]
     assert "ended the interpreter" in crashed["problem"] and "exit -11" in crashed["problem"]
     assert crashed["calls"] == {"problem": crashed["problem"], "found": False}

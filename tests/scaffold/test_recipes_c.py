@@ -219,7 +219,7 @@ def test_each_optimizer_member_gets_its_lines(leaf: str) -> None:
 def test_each_scheduler_member_gets_a_test(leaf: str) -> None:
     owner = "torch.optim.lr_scheduler.StepLR"
     res = resolution(f"{owner}.{leaf}", "method", owner=owner)
-    facts = {"optim": {"kind": "scheduler", "lrs": [1.0, 0.1, 0.01], "last_lr": [0.01]}}
+    facts = {"optim": {"kind": "scheduler", "lrs": "[1.0, 0.1, 0.01]", "last_lr": "[0.01]"}}
     assert optim_plan(api_info(res), facts, "DEVICE").family == "optim"
 
 

@@ -53,12 +53,12 @@ def test_the_member_under_test_is_called_through_its_class(member, owner):
 
 @pytest.mark.parametrize("module", SHARED_MODULES)
 def test_a_shared_modules_stream_takes_the_device_modules_functions(module):
-    def facts(home: str | None) -> dict:
+    def facts(home: str) -> dict:  # home: "" where the device has no module of its own
         runtime = {
             "is_class": True,
             "methods": {m: {"ok": True} for m in ("synchronize", "query")},
             "module_members": ["stream"],
-            "device": 0,
+            "device": "npu:0",  # str(the object's device), as the agent gives it
             "spelled": f"{module}.Stream",
             "home": home,
         }
@@ -69,6 +69,6 @@ def test_a_shared_modules_stream_takes_the_device_modules_functions(module):
     assert plan is not None
     source = "".join(m.source for m in plan.methods)
     assert "with torch.npu.stream(stream):" in source
-    bare = device_runtime_plan(info, facts(None), "DEVICE")
+    bare = device_runtime_plan(info, facts(""), "DEVICE")
     assert bare is not None
     assert f"with {module}.stream(stream):" in "".join(m.source for m in bare.methods)

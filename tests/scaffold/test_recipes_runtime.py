@@ -71,7 +71,7 @@ def _runtime_facts(leaf: str) -> dict:
         "timing": True,
         "methods": _MEASURED_METHODS,
         "module_members": members,
-        "device": 0,
+        "device": "npu:0",  # str(the object's device), as the agent gives it
         "spelled": f"torch.npu.{leaf}",
         "home": "torch.npu",
         "zero_arg": {"ok": True, "type": "int", "literal": "1"},

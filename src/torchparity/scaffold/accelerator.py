@@ -12,9 +12,8 @@ memory counters around a 1 MiB allocation, ``None`` returned where documented.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import split_methods
 from .plan import Method, TestPlan, coverage_rows, spelling_of, stem_of
 from .recipes.accelerator import ACCELERATOR
@@ -41,7 +40,7 @@ def accelerator_binding(info: ApiInfo) -> bool:
     return any(_body(n[len(C_PREFIX) :], n) is not None for n in names)
 
 
-def accelerator_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan | None:
+def accelerator_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan | None:
     """A plan for a ``torch.accelerator`` function this module knows, or None."""
     r = info.resolution
     names = [r.canonical, r.path, *r.aliases]

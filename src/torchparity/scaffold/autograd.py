@@ -8,16 +8,15 @@ and ``queue_callback`` (called after the hooks), ``gradcheck``/``gradgradcheck``
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 from .recipes.autograd import AUTOGRAD_CALLS, AUTOGRAD_NAMESPACE, ENGINE_ATTRIBUTE, ENGINE_CALLS
 from .render import render_macro
 
 
-def autograd_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def autograd_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     names = {r.canonical, r.path, *r.aliases}
     leaf = r.path.rsplit(".", 1)[-1]

@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..agent.facts.schema_calls import ArgLiteral
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import _comment_lines, lines_method
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
 from .render import render_helpers
@@ -34,7 +36,7 @@ def _number(value: Any) -> str:
     return repr(value)
 
 
-def _literal(lit: dict[str, Any], name: str) -> tuple[list[str], str]:
+def _literal(lit: ArgLiteral, name: str) -> tuple[list[str], str]:
     """(lines that build it, the expression) of one written-out argument."""
     if "tensor" in lit:
         values = [_number(v) for v in lit["tensor"]]
@@ -78,7 +80,7 @@ class Writer:
         self.body = body
         self.written: dict[str, str] = {}
 
-    def __call__(self, lit: dict[str, Any], name: str) -> str:
+    def __call__(self, lit: ArgLiteral, name: str) -> str:
         key = json.dumps(lit, sort_keys=True)
         if "tensor" in lit and key in self.written:
             return self.written[key]
@@ -89,7 +91,7 @@ class Writer:
         return expr
 
     def call(
-        self, args: list[dict[str, Any]], kwargs: dict[str, dict[str, Any]], prefix: str = ""
+        self, args: list[ArgLiteral], kwargs: dict[str, ArgLiteral], prefix: str = ""
     ) -> tuple[list[str], list[str]]:
         """(positional expressions, ``"key": expr`` items) of a call's written-out arguments."""
         exprs = [self(lit, f"{prefix}arg{n}") for n, lit in enumerate(args)]
@@ -102,7 +104,7 @@ def _spelled_op(name: str, overload: str) -> str:
     return f"torch.ops.{ns}.{op}.{overload or 'default'}"
 
 
-def backward_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def backward_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     bw = facts.get("backward") or {}
     if not bw.get("found"):

@@ -11,17 +11,16 @@ results (indices, offsets) must be equal.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..api.records import ApiInfo
 from .backward import Writer
+from .facts import Facts
 from .operators import _comment_lines, lines_method
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
 from .recipes.captured import ATEN_NAMESPACE, BUILTIN_MODULES
 from .render import render_helpers
 
 
-def captured_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def captured_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     cap = facts.get("captured") or {}
     if not cap.get("found"):

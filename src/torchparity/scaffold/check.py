@@ -17,10 +17,12 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from ..agent.facts.schema import CheckedOutcome
 from ..api.records import ApiInfo
 from ..config import load_preset
 from ..exec.session import AgentSession
 from .conventions import conventions_from, device_expression
+from .facts import Facts, decode_run
 from .families import DEVICE_ONLY, candidate_plans
 from .render import render_file
 
@@ -29,7 +31,7 @@ CHECK_TIMEOUT = 150.0
 CPU_DEVICE_LINE = 'DEVICE = torch.device("cpu")'
 
 
-def on_device(facts: dict[str, Any]) -> str:
+def on_device(facts: Facts) -> str:
     """The device the facts were measured for, "" for the CPU."""
     device = str(facts.get("device_type") or "cpu")
     return "" if device == "cpu" else device
@@ -39,7 +41,7 @@ def on_device(facts: dict[str, Any]) -> str:
 MEASURED_ON_DEVICE = {"signature": "calls"}
 
 
-def checked_on(facts: dict[str, Any], family: str) -> str:
+def checked_on(facts: Facts, family: str) -> str:
     """The device a family's candidate is checked on ("" for the CPU): the device where its expected
     values were measured there, else the CPU, so that a backend bug never makes a weaker family win."""
     fact = facts.get(MEASURED_ON_DEVICE.get(family, "")) or {}
@@ -47,7 +49,7 @@ def checked_on(facts: dict[str, Any], family: str) -> str:
 
 
 def check_items(
-    info: ApiInfo, facts: dict[str, Any], backend_module: str = "", key: str = ""
+    info: ApiInfo, facts: Facts, backend_module: str = "", key: str = ""
 ) -> list[dict[str, Any]]:
     """One job item per candidate family (device-only families are not checked)."""
     conv = conventions_from(load_preset("default"))
@@ -78,15 +80,16 @@ def check_items(
     return items
 
 
-def _attach(facts: dict[str, Any], answers: list[dict[str, Any]], key: str = "") -> None:
-    checked = {}
+def _attach(facts: Facts, answers: list[dict[str, Any]], key: str = "") -> None:
+    checked: dict[str, CheckedOutcome] = {}
     for answer in answers:
         name = str(answer.get("key", ""))
         if key and not name.startswith(key):
             continue
+        where = f"the agent's check of {name}"
         checked[name[len(key) :]] = {
-            "clean": answer.get("clean"),
-            "broken": answer.get("broken"),
+            "clean": decode_run(answer.get("clean"), where),
+            "broken": decode_run(answer.get("broken"), where),
             "on": checked_on(facts, name[len(key) :]) or "the CPU",
         }
     if checked:
@@ -95,7 +98,7 @@ def _attach(facts: dict[str, Any], answers: list[dict[str, Any]], key: str = "")
 
 def checked_facts(
     infos: Sequence[ApiInfo],
-    facts: Sequence[dict[str, Any]],
+    facts: Sequence[Facts],
     session: AgentSession,
     backend_module: str = "",
 ) -> None:
@@ -117,7 +120,7 @@ def checked_facts(
 
 def failing_on_device(
     session: AgentSession,
-    facts: dict[str, Any],
+    facts: Facts,
     file_name: str,
     content: str,
     tests: Sequence[str],

@@ -12,9 +12,9 @@ the exception's type. A stand-in returning a sentinel answers neither
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import lines_method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 from .recipes.layout import OPS_NAMESPACE
@@ -30,7 +30,7 @@ def checker_leaf(info: ApiInfo) -> bool:
     return r.kind in ("function", "builtin", "method", "staticmethod") and bool(CHECKER.match(leaf))
 
 
-def checker_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def checker_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     ck = facts.get("checker") or {}
     if not ck.get("found"):

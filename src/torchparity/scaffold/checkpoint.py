@@ -10,9 +10,8 @@ with ``no_dist``), the storage writer or reader, the save or load planner
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 from .recipes.checkpoint import (
@@ -42,9 +41,7 @@ _IMPORTS = (
 )
 
 
-def _stager_plan(
-    info: ApiInfo, facts: dict[str, Any], device: str, owner: str, leaf: str
-) -> TestPlan:
+def _stager_plan(info: ApiInfo, facts: Facts, device: str, owner: str, leaf: str) -> TestPlan:
     """A stager (``BlockingAsyncStager``, the ``AsyncStager`` protocol) staging a state_dict of device tensors."""
     r = info.resolution
     if owner and leaf not in STAGER_MEMBERS or not owner and r.kind != "class":
@@ -76,7 +73,7 @@ def _stager_plan(
     )
 
 
-def _state_dict_plan(info: ApiInfo, facts: dict[str, Any], device: str, leaf: str) -> TestPlan:
+def _state_dict_plan(info: ApiInfo, facts: Facts, device: str, leaf: str) -> TestPlan:
     """A model and its SGD optimizer after one step: their state_dicts read by name, or loaded into others."""
     r = info.resolution
     X = spelling_of(r)
@@ -102,7 +99,7 @@ def _state_dict_plan(info: ApiInfo, facts: dict[str, Any], device: str, leaf: st
     )
 
 
-def _member_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def _member_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     """A protocol member (``LoadPlanner.load_bytes``): save/load call it on a recording subclass of the
     default concrete class, whose override calls the real one through ``super()``."""
     r = info.resolution
@@ -158,7 +155,7 @@ def _member_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     )
 
 
-def checkpoint_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def checkpoint_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     names = [r.canonical, r.path, *r.aliases]
     if not any(n.startswith(DCP + ".") for n in names):

@@ -34,6 +34,7 @@ import re
 from typing import Any
 
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 from .recipes.collectives import OWNED, SCENARIOS, SECTIONS, VERIFY_PARAMS
@@ -114,7 +115,7 @@ def scenario_lines(section: str, leaf: str, spellings: dict[str, str]) -> tuple[
     return tuple(line.format(**spellings) for line in SCENARIOS.get(section, {}).get(leaf, ()))
 
 
-def collectives_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def collectives_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     found = collective_section(r)
     if found is None:

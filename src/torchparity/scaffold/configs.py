@@ -12,9 +12,8 @@ config saved and loaded back inside a ``patch`` restores the saved value.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import lines_method as _method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
 from .recipes.config import CONFIG_METHODS, CONFIG_MODULE_SUFFIX, CONFIG_TESTS, PICK
@@ -40,7 +39,7 @@ def _lines(leaf: str, S: str, C: str) -> tuple[str, list[str]]:
     return test, [line.format(S=S, C=C) for line in lines]
 
 
-def config_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def config_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     leaf = config_leaf(info)
     if not leaf:
         raise CannotDecide(

@@ -4,9 +4,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 from .recipes.context import CONTEXT_MEMBERS
@@ -14,7 +16,9 @@ from .render import render
 from .states import StateCode, primary_and_secondaries, relation
 
 
-def _expr_for(runs: list[dict[str, Any]], point: str, state: str, var: str, has_mode: bool) -> str:
+def _expr_for(
+    runs: Sequence[Mapping[str, Any]], point: str, state: str, var: str, has_mode: bool
+) -> str:
     expr = relation(runs, point, state, var, has_mode)
     if expr is None:
         raise CannotDecide(
@@ -24,7 +28,7 @@ def _expr_for(runs: list[dict[str, Any]], point: str, state: str, var: str, has_
     return expr
 
 
-def context_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def context_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     ctx = facts.get("context") or {}
     if ctx.get("problem"):
@@ -121,7 +125,7 @@ def context_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     )
 
 
-def _relaxed_decorators(facts: dict[str, Any]) -> bool:
+def _relaxed_decorators(facts: Facts) -> bool:
     """``@f(x).clone()`` needs Python >= 3.9 (PEP 614); older interpreters get ``decorator = ...``."""
     try:
         major, minor = (int(p) for p in str(facts.get("python_version", "3.8")).split(".")[:2])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from ..fsutil import atomic_write, read_text_file
 from ..records.scaffold import ScaffoldRecord
 from .check import checked_facts, failing_on_device, on_device
 from .conventions import Conventions, conventions_from, device_expression
+from .facts import Facts, decode_facts
 from .families import build_plan, candidates, tensor_formula, wants
 from .filehead import add_docstring, add_header
 from .insert import (
@@ -153,7 +154,7 @@ def scaffold_facts(
     dtypes: Sequence[str] | None = None,
     backend_module: str = "",
     check: bool = True,
-) -> dict[str, Any]:
+) -> Facts:
     """The agent's facts for the families this API may take.
 
     With ``check``, each family's candidate test is also run on the CPU by the
@@ -168,7 +169,7 @@ def scaffold_facts_many(
     dtypes: Sequence[str] | None = None,
     backend_module: str = "",
     check: bool = True,
-) -> list[dict[str, Any]]:
+) -> list[Facts]:
     """Facts for several APIs in one agent job (torch's op_db is imported once), checked in one more.
 
     With ``check``, an API whose only family that probes calls is ``measured`` is probed only when no
@@ -201,29 +202,35 @@ def scaffold_facts_many(
     return facts
 
 
-def _ask_facts(session: AgentSession, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The agent's facts for ``items``; a batch whose job crashed is asked again in halves.
+def _ask_facts(session: AgentSession, items: list[dict[str, Any]]) -> list[Facts]:
+    """The agent's facts for ``items`` (decoded: ``decode_facts``); a batch whose job crashed is asked
+    again in halves.
 
     An API whose measuring ends the interpreter (a segfault inside torch, an
     ``os._exit``) loses only its own facts: they say why, and it gets the fill-in.
     """
     try:
-        return list(
-            session.call("scaffold_facts", {"items": items}, FACTS_TIMEOUT + 60.0 * len(items))[
-                "items"
-            ]
-        )
+        answer = session.call(
+            "scaffold_facts", {"items": items}, FACTS_TIMEOUT + 60.0 * len(items)
+        )["items"]
+        paths = [str(item["resolution"].get("path", "")) for item in items]
+        return [
+            decode_facts(doc, f"the agent's facts for {paths[n] if n < len(paths) else n}")
+            for n, doc in enumerate(answer)
+        ]
     except AgentJobCrashed as exc:
         if len(items) > 1:
             half = len(items) // 2
             return _ask_facts(session, items[:half]) + _ask_facts(session, items[half:])
         why = f"measuring its facts ended the interpreter: {exc}"
         return [
-            {
-                "problem": why,
-                "states": [],
-                **{w: {"problem": why, "found": False} for w in items[0]["wants"]},
-            }
+            decode_facts(
+                {
+                    "problem": why,
+                    "states": [],
+                    **{w: {"problem": why, "found": False} for w in items[0]["wants"]},
+                }
+            )
         ]
 
 
@@ -281,13 +288,14 @@ def scaffold_test(
     dtypes: Sequence[str] | None = None,
     class_name: str | None = None,
     session: AgentSession | None = None,
-    facts: dict[str, Any] | None = None,
+    facts: Mapping[str, Any] | None = None,
     write: bool = True,
     year: int | None = None,
 ) -> ScaffoldResult:
     """Write the API's test in the backend's conventions (or add its methods ``into`` a file).
 
-    The facts come from the agent in ``python`` (``session`` reuses a runner);
+    The facts come from the agent in ``python`` (``session`` reuses a runner), or are given
+    (``facts``: kept from an earlier run, decoded as the agent's answer is);
     ``dtypes`` narrows an OpInfo test (e.g. from the docs restrictions). With
     ``write=False`` nothing is written and the result carries the content.
     """
@@ -317,8 +325,10 @@ def scaffold_test(
                     write=write,
                     year=year,
                 )
-        facts = scaffold_facts(api_info, session, dtypes, backend)
-    device_type = str(facts.get("device_type") or api_info.device_type or "cpu")
+        known = scaffold_facts(api_info, session, dtypes, backend)
+    else:  # given from outside (kept facts, a replay): read as the agent's answer is
+        known = decode_facts(facts, "the facts given")
+    device_type = str(known.get("device_type") or api_info.device_type or "cpu")
     var = conv.device_variable
     device_ref = var
     device_line = f"{var} = {device_expression(device_type)}"
@@ -331,7 +341,7 @@ def scaffold_test(
             device_ref = own
         elif var in bound and not is_device_call(bound[var]):
             device_ref = f"torch.device({var})"
-        plan = build_plan(api_info, facts, device_ref, backend)
+        plan = build_plan(api_info, known, device_ref, backend)
         used = "".join(m.source for m in plan.methods) + (
             "    " + device_line if plan.uses_device and not own else ""
         )
@@ -357,31 +367,31 @@ def scaffold_test(
             False,
             ins.class_name,
             device_type,
-            facts,
+            known,
             helpers=ins.helpers,
             imports=ins.imports,
             written=write,
         )
         return dataclasses.replace(result, head_added=added, notes=(*result.notes, *notes))
-    plan = build_plan(api_info, facts, device_ref, backend)
+    plan = build_plan(api_info, known, device_ref, backend)
     path = _targets(conv, plan.file_name, None, out_path)
     content = render_file(
         plan,
         conv,
         device_line=device_line,
         device_type=device_type,
-        torch_version=str(facts.get("torch_version", "")),
+        torch_version=str(known.get("torch_version", "")),
         year=year,
     )
     _check_source(content, path)
     failing: list[str] = []
-    if measured and session is not None and on_device(facts) and not plan.fill_in:
-        failing = failing_on_device(session, facts, path.name, content, plan.tests, backend)
+    if measured and session is not None and on_device(known) and not plan.fill_in:
+        failing = failing_on_device(session, known, path.name, content, plan.tests, backend)
     if write:
         _write(path, content)
     if failing:
         raise FailsOnDevice(
-            f"the scaffolded {path} fails on {on_device(facts)}, where it will run ({failing[0]}); "
+            f"the scaffolded {path} fails on {on_device(known)}, where it will run ({failing[0]}); "
             + ("written all the same: " if write else "")
             + "a backend bug, or an expectation that does not hold there: check it before keeping it"
         )
@@ -392,7 +402,7 @@ def scaffold_test(
         True,
         plan.class_name,
         device_type,
-        facts,
+        known,
         helpers=tuple(m.name for m in plan.methods if m.helper),
         imports=(),
         written=write,
@@ -427,7 +437,7 @@ def _result(
     created: bool,
     class_name: str,
     device_type: str,
-    facts: dict[str, Any],
+    facts: Facts,
     *,
     helpers: tuple[str, ...],
     imports: tuple[str, ...],

@@ -14,6 +14,7 @@ import textwrap
 from typing import Any
 
 from ..api.records import ApiInfo
+from .facts import Facts
 from .measured import owner_spelling
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
@@ -43,7 +44,7 @@ TEMPLATES: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
-def data_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def data_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     spelling = spelling_of(r)
     stem = stem_of(r)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 from .recipes.distributed import (
@@ -39,7 +40,7 @@ def is_distributed_utility(r: Any) -> bool:
     return ("distributed" in (r.owner_class or r.canonical)) and (owner in STORES or cls in STORES)
 
 
-def distributed_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def distributed_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     names = [r.canonical, r.path, *r.aliases]
     spelled = spelling_of(r)

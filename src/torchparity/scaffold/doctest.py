@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Any
 
 from .. import pyast
 from ..api.records import ApiInfo
 from .code import double_quoted, indent, method
+from .facts import Facts
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
 from .recipes.doctest import (
     DEVICE_KEYWORD,
@@ -133,7 +133,7 @@ def _expected_source(expected: str) -> str:
     return re.sub(r"\b(inf|nan)\b", r'float("\1")', expected)
 
 
-def doctest_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def doctest_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     doc = facts.get("doctest") or {}
     examples = list(doc.get("examples") or [])

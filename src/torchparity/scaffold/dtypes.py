@@ -15,9 +15,9 @@ assertion reads the dtype, so a stand-in in its place fails every test.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import lines_method as _method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
 from .recipes.dtypes import ALIASES
@@ -160,7 +160,7 @@ def _quantized_lines(d: str, f: DtypeFacts) -> list[str]:
     ]
 
 
-def dtype_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def dtype_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     name = canonical_dtype(info)
     if not name:
         raise CannotDecide(f"{info.resolution.canonical} is no documented torch dtype")

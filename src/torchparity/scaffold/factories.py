@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
 from .recipes.factories import FACTORIES, MODULE
@@ -107,7 +108,7 @@ def factory_leaf(info: ApiInfo) -> str:
     return ""
 
 
-def factory_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def factory_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     leaf = factory_leaf(info)
     if not leaf:
         raise CannotDecide(f"{info.resolution.canonical} is no tensor factory with a template")

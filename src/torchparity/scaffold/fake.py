@@ -14,9 +14,8 @@ so a stand-in in its place fails it.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import lines_method as _method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
 
@@ -119,7 +118,7 @@ def _lines(role: str, S: str) -> dict[str, list[str]]:
     }
 
 
-def fake_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def fake_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     role = fake_role(info)
     if not role:
         raise CannotDecide(

@@ -6,9 +6,9 @@ It names the API only in its message, with every family's reason for not decidin
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ..api.records import ApiInfo
+from .facts import Facts
 from .plan import Method, TestPlan, coverage_rows, spelling_of, stem_of
 from .render import render
 
@@ -16,7 +16,7 @@ from .render import render
 FILL_IN = "fill-in"
 
 
-def fill_in_plan(info: ApiInfo, facts: dict[str, Any], reasons: list[str]) -> TestPlan:
+def fill_in_plan(info: ApiInfo, facts: Facts, reasons: list[str]) -> TestPlan:
     r = info.resolution
     spelling = spelling_of(r)
     why = "; ".join(reasons) if reasons else f"no template covers a {r.kind} ({r.kind_detail})"

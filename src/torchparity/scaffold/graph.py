@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..api.records import ApiInfo
+from .facts import Facts
 from .measured import owner_spelling
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
@@ -48,7 +49,7 @@ def _recipe(lines: tuple[str, ...], owner: str, device: str) -> list[str]:
     return [line.format(owner=owner, device=device) for line in lines]
 
 
-def graph_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def graph_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     spelling = spelling_of(r)
     stem = stem_of(r)

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..api.records import ApiInfo
+from .facts import Facts
 from .measured import owner_spelling
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
@@ -62,7 +63,7 @@ def _macro(name: str, device: str, **kwargs: Any) -> str:
     return render_macro("inherited.py.j2", name, {"device": device}, **kwargs)
 
 
-def inherited_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def inherited_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     spelling = spelling_of(r)
     stem = stem_of(r)

@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import lines_method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 
@@ -111,7 +112,7 @@ def scenario_lines(lines: list[Any], restore: list[str], spelling: str, device: 
     ]
 
 
-def jitgraph_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def jitgraph_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     if not jitgraph_applies(info):
         raise CannotDecide(
             f"{info.resolution.canonical} is no torch._C._jit_* function nor a TorchScript IR class or helper"

@@ -15,9 +15,8 @@ its subclasses (instances, members read through the base, no constructor).
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import lines_method
 from .plan import CannotDecide, TestPlan, coverage_rows, snake, spelling_of
 from .recipes.jittypes import (
@@ -89,7 +88,7 @@ def _tests(leaf: str, C: str) -> dict[str, list[str]]:
     return tests
 
 
-def jittype_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def jittype_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     leaf = jit_type_leaf(info)
     if not leaf:
         raise CannotDecide(f"{info.resolution.canonical} is none of TorchScript's type classes")

@@ -12,9 +12,8 @@ device it was made for, with the dtype and ``requires_grad`` it was given; a
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import lines_method as _method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
 from .recipes.lazy import LAZY_ROLES
@@ -98,7 +97,7 @@ def _bodies(role: str, S: str) -> dict[str, list[str]]:
     }
 
 
-def lazy_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def lazy_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     role = lazy_role(info)
     if not role:
         raise CannotDecide(

@@ -14,9 +14,8 @@ in its place fails it.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import lines_method as _method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
 from .recipes.library import ROLES
@@ -195,7 +194,7 @@ def _impl_abstract(S: str, ns: str) -> dict[str, list[str]]:
     }
 
 
-def library_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def library_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     role = library_role(info)
     if not role:
         raise CannotDecide(

@@ -11,8 +11,8 @@ no expected type) assert the exception type measured on the CPU.
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from ..agent.facts.schema_probe import Scenario
 from ..api.records import ApiInfo
 from .code import (
     FLOAT_ATOL,
@@ -26,6 +26,7 @@ from .code import (
     wrap_finally,
     wrap_tmp,
 )
+from .facts import Facts
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
 
 
@@ -52,7 +53,7 @@ def _explicit_member(call: str, receiver: str, setup: list[str], owner: str, lea
     return f"{owner}.{leaf}({receiver}{', ' + args if args.strip() else ''})"
 
 
-def scenario_body(sc: dict[str, Any], sp: Spelling, info: ApiInfo) -> list[str]:
+def scenario_body(sc: Scenario, sp: Spelling, info: ApiInfo) -> list[str]:
     r = info.resolution
     leaf = r.path.rsplit(".", 1)[-1]
     setup = [sp.apply(line) for line in sc.get("setup", [])]
@@ -111,7 +112,7 @@ def effect_wrapped(call: list[str], effects: list[list[str]]) -> list[str]:
     return call
 
 
-def invalid_body(scenarios: list[dict[str, Any]], sp: Spelling, info: ApiInfo) -> list[str]:
+def invalid_body(scenarios: list[Scenario], sp: Spelling, info: ApiInfo) -> list[str]:
     r = info.resolution
     leaf = r.path.rsplit(".", 1)[-1]
     lines: list[str] = []
@@ -132,7 +133,7 @@ def invalid_body(scenarios: list[dict[str, Any]], sp: Spelling, info: ApiInfo) -
     return lines
 
 
-def measured_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def measured_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     probe = facts.get("probe") or {}
     valid = list(probe.get("valid") or [])

@@ -16,8 +16,7 @@ batch element equal to the unbatched result.
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..agent.facts.schema_calls import InputSpec, ModuleDbFacts
 from .plan import CannotDecide
 
 FILL = [
@@ -34,13 +33,13 @@ LEAVES = [
 ]
 
 
-def make_of(db: dict[str, Any], spelling: str) -> str:
+def make_of(db: ModuleDbFacts, spelling: str) -> str:
     """``torch.nn.LSTM(input_size=2, ...)``: the sample's construction."""
     parts = [str(a) for a in db.get("args") or []] + [f"{k}={v}" for k, v in db.get("kwargs") or []]
     return f"{spelling}({', '.join(parts)})"
 
 
-def _spec(spec: dict[str, Any], device: str) -> str:
+def _spec(spec: InputSpec, device: str) -> str:
     if "tensor" in spec:
         return f"{spec['tensor']}.to({device})"
     if "tuple" in spec:
@@ -51,13 +50,13 @@ def _spec(spec: dict[str, Any], device: str) -> str:
     return str(spec["value"])
 
 
-def _call(db: dict[str, Any], device: str) -> str:
+def _call(db: ModuleDbFacts, device: str) -> str:
     args = [_spec(s, device) for s in db.get("inputs") or []]
     args += [f"{k}={_spec(s, device)}" for k, s in db.get("forward_kwargs") or []]
     return ", ".join(args)
 
 
-def forward_lines(db: dict[str, Any], make: str, device: str, forward: str = "") -> list[str]:
+def forward_lines(db: ModuleDbFacts, make: str, device: str, forward: str = "") -> list[str]:
     """The forward on the device against the CPU-measured values and the CPU module; ``forward``: the
     member to call it through (``torch.nn.TransformerEncoderLayer.forward``), else the module is called."""
     outputs = db.get("outputs") or []
@@ -114,7 +113,7 @@ def forward_lines(db: dict[str, Any], make: str, device: str, forward: str = "")
     return lines
 
 
-def rnn_lines(db: dict[str, Any], make: str, device: str) -> list[str]:
+def rnn_lines(db: ModuleDbFacts, make: str, device: str) -> list[str]:
     """The documented shapes of a recurrent module's batched result; each element equals the unbatched one."""
     inputs = db.get("inputs") or []
     if not inputs or "tensor" not in inputs[0]:

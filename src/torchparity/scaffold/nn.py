@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..api.records import ApiInfo
+from .facts import Facts
 from .measured import owner_spelling
 from .moduledb import forward_lines, make_of, rnn_lines
 from .operators import lines_method, split_methods
@@ -38,7 +39,7 @@ def _container_kind(mro: list[str]) -> str:
     return ""
 
 
-def _construction(facts: dict[str, Any], spelling: str) -> str:
+def _construction(facts: Facts, spelling: str) -> str:
     """``Cls(args)`` from the measured class scenario (how the agent constructed it on the CPU)."""
     for sc in (facts.get("probe") or {}).get("valid") or []:
         call = str(sc.get("call", ""))
@@ -47,7 +48,7 @@ def _construction(facts: dict[str, Any], spelling: str) -> str:
     return ""
 
 
-def nn_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def nn_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     classes = facts.get("classes") or {}
     api_mro = [str(c) for c in classes.get("api") or []]

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..api.records import ApiInfo
 from .code import wrap_line
+from .facts import Facts
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
 from .recipes.opinfo import METHOD_CALL_OWNER
 from .render import render, render_helpers
@@ -77,7 +78,7 @@ def _call_builder(spelling: str, kind: str, leaf: str, wrapper_args: str = ""):
     return call
 
 
-def opinfo_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def opinfo_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     op = facts.get("opinfo") or {}
     if not op.get("found"):
@@ -261,7 +262,7 @@ def _comment_lines(text: str, width: int = 88) -> list[str]:
 
 
 # -- Tensor members -------------------------------------------------------------------------------
-def tensor_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def tensor_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     t = facts.get("tensor") or {}
     rows = t.get("shapes") or []
@@ -275,12 +276,14 @@ def tensor_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     if formula and not all(row.get("formula_ok") for row in rows):
         formula = ""  # the shape rule does not hold here: fall back to the measured values
     values = [
-        (_shape(row["shape"]), row["literal"]) for row in rows if row.get("literal") is not None
+        (_shape(row["shape"]), literal)
+        for row in rows
+        if (literal := row.get("literal")) is not None
     ]
     raising: dict[str, list[str]] = {}
     for row in rows:
-        if row.get("raises"):
-            raising.setdefault(row["raises"], []).append(_shape(row["shape"]))
+        if raises := row.get("raises"):
+            raising.setdefault(raises, []).append(_shape(row["shape"]))
     unusable = [row for row in rows if row.get("literal") is None and not row.get("raises")]
     if not formula and (unusable or not (values or raising)):
         raise CannotDecide(f"{access} gives values a test cannot hold literally for some shapes")
@@ -342,12 +345,12 @@ def _shape(shape: list[int]) -> str:
     return "(" + ", ".join(str(d) for d in shape) + ")"
 
 
-def device_is_cpu(facts: dict[str, Any]) -> bool:
+def device_is_cpu(facts: Facts) -> bool:
     return str(facts.get("device_type") or "cpu") == "cpu"
 
 
 # -- functions by signature -----------------------------------------------------------------------
-def signature_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def signature_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     calls = facts.get("calls") or {}
     if calls.get("problem") or not (calls.get("valid") or calls.get("invalid")):
@@ -355,7 +358,7 @@ def signature_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
     spelling = spelling_of(r)
     stem = stem_of(r)
     test = f"test_{stem}"
-    valid = []
+    valid: list[dict[str, Any]] = []
     for case in calls["valid"]:
         lit = case["literal"]
         args = case["args"].replace("DEVICE", device)
@@ -419,7 +422,7 @@ def signature_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
         else ()
     )
     params = calls.get("params", [])
-    varied = sorted({c.get("varies") for c in calls["valid"] if c.get("varies")})
+    varied = sorted({c["varies"] for c in calls["valid"] if c.get("varies")})
     uses_device = any("DEVICE" in c["args"] for c in calls["valid"] + calls.get("invalid", []))
     return TestPlan(
         api=r.canonical,

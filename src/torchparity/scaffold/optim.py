@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..api.records import ApiInfo
+from .facts import Facts
 from .measured import owner_spelling
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
@@ -27,7 +28,7 @@ def _macro(name: str, leaf: str, owner: str, device: str, **kwargs: Any) -> str:
     )
 
 
-def optim_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def optim_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     op = facts.get("optim") or {}
     if not op or op.get("problem"):

@@ -20,9 +20,10 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from ..agent.facts.schema_calls import NormFacts, OverloadFacts, OverloadOpinfo
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import OPDB_IMPORT, _comment_lines, _lookup, metadata_helper, split_methods
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
 from .render import render_helpers
@@ -42,7 +43,7 @@ def is_overload_kind(info: ApiInfo) -> bool:
 
 # -- OpInfo samples through the overload ---------------------------------------------------------
 def _opinfo_methods(
-    spelling: str, test: str, ov: dict[str, Any], op: dict[str, Any], device: str
+    spelling: str, test: str, ov: OverloadFacts, op: OverloadOpinfo, device: str
 ) -> list[Method]:
     qual = ov["qualified"]
     if ov.get("kind") == "overload":
@@ -285,7 +286,7 @@ def _channel(name: str) -> str:
     return f"{name}[None, :, None]"
 
 
-def _norm_methods(spelling: str, test: str, norm: dict[str, Any]) -> list[Method]:
+def _norm_methods(spelling: str, test: str, norm: NormFacts) -> list[Method]:
     names = norm["arguments"]
     flag = norm.get("flag") or ""
     backward = "grad_out" in names
@@ -389,7 +390,7 @@ def _norm_methods(spelling: str, test: str, norm: dict[str, Any]) -> list[Method
     return out
 
 
-def overload_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def overload_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     ov = facts.get("overload") or {}
     if not ov.get("found"):

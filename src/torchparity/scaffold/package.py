@@ -10,16 +10,15 @@ through its class.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 from .recipes.package import PACKAGE_MEMBERS, PACKAGE_SIDES
 from .render import render_macro
 
 
-def package_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def package_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     spelled = spelling_of(r)
     owner = (r.owner_class or "").rsplit(".", 1)[-1]

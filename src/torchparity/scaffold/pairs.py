@@ -20,9 +20,10 @@ the test fail: a reader reads the sentinel, a setter leaves the state unmoved.
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from ..agent.facts.schema_probe import PairFacts, SwitchFacts
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import lines_method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 from .switches import switch_tests
@@ -44,7 +45,7 @@ def _call(fn: str, args: str, returns_none: bool) -> str:
     return f"self.assertIsNone({fn}({args}))" if returns_none else f"{fn}({args})"
 
 
-def _toggle(X: str, pr: dict[str, Any]) -> tuple[list[str], str]:
+def _toggle(X: str, pr: PairFacts) -> tuple[list[str], str]:
     enable, disable = str(pr["enable"]).replace("_API_", X), str(pr["disable"]).replace("_API_", X)
     args = str(pr.get("args") or "")
     readers = [(str(src).replace("_API_", X), str(on), str(off)) for src, on, off in pr["readers"]]
@@ -74,7 +75,7 @@ def _toggle(X: str, pr: dict[str, Any]) -> tuple[list[str], str]:
     )
 
 
-def _receiver(X: str, pr: dict[str, Any]) -> tuple[list[str], str]:
+def _receiver(X: str, pr: PairFacts) -> tuple[list[str], str]:
     enable, disable = str(pr["enable"]).replace("_API_", X), str(pr["disable"]).replace("_API_", X)
     body = [f"mod = {pr['receiver']}", _call(disable, "mod", bool(pr.get("disable_returns_none")))]
     body += [f"self.assertEqual({src}, {off})" for src, _, off in pr["moved"]]
@@ -89,7 +90,7 @@ def _receiver(X: str, pr: dict[str, Any]) -> tuple[list[str], str]:
     )
 
 
-def _nesting(X: str, pr: dict[str, Any]) -> tuple[dict[str, list[str]], str]:
+def _nesting(X: str, pr: PairFacts) -> tuple[dict[str, list[str]], str]:
     up, down = str(pr["up"]).replace("_API_", X), str(pr["down"]).replace("_API_", X)
     args = str(pr.get("args") or "")
     tests: dict[str, list[str]] = {}
@@ -126,7 +127,7 @@ def _nesting(X: str, pr: dict[str, Any]) -> tuple[dict[str, list[str]], str]:
     return tests, "; ".join(parts)
 
 
-def pair_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def pair_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     pr = facts.get("pair") or {}
     if not pr.get("found"):
@@ -162,7 +163,10 @@ def pair_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     elif kind == "nesting":
         tests, what = _nesting(X, pr)
     elif kind == "getter":
-        sw = dict(pr["switch"], getter=str(pr["switch"].get("getter") or "").replace("_API_", X))
+        sw: SwitchFacts = {
+            **pr["switch"],
+            "getter": str(pr["switch"].get("getter") or "").replace("_API_", X),
+        }
         tests, what, uses_device = switch_tests(str(pr["setter"]), sw)
         what = f"through its setter {pr['setter']}: {what}"
     else:

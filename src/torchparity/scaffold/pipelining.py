@@ -13,6 +13,7 @@ the whole batch's loss over the number of micro-batches.
 from __future__ import annotations
 
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 from .recipes.pipelining import LINES, MEMBERS, PIPELINING, ROLES
@@ -37,7 +38,7 @@ def pipelining_role(info: ApiInfo) -> bool:
     return _entry(info) is not None
 
 
-def pipelining_plan(info: ApiInfo, facts: dict, device: str) -> TestPlan:
+def pipelining_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     entry = _entry(info)
     if entry is None:
         raise CannotDecide("no pipelining template for this API")

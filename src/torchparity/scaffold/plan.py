@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..api.records import Resolution
 from ..names import is_private_name
+from .facts import Facts
 
 FAMILIES = ("context", "opinfo", "tensor", "signature", "storage", "runtime", "fill-in")
 
@@ -55,7 +55,7 @@ class TestPlan:
     fill_in: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     uses_device: bool = True
-    facts: dict[str, Any] = field(default_factory=dict)
+    facts: Facts = field(default_factory=Facts)
 
     @property
     def tests(self) -> list[str]:

@@ -12,10 +12,10 @@ the device and compares with those values, written into the test.
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..agent.facts.schema_calls import ArgLiteral
 from ..api.records import ApiInfo
 from .backward import Writer
+from .facts import Facts
 from .operators import _comment_lines, lines_method
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
 from .recipes.layout import OPS_NAMESPACE
@@ -40,7 +40,7 @@ def recorded_kind(info: ApiInfo) -> bool:
     )
 
 
-def _arg(write: Writer, lit: dict[str, Any], name: str) -> str:
+def _arg(write: Writer, lit: ArgLiteral, name: str) -> str:
     """The expression of one written-out argument (a COO tensor from its indices and values)."""
     if "sparse" in lit:
         sp = lit["sparse"]
@@ -59,9 +59,16 @@ def _arg(write: Writer, lit: dict[str, Any], name: str) -> str:
     return write(lit, name)
 
 
+def _contiguous(lit: ArgLiteral) -> ArgLiteral:
+    """A tensor literal without its strides (the test writes the tensor contiguous)."""
+    plain = lit.copy()
+    plain.pop("stride", None)
+    return plain
+
+
 def _expected(
     write: Writer,
-    lit: dict[str, Any],
+    lit: ArgLiteral,
     name: str,
     got: str,
     device: str,
@@ -72,16 +79,14 @@ def _expected(
 ) -> None:
     """Lines comparing ``got`` (a result on the device) with the value ``lit`` measured on the CPU."""
     if "tensor" in lit:
-        expr = write({k: v for k, v in lit.items() if k != "stride"}, name)
+        expr = write(_contiguous(lit), name)
         # an integer result of a call with CPU-only arguments (lengths) may stay there with them
         where = "None" if cpu_ints and lit["dtype"] in ("int64", "int32", "bool") else device
         body.append(f"self._assert_value({got}, {expr}, {where}, rtol={rtol}, atol={atol})")
     elif "sparse" in lit:
         sp = lit["sparse"]
-        indices = write(
-            {k: v for k, v in sp["indices"].items() if k != "stride"}, f"{name}_indices"
-        )
-        values = write({k: v for k, v in sp["values"].items() if k != "stride"}, f"{name}_values")
+        indices = write(_contiguous(sp["indices"]), f"{name}_indices")
+        values = write(_contiguous(sp["values"]), f"{name}_values")
         body.append(
             f"self._assert_sparse({got}, {indices}, {values}, {tuple(sp['shape'])!r}, {device}, "
             f"rtol={rtol}, atol={atol})"
@@ -113,7 +118,7 @@ def _expected(
         body.append(f"self.assertEqual({got}, torch.{lit['torch']})")
 
 
-def recorded_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def recorded_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     rec = facts.get("recorded") or {}
     if not rec.get("found"):
@@ -155,9 +160,9 @@ def recorded_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan
         check,
         bool(rec.get("cpu_args")),
     )
-    for pos, lit in sorted(rec.get("changed", {}).items()):
-        check.append(f"# argument {pos} as the call leaves it (it writes into it)")
-        _expected(write, lit, f"expected_arg{pos}", f"args[{pos}]", device, rtol, atol, check)
+    for at, lit in sorted(rec.get("changed", {}).items()):  # the position as text
+        check.append(f"# argument {at} as the call leaves it (it writes into it)")
+        _expected(write, lit, f"expected_arg{at}", f"args[{at}]", device, rtol, atol, check)
     for key, lit in sorted(rec.get("kwchanged", {}).items()):
         check.append(f"# {key}= as the call leaves it (it writes into it)")
         _expected(write, lit, f"expected_{key}", f'kwargs["{key}"]', device, rtol, atol, check)

@@ -32,15 +32,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from ..api.records import ApiInfo
+from .facts import Facts
 from .fill_in import FILL_IN
 from .plan import TestPlan
 
 Applies = Callable[[ApiInfo, str], bool]
 Place = Callable[[ApiInfo, str], int]
-Build = Callable[[ApiInfo, dict[str, Any], str], TestPlan]
+Build = Callable[[ApiInfo, Facts, str], TestPlan]
 
 #: how the name of a helper module (no family) starts
 HELPER = "_"

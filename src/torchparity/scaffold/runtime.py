@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..agent.facts.schema import RuntimeCall, RuntimeFacts
 from ..api.records import ApiInfo
 from .accelerator import accelerator_plan
+from .facts import Facts
 from .operators import split_methods
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
 from .recipes.runtime import (
@@ -51,12 +53,12 @@ def _macro(name: str, device: str, X: str, M: str, **kwargs: Any) -> str:
     return render_macro("runtime_more.py.j2", name, {"device": device, "X": X, "M": M}, **kwargs)
 
 
-def _ok(methods: dict[str, Any], *names: str) -> bool:
+def _ok(methods: dict[str, RuntimeCall], *names: str) -> bool:
     """Whether each of the object's methods ``names`` worked where the agent measured."""
     return all((methods.get(m) or {}).get("ok") for m in names)
 
 
-def _measured(macro: str, rt: dict[str, Any], members: list[str]) -> bool:
+def _measured(macro: str, rt: RuntimeFacts, members: list[str]) -> bool:
     """Whether the agent measured what ``macro``'s test needs (the object, its methods, its module's members)."""
     methods = rt.get("methods") or {}
     if macro == "event":
@@ -77,7 +79,7 @@ def _measured(macro: str, rt: dict[str, Any], members: list[str]) -> bool:
     return macro not in MODULE_NEEDS or MODULE_NEEDS[macro] in members
 
 
-def device_runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan | None:
+def device_runtime_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan | None:
     """A plan for the runtime objects this module knows, or None (the older runtime templates decide)."""
     r = info.resolution
     rt = facts.get("runtime") or {}
@@ -122,7 +124,7 @@ def device_runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> Te
     )
 
 
-def generator_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def generator_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     names = {r.canonical, r.path, *r.aliases, r.owner_class or ""}
     members = tuple(f"{c}." for c in GENERATOR_CLASSES)
@@ -161,7 +163,7 @@ def generator_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPla
 # -- the older runtime templates: counts, availability, the current device, synchronize, streams ---------
 
 
-def _method_lines(methods: dict[str, Any], var: str) -> list[str]:
+def _method_lines(methods: dict[str, RuntimeCall], var: str) -> list[str]:
     lines = []
     if (methods.get("record") or {}).get("ok"):
         lines.append(f"{var}.record()")
@@ -173,7 +175,7 @@ def _method_lines(methods: dict[str, Any], var: str) -> list[str]:
     return lines
 
 
-def runtime_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def runtime_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     rt = facts.get("runtime") or {}
     known = accelerator_plan(info, facts, device) or device_runtime_plan(info, facts, device)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..api.records import ApiInfo
+from .facts import Facts
 from .measured import owner_spelling
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
@@ -25,7 +26,7 @@ def _macro(name: str, device: str, **kwargs: Any) -> str:
     return render_macro("serialization.py.j2", name, {"device": device}, **kwargs)
 
 
-def serialization_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def serialization_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     spelling = spelling_of(r)
     stem = stem_of(r)

@@ -13,9 +13,9 @@ gives, and that indices breaking the layout's invariants raise with
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
 
@@ -103,7 +103,7 @@ def sparse_leaf(info: ApiInfo) -> str:
     return ""
 
 
-def sparse_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def sparse_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     leaf = sparse_leaf(info)
     if not leaf:
         raise CannotDecide(f"{info.resolution.canonical} is no sparse constructor with a template")

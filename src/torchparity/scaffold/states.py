@@ -8,6 +8,7 @@ that restores a saved value.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -148,7 +149,7 @@ def _per_before(table: dict[tuple[Any, Any], Any], mode: Any, var: str) -> str |
 
 
 def relation(
-    runs: list[dict[str, Any]], point: str, state: str, var: str, has_mode: bool
+    runs: Sequence[Mapping[str, Any]], point: str, state: str, var: str, has_mode: bool
 ) -> str | None:
     """The expression (of ``mode`` and ``var``) every measured run agrees with, or None.
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..api.records import ApiInfo
+from .facts import Facts
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
 from .render import render
 
 
-def storage_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def storage_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     st = facts.get("storage") or {}
     if not st or st.get("problem"):

@@ -25,7 +25,9 @@ import json
 import re
 from typing import Any
 
+from ..agent.facts.schema_probe import SwitchFacts, SwitchValue
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import lines_method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
 
@@ -55,7 +57,7 @@ def _restore(X: str, getter: str, body: list[str], put_back: str = "saved") -> l
     ]
 
 
-def switch_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def switch_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     sw = facts.get("switch") or {}
     if not sw.get("found"):
@@ -85,7 +87,7 @@ def switch_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
     )
 
 
-def switch_tests(X: str, sw: dict[str, Any]) -> tuple[dict[str, list[str]], str, bool]:
+def switch_tests(X: str, sw: SwitchFacts) -> tuple[dict[str, list[str]], str, bool]:
     """The test bodies of a switch whose setter is spelled ``X``, what they check, whether they use DEVICE."""
     kind = sw.get("kind")
     getter = str(sw.get("getter") or "")
@@ -151,12 +153,13 @@ def switch_tests(X: str, sw: dict[str, Any]) -> tuple[dict[str, list[str]], str,
             f"{sw['getter']}({json.dumps(sw['key'])})",
             str(sw["setter"]),
         )
-        order = [v for v in sw["accepted"] if v != sw["saved"]] + [sw["saved"]]
+        # a keyed switch's values come spelled (``_spelled``: ``torch.float16``, ``True``)
+        spelled = [str(v) for v in sw["accepted"] if v != sw["saved"]] + [str(sw["saved"])]
         tests["set_and_read_back"] = [
             f"saved = {get}",
             f"self.assertEqual(saved, {sw['saved']})  # as in a fresh interpreter",
             "try:",
-            f"    for value in [{', '.join(order)}]:",
+            f"    for value in [{', '.join(spelled)}]:",
             f"        self.assertIsNone({put}({key}, value))",
             f"        self.assertEqual({get}, value)",
             "finally:",
@@ -164,7 +167,7 @@ def switch_tests(X: str, sw: dict[str, Any]) -> tuple[dict[str, list[str]], str,
             f"self.assertEqual({get}, saved)  # restored",
         ]
         what = (
-            f"each value {put} takes for {key} ({', '.join(order)}) read back through {get}, the value of a "
+            f"each value {put} takes for {key} ({', '.join(spelled)}) read back through {get}, the value of a "
             "fresh interpreter first, restored after"
         )
     elif kind == "state":
@@ -190,7 +193,8 @@ def switch_tests(X: str, sw: dict[str, Any]) -> tuple[dict[str, list[str]], str,
         saved = sw.get("saved")
         if len(accepted) < 2 or not any(v != saved for v in accepted):
             raise CannotDecide(f"{X} took no value but the one it had ({saved!r})")
-        order = [v for v in accepted if v != saved] + [saved]
+        order: list[SwitchValue | None] = [v for v in accepted if v != saved]
+        order.append(saved)
         lit = (
             (lambda v: str(v)) if kind == "dtype" else _lit
         )  # a dtype comes spelled (torch.float16)

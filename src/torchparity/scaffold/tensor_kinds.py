@@ -17,10 +17,10 @@ the CPU (``torch.sparse.sum(x)`` against ``torch.sum(x.to_dense())``).
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..agent.facts.schema_probe import KindScenario
 from ..api.records import ApiInfo
 from .code import Spelling, check_line, method, uses
+from .facts import Facts
 from .measured import owner_spelling
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
 
@@ -60,7 +60,7 @@ def _hand_check(var: str, hand: str, kind: str) -> list[str]:
     return [f"self.assertEqual({var}.cpu().tolist(), {hand})"]
 
 
-def scenario_lines(sc: dict[str, Any], sp: Spelling) -> list[str]:
+def scenario_lines(sc: KindScenario, sp: Spelling) -> list[str]:
     hand: dict[str, list[str]] = sc.get("hand") or {}
     body: list[str] = []
     for line in sc.get("setup", []):
@@ -92,7 +92,7 @@ def scenario_lines(sc: dict[str, Any], sp: Spelling) -> list[str]:
     return body
 
 
-def kinds_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def kinds_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     kf = facts.get("kinds") or {}
     scenarios = [sc for sc in kf.get("scenarios") or [] if sc.get("checks")]

@@ -14,9 +14,9 @@ fails each test.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from ..api.records import ApiInfo
+from .facts import Facts
 from .operators import lines_method as _method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
 from .recipes.typeobjects import TYPE_OBJECTS
@@ -211,7 +211,7 @@ def type_object(info: ApiInfo) -> str:
     return ""
 
 
-def typeobject_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def typeobject_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     name = type_object(info)
     if not name:
         raise CannotDecide(

@@ -34,6 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..api.records import ApiInfo
+from .facts import Facts
 from .measured import owner_spelling
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
@@ -102,7 +103,7 @@ def _future(spelling: str, owner: str) -> dict[str, Any]:
     }
 
 
-def utility_plan(info: ApiInfo, facts: dict[str, Any], device: str) -> TestPlan:
+def utility_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     kind = utility_kind(info)
     if not kind:

@@ -13,9 +13,9 @@ Adding a family is one new module here (docs/scaffold.md, "Adding a family").
 
 from __future__ import annotations
 
-from typing import Any
-
+from ...agent.facts.schema import CheckedOutcome
 from ...api.records import ApiInfo
+from ..facts import Facts
 from ..fill_in import FILL_IN, fill_in_plan
 from ..operators import TENSOR_FORMULAS
 from ..plan import CannotDecide, TestPlan, root_module
@@ -45,7 +45,7 @@ def tensor_formula(info: ApiInfo) -> str:
 
 def candidate_plans(
     info: ApiInfo,
-    facts: dict[str, Any],
+    facts: Facts,
     device: str,
     backend_module: str = "",
     registry: Registry = REGISTRY,
@@ -64,7 +64,7 @@ def candidate_plans(
 
 def build_plan(
     info: ApiInfo,
-    facts: dict[str, Any],
+    facts: Facts,
     device: str,
     backend_module: str = "",
     registry: Registry = REGISTRY,
@@ -94,7 +94,7 @@ NOT_CAUGHT = "its tests still pass when the API only returns a sentinel"
 
 
 def checked_plan(
-    plan: TestPlan, outcome: dict[str, Any], require_catch: bool = True
+    plan: TestPlan, outcome: CheckedOutcome, require_catch: bool = True
 ) -> TestPlan | str:
     """The plan without its tests that failed where they were run (the CPU, or the device the facts
     were measured for: ``on``), or why none of it can be kept."""
@@ -130,7 +130,7 @@ def checked_plan(
     return TestPlan(**{**plan.__dict__, "methods": methods, "notes": plan.notes + notes})
 
 
-def _with_imports(plan: TestPlan, facts: dict[str, Any]) -> TestPlan:
+def _with_imports(plan: TestPlan, facts: Facts) -> TestPlan:
     """The plan with the imports its spelling of the API needs (its root module, and a submodule
     ``import torch`` does not load, as the agent found)."""
     extra: list[str] = []
