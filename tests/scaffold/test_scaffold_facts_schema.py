@@ -409,8 +409,12 @@ def _set_keys(function: Any) -> set[str]:
 
 def test_every_fact_the_agent_sets_and_every_family_wants_is_declared() -> None:
     declared = set(get_type_hints(Facts))
-    set_here = _set_keys(gather._facts_for) | _set_keys(gather._not_found)
-    assert {"opinfo", "calls", "pinned_memory", "module_db", "problem"} <= set_here
+    set_here = (
+        _set_keys(gather._facts_for)
+        | _set_keys(gather._not_found)
+        | {row.key for row in gather.FACTS.values()}
+    )
+    assert {"opinfo", "calls", "pinned_memory", "module_db", "problem", "imports"} <= set_here
     assert set_here - declared == set()
     wanted = {w for family in REGISTRY.families for w in family.wants}
     assert wanted - declared == set()
