@@ -5,7 +5,8 @@ Run from the repository root (no torch needed):
     python benchmarks/bench_scaffold_size.py [--json FILE] [--list-rules]
 
 It prints, per part, the lines of its files (``wc -l``: every line, blank and comment lines
-included), the modules over 600 lines, and the comparisons of a name with a string literal.
+included; split into Python code, recipe data with the name table, and Jinja templates), the
+modules over 600 lines, and the comparisons of a name with a string literal.
 
 The parts:
 
@@ -80,6 +81,8 @@ class Part:
     name_rules: int
     #: rules in the name table and in recipe data (allowed there)
     data_rules: int = 0
+    #: lines of recipe data and the name table (counted in ``python_lines`` too)
+    data_lines: int = 0
 
 
 @dataclass(frozen=True)
@@ -233,7 +236,7 @@ def measure() -> tuple[list[Part], list[Rule]]:
             for f in files
             if f.suffix in (".py", ".j2", ".toml", ".json") and "__pycache__" not in f.parts
         ]
-        py = tpl = in_data = 0
+        py = tpl = in_data = data_lines = 0
         over, part_rules = [], []
         for f in files:
             n = len(f.read_text(encoding="utf-8").splitlines())
@@ -244,12 +247,23 @@ def measure() -> tuple[list[Part], list[Rule]]:
                 py += n
                 if f.suffix == ".py" and is_data(f):
                     in_data += len(python_rules(f))
+                    data_lines += n
                 elif f.suffix == ".py":
                     part_rules += python_rules(f)
             if n > MODULE_LIMIT:
                 over.append(f"{f.relative_to(ROOT)} ({n})")
         parts.append(
-            Part(name, len(files), py + tpl, py, tpl, tuple(over), len(part_rules), in_data)
+            Part(
+                name,
+                len(files),
+                py + tpl,
+                py,
+                tpl,
+                tuple(over),
+                len(part_rules),
+                in_data,
+                data_lines,
+            )
         )
         rules += part_rules
     return parts, rules
@@ -262,13 +276,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     parts, rules = measure()
     print(
-        f"{'part':<15} {'files':>5} {'lines':>7} {'python':>7} {'templates':>9} {'name rules':>10}"
-        f" {'in data':>7}"
+        f"{'part':<15} {'files':>5} {'lines':>7} {'code':>7} {'data':>6} {'templates':>9}"
+        f" {'name rules':>10} {'in data':>7}"
     )
     for p in parts:
         print(
-            f"{p.name:<15} {p.files:>5} {p.lines:>7} {p.python_lines:>7} {p.template_lines:>9} "
-            f"{p.name_rules:>10} {p.data_rules:>7}"
+            f"{p.name:<15} {p.files:>5} {p.lines:>7} {p.python_lines - p.data_lines:>7} "
+            f"{p.data_lines:>6} {p.template_lines:>9} {p.name_rules:>10} {p.data_rules:>7}"
         )
     by = {p.name: p for p in parts}
     engine = by["scaffold"].lines + by["facts"].lines
