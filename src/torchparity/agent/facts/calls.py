@@ -13,12 +13,13 @@ import itertools
 import math
 import re
 import warnings
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, cast
 
 from ..protocol import Json, TorchModule
 from ..state import StateSpec
 from .context import api_specs, push_all, undo_all
 from .literal import error_text, exc_name, torch_module, try_literal
+from .schema import CallsFacts, InvalidCall, TensorFacts, TensorRow, ValidCall
 
 #: shapes a Tensor member is read on: 0-d, empty, 1-d, 2-d, empty 3-d
 SHAPES = ((), (0,), (3,), (2, 3), (2, 0, 4))
@@ -37,12 +38,12 @@ def _shape_tensor(torch: TorchModule, shape: Tuple[int, ...]) -> Any:
     return torch.arange(1, n + 1, dtype=torch.float32).reshape(shape)
 
 
-def tensor_facts(torch: TorchModule, name: str, kind: str, formula: str = "") -> Json:
+def tensor_facts(torch: TorchModule, name: str, kind: str, formula: str = "") -> TensorFacts:
     """Per shape: the member's value as source (or the exception it raises), and the formula check."""
-    rows: List[Json] = []
+    rows: List[TensorRow] = []
     for shape in SHAPES:
         x = _shape_tensor(torch, shape)
-        row: Json = {"shape": list(shape), "literal": None, "raises": None, "formula_ok": None}
+        row: TensorRow = {"shape": list(shape), "literal": None, "raises": None, "formula_ok": None}
         try:
             value = getattr(x, name)
             if kind not in ("property", "attribute"):
@@ -349,7 +350,7 @@ def _pick(outcomes: List[Json], key: str, limit: int, per_key: int) -> List[Json
     return sorted(out, key=lambda o: order[id(o)])
 
 
-def call_facts_here(torch: TorchModule, obj: Any, resolution: Json, device_type: str) -> Json:
+def call_facts_here(torch: TorchModule, obj: Any, resolution: Json, device_type: str) -> CallsFacts:
     """Valid calls (values measured on the CPU) and invalid ones (the exception measured).
 
     A setter with a paired getter (``set_warn_always`` and ``is_warn_always_enabled``) gets the
@@ -377,7 +378,7 @@ def call_facts_here(torch: TorchModule, obj: Any, resolution: Json, device_type:
                 pass
 
 
-def _call_facts(torch: TorchModule, obj: Any, resolution: Json, device_type: str) -> Json:
+def _call_facts(torch: TorchModule, obj: Any, resolution: Json, device_type: str) -> CallsFacts:
     params = _signature_params(obj, resolution)
     if params is None:
         return {
@@ -432,14 +433,15 @@ def _call_facts(torch: TorchModule, obj: Any, resolution: Json, device_type: str
             valid.append(got)
     return {
         "problem": "",
-        "valid": _pick(valid, "varies", MAX_VALID_CALLS, 3),
-        "invalid": _pick(invalid, "varies", MAX_INVALID_CALLS, 1),
+        # the outcomes kept: a result a test can hold, or the exception raised from every start
+        "valid": cast(List[ValidCall], _pick(valid, "varies", MAX_VALID_CALLS, 3)),
+        "invalid": cast(List[InvalidCall], _pick(invalid, "varies", MAX_INVALID_CALLS, 1)),
         "params": [p["name"] for p in params],
         "states": [n for n, _ in specs],
     }
 
 
-def call_facts(torch: TorchModule, obj: Any, resolution: Json, device_type: str) -> Json:
+def call_facts(torch: TorchModule, obj: Any, resolution: Json, device_type: str) -> CallsFacts:
     """``call_facts_here`` in a forked child (``isolate.run_isolated``): what its calls change
     in this interpreter (a global mode, a registry) stays there, and a call that aborts costs only the
     child."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
-from typing import Any, Callable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, List, Literal, Optional, Sequence, Set, Tuple, Union
 
 from .. import state as state_mod
 from ..api.kinds import class_attrs
@@ -18,6 +18,8 @@ from ..protocol import Json, TorchModule
 from ..state import StateSpec
 from .literal import error_text
 from .recipes.layout import CLONE_MEMBER
+from .schema import ContextFacts, ContextRun, StateFacts
+from .schema_common import StateValue
 
 
 def _state_names(resolution: Json) -> List[str]:
@@ -28,10 +30,10 @@ def _state_names(resolution: Json) -> List[str]:
     return []
 
 
-def state_facts(resolution: Json, device_type: str) -> List[Json]:
+def state_facts(resolution: Json, device_type: str) -> List[StateFacts]:
     """The states the API touches (registry entries), with their values and availability."""
     specs = state_mod.registry(device_type)
-    out: List[Json] = []
+    out: List[StateFacts] = []
     for name in _state_names(resolution):
         spec = specs.get(name)
         if spec is None:
@@ -45,7 +47,7 @@ def state_facts(resolution: Json, device_type: str) -> List[Json]:
     return out
 
 
-def _bool_specs(states: List[Json], device_type: str) -> List[Tuple[str, StateSpec]]:
+def _bool_specs(states: List[StateFacts], device_type: str) -> List[Tuple[str, StateSpec]]:
     specs = state_mod.registry(device_type)
     return [
         (s["name"], specs[s["name"]])
@@ -54,11 +56,11 @@ def _bool_specs(states: List[Json], device_type: str) -> List[Tuple[str, StateSp
     ]
 
 
-def snapshot(specs: Sequence[Tuple[str, StateSpec]]) -> Json:
+def snapshot(specs: Sequence[Tuple[str, StateSpec]]) -> Dict[str, StateValue]:
     return dict((name, spec.get()) for name, spec in specs)
 
 
-def _ctor_params(cls: type) -> Tuple[Optional[List[str]], Union[str, bool, None]]:
+def _ctor_params(cls: type) -> Tuple[Optional[List[str]], Union[str, Literal[False], None]]:
     """(parameter names, first parameter if it takes a bool mode, else None)."""
     try:
         sig = inspect.signature(cls)
@@ -119,12 +121,12 @@ def undo_all(undo: List[Callable[[], Any]]) -> None:
 
 def context_facts_here(
     torch: TorchModule, resolution: Json, obj: Any, owner: Any, device_type: str
-) -> Json:
+) -> ContextFacts:
     """How the context manager (or its member) moves each state, from every start value."""
     states = state_facts(resolution, device_type)
     cls = obj if isinstance(obj, type) else owner
     member = None if obj is cls else resolution["path"].rsplit(".", 1)[-1]
-    out: Json = {
+    out: ContextFacts = {
         "states": states,
         "member": member,
         "runs": [],
@@ -162,7 +164,7 @@ def context_facts_here(
         for combo in combos:
             undo = push_all(specs, combo)
             try:
-                run: Json = {
+                run: ContextRun = {
                     "args": list(args),
                     "outer": dict((specs[i][0], v) for i, v in enumerate(combo)),
                 }
@@ -238,7 +240,7 @@ def api_specs(resolution: Json, device_type: str) -> List[Tuple[str, StateSpec]]
 
 def context_facts(
     torch: TorchModule, resolution: Json, obj: Any, owner: Any, device_type: str
-) -> Json:
+) -> ContextFacts:
     """``context_facts_here`` in a forked child (``isolate.run_isolated``): what its calls change
     in this interpreter (a global mode, a registry) stays there, and a call that aborts costs only the
     child."""

@@ -27,11 +27,15 @@ from typing import (
     Callable,
     Dict,
     List,
+    Mapping,
     NamedTuple,
     Optional,
     Sequence,
     Set,
     Tuple,
+    TypeVar,
+    Union,
+    cast,
 )
 
 from ..api.objects import NotFound, class_path, walk
@@ -55,6 +59,8 @@ from .pairs import pair_facts
 from .probe import needed_imports, probe_isolated
 from .recorded import recorded_facts
 from .runtime import pinned_memory_facts, runtime_facts, storage_facts
+from .schema import CallDiffers, CallsFacts, Facts
+from .schema_common import Measured
 from .scratch_home import scratch_torch_home
 from .switch import switch_facts
 from .tensor_kinds import kind_facts
@@ -81,6 +87,8 @@ __all__ = [
 ]
 
 _NotLiteral = NotLiteral
+
+T = TypeVar("T")
 
 
 def _mro(cls: Any) -> List[str]:
@@ -147,7 +155,7 @@ def _constructed(probe: Any) -> bool:
     )
 
 
-def _guard(what: str, fn: Callable[..., Any], *args: Any) -> Any:
+def _guard(what: str, fn: Callable[..., T], *args: Any) -> Union[T, Measured]:
     """``fn(*args)``, or a record of why it failed (the traceback goes to the job's log)."""
     try:
         return fn(*args)
@@ -159,7 +167,7 @@ def _guard(what: str, fn: Callable[..., Any], *args: Any) -> Any:
         }
 
 
-def _in_scratch_folder(fn: Callable[..., Any], *args: Any) -> Any:
+def _in_scratch_folder(fn: Callable[..., T], *args: Any) -> T:
     """Run ``fn`` in an empty temporary folder: a call given a string path writes nothing elsewhere."""
     here = os.getcwd()
     folder = tempfile.mkdtemp(prefix="torchparity-facts-")
@@ -171,7 +179,7 @@ def _in_scratch_folder(fn: Callable[..., Any], *args: Any) -> Any:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _not_found(out: Json, path: str, exc: BaseException, wants: Sequence[str]) -> Json:
+def _not_found(out: Facts, path: str, exc: BaseException, wants: Sequence[str]) -> Facts:
     """The facts of an API that cannot be looked up here: each one asked for says why."""
     if isinstance(exc, NotFound):
         why = (
@@ -183,7 +191,8 @@ def _not_found(out: Json, path: str, exc: BaseException, wants: Sequence[str]) -
         why = error_text(exc)
     out["problem"] = "looking up %s failed: %s" % (path, why)
     for key in wants:
-        out[key] = {"problem": out["problem"], "found": False}
+        failed: Measured = {"problem": out["problem"], "found": False}
+        cast(Json, out)[key] = failed  # the key each fact asked for is answered under
     out["states"] = []
     return out
 
@@ -242,12 +251,14 @@ class _Fact(NamedTuple):
     key: str
     what: str
     gather: Callable[[_Given], Any]
-    when: Optional[Callable[[_Given, Json], bool]] = None
+    when: Optional[Callable[[_Given, Facts], bool]] = None
 
 
-def _calls(g: _Given) -> Json:
+def _calls(g: _Given) -> Union[CallsFacts, Measured]:
     """The call facts, measured on the CPU, then again on the device where that is another one."""
-    calls: Json = _in_scratch_folder(call_facts, g.torch, g.obj, g.res, g.device_type)
+    calls: Union[CallsFacts, Measured] = _in_scratch_folder(
+        call_facts, g.torch, g.obj, g.res, g.device_type
+    )
     if g.device_type not in ("", "cpu") and not calls.get("problem"):
         calls = _guard(
             "call",
@@ -262,12 +273,12 @@ def _calls(g: _Given) -> Json:
     return calls
 
 
-def _on_device(g: _Given, out: Json) -> bool:
+def _on_device(g: _Given, out: Facts) -> bool:
     """Whether the device under test is another one than the CPU."""
     return g.device_type not in ("", "cpu")
 
 
-def _has_module_db(g: _Given, out: Json) -> bool:
+def _has_module_db(g: _Given, out: Facts) -> bool:
     """A module class (its sample's forward, where upstream has one) or a module class's own forward."""
     return isinstance(g.obj, type) or _forward_of(g.torch, g.res, g.owner)
 
@@ -377,7 +388,7 @@ FACTS: Dict[str, _Fact] = {
 
 def facts_for(
     ctx: Context, res: Json, wants: List[str], dtypes: Optional[List[str]] = None, formula: str = ""
-) -> Json:
+) -> Facts:
     """The facts ``wants`` names for one resolved API (a resolution record), the global states as they
     were before restored after."""
     saved = _states_now(ctx.device_type)
@@ -401,10 +412,10 @@ def facts_for(
 
 def _facts_for(
     ctx: Context, res: Json, wants: List[str], dtypes: Optional[List[str]] = None, formula: str = ""
-) -> Json:
+) -> Facts:
     torch = ctx.torch
     device_type = ctx.device_type
-    out: Json = {
+    out: Facts = {
         "device_type": device_type,
         "torch_version": str(torch.__version__),
         "python_version": "%d.%d" % sys.version_info[:2],
@@ -430,13 +441,15 @@ def _facts_for(
     given = _Given(torch, res, obj, owner, device_type, dtypes, formula)
     for want, row in FACTS.items():
         if want in wants and (row.when is None or row.when(given, out)):
-            out[row.key] = _guard(row.what, row.gather, given)
+            cast(Json, out)[row.key] = _guard(row.what, row.gather, given)
     if isinstance(out.get("states"), dict):  # a failed state lookup reads as no states
         out["states"] = []
     return out
 
 
-def calls_on_device(torch: TorchModule, obj: Any, res: Json, calls: Json, device_type: str) -> Json:
+def calls_on_device(
+    torch: TorchModule, obj: Any, res: Json, calls: CallsFacts, device_type: str
+) -> CallsFacts:
     """``calls`` measured again here with ``DEVICE`` bound to the device the test runs on.
 
     ``call_facts`` measures in a forked child with ``DEVICE`` bound to the CPU; this job's device is
@@ -461,7 +474,7 @@ def calls_on_device(torch: TorchModule, obj: Any, res: Json, calls: Json, device
     ns = {"torch": torch, "DEVICE": torch.device("%s:0" % device_type)}
     valid: List[Json] = []
     invalid: List[Json] = []
-    differs: List[Json] = []
+    differs: List[CallDiffers] = []
     try:
         for case in list(calls.get("valid") or []) + list(calls.get("invalid") or []):
             got = _outcome(obj, case["args"], ns, torch, specs, device_type)
@@ -481,10 +494,14 @@ def calls_on_device(torch: TorchModule, obj: Any, res: Json, calls: Json, device
                 obj(*saved)
             except Exception:
                 pass
-    return dict(calls, valid=valid, invalid=invalid, measured_on=device_type, differs=differs)
+    # the outcomes kept are ValidCall and InvalidCall (a result a test can hold, an exception raised)
+    return cast(
+        CallsFacts,
+        dict(calls, valid=valid, invalid=invalid, measured_on=device_type, differs=differs),
+    )
 
 
-def _said(outcome: Json) -> str:
+def _said(outcome: Mapping[str, Any]) -> str:
     """A call's outcome in words: its result's source, or the exception it raises."""
     if "raises" in outcome:
         return "raises %s" % (outcome["raises"] or "from some start values only")
@@ -522,14 +539,17 @@ def op_scaffold_facts(ctx: Context, args: Json) -> Json:
             )
             for i in args["items"]
         ]
-        out = {"items": items, "exit_code": 0}
+        out: Json = {"items": items, "exit_code": 0}
     else:
-        out = facts_for(
-            ctx,
-            args["resolution"],
-            list(args.get("wants", [])),
-            args.get("dtypes"),
-            args.get("formula", ""),
+        out = cast(
+            Json,
+            facts_for(
+                ctx,
+                args["resolution"],
+                list(args.get("wants", [])),
+                args.get("dtypes"),
+                args.get("formula", ""),
+            ),
         )
         out["exit_code"] = 0
     sys.stdout.flush()

@@ -23,9 +23,13 @@ import signal
 import sys
 import tempfile
 import time
-from typing import Any, Callable, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Mapping, Sequence, TypeVar, cast
+
+from .schema_common import Measured
 
 T = TypeVar("T")
+#: a kind of facts (``schema.py``): every one is ``total=False``, so a failure's record is one too
+F = TypeVar("F", bound=Measured)
 
 #: how long a child may run, by default
 TIMEOUT = 60.0
@@ -220,11 +224,11 @@ def _as_json(fn: Callable[..., Any], args: Sequence[Any]) -> Any:
 
 def isolated_facts(
     what: str,
-    fn: Callable[..., Any],
+    fn: Callable[..., F],
     args: Sequence[Any] = (),
     device_type: str = "",
     timeout: float = 300.0,
-) -> Any:
+) -> F:
     """A facts function run isolated (as ``run_isolated`` does), its result as the protocol would send
     it; where its child gives no result, the record of why (``{"problem", "found": False}``) as a
     failed measurement gives."""
@@ -233,7 +237,8 @@ def isolated_facts(
     try:
         return in_child(_as_json, (fn, args), timeout=timeout)
     except ChildFailed as exc:
-        return {
+        failed: Measured = {
             "problem": "measuring the %s facts failed: the call %s" % (what, exc),
             "found": False,
         }
+        return cast(F, failed)

@@ -39,6 +39,7 @@ from .dispatch_keys import (
     restore_mode_stacks,
 )
 from .isolate import ChildFailed, fork_safe, in_child
+from .schema_probe import Scenario
 from .scratch_home import scratch_torch_home
 
 #: seconds a traced call may take (in its child, or here under an alarm); the probe has its own budget
@@ -62,7 +63,7 @@ def _error_text(exc: BaseException) -> str:
     return "%s: %s" % (type(exc).__name__, _one_line(exc))
 
 
-def probe_calls(ctx: Any, res: Json) -> Tuple[List[Json], List[str], str]:
+def probe_calls(ctx: Any, res: Json) -> Tuple[List[Scenario], List[str], str]:
     """(the probe's valid scenarios, its ``import`` lines, why none) for one resolution record."""
     if not gather.BASELINE:  # what the scaffold facts job takes as loaded by ``import torch``
         gather.BASELINE.update(sys.modules)
@@ -75,7 +76,7 @@ def probe_calls(ctx: Any, res: Json) -> Tuple[List[Json], List[str], str]:
     return valid, list(probe.get("imports") or []), why or "the probe found no call"
 
 
-def code_of(scenario: Json, imports: Sequence[str] = ()) -> Tuple[str, str, str]:
+def code_of(scenario: Scenario, imports: Sequence[str] = ()) -> Tuple[str, str, str]:
     """(setup, call, teardown) source for one of the probe's scenarios (the names the probe binds kept)."""
     setup = list(imports) + list(scenario.get("prelude") or []) + list(scenario.get("setup") or [])
     call = scenario["call"]
