@@ -19,11 +19,12 @@ from __future__ import annotations
 import inspect
 import io
 import re
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Tuple, cast
 
-from ..protocol import Json, TorchModule
+from ..protocol import TorchModule
 from .literal import exc_name
 from .names import guess
+from .schema_probe import CheckerFacts
 
 #: the category of ``names.NAME_TABLE`` of a second parameter that is a message
 _MESSAGE = ("message",)
@@ -122,7 +123,7 @@ def _outcome(obj: Any, src: str, env: Dict[str, Any], tail: str = "") -> Tuple[s
     return "other", ""
 
 
-def checker_facts(torch: TorchModule, obj: Any, owner: Any, device_type: str) -> Json:
+def checker_facts(torch: TorchModule, obj: Any, owner: Any, device_type: str) -> CheckerFacts:
     if not callable(obj) or isinstance(obj, type):
         return {"found": False, "problem": "not a function"}
     env = {"torch": torch, "io": io, "DEVICE": torch.device("cpu")}
@@ -154,12 +155,15 @@ def checker_facts(torch: TorchModule, obj: Any, owner: Any, device_type: str) ->
             "accepted %d, refused %d)"
             % tuple(len(cases[k]) for k in ("true", "false", "none", "refused")),
         }
-    return dict(
-        {
-            "found": True,
-            "kind": kind,
-            "uses_io": any("io." in str(c) for v in cases.values() for c in v),
-            "tail": tail,
-        },
-        **cases,
+    return cast(
+        CheckerFacts,
+        dict(
+            {
+                "found": True,
+                "kind": kind,
+                "uses_io": any("io." in str(c) for v in cases.values() for c in v),
+                "tail": tail,
+            },
+            **cases,
+        ),
     )

@@ -22,10 +22,11 @@ import math
 import re
 import sys
 import warnings
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, cast
 
 from ..protocol import Json, TorchModule
 from .literal import exc_name
+from .schema import DoctestExample, DoctestFacts
 
 TOLERANCE = 1e-4
 MAX_EXAMPLES = 40
@@ -132,13 +133,15 @@ def _value_source(source: str) -> str:
     return m.group(1) if m else text
 
 
-def _run(torch: TorchModule, examples: List[Json], obj: Any, leaf: str) -> List[Json]:
+def _run(
+    torch: TorchModule, examples: List[DoctestExample], obj: Any, leaf: str
+) -> List[DoctestExample]:
     """Outcome per example (kept or left out, and why), running them in order in one namespace."""
     ns = _namespace(torch, obj, leaf)
-    out: List[Json] = []
+    out: List[DoctestExample] = []
     for ex in examples:
         source = ex["source"]
-        record: Json = dict(ex, kept=False, why="")
+        record = cast(DoctestExample, dict(ex, kept=False, why=""))
         why = needs(source)
         if why:
             record["why"] = why
@@ -192,7 +195,7 @@ def _run(torch: TorchModule, examples: List[Json], obj: Any, leaf: str) -> List[
                 out.append(record)
                 continue
             if _close(torch, value, expected):
-                record.update(kept=True, shown=shown, expected=expected_src)
+                record.update({"kept": True, "shown": shown, "expected": expected_src})
             else:
                 record["why"] = "its printed result differs here (random, or out of date)"
         except SyntaxError:
@@ -203,10 +206,12 @@ def _run(torch: TorchModule, examples: List[Json], obj: Any, leaf: str) -> List[
     return out
 
 
-def _replay_random(examples: List[Json], outcomes: List[Json]) -> Optional[List[Json]]:
+def _replay_random(
+    examples: List[DoctestExample], outcomes: List[DoctestExample]
+) -> Optional[List[DoctestExample]]:
     """Examples where a random draw the docstring prints next is replaced by the printed values."""
     changed = False
-    fixed = [dict(ex) for ex in examples]
+    fixed = [cast(DoctestExample, dict(ex)) for ex in examples]
     for i, ex in enumerate(fixed[:-1]):
         m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*) = (.*)$", ex["source"].strip(), re.S)
         nxt = fixed[i + 1]
@@ -226,7 +231,7 @@ def _replay_random(examples: List[Json], outcomes: List[Json]) -> Optional[List[
     return fixed if changed else None
 
 
-def doctest_facts_here(torch: TorchModule, obj: Any, res: Json) -> Json:
+def doctest_facts_here(torch: TorchModule, obj: Any, res: Json) -> DoctestFacts:
     """{"examples": [...], "kept": n, "problem"}: the docstring's examples and what they give here."""
     doc = getattr(obj, "__doc__", None)
     if not isinstance(doc, str) or ">>>" not in doc:
@@ -235,7 +240,7 @@ def doctest_facts_here(torch: TorchModule, obj: Any, res: Json) -> Json:
         parsed = doctest.DocTestParser().get_examples(inspect.cleandoc(doc))
     except ValueError as exc:
         return {"examples": [], "kept": 0, "problem": "its examples do not parse: %s" % exc}
-    examples: List[Json] = []
+    examples: List[DoctestExample] = []
     for ex in parsed[:MAX_EXAMPLES]:
         raises = ""
         if ex.exc_msg:
@@ -266,7 +271,7 @@ def doctest_facts_here(torch: TorchModule, obj: Any, res: Json) -> Json:
     return {"examples": outcomes, "kept": checked, "problem": problem, "leaf": leaf}
 
 
-def doctest_facts(torch: TorchModule, obj: Any, res: Json, device_type: str = "") -> Json:
+def doctest_facts(torch: TorchModule, obj: Any, res: Json, device_type: str = "") -> DoctestFacts:
     """``doctest_facts_here`` in a forked child (``isolate.run_isolated``): what its calls change
     in this interpreter (a global mode, a registry) stays there, and a call that aborts costs only the
     child."""

@@ -28,6 +28,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple, ca
 from ..api.objects import class_path
 from ..protocol import Json, TorchModule
 from .literal import NotLiteral, literal
+from .schema_probe import PairFacts, SwitchFacts
 
 #: the two sides of a nesting pair, as they appear in a name (``autocast_increment_nesting``, ``_enter_inference_mode``)
 NEST_VERBS = (("increment", "decrement"), ("enter", "exit"), ("push_on", "pop"), ("push", "pop"))
@@ -145,7 +146,7 @@ def _read(readers: Sequence[Reader]) -> List[Any]:
 
 def _toggle(
     torch: TorchModule, obj: Any, owner: Any, res: Json, leaf: str, m: re.Match[str]
-) -> Json:
+) -> PairFacts:
     under, verb, rest = m.group(1), m.group(2), m.group(3) or ""
     homes = _homes(torch, obj, owner)
     stem = "%s%%s%s" % (under, "_" + rest if rest else "")
@@ -168,7 +169,7 @@ def _measure_toggle(
     disable_src: str,
     disable: Any,
     readers: Sequence[Reader],
-) -> Json:
+) -> PairFacts:
     if not readers:
         return {"found": False, "problem": "no reader of the state %s moves was found" % enable_src}
     before = _read(readers)
@@ -230,7 +231,7 @@ def _put_back(
 
 def _reader_toggle(
     torch: TorchModule, obj: Any, owner: Any, res: Json, leaf: str
-) -> Optional[Json]:
+) -> Optional[PairFacts]:
     """The API reads the state: its enable/disable partners (a class's ``enable``/``disable``)."""
     # (called where READER matches the leaf)
     m = cast("re.Match[str]", READER.match(leaf))
@@ -260,7 +261,7 @@ def _snapshot(torch: TorchModule, inst: Any) -> Dict[str, Tuple[str, Any]]:
 
 def _receiver(
     torch: TorchModule, obj: Any, res: Json, leaf: str, m: re.Match[str]
-) -> Optional[Json]:
+) -> Optional[PairFacts]:
     under, verb, rest = m.group(1), m.group(2), m.group(3) or ""
     holder = sys.modules.get(getattr(obj, "__module__", None) or "")
     if holder is None or not rest:
@@ -313,7 +314,9 @@ def _receiver(
     return None
 
 
-def _getter_side(torch: TorchModule, obj: Any, owner: Any, res: Json, leaf: str) -> Optional[Json]:
+def _getter_side(
+    torch: TorchModule, obj: Any, owner: Any, res: Json, leaf: str
+) -> Optional[PairFacts]:
     """A getter API: its setter by name, measured as a switch (set through it, read back through the API)."""
     from .switch import switch_facts
 
@@ -333,7 +336,7 @@ def _getter_side(torch: TorchModule, obj: Any, owner: Any, res: Json, leaf: str)
                 getter = str(sw.get("getter") or "")
                 if getter.rsplit(".", 1)[-1] != leaf + "()":
                     continue  # the setter is read by another getter, not the API
-                sw = dict(sw, getter="_API_()")
+                sw = cast(SwitchFacts, dict(sw, getter="_API_()"))
                 return {
                     "found": True,
                     "kind": "getter",
@@ -370,7 +373,7 @@ def _int_relation(values: List[Any]) -> Optional[List[int]]:
     return [v - values[0] for v in values]
 
 
-def _nesting(torch: TorchModule, obj: Any, owner: Any, res: Json, leaf: str) -> Optional[Json]:
+def _nesting(torch: TorchModule, obj: Any, owner: Any, res: Json, leaf: str) -> Optional[PairFacts]:
     names = _partner_name(leaf)
     if names is None:
         return None
@@ -443,7 +446,7 @@ def _nesting(torch: TorchModule, obj: Any, owner: Any, res: Json, leaf: str) -> 
     return {"found": False, "problem": "no reader found tells inside %s from outside" % up_src}
 
 
-def _version(torch: TorchModule, obj: Any) -> Optional[Json]:
+def _version(torch: TorchModule, obj: Any) -> Optional[PairFacts]:
     """A single side whose effect is its tensor's version counter (``autograd.graph.increment_version``):
     the counter after one call and after a second, the values untouched."""
     try:
@@ -461,7 +464,7 @@ def _version(torch: TorchModule, obj: Any) -> Optional[Json]:
     return {"found": True, "kind": "version", "step": step, "returns_none": returned is None}
 
 
-def pair_facts(torch: TorchModule, obj: Any, owner: Any, res: Json) -> Json:
+def pair_facts(torch: TorchModule, obj: Any, owner: Any, res: Json) -> PairFacts:
     leaf = res["path"].rsplit(".", 1)[-1]
     if not callable(obj) or isinstance(obj, type):
         return {"found": False, "problem": "not a function"}

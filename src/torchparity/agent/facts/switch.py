@@ -23,6 +23,7 @@ from typing import Any, List, Optional, Tuple
 
 from ..protocol import Json, TorchModule
 from .literal import error_text, exc_name
+from .schema_probe import SwitchFacts
 
 #: mode words a str switch is tried with (kept: those its getter reads back)
 MODE_WORDS = (
@@ -122,7 +123,7 @@ def _spelled(torch: TorchModule, value: Any) -> str:
     return "torch.%s" % str(value).split(".")[-1] if isinstance(value, torch.dtype) else repr(value)
 
 
-def _keyed(torch: TorchModule, obj: Any, res: Json, device_type: str) -> Optional[Json]:
+def _keyed(torch: TorchModule, obj: Any, res: Json, device_type: str) -> Optional[SwitchFacts]:
     """A getter and setter keyed by a device type (``get_autocast_dtype(device_type)`` and
     ``set_autocast_dtype(device_type, dtype)``): each value set for the key, read back, restored."""
     leaf = res["path"].rsplit(".", 1)[-1]
@@ -183,7 +184,7 @@ def _keyed(torch: TorchModule, obj: Any, res: Json, device_type: str) -> Optiona
     return None
 
 
-def switch_facts(torch: TorchModule, obj: Any, res: Json, device_type: str = "") -> Json:
+def switch_facts(torch: TorchModule, obj: Any, res: Json, device_type: str = "") -> SwitchFacts:
     leaf = res["path"].rsplit(".", 1)[-1]
     if VERSION.match(leaf):
         return {"found": True, "kind": "version"}
@@ -203,9 +204,9 @@ def switch_facts(torch: TorchModule, obj: Any, res: Json, device_type: str = "")
     if not getter:
         return {"found": False, "problem": "no getter paired with %s was found" % leaf}
     env = {"torch": torch}
-    out: Json = {"found": True, "getter": getter}
+    out: SwitchFacts = {"found": True, "getter": getter}
     if isinstance(value, torch.device):
-        out.update(kind="device", saved=str(value))
+        out.update({"kind": "device", "saved": str(value)})
         return out
     if hasattr(torch, "Tensor") and isinstance(value, torch.Tensor):
         return _state(torch, obj, getter, value, env, out)
@@ -253,14 +254,20 @@ def switch_facts(torch: TorchModule, obj: Any, res: Json, device_type: str = "")
         return {"found": False, "problem": "%s did not restore the value it read" % leaf}
     if kind == "dtype":
         out.update(
-            kind=kind, saved=_spelled(torch, value), accepted=[_spelled(torch, v) for v in accepted]
+            {
+                "kind": kind,
+                "saved": _spelled(torch, value),
+                "accepted": [_spelled(torch, v) for v in accepted],
+            }
         )
         return out
-    out.update(kind=kind, saved=value, accepted=accepted)
+    out.update({"kind": kind, "saved": value, "accepted": accepted})
     return out
 
 
-def _state(torch: TorchModule, obj: Any, getter: str, value: Any, env: Json, out: Json) -> Json:
+def _state(
+    torch: TorchModule, obj: Any, getter: str, value: Any, env: Json, out: SwitchFacts
+) -> SwitchFacts:
     """A tensor state (``set_rng_state``/``get_rng_state``): a draw moves it, the setter puts it back (the
     getter reads it back, the same draws follow)."""
     for mover in MOVERS:
@@ -279,13 +286,15 @@ def _state(torch: TorchModule, obj: Any, getter: str, value: Any, env: Json, out
         if torch.equal(back, saved) and torch.equal(first, again):
             owner = getattr(obj, "__self__", None)
             out.update(
-                kind="state",
-                mover=mover,
-                returns="none"
-                if returned is None
-                else "self"
-                if owner is not None and returned is owner
-                else "other",
+                {
+                    "kind": "state",
+                    "mover": mover,
+                    "returns": "none"
+                    if returned is None
+                    else "self"
+                    if owner is not None and returned is owner
+                    else "other",
+                }
             )
             return out
     return {

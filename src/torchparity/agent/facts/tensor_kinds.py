@@ -23,7 +23,7 @@ import signal
 import time
 import warnings
 from types import FrameType
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, cast
 
 from ..protocol import Json, TorchModule
 from .kind_checks import (
@@ -56,6 +56,7 @@ from .params import (
 )
 from .recipes.layout import OUT
 from .recipes.tensor_kinds import NO_DENSE_COUNTERPART
+from .schema_probe import KindScenario, KindsFacts
 
 __all__ = [
     "BUDGET",
@@ -227,10 +228,10 @@ class KindProbe(object):
                 return [(v, "", "") for v in values]
         return [("None", "", "")]
 
-    def scenarios(self, kinds: List[str]) -> List[Json]:
+    def scenarios(self, kinds: List[str]) -> List[KindScenario]:
         """Up to MAX_SCENARIOS measured calls with tensors of the kinds (or giving one): one against the
         dense operator where any is, then as many kinds as work, then other values."""
-        found: List[Json] = []
+        found: List[KindScenario] = []
         seen: Set[Any] = set()
         receiver = self.owner is not None and self.res.get("kind") in ("method", "property")
         for params in self.params():
@@ -262,7 +263,7 @@ class KindProbe(object):
 
     def measure(
         self, combo: Sequence[Entry], required: List[Json], receiver: bool
-    ) -> Optional[Json]:
+    ) -> Optional[KindScenario]:
         setup: List[str] = []
         args: List[str] = []
         taken: Set[str] = set()
@@ -294,7 +295,13 @@ class KindProbe(object):
             got.append(checks)
         if got[0] != got[1] or not got[0]:
             return None
-        sc: Json = {"setup": setup, "call": call, "checks": got[0], "hand": hands}
+        # each hand is a pair (values, kind): a JSON array as the protocol sends it
+        sc: KindScenario = {
+            "setup": setup,
+            "call": call,
+            "checks": got[0],
+            "hand": cast(Dict[str, List[str]], hands),
+        }
         # the arguments whose value is a guess by the parameter's name (``names.guess``)
         sc["guessed"] = [
             p["name"]
@@ -435,7 +442,7 @@ class KindProbe(object):
         return src
 
 
-def _chosen(found: List[Json]) -> List[Json]:
+def _chosen(found: List[KindScenario]) -> List[KindScenario]:
     """One call against the dense operator (if any), then one of each kind, then the rest, in order."""
     out = [sc for sc in found if sc.get("counterpart")][:1]
     kinds = set(sc["kind"] for sc in out)
@@ -458,7 +465,7 @@ def _var(name: str, taken: Set[str]) -> str:
     return var
 
 
-def kind_facts(torch: TorchModule, res: Json, obj: Any, owner: Any) -> Json:
+def kind_facts(torch: TorchModule, res: Json, obj: Any, owner: Any) -> KindsFacts:
     """``{"found", "kinds", "scenarios", "problem"}``: the API called with tensors of the kinds it asks for."""
     names = [res.get("path", ""), res.get("canonical", "")] + list(res.get("aliases", []))
     kinds: List[str] = []
