@@ -28,6 +28,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 from ..protocol import Json, TorchModule
 from .literal import error_text
+from .schema_calls import ArgLiteral, BackwardFacts
 
 #: how many decimals the forward's float inputs and the cotangent are written with
 DECIMALS = 4
@@ -114,7 +115,7 @@ def _index(torch: TorchModule) -> Dict[str, List[Tuple[str, str]]]:
     return _INDEX
 
 
-def _literal(torch: TorchModule, value: Any, significant: int = 0) -> Json:
+def _literal(torch: TorchModule, value: Any, significant: int = 0) -> ArgLiteral:
     """A JSON-able description of an argument (floats of tensors to DECIMALS decimals, or to ``significant``
     digits), or raise ValueError for what the test cannot write out."""
     if isinstance(value, torch.Tensor):
@@ -145,7 +146,7 @@ def _literal(torch: TorchModule, value: Any, significant: int = 0) -> Json:
     raise ValueError("an argument of type %s" % type(value).__name__)
 
 
-def _build(torch: TorchModule, lit: Json) -> Any:
+def _build(torch: TorchModule, lit: ArgLiteral) -> Any:
     """The value a literal description stands for (as the test builds it)."""
     if "sparse" in lit:
         sp = lit["sparse"]
@@ -167,7 +168,7 @@ def _build(torch: TorchModule, lit: Json) -> Any:
     return torch.device(lit["device"])
 
 
-def _numel(lit: Json) -> int:
+def _numel(lit: ArgLiteral) -> int:
     if "tensor" in lit:
         return len(lit["tensor"])
     return sum(_numel(v) for v in lit.get("list", []))
@@ -254,7 +255,7 @@ def _numerical(
 
 def _try_forward(
     torch: TorchModule, func: Any, args: Any, kwargs: Dict[str, Any], target: str, overload: str
-) -> Union[str, Json]:
+) -> Union[str, BackwardFacts]:
     """Facts of one candidate forward call, or a problem string."""
     try:
         lit_args = [_literal(torch, a) for a in args]
@@ -393,7 +394,7 @@ def _targets(torch: TorchModule, obj: Any, res: Json) -> Tuple[str, str]:
     return "", ""
 
 
-def backward_facts(torch: TorchModule, obj: Any, res: Json) -> Json:
+def backward_facts(torch: TorchModule, obj: Any, res: Json) -> BackwardFacts:
     target, overload = _targets(torch, obj, res)
     if not target:
         return {"found": False, "problem": "not an ATen operator"}
@@ -413,7 +414,7 @@ def _size_key(torch: TorchModule, sample: Any) -> Tuple[bool, int]:
     return (size < 4 or any(t.numel() == 0 for t in tensors), size)
 
 
-def _search(torch: TorchModule, target: str, overload: str) -> Json:
+def _search(torch: TorchModule, target: str, overload: str) -> BackwardFacts:
     from torch.testing._internal.common_methods_invocations import op_db
 
     entries = _index(torch).get(target) or []
@@ -426,7 +427,7 @@ def _search(torch: TorchModule, target: str, overload: str) -> Json:
     Recorder = _recorder(torch)
     problems: List[str] = []
     tried = 0
-    best: Optional[Json] = None
+    best: Optional[BackwardFacts] = None
     for key in entries:
         op = by_key[key]
         with torch.random.fork_rng():

@@ -27,6 +27,7 @@ from .backward import (
     _widened,
 )
 from .literal import error_text
+from .schema_calls import CapturedFacts
 
 MAX_LITERAL = 1200
 RTOL, ATOL = 1e-3, 1e-4
@@ -55,7 +56,7 @@ def _agrees(torch: TorchModule, got: Any, want: Any) -> str:
     return ""
 
 
-def captured_facts(torch: TorchModule, obj: Any, res: Json) -> Json:
+def captured_facts(torch: TorchModule, obj: Any, res: Json) -> CapturedFacts:
     target, overload = _targets(torch, obj, res)
     if not target:
         return {"found": False, "problem": "not an ATen operator"}
@@ -64,7 +65,7 @@ def captured_facts(torch: TorchModule, obj: Any, res: Json) -> Json:
         return _search(torch, target, overload)
 
 
-def _search(torch: TorchModule, target: str, overload: str) -> Json:
+def _search(torch: TorchModule, target: str, overload: str) -> CapturedFacts:
     from torch.testing._internal.common_methods_invocations import op_db
 
     entries = _index(torch).get(target) or []
@@ -126,7 +127,9 @@ def _search(torch: TorchModule, target: str, overload: str) -> Json:
     }
 
 
-def _check(torch: TorchModule, func: Any, args: Any, kwargs: Dict[str, Any]) -> Union[str, Json]:
+def _check(
+    torch: TorchModule, func: Any, args: Any, kwargs: Dict[str, Any]
+) -> Union[str, CapturedFacts]:
     try:
         lit_args = [_literal(torch, a) for a in args]
         lit_kwargs = dict((k, _literal(torch, v)) for k, v in kwargs.items())

@@ -9,11 +9,13 @@ the reason. On another device the CPU is the reference.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Iterable, Iterator, List, Optional, Set, Tuple, cast
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Set, Tuple, cast
 
 from ..protocol import Json, TorchModule
 from .literal import error_text
 from .opinfo_wrappers import as_called, wrapped_call
+from .schema import ErrorInputs, OpinfoFacts
+from .schema_common import Excluded
 
 #: dtypes tried, in this order, when no list is asked for
 DEFAULT_DTYPES = ("float32", "float16", "bfloat16", "int64", "bool")
@@ -277,7 +279,7 @@ def _cpu_check(
     return checked, ""
 
 
-def _error_inputs(torch: TorchModule, op: Any, fn: Any) -> Json:
+def _error_inputs(torch: TorchModule, op: Any, fn: Any) -> ErrorInputs:
     """How many of the OpInfo's error inputs raise their error type on the CPU (all must)."""
     if getattr(op, "error_inputs_func", None) is None:
         return {"count": 0, "problem": ""}
@@ -309,7 +311,7 @@ def _error_inputs(torch: TorchModule, op: Any, fn: Any) -> Json:
 
 def opinfo_facts(
     torch: TorchModule, obj: Any, device_type: str, dtypes: Optional[Iterable[str]] = None
-) -> Json:
+) -> OpinfoFacts:
     try:
         op, kind, names = find_opinfo(obj)
     except Exception as exc:
@@ -329,8 +331,8 @@ def opinfo_facts(
     on_device = device_type != "cpu"
     kept: List[str] = []
     cpu_kept: List[str] = []
-    excluded: List[Json] = []
-    samples: Json = {}
+    excluded: List[Excluded] = []
+    samples: Dict[str, int] = {}
     for name in wanted:
         dtype = getattr(torch, name, None)
         if not isinstance(dtype, torch.dtype):
@@ -372,15 +374,17 @@ def opinfo_facts(
         on_device and not kept and reference != "meta"
     ):  # no independent reference: the CPU is the only one
         reference, kept, cpu_kept = "cpu", cpu_kept, []
-    errors = _error_inputs(torch, op, obj) if kind == "function" else {"count": 0, "problem": ""}
+    errors: ErrorInputs = (
+        _error_inputs(torch, op, obj) if kind == "function" else {"count": 0, "problem": ""}
+    )
     return {
         "found": True,
         "name": op.name,
         "variant_test_name": op.variant_test_name,
         "matches": names,
         "error_inputs": errors,
-        "call": kind,
-        "wrapper_args": wrapped_call(op.op, obj) if kind == "wrapper" else "",
+        "call": cast(str, kind),  # an entry found has its variant kind
+        "wrapper_args": cast(str, wrapped_call(op.op, obj)) if kind == "wrapper" else "",
         "has_ref": op.ref is not None,
         "reference": reference,
         "cpu_reference": on_device and reference != "meta",

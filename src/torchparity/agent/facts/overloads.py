@@ -40,6 +40,8 @@ from .opinfo import (
     widened_dtype,
 )
 from .recipes.layout import BACKWARD_INFIX, BACKWARD_SUFFIX, OUT, SEEDED_WRAPPER, TORCH
+from .schema_calls import NormFacts, OverloadFacts, OverloadOpinfo
+from .schema_common import Excluded
 
 #: the seed the test draws each dtype's samples with
 SEED = 0
@@ -299,7 +301,7 @@ def _opinfo(
     device_type: str,
     dtypes: Optional[Iterable[str]],
     overload_name: Optional[str] = None,
-) -> Json:
+) -> OverloadOpinfo:
     entries = _find(name, obj)
     if not entries:
         return {"found": False, "problem": "no OpInfo entry is named %s" % name}
@@ -323,7 +325,7 @@ def _opinfo(
         # (not for a backward kernel, aten::X_backward: the backward family's, against the forward's gradient)
         for captured in (None,) if _backward_kernel(name) else (None, (qual, overload_name)):
             kept: List[str] = []
-            excluded: List[Json] = []
+            excluded: List[Excluded] = []
             samples: Dict[str, int] = {}
             for dname in wanted_dtypes(supported, dtypes):
                 dtype = getattr(torch, dname, None)
@@ -372,7 +374,7 @@ def _opinfo(
     return {"found": False, "problem": "no dtype of OpInfo %s could be checked" % ", ".join(tried)}
 
 
-def _norm(torch: TorchModule, obj: Any, schemas: Sequence[Any]) -> Json:
+def _norm(torch: TorchModule, obj: Any, schemas: Sequence[Any]) -> NormFacts:
     """Which of training/eval the batch-norm kernel runs on the CPU here (by the schema's names)."""
     schema = schemas[0]
     names = [a.name for a in schema.arguments]
@@ -443,13 +445,13 @@ def overload_facts(
     res: Json,
     device_type: str,
     dtypes: Optional[Iterable[str]] = None,
-) -> Json:
+) -> OverloadFacts:
     kind = _kind(torch, obj)
     qual, overload_name, schemas = _schemas(torch, obj, kind, res)
     if not schemas:
         return {"found": False, "problem": "no ATen schema for %s" % res["path"]}
     name = qual.split("::", 1)[-1]
-    out: Json = {
+    out: OverloadFacts = {
         "found": True,
         "kind": kind,
         "qualified": qual,

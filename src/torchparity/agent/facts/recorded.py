@@ -23,12 +23,13 @@ them and describes the one chosen.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Dict, List, Tuple, Union
+from typing import Any, Dict, List, Tuple, Union, cast
 
 from ..protocol import Json, TorchModule
 from .backward import _build
 from .literal import error_text
 from .recorded_calls import _CALLS, _DONE, Key, _cloned, _numel, _record
+from .schema_calls import ArgLiteral, RecordedFacts, SparseLiteral
 
 #: the most tensor elements a recorded call's results may have (its arguments: ``recorded_calls.MAX_ARGS``)
 MAX_RESULTS = 400
@@ -146,7 +147,7 @@ def _builtins(leaf: str) -> List[Any]:
     return out
 
 
-def _literal(torch: TorchModule, value: Any, digits: int = 0) -> Json:
+def _literal(torch: TorchModule, value: Any, digits: int = 0) -> ArgLiteral:
     """A JSON-able description of a value (floats of tensors rounded), or raise ValueError."""
     if (
         isinstance(value, torch.Tensor)
@@ -201,20 +202,29 @@ def _literal(torch: TorchModule, value: Any, digits: int = 0) -> Json:
     raise ValueError("a value of type %s" % type(value).__name__)
 
 
-def _strip(lit: Json) -> Json:
+def _strip(lit: ArgLiteral) -> ArgLiteral:
     """The literal without strides (arguments are written contiguous)."""
     if "sparse" in lit:
         sp = lit["sparse"]
-        return {"sparse": dict(sp, indices=_strip(sp["indices"]), values=_strip(sp["values"]))}
+        return {
+            "sparse": cast(
+                SparseLiteral,
+                dict(sp, indices=_strip(sp["indices"]), values=_strip(sp["values"])),
+            )
+        }
     if "tensor" in lit:
-        return dict((k, v) for k, v in lit.items() if k != "stride")
+        return cast(ArgLiteral, dict((k, v) for k, v in lit.items() if k != "stride"))
     if "list" in lit:
         return {"list": [_strip(v) for v in lit["list"]], "tuple": lit["tuple"]}
     return lit
 
 
 def _run(
-    torch: TorchModule, obj: Any, lit_args: List[Json], lit_kwargs: Dict[str, Json], seed: int
+    torch: TorchModule,
+    obj: Any,
+    lit_args: List[ArgLiteral],
+    lit_kwargs: Dict[str, ArgLiteral],
+    seed: int,
 ) -> Tuple[Any, List[Any], Dict[str, Any], List[int], List[str]]:
     args = [_build(torch, v) for v in lit_args]
     kwargs = dict((k, _build(torch, v)) for k, v in lit_kwargs.items())
@@ -268,7 +278,7 @@ def _cpu_arguments(torch: TorchModule, func: Any, count: int) -> List[int]:
     return out
 
 
-def _has_value(torch: TorchModule, lit: Json) -> bool:
+def _has_value(torch: TorchModule, lit: ArgLiteral) -> bool:
     if "tensor" in lit or "sparse" in lit or "nested" in lit:
         return True
     if "list" in lit:
@@ -278,14 +288,14 @@ def _has_value(torch: TorchModule, lit: Json) -> bool:
 
 def _check(
     torch: TorchModule, obj: Any, func: Any, args: Any, kwargs: Dict[str, Any]
-) -> Union[Json, str]:
+) -> Union[RecordedFacts, str]:
     """The facts of one recorded call, or a problem string."""
     try:
         lit_args = [_strip(_literal(torch, a)) for a in args]
         lit_kwargs = dict((k, _strip(_literal(torch, v))) for k, v in kwargs.items())
     except ValueError as exc:
         return "a recorded call takes %s" % exc
-    runs: List[Tuple[Json, Json, Json]] = []
+    runs: List[Tuple[ArgLiteral, Dict[str, ArgLiteral], Dict[str, ArgLiteral]]] = []
     try:
         with torch.random.fork_rng():
             for seed in (0, 0, 1):
@@ -330,7 +340,7 @@ def _check(
     }
 
 
-def _tensors(lit: Json) -> List[Json]:
+def _tensors(lit: ArgLiteral) -> List[ArgLiteral]:
     if "tensor" in lit:
         return [lit]
     if "sparse" in lit:
@@ -340,7 +350,7 @@ def _tensors(lit: Json) -> List[Json]:
     return [t for v in lit.get("list", []) for t in _tensors(v)]
 
 
-def _score(torch: TorchModule, facts: Json) -> Tuple[bool, int, bool]:
+def _score(torch: TorchModule, facts: RecordedFacts) -> Tuple[bool, int, bool]:
     """How much a call's results tell: results or changes unlike every input, and their size."""
     inputs = [(t["shape"], t["tensor"]) for a in facts["args"] for t in _tensors(a)]
     outs = _tensors(facts["result"]) + [t for v in facts["changed"].values() for t in _tensors(v)]
@@ -350,7 +360,7 @@ def _score(torch: TorchModule, facts: Json) -> Tuple[bool, int, bool]:
     return (bool(new), min(size, 16), bool(facts["result"].get("value") not in (None, True, False)))
 
 
-def recorded_facts(torch: TorchModule, obj: Any, res: Json) -> Json:
+def recorded_facts(torch: TorchModule, obj: Any, res: Json) -> RecordedFacts:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         _record(torch)
@@ -361,7 +371,7 @@ def recorded_facts(torch: TorchModule, obj: Any, res: Json) -> Json:
         if not keys:
             return {"found": False, "problem": "no OpInfo sample's code calls %s" % res["path"]}
         problems: List[str] = []
-        found: List[Json] = []
+        found: List[RecordedFacts] = []
         for key in keys:
             for func, args, kwargs in _CALLS[key]:
                 if len(found) >= CANDIDATES:
