@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import re
 import warnings
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Optional, Tuple, cast
 
-from ..protocol import Json, TorchModule
+from ..protocol import TorchModule
 from .literal import error_text, literal
+from .schema import OptimFacts
 
 #: keyword arguments tried for a learning-rate scheduler, the first that changes the rate wins
 SCHEDULER_KWARGS = (
@@ -59,7 +60,7 @@ def _scheduler_bases(torch: TorchModule) -> Tuple[type, ...]:
     return tuple(out)
 
 
-def optimizer_facts(torch: TorchModule, cls: Any) -> Json:
+def optimizer_facts(torch: TorchModule, cls: Any) -> OptimFacts:
     """How ``cls([param], ...)`` is built and that one closure step works here."""
     tries = [
         (ctor, values)
@@ -98,10 +99,10 @@ def optimizer_facts(torch: TorchModule, cls: Any) -> Json:
     }
 
 
-def scheduler_facts(torch: TorchModule, cls: Any) -> Json:
+def scheduler_facts(torch: TorchModule, cls: Any) -> OptimFacts:
     """The first keyword arguments that build ``cls`` over SGD(lr=1.0), and the rates of 3 steps."""
     plateau = getattr(torch.optim.lr_scheduler, "ReduceLROnPlateau", None)
-    found: Optional[Json] = None
+    found: Optional[OptimFacts] = None
     tries: List[Tuple[str, Optional[str]]] = [
         ("opt" + (", " + kwargs if kwargs else ""), kwargs) for kwargs in SCHEDULER_KWARGS
     ]
@@ -125,7 +126,7 @@ def scheduler_facts(torch: TorchModule, cls: Any) -> Json:
         except Exception:
             continue
         epoch = getattr(sched, "last_epoch", None)
-        record = {
+        record: OptimFacts = {
             "kind": "scheduler",
             "kwargs": kwargs or "",
             "lrs": literal(lrs),
@@ -144,7 +145,7 @@ def scheduler_facts(torch: TorchModule, cls: Any) -> Json:
     }
 
 
-def optim_facts(torch: TorchModule, obj: Any, owner: Any) -> Json:
+def optim_facts(torch: TorchModule, obj: Any, owner: Any) -> OptimFacts:
     """Optimizer or scheduler facts for a class or a member of one (the base classes use SGD/StepLR)."""
     cls = obj if isinstance(obj, type) else owner
     if not isinstance(cls, type):
@@ -152,13 +153,19 @@ def optim_facts(torch: TorchModule, obj: Any, owner: Any) -> Json:
     bases = _scheduler_bases(torch)
     if bases and issubclass(cls, bases):
         if cls.__name__ in ("LRScheduler", "_LRScheduler"):
-            return dict(
-                scheduler_facts(torch, torch.optim.lr_scheduler.StepLR),
-                concrete="torch.optim.lr_scheduler.StepLR",
+            return cast(
+                OptimFacts,
+                dict(
+                    scheduler_facts(torch, torch.optim.lr_scheduler.StepLR),
+                    concrete="torch.optim.lr_scheduler.StepLR",
+                ),
             )
         return scheduler_facts(torch, cls)
     if _subclass(cls, torch, "optim.Optimizer"):
         if cls is torch.optim.Optimizer:
-            return dict(optimizer_facts(torch, torch.optim.SGD), concrete="torch.optim.SGD")
+            return cast(
+                OptimFacts,
+                dict(optimizer_facts(torch, torch.optim.SGD), concrete="torch.optim.SGD"),
+            )
         return optimizer_facts(torch, cls)
     return {"problem": "not an optimizer or a scheduler"}

@@ -8,10 +8,11 @@ methods called.
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, Dict
 
 from ..protocol import Json, TorchModule
 from .literal import dtype_src, error_text, exc_name, literal, try_literal
+from .schema import PinnedMemoryFacts, RuntimeCall, RuntimeFacts, StorageFacts
 
 _STORAGE_VALUES = {
     "bool": "[True, False, True]",
@@ -21,16 +22,16 @@ _STORAGE_VALUES = {
 }
 
 
-def storage_facts(torch: TorchModule, obj: Any) -> Json:
+def storage_facts(torch: TorchModule, obj: Any) -> StorageFacts:
     untyped = isinstance(obj, type) and issubclass(obj, torch.UntypedStorage)
-    out: Json = {"untyped": untyped, "problem": ""}
+    out: StorageFacts = {"untyped": untyped, "problem": ""}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             if untyped:
                 s = obj(4, device="cpu")
                 s.fill_(7)
-                out.update(size=s.size(), values=s.tolist(), nbytes=s.nbytes())
+                out.update({"size": s.size(), "values": s.tolist(), "nbytes": s.nbytes()})
                 return out
             probe = obj(0)
             dtype = probe.dtype
@@ -47,12 +48,14 @@ def storage_facts(torch: TorchModule, obj: Any) -> Json:
             s = obj(eval(values_src))
             moved = s.to(device="cpu")
             out.update(
-                dtype=dtype_src(torch, dtype),
-                values=values_src,
-                tolist=literal(s.tolist(), torch),
-                element_size=s.element_size(),
-                size=s.size(),
-                moved_ok=moved.tolist() == s.tolist(),
+                {
+                    "dtype": dtype_src(torch, dtype),
+                    "values": values_src,
+                    "tolist": literal(s.tolist(), torch),
+                    "element_size": s.element_size(),
+                    "size": s.size(),
+                    "moved_ok": moved.tolist() == s.tolist(),
+                }
             )
         except Exception as exc:
             out["problem"] = "using %s on the CPU failed: %s" % (
@@ -114,8 +117,8 @@ def _timing_ok(cls: Any) -> bool:
         return False
 
 
-def runtime_facts(torch: TorchModule, obj: Any, resolution: Json, device_type: str) -> Json:
-    out: Json = {
+def runtime_facts(torch: TorchModule, obj: Any, resolution: Json, device_type: str) -> RuntimeFacts:
+    out: RuntimeFacts = {
         "callable": callable(obj),
         "is_class": isinstance(obj, type),
         "problem": "",
@@ -147,7 +150,7 @@ def runtime_facts(torch: TorchModule, obj: Any, resolution: Json, device_type: s
         if inst is None:
             return out
         out["problem"] = ""
-        methods: Json = {}
+        methods: Dict[str, RuntimeCall] = {}
         for name in _RUNTIME_METHODS:
             if not callable(getattr(inst, name, None)):
                 continue
@@ -173,7 +176,7 @@ def runtime_facts(torch: TorchModule, obj: Any, resolution: Json, device_type: s
     return out
 
 
-def pinned_memory_facts(torch: TorchModule, device_type: str) -> Json:
+def pinned_memory_facts(torch: TorchModule, device_type: str) -> PinnedMemoryFacts:
     """Whether this backend pins host memory (what ``DataLoader(pin_memory=True)`` uses): measured
     on the device under test only; the CPU has nothing to pin for."""
     try:
