@@ -25,12 +25,13 @@ from __future__ import annotations
 import linecache
 import sys
 import types
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, cast
 
 from ..protocol import Json, TorchModule
 from .jitgraph_ir import CLASSES, HELPERS, PASSES, TE
 from .literal import NotLiteral, error_text, literal
 from .recipes.jitgraph import PYTHON
+from .schema_probe import JitgraphFacts
 
 SCENARIOS: Dict[str, Dict[str, List[str]]] = {}
 for _leaf, _scenario in list(PASSES.items()) + list(HELPERS.items()) + list(CLASSES.items()):
@@ -103,7 +104,7 @@ def _run_lines(torch: TorchModule, obj: Any, lines: List[str], restore: Sequence
     return values
 
 
-def jitgraph_facts(torch: TorchModule, obj: Any, res: Json) -> Json:
+def jitgraph_facts(torch: TorchModule, obj: Any, res: Json) -> JitgraphFacts:
     """``{"found": True, "leaf", "lines": [line or ["=", expr, literal, comment]], "restore"}``, or a problem."""
     leaf, scenario = scenario_for(res)
     if scenario is None:
@@ -129,4 +130,5 @@ def jitgraph_facts(torch: TorchModule, obj: Any, res: Json) -> Json:
         if text != literal(again, torch):
             continue  # differs between runs: not a fact
         out.append(["=", _expr(line), text, _comment(line)])
-    return {"found": True, "leaf": leaf, "lines": out, "restore": list(restore)}
+    # a scenario found comes with its leaf
+    return {"found": True, "leaf": cast(str, leaf), "lines": out, "restore": list(restore)}

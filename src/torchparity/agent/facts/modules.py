@@ -14,10 +14,11 @@ absolute sum), so the test holds those values, not a second run.
 
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple, cast
 
-from ..protocol import Json, TorchModule
+from ..protocol import TorchModule
 from .literal import NotLiteral, literal
+from .schema_calls import InputSpec, ModuleDbFacts, ModuleOutput
 
 MAX_INPUT = 256
 MAX_VALUES = 64
@@ -35,7 +36,7 @@ def _tensor_src(torch: TorchModule, t: Any) -> str:
     return "torch.tensor(%r, dtype=%s).reshape(%s)" % (values, dtype, list(data.shape))
 
 
-def _input_spec(torch: TorchModule, value: Any) -> Json:
+def _input_spec(torch: TorchModule, value: Any) -> InputSpec:
     """{"tensor": cpu source} | {"tuple": [...]} | {"value": source} for one forward argument."""
     if isinstance(value, torch.Tensor):
         return {"tensor": _tensor_src(torch, value)}
@@ -44,7 +45,7 @@ def _input_spec(torch: TorchModule, value: Any) -> Json:
     return {"value": literal(value, torch)}
 
 
-def _build(torch: TorchModule, spec: Json) -> Any:
+def _build(torch: TorchModule, spec: InputSpec) -> Any:
     """The CPU value a spec's source makes (what the test will make)."""
     if "tensor" in spec:
         return eval(spec["tensor"], {"torch": torch})
@@ -74,11 +75,11 @@ def _leaves(torch: TorchModule, value: Any, out: List[Any]) -> List[Any]:
     return out
 
 
-def _output(torch: TorchModule, t: Any) -> Optional[Json]:
+def _output(torch: TorchModule, t: Any) -> Optional[ModuleOutput]:
     if t is None:
         return None
     data = t.detach().cpu()
-    row: Json = {"shape": list(data.shape), "dtype": literal(data.dtype, torch)}
+    row: ModuleOutput = {"shape": list(data.shape), "dtype": literal(data.dtype, torch)}
     if data.is_complex():
         raise NotLiteral("complex output")
     if data.numel() <= MAX_VALUES:
@@ -92,7 +93,7 @@ def _output(torch: TorchModule, t: Any) -> Optional[Json]:
     return row
 
 
-def _sample(torch: TorchModule, cls: Any, sample: Any) -> Json:
+def _sample(torch: TorchModule, cls: Any, sample: Any) -> ModuleDbFacts:
     """The facts of one module_db sample, or raise NotLiteral/any error to skip it."""
     ctor = sample.constructor_input
     args = [literal(a, torch) for a in ctor.args]
@@ -101,7 +102,11 @@ def _sample(torch: TorchModule, cls: Any, sample: Any) -> Json:
     if fwd is None:
         raise NotLiteral("no forward input")
     inputs = [_input_spec(torch, a) for a in fwd.args]
-    fwd_kwargs = [[k, _input_spec(torch, v)] for k, v in sorted(fwd.kwargs.items())]
+    # [name, spec] pairs: lists, as JSON arrays are sent
+    fwd_kwargs = cast(
+        List[Tuple[str, InputSpec]],
+        [[k, _input_spec(torch, v)] for k, v in sorted(fwd.kwargs.items())],
+    )
     source = "%s(%s)" % ("M", ", ".join(args + ["%s=%s" % (k, v) for k, v in kwargs]))
     module = eval(source, {"torch": torch, "M": cls})
     module.eval()
@@ -124,7 +129,7 @@ def _sample(torch: TorchModule, cls: Any, sample: Any) -> Json:
     }
 
 
-def module_db_facts(torch: TorchModule, cls: Any) -> Json:
+def module_db_facts(torch: TorchModule, cls: Any) -> ModuleDbFacts:
     """A literal construction, forward input and measured result of ``cls`` from module_db."""
     if not isinstance(cls, type) or not issubclass(cls, torch.nn.Module):
         return {"found": False, "problem": "not an nn module class"}
@@ -164,7 +169,7 @@ def module_db_facts(torch: TorchModule, cls: Any) -> Json:
         except Exception as exc:
             why.append("%s: %s" % (type(exc).__name__, str(exc)[:120]))
             continue
-        got.update(found=True, rnn=rnn, samples=len(samples))
+        got.update({"found": True, "rnn": rnn, "samples": len(samples)})
         return got
     return {
         "found": False,

@@ -28,6 +28,8 @@ from .isolate import ChildFailed, fork_safe, in_child
 from .registries import touched_containers
 from .runner import BUDGET, Scenario, Timeout
 from .scenarios import Scenarios
+from .schema_probe import ProbeFacts
+from .schema_probe import Scenario as ScenarioFacts
 from .scratch_home import scratch_torch_home
 
 #: what other modules (and the tests) reach through this one
@@ -71,7 +73,7 @@ def probe_isolated(
     owner: Any,
     device_type: str,
     baseline: Collection[str] = (),
-) -> Dict[str, Any]:
+) -> ProbeFacts:
     """``probe_facts`` in a forked child (``isolate.in_child``): a call that crashes, hangs or changes globals
     costs only the child. When the child ends without a result (a call aborted the interpreter), the probe
     runs again with every call in a child of its own, so the calls that worked are kept."""
@@ -102,7 +104,7 @@ def _probe_json(
     device_type: str,
     baseline: Collection[str],
     each_call: bool,
-) -> Dict[str, Any]:
+) -> ProbeFacts:
     """``probe_facts`` as plain JSON data (what a value no JSON holds becomes: its text)."""
     import json
 
@@ -121,7 +123,7 @@ def probe_facts(
     device_type: str,
     baseline: Collection[str] = (),
     each_call: bool = False,
-) -> Dict[str, Any]:
+) -> ProbeFacts:
     """{"valid": [scenario], "invalid": [scenario], "imports", "problem", "tried"} for one API;
     ``each_call``: every measured call in a forked child of its own."""
     engine = Engine(torch, res, obj, owner, device_type)
@@ -144,7 +146,7 @@ def _forget_submodules(names: List[str]) -> None:
             delattr(holder, leaf)
 
 
-def _probe_with(engine: Engine, torch: Any, res: Dict[str, Any]) -> Dict[str, Any]:
+def _probe_with(engine: Engine, torch: Any, res: Dict[str, Any]) -> ProbeFacts:
     baseline = engine.baseline
     try:
         valid, invalid = engine.scenarios()
@@ -158,7 +160,7 @@ def _probe_with(engine: Engine, torch: Any, res: Dict[str, Any]) -> Dict[str, An
             "problem": str(exc),
             "tried": engine.tried,
         }
-    docs: Dict[str, List[Dict[str, Any]]] = {"valid": [], "invalid": []}
+    docs: Dict[str, List[ScenarioFacts]] = {"valid": [], "invalid": []}
     text = []
     for key, group in (("valid", valid), ("invalid", invalid)):
         for sc in group:
@@ -177,7 +179,7 @@ def _probe_with(engine: Engine, torch: Any, res: Dict[str, Any]) -> Dict[str, An
     imports += [
         "import %s" % name for name in engine.submodules if "import %s" % name not in imports
     ]
-    out = {
+    out: ProbeFacts = {
         "valid": docs["valid"],
         "invalid": docs["invalid"],
         "tried": engine.tried,

@@ -28,6 +28,7 @@ from .asked import asked_calls, read_type_errors
 from .isolate import ChildFailed, fork_safe, in_child
 from .literal import error_text, exc_name
 from .observe import MAX_CHECKS, is_iterator, observe
+from .schema_probe import Scenario as ScenarioFacts
 
 Check = List[str]
 #: what a run hands its ``look``: the namespace, the value of the call, what the watched variables were before
@@ -131,7 +132,7 @@ class Scenario(object):
     def source(self) -> str:
         return "\n".join(self.setup + [self.call])
 
-    def to_json(self) -> Dict[str, Any]:
+    def to_json(self) -> ScenarioFacts:
         return {
             "setup": self.setup,
             "call": self.call,
