@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional
 from ..protocol import Json
 from ..testrun import _iter_tests, _load_module
 from . import standin
+from .schema import RunOutcome, TestOutcome
 
 if TYPE_CHECKING:
     from ..backend import Context
@@ -38,7 +39,7 @@ RUN_TIMEOUT = 60.0
 class _Outcomes(unittest.TestResult):
     def __init__(self) -> None:
         unittest.TestResult.__init__(self)
-        self.outcomes: Dict[str, Json] = {}
+        self.outcomes: Dict[str, TestOutcome] = {}
 
     def _name(self, test: unittest.TestCase) -> str:
         return test.id().rsplit(".", 1)[-1]
@@ -73,7 +74,7 @@ def _child(path: str, resolution: Optional[Json], result_path: str) -> None:
     code = 0
     try:
         os.chdir(os.path.dirname(path))
-        out: Json = {"outcomes": {}, "standin": None, "error": ""}
+        out: RunOutcome = {"outcomes": {}, "standin": None, "error": ""}
         if resolution is not None:
             out["standin"] = standin.install(resolution)
         try:
@@ -99,7 +100,9 @@ def _child(path: str, resolution: Optional[Json], result_path: str) -> None:
         os._exit(code)
 
 
-def run_file(path: str, resolution: Optional[Json] = None, timeout: float = RUN_TIMEOUT) -> Json:
+def run_file(
+    path: str, resolution: Optional[Json] = None, timeout: float = RUN_TIMEOUT
+) -> RunOutcome:
     """{"outcomes": {test: {"status", "message"}}, "standin", "error"} of one run of ``path``."""
     result_path = path + (".broken" if resolution is not None else ".clean") + ".json"
     sys.stdout.flush()
@@ -214,7 +217,7 @@ def _in_new_interpreter(items: List[Json], folder: str, backend: str) -> List[Js
             return json.load(fh)
     if last:
         why += ": " + last[-1][:300]
-    failed: Json = {"outcomes": {}, "standin": None, "error": why}
+    failed: RunOutcome = {"outcomes": {}, "standin": None, "error": why}
     return [{"key": i.get("key", ""), "clean": failed} for i in items]
 
 

@@ -16,6 +16,7 @@ from typing import Any, Callable, List
 
 from ..api.objects import Found, subclasses, try_walk
 from ..protocol import Json
+from .schema import StandinReport
 
 
 class Sentinel(object):
@@ -91,7 +92,7 @@ def _replacement(holder: Any, attr: str, kind: str) -> Any:
     return _standin
 
 
-def install(resolution: Json) -> Json:
+def install(resolution: Json) -> StandinReport:
     """Replace the API everywhere it is spelled; returns {"replaced": [names], "problem": str}."""
     kind = resolution.get("kind", "")
     target = try_walk(resolution.get("path", ""))
