@@ -298,6 +298,14 @@ KINDS: dict[str, dict[str, Any]] = {
     "storage": {
         "storage": {"untyped": True, "problem": "", "size": 4, "values": [7, 7, 7, 7], "nbytes": 4}
     },
+    # a gatherer that raised answers its kind as only this record (``gather._guard``)
+    "measurement failed": {
+        "pinned_memory": {
+            "problem": "measuring the pinned memory facts failed: RuntimeError: x",
+            "found": False,
+        },
+        "calls": {"problem": "measuring the call facts failed: RuntimeError: x", "found": False},
+    },
     "lookup failed": {
         "problem": "looking up torch.nope failed: torch has no 'nope'",
         "opinfo": {"problem": "looking up torch.nope failed", "found": False},

@@ -276,11 +276,11 @@ class RuntimeFacts(Measured, total=False):
     zero_arg: RuntimeCall
 
 
-class PinnedMemoryFacts(TypedDict, total=False):
-    """``pinned_memory``: whether the device's backend pins host memory."""
+class PinnedMemoryFacts(Measured, total=False):
+    """``pinned_memory``: whether the device's backend pins host memory (``problem``: why not; a
+    measurement that raised is only ``problem`` and ``found``, as every kind's)."""
 
     ok: bool
-    problem: str
 
 
 # -- ``doctest``: the docstring's examples run here (``doctest.doctest_facts``) ------------------
