@@ -20,8 +20,14 @@ class CrashingSession:
         self.batches.append(paths)
         if "boom" in paths or {"a", "b"} <= set(paths):
             raise AgentJobCrashed("agent job 'scaffold_facts' in python ended CRASH (exit -11)")
-        # each API's facts marked by a key the agent sends (decoding keeps only those)
-        return {"items": [{"defined_on": p, "calls": {"found": True}} for p in paths]}
+        # each API's facts marked by a key the agent sends (decoding keeps only those); ``odd``
+        # answers a shape the schema refuses (its torch version a number)
+        return {
+            "items": [
+                {"defined_on": p, "calls": {"found": True}, "torch_version": 2 if p == "odd" else ""}
+                for p in paths
+            ]
+        }
 
 
 def _items(*paths: str) -> list[dict[str, Any]]:
@@ -43,3 +49,14 @@ def test_an_api_that_crashes_alone_says_why_and_the_others_keep_theirs():
     assert "ended the interpreter" in crashed["problem"] and "exit -11" in crashed["problem"]
     assert crashed["calls"] == {"problem": crashed["problem"], "found": False}
     assert crashed["probe"]["found"] is False and crashed["states"] == []
+
+
+def test_an_answer_of_another_shape_costs_only_its_own_api_its_facts():
+    session = CrashingSession()
+    facts = _ask_facts(session, _items("x", "odd", "y"))  # type: ignore[arg-type]
+    assert [f.get("defined_on") for f in facts] == ["x", None, "y"]
+    odd = facts[1]
+    assert "the agent's facts for odd cannot be read" in odd["problem"]
+    assert "$.torch_version" in odd["problem"]
+    assert odd["calls"] == {"problem": odd["problem"], "found": False}
+    assert len(session.batches) == 1  # not asked again: the answer came, only its shape is wrong

@@ -427,3 +427,17 @@ def test_every_fact_the_agent_sets_and_every_family_wants_is_declared() -> None:
     wanted = {w for family in REGISTRY.families for w in family.wants}
     assert wanted - declared == set()
     assert "checked" in declared  # added by scaffold/check.py
+
+
+def test_a_check_run_of_another_shape_keeps_its_family_out_and_says_why() -> None:
+    from torchparity.scaffold.check import _attach
+
+    info = api_info(resolution("torch.random.seed", "function"))
+    good = SEED["checked"]["measured"]
+    assert build_plan(info, decode_facts(copy.deepcopy(SEED)), "DEVICE").family == "measured"
+    facts = decode_facts(copy.deepcopy(SEED))
+    odd = {"outcomes": {}, "standin": {"replaced": "torch.x"}, "error": ""}
+    _attach(facts, [{"key": "measured", "clean": good["clean"], "broken": odd}])
+    clean = facts["checked"]["measured"]["clean"]
+    assert clean is not None and "$.standin.replaced" in clean.get("error", "")
+    assert build_plan(info, facts, "DEVICE").family != "measured"

@@ -488,9 +488,8 @@ class Collector:
         if wait_for and when_removed is not None:
             # the checkout is shared and still in use: stored once it is removed, with that exit code
             def store(code: int, rec: TargetRecord = rec) -> None:
-                removed = rec.replace(worktree_remove_exit_code=code)
-                if code != 0:
-                    removed.notes.append(Note.of("worktree_remove_failed"))
+                notes = rec.notes + ([Note.of("worktree_remove_failed")] if code != 0 else [])
+                removed = rec.replace(worktree_remove_exit_code=code, notes=notes)
                 self._removed[target.label] = removed
                 self._store(run_id, target, removed)
 

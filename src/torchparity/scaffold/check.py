@@ -22,7 +22,7 @@ from ..api.records import ApiInfo
 from ..config import load_preset
 from ..exec.session import AgentSession
 from .conventions import conventions_from, device_expression
-from .facts import Facts, decode_run
+from .facts import Facts, FactsUnreadable, decode_run
 from .families import DEVICE_ONLY, candidate_plans
 from .render import render_file
 
@@ -87,9 +87,15 @@ def _attach(facts: Facts, answers: list[dict[str, Any]], key: str = "") -> None:
         if key and not name.startswith(key):
             continue
         where = f"the agent's check of {name}"
+        try:
+            clean, broken = (decode_run(answer.get(run), where) for run in ("clean", "broken"))
+        except (
+            FactsUnreadable
+        ) as exc:  # a run of another shape: its family is not kept, and says why
+            clean, broken = {"outcomes": {}, "error": str(exc)}, None
         checked[name[len(key) :]] = {
-            "clean": decode_run(answer.get("clean"), where),
-            "broken": decode_run(answer.get("broken"), where),
+            "clean": clean,
+            "broken": broken,
             "on": checked_on(facts, name[len(key) :]) or "the CPU",
         }
     if checked:

@@ -18,7 +18,7 @@ from ..fsutil import atomic_write, read_text_file
 from ..records.scaffold import ScaffoldRecord
 from .check import checked_facts, failing_on_device, on_device
 from .conventions import Conventions, conventions_from, device_expression
-from .facts import Facts, decode_facts
+from .facts import Facts, FactsUnreadable, decode_facts
 from .families import build_plan, candidates, tensor_formula, wants
 from .filehead import add_docstring, add_header
 from .insert import (
@@ -213,25 +213,33 @@ def _ask_facts(session: AgentSession, items: list[dict[str, Any]]) -> list[Facts
         answer = session.call(
             "scaffold_facts", {"items": items}, FACTS_TIMEOUT + 60.0 * len(items)
         )["items"]
-        paths = [str(item["resolution"].get("path", "")) for item in items]
-        return [
-            decode_facts(doc, f"the agent's facts for {paths[n] if n < len(paths) else n}")
-            for n, doc in enumerate(answer)
-        ]
+        return [_decoded(doc, item) for doc, item in zip(answer, items, strict=True)]
     except AgentJobCrashed as exc:
         if len(items) > 1:
             half = len(items) // 2
             return _ask_facts(session, items[:half]) + _ask_facts(session, items[half:])
-        why = f"measuring its facts ended the interpreter: {exc}"
-        return [
-            decode_facts(
-                {
-                    "problem": why,
-                    "states": [],
-                    **{w: {"problem": why, "found": False} for w in items[0]["wants"]},
-                }
-            )
-        ]
+        return [_without_facts(items[0], f"measuring its facts ended the interpreter: {exc}")]
+
+
+def _decoded(doc: object, item: dict[str, Any]) -> Facts:
+    """One API's answer decoded; one of another shape costs that API its facts, not the batch's."""
+    path = str(item["resolution"].get("path", ""))
+    try:
+        return decode_facts(doc, f"the agent's facts for {path}")
+    except FactsUnreadable as exc:
+        return _without_facts(item, str(exc))
+
+
+def _without_facts(item: dict[str, Any], why: str) -> Facts:
+    """Facts that say only why there are none: every family wanting one finds its problem, and the
+    API gets the fill-in."""
+    return decode_facts(
+        {
+            "problem": why,
+            "states": [],
+            **{w: {"problem": why, "found": False} for w in item["wants"]},
+        }
+    )
 
 
 def check_destination(into: str | Path | None, out_dir: str | Path | None) -> None:
