@@ -17,17 +17,22 @@ The parts:
   results, isolation, states, trace, the environment probe).
 
 A *name rule* is a comparison in Python code whose one side is a string literal (or a tuple, list
-or set of them) and whose other side reads a name: a variable or attribute called like an API's or
-a parameter's name (``name``, ``leaf``, ``canonical``, ``path``, ``spelling``, ``qualname``,
-``param``, ...), or a ``startswith``/``endswith`` of one with a literal; and, in a template, a
-Jinja block or expression that compares such a variable with a quoted literal (``{% if leaf ==
-"x" %}``, ``{{ a if member == "clone" else b }}``, ``leaf.startswith("set_")``), the Python the
-template writes not counted; and each key of a dict
-literal that is a ``torch.…`` name (a table of rules keyed by API). Kinds (``kind == "method"``)
-and states of a record are not names and are not counted, nor is a field read by its key
+or set of them, one of which is not a word of Python) and whose other side reads a name: a variable
+or attribute called like an API's or a parameter's name (``name``, ``leaf``, ``canonical``,
+``path``, ``spelling``, ``qualname``, ``param``, ...), or a ``startswith``/``endswith`` of one with
+a literal; a module-level table in code (a dict keyed by literals, a tuple or set of them) that a
+name is looked up in (``X[leaf]``, ``X.get(leaf)``, ``leaf in X``), or whose entries are
+``torch.…`` names however it is read, counted once; each key of a dict literal that is a
+``torch.…`` name; and, in a template, a Jinja block or expression that compares such a variable
+(or an owner class's name) with a quoted literal (``{% if leaf == "x" %}``, ``{{ a if member ==
+"clone" else b }}``, ``leaf.startswith("set_")``), the Python the template writes not counted.
+Kinds (``kind == "method"``) and states of a record are not names, nor is a field read by its key
 (``op["kind"]`` reads ``kind``), nor a literal that is a word of Python itself (a dunder such as
 ``__init__``, ``self``/``cls``, unittest's ``setUp``/``Test``, the private prefix ``_``, a
-lambda's ``<lambda>``, the ``builtins`` and ``typing`` modules, the builtin function type). ``--list-rules`` prints each one.
+lambda's ``<lambda>``, the ``builtins`` and ``typing`` modules, the builtin function type).
+``--list-rules`` prints each one. Apart, it counts the template lines that choose a block by any
+variable's literal value (``{% if section == "all_reduce" %}``): scenarios selected by a variant
+a recipe names, written as Jinja rather than as Python snippets.
 
 Two places may hold such rules, as the design asks: the one name table
 (``agent/facts/names.py``, the value chain's last step) and recipe data, the modules of a folder
@@ -146,9 +151,96 @@ def _python_word(text: str) -> bool:
 def _is_literal(node: ast.AST) -> bool:
     if isinstance(node, ast.Constant):
         return isinstance(node.value, str) and node.value != "" and not _python_word(node.value)
-    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-        return bool(node.elts) and all(_is_literal(e) for e in node.elts)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):  # one name among Python's words counts
+        strings = [e.value for e in node.elts if isinstance(e, ast.Constant)]
+        return (
+            bool(node.elts)
+            and len(strings) == len(node.elts)
+            and all(isinstance(v, str) and v for v in strings)
+            and not all(_python_word(str(v)) for v in strings)
+        )
     return False
+
+
+def _string_table(value: ast.AST) -> bool:
+    """Whether ``value`` is a table of names: a dict keyed by string literals, or a tuple, list,
+    set or frozenset of them (not only words of Python)."""
+    if isinstance(value, ast.Call) and getattr(value.func, "id", "") in ("frozenset", "set"):
+        value = value.args[0] if value.args else value
+    if isinstance(value, ast.Dict):
+        keys = [k for k in value.keys if k is not None]
+        return bool(keys) and _is_literal(ast.Tuple(elts=keys))
+    return _is_literal(value) and not isinstance(value, ast.Constant)
+
+
+def _torch_names(value: ast.AST) -> bool:
+    """Whether a table's keys or elements are ``torch.…`` names (a table of API names)."""
+    if isinstance(value, ast.Call) and value.args:
+        value = value.args[0]
+    items = value.keys if isinstance(value, ast.Dict) else getattr(value, "elts", [])
+    return any(
+        isinstance(k, ast.Constant)
+        and isinstance(k.value, str)
+        and re.fullmatch(r"torch(\.[A-Za-z_][A-Za-z0-9_]*)+", k.value) is not None
+        for k in items
+    )
+
+
+def _tables(tree: ast.Module) -> dict[str, int]:
+    """Module-level tables of names: name -> line."""
+    out = {}
+    for node in tree.body:
+        target, value = None, None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        if isinstance(target, ast.Name) and value is not None and _string_table(value):
+            out[target.id] = node.lineno
+    return out
+
+
+def _imported_tables(path: Path, tree: ast.Module) -> dict[str, tuple[Path, int]]:
+    """Tables of names this module imports from a code module beside it (recipe data is allowed)."""
+    out = {}
+    for node in tree.body:
+        if not isinstance(node, ast.ImportFrom) or not node.level or not node.module:
+            continue
+        base = path.parent
+        for _ in range(node.level - 1):
+            base = base.parent
+        source = base.joinpath(*node.module.split(".")).with_suffix(".py")
+        if not source.is_file() or is_data(source):
+            continue
+        tables = _tables(ast.parse(source.read_text(encoding="utf-8")))
+        for alias in node.names:
+            if alias.name in tables:
+                out[alias.asname or alias.name] = (source, tables[alias.name])
+    return out
+
+
+def _looked_up(node: ast.AST) -> str:
+    """The table a name is looked up in (``X[leaf]``, ``X.get(leaf)``, ``leaf in X``), or ""."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+        return node.value.id if _reads_name(node.slice) else ""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and isinstance(node.func.value, ast.Name)
+        and node.args
+        and _reads_name(node.args[0])
+    ):
+        return node.func.value.id
+    if (
+        isinstance(node, ast.Compare)
+        and len(node.ops) == 1
+        and isinstance(node.ops[0], (ast.In, ast.NotIn))
+        and isinstance(node.comparators[0], ast.Name)
+        and _reads_name(node.left)
+    ):
+        return node.comparators[0].id
+    return ""
 
 
 def _shown(path: Path) -> str:
@@ -161,7 +253,23 @@ def python_rules(path: Path) -> list[Rule]:
     tree = ast.parse(text)
     lines = text.splitlines()
     out: list[Rule] = []
+    local = {name: (path, line) for name, line in _tables(tree).items()}
+    tables = {**_imported_tables(path, tree), **local}
+    counted: set[tuple[Path, int]] = set()
+    for node in tree.body:  # a table of torch names in code counts however it is read
+        value = getattr(node, "value", None)
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and value is not None:
+            if _string_table(value) and _torch_names(value) and not isinstance(value, ast.Dict):
+                counted.add((path, node.lineno))
+                first = lines[node.lineno - 1].strip()
+                out.append(Rule(_shown(path), node.lineno, f"table of torch names: {first}"[:120]))
     for node in ast.walk(tree):
+        table = tables.get(_looked_up(node))
+        if table is not None and table not in counted:  # a table of names in code, once
+            counted.add(table)
+            where, at = table
+            first = where.read_text(encoding="utf-8").splitlines()[at - 1].strip()
+            out.append(Rule(_shown(where), at, f"table looked up by a name: {first}"[:120]))
         hit = False
         if isinstance(node, ast.Compare):
             sides = [node.left, *node.comparators]
@@ -210,6 +318,21 @@ def is_data(path: Path) -> bool:
     return not any(isinstance(node, code) for node in ast.walk(tree))
 
 
+#: a Jinja comparison of any variable with a quoted literal (a scenario chosen by a value)
+TEMPLATE_BRANCH = re.compile(r"\b[a-z_]+\s*(?:==|!=|in|not in)\s*[(\[]?\s*['\"]")
+
+
+def template_branches(path: Path) -> int:
+    """Lines of a template that choose a block by a variable's literal value (``{% if section ==
+    "all_reduce" %}``): the scenarios a family's recipe selects by a variant, not yet Python
+    snippets. Not name rules unless the variable holds a name (those are counted there too)."""
+    return sum(
+        1
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if any(TEMPLATE_BRANCH.search(block) for block in re.findall(r"{%.*?%}", line))
+    )
+
+
 def template_rules(path: Path) -> list[Rule]:
     out = []
     for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
@@ -249,7 +372,7 @@ def measure() -> tuple[list[Part], list[Rule]]:
                     in_data += len(python_rules(f))
                     data_lines += n
                 elif f.suffix == ".py":
-                    part_rules += python_rules(f)
+                    part_rules = _unique(part_rules + python_rules(f))
             if n > MODULE_LIMIT:
                 over.append(f"{f.relative_to(ROOT)} ({n})")
         parts.append(
@@ -267,6 +390,11 @@ def measure() -> tuple[list[Part], list[Rule]]:
         )
         rules += part_rules
     return parts, rules
+
+
+def _unique(rules: list[Rule]) -> list[Rule]:
+    """Each rule once (a table in code is found from each module that reads it)."""
+    return list(dict.fromkeys(rules))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -292,6 +420,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     over = [o for p in parts for o in p.over_limit]
     print(f"modules over {MODULE_LIMIT} lines: {len(over)}" + "".join(f"\n  {o}" for o in over))
+    templates = sorted((SRC / "scaffold" / "templates").glob("*.j2"))
+    print(
+        "template lines choosing a block by a literal value (scenario selectors): "
+        f"{sum(template_branches(t) for t in templates)}"
+    )
     if args.list_rules:
         for r in rules:
             print(f"{r.path}:{r.line}: {r.text}")

@@ -80,3 +80,35 @@ def test_a_field_is_read_by_its_key_and_words_of_python_are_not_names(tmp_path: 
         "    return leaf == 'manual_seed'\n"
     )
     assert [r.line for r in bench.python_rules(code)] == [3, 6]
+
+
+def test_a_table_of_names_in_code_counts_once_and_one_name_among_python_words_counts(
+    tmp_path: Path,
+) -> None:
+    bench = _bench()
+    code = tmp_path / "family.py"
+    code.write_text(
+        "KNOWN = {'manual_seed': 1, 'seed': 2}\n"
+        "CLASSES = ('torch.nn.Linear', 'torch.nn.ReLU')\n"
+        "ERRORS = {'TypeError': 1}\n"
+        "def plan(leaf, n, kind):\n"
+        "    a = KNOWN.get(leaf)\n"
+        "    b = leaf in KNOWN\n"
+        "    c = ERRORS.get(kind)\n"
+        "    d = n in CLASSES\n"
+        "    return leaf in ('forward', '__call__')\n"
+    )
+    rules = bench.python_rules(code)
+    assert sorted(r.line for r in rules) == [1, 2, 9]
+
+
+def test_a_template_branch_on_any_literal_is_a_scenario_selector(tmp_path: Path) -> None:
+    bench = _bench()
+    template = tmp_path / "family.py.j2"
+    template.write_text(
+        '{% if section == "all_reduce" %}\n'
+        "    x = 1\n"
+        '{% elif which in ("gradcheck", "gradgradcheck") %}\n'
+        '    self.assertEqual(kind, "a")\n'
+    )
+    assert bench.template_branches(template) == 2
