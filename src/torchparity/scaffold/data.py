@@ -11,37 +11,14 @@ worker info inside and outside worker processes.
 from __future__ import annotations
 
 import textwrap
-from typing import Any
 
 from ..api.records import ApiInfo
 from .facts import Facts
 from .measured import owner_spelling
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
+from .recipes.data import TEMPLATES
 from .render import render_macro
-
-#: class or function name -> (macro, extra arguments)
-TEMPLATES: dict[str, tuple[str, dict[str, Any]]] = {
-    "DataLoader": ("dataloader", {}),
-    "TensorDataset": ("tensor_dataset", {}),
-    "ConcatDataset": ("concat_dataset", {}),
-    "Subset": ("subset", {}),
-    "StackDataset": ("stack_dataset", {}),
-    "ChainDataset": ("iterable_datasets", {"chain": True}),
-    "IterableDataset": ("iterable_datasets", {"chain": False}),
-    "Dataset": ("dataset_base", {}),
-    "random_split": ("random_split", {}),
-    "SequentialSampler": ("samplers", {"which": "sequential"}),
-    "RandomSampler": ("samplers", {"which": "random"}),
-    "SubsetRandomSampler": ("samplers", {"which": "subset_random"}),
-    "WeightedRandomSampler": ("samplers", {"which": "weighted"}),
-    "BatchSampler": ("samplers", {"which": "batch"}),
-    "DistributedSampler": ("samplers", {"which": "distributed"}),
-    "Sampler": ("samplers", {"which": "base"}),
-    "default_collate": ("collate", {"convert": False}),
-    "default_convert": ("collate", {"convert": True}),
-    "get_worker_info": ("worker_info", {}),
-}
 
 
 def data_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:

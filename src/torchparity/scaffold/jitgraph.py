@@ -21,43 +21,8 @@ from ..api.records import ApiInfo
 from .facts import Facts
 from .operators import lines_method
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
+from .recipes.jitgraph import CLASSES, HELPERS, PREFIX
 
-PREFIX = "torch._C._jit_"
-#: TorchScript's IR classes the agent has a scenario of
-CLASSES = (
-    "torch._C.Graph",
-    "torch._C.Node",
-    "torch._C.ScriptModule",
-    "torch._C._te.TensorExprKernel",
-)
-#: helpers of torch.jit and torch.fx the agent has a scenario of (no other family writes their test)
-HELPERS = (
-    "torch.jit._state.enable",
-    "torch.jit._wait",
-    "torch.jit.export_opnames",
-    "torch.jit.isinstance",
-    "torch.jit.last_executed_optimized_graph",
-    "torch.jit.run_frozen_optimizations",
-    "torch.jit.optimize_for_inference",
-    "torch.jit.frontend.get_jit_def",
-    "torch.fx.passes.split_module.split_module",
-    "torch.fx.proxy.Proxy",
-    "torch.fx.Proxy",
-    "torch.fx._symbolic_trace.ProxyableClassMeta",
-    "torch.fx.ProxyableClassMeta",
-    "torch.jit.Final",
-    "torch.jit.interface",
-    "torch.jit._overload",
-    "torch.jit._overload_method",
-    "torch.jit.frontend.FrontendError",
-    "torch.jit.frontend.NotSupportedError",
-    "torch.jit.TracingCheckError",
-    "torch.jit._trace.TracingCheckError",
-    "torch.jit._script.interface",
-    "torch._jit_internal._overload",
-    "torch._jit_internal._overload_method",
-    "torch._jit_internal.Final",
-)
 _API = re.compile(r"\bAPI\b")
 
 

@@ -10,6 +10,7 @@ from .code import wrap_line
 from .facts import Facts
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
 from .recipes.opinfo import METHOD_CALL_OWNER
+from .recipes.tensor import TENSOR_FORMULAS
 from .render import render, render_helpers
 from .states import STATE_CODE
 
@@ -47,22 +48,6 @@ def dtypes_from_text(text: str) -> list[str]:
         if name and name not in out:
             out.append(name)
     return out
-
-
-#: Tensor members whose value follows from the shape alone
-TENSOR_FORMULAS = {
-    "ndim": "len(shape)",
-    "ndimension": "len(shape)",
-    "dim": "len(shape)",
-    "numel": "math.prod(shape)",
-    "nelement": "math.prod(shape)",
-    "shape": "torch.Size(shape)",
-    "size": "torch.Size(shape)",
-    "is_contiguous": "True",
-    "is_floating_point": "True",
-    "is_complex": "False",
-    "dtype": "torch.float32",
-}
 
 
 # -- OpInfo ------------------------------------------------------------------------------------

@@ -18,77 +18,7 @@ from ..api.records import ApiInfo
 from .facts import Facts
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of
-
-#: leaf -> (layout, constructor arguments, dense matrix, (accessor, values) it keeps, an invalid call's arguments)
-_CASES: dict[str, tuple[str, str, str, list[tuple[str, str]], str]] = {
-    "sparse_coo_tensor": (
-        "torch.sparse_coo",
-        "torch.tensor([[0, 0, 1], [0, 2, 2]]), torch.tensor([1.0, 2.0, 3.0]), (2, 3)",
-        "[[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]]",
-        [
-            ("coalesce().indices()", "[[0, 0, 1], [0, 2, 2]]"),
-            ("coalesce().values()", "[1.0, 2.0, 3.0]"),
-        ],
-        "torch.tensor([[0, 0, 5], [0, 2, 2]]), torch.tensor([1.0, 2.0, 3.0]), (2, 3)",
-    ),
-    "sparse_csr_tensor": (
-        "torch.sparse_csr",
-        "torch.tensor([0, 2, 3]), torch.tensor([0, 2, 2]), torch.tensor([1.0, 2.0, 3.0]), (2, 3)",
-        "[[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]]",
-        [
-            ("crow_indices()", "[0, 2, 3]"),
-            ("col_indices()", "[0, 2, 2]"),
-            ("values()", "[1.0, 2.0, 3.0]"),
-        ],
-        "torch.tensor([1, 2, 3]), torch.tensor([0, 2, 2]), torch.tensor([1.0, 2.0, 3.0]), (2, 3)",
-    ),
-    "sparse_compressed_tensor": (
-        "torch.sparse_csr",
-        "torch.tensor([0, 2, 3]), torch.tensor([0, 2, 2]), torch.tensor([1.0, 2.0, 3.0]), (2, 3), "
-        "layout=torch.sparse_csr",
-        "[[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]]",
-        [
-            ("crow_indices()", "[0, 2, 3]"),
-            ("col_indices()", "[0, 2, 2]"),
-            ("values()", "[1.0, 2.0, 3.0]"),
-        ],
-        "torch.tensor([1, 2, 3]), torch.tensor([0, 2, 2]), torch.tensor([1.0, 2.0, 3.0]), (2, 3), "
-        "layout=torch.sparse_csr",
-    ),
-    "sparse_csc_tensor": (
-        "torch.sparse_csc",
-        "torch.tensor([0, 1, 1, 3]), torch.tensor([0, 0, 1]), torch.tensor([1.0, 2.0, 3.0]), (2, 3)",
-        "[[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]]",
-        [
-            ("ccol_indices()", "[0, 1, 1, 3]"),
-            ("row_indices()", "[0, 0, 1]"),
-            ("values()", "[1.0, 2.0, 3.0]"),
-        ],
-        "torch.tensor([1, 1, 1, 3]), torch.tensor([0, 0, 1]), torch.tensor([1.0, 2.0, 3.0]), (2, 3)",
-    ),
-    "sparse_bsr_tensor": (
-        "torch.sparse_bsr",
-        "torch.tensor([0, 1]), torch.tensor([1]), torch.tensor([[[1.0, 2.0], [3.0, 4.0]]]), (2, 4)",
-        "[[0.0, 0.0, 1.0, 2.0], [0.0, 0.0, 3.0, 4.0]]",
-        [
-            ("crow_indices()", "[0, 1]"),
-            ("col_indices()", "[1]"),
-            ("values()", "[[[1.0, 2.0], [3.0, 4.0]]]"),
-        ],
-        "torch.tensor([1, 1]), torch.tensor([1]), torch.tensor([[[1.0, 2.0], [3.0, 4.0]]]), (2, 4)",
-    ),
-    "sparse_bsc_tensor": (
-        "torch.sparse_bsc",
-        "torch.tensor([0, 1]), torch.tensor([1]), torch.tensor([[[1.0, 2.0], [3.0, 4.0]]]), (4, 2)",
-        "[[0.0, 0.0], [0.0, 0.0], [1.0, 2.0], [3.0, 4.0]]",
-        [
-            ("ccol_indices()", "[0, 1]"),
-            ("row_indices()", "[1]"),
-            ("values()", "[[[1.0, 2.0], [3.0, 4.0]]]"),
-        ],
-        "torch.tensor([1, 1]), torch.tensor([1]), torch.tensor([[[1.0, 2.0], [3.0, 4.0]]]), (4, 2)",
-    ),
-}
+from .recipes.sparse import CASES, MODULES
 
 
 def sparse_leaf(info: ApiInfo) -> str:
@@ -98,7 +28,7 @@ def sparse_leaf(info: ApiInfo) -> str:
         return ""
     for name in (r.canonical, r.path, *r.aliases):
         head, _, leaf = name.rpartition(".")
-        if head in ("torch", "torch.sparse") and leaf in _CASES:
+        if head in MODULES and leaf in CASES:
             return leaf
     return ""
 
@@ -108,7 +38,7 @@ def sparse_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     if not leaf:
         raise CannotDecide(f"{info.resolution.canonical} is no sparse constructor with a template")
     F = spelling_of(info.resolution)
-    layout, args, dense, kept, invalid = _CASES[leaf]
+    layout, args, dense, kept, invalid = CASES[leaf]
     on = f"device={device}"
     shape = re.findall(r"\((\d+, \d+)\)", args)[-1]
     construct = [f"result = {F}({args}, {on})"]

@@ -17,8 +17,8 @@ from ...agent.facts.schema import CheckedOutcome
 from ...api.records import ApiInfo
 from ..facts import Facts
 from ..fill_in import FILL_IN, fill_in_plan
-from ..operators import TENSOR_FORMULAS
 from ..plan import CannotDecide, TestPlan, root_module
+from ..recipes.tensor import TENSOR_FORMULAS
 from ..registry import Registry, discover
 
 #: the families of this package, checked and in order
