@@ -57,6 +57,7 @@ from .opinfo import opinfo_facts
 from .overloads import overload_facts
 from .pairs import pair_facts
 from .probe import needed_imports, probe_isolated
+from .recipes.layout import CALL_MEMBERS
 from .recorded import recorded_facts
 from .runtime import pinned_memory_facts, runtime_facts, storage_facts
 from .schema import CallDiffers, CallsFacts, Facts
@@ -513,7 +514,7 @@ def _forward_of(torch: TorchModule, res: Json, owner: Any) -> bool:
     leaf = res["path"].rsplit(".", 1)[-1]
     module = torch.nn.Module
     return (
-        leaf in ("forward", "__call__")
+        leaf in CALL_MEMBERS
         and isinstance(owner, type)
         and issubclass(owner, module)
         and owner is not module

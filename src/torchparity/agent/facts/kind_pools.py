@@ -2,7 +2,7 @@
 
 ``KIND_POOLS``: per kind, sources of tensors (with the ``DEVICE`` placeholder) and each one's matrix
 worked out by hand; the words of an API's name (``WORD_KINDS``, ``PAIR_KINDS``) and the messages of its
-failed calls (``ERROR_KINDS``) that ask for a kind; the values a parameter's name (``NAME_VALUES``) or
+failed calls (``ERROR_KINDS``) that ask for a kind; the values a parameter's name (``recipes/arguments.NAME_VALUES``) or
 its type (``TYPE_VALUES``) suggests, and arguments that break an invariant (``INVALID``).
 
 Stdlib only; Python 3.8.
@@ -189,28 +189,6 @@ ERROR_KINDS = (
     (r"[Ii]nteger|\bLong\b|\bInt\b", ("int",)),
     (r"Boolean|\bBool\b", ("bool",)),
 )
-#: what a parameter's name suggests (``names.guess``) -> values for it (sources); tensors come from the kinds
-NAME_VALUES = {
-    "dense_tensor_list": (
-        "[torch.tensor([1.0, 2.0, 3.0], device=DEVICE), torch.tensor([4.0, 5.0], device=DEVICE)]",
-    ),
-    "dim": ("0", "1", "-1"),
-    "module_of_kind": ("_KINDS_",),
-    "block_size": ("(1, 1)", "(2, 2)"),
-    "dense_size": ("(2, 2, 3)", "(2, 3)", "(3, 4)"),
-    "nested_sizes": ("torch.tensor([[3], [2]])", "torch.tensor([[3, 2], [1, 2]])"),
-    "fill_value": ("0.0", "-1.0"),
-    "mask": (
-        "torch.tensor([[True, True, True], [True, False, False]], device=DEVICE)",
-        "torch.tensor([[True, False, True], [False, False, True]], device=DEVICE)",
-        "_KINDS_",
-    ),
-    "indices": ("torch.tensor([[0, 0, 1], [0, 2, 2]], device=DEVICE)",),
-    "sparse_values": ("torch.tensor([1.0, 2.0, 3.0], device=DEVICE)",),
-    "wider_dtype": ("torch.float64",),
-    "quant_scale": ("0.5",),
-    "zero_point": ("4",),
-}
 #: the category of ``names.NAME_TABLE`` of the names a tensor goes by
 _TENSOR_NAMED = ("tensor_named",)
 #: an argument -> one that breaks an invariant (an index out of the matrix)

@@ -132,7 +132,7 @@ NAME_TABLE: Tuple[Tuple[str, str], ...] = (
     (r"^weight$", "conv_weight"),
     # -- a validator's second parameter that is its message, not an operand (``checker.py``)
     (r"msg|message|text", "message"),
-    # -- the tensor kinds' values (``tensor_kinds.NAME_VALUES``); a tensor comes from the kinds
+    # -- the tensor kinds' values (``recipes/arguments.NAME_VALUES``); a tensor comes from the kinds
     (r"^(tensor_list|tensors|ts)$", "dense_tensor_list"),
     (r"^(dim|dims|axis)$", "dim"),
     (r"^(mod|module|model)$", "module_of_kind"),

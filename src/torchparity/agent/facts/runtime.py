@@ -12,6 +12,7 @@ from typing import Any, Dict
 
 from ..protocol import Json, TorchModule
 from .literal import dtype_src, error_text, exc_name, literal, try_literal
+from .recipes.layout import DOCUMENTED_MODULES
 from .schema import PinnedMemoryFacts, RuntimeCall, RuntimeFacts, StorageFacts
 
 _STORAGE_VALUES = {
@@ -71,7 +72,6 @@ _RUNTIME_METHODS = ("record", "synchronize", "query", "record_event")
 
 #: the device module an API of one backend is documented under, and the device types that
 #: have one of their own (``torch.npu`` once torch_npu is imported, ``torch.cpu``)
-DOCUMENTED_MODULES = ("torch.cuda",)
 
 
 def backend_spelling(torch: TorchModule, resolution: Json, device_type: str) -> str:

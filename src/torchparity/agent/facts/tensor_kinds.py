@@ -38,7 +38,6 @@ from .kind_pools import (
     _TENSOR_NAMED,
     INVALID,
     KIND_POOLS,
-    NAME_VALUES,
     TYPE_VALUES,
     kinds_in_error,
     kinds_in_name,
@@ -54,6 +53,7 @@ from .params import (
     params_from_error,
     params_from_text,
 )
+from .recipes.arguments import NAME_VALUES
 from .recipes.layout import OUT
 from .recipes.tensor_kinds import NO_DENSE_COUNTERPART
 from .schema_probe import KindScenario, KindsFacts

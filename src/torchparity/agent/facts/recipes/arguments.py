@@ -6,7 +6,7 @@ Source as in ``instances.py`` (``DEVICE``, ``_TMP_``). Data only (see ``__init__
 
 from __future__ import annotations
 
-from typing import Dict
+from typing import Dict, Tuple
 
 from .instances import GRAD_BUCKET, Setup
 
@@ -43,4 +43,27 @@ NAMED_SETUPS: Dict[str, Setup] = {
     "grad_bucket": GRAD_BUCKET,
     # a flat vector of as many values as those parameters hold (``vector_to_parameters(vec, parameters)``)
     "flat_vector": ("vec = torch.tensor([2.0, 0.0, -1.0, 3.0, 5.0], device=DEVICE)",),
+}
+
+#: what a parameter's name suggests (``names.guess``) -> values for it (sources); tensors come from the kinds
+NAME_VALUES: Dict[str, Tuple[str, ...]] = {
+    "dense_tensor_list": (
+        "[torch.tensor([1.0, 2.0, 3.0], device=DEVICE), torch.tensor([4.0, 5.0], device=DEVICE)]",
+    ),
+    "dim": ("0", "1", "-1"),
+    "module_of_kind": ("_KINDS_",),
+    "block_size": ("(1, 1)", "(2, 2)"),
+    "dense_size": ("(2, 2, 3)", "(2, 3)", "(3, 4)"),
+    "nested_sizes": ("torch.tensor([[3], [2]])", "torch.tensor([[3, 2], [1, 2]])"),
+    "fill_value": ("0.0", "-1.0"),
+    "mask": (
+        "torch.tensor([[True, True, True], [True, False, False]], device=DEVICE)",
+        "torch.tensor([[True, False, True], [False, False, True]], device=DEVICE)",
+        "_KINDS_",
+    ),
+    "indices": ("torch.tensor([[0, 0, 1], [0, 2, 2]], device=DEVICE)",),
+    "sparse_values": ("torch.tensor([1.0, 2.0, 3.0], device=DEVICE)",),
+    "wider_dtype": ("torch.float64",),
+    "quant_scale": ("0.5",),
+    "zero_point": ("4",),
 }

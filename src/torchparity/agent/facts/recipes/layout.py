@@ -21,3 +21,7 @@ BUILTIN_MODULES = (
     "torch._C._special",
     "torch._C._fft",
 )
+#: the device module an API of one backend is documented under (``torch.cuda.<name>``)
+DOCUMENTED_MODULES = ("torch.cuda",)
+#: the members an nn module's call goes through
+CALL_MEMBERS = ("forward", "__call__")
