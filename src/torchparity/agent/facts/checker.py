@@ -24,6 +24,7 @@ from typing import Any, Dict, List, Tuple, cast
 from ..protocol import TorchModule
 from .literal import exc_name
 from .names import guess
+from .recipes.layout import NOT_REFUSALS
 from .schema_probe import CheckerFacts
 
 #: the category of ``names.NAME_TABLE`` of a second parameter that is a message
@@ -65,7 +66,6 @@ OTHERS = (
     ZIP_BUFFER,
     'io.BytesIO(b"not a zip file")',
 )
-NOT_REFUSALS = ("TypeError", "AttributeError")
 KEEP = 3
 
 

@@ -25,3 +25,5 @@ BUILTIN_MODULES = (
 DOCUMENTED_MODULES = ("torch.cuda",)
 #: the members an nn module's call goes through
 CALL_MEMBERS = ("forward", "__call__")
+#: exceptions a checker raises for a wrong kind of argument, not as its verdict on a value
+NOT_REFUSALS = ("TypeError", "AttributeError")
