@@ -23,6 +23,7 @@ import json
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 
 def render_one(folder: Path) -> dict[str, object]:
@@ -31,7 +32,13 @@ def render_one(folder: Path) -> dict[str, object]:
     from torchparity.config import load_preset
     from torchparity.scaffold import scaffold_test
     from torchparity.scaffold.check import check_items
-    from torchparity.scaffold.facts import decode_facts
+
+    try:
+        from torchparity.scaffold.facts import decode_facts
+    except ImportError:  # the code before the facts schema (a baseline): the answer as it came
+
+        def decode_facts(doc: object, where: str = "") -> Any:
+            return doc
 
     info = ApiInfo.from_json(json.loads((folder / "info.json").read_text("utf-8")))
     # read as the agent's answer is, once: the candidates and scaffold_test see the same facts
@@ -65,7 +72,12 @@ def replay(out: Path) -> dict[str, dict[str, object]]:
         raise SystemExit(
             f"ERROR: no API folder with info.json under {out}; run bench_scaffold.py --out {out}"
         )
-    return {f.name: render_one(f) for f in folders}
+    out_: dict[str, dict[str, object]] = {}
+    for n, folder in enumerate(folders, 1):
+        out_[folder.name] = render_one(folder)
+        if n % 250 == 0:
+            print(f"  {n}/{len(folders)}", file=sys.stderr)
+    return out_
 
 
 def _diff(a: str, b: str, limit: int = 30) -> str:
