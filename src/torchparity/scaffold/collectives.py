@@ -37,7 +37,7 @@ from ..api.records import ApiInfo
 from .facts import Facts
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
-from .recipes.collectives import OWNED, SCENARIOS, SECTIONS, VERIFY_PARAMS
+from .recipes.collectives import OWNED, SCENARIOS, SECTIONS, TOTAL_SECTIONS, VERIFY_PARAMS
 from .recipes.layout import OPS_NAMESPACE
 from .render import render_macro
 
@@ -55,8 +55,6 @@ FUNCOL = "torch.distributed._functional_collectives"
 FUNCOL_FUNCTIONS = tuple(SCENARIOS["funcol"])
 #: sections that need a peer (a world of one cannot send to itself): no device stage
 PEER_ONLY = ("p2p", "batch_p2p")
-#: sections whose template lines read the ranks' sum ``total`` (a recipe's lines may read it too)
-TOTAL_SECTIONS = ("lifecycle", "all_reduce", "reduce", "reduce_scatter", "reduce_scatter_tensor")
 TOTAL = re.compile(r"\btotal\b")
 #: every torch.distributed function a scenario may call
 HELPERS = tuple(dict.fromkeys(n for names in SECTIONS.values() for n in names))

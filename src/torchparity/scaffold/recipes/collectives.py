@@ -299,3 +299,6 @@ SCENARIOS: dict[str, dict[str, tuple[str, ...]]] = {
         ),
     },
 }
+
+#: sections whose template lines read the ranks' sum ``total`` (a recipe's lines may read it too)
+TOTAL_SECTIONS = ("lifecycle", "all_reduce", "reduce", "reduce_scatter", "reduce_scatter_tensor")
