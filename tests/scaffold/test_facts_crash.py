@@ -24,7 +24,11 @@ class CrashingSession:
         # answers a shape the schema refuses (its torch version a number)
         return {
             "items": [
-                {"defined_on": p, "calls": {"found": True}, "torch_version": 2 if p == "odd" else ""}
+                {
+                    "defined_on": p,
+                    "calls": {"found": True},
+                    "torch_version": 2 if p == "odd" else "",
+                }
                 for p in paths
             ]
         }
