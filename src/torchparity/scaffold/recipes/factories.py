@@ -24,6 +24,24 @@ MODULE = "torch"
 BASE = "base = torch.zeros(2, 3, dtype=torch.float64, device=DEVICE)"
 BASE_64 = "base = torch.zeros(64, dtype=torch.float64, device=DEVICE)"
 
+#: the structure part of a floating-point factory called with a size (``rand``, ``randn``)
+FLOAT_STRUCTURE = {
+    "call": "{F}(2, 3, device=DEVICE)",
+    "shape": "(2, 3)",
+    "dtype": "torch.get_default_dtype()",
+    "out": "{F}(2, 3, out=out)",
+    "grad": "{F}(2, 3, device=DEVICE, requires_grad=True)",
+    "after": ("self.assertIs({F}(2, dtype=torch.float64, device=DEVICE).dtype, torch.float64)",),
+}
+#: the structure part of a ``*_like`` floating-point factory (``rand_like``, ``randn_like``)
+LIKE_STRUCTURE = {
+    "before": (BASE,),
+    "call": "{F}(base)",
+    "shape": "(2, 3)",
+    "dtype": "torch.float64",
+    "grad": "{F}(base, requires_grad=True)",
+}
+
 #: leaf -> part of its tests (structure, distribution, seed) -> what the part checks
 FACTORIES: dict[str, dict[str, dict[str, Any]]] = {
     "empty": {
@@ -65,16 +83,7 @@ FACTORIES: dict[str, dict[str, dict[str, Any]]] = {
         },
     },
     "rand": {
-        "structure": {
-            "call": "{F}(2, 3, device=DEVICE)",
-            "shape": "(2, 3)",
-            "dtype": "torch.get_default_dtype()",
-            "out": "{F}(2, 3, out=out)",
-            "grad": "{F}(2, 3, device=DEVICE, requires_grad=True)",
-            "after": (
-                "self.assertIs({F}(2, dtype=torch.float64, device=DEVICE).dtype, torch.float64)",
-            ),
-        },
+        "structure": FLOAT_STRUCTURE,
         "distribution": {
             "lines": (
                 "sample = {F}({n}, device=DEVICE)",
@@ -86,16 +95,7 @@ FACTORIES: dict[str, dict[str, dict[str, Any]]] = {
         "seed": {"call": "{F}(64, device=DEVICE)"},
     },
     "randn": {
-        "structure": {
-            "call": "{F}(2, 3, device=DEVICE)",
-            "shape": "(2, 3)",
-            "dtype": "torch.get_default_dtype()",
-            "out": "{F}(2, 3, out=out)",
-            "grad": "{F}(2, 3, device=DEVICE, requires_grad=True)",
-            "after": (
-                "self.assertIs({F}(2, dtype=torch.float64, device=DEVICE).dtype, torch.float64)",
-            ),
-        },
+        "structure": FLOAT_STRUCTURE,
         "distribution": {
             "lines": ("sample = {F}({n}, device=DEVICE)",),
             "moments": (0.0, 1.0, 0.03),
@@ -103,13 +103,7 @@ FACTORIES: dict[str, dict[str, dict[str, Any]]] = {
         "seed": {"call": "{F}(64, device=DEVICE)"},
     },
     "rand_like": {
-        "structure": {
-            "before": (BASE,),
-            "call": "{F}(base)",
-            "shape": "(2, 3)",
-            "dtype": "torch.float64",
-            "grad": "{F}(base, requires_grad=True)",
-        },
+        "structure": LIKE_STRUCTURE,
         "distribution": {
             "lines": ("sample = {F}(torch.zeros({n}, device=DEVICE))",),
             "moments": (0.5, 0.28867513459481287, 0.03),  # U(0, 1): std 12 ** -0.5
@@ -117,13 +111,7 @@ FACTORIES: dict[str, dict[str, dict[str, Any]]] = {
         "seed": {"before": (BASE_64,), "call": "{F}(base)"},
     },
     "randn_like": {
-        "structure": {
-            "before": (BASE,),
-            "call": "{F}(base)",
-            "shape": "(2, 3)",
-            "dtype": "torch.float64",
-            "grad": "{F}(base, requires_grad=True)",
-        },
+        "structure": LIKE_STRUCTURE,
         "distribution": {
             "lines": ("sample = {F}(torch.zeros({n}, device=DEVICE))",),
             "moments": (0.0, 1.0, 0.03),
