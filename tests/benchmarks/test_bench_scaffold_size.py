@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.benchmarks.bench_module import load
 
 
 def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "bench_scaffold_size", ROOT / "benchmarks" / "bench_scaffold_size.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load("bench_scaffold_size")
 
 
 def test_a_comparison_of_a_name_with_a_literal_is_a_rule(tmp_path: Path) -> None:

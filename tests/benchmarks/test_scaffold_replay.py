@@ -2,29 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from tests.benchmarks.bench_module import load
 from tests.scaffold.scaffold_fixtures import api_info, resolution
 from tests.scaffold.test_scaffold_facts_schema import SEED
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def _replay_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "scaffold_replay", ROOT / "benchmarks" / "scaffold_replay.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load("scaffold_replay")
 
 
 def test_the_same_facts_replay_to_the_same_files_and_a_changed_file_is_named(
