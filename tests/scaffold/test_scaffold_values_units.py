@@ -6,6 +6,8 @@ passes to the operator (recorded), and the dtypes an OpInfo lists when it lists 
 
 from __future__ import annotations
 
+import pytest
+
 from tests.scaffold.test_scaffold_overload_units import _builtin, _opinfo_facts, _source
 from torchparity.agent.facts.opinfo import DEFAULT_DTYPES, WIDE, wanted_dtypes
 from torchparity.scaffold.overloads import overload_plan
@@ -82,3 +84,21 @@ def test_backward_kernels_are_left_to_the_backward_family():
         "_softmax_backward_data"
     )
     assert not _backward_kernel("max_unpool2d") and not _backward_kernel("empty_like")
+
+
+@pytest.mark.parametrize(
+    ("args", "passes"),
+    [
+        ("x, keepdim=True", True),
+        ("x, False", True),
+        ("x, True, dim=0", True),
+        ("x, dim=1", False),
+        ("'True'", False),
+        ("x, flag=is_true", False),
+        ("x, (", False),
+    ],
+)
+def test_a_call_passes_a_boolean_only_where_a_literal_bool_stands(args, passes):
+    from torchparity.scaffold.operators import _passes_bool
+
+    assert _passes_bool(args) is passes

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
@@ -335,6 +336,17 @@ def device_is_cpu(facts: Facts) -> bool:
 
 
 # -- functions by signature -----------------------------------------------------------------------
+def _passes_bool(args: str) -> bool:
+    """Whether a call's argument text passes a boolean literal (``x, keepdim=True``)."""
+    try:
+        call = ast.parse(f"f({args})", mode="eval").body
+    except SyntaxError:
+        return False
+    assert isinstance(call, ast.Call)
+    values = list(call.args) + [k.value for k in call.keywords]
+    return any(isinstance(v, ast.Constant) and isinstance(v.value, bool) for v in values)
+
+
 def signature_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
     r = info.resolution
     calls = facts.get("calls") or {}
@@ -431,9 +443,7 @@ def signature_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
         ),
         coverage=coverage_rows(
             empty="传入 None" if any("None" in c["args"] for c in valid + invalid) else "",
-            enum="bool 参数取 False/True"
-            if any(c["args"].endswith(("True", "False")) for c in valid)
-            else "",
+            enum="bool 参数取 False/True" if any(_passes_bool(c["args"]) for c in valid) else "",
             types="参数取值：" + "、".join(params) if params else "",
             omitted="可选参数省略与显式传入"
             if any(c.get("varies") for c in calls["valid"])

@@ -13,6 +13,7 @@ from .names import guess, spatial_dims
 from .params import Param, args_src, doc_types, open_signature, ordered_product
 from .receivers import Receivers
 from .recipes import DISTRIBUTION_VALUES
+from .recipes.layout import ARGUMENT_RESERVED
 from .runner import Check, Scenario, Timeout
 
 MAX_BASE_TRIES = 40
@@ -297,7 +298,7 @@ def _is_distribution(torch: Any, owner: Any) -> bool:
 def arg_var(name: str, taken: Set[str]) -> str:
     """The variable an argument of parameter ``name`` is bound to, one ``taken`` holds none of."""
     base = re.sub(r"[^a-z0-9_]", "_", name.lower()).strip("_") or "arg"
-    if base in ("self", "torch", "os", "result", "tmp", "cls") or base[0].isdigit():
+    if base in ARGUMENT_RESERVED or base[0].isdigit():
         base = "arg_" + base
     var, n = base, 2
     while var in taken:

@@ -21,6 +21,7 @@ from typing import Any, Dict, List, Optional, Tuple, cast
 from ..api.objects import _named_path
 from ..protocol import TorchModule
 from .literal import NotLiteral, literal
+from .recipes.layout import FX_CALL
 
 MAX_CHECKS = 14
 MAX_ITEMS = 6
@@ -315,10 +316,10 @@ class Observer(object):
             return False
         self._type(value, expr)
         try:
-            targets = [str(n.target) for n in value.graph.nodes if n.op == "call_function"]
+            targets = [str(n.target) for n in value.graph.nodes if n.op == FX_CALL]
             self.add(
                 "eq",
-                '[str(n.target) for n in %s.graph.nodes if n.op == "call_function"]' % expr,
+                '[str(n.target) for n in %s.graph.nodes if n.op == "%s"]' % (expr, FX_CALL),
                 _literal(targets, torch) or "[]",
             )
         except Exception:

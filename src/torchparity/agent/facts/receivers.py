@@ -27,7 +27,7 @@ from .params import (
 )
 from .recipe_lookup import recipes_for
 from .recipes import MADE_ELSEWHERE, RECIPES
-from .recipes.layout import TORCH
+from .recipes.layout import API, TORCH
 from .runner import Runner, Scenario
 
 
@@ -131,7 +131,7 @@ class Receivers(Runner):
         ``self``/``cls`` are dropped for calls through a receiver or a class only: a
         function may name its first parameter ``self`` (``torch._foreach_copy_``).
         """
-        bound = target != "_API_"
+        bound = target != API
         packet = packet_params(fn)
         if packet:
             return packet

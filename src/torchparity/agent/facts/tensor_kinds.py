@@ -54,7 +54,7 @@ from .params import (
     params_from_text,
 )
 from .recipes.arguments import NAME_VALUES
-from .recipes.layout import OUT
+from .recipes.layout import KIND_RESERVED, OUT, RECEIVER_PARAMS
 from .recipes.tensor_kinds import NO_DENSE_COUNTERPART
 from .schema_probe import KindScenario, KindsFacts
 
@@ -187,7 +187,7 @@ class KindProbe(object):
                 ann = str(p.get("annotation") or "")
                 if ann.startswith("Optional[") or ann.endswith("?"):
                     p["has_default"] = True
-            if self.owner is not None and ps and ps[0]["name"] in ("self", "cls", "input"):
+            if self.owner is not None and ps and ps[0]["name"] in RECEIVER_PARAMS:
                 ps = ps[1:]
             if ps not in out:
                 out.append(ps)
@@ -456,7 +456,7 @@ def _chosen(found: List[KindScenario]) -> List[KindScenario]:
 
 def _var(name: str, taken: Set[str]) -> str:
     base = re.sub(r"[^a-z0-9_]", "_", name.lower()).strip("_") or "arg"
-    if base in ("self", "input", "torch", "result", "cls"):
+    if base in KIND_RESERVED:
         base = "x" if "x" not in taken else "arg_" + base
     var, n = base, 2
     while var in taken:

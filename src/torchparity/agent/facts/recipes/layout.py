@@ -27,3 +27,13 @@ DOCUMENTED_MODULES = ("torch.cuda",)
 CALL_MEMBERS = ("forward", "__call__")
 #: exceptions a checker raises for a wrong kind of argument, not as its verdict on a value
 NOT_REFUSALS = ("TypeError", "AttributeError")
+#: the placeholder a probe's call text names the API by (``_API_(x)``), bound to the API where it runs
+API = "_API_"
+#: the names a probe's call binds itself: an argument's variable takes none of them
+ARGUMENT_RESERVED = ("self", "cls", "torch", "os", "result", "tmp")
+#: the names a tensor-kind call binds itself (its tensor is ``x``): a variable takes none of them
+KIND_RESERVED = ("self", "cls", "input", "torch", "result")
+#: the first parameter a call through a receiver or a class fills itself
+RECEIVER_PARAMS = ("self", "cls", "input")
+#: an FX graph node's kind for a call of a function (an ATen operator in an exported program)
+FX_CALL = "call_function"
