@@ -23,7 +23,9 @@ or attribute called like an API's or a parameter's name (``name``, ``leaf``, ``c
 a literal; a module-level table in code (a dict keyed by literals, a tuple or set of them) that a
 name is looked up in (``X[leaf]``, ``X.get(leaf)``, ``leaf in X``), or whose entries are
 ``torch.…`` names however it is read, counted once; each key of a dict literal that is a
-``torch.…`` name; and, in a template, a Jinja block or expression that compares such a variable
+``torch.…`` name; a dict literal keyed by literals that a name is looked up in where it stands
+(``{"alias": [...]}.get(op)``);
+and, in a template, a Jinja block or expression that compares such a variable
 (or an owner class's name) with a quoted literal (``{% if leaf == "x" %}``, ``{{ a if member ==
 "clone" else b }}``, ``leaf.startswith("set_")``), the Python the template writes not counted.
 Kinds (``kind == "method"``) and states of a record are not names, nor is a field read by its key
@@ -39,7 +41,9 @@ Two places may hold such rules, as the design asks: the one name table
 called ``recipes`` (``scaffold/recipes/``, ``agent/facts/recipes/``). A recipe module counts as
 data only while it holds no function, class, loop or ``if`` (assignments of literals, tuples, dicts
 and calls of record types); its rules are then listed apart (``in data``) and not in ``name rules``.
-A recipe module with code in it has its rules counted like any other module's.
+A recipe module with code in it has its rules counted like any other module's. A recipe snippet
+(``recipes/snippets/<family>/<variant>.py``: a scenario as a real test, which scaffold writes out
+with the API's spelling) counts as recipe data, and any rule it holds counts as code's.
 The same search, coarser, with git alone:
 
     git grep -nE "(name|leaf|canonical|path|spelling|qualname|param)[a-z_]*\\)? *(==|!=|in) *[(\\[{]?[\\"']" \\
@@ -243,6 +247,23 @@ def _looked_up(node: ast.AST) -> str:
     return ""
 
 
+def _inline_table(node: ast.AST) -> bool:
+    """Whether ``node`` looks a name up in a dict literal where it stands (``{"alias": [...]}.get(op)``,
+    ``{...}[leaf]``): a table of names in code, without a name of its own."""
+    if isinstance(node, ast.Subscript):
+        table, key = node.value, node.slice
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and node.args
+    ):
+        table, key = node.func.value, node.args[0]
+    else:
+        return False
+    return isinstance(table, ast.Dict) and _string_table(table) and _reads_name(key)
+
+
 def _shown(path: Path) -> str:
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
@@ -291,6 +312,9 @@ def python_rules(path: Path) -> list[Rule]:
             and _reads_name(node.func.value)
         ):
             hit = True
+        if _inline_table(node):  # a dict of names written where it is read: ``{"a": ...}.get(x)``
+            line = getattr(node, "lineno", 0)
+            out.append(Rule(_shown(path), line, lines[line - 1].strip()[:120]))
         if isinstance(node, ast.Dict):  # a table keyed by API names
             for key in node.keys:
                 if isinstance(key, ast.Constant) and isinstance(key.value, str):
@@ -316,6 +340,12 @@ def is_data(path: Path) -> bool:
     code = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.While, ast.If)
     tree = ast.parse(path.read_text(encoding="utf-8"))
     return not any(isinstance(node, code) for node in ast.walk(tree))
+
+
+def is_snippet(path: Path) -> bool:
+    """Whether ``path`` is a recipe snippet (``recipes/snippets/<family>/<variant>.py``): a test the
+    tool writes out for a variant, code that runs as it stands, counted as recipe data."""
+    return "snippets" in path.parts and "recipes" in path.parts and path.suffix == ".py"
 
 
 #: a Jinja comparison of any variable with a quoted literal (a scenario chosen by a value)
@@ -368,7 +398,10 @@ def measure() -> tuple[list[Part], list[Rule]]:
                 part_rules += template_rules(f)
             else:
                 py += n
-                if f.suffix == ".py" and is_data(f):
+                if f.suffix == ".py" and is_snippet(f):  # data the tool writes out, rules counted
+                    data_lines += n
+                    part_rules = _unique(part_rules + python_rules(f))
+                elif f.suffix == ".py" and is_data(f):
                     in_data += len(python_rules(f))
                     data_lines += n
                 elif f.suffix == ".py":

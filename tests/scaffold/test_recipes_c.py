@@ -1,4 +1,4 @@
-"""The recipe tables of the autograd, config, lazy, doctest, captured, recorded, context, optim,
+"""The recipe tables of the autograd, config, lazy, doctest, recorded, context, optim,
 package, generator, kinds and opinfo families: each entry is read by its family's code and shows in
 what the family writes (hand-made records and facts, no torch)."""
 
@@ -12,7 +12,6 @@ from tests.scaffold.scaffold_fixtures import api_info, resolution
 from torchparity.scaffold import candidates
 from torchparity.scaffold import plan as plans
 from torchparity.scaffold.autograd import autograd_plan
-from torchparity.scaffold.captured import private_aten
 from torchparity.scaffold.configs import config_plan
 from torchparity.scaffold.context import context_plan
 from torchparity.scaffold.doctest import on_device
@@ -24,7 +23,6 @@ from torchparity.scaffold.optim import optim_plan
 from torchparity.scaffold.package import package_plan
 from torchparity.scaffold.plan import CannotDecide
 from torchparity.scaffold.recipes import autograd as autograd_recipes
-from torchparity.scaffold.recipes import captured as captured_recipes
 from torchparity.scaffold.recipes import config as config_recipes
 from torchparity.scaffold.recipes import context as context_recipes
 from torchparity.scaffold.recipes import doctest as doctest_recipes
@@ -36,6 +34,7 @@ from torchparity.scaffold.recipes import package as package_recipes
 from torchparity.scaffold.recipes import recorded as recorded_recipes
 from torchparity.scaffold.recipes import runtime as runtime_recipes
 from torchparity.scaffold.recorded import recorded_kind
+from torchparity.scaffold.snippets import snippet, variants
 
 
 def _body(plan: plans.TestPlan) -> str:
@@ -48,7 +47,7 @@ def _squeezed(text: str) -> str:
 
 
 # -- autograd --------------------------------------------------------------------------------------
-@pytest.mark.parametrize("leaf", sorted(autograd_recipes.AUTOGRAD_CALLS))
+@pytest.mark.parametrize("leaf", variants("autograd"))
 def test_each_autograd_call_gets_its_test_where_it_is_spelled(leaf: str) -> None:
     if leaf in autograd_recipes.ENGINE_CALLS:
         engine = f"torch.autograd.Variable.{autograd_recipes.ENGINE_ATTRIBUTE}.{leaf}"
@@ -56,7 +55,9 @@ def test_each_autograd_call_gets_its_test_where_it_is_spelled(leaf: str) -> None
     else:
         res = resolution(f"{autograd_recipes.AUTOGRAD_NAMESPACE}{leaf}", "function")
     plan = autograd_plan(api_info(res), {}, "DEVICE")
-    assert plan.summary.startswith(autograd_recipes.AUTOGRAD_CALLS[leaf] + ", on the device")
+    scenario = snippet("autograd", leaf)
+    assert scenario is not None
+    assert plan.summary.startswith(scenario.what + ", on the device")
     assert autograd_family.applies(api_info(resolution(f"torch.autograd.{leaf}", "function")), "")
     with pytest.raises(CannotDecide):  # spelled elsewhere: no test
         autograd_plan(api_info(resolution(f"torch.other.{leaf}", "function")), {}, "DEVICE")
@@ -118,19 +119,7 @@ def test_a_module_an_example_builds_goes_to_the_device_and_a_parameter_does_not(
         assert on_device(kept) == kept
 
 
-# -- captured and recorded -------------------------------------------------------------------------
-@pytest.mark.parametrize("namespace", captured_recipes.BUILTIN_MODULES)
-def test_each_captured_builtin_module_holds_aten_operators(namespace: str) -> None:
-    assert private_aten(api_info(resolution(f"{namespace}gelu", "builtin")))
-    assert not private_aten(api_info(resolution(f"{namespace}__and__", "builtin")))
-
-
-def test_an_aten_operator_by_its_ops_name_is_captured() -> None:
-    name = f"{captured_recipes.ATEN_NAMESPACE}add.Tensor"
-    assert private_aten(api_info(resolution(name, "builtin")))
-    assert not private_aten(api_info(resolution("torch.add", "builtin")))
-
-
+# -- recorded -------------------------------------------------------------------------
 @pytest.mark.parametrize("namespace", recorded_recipes.BUILTIN_MODULES)
 def test_each_recorded_builtin_module_holds_aten_operators(namespace: str) -> None:
     assert recorded_kind(api_info(resolution(f"{namespace}gelu", "builtin")))

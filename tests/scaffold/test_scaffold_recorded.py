@@ -16,8 +16,8 @@ import pytest
 
 from tests.scaffold.conftest import Case
 from tests.scaffold.scaffold_run import _passes_and_fails_once_broken, _scaffold
-from tests.scaffold.test_scaffold_backward import _wrapped
 from tests.scaffold.test_scaffold_generated import RUFF
+from tests.scaffold.test_scaffold_recorded_kernels import _wrapped
 
 pytestmark = pytest.mark.slow
 

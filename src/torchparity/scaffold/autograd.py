@@ -12,8 +12,8 @@ from ..api.records import ApiInfo
 from .facts import Facts
 from .operators import split_methods
 from .plan import CannotDecide, TestPlan, coverage_rows, spelling_of, stem_of
-from .recipes.autograd import AUTOGRAD_CALLS, AUTOGRAD_NAMESPACE, ENGINE_ATTRIBUTE, ENGINE_CALLS
-from .render import render_macro
+from .recipes.autograd import AUTOGRAD_NAMESPACE, ENGINE_ATTRIBUTE, ENGINE_CALLS
+from .snippets import filled, snippet
 
 
 def autograd_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
@@ -24,17 +24,11 @@ def autograd_plan(info: ApiInfo, facts: Facts, device: str) -> TestPlan:
         spelled_there = any(ENGINE_ATTRIBUTE in n for n in names)
     else:
         spelled_there = any(n.startswith(AUTOGRAD_NAMESPACE) for n in names)
-    if leaf not in AUTOGRAD_CALLS or not spelled_there:
+    scenario = snippet("autograd", leaf)
+    if scenario is None or not spelled_there:
         raise CannotDecide(f"no autograd template for {r.canonical}")
-    source = render_macro(
-        "autograd.py.j2",
-        "autograd",
-        {"device": device},
-        test=f"test_{stem_of(r)}",
-        C=spelling_of(r),
-        which=leaf,
-    )
-    what = AUTOGRAD_CALLS[leaf] + ", on the device against values worked out by hand and the CPU"
+    source = filled(scenario, f"test_{stem_of(r)}", {"API": spelling_of(r), "DEVICE": device})
+    what = scenario.what + ", on the device against values worked out by hand and the CPU"
     return TestPlan(
         api=r.canonical,
         spelling=spelling_of(r),

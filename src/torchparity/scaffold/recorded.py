@@ -12,9 +12,11 @@ the device and compares with those values, written into the test.
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from ..agent.facts.schema_calls import ArgLiteral
 from ..api.records import ApiInfo
-from .backward import Writer
 from .facts import Facts
 from .operators import _comment_lines, lines_method
 from .plan import CannotDecide, Method, TestPlan, coverage_rows, spelling_of, stem_of
@@ -38,6 +40,82 @@ def recorded_kind(info: ApiInfo) -> bool:
     return any(n.startswith(BUILTIN_MODULES) for n in names) or (
         r.path.count(".") == 1 and leaf.startswith("_")
     )
+
+
+#: values per line where a tensor is written out (at most), and the width of those lines' values
+PER_LINE = 8
+WIDTH = 84
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, float) and value != value:
+        return 'float("nan")'
+    if isinstance(value, float) and value in (float("inf"), float("-inf")):
+        return f'float("{value}")'
+    return repr(value)
+
+
+def _literal(lit: ArgLiteral, name: str) -> tuple[list[str], str]:
+    """(lines that build it, the expression) of one written-out argument."""
+    if "tensor" in lit:
+        values = [_number(v) for v in lit["tensor"]]
+        shape = ", ".join(str(n) for n in lit["shape"])
+        if not lit["shape"]:
+            return [f"{name} = torch.tensor({values[0]}, dtype=torch.{lit['dtype']})"], name
+        tail = f"], dtype=torch.{lit['dtype']}).reshape({shape}{',' if len(lit['shape']) == 1 else ''})"
+        if len(values) <= PER_LINE:
+            return [f"{name} = torch.tensor([{', '.join(values)}{tail}"], name
+        lines = [f"{name} = torch.tensor(["]
+        row: list[str] = []
+        for v in values:  # as many values as fit in a line of the method's body
+            if row and len(", ".join(row + [v])) + 1 > WIDTH:
+                lines.append("    " + ", ".join(row) + ",")
+                row = []
+            row.append(v)
+        lines.append("    " + ", ".join(row) + ",")
+        return lines + [tail], name
+    if "value" in lit:
+        return [], _number(lit["value"])
+    if "list" in lit:
+        built: list[str] = []
+        items = []
+        for n, item in enumerate(lit["list"]):
+            more, expr = _literal(item, f"{name}_{n}")
+            built += more
+            items.append(expr)
+        if lit.get("tuple"):
+            return built, "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+        return built, "[" + ", ".join(items) + "]"
+    if "torch" in lit:
+        return [], f"torch.{lit['torch']}"
+    return [], f"torch.device({lit['device']!r})"
+
+
+class Writer:
+    """Writes out the literal arguments of a call into ``body``; a tensor written once is named again
+    where it comes back."""
+
+    def __init__(self, body: list[str]) -> None:
+        self.body = body
+        self.written: dict[str, str] = {}
+
+    def __call__(self, lit: ArgLiteral, name: str) -> str:
+        key = json.dumps(lit, sort_keys=True)
+        if "tensor" in lit and key in self.written:
+            return self.written[key]
+        lines, expr = _literal(lit, name)
+        self.body.extend(lines)
+        if "tensor" in lit:
+            self.written[key] = expr
+        return expr
+
+    def call(
+        self, args: list[ArgLiteral], kwargs: dict[str, ArgLiteral], prefix: str = ""
+    ) -> tuple[list[str], list[str]]:
+        """(positional expressions, ``"key": expr`` items) of a call's written-out arguments."""
+        exprs = [self(lit, f"{prefix}arg{n}") for n, lit in enumerate(args)]
+        items = [f'"{key}": {self(lit, f"{prefix}kw_{key}")}' for key, lit in kwargs.items()]
+        return exprs, items
 
 
 def _arg(write: Writer, lit: ArgLiteral, name: str) -> str:

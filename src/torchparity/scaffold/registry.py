@@ -11,9 +11,6 @@ A family module (``scaffold/families/<name>.py``; pytest's plugins are the model
 and, where it needs them:
 
 * ``DEVICE_ONLY = True``: its tests need the device itself (the agent does not check them on the CPU);
-* ``place(info, backend_module) -> int`` with ``PLACES``: a family whose place depends on the API
-  (``backward`` comes before ``opinfo`` where no ``overload`` applies) says which priority it takes
-  for this API; ``PLACES`` lists every one it may take (``PRIORITY`` among them), each unique;
 * ``alone(info, backend_module) -> bool``: where it holds, this family alone is tried (``jitgraph``:
   the other families' probing calls would end the interpreter).
 
@@ -39,7 +36,6 @@ from .fill_in import FILL_IN
 from .plan import TestPlan
 
 Applies = Callable[[ApiInfo, str], bool]
-Place = Callable[[ApiInfo, str], int]
 Build = Callable[[ApiInfo, Facts, str], TestPlan]
 
 #: how the name of a helper module (no family) starts
@@ -64,21 +60,8 @@ class Family:
     #: the module that declared it (named in the registry's errors)
     module: str
     device_only: bool = False
-    #: the priority for an API, where it depends on the API (``places``: every value it may take)
-    place: Place | None = None
-    places: tuple[int, ...] = ()
     #: where it holds, this family alone is tried
     alone: Applies | None = None
-
-    def priority_for(self, info: ApiInfo, backend_module: str) -> int:
-        if self.place is None:
-            return self.priority
-        found = self.place(info, backend_module)
-        if found not in self.places:
-            raise FamilyError(
-                f"family module {self.module}: place() gave {found}, not one of PLACES {self.places}"
-            )
-        return found
 
     @classmethod
     def from_module(cls, module: ModuleType) -> Family:
@@ -97,13 +80,10 @@ class Family:
             raise FamilyError(f"{where}: PRIORITY must be an int, not {priority!r}")
         if not isinstance(wants, (tuple, list)) or not all(isinstance(w, str) for w in wants):
             raise FamilyError(f"{where}: WANTS must be a sequence of fact names, not {wants!r}")
-        hooks = {a: getattr(module, a, None) for a in ("applies", "plan", "place", "alone")}
+        hooks = {a: getattr(module, a, None) for a in ("applies", "plan", "alone")}
         for attr, hook in hooks.items():
             if hook is not None and not callable(hook):
                 raise FamilyError(f"{where}: {attr} must be a function")
-        places = tuple(getattr(module, "PLACES", ()))
-        if (hooks["place"] is None) != (not places) or places and priority not in places:
-            raise FamilyError(f"{where}: place() and PLACES come together, PRIORITY among PLACES")
         return cls(
             name=name,
             priority=priority,
@@ -112,8 +92,6 @@ class Family:
             plan=module.plan,
             module=module.__name__,
             device_only=bool(getattr(module, "DEVICE_ONLY", False)),
-            place=hooks["place"],
-            places=places,
             alone=hooks["alone"],
         )
 
@@ -158,13 +136,12 @@ class Registry:
                     f"NAME {f.name!r}"
                 )
             names[f.name] = f
-            for p in f.places or (f.priority,):
-                if p in taken:
-                    raise FamilyError(
-                        f"family modules {taken[p].module} ({taken[p].name}) and {f.module} "
-                        f"({f.name}) both take priority {p}"
-                    )
-                taken[p] = f
+            if f.priority in taken:
+                raise FamilyError(
+                    f"family modules {taken[f.priority].module} ({taken[f.priority].name}) and "
+                    f"{f.module} ({f.name}) both take priority {f.priority}"
+                )
+            taken[f.priority] = f
         self.families: tuple[Family, ...] = tuple(ordered)
         self._by_name = names
 
@@ -188,12 +165,7 @@ class Registry:
         for f in self.families:
             if f.alone is not None and f.alone(info, backend_module):
                 return [f.name, FILL_IN]
-        chosen = [
-            (f.priority_for(info, backend_module), f.name)
-            for f in self.families
-            if f.applies(info, backend_module)
-        ]
-        return [name for _, name in sorted(chosen)] + [FILL_IN]
+        return [f.name for f in self.families if f.applies(info, backend_module)] + [FILL_IN]
 
     def wants(self, families: Sequence[str]) -> list[str]:
         """The facts the families ask the agent for, each once, in their order."""

@@ -41,9 +41,7 @@ from typing import (
 from ..api.objects import NotFound, class_path, walk
 from ..protocol import Json, TorchModule
 from ..state import StateSpec
-from .backward import backward_facts
 from .calls import _doc_types, _pools_for, _strip_sig, call_facts, tensor_facts
-from .captured import captured_facts
 from .checker import checker_facts
 from .context import api_specs, context_facts, state_facts
 from .dispatch_keys import dispatch_tls, mode_stacks, restore_dispatch_tls, restore_mode_stacks
@@ -300,10 +298,6 @@ FACTS: Dict[str, _Fact] = {
         "overload",
         lambda g: overload_facts(g.torch, g.obj, g.res, g.device_type, g.dtypes),
     ),
-    "backward": _Fact(
-        "backward", "backward kernel", lambda g: backward_facts(g.torch, g.obj, g.res)
-    ),
-    "captured": _Fact("captured", "captured call", lambda g: captured_facts(g.torch, g.obj, g.res)),
     "recorded": _Fact("recorded", "recorded call", lambda g: recorded_facts(g.torch, g.obj, g.res)),
     "tensor": _Fact(
         "tensor",

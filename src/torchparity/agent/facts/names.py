@@ -3,7 +3,7 @@
 Where a value comes from, most trusted first; a guess by name is the last source:
 
 1. PyTorch's own databases: an operator's OpInfo sample inputs (``opinfo.py``, ``overloads.py``,
-   ``backward.py``, ``captured.py``, ``recorded.py``) and a module's ModuleInfo (``modules.py``);
+   ``recorded.py``) and a module's ModuleInfo (``modules.py``);
 2. the API's docstring examples (``doctest.py``);
 3. type annotations and defaults: a parameter's annotation, its docstring type, its default (a boolean
    default: a boolean), the parameters a signature, a schema or an error message lists

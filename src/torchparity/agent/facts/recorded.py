@@ -26,8 +26,8 @@ import warnings
 from typing import Any, Dict, List, Tuple, Union, cast
 
 from ..protocol import Json, TorchModule
-from .backward import _build
 from .literal import error_text
+from .recipes.recorded import TAKES_CALLS_OF
 from .recorded_calls import _CALLS, _DONE, Key, _cloned, _numel, _record
 from .schema_calls import ArgLiteral, RecordedFacts, SparseLiteral
 
@@ -65,22 +65,7 @@ def _bases(name: str) -> List[str]:
             todo.append(n[len("_unsafe_") :])
         if n.startswith("_") and not n.startswith("__"):
             todo.append(n[1:])
-        todo += {
-            "_reshape_alias": ["view", "as_strided"],
-            "_lazy_clone": ["clone"],
-            "alias": ["clone", "view"],
-            "lift_fresh": ["clone"],
-            "_neg_view": ["neg"],
-            "absolute": ["abs"],
-            "_unsafe_view": ["view"],
-            "detach": ["clone"],
-            "_to_copy": ["to"],
-            "resize": ["resize_"],
-            "_scaled_dot_product_attention_math": ["scaled_dot_product_attention"],
-            "_fused_sdp_choice": ["scaled_dot_product_attention"],
-            "_sparse_broadcast_to": ["broadcast_to"],
-            "_spdiags": ["spdiags"],
-        }.get(n, [])
+        todo += list(TAKES_CALLS_OF.get(n, ()))
     return out[1:]
 
 
@@ -145,6 +130,28 @@ def _builtins(leaf: str) -> List[Any]:
         if f is not None and f not in out:
             out.append(f)
     return out
+
+
+def _build(torch: TorchModule, lit: ArgLiteral) -> Any:
+    """The value a literal description stands for (as the test builds it)."""
+    if "sparse" in lit:
+        sp = lit["sparse"]
+        return torch.sparse_coo_tensor(
+            _build(torch, sp["indices"]),
+            _build(torch, sp["values"]),
+            sp["shape"],
+            is_coalesced=True if sp["coalesced"] else None,
+        )
+    if "tensor" in lit:
+        return torch.tensor(lit["tensor"], dtype=getattr(torch, lit["dtype"])).reshape(lit["shape"])
+    if "value" in lit:
+        return lit["value"]
+    if "list" in lit:
+        items = [_build(torch, v) for v in lit["list"]]
+        return tuple(items) if lit["tuple"] else items
+    if "torch" in lit:
+        return getattr(torch, lit["torch"])
+    return torch.device(lit["device"])
 
 
 def _literal(torch: TorchModule, value: Any, digits: int = 0) -> ArgLiteral:

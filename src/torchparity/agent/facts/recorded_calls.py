@@ -1,6 +1,6 @@
 """The calls torch's own code makes of its operators and private builtins, recorded once per agent process.
 
-Every OpInfo entry's first samples (forward, and backward where it has one) and a few public
+Every OpInfo entry's first samples with values (forward, and backward where it has one) and a few public
 scenarios beyond OpInfo (``_scenarios``) are run under a ``TorchFunctionMode`` (which sees the
 torch-level builtins: ``torch._pad_packed_sequence``, ``torch._C._nn.gelu``) and a
 ``TorchDispatchMode`` (which sees the ATen overloads below autograd); the arguments of the first small
@@ -112,6 +112,10 @@ def _modes(torch: TorchModule) -> Tuple[Any, Any]:
     return Functions, Dispatch
 
 
+def _empty(torch: TorchModule, value: Any) -> bool:
+    return isinstance(value, torch.Tensor) and value.numel() == 0
+
+
 def _record(torch: TorchModule) -> None:
     """Run every OpInfo entry's first samples (forward, and backward where it has one) under both modes."""
     if _DONE:
@@ -140,7 +144,9 @@ def _record(torch: TorchModule) -> None:
                 ):
                     try:
                         samples = op.sample_inputs("cpu", dtype, requires_grad=grad)
-                        for n, sample in enumerate(samples):
+                        # the first samples with values: an empty one shows only shapes and dtypes
+                        taken = (s for s in samples if not _empty(torch, s.input))
+                        for n, sample in enumerate(taken):
                             if n >= SAMPLES:
                                 break
                             with Functions(), Dispatch():

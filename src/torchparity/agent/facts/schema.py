@@ -6,7 +6,7 @@ family reads is declared here. Every kind may be absent (the families that need 
 candidates) and every dict is ``total=False``: a measurement that failed is only
 ``{"problem": why, "found": False}`` (``gather._guard``).
 
-The kinds of operator calls written out literally (``backward``, ``recorded``, ``captured``), the
+The operator calls written out literally (``recorded``), the
 overload and module_db facts are in ``schema_calls.py``; the probe's scenarios, the tensor kinds,
 switches, pairs and checkers in ``schema_probe.py``.
 
@@ -16,8 +16,6 @@ Python 3.8 syntax: this module is shipped to the agent.
 from typing import Dict, List, Optional, TypedDict, Union
 
 from .schema_calls import (
-    BackwardFacts,
-    CapturedFacts,
     ModuleDbFacts,
     OverloadFacts,
     RecordedFacts,
@@ -33,10 +31,8 @@ from .schema_probe import (
 )
 
 __all__ = [
-    "BackwardFacts",
     "CallDiffers",
     "CallsFacts",
-    "CapturedFacts",
     "CheckedOutcome",
     "CheckerFacts",
     "Classes",
@@ -384,8 +380,6 @@ class Facts(TypedDict, total=False):
     context: ContextFacts
     opinfo: OpinfoFacts
     overload: OverloadFacts
-    backward: BackwardFacts
-    captured: CapturedFacts
     recorded: RecordedFacts
     tensor: TensorFacts
     calls: CallsFacts

@@ -1,7 +1,6 @@
 """The facts of operator calls written out literally, of ATen overloads and of module_db samples.
 
-``backward``, ``recorded`` and ``captured`` describe a call's arguments and results as
-``ArgLiteral`` (``backward._literal``, ``recorded._literal``); ``overload`` is an ATen overload's
+``recorded`` describes a call's arguments and results as ``ArgLiteral`` (``recorded._literal``); ``overload`` is an ATen overload's
 schema with its OpInfo samples or a batch-norm kernel's arguments; ``module_db`` a module's
 construction and forward from upstream's ``module_db``. Part of ``schema.py``.
 
@@ -41,36 +40,6 @@ class ArgLiteral(TypedDict, total=False):
     nested: List["ArgLiteral"]
 
 
-class BackwardFacts(Measured, total=False):
-    """``backward``: a forward call whose backward calls the kernel, and the kernel's call."""
-
-    #: the kernel (``aten::X_backward``) and its overload
-    target: str
-    overload: str
-    opinfo: str
-    variant_test_name: str
-    forward: str
-    forward_overload: str
-    args: List[ArgLiteral]
-    kwargs: Dict[str, ArgLiteral]
-    #: the forward's arguments differentiated, the outputs weighed by the cotangents
-    leaves: List[int]
-    outputs: List[int]
-    cotangents: List[ArgLiteral]
-    #: [kernel output, forward argument] whose gradient it is
-    pairs: List[List[int]]
-    kernel_overload: str
-    results: int
-    #: the out= arguments the kernel's overload takes
-    out: List[str]
-    kernel_args: List[ArgLiteral]
-    kernel_kwargs: Dict[str, ArgLiteral]
-    floats: int
-    #: [rtol, atol]
-    tolerance: List[Number]
-    eps: Number
-
-
 class RecordedFacts(Measured, total=False):
     """``recorded``: one call of the operator as torch's own code makes it, and what it gives."""
 
@@ -85,21 +54,6 @@ class RecordedFacts(Measured, total=False):
     #: position (as text) / keyword -> the argument as the call leaves it
     changed: Dict[str, ArgLiteral]
     kwchanged: Dict[str, ArgLiteral]
-    tolerance: List[Number]
-
-
-class CapturedFacts(Measured, total=False):
-    """``captured``: the call an OpInfo sample makes of an ATen operator, below autograd."""
-
-    target: str
-    overload: str
-    opinfo: str
-    variant_test_name: str
-    args: List[ArgLiteral]
-    kwargs: Dict[str, ArgLiteral]
-    results: int
-    float_results: List[int]
-    dtypes: List[str]
     tolerance: List[Number]
 
 

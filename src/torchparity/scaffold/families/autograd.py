@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...api.records import ApiInfo
 from ..autograd import autograd_plan
-from ..recipes.autograd import AUTOGRAD_CALLS
+from ..snippets import snippet
 from ._base import under
 
 NAME = "autograd"
@@ -14,7 +14,7 @@ WANTS: tuple[str, ...] = ()
 
 def applies(info: ApiInfo, backend_module: str) -> bool:
     r = info.resolution
-    return under(r, "torch.autograd") and r.path.rsplit(".", 1)[-1] in AUTOGRAD_CALLS
+    return under(r, "torch.autograd") and snippet(NAME, r.path.rsplit(".", 1)[-1]) is not None
 
 
 plan = autograd_plan

@@ -8,7 +8,8 @@ beside it (``recipe_lookup.py``, ``receivers.py``, ``scenarios.py``, ``jitgraph.
 * ``arguments.py``: values of parameters that no pool has (a named setup, a distribution's value);
 * ``jitgraph.py``: the ``jitgraph`` family's scenarios of Python helpers of ``torch.jit`` and
   ``torch.fx``;
-* ``tensor_kinds.py``: the sparse APIs the tensor kinds' facts compare with no dense namesake.
+* ``tensor_kinds.py``: the sparse APIs the tensor kinds' facts compare with no dense namesake;
+* ``recorded.py``: the operators whose recorded calls an operator with none of its own is given.
 
 Everything here runs in the environment under test (Python 3.8, standard library only).
 """

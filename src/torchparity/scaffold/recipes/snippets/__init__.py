@@ -1,0 +1,1 @@
+"""Recipe snippets: each family's scenarios as one real, linted Python test module (``scaffold/snippets.py``)."""
