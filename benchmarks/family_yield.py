@@ -14,6 +14,10 @@ with the API replaced by a stand-in). Per family it prints:
 * ``sole``: the APIs it was chosen for where no other family's plan survives: what scaffold would
   lose to ``fill-in`` without it.
 
+``--lines`` adds what each family costs: the lines of the modules only it reaches (its module, the
+scaffold modules, templates and snippets its plan imports or renders, the agent's fact gatherers of
+its ``WANTS`` and what they import), and the lines it shares with other families.
+
 ``--without F,G`` plans every API again with those families left out of the registry and
 prints which APIs fall to ``fill-in`` and which move to another family (and to which). A family
 with no ``sole`` API is dominated on that folder's names: the redesign's first candidates to
@@ -24,7 +28,9 @@ names of another draw that no other family does.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
+import re
 import sys
 from collections import Counter
 from dataclasses import asdict, dataclass
@@ -106,6 +112,83 @@ def moved(before: list[Planned], after: list[Planned]) -> list[tuple[str, str, s
     return [(p.api, p.chosen, now[p.api]) for p in before if now.get(p.api, p.chosen) != p.chosen]
 
 
+SRC = Path(__file__).resolve().parent.parent / "src" / "torchparity"
+
+
+def _imports(path: Path) -> set[Path]:
+    """The modules of this package that ``path`` imports (relative imports), as files."""
+    found: set[Path] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if not isinstance(node, ast.ImportFrom) or not node.level:
+            continue
+        base = path.parent
+        for _ in range(node.level - 1):
+            base = base.parent
+        parts = node.module.split(".") if node.module else []
+        names = [a.name for a in node.names]
+        for target in [base.joinpath(*parts)] + [base.joinpath(*parts, n) for n in names]:
+            for candidate in (target.with_suffix(".py"), target / "__init__.py"):
+                if candidate.is_file() and candidate != path:
+                    found.add(candidate)
+    return found
+
+
+def _texts(path: Path) -> set[Path]:
+    """The templates a module renders and the snippets it reads (by the names it spells)."""
+    text = path.read_text("utf-8")
+    out = {SRC / "scaffold" / "templates" / t for t in re.findall(r'"([\w]+\.py\.j2)"', text)}
+    out |= {
+        SRC / "scaffold" / "recipes" / "snippets" / f"{f}.py"
+        for f in re.findall(r'snippet\("(\w+)"', text)
+    }
+    return {p for p in out if p.is_file()}
+
+
+def _reach(start: set[Path], within: tuple[Path, ...]) -> set[Path]:
+    """Every file ``start`` reaches by imports (inside ``within``), templates and snippets."""
+    seen: set[Path] = set()
+    todo = [p for p in start if p.is_file()]
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        if p.suffix == ".py":
+            todo += [q for q in _imports(p) | _texts(p) if any(q.is_relative_to(w) for w in within)]
+    return seen
+
+
+def costs() -> dict[str, tuple[int, int]]:
+    """Per family: (lines only it reaches, lines it shares with another family)."""
+    from torchparity.agent.facts import gather
+    from torchparity.scaffold.families import REGISTRY
+
+    gatherers = {}  # a name gather.py imports -> the module it comes from
+    gather_path = Path(gather.__file__)
+    for node in ast.parse(gather_path.read_text("utf-8")).body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+            for a in node.names:
+                gatherers[a.asname or a.name] = gather_path.parent / f"{node.module}.py"
+    within = (SRC / "scaffold", SRC / "agent" / "facts")
+    # what every family goes through: choosing among them, and the one job that gathers facts
+    common = _reach({SRC / "scaffold" / "families" / "__init__.py"}, within) | {gather_path}
+    reached: dict[str, set[Path]] = {}
+    for f in REGISTRY.families:
+        start = {SRC.parent / (f.module.replace(".", "/") + ".py")}
+        for want in f.wants:
+            fact = gather.FACTS[want]
+            names = set(fact.gather.__code__.co_names) | set(fact.gather.__code__.co_freevars)
+            start |= {gatherers[n] for n in names if n in gatherers}
+        reached[f.name] = _reach(start, within) - common
+    lines = {p: len(p.read_text("utf-8").splitlines()) for ps in reached.values() for p in ps}
+    out = {}
+    for name, files in reached.items():
+        others = set().union(*(v for k, v in reached.items() if k != name))
+        own = sum(lines[p] for p in files - others)
+        out[name] = (own, sum(lines[p] for p in files & others))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     from torchparity.scaffold.families import REGISTRY
     from torchparity.scaffold.fill_in import FILL_IN
@@ -113,6 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out", type=Path, help="a folder bench_scaffold.py --out filled")
     ap.add_argument("--without", default="", help="families to leave out, comma-separated")
+    ap.add_argument("--lines", action="store_true", help="add the lines each family costs")
     ap.add_argument("--json", type=Path, help="also write the figures as JSON here")
     args = ap.parse_args(argv)
     leave_out = frozenset(f for f in args.without.split(",") if f)
@@ -124,9 +208,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     planned = plan_all(args.out)
     table = yields(planned)
-    print(f"{'family':<15} {'chosen':>6} {'kept':>6} {'sole':>6}")
+    cost = costs() if args.lines else {}
+    head = f" {'own lines':>9} {'shared':>6}" if cost else ""
+    print(f"{'family':<15} {'chosen':>6} {'kept':>6} {'sole':>6}" + head)
     for y in table:
-        print(f"{y.family:<15} {y.chosen:>6} {y.kept:>6} {y.sole:>6}")
+        own, shared = cost.get(y.family, (0, 0))
+        tail = f" {own:>9} {shared:>6}" if cost else ""
+        print(f"{y.family:<15} {y.chosen:>6} {y.kept:>6} {y.sole:>6}" + tail)
     print(f"{len(planned)} APIs; {sum(1 for p in planned if p.chosen == FILL_IN)} fill-in")
     changes: list[tuple[str, str, str]] = []
     if leave_out:

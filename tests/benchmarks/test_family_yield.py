@@ -58,3 +58,23 @@ def test_an_unknown_family_is_one_line_and_exit_2(
     assert bench.main([str(_out(tmp_path)), "--without", "nosuch"]) == 2
     (line,) = capsys.readouterr().out.splitlines()
     assert line.startswith("ERROR: no family called nosuch; families: ")
+
+
+def test_a_family_costs_the_lines_only_it_reaches() -> None:
+    bench = load("family_yield")
+    from torchparity.scaffold.families import REGISTRY
+
+    cost = bench.costs()
+    assert set(cost) == {f.name for f in REGISTRY.families}
+    src = bench.SRC
+    own = [
+        src / "scaffold" / "families" / "autograd.py",
+        src / "scaffold" / "autograd.py",
+        src / "scaffold" / "recipes" / "autograd.py",
+        src / "scaffold" / "recipes" / "snippets" / "autograd.py",
+        src / "scaffold" / "snippets.py",  # the snippets' reader: autograd is its only family yet
+    ]
+    assert cost["autograd"][0] == sum(len(p.read_text().splitlines()) for p in own)
+    # optim's facts gatherer is the optim family's alone; the probe is shared by several families
+    assert cost["optim"][0] > len((src / "agent" / "facts" / "runtime.py").read_text().splitlines())
+    assert cost["measured"][0] == 0 and cost["measured"][1] > 0

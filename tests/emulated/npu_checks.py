@@ -124,6 +124,19 @@ class TestTensors(TestCase):
         self.assertEqual(y.shape, (6,))
         self.assertEqual(y[:2].cpu().tolist(), [1.0, 1.0])
 
+    def test_an_out_argument_that_is_a_view_writes_into_its_base(self):
+        base = torch.zeros(3, 4, device="npu")
+        column = base[:, 1]  # strides (4,): not a dense tensor of its own
+        torch.add(torch.ones(3, device="npu"), 2, out=column)
+        self.assertEqual(base.cpu()[:, 1].tolist(), [3.0, 3.0, 3.0])
+        self.assertEqual(base.sum().item(), 9.0)
+        # a composite kernel that writes its result through such views (bmm.out, add.out)
+        torch.manual_seed(0)
+        a, b, c = torch.randn(8, 3), torch.randn(5, 3, 4), torch.randn(8, 4)
+        dims = ([1, 3], [0], [1, 2], [2, 3])
+        on_npu = torch._trilinear(a.to("npu"), b.to("npu"), c.to("npu"), *dims)
+        torch.testing.assert_close(on_npu.cpu(), torch._trilinear(a, b, c, *dims))
+
     def test_set_and_is_set_to_keep_the_storage(self):
         t1 = torch.empty(3, 4, device="npu")
         t3 = torch.tensor([], device="npu").set_(t1)

@@ -21,6 +21,8 @@ from .recipes.layout import BUILTIN_MODULES
 
 #: the most tensor elements a recorded call's arguments may have
 MAX_ARGS = 400
+#: ... where an operator has no call that small (a 3-d pooling's backward): its smallest call up to this
+MAX_LARGE_ARGS = 1500
 #: recorded calls kept per operator
 KEEP = 6
 #: samples of each OpInfo entry run
@@ -34,6 +36,8 @@ Call = Tuple[Any, Tuple[Any, ...], Dict[str, Any]]
 #: key -> the calls recorded; ``_DONE``: [""] once recorded, [why not] where recording failed
 _CALLS: Dict[Key, List[Call]] = {}
 _DONE: List[str] = []
+#: key -> (its size, the smallest call over ``MAX_ARGS``), taken where the key has no smaller call
+_LARGE: Dict[Key, Tuple[int, Call]] = {}
 
 
 def _numel(torch: TorchModule, value: Any) -> int:
@@ -72,9 +76,16 @@ def _keep(torch: TorchModule, key: Key, func: Any, args: Any, kwargs: Any) -> No
     if len(calls) >= KEEP:
         return
     try:
-        if _numel(torch, (args, kwargs)) > MAX_ARGS or not _plain(torch, (args, kwargs)):
+        size = _numel(torch, (args, kwargs))
+        if size > MAX_LARGE_ARGS or not _plain(torch, (args, kwargs)):
             return
-        calls.append((func, _cloned(torch, tuple(args)), _cloned(torch, dict(kwargs or {}))))
+        if size > MAX_ARGS and (key in _LARGE and _LARGE[key][0] <= size or calls):
+            return
+        call = (func, _cloned(torch, tuple(args)), _cloned(torch, dict(kwargs or {})))
+        if size > MAX_ARGS:
+            _LARGE[key] = (size, call)
+        else:
+            calls.append(call)
     except Exception:
         return
 
@@ -174,6 +185,10 @@ def _record(torch: TorchModule) -> None:
                         scenario()
             except Exception:
                 continue
+
+    for key, (_, call) in _LARGE.items():  # an operator with no small call: its smallest large one
+        if not _CALLS.get(key):
+            _CALLS[key] = [call]
 
 
 def _scenarios(torch: TorchModule) -> List[Callable[[], None]]:
