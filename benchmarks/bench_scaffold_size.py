@@ -42,7 +42,7 @@ called ``recipes`` (``scaffold/recipes/``, ``agent/facts/recipes/``). A recipe m
 data only while it holds no function, class, loop or ``if`` (assignments of literals, tuples, dicts
 and calls of record types); its rules are then listed apart (``in data``) and not in ``name rules``.
 A recipe module with code in it has its rules counted like any other module's. A recipe snippet
-(``recipes/snippets/<family>/<variant>.py``: a scenario as a real test, which scaffold writes out
+(``recipes/snippets/<family>.py``: scenarios as real tests, which scaffold writes out
 with the API's spelling) counts as recipe data, and any rule it holds counts as code's.
 The same search, coarser, with git alone:
 
@@ -343,7 +343,7 @@ def is_data(path: Path) -> bool:
 
 
 def is_snippet(path: Path) -> bool:
-    """Whether ``path`` is a recipe snippet (``recipes/snippets/<family>/<variant>.py``): a test the
+    """Whether ``path`` is a recipe snippet (``recipes/snippets/<family>.py``): tests the
     tool writes out for a variant, code that runs as it stands, counted as recipe data."""
     return "snippets" in path.parts and "recipes" in path.parts and path.suffix == ".py"
 

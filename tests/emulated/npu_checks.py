@@ -136,6 +136,13 @@ class TestTensors(TestCase):
         dims = ([1, 3], [0], [1, 2], [2, 3])
         on_npu = torch._trilinear(a.to("npu"), b.to("npu"), c.to("npu"), *dims)
         torch.testing.assert_close(on_npu.cpu(), torch._trilinear(a, b, c, *dims))
+        # a kernel that restrides an out tensor of the right size does it on the device too
+        x = torch.randn(1, 3, 4, 4).to(memory_format=torch.channels_last)
+        out_cpu, out_npu = torch.empty(1, 3, 2, 2), torch.empty(1, 3, 2, 2, device="npu")
+        torch._C._nn.adaptive_avg_pool2d(x, (2, 2), out=out_cpu)
+        torch._C._nn.adaptive_avg_pool2d(x.to("npu"), (2, 2), out=out_npu)
+        self.assertEqual(out_npu.stride(), out_cpu.stride())
+        torch.testing.assert_close(out_npu.cpu(), out_cpu)
 
     def test_set_and_is_set_to_keep_the_storage(self):
         t1 = torch.empty(3, 4, device="npu")

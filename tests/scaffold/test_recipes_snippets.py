@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +32,19 @@ def test_placeholders_are_replaced_where_they_are_names_and_nowhere_else(tmp_pat
     )
     with pytest.raises(SnippetError, match="no value given for DEVICE"):
         filled(found, "test_frob", {"API": "torch.frob"})
+
+
+def test_an_attribute_a_keyword_or_an_f_string_s_text_is_not_a_placeholder(tmp_path: Path) -> None:
+    body = (
+        '        self.assertEqual(f"{API.__name__} on {DEVICE}", obj.DEVICE)\n'
+        "        call(API=1, device=DEVICE)\n"
+    )
+    found = Snippet("toy", "frob", tmp_path / "toy.py", "what", body)
+    out = filled(found, "test_frob", {"API": "torch.frob", "DEVICE": "self.device"})
+    assert out.splitlines()[1:] == [
+        '        self.assertEqual(f"{torch.frob.__name__} on {self.device}", obj.DEVICE)',
+        "        call(API=1, device=self.device)",
+    ]
 
 
 TOY = '''"""Toy scenarios."""
@@ -81,6 +95,11 @@ def test_a_scenario_is_its_method_after_the_docstring_and_the_binding_of_api(
             '    def test_unbound(self):\n        """what"""\n        x = 1\n        y = 2\n',
             "binds API",
         ),
+        (
+            '    def test_crammed(self):\n        """what"""\n        API = torch.ones; n = 2\n'
+            "        y = n\n",
+            "on a line of its own",
+        ),
     ],
 )
 def test_a_scenario_without_its_docstring_or_binding_is_named_with_its_line(
@@ -94,12 +113,32 @@ def test_a_scenario_without_its_docstring_or_binding_is_named_with_its_line(
         snippets._scenarios.cache_clear()
 
 
+def test_a_decorated_first_statement_keeps_its_decorator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    more = (
+        '\n    def test_decorated(self):\n        """what"""\n        API = torch.ones\n\n'
+        "        @torch.no_grad()\n        def make():\n            return API(2)\n\n"
+        "        self.assertEqual(make().sum().item(), 2.0)\n"
+    )
+    _toy(tmp_path, monkeypatch, more)
+    try:
+        found = snippet("toy", "decorated")
+        assert found is not None
+        out = filled(found, "test_x", {"API": "torch.ones", "DEVICE": "DEVICE"})
+        assert out.splitlines()[1:3] == ["        @torch.no_grad()", "        def make():"]
+    finally:
+        snippets._scenarios.cache_clear()
+
+
 @pytest.mark.parametrize("family", FAMILIES)
 def test_each_family_s_snippets_say_what_they_check_and_are_clean(family: str) -> None:
     assert variants(family)
     for variant in variants(family):
         found = snippet(family, variant)
-        assert found is not None and found.what and found.body.strip()
+        assert found is not None
+        # written out for a name of the API and the device, it is Python that parses
+        ast.parse(filled(found, "test_x", {"API": "torch.frob", "DEVICE": "self.device"}).strip())
     lint = subprocess.run(
         [RUFF_BIN, "check", "-q", str(FOLDER / f"{family}.py")], capture_output=True, text=True
     )

@@ -47,9 +47,11 @@ CASES = (
     _case("torch.ops.aten.max_pool2d_with_indices_backward", "torch.flip(r, [-1])"),
     _case("torch.ops.aten.masked_scatter_backward", "torch.zeros_like(r)"),
     _case("torch.ops.aten.adaptive_max_pool2d_backward", "r + 1e-2"),
+    _case("torch.ops.aten._adaptive_avg_pool3d_backward", "r + 1e-2"),
     _case("torch._softmax_backward_data", "a[0].clone()"),
     _case("torch._trilinear", "r * 0.5"),
     _case("torch.ops.aten._embedding_bag", "(r[0][:-1], r[1], r[2], r[3])"),
+    _case("torch._adaptive_avg_pool3d", "torch.flip(r, [-1])"),
     _case("torch.ops.aten._log_softmax.default", "r.exp()"),
     # only a call over MAX_ARGS reaches it: its smallest one is taken
     _case("torch.ops.aten.adaptive_max_pool3d_backward", "r * 0.5"),

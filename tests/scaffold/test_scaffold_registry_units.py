@@ -100,3 +100,16 @@ def test_two_families_with_one_priority_are_refused(tmp_path: Path) -> None:
     (line,) = str(err.value).splitlines()
     assert "torchparity.scaffold.families.signature (signature)" in line
     assert "(toy) both take priority" in line
+
+
+def test_a_module_that_declares_a_removed_hook_is_refused(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "toy",
+        TOY.format(priority=1)
+        + "\nPLACES = (1, 2)\n\n\ndef place(info, backend_module):\n    return 2\n",
+    )
+    with pytest.raises(FamilyError) as err:
+        from_folder(tmp_path)
+    (line,) = str(err.value).splitlines()
+    assert "declares place, PLACES, which the registry no longer reads" in line

@@ -77,7 +77,7 @@ def test_an_opinfo_listing_none_of_the_defaults_gets_the_dtypes_it_lists():
     assert WIDE["complex64"] == "complex128" and WIDE["float16"] == "float64"
 
 
-def test_backward_kernels_are_left_to_the_backward_family():
+def test_backward_kernels_take_no_call_the_opinfo_function_makes():
     from torchparity.agent.facts.overloads import _backward_kernel
 
     assert _backward_kernel("max_pool2d_with_indices_backward") and _backward_kernel(

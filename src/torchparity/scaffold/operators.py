@@ -342,7 +342,8 @@ def _passes_bool(args: str) -> bool:
         call = ast.parse(f"f({args})", mode="eval").body
     except SyntaxError:
         return False
-    assert isinstance(call, ast.Call)
+    if not isinstance(call, ast.Call):  # text that closes the call early (``x), (True``)
+        return False
     values = list(call.args) + [k.value for k in call.keywords]
     return any(isinstance(v, ast.Constant) and isinstance(v.value, bool) for v in values)
 

@@ -42,6 +42,8 @@ Build = Callable[[ApiInfo, Facts, str], TestPlan]
 HELPER = "_"
 #: what every family module declares
 REQUIRED = ("NAME", "PRIORITY", "WANTS", "applies", "plan")
+#: what a family module once could declare and no longer may (a priority that depended on the API)
+REMOVED = ("place", "PLACES")
 
 
 class FamilyError(Exception):
@@ -80,6 +82,12 @@ class Family:
             raise FamilyError(f"{where}: PRIORITY must be an int, not {priority!r}")
         if not isinstance(wants, (tuple, list)) or not all(isinstance(w, str) for w in wants):
             raise FamilyError(f"{where}: WANTS must be a sequence of fact names, not {wants!r}")
+        gone = [a for a in REMOVED if hasattr(module, a)]
+        if gone:
+            raise FamilyError(
+                f"{where} declares {', '.join(gone)}, which the registry no longer reads: "
+                "give the family one PRIORITY"
+            )
         hooks = {a: getattr(module, a, None) for a in ("applies", "plan", "alone")}
         for attr, hook in hooks.items():
             if hook is not None and not callable(hook):

@@ -6,8 +6,8 @@ whose methods are its scenarios, ``test_<variant>`` (``test_grad``: the test of
 ``torch.autograd.grad``). Each method starts with a docstring, whose first line says what it
 checks, and a line that binds ``API`` to the API it tests; the rest is the test. Scaffold writes
 that rest into the test it generates under the test's own name, with each placeholder (``API``,
-``DEVICE``) replaced by its spelling there (``torch.autograd.grad``, ``self.device``); strings and
-comments are left as written. A family finds its scenario by variant (``snippet(family,
+``DEVICE``) replaced by its spelling there (``torch.autograd.grad``, ``self.device``) where it is
+read as a name (found by the parser: not an attribute, a keyword, a string or a comment). A family finds its scenario by variant (``snippet(family,
 variant)``): choosing a scenario is a method's name, not a branch of a template.
 """
 
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import io
-import tokenize
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -49,7 +48,7 @@ def _scenarios(family: str) -> dict[str, Snippet]:
     if not family.isidentifier() or not path.is_file():
         return {}
     text = path.read_text(encoding="utf-8")
-    lines = text.splitlines(keepends=True)
+    lines = io.StringIO(text).readlines()  # lines as ast counts them (not at form feeds)
     out = {}
     for cls in ast.parse(text).body:
         if not isinstance(cls, ast.ClassDef):
@@ -73,8 +72,12 @@ def _scenario(family: str, path: Path, lines: list[str], fn: ast.FunctionDef) ->
         and [getattr(t, "id", "") for t in bind.targets] == [PLACEHOLDERS[0]]
     ):
         raise SnippetError(f"{where}: the line after {fn.name}'s docstring binds {PLACEHOLDERS[0]}")
-    assert fn.end_lineno is not None
-    body = "".join(lines[fn.body[2].lineno - 1 : fn.end_lineno])
+    first = fn.body[2]
+    assert fn.end_lineno is not None and bind.end_lineno is not None
+    if first.lineno <= bind.end_lineno:
+        raise SnippetError(f"{where}: the binding of {PLACEHOLDERS[0]} stands on a line of its own")
+    start = min([first.lineno] + [d.lineno for d in getattr(first, "decorator_list", [])])
+    body = "".join(lines[start - 1 : fn.end_lineno])
     return Snippet(family, fn.name[len(PREFIX) :], path, doc.split("\n", 1)[0].strip(), body)
 
 
@@ -88,19 +91,34 @@ def variants(family: str) -> tuple[str, ...]:
     return tuple(sorted(_scenarios(family)))
 
 
+def _uses(source: str, names: dict[str, str]) -> list[tuple[int, int, str]]:
+    """(line, column, name) of each read of a placeholder in ``source``'s statements: a name, not an
+    attribute, a keyword or a word in a string or comment."""
+    wrapped = "if True:\n" + source  # its indented statements, as the parser reads them
+    lines = io.StringIO(wrapped).readlines()
+    out = []
+    for node in ast.walk(ast.parse(wrapped)):
+        if isinstance(node, ast.Name) and node.id in names:
+            row = node.lineno - 1  # the parser's column counts UTF-8 bytes
+            col = len(lines[row].encode("utf-8")[: node.col_offset].decode("utf-8"))
+            out.append((row - 1, col, node.id))
+    return sorted(out)
+
+
 def filled(found: Snippet, name: str, values: dict[str, str]) -> str:
     """The scenario as the method ``name`` of a generated test, each placeholder replaced by
-    ``values``' text (where it is a name: not in strings or comments)."""
+    ``values``' text where it is read as a name."""
     missing = [p for p in PLACEHOLDERS if p not in values]
     if missing:
         raise SnippetError(f"{found.path}: no value given for {', '.join(missing)}")
-    lines = found.body.splitlines(keepends=True)
-    places: list[tuple[int, int, str]] = []
-    source = "if True:\n" + found.body  # its indented statements, as the tokenizer reads them
-    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-        if tok.type == tokenize.NAME and tok.string in values and tok.start[0] > 1:
-            places.append((tok.start[0] - 2, tok.start[1], tok.string))
-    for row, col, word in reversed(places):  # right to left: earlier columns stay where they are
+    lines = io.StringIO(found.body).readlines()
+    for row, col, word in reversed(_uses(found.body, values)):  # right to left, bottom up
         line = lines[row]
+        if line[col : col + len(word)] != word:
+            raise SnippetError(f"{found.path}: {word} is not where the parser puts it ({row + 1})")
         lines[row] = line[:col] + values[word] + line[col + len(word) :]
-    return f"    def {name}(self):\n" + "".join(lines)
+    body = "".join(lines)
+    left = _uses(body, {p: "" for p in PLACEHOLDERS if p not in values.values()})
+    if left:
+        raise SnippetError(f"{found.path}: {left[0][2]} is still read where it was written out")
+    return f"    def {name}(self):\n" + body

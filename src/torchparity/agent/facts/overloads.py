@@ -322,7 +322,7 @@ def _opinfo(
             reference = "float64"
         # the sample's own arguments first; where none fits the schema, those the OpInfo's function
         # passes to the operator (F.max_unpool2d computes output_size from kernel_size and stride)
-        # (not for a backward kernel, aten::X_backward: the backward family's, against the forward's gradient)
+        # (not for a backward kernel, aten::X_backward: the recorded family writes out autograd's call)
         for captured in (None,) if _backward_kernel(name) else (None, (qual, overload_name)):
             kept: List[str] = []
             excluded: List[Excluded] = []

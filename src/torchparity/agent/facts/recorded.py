@@ -28,7 +28,16 @@ from typing import Any, Dict, List, Tuple, Union, cast
 from ..protocol import Json, TorchModule
 from .literal import error_text
 from .recipes.recorded import TAKES_CALLS_OF
-from .recorded_calls import _CALLS, _DONE, Key, _cloned, _numel, _record
+from .recorded_calls import (
+    _CALLS,
+    _DONE,
+    MAX_ARGS,
+    MAX_LARGE_ARGS,
+    Key,
+    _cloned,
+    _numel,
+    _record,
+)
 from .schema_calls import ArgLiteral, RecordedFacts, SparseLiteral
 
 #: the most tensor elements a recorded call's results may have (its arguments: ``recorded_calls.MAX_ARGS``)
@@ -297,6 +306,9 @@ def _check(
     torch: TorchModule, obj: Any, func: Any, args: Any, kwargs: Dict[str, Any]
 ) -> Union[RecordedFacts, str]:
     """The facts of one recorded call, or a problem string."""
+    # its results: at most MAX_RESULTS elements, or as many as a large call's arguments had before it
+    size = _numel(torch, (args, kwargs))
+    most = MAX_RESULTS if size <= MAX_ARGS else min(size, MAX_LARGE_ARGS)
     try:
         lit_args = [_strip(_literal(torch, a)) for a in args]
         lit_kwargs = dict((k, _strip(_literal(torch, v))) for k, v in kwargs.items())
@@ -307,8 +319,6 @@ def _check(
         with torch.random.fork_rng():
             for seed in (0, 0, 1):
                 out, a, kw, changed_at, kwchanged_at = _run(torch, obj, lit_args, lit_kwargs, seed)
-                # at most MAX_RESULTS elements, or as many as a large call's arguments have
-                most = max(MAX_RESULTS, _numel(torch, (a, kw)))
                 if _numel(torch, out) > most:
                     return "its results have more than %d elements" % most
                 runs.append(

@@ -4,7 +4,8 @@ Every OpInfo entry's first samples with values (forward, and backward where it h
 scenarios beyond OpInfo (``_scenarios``) are run under a ``TorchFunctionMode`` (which sees the
 torch-level builtins: ``torch._pad_packed_sequence``, ``torch._C._nn.gelu``) and a
 ``TorchDispatchMode`` (which sees the ATen overloads below autograd); the arguments of the first small
-calls of each are kept in ``_CALLS`` (cloned before the call, so an in-place operator's input is the one
+calls of each are kept in ``_CALLS`` (an operator with none under ``MAX_ARGS`` elements: its smallest
+call up to ``MAX_LARGE_ARGS``) (cloned before the call, so an in-place operator's input is the one
 it was given). The ``recorded`` family's facts (``recorded.py``) read them.
 
 Stdlib only apart from torch; Python 3.8.
@@ -189,6 +190,7 @@ def _record(torch: TorchModule) -> None:
     for key, (_, call) in _LARGE.items():  # an operator with no small call: its smallest large one
         if not _CALLS.get(key):
             _CALLS[key] = [call]
+    _LARGE.clear()
 
 
 def _scenarios(torch: TorchModule) -> List[Callable[[], None]]:

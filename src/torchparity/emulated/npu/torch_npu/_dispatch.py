@@ -331,7 +331,7 @@ def fallback(op, *args, **kwargs):
         target = cpu_kwargs.get(name)
         if isinstance(target, torch.Tensor):
             temp = target.clone() if target.numel() else torch.empty_like(target)
-            temps[name] = (target, temp)
+            temps[name] = (target, temp, _view_of(temp))
             cpu_kwargs[name] = temp
     _rewrap_numbers(op, cpu_args, cpu_kwargs)
     op, cpu_args = _cpu_twin(spec.name, op, cpu_args)
@@ -341,10 +341,11 @@ def fallback(op, *args, **kwargs):
         if i < len(cpu_args) and isinstance(cpu_args[i], torch.Tensor)
     ]
     result = op(*cpu_args, **cpu_kwargs)
-    for name, (target, temp) in temps.items():
+    for name, (target, temp, laid) in temps.items():
         # the values go back into the out tensor's own memory (a view of another tensor too, whose
-        # clone had other strides); one the kernel resized shows the temporary's memory instead
-        if target.size() == temp.size():
+        # clone has other strides); one the kernel resized or restrided (as the CPU's does to a
+        # channels-last result) shows the temporary's memory and layout instead
+        if _view_of(temp) == laid:
             target.copy_(temp)
         else:
             repoint(kwargs[name], temp)
