@@ -168,7 +168,8 @@ def costs() -> dict[str, tuple[int, int]]:
     for node in ast.parse(gather_path.read_text("utf-8")).body:
         if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
             for a in node.names:
-                gatherers[a.asname or a.name] = gather_path.parent / f"{node.module}.py"
+                module = gather_path.parent.joinpath(*node.module.split("."))
+                gatherers[a.asname or a.name] = module.with_suffix(".py")
     within = (SRC / "scaffold", SRC / "agent" / "facts")
     # what every family goes through: choosing among them, and the one job that gathers facts
     common = _reach({SRC / "scaffold" / "families" / "__init__.py"}, within) | {gather_path}
@@ -200,10 +201,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, help="also write the figures as JSON here")
     args = ap.parse_args(argv)
     leave_out = frozenset(f for f in args.without.split(",") if f)
-    unknown = sorted(leave_out - set(REGISTRY.names))
+    known = [f.name for f in REGISTRY.families]  # fill-in is no family to leave out
+    unknown = sorted(leave_out - set(known))
     if unknown:
         print(
-            f"ERROR: no family called {', '.join(unknown)}; families: {', '.join(REGISTRY.names)}"
+            f"ERROR: no family called {', '.join(unknown)}; families: {', '.join(known)}",
+            file=sys.stderr,
         )
         return 2
     planned = plan_all(args.out)

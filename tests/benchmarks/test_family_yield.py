@@ -55,9 +55,12 @@ def test_an_unknown_family_is_one_line_and_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bench = load("family_yield")
-    assert bench.main([str(_out(tmp_path)), "--without", "nosuch"]) == 2
-    (line,) = capsys.readouterr().out.splitlines()
-    assert line.startswith("ERROR: no family called nosuch; families: ")
+    out = _out(tmp_path)
+    for name in ("nosuch", "fill-in"):
+        assert bench.main([str(out), "--without", name]) == 2
+        said = capsys.readouterr()
+        (line,) = said.err.splitlines()
+        assert line.startswith(f"ERROR: no family called {name}; families: ") and not said.out
 
 
 def test_a_family_costs_the_lines_only_it_reaches() -> None:
