@@ -7,8 +7,9 @@ whose methods are its scenarios, ``test_<variant>`` (``test_grad``: the test of
 checks, and a line that binds ``API`` to the API it tests; the rest is the test. Scaffold writes
 that rest into the test it generates under the test's own name, with each placeholder (``API``,
 ``DEVICE``) replaced by its spelling there (``torch.autograd.grad``, ``self.device``) where it is
-read as a name (found by the parser: not an attribute, a keyword, a string or a comment). A family finds its scenario by variant (``snippet(family,
-variant)``): choosing a scenario is a method's name, not a branch of a template.
+read as a name (found by the parser: not an attribute, a keyword, a string or a comment). A family
+finds its scenario by variant (``snippet(family, variant)``): choosing a scenario is a method's
+name, not a branch of a template.
 """
 
 from __future__ import annotations
@@ -118,7 +119,7 @@ def filled(found: Snippet, name: str, values: dict[str, str]) -> str:
             raise SnippetError(f"{found.path}: {word} is not where the parser puts it ({row + 1})")
         lines[row] = line[:col] + values[word] + line[col + len(word) :]
     body = "".join(lines)
-    left = _uses(body, {p: "" for p in PLACEHOLDERS if p not in values.values()})
+    left = _uses(body, {p: "" for p in PLACEHOLDERS if values[p] != p})  # ``DEVICE`` may stay
     if left:
         raise SnippetError(f"{found.path}: {left[0][2]} is still read where it was written out")
     return f"    def {name}(self):\n" + body

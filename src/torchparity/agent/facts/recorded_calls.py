@@ -4,9 +4,9 @@ Every OpInfo entry's first samples with values (forward, and backward where it h
 scenarios beyond OpInfo (``_scenarios``) are run under a ``TorchFunctionMode`` (which sees the
 torch-level builtins: ``torch._pad_packed_sequence``, ``torch._C._nn.gelu``) and a
 ``TorchDispatchMode`` (which sees the ATen overloads below autograd); the arguments of the first small
-calls of each are kept in ``_CALLS`` (an operator with none under ``MAX_ARGS`` elements: its smallest
-call up to ``MAX_LARGE_ARGS``) (cloned before the call, so an in-place operator's input is the one
-it was given). The ``recorded`` family's facts (``recorded.py``) read them.
+calls of each are kept in ``_CALLS``, cloned before the call (so an in-place operator's input is the one
+it was given); an operator with no call under ``MAX_ARGS`` elements keeps its smallest one up to
+``MAX_LARGE_ARGS``. The ``recorded`` family's facts (``recorded.py``) read them.
 
 Stdlib only apart from torch; Python 3.8.
 """
@@ -80,11 +80,12 @@ def _keep(torch: TorchModule, key: Key, func: Any, args: Any, kwargs: Any) -> No
         size = _numel(torch, (args, kwargs))
         if size > MAX_LARGE_ARGS or not _plain(torch, (args, kwargs)):
             return
-        if size > MAX_ARGS and (key in _LARGE and _LARGE[key][0] <= size or calls):
-            return
+        large = size > MAX_ARGS
+        if large and (calls or key in _LARGE and _LARGE[key][0] <= size):
+            return  # a small call, or a smaller large one, is kept already
         call = (func, _cloned(torch, tuple(args)), _cloned(torch, dict(kwargs or {})))
-        if size > MAX_ARGS:
-            _LARGE[key] = (size, call)
+        if large:
+            _LARGE[key] = (size, call)  # used only if no small call comes
         else:
             calls.append(call)
     except Exception:
