@@ -2,7 +2,8 @@
 
 Run from the repository root (no torch needed: only the controller's side plans):
 
-    python benchmarks/family_yield.py OUT [--without F,G] [--json FILE]
+    python benchmarks/family_yield.py OUT [--without F,G] [--lines] [--keep F,G ...] [--frontier]
+        [--json FILE]
 
 ``OUT`` is a folder ``bench_scaffold.py --out OUT`` filled (``info.json`` and ``facts.json`` per
 API; the facts hold each candidate family's checked outcome: its tests run on the CPU, clean and
@@ -18,6 +19,11 @@ with the API replaced by a stand-in). Per family it prints:
 scaffold modules, templates and snippets its plan imports or renders, the agent's fact gatherers of
 its ``WANTS`` and what they import), and the lines it shares with other families.
 
+``--keep F,G`` (repeatable) prices an engine with only those families: its lines (the files every
+family goes through, and what those families reach) and the APIs one of them still reaches.
+``--frontier`` leaves families out one at a time, each time the one that loses the fewest APIs per
+line saved, and prints each step's lines and reach: how far leaving families out can go.
+
 ``--without F,G`` plans every API again with those families left out of the registry and
 prints which APIs fall to ``fill-in`` and which move to another family (and to which). A family
 with no ``sole`` API is dominated on that folder's names: the redesign's first candidates to
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import json
 import re
 import sys
@@ -144,8 +151,11 @@ def _texts(path: Path) -> set[Path]:
     return {p for p in out if p.is_file()}
 
 
-def _reach(start: set[Path], within: tuple[Path, ...]) -> set[Path]:
-    """Every file ``start`` reaches by imports (inside ``within``), templates and snippets."""
+def _reach(
+    start: set[Path], within: tuple[Path, ...], stop: frozenset[Path] = frozenset()
+) -> set[Path]:
+    """Every file ``start`` reaches by imports (inside ``within``), templates and snippets; a file of
+    ``stop`` is reached but not followed (the job that gathers every fact imports every gatherer)."""
     seen: set[Path] = set()
     todo = [p for p in start if p.is_file()]
     while todo:
@@ -153,13 +163,37 @@ def _reach(start: set[Path], within: tuple[Path, ...]) -> set[Path]:
         if p in seen:
             continue
         seen.add(p)
-        if p.suffix == ".py":
+        if p.suffix == ".py" and p not in stop:
             todo += [q for q in _imports(p) | _texts(p) if any(q.is_relative_to(w) for w in within)]
     return seen
 
 
-def costs() -> dict[str, tuple[int, int]]:
-    """Per family: (lines only it reaches, lines it shares with another family)."""
+WITHIN = (SRC / "scaffold", SRC / "agent" / "facts")
+
+
+@dataclass(frozen=True)
+class Files:
+    """The engine's files: those every family goes through, and those each family reaches beyond."""
+
+    common: frozenset[Path]
+    reached: dict[str, frozenset[Path]]
+
+    @staticmethod
+    def lines(paths: set[Path] | frozenset[Path]) -> int:
+        return sum(_lines(p) for p in paths)
+
+
+@functools.cache
+def _lines(path: Path) -> int:
+    return len(path.read_text("utf-8").splitlines())
+
+
+@functools.cache
+def family_files() -> Files:
+    """Every file of the engine (``scaffold/`` and ``agent/facts/``): the ones no family reaches of
+    its own (choosing among them, writing and checking a test, the job that gathers facts), and
+    per family the ones its module, its templates and snippets and the gatherers of its ``WANTS``
+    reach."""
     from torchparity.agent.facts import gather
     from torchparity.scaffold.families import REGISTRY
 
@@ -170,9 +204,7 @@ def costs() -> dict[str, tuple[int, int]]:
             for a in node.names:
                 module = gather_path.parent.joinpath(*node.module.split("."))
                 gatherers[a.asname or a.name] = module.with_suffix(".py")
-    within = (SRC / "scaffold", SRC / "agent" / "facts")
-    # what every family goes through: choosing among them, and the one job that gathers facts
-    common = _reach({SRC / "scaffold" / "families" / "__init__.py"}, within) | {gather_path}
+    stop = frozenset({gather_path})
     reached: dict[str, set[Path]] = {}
     for f in REGISTRY.families:
         start = {SRC.parent / (f.module.replace(".", "/") + ".py")}
@@ -180,14 +212,100 @@ def costs() -> dict[str, tuple[int, int]]:
             fact = gather.FACTS[want]
             names = set(fact.gather.__code__.co_names) | set(fact.gather.__code__.co_freevars)
             start |= {gatherers[n] for n in names if n in gatherers}
-        reached[f.name] = _reach(start, within) - common
-    lines = {p: len(p.read_text("utf-8").splitlines()) for ps in reached.values() for p in ps}
+        reached[f.name] = _reach(start, WITHIN, stop)
+    every = {
+        p for w in WITHIN for p in w.rglob("*") if p.suffix in (".py", ".j2", ".toml", ".json")
+    }
+    common = every - set().union(*reached.values())
+    common |= _reach({SRC / "scaffold" / "families" / "__init__.py"} | common, WITHIN, stop)
+    return Files(frozenset(common), {k: frozenset(v - common) for k, v in reached.items()})
+
+
+def costs(files: Files | None = None) -> dict[str, tuple[int, int]]:
+    """Per family: (lines only it reaches, lines it shares with another family)."""
+    files = files or family_files()
     out = {}
-    for name, files in reached.items():
-        others = set().union(*(v for k, v in reached.items() if k != name))
-        own = sum(lines[p] for p in files - others)
-        out[name] = (own, sum(lines[p] for p in files & others))
+    for name, own in files.reached.items():
+        others = set().union(*(v for k, v in files.reached.items() if k != name))
+        out[name] = (files.lines(own - others), files.lines(own & others))
     return out
+
+
+def engine_lines(keep: frozenset[str], files: Files | None = None) -> int:
+    """The lines of an engine with only the families ``keep``: the common files, and what they reach."""
+    files = files or family_files()
+    return files.lines(files.common.union(*(files.reached[k] for k in keep)))
+
+
+@dataclass(frozen=True)
+class Engine:
+    """An engine with only some families: its lines, and the APIs one of them still reaches."""
+
+    families: tuple[str, ...]
+    lines: int
+    reached: int
+    apis: int
+
+
+def engine(planned: list[Planned], keep: frozenset[str], out: Path) -> Engine:
+    """What an engine of the families ``keep`` costs and reaches on the names of ``out``: an API is
+    reached where a family of ``keep`` is chosen once the others are left out (not ``fill-in``)."""
+    from torchparity.scaffold.families import REGISTRY
+    from torchparity.scaffold.fill_in import FILL_IN
+
+    everyone = frozenset(f.name for f in REGISTRY.families)
+    left = everyone - keep
+    after = plan_all(out, left) if left else planned
+    families = tuple(f.name for f in REGISTRY.families if f.name in keep)
+    reached = sum(1 for p in after if p.chosen != FILL_IN)
+    return Engine(families, engine_lines(keep), reached, len(after))
+
+
+def reached_by(planned: list[Planned], keep: frozenset[str]) -> int:
+    """The APIs an engine of the families ``keep`` reaches, read from each API's kept families
+    (re-planning with the others left out gives the same count wherever a chosen family was
+    checked: the first of ``keep`` whose check holds is chosen) and its chosen family where that
+    was not checked on the CPU (a device-only family)."""
+    from torchparity.scaffold.fill_in import FILL_IN
+
+    return sum(
+        1
+        for p in planned
+        if not keep.isdisjoint(p.kept)
+        or (p.chosen in keep and p.chosen not in p.kept and p.chosen != FILL_IN)
+    )
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of the frontier: the family left out, and the engine without it and the ones before."""
+
+    left_out: str
+    lines: int
+    reached: int
+
+
+def _cost(planned: list[Planned], files: Files, keep: frozenset[str], f: str) -> tuple[float, int]:
+    """What leaving ``f`` out of ``keep`` costs: names lost per line saved, then fewer lines saved."""
+    saved = engine_lines(keep, files) - engine_lines(keep - {f}, files)
+    lost = reached_by(planned, keep) - reached_by(planned, keep - {f})
+    return (lost / saved if saved else float(lost or 1), -saved)
+
+
+def frontier(planned: list[Planned], files: Files | None = None) -> list[Step]:
+    """Families left out one at a time, each time the one whose lines cost the most per API only it
+    reaches (the fewest APIs lost per line saved; ties: the most lines saved), down to one family:
+    the fewest lines an engine of these families needs for each reach."""
+    from torchparity.scaffold.families import REGISTRY
+
+    files = files or family_files()
+    keep = frozenset(f.name for f in REGISTRY.families)
+    steps = []
+    while len(keep) > 1:
+        out = min(sorted(keep), key=lambda f, k=keep: _cost(planned, files, k, f))
+        keep = keep - {out}
+        steps.append(Step(out, engine_lines(keep, files), reached_by(planned, keep)))
+    return steps
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -198,11 +316,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("out", type=Path, help="a folder bench_scaffold.py --out filled")
     ap.add_argument("--without", default="", help="families to leave out, comma-separated")
     ap.add_argument("--lines", action="store_true", help="add the lines each family costs")
+    ap.add_argument(
+        "--keep",
+        action="append",
+        default=[],
+        metavar="F,G",
+        help="an engine with only these families: its lines and the APIs it reaches (repeatable)",
+    )
+    ap.add_argument(
+        "--frontier",
+        action="store_true",
+        help="leave families out one at a time, the cheapest in APIs per line first",
+    )
     ap.add_argument("--json", type=Path, help="also write the figures as JSON here")
     args = ap.parse_args(argv)
     leave_out = frozenset(f for f in args.without.split(",") if f)
+    keeps = [frozenset(f for f in k.split(",") if f) for k in args.keep]
     known = [f.name for f in REGISTRY.families]  # fill-in is no family to leave out
-    unknown = sorted(leave_out - set(known))
+    unknown = sorted((leave_out | frozenset().union(*keeps)) - set(known))
     if unknown:
         print(
             f"ERROR: no family called {', '.join(unknown)}; families: {', '.join(known)}",
@@ -229,10 +360,31 @@ def main(argv: list[str] | None = None) -> int:
         )
         for api, old, new in changes:
             print(f"  {api}: {old} -> {new}")
-    if args.json:
-        args.json.write_text(
-            json.dumps({"yields": [asdict(y) for y in table], "moved": changes}, indent=1)
+    engines = [engine(planned, keep, args.out) for keep in keeps]
+    if engines:
+        print(f"{'engine':<40} {'lines':>6} {'reached':>8} {'share':>6}")
+    for e in engines:
+        said = ",".join(e.families) if len(e.families) < len(known) else "every family"
+        print(f"{said[:40]:<40} {e.lines:>6} {e.reached:>8} {e.reached / e.apis:>6.1%}")
+    steps = frontier(planned) if args.frontier else []
+    if steps:
+        whole = reached_by(planned, frozenset(known))
+        print(f"frontier: every family, {engine_lines(frozenset(known))} lines, {whole} reached")
+        print(f"{'left out':<15} {'lines':>6} {'reached':>8} {'share':>6} {'points':>7}")
+    for step in steps:
+        points = 100 * (whole - step.reached) / len(planned)
+        share = step.reached / len(planned)
+        print(
+            f"{step.left_out:<15} {step.lines:>6} {step.reached:>8} {share:>6.1%} {-points:>7.1f}"
         )
+    if args.json:
+        figures = {
+            "yields": [asdict(y) for y in table],
+            "moved": changes,
+            "engines": [asdict(e) for e in engines],
+            "frontier": [asdict(s) for s in steps],
+        }
+        args.json.write_text(json.dumps(figures, indent=1))
     return 0
 
 

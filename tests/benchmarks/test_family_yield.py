@@ -81,3 +81,60 @@ def test_a_family_costs_the_lines_only_it_reaches() -> None:
     # optim's facts gatherer is the optim family's alone; the probe is shared by several families
     assert cost["optim"][0] > len((src / "agent" / "facts" / "runtime.py").read_text().splitlines())
     assert cost["measured"][0] == 0 and cost["measured"][1] > 0
+
+
+def test_an_engine_of_every_family_is_the_whole_engine_the_size_benchmark_counts() -> None:
+    bench, size = load("family_yield"), load("bench_scaffold_size")
+    from torchparity.scaffold.families import REGISTRY
+
+    files = bench.family_files()
+    everyone = frozenset(f.name for f in REGISTRY.families)
+    parts = {p.name: p.lines for p in size.measure()[0]}
+    assert bench.engine_lines(everyone, files) == parts["scaffold"] + parts["facts"]
+    # the engine's own machinery (choosing a family, writing and checking its test) is in every one
+    assert files.common >= {
+        bench.SRC / "scaffold" / "core.py",
+        bench.SRC / "scaffold" / "families" / "__init__.py",
+        bench.SRC / "agent" / "facts" / "standin.py",
+    }
+    one = bench.engine_lines(frozenset({"measured"}), files)
+    assert files.lines(files.common) < one < bench.engine_lines(everyone - {"jitgraph"}, files)
+
+
+def test_an_engine_reaches_an_api_where_one_of_its_families_check_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bench = load("family_yield")
+    out = _out(tmp_path)
+    planned = bench.plan_all(out)
+    # signature's test failed on the CPU: without measured the API is not reached
+    assert bench.reached_by(planned, frozenset({"measured"})) == 1
+    assert bench.reached_by(planned, frozenset({"signature", "opinfo"})) == 0
+    for keep in ({"measured"}, {"signature", "opinfo"}):  # the count re-planning gives
+        assert bench.engine(planned, frozenset(keep), out).reached == bench.reached_by(
+            planned, frozenset(keep)
+        )
+    assert bench.main([str(out), "--keep", "measured", "--keep", "signature"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[-2:]]
+    assert [(r[0], r[2], r[3]) for r in rows] == [
+        ("measured", "1", "100.0%"),
+        ("signature", "0", "0.0%"),
+    ]
+
+
+def test_the_frontier_keeps_the_family_that_alone_reaches_the_api_to_the_last(
+    tmp_path: Path,
+) -> None:
+    bench = load("family_yield")
+    from torchparity.scaffold.families import REGISTRY
+
+    planned = bench.plan_all(_out(tmp_path))
+    steps = bench.frontier(planned)
+    names = [f.name for f in REGISTRY.families]
+    assert len(steps) == len(names) - 1
+    assert {s.left_out for s in steps} == set(names) - {"measured"}
+    assert all(s.reached == 1 for s in steps)
+    lines = [s.lines for s in steps]
+    assert lines == sorted(lines, reverse=True) and lines[-1] == bench.engine_lines(
+        frozenset({"measured"})
+    )
