@@ -2,7 +2,9 @@
 
 * a protocol is checked by its shape, a typing alias by its origin and arguments;
 * a drawn result is checked by its shape and dtype, not its values (drawn tensors agree only where shape
-  and dtype agree; context checks are not read as drawn tensors); a number drawn afresh each call is
+  and dtype agree; context checks are not read as drawn tensors); a call that draws from torch's
+  generator is run more times, so a draw from few outcomes that agreed twice is not asserted, and a
+  call that draws nothing is not; a number drawn afresh each call is
   checked against the getter named for the API (``initial_seed``);
 * a member setter (``set_buffer``) is read back through its getter (``buffer()``); a getter guessed by
   name that needs arguments does not sink the setter; a member that moves a module's buffers is held by
@@ -18,6 +20,7 @@ import pytest
 from tests.agent.probe_fixtures import _calls, _facts, _probe
 from tests.lazy import torch  # imported on first use, not at collection
 from torchparity.agent.facts import getters, runner
+from torchparity.agent.facts import probe as fp
 from torchparity.agent.facts.observe import observe
 
 
@@ -53,6 +56,36 @@ def test_a_drawn_result_is_checked_by_its_shape_and_dtype_not_its_values() -> No
     assert ["eq", "result.shape", "torch.Size([])"] in checks, checks
     assert ["eq", "result.dtype", "torch.float32"] in checks, checks
     assert not [c for c in checks if c[0] == "tensor" and c[1] == "result"], checks
+
+
+def _twice_then_other(draws: bool) -> object:
+    """An API giving ``[0.]`` on its first two calls and ``[1.]`` after: a draw from two outcomes that
+    agreed twice by chance (``draws``: it takes a number from torch's generator, as such a draw does)."""
+    calls = []
+
+    def api() -> object:
+        calls.append(1)
+        if draws:
+            torch.rand(1)
+        return torch.tensor([float(len(calls) > 2)])
+
+    return api
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("draws", [True, False])
+def test_a_call_that_draws_is_run_until_its_draws_differ(draws: bool) -> None:
+    res = {"path": "m.api", "canonical": "m.api", "kind": "function"}
+    engine = fp.Engine(torch, res, _twice_then_other(draws), None, "cpu")
+    scenario = fp.Scenario([], "_API_()")
+    assert engine.measure(scenario)
+    values = [c for c in scenario.checks if c[0] == "tensor" and c[1] == "result"]
+    shapes = [c for c in scenario.checks if c[1] == "result.shape"]
+    if draws:  # its values are not asserted: the device's generator draws others
+        assert not values and shapes == [["eq", "result.shape", "torch.Size([1])"]], scenario.checks
+    else:  # no draw: two runs that agree are what the probe asks, and the value is asserted
+        assert values and not shapes, scenario.checks
+    assert engine.tried == (runner.DRAWN_RUNS if draws else 2)
 
 
 @pytest.mark.slow
