@@ -110,7 +110,10 @@ class Browser:
         # a headless page has no window focus: without this, a focused input takes no key
         self.send("Emulation.setFocusEmulationEnabled", {"enabled": True})
         deadline = time.monotonic() + self.timeout
-        while self.evaluate("document.readyState") != "complete":
+        # a new target holds about:blank, complete, until the page's navigation commits (a loaded
+        # machine shows that race): wait for the page's own document
+        loaded = "location.href !== 'about:blank' && document.readyState === 'complete'"
+        while self.evaluate(loaded) is not True:
             if time.monotonic() > deadline:
                 raise BrowserError(f"{url} did not load within {self.timeout} s")
             time.sleep(0.05)
