@@ -12,8 +12,9 @@ with the API replaced by a stand-in). Per family it prints:
 * ``chosen``: the APIs whose written test is that family's;
 * ``kept``: the APIs where the family's plan survives its check (a test passes, and the stand-in
   is caught), whether or not it was chosen;
-* ``sole``: the APIs it was chosen for where no other family's plan survives: what scaffold would
-  lose to ``fill-in`` without it.
+* ``sole``: the APIs it was chosen for where no other family's plan survives, nor is there one
+  whose plan was not checked on the CPU (a family whose test needs the device): what scaffold
+  would lose to ``fill-in`` without it.
 
 ``--lines`` adds what each family costs: the lines of the modules only it reaches (its module, the
 scaffold modules, templates and snippets its plan imports or renders, the agent's fact gatherers of
@@ -46,11 +47,19 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class Planned:
-    """One API's chosen family, and the families whose plans survive their checks."""
+    """One API's chosen family, the families whose plans survive their checks, and those whose plans
+    were not checked (a family whose test needs the device): either would be chosen without the
+    families before it."""
 
     api: str
     chosen: str
     kept: tuple[str, ...]
+    unchecked: tuple[str, ...] = ()
+
+    @property
+    def takers(self) -> frozenset[str]:
+        """The families that would take this API if they came first."""
+        return frozenset(self.kept) | frozenset(self.unchecked)
 
 
 def plan_one(folder: Path, leave_out: frozenset[str] = frozenset()) -> Planned:
@@ -76,8 +85,9 @@ def plan_one(folder: Path, leave_out: frozenset[str] = frozenset()) -> Planned:
         for p in plans
         if p.family in checked and not isinstance(checked_plan(p, checked[p.family]), str)
     )
+    unchecked = tuple(p.family for p in plans if p.family not in checked)
     chosen = build_plan(info, facts, device, backend, registry).family
-    return Planned(folder.name, chosen, kept)
+    return Planned(folder.name, chosen, kept, unchecked)
 
 
 def plan_all(out: Path, leave_out: frozenset[str] = frozenset()) -> list[Planned]:
@@ -108,7 +118,7 @@ class Yield:
 def yields(planned: list[Planned]) -> list[Yield]:
     chosen = Counter(p.chosen for p in planned)
     kept = Counter(f for p in planned for f in p.kept)
-    sole = Counter(p.chosen for p in planned if p.kept == (p.chosen,))
+    sole = Counter(p.chosen for p in planned if p.takers == {p.chosen})
     names = sorted(set(chosen) | set(kept), key=lambda f: (-chosen[f], f))
     return [Yield(f, chosen[f], kept[f], sole[f]) for f in names]
 
@@ -262,18 +272,10 @@ def engine(planned: list[Planned], keep: frozenset[str], out: Path) -> Engine:
 
 
 def reached_by(planned: list[Planned], keep: frozenset[str]) -> int:
-    """The APIs an engine of the families ``keep`` reaches, read from each API's kept families
-    (re-planning with the others left out gives the same count wherever a chosen family was
-    checked: the first of ``keep`` whose check holds is chosen) and its chosen family where that
-    was not checked on the CPU (a device-only family)."""
-    from torchparity.scaffold.fill_in import FILL_IN
-
-    return sum(
-        1
-        for p in planned
-        if not keep.isdisjoint(p.kept)
-        or (p.chosen in keep and p.chosen not in p.kept and p.chosen != FILL_IN)
-    )
+    """The APIs an engine of the families ``keep`` reaches, read from each API's families that would
+    take it (re-planning with the others left out chooses the first of ``keep`` among them, and
+    reaches the same APIs: ``engine`` does that)."""
+    return sum(1 for p in planned if not keep.isdisjoint(p.takers))
 
 
 @dataclass(frozen=True)
@@ -286,10 +288,13 @@ class Step:
 
 
 def _cost(planned: list[Planned], files: Files, keep: frozenset[str], f: str) -> tuple[float, int]:
-    """What leaving ``f`` out of ``keep`` costs: names lost per line saved, then fewer lines saved."""
+    """What leaving ``f`` out of ``keep`` costs: names lost per line saved, then more lines saved
+    first."""
     saved = engine_lines(keep, files) - engine_lines(keep - {f}, files)
     lost = reached_by(planned, keep) - reached_by(planned, keep - {f})
-    return (lost / saved if saved else float(lost or 1), -saved)
+    if not saved:  # nothing saved: first where nothing is lost either, never where something is
+        return (0.0 if not lost else float("inf"), 0)
+    return (lost / saved, -saved)
 
 
 def frontier(planned: list[Planned], files: Files | None = None) -> list[Step]:

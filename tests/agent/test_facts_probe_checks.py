@@ -89,6 +89,45 @@ def test_a_call_that_draws_is_run_until_its_draws_differ(draws: bool) -> None:
 
 
 @pytest.mark.slow
+def test_a_draw_made_while_its_result_is_listed_counts() -> None:
+    """A generator that draws as it is iterated (a sampler's ``__iter__``): the draw is the listing's."""
+    calls = []
+
+    def api() -> object:
+        calls.append(1)
+        torch.rand(1)  # only once the generator runs
+        yield torch.tensor([float(len(calls) > 2)])
+
+    engine = fp.Engine(
+        torch, {"path": "m.api", "canonical": "m.api", "kind": "function"}, api, None, "cpu"
+    )
+    scenario = fp.Scenario([], "_API_()")
+    assert engine.measure(scenario) and scenario.listify
+    assert engine.tried == runner.DRAWN_RUNS
+    assert not [c for c in scenario.checks if c[0] == "tensor"], scenario.checks
+
+
+@pytest.mark.slow
+def test_a_drawn_shape_is_held_only_where_every_run_drew_it() -> None:
+    """Two runs of one shape and a third of another: neither the values nor that shape are held."""
+    results = iter([[1.0], [2.0], [1.0, 2.0], [3.0], [4.0]])
+
+    def api() -> object:
+        torch.rand(1)
+        return torch.tensor(next(results))
+
+    engine = fp.Engine(
+        torch, {"path": "m.api", "canonical": "m.api", "kind": "function"}, api, None, "cpu"
+    )
+    scenario = fp.Scenario([], "_API_()")
+    engine.measure(scenario)
+    assert engine.tried == runner.DRAWN_RUNS
+    held = [c for c in scenario.checks if c[1].startswith("result")]
+    assert ["eq", "result.shape", "torch.Size([1])"] not in held, held
+    assert not [c for c in held if c[0] == "tensor"], held
+
+
+@pytest.mark.slow
 def test_drawn_tensors_agree_only_where_shape_and_dtype_agree() -> None:
     first = [
         ["tensor", "result", "torch.tensor([1.0, 2.0], dtype=torch.float32)"],

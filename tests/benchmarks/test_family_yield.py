@@ -122,6 +122,28 @@ def test_an_engine_reaches_an_api_where_one_of_its_families_check_holds(
     ]
 
 
+def test_a_family_whose_plan_was_not_checked_takes_the_api_as_re_planning_does(
+    tmp_path: Path,
+) -> None:
+    """A plan with no checked outcome (a family whose test needs the device) is written where it
+    comes first: the count read from the kept facts and re-planning agree."""
+    bench = load("family_yield")
+    out = _out(tmp_path)
+    facts = json.loads((out / "torch.random.seed" / "facts.json").read_text())
+    facts["checked"]["signature"] = facts["checked"].pop(
+        "measured"
+    )  # signature passes, unchecked measured
+    (out / "torch.random.seed" / "facts.json").write_text(json.dumps(facts))
+    (planned,) = bench.plan_all(out)
+    assert planned.chosen == "signature" and "measured" in planned.unchecked
+    assert not bench.yields([planned])[0].sole  # measured would take it
+    for keep in ({"measured"}, {"signature"}, {"opinfo"}):
+        assert (
+            bench.reached_by([planned], frozenset(keep))
+            == bench.engine([planned], frozenset(keep), out).reached
+        )
+
+
 def test_the_frontier_keeps_the_family_that_alone_reaches_the_api_to_the_last(
     tmp_path: Path,
 ) -> None:

@@ -66,6 +66,7 @@ class Browser:
         os.close(cmd_r)
         os.close(ans_w)
         self._buf = b""
+        self._last_error = ""
         self._next = 0
         self.session = ""
 
@@ -113,10 +114,21 @@ class Browser:
         # a new target holds about:blank, complete, until the page's navigation commits (a loaded
         # machine shows that race): wait for the page's own document
         loaded = "location.href !== 'about:blank' && document.readyState === 'complete'"
-        while self.evaluate(loaded) is not True:
+        self._last_error = ""
+        while not self._settled(loaded):
             if time.monotonic() > deadline:
-                raise BrowserError(f"{url} did not load within {self.timeout} s")
+                last = f" (last: {self._last_error})" if self._last_error else ""
+                raise BrowserError(f"{url} did not load within {self.timeout} s{last}")
             time.sleep(0.05)
+
+    def _settled(self, expression: str) -> bool:
+        """Whether ``expression`` holds; False while the page's context is replaced by the
+        navigation (an evaluation then ends with the old context's error, kept for the timeout's)."""
+        try:
+            return self.evaluate(expression) is True
+        except BrowserError as exc:
+            self._last_error = str(exc)
+            return False
 
     def evaluate(self, expression: str) -> Any:
         result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True})

@@ -4,9 +4,10 @@ A scenario is source a test repeats: setup statements (a receiver built from a r
 constructor, named arguments), the call of the API, and checks (``observe``) of the result, of the
 receiver and of the arguments the call changed. Every scenario is run twice from scratch here with
 the device bound to the CPU; only checks that agree both times are kept, so ids, random draws, times
-and temporary paths never reach a test. A call that draws from torch's random generator is run
-``DRAWN_RUNS`` times: a draw from a few outcomes can agree twice by chance. A call whose only effect is returning None is not a scenario:
-it would check nothing.
+and temporary paths never reach a test. A call that draws from torch's random generator (while it
+runs, or while its result is listed or entered) is run ``DRAWN_RUNS`` times: a draw from a few
+outcomes can agree twice by chance. A call whose only effect is returning None is not a scenario: it
+would check nothing.
 """
 
 from __future__ import annotations
@@ -246,7 +247,6 @@ class Runner(object):
                     else:
                         value = eval(compile(scenario.call, "<call>", "eval"), ns)
                 ns["__effects__"] = _effects_of(logged.records, caught)
-                ns["__drew__"] = not self.torch.equal(rng, self.torch.random.get_rng_state())
                 if not scenario.statement:
                     if is_iterator(value):
                         value = list(value)
@@ -263,6 +263,8 @@ class Runner(object):
                     ):
                         value.remove()
                         scenario.remove_handle = True
+                # a draw made while the result is listed or entered (a sampler's iterator) counts too
+                ns["__drew__"] = not self.torch.equal(rng, self.torch.random.get_rng_state())
                 files = sorted(os.listdir(tmp))
                 ns["__files__"] = files
                 if os.listdir(cwd):
@@ -287,7 +289,8 @@ class Runner(object):
             shutil.rmtree(cwd, ignore_errors=True)
 
     def measure(self, scenario: Scenario) -> bool:
-        """Fill ``scenario.checks`` from two runs; False when the call raised or checks nothing."""
+        """Fill ``scenario.checks`` from two runs (``DRAWN_RUNS`` for a call that draws); False when
+        the call raised or checks nothing."""
         if not self.each_call:
             return self._measure(scenario)
 
@@ -305,7 +308,7 @@ class Runner(object):
 
         try:
             ok, doc, raises, error, hints, tried, submodules = in_child(
-                job, timeout=2 * CALL_TIMEOUT + 10.0
+                job, timeout=DRAWN_RUNS * CALL_TIMEOUT + 10.0
             )
         except ChildFailed as exc:
             self.tried += 1
@@ -355,8 +358,14 @@ class Runner(object):
             effects.append(ns.get("__effects__") or [])
             drew = drew or bool(ns.get("__drew__"))
         stable = [c for c in got[0] if all(c in other for other in got[1:])]
-        for other in got[1:]:
-            stable += [c for c in drawn_tensors(self.torch, got[0], other) if c not in stable]
+        # a tensor drawn anew is held by its shape and dtype where every run agrees on them: each
+        # other run drew the same shape and dtype, or the very values
+        drawn = [drawn_tensors(self.torch, got[0], other) for other in got[1:]]
+        same = [[c[1] for c in got[0] if c[0] == "tensor" and c in other] for other in got[1:]]
+        for check in [c for d in drawn for c in d]:
+            tensor = check[1].rsplit(".", 1)[0]
+            if check not in stable and all(check in d or tensor in t for d, t in zip(drawn, same)):
+                stable.append(check)
         if "DEVICE" in scenario.source():
             stable = _device_checks(stable)
         stable = stable[:MAX_CHECKS]
@@ -364,7 +373,7 @@ class Runner(object):
         if (
             not real and not scenario.context
         ):  # a call whose only effect is a log record or a warning
-            real = [e for e in effects[0] if e in effects[1]][:MAX_EFFECTS]
+            real = [e for e in effects[0] if all(e in other for other in effects[1:])][:MAX_EFFECTS]
             stable += real
         scenario.checks = stable
         return bool(real)
