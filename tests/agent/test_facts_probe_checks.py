@@ -58,6 +58,13 @@ def test_a_drawn_result_is_checked_by_its_shape_and_dtype_not_its_values() -> No
     assert not [c for c in checks if c[0] == "tensor" and c[1] == "result"], checks
 
 
+def _engine(api: object) -> fp.Engine:
+    """The probe of a function ``m.api`` that is ``api``."""
+    return fp.Engine(
+        torch, {"path": "m.api", "canonical": "m.api", "kind": "function"}, api, None, "cpu"
+    )
+
+
 def _twice_then_other(draws: bool) -> object:
     """An API giving ``[0.]`` on its first two calls and ``[1.]`` after: a draw from two outcomes that
     agreed twice by chance (``draws``: it takes a number from torch's generator, as such a draw does)."""
@@ -75,8 +82,7 @@ def _twice_then_other(draws: bool) -> object:
 @pytest.mark.slow
 @pytest.mark.parametrize("draws", [True, False])
 def test_a_call_that_draws_is_run_until_its_draws_differ(draws: bool) -> None:
-    res = {"path": "m.api", "canonical": "m.api", "kind": "function"}
-    engine = fp.Engine(torch, res, _twice_then_other(draws), None, "cpu")
+    engine = _engine(_twice_then_other(draws))
     scenario = fp.Scenario([], "_API_()")
     assert engine.measure(scenario)
     values = [c for c in scenario.checks if c[0] == "tensor" and c[1] == "result"]
@@ -98,9 +104,7 @@ def test_a_draw_made_while_its_result_is_listed_counts() -> None:
         torch.rand(1)  # only once the generator runs
         yield torch.tensor([float(len(calls) > 2)])
 
-    engine = fp.Engine(
-        torch, {"path": "m.api", "canonical": "m.api", "kind": "function"}, api, None, "cpu"
-    )
+    engine = _engine(api)
     scenario = fp.Scenario([], "_API_()")
     assert engine.measure(scenario) and scenario.listify
     assert engine.tried == runner.DRAWN_RUNS
@@ -116,9 +120,7 @@ def test_a_drawn_shape_is_held_only_where_every_run_drew_it() -> None:
         torch.rand(1)
         return torch.tensor(next(results))
 
-    engine = fp.Engine(
-        torch, {"path": "m.api", "canonical": "m.api", "kind": "function"}, api, None, "cpu"
-    )
+    engine = _engine(api)
     scenario = fp.Scenario([], "_API_()")
     engine.measure(scenario)
     assert engine.tried == runner.DRAWN_RUNS

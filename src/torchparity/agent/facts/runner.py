@@ -358,14 +358,7 @@ class Runner(object):
             effects.append(ns.get("__effects__") or [])
             drew = drew or bool(ns.get("__drew__"))
         stable = [c for c in got[0] if all(c in other for other in got[1:])]
-        # a tensor drawn anew is held by its shape and dtype where every run agrees on them: each
-        # other run drew the same shape and dtype, or the very values
-        drawn = [drawn_tensors(self.torch, got[0], other) for other in got[1:]]
-        same = [[c[1] for c in got[0] if c[0] == "tensor" and c in other] for other in got[1:]]
-        for check in [c for d in drawn for c in d]:
-            tensor = check[1].rsplit(".", 1)[0]
-            if check not in stable and all(check in d or tensor in t for d, t in zip(drawn, same)):
-                stable.append(check)
+        stable += drawn_tensors(self.torch, got[0], *got[1:])
         if "DEVICE" in scenario.source():
             stable = _device_checks(stable)
         stable = stable[:MAX_CHECKS]
@@ -485,20 +478,24 @@ class Runner(object):
         return time.monotonic() > self.deadline
 
 
-def drawn_tensors(torch: Any, first: List[Check], second: List[Check]) -> List[Check]:
-    """Shape and dtype checks of the tensors whose values differ between two runs (a distribution's
-    ``sample``): what is drawn is not asserted, its shape and dtype are, where both runs agree on them."""
-    other = dict((c[1], c[2]) for c in second if c[0] == "tensor")
+def drawn_tensors(torch: Any, first: List[Check], *others: List[Check]) -> List[Check]:
+    """Shape and dtype checks of the tensors whose values differ between runs (a distribution's
+    ``sample``): what is drawn is not asserted, its shape and dtype are, where every run has the
+    tensor with the same shape and dtype."""
+    seen = [dict((c[1], c[2]) for c in other if c[0] == "tensor") for other in others]
     out = []
     for check in first:
-        if len(check) != 3 or check[0] != "tensor" or other.get(check[1], check[2]) == check[2]:
+        if len(check) != 3 or check[0] != "tensor":
             continue  # ``inside`` checks (a context's) are four long
         kind, expr, src = check
+        if all(run.get(expr, src) == src for run in seen):
+            continue  # the same values in every run (or one run lacks it): not a draw
         try:
-            a, b = eval(src, {"torch": torch}), eval(other[expr], {"torch": torch})
-        except Exception:
+            a = eval(src, {"torch": torch})
+            drawn = [eval(run[expr], {"torch": torch}) for run in seen]
+        except Exception:  # a run without it: not held
             continue
-        if a.shape == b.shape and a.dtype == b.dtype:
+        if all(b.shape == a.shape and b.dtype == a.dtype for b in drawn):
             out += [
                 ["eq", "%s.shape" % expr, "torch.Size(%r)" % (list(a.shape),)],
                 ["eq", "%s.dtype" % expr, str(a.dtype)],
